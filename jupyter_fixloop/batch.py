@@ -1,0 +1,474 @@
+"""`jupyter-fixloop run NOTEBOOK`: run a notebook top to bottom and repair the cells that fail.
+
+The notebook runs cell by cell in its own kernel (nbclient), exactly as Jupyter would run it. When a
+cell fails, the kernel is first put back as it was before that cell (see checkpoint.py), its state is
+mirrored into a sandbox, and the loop repairs the cell there. A verified fix is then run in the
+notebook's kernel, so the state moves on and the outputs saved are real. A cell that cannot be fixed
+is undone; later cells still run unless they read a name it defines (those are skipped).
+
+`%%fixloop` cells are not run through the magic (its fixes stay proposals, and it needs
+`%load_ext`): batch mode runs the cell's body in the kernel, evaluates its `--expect` checks there,
+and honours its other options. The `%%fixloop` line is kept as written; a fix replaces the body only.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .batch_cells import CellPlan, cell_names, parse_cell
+from .errors import FixloopError, UsageError
+from .result import LoopResult
+from .snapshot import Snapshot
+
+REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+
+
+class NotebookError(UsageError):
+    """The notebook file is missing, is not JSON, or is not a valid notebook."""
+
+
+class KernelError(FixloopError):
+    """The notebook's kernel could not be started, or cannot import jupyter_fixloop."""
+
+
+class CellFailed(FixloopError):
+    """A cell raised while a notebook was run without repairs."""
+
+
+class KernelDied(KernelError):
+    """The notebook's kernel died while running a cell (a crash, os._exit, out of memory)."""
+
+
+# ---------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """What `run` was asked to do. `cells` holds 1-based cell numbers that may be repaired (None: all)."""
+
+    model: str | None = None
+    max_rounds: int = 4
+    timeout: float = 600.0
+    cells: frozenset[int] | None = None
+    kernel_name: str | None = None
+    hint: str | None = None
+    api_base: str | None = None
+
+
+@dataclass(frozen=True)
+class CellOutcome:
+    """How one code cell went. `status`: "ok", "fixed", "failed", "rejected" or "skipped"."""
+
+    number: int
+    status: str
+    source: str
+    patched: str | None = None
+    error: str = ""
+    reason: str = ""
+    result: LoopResult | None = None
+    seconds: float = 0.0
+
+    @property
+    def title(self) -> str:
+        lines = [line for line in self.source.splitlines() if line.strip()]
+        first = next((line for line in lines if not line.startswith("%%fixloop")), lines[0] if lines else "")
+        return f"cell {self.number}: {first[:60]}"
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """Every code cell's outcome, in notebook order."""
+
+    path: str
+    outcomes: tuple[CellOutcome, ...]
+    seconds: float
+    model: str
+
+    def count(self, status: str) -> int:
+        return sum(o.status == status for o in self.outcomes)
+
+    @property
+    def ok(self) -> bool:
+        return all(o.status in ("ok", "fixed") for o in self.outcomes)
+
+    @property
+    def tokens(self) -> int:
+        return sum(o.result.tokens for o in self.outcomes if o.result)
+
+    @property
+    def cost(self) -> float:
+        return sum(o.result.cost for o in self.outcomes if o.result)
+
+
+# ---------------------------------------------------------------- the notebook and its kernel
+
+
+def read_notebook(path: str):
+    """The notebook at `path`, validated; NotebookError says plainly what is wrong with it."""
+    import nbformat
+
+    if not os.path.exists(path):
+        raise NotebookError(f"no notebook at {path}")
+    if os.path.isdir(path):
+        raise NotebookError(f"{path} is a directory, not a notebook")
+    try:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+    except nbformat.reader.NotJSONError:
+        raise NotebookError(f"{path} is not a notebook: the file is not JSON") from None
+    except nbformat.ValidationError as exc:
+        raise NotebookError(f"{path} is not a valid notebook: {exc.message}") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise NotebookError(f"{path} is not a valid notebook: {exc}") from None
+    language = nb.metadata.get("kernelspec", {}).get("language", "python")
+    if language != "python":
+        raise NotebookError(f"{path} is a {language} notebook; fixloop repairs Python notebooks")
+    return nb
+
+
+def _ipc_config(workdir: str):
+    """IPC sockets in a private directory, like the sandboxes: no TCP ports opened on the machine."""
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport": "ipc", "connection_file": os.path.join(workdir, "kernel.json")}})
+
+
+def execute_notebook(nb, cwd: str, timeout: float) -> None:
+    """Run every cell as Jupyter would, stopping at the first error (`jupyter-fixloop demo` uses it)."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    with tempfile.TemporaryDirectory(prefix="fixloop-run-") as workdir:
+        client = NotebookClient(nb, config=_ipc_config(workdir), timeout=timeout, kernel_name="python3",
+                                resources={"metadata": {"path": cwd}})
+        try:
+            client.execute()
+        except CellExecutionError as exc:
+            raise CellFailed(str(exc)) from None
+
+
+class NotebookKernel:
+    """The notebook's own kernel, through nbclient: runs cells, checkpoints them, mirrors its state."""
+
+    def __init__(self, nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str):
+        from nbclient import NotebookClient
+
+        name = kernel_name or nb.metadata.get("kernelspec", {}).get("name") or "python3"
+        self.client = NotebookClient(
+            nb, config=_ipc_config(workdir), timeout=timeout, kernel_name=name, allow_errors=True, interrupt_on_timeout=True,
+            error_on_timeout={"ename": "Timeout", "evalue": f"the cell was still running after {timeout:g} s"},
+            resources={"metadata": {"path": cwd}}, on_cell_executed=self._executed,
+        )
+        self.reply: dict | None = None
+
+    def _executed(self, cell, cell_index, execute_reply) -> None:
+        self.reply = execute_reply
+
+    async def start(self) -> None:
+        """Start the kernel and check that it can run the checkpoint helpers."""
+        from jupyter_core.utils import ensure_async
+
+        kc = self.client.kc
+        info = await self.client.async_wait_for_reply(await ensure_async(kc.kernel_info()))
+        if info and "language_info" in info["content"]:
+            self.client.nb.metadata["language_info"] = info["content"]["language_info"]
+        await self.call("save", [])
+
+    async def run(self, index: int, cell, code: str, plan: CellPlan | None = None) -> str | None:
+        """Run `code` as this cell (outputs land in the cell); the error headline, or None if all went well."""
+        from nbclient.exceptions import DeadKernelError
+
+        source, cell.source = cell.source, code
+        self.reply = None
+        try:
+            await self.client.async_execute_cell(cell, index, execution_count=self.client.code_cells_executed + 1)
+        except DeadKernelError:
+            raise KernelDied("the notebook's kernel died while running this cell") from None
+        finally:
+            cell.source = source
+        content = (self.reply or {}).get("content", {})
+        if content.get("status") == "error" and "raises-exception" not in cell.metadata.get("tags", []):
+            return f"{content.get('ename')}: {content.get('evalue')}".strip()
+        if plan is None:
+            return None
+        if plan.expect_output is not None:
+            from .receipt import output_check
+
+            stdout = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
+            outcome, _ = output_check(stdout, plan.expect_output)
+            if not outcome.passed:
+                return f"Check failed: the printed output is not the expected one ({outcome.detail})"
+        for check in plan.checks:
+            outcome = await self.expression(
+                f"__import__('json').dumps(__import__('jupyter_fixloop.runner', fromlist=['x']).evaluate_check({check!r}, globals()))")
+            if not outcome["passed"]:
+                return f"Check failed: {check}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
+        return None
+
+    async def call(self, name: str, *args):
+        """Call a checkpoint.py function on the kernel's globals; returns its JSON answer, decoded."""
+        arglist = "".join(f", {a!r}" for a in args)
+        return await self.expression(f"__import__('jupyter_fixloop.checkpoint', fromlist=['x']).{name}(globals(){arglist})")
+
+    async def expression(self, expr: str):
+        """Evaluate `expr` (which returns JSON text) in the kernel without touching history or outputs."""
+        import json
+
+        from jupyter_core.utils import ensure_async
+        from nbclient.exceptions import DeadKernelError
+
+        msg_id = await ensure_async(self.client.kc.execute(
+            "", silent=True, store_history=False, user_expressions={"r": expr}, stop_on_error=False))
+        try:
+            reply = await self.client.async_wait_for_reply(msg_id)
+        except DeadKernelError:
+            raise KernelDied("the notebook's kernel died") from None
+        answer = (reply or {}).get("content", {}).get("user_expressions", {}).get("r", {})
+        if answer.get("status") != "ok":
+            why = f"{answer.get('ename', 'no reply')}: {answer.get('evalue', '')}".rstrip(": ")
+            raise KernelError(f"the notebook's kernel cannot run fixloop's helpers ({why}); "
+                              "install jupyter-fixloop in the kernel's environment")
+        return json.loads(ast.literal_eval(answer["data"]["text/plain"]))
+
+    async def mirror(self, path: str) -> Snapshot:
+        fields = await self.call("mirror", path)
+        return Snapshot(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
+
+
+# ---------------------------------------------------------------- the run
+
+
+Decide = Callable[[CellOutcome, LoopResult], tuple[str, str]]
+
+
+def accept_all(outcome: CellOutcome, result: LoopResult) -> tuple[str, str]:
+    """The non-interactive decision: every verified fix is applied."""
+    return "accept", ""
+
+
+class BatchRun:
+    """One pass over a notebook: runs each code cell, repairs the failures, keeps the outcomes."""
+
+    def __init__(self, nb, path: str, options: BatchOptions, progress, decide: Decide = accept_all):
+        from .config import FixLoop
+        from .sandbox import SandboxSettings
+
+        self.nb = nb
+        self.path = path
+        self.cwd = os.path.dirname(os.path.abspath(path))
+        self.options = options
+        self.progress = progress
+        self.decide = decide
+        self.poisoned: dict[str, int] = {}  # name -> the cell that failed to define it
+        self.outcomes: list[CellOutcome] = []
+        self.dead = False
+        self.executed = 0
+        self.workdir = tempfile.mkdtemp(prefix="fixloop-batch-")
+        self.cfg = FixLoop()  # the magic's defaults (confinement, time bound) apply here too
+        self.settings = SandboxSettings(cwd=self.cwd, confinement=self.cfg.confinement)
+
+    async def run(self) -> BatchResult:
+        from .config import resolve_model
+
+        started = time.perf_counter()
+        kernel = NotebookKernel(self.nb, self.cwd, self.options.timeout, self.options.kernel_name, self.workdir)
+        code_cells = [i for i, c in enumerate(self.nb.cells) if c.cell_type == "code" and c.source.strip()]
+        self.progress.start(len(code_cells))
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                try:
+                    await stack.enter_async_context(kernel.client.async_setup_kernel())
+                except Exception as exc:
+                    raise KernelError(f"could not start the notebook's kernel: {type(exc).__name__}: {exc}") from None
+                await kernel.start()
+                _warm_up(self.settings)
+                for index in code_cells:
+                    if self.dead:
+                        self._add(self._skip(index, "the notebook's kernel died in an earlier cell"))
+                    else:
+                        self._add(await self._cell(kernel, index))
+        finally:
+            self.progress.close()
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        return BatchResult(self.path, tuple(self.outcomes), time.perf_counter() - started,
+                           resolve_model(self.options.model))
+
+    def _add(self, outcome: CellOutcome) -> None:
+        """Keep the outcome; number the cells that ran 1, 2, 3... as a clean top-to-bottom run would."""
+        cell = self.nb.cells[outcome.number - 1]
+        if cell.get("execution_count") is not None and outcome.status != "skipped":
+            self.executed += 1
+            cell.execution_count = self.executed
+        self.outcomes.append(outcome)
+        self.progress.done(outcome)
+
+    async def _cell(self, kernel: NotebookKernel, index: int) -> CellOutcome:
+        cell = self.nb.cells[index]
+        number, started = index + 1, time.perf_counter()
+        self.progress.cell(number, len(self.outcomes))
+        try:
+            plan = parse_cell(cell.source)
+        except UsageError as exc:
+            return self._failed(index, cell.source, str(exc), "", started)
+        reads, defines = cell_names(plan.code)
+        blocked = sorted(n for n in reads if n in self.poisoned)
+        if blocked:
+            return self._skip(index, "reads " + ", ".join(f"{n} (cell {self.poisoned[n]})" for n in blocked))
+        try:
+            return await self._run_cell(kernel, index, plan, defines | reads, started, defines)
+        except KernelDied as exc:
+            self.dead = True
+            return self._failed(index, cell.source, str(exc), "", started, defines)
+
+    async def _run_cell(self, kernel, index: int, plan: CellPlan, touched, started: float, defines) -> CellOutcome:
+        """Checkpoint, run, and on failure undo and repair (unless --cells leaves this cell alone)."""
+        cell = self.nb.cells[index]
+        number = index + 1
+        await kernel.call("save", sorted(touched))
+        error = "generation requested" if plan.instruction else await kernel.run(index, cell, plan.code, plan)
+        if error is None:
+            self._cleared(defines)
+            return CellOutcome(number, "ok", cell.source, seconds=time.perf_counter() - started)
+        await kernel.call("restore")
+        if self.options.cells is not None and number not in self.options.cells:
+            return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines)
+        return await self._repair(kernel, index, plan, error, started, defines)
+
+    async def _repair(self, kernel, index, plan: CellPlan, error: str, started: float, defines) -> CellOutcome:
+        cell = self.nb.cells[index]
+        number = index + 1
+        snap = await kernel.mirror(os.path.join(self.workdir, f"cell-{number}.bin"))
+        try:
+            result, decision = await self._loop(plan, snap, cell.source, number, error, time.perf_counter() - started)
+        except UsageError as exc:  # e.g. an --expect that is not an expression
+            return self._failed(index, cell.source, str(exc), error, started, defines)
+        finally:
+            os.unlink(snap.path)
+        if result.status == "fixed" and decision == "accept":
+            return await self._apply(kernel, index, plan, error, result, started, defines)
+        _record(cell, result, "rejected" if decision == "reject" else "pending")
+        self._poison(defines, number)
+        status = "rejected" if decision == "reject" else "failed"
+        reason = "the fix was rejected" if decision == "reject" else _why_unfixed(result, snap)
+        return CellOutcome(number, status, cell.source, None, error, reason, result, time.perf_counter() - started)
+
+    async def _loop(self, plan: CellPlan, snap: Snapshot, source: str, number: int, error: str, took: float):
+        """Run the loop; in interactive mode a hint starts it again. Returns (result, decision)."""
+        from .loop import afix
+
+        hint = plan.hint or self.options.hint
+        # a slow cell gets a longer sandbox run than the loop's 30 s default
+        timeout = plan.timeout or min(self.options.timeout, max(30.0, 3 * took))
+        while True:
+            result = await afix(
+                plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
+                model=plan.model or self.options.model,
+                max_rounds=plan.max_rounds if plan.max_rounds is not None else self.options.max_rounds,
+                timeout=timeout, hint=hint, settings=self.settings, wall_time=self.cfg.wall_time,
+                api_base=self.options.api_base or self.cfg.api_base or None,
+                expect_output=plan.expect_output, on_event=self.progress.event)
+            if result.status != "fixed":
+                return result, "none"
+            pending = CellOutcome(number, "fixed", source, plan.source_with(result.patched), error, result=result)
+            decision, text = self.decide(pending, result)
+            if decision != "hint":
+                return result, decision
+            hint = text
+
+    async def _apply(self, kernel, index, plan, error, result: LoopResult, started, defines) -> CellOutcome:
+        """Run the verified fix in the notebook's kernel: its outputs are the ones saved."""
+        cell = self.nb.cells[index]
+        number = index + 1
+        patched_reads, patched_defines = cell_names(result.patched)
+        await kernel.call("save", sorted(patched_reads | patched_defines | defines))
+        failure = await kernel.run(index, cell, result.patched, plan)
+        if failure is not None:
+            await kernel.call("restore")
+            self._poison(defines | patched_defines, number)
+            _record(cell, result, "pending")
+            return CellOutcome(number, "failed", cell.source, None, error,
+                               f"the fix passed in the sandbox but fails in the notebook's kernel: {failure}",
+                               result, time.perf_counter() - started)
+        original = cell.source
+        cell.source = plan.source_with(result.patched)
+        _record(cell, result, "accepted")
+        self._cleared(patched_defines)
+        return CellOutcome(number, "fixed", original, cell.source, error, result.reason, result,
+                           time.perf_counter() - started)
+
+    def _failed(self, index, source, reason, error, started, defines=frozenset()) -> CellOutcome:
+        self._poison(set(defines), index + 1)
+        return CellOutcome(index + 1, "failed", source, None, error, reason, seconds=time.perf_counter() - started)
+
+    def _skip(self, index: int, reason: str) -> CellOutcome:
+        """A skipped cell did not run: its old outputs go, and what it defines is missing too."""
+        cell = self.nb.cells[index]
+        cell.outputs, cell.execution_count = [], None
+        try:
+            self._poison(cell_names(parse_cell(cell.source).code)[1], index + 1)
+        except UsageError:
+            pass
+        return CellOutcome(index + 1, "skipped", cell.source, reason=reason)
+
+    def _poison(self, names, number: int) -> None:
+        for name in names:
+            self.poisoned.setdefault(name, number)
+
+    def _cleared(self, names) -> None:
+        """A cell that ran defines these names afresh: later cells may read them again."""
+        for name in names:
+            self.poisoned.pop(name, None)
+
+
+def _warm_up(settings) -> None:
+    """Start a sandbox and import litellm while the first cells run, so the first repair waits less."""
+    from . import engine, runtime
+    from .loop import pool_for
+
+    async def warm():
+        pool_for(settings)
+        await asyncio.sleep(0.5)  # let the sandbox start before the import holds this loop
+        try:
+            engine.litellm()  # on the runtime loop, where loops call it: no import from two threads
+        except Exception:  # the first repair imports it again and reports the error properly
+            pass
+
+    asyncio.run_coroutine_threadsafe(warm(), runtime.loop())
+
+
+def _why_unfixed(result: LoopResult, snap: Snapshot) -> str:
+    if result.status == "passed":
+        notes = "; ".join(snap.notes()) or "its state may not have been mirrored exactly"
+        return f"the cell passes in a fresh sandbox but not in the notebook's kernel ({notes})"
+    return result.reason
+
+
+def _record(cell, result: LoopResult, decision: str) -> None:
+    from .batch_report import loop_summary
+
+    cell.metadata["fixloop"] = loop_summary(result, cell.get("id"), decision)
+
+
+async def fix_notebook(nb, path: str, options: BatchOptions, progress=None, decide: Decide = accept_all) -> BatchResult:
+    """Run and repair `nb` (changed in place: fixed sources, real outputs, `fixloop` cell metadata)."""
+    from .batch_terminal import QuietProgress
+
+    return await BatchRun(nb, path, options, progress or QuietProgress(), decide).run()
+
+
+# ---------------------------------------------------------------- command line
+
+
+def main(argv: list[str]) -> int:
+    """`jupyter-fixloop run` (the arguments and the files written live in batch_cli.py)."""
+    from .batch_cli import main as run_main
+
+    return run_main(argv)

@@ -1,0 +1,128 @@
+"""The command line of batch mode: `jupyter-fixloop run NOTEBOOK [options]`.
+
+Everything that can be wrong with the request (a bad option, a missing or invalid notebook, an
+output that would overwrite the input) is found before a kernel starts, and exits with code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+
+from .batch import REPORT_FORMATS, BatchOptions, accept_all, fix_notebook, read_notebook
+from .errors import FixloopError, UsageError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jupyter-fixloop run",
+        description="Run a notebook top to bottom in its kernel and repair the cells that fail. "
+        "Writes the patched copy (NOTEBOOK.fixed.ipynb unless -o or --in-place) and, with --report, "
+        "a Markdown or HTML report. Exit code 0: every cell runs; 1: some could not be fixed; 2: bad usage.",
+    )
+    parser.add_argument("notebook", help="the .ipynb file to run and repair")
+    parser.add_argument("-o", "--output", help="where to write the patched notebook")
+    parser.add_argument("--in-place", action="store_true", help="overwrite NOTEBOOK (a .bak copy is written first)")
+    parser.add_argument("--report", help="write a report: REPORT.md (Markdown) or REPORT.html")
+    parser.add_argument("--model", "-m", help="litellm model; default $FIXLOOP_MODEL or the built-in engine")
+    parser.add_argument("--max-rounds", "-r", type=int, default=4, help="model rounds per failing cell (default 4)")
+    parser.add_argument("--cells", help="repair only these cells, by position counting every cell from 1: 3,5-7")
+    parser.add_argument("--interactive", "-i", action="store_true", help="show each fix and ask: accept, reject, or hint")
+    parser.add_argument("--hint", help="extra guidance for the model, for every failing cell")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds a cell may run in the notebook's kernel")
+    parser.add_argument("--kernel", help="kernel name (default: the notebook's own, or python3)")
+    parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server or litellm proxy")
+    return parser
+
+
+def parse_cells(text: str, count: int) -> frozenset[int]:
+    """`3,5-7` -> {3, 5, 6, 7}; numbers are positions counting every cell from 1."""
+    numbers: set[int] = set()
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if not m:
+            raise UsageError(f"--cells: {part!r} is not a number or a range like 5-7")
+        low, high = int(m.group(1)), int(m.group(2) or m.group(1))
+        if low < 1 or high < low:
+            raise UsageError(f"--cells: {part!r} is not a range of cell numbers from 1")
+        if high > count:
+            raise UsageError(f"--cells: the notebook has {count} cells, there is no cell {high}")
+        numbers.update(range(low, high + 1))
+    return frozenset(numbers)
+
+
+@dataclass(frozen=True)
+class Paths:
+    notebook: str
+    output: str
+    backup: str | None
+    report: str | None
+
+
+def plan_paths(args) -> Paths:
+    """Where everything is written; the input is only overwritten with --in-place (after a backup)."""
+    src = args.notebook
+    if args.in_place and args.output:
+        raise UsageError("use either -o OUTPUT or --in-place, not both")
+    if args.report and os.path.splitext(args.report)[1].lower() not in REPORT_FORMATS:
+        raise UsageError(f"--report {args.report}: the report is written as .md or .html")
+    if args.in_place:
+        return Paths(src, src, _free_name(src + ".bak"), args.report)
+    output = args.output or os.path.splitext(src)[0] + ".fixed.ipynb"
+    if os.path.exists(output) and os.path.samefile(output, src):
+        raise UsageError(f"-o {output} is the input notebook; use --in-place to overwrite it (a backup is kept)")
+    return Paths(src, output, None, args.report)
+
+
+def _free_name(path: str) -> str:
+    candidate, n = path, 1
+    while os.path.exists(candidate):
+        candidate, n = f"{path}.{n}", n + 1
+    return candidate
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed the usage or the help
+        return int(exc.code or 0)
+    try:
+        nb = read_notebook(args.notebook)
+        paths = plan_paths(args)
+        options = BatchOptions(
+            model=args.model, max_rounds=args.max_rounds, timeout=args.timeout, hint=args.hint,
+            cells=parse_cells(args.cells, len(nb.cells)) if args.cells else None, kernel_name=args.kernel,
+            api_base=args.api_base)
+        if args.max_rounds < 0 or args.timeout <= 0:
+            raise UsageError("--max-rounds must be 0 or more and --timeout positive")
+    except UsageError as exc:
+        print(f"jupyter-fixloop run: {exc}", file=sys.stderr)
+        return 2
+    return _run(nb, args, paths, options)
+
+
+def _run(nb, args, paths: Paths, options: BatchOptions) -> int:
+    import nbformat
+
+    from . import batch_report, batch_terminal
+
+    progress = batch_terminal.make_progress()
+    decide = batch_terminal.make_asker(progress) if args.interactive else accept_all
+    try:
+        result = asyncio.run(fix_notebook(nb, paths.notebook, options, progress, decide))
+    except FixloopError as exc:
+        print(f"jupyter-fixloop run: {exc}", file=sys.stderr)
+        return 2
+    if paths.backup:
+        shutil.copy2(paths.notebook, paths.backup)
+    nbformat.write(nb, paths.output)
+    if paths.report:
+        batch_report.write_report(result, paths.report, paths.output)
+    print(batch_report.summary_text(result, paths.output, paths.report, paths.backup))
+    return 0 if result.ok else 1

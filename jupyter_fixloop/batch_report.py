@@ -1,0 +1,193 @@
+"""What batch mode hands back to a person: the report (Markdown or HTML), the terminal summary, and
+the `fixloop` record kept in each repaired cell's metadata (a LoopSummary, see docs/protocol.md).
+
+The report is for review: every change with its diff and the receipts that justified it, so a fix
+can be checked without rerunning anything.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import os
+
+from .diff import STATUS_TEXT, STYLE, diff_html, rounds_html
+from .result import LoopResult
+
+ICON = {"ok": "ok", "fixed": "fixed", "failed": "FAILED", "rejected": "rejected", "skipped": "skipped"}
+STATUSES = ("ok", "fixed", "failed", "rejected", "skipped")
+
+
+def loop_summary(result: LoopResult, cell_id: str | None, decision: str) -> dict:
+    """The LoopSummary of docs/protocol.md; `original` and `patched` are code without a `%%fixloop` line."""
+    return {
+        "loop_id": result.loop_id,
+        "cell_id": cell_id,
+        "status": result.status,
+        "reason": result.reason,
+        "model": result.model,
+        "original": result.source,
+        "patched": result.patched,
+        "diff": result.diff,
+        "max_rounds": result.max_rounds,
+        "tokens": result.tokens,
+        "cost": result.cost,
+        "seconds": round(result.seconds, 3),
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "decision": decision,
+        "rounds": [
+            {"index": r.index, "candidate": r.candidate or "", "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
+             "tokens": r.usage.tokens, "cost": r.usage.cost, "seconds": round(r.usage.seconds + r.usage.run_seconds, 3)}
+            for r in result.rounds
+        ],
+    }
+
+
+def headline(batch) -> str:
+    """One sentence: did every cell run, and how the cells went."""
+    counts = ", ".join(f"{batch.count(s)} {s}" for s in STATUSES if batch.count(s))
+    verdict = "every cell runs" if batch.ok else "some cells could not be fixed"
+    cost = f", ${batch.cost:.4f}" if batch.cost else ""
+    return (f"{verdict}: {counts} ({len(batch.outcomes)} code cells, {batch.seconds:.1f} s, "
+            f"model {batch.model}, {batch.tokens} tokens{cost})")
+
+
+def summary_text(batch, output: str, report: str | None, backup: str | None) -> str:
+    """What the command prints when it is done."""
+    lines = [f"fixloop run {batch.path}: {headline(batch)}"]
+    for o in batch.outcomes:
+        if o.status != "ok":
+            lines.append(f"  {o.title} -- {ICON[o.status]}" + (f": {_one_line(o.reason)}" if o.reason else ""))
+    if backup:
+        lines.append(f"backup of the original: {backup}")
+    lines.append(f"patched notebook: {output}")
+    if report:
+        lines.append(f"report: {report}")
+    return "\n".join(lines)
+
+
+def write_report(batch, path: str, output: str) -> None:
+    """Markdown or HTML, by the extension of `path`."""
+    text = html_report(batch, output) if path.lower().endswith((".html", ".htm")) else markdown_report(batch, output)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def markdown_report(batch, output: str) -> str:
+    out = [f"# fixloop report: {os.path.basename(batch.path)}", "",
+           f"**{headline(batch)}**", "",
+           f"- notebook: `{batch.path}`", f"- patched notebook: `{output}`", "",
+           "| cell | status | rounds | tokens | cost | time | code |", "|---|---|---|---|---|---|---|"]
+    for o in batch.outcomes:
+        r = o.result
+        rounds = f"{len(r.rounds)}/{r.max_rounds}" if r else ""
+        tokens = str(r.tokens) if r else ""
+        cost = f"${r.cost:.4f}" if r else ""
+        first = o.title.split(": ", 1)[1]
+        out.append(f"| {o.number} | {ICON[o.status]} | {rounds} | {tokens} | {cost} | {o.seconds:.1f} s | "
+                   f"{_md_cell(first)} |")
+    for o in batch.outcomes:
+        if o.status != "ok":
+            out += ["", *_md_section(o)]
+    return "\n".join(out) + "\n"
+
+
+def _md_section(o) -> list[str]:
+    out = [f"## Cell {o.number}: {ICON[o.status]}", ""]
+    if o.error:
+        out.append(f"- failed in the notebook with: `{_one_line(o.error)}`")
+    if o.reason:
+        out.append(f"- {_one_line(o.reason)}")
+    r = o.result
+    if r is not None:
+        out.append(f"- loop: {STATUS_TEXT.get(r.status, r.status)}, {len(r.rounds)}/{r.max_rounds} rounds, "
+                   f"model `{r.model}`, {r.tokens} tokens, ${r.cost:.4f}, {r.seconds:.1f} s")
+    if o.patched is not None and o.patched != o.source:
+        out += ["", "```diff", _cell_diff(o.source, o.patched).rstrip("\n"), "```"]
+    elif o.status != "skipped":
+        out += ["", "```python", o.source.rstrip("\n"), "```"]
+    if r is not None:
+        out += ["", "Receipts:"]
+        if r.first is not None:
+            out += ["", "- original cell, in the sandbox:", "", *_md_block(r.first.text)]
+        for rnd in r.rounds:
+            out += ["", f"- round {rnd.index}: {rnd.receipt.kind} ({rnd.usage.tokens} tokens, ${rnd.usage.cost:.4f})",
+                    "", *_md_block(rnd.receipt.text)]
+    return out
+
+
+def _md_block(text: str) -> list[str]:
+    fence = "````" if "```" in text else "```"
+    return ["  " + fence + "text", *("  " + line for line in text.rstrip("\n").splitlines()), "  " + fence]
+
+
+def _md_cell(text: str) -> str:
+    return "`" + text.replace("|", "\\|").replace("`", "'") + "`" if text else ""
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line[:300] + ("..." if len(line) > 300 else "")
+
+
+def _cell_diff(before: str, after: str) -> str:
+    from .result import unified_diff
+
+    return unified_diff(before, after, "original", "fixed")
+
+
+# ---------------------------------------------------------------- HTML
+
+
+def html_report(batch, output: str) -> str:
+    esc = html.escape
+    rows = []
+    for o in batch.outcomes:
+        r = o.result
+        rows.append(
+            f"<tr><td>{o.number}</td><td class='s-{o.status}'>{ICON[o.status]}</td>"
+            f"<td>{f'{len(r.rounds)}/{r.max_rounds}' if r else ''}</td><td>{r.tokens if r else ''}</td>"
+            f"<td>{f'${r.cost:.4f}' if r else ''}</td><td>{o.seconds:.1f} s</td>"
+            f"<td><code>{esc(o.title.split(': ', 1)[1])}</code></td></tr>")
+    sections = [_html_section(o) for o in batch.outcomes if o.status != "ok"]
+    return f"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>fixloop report: {esc(os.path.basename(batch.path))}</title>
+{STYLE}
+<style>
+body{{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}}
+table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}
+.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}} .s-failed,.s-rejected,.s-skipped{{color:#c62828;font-weight:bold}}
+</style></head><body>
+<h1>fixloop report: {esc(os.path.basename(batch.path))}</h1>
+<p><b>{esc(headline(batch))}</b></p>
+<ul><li>notebook: <code>{esc(batch.path)}</code></li><li>patched notebook: <code>{esc(output)}</code></li></ul>
+<table><tr><th>cell</th><th>status</th><th>rounds</th><th>tokens</th><th>cost</th><th>time</th><th>code</th></tr>
+{chr(10).join(rows)}
+</table>
+{chr(10).join(sections)}
+</body></html>
+"""
+
+
+def _html_section(o) -> str:
+    esc = html.escape
+    parts = [f"<h2>Cell {o.number}: <span class='s-{o.status}'>{ICON[o.status]}</span></h2>", "<ul>"]
+    if o.error:
+        parts.append(f"<li>failed in the notebook with: <code>{esc(_one_line(o.error))}</code></li>")
+    if o.reason:
+        parts.append(f"<li>{esc(_one_line(o.reason))}</li>")
+    r = o.result
+    if r is not None:
+        parts.append(f"<li>loop: {esc(STATUS_TEXT.get(r.status, r.status))}, {len(r.rounds)}/{r.max_rounds} rounds, "
+                     f"model <code>{esc(r.model)}</code>, {r.tokens} tokens, ${r.cost:.4f}, {r.seconds:.1f} s</li>")
+    parts.append("</ul>")
+    if o.patched is not None and o.patched != o.source:
+        parts.append(diff_html(o.source, o.patched))
+    elif o.status != "skipped":
+        parts.append(f"<pre class='fixloop-diff'>{esc(o.source)}</pre>")
+    if r is not None:
+        parts.append(rounds_html(r).replace("<details>", "<details open>"))
+    return "\n".join(parts)

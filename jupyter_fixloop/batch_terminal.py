@@ -1,0 +1,168 @@
+"""Batch mode in a terminal: the progress display (cell and round) and the interactive review.
+
+On a terminal the progress is a rich bar naming the current cell and round; elsewhere (CI logs, a
+pipe) it is one plain line per finished cell, so logs stay readable. Loop events arrive from
+fixloop's runtime thread; rich's Progress is thread-safe and the plain printer writes whole lines.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .result import LoopResult
+
+ROUND_TEXT = {"running": "running in a sandbox", "asking": "asking the model", "receipt": "reading the receipt"}
+
+
+class QuietProgress:
+    """Shows nothing (the library default)."""
+
+    def start(self, total: int) -> None:
+        pass
+
+    def cell(self, number: int, done: int) -> None:
+        pass
+
+    def event(self, kind: str, info: dict) -> None:
+        pass
+
+    def done(self, outcome) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def pause(self):
+        import contextlib
+
+        return contextlib.nullcontext()
+
+
+class PlainProgress(QuietProgress):
+    """One line per cell on stderr, and one per repair round."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.total = 0
+        self.number = 0
+
+    def start(self, total: int) -> None:
+        self.total = total
+
+    def cell(self, number: int, done: int) -> None:
+        self.number = number
+
+    def event(self, kind: str, info: dict) -> None:
+        if kind == "receipt" and info.get("round"):
+            receipt = info["receipt"]
+            self._line(f"  cell {self.number}, round {info['round']}: {receipt.kind}: {receipt.headline[:100]}")
+
+    def done(self, outcome) -> None:
+        text = f"cell {outcome.number}: {outcome.status}"
+        if outcome.status != "ok":
+            text += f" ({(outcome.reason or outcome.error)[:120]})"
+        self._line(text)
+
+    def _line(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+
+
+class RichProgress(QuietProgress):
+    """A bar over the code cells, described by the current cell and loop round."""
+
+    def __init__(self):
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self.console = Console(stderr=True)
+        self.bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=self.console, transient=True)
+        self.task = None
+        self.number = 0
+        self.max_rounds = "?"
+
+    def start(self, total: int) -> None:
+        self.task = self.bar.add_task("starting the kernel", total=total)
+        self.bar.start()
+
+    def cell(self, number: int, done: int) -> None:
+        self.number = number
+        self.bar.update(self.task, description=f"cell {number}: running")
+
+    def event(self, kind: str, info: dict) -> None:
+        if kind in ROUND_TEXT and info.get("round") is not None:
+            self.max_rounds = info.get("max_rounds", self.max_rounds)
+            where = "original cell" if info["round"] == 0 else f"round {info['round']}/{self.max_rounds}"
+            self.bar.update(self.task, description=f"cell {self.number}: repairing, {where}, {ROUND_TEXT[kind]}")
+
+    def done(self, outcome) -> None:
+        if outcome.status != "ok":
+            colour = "green" if outcome.status == "fixed" else "red"
+            self.bar.console.print(f"cell {outcome.number}: [{colour}]{outcome.status}[/{colour}] "
+                                   f"{(outcome.reason or outcome.error)[:120]}", markup=True, highlight=False)
+        self.bar.advance(self.task)
+
+    def close(self) -> None:
+        self.bar.stop()
+
+    def pause(self):
+        import contextlib
+
+        @contextlib.contextmanager
+        def paused():
+            self.bar.stop()
+            try:
+                yield
+            finally:
+                self.bar.start()
+
+        return paused()
+
+
+def make_progress():
+    return RichProgress() if sys.stderr.isatty() else PlainProgress()
+
+
+def make_asker(progress, stdin=None, stdout=None):
+    """The `--interactive` decision: show the verified fix as a coloured diff, then ask."""
+
+    def ask(outcome, result: LoopResult) -> tuple[str, str]:
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.syntax import Syntax
+
+        from .batch_report import _cell_diff
+
+        console = Console(file=stdout or sys.stdout, highlight=False)
+        with progress.pause():
+            console.rule(escape(f"{outcome.title} failed: {outcome.error[:100]}"))
+            console.print(Syntax(_cell_diff(outcome.source, outcome.patched), "diff", theme="ansi_dark"))
+            console.print(f"verified in a sandbox: {result.reason}; {len(result.rounds)} round(s), "
+                          f"{result.tokens} tokens, model {result.model}", markup=False)
+            while True:
+                console.print("[a]ccept, [r]eject, or [h]int to retry with guidance? ", end="", markup=False)
+                answer = _read(stdin, console).strip().lower()
+                if answer in ("a", "accept", "y", "yes"):
+                    return "accept", ""
+                if answer in ("r", "reject", "n", "no"):
+                    return "reject", ""
+                if answer in ("h", "hint", "e", "edit"):
+                    console.print("hint for the model: ", end="")
+                    return "hint", _read(stdin, console).strip()
+
+    return ask
+
+
+def _read(stdin, console) -> str:
+    stream = stdin or sys.stdin
+    line = stream.readline() or "r\n"  # end of input: reject, never apply a fix nobody saw
+    if not stream.isatty():
+        console.print(line.rstrip("\n"), markup=False)  # piped answers are not echoed by a terminal
+    return line

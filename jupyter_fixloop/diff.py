@@ -1,0 +1,218 @@
+"""Showing a loop's result without widgets: plain text and HTML with a highlighted diff.
+
+The widget (widget.py) builds on these; frontends without widgets (nbconvert, a terminal) get the
+HTML or the text. Colours use CSS variables of JupyterLab with fallbacks, so they read in light and
+dark themes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+
+from .result import LoopResult, unified_diff
+
+STATUS_TEXT = {
+    "passed": "already passes",
+    "fixed": "fixed",
+    "gave_up": "gave up",
+    "error": "error",
+}
+
+
+def summary_line(result: LoopResult) -> str:
+    rounds = f"{len(result.rounds)}/{result.max_rounds} rounds"
+    cost = f", ${result.cost:.4f}" if result.cost else ""
+    return (
+        f"fixloop: {STATUS_TEXT.get(result.status, result.status)} ({result.reason}) — {rounds}, "
+        f"model {result.model}, {result.tokens} tokens{cost}, {result.seconds:.1f} s"
+    )
+
+
+def render_text(result: LoopResult) -> str:
+    """What a terminal or a plain-text frontend shows."""
+    out = [summary_line(result)]
+    if result.first is not None and result.status != "passed":
+        out.append("")
+        out.append("original run:")
+        out += ["  " + line for line in result.first.text.splitlines()]
+    for r in result.rounds:
+        out.append("")
+        out.append(f"round {r.index}: {r.receipt.kind} ({r.usage.tokens} tokens, model {r.usage.seconds:.1f} s, run {r.usage.run_seconds:.2f} s)")
+        out += ["  " + line for line in r.receipt.text.splitlines()]
+    if result.diff:
+        out.append("")
+        out.append(result.diff.rstrip("\n"))
+    for note in result.notes:
+        out.append(note)
+    return "\n".join(out)
+
+
+def diff_html(before: str, after: str) -> str:
+    """A unified diff as HTML: added and removed lines on coloured backgrounds, code highlighted."""
+    text = unified_diff(before, after)
+    if not text:
+        return '<pre class="fixloop-diff fixloop-nodiff">(no change)</pre>'
+    rows = []
+    for line in text.splitlines():
+        cls = "ctx"
+        if line.startswith("+++") or line.startswith("---"):
+            cls = "file"
+        elif line.startswith("@@"):
+            cls = "hunk"
+        elif line.startswith("+"):
+            cls = "add"
+        elif line.startswith("-"):
+            cls = "del"
+        rows.append(f'<span class="fixloop-{cls}">{_highlight_line(line, cls)}</span>')
+    return f'<pre class="fixloop-diff">{chr(10).join(rows)}</pre>'
+
+
+def _highlight_line(line: str, cls: str) -> str:
+    if cls not in ("add", "del", "ctx") or not line:
+        return html.escape(line)
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    body = highlight(line[1:], PythonLexer(), HtmlFormatter(nowrap=True)).rstrip("\n")
+    return html.escape(line[0]) + body
+
+
+STYLE = """<style>
+.fixloop-box{font-family:var(--jp-ui-font-family,sans-serif);font-size:var(--jp-ui-font-size1,13px);
+ color:var(--jp-ui-font-color1,inherit);border:1px solid var(--jp-border-color2,#ccc);border-radius:4px;padding:6px 10px}
+.fixloop-diff{font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,12px);
+ background:var(--jp-layout-color1,transparent);padding:4px;margin:4px 0;overflow-x:auto}
+.fixloop-diff>span{display:inline-block;min-width:100%;white-space:pre}
+.fixloop-add{background:var(--jp-diff-added-color, rgba(46,160,67,.22))}
+.fixloop-del{background:var(--jp-diff-deleted-color, rgba(248,81,73,.22))}
+.fixloop-hunk{color:var(--jp-ui-font-color2,#888)}
+.fixloop-file{color:var(--jp-ui-font-color2,#888);font-weight:bold}
+.fixloop-status-fixed,.fixloop-status-passed{color:var(--jp-success-color1,#2e7d32);font-weight:bold}
+.fixloop-status-gave_up,.fixloop-status-error{color:var(--jp-error-color1,#c62828);font-weight:bold}
+.fixloop-diff .k,.fixloop-diff .kn,.fixloop-diff .kc,.fixloop-diff .kd,.fixloop-diff .kr,.fixloop-diff .ow{color:var(--jp-mirror-editor-keyword-color,#008000);font-weight:bold}
+.fixloop-diff .nb,.fixloop-diff .bp{color:var(--jp-mirror-editor-builtin-color,#008000)}
+.fixloop-diff .s,.fixloop-diff .s1,.fixloop-diff .s2,.fixloop-diff .sd,.fixloop-diff .sa,.fixloop-diff .se,.fixloop-diff .si{color:var(--jp-mirror-editor-string-color,#ba2121)}
+.fixloop-diff .m,.fixloop-diff .mi,.fixloop-diff .mf,.fixloop-diff .mh,.fixloop-diff .mo{color:var(--jp-mirror-editor-number-color,#080)}
+.fixloop-diff .c,.fixloop-diff .c1,.fixloop-diff .cm{color:var(--jp-mirror-editor-comment-color,#408080);font-style:italic}
+.fixloop-diff .o{color:var(--jp-mirror-editor-operator-color,#aa22ff)}
+.fixloop-diff .nf,.fixloop-diff .fm,.fixloop-diff .nc{color:var(--jp-mirror-editor-def-color,#00f)}
+.fixloop-receipt{font-family:var(--jp-code-font-family,monospace);white-space:pre-wrap;font-size:12px;margin:2px 0 6px 0}
+</style>"""
+
+
+def render_html(result: LoopResult) -> str:
+    """The whole result as one HTML block (used where widgets are not available)."""
+    parts = [STYLE, '<div class="fixloop-box">']
+    status = STATUS_TEXT.get(result.status, result.status)
+    parts.append(f'<div><span class="fixloop-status-{result.status}">fixloop: {html.escape(status)}</span> '
+                 f"— {html.escape(result.reason)}</div>")
+    parts.append(f"<div>{len(result.rounds)}/{result.max_rounds} rounds · model <code>{html.escape(result.model)}</code>"
+                 f" · {result.tokens} tokens · ${result.cost:.4f} · {result.seconds:.1f} s</div>")
+    if result.patched is not None and result.patched != result.source:
+        parts.append(diff_html(result.source, result.patched))
+    parts.append(rounds_html(result))
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def rounds_html(result: LoopResult) -> str:
+    items = []
+    if result.first is not None and result.status != "passed":
+        items.append(_receipt_html("original run", result.first.text))
+    previous = result.source
+    for r in result.rounds:
+        title = f"round {r.index}: {r.receipt.kind}"
+        body = ""
+        if r.candidate is not None:
+            body = diff_html(previous, r.candidate)
+            previous = r.candidate
+        items.append(_receipt_html(title, r.receipt.text, body))
+    if not items:
+        return ""
+    return "<details><summary>rounds and receipts</summary>" + "".join(items) + "</details>"
+
+
+def _receipt_html(title: str, text: str, diff: str = "") -> str:
+    return (f"<div><b>{html.escape(title)}</b>{diff}"
+            f'<pre class="fixloop-receipt">{html.escape(text)}</pre></div>')
+
+
+# ---------------------------------------------------------------- pieces of the widget (widget.py)
+
+WIDGET_STYLE = """<style>
+.fixloop-side{border-collapse:collapse;width:100%;font-family:var(--jp-code-font-family,monospace);
+ font-size:var(--jp-code-font-size,12px);table-layout:fixed}
+.fixloop-side td{white-space:pre-wrap;overflow-wrap:anywhere;padding:0 4px;vertical-align:top}
+.fixloop-side td.fixloop-num{width:2.5em;text-align:right;color:var(--jp-ui-font-color2,#888);user-select:none}
+.fixloop-side td.fixloop-sign{padding:0 2px;user-select:none}
+.fixloop-side th{text-align:left;color:var(--jp-ui-font-color2,#888);font-weight:normal}
+.fixloop-head{line-height:1.6}
+.fixloop-activity{color:var(--jp-ui-font-color2,#666);font-style:italic}
+.fixloop-state{padding:4px 8px;margin:4px 0;border-left:4px solid var(--jp-border-color1,#999)}
+.fixloop-state-pending{border-left-color:var(--jp-warn-color1,#e65100)}
+.fixloop-state-accepted{border-left-color:var(--jp-success-color1,#2e7d32)}
+.fixloop-state-rejected,.fixloop-state-undone{border-left-color:var(--jp-border-color1,#999)}
+.fixloop-state-running{border-left-color:var(--jp-brand-color1,#1976d2)}
+.fixloop-mode{color:var(--jp-ui-font-color2,#666);font-size:var(--jp-ui-font-size0,11px)}
+.fixloop-code{font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,12px);
+ white-space:pre;overflow-x:auto;padding:4px;border:1px dashed var(--jp-border-color1,#999);user-select:all}
+</style>"""
+
+
+def header_html(*, status: str, reason: str = "", rounds: int = 0, max_rounds: int = 0, model: str = "",
+                tokens: int = 0, cost: float = 0.0, seconds: float = 0.0, activity: str = "") -> str:
+    """The widget's header: status, rounds used of max, model, tokens, cost, elapsed; live while running."""
+    label = "running" if status == "running" else STATUS_TEXT.get(status, status)
+    why = f" — {html.escape(reason)}" if reason else ""
+    now = f'<div class="fixloop-activity" role="status" aria-live="polite">{html.escape(activity)}</div>' if activity else ""
+    return (f'<div class="fixloop-head"><span class="fixloop-status-{html.escape(status)}">fixloop: {html.escape(label)}</span>{why}'
+            f"<div>{rounds}/{max_rounds} rounds · model <code>{html.escape(model)}</code> · {tokens} tokens · "
+            f"${cost:.4f} · {seconds:.1f} s</div>{now}</div>")
+
+
+def result_header_html(result: LoopResult) -> str:
+    return header_html(status=result.status, reason=result.reason, rounds=len(result.rounds),
+                       max_rounds=result.max_rounds, model=result.model, tokens=result.tokens, cost=result.cost,
+                       seconds=result.seconds)
+
+
+def activity_text(kind: str, info: dict) -> str:
+    """What a loop event means, in words ('round 2 of 4: asking the model')."""
+    k, n = info.get("round", 0), info.get("max_rounds", "?")
+    where = "original cell" if k == 0 else f"round {k} of {n}"
+    if kind == "asking":
+        return f"{where}: asking the model"
+    if kind == "running":
+        return f"{where}: running {'the cell' if k == 0 else 'the candidate'} in a sandbox"
+    if kind == "receipt":
+        receipt = info.get("receipt")
+        return f"{where}: {receipt.headline if receipt is not None else 'done'}"
+    return "finishing"
+
+
+def side_by_side_html(before: str, after: str) -> str:
+    """Original left, proposed right; changed lines marked -/+ as well as coloured, code highlighted."""
+    a, b = before.splitlines(), after.splitlines()
+    if a == b:
+        return '<pre class="fixloop-diff fixloop-nodiff">(no change)</pre>'
+    rows = ['<tr><th></th><th></th><th>original</th><th></th><th></th><th>proposed</th></tr>']
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        for k in range(max(i2 - i1, j2 - j1)):
+            left = i1 + k if i1 + k < i2 else None
+            right = j1 + k if j1 + k < j2 else None
+            changed = tag != "equal"
+            rows.append("<tr>" + _side_cells(a, left, "del" if changed else "ctx")
+                        + _side_cells(b, right, "add" if changed else "ctx") + "</tr>")
+    cols = '<col style="width:3em"><col style="width:1.6em"><col>' * 2
+    return f'<table class="fixloop-diff fixloop-side"><colgroup>{cols}</colgroup>{"".join(rows)}</table>'
+
+
+def _side_cells(lines: list[str], index: int | None, cls: str) -> str:
+    if index is None:
+        return '<td class="fixloop-num"></td><td class="fixloop-sign"></td><td></td>'
+    sign = {"del": "-", "add": "+"}.get(cls, " ")
+    code = _highlight_line(" " + lines[index], "ctx")[1:] if lines[index] else ""
+    return (f'<td class="fixloop-num">{index + 1}</td><td class="fixloop-sign fixloop-{cls}">{sign}</td>'
+            f'<td class="fixloop-{cls}">{code}</td>')

@@ -1,0 +1,191 @@
+"""The kernel side of the `jupyter_fixloop` comm (docs/protocol.md).
+
+Replacing a cell's source is something only the frontend can do, so the kernel asks: `%load_ext`
+opens a comm with `hello`; a frontend with the extension answers it, one without closes it. Until an
+answer arrives the kernel assumes *degraded* mode, where Accept shows the code to copy instead.
+Only the `comm` package is used here (no ipywidgets), so `%load_ext` stays cheap.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+TARGET = "jupyter_fixloop"
+PROTOCOL = 1
+MIMETYPE = "application/vnd.jupyter.fixloop+json"
+
+DECIDE_WORDS = {"accept": "accepted", "reject": "rejected", "undo": "undone"}
+
+
+class Frontend:
+    """This kernel's comm to the frontend, and what the frontend said on it.
+
+    `state` is "waiting" (hello sent, no answer yet), "connected" (the extension answered) or
+    "absent" (no kernel, the comm was closed, or the protocol differs).
+    """
+
+    def __init__(self):
+        self.comm = None
+        self.state = "absent"
+        self.info: dict = {}
+        self.loops: dict[str, object] = {}  # loop_id -> object with decide(word, via)
+        self.watchers: list[Callable[[], None]] = []
+        self._replies: dict[str, Callable[[dict], None]] = {}
+
+    # ------------------------------------------------------------------ connection
+
+    def open(self) -> None:
+        from comm import create_comm
+
+        self.state = "waiting"
+        self.comm = create_comm(target_name=TARGET, data={"action": "hello", "protocol": PROTOCOL})
+        self.comm.on_msg(self._on_msg)
+        self.comm.on_close(self._on_close)
+
+    @property
+    def connected(self) -> bool:
+        return self.state == "connected" and self.comm is not None
+
+    @property
+    def mode(self) -> str:
+        """'jupyterlab' when cells can be replaced in place, 'degraded' otherwise."""
+        return "jupyterlab" if self.connected else "degraded"
+
+    def describe(self) -> str:
+        """One sentence for the widget: which mode is active and what Accept does in it."""
+        if self.connected:
+            name = self.info.get("frontend", "frontend")
+            version = self.info.get("version", "")
+            return f"Connected to {name} {version}".rstrip() + ": Accept replaces the cell in place."
+        why = "no answer from the fixloop extension yet" if self.state == "waiting" else "no fixloop extension in this frontend"
+        return f"Degraded mode ({why}): Accept shows the code to copy; `%fixloop last` inserts it as a new cell."
+
+    def _on_close(self, msg) -> None:
+        self.comm = None
+        self.state = "absent"
+        self._notify()
+
+    def _notify(self) -> None:
+        for watcher in list(self.watchers):
+            try:
+                watcher()
+            except Exception:
+                pass  # a closed widget must not stop the others
+
+    # ------------------------------------------------------------------ messages
+
+    def send(self, data: dict) -> bool:
+        if self.comm is None:
+            return False
+        self.comm.send(data)
+        return True
+
+    def send_loop(self, summary: dict) -> None:
+        self.send({"action": "loop", "loop": summary})
+
+    def send_decision(self, loop_id: str, decision: str) -> None:
+        self.send({"action": "decision", "loop_id": loop_id, "decision": decision})
+
+    def replace(self, cell_id: str, source: str, summary: dict, decision: str,
+                on_reply: Callable[[dict], None], expected: str | None = None) -> str | None:
+        """Ask the frontend to set the cell's source; `on_reply` gets its `replaced` answer later.
+
+        `expected` is what the kernel believes the cell holds now, so that a frontend can refuse
+        rather than overwrite edits the user made after the loop ran.
+        """
+        if not self.connected or not cell_id:
+            return None
+        request_id = uuid.uuid4().hex
+        self._replies[request_id] = on_reply
+        self.send({"action": "replace", "request_id": request_id, "cell_id": cell_id, "source": source,
+                   "loop_id": summary["loop_id"], "decision": decision, "loop": summary, "expected": expected})
+        return request_id
+
+    def _on_msg(self, msg) -> None:
+        data = msg.get("content", {}).get("data") or {}
+        action = data.get("action")
+        if action == "hello":
+            self._on_hello(data)
+        elif action == "replaced":
+            reply = self._replies.pop(data.get("request_id") or "", None)
+            if reply is not None:
+                reply(data)
+        elif action == "decide":
+            self._on_decide(data)
+
+    def _on_hello(self, data: dict) -> None:
+        if data.get("protocol") == PROTOCOL:
+            self.state, self.info = "connected", dict(data)
+        else:
+            self.state, self.info = "absent", {}
+        self._notify()
+
+    def _on_decide(self, data: dict) -> None:
+        loop_id, word = data.get("loop_id"), data.get("decision")
+        target = self.loops.get(loop_id)
+        if target is None or word not in DECIDE_WORDS:
+            error = f"no loop {loop_id!r} in this kernel (restarted?)" if target is None else f"unknown decision {word!r}"
+            self.send({"action": "decision", "loop_id": loop_id, "decision": "unknown", "error": error})
+            return
+        target.decide(word, via="sidebar")
+
+
+_current: Frontend | None = None
+
+
+def connect(shell) -> Frontend:
+    """Open the hello comm once per kernel (`%load_ext`); plain IPython gets an absent frontend."""
+    frontend = current()
+    if frontend.comm is None and getattr(shell, "kernel", None) is not None:
+        frontend.open()  # the same object: widgets already shown follow its new state
+    return frontend
+
+
+def current() -> Frontend:
+    global _current
+    if _current is None:
+        _current = Frontend()
+    return _current
+
+
+def request_cell(shell) -> tuple[str | None, str | None]:
+    """(cellId, exact source) of the execute request being run, when the frontend sent them."""
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return None, None
+    try:
+        parent = kernel.get_parent("shell") or {}
+    except Exception:
+        return None, None
+    if parent.get("header", {}).get("msg_type") != "execute_request":
+        return None, None
+    cell_id = (parent.get("metadata") or {}).get("cellId")
+    code = (parent.get("content") or {}).get("code")
+    return (cell_id if isinstance(cell_id, str) and cell_id else None), (code if isinstance(code, str) else None)
+
+
+def loop_summary(entry) -> dict:
+    """The protocol's LoopSummary of a history `Entry` (JSON-ready)."""
+    result = entry.result
+    return {
+        "loop_id": result.loop_id,
+        "cell_id": entry.cell_id,
+        "status": result.status,
+        "reason": result.reason,
+        "model": result.model,
+        "original": entry.body,
+        "patched": result.patched,
+        "diff": result.diff,
+        "max_rounds": result.max_rounds,
+        "tokens": result.tokens,
+        "cost": result.cost,
+        "seconds": round(result.seconds, 3),
+        "created": entry.created,
+        "decision": entry.decision,
+        "rounds": [
+            {"index": r.index, "candidate": r.candidate, "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
+             "tokens": r.usage.tokens, "cost": r.usage.cost, "seconds": round(r.usage.seconds + r.usage.run_seconds, 3)}
+            for r in result.rounds
+        ],
+    }

@@ -1,0 +1,507 @@
+"""The anti-overfit guard: candidates that make a check pass by cheating are rejected, not run.
+
+A rejected candidate still costs a round, and its receipt says why, so the model can try again.
+What counts as cheating, each rule one function returning the reason (or None):
+- removing, changing or disarming an `assert` of the original cell;
+- touching a check: a `%%fixloop` line, rebinding a builtin a check uses, patching `__eq__` & co;
+- silencing the failure: a new try/except (or `suppress`) around the failing line whose handler
+  swallows it (pass, continue, a constant), or deleting what the failing line did;
+- hard-coding the value a check expects (`return 8` when the check is `fib(6) == 8`).
+The rules read only the code and the last receipt; they err on the side of letting honest fixes run.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import difflib
+from collections import Counter
+
+from . import receipt as receipts
+from .receipt import Receipt
+
+TRIVIAL = (None, True, False, 0, 1, -1, "", 0.0, 1.0)
+COMPARISON_DUNDERS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__",
+                      "__contains__", "__hash__", "__repr__", "__str__"}
+SIMILAR_LINE = 0.6
+
+
+class Guard:
+    """Remembers what the original cell promised (its asserts, the --expect checks, the expected
+    output) and holds candidates to it."""
+
+    def __init__(self, original: str, checks: tuple[str, ...] = (), expect_output: str | None = None):
+        self.original = original
+        self.checks = tuple(checks)
+        self.expect_output = expect_output
+        self.tree = _parse(original) or ast.Module(body=[], type_ignores=[])
+        self.asserts = [node for node in ast.walk(self.tree) if isinstance(node, ast.Assert)]
+        self.expectations = _expectations(self.checks, self.asserts)
+        self.failure: Receipt | None = None  # the last receipt of a run that failed
+
+    def check(self, candidate: str, last: Receipt | None) -> Receipt | None:
+        """A `rejected` receipt when the candidate cheats, else None (the candidate is run)."""
+        if last is not None and last.kind not in ("rejected", "no_code", "ok"):
+            self.failure = last
+        if any(line.lstrip().startswith(("%%fixloop", "%fixloop")) for line in candidate.splitlines()):
+            return receipts.rejected("the candidate contains a %%fixloop line, which would change the checks; "
+                                     "reply with the cell's code only")
+        tree = _parse(candidate)
+        if tree is None:
+            return None  # it runs, and its receipt shows the syntax error
+        for rule in (self._keeps_asserts, self._leaves_checks_alone, self._does_not_swallow,
+                     self._keeps_the_effect, self._computes_values):
+            reason = rule(tree, candidate)
+            if reason:
+                return receipts.rejected(reason)
+        return None
+
+    # ------------------------------------------------------------ the rules
+
+    def _keeps_asserts(self, tree: ast.Module, candidate: str) -> str | None:
+        kept = Counter(ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Assert))
+        for node in self.asserts:
+            text = ast.unparse(node)
+            if kept[text] <= 0:
+                return (f"the candidate removes or changes the cell's check `{text}`; keep every assert of the "
+                        "original cell unchanged and fix the code it checks")
+            kept[text] -= 1
+        disarmed = _disarmed_asserts(tree) - _disarmed_asserts(self.tree)
+        if disarmed:
+            return (f"the candidate disarms the cell's check `{min(disarmed)}` (under a try/except that "
+                    "catches AssertionError, or a condition that is never true); the check must run as written")
+        return None
+
+    def _leaves_checks_alone(self, tree: ast.Module, candidate: str) -> str | None:
+        used = set().union(*(_names(e) for e in self._check_exprs())) & set(dir(builtins))
+        if self.expect_output is not None:
+            used.add("print")
+        rebound = (_bound_names(tree) & used) - _bound_names(self.tree)
+        if rebound:
+            name = min(rebound)
+            return (f"the candidate redefines the builtin `{name}`, which a check uses; a check must judge "
+                    "the cell's results with the real builtins")
+        patched = _patched_dunders(tree) - _patched_dunders(self.tree)
+        if patched:
+            return (f"the candidate patches `{min(patched)}` (comparison, truth or builtins), which changes how "
+                    "the checks judge the results instead of fixing them")
+        return None
+
+    def _does_not_swallow(self, tree: ast.Module, candidate: str) -> str | None:
+        failure = self.failure
+        if failure is None or not failure.ename or failure.kind not in ("exception", "check_failed"):
+            return None
+        if failure.lineno is None:
+            return None
+        new = _swallowing(tree, failure) - _swallowing(self.tree, failure)
+        if not new:
+            return None
+        how = min(new)
+        return (f"the candidate silences the {failure.ename} at `{failure.line}` with {how} instead of fixing "
+                "its cause; fix the cause (or handle it with a real computed value)")
+
+    def _keeps_the_effect(self, tree: ast.Module, candidate: str) -> str | None:
+        failure = self.failure
+        if failure is None or failure.kind != "exception" or not failure.line:
+            return None
+        if failure.line.strip() not in {line.strip() for line in self.original.splitlines()}:
+            return None  # the line came from an earlier candidate: dropping it is no cheat
+        effect = _effect_of(failure.line)
+        if effect is None:
+            return None
+        kind, name = effect
+        if kind == "binds" and name in _bound_names(tree) | _assigned_roots(tree):
+            return None
+        if kind == "calls" and name in _call_roots(tree):
+            return None
+        what = f"no longer sets `{name}`" if kind == "binds" else f"no longer calls `{name}`"
+        return (f"the candidate deletes what the failing line `{failure.line}` did (it {what}); "
+                "fix that line instead of removing it")
+
+    def _computes_values(self, tree: ast.Module, candidate: str) -> str | None:
+        old = Counter(_constant_results(self.tree))
+        for (where, target, value) in _constant_results(tree):
+            if old[(where, target, value)] > 0:
+                old[(where, target, value)] -= 1
+                continue
+            for check, probes, expected in self.expectations:
+                if target in probes and _same_value(value, expected):
+                    return (f"the candidate hard-codes {value}, the value the check `{check}` expects "
+                            f"({where} `{target}`); compute it instead")
+        if self.expect_output is not None:
+            want = "\n".join(receipts._normalized(self.expect_output))
+            before = set(_strings(self.tree))
+            for text in _strings(tree):
+                if want and text not in before and want in "\n".join(receipts._normalized(text)):
+                    return ("the candidate prints the expected output as a literal string; "
+                            "produce it from the data instead")
+        return None
+
+    def _check_exprs(self) -> list[ast.AST]:
+        exprs = [n.test for n in self.asserts]
+        for check in self.checks:
+            try:
+                exprs.append(ast.parse(check.strip(), mode="eval").body)
+            except SyntaxError:
+                continue
+        return exprs
+
+
+# ---------------------------------------------------------------- reading code
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    """Every name the code binds: assignments, defs, classes, imports, loop and with targets."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def _root(node: ast.AST) -> str | None:
+    """`df` for `df['a'].str.lower()`, `plt` for `plt.plot(...)`."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        elif isinstance(node, ast.Call):
+            node = node.func
+        else:
+            return None
+
+
+def _assigned_roots(tree: ast.AST) -> set[str]:
+    """Roots of assignment targets: `df` for `df['x'] = ...` and `df.loc[...] = ...`."""
+    roots = set()
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for t in targets:
+            for part in ast.walk(t):
+                if isinstance(part, (ast.Subscript, ast.Attribute)):
+                    root = _root(part)
+                    if root:
+                        roots.add(root)
+    return roots
+
+
+def _call_roots(tree: ast.AST) -> set[str]:
+    return {r for n in ast.walk(tree) if isinstance(n, ast.Call) for r in [_root(n.func)] if r}
+
+
+def _patched_dunders(tree: ast.AST) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        for t in targets:
+            if isinstance(t, ast.Attribute) and (t.attr in COMPARISON_DUNDERS or _root(t) in ("builtins", "__builtins__")):
+                found.add(ast.unparse(t))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 2:
+            attr = node.args[1]
+            if isinstance(attr, ast.Constant) and attr.value in COMPARISON_DUNDERS:
+                found.add(f"{ast.unparse(node.args[0])}.{attr.value}")
+            elif _root(node.args[0]) in ("builtins", "__builtins__"):
+                found.add(ast.unparse(node.args[0]))
+    return found
+
+
+def _strings(tree: ast.AST) -> list[str]:
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+# ---------------------------------------------------------------- asserts disarmed
+
+
+def _disarmed_asserts(tree: ast.AST) -> set[str]:
+    """Asserts that can no longer fail: under a handler that catches AssertionError, or `if False:`."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(_catches(h, "AssertionError") for h in node.handlers):
+            found |= {ast.unparse(a) for s in node.body for a in ast.walk(s) if isinstance(a, ast.Assert)}
+        if isinstance(node, (ast.If, ast.While)) and _never_true(node.test):
+            found |= {ast.unparse(a) for s in node.body for a in ast.walk(s) if isinstance(a, ast.Assert)}
+    return found
+
+
+def _never_true(test: ast.expr) -> bool:
+    try:
+        return not ast.literal_eval(test)
+    except (ValueError, TypeError, SyntaxError):
+        return False
+
+
+# ---------------------------------------------------------------- silencing a failure
+
+
+def _swallowing(tree: ast.AST, failure: Receipt) -> set[str]:
+    """Descriptions of try/except and `suppress` blocks around the failing line that swallow its error."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and _covers(node.body, failure.line):
+            for handler in node.handlers:
+                if _catches(handler, failure.ename) and _swallows(handler.body):
+                    caught = f"except {ast.unparse(handler.type)}" if handler.type else "except"
+                    found.add(f"`{caught}: {ast.unparse(handler.body[0]).splitlines()[0]}`")
+        if isinstance(node, (ast.With, ast.AsyncWith)) and _covers(node.body, failure.line):
+            for item in node.items:
+                call = item.context_expr
+                if isinstance(call, ast.Call) and _dotted_tail(call.func) == "suppress":
+                    if any(_names_exception(arg, failure.ename) for arg in call.args):
+                        found.add(f"`{ast.unparse(call)}`")
+    return found
+
+
+def _covers(body: list[ast.stmt], line: str | None) -> bool:
+    """Whether a block holds the failing line, or a line much like it (the cheat may touch it up)."""
+    if not line:
+        return False
+    want = line.strip()
+    parsed = _parse(want.rstrip(":") if want.endswith(":") else want)
+    want_words = _words(parsed)
+    normal = ast.unparse(parsed) if parsed is not None else want  # quotes and spaces as unparse writes them
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and len(ast.unparse(node)) >= 5 and ast.unparse(node) in normal:
+                return True  # the failing call itself, moved into a helper (`return int(a)`)
+            if isinstance(node, ast.stmt):
+                text = ast.unparse(node).splitlines()[0].strip()
+                if text == want or difflib.SequenceMatcher(None, text, want).ratio() >= SIMILAR_LINE:
+                    return True
+                if want_words and len(want_words & _words(node)) >= SIMILAR_LINE * len(want_words):
+                    return True  # the same names, rearranged (a comprehension turned into a loop)
+    return False
+
+
+def _words(node: ast.AST | None) -> set[str]:
+    if node is None:
+        return set()
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+
+
+def _catches(handler: ast.ExceptHandler, ename: str | None) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(_names_exception(t, ename) for t in types)
+
+
+def _names_exception(node: ast.AST, ename: str | None) -> bool:
+    """Whether `node` names `ename` or a class it derives from (Exception catches ValueError)."""
+    name = _dotted_tail(node)
+    if name is None or ename is None:
+        return False
+    return name == ename or name in _bases_of(ename)
+
+
+def _bases_of(ename: str) -> set[str]:
+    cls = getattr(builtins, ename, None)
+    if isinstance(cls, type) and issubclass(cls, BaseException):
+        return {c.__name__ for c in cls.__mro__}
+    return {"Exception", "BaseException"}  # a library's error: only the catch-alls are sure to catch it
+
+
+def _dotted_tail(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _swallows(body: list[ast.stmt]) -> bool:
+    """A handler that only passes, continues, breaks, logs, or returns/assigns a constant."""
+    return all(_swallowing_stmt(s) for s in body)
+
+
+def _swallowing_stmt(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, (ast.Pass, ast.Continue, ast.Break)):
+        return True
+    if isinstance(stmt, ast.Expr):
+        if isinstance(stmt.value, ast.Constant):
+            return True
+        call = stmt.value
+        return isinstance(call, ast.Call) and (_dotted_tail(call.func) in ("print", "warn", "warning", "info", "debug", "error", "exception"))
+    if isinstance(stmt, ast.Return):
+        return stmt.value is None or _is_literal(stmt.value)
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        return stmt.value is not None and _is_literal(stmt.value)
+    return False
+
+
+def _is_literal(node: ast.AST) -> bool:
+    try:
+        ast.literal_eval(node)
+        return True
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+
+
+# ---------------------------------------------------------------- deleting the failing line
+
+
+def _effect_of(line: str) -> tuple[str, str] | None:
+    """What a failing simple statement was for: ("binds", name) or ("calls", root)."""
+    tree = _parse(line.strip())
+    if tree is None or len(tree.body) != 1:
+        return None
+    stmt = tree.body[0]
+    targets = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        targets = [stmt.target]
+    for t in targets:
+        root = _root(t) if not isinstance(t, (ast.Tuple, ast.List)) else None
+        if root:
+            return ("binds", root)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        root = _root(stmt.value.func)
+        if root:
+            return ("calls", root)
+    return None
+
+
+# ---------------------------------------------------------------- hard-coded expected values
+
+
+def _expectations(checks: tuple[str, ...], asserts: list[ast.Assert]) -> list[tuple[str, set[str], object]]:
+    """(check text, the names it probes, the value it expects) for checks of the form `probe == literal`."""
+    exprs = []
+    for check in checks:
+        try:
+            exprs.append(ast.parse(check.strip(), mode="eval").body)
+        except SyntaxError:
+            continue
+    exprs += [a.test for a in asserts]
+    found = []
+    for expr in exprs:
+        if not (isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], (ast.Eq, ast.Is))):
+            continue
+        left, right = expr.left, expr.comparators[0]
+        for probe, lit in ((left, right), (right, left)):
+            value = _literal(lit)
+            if value is not _NOT and not _literal_ok(probe) and not _trivial(value):
+                found.append((ast.unparse(expr), _probe_names(probe), value))
+                break
+    return found
+
+
+_NOT = object()
+
+
+def _literal(node: ast.AST):
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _NOT
+
+
+def _literal_ok(node: ast.AST) -> bool:
+    return _literal(node) is not _NOT
+
+
+def _trivial(value) -> bool:
+    if isinstance(value, (list, tuple, dict, set, str)) and len(value) == 0:
+        return True
+    return any(type(value) is type(t) and value == t for t in TRIVIAL)
+
+
+def _probe_names(probe: ast.AST) -> set[str]:
+    """Names a check reads: `fib` in `fib(6)`, `x` in `globals().get("x")`."""
+    names = _names(probe)
+    for node in ast.walk(probe):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            if ast.unparse(node.func.value) in ("globals()", "locals()") and node.args:
+                if isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                    names.add(node.args[0].value)
+        if isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("globals()", "locals()"):
+            if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+                names.add(node.slice.value)
+    return names
+
+
+def _constant_results(tree: ast.AST) -> list[tuple[str, str, object]]:
+    """Places where code produces a literal value: ("return in", function, value), ("assignment to", name, value)."""
+    found = []
+
+    def visit(node, function):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, child.name)
+                continue
+            if isinstance(child, ast.Return) and child.value is not None and function:
+                found.extend(("return in", function, v) for v in _literal_branches(child.value))
+            elif isinstance(child, (ast.Assign, ast.AnnAssign)) and child.value is not None:
+                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+                for t in targets:
+                    name = _root(t)
+                    if name is None:
+                        continue
+                    if isinstance(child.value, ast.Lambda):
+                        found.extend(("return in", name, v) for v in _literal_branches(child.value.body))
+                    else:
+                        found.extend(("assignment to", name, v) for v in _literal_branches(child.value))
+            visit(child, function)
+
+    visit(tree, None)
+    return [(where, name, _Hashable(v)) for where, name, v in found]
+
+
+def _literal_branches(node: ast.AST) -> list:
+    """The literal values an expression can produce: itself, or the branches of `a if c else b`."""
+    if isinstance(node, ast.IfExp):
+        return _literal_branches(node.body) + _literal_branches(node.orelse)
+    value = _literal(node)
+    return [] if value is _NOT else [value]
+
+
+class _Hashable:
+    """A literal value usable in a Counter (lists and dicts are not hashable); compares by repr."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, _Hashable) and repr(self.value) == repr(other.value)
+
+    def __hash__(self):
+        return hash(repr(self.value))
+
+    def __str__(self):
+        return repr(self.value)
+
+
+def _same_value(value: _Hashable, expected) -> bool:
+    got = value.value
+    if isinstance(got, bool) != isinstance(expected, bool):
+        return False
+    numbers = (int, float, complex)
+    if isinstance(got, numbers) and isinstance(expected, numbers):
+        return got == expected
+    if type(got) is not type(expected):
+        return False
+    try:
+        return bool(got == expected)
+    except Exception:
+        return False

@@ -1,0 +1,201 @@
+"""The history of every loop: what the user typed, what the loop proposed, what the user decided.
+
+Nothing the user typed may be lost to a crash, a kernel restart or a mis-click, so each step is one
+appended JSON line, written and flushed as it happens: `start` (the exact cell, before the loop
+runs), `loop` (the LoopSummary with every round's receipt), `decision` (accept, reject, undo,
+retry). Reading folds the lines back into one entry per loop. The file lives under the Jupyter data
+dir; `FIXLOOP_DATA_DIR` or `%config FixLoopHistory.directory` moves it (tests use that).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from traitlets import Unicode, default
+from traitlets.config import Configurable
+
+from .result import LoopResult
+
+MAGIC = "%%fixloop"
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class Entry:
+    """One loop as the user sees it: the exact cell it came from, its result, and the decision.
+
+    Mutable on purpose: the decision changes as the user clicks, and a retry brings a new result.
+    """
+
+    cell_source: str
+    cell_id: str | None = None
+    result: LoopResult | None = None
+    decision: str = "pending"
+    run: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    created: str = field(default_factory=now)
+
+    @property
+    def magic_line(self) -> str:
+        first = self.cell_source.split("\n", 1)[0]
+        return first if first.startswith(MAGIC) else MAGIC
+
+    @property
+    def body(self) -> str:
+        """The cell without its `%%fixloop` line (the protocol's `original`)."""
+        first, _, rest = self.cell_source.partition("\n")
+        return rest if first.startswith(MAGIC) else self.cell_source
+
+    @property
+    def loop_id(self) -> str:
+        return self.result.loop_id if self.result is not None else self.run
+
+    def accepted_source(self) -> str:
+        """The cell after Accept: the same `%%fixloop` line, then the verified code."""
+        return f"{self.magic_line}\n{(self.result.patched or '').rstrip(chr(10))}"
+
+
+class FixLoopHistory(Configurable):
+    """Appends history records to a JSONL file and keeps this kernel's records in memory."""
+
+    directory = Unicode(
+        help="Folder of history.jsonl. Default: $FIXLOOP_DATA_DIR, else <jupyter data dir>/fixloop."
+    ).tag(config=True)
+
+    @default("directory")
+    def _default_directory(self):
+        from jupyter_core.paths import jupyter_data_dir
+
+        return os.environ.get("FIXLOOP_DATA_DIR") or os.path.join(jupyter_data_dir(), "fixloop")
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.records: list[dict] = []
+        self.error = ""  # why the file could not be written; the records stay in memory
+
+    @property
+    def path(self) -> str:
+        return os.path.join(self.directory, "history.jsonl")
+
+    def record(self, event: str, **fields) -> dict:
+        rec = {"event": event, "ts": now(), **fields}
+        self.records.append(rec)
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            self.error = ""
+        except OSError as exc:
+            self.error = f"history not saved to {self.path}: {exc}"
+        return rec
+
+    def start(self, entry: Entry, model: str = "") -> None:
+        self.record("start", run=entry.run, cell_id=entry.cell_id, original=entry.cell_source, model=model,
+                    created=entry.created)
+
+    def loop(self, entry: Entry, summary: dict) -> None:
+        self.record("loop", run=entry.run, cell_source=entry.cell_source, **summary)
+
+    def decision(self, entry: Entry, decision: str, **extra) -> None:
+        self.record("decision", loop_id=entry.loop_id, decision=decision, **extra)
+
+    # ------------------------------------------------------------------ reading
+
+    def read(self) -> list[dict]:
+        """Every record in the file (a damaged line is skipped); this kernel's records if unreadable."""
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                lines = f.readlines()
+        except FileNotFoundError:
+            return list(self.records)
+        except OSError:
+            return list(self.records)
+        out = []
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict):
+                out.append(rec)
+        return out
+
+    def entries(self) -> list[dict]:
+        """One dict per loop, oldest first: start + loop + the latest decision folded together."""
+        by_key: dict[str, dict] = {}
+        for rec in self.read():
+            event = rec.get("event")
+            if event == "start":
+                by_key[rec.get("run", "")] = {"loop_id": rec.get("run", ""), "status": "unfinished", "decision": "pending",
+                                              "created": rec.get("created", rec.get("ts")), "cell_id": rec.get("cell_id"),
+                                              "model": rec.get("model", ""), "original": rec.get("original", ""),
+                                              "rounds": [], "max_rounds": 0, "patched": None}
+            elif event == "loop":
+                entry = by_key.pop(rec.get("run", ""), {})
+                entry.update({k: v for k, v in rec.items() if k not in ("event", "ts", "run", "cell_source", "original")})
+                entry["original"] = rec.get("cell_source", entry.get("original", ""))
+                by_key[rec["loop_id"]] = entry
+            elif event == "decision" and rec.get("loop_id") in by_key:
+                by_key[rec["loop_id"]]["decision"] = rec.get("decision", "pending")
+        return list(by_key.values())
+
+    def listing(self, limit: int = 20) -> str:
+        """What `%fixloop history` prints: newest last, one line each."""
+        entries = self.entries()
+        if not entries:
+            return f"fixloop history: no loops yet ({self.path})"
+        shown = entries[-limit:]
+        lines = [f"fixloop history: {len(entries)} loop(s), last {len(shown)} shown ({self.path})"]
+        for e in shown:
+            rounds = f"{len(e.get('rounds') or [])}/{e.get('max_rounds', 0)}"
+            decision = e.get("decision", "")
+            if decision == "pending" and not e.get("patched") and e.get("status") != "unfinished":
+                decision = "-"  # nothing to decide: no fix, or the cell already passed
+            first = _first_code_line(e.get("original", ""))
+            lines.append(f"{(e.get('created') or '')[:19]:19}  {e['loop_id']:12}  {e.get('status', ''):10} "
+                         f"{rounds:>5} rounds  {decision:9} {e.get('model', '')}  | {first}")
+        lines.append("`%fixloop history LOOP_ID` shows a loop's original cell and proposed code.")
+        if self.error:
+            lines.append(self.error)
+        return "\n".join(lines)
+
+    def show(self, loop_id: str) -> str:
+        """One loop in full: the exact original cell, the proposed code, each round's receipt."""
+        for e in reversed(self.entries()):
+            if e["loop_id"].startswith(loop_id):
+                out = [f"loop {e['loop_id']} ({e.get('created')}, cell {e.get('cell_id')}, model {e.get('model')}): "
+                       f"{e.get('status')}, decision {e.get('decision')}", "", "original cell:", e.get("original", "")]
+                if e.get("patched"):
+                    out += ["", "proposed code:", e["patched"]]
+                for r in e.get("rounds") or []:
+                    out += ["", f"round {r['index']}: {r['receipt']['kind']}", r["receipt"]["text"]]
+                return "\n".join(out)
+        return f"fixloop history: no loop {loop_id!r} in {self.path}"
+
+
+def _first_code_line(source: str) -> str:
+    for line in source.splitlines():
+        if line.strip() and not line.startswith(MAGIC):
+            return line.strip()[:60]
+    return ""
+
+
+_history: FixLoopHistory | None = None
+
+
+def get(shell=None) -> FixLoopHistory:
+    """This kernel's history (configurable with `%config FixLoopHistory.directory = ...`)."""
+    global _history
+    if _history is None:
+        _history = FixLoopHistory(parent=shell)
+        if shell is not None and _history not in getattr(shell, "configurables", []):
+            shell.configurables.append(_history)
+    return _history

@@ -1,0 +1,447 @@
+"""Receipts: what one sandbox run produced, typed, and trimmed into the text the model reads.
+
+A receipt reports only what the run produced. Its `text` is deliberately short: the failing user
+line with its number, the error, the facts gathered at the failure, and head/tail of the output.
+It fits a token budget (counted with litellm's counter): when the full text is too long, it is
+rendered again at a lower level of detail, dropping the least useful parts first; the headline and
+the failing line are never dropped.
+
+The text format is read by the built-in engine (repairs.py); keep these stable: the headline
+`Ename: evalue`, `  at line N of the cell: ...`, and a `Context:` section of lines indented by two
+spaces (continuation lines of one fact by four).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field, replace
+
+KINDS = ("ok", "exception", "check_failed", "timeout", "crash", "no_code", "rejected")
+
+DEFAULT_BUDGET = 600
+MIN_BUDGET = 50
+HEAD_LINES = 8
+TAIL_LINES = 8
+MAX_LINE = 200
+OUTPUT_CHECK = "stdout matches --expect-output"
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """One check (an `--expect` expression or an `assert` of the cell) and how it went."""
+
+    expr: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """The outcome of running one candidate. `text` is exactly what the model is shown."""
+
+    kind: str
+    text: str
+    ename: str | None = None
+    evalue: str | None = None
+    lineno: int | None = None
+    line: str | None = None
+    checks: tuple[CheckOutcome, ...] = ()
+    stdout: str = ""
+    stderr: str = ""
+    value: str | None = None
+    context: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    seconds: float = 0.0
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "ok"
+
+    @property
+    def headline(self) -> str:
+        """One line for tables and progress bars."""
+        return self.text.splitlines()[0] if self.text else self.kind
+
+
+@dataclass(frozen=True)
+class Detail:
+    """How much of each part a receipt shows; `LEVELS` go from everything to the bare error."""
+
+    output_lines: int = HEAD_LINES  # head and tail each
+    context_items: int = 12
+    context_rows: bool = True  # a DataFrame's 3 rows under its shape and columns
+    callers: int = 4
+    warnings: int = 10
+    passed_checks: bool = True
+    diff_lines: int = 24
+    message_chars: int = 2000
+
+
+LEVELS = (
+    Detail(),
+    Detail(output_lines=3, warnings=5, diff_lines=12),
+    Detail(output_lines=3, context_rows=False, callers=2, warnings=3, diff_lines=8),
+    Detail(output_lines=1, context_items=4, context_rows=False, callers=1, warnings=2, passed_checks=False,
+           diff_lines=6, message_chars=600),
+    Detail(output_lines=0, context_items=2, context_rows=False, callers=0, warnings=1, passed_checks=False,
+           diff_lines=4, message_chars=300),
+)
+
+
+# ---------------------------------------------------------------- building receipts
+
+
+def from_run(
+    result: dict,
+    checks_expected: int = 0,
+    notes: tuple[str, ...] = (),
+    budget: int = DEFAULT_BUDGET,
+    expect_output: str | None = None,
+) -> Receipt:
+    """Turn the runner's JSON description of a run into a typed receipt of at most `budget` tokens.
+
+    `expect_output`: what the cell should print; compared with its stdout when it ran without error.
+    """
+    if result.get("internal"):
+        return crash(f"the sandbox runner failed: {result['internal']}")
+    checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", "")) for c in result.get("checks", []))
+    warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
+    error = result.get("error")
+    diff: list[str] = []
+    if expect_output is not None and error is None:
+        outcome, diff = output_check(result.get("stdout", ""), expect_output)
+        checks += (outcome,)
+    common = dict(
+        stdout=result.get("stdout", ""),
+        stderr=result.get("stderr", ""),
+        value=result.get("value"),
+        warnings=warnings,
+        seconds=result.get("seconds", 0.0),
+        notes=tuple(notes),
+    )
+    parts = _Parts(result=result, error=error, checks=checks, warnings=warnings, notes=tuple(notes), diff=diff)
+    if error is not None:
+        check = error.get("check")
+        if check:
+            parts = replace(parts, checks=checks + (CheckOutcome(check["expr"], False, check.get("detail", "")),))
+        return Receipt(
+            kind="check_failed" if check else "exception",
+            text=fit(parts.render, budget),
+            ename=error["ename"],
+            evalue=error["evalue"],
+            lineno=error.get("lineno"),
+            line=error.get("line"),
+            checks=parts.checks,
+            context=tuple(error.get("context", [])),
+            **common,
+        )
+    failed = [c for c in checks if not c.passed]
+    kind = "check_failed" if failed else "ok"
+    return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, **common)
+
+
+def timeout(seconds: float, result: dict | None = None, budget: int = DEFAULT_BUDGET) -> Receipt:
+    """A run stopped at its time limit; if the interrupt landed, say on which line it was."""
+    error = (result or {}).get("error") or {}
+    lineno, line = error.get("lineno"), error.get("line")
+
+    def render(detail: Detail) -> list[str]:
+        lines = [f"Timeout: the cell was still running after {seconds:g} s and was stopped"]
+        if lineno is not None:
+            lines.append(f"  stopped at line {lineno}: {line}")
+            lines += _frame_trail(error, detail)
+        if result:
+            lines += _output_lines(result, detail)
+        return lines
+
+    return Receipt(kind="timeout", text=fit(render, budget), ename="Timeout", lineno=lineno, line=line, seconds=seconds)
+
+
+def crash(message: str, stderr_tail: str = "", budget: int = DEFAULT_BUDGET) -> Receipt:
+    """The kernel process died (segfault, os._exit, out of memory): it is replaced, not trusted."""
+
+    def render(detail: Detail) -> list[str]:
+        lines = [f"Crash: {message}"]
+        if stderr_tail.strip() and detail.output_lines:
+            lines.append("kernel stderr (tail):")
+            lines += _indent(_head_tail(stderr_tail, detail.output_lines, detail.output_lines))
+        return lines
+
+    return Receipt(kind="crash", text=fit(render, budget), ename="Crash", evalue=message, stderr=stderr_tail)
+
+
+def no_code(reply: str) -> Receipt:
+    shown = reply.strip().replace("\n", " ")
+    shown = shown[:160] + ("..." if len(shown) > 160 else "")
+    text = (
+        "No code: the reply had no ```python block with the complete cell"
+        + (f" (it said: {shown!r})" if shown else " (it was empty)")
+    )
+    return Receipt(kind="no_code", text=text)
+
+
+def rejected(reason: str) -> Receipt:
+    """The candidate was not run, or not accepted, because it cheats (see guard.py)."""
+    return Receipt(kind="rejected", text=f"Rejected: {reason}")
+
+
+# ---------------------------------------------------------------- expected output
+
+
+def output_check(stdout: str, expected: str) -> tuple[CheckOutcome, list[str]]:
+    """Compare the cell's stdout with the expected text (trailing spaces and blank lines ignored).
+
+    Returns the check and a compact diff: `-` lines were expected, `+` lines were printed.
+    """
+    want, got = _normalized(expected), _normalized(stdout)
+    if want == got:
+        return CheckOutcome(OUTPUT_CHECK, True), []
+    diff = [
+        line for line in difflib.unified_diff(want, got, "expected", "actual", n=1, lineterm="")
+        if not line.startswith(("---", "+++"))
+    ]
+    differing = sum(1 for line in diff if line[:1] in "+-")
+    detail = f"{len(got)} line(s) printed, {len(want)} expected; {differing} line(s) differ"
+    return CheckOutcome(OUTPUT_CHECK, False, detail), diff
+
+
+def _normalized(text: str) -> list[str]:
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return lines
+
+
+# ---------------------------------------------------------------- fitting the budget
+
+
+def fit(render, budget: int = DEFAULT_BUDGET) -> str:
+    """The most detailed rendering of `render(detail)` within `budget` tokens; at worst a hard cut
+    that keeps the first lines (the error and where it happened)."""
+    budget = max(MIN_BUDGET, int(budget))
+    text = ""
+    for detail in LEVELS:
+        text = "\n".join(render(detail))
+        if fits(text, budget):
+            return text
+    return _hard_cut(text.splitlines(), budget)
+
+
+def _hard_cut(lines: list[str], budget: int) -> str:
+    """The headline (its message shortened if need be) and the failing line, then what else fits."""
+    marker = f"... (receipt cut to fit {budget} tokens)"
+    at = [line for line in lines[1:] if line.lstrip().startswith(("at line", "stopped at line"))][:1]
+    rest = [line for line in lines[1:] if line not in at]
+    at = [_clip(line, 600) for line in at]
+    head = lines[0] if lines else ""
+    for limit in (400, 200, 120, 60, 30):
+        head = _clip(lines[0], limit)
+        if fits("\n".join([head, *at, marker]), budget):
+            break
+    kept = [head, *at]
+    for line in rest:
+        if not fits("\n".join(kept + [line, marker]), budget):
+            break
+        kept.append(line)
+    return "\n".join(kept + [marker])
+
+
+def fits(text: str, budget: int) -> bool:
+    """Whether `text` is at most `budget` tokens. A text of no more bytes than that fits whatever the
+    tokenizer (a token is at least one byte), so litellm is only imported for long receipts."""
+    return len(text.encode("utf-8")) <= budget or count_tokens(text) <= budget
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of `text` by litellm's counter (its default tokenizer: the model may be any).
+
+    Through engine.litellm(), which serializes litellm's import across threads."""
+    from .engine import litellm
+
+    return int(litellm().token_counter(text=text))
+
+
+# ---------------------------------------------------------------- the parts of a receipt
+
+
+@dataclass(frozen=True)
+class _Parts:
+    result: dict
+    error: dict | None
+    checks: tuple[CheckOutcome, ...]
+    warnings: tuple[str, ...]
+    notes: tuple[str, ...]
+    diff: list[str]
+
+    def render(self, detail: Detail) -> list[str]:
+        if self.error is not None:
+            lines = _error_lines(self.error, detail)
+            lines += _check_lines(self.checks, detail, self.error)
+            lines += _context_lines(self.error.get("context", []), detail)
+        else:
+            failed = [c for c in self.checks if not c.passed]
+            if len(failed) == 1:
+                lines = [f"Check failed: {failed[0].expr}"]
+            elif failed:
+                lines = [f"{len(failed)} checks failed"]
+            else:
+                lines = [f"ran without error; {len(self.checks)} check(s) passed" if self.checks else "ran without error"]
+            lines += _check_lines(self.checks, detail, None) if failed else []
+            lines += _diff_lines(self.diff, detail)
+        if not self.diff:
+            lines += _output_lines(self.result, detail)
+        lines += _warning_lines(self.warnings, detail)
+        return lines + list(self.notes)
+
+
+def _error_lines(error: dict, detail: Detail) -> list[str]:
+    evalue = _clip(error["evalue"], detail.message_chars)
+    lines = [f"{error['ename']}: {evalue}".rstrip(": ")]
+    if error.get("lineno") is not None:
+        lines.append(f"  at line {error['lineno']} of the cell: {error.get('line') or ''}".rstrip())
+        if error.get("offset") and error["ename"] in ("SyntaxError", "IndentationError", "TabError"):
+            lines.append(f"  (column {error['offset']})")
+    lines += _frame_trail(error, detail)
+    if error.get("during_check"):
+        lines.append(f"  while evaluating the check: {error['during_check']}")
+    for link in error.get("chain", [])[-1:]:
+        if (link["ename"], link["evalue"]) == (error["ename"], error["evalue"]):
+            continue  # pandas re-raises the same KeyError from its own
+        where = f" (at line {link['lineno']}: {link['line']})" if link.get("lineno") is not None else ""
+        lines.append(f"  caused by {link['ename']}: {_clip(link['evalue'], detail.message_chars)}{where}")
+    return lines
+
+
+def _frame_trail(error: dict, detail: Detail) -> list[str]:
+    """User frames (innermost last, recursion collapsed) and the last library frame; other library
+    frames are dropped, and so are callers on the failing line itself (a comprehension, a lambda)."""
+    frames = error.get("frames", [])
+    user = [f for f in frames if f["user"]]
+    callers = [f for f in user[:-1] if f.get("repeat") or f["lineno"] != error.get("lineno")]
+    lines = _callers(callers, detail.callers)
+    if user and user[-1].get("repeat"):
+        lines.append(f"  {_repeat(user[-1])}")
+    if frames and not frames[-1]["user"]:
+        last = frames[-1]
+        where = _short_path(last["file"])
+        lines.append(f"  raised in {where}:{last['lineno']} ({last['name']}): {_clip(last['line'], 120)}".rstrip())
+    return lines
+
+
+def _callers(callers: list[dict], limit: int) -> list[str]:
+    """The outermost caller and the innermost ones, `limit` lines at most."""
+    if limit <= 0 or not callers:
+        return []
+    if len(callers) <= limit:
+        return [_caller_line(f) for f in callers]
+    if limit == 1:
+        return [_caller_line(callers[-1])]
+    inner = callers[-(limit - 1):]
+    hidden = len(callers) - len(inner) - 1
+    return [_caller_line(callers[0]), f"  ... {hidden} more call(s) ..."] + [_caller_line(f) for f in inner]
+
+
+def _caller_line(f: dict) -> str:
+    line = f"  called from line {f['lineno']} ({f['name']}): {_clip(f['line'], 160)}"
+    return line + (f" -- {_repeat(f)}" if f.get("repeat") else "")
+
+
+def _repeat(f: dict) -> str:
+    if f.get("block", 1) > 1:
+        return f"recursion: a cycle of {f['block']} calls from line {f['lineno']} ({f['name']}) repeated {f['repeat']} times"
+    return f"recursion: line {f['lineno']} ({f['name']}) repeated {f['repeat']} times"
+
+
+def _short_path(path: str) -> str:
+    marker = "site-packages/"
+    if marker in path:
+        return path.split(marker, 1)[1]
+    parts = path.replace("\\", "/").split("/")
+    return "/".join(parts[-2:])
+
+
+def _check_lines(checks: tuple[CheckOutcome, ...], detail: Detail, error: dict | None) -> list[str]:
+    lines = []
+    for c in checks:
+        if c.passed:
+            if detail.passed_checks:
+                lines.append(f"  passed: {c.expr}")
+            continue
+        if error is not None and error.get("check") and c.expr == error["check"]["expr"] and c.detail:
+            lines += _item(f"assert failed: {c.detail}", detail.context_rows)  # the assert is the line above
+            continue
+        lines += _item(f"FAILED: {c.expr}" + (f" -- {c.detail}" if c.detail else ""), detail.context_rows)
+    return lines
+
+
+def _diff_lines(diff: list[str], detail: Detail) -> list[str]:
+    if not diff:
+        return []
+    shown = [_clip(line, MAX_LINE) for line in diff[: detail.diff_lines]]
+    if len(diff) > detail.diff_lines:
+        shown.append(f"... {len(diff) - detail.diff_lines} more diff line(s)")
+    return ["Output diff (- expected, + printed):"] + _indent(shown)
+
+
+def _context_lines(context: list[str], detail: Detail) -> list[str]:
+    if not context:
+        return []
+    lines = ["Context:"]
+    for fact in context[: detail.context_items]:
+        lines += _item(fact, detail.context_rows)
+    return lines
+
+
+def _item(text: str, rows: bool) -> list[str]:
+    """One fact: its first line indented by two spaces, the rest (a DataFrame's rows) by four."""
+    first, *rest = text.splitlines() or [""]
+    return ["  " + _clip(first, 400)] + (["    " + _clip(r, MAX_LINE) for r in rest] if rows else [])
+
+
+def _output_lines(result: dict, detail: Detail) -> list[str]:
+    lines = []
+    for name in ("stdout", "stderr"):
+        text = result.get(name) or ""
+        if not text.strip():
+            continue
+        if not detail.output_lines:
+            lines.append(f"{name}: {len(text.splitlines())} line(s), not shown")
+            continue
+        lines.append(f"{name}:")
+        lines += _indent(_head_tail(text, detail.output_lines, detail.output_lines))
+    return lines
+
+
+def _warning_line(w: dict) -> str:
+    where = f" (line {w['lineno']})" if w.get("lineno") else ""
+    base = w.get("base")
+    kind = f"{w['category']} (a {base})" if base and base not in (w["category"], "Warning") else w["category"]
+    return f"{kind}{where}: {' '.join(str(w['message']).split())}"
+
+
+def _warning_lines(warnings: tuple[str, ...], detail: Detail) -> list[str]:
+    if not warnings:
+        return []
+    shown = [_clip(w, 300) for w in warnings[: detail.warnings]]
+    if len(warnings) > detail.warnings:
+        shown.append(f"... {len(warnings) - detail.warnings} more warning(s)")
+    return ["Warnings:"] + _indent(shown)
+
+
+def _head_tail(text: str, head: int = HEAD_LINES, tail: int = TAIL_LINES) -> list[str]:
+    """Keep the first and last lines of a long output, with an 'N lines elided' marker."""
+    lines = [_clip(line, MAX_LINE) for line in text.rstrip("\n").splitlines()]
+    if len(lines) <= head + tail:
+        return lines
+    return lines[:head] + [f"... {len(lines) - head - tail} lines elided ..."] + lines[-tail:]
+
+
+def _clip(line: str, limit: int = MAX_LINE) -> str:
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return ["  " + line for line in lines]

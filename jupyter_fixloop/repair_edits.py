@@ -1,0 +1,244 @@
+"""What the built-in repairs share: reading a receipt's text, and editing code without breaking it.
+
+The built-in engine sees only the prompt, so a repair knows the cell through the receipt's text: the
+headline `Ename: message`, `  at line N of the cell: ...`, and the `Context:` facts gathered in the
+sandbox (`defined names close to 'x': [...]`, `name = repr`, ...). Edits go through tokens or the
+AST, so a name inside a string or an attribute is never touched by mistake.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+
+# ---------------------------------------------------------------- reading a receipt
+
+
+@dataclass(frozen=True)
+class ParsedReceipt:
+    """The parts of a receipt's text a repair needs. `message` is the whole error message (all lines)."""
+
+    headline: str
+    ename: str = ""
+    evalue: str = ""
+    lineno: int | None = None
+    line: str = ""
+    context: tuple[str, ...] = ()
+    text: str = ""
+    values: dict = field(default_factory=dict)
+    message: str = ""
+
+
+HEADLINE = re.compile(r"^(?P<ename>[A-Za-z_][\w.]*): ?(?P<evalue>.*)$")
+AT_LINE = re.compile(r"^\s+(?:at|stopped at) line (?P<lineno>\d+)(?: of the cell)?: ?(?P<line>.*)$")
+VALUE = re.compile(r"^([A-Za-z_]\w*) = (.*)$")
+
+
+def parse_receipt(text: str) -> ParsedReceipt:
+    lines = text.splitlines()
+    headline = lines[0] if lines else ""
+    ename = evalue = ""
+    m = HEADLINE.match(headline)
+    if m:
+        ename, evalue = m.group("ename"), m.group("evalue")
+    message = [evalue]
+    lineno, line = None, ""
+    context: list[str] = []
+    in_message, in_context = True, False
+    for raw in lines[1:]:
+        at = AT_LINE.match(raw)
+        if at and lineno is None:
+            lineno, line = int(at.group("lineno")), at.group("line")
+            in_message = False
+            continue
+        if raw.startswith("Context:"):
+            in_message, in_context = False, True
+            continue
+        if in_message and not raw.startswith("  "):
+            message.append(raw)
+            continue
+        in_message = False
+        if in_context:
+            if raw.startswith("  "):
+                context.append(raw[2:].rstrip())
+            else:
+                in_context = False
+    values = {}
+    for c in context:
+        vm = VALUE.match(c)
+        if vm:
+            values[vm.group(1)] = vm.group(2)
+    context = [c.strip() for c in context]
+    return ParsedReceipt(headline, ename, evalue, lineno, line, tuple(context), text, values, "\n".join(message))
+
+
+def context_list(receipt: ParsedReceipt, prefix: str) -> list[str]:
+    """Items of a context line such as `defined names close to 'x': ['a', 'b']`."""
+    for c in receipt.context:
+        if c.startswith(prefix):
+            tail = c.split(":", 1)[1].strip()
+            try:
+                value = ast.literal_eval(tail)
+            except (ValueError, SyntaxError):
+                return []
+            return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+    return []
+
+
+def quoted(evalue: str) -> str | None:
+    m = re.search(r"'([^']+)'", evalue)
+    return m.group(1) if m else None
+
+
+def value_kind(receipt: ParsedReceipt, name: str) -> str:
+    """The type a context line shows for `name` (`DataFrame`, `Series`, `str`, `int`, ...), or ''."""
+    text = receipt.values.get(name)
+    if text is None:
+        return ""
+    head = re.match(r"^(DataFrame|Series|ndarray)\b", text)
+    if head:
+        return head.group(1)
+    try:
+        return type(ast.literal_eval(text)).__name__
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return ""
+
+
+# ---------------------------------------------------------------- editing code safely
+
+
+def parse(code: str) -> ast.Module | None:
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def compiles(code: str) -> bool:
+    return parse(code) is not None
+
+
+def rename_names(code: str, old: str, new: str, line: int | None = None) -> str | None:
+    """Replace the identifier `old` by `new` wherever it is a name (not an attribute or a string)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+    lines = code.splitlines(keepends=True)
+    edits = []
+    prev = None
+    for tok in tokens:
+        if tok.type == tokenize.NAME and tok.string == old and not (prev and prev.string == "."):
+            if line is None or tok.start[0] == line:
+                edits.append(tok)
+        if tok.type not in (tokenize.NL, tokenize.COMMENT):
+            prev = tok
+    if not edits:
+        return None
+    for tok in reversed(edits):
+        row, col = tok.start
+        text = lines[row - 1]
+        lines[row - 1] = text[:col] + new + text[col + len(old):]
+    return "".join(lines)
+
+
+def replace_on_line(code: str, lineno: int | None, old: str, new: str) -> str | None:
+    """Replace `old` on the failing line, or everywhere when the line is unknown or lacks it."""
+    lines = code.splitlines(keepends=True)
+    if lineno is not None and 1 <= lineno <= len(lines) and old in lines[lineno - 1]:
+        lines[lineno - 1] = lines[lineno - 1].replace(old, new)
+        return "".join(lines)
+    if old in code:
+        return code.replace(old, new)
+    return None
+
+
+def insert_import(code: str, statement: str) -> str:
+    """Put an import after the cell's leading imports (or first), where a person would."""
+    lines = code.splitlines(keepends=True)
+    at = 0
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith(("import ", "from ")) or stripped.startswith("#") or not stripped:
+            if stripped.startswith(("import ", "from ")):
+                at = i + 1
+            continue
+        break
+    lines.insert(at, statement + "\n")
+    return "".join(lines)
+
+
+def insert_before(code: str, lineno: int, statement: str) -> str:
+    """Insert a statement before line `lineno`, at that line's indentation."""
+    lines = code.splitlines(keepends=True)
+    target = lines[lineno - 1]
+    indent = target[: len(target) - len(target.lstrip())]
+    lines.insert(lineno - 1, indent + statement + "\n")
+    return "".join(lines)
+
+
+def offset(code: str, row: int, col_bytes: int) -> int:
+    """Character offset in `code` of an AST position (ast gives UTF-8 byte columns)."""
+    lines = code.splitlines(keepends=True)
+    text = lines[row - 1] if row - 1 < len(lines) else ""
+    col = len(text.encode("utf-8")[:col_bytes].decode("utf-8", "replace"))
+    return sum(len(x) for x in lines[: row - 1]) + col
+
+
+def span(code: str, node: ast.AST) -> tuple[int, int]:
+    """Character offsets of an AST node."""
+    return offset(code, node.lineno, node.col_offset), offset(code, node.end_lineno, node.end_col_offset)
+
+
+def source_of(code: str, node: ast.AST) -> str:
+    start, end = span(code, node)
+    return code[start:end]
+
+
+def replace_node(code: str, node: ast.AST, text: str) -> str:
+    start, end = span(code, node)
+    return code[:start] + text + code[end:]
+
+
+def on_line(node: ast.AST, lineno: int | None) -> bool:
+    """Whether the node spans the failing line (every node when the line is unknown)."""
+    if lineno is None or not hasattr(node, "lineno"):
+        return lineno is None
+    return node.lineno <= lineno <= (node.end_lineno or node.lineno)
+
+
+def calls_on_line(tree: ast.Module, lineno: int | None, name: str | None = None) -> list[ast.Call]:
+    """Calls on the failing line (innermost first), optionally only those to `name` or `x.name`."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and on_line(node, lineno):
+            if name is None or call_name(node) == name:
+                found.append(node)
+    return sorted(found, key=lambda n: (n.end_col_offset - n.col_offset) + 1000 * (n.end_lineno - n.lineno))
+
+
+def call_name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def add_keyword(code: str, call: ast.Call, keyword: str) -> str:
+    """Add `keyword` (e.g. `errors="coerce"`) as the last argument of the call."""
+    end = span(code, call)[1] - 1  # the closing parenthesis
+    inner = code[span(code, call.func)[1]:end].strip()
+    sep = "" if inner in ("(", "") else ", "
+    head = code[:end].rstrip()
+    if head.endswith(","):
+        sep = " "
+    return head + sep + keyword + code[end:]
+
+
+def has_keyword(call: ast.Call, name: str) -> bool:
+    return any(k.arg == name for k in call.keywords)

@@ -1,0 +1,91 @@
+"""Repairs of the built-in engine: small functions that each read a receipt and fix one cause.
+
+Each repair takes the code that was run and the parsed receipt, and returns the repaired code or
+None when it does not apply. They read only what a receipt says (the error, the failing line, the
+context gathered in the sandbox) and general knowledge held in `repair_tables`, never a
+benchmark's id or text. One repair per round: a cell with two bugs takes two rounds, and the loop
+reruns everything after each. `REPAIRS` is the order they are tried in, the most specific first.
+
+Where they live: `repairs_syntax` (code that does not compile), `repairs_names` (imports, names,
+attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, returns),
+`repairs_data` (pandas/numpy data cleaning); `repair_edits` reads receipts and edits code safely.
+"""
+
+from __future__ import annotations
+
+from .repair_edits import ParsedReceipt, parse_receipt
+from .repairs_calls import (
+    bad_keyword,
+    float_as_index,
+    index_off_by_one,
+    int_not_iterable,
+    join_non_str,
+    loop_overshoot,
+    method_not_called,
+    missing_return,
+    none_from_inplace,
+    not_callable,
+    str_concat,
+    unpack_loop,
+)
+from .repairs_data import (
+    accessor_dtype,
+    apply_axis,
+    concat_list,
+    date_format,
+    drop_axis,
+    format_text_number,
+    mask_with_missing,
+    merge_key_dtype,
+    nan_to_int,
+    number_parse,
+    numeric_strings,
+    pivot_duplicates,
+    positional_key,
+    reduction_on_text,
+    series_truth,
+    to_numeric_coerce,
+    tuple_columns,
+)
+from .repairs_names import (
+    attribute_typo,
+    column_as_attribute,
+    dataframe_append,
+    key_typo,
+    message_hint,
+    missing_accessor,
+    missing_import,
+    moved_import,
+    name_literal,
+    name_typo,
+    removed_attribute,
+    renamed_method,
+)
+from .repairs_syntax import indentation, syntax
+
+__all__ = ["REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt"]
+
+REPAIRS = [
+    syntax, indentation,
+    moved_import, missing_import, name_literal, name_typo,
+    message_hint, removed_attribute, dataframe_append, renamed_method, missing_accessor,
+    column_as_attribute, attribute_typo, none_from_inplace, missing_return, unpack_loop, not_callable, method_not_called,
+    accessor_dtype, key_typo, drop_axis, positional_key, bad_keyword, concat_list, str_concat, join_non_str,
+    reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
+    pivot_duplicates, tuple_columns, series_truth, mask_with_missing, apply_axis, format_text_number,
+    float_as_index, index_off_by_one, int_not_iterable, loop_overshoot,
+]
+
+
+def first_repair(code: str, receipt_text: str):
+    """(repair, repaired code) of the first repair that changes the code, or (None, None)."""
+    parsed = parse_receipt(receipt_text)
+    for repair in REPAIRS:
+        try:
+            fixed = repair(code, parsed)
+        except Exception:  # noqa: BLE001 - one repair that cannot read this code must not stop the others
+            fixed = None
+        if fixed is not None and fixed.strip() != code.strip():
+            return repair, fixed
+    return None, None
+

@@ -1,0 +1,427 @@
+"""Built-in repairs for calls, operators and loops: keywords, text and numbers mixed, indexes, returns.
+
+Each reads the receipt and the AST of the cell, and makes the edit a person would make on the
+failing line (or on the loop or function the failing line is in).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+
+from .repair_edits import (
+    ParsedReceipt,
+    calls_on_line,
+    on_line,
+    parse,
+    replace_node,
+    source_of,
+    span,
+    value_kind,
+)
+from .repair_tables import (
+    KEYWORD_FIXES,
+)
+from .repairs_names import import_optional, module_aliases
+
+
+def bad_keyword(code: str, receipt: ParsedReceipt) -> str | None:
+    """A keyword the function does not take: its synonym (`digits` -> `ndigits`), or its closest parameter."""
+    if receipt.ename != "TypeError":
+        return None
+    m = (re.search(r"'(\w+)' is an invalid keyword argument for ([\w.]+)\(\)", receipt.evalue)
+         or re.search(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'", receipt.evalue))
+    tree = parse(code)
+    if not m or tree is None:
+        return None
+    keyword, func = (m.group(1), m.group(2)) if "invalid" in m.group(0) else (m.group(2), m.group(1))
+    for call in calls_on_line(tree, receipt.lineno):
+        kw = next((k for k in call.keywords if k.arg == keyword), None)
+        if kw is None:
+            continue
+        params = _parameters(code, call, func)
+        fixed = _apply_keyword_fix(code, call, kw, params)
+        if fixed is not None:
+            return fixed
+    return None
+
+
+
+def _apply_keyword_fix(code: str, call: ast.Call, kw: ast.keyword, params: list[str]) -> str | None:
+    value = source_of(code, kw.value)
+    if kw.arg == "method" and value.strip("'\"") in ("ffill", "bfill", "pad", "backfill") and isinstance(call.func, ast.Attribute):
+        # fillna(method="ffill") was removed in pandas 3: the method is its own call
+        method = {"pad": "ffill", "backfill": "bfill"}.get(value.strip("'\""), value.strip("'\""))
+        rest = [source_of(code, k) for k in call.keywords if k is not kw and k.arg != "value"]
+        return replace_node(code, call, f"{source_of(code, call.func.value)}.{method}({', '.join(rest)})")
+    for (wrong, right), how in KEYWORD_FIXES.items():
+        if wrong != kw.arg or (right is not None and params and right not in params):
+            continue
+        if right is None:
+            return _drop_keyword(code, call, kw)
+        if not params and right not in ("ndigits", "reverse", "ascending", "columns"):
+            continue
+        new_value = value if how == "same" else f"not {value}" if not isinstance(kw.value, ast.Constant) else repr(not kw.value.value)
+        return replace_node(code, kw, f"{right}={new_value}")
+    close = difflib.get_close_matches(kw.arg, params, n=1, cutoff=0.6)
+    if close and close[0] == "inplace" and _assigned(code, call):
+        return _drop_keyword(code, call, kw)  # `x = df.dropna(inplace=True)` would leave None in x
+    if close:
+        return replace_node(code, kw, f"{close[0]}={value}")
+    return None
+
+
+
+def _assigned(code: str, call: ast.Call) -> bool:
+    tree = parse(code)
+    return any(isinstance(n, ast.Assign) and ast.dump(n.value) == ast.dump(call) for n in ast.walk(tree)) if tree else False
+
+
+
+def _drop_keyword(code: str, call: ast.Call, kw: ast.keyword) -> str:
+    parts = [source_of(code, a) for a in call.args] + [source_of(code, k) for k in call.keywords if k is not kw]
+    return replace_node(code, call, f"{source_of(code, call.func)}({', '.join(parts)})")
+
+
+
+def _parameters(code: str, call: ast.Call, func: str) -> list[str]:
+    """The keyword parameters of the called function, looked up in builtins, numpy or pandas."""
+    import inspect
+
+    target = None
+    if isinstance(call.func, ast.Name):
+        import builtins
+
+        target = getattr(builtins, call.func.id, None)
+    elif isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
+        for module in ("numpy", "pandas"):
+            if call.func.value.id in module_aliases(code, module):
+                target = getattr(import_optional(module), call.func.attr, None)
+    if target is None and "." in func:
+        owner, name = func.rsplit(".", 1)
+        for module, cls in (("pandas", owner), ("pandas", "DataFrame"), ("numpy", owner)):
+            target = getattr(getattr(import_optional(module), cls, None), name, None)
+            if target is not None:
+                break
+    if target is None:
+        return []
+    try:
+        sig = inspect.signature(target)
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+
+STR_CONCAT = re.compile(
+    r"can only concatenate str \(not \"[\w.]+\"\) to str"
+    r"|unsupported operand type\(s\) for \+: '[\w.]+' and 'str'"
+    r"|unsupported operand type\(s\) for \+: 'str' and '[\w.]+'"
+)
+
+
+
+def str_concat(code: str, receipt: ParsedReceipt) -> str | None:
+    """Wrap the non-string operand of `"text" + number` in str() on the failing line."""
+    if receipt.ename != "TypeError" or not STR_CONCAT.search(receipt.evalue) or receipt.lineno is None:
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    targets = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and on_line(node, receipt.lineno):
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                if _stringy(other, receipt) and not _stringy(side, receipt):
+                    targets.append(side)
+    if not targets:
+        return None
+    for node in sorted(targets, key=lambda n: span(code, n), reverse=True):
+        code = replace_node(code, node, f"str({source_of(code, node)})")
+    return code
+
+
+
+def _stringy(node: ast.AST, receipt: ParsedReceipt) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _stringy(node.left, receipt) or _stringy(node.right, receipt)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("str", "repr", "format"):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "format", "upper", "lower", "strip"):
+        return True
+    if isinstance(node, ast.Name) and node.id in receipt.values:
+        return receipt.values[node.id][:1] in ("'", '"')
+    return False
+
+
+
+def join_non_str(code: str, receipt: ParsedReceipt) -> str | None:
+    """`", ".join(numbers)` needs strings: `", ".join(map(str, numbers))`."""
+    if receipt.ename != "TypeError" or not re.search(r"sequence item \d+: expected str instance", receipt.evalue):
+        return None
+    tree = parse(code)
+    for call in calls_on_line(tree, receipt.lineno, "join") if tree else []:
+        if len(call.args) == 1 and isinstance(call.func, ast.Attribute):
+            arg = call.args[0]
+            return replace_node(code, arg, f"map(str, {source_of(code, arg)})")
+    return None
+
+
+
+def float_as_index(code: str, receipt: ParsedReceipt) -> str | None:
+    """A float used as an index or a count (`xs[n / 2]`, `range(n / 2)`): use floor division `//`."""
+    if receipt.ename != "TypeError" or not re.search(
+            r"'float' object cannot be interpreted as an integer|indices must be integers|slice indices must be integers",
+            receipt.evalue):
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    divisions = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and on_line(n, receipt.lineno)]
+    if divisions:
+        node = divisions[0]
+        return replace_node(code, node, f"{source_of(code, node.left)} // {source_of(code, node.right)}")
+    for call in calls_on_line(tree, receipt.lineno, "range"):
+        if isinstance(call.func, ast.Name):
+            args = ", ".join(f"int({source_of(code, a)})" for a in call.args)
+            return replace_node(code, call, f"range({args})")
+    return None
+
+
+
+def index_off_by_one(code: str, receipt: ParsedReceipt) -> str | None:
+    """`x[i + 1]` in `for i in range(len(x))` runs past the end: loop to `len(x) - 1`."""
+    if receipt.ename != "IndexError":
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    for loop in _range_len_loops(tree):
+        var, rng, _end = loop
+        shift = _max_offset(tree, var, receipt.lineno)
+        if shift:
+            length = rng.args[-1]
+            return replace_node(code, length, f"{source_of(code, length)} - {shift}")
+    for _var, rng, _target in _range_len_loops(tree, plus=True):  # range(len(x) + 1)
+        if on_line(rng, receipt.lineno) or _loop_covers(tree, rng, receipt.lineno):
+            length = rng.args[-1]
+            return replace_node(code, length, source_of(code, length.left))
+    for node in ast.walk(tree):  # x[len(x)], df.iloc[len(df)]: the last one is len - 1
+        s = node.slice if isinstance(node, ast.Subscript) else None
+        if (on_line(node, receipt.lineno) and isinstance(s, ast.Call) and isinstance(s.func, ast.Name)
+                and s.func.id == "len"):
+            return replace_node(code, s, f"{source_of(code, s)} - 1")
+    return None
+
+
+
+def _range_len_loops(tree: ast.Module, plus: bool = False):
+    """(loop variable, the range(...) call, its end) of `for i in range(len(x))` loops;
+    with `plus`, of `range(len(x) + k)` loops instead."""
+    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.comprehension))]
+    for loop in loops:
+        it, target = loop.iter, loop.target
+        if not (isinstance(target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                and it.func.id == "range" and 1 <= len(it.args) <= 2):
+            continue
+        end = it.args[-1]
+        if plus and isinstance(end, ast.BinOp) and isinstance(end.op, ast.Add) and isinstance(end.right, ast.Constant):
+            end = end.left
+        elif plus:
+            continue
+        if isinstance(end, ast.Call) and isinstance(end.func, ast.Name) and end.func.id == "len":
+            yield target.id, it, end
+
+
+
+def _loop_covers(tree: ast.Module, rng: ast.Call, lineno: int | None) -> bool:
+    """Whether the failing line is inside the body of the loop that iterates over `rng`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For) and node.iter is rng:
+            return on_line(node, lineno)
+    return False
+
+
+
+def _max_offset(tree: ast.Module, var: str, lineno: int | None) -> int:
+    """The largest k in `...[var + k]` on the failing line."""
+    best = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and on_line(node, lineno):
+            s = node.slice
+            if (isinstance(s, ast.BinOp) and isinstance(s.op, ast.Add) and isinstance(s.left, ast.Name)
+                    and s.left.id == var and isinstance(s.right, ast.Constant) and isinstance(s.right.value, int)):
+                best = max(best, s.right.value)
+    return best
+
+
+
+def int_not_iterable(code: str, receipt: ParsedReceipt) -> str | None:
+    """`for i in len(x)` / `for i in n`: an int is not iterable, `range(...)` was meant."""
+    if receipt.ename != "TypeError" or not re.search(r"'(int|numpy\.int64)' object is not iterable", receipt.evalue):
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.comprehension)) and on_line(node.iter, receipt.lineno):
+            it = node.iter
+            if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+                continue
+            if isinstance(it, (ast.Call, ast.Name, ast.Constant, ast.BinOp)):
+                return replace_node(code, it, f"range({source_of(code, it)})")
+    return None
+
+
+
+def loop_overshoot(code: str, receipt: ParsedReceipt) -> str | None:
+    """A `while x != end` loop that steps past `end` never stops: compare with `>` / `<` instead."""
+    if receipt.ename != "Timeout":
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.While) and on_line(node, receipt.lineno) and isinstance(node.test, ast.Compare)
+                and len(node.test.ops) == 1 and isinstance(node.test.ops[0], ast.NotEq)
+                and isinstance(node.test.left, ast.Name)):
+            continue
+        step = _step_of(node, node.test.left.id)
+        if step is not None:
+            op = ">" if step == "down" else "<"
+            test = node.test
+            return replace_node(code, test, f"{source_of(code, test.left)} {op} {source_of(code, test.comparators[0])}")
+    return None
+
+
+
+def _step_of(loop: ast.While, name: str) -> str | None:
+    for node in ast.walk(loop):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            if isinstance(node.op, ast.Sub):
+                return "down"
+            if isinstance(node.op, ast.Add):
+                return "up"
+    return None
+
+
+
+def missing_return(code: str, receipt: ParsedReceipt) -> str | None:
+    """A function of the cell computes its result but never returns it (None arrives): return it."""
+    if "NoneType" not in receipt.evalue:
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    called = {c.func.id for c in calls_on_line(tree, receipt.lineno) if isinstance(c.func, ast.Name)}
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and fn.name in called):
+            continue
+        if any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn)):
+            continue
+        last = fn.body[-1]
+        if isinstance(last, ast.Expr) and not (isinstance(last.value, ast.Call) and getattr(last.value.func, "id", "") == "print"):
+            return replace_node(code, last, f"return {source_of(code, last.value)}")
+        if isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name):
+            return code[: span(code, last)[1]] + f"\n{' ' * last.col_offset}return {last.targets[0].id}" + code[span(code, last)[1]:]
+    return None
+
+
+
+def unpack_loop(code: str, receipt: ParsedReceipt) -> str | None:
+    """`for k, v in d` over a dict wants `d.items()`; `for i, x in xs` over a list wants `enumerate(xs)`."""
+    if not re.search(r"values to unpack|cannot unpack non-iterable", receipt.evalue):
+        return None
+    tree = parse(code)
+    for loop in ast.walk(tree) if tree else []:
+        if not (isinstance(loop, (ast.For, ast.comprehension)) and isinstance(loop.target, ast.Tuple)
+                and len(loop.target.elts) == 2 and isinstance(loop.iter, ast.Name)
+                and (on_line(loop.iter, receipt.lineno) or isinstance(loop, ast.comprehension))):
+            continue
+        kind, name = value_kind(receipt, loop.iter.id), loop.iter.id
+        new = {"dict": f"{name}.items()", "DataFrame": f"{name}.iterrows()"}.get(kind, f"enumerate({name})")
+        if kind in ("dict", "DataFrame", "list", "tuple", "Series", "ndarray", "str", "range"):
+            return replace_node(code, loop.iter, new)
+    return None
+
+
+
+def _used_as_value(tree: ast.Module, call: ast.Call) -> bool:
+    """Whether the call's result is used (subscripted, iterated, passed on), not just a statement."""
+    return not any(isinstance(n, ast.Expr) and n.value is call for n in ast.walk(tree))
+
+
+def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df = df.dropna(inplace=True)` leaves None behind: drop `inplace=True`, keep the assignment."""
+    if "'NoneType'" not in receipt.evalue:
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno):  # xs.sort()[0]: sort works in place, sorted returns
+        if isinstance(call.func, ast.Attribute) and call.func.attr in ("sort", "reverse") and _used_as_value(tree, call):
+            items = source_of(code, call.func.value)
+            if call.func.attr == "reverse":
+                return replace_node(code, call, f"list(reversed({items}))")
+            rest = "".join(f", {source_of(code, k)}" for k in call.keywords)
+            return replace_node(code, call, f"sorted({items}{rest})")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            kw = next((k for k in node.value.keywords if k.arg == "inplace"), None)
+            if kw is not None and receipt.lineno and node.lineno < receipt.lineno:
+                return _drop_keyword(code, node.value, kw)
+            if (isinstance(node.value.func, ast.Attribute) and node.value.func.attr in ("sort", "append", "extend", "reverse")
+                    and receipt.lineno and node.lineno < receipt.lineno and len(node.targets) == 1):
+                return replace_node(code, node, source_of(code, node.value))
+    return None
+
+
+
+PROPERTIES = {"shape", "columns", "index", "values", "dtypes", "dtype", "size", "ndim", "empty", "name", "T",
+              "iloc", "loc", "at", "str", "dt", "real", "imag"}
+"""Attributes that are values, not methods: `df.shape()` calls a tuple."""
+
+
+def not_callable(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df.columns()` / `df.shape()`: those are values, not methods; drop the call."""
+    if receipt.ename != "TypeError" or not re.search(r"'[\w.]+' object is not callable", receipt.evalue):
+        return None
+    tree = parse(code)
+    for call in calls_on_line(tree, receipt.lineno) if tree else []:
+        if isinstance(call.func, ast.Attribute) and call.func.attr in PROPERTIES and not call.args and not call.keywords:
+            return replace_node(code, call, source_of(code, call.func))
+    return None
+
+
+METHOD_OPERAND = re.compile(r"'(method|builtin_function_or_method)'|\(not \"(method|builtin_function_or_method)\"\)"
+                            r"|passed to method\.__format__")
+
+
+def method_not_called(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df["x"].mean * 2`: the method itself, not its result, was used; call it."""
+    if receipt.ename != "TypeError" or not METHOD_OPERAND.search(receipt.evalue):
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    called = {id(c.func) for c in ast.walk(tree) if isinstance(c, ast.Call)}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and on_line(node, receipt.lineno) and id(node) not in called
+                and isinstance(node.ctx, ast.Load) and not node.attr.startswith("_")
+                and (node.attr not in PROPERTIES or "builtin_function_or_method" in receipt.evalue)
+                and isinstance(node.value, (ast.Subscript, ast.Name, ast.Attribute, ast.Call))
+                and node.attr in METHODS_USED_AS_VALUES):
+            return replace_node(code, node, f"{source_of(code, node)}()")
+    return None
+
+
+METHODS_USED_AS_VALUES = {
+    "mean", "sum", "max", "min", "median", "std", "var", "count", "nunique", "unique", "idxmax", "idxmin",
+    "upper", "lower", "strip", "title", "isna", "notna", "cumsum", "round", "abs", "item", "tolist", "to_list",
+    "keys", "values", "items", "copy", "head", "tail", "describe", "value_counts", "prod", "any", "all",
+}

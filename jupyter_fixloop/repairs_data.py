@@ -1,0 +1,482 @@
+"""Built-in repairs for data-cleaning crashes: numbers stored as text, merges, dates, text columns.
+
+Each reads the error message (which quotes the offending value) and the failing line, and makes the
+edit a person would: strip separators before converting, coerce placeholders to NaN, cast a merge
+key, parse day-first dates, keep text columns out of a numeric reduction.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .repair_edits import (
+    ParsedReceipt,
+    add_keyword,
+    calls_on_line,
+    has_keyword,
+    insert_before,
+    insert_import,
+    on_line,
+    parse,
+    replace_node,
+    source_of,
+    span,
+    value_kind,
+)
+
+SEPARATORS = set(",$€£¥% _'")
+"""Characters that decorate numbers written for people (thousands, currency, percent)."""
+
+REDUCTIONS = {"mean", "median", "sum", "std", "var", "min", "max", "prod", "sem", "skew", "quantile", "corr", "cov"}
+
+TEXT_REDUCTION = re.compile(
+    r"does not support (?:operation|reduction) '(\w+)'"
+    r"|Cannot perform reduction '(\w+)' with string dtype"
+    r"|agg function failed \[how->(\w+),dtype->object\]"
+    r"|Could not convert .* to numeric"
+)
+TEXT_ARITHMETIC = re.compile(
+    r"unsupported operand type\(s\) for (?:[-*/%]|\*\*|//|\+): '(?:str|int|float)' and '(?:str|int|float)'"
+    r"|'[<>]=?' not supported between instances of '(?:str|int|float)' and '(?:str|int|float)'"
+    r"|can't multiply sequence by non-int"
+    r"|ufunc '\w+' did not contain a loop with signature matching types"
+)
+
+
+def _with_pandas(code: str, fixed: str) -> str:
+    """Make sure `pd` is there when a repair introduced it (the cell may rely on the notebook's)."""
+    if re.search(r"\bpd\.", code) or re.search(r"^\s*import pandas as pd", code, re.MULTILINE):
+        return fixed
+    return insert_import(fixed, "import pandas as pd")
+
+
+def _key(node: ast.AST) -> str:
+    """`df["a"]` as the receipt writes it: `df['a']`."""
+    return ast.unparse(node).replace('"', "'")
+
+
+def _is_column(node: ast.AST) -> bool:
+    """`df["col"]` (a name subscripted by a string)."""
+    return (isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Attribute))
+            and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str))
+
+
+def column_dtypes(receipt: ParsedReceipt) -> dict[str, tuple[str, str]]:
+    """`dtypes: df['a'] str (e.g. '15', '40'); ...` from the context: {"df['a']": ("str", "'15', '40'")}."""
+    for line in receipt.context:
+        if line.startswith("dtypes: "):
+            found = re.findall(r"(\S+\[.+?\]) (\S+)(?: \(e\.g\. (.*?)\))?(?:; |$)", line[len("dtypes: "):])
+            return {expr.replace('"', "'"): (dtype, examples) for expr, dtype, examples in found}
+    return {}
+
+
+def _textual(node: ast.AST, receipt: ParsedReceipt) -> bool:
+    """An operand that may hold numbers as text: a column (of text, when the receipt says its dtype),
+    a str, or a Series of text."""
+    if _is_column(node):
+        known = column_dtypes(receipt).get(_key(node))
+        return known is None or _is_text(known[0])
+    if isinstance(node, ast.Name):
+        kind = value_kind(receipt, node.id)
+        text = receipt.values.get(node.id, "")
+        return kind == "str" or (kind == "Series" and re.search(r"dtype=(object|str|string)", text) is not None)
+    return False
+
+
+def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
+    """A mean/sum/corr over text columns: convert a single column with pd.to_numeric, else pass numeric_only=True."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    m = TEXT_REDUCTION.search(receipt.evalue) if receipt.ename == "TypeError" else None
+    if m:
+        op = next((g for g in m.groups() if g), None)
+    elif receipt.ename == "ValueError" and "could not convert string to float" in receipt.evalue:
+        names = {c.func.attr if isinstance(c.func, ast.Attribute) else "" for c in calls_on_line(tree, receipt.lineno)}
+        if names & {"astype", "to_numeric"} or not names & REDUCTIONS:
+            return None  # a conversion failed, not a reduction: number_parse's case
+        op = None  # df.corr() in pandas 3 says only which text it met
+    else:
+        return None
+    for call in calls_on_line(tree, receipt.lineno):
+        name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+        if name != op and not (op is None and name in REDUCTIONS):
+            continue
+        receiver = call.func.value
+        if isinstance(receiver, ast.Name) and receiver.id in ("np", "numpy") and call.args:
+            receiver = call.args[0]  # np.mean(df["x"])
+            if not _is_column(receiver):
+                continue
+        if _is_column(receiver):
+            return _with_pandas(code, replace_node(code, receiver, f"pd.to_numeric({source_of(code, receiver)})"))
+        if not has_keyword(call, "numeric_only"):
+            return add_keyword(code, call, "numeric_only=True")
+    return None
+
+
+def numeric_strings(code: str, receipt: ParsedReceipt) -> str | None:
+    """Arithmetic on numbers stored as text: wrap the text operand in pd.to_numeric (or float for a str)."""
+    if receipt.ename != "TypeError" or not TEXT_ARITHMETIC.search(receipt.evalue):
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    targets = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.BinOp, ast.AugAssign, ast.Compare)) and on_line(node, receipt.lineno):
+            sides = _operands(node)
+            targets += [s for s in sides if _textual(s, receipt)]
+        if isinstance(node, ast.Call) and on_line(node, receipt.lineno) and getattr(node.func, "id", "") == "sum":
+            targets += [a for a in node.args[:1] if _is_column(a)]  # sum(df["x"])
+    if not targets:
+        return None
+    # text minus text is usually dates written as text, when the receipt shows dates
+    dates = "'str' and 'str'" in receipt.evalue and DATE_TEXT.search(receipt.text) is not None
+    seen, fixed = set(), code
+    for node in sorted(targets, key=lambda n: (n.lineno, n.col_offset), reverse=True):
+        key = (node.lineno, node.col_offset)
+        if key in seen or isinstance(node.ctx, ast.Store):
+            continue
+        seen.add(key)
+        text = source_of(fixed, node)
+        wrapper = "float" if isinstance(node, ast.Name) and value_kind(receipt, node.id) == "str" else "pd.to_numeric"
+        examples = column_dtypes(receipt).get(_key(node), ("", ""))[1] if _is_column(node) else ""
+        if (dates and not examples) or DATE_TEXT.search(examples):
+            wrapper = "pd.to_datetime"
+        fixed = replace_node(fixed, node, f"{wrapper}({text})")
+    return _with_pandas(code, fixed) if fixed != code else None
+
+
+DATE_TEXT = re.compile(r"\b(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4})\b")
+
+
+def _operands(node) -> tuple:
+    if isinstance(node, ast.BinOp):
+        return node.left, node.right
+    if isinstance(node, ast.AugAssign):
+        return node.target, node.value
+    return (node.left, *node.comparators)
+
+
+NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+
+def _separators(value: str) -> str | None:
+    """The decoration to strip so `value` reads as a number ('1,200' -> ','), or None."""
+    extra = "".join(sorted(set(value) - set("0123456789.-+eE")))
+    if not extra or not set(extra) <= SEPARATORS:
+        return None
+    bare = value
+    for ch in extra:
+        bare = bare.replace(ch, "")
+    return extra if NUMBER.match(bare) else None
+
+
+def _bad_value(receipt: ParsedReceipt) -> tuple[str, str] | None:
+    """(kind, value) of a failed text-to-number conversion quoted by the message."""
+    patterns = (
+        ("float", r"could not convert string to float: '(.*)'"),
+        ("int", r"invalid literal for int\(\) with base 10: '(.*)'"),
+        ("numeric", r"Unable to parse string \"?'?(.*?)\"?'? at position"),
+    )
+    for kind, pattern in patterns:
+        m = re.search(pattern, receipt.evalue)
+        if m:
+            return kind, m.group(1)
+    return None
+
+
+def number_parse(code: str, receipt: ParsedReceipt) -> str | None:
+    """Text that is a number in disguise: strip separators ('1,200'), go through float ('27.0' for int)."""
+    if receipt.ename != "ValueError":
+        return None
+    found = _bad_value(receipt)
+    tree = parse(code)
+    if not found or tree is None:
+        return None
+    kind, value = found
+    strip = _separators(value.strip())
+    if strip:
+        return _strip_before_converting(code, tree, receipt, strip)
+    if kind == "int" and NUMBER.match(value.strip()):
+        return _int_through_float(code, tree, receipt)
+    if kind in ("float", "int") and not re.search(r"\d", value):
+        return _coerce_placeholders(code, tree, receipt)
+    return None
+
+
+def _strip_before_converting(code: str, tree, receipt: ParsedReceipt, chars: str) -> str | None:
+    pattern = "[" + re.escape(chars).replace("'", "\\'") + "]"
+    for call in calls_on_line(tree, receipt.lineno):
+        name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+        if name == "astype" and isinstance(call.func, ast.Attribute):
+            series = call.func.value
+            return replace_node(code, series, f"{source_of(code, series)}.str.replace(r'{pattern}', '', regex=True)")
+        if name == "to_numeric" and call.args:
+            arg = call.args[0]
+            return replace_node(code, arg, f"{source_of(code, arg)}.str.replace(r'{pattern}', '', regex=True)")
+        if name in ("float", "int") and isinstance(call.func, ast.Name) and len(call.args) == 1:
+            arg = call.args[0]
+            stripped = source_of(code, arg) + "".join(f".replace({c!r}, '')" for c in chars)
+            return replace_node(code, arg, stripped)
+    return None
+
+
+def _int_through_float(code: str, tree, receipt: ParsedReceipt) -> str | None:
+    for call in calls_on_line(tree, receipt.lineno):
+        if isinstance(call.func, ast.Name) and call.func.id == "int" and len(call.args) == 1:
+            return replace_node(code, call.args[0], f"float({source_of(code, call.args[0])})")
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "astype" and call.args:
+            series = call.func.value
+            return replace_node(code, series, f"{source_of(code, series)}.astype(float)")
+    return None
+
+
+def _coerce_placeholders(code: str, tree, receipt: ParsedReceipt) -> str | None:
+    for call in calls_on_line(tree, receipt.lineno, "astype"):
+        if isinstance(call.func, ast.Attribute) and len(call.args) == 1:
+            series = source_of(code, call.func.value)
+            return _with_pandas(code, replace_node(code, call, f"pd.to_numeric({series}, errors='coerce')"))
+    return None
+
+
+def to_numeric_coerce(code: str, receipt: ParsedReceipt) -> str | None:
+    """pd.to_numeric stops at placeholders ('n/a', '-'): pass errors='coerce' so they become NaN."""
+    found = _bad_value(receipt) if receipt.ename == "ValueError" else None
+    tree = parse(code)
+    if not found or found[0] != "numeric" or tree is None or _separators(found[1].strip()):
+        return None
+    for call in calls_on_line(tree, receipt.lineno, "to_numeric"):
+        if not has_keyword(call, "errors"):
+            return add_keyword(code, call, "errors='coerce'")
+    return None
+
+
+def nan_to_int(code: str, receipt: ParsedReceipt) -> str | None:
+    """Missing values cannot be plain ints: cast to pandas' nullable "Int64" instead of int."""
+    if not re.search(r"non-finite values \(NA or inf\) to integer|cannot convert float NaN to integer", receipt.evalue):
+        return None
+    tree = parse(code)
+    for call in calls_on_line(tree, receipt.lineno, "astype") if tree else []:
+        if len(call.args) == 1 and source_of(code, call.args[0]) in ("int", "'int'", '"int"', "'int64'", '"int64"', "np.int64"):
+            return replace_node(code, call.args[0], '"Int64"')
+    return None
+
+
+MERGE_DTYPES = re.compile(r"merge on (\S+) and (\S+) columns for key '([^']+)'")
+
+
+def merge_key_dtype(code: str, receipt: ParsedReceipt) -> str | None:
+    """Merge keys of different dtypes (int vs text): cast the text side's key before merging."""
+    m = MERGE_DTYPES.search(receipt.evalue) if receipt.ename == "ValueError" else None
+    tree = parse(code)
+    if not m or tree is None or receipt.lineno is None:
+        return None
+    left_dtype, right_dtype, key = m.groups()
+    for call in calls_on_line(tree, receipt.lineno, "merge"):
+        frames = _merge_frames(call)
+        if frames is None:
+            continue
+        left, right = frames
+        textual = [(left, right_dtype)] if _is_text(left_dtype) else [(right, left_dtype)] if _is_text(right_dtype) else []
+        for frame, dtype in textual:
+            if not isinstance(frame, ast.Name):
+                continue
+            col = f"{frame.id}[{key!r}]"
+            cast = f"pd.to_numeric({col})" if dtype.startswith(("int", "float", "uint")) else f"{col}.astype({dtype!r})"
+            return _with_pandas(code, insert_before(code, _statement_line(tree, call), f"{col} = {cast}"))
+    return None
+
+
+def _is_text(dtype: str) -> bool:
+    return dtype in ("object", "str", "string") or dtype.startswith("string")
+
+
+def _merge_frames(call: ast.Call):
+    if isinstance(call.func, ast.Attribute) and call.args:
+        if isinstance(call.func.value, ast.Name) and call.func.value.id in ("pd", "pandas"):
+            return (call.args[0], call.args[1]) if len(call.args) > 1 else None
+        return call.func.value, call.args[0]
+    return None
+
+
+def _statement_line(tree, node) -> int:
+    """The first line of the statement that holds `node` (where a new statement can go)."""
+    best = node.lineno
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, ast.stmt) and stmt.lineno <= node.lineno <= (stmt.end_lineno or stmt.lineno):
+            if not isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.FunctionDef, ast.Try)) or stmt.lineno == node.lineno:
+                best = stmt.lineno
+    return best
+
+
+DATE_MISMATCH = re.compile(r"time data \"?'?([^\"']+)\"?'? doesn't match format \"?'?([^\"']+)\"?'?")
+
+
+def date_format(code: str, receipt: ParsedReceipt) -> str | None:
+    """Dates that do not parse: day-first ones (31/01/2024) get dayfirst=True, mixed ones format='mixed'."""
+    m = DATE_MISMATCH.search(receipt.evalue) if receipt.ename == "ValueError" else None
+    tree = parse(code)
+    if not m or tree is None:
+        return None
+    value, fmt = m.groups()
+    parts = re.split(r"[/.\-]", value.strip())
+    dayfirst = len(parts) >= 3 and parts[0].isdigit() and int(parts[0]) > 12 and fmt.startswith("%m")
+    for call in calls_on_line(tree, receipt.lineno, "to_datetime"):
+        given = next((k for k in call.keywords if k.arg == "format"), None)
+        if given is not None:  # the format given is not the data's: read it off the value
+            return replace_node(code, given.value, repr(infer_format(value) or "mixed"))
+        if dayfirst and not has_keyword(call, "dayfirst"):
+            return add_keyword(code, call, "dayfirst=True")
+        if not dayfirst:
+            return add_keyword(code, call, "format='mixed'")
+    return None
+
+
+def infer_format(value: str) -> str | None:
+    """A strptime format for a plain numeric date (`2024/01/05`, `31.01.2024`), or None."""
+    m = re.fullmatch(r"(\d{1,4})([/.\-])(\d{1,2})\2(\d{1,4})", value.strip())
+    if not m:
+        return None
+    first, sep, middle, last = m.groups()
+    if len(first) == 4:
+        return f"%Y{sep}%m{sep}%d"
+    if len(last) != 4:
+        return None
+    if int(first) > 12:
+        day_first = True
+    elif int(middle) > 12:
+        day_first = False
+    else:
+        day_first = sep != "/"  # ambiguous: 01/02 is usually American, 01.02 and 01-02 European
+    return f"%d{sep}%m{sep}%Y" if day_first else f"%m{sep}%d{sep}%Y"
+
+
+def accessor_dtype(code: str, receipt: ParsedReceipt) -> str | None:
+    """`.dt` on text dates, `.str` on numbers: convert the column first (pd.to_datetime / astype(str))."""
+    m = re.search(r"Can only use \.(dt|str) accessor with", receipt.evalue) if receipt.ename == "AttributeError" else None
+    tree = parse(code)
+    if not m or tree is None:
+        return None
+    accessor = m.group(1)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == accessor and on_line(node, receipt.lineno):
+            inner = source_of(code, node.value)
+            new = f"pd.to_datetime({inner})" if accessor == "dt" else f"{inner}.astype(str)"
+            return _with_pandas(code, replace_node(code, node.value, new))
+    return None
+
+
+def drop_axis(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df.drop("col")` looks for a row label: columns need `axis=1` (`columns=`)."""
+    if receipt.ename != "KeyError" or "not found in axis" not in receipt.evalue:
+        return None
+    tree = parse(code)
+    for call in calls_on_line(tree, receipt.lineno, "drop") if tree else []:
+        if call.args and not any(has_keyword(call, k) for k in ("axis", "columns", "index")):
+            return add_keyword(code, call, "axis=1")
+    return None
+
+
+def positional_key(code: str, receipt: ParsedReceipt) -> str | None:
+    """`s[0]` on a Series labelled by text is a label lookup (KeyError: 0): take the position with `.iloc`."""
+    if receipt.ename != "KeyError" or not re.fullmatch(r"-?\d+", receipt.evalue.strip()):
+        return None
+    tree = parse(code)
+    for node in ast.walk(tree) if tree else []:
+        if (isinstance(node, ast.Subscript) and on_line(node, receipt.lineno) and isinstance(node.value, ast.Name)
+                and value_kind(receipt, node.value.id) == "Series"):
+            return replace_node(code, node, f"{node.value.id}.iloc[{source_of(code, node.slice)}]")
+    return None
+
+
+def concat_list(code: str, receipt: ParsedReceipt) -> str | None:
+    """`pd.concat(a, b)` takes one list of frames: `pd.concat([a, b])`."""
+    if receipt.ename != "TypeError" or not re.search(
+            r"concat\(\) takes 1 positional argument|first argument must be an iterable of pandas", receipt.evalue):
+        return None
+    tree = parse(code)
+    for call in calls_on_line(tree, receipt.lineno, "concat") if tree else []:
+        if call.args and not isinstance(call.args[0], (ast.List, ast.Tuple, ast.ListComp)):
+            start, end = span(code, call.args[0])[0], span(code, call.args[-1])[1]
+            return code[:start] + f"[{code[start:end]}]" + code[end:]
+    return None
+
+
+def pivot_duplicates(code: str, receipt: ParsedReceipt) -> str | None:
+    """`pivot` cannot put two values in one cell: `pivot_table` aggregates them."""
+    if receipt.ename != "ValueError" or "duplicate entries, cannot reshape" not in receipt.evalue:
+        return None
+    tree = parse(code)
+    for call in calls_on_line(tree, receipt.lineno, "pivot") if tree else []:
+        if isinstance(call.func, ast.Attribute):
+            return replace_node(code, call.func, f"{source_of(code, call.func.value)}.pivot_table")
+    return None
+
+
+def tuple_columns(code: str, receipt: ParsedReceipt) -> str | None:
+    """`grouped["a", "b"]` selects with a tuple: several columns need a list, `grouped[["a", "b"]]`."""
+    if receipt.ename not in ("ValueError", "KeyError") or "tuple" not in receipt.evalue:
+        return None
+    tree = parse(code)
+    for node in ast.walk(tree) if tree else []:
+        if isinstance(node, ast.Subscript) and on_line(node, receipt.lineno) and isinstance(node.slice, ast.Tuple):
+            return replace_node(code, node.slice, f"[{source_of(code, node.slice)}]")
+    return None
+
+
+def series_truth(code: str, receipt: ParsedReceipt) -> str | None:
+    """`a and b` / `not a` on Series is ambiguous: elementwise `(a) & (b)`, `~(a)`."""
+    if receipt.ename != "ValueError" or "truth value of a" not in receipt.evalue:
+        return None
+    tree = parse(code)
+    for node in ast.walk(tree) if tree else []:
+        if isinstance(node, ast.BoolOp) and on_line(node, receipt.lineno):
+            op = " & " if isinstance(node.op, ast.And) else " | "
+            return replace_node(code, node, op.join(f"({source_of(code, v)})" for v in node.values))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and on_line(node, receipt.lineno):
+            return replace_node(code, node, f"~({source_of(code, node.operand)})")
+    return None
+
+
+def apply_axis(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df.apply(lambda row: row["a"] ...)` gets columns, not rows, unless `axis=1`."""
+    if receipt.ename != "KeyError":
+        return None
+    tree = parse(code)
+    for call in calls_on_line(tree, receipt.lineno, "apply") if tree else []:
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if (receiver is not None and not _is_column(receiver) and call.args and isinstance(call.args[0], ast.Lambda)
+                and not has_keyword(call, "axis") and (not isinstance(receiver, ast.Name)
+                                                       or value_kind(receipt, receiver.id) in ("DataFrame", ""))):
+            return add_keyword(code, call, "axis=1")
+    return None
+
+
+def format_text_number(code: str, receipt: ParsedReceipt) -> str | None:
+    """A number format (`:.2f`) applied to text: convert the value with float() first."""
+    if receipt.ename != "ValueError" or not re.search(r"Unknown format code '\w' for object of type 'str'", receipt.evalue):
+        return None
+    tree = parse(code)
+    for node in ast.walk(tree) if tree else []:
+        if isinstance(node, ast.FormattedValue) and node.format_spec is not None and on_line(node, receipt.lineno):
+            return replace_node(code, node.value, f"float({source_of(code, node.value)})")
+    for call in calls_on_line(tree, receipt.lineno, "format") if tree else []:
+        if call.args:
+            start, end = span(code, call.args[0])[0], span(code, call.args[-1])[1]
+            wrapped = ", ".join(f"float({source_of(code, a)})" for a in call.args)
+            return code[:start] + wrapped + code[end:]
+    return None
+
+
+def mask_with_missing(code: str, receipt: ParsedReceipt) -> str | None:
+    """`.str.contains(...)` gives NaN for missing text, which cannot select rows: pass `na=False`."""
+    if receipt.ename != "ValueError" or "Cannot mask with non-boolean array containing NA" not in receipt.evalue:
+        return None
+    tree = parse(code)
+    for call in calls_on_line(tree, receipt.lineno) if tree else []:
+        name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+        if name in ("contains", "startswith", "endswith", "match", "fullmatch") and not has_keyword(call, "na"):
+            return add_keyword(code, call, "na=False")
+    return None

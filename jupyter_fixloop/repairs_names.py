@@ -1,0 +1,449 @@
+"""Built-in repairs for names: imports, misspelt names, attributes, columns and keys, removed APIs.
+
+Each reads the receipt (the error, the failing line, the names and columns the sandbox reported
+close by) and the tables in `repair_tables`, and fixes one cause.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import sys
+
+from .repair_edits import (
+    ParsedReceipt,
+    calls_on_line,
+    context_list,
+    insert_import,
+    on_line,
+    parse,
+    quoted,
+    rename_names,
+    replace_node,
+    replace_on_line,
+    source_of,
+    span,
+    value_kind,
+)
+from .repair_tables import (
+    DT_ATTRS,
+    KNOWN_IMPORTS,
+    LITERALS,
+    MOVED_MODULES,
+    MOVED_NAMES,
+    PANDAS_LIKE,
+    PY2_METHODS,
+    REMOVED_ATTRIBUTES,
+    REMOVED_CALLS,
+    RENAMED_METHODS,
+    STR_METHODS,
+    SUBMODULES,
+)
+
+
+def module_aliases(code: str, module: str, receipt: ParsedReceipt | None = None, attr: str = "") -> set[str]:
+    """Names the cell uses for `module`: `np` for numpy even without an import in the cell, and the
+    name before `.attr` on the failing line (the message says that object is the module)."""
+    found = {module, module.split(".")[0]}
+    found |= {a for a, full in (("np", "numpy"), ("pd", "pandas")) if full == module}
+    for m in re.finditer(rf"^\s*import\s+{re.escape(module)}\s+as\s+(\w+)", code, re.MULTILINE):
+        found.add(m.group(1))
+    tree = parse(code) if receipt is not None else None
+    if tree is not None:
+        found |= {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
+                  and isinstance(n.value, ast.Name) and on_line(n, receipt.lineno)}
+    return found
+
+
+
+def replace_attribute(code: str, owners: set[str], attr: str, new: str) -> str | None:
+    """Replace every `owner.attr` (owner one of `owners`) by `new`, where `{m}` is that owner."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
+             and isinstance(n.value, ast.Name) and n.value.id in owners]
+    if not nodes:
+        return None
+    for node in sorted(nodes, key=lambda n: span(code, n), reverse=True):
+        code = replace_node(code, node, new.format(m=node.value.id))
+    return code
+
+
+
+def attribute_error(receipt: ParsedReceipt) -> tuple[str, str] | None:
+    """(owner, attribute) of an AttributeError: owner is a type name or `module numpy`."""
+    if receipt.ename != "AttributeError":
+        return None
+    m = re.search(r"module '([\w.]+)' has no attribute '(\w+)'", receipt.evalue)
+    if m:
+        return f"module {m.group(1)}", m.group(2)
+    m = re.search(r"'(\w+)' object has no attribute '(\w+)'", receipt.evalue)
+    if m:
+        return m.group(1), m.group(2)
+    return None
+
+
+
+def replace_method(code: str, receipt: ParsedReceipt, attr: str, new: str) -> str | None:
+    """`.attr` -> `.new` on the failing line (as an attribute, never inside a string)."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr and on_line(n, receipt.lineno)]
+    if not nodes:
+        return None
+    for node in sorted(nodes, key=lambda n: span(code, n), reverse=True):
+        code = replace_node(code, node, f"{source_of(code, node.value)}.{new}")
+    return code
+
+
+
+def missing_import(code: str, receipt: ParsedReceipt) -> str | None:
+    """Add the missing import of a well-known alias (`np`, `pd`, `re`, `Path`, `Counter`, ...)."""
+    if receipt.ename != "NameError":
+        return None
+    name = quoted(receipt.evalue)
+    if not name:
+        return None
+    if name == "datetime":
+        qualified = re.search(r"\bdatetime\.(datetime|date|timedelta|timezone|time)\b", code)
+        return insert_import(code, "import datetime" if qualified else "from datetime import datetime")
+    if name in KNOWN_IMPORTS:
+        close = [c for c in context_list(receipt, "defined names close to") if c not in ("True", "False", "None")]
+        if close and KNOWN_IMPORTS[name].startswith("from "):
+            return None  # `product` next to a variable `products` is a typo, not itertools
+        return insert_import(code, KNOWN_IMPORTS[name])
+    if name in getattr(sys, "stdlib_module_names", ()) and re.search(rf"\b{re.escape(name)}\.\w", code):
+        return insert_import(code, f"import {name}")
+    return None
+
+
+
+def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
+    """Import a name, or a module, from where it lives now (`json_normalize`, `collections.abc`, ...)."""
+    tree = parse(code)
+    if tree is None or receipt.ename not in ("ImportError", "ModuleNotFoundError"):
+        return None
+    m = re.search(r"No module named '([\w.]+)'", receipt.evalue)
+    if m:
+        for old, new in MOVED_MODULES.items():
+            if m.group(1) == old or old.startswith(m.group(1) + "."):
+                fixed = replace_on_line(code, receipt.lineno, old, new)
+                if fixed is not None:
+                    return fixed
+        for node in ast.walk(tree):  # `from pandas.core.index import Index`: the package exports it
+            if isinstance(node, ast.ImportFrom) and on_line(node, receipt.lineno) and node.module == m.group(1):
+                homes = {_home_of(node.module, a.name) for a in node.names}
+                if len(homes) == 1 and None not in homes:
+                    names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in node.names)
+                    return replace_node(code, node, f"from {homes.pop()} import {names}")
+        return None
+    m = re.search(r"cannot import name '(\w+)' from '([\w.]+)'", receipt.evalue)
+    if not m:
+        return None
+    name, module = m.group(1), m.group(2)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and on_line(node, receipt.lineno) and node.module:
+            return _rewrite_import_from(code, node, module, name)
+    return None
+
+
+
+def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str) -> str | None:
+    new_module = MOVED_NAMES.get((node.module, name), MOVED_NAMES.get((module, name), ""))
+    if new_module == "" and node.module in MOVED_MODULES:
+        new_module = MOVED_MODULES[node.module]
+    if new_module == "":
+        new_module = _home_of(node.module, name) or ""
+    if new_module == "":
+        return None
+    moved = [a for a in node.names if a.name == name]
+    kept = [a for a in node.names if a.name != name]
+
+    def alias(a):
+        return a.name + (f" as {a.asname}" if a.asname else "")
+
+    lines = []
+    if kept:
+        lines.append(f"from {node.module} import {', '.join(alias(a) for a in kept)}")
+    for a in moved:
+        lines.append(f"import {alias(a)}" if new_module is None else f"from {new_module} import {alias(a)}")
+    return replace_node(code, node, "\n".join(lines))
+
+
+
+def name_typo(code: str, receipt: ParsedReceipt) -> str | None:
+    """Replace a misspelt name by the closest defined name."""
+    if receipt.ename != "NameError":
+        return None
+    name = quoted(receipt.evalue)
+    close = [c for c in context_list(receipt, "defined names close to") if c not in ("True", "False", "None")]
+    if not name or not close:
+        return None
+    return rename_names(code, name, close[0])
+
+
+
+def name_literal(code: str, receipt: ParsedReceipt) -> str | None:
+    """`true`, `null`, `nan` written as in JSON or R: the Python literal."""
+    if receipt.ename != "NameError":
+        return None
+    name = quoted(receipt.evalue)
+    if name not in LITERALS:
+        return None
+    code = rename_names(code, name, LITERALS[name]) or code
+    for other in ("true", "false", "null"):  # JSON spelling: the others are just as undefined
+        code = rename_names(code, other, LITERALS[other]) or code
+    return code
+
+
+
+def message_hint(code: str, receipt: ParsedReceipt) -> str | None:
+    """Follow an error message that names its replacement: "`np.NaN` was removed ... Use `np.nan` instead"."""
+    m = re.search(r"`([\w.]+)` (?:was|has been) removed.*?[Uu]se `([\w.()]+)` instead", receipt.message, re.DOTALL)
+    if not m:
+        return None
+    old, new = m.group(1), m.group(2)
+    if "." in old:
+        owner, attr = old.rsplit(".", 1)
+        prefix = owner + "."
+        template = "{m}." + new[len(prefix):] if new.startswith(prefix) else new
+        modules = {"np": "numpy", "pd": "pandas"}
+        return replace_attribute(code, module_aliases(code, modules.get(owner, owner), receipt, attr) | {owner}, attr, template)
+    return rename_names(code, old, new)
+
+
+
+def removed_attribute(code: str, receipt: ParsedReceipt) -> str | None:
+    """Replace a module attribute removed in NumPy 2 / pandas 2 (`np.float`, `np.Inf`, `pd.datetime`)."""
+    found = attribute_error(receipt)
+    if not found or not found[0].startswith("module "):
+        return None
+    module, attr = found[0].split(" ", 1)[1], found[1]
+    owners = module_aliases(code, module, receipt, attr)
+    if (module, attr) in REMOVED_CALLS:
+        return _replace_call(code, owners, attr, REMOVED_CALLS[module, attr])
+    new = REMOVED_ATTRIBUTES.get(module, {}).get(attr)
+    if new is None:
+        home = _home_of(module, attr)
+        new = f"{{m}}{home[len(module):]}.{attr}" if home else None
+    if new is None:
+        return None
+    return replace_attribute(code, owners, attr, new)
+
+
+
+def _home_of(module: str, name: str) -> str | None:
+    """The public module of `module`'s package that has `name` (`pandas.errors` for SettingWithCopyWarning)."""
+    top = module.split(".")[0]
+    if top not in ("pandas", "numpy"):
+        return None
+    for candidate in (top, *(f"{top}.{sub}" for sub in SUBMODULES)):
+        if candidate != module and hasattr(import_optional(candidate), name):
+            return candidate
+    return None
+
+
+
+def _replace_call(code: str, owners: set[str], attr: str, template: str) -> str | None:
+    tree = parse(code)
+    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+             and c.func.attr == attr and isinstance(c.func.value, ast.Name) and c.func.value.id in owners
+             and len(c.args) == 1] if tree else []
+    for call in sorted(calls, key=lambda n: span(code, n), reverse=True):
+        code = replace_node(code, call, template.format(source_of(code, call.args[0])))
+    return code if calls else None
+
+
+
+def dataframe_append(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df.append(row)` was removed in pandas 2: `pd.concat([df, pd.DataFrame([row])])`."""
+    found = attribute_error(receipt)
+    tree = parse(code)
+    if not found or found != ("DataFrame", "append") and found != ("Series", "append") or tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno, "append"):
+        if not isinstance(call.func, ast.Attribute) or not call.args:
+            continue
+        frame, row = source_of(code, call.func.value), call.args[0]
+        other = source_of(code, row)
+        if isinstance(row, ast.Dict) or (isinstance(row, ast.Name) and value_kind(receipt, row.id) in ("dict", "Series")):
+            other = f"pd.DataFrame([{other}])" if found[0] == "DataFrame" else f"pd.Series({other})"
+        elif isinstance(row, (ast.List, ast.ListComp)) and found[0] == "DataFrame":
+            other = f"pd.DataFrame({other})"
+        keywords = "".join(f", {source_of(code, k)}" for k in call.keywords)
+        fixed = replace_node(code, call, f"pd.concat([{frame}, {other}]{keywords})")
+        return fixed if re.search(r"\bpd\b", code.replace(f"{frame}.append", "")) else insert_import(fixed, "import pandas as pd")
+    return None
+
+
+
+def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
+    """A method under an old or borrowed name (`iteritems`, `ix`, `avg`, `sort_by`, Python 2's `has_key`)."""
+    found = attribute_error(receipt)
+    m = re.search(r"'(\w+)' is not a valid function for '(\w+)' object", receipt.evalue)
+    if m and m.group(1) in RENAMED_METHODS:  # .agg("avg")
+        return _replace_string(code, receipt, m.group(1), RENAMED_METHODS[m.group(1)])
+    if not found:
+        return None
+    owner, attr = found
+    if (owner, attr) in PY2_METHODS:
+        return replace_method(code, receipt, attr, PY2_METHODS[owner, attr])
+    if owner == "dict" and attr == "has_key":
+        return _has_key(code, receipt)
+    if owner == "str" and attr == "decode":
+        return _drop_method_call(code, receipt, "decode")
+    if not PANDAS_LIKE.match(owner) or attr not in RENAMED_METHODS:
+        return None
+    return replace_method(code, receipt, attr, RENAMED_METHODS[attr]) or _replace_string(code, receipt, attr, RENAMED_METHODS[attr])
+
+
+def _replace_string(code: str, receipt: ParsedReceipt, old: str, new: str) -> str | None:
+    """A function named by a string (`.agg("avg")`) on the failing line."""
+    for quote in ("'", '"'):
+        fixed = replace_on_line(code, receipt.lineno, f"{quote}{old}{quote}", f"{quote}{new}{quote}")
+        if fixed is not None:
+            return fixed
+    return None
+
+
+def _has_key(code: str, receipt: ParsedReceipt) -> str | None:
+    tree = parse(code)
+    for call in calls_on_line(tree, receipt.lineno, "has_key") if tree else []:
+        if isinstance(call.func, ast.Attribute) and len(call.args) == 1:
+            return replace_node(code, call, f"{source_of(code, call.args[0])} in {source_of(code, call.func.value)}")
+    return None
+
+
+def _drop_method_call(code: str, receipt: ParsedReceipt, attr: str) -> str | None:
+    tree = parse(code)
+    for call in calls_on_line(tree, receipt.lineno, attr) if tree else []:
+        if isinstance(call.func, ast.Attribute):
+            return replace_node(code, call, source_of(code, call.func.value))
+    return None
+
+
+
+def missing_accessor(code: str, receipt: ParsedReceipt) -> str | None:
+    """String and date methods of a Series live behind `.str` / `.dt`: `s.lower()` -> `s.str.lower()`."""
+    found = attribute_error(receipt)
+    if not found or found[0] not in ("Series", "Index"):
+        return None
+    attr = found[1]
+    accessor = "str" if attr in STR_METHODS else "dt" if attr in DT_ATTRS else None
+    if accessor is None:
+        return None
+    return replace_method(code, receipt, attr, f"{accessor}.{attr}")
+
+
+
+def column_as_attribute(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df.Total_Sales` for a column named 'Total Sales' or 'total_sales': use `df["Total Sales"]`."""
+    found = attribute_error(receipt)
+    tree = parse(code)
+    if not found or found[0] != "DataFrame" or tree is None:
+        return None
+    attr = found[1]
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and node.attr == attr and on_line(node, receipt.lineno)
+                and isinstance(node.value, ast.Name)):
+            continue
+        columns = _columns_in_context(receipt, node.value.id)
+        match = _column_match(attr, columns)
+        if match is not None:
+            return replace_node(code, node, f"{node.value.id}[{match!r}]")
+    return None
+
+
+
+def _columns_in_context(receipt: ParsedReceipt, name: str) -> list:
+    text = receipt.values.get(name, "")
+    m = re.search(r"columns=(\[.*?\])(?:\s|$)", text)
+    if not m:
+        return []
+    try:
+        return list(ast.literal_eval(m.group(1)))
+    except (ValueError, SyntaxError):
+        return []
+
+
+
+def _column_match(attr: str, columns: list):
+    def norm(s):
+        return re.sub(r"[\s_\-]+", "_", str(s).strip().lower())
+
+    for col in columns:
+        if isinstance(col, str) and norm(col) == norm(attr):
+            return col
+    close = difflib.get_close_matches(attr, [c for c in columns if isinstance(c, str)], n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+
+def attribute_typo(code: str, receipt: ParsedReceipt) -> str | None:
+    """Replace a misspelt attribute or method by the closest one the object really has."""
+    found = attribute_error(receipt)
+    if not found:
+        return None
+    close = [c for c in context_list(receipt, "attributes of") if c != found[1]]
+    if not close:
+        return None
+    return replace_method(code, receipt, found[1], close[0])
+
+
+
+def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
+    """Replace a dict key or DataFrame column that does not exist by its near match (case, spaces, spelling)."""
+    if receipt.ename != "KeyError":
+        return None
+    for c in receipt.context:
+        m = re.match(r"near matches for (?P<key>'.*?'|\".*?\"): (?P<first>'.*?'|\".*?\")", c)
+        if not m:
+            continue
+        key, first = ast.literal_eval(m.group("key")), ast.literal_eval(m.group("first"))
+        for quote in ("'", '"'):
+            if quote in first:
+                continue
+            fixed = replace_on_line(code, receipt.lineno, f"{quote}{key}{quote}", f"{quote}{first}{quote}")
+            if fixed is not None:
+                return fixed
+    return _key_in_message(code, receipt)
+
+
+
+MISSING_LABEL = re.compile(
+    r"Column not found: (\w[\w ]*)|Label\(s\) \['([^']+)'\] do not exist|\['([^']+)'\] not in index"
+    r"|None of \[Index\(\['([^']+)'\]"
+)
+
+
+
+def _key_in_message(code: str, receipt: ParsedReceipt) -> str | None:
+    """Column errors raised deep in pandas (groupby, agg): match the key against the frames' columns."""
+    m = MISSING_LABEL.search(receipt.evalue)
+    if not m:
+        return None
+    key = next(g for g in m.groups() if g)
+    columns = [c for name in receipt.values for c in _columns_in_context(receipt, name)]
+    match = _column_match(key, columns)
+    if match is None or match == key:
+        return None
+    for quote in ("'", '"'):
+        fixed = replace_on_line(code, receipt.lineno, f"{quote}{key}{quote}", repr(match))
+        if fixed is not None:
+            return fixed
+    return None
+
+
+
+def import_optional(module: str):
+    """The module, or None when it is not installed (knowledge about it then does not apply)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+

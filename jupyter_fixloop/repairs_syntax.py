@@ -1,0 +1,306 @@
+"""Built-in repairs for code that does not compile: colons, brackets, quotes, indentation.
+
+The error message says what is wrong and where; it rarely says which of a few edits is right. So
+each repair makes the few edits a person would consider, in order of likelihood, and keeps the
+first that compiles (or, for a cell with several syntax errors, the first that moves the error
+further down: the next round fixes the next one).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .repair_edits import ParsedReceipt
+
+CLOSERS = {"(": ")", "[": "]", "{": "}"}
+OPENERS = {v: k for k, v in CLOSERS.items()}
+COMPOUND = re.compile(r"^\s*(if|elif|else|for|while|def|class|try|except|finally|with|async\s+def|async\s+for|async\s+with)\b")
+
+
+def _column(receipt: ParsedReceipt) -> int | None:
+    m = re.search(r"^\s+\(column (\d+)\)", receipt.text, re.MULTILINE)
+    return int(m.group(1)) if m else None
+
+
+def _error_line(code: str) -> int | None:
+    try:
+        compile(code, "<cell>", "exec")
+    except SyntaxError as exc:
+        return exc.lineno or 0
+    except ValueError:
+        return 0
+    return None
+
+
+def _best(code: str, candidates, lineno: int) -> str | None:
+    """The first candidate that compiles; else the first whose error comes later than `lineno`."""
+    progress = None
+    for candidate in candidates:
+        if candidate is None or candidate == code:
+            continue
+        where = _error_line(candidate)
+        if where is None:
+            return candidate
+        if progress is None and where > lineno:
+            progress = candidate
+    return progress
+
+
+def _split(code: str) -> tuple[list[str], bool]:
+    return code.split("\n"), code.endswith("\n")
+
+
+def _code_end(line: str) -> int:
+    """Where the code on a line ends (before a trailing comment, outside strings)."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            return len(line[:i].rstrip())
+    return len(line.rstrip())
+
+
+def _append(lines: list[str], index: int, text: str) -> str:
+    out = list(lines)
+    end = _code_end(out[index])
+    out[index] = out[index][:end] + text + out[index][end:]
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- SyntaxError
+
+
+def syntax(code: str, receipt: ParsedReceipt) -> str | None:
+    """Fix a SyntaxError: missing colon, unclosed/unmatched/mismatched bracket, open quote, `print x`, `=` for `==`."""
+    if receipt.ename != "SyntaxError" or not receipt.lineno:
+        return None
+    lines, _ = _split(code)
+    n = receipt.lineno - 1
+    if n >= len(lines):
+        return None
+    message = receipt.evalue
+    candidates = []
+    if "expected ':'" in message or (message.startswith("invalid syntax") and COMPOUND.match(lines[n])
+                                      and not lines[n][: _code_end(lines[n])].endswith(":")):
+        candidates.append(_append(lines, n, ":"))
+    m = re.search(r"'([(\[{])' was never closed", message)
+    if m:
+        candidates += _close_bracket(lines, n, CLOSERS[m.group(1)])
+    m = re.search(r"unmatched '([)\]}])'", message)
+    if m:
+        candidates += _drop_char(lines, n, m.group(1), _column(receipt))
+    m = re.search(r"closing parenthesis '([)\]}])' does not match opening parenthesis '([(\[{])'", message)
+    if m:
+        candidates += _swap_char(lines, n, m.group(1), CLOSERS[m.group(2)], _column(receipt))
+    if "unterminated string literal" in message:
+        candidates += _close_quote(lines, n, _column(receipt))
+    if "Missing parentheses in call to 'print'" in message:
+        candidates.append(_print_call(lines, n))
+    if "instead of '='" in message:
+        candidates += _double_equals(lines, n, _column(receipt))
+    if "forgot a comma" in message:
+        candidates += _insert_comma(lines, n)
+    if "f-string: expecting '}'" in message:
+        candidates += _close_brace(lines, n)
+    candidates += _spelled_otherwise(lines, n)
+    if "invalid character" in message:
+        candidates.append("\n".join(lines).translate(ASCII))
+    return _best(code, candidates, receipt.lineno)
+
+
+ASCII = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u2013": "-", "\u2014": "-",
+                       "\u00a0": " ", "\u2212": "-", "\u00d7": "*"})
+"""Characters from word processors and web pages that Python does not accept in code."""
+
+OTHER_SPELLINGS = ((r"\belse\s+if\b", "elif"), (r"(\w+)\+\+", r"\1 += 1"), (r"(\w+)--(?!\w)", r"\1 -= 1"),
+                   (r"<>", "!="), (r"&&", "and"), (r"\|\|", "or"))
+"""Constructs from other languages and from Python 2, and their Python spelling."""
+
+
+def _spelled_otherwise(lines: list[str], n: int) -> list[str]:
+    out = []
+    for pattern, new in OTHER_SPELLINGS:
+        line = re.sub(pattern, new, lines[n])
+        if line != lines[n]:
+            out.append("\n".join(lines[:n] + [line] + lines[n + 1:]))
+    return out
+
+
+def _close_brace(lines: list[str], n: int) -> list[str]:
+    """`f"{x"`: close the replacement field before the string's closing quote."""
+    line, out = lines[n], []
+    for m in re.finditer(r"\{[^{}'\"]*(?=['\"])", line):
+        out.append("\n".join(lines[:n] + [line[: m.end()] + "}" + line[m.end():]] + lines[n + 1:]))
+    return out
+
+
+def _close_bracket(lines: list[str], n: int, closer: str) -> list[str]:
+    """The closer at the end of the opening line first, then at the end of each later line."""
+    out = [_append(lines, n, closer)]
+    for k in range(n + 1, len(lines)):
+        if lines[k].strip():
+            out.append(_append(lines, k, closer))
+    return out
+
+
+def _positions(line: str, ch: str, column: int | None) -> list[int]:
+    found = [i for i, c in enumerate(line) if c == ch]
+    if column is not None and column - 1 in found:
+        found.remove(column - 1)
+        found.insert(0, column - 1)
+    else:
+        found.reverse()
+    return found
+
+
+def _drop_char(lines: list[str], n: int, ch: str, column: int | None) -> list[str]:
+    out = []
+    for i in _positions(lines[n], ch, column):
+        copy = list(lines)
+        copy[n] = lines[n][:i] + lines[n][i + 1:]
+        out.append("\n".join(copy))
+    return out
+
+
+def _swap_char(lines: list[str], n: int, ch: str, new: str, column: int | None) -> list[str]:
+    out = []
+    for i in _positions(lines[n], ch, column):
+        copy = list(lines)
+        copy[n] = lines[n][:i] + new + lines[n][i + 1:]
+        out.append("\n".join(copy))
+    return out
+
+
+def _close_quote(lines: list[str], n: int, column: int | None) -> list[str]:
+    line = lines[n]
+    starts = [i for i, c in enumerate(line) if c in "'\""]
+    if column is not None and 0 < column <= len(line) and line[column - 1] in "'\"":
+        starts.insert(0, column - 1)
+    out = []
+    for i in starts[:3]:
+        copy = list(lines)
+        end = len(line.rstrip())
+        tail = line[end:]
+        body = line[:end]
+        # close before a trailing bracket the string was inside of, or at the end
+        m = re.search(r"[)\]}:,]+$", body[i + 1:])
+        if m:
+            cut = i + 1 + m.start()
+            out.append("\n".join(copy[:n] + [body[:cut] + line[i] + body[cut:] + tail] + copy[n + 1:]))
+        out.append("\n".join(copy[:n] + [body + line[i] + tail] + copy[n + 1:]))
+    return out
+
+
+def _print_call(lines: list[str], n: int) -> str:
+    line = lines[n]
+    m = re.match(r"^(\s*)print\s+(.*?)\s*$", line[: _code_end(line)])
+    if not m:
+        return "\n".join(lines)
+    copy = list(lines)
+    copy[n] = f"{m.group(1)}print({m.group(2)})" + line[_code_end(line):]
+    return "\n".join(copy)
+
+
+def _double_equals(lines: list[str], n: int, column: int | None) -> list[str]:
+    line = lines[n]
+    spots = [m.start() for m in re.finditer(r"(?<![=!<>:+\-*/%&|^])=(?!=)", line)]
+    if column is not None:
+        spots.sort(key=lambda i: abs(i - (column - 1)))
+    out = []
+    for i in spots:
+        copy = list(lines)
+        copy[n] = line[:i] + "==" + line[i + 1:]
+        out.append("\n".join(copy))
+    return out
+
+
+def _insert_comma(lines: list[str], n: int) -> list[str]:
+    line = lines[n]
+    out = []
+    for m in re.finditer(r"(?<=[\w'\")\]}])(\s+)(?=[\w'\"(\[{])", line):
+        copy = list(lines)
+        copy[n] = line[: m.start()] + "," + line[m.start():]
+        out.append("\n".join(copy))
+    return out
+
+
+# ---------------------------------------------------------------- IndentationError
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def indentation(code: str, receipt: ParsedReceipt) -> str | None:
+    """Fix an IndentationError: indent a block's body, dedent a stray line, align to an outer level, tabs."""
+    if receipt.ename not in ("IndentationError", "TabError") or not receipt.lineno:
+        return None
+    lines, _ = _split(code)
+    n = receipt.lineno - 1
+    if n >= len(lines):
+        return None
+    message = receipt.evalue
+    if receipt.ename == "TabError" or "tabs and spaces" in message:
+        # tabs become spaces; a wrong level that shows then is the next round's IndentationError
+        return "\n".join(_indent_of(x).replace("\t", "    ") + x.lstrip() for x in lines)
+    if message.startswith("expected an indented block"):
+        return _best(code, _indent_body(lines, n), receipt.lineno)
+    if message.startswith("unexpected indent"):
+        return _best(code, _dedent(lines, n), receipt.lineno)
+    if message.startswith("unindent does not match"):
+        return _best(code, _align(lines, n), receipt.lineno)
+    return None
+
+
+def _previous(lines: list[str], n: int) -> int | None:
+    for k in range(n - 1, -1, -1):
+        if lines[k].strip() and not lines[k].strip().startswith("#"):
+            return k
+    return None
+
+
+def _block(lines: list[str], n: int) -> list[int]:
+    """Line n and the following lines indented like it (blank lines included)."""
+    indent, block = _indent_of(lines[n]), [n]
+    for k in range(n + 1, len(lines)):
+        if not lines[k].strip():
+            continue
+        if _indent_of(lines[k]) != indent or not lines[k].startswith(indent):
+            break
+        block.append(k)
+    return block
+
+
+def _shift(lines: list[str], rows: list[int], new_indent: str, old_indent: str) -> str:
+    copy = list(lines)
+    for k in rows:
+        copy[k] = new_indent + copy[k][len(old_indent):] if copy[k].startswith(old_indent) else copy[k]
+    return "\n".join(copy)
+
+
+def _indent_body(lines: list[str], n: int) -> list[str]:
+    head = _previous(lines, n)
+    if head is None:
+        return []
+    unit = "    "
+    body_indent = _indent_of(lines[head]) + unit
+    old = _indent_of(lines[n])
+    block = _block(lines, n)
+    return [_shift(lines, [n], body_indent, old), _shift(lines, block, body_indent, old)]
+
+
+def _dedent(lines: list[str], n: int) -> list[str]:
+    prev = _previous(lines, n)
+    target = _indent_of(lines[prev]) if prev is not None else ""
+    old = _indent_of(lines[n])
+    return [_shift(lines, [n], target, old), _shift(lines, _block(lines, n), target, old)]
+
+
+def _align(lines: list[str], n: int) -> list[str]:
+    old = _indent_of(lines[n])
+    levels = sorted({_indent_of(x) for x in lines[:n] if x.strip()}, key=lambda s: abs(len(s) - len(old)))
+    return [_shift(lines, _block(lines, n), level, old) for level in levels]

@@ -1,0 +1,87 @@
+"""The values a loop hands back: what each round cost, what it ran, and how it ended."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from .receipt import Receipt
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What one model call cost. `seconds` is model time; `run_seconds` is sandbox time."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+    run_seconds: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class Round:
+    """One model call, the candidate it proposed, and the receipt of running that candidate."""
+
+    index: int
+    candidate: str | None
+    receipt: Receipt
+    usage: Usage = field(default_factory=Usage)
+    reply: str = ""
+
+
+@dataclass(frozen=True)
+class LoopResult:
+    """How a loop ended.
+
+    `status` is "passed" (the original already passes), "fixed", "gave_up" or "error";
+    `reason` says which bound or error ended it. `rounds` holds the model rounds only;
+    `first` is the receipt of the original cell's own run (None in generation mode).
+    """
+
+    status: str
+    source: str
+    patched: str | None
+    rounds: list[Round]
+    first: Receipt | None = None
+    reason: str = ""
+    model: str = ""
+    checks: tuple[str, ...] = ()
+    instruction: str | None = None
+    seconds: float = 0.0
+    max_rounds: int = 0
+    loop_id: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def diff(self) -> str:
+        """Unified diff of the original cell against the proposed one ('' when nothing changed)."""
+        if self.patched is None:
+            return ""
+        return unified_diff(self.source, self.patched)
+
+    @property
+    def tokens(self) -> int:
+        return sum(r.usage.tokens for r in self.rounds)
+
+    @property
+    def cost(self) -> float:
+        return sum(r.usage.cost for r in self.rounds)
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("passed", "fixed")
+
+    @property
+    def last_receipt(self) -> Receipt | None:
+        return self.rounds[-1].receipt if self.rounds else self.first
+
+
+def unified_diff(before: str, after: str, before_name: str = "original", after_name: str = "proposed") -> str:
+    """A unified diff that ignores a missing final newline (cells rarely end with one)."""
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), before_name, after_name, lineterm="")
+    return "".join(line + "\n" for line in lines)

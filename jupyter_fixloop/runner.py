@@ -1,0 +1,383 @@
+"""The part of fixloop that runs *inside* a sandbox kernel.
+
+The user side sends one execute request per round that calls `run_request`; this module executes
+the candidate in the kernel's namespace, runs the checks, and describes what happened as plain JSON
+(no ANSI, nothing invented). It gathers context at the failure while the objects are still alive,
+because that is the only place they exist. Keep it stdlib-only: it is imported in every sandbox.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import json
+import linecache
+import os
+import sys
+import time
+import traceback
+import warnings
+
+from jupyter_fixloop.context import gather, short_repr
+
+CELL_FILE = "<cell>"
+CHECK_FILE = "<check>"
+MAX_REPR = 160
+MAX_MESSAGE = 2000  # the receipt's budget trims further; the bench checks the whole message is kept
+MAX_BLOCK = 3  # recursion through up to 3 functions collapses into one block with a count
+MAX_STREAM_CHARS = 200_000
+
+_last_json = "{}"
+_user_names: list[str] = []  # names the user's kernel has (values may not be mirrored)
+
+
+# ---------------------------------------------------------------- entry points (called by sandbox.py)
+
+
+def run_request(payload_json: str) -> None:
+    """Run one candidate described by `payload_json`; the result is read back with `last_json()`."""
+    global _last_json
+    payload = json.loads(payload_json)
+    try:
+        result = run(payload["source"], payload.get("checks", []))
+    except BaseException as exc:  # never let the runner itself fail the request
+        result = {"status": "error", "internal": f"{type(exc).__name__}: {exc}"}
+    _last_json = json.dumps(result, default=str)
+
+
+def load_request(path: str) -> None:
+    """Load a snapshot file into the kernel's namespace (see snapshot.py)."""
+    global _last_json, _user_names
+    from jupyter_fixloop.snapshot import load_into
+
+    try:
+        report = load_into(_namespace(), path)
+        _user_names = report.pop("available", [])
+    except BaseException as exc:
+        report = {"loaded": [], "failed": {"*": f"{type(exc).__name__}: {exc}"[:300]}}
+    _last_json = json.dumps(report, default=str)
+
+
+def last_json() -> str:
+    return _last_json
+
+
+def _namespace() -> dict:
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    if shell is not None:
+        return shell.user_ns
+    return sys.modules["__main__"].__dict__
+
+
+def _transform(source: str) -> str:
+    """IPython syntax (`%magic`, `!cmd`) becomes Python, keeping line numbers."""
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is not None:
+            return shell.transform_cell(source)
+    except Exception:
+        pass
+    return source
+
+
+# ---------------------------------------------------------------- running a candidate
+
+
+def run(source: str, checks: list[str], ns: dict | None = None) -> dict:
+    """Run `source` in the kernel's namespace (or `ns`), then the checks; describe what happened."""
+    ns = _namespace() if ns is None else ns
+    linecache.cache[CELL_FILE] = (len(source), None, source.splitlines(True), CELL_FILE)
+    out, err = io.StringIO(), io.StringIO()
+    result: dict = {"status": "ok", "error": None, "value": None, "checks": []}
+    started = time.perf_counter()
+    cwd_before = _listdir_safe(os.getcwd())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            tree = None
+            try:
+                tree = ast.parse(_transform(source), CELL_FILE)
+                result["value"] = _exec_cell(tree, ns)
+            except BaseException as exc:
+                result["status"] = "error"
+                result["error"] = describe_error(exc, ns, tree)
+            if result["status"] == "ok":
+                result["checks"] = [_run_check(expr, ns, result) for expr in checks]
+    result["seconds"] = time.perf_counter() - started
+    result["stdout"] = out.getvalue()[-MAX_STREAM_CHARS:]
+    result["stderr"] = err.getvalue()[-MAX_STREAM_CHARS:]
+    result["warnings"] = _describe_warnings(caught)
+    result["new_files"] = sorted(_listdir_safe(os.getcwd()) - cwd_before)
+    return result
+
+
+def _exec_cell(tree: ast.Module, ns: dict) -> str | None:
+    """Execute like a notebook cell: statements, then the value of a trailing expression."""
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    exec(compile(tree, CELL_FILE, "exec"), ns)
+    if last is None:
+        return None
+    value = eval(compile(last, CELL_FILE, "eval"), ns)
+    if value is None:
+        return None
+    ns["_"] = value
+    return _short_repr(value, limit=2000)
+
+
+def _listdir_safe(path: str) -> set[str]:
+    try:
+        return set(os.listdir(path))
+    except OSError:
+        return set()
+
+
+def _describe_warnings(caught) -> list[dict]:
+    seen, described = set(), []
+    for w in caught:
+        key = (w.category.__name__, str(w.message), w.filename, w.lineno)
+        if key in seen:
+            continue
+        seen.add(key)
+        described.append(
+            {
+                "category": w.category.__name__,
+                "base": _warning_base(w.category),
+                "message": str(w.message)[:300],
+                "lineno": w.lineno if w.filename == CELL_FILE else None,
+                "user": w.filename == CELL_FILE,
+            }
+        )
+    return described[:10]
+
+
+def _warning_base(category) -> str:
+    """The standard warning a library's own class derives from (pandas' Pandas4Warning is a DeprecationWarning)."""
+    for base in (DeprecationWarning, FutureWarning, PendingDeprecationWarning, RuntimeWarning, UserWarning):
+        if issubclass(category, base):
+            return base.__name__
+    return "Warning"
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _run_check(expr: str, ns: dict, result: dict) -> dict:
+    """A check that raises inside the cell's code is reported as that exception, with its user line."""
+    try:
+        return evaluate_check(expr, ns, raise_errors=True)
+    except BaseException as exc:
+        if result["error"] is None:
+            result["status"] = "error"
+            result["error"] = describe_error(exc, ns, None)
+            result["error"]["during_check"] = expr
+        return {"expr": expr, "passed": False, "detail": f"raised {type(exc).__name__}: {_short(exc)}"}
+
+
+def evaluate_check(expr: str, ns: dict, raise_errors: bool = False) -> dict:
+    """Evaluate one check; on failure say what each operand was (`fib(6) returned 13, expected 8`)."""
+    try:
+        tree = ast.parse(expr.strip(), CHECK_FILE, mode="eval")
+    except SyntaxError as exc:
+        return {"expr": expr, "passed": False, "detail": f"the check is not a Python expression: {exc.msg}"}
+    try:
+        passed, detail = _judge(tree.body, ns)
+    except BaseException as exc:
+        if raise_errors:
+            raise
+        return {"expr": expr, "passed": False, "detail": f"raised {type(exc).__name__}: {_short(exc)}"}
+    return {"expr": expr, "passed": passed, "detail": detail}
+
+
+def _judge(node: ast.expr, ns: dict) -> tuple[bool, str]:
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        left = _eval_node(node.left, ns)
+        right = _eval_node(node.comparators[0], ns)
+        passed = _truth(_compare(node.ops[0], left, right))
+        if passed:
+            return True, ""
+        return False, _operand_detail(node.left, left, node.ops[0], node.comparators[0], right)
+    value = _eval_node(node, ns)
+    if _truth(value):
+        return True, ""
+    return False, f"{ast.unparse(node)} is {_short_repr(value)}"
+
+
+def _eval_node(node: ast.expr, ns: dict):
+    return eval(compile(ast.Expression(node), CHECK_FILE, "eval"), ns)
+
+
+def _compare(op: ast.cmpop, left, right):
+    import operator
+
+    table = {
+        ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+        ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+        ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    }
+    return table[type(op)](left, right)
+
+
+def _truth(value) -> bool:
+    """`bool()`, but an elementwise comparison (numpy, pandas) passes only if every element does."""
+    for _ in range(3):  # DataFrame -> Series -> scalar
+        if getattr(value, "shape", ()) == () or not callable(getattr(value, "all", None)):
+            break
+        value = value.all()
+    return bool(value)
+
+
+def _operand_detail(lnode, left, op, rnode, right) -> str:
+    lsrc, rsrc = ast.unparse(lnode), ast.unparse(rnode)
+    verb = "returned" if isinstance(lnode, ast.Call) else "is"
+    if isinstance(op, ast.Eq):
+        if isinstance(rnode, ast.Constant) or rsrc == _short_repr(right):
+            return f"{lsrc} {verb} {_short_repr(left)}, expected {_short_repr(right)}"
+        return f"{lsrc} {verb} {_short_repr(left)}, expected {rsrc} = {_short_repr(right)}"
+    opname = ast.unparse(ast.Compare(ast.Name("a"), [op], [ast.Name("b")]))[2:-2]
+    rdesc = _short_repr(right) if isinstance(rnode, ast.Constant) else f"{rsrc} = {_short_repr(right)}"
+    return f"{lsrc} {verb} {_short_repr(left)}, which is not {opname} {rdesc}"
+
+
+# ---------------------------------------------------------------- describing an error
+
+
+def describe_error(exc: BaseException, ns: dict, tree) -> dict:
+    chain = _chain(exc)
+    root = chain[-1]
+    frames = [] if _is_cell_syntax_error(exc) else _frames(exc)
+    user = [f for f in frames if f["user"]]
+    info: dict = {
+        "ename": type(exc).__name__,
+        "evalue": _short(exc, MAX_MESSAGE),
+        "frames": collapse_frames(frames),
+        "chain": [_link(e) for e in chain[1:]],
+        "lineno": user[-1]["lineno"] if user else None,
+        "line": user[-1]["line"] if user else None,
+        "context": [],
+        "check": None,
+    }
+    if _is_cell_syntax_error(exc):
+        info["lineno"], info["line"] = exc.lineno, (exc.text or "").strip()
+        info["offset"] = exc.offset
+        info["evalue"] = exc.msg
+    if isinstance(exc, AssertionError) and tree is not None and user and user[-1]["name"] == "<module>":
+        info["check"] = _failed_assert(tree, user[-1]["lineno"], ns)
+    try:  # the root cause's own frame when it has one in the cell (pandas re-raises from library code)
+        frame = _failing_frame(root) or _failing_frame(exc)
+        info["context"] = gather(root, ns, frame, _user_names)
+    except Exception as ctx_exc:  # context is a bonus; never let it hide the error
+        info["context"] = [f"(context unavailable: {type(ctx_exc).__name__})"]
+    return info
+
+
+def _is_cell_syntax_error(exc: BaseException) -> bool:
+    return isinstance(exc, SyntaxError) and exc.filename == CELL_FILE
+
+
+def _link(exc: BaseException) -> dict:
+    """One exception of a chain, with the cell line that raised it (the root cause's line matters most)."""
+    user = [f for f in _frames(exc) if f["user"]]
+    return {
+        "ename": type(exc).__name__,
+        "evalue": _short(exc, 300),
+        "lineno": user[-1]["lineno"] if user else None,
+        "line": user[-1]["line"] if user else None,
+    }
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    chain, seen = [exc], {id(exc)}
+    while True:
+        cur = chain[-1]
+        nxt = cur.__cause__ or (None if cur.__suppress_context__ else cur.__context__)
+        if nxt is None or id(nxt) in seen:
+            return chain
+        seen.add(id(nxt))
+        chain.append(nxt)
+
+
+def _frames(exc: BaseException) -> list[dict]:
+    here = os.path.dirname(os.path.abspath(__file__))
+    ours = {os.path.join(here, "runner.py"), os.path.join(here, "context.py")}
+    frames = []
+    for fs in traceback.extract_tb(exc.__traceback__):
+        if os.path.abspath(fs.filename) in ours:
+            continue
+        frames.append(
+            {
+                "file": fs.filename,
+                "lineno": fs.lineno,
+                "name": fs.name,
+                "line": (fs.line or "").strip(),
+                "user": fs.filename == CELL_FILE,
+            }
+        )
+    return frames
+
+
+def collapse_frames(frames: list[dict]) -> list[dict]:
+    """Recursion becomes one block with a count: `f -> f -> f` is `f` with "repeat": 3.
+
+    A block of up to MAX_BLOCK frames (mutual recursion) repeated is kept once; its first frame
+    carries "repeat" (how many times) and "block" (how many frames it has).
+    """
+    out, i = [], 0
+    key = [(f["file"], f["lineno"], f["name"]) for f in frames]
+    while i < len(frames):
+        best_size, best_count = 1, 1
+        for size in range(1, MAX_BLOCK + 1):
+            count = 1
+            while key[i : i + size] == key[i + count * size : i + (count + 1) * size]:
+                count += 1
+            if count > 1 and count * size > best_count * best_size:
+                best_size, best_count = size, count
+        block = [dict(f) for f in frames[i : i + best_size]]
+        if best_count > 1:
+            block[0]["repeat"], block[0]["block"] = best_count, best_size
+        out += block
+        i += best_size * best_count
+    return out
+
+
+def _failing_frame(exc: BaseException):
+    """The innermost frame that belongs to the cell (its locals tell the model the most)."""
+    tb, found = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == CELL_FILE:
+            found = tb.tb_frame
+        tb = tb.tb_next
+    return found
+
+
+def _failed_assert(tree: ast.Module, lineno: int, ns: dict) -> dict | None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert) and node.lineno <= lineno <= (node.end_lineno or node.lineno):
+            expr = ast.unparse(node.test)
+            try:
+                _, detail = _judge(node.test, ns)
+            except BaseException as exc:
+                detail = f"raised {type(exc).__name__}: {_short(exc)}"
+            return {"expr": expr, "passed": False, "detail": detail}
+    return None
+
+
+# ---------------------------------------------------------------- short, honest reprs
+
+
+def _short(exc: BaseException, limit: int = MAX_REPR) -> str:
+    text = str(exc)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _short_repr(value, limit: int = MAX_REPR) -> str:
+    return short_repr(value, limit)

@@ -1,0 +1,483 @@
+"""Sandbox kernels: separate ipykernel processes that run candidates, never the user's kernel.
+
+Each round gets a fresh kernel from a warm pool with the snapshot already loaded, runs one
+candidate, and is thrown away: a round never sees the side effects of another, and a kernel that
+crashed or timed out is replaced, not trusted. Kernels talk over IPC sockets in a private
+directory (no TCP), get an environment built from an allow-list (no API keys), and exit by
+themselves when their parent dies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ast
+import json
+import os
+import queue
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from jupyter_client.manager import AsyncKernelManager
+
+from . import receipt as receipts
+from .errors import SandboxError
+from .receipt import Receipt
+from .snapshot import Snapshot
+
+RUNNER = "__import__('jupyter_fixloop.runner', fromlist=['runner'])"
+ENV_ALLOW = (
+    "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV", "SYSTEMROOT", "PYTHONHOME", "LD_LIBRARY_PATH",
+)
+START_TIMEOUT = 60.0
+INTERRUPT_GRACE = 0.5  # a stopped run must give its receipt within timeout + 1 s
+CONFINE = "__import__('jupyter_fixloop.confine', fromlist=['confine'])"
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """How sandboxes are started. `confinement` is "auto", "bwrap" or "none"."""
+
+    cwd: str = field(default_factory=os.getcwd)
+    confinement: str = "auto"  # the strongest available; same default as FixLoop.confinement
+    memory_limit: int | None = None
+    extra_env: tuple[tuple[str, str], ...] = ()
+
+
+def sandbox_env(home: str, extra: tuple[tuple[str, str], ...] = ()) -> dict[str, str]:
+    """The sandbox's whole environment: an allow-list, never the user's secrets."""
+    env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
+    env.update(
+        HOME=home,
+        TMPDIR=os.path.join(home, "tmp"),
+        IPYTHONDIR=os.path.join(home, ".ipython"),
+        MPLBACKEND="Agg",
+        PYDEVD_DISABLE_FILE_VALIDATION="1",
+        PYTHONFAULTHANDLER="1",
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+        FIXLOOP_SANDBOX="1",
+    )
+    env.update(dict(extra))
+    return env
+
+
+class _KernelManager(AsyncKernelManager):
+    """Launches `python -m ipykernel_launcher` with our own flags (optionally under a confinement prefix)."""
+
+    prefix: list[str] = []
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        return [
+            *self.prefix,
+            sys.executable, "-m", "ipykernel_launcher", "-f", self.connection_file,
+            "--HistoryManager.enabled=False", "--IPKernelApp.log_level=CRITICAL",
+            # C-level output (faulthandler on a segfault) goes to our stderr file, not to iopub
+            "--IPKernelApp.capture_fd_output=False",
+        ]
+
+
+class Sandbox:
+    """One sandbox kernel. Use `await Sandbox.start(settings)`; `run` once; then `close`."""
+
+    def __init__(self, settings: SandboxSettings):
+        self.settings = settings
+        self.dir = tempfile.mkdtemp(prefix="fixloop-sandbox-", dir=_sandboxes_root())
+        os.chmod(self.dir, 0o700)
+        self.home = os.path.join(self.dir, "home")
+        os.makedirs(os.path.join(self.home, "tmp"))
+        self.stderr_path = os.path.join(self.dir, "kernel.stderr")
+        self.km: _KernelManager | None = None
+        self.kc = None
+        self.loaded: dict = {}
+        self.loaded_files: tuple[str, ...] = ()
+        self.snapshot: Snapshot | None = None
+        self.confinement = "none"
+
+    @classmethod
+    async def start(cls, settings: SandboxSettings) -> Sandbox:
+        box = cls(settings)
+        try:
+            await box._start()
+        except BaseException:
+            await box.close()
+            raise
+        return box
+
+    async def _start(self) -> None:
+        km = _KernelManager(transport="ipc", connection_file=os.path.join(self.dir, "kernel.json"))
+        km.prefix = self._confinement_prefix()
+        self.km = km
+        self._stderr = open(self.stderr_path, "wb")
+        if self.confinement == "bwrap":  # a SIGINT to bwrap's process group would kill the sandbox
+            km.kernel_spec.interrupt_mode = "message"
+        await km.start_kernel(
+            env=sandbox_env(self.home, self.settings.extra_env),
+            cwd=self.settings.cwd,
+            stdout=self._stderr,
+            stderr=self._stderr,
+        )
+        self.kc = km.client()
+        self.kc.start_channels()
+        try:
+            await self.kc.wait_for_ready(timeout=START_TIMEOUT)
+        except RuntimeError as exc:
+            raise SandboxError(f"the sandbox kernel did not start: {exc}; {self._stderr_tail()}") from exc
+        reply = await self._request(f"{RUNNER}", START_TIMEOUT)
+        if reply is None or reply["content"]["status"] != "ok":
+            raise SandboxError(f"the sandbox kernel could not import jupyter_fixloop: {self._stderr_tail()}")
+
+    def _confinement_prefix(self) -> list[str]:
+        from .confine import prefix
+
+        argv, self.confinement = prefix(self.settings, self.dir, self.home)
+        return argv
+
+    # ------------------------------------------------------------ talking to the kernel
+
+    async def load(self, snapshot: Snapshot) -> dict:
+        """Load a snapshot into this kernel's namespace; returns what was loaded and what failed.
+
+        Only the parts this kernel does not hold yet are loaded, so a kernel prepared with a loop's
+        first snapshot takes the names a later candidate added without starting over.
+        """
+        self.snapshot = snapshot
+        files, done = snapshot.files, self.loaded_files
+        if files[:len(done)] != done:
+            raise SandboxError("this sandbox holds another snapshot; it cannot be reused")
+        for path in files[len(done):]:
+            reply = await self._request(f"{RUNNER}.load_request({path!r})", START_TIMEOUT)
+            report = _result_of(reply) or {"loaded": [], "failed": {"*": "the snapshot could not be loaded"}}
+            self.loaded = {
+                "loaded": [*self.loaded.get("loaded", []), *report.get("loaded", [])],
+                "failed": {**self.loaded.get("failed", {}), **report.get("failed", {})},
+            }
+            self.loaded_files += (path,)
+        return self.loaded
+
+    async def preload(self, modules) -> None:
+        """Import packages while idle (pandas takes ~0.5 s), so loading a snapshot later is cheap."""
+        if modules:
+            code = f"__import__('jupyter_fixloop.snapshot', fromlist=['_']).preload({sorted(modules)!r})"
+            await self._request(code, START_TIMEOUT)
+
+    async def run(self, source: str, checks: list[str], timeout: float, notes: tuple[str, ...] = (),
+                  **receipt_options) -> Receipt:
+        """Run one candidate and its checks; always returns a receipt (timeouts and crashes included)."""
+        payload = json.dumps({"source": source, "checks": list(checks)})
+        view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
+        code = f"{CONFINE}.before_run({timeout!r}, {view!r})\n{RUNNER}.run_request({payload!r})"
+        started = time.perf_counter()
+        try:
+            reply = await self._request(code, timeout)
+        except _KernelDied:
+            return receipts.crash(await self._death_message(), _crash_report(self._stderr_tail(20_000)))
+        except asyncio.TimeoutError:
+            return await self._after_timeout(timeout)
+        result = _result_of(reply)
+        if result is None:
+            return receipts.crash("the sandbox gave no result", self._stderr_tail())
+        result.setdefault("seconds", time.perf_counter() - started)
+        return receipts.from_run(result, notes=notes + self._load_notes() + self._file_notes(result), **receipt_options)
+
+    def _file_notes(self, result: dict) -> tuple[str, ...]:
+        """Files the candidate created in the working directory, and what became of them."""
+        names = result.get("new_files") or []
+        if self.confinement == "bwrap":  # what is not a link in the scratch dir was written (new or rewritten)
+            scratch = os.path.join(self.dir, "work")
+            written = sorted({*names, *(n for n in _listdir(scratch) if _is_plain_file(os.path.join(scratch, n)))})
+            return tuple(f"wrote {name}: discarded" for name in written)
+        return tuple(f"wrote {name}: kept in the working directory (no confinement)" for name in names)
+
+    def _load_notes(self) -> tuple[str, ...]:
+        failed = (self.loaded or {}).get("failed") or {}
+        return tuple(f"not mirrored: {name} (could not be loaded: {why})" for name, why in sorted(failed.items()))
+
+    async def _after_timeout(self, timeout: float) -> Receipt:
+        """Interrupt first, so the receipt can say which line was running; kill if that fails."""
+        try:
+            await self.km.interrupt_kernel()
+            reply = await self._wait_reply(self._pending, INTERRUPT_GRACE)
+            return receipts.timeout(timeout, _result_of(reply))
+        except (asyncio.TimeoutError, _KernelDied, RuntimeError):
+            return receipts.timeout(timeout)
+
+    async def _request(self, code: str, timeout: float):
+        msg_id = self.kc.execute(
+            code,
+            silent=True,
+            store_history=False,
+            allow_stdin=False,
+            user_expressions={"r": f"{RUNNER}.last_json()"},
+        )
+        self._pending = msg_id
+        return await self._wait_reply(msg_id, timeout)
+
+    async def _wait_reply(self, msg_id: str, timeout: float):
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise asyncio.TimeoutError
+            try:
+                msg = await self.kc.get_shell_msg(timeout=min(left, 0.25))
+            except queue.Empty:  # check the kernel is still there
+                if not await self.km.is_alive():
+                    raise _KernelDied from None
+                continue
+            if msg["parent_header"].get("msg_id") == msg_id:
+                return msg
+
+    async def _death_message(self) -> str:
+        code = None
+        process = getattr(self.km.provisioner, "process", None)
+        if process is not None:
+            for _ in range(20):
+                code = process.poll()
+                if code is not None:
+                    break
+                await asyncio.sleep(0.05)
+        if code is None:
+            return "the kernel stopped answering"
+        if code > 128 and self.confinement == "bwrap":  # bwrap exits 128+N when its child died of signal N
+            code = 128 - code
+        if code < 0:
+            return _signal_message(-code)
+        return f"the kernel process exited with code {code}"
+
+    def _stderr_tail(self, limit: int = 1500) -> str:
+        try:
+            with open(self.stderr_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - limit))
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    async def close(self) -> None:
+        try:
+            if self.kc is not None:
+                self.kc.stop_channels()
+            if self.km is not None and self.km.has_kernel:
+                await self.km.shutdown_kernel(now=True)
+        except Exception:
+            pass
+        finally:
+            if getattr(self, "_stderr", None):
+                self._stderr.close()
+            from .confine import release
+
+            release(self.dir)  # what a fork bomb left behind
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class _KernelDied(Exception):
+    pass
+
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
+def _is_plain_file(path: str) -> bool:
+    return os.path.isfile(path) and not os.path.islink(path)
+
+
+def _sandboxes_root() -> str:
+    """One private parent for all sandbox dirs, so bwrap can hide the other sandboxes' sockets."""
+    root = os.path.join(tempfile.gettempdir(), f"fixloop-{os.getuid()}")
+    os.makedirs(root, mode=0o700, exist_ok=True)
+    return root
+
+
+def _crash_report(stderr: str, limit: int = 400) -> str:
+    """What faulthandler says about the crashing thread, short: the fatal error and the innermost
+    frames (the cell's line among them). Short enough that the receipt needs no tokenizer."""
+    if "Fatal Python error" not in stderr:
+        return stderr[-limit:]
+    text = stderr[stderr.rindex("Fatal Python error"):]
+    lines = text.splitlines()
+    current = next((i for i, line in enumerate(lines) if line.startswith("Current thread")), None)
+    frames = [line.strip() for line in lines[current + 1:] if line.startswith("  File")] if current is not None else []
+    cell = [f for f in frames if '"<cell>"' in f]
+    kept = [lines[0], *frames[:1], *cell[:2]]
+    return "\n".join(kept)[:limit]
+
+
+def _signal_message(number: int) -> str:
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    why = {
+        "SIGSEGV": " (a segmentation fault: invalid memory access in native code)",
+        "SIGXCPU": " (its CPU time limit was reached)",
+        "SIGKILL": " (killed from outside: out of memory, or a limit)",
+        "SIGABRT": " (aborted by native code)",
+    }.get(name, "")
+    return f"the kernel process was killed by {name}{why}"
+
+
+def _result_of(reply) -> dict | None:
+    """The runner's JSON, read back through the execute reply's user_expressions."""
+    if reply is None:
+        return None
+    expr = reply["content"].get("user_expressions", {}).get("r", {})
+    if expr.get("status") != "ok":
+        return None
+    try:
+        return json.loads(ast.literal_eval(expr["data"]["text/plain"]))
+    except (ValueError, SyntaxError, KeyError):
+        return None
+
+
+class SandboxPool:
+    """Sandbox kernels started ahead of need, so a round never waits for a kernel to start.
+
+    `size` kernels stay idle, with the packages recent snapshots needed already imported.
+    `prepare(snapshot)` takes one of them and loads the snapshot while the model thinks; `acquire`
+    hands it out (loading only the parts a later candidate added). A kernel runs one candidate and
+    is discarded: a round never sees what another round did.
+    """
+
+    def __init__(self, settings: SandboxSettings, size: int = 1):
+        self.settings = settings
+        self.size = max(0, size)
+        self.modules: tuple[str, ...] = ()  # packages idle kernels import ahead
+        self._idle: list[asyncio.Task] = []
+        self._prepared: tuple[tuple[str, ...], asyncio.Task] | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    def fill(self) -> None:
+        while len(self._idle) < self.size:
+            self._idle.append(self._spawn(self._warm()))
+
+    def want(self, modules) -> None:
+        """Remember packages a snapshot needs; idle kernels import them now, new ones at start."""
+        new = sorted(set(modules) - set(self.modules))
+        if not new:
+            return
+        self.modules = tuple(sorted({*self.modules, *new}))
+        self._idle = [self._spawn(self._then_preload(task, new)) for task in self._idle]
+
+    async def _warm(self) -> Sandbox:
+        box = await Sandbox.start(self.settings)
+        return await self._preloaded(box, self.modules)
+
+    async def _then_preload(self, task: asyncio.Task, modules) -> Sandbox:
+        return await self._preloaded(await task, modules)
+
+    async def _preloaded(self, box: Sandbox, modules) -> Sandbox:
+        try:
+            await box.preload(modules)
+        except BaseException:
+            await box.close()
+            raise
+        return box
+
+    async def _empty(self) -> Sandbox:
+        """An idle kernel with nothing loaded (a new one if none is left or alive)."""
+        while self._idle:
+            task = self._idle.pop(0)
+            try:
+                box = await task
+            except Exception:
+                continue  # a kernel that failed to start is not reused; try the next / a new one
+            if await box.km.is_alive():
+                return box
+            self.discard(box)
+        return await self._warm()
+
+    async def _ready(self, snapshot: Snapshot) -> Sandbox:
+        box = await self._empty()
+        self.fill()
+        try:
+            await box.load(snapshot)
+        except BaseException:
+            self.discard(box)
+            raise
+        return box
+
+    def prepare(self, snapshot: Snapshot) -> None:
+        """Start getting a kernel ready with `snapshot` loaded, for the next `acquire`."""
+        self.want(snapshot.imports)
+        if self._prepared is not None and self._prepared[0] == snapshot.files:
+            return
+        self.drop_prepared()
+        self._prepared = (snapshot.files, self._spawn(self._ready(snapshot)))
+
+    async def settle(self) -> None:
+        """Wait until nothing is starting, loading or shutting down (what a model's thinking time
+        gives a real loop; benchmarks use it so a round is not timed against background work)."""
+        while any(not t.done() for t in self._tasks):
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def acquire(self, snapshot: Snapshot) -> Sandbox:
+        """A kernel with `snapshot` loaded that nobody has used."""
+        self.want(snapshot.imports)
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None:
+            files, task = prepared
+            if snapshot.files[:len(files)] == files:
+                box = await self._take_prepared(task, snapshot)
+                if box is not None:
+                    return box
+            else:
+                self._close_when_started(task)
+        return await self._ready(snapshot)
+
+    async def _take_prepared(self, task: asyncio.Task, snapshot: Snapshot) -> Sandbox | None:
+        try:
+            box = await task
+        except Exception:
+            return None
+        try:
+            if await box.km.is_alive():
+                await box.load(snapshot)  # the parts added since it was prepared, if any
+                return box
+        except Exception:
+            pass
+        self.discard(box)
+        return None
+
+    def discard(self, box: Sandbox) -> None:
+        """Shut a used kernel down in the background: a used kernel is never handed out again."""
+        self._spawn(box.close())
+
+    def drop_prepared(self) -> None:
+        if self._prepared is not None:
+            task, self._prepared = self._prepared[1], None
+            self._close_when_started(task)
+
+    def _close_when_started(self, task: asyncio.Task) -> None:
+        async def close_when_started():
+            try:
+                box = await task
+            except BaseException:
+                return
+            await box.close()
+
+        self._spawn(close_when_started())
+
+    def _spawn(self, coro) -> asyncio.Task:
+        """A task the pool keeps a reference to until it ends (and waits for in `close`)."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def close(self) -> None:
+        """Shut every kernel down: idle, prepared, and those still closing."""
+        self.size = 0
+        self.drop_prepared()
+        idle, self._idle = self._idle, []
+        for task in idle:
+            self._close_when_started(task)
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)

@@ -1,0 +1,535 @@
+"""Snapshots: the user's live variables, written once and loaded into every round's sandbox.
+
+Only what the cell (and each candidate) can reach is taken: the names it reads, plus the globals
+that notebook-defined functions and classes use. cloudpickle carries functions and classes defined
+in the notebook by value; modules travel by name and are re-imported. Large numpy/pandas buffers
+go out-of-band (pickle protocol 5), are written raw and 64-byte aligned, and the sandbox maps the
+file copy-on-write: one copy on the user's side, none on the sandbox's, and a round that mutates a
+frame never touches the file the next round loads. Arrays of Python strings (pandas' string
+columns without pyarrow) travel as one joined buffer, because pickling a million small objects one
+by one costs more than everything else together. Objects that cannot travel are named with their
+type, for the receipt.
+
+A snapshot may have several parts: when a candidate reads a name the cell did not, only the new
+names are written, to a second file loaded after the first.
+"""
+
+from __future__ import annotations
+
+import ast
+import dis
+import io
+import os
+import re
+import struct
+import types
+from dataclasses import dataclass, field
+
+MAGIC = b"FXL2"
+ALIGN = 64
+IGNORED = frozenset(
+    {"In", "Out", "exit", "quit", "get_ipython", "open", "_ih", "_oh", "_dh", "_", "__", "___", "__builtins__",
+     "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__builtin__", "_fixloop"}
+)
+DEFAULT_SIZE_CAP = 2 * 1024**3
+STRINGS_MIN = 2048  # object arrays at least this long take the joined-strings path
+SEP = "\x00"
+NOT_PRELOADED = frozenset({"builtins", "__main__", "jupyter_fixloop", "cloudpickle", "_io", "io"})
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Snapshot files and what they hold; `skipped` maps a name to why it was not mirrored.
+
+    `parts` are the files in load order (earlier snapshots of the same loop first); `imports` are
+    the top-level packages loading needs, which warm kernels import ahead of time.
+    """
+
+    path: str | None
+    names: tuple[str, ...] = ()
+    modules: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    nbytes: int = 0
+    parts: tuple[str, ...] = ()
+    imports: tuple[str, ...] = ()
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files to load, in order (a Snapshot rebuilt from JSON may carry only `path`)."""
+        if self.parts:
+            return tuple(self.parts)
+        return (self.path,) if self.path else ()
+
+    def notes(self) -> tuple[str, ...]:
+        """Lines for the receipt: what the sandbox does not have, and why."""
+        return tuple(f"not mirrored: {name} ({why})" for name, why in sorted(self.skipped.items()))
+
+
+EMPTY = Snapshot(path=None)
+
+
+# ---------------------------------------------------------------- which names
+
+
+def free_names(source: str) -> set[str]:
+    """The names the code reads or deletes (a superset is fine: extra names are cheap).
+
+    Names the code only assigns are left out, so `df = pd.read_csv(...)` does not mirror the
+    user's old `df`. Magic lines cannot be parsed; every word on them counts.
+    """
+    stripped, magic_words = _split_magics(source)
+    try:
+        tree = ast.parse(stripped)
+    except SyntaxError:
+        return _words(source)
+    names = set(magic_words)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "@" in node.value:
+            names.update(_QUERY_VAR.findall(node.value))  # df.query("x > @limit") reads `limit`
+    return names
+
+
+_QUERY_VAR = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _split_magics(source: str) -> tuple[str, set[str]]:
+    lines, words = [], set()
+    for line in source.splitlines():
+        if line.lstrip().startswith(("%", "!")):
+            words |= _words(line)
+            lines.append("")
+        else:
+            lines.append(line)
+    return "\n".join(lines), words
+
+
+def _words(source: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source))
+
+
+def reachable(names: set[str], ns: dict) -> list[str]:
+    """`names` present in `ns`, plus the globals used by notebook-defined functions and classes."""
+    found, todo = set(), [n for n in names if n in ns]
+    while todo:
+        name = todo.pop()
+        if name in found or name in IGNORED:
+            continue
+        found.add(name)
+        for used in _globals_used(ns[name], ns):
+            if used in ns and used not in found:
+                todo.append(used)
+    return sorted(found)
+
+
+def _globals_used(value, ns: dict) -> set[str]:
+    if isinstance(value, types.FunctionType) and value.__module__ == "__main__":
+        return _code_globals(value.__code__)
+    if isinstance(value, type) and value.__module__ == "__main__":
+        used = {b.__name__ for b in value.__bases__ if ns.get(b.__name__) is b}
+        for attr in vars(value).values():
+            for fn in _functions_of(attr):
+                used |= _code_globals(fn.__code__)
+        return used
+    return set()
+
+
+def _functions_of(attr) -> list[types.FunctionType]:
+    if isinstance(attr, property):
+        candidates = [attr.fget, attr.fset, attr.fdel]
+    else:
+        candidates = [getattr(attr, "__func__", attr)]
+    return [fn for fn in candidates if isinstance(fn, types.FunctionType)]
+
+
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME"})
+
+
+def _code_globals(code: types.CodeType) -> set[str]:
+    """Globals a function really reads (not attribute names, which share co_names)."""
+    names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in _GLOBAL_OPS}
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_globals(const)
+    return names
+
+
+# ---------------------------------------------------------------- writing
+
+
+def write_snapshot(ns: dict, names, path: str, size_cap: int = DEFAULT_SIZE_CAP, base: Snapshot | None = None) -> Snapshot:
+    """Write the reachable part of `ns` to `path` (all of `ns` when `names` is None).
+
+    With `base`, only names `base` does not already hold are written, and the result lists both
+    files. Callable in any process that has the namespace: the user's kernel, or an nbclient kernel
+    in batch mode (`write_snapshot(globals(), None, path)`).
+    """
+    base = base or EMPTY
+    wanted = [n for n in ns if not n.startswith("_")] if names is None else reachable(set(names), ns)
+    done = set(base.names) | set(base.modules) | set(base.skipped)
+    values, modules, skipped = {}, {}, {}
+    for name in wanted:
+        if name in IGNORED or name in done:
+            continue
+        value = ns[name]
+        if isinstance(value, types.ModuleType):
+            modules[name] = value.__name__
+        else:
+            values[name] = value
+    payload, buffers = _dump_values(values, skipped)
+    total = _size(payload, buffers)
+    if total > size_cap - base.nbytes:
+        payload, buffers = _drop_largest(values, skipped, size_cap - base.nbytes)
+        total = _size(payload, buffers)
+    # the names (not values) of everything the user has, so a NameError can point at a close one
+    available = sorted(n for n in ns if isinstance(n, str) and not n.startswith("_") and n not in IGNORED)
+    _write_file(path, {"modules": modules, "names": sorted(values), "available": available}, payload, buffers)
+    return Snapshot(
+        path=path,
+        names=tuple(sorted(set(base.names) | set(values))),
+        modules={**base.modules, **modules},
+        skipped={**base.skipped, **skipped},
+        nbytes=base.nbytes + total,
+        parts=base.files + (path,),
+        imports=tuple(sorted(set(base.imports) | _imports_of(values, modules))),
+    )
+
+
+def _imports_of(values: dict, modules: dict) -> set[str]:
+    """Top-level packages the values' types come from: a warm kernel imports them ahead."""
+    found = {m.split(".")[0] for m in modules.values()}
+    for value in values.values():
+        found.add((getattr(type(value), "__module__", None) or "builtins").split(".")[0])
+    return {m for m in found if m not in NOT_PRELOADED and not m.startswith("_")}
+
+
+def _size(payload, buffers) -> int:
+    return len(payload) + sum(b.raw().nbytes for b in buffers)
+
+
+def _dump_values(values: dict, skipped: dict):
+    """Pickle all values together (shared references stay shared); isolate the ones that fail."""
+    try:
+        return _dumps(values)
+    except Exception:
+        pass
+    for name in list(values):
+        try:
+            _dumps(values[name])
+        except Exception as exc:
+            skipped[name] = f"{type(values[name]).__name__}: {_why(exc)}"
+            del values[name]
+    try:
+        return _dumps(values)
+    except Exception as exc:  # a failure only in combination: give up on mirroring, say so
+        for name in list(values):
+            skipped[name] = f"{type(values[name]).__name__}: {_why(exc)}"
+        values.clear()
+        return _dumps(values)
+
+
+def _drop_largest(values: dict, skipped: dict, size_cap: int):
+    sizes = {name: _size(*_dumps(value)) for name, value in values.items()}
+    total = sum(sizes.values())
+    for name in sorted(sizes, key=sizes.get, reverse=True):
+        if total <= size_cap:
+            break
+        skipped[name] = (f"{type(values[name]).__name__}: too big to mirror "
+                         f"({sizes[name] / 1e6:.0f} MB, cap {max(size_cap, 0) / 1e6:.0f} MB)")
+        total -= sizes[name]
+        del values[name]
+    return _dumps(values)
+
+
+def _dumps(obj):
+    buffers: list = []
+    out = io.BytesIO()
+    _pickler_class()(out, protocol=5, buffer_callback=buffers.append).dump(obj)
+    return out.getbuffer(), buffers
+
+
+_PICKLER = None
+
+
+def _pickler_class():
+    """cloudpickle's Pickler, with object arrays of strings sent as one joined buffer."""
+    global _PICKLER
+    if _PICKLER is None:
+        import cloudpickle
+
+        class Pickler(cloudpickle.Pickler):
+            def reducer_override(self, obj):
+                if _is_object_array(obj) and obj.size >= STRINGS_MIN:
+                    reduced = _reduce_strings(obj)
+                    if reduced is not None:
+                        return reduced
+                return super().reducer_override(obj)
+
+        _PICKLER = Pickler
+    return _PICKLER
+
+
+def _is_object_array(obj) -> bool:
+    cls = type(obj)
+    return cls.__name__ == "ndarray" and cls.__module__ == "numpy" and obj.dtype.kind == "O"
+
+
+def _reduce_strings(arr):
+    """(rebuild, args) for an object array holding only strings and missing values, else None.
+
+    str subclasses (numpy.str_) come back as plain str; everything else is exact.
+    """
+    import pickle
+
+    order = "F" if arr.flags.f_contiguous and not arr.flags.c_contiguous else "C"
+    flat = arr.ravel(order=order)
+    coded = _factorized(flat)
+    if coded is not None:  # few distinct strings (labels, categories): codes travel, not strings
+        return _strings_from_codes, (*coded, arr.shape, order)
+    holes = None
+    try:
+        joined = SEP.join(flat)
+    except TypeError:  # missing values (nan, None, pd.NA) among the strings, or not strings at all
+        holes, flat = _holes(flat)
+        if holes is None:
+            return None
+        joined = SEP.join(flat)
+    if joined.count(SEP) != flat.size - 1:
+        return None  # a string holds the separator itself
+    data = joined.encode("utf-8", "surrogatepass")
+    return _strings_from, (pickle.PickleBuffer(data), arr.shape, order, holes)
+
+
+def _holes(flat):
+    """((positions, values), strings with "" at those positions) when few values are missing."""
+    import numpy as np
+
+    kinds = set(map(type, flat))
+    if str not in kinds or not kinds <= {str, float, type(None), _na_type()}:
+        return None, flat
+    is_str = np.fromiter(map(str.__instancecheck__, flat), bool, flat.size)
+    at = np.flatnonzero(~is_str)
+    if at.size * 2 > flat.size:
+        return None, flat
+    holes = (at, flat[at].copy())
+    flat = flat.copy()
+    flat[at] = ""
+    return holes, flat
+
+
+def _factorized(flat):
+    """(codes, distinct strings) when a sample says the array repeats a few strings, else None.
+
+    Only with pandas already imported (its hash-based factorize is the fast way), and only when
+    every value is an exact str, so nothing changes type on the way.
+    """
+    import sys
+
+    import numpy as np
+
+    pd = sys.modules.get("pandas")
+    sample = flat[:: max(1, flat.size // 1000)]
+    if pd is None or len(set(map(type, sample))) != 1 or type(sample[0]) is not str:
+        return None
+    if len(set(sample)) * 4 > len(sample):
+        return None
+    codes, uniques = pd.factorize(flat)
+    uniques = np.asarray(uniques, dtype=object)
+    if len(uniques) * 2 > flat.size or (codes < 0).any() or not all(type(u) is str for u in uniques):
+        return None
+    return codes.astype(np.min_scalar_type(len(uniques))), uniques
+
+
+def _strings_from_codes(codes, uniques, shape, order):
+    """Rebuild an object array from codes into its distinct strings (runs in the sandbox)."""
+    return uniques.take(codes).reshape(shape, order=order)
+
+
+def _na_type():
+    try:
+        from pandas._libs.missing import NAType
+
+        return NAType
+    except ImportError:
+        return type(None)
+
+
+def _strings_from(data, shape, order, holes):
+    """Rebuild an object array of strings (runs in the sandbox)."""
+    import numpy as np
+
+    parts = str(memoryview(data), "utf-8", "surrogatepass").split(SEP)
+    flat = np.empty(len(parts), dtype=object)
+    flat[:] = parts
+    if holes is not None:
+        flat[holes[0]] = holes[1]
+    return flat.reshape(shape, order=order)
+
+
+def _why(exc: Exception) -> str:
+    text = str(exc).split("\n")[0]
+    return ("cannot be pickled: " + text)[:120]
+
+
+def _write_file(path: str, header: dict, payload, buffers) -> None:
+    """MAGIC, header, payload, then each out-of-band buffer aligned to ALIGN bytes."""
+    import pickle
+
+    with open(path, "wb") as f:
+        f.write(MAGIC)
+        _write_block(f, pickle.dumps(header, protocol=5))
+        _write_block(f, payload)
+        f.write(struct.pack("<Q", len(buffers)))
+        for buf in buffers:
+            _write_block(f, buf.raw(), align=True)
+
+
+def _write_block(f, data, align: bool = False) -> None:
+    view = memoryview(data).cast("B")
+    f.write(struct.pack("<Q", view.nbytes))
+    if align:
+        f.write(b"\0" * (-f.tell() % ALIGN))
+    f.write(view)
+
+
+# ---------------------------------------------------------------- reading (runs in the sandbox)
+
+
+def read_snapshot(path: str) -> tuple[dict, dict]:
+    """Return (values, header). Buffers are views of a private copy-on-write map of the file:
+    arrays are writable (user code mutates frames), nothing is copied until a page is written,
+    and the file itself never changes."""
+    import mmap
+    import pickle
+
+    with open(path, "rb") as f:
+        view = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY))
+    if view[:4] != MAGIC:
+        raise ValueError(f"{path} is not a fixloop snapshot")
+    pos = 4
+    header_view, pos = _block(view, pos)
+    payload, pos = _block(view, pos)
+    (count,) = struct.unpack_from("<Q", view, pos)
+    pos += 8
+    buffers = []
+    for _ in range(count):
+        buf, pos = _block(view, pos, align=True)
+        buffers.append(buf)
+    header = pickle.loads(header_view)
+    values = pickle.loads(payload, buffers=buffers)
+    return values, header
+
+
+def _block(view: memoryview, pos: int, align: bool = False) -> tuple[memoryview, int]:
+    if pos + 8 > view.nbytes:
+        raise ValueError("snapshot file is truncated")
+    (size,) = struct.unpack_from("<Q", view, pos)
+    pos += 8
+    if align:
+        pos += -pos % ALIGN
+    if pos + size > view.nbytes:
+        raise ValueError("snapshot file is truncated")
+    return view[pos:pos + size], pos + size
+
+
+def load_into(ns: dict, path: str) -> dict:
+    """Load one snapshot file into a namespace, rebinding notebook functions to it.
+
+    Returns a JSON-able report; if the values cannot be unpickled here, each of them is named.
+    """
+    import importlib
+
+    try:
+        values, header = read_snapshot(path)
+    except Exception as exc:
+        names = _names_in(path)
+        why = f"{type(exc).__name__}: {exc}"[:160]
+        return {"loaded": [], "failed": {n: why for n in names} or {"*": why}, "available": []}
+    failed = {}
+    for alias, modname in header["modules"].items():
+        try:
+            ns[alias] = importlib.import_module(modname)
+        except Exception as exc:
+            failed[alias] = f"module {modname}: {type(exc).__name__}: {exc}"[:160]
+    for name, value in values.items():
+        ns[name] = _rebind(value, ns)
+    return {"loaded": sorted(values) + sorted(header["modules"]), "failed": failed,
+            "available": header.get("available", [])}
+
+
+def _names_in(path: str) -> list[str]:
+    """The names a snapshot file holds, read from its header alone (for error messages)."""
+    import pickle
+
+    try:
+        with open(path, "rb") as f:
+            f.read(4)
+            (size,) = struct.unpack("<Q", f.read(8))
+            header = pickle.loads(f.read(size))
+        return list(header.get("names", [])) + list(header.get("modules", {}))
+    except Exception:
+        return []
+
+
+def preload(modules) -> dict:
+    """Import packages ahead of need (runs in an idle sandbox): loading a snapshot later is cheap."""
+    import importlib
+
+    done = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+            done.append(name)
+        except Exception:
+            pass
+    return {"preloaded": done}
+
+
+def _rebind(value, ns: dict):
+    """Functions and classes from the notebook must see the sandbox's globals, like in the kernel."""
+    if isinstance(value, types.FunctionType) and value.__module__ == "__main__":
+        return _rebound_function(value, ns)
+    if isinstance(value, type) and value.__module__ == "__main__":
+        for attr, member in list(vars(value).items()):
+            if isinstance(member, types.FunctionType):
+                setattr(value, attr, _rebound_function(member, ns))
+            elif isinstance(member, property):
+                setattr(value, attr, _rebound_property(member, ns))
+            elif isinstance(member, (staticmethod, classmethod)) and isinstance(member.__func__, types.FunctionType):
+                setattr(value, attr, type(member)(_rebound_function(member.__func__, ns)))
+    return value
+
+
+def _rebound_property(prop: property, ns: dict) -> property:
+    fget, fset, fdel = (_rebound_function(f, ns) if isinstance(f, types.FunctionType) else f
+                        for f in (prop.fget, prop.fset, prop.fdel))
+    return property(fget, fset, fdel, prop.__doc__)
+
+
+def _rebound_function(fn: types.FunctionType, ns: dict) -> types.FunctionType:
+    new = types.FunctionType(fn.__code__, ns, fn.__name__, fn.__defaults__, fn.__closure__)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__dict__.update(fn.__dict__)
+    new.__qualname__ = fn.__qualname__
+    new.__doc__ = fn.__doc__
+    new.__annotations__ = fn.__annotations__
+    return new
+
+
+def describe(snapshot: Snapshot) -> str:
+    out = io.StringIO()
+    out.write(f"{len(snapshot.names)} values, {len(snapshot.modules)} modules, {snapshot.nbytes / 1e6:.1f} MB")
+    if snapshot.skipped:
+        out.write(f"; not mirrored: {', '.join(sorted(snapshot.skipped))}")
+    return out.getvalue()
+
+
+def remove(snapshot: Snapshot) -> None:
+    for path in snapshot.files:
+        if os.path.exists(path):
+            os.unlink(path)

@@ -1,0 +1,277 @@
+"""`jupyter-fixloop speed`: how fast the sandbox is, as ratios measured in the same run.
+
+1. Receipt overhead of one round on the warm pool (kernel prepared while the model thinks) against
+   a freshly started kernel, nbclient/papermill style. Target: <= 20 ms p50 warm, >= 30x better.
+2. Snapshot + load of a namespace holding a 1,000,000-row, 6-column DataFrame (float/int/str) and
+   two helper functions, against re-executing the cells that built it. Target: <= 250 ms, >= 10x.
+3. `%load_ext jupyter_fixloop` against `import litellm`, each in a fresh interpreter. Target: <= 150 ms.
+
+Figures, not tests: the machine may be busy; every ratio compares runs made minutes apart at most.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+CELL = "y = x + 1\n"
+CHECKS = ["y == 2"]
+
+BUILD_CELLS = [
+    "import numpy as np\nimport pandas as pd",
+    "df = pd.read_csv({csv!r})",
+    "def clean(frame):\n    return frame.dropna().assign(region=frame['region'].str.upper())",
+    "def summarize(frame, key='region'):\n    return frame.groupby(key)['amount'].agg(['sum', 'mean'])",
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="jupyter-fixloop speed", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=30, help="warm rounds timed (default 30)")
+    parser.add_argument("--cold", type=int, default=5, help="cold kernel starts timed (default 5)")
+    parser.add_argument("--rows", type=int, default=1_000_000, help="DataFrame rows (default 1,000,000)")
+    parser.add_argument("--repeat", type=int, default=5, help="repeats of snapshot/import timings (default 5)")
+    parser.add_argument("--only", choices=["round", "snapshot", "import"], action="append",
+                        help="run only these benchmarks (repeatable)")
+    opts = parser.parse_args(argv)
+    chosen = opts.only or ["round", "snapshot", "import"]
+    from . import runtime
+
+    print(f"jupyter-fixloop speed  (python {sys.version.split()[0]}, {os.cpu_count()} cores, "
+          f"load average {_load():.1f})")
+    missed = 0
+    if "round" in chosen:
+        missed += _report_round(runtime.run_sync(bench_round(opts.rounds, opts.cold)))
+    if "snapshot" in chosen:
+        missed += _report_snapshot(runtime.run_sync(bench_snapshot(opts.rows, opts.repeat)))
+    if "import" in chosen:
+        missed += _report_import(bench_import(opts.repeat))
+    print("all targets met" if not missed else f"{missed} target(s) missed")
+    return 0
+
+
+# ---------------------------------------------------------------- 1. one round, warm vs cold
+
+
+async def bench_round(rounds: int, cold: int) -> dict:
+    from . import snapshot as snapshots
+    from .sandbox import SandboxPool, SandboxSettings
+
+    workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
+    pool = SandboxPool(SandboxSettings(), size=1)
+    try:
+        snap = snapshots.write_snapshot({"x": 1}, {"x"}, os.path.join(workdir, "s.bin"))
+        pool.fill()
+        warm = []
+        for _ in range(rounds + 1):
+            pool.prepare(snap)
+            await pool.settle()  # the model is thinking: the next kernel is ready before the round
+            started = time.perf_counter()
+            box = await pool.acquire(snap)
+            receipt = await box.run(CELL, CHECKS, 30, notes=snap.notes())
+            elapsed = time.perf_counter() - started
+            pool.discard(box)
+            if not receipt.ok:
+                raise RuntimeError(f"warm round failed: {receipt.text}")
+            warm.append(elapsed - receipt.seconds)  # overhead: everything but the cell itself
+        cold_times = [await _cold_round() for _ in range(cold)]
+    finally:
+        await pool.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+    return {"warm": warm[1:], "cold": cold_times}
+
+
+async def _cold_round() -> float:
+    """nbclient, as papermill uses it: start a kernel, wait for it, run the cell (shutdown not timed)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1\n" + CELL + "assert y == 2")])
+    client = NotebookClient(nb, kernel_name="python3", timeout=120, startup_timeout=120)
+    started = time.perf_counter()
+    async with client.async_setup_kernel(stderr=subprocess.DEVNULL):
+        await client.async_execute_cell(nb.cells[0], 0)
+        elapsed = time.perf_counter() - started
+    return elapsed
+
+
+def _report_round(r: dict) -> int:
+    warm, cold = statistics.median(r["warm"]), statistics.median(r["cold"])
+    p90 = sorted(r["warm"])[int(len(r["warm"]) * 0.9) - 1]
+    ratio = cold / warm
+    ok = warm <= 0.020 and ratio >= 30
+    print("\n1. receipt overhead of one round")
+    print(f"   warm pool (prepared kernel, snapshot loaded): p50 {warm * 1e3:.1f} ms, p90 {p90 * 1e3:.1f} ms "
+          f"over {len(r['warm'])} rounds")
+    print(f"   fresh kernel (nbclient start + run):          p50 {cold * 1e3:.0f} ms over {len(r['cold'])} starts")
+    print(f"   warm is {ratio:.0f}x faster   target <= 20 ms and >= 30x: {_verdict(ok)}")
+    return 0 if ok else 1
+
+
+# ---------------------------------------------------------------- 2. snapshot + load vs re-executing
+
+
+async def bench_snapshot(rows: int, repeat: int) -> dict:
+    from . import snapshot as snapshots
+    from .sandbox import Sandbox, SandboxPool, SandboxSettings
+
+    workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
+    csv = os.path.join(workdir, "sales.csv")
+    _write_csv(csv, rows)
+    cells = [c.format(csv=csv) for c in BUILD_CELLS]
+    ns = {"__name__": "__main__"}
+    for cell in cells:  # this process plays the user's kernel
+        exec(compile(cell, "<cell>", "exec"), ns)
+    settings = SandboxSettings()
+    pool = SandboxPool(settings, size=1)
+    mirror, write, load, rerun, rerun_read, numeric = [], [], [], [], [], []
+    try:
+        pool.want(["pandas", "numpy"])  # what the pool learns from the first snapshot of a session
+        pool.fill()
+        for i in range(repeat):
+            box = await pool.acquire(snapshots.EMPTY)
+            await pool.settle()  # the replacement kernel the pool starts is not timed against the load
+            started = time.perf_counter()
+            snap = snapshots.write_snapshot(ns, {"df", "clean", "summarize"}, os.path.join(workdir, f"s{i}.bin"))
+            written = time.perf_counter()
+            report = await box.load(snap)
+            done = time.perf_counter()
+            check = await box.run("n = len(clean(df)); s = summarize(df)", ["n == len(df)", "len(s) == 4"], 60)
+            pool.discard(box)
+            if report.get("failed") or not check.ok:
+                raise RuntimeError(f"snapshot did not load: {report} {check.text}")
+            write.append(written - started)
+            load.append(done - written)
+            mirror.append(done - started)
+            numeric.append(await _numeric_only(pool, ns, os.path.join(workdir, f"n{i}.bin")))
+        for _ in range(max(1, repeat // 2)):  # re-executing the cells in a started kernel
+            box = await Sandbox.start(settings)
+            try:
+                rerun.append(await _timed_cells(box, cells))
+                rerun_read.append(await _timed_cells(box, cells[1:]))  # again, pandas already imported
+            finally:
+                await box.close()
+    finally:
+        await pool.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+    df = ns["df"]
+    return {"mirror": mirror, "write": write, "load": load, "rerun": rerun, "rerun_read": rerun_read, "numeric": numeric,
+            "shape": df.shape, "dtypes": ", ".join(str(t) for t in df.dtypes), "mb": snap.nbytes / 1e6}
+
+
+async def _numeric_only(pool, ns: dict, path: str) -> float:
+    """The same, with the frame's string columns left out: what the strings cost."""
+    from . import snapshot as snapshots
+
+    box = await pool.acquire(snapshots.EMPTY)
+    await pool.settle()
+    numbers = {"df": ns["df"].select_dtypes("number")}
+    started = time.perf_counter()
+    await box.load(snapshots.write_snapshot(numbers, {"df"}, path))
+    elapsed = time.perf_counter() - started
+    pool.discard(box)
+    return elapsed
+
+
+def _write_csv(path: str, rows: int) -> None:
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    pd.DataFrame({
+        "amount": rng.random(rows) * 100,
+        "price": rng.random(rows),
+        "qty": rng.integers(0, 50, rows),
+        "store": rng.integers(0, 500, rows),
+        "region": np.array(["north", "south", "east", "west"])[rng.integers(0, 4, rows)],
+        "order_id": np.char.add("ord-", np.arange(rows).astype(str)),
+    }).to_csv(path, index=False)
+
+
+async def _timed_cells(box, cells: list[str]) -> float:
+    started = time.perf_counter()
+    for cell in cells:
+        receipt = await box.run(cell, [], 300)
+        if not receipt.ok:
+            raise RuntimeError(f"cell failed: {receipt.text}")
+    return time.perf_counter() - started
+
+
+def _report_snapshot(r: dict) -> int:
+    mirror, rerun, rerun_read = (statistics.median(r[k]) for k in ("mirror", "rerun", "rerun_read"))
+    ratio = rerun / mirror
+    ok = mirror <= 0.250 and ratio >= 10
+    print(f"\n2. snapshot + load: DataFrame {r['shape'][0]:,} x {r['shape'][1]} ({r['dtypes']}), "
+          f"2 functions, {r['mb']:.0f} MB")
+    print(f"   snapshot + load: p50 {mirror * 1e3:.0f} ms (write {statistics.median(r['write']) * 1e3:.0f} ms, "
+          f"load in a warm kernel {statistics.median(r['load']) * 1e3:.0f} ms) over {len(r['mirror'])} runs")
+    print(f"   re-executing the cells (import + read_csv + defs): {rerun * 1e3:.0f} ms -> {ratio:.1f}x")
+    print(f"   re-executing without the imports (pandas already loaded): {rerun_read * 1e3:.0f} ms "
+          f"-> {rerun_read / mirror:.1f}x")
+    print(f"   the same frame without its 2 string columns: {statistics.median(r['numeric']) * 1e3:.0f} ms "
+          "(Python string objects dominate; pyarrow-backed strings would travel as raw buffers)")
+    print(f"   target <= 250 ms and >= 10x: {_verdict(ok)}")
+    return 0 if ok else 1
+
+
+# ---------------------------------------------------------------- 3. %load_ext vs import litellm
+
+LOAD_EXT = """
+import time
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+started = time.perf_counter()
+shell.run_line_magic("load_ext", "jupyter_fixloop")
+print(time.perf_counter() - started)
+"""
+IMPORT_LITELLM = """
+import time
+started = time.perf_counter()
+import litellm
+print(time.perf_counter() - started)
+"""
+
+
+def bench_import(repeat: int) -> dict:
+    return {"load_ext": [_fresh(LOAD_EXT) for _ in range(repeat)],
+            "litellm": [_fresh(IMPORT_LITELLM) for _ in range(max(1, repeat // 2))]}
+
+
+def _fresh(code: str) -> float:
+    env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _report_import(r: dict) -> int:
+    load_ext, litellm = statistics.median(r["load_ext"]), statistics.median(r["litellm"])
+    ok = load_ext <= 0.150
+    print("\n3. %load_ext jupyter_fixloop (fresh IPython shell, IPython already imported)")
+    print(f"   %load_ext: p50 {load_ext * 1e3:.0f} ms over {len(r['load_ext'])} runs; "
+          f"import litellm: {litellm * 1e3:.0f} ms -> {litellm / load_ext:.0f}x cheaper")
+    print(f"   target <= 150 ms: {_verdict(ok)}")
+    return 0 if ok else 1
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def _load() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+/**
+ * The frontend end of the `jupyter_fixloop` comm (docs/protocol.md): one
+ * FixloopComms object per page, watching every notebook's kernel.
+ */
+import { NotebookPanel } from '@jupyterlab/notebook';
+import { Kernel, KernelMessage } from '@jupyterlab/services';
+import { ISignal, Signal } from '@lumino/signaling';
+
+import { cellSource, magicLineOf, replaceCell } from './cells';
+import { emptyLiveState, ILiveState } from './loops';
+import {
+  cellRecord,
+  DecideAction,
+  Decision,
+  decisionOf,
+  ILoopSummary,
+  parseSummary,
+  sourceFor
+} from './summary';
+
+export const COMM_TARGET = 'jupyter_fixloop';
+
+/** Equal cell sources, ignoring trailing whitespace (protocol `expected`). */
+export function sameSource(a: string, b: string): boolean {
+  return a.trimEnd() === b.trimEnd();
+}
+export const PROTOCOL = 1;
+
+type Json = { [key: string]: any };
+
+/** How a decision from the sidebar was carried out. */
+export type DecideResult = 'sent' | 'local' | 'failed';
+
+/**
+ * Registers the comm target on every notebook kernel, answers `hello`,
+ * carries out `replace`, and keeps what the kernel said per notebook.
+ */
+export class FixloopComms {
+  constructor(options: { version: string }) {
+    this._version = options.version;
+  }
+
+  /** Emitted with the panel whose loops or connection changed. */
+  get changed(): ISignal<this, NotebookPanel> {
+    return this._changed;
+  }
+
+  /** Start watching a notebook panel (call once per panel). */
+  track(panel: NotebookPanel): void {
+    if (this._live.has(panel)) {
+      return;
+    }
+    this._live.set(panel, emptyLiveState());
+    const onKernel = (): void => {
+      const kernel = panel.sessionContext.session?.kernel ?? null;
+      if (kernel) {
+        this._watchKernel(kernel);
+      }
+      this._changed.emit(panel);
+    };
+    panel.sessionContext.kernelChanged.connect(onKernel);
+    panel.sessionContext.ready.then(onKernel).catch(() => undefined);
+    onKernel();
+    panel.disposed.connect(() => {
+      panel.sessionContext.kernelChanged.disconnect(onKernel);
+      this._live.delete(panel);
+    });
+  }
+
+  /** What the kernel said about the loops of `panel` during this page. */
+  live(panel: NotebookPanel): ILiveState {
+    return this._live.get(panel) ?? emptyLiveState();
+  }
+
+  /** True when the kernel of `panel` has an open fixloop comm. */
+  isConnected(panel: NotebookPanel): boolean {
+    const kernel = panel.sessionContext.session?.kernel;
+    return !!kernel && this._activeComm(kernel) !== null;
+  }
+
+  /**
+   * Carry out a decision from the sidebar: over the comm when the kernel has
+   * one; otherwise (no extension loaded, kernel restarted) in the notebook
+   * only, by writing the source and record like a `replace` would.
+   */
+  decide(panel: NotebookPanel, loop: ILoopSummary, action: DecideAction): DecideResult {
+    const kernel = panel.sessionContext.session?.kernel;
+    const comm = kernel ? this._activeComm(kernel) : null;
+    if (comm) {
+      this._pending.set(loop.loop_id, { panel, loop, action });
+      comm.send({ action: 'decide', loop_id: loop.loop_id, decision: action });
+      return 'sent';
+    }
+    return this.decideLocally(panel, loop, decisionOf(action)) ? 'local' : 'failed';
+  }
+
+  /** Apply a decision to the notebook alone. */
+  decideLocally(panel: NotebookPanel, loop: ILoopSummary, decision: Decision): boolean {
+    if (decision === 'accepted' && loop.patched === null) {
+      return false;
+    }
+    const live = this.live(panel);
+    live.decisions.set(loop.loop_id, decision);
+    let ok = true;
+    if (decision !== 'rejected' && loop.cell_id) {
+      const current = cellSource(panel, loop.cell_id) ?? '';
+      const body = sourceFor(loop, decision);
+      const magic = magicLineOf(current);
+      const source = magic ? body.replace(/^%%fixloop[^\n]*/, magic) : body;
+      ok = replaceCell(panel, loop.cell_id, source, cellRecord(loop, decision));
+    }
+    this._changed.emit(panel);
+    return ok;
+  }
+
+  private _watchKernel(kernel: Kernel.IKernelConnection): void {
+    if (this._kernels.has(kernel)) {
+      return;
+    }
+    this._kernels.add(kernel);
+    kernel.registerCommTarget(COMM_TARGET, (comm, msg) => this._onOpen(kernel, comm, msg));
+    // After a page reload the kernel still holds the comm it opened: find it
+    // and attach to it under the same id, as ipywidgets does.
+    void this._reattach(kernel);
+    kernel.statusChanged.connect((_, status) => {
+      if (status === 'restarting' || status === 'autorestarting' || status === 'dead') {
+        this._emitFor(kernel);
+      }
+    });
+    kernel.disposed.connect(() => {
+      this._kernels.delete(kernel);
+      this._comms.delete(kernel);
+    });
+  }
+
+  private async _reattach(kernel: Kernel.IKernelConnection): Promise<void> {
+    try {
+      await kernel.info;
+      const reply = await kernel.requestCommInfo({ target_name: COMM_TARGET });
+      if (reply.content.status !== 'ok') {
+        return;
+      }
+      for (const commId of Object.keys(reply.content.comms)) {
+        if (!kernel.hasComm(commId)) {
+          this._attach(kernel, kernel.createComm(COMM_TARGET, commId));
+        }
+      }
+      this._emitFor(kernel);
+    } catch (reason) {
+      console.debug('jupyter-fixloop: no comm to reattach', reason);
+    }
+  }
+
+  private _onOpen(
+    kernel: Kernel.IKernelConnection,
+    comm: Kernel.IComm,
+    msg: KernelMessage.ICommOpenMsg
+  ): void {
+    this._attach(kernel, comm);
+    this._handle(kernel, comm, msg.content.data as Json);
+  }
+
+  private _attach(kernel: Kernel.IKernelConnection, comm: Kernel.IComm): void {
+    const comms = this._comms.get(kernel) ?? [];
+    comms.push(comm);
+    this._comms.set(kernel, comms);
+    comm.onMsg = msg => this._handle(kernel, comm, msg.content.data as Json);
+    comm.onClose = () => {
+      const left = (this._comms.get(kernel) ?? []).filter(c => c !== comm);
+      this._comms.set(kernel, left);
+      this._emitFor(kernel);
+    };
+    this._emitFor(kernel);
+  }
+
+  private _activeComm(kernel: Kernel.IKernelConnection): Kernel.IComm | null {
+    const comms = (this._comms.get(kernel) ?? []).filter(c => !c.isDisposed);
+    return comms.length ? comms[comms.length - 1] : null;
+  }
+
+  private _handle(kernel: Kernel.IKernelConnection, comm: Kernel.IComm, data: Json): void {
+    switch (data?.action) {
+      case 'hello':
+        comm.send({
+          action: 'hello',
+          protocol: PROTOCOL,
+          frontend: 'jupyterlab',
+          version: this._version
+        });
+        break;
+      case 'loop':
+        this._remember(kernel, parseSummary(data.loop), null);
+        break;
+      case 'replace':
+        comm.send(this._replace(kernel, data));
+        break;
+      case 'decision':
+        this._onDecision(kernel, data);
+        break;
+      default:
+        console.warn('jupyter-fixloop: unknown comm message', data);
+    }
+  }
+
+  private _replace(kernel: Kernel.IKernelConnection, data: Json): Json {
+    const answer = (ok: boolean, error: string | null): Json => ({
+      action: 'replaced',
+      request_id: data.request_id ?? null,
+      ok,
+      error
+    });
+    const decision: Decision = data.decision === 'undone' ? 'undone' : 'accepted';
+    const summary = parseSummary(data.loop) ?? parseSummary({ ...data, loop_id: data.loop_id });
+    if (typeof data.cell_id !== 'string' || typeof data.source !== 'string' || !summary) {
+      return answer(false, 'replace needs cell_id, source and loop_id');
+    }
+    const loop: ILoopSummary = { ...summary, cell_id: summary.cell_id ?? data.cell_id };
+    for (const panel of this._panelsOf(kernel)) {
+      const current = cellSource(panel, data.cell_id);
+      if (current === undefined) {
+        continue;
+      }
+      if (typeof data.expected === 'string' && !sameSource(current, data.expected)) {
+        return answer(false, 'the cell was edited since; not overwriting it');
+      }
+      if (replaceCell(panel, data.cell_id, data.source, cellRecord(loop, decision))) {
+        this._remember(kernel, loop, decision);
+        return answer(true, null);
+      }
+    }
+    return answer(false, `no cell with id ${data.cell_id} in the notebook of this kernel`);
+  }
+
+  private _onDecision(kernel: Kernel.IKernelConnection, data: Json): void {
+    const loopId = typeof data.loop_id === 'string' ? data.loop_id : null;
+    if (!loopId) {
+      return;
+    }
+    const known = ['accepted', 'rejected', 'undone'].includes(data.decision);
+    const pending = this._pending.get(loopId);
+    this._pending.delete(loopId);
+    if (!known && pending) {
+      // the kernel does not know the loop (restarted since): notebook only
+      console.warn('jupyter-fixloop: kernel could not decide', loopId, data.error);
+      this.decideLocally(pending.panel, pending.loop, decisionOf(pending.action));
+      return;
+    }
+    for (const panel of this._panelsOf(kernel)) {
+      const live = this.live(panel);
+      if (known) {
+        live.decisions.set(loopId, data.decision as Decision);
+        const loop = live.summaries.get(loopId);
+        if (loop) {
+          live.summaries.set(loopId, { ...loop, decision: data.decision as Decision });
+        }
+      }
+      this._changed.emit(panel);
+    }
+  }
+
+  private _remember(
+    kernel: Kernel.IKernelConnection,
+    loop: ILoopSummary | null,
+    decision: Decision | null
+  ): void {
+    if (!loop) {
+      return;
+    }
+    for (const panel of this._panelsOf(kernel)) {
+      const live = this.live(panel);
+      live.summaries.set(loop.loop_id, decision ? { ...loop, decision } : loop);
+      if (decision) {
+        live.decisions.set(loop.loop_id, decision);
+      }
+      this._changed.emit(panel);
+    }
+  }
+
+  private _panelsOf(kernel: Kernel.IKernelConnection): NotebookPanel[] {
+    return [...this._live.keys()].filter(
+      panel => panel.sessionContext.session?.kernel === kernel
+    );
+  }
+
+  private _emitFor(kernel: Kernel.IKernelConnection): void {
+    for (const panel of this._panelsOf(kernel)) {
+      this._changed.emit(panel);
+    }
+  }
+
+  private _version: string;
+  private _changed = new Signal<this, NotebookPanel>(this);
+  private _live = new Map<NotebookPanel, ILiveState>();
+  private _kernels = new Set<Kernel.IKernelConnection>();
+  private _comms = new Map<Kernel.IKernelConnection, Kernel.IComm[]>();
+  private _pending = new Map<
+    string,
+    { panel: NotebookPanel; loop: ILoopSummary; action: DecideAction }
+  >();
+}

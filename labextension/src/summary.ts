@@ -1,0 +1,223 @@
+/**
+ * The loop summary the kernel sends (docs/protocol.md, "LoopSummary") and
+ * the record kept in `cell.metadata.fixloop`, with tolerant parsers.
+ *
+ * Pure module: no JupyterLab imports, unit tested under node.
+ */
+
+/** The mimetype of the summary saved in every `%%fixloop` output bundle. */
+export const FIXLOOP_MIMETYPE = 'application/vnd.jupyter.fixloop+json';
+
+/** The metadata key the frontend writes on a replaced cell. */
+export const METADATA_KEY = 'fixloop';
+
+export type LoopStatus = 'passed' | 'fixed' | 'gave_up' | 'error';
+export type Decision = 'pending' | 'accepted' | 'rejected' | 'undone';
+export type DecideAction = 'accept' | 'reject' | 'undo';
+
+export interface IReceipt {
+  kind: string;
+  text: string;
+}
+
+export interface IRound {
+  index: number;
+  candidate: string;
+  receipt: IReceipt;
+  tokens: number;
+  cost: number;
+  seconds: number;
+}
+
+export interface ILoopSummary {
+  loop_id: string;
+  cell_id: string | null;
+  status: LoopStatus;
+  reason: string;
+  model: string;
+  original: string;
+  patched: string | null;
+  diff: string;
+  max_rounds: number;
+  tokens: number;
+  cost: number;
+  seconds: number;
+  created: string;
+  decision: Decision;
+  rounds: IRound[];
+}
+
+/**
+ * What the frontend stores in `cell.metadata.fixloop` (protocol "replace").
+ * `summary` is an addition of the labextension: the full summary, so the
+ * sidebar keeps diff and receipts after a reload even when outputs are gone.
+ */
+export interface ICellRecord {
+  loop_id: string;
+  status: LoopStatus;
+  decision: Decision;
+  original: string;
+  patched: string | null;
+  rounds: number;
+  model: string;
+  tokens: number;
+  cost: number;
+  summary?: ILoopSummary;
+}
+
+const STATUSES: LoopStatus[] = ['passed', 'fixed', 'gave_up', 'error'];
+const DECISIONS: Decision[] = ['pending', 'accepted', 'rejected', 'undone'];
+
+type Json = { [key: string]: unknown };
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown, fallback = ''): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+function num(value: unknown, fallback = 0): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+function status(value: unknown): LoopStatus {
+  return STATUSES.includes(value as LoopStatus) ? (value as LoopStatus) : 'error';
+}
+
+function decision(value: unknown): Decision {
+  return DECISIONS.includes(value as Decision) ? (value as Decision) : 'pending';
+}
+
+/** The decision word the kernel reports for a decide action. */
+export function decisionOf(action: DecideAction): Decision {
+  return action === 'accept'
+    ? 'accepted'
+    : action === 'reject'
+      ? 'rejected'
+      : 'undone';
+}
+
+function parseRound(value: unknown, position: number): IRound | null {
+  if (!isObject(value)) {
+    return null;
+  }
+  const receipt = isObject(value.receipt) ? value.receipt : {};
+  return {
+    index: num(value.index, position),
+    candidate: str(value.candidate),
+    receipt: { kind: str(receipt.kind, 'unknown'), text: str(receipt.text) },
+    tokens: num(value.tokens),
+    cost: num(value.cost),
+    seconds: num(value.seconds)
+  };
+}
+
+/**
+ * Parse a LoopSummary, or return null when `value` is not one.
+ *
+ * A summary needs a `loop_id`; every other field gets a safe default, so a
+ * newer or older kernel never breaks the sidebar.
+ */
+export function parseSummary(value: unknown): ILoopSummary | null {
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return null;
+    }
+  }
+  if (!isObject(value) || typeof value.loop_id !== 'string' || !value.loop_id) {
+    return null;
+  }
+  const rounds = Array.isArray(value.rounds)
+    ? value.rounds
+        .map((round, i) => parseRound(round, i + 1))
+        .filter((round): round is IRound => round !== null)
+    : [];
+  return {
+    loop_id: value.loop_id,
+    cell_id: typeof value.cell_id === 'string' ? value.cell_id : null,
+    status: status(value.status),
+    reason: str(value.reason),
+    model: str(value.model),
+    original: str(value.original),
+    patched: typeof value.patched === 'string' ? value.patched : null,
+    diff: str(value.diff),
+    max_rounds: num(value.max_rounds, rounds.length),
+    tokens: num(value.tokens),
+    cost: num(value.cost),
+    seconds: num(value.seconds),
+    created: str(value.created),
+    decision: decision(value.decision),
+    rounds
+  };
+}
+
+/** Parse `cell.metadata.fixloop`, or return null when it is not a record. */
+export function parseCellRecord(value: unknown): ICellRecord | null {
+  if (!isObject(value) || typeof value.loop_id !== 'string' || !value.loop_id) {
+    return null;
+  }
+  const summary = parseSummary(value.summary);
+  return {
+    loop_id: value.loop_id,
+    status: status(value.status),
+    decision: decision(value.decision),
+    original: str(value.original),
+    patched: typeof value.patched === 'string' ? value.patched : null,
+    rounds: Array.isArray(value.rounds) ? value.rounds.length : num(value.rounds),
+    model: str(value.model),
+    tokens: num(value.tokens),
+    cost: num(value.cost),
+    ...(summary ? { summary } : {})
+  };
+}
+
+/** The metadata record for a loop after a replace with `decision`. */
+export function cellRecord(loop: ILoopSummary, decision: Decision): ICellRecord {
+  return {
+    loop_id: loop.loop_id,
+    status: loop.status,
+    decision,
+    original: loop.original,
+    patched: loop.patched,
+    rounds: loop.rounds.length,
+    model: loop.model,
+    tokens: loop.tokens,
+    cost: loop.cost,
+    summary: { ...loop, decision }
+  };
+}
+
+/** The cell source a decision leaves: protocol "LoopSummary", last line. */
+export function sourceFor(loop: ILoopSummary, decision: Decision): string {
+  if (decision === 'accepted' && loop.patched !== null) {
+    return withMagic(loop.patched);
+  }
+  return withMagic(loop.original);
+}
+
+/** Prefix a cell body with the `%%fixloop` line unless it already has one. */
+export function withMagic(body: string, magicLine = '%%fixloop'): string {
+  return body.startsWith('%%fixloop') ? body : `${magicLine}\n${body}`;
+}
+
+/** "$0.0012", "free" for zero. */
+export function formatCost(cost: number): string {
+  if (cost <= 0) {
+    return 'free';
+  }
+  return cost < 0.01 ? `$${cost.toFixed(4)}` : `$${cost.toFixed(2)}`;
+}
+
+/** Human words for a status. */
+export function statusLabel(value: LoopStatus): string {
+  return {
+    passed: 'passed',
+    fixed: 'fixed',
+    gave_up: 'gave up',
+    error: 'error'
+  }[value];
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { diffLines, hasChanges, loopDiffRows, parseUnifiedDiff, sideBySide } from '../src/diff';
+
+const DIFF = [
+  '--- original',
+  '+++ patched',
+  '@@ -1,3 +1,3 @@',
+  ' import pandas as pd',
+  "-df['prise'].sum()",
+  "+df['price'].sum()",
+  ' print(1)',
+  '\\ No newline at end of file',
+  ''
+].join('\n');
+
+describe('parseUnifiedDiff', () => {
+  it('numbers lines on both sides', () => {
+    const rows = parseUnifiedDiff(DIFF);
+    assert.deepEqual(
+      rows.map(r => [r.kind, r.oldLine, r.newLine]),
+      [
+        ['hunk', null, null],
+        ['context', 1, 1],
+        ['del', 2, null],
+        ['add', null, 2],
+        ['context', 3, 3]
+      ]
+    );
+    assert.equal(rows[2].text, "df['prise'].sum()");
+  });
+
+  it('starts at the hunk line numbers', () => {
+    const rows = parseUnifiedDiff('@@ -10,2 +12 @@\n-a\n-b\n+c\n');
+    assert.deepEqual(
+      rows.map(r => [r.kind, r.oldLine, r.newLine]),
+      [
+        ['hunk', null, null],
+        ['del', 10, null],
+        ['del', 11, null],
+        ['add', null, 12]
+      ]
+    );
+  });
+
+  it('gives nothing for an empty diff', () => {
+    assert.deepEqual(parseUnifiedDiff(''), []);
+  });
+});
+
+describe('diffLines', () => {
+  it('finds a one-line change', () => {
+    const rows = diffLines('a\nb\nc\n', 'a\nB\nc\n');
+    assert.deepEqual(
+      rows.map(r => r.kind + ':' + r.text),
+      ['context:a', 'del:b', 'add:B', 'context:c']
+    );
+  });
+
+  it('handles empty sides', () => {
+    assert.deepEqual(diffLines('', 'x').map(r => r.kind), ['add']);
+    assert.deepEqual(diffLines('x', '').map(r => r.kind), ['del']);
+    assert.deepEqual(diffLines('', ''), []);
+  });
+
+  it('reports no change for equal texts', () => {
+    assert.equal(hasChanges(diffLines('a\nb', 'a\nb\n')), false);
+  });
+
+  it('keeps the common subsequence', () => {
+    const rows = diffLines('x\na\ny\nb\n', 'a\nz\nb\n');
+    assert.deepEqual(
+      rows.filter(r => r.kind === 'context').map(r => r.text),
+      ['a', 'b']
+    );
+  });
+});
+
+describe('loopDiffRows', () => {
+  it('prefers the kernel diff', () => {
+    assert.equal(loopDiffRows(DIFF, 'zzz', 'yyy')[0].kind, 'hunk');
+  });
+  it('computes a diff from the texts when there is none', () => {
+    assert.deepEqual(loopDiffRows('', 'a', 'b').map(r => r.kind), ['del', 'add']);
+  });
+  it('gives nothing without a patch', () => {
+    assert.deepEqual(loopDiffRows('', 'a', null), []);
+  });
+});
+
+describe('sideBySide', () => {
+  it('pairs deletions with additions', () => {
+    const rows = sideBySide(parseUnifiedDiff(DIFF));
+    assert.equal(rows.length, 4);
+    assert.equal(rows[2].kind, 'change');
+    assert.equal(rows[2].left?.text, "df['prise'].sum()");
+    assert.equal(rows[2].right?.text, "df['price'].sum()");
+    assert.equal(rows[2].left?.line, 2);
+  });
+
+  it('leaves a side empty when runs differ in length', () => {
+    const rows = sideBySide(diffLines('a\nb\n', 'c\n'));
+    assert.equal(rows.length, 2);
+    assert.equal(rows[1].right, null);
+    assert.equal(rows[1].left?.text, 'b');
+  });
+});

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { actionsFor, buildLoopList, emptyLiveState, ICellSnapshot } from '../src/loops';
+import { cellRecord, parseSummary } from '../src/summary';
+import { summary } from './fixtures';
+
+function cell(id: string, summaries: unknown[] = [], record: unknown = undefined): ICellSnapshot {
+  return { id, summaries, record };
+}
+
+describe('buildLoopList', () => {
+  it('lists loops from outputs, newest first', () => {
+    const cells = [
+      cell('cell-a', [summary({ loop_id: 'old', created: '2026-11-22T09:00:00Z' })]),
+      cell('intro'),
+      cell('cell-c', [
+        summary({ loop_id: 'new', cell_id: 'cell-c', created: '2026-11-22T11:00:00Z' })
+      ])
+    ];
+    const list = buildLoopList(cells);
+    assert.deepEqual(list.map(e => e.loop.loop_id), ['new', 'old']);
+    assert.equal(list[0].cellIndex, 2);
+    assert.equal(list[1].cellIndex, 0);
+    assert.equal(list[0].decision, 'pending');
+    assert.equal(list[0].roundCount, 2);
+  });
+
+  it('uses the cell holding the output when the loop has no cell id', () => {
+    const list = buildLoopList([cell('x'), cell('y', [summary({ cell_id: null })])]);
+    assert.equal(list[0].cellId, 'y');
+    assert.equal(list[0].cellIndex, 1);
+  });
+
+  it('rebuilds from metadata alone after a reload', () => {
+    const loop = parseSummary(summary())!;
+    const record = JSON.parse(JSON.stringify(cellRecord(loop, 'accepted')));
+    const list = buildLoopList([cell('cell-a', [], record)]);
+    assert.equal(list.length, 1);
+    assert.equal(list[0].decision, 'accepted');
+    assert.equal(list[0].loop.rounds.length, 2);
+    assert.equal(list[0].loop.diff, loop.diff);
+  });
+
+  it('reads a bare metadata record from the protocol', () => {
+    const record = {
+      loop_id: 'bare',
+      status: 'fixed',
+      decision: 'undone',
+      original: 'a',
+      patched: 'b',
+      rounds: 2,
+      model: 'builtin',
+      tokens: 0,
+      cost: 0
+    };
+    const [entry] = buildLoopList([cell('c1', [], record)]);
+    assert.equal(entry.loop.loop_id, 'bare');
+    assert.equal(entry.cellId, 'c1');
+    assert.equal(entry.roundCount, 2);
+    assert.equal(entry.decision, 'undone');
+  });
+
+  it('merges output and metadata of the same loop, metadata deciding', () => {
+    const loop = parseSummary(summary())!;
+    const list = buildLoopList([
+      cell('cell-a', [summary()], JSON.parse(JSON.stringify(cellRecord(loop, 'accepted'))))
+    ]);
+    assert.equal(list.length, 1);
+    assert.equal(list[0].decision, 'accepted');
+  });
+
+  it('lets the kernel have the last word', () => {
+    const live = emptyLiveState();
+    live.decisions.set('L1', 'rejected');
+    live.summaries.set('L2', parseSummary(summary({ loop_id: 'L2', created: '2027-01-01T00:00:00Z' }))!);
+    const list = buildLoopList([cell('cell-a', [summary()])], live);
+    assert.deepEqual(list.map(e => e.loop.loop_id), ['L2', 'L1']);
+    assert.equal(list[1].decision, 'rejected');
+  });
+
+  it('keeps loops whose cell was deleted', () => {
+    const live = emptyLiveState();
+    live.summaries.set('gone', parseSummary(summary({ loop_id: 'gone', cell_id: 'deleted' }))!);
+    const [entry] = buildLoopList([cell('other')], live);
+    assert.equal(entry.cellIndex, null);
+  });
+
+  it('ignores outputs that are not summaries', () => {
+    assert.deepEqual(buildLoopList([cell('a', [{ nope: 1 }, 'garbage'], { x: 1 })]), []);
+  });
+});
+
+describe('actionsFor', () => {
+  const entry = (status: string, decision: string, patched: string | null = 'x') => ({
+    loop: parseSummary(summary({ status, patched }))!,
+    cellId: 'a',
+    cellIndex: 0,
+    decision: decision as 'pending',
+    roundCount: 1
+  });
+  it('offers accept and reject on a pending fix', () => {
+    assert.deepEqual(actionsFor(entry('fixed', 'pending')), { accept: true, reject: true, undo: false });
+  });
+  it('offers undo once accepted', () => {
+    assert.deepEqual(actionsFor(entry('fixed', 'accepted')), { accept: false, reject: false, undo: true });
+  });
+  it('offers accept again after undo', () => {
+    assert.deepEqual(actionsFor(entry('fixed', 'undone')), { accept: true, reject: false, undo: false });
+  });
+  it('offers nothing when the loop gave up', () => {
+    assert.deepEqual(actionsFor(entry('gave_up', 'pending', null)), { accept: false, reject: false, undo: false });
+  });
+});

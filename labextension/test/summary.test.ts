@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+
+import {
+  cellRecord,
+  decisionOf,
+  formatCost,
+  parseCellRecord,
+  parseSummary,
+  sourceFor,
+  withMagic
+} from '../src/summary';
+import { VERSION } from '../src/version';
+import { summary } from './fixtures';
+
+describe('parseSummary', () => {
+  it('reads a full summary', () => {
+    const loop = parseSummary(summary());
+    assert.ok(loop);
+    assert.equal(loop.loop_id, 'L1');
+    assert.equal(loop.status, 'fixed');
+    assert.equal(loop.rounds.length, 2);
+    assert.deepEqual(loop.rounds[0].receipt, { kind: 'error', text: "KeyError: 'prise'" });
+  });
+
+  it('reads a JSON string', () => {
+    assert.equal(parseSummary(JSON.stringify(summary()))?.loop_id, 'L1');
+  });
+
+  it('rejects what has no loop id', () => {
+    assert.equal(parseSummary({ status: 'fixed' }), null);
+    assert.equal(parseSummary(null), null);
+    assert.equal(parseSummary('not json'), null);
+    assert.equal(parseSummary([summary()]), null);
+  });
+
+  it('fills defaults for missing or odd fields', () => {
+    const loop = parseSummary({ loop_id: 'x', status: 'weird', decision: 42, rounds: [null, {}] });
+    assert.ok(loop);
+    assert.equal(loop.status, 'error');
+    assert.equal(loop.decision, 'pending');
+    assert.equal(loop.patched, null);
+    assert.equal(loop.cell_id, null);
+    assert.equal(loop.rounds.length, 1);
+    assert.equal(loop.rounds[0].index, 2);
+    assert.equal(loop.rounds[0].receipt.kind, 'unknown');
+  });
+});
+
+describe('cell records', () => {
+  it('round-trips through the metadata record', () => {
+    const loop = parseSummary(summary())!;
+    const record = cellRecord(loop, 'accepted');
+    assert.equal(record.decision, 'accepted');
+    assert.equal(record.rounds, 2);
+    const parsed = parseCellRecord(JSON.parse(JSON.stringify(record)));
+    assert.ok(parsed);
+    assert.equal(parsed.summary?.decision, 'accepted');
+    assert.equal(parsed.summary?.rounds.length, 2);
+  });
+
+  it('reads a record written by another frontend, rounds as a list', () => {
+    const parsed = parseCellRecord({ loop_id: 'L', status: 'fixed', rounds: [{}, {}, {}] });
+    assert.equal(parsed?.rounds, 3);
+    assert.equal(parsed?.summary, undefined);
+  });
+
+  it('rejects a record without loop id', () => {
+    assert.equal(parseCellRecord({ status: 'fixed' }), null);
+    assert.equal(parseCellRecord(undefined), null);
+  });
+});
+
+describe('sources', () => {
+  const loop = parseSummary(summary())!;
+  it('puts the magic line before the accepted patch', () => {
+    assert.equal(sourceFor(loop, 'accepted'), "%%fixloop\ndf['price'].sum()\n");
+  });
+  it('gives the original on undo', () => {
+    assert.equal(sourceFor(loop, 'undone'), "%%fixloop\ndf['prise'].sum()\n");
+  });
+  it('keeps a body that already has the magic', () => {
+    assert.equal(withMagic('%%fixloop -r 2\nx'), '%%fixloop -r 2\nx');
+  });
+});
+
+describe('words', () => {
+  it('maps actions to decisions', () => {
+    assert.equal(decisionOf('accept'), 'accepted');
+    assert.equal(decisionOf('reject'), 'rejected');
+    assert.equal(decisionOf('undo'), 'undone');
+  });
+  it('formats costs', () => {
+    assert.equal(formatCost(0), 'free');
+    assert.equal(formatCost(0.00123), '$0.0012');
+    assert.equal(formatCost(1.5), '$1.50');
+  });
+  it('knows its own version', () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
+    assert.equal(VERSION, pkg.version);
+  });
+});

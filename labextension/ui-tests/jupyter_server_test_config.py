@@ -1,0 +1,14 @@
+"""Jupyter server configuration for the Galata UI tests (never use it elsewhere).
+
+Opens JupyterLab on 127.0.0.1 without token in a temporary root directory.
+"""
+import os
+
+from jupyterlab.galata import configure_jupyter_server
+
+configure_jupyter_server(c)  # noqa: F821
+c.ServerApp.ip = "127.0.0.1"  # noqa: F821
+c.ServerApp.port = int(os.environ.get("FIXLOOP_UI_PORT", "8899"))  # noqa: F821
+c.LabApp.news_url = None  # noqa: F821
+c.LabApp.check_for_updates_class = "jupyterlab.NeverCheckForUpdate"  # noqa: F821
+c.ServerApp.allow_root = True  # noqa: F821  (CI machines run as root)

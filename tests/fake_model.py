@@ -1,0 +1,113 @@
+"""An OpenAI-compatible chat server on 127.0.0.1 with scripted replies, for real litellm calls in tests.
+
+Each request takes the next item of the script: a string (the reply's content), or a `Scripted`
+(status code, raw body, delay, headers) to play a fault. Every request body is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Scripted:
+    content: str | None = None
+    status: int = 200
+    body: bytes | None = None
+    delay: float = 0.0
+    headers: dict = field(default_factory=dict)
+
+
+class FakeModelServer:
+    def __init__(self, script=()):
+        self.script = list(script)
+        self.requests: list[dict] = []
+        self.repeat_last = True
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {"raw": raw.decode("utf-8", "replace")}
+                server.requests.append(body)
+                item = server._next()
+                if item.delay:
+                    time.sleep(item.delay)
+                payload = item.body if item.body is not None else json.dumps(_completion(item.content or "", body)).encode()
+                self.send_response(item.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                for k, v in item.headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def _next(self) -> Scripted:
+        if not self.script:
+            return Scripted("I cannot help with that.")
+        item = self.script.pop(0) if (len(self.script) > 1 or not self.repeat_last) else self.script[0]
+        return item if isinstance(item, Scripted) else Scripted(content=item)
+
+    def prompt(self, i: int) -> str:
+        """All message contents of request `i`, joined."""
+        return "\n".join(str(m.get("content")) for m in self.requests[i].get("messages", []))
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that gives up (a timeout test) breaks the pipe; that is the test working, not an error."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass
+
+
+def closed_port_url() -> str:
+    """The URL of a port nothing listens on (connection refused)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def _completion(content: str, request: dict) -> dict:
+    prompt_chars = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model", "scripted"),
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4,
+                  "total_tokens": prompt_chars // 4 + len(content) // 4},
+    }

@@ -1,0 +1,226 @@
+"""`jupyter-fixloop run`: real notebooks, run in a real kernel (nbclient), repaired by the built-in engine."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from jupyter_fixloop import batch, batch_cli
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    """One folder for every notebook here: the sandboxes of one working directory share a warm pool."""
+    return tmp_path_factory.mktemp("batch")
+
+
+def write_notebook(path, *cells):
+    nb = new_notebook(cells=[new_markdown_cell(c[3:]) if c.startswith("md:") else new_code_cell(c) for c in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+    return str(path)
+
+
+def text_of(cell) -> str:
+    parts = []
+    for out in cell.outputs:
+        if out.output_type == "stream":
+            parts.append(out.text)
+        elif out.output_type in ("execute_result", "display_data"):
+            parts.append(out.data.get("text/plain", ""))
+        elif out.output_type == "error":
+            parts.append(f"{out.ename}: {out.evalue}")
+    return "".join(parts).strip()
+
+
+def test_three_broken_cells_come_out_running_with_their_outputs(workdir, capsys):
+    src = write_notebook(
+        workdir / "three.ipynb",
+        "md:# three cells broken by a newer pandas and a hurried edit",
+        "import pandas as pd\nsales = pd.DataFrame({'Region': ['n', 's', 'n'], 'units': [1, 2, 3]})\ntotals = {}",
+        "by_region = sales.groupby('region')['units'].sum()\nprint(by_region.to_dict())",
+        "for region, n in by_region.iteritems():\n    totals[region] = int(n)\nprint(sorted(totals.items()))",
+        "spread = np.std(sales['units'])\nprint(round(float(spread), 3))",
+    )
+    before = Path(src).read_bytes()
+    out, report = str(workdir / "three.out.ipynb"), str(workdir / "three.md")
+
+    code = batch.main([src, "-o", out, "--report", report])
+
+    assert code == 0, capsys.readouterr()
+    assert Path(src).read_bytes() == before  # the input is never overwritten without --in-place
+    nb = nbformat.read(out, as_version=4)
+    cells = nb.cells
+    assert "groupby('Region')" in cells[2].source
+    assert "by_region.items()" in cells[3].source
+    assert cells[4].source.startswith("import numpy as np\n")
+    assert text_of(cells[2]) == "{'n': 4, 's': 2}"
+    assert text_of(cells[3]) == "[('n', 4), ('s', 2)]"
+    assert text_of(cells[4]) == "0.816"
+    assert [c.execution_count for c in cells[1:]] == [1, 2, 3, 4]
+    record = cells[2].metadata["fixloop"]
+    assert record["decision"] == "accepted" and record["status"] == "fixed"
+    assert record["original"].startswith("by_region = sales.groupby('region')")
+    assert record["patched"].startswith("by_region = sales.groupby('Region')")
+    assert record["rounds"][0]["receipt"]["kind"] == "ok"
+    assert "fixloop" not in cells[1].metadata
+    text = Path(report).read_text()
+    assert "every cell runs: 1 ok, 3 fixed" in text
+    assert "+for region, n in by_region.items():" in text
+    assert "KeyError: 'region'" in text  # the receipt that justified the fix
+
+
+def test_unfixable_cell_gives_exit_1_a_report_naming_it_and_skips_only_its_dependents(workdir, capsys):
+    src = write_notebook(
+        workdir / "unfixable.ipynb",
+        "x = 1\nitems = [1, 2]",
+        "items.append(3)\nrows = fetch_rows_from_the_warehouse()",
+        "print(len(rows))",
+        "%%fixloop --expect \"x == 2\"\nz = x * 10",
+        "print(x + 1, len(items))",
+    )
+    report = str(workdir / "unfixable.html")
+
+    code = batch.main([src, "--max-rounds", "1", "--report", report])
+
+    assert code == 1
+    nb = nbformat.read(str(workdir / "unfixable.fixed.ipynb"), as_version=4)
+    assert nb.cells[1].source == "items.append(3)\nrows = fetch_rows_from_the_warehouse()"
+    assert "NameError" in text_of(nb.cells[1])
+    assert nb.cells[1].metadata["fixloop"]["status"] == "gave_up"
+    assert nb.cells[2].outputs == [] and nb.cells[2].execution_count is None  # skipped: reads `rows`
+    # the failed cells were undone (items has no 3) and the independent last cell still ran
+    assert text_of(nb.cells[4]) == "2 2"
+    html = Path(report).read_text()
+    assert "Cell 2: <span class='s-failed'>FAILED</span>" in html
+    assert "fetch_rows_from_the_warehouse" in html
+    assert "Cell 3: <span class='s-skipped'>skipped</span>" in html and "reads rows (cell 2)" in html
+    assert "Cell 4: <span class='s-failed'>FAILED</span>" in html and "Check failed: x == 2" in html
+    printed = capsys.readouterr().out
+    assert "some cells could not be fixed: 2 ok, 2 failed, 1 skipped" in printed
+
+
+def test_in_place_keeps_a_backup_and_keeps_the_fixloop_line(workdir):
+    src = write_notebook(
+        workdir / "inplace.ipynb",
+        "values = [1, 2, 3]",
+        "%%fixloop --expect \"total == 6\"\ntotal = sum(valuez)\nprint(total)",
+    )
+    before = Path(src).read_bytes()
+
+    assert batch.main([src, "--in-place"]) == 0
+
+    assert Path(src + ".bak").read_bytes() == before
+    nb = nbformat.read(src, as_version=4)
+    assert nb.cells[1].source == '%%fixloop --expect "total == 6"\ntotal = sum(values)\nprint(total)'
+    assert text_of(nb.cells[1]) == "6"
+    assert nb.cells[1].metadata["fixloop"]["original"] == "total = sum(valuez)\nprint(total)"
+
+
+def test_interactive_reject_leaves_the_cell_as_it_was(workdir, monkeypatch, capsys):
+    src = write_notebook(workdir / "ask.ipynb", "counts = {'apples': 3}", "n = counts['Apples']\nprint(n)")
+    monkeypatch.setattr(sys, "stdin", __import__("io").StringIO("r\n"))
+
+    code = batch.main([src, "--interactive", "-o", str(workdir / "ask.out.ipynb")])
+
+    assert code == 1
+    shown = capsys.readouterr().out
+    assert "+n = counts['apples']" in shown and "[a]ccept, [r]eject" in shown
+    nb = nbformat.read(str(workdir / "ask.out.ipynb"), as_version=4)
+    assert nb.cells[1].source == "n = counts['Apples']\nprint(n)"
+    assert nb.cells[1].metadata["fixloop"]["decision"] == "rejected"
+
+
+def test_malformed_or_missing_notebook_is_a_clear_error_with_exit_2(tmp_path, capsys):
+    bad = tmp_path / "broken.ipynb"
+    bad.write_text('{"cells": [ this is not json')
+    assert batch.main([str(bad)]) == 2
+    assert f"{bad} is not a notebook: the file is not JSON" in capsys.readouterr().err
+
+    invalid = tmp_path / "invalid.ipynb"
+    invalid.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code"}]}))
+    assert batch.main([str(invalid)]) == 2
+    assert "is not a valid notebook" in capsys.readouterr().err
+
+    assert batch.main([str(tmp_path / "nowhere.ipynb")]) == 2
+    assert "no notebook at" in capsys.readouterr().err
+    assert not os.path.exists(tmp_path / "broken.fixed.ipynb")
+
+
+def test_bad_usage_exits_2_before_running_anything(workdir, capsys):
+    src = write_notebook(workdir / "usage.ipynb", "x = 1")
+    assert batch.main([src, "--report", "report.txt"]) == 2
+    assert "written as .md or .html" in capsys.readouterr().err
+    assert batch.main([src, "--cells", "2-9"]) == 2
+    assert "the notebook has 1 cells" in capsys.readouterr().err
+    assert batch.main([src, "-o", src]) == 2
+    assert "use --in-place" in capsys.readouterr().err
+    assert batch.main([src, "--max-rounds", "many"]) == 2
+
+
+def test_jupyter_finds_the_fixloop_subcommand(tmp_path):
+    """`jupyter fixloop run` is the same command (jupyter_core finds `jupyter-fixloop` on PATH)."""
+    bad = tmp_path / "broken.ipynb"
+    bad.write_text("not a notebook")
+    run = subprocess.run([sys.executable, "-m", "jupyter", "fixloop", "run", str(bad)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert "jupyter-fixloop run:" in run.stderr and "is not a notebook" in run.stderr
+
+
+def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
+    """The README's first command: notebooks/cleaning.ipynb comes out fully running, exit code 0."""
+    src = str(Path(__file__).parent.parent / "notebooks" / "cleaning.ipynb")
+    out, report = str(tmp_path / "cleaning.fixed.ipynb"), str(tmp_path / "cleaning-report.md")
+
+    assert batch.main([src, "-o", out, "--report", report]) == 0
+
+    nb = nbformat.read(out, as_version=4)
+    by_text = {c.source.splitlines()[0]: text_of(c) for c in nb.cells if c.cell_type == "code"}
+    assert "north   18 units" in by_text["units_by_region = orders.groupby('region')['units'].sum()"]
+    assert "north    33.0" in by_text["revenue_by_region = orders.groupby('region')['revenue'].sum().sort_values(ascending=False)"]
+    assert "unit prices vary by 28% around their mean" in by_text['%%fixloop --expect "round(price_spread, 2) == 0.28"']
+    assert "every cell runs: 4 ok, 5 fixed" in Path(report).read_text()
+
+
+def test_cell_names_decide_what_a_failed_cell_takes_down():
+    from jupyter_fixloop.batch_cells import cell_names, parse_cell
+
+    reads, defines = cell_names("df['total'] = df['a'] + rate\ndef f(x):\n    return x * scale\nimport numpy as np")
+    assert reads >= {"df", "rate", "scale"} and "x" not in reads
+    assert defines >= {"df", "f", "np"}
+    assert "n" in cell_names("%time n = len(rows)")[0] | cell_names("%time n = len(rows)")[1]
+    plan = parse_cell("%%fixloop --expect \"total == 6\" -r 2\ntotal = sum(values)")
+    assert plan.checks == ("total == 6",) and plan.max_rounds == 2 and plan.code == "total = sum(values)"
+    assert plan.source_with("total = 6") == '%%fixloop --expect "total == 6" -r 2\ntotal = 6'
+    assert batch_cli.parse_cells("3,5-7", 9) == {3, 5, 6, 7}
+
+
+def test_generation_and_a_wrong_aggregate_are_fixed_by_a_configured_model(workdir, fake_model):
+    """An instruction cell is written by the model; a wrong value only `--expect` sees is fixed from its receipt."""
+    server = fake_model(
+        "```python\nrevenue = [u * p for u, p in zip(units, prices)]\n```",
+        "```python\ntotal = sum(revenue)\n```",
+    )
+    server.repeat_last = False
+    src = write_notebook(
+        workdir / "generate.ipynb",
+        "units, prices = [2, 3], [1.5, 2.0]",
+        '%%fixloop --expect "revenue == [3.0, 6.0]"\nlist the revenue of each order, units times price',
+        '%%fixloop --expect "total == 9.0"\ntotal = len(revenue)',
+    )
+    out = str(workdir / "generate.out.ipynb")
+
+    assert batch.main([src, "-o", out, "--model", "openai/scripted", "--api-base", server.url]) == 0
+
+    nb = nbformat.read(out, as_version=4)
+    assert nb.cells[1].source == ('%%fixloop --expect "revenue == [3.0, 6.0]"\n'
+                                  "# list the revenue of each order, units times price\n"
+                                  "revenue = [u * p for u, p in zip(units, prices)]")
+    assert nb.cells[2].source == '%%fixloop --expect "total == 9.0"\ntotal = sum(revenue)'
+    assert "total is 2, expected 9.0" in server.prompt(1)  # the wrong aggregate, as the model saw it

@@ -1,0 +1,121 @@
+"""The benchmark harness: real user-side kernel, real sandboxes, real litellm calls (scripted server)."""
+
+import json
+
+import pytest
+
+from jupyter_fixloop import bench
+from jupyter_fixloop.errors import FixloopError
+
+TYPO = {
+    "id": "t-typo", "category": "NameError", "group": "crash", "fails_with": "cell:NameError",
+    "setup": "prices = [3, 4, 5]\n",
+    "cell": "total = sum(price)\n",
+    "check": "assert globals().get('total') == 12, 'total should be 12'\n",
+    "note": "never shown",
+}
+LOGIC = {
+    "id": "t-logic", "category": "wrong_output", "group": "logic", "fails_with": "check:AssertionError",
+    "setup": "xs = [1, 2, 3]\n",
+    "cell": "biggest = min(xs)\n",
+    "check": "assert biggest == 3, repr(biggest)\n",
+    "note": "never shown",
+}
+BAD_SETUP = {
+    "id": "t-setup", "category": "NameError", "group": "crash", "fails_with": "cell:NameError",
+    "setup": "raise RuntimeError('no data')\n", "cell": "x = 1\n", "check": "",
+}
+TWO_BUGS = {
+    "id": "t-two", "category": "multi_error", "group": "multi", "fails_with": "cell:NameError",
+    "setup": "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2]})\n",
+    "cell": "n = len(list(df.iteritems()))\nlabel = 'cols: ' + n\n",
+    "check": "assert label == 'cols: 1'\n",
+}
+
+
+def write_cases(tmp_path, *cases):
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    return str(path)
+
+
+def test_read_cases_names_the_bad_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(TYPO) + "\n{\"id\": \"x\"}\n")
+    with pytest.raises(FixloopError, match=r"bad.jsonl:2: not a benchmark case"):
+        bench.read_cases(str(path))
+
+
+def test_acceptance_runs_the_check_statements():
+    ns = {"total": 12}
+    assert eval(bench.acceptance(TYPO["check"]), ns) is True
+    ns["total"] = 11
+    with pytest.raises(AssertionError, match="total should be 12"):
+        eval(bench.acceptance(TYPO["check"]), ns)
+
+
+def test_summary_figures_per_category_and_group():
+    results = [
+        bench.CaseResult("a", "NameError", "crash", True, "fixed", rounds=1, tokens=100, cost=0.01, seconds=2.0),
+        bench.CaseResult("b", "NameError", "crash", False, "gave_up", rounds=3, tokens=300, cost=0.03, seconds=4.0),
+        bench.CaseResult("c", "wrong_output", "logic", False, "passed", seconds=1.0),
+    ]
+    figures = bench.summarize(results)
+    assert figures["overall"]["fixed"] == 1 and figures["overall"]["cases"] == 3
+    assert figures["by_category"]["NameError"]["fix_rate"] == 0.5
+    assert figures["by_category"]["NameError"]["mean_rounds"] == 2.0
+    assert figures["by_group"]["logic"]["fix_rate"] == 0.0
+    assert figures["by_failure"] == {"?": figures["overall"]}
+    assert figures["overall"]["tokens"] == 400 and abs(figures["overall"]["cost"] - 0.04) < 1e-12
+
+
+def test_loop_with_scripted_model_hides_the_check(fake_model, tmp_path, capsys):
+    """litellm path end to end: a wrong first answer, then the fix; the check never reaches the model."""
+    server = fake_model("```python\ntotal = sum(prise)\n```", "```python\ntotal = sum(prices)\n```")
+    out = tmp_path / "figures.json"
+    path = write_cases(tmp_path, TYPO, LOGIC, BAD_SETUP)
+    rc = bench.main([path, "--model", "openai/scripted", "--api-base", server.url, "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    cases = {c["id"]: c for c in data["cases"]}
+    assert cases["t-typo"]["fixed"] is True and cases["t-typo"]["rounds"] == 2
+    assert cases["t-typo"]["final_code"] == "total = sum(prices)\n"
+    assert cases["t-typo"]["tokens"] > 0
+    # the logic bug runs without error, so the loop has nothing to fix; the hidden check catches it
+    assert cases["t-logic"]["status"] == "passed" and cases["t-logic"]["fixed"] is False
+    assert "AssertionError: 1" in cases["t-logic"]["verify_receipt"] and "<hidden check>" in cases["t-logic"]["verify_receipt"]
+    assert cases["t-setup"]["status"] == "error" and "setup failed: RuntimeError: no data" in cases["t-setup"]["reason"]
+    assert data["overall"]["fixed"] == 1 and data["by_group"]["crash"]["cases"] == 2
+    assert data["by_failure"]["crash"]["cases"] == 2 and data["by_failure"]["check"]["fixed"] == 0
+    assert len(server.requests) == 2
+    prompts = [server.prompt(i) for i in range(2)]
+    assert all("total should be 12" not in p and "never shown" not in p for p in prompts)
+    assert "prise" in prompts[1] and "NameError" in prompts[1]  # round 2 saw round 1's receipt
+    shown = capsys.readouterr().out
+    assert "overall" in shown and "not fixed: t-logic" in shown
+
+
+def test_one_shot_builtin_fixes_one_bug_only(tmp_path):
+    """One call, no rerun: a cell with two bugs stays broken, where the loop takes two rounds."""
+    out = tmp_path / "one.json"
+    rc = bench.main([write_cases(tmp_path, TYPO, TWO_BUGS), "--mode", "one-shot", "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    cases = {c["id"]: c for c in data["cases"]}
+    assert data["mode"] == "one-shot" and data["model"] == "fixloop/builtin"
+    assert cases["t-typo"]["fixed"] is True and cases["t-typo"]["rounds"] == 1
+    assert cases["t-two"]["fixed"] is False and "df.items()" in cases["t-two"]["final_code"]
+    assert "TypeError" in cases["t-two"]["verify_receipt"]
+
+
+def test_user_kernel_recovers_from_a_hanging_setup(tmp_path):
+    kernel = bench.UserKernel(cwd=str(tmp_path))
+    try:
+        with pytest.raises(FixloopError, match="did not finish in 2 s"):
+            kernel.run("import time\ntime.sleep(60)\n", timeout=2)
+        kernel.reset(timeout=60)
+        kernel.run("x = 41 + 1\n", timeout=60)
+        snap = kernel.snapshot(str(tmp_path / "snap.bin"), timeout=60)
+        assert snap.names == ("x",)
+    finally:
+        kernel.close()

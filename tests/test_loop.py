@@ -1,0 +1,147 @@
+"""The core loop through the public API, against real sandbox kernels and a real litellm call path."""
+
+import pandas as pd
+import pytest
+
+from jupyter_fixloop import LoopResult, Receipt, Round, UsageError, fix
+
+FIB = """def fib(n):
+    a, b = 1, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+"""
+FIB_FIXED = FIB.replace("a, b = 1, 1", "a, b = 0, 1")
+
+
+def test_passing_cell_is_passed_without_model_rounds():
+    result = fix("x = 2 + 2\nassert x == 4\n", checks=["x == 4"])
+    assert isinstance(result, LoopResult)
+    assert result.status == "passed"
+    assert result.rounds == []
+    assert result.first.kind == "ok"
+    assert result.patched is None and result.diff == ""
+
+
+def test_failed_expect_receipt_shows_operand_values():
+    result = fix(FIB, checks=["fib(6) == 8"], max_rounds=0)
+    assert result.status == "gave_up"
+    assert result.first.kind == "check_failed"
+    assert "fib(6) returned 13, expected 8" in result.first.text
+
+
+def test_scripted_model_second_round_sees_first_receipt(fake_model):
+    wrong = FIB.replace("for _ in range(n):", "for _ in range(n):\n        c = undefined_name")
+    server = fake_model(f"Try this:\n```python\n{wrong}```", f"```python\n{FIB_FIXED}```")
+    result = fix(FIB, checks=["fib(6) == 8"], model="openai/scripted", api_base=server.url)
+    assert result.status == "fixed", result.reason
+    assert len(result.rounds) == 2
+    assert all(isinstance(r, Round) and isinstance(r.receipt, Receipt) for r in result.rounds)
+    assert result.rounds[0].receipt.kind == "exception"
+    assert result.patched == FIB_FIXED
+    second = server.prompt(1)
+    assert "NameError" in second and "undefined_name" in second
+    assert "line 4" in second  # the failing user line of the first candidate, by number
+    assert "fib(6) returned 13, expected 8" in server.prompt(0)
+    assert "-    a, b = 1, 1" in result.diff and "+    a, b = 0, 1" in result.diff
+    assert result.rounds[1].usage.tokens > 0
+
+
+def test_model_that_never_fixes_stops_at_max_rounds(fake_model):
+    wrong = [FIB.replace("a, b = 1, 1", f"a, b = {k}, 1") for k in (2, 3, 4, 5)]
+    server = fake_model(*[f"```python\n{w}```" for w in wrong])
+    result = fix(FIB, checks=["fib(6) == 8"], model="openai/scripted", api_base=server.url, max_rounds=3)
+    assert result.status == "gave_up"
+    assert "max rounds (3)" in result.reason
+    assert len(result.rounds) == 3 and len(server.requests) == 3
+    assert [r.receipt.kind for r in result.rounds] == ["check_failed"] * 3
+    assert [r.candidate for r in result.rounds] == wrong[:3]
+    assert result.patched is None
+
+
+def test_model_repeating_itself_ends_the_loop_early(fake_model):
+    server = fake_model(f"```python\n{FIB}```")
+    result = fix(FIB, checks=["fib(6) == 8"], model="openai/scripted", api_base=server.url, max_rounds=4)
+    assert result.status == "gave_up" and "repeated" in result.reason
+    assert len(server.requests) == 2
+    assert "same code as the original cell" in result.rounds[0].receipt.text
+
+
+def test_reply_without_code_is_a_no_code_round(fake_model):
+    server = fake_model("I think you should check your loop bounds.", f"```python\n{FIB_FIXED}```")
+    result = fix(FIB, checks=["fib(6) == 8"], model="openai/scripted", api_base=server.url)
+    assert [r.receipt.kind for r in result.rounds] == ["no_code", "ok"]
+    assert result.status == "fixed"
+
+
+def test_candidate_that_loops_forever_is_stopped_at_timeout(fake_model):
+    hang = "i = 0\nwhile i != 10:\n    i += 3\n"
+    server = fake_model(f"```python\n{hang}```", "```python\ni = 0\nwhile i < 10:\n    i += 3\n```")
+    result = fix("i = 0\nwhile i != 10:\n    i += 3\n", model="openai/scripted", api_base=server.url, timeout=2)
+    assert result.first.kind == "timeout"
+    assert "stopped at line" in result.first.text
+    assert result.rounds[0].receipt.kind == "timeout"
+    assert result.status == "fixed"
+
+
+def test_builtin_engine_fixes_name_typo_from_namespace():
+    ns = {"prices": [3, 4, 5]}
+    result = fix("total = sum(prices_list)\n", namespace=ns, checks=["total == 12"])
+    assert result.status == "fixed", result.reason
+    assert result.patched.strip() == "total = sum(prices)"
+    assert "defined names close to 'prices_list'" in result.first.text
+
+
+def test_builtin_engine_fixes_column_typo_and_state_is_mirrored():
+    df = pd.DataFrame({"Price": [1.5, 2.5], "qty": [2, 4]})
+    result = fix("revenue = (df['price'] * df['qty']).sum()\n", namespace={"df": df}, checks=["revenue == 13.0"])
+    assert result.status == "fixed", result.reason
+    assert "df['Price']" in result.patched
+    assert "near matches for 'price': 'Price' (case)" in result.first.text
+
+
+def test_bad_check_is_a_clear_usage_error():
+    with pytest.raises(UsageError, match="not a Python expression"):
+        fix("x = 1", checks=["x =="])
+
+
+def test_model_error_ends_loop_with_error_status():
+    # nothing listens on port 9: connection refused, surfaced as one line
+    result = fix("x = undefined", model="openai/nothing", api_base="http://127.0.0.1:9/v1", max_rounds=2)
+    assert result.status == "error"
+    assert "openai/nothing" in result.reason and "\n" not in result.reason
+
+
+def test_prompt_carries_versions_and_summarizes_earlier_rounds(fake_model):
+    first = FIB.replace("a, b = 1, 1", "a, b = 2, 1")
+    second = FIB.replace("a, b = 1, 1", "a, b = 3, 1")
+    server = fake_model(f"```python\n{first}```", f"```python\n{second}```", f"```python\n{FIB_FIXED}```")
+    source = "import json\n" + FIB
+    result = fix(source, checks=["fib(6) == 8"], model="openai/scripted", api_base=server.url)
+    assert result.status == "fixed" and len(result.rounds) == 3
+    third = server.prompt(2)
+    assert "Python 3." in third
+    assert "### Earlier attempts (summarized)" in third
+    assert "- round 0: Check failed: fib(6) == 8" in third and "- round 1: Check failed" in third
+    assert "### Original cell" in third  # the latest candidate differs from the original
+
+
+def test_generation_mode_verifies_the_written_code(fake_model):
+    server = fake_model("```python\ndef add(a, b):\n    return a + b\n```")
+    result = fix("", instruction="write a function add that adds two numbers", checks=["add(2, 3) == 5"],
+                 model="openai/scripted", api_base=server.url)
+    assert result.status == "fixed" and result.first is None
+    assert result.patched.startswith("def add(a, b):")
+    assert "Instruction: write a function add" in server.prompt(0)
+    assert result.rounds[0].receipt.kind == "ok"
+
+
+def test_stray_fences_and_other_languages_in_replies():
+    from jupyter_fixloop.engine import extract_code
+
+    assert extract_code("Here:\n```python\nx = 1\n```\nDone.") == "x = 1\n"
+    assert extract_code("```\n%%fixloop --expect 'x'\ny = 2\n```") == "y = 2\n"
+    assert extract_code("```js\nconsole.log(1)\n```") is None
+    assert extract_code("I would change the loop bound.") is None
+    assert extract_code("x = [1,\n  2]\nprint(x)") == "x = [1,\n  2]\nprint(x)\n"
+    assert extract_code("```python\nunclosed = True\n") == "unclosed = True\n"

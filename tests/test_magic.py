@@ -1,0 +1,76 @@
+"""`%%fixloop` inside a real ipykernel, with the built-in engine (no key, no network)."""
+
+import time
+
+import pytest
+from kernel import UserKernel
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    k = UserKernel()
+    assert k.run("%load_ext jupyter_fixloop").ok
+    yield k
+    k.close()
+
+
+def test_name_typo_is_fixed_through_the_magic(kernel):
+    kernel.run("monthly_sales = [120, 80, 100]")
+    run = kernel.run("%%fixloop --expect 'total == 300'\ntotal = sum(monthly_sale)\n")
+    assert run.ok
+    assert "fixloop: fixed" in run.text
+    assert "+total = sum(monthly_sales)" in run.text
+    assert kernel.run("print(_fixloop.status, _fixloop.patched.strip())").text.strip() == "fixed total = sum(monthly_sales)"
+    # the candidate ran in the sandbox only: the user's kernel has no `total`
+    assert "NameError" in kernel.run("total").text
+
+
+def test_missing_pandas_import_is_fixed(kernel):
+    run = kernel.run("%%fixloop --expect 'len(frame) == 2'\nframe = pd.DataFrame({'a': [1, 2]})\n")
+    assert "fixloop: fixed" in run.text, run.text
+    assert "+import pandas as pd" in run.text
+
+
+def test_dataframe_column_typo_is_fixed(kernel):
+    kernel.run("import pandas as pd\nsales = pd.DataFrame({'Region': ['n', 's'], 'amount': [3, 4]})")
+    run = kernel.run("%%fixloop\nby_region = sales.groupby('region')['amount'].sum()\n")
+    assert "fixloop: fixed" in run.text, run.text
+    assert "+by_region = sales.groupby('Region')['amount'].sum()" in run.text
+    assert "near matches for 'region': 'Region' (case)" in run.text
+
+
+def test_passing_cell_runs_in_user_kernel_unless_dry(kernel):
+    run = kernel.run("%%fixloop --expect 'y == 6'\ny = 2 * 3\nprint('y is', y)\n")
+    assert "already passes" in run.text and "y is 6" in run.text
+    assert kernel.run("print(y)").text.strip() == "6"
+    kernel.run("%%fixloop --dry\nz_dry = 1\n")
+    assert "NameError" in kernel.run("z_dry").text
+
+
+def test_fixloop_last_inserts_the_patch_as_next_cell(kernel):
+    kernel.run("counts = {'apples': 3}")
+    kernel.run("%%fixloop\nn = counts['Apples']\n")
+    reply = kernel.run("%fixloop last").reply
+    payloads = reply["content"]["payload"]
+    assert payloads and payloads[0]["source"] == "set_next_input"
+    assert payloads[0]["text"] == "n = counts['apples']"
+
+
+def test_timeout_stops_a_hanging_cell_and_the_user_kernel_answers(kernel):
+    run = kernel.run("%%fixloop --timeout 2 --max-rounds 0\nwhile True:\n    pass\n")
+    assert "Timeout: the cell was still running after 2 s" in run.text
+    started = time.perf_counter()
+    assert kernel.run("print(40 + 2)").text.strip() == "42"
+    assert time.perf_counter() - started < 5
+
+
+def test_bad_arguments_give_a_usage_error_and_keep_the_cell(kernel):
+    run = kernel.run("%%fixloop --max-rounds many\nx = 1\n")
+    assert not run.ok
+    assert "UsageError" in run.text and "--max-rounds" in run.text
+
+
+def test_instruction_with_builtin_engine_says_a_model_is_needed(kernel):
+    run = kernel.run("%%fixloop\nwrite a function that adds two numbers\n")
+    assert "no_code" in run.text
+    assert "cannot write code from an instruction" in run.text

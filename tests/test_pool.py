@@ -1,0 +1,220 @@
+"""State mirroring and the warm pool, end to end: a real user kernel, real sandbox kernels, real
+litellm calls to the scripted server. The user kernel calls `jupyter_fixloop.fix(...,
+namespace=globals())`, which is what `%%fixloop` does with the kernel's namespace."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from kernel import UserKernel
+
+from jupyter_fixloop import fix, runtime
+from jupyter_fixloop.loop import pool_for
+from jupyter_fixloop.sandbox import SandboxSettings
+
+EARLIER_CELLS = [
+    "import pandas as pd",
+    "sales = pd.DataFrame({'Region': ['n', 's', 'n', 'e'], 'amount': [3, 4, 5, 1]})",
+    "def total_by(frame, key):\n    return frame.groupby(key)['amount'].sum()",
+    "class Report:\n    def __init__(self, frame):\n        self.frame = frame\n"
+    "    def best(self):\n        return total_by(self.frame, 'region').idxmax()",
+]
+FAILING_CELL = "best = Report(sales).best()\n"
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    k = UserKernel()
+    assert k.run("import os; os.environ['OPENAI_API_KEY'] = 'sk-test-not-a-real-key'").ok
+    yield k
+    k.close()
+
+
+def fix_in(kernel, cell: str, checks, server, max_rounds: int = 3) -> dict:
+    """Run the loop from inside the user kernel on its own globals; return what it found."""
+    code = (
+        "import json, jupyter_fixloop\n"
+        f"_r = jupyter_fixloop.fix({cell!r}, checks={list(checks)!r}, namespace=globals(),\n"
+        f"    model='openai/scripted', api_base={server.url!r}, max_rounds={max_rounds})\n"
+        "print(json.dumps({'status': _r.status, 'reason': _r.reason, 'patched': _r.patched,\n"
+        "    'first': _r.first and {'ename': _r.first.ename, 'evalue': _r.first.evalue, 'text': _r.first.text},\n"
+        "    'rounds': [r.receipt.text for r in _r.rounds]}))\n"
+    )
+    run = kernel.run(code)
+    assert run.ok, run.text
+    return json.loads(run.text.strip().splitlines()[-1])
+
+
+def test_cell_using_frame_function_and_class_fails_the_same_way_and_is_fixed(kernel, fake_model):
+    for cell in EARLIER_CELLS:
+        assert kernel.run(cell).ok
+    direct = kernel.run(FAILING_CELL)
+    error = next(content for kind, content in direct.outputs if kind == "error")
+    server = fake_model("```python\nbest = Report(sales.rename(columns={'Region': 'region'})).best()\n```")
+    result = fix_in(kernel, FAILING_CELL, ["best == 'n'"], server)
+    assert (result["first"]["ename"], result["first"]["evalue"]) == (error["ename"], error["evalue"]) == ("KeyError", "'region'")
+    assert result["status"] == "fixed", result["reason"]
+    assert "KeyError" in server.prompt(0)
+    assert "NameError" in kernel.run("best").text  # the fix ran in the sandbox only
+
+
+def test_candidates_changing_mirrored_variables_change_neither_the_user_nor_the_next_round(kernel, fake_model):
+    assert kernel.run("rows = [1, 2, 3]\nlookup = {'a': 1}\nimport pandas as pd\n"
+                      "table = pd.DataFrame({'x': [1.0, 2.0], 'y': [3, 4]})").ok
+    vandal = "rows.append(99)\ndel lookup\ntable['x'] = 0.0\ndel table['y']\nstate = 'vandalized'\n"
+    probe = "state = (len(rows), 'lookup' in globals(), table['x'].sum(), list(table.columns))\n"
+    server = fake_model(f"```python\n{vandal}raise RuntimeError('again')\n```", f"```python\n{probe}```")
+    result = fix_in(kernel, vandal + "raise RuntimeError('first')\n", ["state == (3, True, 3.0, ['x', 'y'])"], server)
+    assert result["status"] == "fixed", (result["reason"], result["rounds"])
+    assert kernel.run("print(len(rows), sorted(lookup), table['x'].sum(), list(table.columns))").text.strip() \
+        == "3 ['a'] 3.0 ['x', 'y']"
+
+
+def test_open_file_is_named_as_not_mirrored_and_the_loop_completes(kernel, fake_model, tmp_path):
+    path = str(tmp_path / "log.txt")
+    assert kernel.run(f"log = open({path!r}, 'w')\nbase = 41").ok
+    # the honest fix keeps the write (the guard rejects deleting the failing line's effect)
+    server = fake_model("```python\nimport io\nlog = io.StringIO()\nlog.write('x')\nanswer = base + 1\n```")
+    result = fix_in(kernel, "log.write('x')\nanswer = base + 1\n", ["answer == 42"], server)
+    assert result["status"] == "fixed", result["reason"]
+    assert "not mirrored: log (TextIOWrapper: cannot be pickled" in result["first"]["text"]
+    assert "not mirrored: log (TextIOWrapper" in server.prompt(0)  # the model is told
+    assert kernel.run("print(log.closed, base)").text.strip() == "False 41"
+
+
+def test_names_a_candidate_adds_are_mirrored_for_that_round(fake_model):
+    ns = {"first": [1, 2], "second": [3, 4]}
+    server = fake_model("```python\ntotal = sum(first) + sum(second)\n```")
+    result = fix("total = sum(first)\n", checks=["total == 10"], namespace=ns, model="openai/scripted",
+                 api_base=server.url)
+    assert result.first.kind == "check_failed"
+    assert result.status == "fixed", result.reason
+
+
+def test_idle_kernels_import_the_packages_snapshots_needed():
+    import pandas as pd
+
+    settings = SandboxSettings()
+    result = fix("n = len(frame)\n", checks=["n == 2"], namespace={"frame": pd.DataFrame({"a": [1, 2]})},
+                 settings=settings)
+    assert result.status == "passed"
+
+    async def probe():
+        from jupyter_fixloop.snapshot import EMPTY
+
+        pool = pool_for(settings)
+        assert "pandas" in pool.modules
+        box = await pool.acquire(EMPTY)
+        try:
+            return await box.run("import sys\nloaded = 'pandas' in sys.modules\n", ["loaded"], 60)
+        finally:
+            pool.discard(box)
+
+    receipt = runtime.run_sync(probe())
+    assert receipt.ok, receipt.text
+
+
+# ---------------------------------------------------------------- no sandbox outlives its user
+
+
+def _processes() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, state) of every process, from /proc."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        table[int(entry)] = (int(fields[1]), fields[0])
+    return table
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def sandboxes_of(pid: int) -> dict[int, str]:
+    """Live sandbox kernels started (directly or not) by process `pid`: pid -> sandbox dir."""
+    table, found, todo = _processes(), {}, [pid]
+    while todo:
+        parent = todo.pop()
+        for child, (ppid, state) in table.items():
+            if ppid == parent and state != "Z":
+                todo.append(child)
+                cmd = _cmdline(child)
+                if "fixloop-sandbox-" in cmd and "ipykernel" in cmd:
+                    found[child] = os.path.dirname(cmd.split(" -f ", 1)[1].split()[0])
+    return found
+
+
+def alive(pid: int) -> bool:
+    entry = _processes().get(pid)
+    return entry is not None and entry[1] != "Z"  # a zombie has exited; only its parent has not reaped it
+
+
+def wait_until(predicate, timeout: float = 60.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return predicate()
+
+
+@pytest.mark.parametrize("confinement", ["none", "auto"])
+def test_killing_the_user_kernel_leaves_no_sandbox_process(confinement):
+    k = UserKernel()
+    try:
+        run = k.run("import jupyter_fixloop\nfrom jupyter_fixloop.sandbox import SandboxSettings\n"
+                    "_r = jupyter_fixloop.fix('x = 1', checks=['x == 1'], "
+                    f"settings=SandboxSettings(confinement={confinement!r}))\nprint(_r.status)")
+        assert run.text.strip() == "passed", run.text
+        assert wait_until(lambda: len(sandboxes_of(k.pid())) >= 1)  # the pool keeps one warm
+        before = sandboxes_of(k.pid())
+        os.kill(k.pid(), signal.SIGKILL)
+        assert wait_until(lambda: not any(alive(pid) for pid in before))
+        after = [pid for pid in before if alive(pid)]
+        assert len(before) >= 1 and after == []
+    finally:
+        k.kc.stop_channels()
+        process = k.km.provisioner.process if k.km.provisioner else None
+        if process is not None:
+            process.wait(timeout=30)  # reap the killed kernel (else Popen.__del__ warns later)
+        k.km.cleanup_resources()
+
+
+SCRIPT = """
+import sys, jupyter_fixloop
+result = jupyter_fixloop.fix("x = 1", checks=["x == 1"])
+print(result.status, flush=True)
+sys.stdin.readline()  # the test looks at the sandboxes, then lets this process exit normally
+"""
+
+
+def test_sandboxes_are_shut_down_at_exit():
+    with subprocess.Popen([sys.executable, "-c", SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as proc:
+        try:
+            assert proc.stdout.readline().strip() == "passed"
+            assert wait_until(lambda: len(sandboxes_of(proc.pid)) >= 1)
+            before = sandboxes_of(proc.pid)
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            assert proc.wait(timeout=120) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    # closed by the atexit hook, not just orphaned: Sandbox.close removes the sandbox's directory
+    assert [d for d in before.values() if os.path.exists(d)] == []
+    assert wait_until(lambda: not any(alive(pid) for pid in before))

@@ -1,0 +1,270 @@
+"""Each built-in repair on a real error: the broken cell runs in-process through the real runner, its
+receipt is rendered as the model would see it, the repair is applied, and the repaired cell must run
+and compute the right thing. A second table holds errors no repair may claim to fix."""
+
+import textwrap
+
+import pytest
+
+from jupyter_fixloop import fix, repairs, runner
+from jupyter_fixloop import receipt as receipts
+from jupyter_fixloop.builtin import answer
+from jupyter_fixloop.engine import build_messages
+
+
+@pytest.fixture
+def ns():
+    """A namespace of its own for each test: the runner executes cells in the `ns` it is given."""
+    return {}
+
+
+def run(ns: dict, setup: str, cell: str):
+    """Run setup then the cell in a clean namespace; return the receipt of the cell."""
+    ns.clear()
+    exec(textwrap.dedent(setup), ns)
+    return receipts.from_run(runner.run(textwrap.dedent(cell), [], ns=ns))
+
+
+PD = "import pandas as pd\nimport numpy as np\n"
+
+# (setup, broken cell, the repair expected to fix it, a check on the repaired run)
+CASES = {
+    "missing_import_alias": ("", "arr = np.arange(4)\ntotal = int(arr.sum())\n", "missing_import", "total == 6"),
+    "missing_import_from": ("", "c = Counter('abca')\ntop = c.most_common(1)[0][0]\n", "missing_import", "top == 'a'"),
+    "missing_import_stdlib": ("", "h = hashlib.md5(b'x').hexdigest()\n", "missing_import", "len(h) == 32"),
+    "missing_import_datetime_class": ("", "d = datetime(2024, 5, 1).month\n", "missing_import", "d == 5"),
+    "moved_import_collections_abc": ("", "from collections import Mapping\nok = isinstance({}, Mapping)\n",
+                                     "moved_import", "ok is True"),
+    "moved_import_json_normalize": ("rows = [{'a': {'b': 1}}]\n",
+                                    "from pandas.io.json import json_normalize\nflat = json_normalize(rows)\n",
+                                    "moved_import", "list(flat.columns) == ['a.b']"),
+    "name_typo_not_import": ("products = [2, 3]\n", "n = len(product)\n", "name_typo", "n == 2"),
+    "name_typo": ("inventory = {'apples': 3}\n", "count = inventroy['apples']\n", "name_typo", "count == 3"),
+    "message_hint_np_inf": (PD, "cap = np.Inf\nbig = cap > 10\n", "message_hint", "big is True or big == True"),
+    "removed_np_int": (PD, "vals = np.array(['1', '2']).astype(np.int)\ns = int(vals.sum())\n",
+                       "removed_attribute", "s == 3"),
+    "removed_np_object_alias": ("import numpy as numpy_\n", "m = numpy_.array([1, 0]).astype(numpy_.object)\nn = int(m.sum())\n",
+                              "removed_attribute", "n == 1"),
+    "dataframe_append_dict": (PD + "df = pd.DataFrame({'k': ['a'], 'v': [1]})\n",
+                              "df = df.append({'k': 'b', 'v': 2}, ignore_index=True)\n",
+                              "dataframe_append", "df['v'].tolist() == [1, 2]"),
+    "dataframe_append_frame": (PD + "a = pd.DataFrame({'v': [1]})\nb = pd.DataFrame({'v': [2, 3]})\n",
+                               "both = a.append(b)\n", "dataframe_append", "both['v'].tolist() == [1, 2, 3]"),
+    "renamed_iteritems_series": (PD + "s = pd.Series({'x': 1, 'y': 2})\n",
+                                 "pairs = [k for k, v in s.iteritems()]\n", "renamed_method", "pairs == ['x', 'y']"),
+    "renamed_average": (PD + "df = pd.DataFrame({'g': ['a', 'a', 'b'], 'v': [1, 3, 5]})\n",
+                        "m = df.groupby('g')['v'].average()\n", "renamed_method", "m.to_dict() == {'a': 2.0, 'b': 5.0}"),
+    "renamed_applymap": (PD + "df = pd.DataFrame({'a': [1.234]})\n", "r = df.applymap(lambda x: round(x, 1))\n",
+                         "renamed_method", "r['a'].tolist() == [1.2]"),
+    "accessor_str": (PD + "names = pd.Series([' Ann ', 'BO'])\n", "clean = names.strip()\n",
+                     "missing_accessor", "clean.tolist() == ['Ann', 'BO']"),
+    "accessor_dt": (PD + "when = pd.Series(pd.to_datetime(['2024-03-05']))\n", "years = when.year\n",
+                    "missing_accessor", "years.tolist() == [2024]"),
+    "column_as_attribute": (PD + "df = pd.DataFrame({'Unit Price': [2.0, 3.0]})\n", "total = df.unit_price.sum()\n",
+                            "column_as_attribute", "total == 5.0"),
+    "attribute_typo": ("words = ['b', 'a']\n", "words.sotr()\n", "attribute_typo", "words == ['a', 'b']"),
+    "key_typo_case": (PD + "df = pd.DataFrame({'Revenue': [1, 2]})\n", "r = df['revenue'].sum()\n",
+                      "key_typo", "r == 3"),
+    "key_typo_spaces": ("cfg = {'name ': 'x'}\n", "n = cfg['name']\n", "key_typo", "n == 'x'"),
+    "bad_keyword_sorted": ("", "xs = sorted([3, 1, 2], ascending=False)\n", "bad_keyword", "xs == [3, 2, 1]"),
+    "bad_keyword_pandas_typo": (PD + "df = pd.DataFrame({'a': [2, 1]})\n", "out = df.sort_values('a', acending=False)\n",
+                                "bad_keyword", "out['a'].tolist() == [2, 1]"),
+    "bad_keyword_fillna_method": (PD + "s = pd.Series([1.0, None, 3.0])\n", "f = s.fillna(method='ffill')\n",
+                                  "bad_keyword", "f.tolist() == [1.0, 1.0, 3.0]"),
+    "str_concat": ("n = 4\n", "msg = 'items: ' + n\n", "str_concat", "msg == 'items: 4'"),
+    "numeric_strings_column": (PD + "df = pd.DataFrame({'price': ['1.5', '2.5']})\n",
+                               "df['double'] = df['price'] * 2.0\n", "numeric_strings", "df['double'].tolist() == [3.0, 5.0]"),
+    "numeric_strings_scalar": ("qty = '3'\n", "left = qty - 1\n", "numeric_strings", "left == 2"),
+    "reduction_on_text_frame": (PD + "df = pd.DataFrame({'name': ['a', 'b'], 'x': [1, 3]})\n", "m = df.mean()\n",
+                                "reduction_on_text", "m['x'] == 2.0"),
+    "reduction_on_text_column": (PD + "df = pd.DataFrame({'x': ['1', '3']})\n", "m = df['x'].mean()\n",
+                                 "reduction_on_text", "m == 2.0"),
+    "to_numeric_coerce": (PD + "s = pd.Series(['1', 'unknown', '3'])\n", "v = pd.to_numeric(s)\n",
+                          "to_numeric_coerce", "int(v.isna().sum()) == 1"),
+    "number_parse_currency": (PD + "s = pd.Series(['$1,000', '$250'])\n", "v = s.astype(float)\n",
+                              "number_parse", "v.tolist() == [1000.0, 250.0]"),
+    "number_parse_float_builtin": ("raw = ['1,5', '20']\n", "vals = [float(x) for x in raw]\n",
+                                   "number_parse", "vals == [15.0, 20.0]"),
+    "number_parse_int_of_float_text": ("raw = '7.0'\n", "n = int(raw)\n", "number_parse", "n == 7"),
+    "number_parse_placeholders": (PD + "s = pd.Series(['1', 'n/a'])\n", "v = s.astype(float)\n",
+                                  "number_parse", "int(v.isna().sum()) == 1"),
+    "merge_key_dtype": (PD + "a = pd.DataFrame({'id': [1, 2], 'x': [5, 6]})\nb = pd.DataFrame({'id': ['2', '1'], 'y': [7, 8]})\n",
+                        "m = pd.merge(a, b, on='id')\n", "merge_key_dtype", "m.sort_values('id')['y'].tolist() == [8, 7]"),
+    "date_format_dayfirst": (PD + "s = pd.Series(['01.03.2024', '13.02.2024'])\n", "d = pd.to_datetime(s)\n",
+                             "date_format", "d.dt.month.tolist() == [3, 2]"),
+    "index_off_by_one_loop": ("xs = [1, 4, 9]\n", "out = []\nfor i in range(len(xs)):\n    out.append(xs[i + 1] - xs[i])\n",
+                              "index_off_by_one", "out == [3, 5]"),
+    "index_len_as_index": ("xs = [1, 4, 9]\n", "last = xs[len(xs)]\n", "index_off_by_one", "last == 9"),
+    "int_not_iterable": ("n = 3\n", "sq = [i * i for i in n]\n", "int_not_iterable", "sq == [0, 1, 4]"),
+    "none_from_inplace": (PD + "df = pd.DataFrame({'a': [1, None]})\n", "df = df.dropna(inplace=True)\nn = len(df)\n",
+                          "none_from_inplace", "n == 1"),
+    "syntax_missing_colon": ("", "total = 0\nfor i in range(3)\n    total += i\n", "syntax", "total == 3"),
+    "syntax_unclosed_multiline": ("", "xs = [1,\n      2,\n      3\ntotal = sum(xs)\n", "syntax", "total == 6"),
+    "syntax_unmatched": ("", "y = (1 + 2))\n", "syntax", "y == 3"),
+    "syntax_mismatched": ("", "z = [1, 2)\n", "syntax", "z == [1, 2]"),
+    "syntax_unterminated_string": ("", "label = 'total\nn = len(label)\n", "syntax", "n == 5"),
+    "syntax_print_statement": ("", "x = 2\nprint x\n", "syntax", "x == 2"),
+    "syntax_assign_in_if": ("", "x = 2\nif x = 2:\n    ok = True\n", "syntax", "ok is True"),
+    "indentation_expected_block": ("", "total = 0\nfor i in range(3):\ntotal += i\n", "indentation", "total == 3"),
+    "indentation_unexpected": ("", "a = 1\n    b = a + 1\n", "indentation", "b == 2"),
+    "name_literal": ("", "flags = [true, false]\nn = flags.count(True)\n", "name_literal", "n == 1"),
+    "datetime_module_now": ("import datetime\n", "y = datetime.now().year\n", "removed_attribute", "y > 2000"),
+    "join_non_str": ("ids = [3, 4]\n", "s = '-'.join(ids)\n", "join_non_str", "s == '3-4'"),
+    "float_as_index": ("xs = [1, 2, 3, 4, 5]\n", "mid = xs[len(xs) / 2]\n", "float_as_index", "mid == 3"),
+    "float_range": ("n = 6\n", "half = list(range(n / 2))\n", "float_as_index", "half == [0, 1, 2]"),
+    "index_range_plus_one": ("xs = [1, 2]\n", "t = 0\nfor i in range(len(xs) + 1):\n    t += xs[i]\n",
+                             "index_off_by_one", "t == 3"),
+    "reduction_corr_text": (PD + "df = pd.DataFrame({'k': ['a', 'b', 'c'], 'x': [1, 2, 3], 'y': [2, 4, 7]})\n",
+                            "c = df.corr()\n", "reduction_on_text", "list(c.columns) == ['x', 'y']"),
+    "reduction_np_mean_text": (PD + "df = pd.DataFrame({'x': ['1', '2']})\n", "m = np.mean(df['x'])\n",
+                               "reduction_on_text", "m == 1.5"),
+    "compare_text_numbers": (PD + "df = pd.DataFrame({'age': ['15', '40']})\n", "adults = df[df['age'] >= 18]\n",
+                             "numeric_strings", "len(adults) == 1"),
+    "sum_text_numbers": (PD + "df = pd.DataFrame({'n': ['2', '5']})\n", "t = sum(df['n'])\n",
+                         "numeric_strings", "t == 7"),
+    "dates_as_text_difference": (PD + "df = pd.DataFrame({'start': ['2024-01-01'], 'end': ['2024-01-11']})\n",
+                                 "df['days'] = (df['end'] - df['start']).dt.days\n", "numeric_strings",
+                                 "df['days'].tolist() == [10]"),
+    "accessor_dt_on_text": (PD + "df = pd.DataFrame({'d': ['2024-02-03']})\n", "m = df['d'].dt.month\n",
+                            "accessor_dtype", "m.tolist() == [2]"),
+    "accessor_str_on_numbers": (PD + "s = pd.Series([101, 202])\n", "first = s.str[0]\n",
+                                "accessor_dtype", "first.tolist() == ['1', '2']"),
+    "drop_column_axis": (PD + "df = pd.DataFrame({'a': [1], 'tmp': [2]})\n", "df = df.drop('tmp')\n",
+                         "drop_axis", "list(df.columns) == ['a']"),
+    "positional_key": (PD + "s = pd.Series([5, 6], index=['x', 'y'])\n", "first = s[0]\n",
+                       "positional_key", "first == 5"),
+    "concat_list": (PD + "a = pd.DataFrame({'v': [1]})\nb = pd.DataFrame({'v': [2]})\n", "c = pd.concat(a, b)\n",
+                    "concat_list", "c['v'].tolist() == [1, 2]"),
+    "pivot_duplicates": (PD + "df = pd.DataFrame({'d': [1, 1], 'k': ['a', 'a'], 'v': [2.0, 4.0]})\n",
+                         "p = df.pivot(index='d', columns='k', values='v')\n", "pivot_duplicates",
+                         "p.loc[1, 'a'] == 3.0"),
+    "tuple_columns": (PD + "df = pd.DataFrame({'g': [1, 1], 'a': [1, 2], 'b': [3, 4]})\n",
+                      "t = df.groupby('g')['a', 'b'].sum()\n", "tuple_columns", "t.loc[1, 'b'] == 7"),
+    "series_truth": (PD + "df = pd.DataFrame({'a': [1, 5], 'b': [1, 1]})\n", "sel = df[df['a'] > 2 and df['b'] == 1]\n",
+                     "series_truth", "len(sel) == 1"),
+    "nan_to_int": (PD + "s = pd.Series(['1', None])\n", "v = s.astype(float).astype(int)\n", "nan_to_int",
+                   "str(v.dtype) == 'Int64' and v.isna().sum() == 1"),
+    "bad_keyword_assigned_inplace": (PD + "df = pd.DataFrame({'v': [1, None]})\n", "clean = df.dropna(in_place=True)\n",
+                                     "bad_keyword", "len(clean) == 1"),
+    "key_in_message_groupby": (PD + "df = pd.DataFrame({'grp': ['a', 'b', 'a'], 'Sales': [1, 2, 3]})\n",
+                               "s = df.groupby('grp')['sales'].sum()\n", "key_typo", "s.to_dict() == {'a': 4, 'b': 2}"),
+    "key_in_message_agg": (PD + "df = pd.DataFrame({'grp': ['a', 'a'], 'price': [1, 3]})\n",
+                           "s = df.groupby('grp').agg({'prices': 'sum'})\n", "key_typo", "s.loc['a', 'price'] == 4"),
+    "missing_return": ("", "def with_tax(x):\n    x * 1.5\n\ntotal = with_tax(10) + 5\n", "missing_return", "total == 20"),
+    "unpack_dict_loop": ("ages = {'ann': 30, 'bo': 25}\n", "old = [n for n, a in ages if a > 26]\n", "unpack_loop",
+                         "old == ['ann']"),
+    "unpack_enumerate": ("xs = [5, 6]\n", "pairs = []\nfor i, x in xs:\n    pairs.append(i * x)\n", "unpack_loop",
+                         "pairs == [0, 6]"),
+    "iloc_len": (PD + "df = pd.DataFrame({'v': [1, 2, 3]})\n", "last = df['v'].iloc[len(df)]\n", "index_off_by_one",
+                 "last == 3"),
+    "pandas_home_of_name": (PD, "w = pd.PerformanceWarning\n", "removed_attribute", "w.__name__ == 'PerformanceWarning'"),
+    "import_from_package_top": ("", "from pandas.core.index import Index\ni = Index([1])\n", "moved_import", "len(i) == 1"),
+    "np_asscalar": (PD + "a = np.array([7])\n", "v = np.asscalar(a)\n", "removed_attribute", "v == 7"),
+    "date_format_given_wrong": (PD + "s = pd.Series(['2024/01/05'])\n", "d = pd.to_datetime(s, format='%Y-%m-%d')\n",
+                                "date_format", "d.dt.day.tolist() == [5]"),
+    "not_callable_property": (PD + "df = pd.DataFrame({'a': [1], 'b': [2]})\n", "n = len(df.columns())\n",
+                              "not_callable", "n == 2"),
+    "method_not_called": (PD + "df = pd.DataFrame({'a': [1, 3]})\n", "twice = df['a'].mean * 2\n",
+                          "method_not_called", "twice == 4.0"),
+    "method_not_called_concat": (PD + "s = pd.Series(['a', 'b'])\n", "msg = 'first: ' + s.min\n",
+                                 "method_not_called", "msg == 'first: a'"),
+    "apply_axis": (PD + "df = pd.DataFrame({'a': [1, 2], 'b': [3, 4]})\n", "df['s'] = df.apply(lambda r: r['a'] + r['b'])\n",
+                   "apply_axis", "df['s'].tolist() == [4, 6]"),
+    "format_text_number": ("price = '3.14159'\n", "label = f'{price:.2f} EUR'\n", "format_text_number",
+                           "label == '3.14 EUR'"),
+    "indentation_tabs": ("", "def f():\n\tx = 1\n    return x\nv = f()\n", "indentation", "v == 1"),
+    "syntax_fstring_brace": ("n = 2\n", "msg = f'n={n'\n", "syntax", "msg == 'n=2'"),
+    "syntax_else_if": ("x = 5\n", "if x > 9:\n    r = 2\nelse if x > 3:\n    r = 1\n", "syntax", "r == 1"),
+    "syntax_increment": ("", "i = 0\ni++\n", "syntax", "i == 1"),
+    "syntax_smart_quotes": ("", "s = \u201chi\u201d\n", "syntax", "s == 'hi'"),
+    "sort_used_as_value": ("xs = [3, 1, 2]\n", "top = xs.sort(reverse=True)[0]\n", "none_from_inplace", "top == 3"),
+    "builtin_method_not_called": ("d = {'a': 1, 'b': 5}\n", "m = max(d.values)\n", "method_not_called", "m == 5"),
+    "agg_function_name": (PD + "df = pd.DataFrame({'g': ['a', 'a'], 'v': [1, 3]})\n", "m = df.groupby('g').agg('avg')\n",
+                          "renamed_method", "m.loc['a', 'v'] == 2.0"),
+    "py2_iteritems": ("d = {'a': 1}\n", "pairs = list(d.iteritems())\n", "renamed_method", "pairs == [('a', 1)]"),
+    "py2_has_key": ("d = {'a': 1}\n", "ok = d.has_key('a')\n", "renamed_method", "ok is True"),
+    "py2_decode": ("raw = 'abc'\n", "text = raw.decode('utf-8').upper()\n", "renamed_method", "text == 'ABC'"),
+    "mask_with_missing": (PD + "s = pd.Series(['apple', None, 'pear'], dtype=object)\n", "hits = s[s.str.contains('p')]\n",
+                          "mask_with_missing", "hits.tolist() == ['apple', 'pear']"),
+    "indentation_unindent": ("", "def f(x):\n    y = x * 2\n  return y\nv = f(2)\n", "indentation", "v == 4"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_repair_fixes_real_error(name, ns):
+    setup, cell, expected, check = CASES[name]
+    first = run(ns, setup, cell)
+    assert not first.ok, f"the broken cell should fail: {first.text}"
+    repair, fixed = repairs.first_repair(textwrap.dedent(cell), first.text)
+    assert repair is not None, f"no repair for:\n{first.text}"
+    assert repair.__name__ == expected, f"{repair.__name__} answered:\n{fixed}"
+    again = run(ns, setup, fixed)
+    assert again.ok, f"repaired cell still fails:\n{fixed}\n{again.text}"
+    assert eval(check, ns), f"wrong result from:\n{fixed}"
+
+
+# errors whose right fix cannot be known from the receipt alone: the engine must say so, not guess
+NO_REPAIR = {
+    "zero_division": ("", "rate = 1 / 0\n"),
+    "unknown_name": ("", "v = qqqqq_zzz + 1\n"),
+    "missing_module": ("", "import no_such_module_xyz\n"),
+    "key_without_near_match": ("d = {'a': 1}\n", "v = d['zzz']\n"),
+    "assertion_in_cell": ("", "assert 1 + 1 == 3\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NO_REPAIR))
+def test_no_repair_when_the_receipt_does_not_say(name, ns):
+    setup, cell = NO_REPAIR[name]
+    first = run(ns, setup, cell)
+    assert not first.ok
+    repair, fixed = repairs.first_repair(cell, first.text)
+    assert repair is None, f"{repair.__name__} guessed:\n{fixed}"
+
+
+def test_two_bugs_take_two_rounds(ns):
+    """One repair per round: the second bug shows only once the first is fixed."""
+    setup = PD + "df = pd.DataFrame({'a': [1, 2]})\n"
+    cell = "rows = [v for k, v in df.iteritems()]\nlabel = 'n=' + len(rows)\n"
+    first = run(ns, setup, cell)
+    _, step1 = repairs.first_repair(cell, first.text)
+    assert "df.items()" in step1 and "'n=' + len(rows)" in step1
+    second = run(ns, setup, step1)
+    assert second.ename == "TypeError"
+    _, step2 = repairs.first_repair(step1, second.text)
+    assert run(ns, setup, step2).ok
+    assert ns["label"] == "n=1"
+
+
+def test_hanging_loop_is_fixed_through_the_real_loop():
+    """A real timeout in a sandbox kernel: the loop's `!=` becomes `>` (the variable goes down)."""
+    cell = "left = 10\nsteps = 0\nwhile left != 0:\n    left -= 3\n    steps += 1\n"
+    result = fix(cell, checks=["steps == 4"], timeout=3, max_rounds=2)
+    assert result.first.kind == "timeout"
+    assert result.status == "fixed", result.reason
+    assert "while left > 0:" in result.patched and len(result.rounds) == 1
+
+
+def test_two_bugs_are_fixed_one_per_round_through_the_real_loop():
+    cell = "words = ['a', 'b']\nfor i in range(len(words))\n    last = words[i]\nlabel = 'n=' + len(words)\n"
+    result = fix(cell, checks=["label == 'n=2'"], max_rounds=4)
+    assert result.status == "fixed", result.reason
+    assert [r.receipt.kind for r in result.rounds] == ["exception", "ok"]
+    assert result.first.ename == "SyntaxError" and result.rounds[0].receipt.ename == "TypeError"
+
+
+def test_builtin_answer_reads_only_the_prompt(ns):
+    """The engine's reply to the real prompt: one fenced block with the repaired cell, and why."""
+    cell = "import math\nroot = math.sqrtt(16)\n"
+    first = run(ns, "", cell)
+    prompt = build_messages(cell, history=[(cell, first)])[1]["content"]
+    reply = answer(prompt)
+    assert "```python\nimport math\nroot = math.sqrt(16)\n```" in reply
+    assert reply.splitlines()[0] == "Replace a misspelt attribute or method by the closest one the object really has."
+
+
+def test_receipt_parsing_keeps_multiline_messages(ns):
+    first = run(ns, PD, "x = np.float(3)\n")
+    parsed = repairs.parse_receipt(first.text)
+    assert parsed.ename == "AttributeError" and parsed.lineno == 1
+    assert "use `float` by itself" in parsed.message

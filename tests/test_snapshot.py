@@ -1,0 +1,167 @@
+"""Snapshots in and out of the same process: which names travel, how values come back, what is skipped.
+
+Notebook code is run with `exec` in a namespace whose `__name__` is `__main__`, like a kernel's, so
+its functions and classes travel by value exactly as they do from a notebook.
+"""
+
+import os
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jupyter_fixloop import snapshot as snapshots
+from jupyter_fixloop.snapshot import free_names, load_into, reachable, write_snapshot
+
+NOTEBOOK = '''
+import math
+RATE = 1.5
+def scale(v):
+    return v * RATE
+def unrelated(frame):
+    return frame.data  # an attribute, not the global `data`
+class Box:
+    def __init__(self, v):
+        self.v = v
+    @property
+    def scaled(self):
+        return scale(self.v)
+    def root(self):
+        return math.sqrt(self.v)
+data = list(range(1000))
+'''
+
+
+def notebook(code: str = NOTEBOOK) -> dict:
+    ns = {"__name__": "__main__"}
+    exec(code, ns)
+    return ns
+
+
+def test_free_names_are_the_names_read_not_those_only_assigned():
+    names = free_names("total = price * qty\ncount += 1\ndel old\nprint(f'{label}')\n%timeit fast(frame)\n")
+    assert {"price", "qty", "count", "old", "label", "print", "fast", "frame"} <= names
+    assert "total" not in names
+    assert "limit" in free_names("big = df.query('amount > @limit')")
+
+
+def test_reachable_follows_globals_of_notebook_functions_and_classes_only():
+    ns = notebook()
+    assert reachable({"Box"}, ns) == ["Box", "RATE", "math", "scale"]
+    assert "data" not in reachable({"unrelated"}, ns)  # `.data` is an attribute
+    assert reachable({"missing"}, ns) == []
+
+
+def test_round_trip_keeps_frames_exact_and_rebinds_functions(tmp_path):
+    n = 50_000
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({
+        "x": rng.random(n),
+        "k": rng.integers(0, 9, n),
+        "region": pd.Series(np.array(["north", "süd", "east"])[rng.integers(0, 3, n)], dtype="str"),
+        "note": pd.Series(["a\u00e9\ud800" if i % 7 else None for i in range(n)], dtype=object),
+        "cat": pd.Categorical(["lo", "hi"] * (n // 2)),
+    })
+    frame.loc[5, "region"] = np.nan
+    ns = notebook()
+    ns["frame"], ns["np"] = frame, np
+    snap = write_snapshot(ns, {"frame", "Box", "np"}, str(tmp_path / "s.bin"))
+    assert set(snap.names) == {"Box", "RATE", "frame", "scale"} and snap.modules == {"np": "numpy", "math": "math"}
+    assert {"pandas"} <= set(snap.imports) and "builtins" not in snap.imports
+    out = {"__name__": "__main__"}
+    report = load_into(out, snap.path)
+    assert report["failed"] == {}
+    pd.testing.assert_frame_equal(out["frame"], frame)
+    assert out["frame"]["x"].to_numpy().ctypes.data % snapshots.ALIGN == 0
+    assert out["Box"](4).scaled == 6.0 and out["Box"](9).root() == 3.0
+    out["RATE"] = 10  # the sandbox's globals are the functions' globals, as in a kernel
+    assert out["Box"](4).scaled == 40 and out["scale"](1) == 10
+
+
+def test_mutating_a_loaded_frame_leaves_the_file_as_it_was(tmp_path):
+    ns = {"frame": pd.DataFrame({"a": np.arange(10_000, dtype=float)}), "arr": np.ones(5000)}
+    snap = write_snapshot(ns, {"frame", "arr"}, str(tmp_path / "s.bin"))
+    first = {}
+    load_into(first, snap.path)
+    first["frame"].loc[0, "a"] = -1.0
+    first["arr"] *= 3
+    del first["frame"]["a"]
+    second = {}
+    load_into(second, snap.path)
+    assert second["frame"]["a"].iloc[0] == 0.0 and second["arr"][0] == 1.0
+    assert ns["arr"][0] == 1.0 and list(ns["frame"].columns) == ["a"]
+
+
+def test_objects_that_cannot_travel_are_named_with_their_type(tmp_path):
+    fh = open(tmp_path / "notes.txt", "w")
+    try:
+        ns = {"fh": fh, "lock": threading.Lock(), "gen": (i for i in range(3)), "x": 41}
+        snap = write_snapshot(ns, {"fh", "lock", "gen", "x"}, str(tmp_path / "s.bin"))
+    finally:
+        fh.close()
+    assert snap.names == ("x",)
+    assert set(snap.skipped) == {"fh", "lock", "gen"}
+    assert snap.skipped["fh"].startswith("TextIOWrapper: cannot be pickled")
+    assert snap.skipped["gen"].startswith("generator:")
+    notes = snap.notes()
+    assert any(line.startswith("not mirrored: lock (lock:") for line in notes)
+    out = {}
+    load_into(out, snap.path)
+    assert out == {"x": 41}
+
+
+def test_size_cap_names_the_variable_that_was_too_big(tmp_path):
+    ns = {"big": np.zeros(2_000_000), "small": [1, 2, 3]}
+    snap = write_snapshot(ns, {"big", "small"}, str(tmp_path / "s.bin"), size_cap=1_000_000)
+    assert snap.names == ("small",)
+    assert "too big to mirror (16 MB, cap 1 MB)" in snap.skipped["big"]
+    assert os.path.getsize(snap.path) < 100_000
+
+
+def test_a_later_part_holds_only_the_new_names(tmp_path):
+    ns = {"big": np.arange(1_000_000), "extra": {"k": 1}, "np": np}
+    first = write_snapshot(ns, {"big"}, str(tmp_path / "1.bin"))
+    second = write_snapshot(ns, {"big", "extra", "np"}, str(tmp_path / "2.bin"), base=first)
+    assert second.files == (first.path, second.path)
+    assert second.names == ("big", "extra") and second.modules == {"np": "numpy"}
+    assert os.path.getsize(second.path) < 10_000  # `big` is not written again
+    out = {}
+    for path in second.files:
+        load_into(out, path)
+    assert out["extra"] == {"k": 1} and out["np"] is np and out["big"][-1] == 999_999
+
+
+def test_string_arrays_with_the_separator_or_other_objects_still_round_trip(tmp_path):
+    n = snapshots.STRINGS_MIN * 2
+    ns = {
+        "sep": np.array(["a\x00b"] + ["c"] * n, dtype=object),
+        "mixed": np.array([1, "x", 2.5] * n, dtype=object),
+        "grid": np.array([["p", "q"]] * n, dtype=object).T,  # Fortran-ordered 2-D strings
+        "missing": pd.array(["u", None] * n, dtype="string"),
+    }
+    snap = write_snapshot(ns, set(ns), str(tmp_path / "s.bin"))
+    out = {}
+    load_into(out, snap.path)
+    assert out["sep"].tolist() == ns["sep"].tolist()
+    assert out["mixed"].tolist() == ns["mixed"].tolist()
+    assert out["grid"].shape == (2, n) and (out["grid"] == ns["grid"]).all()
+    pd.testing.assert_extension_array_equal(out["missing"], ns["missing"])
+
+
+def test_a_damaged_file_names_what_could_not_be_loaded(tmp_path):
+    ns = {"frame": pd.DataFrame({"a": np.arange(100_000)}), "label": "x"}
+    snap = write_snapshot(ns, {"frame", "label"}, str(tmp_path / "s.bin"))
+    with open(snap.path, "r+b") as f:
+        f.truncate(os.path.getsize(snap.path) // 2)
+    report = load_into({}, snap.path)
+    assert set(report["failed"]) == {"frame", "label"}
+    assert "truncated" in report["failed"]["frame"]
+
+
+@pytest.mark.parametrize("bad", [b"", b"nope"])
+def test_not_a_snapshot(tmp_path, bad):
+    path = tmp_path / "bad.bin"
+    path.write_bytes(bad)
+    report = load_into({}, str(path))
+    assert report["loaded"] == [] and report["failed"]

@@ -1,0 +1,205 @@
+"""The diff widget's Python side in a real kernel: buttons clicked by comm message, the fixloop comm
+played by a fake JupyterLab (tests/fakelab.py), the built-in engine (no key, no network)."""
+
+import os
+
+import pytest
+from fakelab import MIME, WIDGET_MIME, FakeLab, result_bundle
+from kernel import UserKernel
+
+CELL = "%%fixloop --expect 'total == 300'  \ntotal = sum(monthly_sale)\nprint('the total is', total)"
+FIXED = "total = sum(monthly_sales)\nprint('the total is', total)"
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    k = UserKernel()  # its history goes to $FIXLOOP_DATA_DIR, a scratch folder (conftest.py)
+    yield k
+    k.close()
+
+
+@pytest.fixture(scope="module")
+def lab(kernel):
+    lab = FakeLab(kernel, answer="hello")
+    _, reply = lab.execute("%load_ext jupyter_fixloop\nmonthly_sales = [120, 80, 100]")
+    assert reply["content"]["status"] == "ok"
+    # %load_ext stays cheap: the hello comm is open, ipywidgets is not imported until a result shows
+    assert lab.kernel.run("import sys; print('ipywidgets' in sys.modules)").text.strip() == "False"
+    return lab
+
+
+def run_loop(lab, cell=CELL, cell_id="cell-1"):
+    """Run a %%fixloop cell; returns (the widget's root comm id, its LoopSummary, all iopub msgs)."""
+    msgs, reply = lab.execute(cell, cell_id=cell_id)
+    assert reply["content"]["status"] == "ok", msgs
+    bundle = result_bundle(msgs)
+    root = bundle[WIDGET_MIME]["model_id"]
+    assert "fixloop-widget" in lab.state(root)["_dom_classes"]
+    return root, bundle[MIME], msgs
+
+
+def test_hello_live_header_and_summary(lab):
+    assert lab.fixloop_inbox[0] == {"action": "hello", "protocol": 1}
+    root, summary, msgs = run_loop(lab)
+    # live header: the progress display was updated while the loop ran
+    updates = [m["content"]["data"].get("text/html", "") for m in msgs if m["msg_type"] == "update_display_data"]
+    assert any("asking the model" in u for u in updates) and any("running the candidate" in u for u in updates)
+    assert any("round 1 of 4" in u for u in updates)
+    # the result bundle: widget, HTML and text for other frontends, and the LoopSummary
+    bundle = result_bundle(msgs)
+    assert "fixloop: fixed" in bundle["text/plain"] and "fixloop-box" in bundle["text/html"]
+    assert summary["status"] == "fixed" and summary["cell_id"] == "cell-1" and summary["decision"] == "pending"
+    assert summary["original"] == CELL.split("\n", 1)[1]
+    assert summary["patched"].rstrip("\n") == FIXED
+    assert summary["rounds"][0]["receipt"]["kind"] == "ok" and summary["max_rounds"] == 4
+    assert lab.fixloop_messages("loop")[-1]["loop"]["loop_id"] == summary["loop_id"]
+    # header, pending state, mode, buttons with tooltips and keyboard focus
+    text = lab.texts(root)
+    assert "1/4 rounds" in text and "fixloop/builtin" in text and "tokens" in text
+    assert "Pending" in text and "Connected to jupyterlab" in text
+    for name in ("accept", "reject", "retry", "undo"):
+        button = lab.state(lab.find(f"fixloop-{name}", root))
+        assert button["tooltip"] and button["tabbable"] is True
+    assert lab.state(lab.find("fixloop-accept", root))["disabled"] is False
+    assert lab.state(lab.find("fixloop-undo", root))["disabled"] is True
+    # rounds: collapsed, one section per run with the candidate's diff and its receipt
+    accordion = next(c for c in lab.descendants(root) if lab.state(c)["_model_name"] == "AccordionModel")
+    assert lab.state(accordion)["selected_index"] is None
+    assert [t.split(":")[0] for t in lab.state(accordion)["titles"]] == ["original run", "round 1"]
+    assert "NameError" in lab.state(accordion)["titles"][0]
+    # the diff: unified first, side by side on the toggle
+    toggle = next(c for c in lab.descendants(root) if lab.state(c)["_model_name"] == "ToggleButtonsModel")
+    diff_before = lab.texts(root)
+    assert '<span class="fixloop-add">+' in diff_before and 'class="fixloop-diff fixloop-side"' not in diff_before
+    lab.set_value(toggle, 1, key="index")  # "Side by side"
+    side = lab.texts(root)
+    assert 'class="fixloop-diff fixloop-side"' in side and '<td class="fixloop-num">1</td>' in side
+
+
+def test_accept_replaces_the_cell_runs_it_and_undo_restores_the_exact_original(lab):
+    root, summary, _ = run_loop(lab, cell_id="cell-2")
+    before = len(lab.fixloop_messages("replace"))
+    msgs = lab.click("fixloop-accept", root)
+    replace = lab.fixloop_messages("replace")[before]
+    assert replace["cell_id"] == "cell-2" and replace["decision"] == "accepted"
+    assert replace["source"] == "%%fixloop --expect 'total == 300'  \n" + FIXED  # the %%fixloop line kept as typed
+    assert replace["loop"]["loop_id"] == summary["loop_id"] == replace["loop_id"]
+    assert replace["expected"] == CELL  # lets the frontend refuse to overwrite later edits
+    assert lab.fixloop_messages("decision")[-1] == {"action": "decision", "loop_id": summary["loop_id"],
+                                                    "decision": "accepted"}
+    # the accepted code ran in the user's kernel, its output captured by the widget's Output
+    click_id = msgs[0]["parent_header"]["msg_id"]
+    streams = [m["content"]["text"] for m in msgs if m["msg_type"] == "stream"]
+    assert "the total is 300\n" in streams
+    output = [cid for cid in lab.descendants(root) if lab.state(cid)["_model_name"] == "OutputModel"][0]
+    assert lab.state(output)["msg_id"] in ("", click_id)  # set to the click while it ran, then reset
+    assert any(m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == output
+               and m["content"]["data"]["state"].get("msg_id") == click_id for m in msgs)
+    assert lab.execute("print(total)")[0][-1]["content"]["text"] == "300\n"
+    # the frontend answers: replaced
+    lab.send_comm(lab.fixloop_comm, {"action": "replaced", "request_id": replace["request_id"], "ok": True, "error": None})
+    assert "the cell now holds the fixed code" in lab.texts(root)
+    assert lab.state(lab.find("fixloop-undo", root))["disabled"] is False
+    # undo: the exact original, trailing spaces and all
+    lab.click("fixloop-undo", root)
+    undo = lab.fixloop_messages("replace")[-1]
+    assert undo["source"] == CELL and undo["decision"] == "undone" and undo["cell_id"] == "cell-2"
+    assert undo["expected"] == replace["source"]
+    assert lab.fixloop_messages("decision")[-1]["decision"] == "undone"
+    history = lab.execute("%fixloop history")[0]
+    listing = "".join(m["content"]["text"] for m in history if m["msg_type"] == "stream")
+    line = [row for row in listing.splitlines() if summary["loop_id"] in row][0]
+    assert "fixed" in line and "undone" in line and "total = sum(monthly_sale)" in line
+
+
+def test_reject_changes_nothing_and_says_so(lab):
+    root, _, _ = run_loop(lab, cell_id="cell-3")
+    before = len(lab.fixloop_messages("replace"))
+    lab.click("fixloop-reject", root)
+    assert len(lab.fixloop_messages("replace")) == before
+    assert lab.fixloop_messages("decision")[-1]["decision"] == "rejected"
+    assert "Rejected</b>: nothing changed" in lab.texts(root)
+    assert lab.state(lab.find("fixloop-reject", root))["disabled"] is True
+    assert lab.state(lab.find("fixloop-accept", root))["disabled"] is False  # a mis-click can be taken back
+
+
+def test_sidebar_decide_acts_like_the_button(lab):
+    root, summary, _ = run_loop(lab, cell_id="cell-4")
+    lab.send_comm(lab.fixloop_comm, {"action": "decide", "loop_id": summary["loop_id"], "decision": "accept"})
+    replace = lab.fixloop_messages("replace")[-1]
+    assert replace["loop_id"] == summary["loop_id"] and replace["cell_id"] == "cell-4"
+    assert lab.fixloop_messages("decision")[-1]["decision"] == "accepted"
+    assert lab.state(lab.find("fixloop-undo", root))["disabled"] is False  # the widget followed
+    # the frontend could not find the cell: the widget falls back to showing the code to copy
+    lab.send_comm(lab.fixloop_comm, {"action": "replaced", "request_id": replace["request_id"], "ok": False,
+                                     "error": "no cell with id cell-4"})
+    assert "could not change the cell: no cell with id cell-4" in lab.texts(root)
+    assert "fixloop-code" in lab.texts(root) and "sum(monthly_sales)" in lab.texts(root)
+    lab.send_comm(lab.fixloop_comm, {"action": "decide", "loop_id": "no-such-loop", "decision": "reject"})
+    answer = lab.fixloop_messages("decision")[-1]
+    assert answer["loop_id"] == "no-such-loop" and answer["decision"] == "unknown" and "no loop" in answer["error"]
+
+
+def test_retry_with_a_hint_puts_the_hint_in_the_prompt(lab, fake_model):
+    wrong = "```python\ntotal = sum(monthly_sale) + 0\n```"
+    server = fake_model(wrong, "```python\ntotal = sum(monthly_sales)\n```")
+    lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
+    try:
+        root, first, _ = run_loop(lab, "%%fixloop -m openai/scripted -r 1 -e 'total == 300'\ntotal = sum(monthly_sale)",
+                                  cell_id="cell-5")
+        assert first["status"] == "gave_up", first["reason"]
+        assert lab.state(lab.find("fixloop-accept", root))["disabled"] is True
+        lab.set_value(lab.find("fixloop-hint", root), "the list is called monthly_sales")
+        msgs = lab.click("fixloop-retry", root)
+        assert "the list is called monthly_sales" in server.prompt(1)
+        assert "the list is called monthly_sales" not in server.prompt(0)
+        # the widget now shows the new loop; the old one is closed as rejected, the new one announced
+        assert any("asking the model" in m["content"]["data"].get("state", {}).get("value", "")
+                   for m in msgs if m["msg_type"] == "comm_msg")  # the header was live during the retry
+        new = lab.fixloop_messages("loop")[-1]["loop"]
+        assert new["loop_id"] != first["loop_id"] and new["status"] == "fixed" and new["cell_id"] == "cell-5"
+        assert {"action": "decision", "loop_id": first["loop_id"], "decision": "rejected"} in lab.fixloop_inbox, \
+            [(d["action"], d.get("loop", d).get("loop_id"), d.get("loop", d).get("cell_id"), d.get("loop", d).get("decision")) for d in lab.fixloop_inbox]
+        assert "fixloop: fixed" in lab.texts(root) and "Pending" in lab.texts(root)
+        assert lab.state(lab.find("fixloop-accept", root))["disabled"] is False
+    finally:
+        lab.execute("%config FixLoop.api_base = ''")
+
+
+def test_degraded_mode_shows_the_code_and_fixloop_last_inserts_it(lab):
+    lab.close_comm(lab.fixloop_comm)  # the frontend has no extension: it closes the hello comm
+    root, _, _ = run_loop(lab, cell_id="cell-6")
+    assert "Degraded mode" in lab.texts(root)
+    before = len(lab.fixloop_inbox)
+    lab.click("fixloop-accept", root)
+    assert len(lab.fixloop_inbox) == before  # nothing is sent on a closed comm
+    text = lab.texts(root)
+    assert "fixloop last" in text and "sum(monthly_sales)" in text and "fixloop-code" in text
+    reply = lab.execute("%fixloop last")[1]
+    payload = reply["content"]["payload"]
+    assert payload and payload[0]["source"] == "set_next_input"
+    assert payload[0]["text"] == FIXED
+    # undo in degraded mode: `%fixloop last` now gives back the exact original cell
+    lab.click("fixloop-undo", root)
+    assert lab.execute("%fixloop last")[1]["content"]["payload"][0]["text"] == CELL
+    # %load_ext again opens a new hello comm, and an answer switches the mode back
+    lab.execute("%reload_ext jupyter_fixloop")
+    assert "Connected to jupyterlab" in lab.texts(root)
+
+
+
+def test_history_survives_a_kernel_restart(kernel, lab):
+    """Last in this module: it restarts the shared kernel."""
+    cell = "%%fixloop --expect 'n == 3'\nn = len(monthly_sale)"
+    root, summary, _ = run_loop(lab, cell, cell_id="cell-r")
+    lab.click("fixloop-reject", root)
+    kernel.km.restart_kernel(now=True)
+    kernel.kc.wait_for_ready(timeout=60)
+    assert kernel.run("%load_ext jupyter_fixloop").ok
+    listing = kernel.run("%fixloop history").text
+    row = [line for line in listing.splitlines() if summary["loop_id"] in line]
+    assert row and "fixed" in row[0] and "rejected" in row[0], listing
+    assert os.environ["FIXLOOP_DATA_DIR"] in listing  # the test's scratch folder, not the user's
+    detail = kernel.run(f"%fixloop history {summary['loop_id']}").text
+    assert "%%fixloop --expect 'n == 3'\nn = len(monthly_sale)\n" in detail  # the exact original cell
+    assert "proposed code:\nn = len(monthly_sales)" in detail
