@@ -200,7 +200,7 @@ def _launcher(settings, sandbox_dir: str) -> list[str]:
     """`python -I -S confine.py --data N ... --` : sets limits, joins the cgroup, execs the kernel."""
     os.makedirs(os.path.join(sandbox_dir, WORK), exist_ok=True)
     os.makedirs(os.path.join(sandbox_dir, VIEW), exist_ok=True)
-    argv = [sys.executable, "-I", "-S", os.path.abspath(__file__),
+    argv = [sys.executable, "-I", "-S", os.path.abspath(__file__), "--parent", str(os.getpid()),
             "--data", str(memory_limit(settings)), "--nofile", str(OPEN_FILES)]
     if os.getuid() != 0:  # RLIMIT_NPROC counts every task of the user; root is exempt from it
         argv += ["--nproc", str(_user_tasks() + PROCESSES)]
@@ -398,6 +398,8 @@ def _launch(argv: list[str]) -> None:
     split = argv.index("--")
     opts, cmd = argv[:split], argv[split + 1:]
     values = dict(zip(opts[::2], opts[1::2]))
+    if "--parent" in values:
+        _die_with(int(values["--parent"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a segfault must not drop a core file in cwd
     if "--data" in values:
         n = int(values["--data"])
@@ -417,6 +419,22 @@ def _launch(argv: list[str]) -> None:
         except OSError:
             pass
     os.execvp(cmd[0], cmd)
+
+
+def _die_with(parent: int) -> None:
+    """SIGKILL this process (bwrap or the kernel, after exec) when the user's process dies.
+
+    bwrap's --die-with-parent only ties the sandbox to bwrap itself, and bwrap outlives a killed
+    parent; ipykernel's own parent poller is off under bwrap (its parent is bwrap's init)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL; kept across execve
+    except (OSError, AttributeError):  # not Linux: ipykernel's parent poller still applies
+        return
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
 
 
 if __name__ == "__main__":
