@@ -65,7 +65,8 @@ def diff_html(before: str, after: str) -> str:
         elif line.startswith("-"):
             cls = "del"
         rows.append(f'<span class="fixloop-{cls}">{_highlight_line(line, cls)}</span>')
-    return f'<pre class="fixloop-diff">{chr(10).join(rows)}</pre>'
+    # block rows, no newlines between them: a newline after an inline-block row in <pre> drew a gap
+    return f'<pre class="fixloop-diff"><div class="fixloop-rows">{"".join(rows)}</div></pre>'
 
 
 def _highlight_line(line: str, cls: str) -> str:
@@ -84,7 +85,9 @@ STYLE = """<style>
  color:var(--jp-ui-font-color1,inherit);border:1px solid var(--jp-border-color2,#ccc);border-radius:4px;padding:6px 10px}
 .fixloop-diff{font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,12px);
  background:var(--jp-layout-color1,transparent);padding:4px;margin:4px 0;overflow-x:auto}
-.fixloop-diff>span{display:inline-block;min-width:100%;white-space:pre}
+.fixloop-rows{display:inline-block;min-width:100%}
+.fixloop-rows>span{display:block;white-space:pre;min-height:1.2em}
+.fixloop-note{color:var(--jp-ui-font-color2,#666);font-size:var(--jp-ui-font-size0,11px)}
 .fixloop-add{background:var(--jp-diff-added-color, rgba(46,160,67,.22))}
 .fixloop-del{background:var(--jp-diff-deleted-color, rgba(248,81,73,.22))}
 .fixloop-hunk{color:var(--jp-ui-font-color2,#888)}
@@ -110,11 +113,17 @@ def render_html(result: LoopResult) -> str:
                  f"— {html.escape(result.reason)}</div>")
     parts.append(f"<div>{len(result.rounds)}/{result.max_rounds} rounds · model <code>{html.escape(result.model)}</code>"
                  f" · {result.tokens} tokens · ${result.cost:.4f} · {result.seconds:.1f} s</div>")
+    parts.append(notes_html(result.notes))
     if result.patched is not None and result.patched != result.source:
         parts.append(diff_html(result.source, result.patched))
     parts.append(rounds_html(result))
     parts.append("</div>")
     return "\n".join(parts)
+
+
+def notes_html(notes) -> str:
+    """Notes on how the loop ran (which confinement the candidates had): small, under the header."""
+    return "".join(f'<div class="fixloop-note">{html.escape(note)}</div>' for note in notes)
 
 
 def rounds_html(result: LoopResult) -> str:
@@ -175,7 +184,7 @@ def header_html(*, status: str, reason: str = "", rounds: int = 0, max_rounds: i
 def result_header_html(result: LoopResult) -> str:
     return header_html(status=result.status, reason=result.reason, rounds=len(result.rounds),
                        max_rounds=result.max_rounds, model=result.model, tokens=result.tokens, cost=result.cost,
-                       seconds=result.seconds)
+                       seconds=result.seconds) + notes_html(result.notes)
 
 
 def activity_text(kind: str, info: dict) -> str:

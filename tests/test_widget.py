@@ -57,6 +57,8 @@ def test_hello_live_header_and_summary(lab):
     text = lab.texts(root)
     assert "1/4 rounds" in text and "fixloop/builtin" in text and "tokens" in text
     assert "Pending" in text and "Connected to jupyterlab" in text
+    # which confinement the candidates ran under is said in the widget and in the plain HTML
+    assert "sandbox: " in text and "sandbox: " in bundle["text/html"]
     for name in ("accept", "reject", "retry", "undo"):
         button = lab.state(lab.find(f"fixloop-{name}", root))
         assert button["tooltip"] and button["tabbable"] is True
@@ -70,7 +72,9 @@ def test_hello_live_header_and_summary(lab):
     # the diff: unified first, side by side on the toggle
     toggle = next(c for c in lab.descendants(root) if lab.state(c)["_model_name"] == "ToggleButtonsModel")
     diff_before = lab.texts(root)
-    assert '<span class="fixloop-add">+' in diff_before and 'class="fixloop-diff fixloop-side"' not in diff_before
+    # rows are blocks with nothing between them (a newline between rows drew blank gaps)
+    assert '<span class="fixloop-add">+' in diff_before and "</span>\n<span" not in diff_before
+    assert 'class="fixloop-diff fixloop-side"' not in diff_before
     lab.set_value(toggle, 1, key="index")  # "Side by side"
     side = lab.texts(root)
     assert 'class="fixloop-diff fixloop-side"' in side and '<td class="fixloop-num">1</td>' in side
