@@ -12,6 +12,7 @@ import html
 import os
 
 from .diff import STATUS_TEXT, STYLE, diff_html, rounds_html
+from .frontend import summary_of
 from .result import LoopResult
 
 ICON = {"ok": "ok", "fixed": "fixed", "failed": "FAILED", "rejected": "rejected", "skipped": "skipped"}
@@ -19,28 +20,9 @@ STATUSES = ("ok", "fixed", "failed", "rejected", "skipped")
 
 
 def loop_summary(result: LoopResult, cell_id: str | None, decision: str) -> dict:
-    """The LoopSummary of docs/protocol.md; `original` and `patched` are code without a `%%fixloop` line."""
-    return {
-        "loop_id": result.loop_id,
-        "cell_id": cell_id,
-        "status": result.status,
-        "reason": result.reason,
-        "model": result.model,
-        "original": result.source,
-        "patched": result.patched,
-        "diff": result.diff,
-        "max_rounds": result.max_rounds,
-        "tokens": result.tokens,
-        "cost": result.cost,
-        "seconds": round(result.seconds, 3),
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "decision": decision,
-        "rounds": [
-            {"index": r.index, "candidate": r.candidate or "", "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
-             "tokens": r.usage.tokens, "cost": r.usage.cost, "seconds": round(r.usage.seconds + r.usage.run_seconds, 3)}
-            for r in result.rounds
-        ],
-    }
+    """The LoopSummary kept in a cell's metadata; `original` and `patched` are code without a `%%fixloop` line."""
+    created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return summary_of(result, cell_id=cell_id, original=result.source, created=created, decision=decision)
 
 
 def headline(batch) -> str:

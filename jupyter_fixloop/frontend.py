@@ -167,24 +167,29 @@ def request_cell(shell) -> tuple[str | None, str | None]:
 
 def loop_summary(entry) -> dict:
     """The protocol's LoopSummary of a history `Entry` (JSON-ready)."""
-    result = entry.result
+    return summary_of(entry.result, cell_id=entry.cell_id, original=entry.body, created=entry.created,
+                      decision=entry.decision)
+
+
+def summary_of(result, *, cell_id: str | None, original: str, created: str, decision: str) -> dict:
+    """The LoopSummary of docs/protocol.md for a LoopResult: what the sidebar and notebook metadata keep."""
     return {
         "loop_id": result.loop_id,
-        "cell_id": entry.cell_id,
+        "cell_id": cell_id,
         "status": result.status,
         "reason": result.reason,
         "model": result.model,
-        "original": entry.body,
+        "original": original,
         "patched": result.patched,
         "diff": result.diff,
         "max_rounds": result.max_rounds,
         "tokens": result.tokens,
         "cost": result.cost,
         "seconds": round(result.seconds, 3),
-        "created": entry.created,
-        "decision": entry.decision,
+        "created": created,
+        "decision": decision,
         "rounds": [
-            {"index": r.index, "candidate": r.candidate, "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
+            {"index": r.index, "candidate": r.candidate or "", "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
              "tokens": r.usage.tokens, "cost": r.usage.cost, "seconds": round(r.usage.seconds + r.usage.run_seconds, 3)}
             for r in result.rounds
         ],
