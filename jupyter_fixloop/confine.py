@@ -193,7 +193,23 @@ def _under(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
-# ---------------------------------------------------------------- user side: limits
+# ---------------------------------------------------------------- user side: the lifeline
+
+LIFELINE = "lifeline"  # inside the sandbox dir: locked by the user's process for the sandbox's life
+
+
+def hold_lifeline(sandbox_dir: str) -> int | None:
+    """Lock the sandbox's lifeline file until this process closes the fd or dies; None where
+    there is no flock. The kernel exits when the lock is free (see `watch_lifeline`)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    fd = os.open(os.path.join(sandbox_dir, LIFELINE), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
 
 
 def _launcher(settings, sandbox_dir: str) -> list[str]:
@@ -321,6 +337,26 @@ def _limit_cpu(timeout: float) -> None:
     if hard != resource.RLIM_INFINITY:
         soft = min(soft, hard)
     resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5 if hard == resource.RLIM_INFINITY else hard))
+
+
+def watch_lifeline(path: str) -> None:
+    """Exit this kernel as soon as the process that started it is gone: its lock on `path` frees.
+
+    The death signals cover most of it, but bwrap arms its own in the sandbox's init only after
+    cloning it, and a user kernel killed in that gap left a sandbox running for good."""
+    try:
+        import fcntl
+        import threading
+
+        fd = os.open(path, os.O_RDONLY)
+    except (ImportError, OSError):
+        return
+
+    def watch():
+        fcntl.flock(fd, fcntl.LOCK_SH)  # blocks (without the GIL) while the user's process lives
+        os._exit(1)
+
+    threading.Thread(target=watch, name="fixloop-lifeline", daemon=True).start()
 
 
 _hooked: list = []

@@ -9,14 +9,19 @@ keeps it.
 
 from __future__ import annotations
 
+import contextvars
 import html
 import importlib.util
+import threading
 import time
 
 from . import diff
 from . import frontend as frontends
 from . import history as histories
 from .history import Entry
+
+
+TICK = 1.0  # seconds between refreshes of the live header's elapsed time
 
 
 class Progress:
@@ -84,13 +89,38 @@ class LoopView:
         self.frontend = frontends.current()
         source, cell_id = cell_source(shell, line, cell)
         self.entry = Entry(cell_source=source, cell_id=cell_id)
+        for shown in list(self.frontend.loops.values()):  # a pending loop of this cell is closed
+            if cell_id and shown.entry.cell_id == cell_id:
+                shown.supersede()
         self.history.start(self.entry, model)
         self.progress = Progress(model, max_rounds)
         self.handle = None
+        self._lock = threading.Lock()
+        self._done = threading.Event()
         if widgets_available(shell):
             from IPython.display import display
 
             self.handle = display(self._progress_bundle(), raw=True, display_id=True)
+            self._start_ticking()
+
+    def _start_ticking(self) -> None:
+        """Refresh the elapsed time every second: events can be a long model call apart. The thread
+        carries the cell's context, so its updates reach this cell's output."""
+        context = contextvars.copy_context()
+        threading.Thread(target=context.run, args=(self._tick,), name="fixloop-header", daemon=True).start()
+
+    def _tick(self) -> None:
+        while not self._done.wait(TICK):
+            self._refresh()
+
+    def _refresh(self, final: dict | None = None) -> None:
+        """One update of the live header; `final` replaces it for good (no tick after it)."""
+        with self._lock:
+            if self._done.is_set():
+                return
+            if final is not None:
+                self._done.set()
+            self.handle.update(final if final is not None else self._progress_bundle(), raw=True)
 
     def _progress_bundle(self) -> dict:
         text = f"fixloop: running ({self.progress.activity})"
@@ -101,14 +131,14 @@ class LoopView:
         """The loop's `on_event`: refresh the live header (called from the loop's thread)."""
         self.progress.update(kind, info)
         if self.handle is not None and kind != "done":
-            self.handle.update(self._progress_bundle(), raw=True)
+            self._refresh()
 
     def stopped(self, message: str) -> None:
         """The loop raised before it had a result: say so in place of the live header."""
         self.history.record("stopped", run=self.entry.run, error=message)
         if self.handle is not None:
-            self.handle.update({"text/plain": f"fixloop: stopped: {message}",
-                                "text/html": f"<div>fixloop: stopped: {html.escape(message)}</div>"}, raw=True)
+            self._refresh(final={"text/plain": f"fixloop: stopped: {message}",
+                                 "text/html": f"<div>fixloop: stopped: {html.escape(message)}</div>"})
 
     def finish(self, result, retry=None) -> None:
         """Show the result: the widget where widgets work, else HTML and text."""
@@ -120,10 +150,10 @@ class LoopView:
         if self.handle is not None:
             from .widget import DiffWidget
 
+            # the live header steps aside: the result is a display of its own, so the notebook saves it whole
+            self._refresh(final={"text/plain": "", "text/html": ""})
             widget = DiffWidget(self.entry, shell=self.shell, frontend=self.frontend, history=self.history,
                                 magics=self.magics, retry=retry)
             data.update(widget._repr_mimebundle_())
             data["text/plain"] = diff.render_text(result)
-            # the live header steps aside: the result is a display of its own, so the notebook saves it whole
-            self.handle.update({"text/plain": "", "text/html": ""}, raw=True)
         display(data, raw=True)

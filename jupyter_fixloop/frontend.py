@@ -29,7 +29,7 @@ class Frontend:
         self.comm = None
         self.state = "absent"
         self.info: dict = {}
-        self.loops: dict[str, object] = {}  # loop_id -> object with decide(word, via)
+        self.loops: dict[str, object] = {}  # loop_id -> its DiffWidget (decide, supersede)
         self.watchers: list[Callable[[], None]] = []
         self._replies: dict[str, Callable[[dict], None]] = {}
 

@@ -46,7 +46,7 @@ async def afix(source: str, **kwargs) -> LoopResult:
     return await runtime.run_here(run_loop(source, **kwargs))
 
 
-def pool_for(settings: SandboxSettings, size: int = 1) -> SandboxPool:
+def pool_for(settings: SandboxSettings, size: int = 2) -> SandboxPool:
     """The warm pool for these settings (kept across loops; closed at exit). Call on the runtime loop."""
     pool = _pools.get(settings)
     if pool is None:
@@ -79,7 +79,7 @@ async def run_loop(
     hint: str | None = None,
     api_base: str | None = None,
     settings: SandboxSettings | None = None,
-    pool_size: int = 1,
+    pool_size: int = 2,
     on_event: Event | None = None,
     snapshot_size_cap: int = snapshots.DEFAULT_SIZE_CAP,
     expect_output: str | None = None,

@@ -36,6 +36,12 @@ ENV_ALLOW = (
 START_TIMEOUT = 60.0
 INTERRUPT_GRACE = 0.5  # a stopped run must give its receipt within timeout + 1 s
 CONFINE = "__import__('jupyter_fixloop.confine', fromlist=['confine'])"
+# ipykernel_launcher, after arming the lifeline (its path is argv[1]); like it, not importing from cwd
+KERNEL_MAIN = (
+    "import sys\nif sys.path[0] == '': del sys.path[0]\n"
+    "from jupyter_fixloop.confine import watch_lifeline\nwatch_lifeline(sys.argv.pop(1))\n"
+    "from ipykernel.kernelapp import launch_new_instance\nlaunch_new_instance()"
+)
 
 
 @dataclass(frozen=True)
@@ -69,11 +75,12 @@ class _KernelManager(AsyncKernelManager):
     """Launches `python -m ipykernel_launcher` with our own flags (optionally under a confinement prefix)."""
 
     prefix: list[str] = []
+    lifeline: str = ""
 
     def format_kernel_cmd(self, extra_arguments=None):
         return [
             *self.prefix,
-            sys.executable, "-m", "ipykernel_launcher", "-f", self.connection_file,
+            sys.executable, "-c", KERNEL_MAIN, self.lifeline, "-f", self.connection_file,
             "--HistoryManager.enabled=False", "--IPKernelApp.log_level=CRITICAL",
             # C-level output (faulthandler on a segfault) goes to our stderr file, not to iopub
             "--IPKernelApp.capture_fd_output=False",
@@ -96,6 +103,7 @@ class Sandbox:
         self.loaded_files: tuple[str, ...] = ()
         self.snapshot: Snapshot | None = None
         self.confinement = "none"
+        self._lifeline: int | None = None
 
     @classmethod
     async def start(cls, settings: SandboxSettings) -> Sandbox:
@@ -110,6 +118,10 @@ class Sandbox:
     async def _start(self) -> None:
         km = _KernelManager(transport="ipc", connection_file=os.path.join(self.dir, "kernel.json"))
         km.prefix = self._confinement_prefix()
+        from .confine import LIFELINE, hold_lifeline
+
+        self._lifeline = hold_lifeline(self.dir)  # before the kernel exists: it exits when this frees
+        km.lifeline = os.path.join(self.dir, LIFELINE)
         self.km = km
         self._stderr = open(self.stderr_path, "wb")
         if self.confinement == "bwrap":  # a SIGINT to bwrap's process group would kill the sandbox
@@ -268,6 +280,8 @@ class Sandbox:
         finally:
             if getattr(self, "_stderr", None):
                 self._stderr.close()
+            if self._lifeline is not None:
+                os.close(self._lifeline)
             from .confine import release
 
             release(self.dir)  # what a fork bomb left behind

@@ -169,6 +169,15 @@ class DiffWidget(widgets.VBox):
             self.frontend.send({"action": "decision", "loop_id": self.entry.loop_id, "decision": known,
                                 "error": None if known != "unknown" else f"cannot {word} this loop"})
 
+    def supersede(self) -> None:
+        """The same cell ran again: close this loop as rejected, so no decision is left pending
+        (its original and patch stay in `%fixloop history`)."""
+        if self.entry.decision != "pending" or self.busy or self.result.status == "passed":
+            return
+        self._record("rejected", "rerun")
+        self._say("rejected", "<b>Closed</b>: the cell ran again. This loop stays in <code>%fixloop history</code>.")
+        self._sync_buttons()
+
     def _record(self, decision: str, via: str) -> None:
         self.entry.decision = decision
         self.history.decision(self.entry, decision, via=via, mode=self.frontend.mode)

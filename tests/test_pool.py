@@ -14,7 +14,7 @@ from kernel import UserKernel
 
 from jupyter_fixloop import fix, runtime
 from jupyter_fixloop.loop import pool_for
-from jupyter_fixloop.sandbox import SandboxSettings
+from jupyter_fixloop.sandbox import Sandbox, SandboxSettings
 
 EARLIER_CELLS = [
     "import pandas as pd",
@@ -158,6 +158,16 @@ def sandboxes_of(pid: int) -> dict[int, str]:
     return found
 
 
+def _ancestry(pid: int) -> list[str]:
+    """`pid state cmd` of a process and its ancestors: says which link of a sandbox's chain survived."""
+    table, chain = _processes(), []
+    while pid in table and pid > 1 and len(chain) < 8:
+        ppid, state = table[pid]
+        chain.append(f"{pid} {state} {_cmdline(pid)[:60]}")
+        pid = ppid
+    return chain
+
+
 def alive(pid: int) -> bool:
     entry = _processes().get(pid)
     return entry is not None and entry[1] != "Z"  # a zombie has exited; only its parent has not reaped it
@@ -183,15 +193,30 @@ def test_killing_the_user_kernel_leaves_no_sandbox_process(confinement):
         assert wait_until(lambda: len(sandboxes_of(k.pid())) >= 1)  # the pool keeps one warm
         before = sandboxes_of(k.pid())
         os.kill(k.pid(), signal.SIGKILL)
-        assert wait_until(lambda: not any(alive(pid) for pid in before))
-        after = [pid for pid in before if alive(pid)]
-        assert len(before) >= 1 and after == []
+        wait_until(lambda: not any(alive(pid) for pid in before))
+        after = {pid: _ancestry(pid) for pid in before if alive(pid)}
+        assert len(before) >= 1 and after == {}
     finally:
         k.kc.stop_channels()
         process = k.km.provisioner.process if k.km.provisioner else None
         if process is not None:
             process.wait(timeout=30)  # reap the killed kernel (else Popen.__del__ warns later)
         k.km.cleanup_resources()
+
+
+@pytest.mark.parametrize("confinement", ["none", "auto"])
+def test_a_sandbox_exits_when_its_lifeline_frees_though_its_parents_live(confinement):
+    """What covers bwrap's start-up gap (its init arms its death signal only after the clone):
+    the kernel watches a lock that only the user's process holds, here released by hand."""
+    box = runtime.run_sync(Sandbox.start(SandboxSettings(confinement=confinement)))
+    try:
+        mine = [pid for pid, where in sandboxes_of(os.getpid()).items() if where == box.dir]
+        assert mine
+        os.close(box._lifeline)
+        box._lifeline = None
+        assert wait_until(lambda: not any(alive(pid) for pid in mine), timeout=15)
+    finally:
+        runtime.run_sync(box.close())
 
 
 SCRIPT = """

@@ -2,6 +2,7 @@
 played by a fake JupyterLab (tests/fakelab.py), the built-in engine (no key, no network)."""
 
 import os
+import re
 
 import pytest
 from fakelab import MIME, WIDGET_MIME, FakeLab, result_bundle
@@ -127,6 +128,17 @@ def test_reject_changes_nothing_and_says_so(lab):
     assert lab.state(lab.find("fixloop-accept", root))["disabled"] is False  # a mis-click can be taken back
 
 
+def test_running_the_cell_again_closes_its_pending_loop(lab):
+    root, first, _ = run_loop(lab, cell_id="cell-7")
+    run_loop(lab, cell_id="cell-7")
+    assert {"action": "decision", "loop_id": first["loop_id"], "decision": "rejected"} in lab.fixloop_inbox
+    assert "the cell ran again" in lab.texts(root)
+    assert lab.state(lab.find("fixloop-accept", root))["disabled"] is False  # still acceptable, if it shows
+    history = lab.execute("%fixloop history")[0]
+    listing = "".join(m["content"]["text"] for m in history if m["msg_type"] == "stream")
+    assert "rejected" in [row for row in listing.splitlines() if first["loop_id"] in row][0]
+
+
 def test_sidebar_decide_acts_like_the_button(lab):
     root, summary, _ = run_loop(lab, cell_id="cell-4")
     lab.send_comm(lab.fixloop_comm, {"action": "decide", "loop_id": summary["loop_id"], "decision": "accept"})
@@ -168,6 +180,27 @@ def test_retry_with_a_hint_puts_the_hint_in_the_prompt(lab, fake_model):
         assert lab.state(lab.find("fixloop-accept", root))["disabled"] is False
     finally:
         lab.execute("%config FixLoop.api_base = ''")
+
+
+def test_live_header_ticks_while_the_model_thinks(lab, fake_model):
+    from fake_model import Scripted
+
+    server = fake_model(Scripted("```python\ntotal = sum(monthly_sales)\n```", delay=3.5))
+    lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
+    try:
+        msgs, _ = lab.execute("%%fixloop -m openai/scripted -r 1 -e 'total == 300'\ntotal = sum(monthly_sale)",
+                              cell_id="cell-8")
+    finally:
+        lab.execute("%config FixLoop.api_base = ''")
+    waiting = [m["content"]["data"]["text/html"] for m in msgs if m["msg_type"] == "update_display_data"
+               and "asking the model" in m["content"]["data"].get("text/html", "")]
+    elapsed = [float(re.search(r"([0-9.]+) s</div>", h).group(1)) for h in waiting]
+    assert len(elapsed) >= 3 and elapsed[-1] - elapsed[0] >= 2.0, elapsed  # one refresh a second, no event needed
+    assert result_bundle(msgs)[MIME]["status"] == "fixed"
+    # the header stepped aside for good: nothing refreshed it after the result was shown
+    last_update = max(i for i, m in enumerate(msgs) if m["msg_type"] == "update_display_data")
+    shown = max(i for i, m in enumerate(msgs) if m["msg_type"] == "display_data" and MIME in m["content"]["data"])
+    assert msgs[last_update]["content"]["data"]["text/plain"] == "" and last_update < shown
 
 
 def test_degraded_mode_shows_the_code_and_fixloop_last_inserts_it(lab):
