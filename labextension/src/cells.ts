@@ -60,6 +60,19 @@ export function replaceCell(
   return true;
 }
 
+/**
+ * Set only `metadata.fixloop` of the cell with model id `cellId` (a Reject
+ * leaves the source alone but is saved with the notebook).
+ */
+export function markCell(panel: NotebookPanel, cellId: string, record: ICellRecord): boolean {
+  const index = findCellIndex(panel, cellId);
+  if (index < 0) {
+    return false;
+  }
+  panel.model!.cells.get(index).setMetadata(METADATA_KEY, record);
+  return true;
+}
+
 /** The first line of a cell source when it is a `%%fixloop` line. */
 export function magicLineOf(source: string): string | undefined {
   const first = source.split('\n', 1)[0];

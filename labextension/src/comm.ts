@@ -6,7 +6,7 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { cellSource, magicLineOf, replaceCell } from './cells';
+import { cellSource, magicLineOf, markCell, replaceCell } from './cells';
 import { emptyLiveState, ILiveState } from './loops';
 import {
   cellRecord,
@@ -102,7 +102,9 @@ export class FixloopComms {
     const live = this.live(panel);
     live.decisions.set(loop.loop_id, decision);
     let ok = true;
-    if (decision !== 'rejected' && loop.cell_id) {
+    if (decision === 'rejected' && loop.cell_id) {
+      markCell(panel, loop.cell_id, cellRecord(loop, decision));
+    } else if (loop.cell_id) {
       const current = cellSource(panel, loop.cell_id) ?? '';
       const body = sourceFor(loop, decision);
       const magic = magicLineOf(current);
@@ -252,6 +254,10 @@ export class FixloopComms {
         const loop = live.summaries.get(loopId);
         if (loop) {
           live.summaries.set(loopId, { ...loop, decision: data.decision as Decision });
+          if (data.decision === 'rejected' && loop.cell_id) {
+            // saved with the notebook: after a reload the loop is not shown as pending again
+            markCell(panel, loop.cell_id, cellRecord(loop, 'rejected'));
+          }
         }
       }
       this._changed.emit(panel);

@@ -85,6 +85,33 @@ test.describe('%%fixloop in JupyterLab', () => {
     await expect(reloaded).toHaveAttribute('data-decision', 'accepted');
     await artifact(sidebarOf(page), 'sidebar-accepted.png');
   });
+
+  test('Reject in the widget is saved: after a reload the loop is still rejected', async ({
+    page,
+    tmpPath
+  }) => {
+    await page.notebook.createNew('reject.ipynb');
+    await setSource(page, 0, SETUP);
+    await setSource(page, 1, `${MAGIC}\n${TYPO}`);
+    await page.notebook.runCell(0, true);
+    await page.notebook.runCell(1, true);
+
+    const cell = (await page.notebook.getCellLocator(1))!;
+    const widget = cell.locator('.fixloop-widget');
+    await expect(widget.locator('.fixloop-reject')).toBeEnabled({ timeout: 120 * 1000 });
+    await widget.locator('.fixloop-reject').click();
+    await expect(widget).toContainText('nothing changed');
+    expect(await cellSource(page, 1)).toBe(`${MAGIC}\n${TYPO}`); // the source is untouched ...
+    await expect.poll(() => cellRecord(page, 1)).toMatchObject({ status: 'fixed', decision: 'rejected' });
+    await expect(cell).toHaveClass(/jp-fixloop-cell-rejected/); // ... the decision is in its metadata
+
+    await page.notebook.save();
+    await reloadLab(page);
+    await openNotebook(page, `${tmpPath}/reject.ipynb`);
+    const entry = (await openSidebar(page)).locator('.jp-fixloop-entry').first();
+    await expect(entry).toHaveAttribute('data-decision', 'rejected');
+    await expect(entry.locator('.jp-fixloop-entry-reject')).toHaveCount(0); // not offered again
+  });
 });
 
 function sidebarOf(page: { locator: (s: string) => any }) {
