@@ -2,7 +2,7 @@
  * End to end: the real `%%fixloop` magic on the built-in engine, its widget,
  * the in-place Accept/Undo through the labextension, and the sidebar.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -39,15 +39,7 @@ test.describe('%%fixloop in JupyterLab', () => {
     page,
     tmpPath
   }) => {
-    await page.notebook.createNew('typo.ipynb');
-    await setSource(page, 0, SETUP);
-    await setSource(page, 1, `${MAGIC}\n${TYPO}`);
-    await page.notebook.runCell(0, true);
-    await page.notebook.runCell(1, true);
-
-    const cell = (await page.notebook.getCellLocator(1))!;
-    const widget = cell.locator('.fixloop-widget');
-    await expect(widget).toBeVisible({ timeout: 120 * 1000 });
+    const { cell, widget } = await runTypoLoop(page, 'typo.ipynb');
     await expect(widget.locator('.fixloop-accept')).toBeEnabled();
     await expect(widget).toContainText('Connected to jupyterlab');
     await artifact(widget, 'widget-pending.png');
@@ -90,15 +82,8 @@ test.describe('%%fixloop in JupyterLab', () => {
     page,
     tmpPath
   }) => {
-    await page.notebook.createNew('reject.ipynb');
-    await setSource(page, 0, SETUP);
-    await setSource(page, 1, `${MAGIC}\n${TYPO}`);
-    await page.notebook.runCell(0, true);
-    await page.notebook.runCell(1, true);
-
-    const cell = (await page.notebook.getCellLocator(1))!;
-    const widget = cell.locator('.fixloop-widget');
-    await expect(widget.locator('.fixloop-reject')).toBeEnabled({ timeout: 120 * 1000 });
+    const { cell, widget } = await runTypoLoop(page, 'reject.ipynb');
+    await expect(widget.locator('.fixloop-reject')).toBeEnabled();
     await widget.locator('.fixloop-reject').click();
     await expect(widget).toContainText('nothing changed');
     expect(await cellSource(page, 1)).toBe(`${MAGIC}\n${TYPO}`); // the source is untouched ...
@@ -113,6 +98,19 @@ test.describe('%%fixloop in JupyterLab', () => {
     await expect(entry.locator('.jp-fixloop-entry-reject')).toHaveCount(0); // not offered again
   });
 });
+
+/** A new notebook with the set-up cell and the typo cell under %%fixloop, both run: the widget shows. */
+async function runTypoLoop(page: IJupyterLabPageFixture, name: string) {
+  await page.notebook.createNew(name);
+  await setSource(page, 0, SETUP);
+  await setSource(page, 1, `${MAGIC}\n${TYPO}`);
+  await page.notebook.runCell(0, true);
+  await page.notebook.runCell(1, true);
+  const cell = (await page.notebook.getCellLocator(1))!;
+  const widget = cell.locator('.fixloop-widget');
+  await expect(widget).toBeVisible({ timeout: 120 * 1000 });
+  return { cell, widget };
+}
 
 function sidebarOf(page: { locator: (s: string) => any }) {
   return page.locator('#jupyter-fixloop-sidebar');
