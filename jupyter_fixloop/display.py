@@ -51,6 +51,36 @@ class Progress:
                                 activity=self.activity)
 
 
+class Ticker:
+    """Calls `refresh` every TICK seconds from a thread until `stop`, so the elapsed time moves while
+    the model thinks (events can be a long call apart). The thread runs in the caller's context, so
+    its updates reach the caller's cell; `stop(final)` makes `final` the last update."""
+
+    def __init__(self, refresh):
+        self._refresh = refresh
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        context = contextvars.copy_context()
+        threading.Thread(target=context.run, args=(self._run,), name="fixloop-ticker", daemon=True).start()
+
+    def _run(self) -> None:
+        while not self._done.wait(TICK):
+            self.refresh()
+
+    def refresh(self) -> None:
+        with self._lock:
+            if not self._done.is_set():
+                self._refresh()
+
+    def stop(self, final=None) -> None:
+        with self._lock:
+            if self._done.is_set():
+                return
+            self._done.set()
+            if final is not None:
+                final()
+
+
 def widgets_available(shell) -> bool:
     """Widgets need a kernel (a frontend may render them) and ipywidgets (checked without importing it)."""
     return getattr(shell, "kernel", None) is not None and importlib.util.find_spec("ipywidgets") is not None
@@ -95,32 +125,12 @@ class LoopView:
         self.history.start(self.entry, model)
         self.progress = Progress(model, max_rounds)
         self.handle = None
-        self._lock = threading.Lock()
-        self._done = threading.Event()
+        self.ticker = None
         if widgets_available(shell):
             from IPython.display import display
 
             self.handle = display(self._progress_bundle(), raw=True, display_id=True)
-            self._start_ticking()
-
-    def _start_ticking(self) -> None:
-        """Refresh the elapsed time every second: events can be a long model call apart. The thread
-        carries the cell's context, so its updates reach this cell's output."""
-        context = contextvars.copy_context()
-        threading.Thread(target=context.run, args=(self._tick,), name="fixloop-header", daemon=True).start()
-
-    def _tick(self) -> None:
-        while not self._done.wait(TICK):
-            self._refresh()
-
-    def _refresh(self, final: dict | None = None) -> None:
-        """One update of the live header; `final` replaces it for good (no tick after it)."""
-        with self._lock:
-            if self._done.is_set():
-                return
-            if final is not None:
-                self._done.set()
-            self.handle.update(final if final is not None else self._progress_bundle(), raw=True)
+            self.ticker = Ticker(lambda: self.handle.update(self._progress_bundle(), raw=True))
 
     def _progress_bundle(self) -> dict:
         text = f"fixloop: running ({self.progress.activity})"
@@ -130,15 +140,16 @@ class LoopView:
     def on_event(self, kind: str, info: dict) -> None:
         """The loop's `on_event`: refresh the live header (called from the loop's thread)."""
         self.progress.update(kind, info)
-        if self.handle is not None and kind != "done":
-            self._refresh()
+        if self.ticker is not None and kind != "done":
+            self.ticker.refresh()
 
     def stopped(self, message: str) -> None:
         """The loop raised before it had a result: say so in place of the live header."""
         self.history.record("stopped", run=self.entry.run, error=message)
-        if self.handle is not None:
-            self._refresh(final={"text/plain": f"fixloop: stopped: {message}",
-                                 "text/html": f"<div>fixloop: stopped: {html.escape(message)}</div>"})
+        if self.ticker is not None:
+            self.ticker.stop(lambda: self.handle.update({
+                "text/plain": f"fixloop: stopped: {message}",
+                "text/html": f"<div>fixloop: stopped: {html.escape(message)}</div>"}, raw=True))
 
     def finish(self, result, retry=None) -> None:
         """Show the result: the widget where widgets work, else HTML and text."""
@@ -151,7 +162,7 @@ class LoopView:
             from .widget import DiffWidget
 
             # the live header steps aside: the result is a display of its own, so the notebook saves it whole
-            self._refresh(final={"text/plain": "", "text/html": ""})
+            self.ticker.stop(lambda: self.handle.update({"text/plain": "", "text/html": ""}, raw=True))
             widget = DiffWidget(self.entry, shell=self.shell, frontend=self.frontend, history=self.history,
                                 magics=self.magics, retry=retry)
             data.update(widget._repr_mimebundle_())

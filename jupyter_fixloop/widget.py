@@ -16,7 +16,7 @@ import html
 import ipywidgets as widgets
 
 from . import diff
-from .display import Progress, publish
+from .display import Progress, Ticker, publish
 from .errors import FixloopError
 from .frontend import loop_summary
 from .history import Entry
@@ -285,10 +285,14 @@ class DiffWidget(widgets.VBox):
         self.code.value = ""
         self._say("running", f"Retrying{' with your hint' if hint.strip() else ''}…")
 
-        def on_event(kind, info):
-            progress.update(kind, info)
+        def show_progress():
             self.header.value = diff.STYLE + diff.WIDGET_STYLE + progress.html()
 
+        def on_event(kind, info):
+            progress.update(kind, info)
+            ticker.refresh()
+
+        ticker = Ticker(show_progress)
         try:
             new.result = self.retry_loop(hint.strip() or None, on_event)
         except FixloopError as exc:
@@ -297,6 +301,8 @@ class DiffWidget(widgets.VBox):
             self._say("done", f"Retry stopped: {html.escape(str(exc))}")
             self._sync_buttons()
             return
+        finally:
+            ticker.stop()  # before the result's header: no tick may overwrite it
         self.busy = False
         self.entry = new
         publish(new, self.history, self.frontend)

@@ -190,8 +190,14 @@ def test_live_header_ticks_while_the_model_thinks(lab, fake_model):
     try:
         msgs, _ = lab.execute("%%fixloop -m openai/scripted -r 1 -e 'total == 300'\ntotal = sum(monthly_sale)",
                               cell_id="cell-8")
+        root = result_bundle(msgs)[WIDGET_MIME]["model_id"]
+        retried = lab.click("fixloop-retry", root)  # the widget's own header ticks during a Retry too
     finally:
         lab.execute("%config FixLoop.api_base = ''")
+    headers = [m["content"]["data"]["state"]["value"] for m in retried if m["msg_type"] == "comm_msg"
+               and "asking the model" in m["content"]["data"].get("state", {}).get("value", "")]
+    assert len({re.search(r"([0-9.]+) s</div>", h).group(1) for h in headers}) >= 3, headers
+    assert "fixloop: fixed" in lab.texts(root)
     waiting = [m["content"]["data"]["text/html"] for m in msgs if m["msg_type"] == "update_display_data"
                and "asking the model" in m["content"]["data"].get("text/html", "")]
     elapsed = [float(re.search(r"([0-9.]+) s</div>", h).group(1)) for h in waiting]
