@@ -20,7 +20,6 @@ from . import frontend as frontends
 from . import history as histories
 from .history import Entry
 
-
 TICK = 1.0  # seconds between refreshes of the live header's elapsed time
 
 

@@ -21,7 +21,7 @@ from . import snapshot as snapshots
 from .config import resolve_model
 from .errors import FixloopError, ModelError, UsageError
 from .receipt import DEFAULT_BUDGET, Receipt
-from .result import LoopResult, Round, Usage
+from .result import LoopResult, Round
 from .sandbox import SandboxPool, SandboxSettings
 from .snapshot import Snapshot
 

@@ -9,8 +9,8 @@ themselves when their parent dies.
 
 from __future__ import annotations
 
-import asyncio
 import ast
+import asyncio
 import json
 import os
 import queue

@@ -12,7 +12,6 @@ Figures, not tests: the machine may be busy; every ratio compares runs made minu
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shutil
 import statistics

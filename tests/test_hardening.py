@@ -7,7 +7,6 @@ a segfault, `sys.exit()`.
 
 import json
 import os
-import socket
 import time
 
 import pytest
