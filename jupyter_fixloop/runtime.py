@@ -32,8 +32,16 @@ def loop() -> asyncio.AbstractEventLoop:
 
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
-    """Run `coro` on the runtime loop and wait for it (safe from inside a running loop)."""
-    return asyncio.run_coroutine_threadsafe(coro, loop()).result(timeout)
+    """Run `coro` on the runtime loop and wait for it (safe from inside a running loop).
+
+    An interrupt (the kernel's stop button) or a timeout cancels the work itself, not only the
+    wait: a loop left running would go on calling the model and running candidates unseen."""
+    future = asyncio.run_coroutine_threadsafe(coro, loop())
+    try:
+        return future.result(timeout)
+    except BaseException:
+        future.cancel()
+        raise
 
 
 async def run_here(coro: Coroutine[Any, Any, T]) -> T:

@@ -1,5 +1,8 @@
 """`%%fixloop` inside a real ipykernel, with the built-in engine (no key, no network)."""
 
+import os
+import signal
+import threading
 import time
 
 import pytest
@@ -74,3 +77,29 @@ def test_instruction_with_builtin_engine_says_a_model_is_needed(kernel):
     run = kernel.run("%%fixloop\nwrite a function that adds two numbers\n")
     assert "no_code" in run.text
     assert "cannot write code from an instruction" in run.text
+
+
+def test_interrupting_the_kernel_stops_the_loop_itself(fake_model):
+    """The stop button must stop the loop, not only the wait for it: no model call after it."""
+    from fake_model import Scripted
+
+    server = fake_model(Scripted("```python\ntotal = sum(monthly_sale) + 0\n```", delay=3.0))  # slow, wrong
+    k = UserKernel()  # started after fake_model set OPENAI_API_KEY
+    try:
+        assert k.run(f"%load_ext jupyter_fixloop\n%config FixLoop.api_base = '{server.url}'\n"
+                     "monthly_sales = [120, 80, 100]").ok
+
+        def interrupt_when_asked():
+            deadline = time.monotonic() + 120
+            while not server.requests and time.monotonic() < deadline:
+                time.sleep(0.05)
+            os.kill(k.pid(), signal.SIGINT)  # what the stop button does (interrupt_mode 'signal')
+
+        threading.Thread(target=interrupt_when_asked, daemon=True).start()
+        run = k.run("%%fixloop -m openai/scripted -r 4 -e 'total == 300'\ntotal = sum(monthly_sale)")
+        assert not run.ok and run.reply["content"]["ename"] == "KeyboardInterrupt"
+        time.sleep(8)  # the first reply arrives after 3 s: a loop still running would ask again
+        assert len(server.requests) == 1
+        assert k.run("print(1 + 1)").text.strip() == "2"  # the kernel is usable
+    finally:
+        k.close()
