@@ -18,6 +18,24 @@ from . import config as config_mod
 from .errors import FixloopError, UsageError
 
 
+AWAIT_NOTE = "the cell uses top-level await, which a cell magic cannot run in your kernel (IPython runs it only as a cell)"
+
+
+def awaits_in_running_loop(shell, code: str) -> bool:
+    """True when `code` needs top-level await and the kernel's event loop is running (ipykernel):
+    run from inside a magic or a widget callback, it would fail with "event loop is already running"."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    try:
+        return bool(shell.should_run_async(code))
+    except Exception:  # an IPython without autoawait, or code it cannot transform
+        return False
+
+
 @magics_class
 class FixLoopMagics(Magics):
     """Holds the configuration (`FixLoop`) and the last result of this kernel."""
@@ -78,7 +96,10 @@ class FixLoopMagics(Magics):
         self.shell.user_ns["_fixloop"] = result
         self._show(result, view, retry=self._retrier(source, args, instruction, cfg))
         if result.status == "passed" and not args.dry:
-            self.shell.run_cell(source, store_history=False)
+            if awaits_in_running_loop(self.shell, source):
+                print(f"fixloop: {AWAIT_NOTE}: run it without the %%fixloop line.")
+            else:
+                self.shell.run_cell(source, store_history=False)
         return None
 
     def _parse(self, line: str):

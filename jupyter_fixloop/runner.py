@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import inspect
 import io
 import json
 import linecache
@@ -37,12 +38,31 @@ _user_names: list[str] = []  # names the user's kernel has (values may not be mi
 
 def run_request(payload_json: str) -> None:
     """Run one candidate described by `payload_json`; the result is read back with `last_json()`."""
-    global _last_json
     payload = json.loads(payload_json)
     try:
         result = run(payload["source"], payload.get("checks", []))
     except BaseException as exc:  # never let the runner itself fail the request
-        result = {"status": "error", "internal": f"{type(exc).__name__}: {exc}"}
+        result = _internal_error(exc)
+    _store(result)
+
+
+async def arun_request(payload_json: str) -> None:
+    """`run_request` for a cell with top-level `await`: the request is `await ...arun_request(...)`,
+    so the kernel awaits the cell on its own event loop, as a notebook does."""
+    payload = json.loads(payload_json)
+    try:
+        result = await _run(payload["source"], payload.get("checks", []), None, allow_await=True)
+    except BaseException as exc:
+        result = _internal_error(exc)
+    _store(result)
+
+
+def _internal_error(exc: BaseException) -> dict:
+    return {"status": "error", "internal": f"{type(exc).__name__}: {exc}"}
+
+
+def _store(result: dict) -> None:
+    global _last_json
     _last_json = json.dumps(result, default=str)
 
 
@@ -93,6 +113,20 @@ def _transform(source: str) -> str:
 
 def run(source: str, checks: list[str], ns: dict | None = None) -> dict:
     """Run `source` in the kernel's namespace (or `ns`), then the checks; describe what happened."""
+    return _drive(_run(source, checks, ns, allow_await=False))
+
+
+def _drive(coro):
+    """The value of a coroutine that never waits (`_run` without top-level await)."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise RuntimeError("a cell without top-level await waited")
+
+
+async def _run(source: str, checks: list[str], ns: dict | None, allow_await: bool) -> dict:
     ns = _namespace() if ns is None else ns
     linecache.cache[CELL_FILE] = (len(source), None, source.splitlines(True), CELL_FILE)
     out, err = io.StringIO(), io.StringIO()
@@ -105,7 +139,7 @@ def run(source: str, checks: list[str], ns: dict | None = None) -> dict:
             tree = None
             try:
                 tree = ast.parse(_transform(source), CELL_FILE)
-                result["value"] = _exec_cell(tree, ns)
+                result["value"] = await _exec_cell(tree, ns, allow_await)
             except BaseException as exc:
                 result["status"] = "error"
                 result["error"] = describe_error(exc, ns, tree)
@@ -119,19 +153,29 @@ def run(source: str, checks: list[str], ns: dict | None = None) -> dict:
     return result
 
 
-def _exec_cell(tree: ast.Module, ns: dict) -> str | None:
-    """Execute like a notebook cell: statements, then the value of a trailing expression."""
+async def _exec_cell(tree: ast.Module, ns: dict, allow_await: bool = False) -> str | None:
+    """Execute like a notebook cell: statements, then the value of a trailing expression; with
+    `allow_await`, top-level `await` works as in IPython."""
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if allow_await else 0
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
-    exec(compile(tree, CELL_FILE, "exec"), ns)
+    await _maybe_await(compile(tree, CELL_FILE, "exec", flags=flags), ns)
     if last is None:
         return None
-    value = eval(compile(last, CELL_FILE, "eval"), ns)
+    value = await _maybe_await(compile(last, CELL_FILE, "eval", flags=flags), ns)
     if value is None:
         return None
     ns["_"] = value
     return _short_repr(value, limit=2000)
+
+
+async def _maybe_await(code, ns: dict):
+    """Evaluate `code`; a code object with top-level await evaluates to a coroutine to await."""
+    value = eval(code, ns)
+    if code.co_flags & inspect.CO_COROUTINE:
+        value = await value
+    return value
 
 
 def _listdir_safe(path: str) -> set[str]:

@@ -181,7 +181,8 @@ class Sandbox:
         """Run one candidate and its checks; always returns a receipt (timeouts and crashes included)."""
         payload = json.dumps({"source": source, "checks": list(checks)})
         view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
-        code = f"{CONFINE}.before_run({timeout!r}, {view!r})\n{RUNNER}.run_request({payload!r})"
+        request = f"await {RUNNER}.arun_request" if "await" in source else f"{RUNNER}.run_request"
+        code = f"{CONFINE}.before_run({timeout!r}, {view!r})\n{request}({payload!r})"
         started = time.perf_counter()
         try:
             reply = await self._request(code, timeout)

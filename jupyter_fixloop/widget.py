@@ -20,6 +20,7 @@ from .display import Progress, Ticker, publish
 from .errors import FixloopError
 from .frontend import loop_summary
 from .history import Entry
+from .magic import AWAIT_NOTE, awaits_in_running_loop
 
 TOOLTIPS = {
     "accept": "Replace the cell with the verified code (the %%fixloop line stays) and run it in your kernel",
@@ -225,6 +226,10 @@ class DiffWidget(widgets.VBox):
     def _run_accepted(self, code: str) -> None:
         """Run the accepted code in the user's kernel; its output goes to the widget."""
         self.output.clear_output()
+        if awaits_in_running_loop(self.shell, code):
+            self._say("accepted", self.state.value + f"<div>Not run here: {html.escape(AWAIT_NOTE)}. "
+                      "Run the cell to apply it.</div>")
+            return
         with self.output:
             outcome = self.shell.run_cell(code, store_history=False)
         if not outcome.success:

@@ -23,6 +23,17 @@ def test_passing_cell_is_passed_without_model_rounds():
     assert result.patched is None and result.diff == ""
 
 
+def test_top_level_await_runs_as_in_a_notebook():
+    """A cell with top-level await is awaited on the sandbox kernel's loop, not a SyntaxError."""
+    cell = "import asyncio\nasync def total():\n    await asyncio.sleep(0.01)\n    return 300\nt = await total()\nt + 1"
+    result = fix(cell, checks=["t == 300"], max_rounds=0)
+    assert result.status == "passed", result.first.text
+    assert result.first.value == "301"  # the trailing expression's value, awaited too
+    broken = fix("import asyncio\nawait asyncio.sleep(0)\ny = undefined_total + 1\n", max_rounds=0)
+    assert (broken.first.ename, broken.first.lineno) == ("NameError", 3)
+    assert broken.first.line == "y = undefined_total + 1"
+
+
 def test_failed_expect_receipt_shows_operand_values():
     result = fix(FIB, checks=["fib(6) == 8"], max_rounds=0)
     assert result.status == "gave_up"

@@ -79,6 +79,14 @@ def test_instruction_with_builtin_engine_says_a_model_is_needed(kernel):
     assert "cannot write code from an instruction" in run.text
 
 
+def test_a_passing_cell_with_top_level_await_is_verified_and_not_run_from_the_magic(kernel):
+    run = kernel.run("%%fixloop --expect 'z == 7'\nimport asyncio\nawait asyncio.sleep(0)\nz = 7")
+    assert run.ok and "fixloop: already passes" in run.text, run.text
+    # IPython cannot run it from inside a magic (its loop is running): said, not a RuntimeError
+    assert "top-level await" in run.text and "run it without the %%fixloop line" in run.text
+    assert "RuntimeError" not in run.text
+
+
 def test_interrupting_the_kernel_stops_the_loop_itself(fake_model):
     """The stop button must stop the loop, not only the wait for it: no model call after it."""
     from fake_model import Scripted
