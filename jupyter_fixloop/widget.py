@@ -300,11 +300,14 @@ class DiffWidget(widgets.VBox):
         ticker = Ticker(show_progress)
         try:
             new.result = self.retry_loop(hint.strip() or None, on_event)
-        except FixloopError as exc:
-            self.history.record("stopped", run=new.run, error=str(exc))
+        except BaseException as exc:  # a bound, or the kernel's stop button: the widget stays usable
+            why = str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__} {exc}".strip()
+            self.history.record("stopped", run=new.run, error=why)
             self.busy = False
-            self._say("done", f"Retry stopped: {html.escape(str(exc))}")
+            self._say("done", f"Retry stopped: {html.escape(why)}")
             self._sync_buttons()
+            if not isinstance(exc, (FixloopError, KeyboardInterrupt)):
+                raise
             return
         finally:
             ticker.stop()  # before the result's header: no tick may overwrite it

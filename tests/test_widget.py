@@ -3,6 +3,9 @@ played by a fake JupyterLab (tests/fakelab.py), the built-in engine (no key, no 
 
 import os
 import re
+import signal
+import threading
+import time
 
 import pytest
 from fakelab import MIME, WIDGET_MIME, FakeLab, result_bundle
@@ -207,6 +210,33 @@ def test_live_header_ticks_while_the_model_thinks(lab, fake_model):
     last_update = max(i for i, m in enumerate(msgs) if m["msg_type"] == "update_display_data")
     shown = max(i for i, m in enumerate(msgs) if m["msg_type"] == "display_data" and MIME in m["content"]["data"])
     assert msgs[last_update]["content"]["data"]["text/plain"] == "" and last_update < shown
+
+
+def test_stopping_a_retry_leaves_the_widget_usable(lab, fake_model):
+    from fake_model import Scripted
+
+    server = fake_model("```python\ntotal = sum(monthly_sales)\n```",
+                        Scripted("```python\ntotal = sum(monthly_sales) + 0\n```", delay=5))
+    lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
+    try:
+        root, _, _ = run_loop(lab, "%%fixloop -m openai/scripted -r 2 -e 'total == 300'\ntotal = sum(monthly_sale)",
+                              cell_id="cell-9")
+
+        def stop_when_asked_again():
+            deadline = time.monotonic() + 120
+            while len(server.requests) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            os.kill(lab.kernel.pid(), signal.SIGINT)  # the stop button, during the Retry's model call
+
+        threading.Thread(target=stop_when_asked_again, daemon=True).start()
+        lab.click("fixloop-retry", root)
+        assert "Retry stopped: KeyboardInterrupt" in lab.texts(root)
+        for name in ("retry", "accept", "hint"):  # not stuck busy
+            assert lab.state(lab.find(f"fixloop-{name}", root))["disabled"] is False, name
+        time.sleep(6)
+        assert len(server.requests) == 2  # and the stopped loop asked nothing more
+    finally:
+        lab.execute("%config FixLoop.api_base = ''")
 
 
 def test_degraded_mode_shows_the_code_and_fixloop_last_inserts_it(lab):
