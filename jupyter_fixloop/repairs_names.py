@@ -414,7 +414,7 @@ def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 MISSING_LABEL = re.compile(
-    r"Column not found: (\w[\w ]*)|Label\(s\) \['([^']+)'\] do not exist|\['([^']+)'\] not in index"
+    r"Column not found: (\w[\w ]*)|(?:Label|Column)\(s\) \['([^']+)'\] do not exist|\['([^']+)'\] not in index"
     r"|None of \[Index\(\['([^']+)'\]"
 )
 

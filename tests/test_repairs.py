@@ -4,12 +4,15 @@ and compute the right thing. A second table holds errors no repair may claim to 
 
 import textwrap
 
+import pandas as pd
 import pytest
 
 from jupyter_fixloop import fix, repairs, runner
 from jupyter_fixloop import receipt as receipts
 from jupyter_fixloop.builtin import answer
 from jupyter_fixloop.engine import build_messages
+
+PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
 
 
 @pytest.fixture
@@ -194,6 +197,8 @@ CASES = {
 def test_repair_fixes_real_error(name, ns):
     setup, cell, expected, check = CASES[name]
     first = run(ns, setup, cell)
+    if first.ok and "FutureWarning" in first.text and not PANDAS_3:
+        pytest.skip("deprecated before pandas 3, removed in it: this pandas only warns")
     assert not first.ok, f"the broken cell should fail: {first.text}"
     repair, fixed = repairs.first_repair(textwrap.dedent(cell), first.text)
     assert repair is not None, f"no repair for:\n{first.text}"
