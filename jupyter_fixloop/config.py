@@ -24,6 +24,7 @@ class FixLoop(Configurable):
     max_tokens = Integer(0, min=0, help="Total model tokens for one loop (0: no bound).").tag(config=True)
     budget = Float(0.0, min=0.0, help="Total model cost in USD for one loop (0: no bound).").tag(config=True)
     wall_time = Float(600.0, min=1.0, help="Total seconds for one loop, model and sandbox together.").tag(config=True)
+    pool_idle = Float(900.0, min=0.0, help="Seconds without a loop after which the idle sandbox kernels are closed (0: keep them); the next loop starts new ones.").tag(config=True)
     pool_size = Integer(2, min=0, help="Sandbox kernels kept started ahead of need: two, so the kernel for a candidate is ready even when the model answers at once.").tag(config=True)
     confinement = Enum(
         ["auto", "bwrap", "none"],

@@ -34,7 +34,8 @@ def fix(source: str, **kwargs) -> LoopResult:
     """Run `source` in a sandbox kernel and repair it until its checks pass.
 
     Keyword arguments: checks, instruction, namespace, model, max_rounds, timeout, max_tokens,
-    budget, wall_time, hint, api_base, settings, pool_size, on_event, snapshot_size_cap,
+    budget, wall_time, hint, api_base, settings, pool_size, pool_idle (seconds without a loop
+    after which the idle sandbox kernels are closed; 0 keeps them), on_event, snapshot_size_cap,
     expect_output (what the cell must print), receipt_tokens (token budget of one receipt).
     Safe to call from inside a running event loop (a notebook).
     """
@@ -53,7 +54,7 @@ def pool_for(settings: SandboxSettings, size: int = 2) -> SandboxPool:
         pool = _pools[settings] = SandboxPool(settings, size)
         runtime.on_shutdown(pool.close)
     pool.size = size
-    pool.fill()
+    pool.wake()
     return pool
 
 
@@ -80,6 +81,7 @@ async def run_loop(
     api_base: str | None = None,
     settings: SandboxSettings | None = None,
     pool_size: int = 2,
+    pool_idle: float = 900.0,
     on_event: Event | None = None,
     snapshot_size_cap: int = snapshots.DEFAULT_SIZE_CAP,
     expect_output: str | None = None,
@@ -159,6 +161,7 @@ async def run_loop(
         return _result("error", base, None, rounds, first, started, str(exc))
     finally:
         pool.drop_prepared()  # its snapshot belongs to this loop
+        pool.rest_after(pool_idle)
         mirror.cleanup()
         emit("done")
 

@@ -31,7 +31,8 @@ def awaits_in_running_loop(shell, code: str) -> bool:
     except RuntimeError:
         return False
     try:
-        return bool(shell.should_run_async(code))
+        transformed = shell.transform_cell(code)
+        return bool(shell.should_run_async(code, transformed_cell=transformed, preprocessing_exc_tuple=None))
     except Exception:  # an IPython without autoawait, or code it cannot transform
         return False
 
@@ -128,6 +129,7 @@ class FixLoopMagics(Magics):
             api_base=cfg.api_base or None,
             settings=settings,
             pool_size=cfg.pool_size,
+            pool_idle=cfg.pool_idle,
             snapshot_size_cap=cfg.snapshot_size_cap,
             on_event=on_event,
             expect_output=expected_output(args.expect_output),

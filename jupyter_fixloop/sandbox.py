@@ -368,8 +368,12 @@ class SandboxPool:
         self._idle: list[asyncio.Task] = []
         self._prepared: tuple[tuple[str, ...], asyncio.Task] | None = None
         self._tasks: set[asyncio.Task] = set()
+        self._rest: asyncio.TimerHandle | None = None
+        self._resting = False  # idle kernels closed for lack of use; `wake` (a new loop) ends it
 
     def fill(self) -> None:
+        if self._resting:  # a late refill from the last loop's work must not undo the rest
+            return
         while len(self._idle) < self.size:
             self._idle.append(self._spawn(self._warm()))
 
@@ -461,6 +465,31 @@ class SandboxPool:
         self.discard(box)
         return None
 
+    def rest_after(self, seconds: float) -> None:
+        """Close the idle kernels if no loop uses the pool for `seconds` (0: keep them): a notebook
+        left open must not hold kernels and their memory for good. The next `fill` starts new ones."""
+        self._cancel_rest()
+        if seconds > 0:
+            self._rest = asyncio.get_running_loop().call_later(seconds, self._drain)
+
+    def wake(self) -> None:
+        """A loop starts: keep kernels warm again."""
+        self._cancel_rest()
+        self._resting = False
+        self.fill()
+
+    def _cancel_rest(self) -> None:
+        if self._rest is not None:
+            self._rest.cancel()
+            self._rest = None
+
+    def _drain(self) -> None:
+        self._rest = None
+        self._resting = True
+        idle, self._idle = self._idle, []
+        for task in idle:
+            self._close_when_started(task)
+
     def discard(self, box: Sandbox) -> None:
         """Shut a used kernel down in the background: a used kernel is never handed out again."""
         self._spawn(box.close())
@@ -491,8 +520,7 @@ class SandboxPool:
         """Shut every kernel down: idle, prepared, and those still closing."""
         self.size = 0
         self.drop_prepared()
-        idle, self._idle = self._idle, []
-        for task in idle:
-            self._close_when_started(task)
+        self._cancel_rest()
+        self._drain()
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)

@@ -219,6 +219,33 @@ def test_a_sandbox_exits_when_its_lifeline_frees_though_its_parents_live(confine
         runtime.run_sync(box.close())
 
 
+IDLE_SCRIPT = """
+import sys, jupyter_fixloop
+for _ in range(2):
+    print(jupyter_fixloop.fix("x = 1", checks=["x == 1"], pool_idle=2.0).status, flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_idle_kernels_are_closed_after_pool_idle_and_come_back_with_the_next_loop():
+    with subprocess.Popen([sys.executable, "-c", IDLE_SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as proc:
+        try:
+            assert proc.stdout.readline().strip() == "passed"
+            assert wait_until(lambda: len(sandboxes_of(proc.pid)) >= 2)  # the pool of 2, warm
+            assert wait_until(lambda: not sandboxes_of(proc.pid), timeout=30), {p: _ancestry(p) for p in sandboxes_of(proc.pid)}  # 2 s without a loop
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            assert proc.stdout.readline().strip() == "passed"  # the next loop starts kernels again
+            assert wait_until(lambda: len(sandboxes_of(proc.pid)) >= 1)
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            assert proc.wait(timeout=120) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
 SCRIPT = """
 import sys, jupyter_fixloop
 result = jupyter_fixloop.fix("x = 1", checks=["x == 1"])
