@@ -148,6 +148,9 @@ async def run_loop(
             emit("receipt", round=index, receipt=receipt, usage=usage)
             if receipt.ok:
                 return _result("fixed", base, reply.code, rounds, first, started, f"all checks pass after {index} round(s)")
+            if reply.code is None and model == engine.BUILTIN:  # deterministic: asking again gets the same
+                return _result("gave_up", base, None, rounds, first, started,
+                               f"{reply.text.strip().rstrip('.')}; a model (--model, FixLoop.model) may fix it")
             for c in receipt.checks:
                 if c.passed:
                     passed_before.setdefault(c.expr, index)

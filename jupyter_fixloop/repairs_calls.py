@@ -402,21 +402,31 @@ METHOD_OPERAND = re.compile(r"'(method|builtin_function_or_method)'|\(not \"(met
                             r"|passed to method\.__format__")
 
 
+METHOD_ATTRIBUTE = re.compile(r"'(function|method|builtin_function_or_method)' object has no attribute")
+
+
 def method_not_called(code: str, receipt: ParsedReceipt) -> str | None:
-    """`df["x"].mean * 2`: the method itself, not its result, was used; call it."""
-    if receipt.ename != "TypeError" or not METHOD_OPERAND.search(receipt.evalue):
+    """`df["x"].mean * 2`, or `df["m"] = s.dt.month_name` used later: the method itself, not its
+    result, was used; call it. An AttributeError on a method may come from an earlier line, so
+    those are searched too, nearest first."""
+    if receipt.ename == "TypeError" and METHOD_OPERAND.search(receipt.evalue):
+        lines = [receipt.lineno]
+    elif receipt.ename == "AttributeError" and METHOD_ATTRIBUTE.search(receipt.evalue) and receipt.lineno:
+        lines = list(range(receipt.lineno, 0, -1))
+    else:
         return None
     tree = parse(code)
     if tree is None:
         return None
     called = {id(c.func) for c in ast.walk(tree) if isinstance(c, ast.Call)}
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and on_line(node, receipt.lineno) and id(node) not in called
-                and isinstance(node.ctx, ast.Load) and not node.attr.startswith("_")
-                and (node.attr not in PROPERTIES or "builtin_function_or_method" in receipt.evalue)
-                and isinstance(node.value, (ast.Subscript, ast.Name, ast.Attribute, ast.Call))
-                and node.attr in METHODS_USED_AS_VALUES):
-            return replace_node(code, node, f"{source_of(code, node)}()")
+    for lineno in lines:
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and on_line(node, lineno) and id(node) not in called
+                    and isinstance(node.ctx, ast.Load) and not node.attr.startswith("_")
+                    and (node.attr not in PROPERTIES or "builtin_function_or_method" in receipt.evalue)
+                    and isinstance(node.value, (ast.Subscript, ast.Name, ast.Attribute, ast.Call))
+                    and node.attr in METHODS_USED_AS_VALUES):
+                return replace_node(code, node, f"{source_of(code, node)}()")
     return None
 
 
@@ -424,4 +434,5 @@ METHODS_USED_AS_VALUES = {
     "mean", "sum", "max", "min", "median", "std", "var", "count", "nunique", "unique", "idxmax", "idxmin",
     "upper", "lower", "strip", "title", "isna", "notna", "cumsum", "round", "abs", "item", "tolist", "to_list",
     "keys", "values", "items", "copy", "head", "tail", "describe", "value_counts", "prod", "any", "all",
+    "month_name", "day_name", "normalize", "capitalize", "casefold", "swapcase", "isdigit", "isnumeric",
 }

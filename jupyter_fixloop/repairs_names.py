@@ -200,8 +200,15 @@ def name_literal(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
+QUOTED_HINT = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\.\s*(?:Please )?[Uu]se '([^'\s]+)' instead")
+
+
 def message_hint(code: str, receipt: ParsedReceipt) -> str | None:
-    """Follow an error message that names its replacement: "`np.NaN` was removed ... Use `np.nan` instead"."""
+    """Follow an error message that names its replacement: "`np.NaN` was removed ... Use `np.nan` instead",
+    "'M' is no longer supported for offsets. Please use 'ME' instead"."""
+    quoted = QUOTED_HINT.search(receipt.message)
+    if quoted:
+        return _replace_literal(code, receipt.lineno, quoted.group(1), quoted.group(2))
     m = re.search(r"`([\w.]+)` (?:was|has been) removed.*?[Uu]se `([\w.()]+)` instead", receipt.message, re.DOTALL)
     if not m:
         return None
@@ -213,6 +220,20 @@ def message_hint(code: str, receipt: ParsedReceipt) -> str | None:
         modules = {"np": "numpy", "pd": "pandas"}
         return replace_attribute(code, module_aliases(code, modules.get(owner, owner), receipt, attr) | {owner}, attr, template)
     return rename_names(code, old, new)
+
+
+
+def _replace_literal(code: str, lineno: int | None, old: str, new: str) -> str | None:
+    """The string literal a message names: on the failing line, else where it occurs only once."""
+    lines = code.splitlines(keepends=True)
+    for quote in ("'", '"'):
+        literal, replacement = f"{quote}{old}{quote}", f"{quote}{new}{quote}"
+        if lineno is not None and 1 <= lineno <= len(lines) and literal in lines[lineno - 1]:
+            lines[lineno - 1] = lines[lineno - 1].replace(literal, replacement)
+            return "".join(lines)
+        if code.count(literal) == 1:
+            return code.replace(literal, replacement)
+    return None
 
 
 

@@ -34,6 +34,13 @@ def test_top_level_await_runs_as_in_a_notebook():
     assert broken.first.line == "y = undefined_total + 1"
 
 
+def test_builtin_engine_without_a_repair_stops_at_once_and_says_what_to_do():
+    result = fix("import no_such_module_xyz\n", max_rounds=4)
+    assert result.status == "gave_up" and len(result.rounds) == 1  # asking again gets the same answer
+    assert result.rounds[0].receipt.kind == "no_code"
+    assert "no repair for: ModuleNotFoundError" in result.reason and "--model" in result.reason
+
+
 def test_failed_expect_receipt_shows_operand_values():
     result = fix(FIB, checks=["fib(6) == 8"], max_rounds=0)
     assert result.status == "gave_up"
