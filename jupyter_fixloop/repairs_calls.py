@@ -406,15 +406,14 @@ METHOD_ATTRIBUTE = re.compile(r"'(function|method|builtin_function_or_method)' o
 
 
 def method_not_called(code: str, receipt: ParsedReceipt) -> str | None:
-    """`df["x"].mean * 2`, or `df["m"] = s.dt.month_name` used later: the method itself, not its
-    result, was used; call it. An AttributeError on a method may come from an earlier line, so
-    those are searched too, nearest first."""
-    if receipt.ename == "TypeError" and METHOD_OPERAND.search(receipt.evalue):
-        lines = [receipt.lineno]
-    elif receipt.ename == "AttributeError" and METHOD_ATTRIBUTE.search(receipt.evalue) and receipt.lineno:
-        lines = list(range(receipt.lineno, 0, -1))
-    else:
+    """`df["x"].mean * 2`, or `n = s.nunique` used later: the method itself, not its result, was
+    used; call it. The method may have been taken on an earlier line, so those are searched too,
+    nearest first."""
+    uses_method = (receipt.ename == "TypeError" and METHOD_OPERAND.search(receipt.evalue)) or (
+        receipt.ename == "AttributeError" and METHOD_ATTRIBUTE.search(receipt.evalue))
+    if not uses_method:
         return None
+    lines = list(range(receipt.lineno, 0, -1)) if receipt.lineno else [None]
     tree = parse(code)
     if tree is None:
         return None
@@ -435,4 +434,6 @@ METHODS_USED_AS_VALUES = {
     "upper", "lower", "strip", "title", "isna", "notna", "cumsum", "round", "abs", "item", "tolist", "to_list",
     "keys", "values", "items", "copy", "head", "tail", "describe", "value_counts", "prod", "any", "all",
     "month_name", "day_name", "normalize", "capitalize", "casefold", "swapcase", "isdigit", "isnumeric",
+    "iterrows", "itertuples", "to_numpy", "to_dict", "dropna", "drop_duplicates", "reset_index", "sort_index",
+    "isnull", "notnull",
 }
