@@ -64,7 +64,10 @@ class Ticker:
 
     def _run(self) -> None:
         while not self._done.wait(TICK):
-            self.refresh()
+            try:
+                self.refresh()
+            except Exception:  # the display went away (kernel shutting down): stop ticking, quietly
+                return
 
     def refresh(self) -> None:
         with self._lock:
