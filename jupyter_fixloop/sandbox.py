@@ -467,7 +467,7 @@ class SandboxPool:
 
     def rest_after(self, seconds: float) -> None:
         """Close the idle kernels if no loop uses the pool for `seconds` (0: keep them): a notebook
-        left open must not hold kernels and their memory for good. The next `fill` starts new ones."""
+        left open must not hold kernels and their memory for good. The next loop (`wake`) starts new ones."""
         self._cancel_rest()
         if seconds > 0:
             self._rest = asyncio.get_running_loop().call_later(seconds, self._drain)
