@@ -181,7 +181,9 @@ class Sandbox:
         """Run one candidate and its checks; always returns a receipt (timeouts and crashes included)."""
         payload = json.dumps({"source": source, "checks": list(checks)})
         view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
-        request = f"await {RUNNER}.arun_request" if "await" in source else f"{RUNNER}.run_request"
+        # top-level `await`, `async for`, `async with`: awaited on the kernel's loop, as in a notebook
+        awaits = "await" in source or "async" in source
+        request = f"await {RUNNER}.arun_request" if awaits else f"{RUNNER}.run_request"
         code = f"{CONFINE}.before_run({timeout!r}, {view!r})\n{request}({payload!r})"
         started = time.perf_counter()
         try:
