@@ -281,6 +281,9 @@ def describe_model_error(exc: Exception, model: str) -> str:
         hint = "the model server could not be reached; check api_base / network, or use --model fixloop/builtin"
     elif "Missing credentials" in text or "api_key" in text:
         text, hint = "no API key for this provider", "set its key in the environment (e.g. OPENAI_API_KEY) or use --model fixloop/builtin"
+    elif "LLM Provider NOT provided" in text:
+        text, hint = "litellm does not know this provider", ("model names are provider/model, e.g. "
+                                                             "openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, ollama/llama3")
     elif "Expecting value" in text or "JSONDecodeError" in text:
         text, hint = "the server's reply was not valid JSON (empty or cut off)", "check api_base points at the model API"
     return f"model {model}: {name}{f' {status}' if status else ''}: {text}" + (f" ({hint})" if hint else "")

@@ -117,6 +117,13 @@ def test_missing_key_is_one_line(monkeypatch):
     assert_one_line(result.reason, "no API key", "OPENAI_API_KEY")
 
 
+def test_unknown_provider_is_one_line_with_examples():
+    result = fix(BROKEN, model="nosuchprovider/some-model", max_rounds=2)
+    assert result.status == "error"
+    assert_intact(result)
+    assert_one_line(result.reason, "nosuchprovider/some-model", "does not know this provider", "openai/gpt-4o-mini")
+
+
 # ---------------------------------------------------------------- replies without usable code
 
 
