@@ -18,6 +18,9 @@ import {
   sourceFor
 } from './summary';
 
+/** Delays (ms) before asking a kernel again for the comm it opened before a page reload. */
+const REATTACH_DELAYS = [1000, 3000, 10000];
+
 export const COMM_TARGET = 'jupyter_fixloop';
 
 /** Equal cell sources, ignoring trailing whitespace (protocol `expected`). */
@@ -135,21 +138,24 @@ export class FixloopComms {
     });
   }
 
-  private async _reattach(kernel: Kernel.IKernelConnection): Promise<void> {
+  private async _reattach(kernel: Kernel.IKernelConnection, attempt = 0): Promise<void> {
     try {
       await kernel.info;
       const reply = await kernel.requestCommInfo({ target_name: COMM_TARGET });
-      if (reply.content.status !== 'ok') {
-        return;
-      }
-      for (const commId of Object.keys(reply.content.comms)) {
-        if (!kernel.hasComm(commId)) {
-          this._attach(kernel, kernel.createComm(COMM_TARGET, commId));
+      if (reply.content.status === 'ok') {
+        for (const commId of Object.keys(reply.content.comms)) {
+          if (!kernel.hasComm(commId)) {
+            this._attach(kernel, kernel.createComm(COMM_TARGET, commId));
+          }
         }
+        this._emitFor(kernel);
       }
-      this._emitFor(kernel);
     } catch (reason) {
       console.debug('jupyter-fixloop: no comm to reattach', reason);
+    }
+    // a kernel still starting or busy may answer before it lists its comm: ask again, a few times
+    if (attempt < REATTACH_DELAYS.length && !kernel.isDisposed && !this._activeComm(kernel)) {
+      window.setTimeout(() => void this._reattach(kernel, attempt + 1), REATTACH_DELAYS[attempt]);
     }
   }
 
