@@ -49,13 +49,13 @@ async def afix(source, **kwargs):
 
 def load_ipython_extension(ipython):
     """`%load_ext jupyter_fixloop`: register `%%fixloop` and `%fixloop`."""
-    from .magic import load_ipython_extension as _load
+    from .notebook.magic import load_ipython_extension as _load
 
     _load(ipython)
 
 
 def unload_ipython_extension(ipython):
-    from .magic import unload_ipython_extension as _unload
+    from .notebook.magic import unload_ipython_extension as _unload
 
     _unload(ipython)
 

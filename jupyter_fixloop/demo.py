@@ -21,7 +21,7 @@ def main(argv: list[str]) -> int:
         print(f"jupyter-fixloop demo: no notebook at {args.notebook}; run from the repository root or pass a path",
               file=sys.stderr)
         return 2
-    from .batch import CellFailed, execute_notebook, read_notebook
+    from .batch.run import CellFailed, execute_notebook, read_notebook
     from .errors import UsageError
 
     try:

@@ -182,7 +182,7 @@ def _import_litellm():
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm as _litellm
 
-    from .builtin import BuiltinEngine
+    from .builtin.engine import BuiltinEngine
 
     if not any(p.get("provider") == "fixloop" for p in _litellm.custom_provider_map):
         _litellm.custom_provider_map = [

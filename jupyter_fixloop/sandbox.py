@@ -28,7 +28,7 @@ from .errors import SandboxError
 from .receipt import Receipt
 from .snapshot import Snapshot
 
-RUNNER = "__import__('jupyter_fixloop.runner', fromlist=['runner'])"
+RUNNER = "__import__('jupyter_fixloop.kernel.runner', fromlist=['runner'])"
 ENV_ALLOW = (
     "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
     "CONDA_DEFAULT_ENV", "SYSTEMROOT", "PYTHONHOME", "LD_LIBRARY_PATH",

@@ -10,7 +10,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from jupyter_fixloop import batch, batch_cli
+from jupyter_fixloop.batch import run as batch
+
+from jupyter_fixloop.batch import cli as batch_cli
 
 
 @pytest.fixture(scope="module")
@@ -189,7 +191,7 @@ def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
 
 
 def test_cell_names_decide_what_a_failed_cell_takes_down():
-    from jupyter_fixloop.batch_cells import cell_names, parse_cell
+    from jupyter_fixloop.batch.cells import cell_names, parse_cell
 
     reads, defines = cell_names("df['total'] = df['a'] + rate\ndef f(x):\n    return x * scale\nimport numpy as np")
     assert reads >= {"df", "rate", "scale"} and "x" not in reads

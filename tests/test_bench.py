@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from jupyter_fixloop import bench
+from jupyter_fixloop.bench import fixrate as bench
 from jupyter_fixloop.errors import FixloopError
 
 TYPO = {

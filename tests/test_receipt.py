@@ -11,9 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from jupyter_fixloop import fix, runner
+from jupyter_fixloop import fix
+
+from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop import receipt as receipts
-from jupyter_fixloop.repairs import parse_receipt
+from jupyter_fixloop.builtin.repairs import parse_receipt
 
 
 def receipt_of(code: str, budget: int = receipts.DEFAULT_BUDGET, checks=(), expect_output=None, **names):
@@ -270,7 +272,7 @@ def test_magic_expect_output_and_receipt_budget_trait():
 
 @pytest.mark.parametrize("value", ["a\\nb", "plain"])
 def test_expected_output_argument_reads_text_or_a_file(tmp_path, value):
-    from jupyter_fixloop.magic import expected_output
+    from jupyter_fixloop.notebook.magic import expected_output
 
     assert expected_output(value) == value.replace("\\n", "\n")
     path = tmp_path / "expected.txt"

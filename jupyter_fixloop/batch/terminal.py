@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from .result import LoopResult
+from ..result import LoopResult
 
 ROUND_TEXT = {"running": "running in a sandbox", "asking": "asking the model", "receipt": "reading the receipt"}
 
@@ -138,7 +138,7 @@ def make_asker(progress, stdin=None, stdout=None):
         from rich.markup import escape
         from rich.syntax import Syntax
 
-        from .batch_report import _cell_diff
+        from .report import _cell_diff
 
         console = Console(file=stdout or sys.stdout, highlight=False)
         with progress.pause():

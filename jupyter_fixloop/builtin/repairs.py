@@ -13,8 +13,8 @@ attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, re
 
 from __future__ import annotations
 
-from .repair_edits import ParsedReceipt, parse_receipt
-from .repairs_calls import (
+from .edits import ParsedReceipt, parse_receipt
+from .calls import (
     bad_keyword,
     float_as_index,
     index_off_by_one,
@@ -28,7 +28,7 @@ from .repairs_calls import (
     str_concat,
     unpack_loop,
 )
-from .repairs_data import (
+from .data import (
     accessor_dtype,
     apply_axis,
     concat_list,
@@ -47,7 +47,7 @@ from .repairs_data import (
     to_numeric_coerce,
     tuple_columns,
 )
-from .repairs_names import (
+from .names import (
     attribute_typo,
     column_as_attribute,
     dataframe_append,
@@ -61,7 +61,7 @@ from .repairs_names import (
     removed_attribute,
     renamed_method,
 )
-from .repairs_syntax import indentation, syntax
+from .syntax import indentation, syntax
 
 __all__ = ["REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt"]
 

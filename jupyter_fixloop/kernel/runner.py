@@ -20,7 +20,7 @@ import time
 import traceback
 import warnings
 
-from jupyter_fixloop.context import gather, short_repr
+from jupyter_fixloop.kernel.facts import gather, short_repr
 
 CELL_FILE = "<cell>"
 CHECK_FILE = "<check>"

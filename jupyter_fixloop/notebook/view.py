@@ -15,10 +15,10 @@ import importlib.util
 import threading
 import time
 
-from . import diff
-from . import frontend as frontends
-from . import history as histories
-from .history import Entry
+from .. import diff
+from . import comm as frontends
+from .. import history as histories
+from ..history import Entry
 
 TICK = 1.0  # seconds between refreshes of the live header's elapsed time
 

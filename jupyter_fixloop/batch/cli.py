@@ -14,8 +14,8 @@ import shutil
 import sys
 from dataclasses import dataclass
 
-from .batch import REPORT_FORMATS, BatchOptions, accept_all, fix_notebook, read_notebook
-from .errors import FixloopError, UsageError
+from .run import REPORT_FORMATS, BatchOptions, accept_all, fix_notebook, read_notebook
+from ..errors import FixloopError, UsageError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -110,7 +110,7 @@ def main(argv: list[str]) -> int:
 def _run(nb, args, paths: Paths, options: BatchOptions) -> int:
     import nbformat
 
-    from . import batch_report, batch_terminal
+    from . import report as batch_report, terminal as batch_terminal
 
     progress = batch_terminal.make_progress()
     decide = batch_terminal.make_asker(progress) if args.interactive else accept_all

@@ -15,11 +15,11 @@ import html
 
 import ipywidgets as widgets
 
-from . import diff
-from .display import Progress, Ticker, publish
-from .errors import FixloopError
-from .frontend import loop_summary
-from .history import Entry
+from .. import diff
+from .view import Progress, Ticker, publish
+from ..errors import FixloopError
+from .comm import loop_summary
+from ..history import Entry
 from .magic import AWAIT_NOTE, awaits_in_running_loop
 
 TOOLTIPS = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .repair_edits import (
+from .edits import (
     ParsedReceipt,
     add_keyword,
     calls_on_line,

@@ -11,9 +11,9 @@ import datetime
 import html
 import os
 
-from .diff import STATUS_TEXT, STYLE, diff_html, rounds_html
-from .frontend import summary_of
-from .result import LoopResult
+from ..diff import STATUS_TEXT, STYLE, diff_html, rounds_html
+from ..notebook.comm import summary_of
+from ..result import LoopResult
 
 ICON = {"ok": "ok", "fixed": "fixed", "failed": "FAILED", "rejected": "rejected", "skipped": "skipped"}
 STATUSES = ("ok", "fixed", "failed", "rejected", "skipped")
@@ -116,7 +116,7 @@ def _one_line(text: str) -> str:
 
 
 def _cell_diff(before: str, after: str) -> str:
-    from .result import unified_diff
+    from ..result import unified_diff
 
     return unified_diff(before, after, "original", "fixed")
 

@@ -21,7 +21,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 
-from .errors import FixloopError
+from ..errors import FixloopError
 
 MODES = ("loop", "one-shot")
 
@@ -149,7 +149,7 @@ class UserKernel:
 
     def snapshot(self, path: str, timeout: float):
         """Mirror the kernel's globals to `path`, as a notebook session does; returns the Snapshot."""
-        from .snapshot import Snapshot
+        from ..snapshot import Snapshot
 
         expr = (
             "__import__('json').dumps(__import__('dataclasses').asdict("
@@ -215,7 +215,7 @@ def run_case(case: Case, kernel: UserKernel, workdir: str, opts) -> CaseResult:
 
 
 def _loop(case: Case, snap, opts) -> dict:
-    from .loop import fix
+    from ..loop import fix
 
     checks = [acceptance(case.check)] if opts.expect_check and case.check.strip() else []
     result = fix(case.cell, checks=checks, namespace=snap, model=opts.model, max_rounds=opts.max_rounds,
@@ -237,9 +237,9 @@ def _last_run(result) -> str:
 
 def _one_shot(case: Case, snap, opts) -> dict:
     """One model call with the cell and its first error; the answer is not run before verification."""
-    from . import engine, runtime
-    from .errors import ModelError
-    from .loop import fix
+    from .. import engine, runtime
+    from ..errors import ModelError
+    from ..loop import fix
 
     first = fix(case.cell, namespace=snap, max_rounds=0, timeout=opts.timeout, settings=opts.settings)
     if first.status == "passed":
@@ -259,7 +259,7 @@ def _verify(code: str | None, case: Case, snap, opts) -> tuple[bool, str]:
     """Run the final code and the hidden check in a fresh sandbox loaded with the same state."""
     if code is None:
         return False, "no code to verify"
-    from .loop import fix
+    from ..loop import fix
 
     checks = [acceptance(case.check)] if case.check.strip() else []
     result = fix(code, checks=checks, namespace=snap, max_rounds=0, timeout=opts.timeout, settings=opts.settings)
@@ -279,7 +279,7 @@ def _result(case: Case, fixed: bool, status: str = "", reason: str = "", started
 
 def run_bench(cases: list[Case], opts, on_case=None) -> list[CaseResult]:
     """Run every case with one user-side kernel (reset between cases); `on_case(case, result)` after each."""
-    from .sandbox import SandboxSettings
+    from ..sandbox import SandboxSettings
 
     workdir = tempfile.mkdtemp(prefix="fixloop-bench-")
     # the cases run in a folder of their own: under bwrap the working directory is a view fixed at
@@ -323,7 +323,7 @@ def summarize(results: list[CaseResult]) -> dict:
 
 
 def parse_args(argv: list[str]):
-    from .config import resolve_model
+    from ..config import resolve_model
 
     parser = argparse.ArgumentParser(prog="jupyter-fixloop bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("cases", help="JSON-lines file of cases (id, category, group, setup, cell, check)")

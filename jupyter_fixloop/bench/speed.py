@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="run only these benchmarks (repeatable)")
     opts = parser.parse_args(argv)
     chosen = opts.only or ["round", "snapshot", "import"]
-    from . import runtime
+    from .. import runtime
 
     print(f"jupyter-fixloop speed  (python {sys.version.split()[0]}, {os.cpu_count()} cores, "
           f"load average {_load():.1f})")
@@ -60,8 +60,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def bench_round(rounds: int, cold: int) -> dict:
-    from . import snapshot as snapshots
-    from .sandbox import SandboxPool, SandboxSettings
+    from .. import snapshot as snapshots
+    from ..sandbox import SandboxPool, SandboxSettings
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     pool = SandboxPool(SandboxSettings(), size=1)
@@ -118,8 +118,8 @@ def _report_round(r: dict) -> int:
 
 
 async def bench_snapshot(rows: int, repeat: int) -> dict:
-    from . import snapshot as snapshots
-    from .sandbox import Sandbox, SandboxPool, SandboxSettings
+    from .. import snapshot as snapshots
+    from ..sandbox import Sandbox, SandboxPool, SandboxSettings
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     csv = os.path.join(workdir, "sales.csv")
@@ -174,7 +174,7 @@ def _string_storage(column) -> str:
 
 async def _numeric_only(pool, ns: dict, path: str) -> float:
     """The same, with the frame's string columns left out: what the strings cost."""
-    from . import snapshot as snapshots
+    from .. import snapshot as snapshots
 
     box = await pool.acquire(snapshots.EMPTY)
     await pool.settle()

@@ -11,7 +11,7 @@ import difflib
 import re
 import sys
 
-from .repair_edits import (
+from .edits import (
     ParsedReceipt,
     calls_on_line,
     context_list,
@@ -26,7 +26,7 @@ from .repair_edits import (
     span,
     value_kind,
 )
-from .repair_tables import (
+from .tables import (
     DT_ATTRS,
     KNOWN_IMPORTS,
     LITERALS,

@@ -115,7 +115,7 @@ def load_cases(path: str, extra: bool = True) -> list[dict]:
 def run_child(cases: list[dict], budget: int | None, timeout: float) -> list[dict]:
     """Run every case in one child process (a real IPython shell, away from the caller's state)."""
     payload = json.dumps({"cases": cases, "budget": budget, "timeout": timeout})
-    proc = subprocess.run([sys.executable, "-m", "jupyter_fixloop.receipt_bench", "--child"], input=payload,
+    proc = subprocess.run([sys.executable, "-m", "jupyter_fixloop.bench.receipts", "--child"], input=payload,
                           capture_output=True, text=True, timeout=120 + timeout * len(cases))
     outcomes = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     if proc.returncode != 0 and not outcomes:
@@ -124,7 +124,7 @@ def run_child(cases: list[dict], budget: int | None, timeout: float) -> list[dic
 
 
 def count_tokens(text: str) -> int:
-    from .receipt import count_tokens as count
+    from ..receipt import count_tokens as count
 
     return count(text)
 
@@ -266,8 +266,8 @@ def _truth(shell, exc) -> dict:
 
 
 def _receipt(shell, setup: str, code: str, budget: int | None, timeout: float):
-    from . import receipt as receipts
-    from . import runner
+    from .. import receipt as receipts
+    from ..kernel import runner
 
     _fresh(shell, setup)
     options = {} if budget is None else {"budget": budget}

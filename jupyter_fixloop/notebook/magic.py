@@ -14,8 +14,8 @@ from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from . import config as config_mod
-from .errors import FixloopError, UsageError
+from .. import config as config_mod
+from ..errors import FixloopError, UsageError
 
 
 AWAIT_NOTE = "the cell uses top-level await, which a cell magic cannot run in your kernel (IPython runs it only as a cell)"
@@ -110,8 +110,8 @@ class FixLoopMagics(Magics):
             raise IPythonUsageError(f"%%fixloop: {exc}. Example: %%fixloop --expect \"f(2) == 4\" --max-rounds 3") from None
 
     def _run(self, source, args, instruction, cfg, on_event=None):
-        from .loop import fix
-        from .sandbox import SandboxSettings
+        from ..loop import fix
+        from ..sandbox import SandboxSettings
 
         settings = SandboxSettings(confinement=cfg.confinement, memory_limit=cfg.memory_limit or None)
         return fix(
@@ -138,7 +138,7 @@ class FixLoopMagics(Magics):
 
     def _start_view(self, line, cell, args, cfg):
         """Record the cell in the history before anything runs, and show the live header."""
-        from .display import LoopView
+        from .view import LoopView
 
         model = config_mod.resolve_model(args.model, cfg.model)
         max_rounds = args.max_rounds if args.max_rounds is not None else cfg.max_rounds
@@ -163,7 +163,7 @@ class FixLoopMagics(Magics):
             return
         from IPython.display import display
 
-        from .diff import render_html, render_text
+        from ..diff import render_html, render_text
 
         display({"text/plain": render_text(result), "text/html": render_html(result)}, raw=True)
 
@@ -176,7 +176,7 @@ class FixLoopMagics(Magics):
         if command == "last":
             return self._insert_last()
         if command == "history":
-            from .history import get
+            from ..history import get
 
             history = get(self.shell)
             print(history.show(words[1]) if len(words) > 1 else history.listing())
@@ -241,7 +241,7 @@ def looks_like_prose(text: str) -> bool:
 
 
 def load_ipython_extension(ipython) -> None:
-    from .frontend import connect
+    from .comm import connect
 
     ipython.register_magics(FixLoopMagics(ipython))
     connect(ipython)  # hello to the frontend: can it replace cells in place?

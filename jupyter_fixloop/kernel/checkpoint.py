@@ -15,7 +15,7 @@ import json
 import types
 from dataclasses import asdict
 
-from . import snapshot
+from .. import snapshot
 
 COPY_CAP = 1024**3  # bytes of copies kept per cell; beyond it values are kept by reference only
 IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), frozenset, range)

@@ -16,7 +16,7 @@ from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import Usage as LitellmUsage
 
 from . import repairs
-from .engine import CODE_HEADING, RECEIPT_HEADING
+from ..engine import CODE_HEADING, RECEIPT_HEADING
 
 BLOCK = re.compile(r"```python\n(.*?)\n```", re.DOTALL)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .repair_edits import ParsedReceipt
+from .edits import ParsedReceipt
 
 CLOSERS = {"(": ")", "[": "]", "{": "}"}
 OPENERS = {v: k for k, v in CLOSERS.items()}

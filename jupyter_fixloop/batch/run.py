@@ -23,10 +23,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .batch_cells import CellPlan, cell_names, parse_cell
-from .errors import FixloopError, UsageError
-from .result import LoopResult
-from .snapshot import Snapshot
+from .cells import CellPlan, cell_names, parse_cell
+from ..errors import FixloopError, UsageError
+from ..result import LoopResult
+from ..snapshot import Snapshot
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 
@@ -200,7 +200,7 @@ class NotebookKernel:
         if plan is None:
             return None
         if plan.expect_output is not None:
-            from .receipt import output_check
+            from ..receipt import output_check
 
             stdout = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
             outcome, _ = output_check(stdout, plan.expect_output)
@@ -208,7 +208,7 @@ class NotebookKernel:
                 return f"Check failed: the printed output is not the expected one ({outcome.detail})"
         for check in plan.checks:
             outcome = await self.expression(
-                f"__import__('json').dumps(__import__('jupyter_fixloop.runner', fromlist=['x']).evaluate_check({check!r}, globals()))")
+                f"__import__('json').dumps(__import__('jupyter_fixloop.kernel.runner', fromlist=['x']).evaluate_check({check!r}, globals()))")
             if not outcome["passed"]:
                 return f"Check failed: {check}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
         return None
@@ -216,7 +216,7 @@ class NotebookKernel:
     async def call(self, name: str, *args):
         """Call a checkpoint.py function on the kernel's globals; returns its JSON answer, decoded."""
         arglist = "".join(f", {a!r}" for a in args)
-        return await self.expression(f"__import__('jupyter_fixloop.checkpoint', fromlist=['x']).{name}(globals(){arglist})")
+        return await self.expression(f"__import__('jupyter_fixloop.kernel.checkpoint', fromlist=['x']).{name}(globals(){arglist})")
 
     async def expression(self, expr: str):
         """Evaluate `expr` (which returns JSON text) in the kernel without touching history or outputs."""
@@ -258,8 +258,8 @@ class BatchRun:
     """One pass over a notebook: runs each code cell, repairs the failures, keeps the outcomes."""
 
     def __init__(self, nb, path: str, options: BatchOptions, progress, decide: Decide = accept_all):
-        from .config import FixLoop
-        from .sandbox import SandboxSettings
+        from ..config import FixLoop
+        from ..sandbox import SandboxSettings
 
         self.nb = nb
         self.path = path
@@ -276,7 +276,7 @@ class BatchRun:
         self.settings = SandboxSettings(cwd=self.cwd, confinement=self.cfg.confinement)
 
     async def run(self) -> BatchResult:
-        from .config import resolve_model
+        from ..config import resolve_model
 
         started = time.perf_counter()
         kernel = NotebookKernel(self.nb, self.cwd, self.options.timeout, self.options.kernel_name, self.workdir)
@@ -362,7 +362,7 @@ class BatchRun:
 
     async def _loop(self, plan: CellPlan, snap: Snapshot, source: str, number: int, error: str, took: float):
         """Run the loop; in interactive mode a hint starts it again. Returns (result, decision)."""
-        from .loop import afix
+        from ..loop import afix
 
         hint = plan.hint or self.options.hint
         # a slow cell gets a longer sandbox run than the loop's 30 s default
@@ -430,8 +430,8 @@ class BatchRun:
 
 def _warm_up(settings) -> None:
     """Start a sandbox and import litellm while the first cells run, so the first repair waits less."""
-    from . import engine, runtime
-    from .loop import pool_for
+    from .. import engine, runtime
+    from ..loop import pool_for
 
     async def warm():
         pool_for(settings)
@@ -452,14 +452,14 @@ def _why_unfixed(result: LoopResult, snap: Snapshot) -> str:
 
 
 def _record(cell, result: LoopResult, decision: str) -> None:
-    from .batch_report import loop_summary
+    from .report import loop_summary
 
     cell.metadata["fixloop"] = loop_summary(result, cell.get("id"), decision)
 
 
 async def fix_notebook(nb, path: str, options: BatchOptions, progress=None, decide: Decide = accept_all) -> BatchResult:
     """Run and repair `nb` (changed in place: fixed sources, real outputs, `fixloop` cell metadata)."""
-    from .batch_terminal import QuietProgress
+    from .terminal import QuietProgress
 
     return await BatchRun(nb, path, options, progress or QuietProgress(), decide).run()
 
@@ -469,6 +469,6 @@ async def fix_notebook(nb, path: str, options: BatchOptions, progress=None, deci
 
 def main(argv: list[str]) -> int:
     """`jupyter-fixloop run` (the arguments and the files written live in batch_cli.py)."""
-    from .batch_cli import main as run_main
+    from .cli import main as run_main
 
     return run_main(argv)

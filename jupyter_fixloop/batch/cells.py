@@ -11,7 +11,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from .errors import UsageError
+from ..errors import UsageError
 
 MAGIC = "%%fixloop"
 
@@ -48,7 +48,7 @@ def parse_cell(source: str) -> CellPlan:
         return CellPlan(code=source)
     import shlex
 
-    from .magic import FixLoopMagics, expected_output, split_instruction
+    from ..notebook.magic import FixLoopMagics, expected_output, split_instruction
 
     try:
         args = FixLoopMagics.fixloop.parser.parse_args(shlex.split(first[len(MAGIC):]))

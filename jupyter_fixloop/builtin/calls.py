@@ -10,7 +10,7 @@ import ast
 import difflib
 import re
 
-from .repair_edits import (
+from .edits import (
     ParsedReceipt,
     calls_on_line,
     on_line,
@@ -20,10 +20,10 @@ from .repair_edits import (
     span,
     value_kind,
 )
-from .repair_tables import (
+from .tables import (
     KEYWORD_FIXES,
 )
-from .repairs_names import import_optional, module_aliases
+from .names import import_optional, module_aliases
 
 
 def bad_keyword(code: str, receipt: ParsedReceipt) -> str | None:
