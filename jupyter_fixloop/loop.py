@@ -10,147 +10,158 @@ from __future__ import annotations
 import ast
 import asyncio
 import os
+import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from . import confine, engine, guard, runtime
+from . import confine, guard, model, prompt, runtime
 from . import snapshot as snapshots
-from .config import resolve_model
 from .errors import FixloopError, ModelError, UsageError
-from .receipt import DEFAULT_BUDGET, Receipt
+from .options import BUILTIN, LoopOptions
+from .pool import SandboxPool, pool_for
+from .receipt import Budget, Receipt, no_code
 from .result import LoopResult, Round
-from .sandbox import SandboxPool, SandboxSettings
+from .sandbox import SandboxSettings
 from .snapshot import Snapshot
 
 Event = Callable[[str, dict], None]
 
-_pools: dict[SandboxSettings, SandboxPool] = {}
 
-
-def fix(source: str, **kwargs) -> LoopResult:
-    """Run `source` in a sandbox kernel and repair it until its checks pass.
-
-    Keyword arguments: checks, instruction, namespace, model, max_rounds, timeout, max_tokens,
-    budget, wall_time, hint, api_base, settings, pool_size, pool_idle (seconds without a loop
-    after which the idle sandbox kernels are closed; 0 keeps them), on_event, snapshot_size_cap,
-    expect_output (what the cell must print), receipt_tokens (token budget of one receipt).
-    Safe to call from inside a running event loop (a notebook).
-    """
-    return runtime.run_sync(run_loop(source, **kwargs))
-
-
-async def afix(source: str, **kwargs) -> LoopResult:
-    """Async twin of `fix`."""
-    return await runtime.run_here(run_loop(source, **kwargs))
-
-
-def pool_for(settings: SandboxSettings, size: int = 2) -> SandboxPool:
-    """The warm pool for these settings (kept across loops; closed at exit). Call on the runtime loop."""
-    pool = _pools.get(settings)
-    if pool is None:
-        pool = _pools[settings] = SandboxPool(settings, size)
-        runtime.on_shutdown(pool.close)
-    pool.size = size
-    pool.wake()
-    return pool
-
-
-async def close_pools() -> None:
-    pools = list(_pools.values())
-    _pools.clear()
-    for pool in pools:
-        await pool.close()
-
-
-async def run_loop(
+async def afix(
     source: str,
     *,
-    checks=(),
+    checks: Iterable[str] = (),
     instruction: str | None = None,
     namespace: dict | Snapshot | None = None,
+    expect_output: str | None = None,
+    on_event: Event | None = None,
+    options: LoopOptions | None = None,
     model: str | None = None,
-    max_rounds: int = 4,
-    timeout: float = 30.0,
+    api_base: str | None = None,
+    max_rounds: int | None = None,
+    timeout: float | None = None,
+    model_timeout: float | None = None,
     max_tokens: int | None = None,
     budget: float | None = None,
     wall_time: float | None = None,
     hint: str | None = None,
-    api_base: str | None = None,
-    settings: SandboxSettings | None = None,
-    pool_size: int = 2,
-    pool_idle: float = 900.0,
-    on_event: Event | None = None,
-    snapshot_size_cap: int = snapshots.DEFAULT_SIZE_CAP,
-    expect_output: str | None = None,
-    receipt_tokens: int = DEFAULT_BUDGET,
+    pool_size: int | None = None,
+    pool_idle: float | None = None,
+    confinement: str | None = None,
+    memory_limit: int | None = None,
+    snapshot_size_cap: int | None = None,
+    receipt_tokens: int | None = None,
+    cwd: str | None = None,
 ) -> LoopResult:
-    checks = _validate(source, checks, instruction, max_rounds, timeout)
-    model = resolve_model(model)
-    started = time.perf_counter()
-    emit = _emitter(on_event)
-    settings = settings or SandboxSettings()
-    pool = pool_for(settings, pool_size)
-    workdir = tempfile.mkdtemp(prefix="fixloop-loop-")
-    mirror = _Mirror(namespace, workdir, snapshot_size_cap)
-    options = dict(expect_output=expect_output, budget=receipt_tokens)  # how receipts are made
-    base = dict(source=source, model=model, checks=checks, instruction=instruction, max_rounds=max_rounds,
-                loop_id=uuid.uuid4().hex[:12], notes=(confine.describe(settings.confinement),))
-    rounds: list[Round] = []
-    first: Receipt | None = None
-    try:
-        snap = mirror.for_code(source, checks)
+    """Run `source` in a sandbox kernel and repair it until its checks pass.
+
+    `checks`: expressions that must be true after the cell runs; `expect_output`: what it must
+    print; `instruction`: write or change the code (generation); `namespace`: the user's variables
+    (a dict, mirrored as needed, or a Snapshot); `on_event(kind, info)`: progress. The other
+    keywords override `options` (a `LoopOptions`, default `LoopOptions()`), one by one.
+    """
+    given = dict(model=model, api_base=api_base, max_rounds=max_rounds, timeout=timeout,
+                 model_timeout=model_timeout, max_tokens=max_tokens, budget=budget, wall_time=wall_time,
+                 hint=hint, pool_size=pool_size, pool_idle=pool_idle, confinement=confinement,
+                 memory_limit=memory_limit, snapshot_size_cap=snapshot_size_cap, receipt_tokens=receipt_tokens,
+                 cwd=cwd)
+    options = (options or LoopOptions()).with_(**given).resolved()
+    run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, on_event)
+    return await runtime.run_here(run.run())
+
+
+fix = runtime.sync_twin(afix)
+
+
+async def averify(source: str, *, checks: Iterable[str] = (), namespace: dict | Snapshot | None = None,
+                  expect_output: str | None = None, options: LoopOptions | None = None) -> Receipt:
+    """Run `source` once in a fresh sandbox with its checks, no model: the receipt of that run."""
+    options = replace(options or LoopOptions(), max_rounds=0).resolved()
+    run = LoopRun(source, _checks(checks), None, namespace, expect_output, options, None)
+    result = await runtime.run_here(run.run())
+    if result.first is None:
+        raise FixloopError(result.reason)
+    return result.first
+
+
+verify = runtime.sync_twin(averify)
+
+
+class LoopRun:
+    """One loop: the original run, then rounds of model → guard → sandbox run → receipt, until
+    all checks pass or a bound is reached. `run()` returns the LoopResult; each exit says why."""
+
+    def __init__(self, source: str, checks: tuple[str, ...], instruction: str | None, namespace,
+                 expect_output: str | None, options: LoopOptions, on_event: Event | None):
+        if not isinstance(source, str):
+            raise UsageError(f"source must be a string of Python code, not {type(source).__name__}")
+        if not source.strip() and not instruction:
+            raise UsageError("nothing to run: the cell is empty; write code, or an instruction for the model")
+        self.source, self.checks, self.instruction = source, checks, instruction
+        self.expect_output = expect_output
+        self.options = options
+        self.emit = _emitter(on_event)
+        self.settings = sandbox_settings(options)
+        self.budget = Budget(options.receipt_tokens, model.token_counter(options.model))
+        self.namespace = namespace
+        self.loop_id = uuid.uuid4().hex[:12]
+        self.rounds: list[Round] = []
+        self.first: Receipt | None = None
+        self.started = time.perf_counter()
+
+    async def run(self) -> LoopResult:
+        self.started = time.perf_counter()
+        pool = pool_for(self.settings, self.options.pool_size)
+        mirror = _Mirror(self.namespace, tempfile.mkdtemp(prefix="fixloop-loop-"), self.options.snapshot_size_cap)
+        try:
+            return await self._rounds(pool, mirror)
+        except FixloopError as exc:
+            return self._end("error", str(exc))
+        finally:
+            pool.drop_prepared()  # its snapshot belongs to this loop
+            pool.rest_after(self.options.pool_idle)
+            mirror.cleanup()
+            self.emit("done")
+
+    async def _rounds(self, pool: SandboxPool, mirror: _Mirror) -> LoopResult:
+        opts, source, checks = self.options, self.source, self.checks
         history: list[tuple[str, Receipt]] = []
-        if not instruction:
-            emit("running", round=0, max_rounds=max_rounds)
-            first = await _run(pool, snap, source, checks, _capped(timeout, started, wall_time), options)
-            emit("receipt", round=0, receipt=first)
-            if first.ok:
-                return _result("passed", base, None, rounds, first, started, "the cell already passes its checks")
-            history.append((source, first))
-        guard_ = guard.Guard(source, checks, expect_output)
-        passed_before: dict[str, int] = {c.expr: 0 for c in (first.checks if first else ()) if c.passed}
-        for index in range(1, max_rounds + 1):
-            bound = _bound_reached(rounds, max_tokens, budget, wall_time, started)
+        if not self.instruction:
+            self.emit("running", round=0, max_rounds=opts.max_rounds)
+            self.first = await self._run(pool, mirror.for_code(source, checks), source)
+            self.emit("receipt", round=0, receipt=self.first)
+            if self.first.ok:
+                return self._end("passed", "the cell already passes its checks")
+            history.append((source, self.first))
+        guard_ = guard.Guard(source, checks, self.expect_output)
+        passed_before: dict[str, int] = {c.expr: 0 for c in (self.first.checks if self.first else ()) if c.passed}
+        for index in range(1, opts.max_rounds + 1):
+            bound = self._bound_reached()
             if bound:
-                return _result("gave_up", base, None, rounds, first, started, bound)
-            emit("asking", round=index, max_rounds=max_rounds)
-            messages = engine.build_messages(source, instruction=instruction, checks=checks, history=history, hint=hint)
+                return self._end("gave_up", bound)
+            self.emit("asking", round=index, max_rounds=opts.max_rounds)
+            messages = prompt.build_messages(source, instruction=self.instruction, checks=checks, history=history,
+                                             hint=opts.hint or None)
             try:
-                reply = await _propose(messages, model, max(30.0, timeout), api_base, started, wall_time)
+                reply = await self._propose(messages)
             except ModelError as exc:
-                return _result("error", base, None, rounds, first, started, str(exc))
+                return self._end("error", str(exc))
             except asyncio.TimeoutError:
-                return _result("gave_up", base, None, rounds, first, started,
-                               f"time bound reached ({wall_time:g} s) while waiting for the model")
-            if _repeats(reply, rounds):
-                return _result("gave_up", base, None, rounds, first, started,
-                               "the model repeated its previous answer; a hint (--hint) or another model may help")
-            tried = _tried_before(reply.code, rounds, source, first)
-            if reply.code is None:
-                receipt = _no_code(reply.text)
-            elif tried is not None:
-                label, earlier = tried
-                receipt = replace(earlier, text=f"(same code as {label}, not run again)\n{earlier.text}")
-            else:
-                rejection = guard_.check(reply.code, history[-1][1] if history else None)
-                if rejection:
-                    receipt = rejection
-                else:
-                    emit("running", round=index, max_rounds=max_rounds)
-                    run_snap = mirror.for_code(reply.code, checks)
-                    receipt = await _run(pool, run_snap, reply.code, checks, _capped(timeout, started, wall_time), options)
-                    receipt = _mark_regressions(receipt, passed_before, index)
+                return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
+            if _repeats(reply, self.rounds):
+                return self._end("gave_up", "the model repeated its previous answer; a hint (--hint) or another model may help")
+            receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
+            receipt = _mark_regressions(receipt, passed_before, index)
             usage = replace(reply.usage, run_seconds=receipt.seconds)
-            rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text))
-            emit("receipt", round=index, receipt=receipt, usage=usage)
+            self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text))
+            self.emit("receipt", round=index, receipt=receipt, usage=usage)
             if receipt.ok:
-                return _result("fixed", base, reply.code, rounds, first, started, f"all checks pass after {index} round(s)")
-            if reply.code is None and model == engine.BUILTIN:  # deterministic: asking again gets the same
-                return _result("gave_up", base, None, rounds, first, started,
-                               f"{reply.text.strip().rstrip('.')}; a model (--model, FixLoop.model) may fix it")
+                return self._end("fixed", f"all checks pass after {index} round(s)", reply.code)
+            if reply.code is None and opts.model == BUILTIN:  # deterministic: asking again gets the same
+                return self._end("gave_up", f"{reply.text.strip().rstrip('.')}; a model (--model, FixLoop.model) may fix it")
             for c in receipt.checks:
                 if c.passed:
                     passed_before.setdefault(c.expr, index)
@@ -159,30 +170,75 @@ async def run_loop(
             elif history:  # keep the last real run in front of the model, and say what went wrong
                 code, last = history[-1]
                 history[-1] = (code, replace(last, text=last.text + "\nYour previous reply had no ```python block."))
-        return _result("gave_up", base, None, rounds, first, started, f"max rounds ({max_rounds}) reached")
-    except FixloopError as exc:
-        return _result("error", base, None, rounds, first, started, str(exc))
-    finally:
-        pool.drop_prepared()  # its snapshot belongs to this loop
-        pool.rest_after(pool_idle)
-        mirror.cleanup()
-        emit("done")
+        return self._end("gave_up", f"max rounds ({opts.max_rounds}) reached")
+
+    async def _judge(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
+        """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
+        if code is None:
+            return no_code(text)
+        tried = _tried_before(code, self.rounds, self.source, self.first)
+        if tried is not None:
+            label, earlier = tried
+            return replace(earlier, text=f"(same code as {label}, not run again)\n{earlier.text}")
+        rejection = guard_.check(code, history[-1][1] if history else None)
+        if rejection:
+            return rejection
+        self.emit("running", round=len(self.rounds) + 1, max_rounds=self.options.max_rounds)
+        return await self._run(pool, mirror.for_code(code, self.checks), code)
+
+    async def _run(self, pool: SandboxPool, snap: Snapshot, code: str) -> Receipt:
+        """One run in a fresh kernel; the next kernel is made ready while this result goes to the model."""
+        box = await pool.acquire(snap)
+        pool.prepare(snap)
+        try:
+            return await box.run(code, list(self.checks), self._capped(self.options.timeout), notes=snap.notes(),
+                                 expect_output=self.expect_output, budget=self.budget)
+        finally:
+            pool.discard(box)
+
+    def _capped(self, limit: float) -> float:
+        """A per-call time limit that does not run past the loop's total time bound."""
+        wall = self.options.wall_time
+        if not wall:
+            return limit
+        return max(0.5, min(limit, wall - (time.perf_counter() - self.started)))
+
+    async def _propose(self, messages) -> model.Reply:
+        """The model call, retries included, cut off at the loop's total time bound."""
+        opts = self.options
+        call = model.propose(messages, opts.model, timeout=opts.model_timeout, api_base=opts.api_base or None)
+        if not opts.wall_time:
+            return await call
+        return await asyncio.wait_for(call, self._capped(opts.wall_time))
+
+    def _bound_reached(self) -> str:
+        opts = self.options
+        tokens = sum(r.usage.tokens for r in self.rounds)
+        cost = sum(r.usage.cost for r in self.rounds)
+        if opts.max_tokens and tokens >= opts.max_tokens:
+            return f"token bound reached ({tokens} of {opts.max_tokens})"
+        if opts.budget and cost >= opts.budget:
+            return f"budget reached (${cost:.4f} of ${opts.budget:.4f})"
+        if opts.wall_time and time.perf_counter() - self.started >= opts.wall_time:
+            return f"time bound reached ({opts.wall_time:g} s)"
+        return ""
+
+    def _end(self, status: str, reason: str, patched: str | None = None) -> LoopResult:
+        return LoopResult(status=status, source=self.source, patched=patched, rounds=list(self.rounds),
+                          first=self.first, reason=reason, model=self.options.model, checks=self.checks,
+                          instruction=self.instruction, seconds=time.perf_counter() - self.started,
+                          max_rounds=self.options.max_rounds, loop_id=self.loop_id,
+                          notes=(confine.describe(self.settings.confinement),))
 
 
-async def _run(pool: SandboxPool, snap: Snapshot, code: str, checks: tuple[str, ...], timeout: float,
-               options: dict | None = None) -> Receipt:
-    """One run in a fresh kernel; the next kernel is made ready while this result goes to the model."""
-    box = await pool.acquire(snap)
-    pool.prepare(snap)
-    try:
-        return await box.run(code, list(checks), timeout, notes=snap.notes(), **(options or {}))
-    finally:
-        pool.discard(box)
+def sandbox_settings(options: LoopOptions) -> SandboxSettings:
+    """How this loop's sandboxes start (the pool's key: loops with the same settings share it)."""
+    return SandboxSettings(cwd=options.cwd or os.getcwd(), confinement=options.confinement,
+                           memory_limit=options.memory_limit or None)
 
 
-def _validate(source, checks, instruction, max_rounds, timeout) -> tuple[str, ...]:
-    if not isinstance(source, str):
-        raise UsageError(f"source must be a string of Python code, not {type(source).__name__}")
+def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:
+    """The checks as expressions; one that does not parse is the caller's mistake, said at once."""
     if isinstance(checks, str):
         checks = (checks,)
     checks = tuple(c.strip() for c in checks if c and c.strip())
@@ -191,40 +247,7 @@ def _validate(source, checks, instruction, max_rounds, timeout) -> tuple[str, ..
             ast.parse(check, mode="eval")
         except SyntaxError as exc:
             raise UsageError(f"--expect {check!r} is not a Python expression ({exc.msg}); quote it as one expression") from None
-    if not source.strip() and not instruction:
-        raise UsageError("nothing to run: the cell is empty; write code, or an instruction for the model")
-    if max_rounds < 0:
-        raise UsageError("max_rounds must be 0 or more")
-    if timeout <= 0:
-        raise UsageError("timeout must be a positive number of seconds")
     return checks
-
-
-def _capped(limit: float, started: float, wall_time: float | None) -> float:
-    """A per-call time limit that does not run past the loop's total time bound."""
-    if not wall_time:
-        return limit
-    return max(0.5, min(limit, wall_time - (time.perf_counter() - started)))
-
-
-async def _propose(messages, model, timeout, api_base, started, wall_time):
-    """The model call, retries included, cut off at the loop's total time bound."""
-    call = engine.propose(messages, model, timeout=timeout, api_base=api_base)
-    if not wall_time:
-        return await call
-    return await asyncio.wait_for(call, _capped(wall_time, started, wall_time))
-
-
-def _bound_reached(rounds, max_tokens, budget, wall_time, started) -> str:
-    tokens = sum(r.usage.tokens for r in rounds)
-    cost = sum(r.usage.cost for r in rounds)
-    if max_tokens and tokens >= max_tokens:
-        return f"token bound reached ({tokens} of {max_tokens})"
-    if budget and cost >= budget:
-        return f"budget reached (${cost:.4f} of ${budget:.4f})"
-    if wall_time and time.perf_counter() - started >= wall_time:
-        return f"time bound reached ({wall_time:g} s)"
-    return ""
 
 
 def _mark_regressions(receipt: Receipt, passed_before: dict[str, int], index: int) -> Receipt:
@@ -241,25 +264,12 @@ def _repeats(reply, rounds: list[Round]) -> bool:
 
 def _tried_before(code, rounds: list[Round], source: str, first: Receipt | None):
     """(label, receipt) of an earlier run of exactly this code: it is not run again."""
-    if code is None:
-        return None
     if first is not None and code.strip() == source.strip():
         return "the original cell", first
     for r in rounds:
         if r.candidate is not None and r.candidate.strip() == code.strip():
             return f"round {r.index}", r.receipt
     return None
-
-
-def _no_code(text: str) -> Receipt:
-    from .receipt import no_code
-
-    return no_code(text)
-
-
-def _result(status, base, patched, rounds, first, started, reason) -> LoopResult:
-    return LoopResult(status=status, patched=patched, rounds=list(rounds), first=first, reason=reason,
-                      seconds=time.perf_counter() - started, **base)
 
 
 def _emitter(on_event: Event | None):
@@ -306,6 +316,4 @@ class _Mirror:
         return self.current
 
     def cleanup(self) -> None:
-        import shutil
-
         shutil.rmtree(self.workdir, ignore_errors=True)

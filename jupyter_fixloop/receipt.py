@@ -2,7 +2,8 @@
 
 A receipt reports only what the run produced. Its `text` is deliberately short: the failing user
 line with its number, the error, the facts gathered at the failure, and head/tail of the output.
-It fits a token budget (counted with litellm's counter): when the full text is too long, it is
+It fits a token budget (counted by the counter the loop passes in, the model's own tokenizer
+for a litellm model): when the full text is too long, it is
 rendered again at a lower level of detail, dropping the least useful parts first; the headline and
 the failing line are never dropped.
 
@@ -14,11 +15,13 @@ spaces (continuation lines of one fact by four).
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
-KINDS = ("ok", "exception", "check_failed", "timeout", "crash", "no_code", "rejected")
+Kind = Literal["ok", "exception", "check_failed", "timeout", "crash", "no_code", "rejected"]
 
-DEFAULT_BUDGET = 600
+DEFAULT_TOKENS = 600
 MIN_BUDGET = 50
 HEAD_LINES = 8
 TAIL_LINES = 8
@@ -39,7 +42,7 @@ class CheckOutcome:
 class Receipt:
     """The outcome of running one candidate. `text` is exactly what the model is shown."""
 
-    kind: str
+    kind: Kind
     text: str
     ename: str | None = None
     evalue: str | None = None
@@ -62,6 +65,28 @@ class Receipt:
     def headline(self) -> str:
         """One line for tables and progress bars."""
         return self.text.splitlines()[0] if self.text else self.kind
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens of `text` without a tokenizer: about 4 bytes a token, the usual figure for English and
+    code (the same estimate the built-in engine reports as its usage)."""
+    return (len(text.encode("utf-8")) + 3) // 4
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How many tokens a receipt may take, and how they are counted (the model's tokenizer when the
+    loop knows one; an estimate otherwise, which needs no import)."""
+
+    tokens: int = DEFAULT_TOKENS
+    count: Callable[[str], int] = estimate_tokens
+
+    def fits(self, text: str) -> bool:
+        """A text of no more bytes than the budget fits whatever the tokenizer (a token is at least a byte)."""
+        return len(text.encode("utf-8")) <= self.tokens or self.count(text) <= self.tokens
+
+
+DEFAULT_BUDGET = Budget()
 
 
 @dataclass(frozen=True)
@@ -96,7 +121,7 @@ def from_run(
     result: dict,
     checks_expected: int = 0,
     notes: tuple[str, ...] = (),
-    budget: int = DEFAULT_BUDGET,
+    budget: Budget = DEFAULT_BUDGET,
     expect_output: str | None = None,
 ) -> Receipt:
     """Turn the runner's JSON description of a run into a typed receipt of at most `budget` tokens.
@@ -141,7 +166,7 @@ def from_run(
     return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, **common)
 
 
-def timeout(seconds: float, result: dict | None = None, budget: int = DEFAULT_BUDGET) -> Receipt:
+def timeout(seconds: float, result: dict | None = None, budget: Budget = DEFAULT_BUDGET) -> Receipt:
     """A run stopped at its time limit; if the interrupt landed, say on which line it was."""
     error = (result or {}).get("error") or {}
     lineno, line = error.get("lineno"), error.get("line")
@@ -158,7 +183,7 @@ def timeout(seconds: float, result: dict | None = None, budget: int = DEFAULT_BU
     return Receipt(kind="timeout", text=fit(render, budget), ename="Timeout", lineno=lineno, line=line, seconds=seconds)
 
 
-def crash(message: str, stderr_tail: str = "", budget: int = DEFAULT_BUDGET) -> Receipt:
+def crash(message: str, stderr_tail: str = "", budget: Budget = DEFAULT_BUDGET) -> Receipt:
     """The kernel process died (segfault, os._exit, out of memory): it is replaced, not trusted."""
 
     def render(detail: Detail) -> list[str]:
@@ -218,50 +243,35 @@ def _normalized(text: str) -> list[str]:
 # ---------------------------------------------------------------- fitting the budget
 
 
-def fit(render, budget: int = DEFAULT_BUDGET) -> str:
+def fit(render, budget: Budget = DEFAULT_BUDGET) -> str:
     """The most detailed rendering of `render(detail)` within `budget` tokens; at worst a hard cut
     that keeps the first lines (the error and where it happened)."""
-    budget = max(MIN_BUDGET, int(budget))
+    budget = replace(budget, tokens=max(MIN_BUDGET, int(budget.tokens)))
     text = ""
     for detail in LEVELS:
         text = "\n".join(render(detail))
-        if fits(text, budget):
+        if budget.fits(text):
             return text
     return _hard_cut(text.splitlines(), budget)
 
 
-def _hard_cut(lines: list[str], budget: int) -> str:
+def _hard_cut(lines: list[str], budget: Budget) -> str:
     """The headline (its message shortened if need be) and the failing line, then what else fits."""
-    marker = f"... (receipt cut to fit {budget} tokens)"
+    marker = f"... (receipt cut to fit {budget.tokens} tokens)"
     at = [line for line in lines[1:] if line.lstrip().startswith(("at line", "stopped at line"))][:1]
     rest = [line for line in lines[1:] if line not in at]
     at = [_clip(line, 600) for line in at]
     head = lines[0] if lines else ""
     for limit in (400, 200, 120, 60, 30):
         head = _clip(lines[0], limit)
-        if fits("\n".join([head, *at, marker]), budget):
+        if budget.fits("\n".join([head, *at, marker])):
             break
     kept = [head, *at]
     for line in rest:
-        if not fits("\n".join(kept + [line, marker]), budget):
+        if not budget.fits("\n".join(kept + [line, marker])):
             break
         kept.append(line)
     return "\n".join(kept + [marker])
-
-
-def fits(text: str, budget: int) -> bool:
-    """Whether `text` is at most `budget` tokens. A text of no more bytes than that fits whatever the
-    tokenizer (a token is at least one byte), so litellm is only imported for long receipts."""
-    return len(text.encode("utf-8")) <= budget or count_tokens(text) <= budget
-
-
-def count_tokens(text: str) -> int:
-    """Tokens of `text` by litellm's counter (its default tokenizer: the model may be any).
-
-    Through engine.litellm(), which serializes litellm's import across threads."""
-    from .engine import litellm
-
-    return int(litellm().token_counter(text=text))
 
 
 # ---------------------------------------------------------------- the parts of a receipt

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -42,6 +43,17 @@ def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
     except BaseException:
         future.cancel()
         raise
+
+
+def sync_twin(afunc):
+    """A blocking twin of the coroutine function `afunc`: same signature and docstring (IPython's
+    help and completion show them), same TypeError for an unknown keyword."""
+
+    @functools.wraps(afunc)
+    def twin(*args, **kwargs):
+        return run_sync(afunc(*args, **kwargs))
+
+    return twin
 
 
 async def run_here(coro: Coroutine[Any, Any, T]) -> T:

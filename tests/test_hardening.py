@@ -186,14 +186,14 @@ def test_without_confinement_writes_are_real_and_said_so(tmp_path):
 
 
 def test_result_says_which_confinement_it_got(tmp_path):
-    strong = fix("x = 1\n", settings=SandboxSettings(cwd=str(tmp_path), confinement="auto"), pool_size=0)
-    weak = fix("x = 1\n", settings=SandboxSettings(cwd=str(tmp_path), confinement="none"), pool_size=0)
+    strong = fix("x = 1\n", cwd=str(tmp_path), confinement="auto", pool_size=0)
+    weak = fix("x = 1\n", cwd=str(tmp_path), confinement="none", pool_size=0)
     assert strong.notes == (confine.describe("auto"),) and strong.notes[0].startswith("sandbox: bwrap")
     assert weak.notes[0].startswith("sandbox: NO CONFINEMENT")
 
 
 def test_unknown_or_missing_confinement_is_a_clear_error(tmp_path):
-    result = fix("x = 1\n", settings=SandboxSettings(cwd=str(tmp_path), confinement="chroot"), pool_size=0)
+    result = fix("x = 1\n", cwd=str(tmp_path), confinement="chroot", pool_size=0)
     assert result.status == "error" and "confinement must be one of auto, bwrap, none" in result.reason
 
 

@@ -10,7 +10,8 @@ import time
 import pytest
 from fake_model import Scripted, closed_port_url
 
-from jupyter_fixloop import ModelError, engine, fix, runtime
+from jupyter_fixloop import ModelError, fix, runtime
+from jupyter_fixloop import model as engine
 
 BROKEN = "total = sum(prices)\nassert total == 6\n"
 FIXED = "prices = [1, 2, 3]\ntotal = sum(prices)\nassert total == 6\n"

@@ -13,7 +13,9 @@ import pytest
 from kernel import UserKernel
 
 from jupyter_fixloop import fix, runtime
-from jupyter_fixloop.loop import pool_for
+from jupyter_fixloop.loop import sandbox_settings
+from jupyter_fixloop.options import LoopOptions
+from jupyter_fixloop.pool import pool_for
 from jupyter_fixloop.sandbox import Sandbox, SandboxSettings
 
 EARLIER_CELLS = [
@@ -98,9 +100,8 @@ def test_names_a_candidate_adds_are_mirrored_for_that_round(fake_model):
 def test_idle_kernels_import_the_packages_snapshots_needed():
     import pandas as pd
 
-    settings = SandboxSettings()
-    result = fix("n = len(frame)\n", checks=["n == 2"], namespace={"frame": pd.DataFrame({"a": [1, 2]})},
-                 settings=settings)
+    settings = sandbox_settings(LoopOptions().resolved())
+    result = fix("n = len(frame)\n", checks=["n == 2"], namespace={"frame": pd.DataFrame({"a": [1, 2]})})
     assert result.status == "passed"
 
     async def probe():
@@ -186,9 +187,9 @@ def wait_until(predicate, timeout: float = 60.0) -> bool:
 def test_killing_the_user_kernel_leaves_no_sandbox_process(confinement):
     k = UserKernel()
     try:
-        run = k.run("import jupyter_fixloop\nfrom jupyter_fixloop.sandbox import SandboxSettings\n"
+        run = k.run("import jupyter_fixloop\n"
                     "_r = jupyter_fixloop.fix('x = 1', checks=['x == 1'], "
-                    f"settings=SandboxSettings(confinement={confinement!r}))\nprint(_r.status)")
+                    f"confinement={confinement!r})\nprint(_r.status)")
         assert run.text.strip() == "passed", run.text
         assert wait_until(lambda: len(sandboxes_of(k.pid())) >= 1)  # the pool keeps one warm
         before = sandboxes_of(k.pid())

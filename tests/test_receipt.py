@@ -16,16 +16,17 @@ from jupyter_fixloop import fix
 from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop import receipt as receipts
 from jupyter_fixloop.builtin.repairs import parse_receipt
+from jupyter_fixloop.model import count_tokens
 
 
-def receipt_of(code: str, budget: int = receipts.DEFAULT_BUDGET, checks=(), expect_output=None, **names):
+def receipt_of(code: str, budget: int = receipts.DEFAULT_TOKENS, checks=(), expect_output=None, **names):
     ns = {"pd": pd, "np": np, **names}
     result = runner.run(code, list(checks), ns=ns)
-    return receipts.from_run(result, budget=budget, expect_output=expect_output)
+    return receipts.from_run(result, budget=receipts.Budget(budget, tokens), expect_output=expect_output)
 
 
 def tokens(text: str) -> int:
-    return receipts.count_tokens(text)
+    return count_tokens(text)
 
 
 # ---------------------------------------------------------------- context, one kind of error at a time
@@ -192,7 +193,7 @@ def test_recursion_500_deep_collapses_into_one_line_and_names_the_failing_line()
         "\n"
         "walk(500, {})\n"
     )
-    for budget in (receipts.DEFAULT_BUDGET, 120):
+    for budget in (receipts.DEFAULT_TOKENS, 120):
         r = receipt_of(code, budget=budget)
         assert tokens(r.text) <= budget
         assert r.text.splitlines()[:2] == ["KeyError: 'end'", "  at line 3 of the cell: return seen['end']"]

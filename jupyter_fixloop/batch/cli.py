@@ -14,6 +14,8 @@ import shutil
 import sys
 from dataclasses import dataclass
 
+from ..config import load_config
+from ..model import check_model
 from .run import REPORT_FORMATS, BatchOptions, accept_all, fix_notebook, read_notebook
 from ..errors import FixloopError, UsageError
 
@@ -30,11 +32,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--in-place", action="store_true", help="overwrite NOTEBOOK (a .bak copy is written first)")
     parser.add_argument("--report", help="write a report: REPORT.md (Markdown) or REPORT.html")
     parser.add_argument("--model", "-m", help="litellm model; default $FIXLOOP_MODEL or the built-in engine")
-    parser.add_argument("--max-rounds", "-r", type=int, default=4, help="model rounds per failing cell (default 4)")
+    parser.add_argument("--max-rounds", "-r", type=int, help="model rounds per failing cell (default FixLoop.max_rounds, 4)")
     parser.add_argument("--cells", help="repair only these cells, by position counting every cell from 1: 3,5-7")
     parser.add_argument("--interactive", "-i", action="store_true", help="show each fix and ask: accept, reject, or hint")
     parser.add_argument("--hint", help="extra guidance for the model, for every failing cell")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds a cell may run in the notebook's kernel")
+    parser.add_argument("--cell-timeout", type=float, default=600.0, help="seconds a cell may run in the notebook's kernel (default 600)")
+    parser.add_argument("--timeout", type=float, help="seconds one sandbox run of a repair may take (default FixLoop.timeout, 30; "
+                        "longer for a slow cell)")
     parser.add_argument("--kernel", help="kernel name (default: the notebook's own, or python3)")
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server or litellm proxy")
     return parser
@@ -95,12 +99,13 @@ def main(argv: list[str]) -> int:
     try:
         nb = read_notebook(args.notebook)
         paths = plan_paths(args)
-        options = BatchOptions(
-            model=args.model, max_rounds=args.max_rounds, timeout=args.timeout, hint=args.hint,
-            cells=parse_cells(args.cells, len(nb.cells)) if args.cells else None, kernel_name=args.kernel,
-            api_base=args.api_base)
-        if args.max_rounds < 0 or args.timeout <= 0:
-            raise UsageError("--max-rounds must be 0 or more and --timeout positive")
+        if args.cell_timeout <= 0:
+            raise UsageError("--cell-timeout must be a positive number of seconds")
+        loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, timeout=args.timeout,
+                                             hint=args.hint, api_base=args.api_base).resolved()
+        check_model(loop.model)  # before any cell runs
+        options = BatchOptions(loop=loop, cell_timeout=args.cell_timeout, kernel_name=args.kernel,
+                               cells=parse_cells(args.cells, len(nb.cells)) if args.cells else None)
     except UsageError as exc:
         print(f"jupyter-fixloop run: {exc}", file=sys.stderr)
         return 2

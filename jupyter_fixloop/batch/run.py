@@ -21,10 +21,11 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cells import CellPlan, cell_names, parse_cell
 from ..errors import FixloopError, UsageError
+from ..options import BUILTIN, LoopOptions
 from ..result import LoopResult
 from ..snapshot import Snapshot
 
@@ -52,15 +53,13 @@ class KernelDied(KernelError):
 
 @dataclass(frozen=True)
 class BatchOptions:
-    """What `run` was asked to do. `cells` holds 1-based cell numbers that may be repaired (None: all)."""
+    """What `run` was asked to do: the loop's options (Jupyter config and flags), the seconds a cell
+    may run in the notebook's kernel, and `cells`, the 1-based cell numbers that may be repaired (None: all)."""
 
-    model: str | None = None
-    max_rounds: int = 4
-    timeout: float = 600.0
+    loop: LoopOptions = field(default_factory=LoopOptions)
+    cell_timeout: float = 600.0
     cells: frozenset[int] | None = None
     kernel_name: str | None = None
-    hint: str | None = None
-    api_base: str | None = None
 
 
 @dataclass(frozen=True)
@@ -258,9 +257,6 @@ class BatchRun:
     """One pass over a notebook: runs each code cell, repairs the failures, keeps the outcomes."""
 
     def __init__(self, nb, path: str, options: BatchOptions, progress, decide: Decide = accept_all):
-        from ..config import FixLoop
-        from ..sandbox import SandboxSettings
-
         self.nb = nb
         self.path = path
         self.cwd = os.path.dirname(os.path.abspath(path))
@@ -272,14 +268,11 @@ class BatchRun:
         self.dead = False
         self.executed = 0
         self.workdir = tempfile.mkdtemp(prefix="fixloop-batch-")
-        self.cfg = FixLoop()  # the magic's defaults (confinement, time bound) apply here too
-        self.settings = SandboxSettings(cwd=self.cwd, confinement=self.cfg.confinement)
+        self.loop_options = options.loop.with_(cwd=self.cwd).resolved()
 
     async def run(self) -> BatchResult:
-        from ..config import resolve_model
-
         started = time.perf_counter()
-        kernel = NotebookKernel(self.nb, self.cwd, self.options.timeout, self.options.kernel_name, self.workdir)
+        kernel = NotebookKernel(self.nb, self.cwd, self.options.cell_timeout, self.options.kernel_name, self.workdir)
         code_cells = [i for i, c in enumerate(self.nb.cells) if c.cell_type == "code" and c.source.strip()]
         self.progress.start(len(code_cells))
         try:
@@ -289,7 +282,7 @@ class BatchRun:
                 except Exception as exc:
                     raise KernelError(f"could not start the notebook's kernel: {type(exc).__name__}: {exc}") from None
                 await kernel.start()
-                _warm_up(self.settings)
+                _warm_up(self.loop_options)
                 for index in code_cells:
                     if self.dead:
                         self._add(self._skip(index, "the notebook's kernel died in an earlier cell"))
@@ -299,7 +292,7 @@ class BatchRun:
             self.progress.close()
             shutil.rmtree(self.workdir, ignore_errors=True)
         return BatchResult(self.path, tuple(self.outcomes), time.perf_counter() - started,
-                           resolve_model(self.options.model))
+                           self.loop_options.model)
 
     def _add(self, outcome: CellOutcome) -> None:
         """Keep the outcome; number the cells that ran 1, 2, 3... as a clean top-to-bottom run would."""
@@ -364,17 +357,14 @@ class BatchRun:
         """Run the loop; in interactive mode a hint starts it again. Returns (result, decision)."""
         from ..loop import afix
 
-        hint = plan.hint or self.options.hint
-        # a slow cell gets a longer sandbox run than the loop's 30 s default
-        timeout = plan.timeout or min(self.options.timeout, max(30.0, 3 * took))
+        defaults = self.loop_options
+        hint = plan.hint or defaults.hint
+        # a slow cell gets a longer sandbox run than the loop's default
+        timeout = plan.timeout or min(self.options.cell_timeout, max(defaults.timeout, 3 * took))
         while True:
-            result = await afix(
-                plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
-                model=plan.model or self.options.model,
-                max_rounds=plan.max_rounds if plan.max_rounds is not None else self.options.max_rounds,
-                timeout=timeout, hint=hint, settings=self.settings, wall_time=self.cfg.wall_time,
-                api_base=self.options.api_base or self.cfg.api_base or None,
-                expect_output=plan.expect_output, on_event=self.progress.event)
+            options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
+            result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
+                                expect_output=plan.expect_output, on_event=self.progress.event, options=options)
             if result.status != "fixed":
                 return result, "none"
             pending = CellOutcome(number, "fixed", source, plan.source_with(result.patched), error, result=result)
@@ -428,16 +418,20 @@ class BatchRun:
             self.poisoned.pop(name, None)
 
 
-def _warm_up(settings) -> None:
-    """Start a sandbox and import litellm while the first cells run, so the first repair waits less."""
-    from .. import engine, runtime
-    from ..loop import pool_for
+def _warm_up(options: LoopOptions) -> None:
+    """Start the sandboxes, and import litellm if a litellm model is used, while the first cells
+    run, so the first repair waits less."""
+    from .. import model, runtime
+    from ..loop import sandbox_settings
+    from ..pool import pool_for
 
     async def warm():
-        pool_for(settings)
+        pool_for(sandbox_settings(options), options.pool_size)
+        if options.model == BUILTIN:
+            return
         await asyncio.sleep(0.5)  # let the sandbox start before the import holds this loop
         try:
-            engine.litellm()  # on the runtime loop, where loops call it: no import from two threads
+            model.litellm()  # on the runtime loop, where loops call it: no import from two threads
         except Exception:  # the first repair imports it again and reports the error properly
             pass
 

@@ -214,12 +214,15 @@ def run_case(case: Case, kernel: UserKernel, workdir: str, opts) -> CaseResult:
     return _result(case, fixed, started=started, final_code=code, verify_receipt=verify_text, **outcome)
 
 
+def _checks(case: Case, opts) -> list[str]:
+    """What the loop and the one-shot baseline are told must pass: the hidden check with --expect-check."""
+    return [acceptance(case.check)] if opts.expect_check and case.check.strip() else []
+
+
 def _loop(case: Case, snap, opts) -> dict:
     from ..loop import fix
 
-    checks = [acceptance(case.check)] if opts.expect_check and case.check.strip() else []
-    result = fix(case.cell, checks=checks, namespace=snap, model=opts.model, max_rounds=opts.max_rounds,
-                 timeout=opts.timeout, api_base=opts.api_base, settings=opts.settings)
+    result = fix(case.cell, checks=_checks(case, opts), namespace=snap, options=opts.options)
     final = result.patched if result.status == "fixed" else (case.cell if result.status == "passed" else None)
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "tokens": result.tokens,
             "cost": result.cost, "final_code": final, "last_receipt": _last_run(result)}
@@ -236,37 +239,39 @@ def _last_run(result) -> str:
 
 
 def _one_shot(case: Case, snap, opts) -> dict:
-    """One model call with the cell and its first error; the answer is not run before verification."""
-    from .. import engine, runtime
+    """Exactly round 1 of the loop (the same checks, the same receipt, the same prompt), then no
+    rerun and no retry: the answer goes straight to verification."""
+    from .. import model, prompt, runtime
     from ..errors import ModelError
-    from ..loop import fix
+    from ..loop import verify
 
-    first = fix(case.cell, namespace=snap, max_rounds=0, timeout=opts.timeout, settings=opts.settings)
-    if first.status == "passed":
-        return {"status": "passed", "reason": first.reason, "final_code": case.cell, "last_receipt": first.first.text}
-    messages = engine.build_messages(case.cell, history=[(case.cell, first.first)])
+    checks = _checks(case, opts)
+    first = verify(case.cell, checks=checks, namespace=snap, options=opts.options)
+    if first.ok:
+        return {"status": "passed", "reason": "the cell already passes", "final_code": case.cell, "last_receipt": first.text}
+    messages = prompt.build_messages(case.cell, checks=tuple(checks), history=[(case.cell, first)])
     try:
-        reply = runtime.run_sync(engine.propose(messages, opts.model, timeout=max(30.0, opts.timeout),
-                                                api_base=opts.api_base))
+        reply = runtime.run_sync(model.propose(messages, opts.options.model, timeout=opts.options.model_timeout,
+                                               api_base=opts.options.api_base or None))
     except ModelError as exc:
-        return {"status": "error", "reason": str(exc), "rounds": 1, "final_code": None, "last_receipt": first.first.text}
+        return {"status": "error", "reason": str(exc), "rounds": 1, "final_code": None, "last_receipt": first.text}
     status = "answered" if reply.code else "no_code"
     return {"status": status, "reason": "one model call, not rerun", "rounds": 1, "tokens": reply.usage.tokens,
-            "cost": reply.usage.cost, "final_code": reply.code, "last_receipt": first.first.text}
+            "cost": reply.usage.cost, "final_code": reply.code, "last_receipt": first.text}
 
 
 def _verify(code: str | None, case: Case, snap, opts) -> tuple[bool, str]:
     """Run the final code and the hidden check in a fresh sandbox loaded with the same state."""
     if code is None:
         return False, "no code to verify"
-    from ..loop import fix
+    from ..loop import verify
 
     checks = [acceptance(case.check)] if case.check.strip() else []
-    result = fix(code, checks=checks, namespace=snap, max_rounds=0, timeout=opts.timeout, settings=opts.settings)
-    text = result.first.text if result.first else result.reason
+    receipt = verify(code, checks=checks, namespace=snap, options=opts.options)
+    text = receipt.text
     for check in checks:  # say "the hidden check", not its whole source twice
         text = text.replace(check, "<hidden check>")
-    return result.status == "passed", text
+    return receipt.ok, text
 
 
 def _result(case: Case, fixed: bool, status: str = "", reason: str = "", started: float = 0.0, **kw) -> CaseResult:
@@ -279,14 +284,15 @@ def _result(case: Case, fixed: bool, status: str = "", reason: str = "", started
 
 def run_bench(cases: list[Case], opts, on_case=None) -> list[CaseResult]:
     """Run every case with one user-side kernel (reset between cases); `on_case(case, result)` after each."""
-    from ..sandbox import SandboxSettings
+    from ..options import LoopOptions
 
     workdir = tempfile.mkdtemp(prefix="fixloop-bench-")
     # the cases run in a folder of their own: under bwrap the working directory is a view fixed at
     # kernel start, so the snapshot (written later) must live beside it, not in it
     cwd = os.path.join(workdir, "cwd")
     os.mkdir(cwd)
-    opts.settings = SandboxSettings(cwd=cwd)
+    opts.options = LoopOptions(model=opts.model, api_base=opts.api_base or "", max_rounds=opts.max_rounds,
+                               timeout=opts.timeout, cwd=cwd).resolved()
     kernel = UserKernel(cwd=cwd)
     results = []
     try:
@@ -323,7 +329,7 @@ def summarize(results: list[CaseResult]) -> dict:
 
 
 def parse_args(argv: list[str]):
-    from ..config import resolve_model
+    from ..options import resolve_model
 
     parser = argparse.ArgumentParser(prog="jupyter-fixloop bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("cases", help="JSON-lines file of cases (id, category, group, setup, cell, check)")

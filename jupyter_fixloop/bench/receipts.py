@@ -124,7 +124,7 @@ def run_child(cases: list[dict], budget: int | None, timeout: float) -> list[dic
 
 
 def count_tokens(text: str) -> int:
-    from ..receipt import count_tokens as count
+    from ..model import count_tokens as count
 
     return count(text)
 
@@ -268,14 +268,15 @@ def _truth(shell, exc) -> dict:
 def _receipt(shell, setup: str, code: str, budget: int | None, timeout: float):
     from .. import receipt as receipts
     from ..kernel import runner
+    from ..model import count_tokens
 
     _fresh(shell, setup)
-    options = {} if budget is None else {"budget": budget}
+    fitted = receipts.Budget(budget or receipts.DEFAULT_TOKENS, count_tokens)  # counted as the figures are
     with _alarm(timeout):
         result = runner.run(code, [])
     if (result.get("error") or {}).get("ename") == "KeyboardInterrupt":
-        return receipts.timeout(timeout, result)
-    return receipts.from_run(result, **options)
+        return receipts.timeout(timeout, result, budget=fitted)
+    return receipts.from_run(result, budget=fitted)
 
 
 class _alarm:

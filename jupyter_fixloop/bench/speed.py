@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
 
 async def bench_round(rounds: int, cold: int) -> dict:
     from .. import snapshot as snapshots
-    from ..sandbox import SandboxPool, SandboxSettings
+    from ..pool import SandboxPool
+    from ..sandbox import SandboxSettings
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     pool = SandboxPool(SandboxSettings(), size=1)
@@ -119,7 +120,8 @@ def _report_round(r: dict) -> int:
 
 async def bench_snapshot(rows: int, repeat: int) -> dict:
     from .. import snapshot as snapshots
-    from ..sandbox import Sandbox, SandboxPool, SandboxSettings
+    from ..pool import SandboxPool
+    from ..sandbox import Sandbox, SandboxSettings
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     csv = os.path.join(workdir, "sales.csv")

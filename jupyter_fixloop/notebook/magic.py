@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import ast
 import shlex
+from dataclasses import replace
 
 from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from .. import config as config_mod
+from ..config import FixLoop
 from ..errors import FixloopError, UsageError
+from ..model import check_model
 
 
 AWAIT_NOTE = "the cell uses top-level await, which a cell magic cannot run in your kernel (IPython runs it only as a cell)"
@@ -43,7 +45,7 @@ class FixLoopMagics(Magics):
 
     def __init__(self, shell):
         super().__init__(shell)
-        self.config_obj = config_mod.FixLoop(parent=shell)
+        self.config_obj = FixLoop(parent=shell)
         if hasattr(shell, "configurables"):
             shell.configurables.append(self.config_obj)  # so that `%config FixLoop.x = ...` reaches it
         self.last = None
@@ -82,10 +84,14 @@ class FixLoopMagics(Magics):
         """
         args = self._parse(line)
         source, instruction = split_instruction(cell, " ".join(args.instruction).strip() or None)
-        cfg = self.config_obj
-        view = self._start_view(line, cell, args, cfg)
         try:
-            result = self._run(source, args, instruction, cfg, on_event=view.on_event)
+            options = self._options(args)
+            check_model(options.model)
+        except FixloopError as exc:
+            raise IPythonUsageError(str(exc)) from None
+        view = self._start_view(line, cell, options)
+        try:
+            result = self._run(source, args, instruction, options, on_event=view.on_event)
         except FixloopError as exc:
             view.stopped(str(exc))
             raise IPythonUsageError(str(exc)) from None
@@ -95,7 +101,7 @@ class FixLoopMagics(Magics):
         self.last = result
         self.last_code = None
         self.shell.user_ns["_fixloop"] = result
-        self._show(result, view, retry=self._retrier(source, args, instruction, cfg))
+        self._show(result, view, retry=self._retrier(source, args, instruction, options))
         if result.status == "passed" and not args.dry:
             if awaits_in_running_loop(self.shell, source):
                 print(f"fixloop: {AWAIT_NOTE}: run it without the %%fixloop line.")
@@ -109,48 +115,31 @@ class FixLoopMagics(Magics):
         except (IPythonUsageError, SystemExit, ValueError) as exc:
             raise IPythonUsageError(f"%%fixloop: {exc}. Example: %%fixloop --expect \"f(2) == 4\" --max-rounds 3") from None
 
-    def _run(self, source, args, instruction, cfg, on_event=None):
+    def _options(self, args):
+        """FixLoop's configured values, overridden by this cell's arguments."""
+        return self.config_obj.options().with_(
+            model=args.model, max_rounds=args.max_rounds, timeout=args.timeout, max_tokens=args.max_tokens,
+            budget=args.budget, hint=args.hint).resolved()
+
+    def _run(self, source, args, instruction, options, on_event=None):
         from ..loop import fix
-        from ..sandbox import SandboxSettings
 
-        settings = SandboxSettings(confinement=cfg.confinement, memory_limit=cfg.memory_limit or None)
-        return fix(
-            source,
-            checks=tuple(unquote(e) for e in args.expect),
-            instruction=instruction,
-            namespace=self.shell.user_ns,
-            model=config_mod.resolve_model(args.model, cfg.model),
-            max_rounds=args.max_rounds if args.max_rounds is not None else cfg.max_rounds,
-            timeout=args.timeout if args.timeout is not None else cfg.timeout,
-            max_tokens=args.max_tokens if args.max_tokens is not None else (cfg.max_tokens or None),
-            budget=args.budget if args.budget is not None else (cfg.budget or None),
-            wall_time=cfg.wall_time,
-            hint=args.hint,
-            api_base=cfg.api_base or None,
-            settings=settings,
-            pool_size=cfg.pool_size,
-            pool_idle=cfg.pool_idle,
-            snapshot_size_cap=cfg.snapshot_size_cap,
-            on_event=on_event,
-            expect_output=expected_output(args.expect_output),
-            receipt_tokens=cfg.receipt_tokens,
-        )
+        return fix(source, checks=tuple(unquote(e) for e in args.expect), instruction=instruction,
+                   namespace=self.shell.user_ns, expect_output=expected_output(args.expect_output),
+                   on_event=on_event, options=options)
 
-    def _start_view(self, line, cell, args, cfg):
+    def _start_view(self, line, cell, options):
         """Record the cell in the history before anything runs, and show the live header."""
         from .view import LoopView
 
-        model = config_mod.resolve_model(args.model, cfg.model)
-        max_rounds = args.max_rounds if args.max_rounds is not None else cfg.max_rounds
-        return LoopView(self.shell, self, line, cell, model, max_rounds)
+        return LoopView(self.shell, self, line, cell, options.model, options.max_rounds)
 
-    def _retrier(self, source, args, instruction, cfg):
+    def _retrier(self, source, args, instruction, options):
         """The widget's Retry: the same loop again, the user's hint joined to --hint."""
-        import argparse
 
         def retry(hint, on_event):
-            joined = "\n".join(h for h in (args.hint, hint) if h) or None
-            result = self._run(source, argparse.Namespace(**{**vars(args), "hint": joined}), instruction, cfg, on_event)
+            joined = "\n".join(h for h in (options.hint, hint) if h)
+            result = self._run(source, args, instruction, replace(options, hint=joined), on_event)
             self.shell.user_ns["_fixloop"] = result
             return result
 

@@ -1,0 +1,222 @@
+"""Calling a model: the built-in offline engine directly, any other model through litellm.
+
+This is litellm's only home in the package; it is imported on first use of a litellm model (it
+takes seconds), never for the built-in engine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+from .errors import ModelError, UsageError
+from .options import BUILTIN
+from .prompt import extract_code
+from .result import Usage
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A model's answer: its raw text, the code in it (None when there is none), and its cost."""
+
+    text: str
+    code: str | None
+    usage: Usage
+
+
+# ---------------------------------------------------------------- calling the model
+
+
+_import_lock = threading.Lock()
+
+
+def litellm():
+    """Import litellm (once), offline-safe.
+
+    Serialized: litellm builds pydantic models lazily, and two threads importing it at once (a
+    warm-up thread and the loop) can see a half-built type."""
+    with _import_lock:
+        return _import_litellm()
+
+
+def _import_litellm():
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm as _litellm
+
+    _litellm.suppress_debug_info = True
+    # litellm's background logging worker reports its own internal hiccups on stderr, inside the
+    # user's notebook; model errors reach the user through ModelError instead.
+    import logging
+
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    return _litellm
+
+
+async def propose(
+    messages: list[dict],
+    model: str,
+    *,
+    timeout: float = 120.0,
+    max_tokens: int | None = None,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    num_retries: int = 2,
+) -> Reply:
+    """One model call. Transport and provider errors become a one-line `ModelError`."""
+    if model == BUILTIN:
+        return _builtin(messages)
+    lib = litellm()
+    # retries are litellm's (retry_policy), never also the provider SDK's (max_retries=0)
+    kwargs = dict(model=model, messages=messages, timeout=timeout, num_retries=num_retries,
+                  retry_policy=retry_policy(num_retries), max_retries=0)
+    if max_tokens:
+        kwargs["max_tokens"] = max_tokens
+    if api_base:
+        kwargs["api_base"] = api_base
+    if api_key:
+        kwargs["api_key"] = api_key
+    started = time.perf_counter()
+    try:
+        response = await lib.acompletion(**kwargs)
+    except Exception as exc:
+        raise ModelError(describe_model_error(exc, model)) from exc
+    seconds = time.perf_counter() - started
+    text = (response.choices[0].message.content or "") if response.choices else ""
+    usage = getattr(response, "usage", None)
+    prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
+    completion_tokens = getattr(usage, "completion_tokens", 0) or 0
+    try:
+        cost = float(lib.completion_cost(completion_response=response) or 0.0)
+    except Exception:
+        cost = 0.0  # a model litellm has no price for (local, proxy): tokens are still counted
+    return Reply(text=text, code=extract_code(text), usage=Usage(prompt_tokens, completion_tokens, cost, seconds))
+
+
+def _builtin(messages: list[dict]) -> Reply:
+    """The offline engine answers in-process, the way a model does; its tokens are estimated."""
+    from .builtin.engine import answer
+
+    started = time.perf_counter()
+    prompt = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
+    text = answer(prompt)
+    prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4
+    usage = Usage(prompt_tokens, len(text) // 4, 0.0, time.perf_counter() - started)
+    return Reply(text=text, code=extract_code(text), usage=usage)
+
+
+def token_counter(model: str):
+    """How receipts for `model` count tokens: its tokenizer through litellm; for the built-in engine
+    (which must not wait seconds for litellm's import) litellm's default tokenizer, cl100k, read
+    with tiktoken alone (a third of a second, and only for a receipt longer than its budget in bytes)."""
+    if model == BUILTIN:
+        return _cl100k_count
+    return lambda text: count_tokens(text, model)
+
+
+_cl100k: list = []
+
+
+def _cl100k_count(text: str) -> int:
+    if not _cl100k:
+        with _import_lock:
+            if not _cl100k:
+                _cl100k.append(_cl100k_encoding())
+    return len(_cl100k[0].encode(text, disallowed_special=()))
+
+
+def _cl100k_encoding():
+    """cl100k from the copy litellm ships (litellm sets the same cache dir for tiktoken): no network."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("litellm")
+    if spec is not None and spec.origin:
+        bundled = os.path.join(os.path.dirname(spec.origin), "litellm_core_utils", "tokenizers")
+        os.environ.setdefault("TIKTOKEN_CACHE_DIR", bundled)
+    import tiktoken
+
+    return tiktoken.get_encoding("cl100k_base")
+
+
+def count_tokens(text: str, model: str = "") -> int:
+    """Tokens of `text` by litellm's counter (the model's tokenizer when litellm knows it)."""
+    lib = litellm()
+    try:
+        return int(lib.token_counter(model=model, text=text)) if model else int(lib.token_counter(text=text))
+    except Exception:  # a model name litellm cannot map to a tokenizer
+        return int(lib.token_counter(text=text))
+
+
+EXAMPLES = "openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, ollama/qwen2.5-coder, fixloop/builtin"
+
+
+def check_model(model: str) -> None:
+    """Reject a model string no provider can serve, before anything runs (one line, with examples).
+
+    Needs litellm's provider table, so it imports litellm; the built-in engine needs nothing."""
+    if model == BUILTIN:
+        return
+    if "/" not in model and not model.strip():
+        raise UsageError(f"no model given; examples: {EXAMPLES}")
+    lib = litellm()
+    try:
+        lib.get_llm_provider(model)
+    except Exception:
+        raise UsageError(f"unknown model or provider {model!r}: model names are provider/model, e.g. {EXAMPLES}") from None
+
+
+def retry_policy(retries: int) -> dict:
+    """litellm's per-error retry counts: retry what can pass on its own (rate limits, server errors,
+    a dropped connection, one timeout), never what cannot (a bad key, a wrong model, a bad request).
+    litellm backs off exponentially on 429 and retries server errors at once."""
+    return {
+        "AuthenticationErrorRetries": 0, "BadRequestErrorRetries": 0, "NotFoundErrorRetries": 0,
+        "ContentPolicyViolationErrorRetries": 0, "RateLimitErrorRetries": retries,
+        "InternalServerErrorRetries": retries, "ServiceUnavailableErrorRetries": retries,
+        "TimeoutErrorRetries": min(retries, 1), "DefaultRetries": min(retries, 1),
+    }
+
+
+def describe_model_error(exc: Exception, model: str) -> str:
+    """One line: which model, what went wrong, and what to do about it."""
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else name
+    text = re.sub(r"^(litellm\.)?\w+:\s*", "", text)
+    text = re.sub(r"^\w+Error:\s*", "", text)
+    text = re.sub(r"\s*LiteLLM Retried: \d+ times?.*$", "", text)
+    if len(text) > 200:
+        text = text[:197] + "..."
+    hints = {
+        401: "check the API key for this provider",
+        403: "the key is not allowed to use this model",
+        404: "check the model name",
+        429: "rate limited or out of quota; try again later or set a smaller --max-rounds",
+    }
+    hint = hints.get(status, "")
+    if status == 429:
+        wait = _retry_after(exc)
+        if wait:
+            hint = f"rate limited; the server asks to wait {wait} s before trying again"
+    if "Timeout" in name or status == 408:
+        hint = "the model did not answer in time; a larger --timeout or a faster model may help"
+    elif "Connection" in name or "connect" in text.lower():
+        hint = "the model server could not be reached; check api_base / network, or use --model fixloop/builtin"
+    elif "Missing credentials" in text or "api_key" in text:
+        text, hint = "no API key for this provider", "set its key in the environment (e.g. OPENAI_API_KEY) or use --model fixloop/builtin"
+    elif "LLM Provider NOT provided" in text:
+        text, hint = "litellm does not know this provider", f"model names are provider/model, e.g. {EXAMPLES}"
+    elif "Expecting value" in text or "JSONDecodeError" in text:
+        text, hint = "the server's reply was not valid JSON (empty or cut off)", "check api_base points at the model API"
+    return f"model {model}: {name}{f' {status}' if status else ''}: {text}" + (f" ({hint})" if hint else "")
+
+
+def _retry_after(exc: Exception) -> str:
+    headers = getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None), "headers", None) or {}
+    try:
+        return str(headers.get("retry-after") or "")
+    except Exception:
+        return ""

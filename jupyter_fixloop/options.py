@@ -1,0 +1,67 @@
+"""Every knob of a loop in one frozen value, each default written once.
+
+`config.FixLoop` (traitlets: `%config`, `jupyter_config.py`) produces a `LoopOptions`; the magic's
+arguments, the CLI's flags and the widget's Retry override it with `dataclasses.replace`.
+Stdlib only: the magic, batch mode and the benchmarks all import it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+
+BUILTIN = "fixloop/builtin"  # the offline engine's model name
+CONFINEMENTS = ("auto", "bwrap", "none")
+
+
+@dataclass(frozen=True)
+class LoopOptions:
+    """How one loop runs: which model, its bounds, and how its sandboxes are started."""
+
+    model: str = ""  # litellm model string; "" is $FIXLOOP_MODEL, else the built-in engine
+    api_base: str = ""  # an OpenAI-compatible server or litellm proxy
+    max_rounds: int = 4  # model rounds before the loop gives up
+    timeout: float = 30.0  # seconds one sandbox run may take
+    model_timeout: float = 120.0  # seconds one model call may take
+    max_tokens: int = 0  # model tokens for the whole loop (0: no bound)
+    budget: float = 0.0  # model cost in USD for the whole loop (0: no bound)
+    wall_time: float = 600.0  # seconds for the whole loop, model and sandbox together (0: no bound)
+    hint: str = ""  # extra guidance added to the prompt
+    pool_size: int = 2  # sandbox kernels kept started ahead of need
+    pool_idle: float = 900.0  # seconds without a loop before idle kernels close (0: keep them)
+    confinement: str = "auto"  # "auto", "bwrap" or "none"
+    memory_limit: int = 0  # bytes per sandbox kernel (0: half the machine's RAM)
+    snapshot_size_cap: int = 2 * 1024**3  # bytes of user variables mirrored into a sandbox
+    receipt_tokens: int = 600  # most tokens one receipt may take
+    cwd: str = ""  # the sandboxes' working directory ("": the current one)
+
+    def resolved(self) -> LoopOptions:
+        """The model made explicit, the working directory fixed, each value checked."""
+        options = replace(self, model=resolve_model(self.model), cwd=self.cwd or os.getcwd())
+        options.check()
+        return options
+
+    def check(self) -> None:
+        from .errors import UsageError
+
+        if self.max_rounds < 0:
+            raise UsageError("max_rounds must be 0 or more")
+        if self.timeout <= 0 or self.model_timeout <= 0:
+            raise UsageError("timeout and model_timeout must be positive numbers of seconds")
+        # an unknown confinement is the sandbox's to refuse: the loop's result says so
+
+    def with_(self, **changes) -> LoopOptions:
+        """`replace` that skips None (an option the caller did not give); an unknown name is a TypeError."""
+        unknown = set(changes) - NAMES
+        if unknown:
+            raise TypeError(f"unknown loop option(s): {', '.join(sorted(unknown))}; known: {', '.join(sorted(NAMES))}")
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+NAMES = frozenset(f.name for f in fields(LoopOptions))
+DEFAULTS = LoopOptions()
+
+
+def resolve_model(explicit: str | None = None) -> str:
+    """The model given, else $FIXLOOP_MODEL, else the built-in engine."""
+    return explicit or os.environ.get("FIXLOOP_MODEL") or BUILTIN

@@ -1,0 +1,201 @@
+"""The warm pool: sandbox kernels started ahead of need, one pool per set of sandbox settings.
+
+A round never waits for a kernel to start: idle kernels stay started (with the packages recent
+snapshots needed already imported), and the kernel for the next candidate is loaded with the
+snapshot while the model thinks. Every kernel runs one candidate and is thrown away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from . import runtime
+from .sandbox import Sandbox, SandboxSettings
+from .snapshot import Snapshot
+
+_pools: dict[SandboxSettings, SandboxPool] = {}
+
+
+def pool_for(settings: SandboxSettings, size: int = 2) -> SandboxPool:
+    """The warm pool for these settings (kept across loops; closed at exit). Call on the runtime loop."""
+    pool = _pools.get(settings)
+    if pool is None:
+        pool = _pools[settings] = SandboxPool(settings, size)
+        runtime.on_shutdown(pool.close)
+    pool.size = size
+    pool.wake()
+    return pool
+
+
+class SandboxPool:
+    """Sandbox kernels started ahead of need, so a round never waits for a kernel to start.
+
+    `size` kernels stay idle, with the packages recent snapshots needed already imported.
+    `prepare(snapshot)` takes one of them and loads the snapshot while the model thinks; `acquire`
+    hands it out (loading only the parts a later candidate added). A kernel runs one candidate and
+    is discarded: a round never sees what another round did.
+    """
+
+    def __init__(self, settings: SandboxSettings, size: int = 1):
+        self.settings = settings
+        self.size = max(0, size)
+        self.modules: tuple[str, ...] = ()  # packages idle kernels import ahead
+        self._idle: list[asyncio.Task] = []
+        self._prepared: tuple[tuple[str, ...], asyncio.Task] | None = None
+        self._tasks: set[asyncio.Task] = set()
+        self._rest: asyncio.TimerHandle | None = None
+        self._resting = False  # idle kernels closed for lack of use; `wake` (a new loop) ends it
+
+    def fill(self) -> None:
+        if self._resting:  # a late refill from the last loop's work must not undo the rest
+            return
+        while len(self._idle) < self.size:
+            self._idle.append(self._spawn(self._warm()))
+
+    def want(self, modules) -> None:
+        """Remember packages a snapshot needs; idle kernels import them now, new ones at start."""
+        new = sorted(set(modules) - set(self.modules))
+        if not new:
+            return
+        self.modules = tuple(sorted({*self.modules, *new}))
+        self._idle = [self._spawn(self._then_preload(task, new)) for task in self._idle]
+
+    async def _warm(self) -> Sandbox:
+        box = await Sandbox.start(self.settings)
+        return await self._preloaded(box, self.modules)
+
+    async def _then_preload(self, task: asyncio.Task, modules) -> Sandbox:
+        return await self._preloaded(await task, modules)
+
+    async def _preloaded(self, box: Sandbox, modules) -> Sandbox:
+        try:
+            await box.preload(modules)
+        except BaseException:
+            await box.close()
+            raise
+        return box
+
+    async def _empty(self) -> Sandbox:
+        """An idle kernel with nothing loaded (a new one if none is left or alive)."""
+        while self._idle:
+            task = self._idle.pop(0)
+            try:
+                box = await task
+            except Exception:
+                continue  # a kernel that failed to start is not reused; try the next / a new one
+            if await box.km.is_alive():
+                return box
+            self.discard(box)
+        return await self._warm()
+
+    async def _ready(self, snapshot: Snapshot) -> Sandbox:
+        box = await self._empty()
+        self.fill()
+        try:
+            await box.load(snapshot)
+        except BaseException:
+            self.discard(box)
+            raise
+        return box
+
+    def prepare(self, snapshot: Snapshot) -> None:
+        """Start getting a kernel ready with `snapshot` loaded, for the next `acquire`."""
+        self.want(snapshot.imports)
+        if self._prepared is not None and self._prepared[0] == snapshot.files:
+            return
+        self.drop_prepared()
+        self._prepared = (snapshot.files, self._spawn(self._ready(snapshot)))
+
+    async def settle(self) -> None:
+        """Wait until nothing is starting, loading or shutting down (what a model's thinking time
+        gives a real loop; benchmarks use it so a round is not timed against background work)."""
+        while any(not t.done() for t in self._tasks):
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def acquire(self, snapshot: Snapshot) -> Sandbox:
+        """A kernel with `snapshot` loaded that nobody has used."""
+        self.want(snapshot.imports)
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None:
+            files, task = prepared
+            if snapshot.files[:len(files)] == files:
+                box = await self._take_prepared(task, snapshot)
+                if box is not None:
+                    return box
+            else:
+                self._close_when_started(task)
+        return await self._ready(snapshot)
+
+    async def _take_prepared(self, task: asyncio.Task, snapshot: Snapshot) -> Sandbox | None:
+        try:
+            box = await task
+        except Exception:
+            return None
+        try:
+            if await box.km.is_alive():
+                await box.load(snapshot)  # the parts added since it was prepared, if any
+                return box
+        except Exception:
+            pass
+        self.discard(box)
+        return None
+
+    def rest_after(self, seconds: float) -> None:
+        """Close the idle kernels if no loop uses the pool for `seconds` (0: keep them): a notebook
+        left open must not hold kernels and their memory for good. The next loop (`wake`) starts new ones."""
+        self._cancel_rest()
+        if seconds > 0:
+            self._rest = asyncio.get_running_loop().call_later(seconds, self._drain)
+
+    def wake(self) -> None:
+        """A loop starts: keep kernels warm again."""
+        self._cancel_rest()
+        self._resting = False
+        self.fill()
+
+    def _cancel_rest(self) -> None:
+        if self._rest is not None:
+            self._rest.cancel()
+            self._rest = None
+
+    def _drain(self) -> None:
+        self._rest = None
+        self._resting = True
+        idle, self._idle = self._idle, []
+        for task in idle:
+            self._close_when_started(task)
+
+    def discard(self, box: Sandbox) -> None:
+        """Shut a used kernel down in the background: a used kernel is never handed out again."""
+        self._spawn(box.close())
+
+    def drop_prepared(self) -> None:
+        if self._prepared is not None:
+            task, self._prepared = self._prepared[1], None
+            self._close_when_started(task)
+
+    def _close_when_started(self, task: asyncio.Task) -> None:
+        async def close_when_started():
+            try:
+                box = await task
+            except BaseException:
+                return
+            await box.close()
+
+        self._spawn(close_when_started())
+
+    def _spawn(self, coro) -> asyncio.Task:
+        """A task the pool keeps a reference to until it ends (and waits for in `close`)."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def close(self) -> None:
+        """Shut every kernel down: idle, prepared, and those still closing."""
+        self.size = 0
+        self.drop_prepared()
+        self._cancel_rest()
+        self._drain()
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)

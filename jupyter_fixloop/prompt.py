@@ -1,0 +1,140 @@
+"""The prompt: what the model is told about a cell and its last run, and the code taken out of
+its reply. Text in, text out: no model is called here.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import re
+import sys
+
+from .receipt import Receipt
+
+SYSTEM_PROMPT = """\
+You repair one Jupyter notebook cell. The cell was run in a sandbox kernel that holds the user's
+live variables; what happened is in the receipt. Fix the cause of the failure so that the cell runs
+and every check passes. Keep the cell's intent, its assert statements and the names it defines.
+Never silence an error with try/except, never hard-code the value a check expects.
+Reply with the complete corrected cell in exactly one ```python fenced block, and nothing else
+after it. Do not include the %%fixloop line."""
+
+GENERATE_PROMPT = """\
+You write or modify one Jupyter notebook cell, following the user's instruction. The cell runs in a
+kernel that already holds the user's variables. Reply with the complete cell in exactly one
+```python fenced block."""
+
+CODE_HEADING = "### Code that was run"
+RECEIPT_HEADING = "### What happened"
+
+
+def build_messages(
+    original: str,
+    *,
+    instruction: str | None = None,
+    checks: tuple[str, ...] = (),
+    history: list[tuple[str, Receipt]] = (),
+    hint: str | None = None,
+) -> list[dict]:
+    """The conversation for one round: the cell, what the latest candidate did, earlier rounds in one line each.
+
+    `history` is the list of (code that was run, its receipt), oldest first.
+    """
+    parts = []
+    generating = bool(instruction) and not history
+    if instruction:
+        parts.append(f"Instruction: {instruction}")
+    if history:
+        latest_code, latest = history[-1]
+        if latest_code != original:
+            parts.append(f"### Original cell\n```python\n{original}\n```")
+        parts.append(f"{CODE_HEADING}\n```python\n{latest_code}\n```")
+        parts.append(f"{RECEIPT_HEADING}\n{latest.text}")
+        if len(history) > 1:
+            earlier = "\n".join(f"- round {i}: {r.headline}" for i, (_, r) in enumerate(history[:-1]))
+            parts.append(f"### Earlier attempts (summarized)\n{earlier}")
+    elif original.strip():
+        parts.append(f"### Current cell\n```python\n{original}\n```")
+    if checks:
+        parts.append("### Checks that must pass after the cell runs\n" + "\n".join(f"- {c}" for c in checks))
+    if hint:
+        parts.append(f"### Hint from the user\n{hint}")
+    parts.append(f"### Environment\n{environment(original)}")
+    parts.append("Reply with the complete cell in one ```python block.")
+    system = GENERATE_PROMPT if generating else SYSTEM_PROMPT
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def environment(source: str) -> str:
+    """Python and the versions of the libraries the cell imports (APIs differ between versions)."""
+    found = [f"Python {sys.version.split()[0]}"]
+    for top in sorted(_imported_modules(source) | _alias_modules(source)):
+        try:
+            found.append(f"{top} {importlib.metadata.version(top)}")
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return ", ".join(found)
+
+
+ALIASES = {"pd": "pandas", "np": "numpy", "plt": "matplotlib", "sns": "seaborn", "sk": "sklearn"}
+
+
+def _alias_modules(source: str) -> set[str]:
+    words = set(re.findall(r"\b(pd|np|plt|sns)\.", source))
+    return {ALIASES[w] for w in words}
+
+
+def _imported_modules(source: str) -> set[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    mods = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            mods.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            mods.add(node.module.split(".")[0])
+    return mods
+
+
+# ---------------------------------------------------------------- code out of the reply
+
+FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
+PYTHON_TAGS = {"", "python", "py", "python3", "ipython", "ipython3", "jupyter"}
+
+
+def extract_code(text: str) -> str | None:
+    """The cell in a reply: the longest ```python block; bare code if the whole reply is Python.
+
+    A reply whose only blocks are another language, or prose, has no code.
+    """
+    if not text or not text.strip():
+        return None
+    blocks = FENCE.findall(text)
+    if blocks:
+        python = [body for lang, body in blocks if lang.lower() in PYTHON_TAGS]
+        if not python:
+            return None
+        code = max(python, key=len)
+    else:
+        code = text if _looks_like_code(text) else None
+    return _clean(code) if code is not None else None
+
+
+def _looks_like_code(text: str) -> bool:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False
+    # a sentence that happens to parse (`Sure`) is a lone Name expression
+    return any(not (isinstance(n, ast.Expr) and isinstance(n.value, (ast.Name, ast.Constant))) for n in tree.body)
+
+
+def _clean(code: str) -> str | None:
+    lines = code.strip("\n").splitlines()
+    while lines and lines[0].lstrip().startswith("%%fixloop"):
+        lines.pop(0)
+    lines = [line for line in lines if line.strip() not in ("```", "```python")]
+    cleaned = "\n".join(line.rstrip() for line in lines).strip("\n")
+    return cleaned + "\n" if cleaned.strip() else None
