@@ -10,8 +10,6 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from jupyter_fixloop.batch import run as batch
-
 from jupyter_fixloop.batch import cli as batch_cli
 
 
@@ -52,7 +50,7 @@ def test_three_broken_cells_come_out_running_with_their_outputs(workdir, capsys)
     before = Path(src).read_bytes()
     out, report = str(workdir / "three.out.ipynb"), str(workdir / "three.md")
 
-    code = batch.main([src, "-o", out, "--report", report])
+    code = batch_cli.main([src, "-o", out, "--report", report])
 
     assert code == 0, capsys.readouterr()
     assert Path(src).read_bytes() == before  # the input is never overwritten without --in-place
@@ -88,7 +86,7 @@ def test_unfixable_cell_gives_exit_1_a_report_naming_it_and_skips_only_its_depen
     )
     report = str(workdir / "unfixable.html")
 
-    code = batch.main([src, "--max-rounds", "1", "--report", report])
+    code = batch_cli.main([src, "--max-rounds", "1", "--report", report])
 
     assert code == 1
     nb = nbformat.read(str(workdir / "unfixable.fixed.ipynb"), as_version=4)
@@ -115,7 +113,7 @@ def test_in_place_keeps_a_backup_and_keeps_the_fixloop_line(workdir):
     )
     before = Path(src).read_bytes()
 
-    assert batch.main([src, "--in-place"]) == 0
+    assert batch_cli.main([src, "--in-place"]) == 0
 
     assert Path(src + ".bak").read_bytes() == before
     nb = nbformat.read(src, as_version=4)
@@ -128,7 +126,7 @@ def test_interactive_reject_leaves_the_cell_as_it_was(workdir, monkeypatch, caps
     src = write_notebook(workdir / "ask.ipynb", "counts = {'apples': 3}", "n = counts['Apples']\nprint(n)")
     monkeypatch.setattr(sys, "stdin", __import__("io").StringIO("r\n"))
 
-    code = batch.main([src, "--interactive", "-o", str(workdir / "ask.out.ipynb")])
+    code = batch_cli.main([src, "--interactive", "-o", str(workdir / "ask.out.ipynb")])
 
     assert code == 1
     shown = capsys.readouterr().out
@@ -141,28 +139,28 @@ def test_interactive_reject_leaves_the_cell_as_it_was(workdir, monkeypatch, caps
 def test_malformed_or_missing_notebook_is_a_clear_error_with_exit_2(tmp_path, capsys):
     bad = tmp_path / "broken.ipynb"
     bad.write_text('{"cells": [ this is not json')
-    assert batch.main([str(bad)]) == 2
+    assert batch_cli.main([str(bad)]) == 2
     assert f"{bad} is not a notebook: the file is not JSON" in capsys.readouterr().err
 
     invalid = tmp_path / "invalid.ipynb"
     invalid.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code"}]}))
-    assert batch.main([str(invalid)]) == 2
+    assert batch_cli.main([str(invalid)]) == 2
     assert "is not a valid notebook" in capsys.readouterr().err
 
-    assert batch.main([str(tmp_path / "nowhere.ipynb")]) == 2
+    assert batch_cli.main([str(tmp_path / "nowhere.ipynb")]) == 2
     assert "no notebook at" in capsys.readouterr().err
     assert not os.path.exists(tmp_path / "broken.fixed.ipynb")
 
 
 def test_bad_usage_exits_2_before_running_anything(workdir, capsys):
     src = write_notebook(workdir / "usage.ipynb", "x = 1")
-    assert batch.main([src, "--report", "report.txt"]) == 2
+    assert batch_cli.main([src, "--report", "report.txt"]) == 2
     assert "written as .md or .html" in capsys.readouterr().err
-    assert batch.main([src, "--cells", "2-9"]) == 2
+    assert batch_cli.main([src, "--cells", "2-9"]) == 2
     assert "the notebook has 1 cells" in capsys.readouterr().err
-    assert batch.main([src, "-o", src]) == 2
+    assert batch_cli.main([src, "-o", src]) == 2
     assert "use --in-place" in capsys.readouterr().err
-    assert batch.main([src, "--max-rounds", "many"]) == 2
+    assert batch_cli.main([src, "--max-rounds", "many"]) == 2
 
 
 def test_jupyter_finds_the_fixloop_subcommand(tmp_path):
@@ -180,7 +178,7 @@ def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
     src = str(Path(__file__).parent.parent / "notebooks" / "cleaning.ipynb")
     out, report = str(tmp_path / "cleaning.fixed.ipynb"), str(tmp_path / "cleaning-report.md")
 
-    assert batch.main([src, "-o", out, "--report", report]) == 0
+    assert batch_cli.main([src, "-o", out, "--report", report]) == 0
 
     nb = nbformat.read(out, as_version=4)
     by_text = {c.source.splitlines()[0]: text_of(c) for c in nb.cells if c.cell_type == "code"}
@@ -218,7 +216,7 @@ def test_generation_and_a_wrong_aggregate_are_fixed_by_a_configured_model(workdi
     )
     out = str(workdir / "generate.out.ipynb")
 
-    assert batch.main([src, "-o", out, "--model", "openai/scripted", "--api-base", server.url]) == 0
+    assert batch_cli.main([src, "-o", out, "--model", "openai/scripted", "--api-base", server.url]) == 0
 
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == ('%%fixloop --expect "revenue == [3.0, 6.0]"\n'
@@ -226,3 +224,28 @@ def test_generation_and_a_wrong_aggregate_are_fixed_by_a_configured_model(workdi
                                   "revenue = [u * p for u, p in zip(units, prices)]")
     assert nb.cells[2].source == '%%fixloop --expect "total == 9.0"\ntotal = sum(revenue)'
     assert "total is 2, expected 9.0" in server.prompt(1)  # the wrong aggregate, as the model saw it
+
+
+def test_an_unknown_model_is_refused_before_any_cell_runs(workdir, capsys):
+    src = write_notebook(workdir / "model.ipynb", "open('ran.txt', 'w').write('x')")
+    assert batch_cli.main([src, "--model", "nosuchprovider/some-model"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "nosuchprovider/some-model" in err and "openai/gpt-4o-mini" in err
+    assert not (workdir / "ran.txt").exists() and not (workdir / "model.fixed.ipynb").exists()
+
+
+def test_batch_mode_reads_fixloop_settings_from_jupyter_config(workdir, tmp_path, monkeypatch, capsys):
+    """`c.FixLoop.*` in jupyter_config.py applies to `jupyter-fixloop run` as it does in a kernel."""
+    config_dir = tmp_path / "jupyter-config"
+    config_dir.mkdir()
+    (config_dir / "jupyter_config.py").write_text("c.FixLoop.model = 'nosuchprovider/from-config'\n")
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(config_dir))
+    src = write_notebook(workdir / "configured.ipynb", "x = 1")
+    assert batch_cli.main([src]) == 2
+    assert "nosuchprovider/from-config" in capsys.readouterr().err
+    (config_dir / "jupyter_config.py").write_text("c.FixLoop.max_rounds = 0\n")
+    broken = write_notebook(workdir / "zero.ipynb", "total = sum(undefined_prices)")
+    assert batch_cli.main([broken, "-o", str(workdir / "zero.out.ipynb")]) == 1
+    saved = nbformat.read(str(workdir / "zero.out.ipynb"), as_version=4)
+    assert saved.cells[0].metadata["fixloop"]["rounds"] == []  # max_rounds 0 from the config: no model round
+    assert "max rounds (0) reached" in saved.cells[0].metadata["fixloop"]["reason"]

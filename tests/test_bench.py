@@ -119,3 +119,21 @@ def test_user_kernel_recovers_from_a_hanging_setup(tmp_path):
         assert snap.names == ("x",)
     finally:
         kernel.close()
+
+
+def test_the_dev_cases_ship_with_the_package_and_are_the_default():
+    args = bench.parse_args([])
+    cases = bench.read_cases(args.cases)
+    assert len(cases) == 28 and {c.group for c in cases} >= {"traceback_crash", "logic"}
+
+
+def test_one_shot_gets_the_checks_round_one_gets(fake_model, tmp_path):
+    """With --expect-check the baseline's one prompt lists the check, as the loop's round 1 does."""
+    server = fake_model("```python\nbiggest = max(xs)\n```")
+    out = tmp_path / "fair.json"
+    rc = bench.main([write_cases(tmp_path, LOGIC), "--mode", "one-shot", "--expect-check", "--model", "openai/scripted",
+                     "--api-base", server.url, "--json", str(out)])
+    assert rc == 0
+    prompt = server.requests[0]["messages"][-1]["content"]
+    assert "biggest == 3" in prompt and "Check failed" in prompt
+    assert json.loads(out.read_text())["cases"][0]["fixed"] is True

@@ -67,7 +67,7 @@ def test_plain_ipython_shows_text_and_records_history(tmp_path):
         shell.run_line_magic("load_ext", "jupyter_fixloop")
         magics = shell.magics_manager.registry["FixLoopMagics"]
         args = magics._parse("")
-        view = magics._start_view("", "n = len(monthly_sale)", args, magics.config_obj)
+        view = magics._start_view("", "n = len(monthly_sale)", magics._options(args))
         result = LoopResult(status="fixed", source="n = len(monthly_sale)", patched="n = len(monthly_sales)",
                             rounds=[Round(1, "n = len(monthly_sales)", Receipt("ok", "ok"))], reason="fixed",
                             model="fixloop/builtin", max_rounds=4, loop_id="plain-loop",

@@ -165,3 +165,15 @@ def test_stray_fences_and_other_languages_in_replies():
     assert extract_code("I would change the loop bound.") is None
     assert extract_code("x = [1,\n  2]\nprint(x)") == "x = [1,\n  2]\nprint(x)\n"
     assert extract_code("```python\nunclosed = True\n") == "unclosed = True\n"
+
+
+def test_the_builtin_engine_repairs_without_importing_litellm(tmp_path):
+    """litellm takes seconds to import: the offline engine's first repair must not wait for it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, jupyter_fixloop\n"
+            "r = jupyter_fixloop.fix('total = prise * 2\\n', namespace={'price': 3}, checks=['total == 6'])\n"
+            "print(r.status, 'litellm' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=240)
+    assert out.stdout.split() == ["fixed", "False"], out.stdout + out.stderr

@@ -5,6 +5,7 @@ help (litellm's retry policy), and never takes the loop past its bounds; the ori
 rounds so far are always in the result.
 """
 
+import json
 import time
 
 import pytest
@@ -19,7 +20,7 @@ GOOD = f"```python\n{FIXED}```"
 
 
 def error_body(message: str) -> bytes:
-    return ('{"error": {"message": "%s"}}' % message).encode()
+    return json.dumps({"error": {"message": message}}).encode()
 
 
 def loop(server_or_url, **kwargs):

@@ -12,10 +12,9 @@ import pandas as pd
 import pytest
 
 from jupyter_fixloop import fix
-
-from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop import receipt as receipts
 from jupyter_fixloop.builtin.repairs import parse_receipt
+from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop.model import count_tokens
 
 

@@ -8,12 +8,10 @@ import pandas as pd
 import pytest
 
 from jupyter_fixloop import fix
-
-from jupyter_fixloop.builtin import repairs as repairs
-
-from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop import receipt as receipts
+from jupyter_fixloop.builtin import repairs as repairs
 from jupyter_fixloop.builtin.engine import answer
+from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop.prompt import build_messages
 
 PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3

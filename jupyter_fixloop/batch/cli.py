@@ -15,9 +15,9 @@ import sys
 from dataclasses import dataclass
 
 from ..config import load_config
+from ..errors import FixloopError, UsageError
 from ..model import check_model
 from .run import REPORT_FORMATS, BatchOptions, accept_all, fix_notebook, read_notebook
-from ..errors import FixloopError, UsageError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -115,7 +115,8 @@ def main(argv: list[str]) -> int:
 def _run(nb, args, paths: Paths, options: BatchOptions) -> int:
     import nbformat
 
-    from . import report as batch_report, terminal as batch_terminal
+    from . import report as batch_report
+    from . import terminal as batch_terminal
 
     progress = batch_terminal.make_progress()
     decide = batch_terminal.make_asker(progress) if args.interactive else accept_all

@@ -23,11 +23,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .cells import CellPlan, cell_names, parse_cell
 from ..errors import FixloopError, UsageError
 from ..options import BUILTIN, LoopOptions
 from ..result import LoopResult
 from ..snapshot import Snapshot
+from .cells import CellPlan, cell_names, parse_cell
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 
@@ -456,13 +456,3 @@ async def fix_notebook(nb, path: str, options: BatchOptions, progress=None, deci
     from .terminal import QuietProgress
 
     return await BatchRun(nb, path, options, progress or QuietProgress(), decide).run()
-
-
-# ---------------------------------------------------------------- command line
-
-
-def main(argv: list[str]) -> int:
-    """`jupyter-fixloop run` (the arguments and the files written live in batch_cli.py)."""
-    from .cli import main as run_main
-
-    return run_main(argv)

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from ..errors import FixloopError
 
 MODES = ("loop", "one-shot")
+DEV_CASES = os.path.join(os.path.dirname(__file__), "cases.jsonl")
 
 
 @dataclass(frozen=True)
@@ -332,7 +333,9 @@ def parse_args(argv: list[str]):
     from ..options import resolve_model
 
     parser = argparse.ArgumentParser(prog="jupyter-fixloop bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("cases", help="JSON-lines file of cases (id, category, group, setup, cell, check)")
+    parser.add_argument("cases", nargs="?", default=DEV_CASES,
+                        help="JSON-lines file of cases (id, category, group, setup, cell, check); "
+                        "default: the 28 dev cases shipped with the package")
     parser.add_argument("--model", "-m", default=None, help="litellm model string (default: $FIXLOOP_MODEL or fixloop/builtin)")
     parser.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server or litellm proxy")
     parser.add_argument("--mode", choices=MODES, default="loop", help="loop (default) or one-shot (one call, no rerun)")

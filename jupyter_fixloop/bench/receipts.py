@@ -19,7 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-DEFAULT_CASES = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "bench", "cases.jsonl")
+DEFAULT_CASES = os.path.join(os.path.dirname(__file__), "cases.jsonl")  # the dev set, shipped with the package
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 TARGET_RATIO = 5.0
 
@@ -77,7 +77,7 @@ class Measure:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="jupyter-fixloop receipts", description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default=DEFAULT_CASES, help="a cases.jsonl (the shared dev set by default)")
+    parser.add_argument("--cases", default=DEFAULT_CASES, help="a cases.jsonl (default: the dev set shipped with the package)")
     parser.add_argument("--no-extra", action="store_true", help="only the cases file, not the built-in pandas/numpy errors")
     parser.add_argument("--budget", type=int, default=None, help="receipt token budget (default: FixLoop.receipt_tokens)")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds before a case is interrupted")

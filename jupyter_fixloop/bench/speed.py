@@ -5,6 +5,9 @@
 2. Snapshot + load of a namespace holding a 1,000,000-row, 6-column DataFrame (float/int/str) and
    two helper functions, against re-executing the cells that built it. Target: <= 250 ms, >= 10x.
 3. `%load_ext jupyter_fixloop` against `import litellm`, each in a fresh interpreter. Target: <= 150 ms.
+4. The first repair in a fresh process (`%load_ext`, then `%%fixloop` on a one-word typo, built-in
+   engine) against one cold kernel start timed in the same run. Target: <= 2 cold starts, and
+   litellm never imported.
 
 Figures, not tests: the machine may be busy; every ratio compares runs made minutes apart at most.
 """
@@ -37,10 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cold", type=int, default=5, help="cold kernel starts timed (default 5)")
     parser.add_argument("--rows", type=int, default=1_000_000, help="DataFrame rows (default 1,000,000)")
     parser.add_argument("--repeat", type=int, default=5, help="repeats of snapshot/import timings (default 5)")
-    parser.add_argument("--only", choices=["round", "snapshot", "import"], action="append",
+    parser.add_argument("--only", choices=["round", "snapshot", "import", "first"], action="append",
                         help="run only these benchmarks (repeatable)")
     opts = parser.parse_args(argv)
-    chosen = opts.only or ["round", "snapshot", "import"]
+    chosen = opts.only or ["round", "snapshot", "import", "first"]
     from .. import runtime
 
     print(f"jupyter-fixloop speed  (python {sys.version.split()[0]}, {os.cpu_count()} cores, "
@@ -52,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         missed += _report_snapshot(runtime.run_sync(bench_snapshot(opts.rows, opts.repeat)))
     if "import" in chosen:
         missed += _report_import(bench_import(opts.repeat))
+    if "first" in chosen:
+        missed += _report_first(bench_first(opts.repeat))
     print("all targets met" if not missed else f"{missed} target(s) missed")
     return 0
 
@@ -256,11 +261,8 @@ def bench_import(repeat: int) -> dict:
 
 
 def _fresh(code: str) -> float:
-    env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed")
-    return float(out.stdout.strip().splitlines()[-1])
+    """Seconds printed last by `code`, run in a fresh interpreter."""
+    return float(_fresh_output(code).strip().splitlines()[-1])
 
 
 def _report_import(r: dict) -> int:
@@ -271,6 +273,73 @@ def _report_import(r: dict) -> int:
           f"import litellm: {litellm * 1e3:.0f} ms -> {litellm / load_ext:.0f}x cheaper")
     print(f"   target <= 150 ms: {_verdict(ok)}")
     return 0 if ok else 1
+
+
+# ---------------------------------------------------------------- 4. the first repair in a fresh process
+
+FIRST_REPAIR = """
+import json, os, sys, time
+os.chdir({cwd!r})
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+shell.user_ns["price"] = 3
+started = time.perf_counter()
+shell.run_line_magic("load_ext", "jupyter_fixloop")
+shell.run_cell_magic("fixloop", "--dry", "total = prise * 2\\n")
+first = time.perf_counter() - started
+print(json.dumps({{"first": first, "status": shell.user_ns["_fixloop"].status, "litellm": "litellm" in sys.modules}}))
+"""
+COLD_START = """
+import time
+from jupyter_client.manager import KernelManager
+km = KernelManager()
+started = time.perf_counter()
+km.start_kernel()
+kc = km.client()
+kc.start_channels()
+kc.wait_for_ready(timeout=60)
+print(time.perf_counter() - started)
+kc.stop_channels()
+km.shutdown_kernel(now=True)
+"""
+
+
+def bench_first(repeat: int) -> dict:
+    """Each repeat in a fresh interpreter: the first repair, then one cold kernel start."""
+    import json
+
+    firsts, colds, statuses, litellm = [], [], set(), False
+    cwd = tempfile.mkdtemp(prefix="fixloop-speed-first-")
+    try:
+        for _ in range(max(1, repeat // 2)):
+            out = _fresh_output(FIRST_REPAIR.format(cwd=cwd))
+            outcome = json.loads(out.splitlines()[-1])
+            firsts.append(outcome["first"])
+            statuses.add(outcome["status"])
+            litellm |= outcome["litellm"]
+            colds.append(_fresh(COLD_START))
+    finally:
+        shutil.rmtree(cwd, ignore_errors=True)
+    return {"first": firsts, "cold": colds, "statuses": sorted(statuses), "litellm": litellm}
+
+
+def _report_first(r: dict) -> int:
+    first, cold = statistics.median(r["first"]), statistics.median(r["cold"])
+    ok = first <= 2 * cold and not r["litellm"] and r["statuses"] == ["fixed"]
+    print("\n4. first repair in a fresh process (%load_ext + %%fixloop on a typo, built-in engine)")
+    print(f"   first repair: p50 {first * 1e3:.0f} ms over {len(r['first'])} runs ({', '.join(r['statuses'])}); "
+          f"one cold kernel start: p50 {cold * 1e3:.0f} ms -> {first / cold:.2f} cold starts; "
+          f"litellm imported: {'yes' if r['litellm'] else 'no'}")
+    print(f"   target <= 2 cold starts, litellm not imported: {_verdict(ok)}")
+    return 0 if ok else 1
+
+
+def _fresh_output(code: str) -> str:
+    env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed")
+    return out.stdout
 
 
 def _verdict(ok: bool) -> str:

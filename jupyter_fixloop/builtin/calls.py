@@ -20,10 +20,10 @@ from .edits import (
     span,
     value_kind,
 )
+from .names import import_optional, module_aliases
 from .tables import (
     KEYWORD_FIXES,
 )
-from .names import import_optional, module_aliases
 
 
 def bad_keyword(code: str, receipt: ParsedReceipt) -> str | None:

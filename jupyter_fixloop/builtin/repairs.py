@@ -13,7 +13,6 @@ attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, re
 
 from __future__ import annotations
 
-from .edits import ParsedReceipt, parse_receipt
 from .calls import (
     bad_keyword,
     float_as_index,
@@ -47,6 +46,7 @@ from .data import (
     to_numeric_coerce,
     tuple_columns,
 )
+from .edits import ParsedReceipt, parse_receipt
 from .names import (
     attribute_typo,
     column_as_attribute,

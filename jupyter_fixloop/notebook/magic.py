@@ -19,7 +19,6 @@ from ..config import FixLoop
 from ..errors import FixloopError, UsageError
 from ..model import check_model
 
-
 AWAIT_NOTE = "the cell uses top-level await, which a cell magic cannot run in your kernel (IPython runs it only as a cell)"
 
 

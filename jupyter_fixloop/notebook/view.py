@@ -16,9 +16,9 @@ import threading
 import time
 
 from .. import diff
-from . import comm as frontends
 from .. import history as histories
 from ..history import Entry
+from . import comm as frontends
 
 TICK = 1.0  # seconds between refreshes of the live header's elapsed time
 

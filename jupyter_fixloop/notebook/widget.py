@@ -16,11 +16,11 @@ import html
 import ipywidgets as widgets
 
 from .. import diff
-from .view import Progress, Ticker, publish
 from ..errors import FixloopError
-from .comm import loop_summary
 from ..history import Entry
+from .comm import loop_summary
 from .magic import AWAIT_NOTE, awaits_in_running_loop
+from .view import Progress, Ticker, publish
 
 TOOLTIPS = {
     "accept": "Replace the cell with the verified code (the %%fixloop line stays) and run it in your kernel",

@@ -1,0 +1,122 @@
+"""The package's shape: no import cycles (function-local imports included), and each outside
+library imported by its one home module only."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "jupyter_fixloop"
+HOMES = {  # outside library -> the modules allowed to import it
+    "litellm": {"jupyter_fixloop.model"},
+    "ipywidgets": {"jupyter_fixloop.notebook.widget"},
+    "nbclient": {"jupyter_fixloop.batch.run", "jupyter_fixloop.bench.speed"},  # speed: nbclient is its baseline
+}
+
+
+def modules() -> dict[str, pathlib.Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        if "labextension" in path.parts:
+            continue
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def imports(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
+    """Every module of the package and every outside top-level module that `name` imports, anywhere in it."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                full = f"{module}.{alias.name}"
+                found.add(full if full in known else module)
+    return {m if m in known or not m.startswith("jupyter_fixloop") else _owner(m, known) for m in found}
+
+
+def _owner(module: str, known: set[str]) -> str:
+    while module and module not in known:
+        module = module.rpartition(".")[0]
+    return module
+
+
+def graph() -> dict[str, set[str]]:
+    mods = modules()
+    known = set(mods)
+    return {name: imports(name, path, known) for name, path in mods.items()}
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), ignoring a package's own
+    `__init__` (importing a subpackage runs it; it is no edge back)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in edges or v.startswith(w + "."):
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in list(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_package_has_no_import_cycle():
+    assert cycles(graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("library", sorted(HOMES))
+def test_each_outside_library_has_one_home(library):
+    users = {name for name, deps in graph().items() if any(d == library or d.startswith(library + ".") for d in deps)}
+    assert users <= HOMES[library], f"{library} imported by {sorted(users - HOMES[library])}"
+
+
+def test_ruff_finds_nothing():
+    """The lint rules of pyproject.toml hold for the package and its tests."""
+    import shutil
+    import subprocess
+
+    ruff = shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed (it is in the [test] extra)")
+    done = subprocess.run([ruff, "check", str(PACKAGE), str(PACKAGE.parent / "tests")], capture_output=True, text=True,
+                          cwd=PACKAGE.parent)
+    assert done.returncode == 0, done.stdout + done.stderr
