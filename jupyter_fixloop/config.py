@@ -44,6 +44,14 @@ class FixLoop(Configurable):
         DEFAULTS.receipt_tokens, min=50, help="Most tokens one receipt (what the model reads of a run) may take; longer ones are trimmed."
     ).tag(config=True)
 
+    gateway_url = Unicode(DEFAULTS.gateway_url, help="Run sandbox kernels on this Jupyter Kernel Gateway or Enterprise "
+                          "Gateway (e.g. 'http://gateway:8888'); empty means $FIXLOOP_GATEWAY_URL, else local kernels.").tag(config=True)
+    gateway_token = Unicode(DEFAULTS.gateway_token, help="Auth token of the gateway (sent as 'Authorization: token ...').").tag(config=True)
+    gateway_headers = Unicode(DEFAULTS.gateway_headers, help="Extra HTTP headers for the gateway, as a JSON object.").tag(config=True)
+    gateway_kernel = Unicode(DEFAULTS.gateway_kernel, help="The gateway's kernelspec for sandbox kernels (it needs cloudpickle).").tag(config=True)
+    gateway_upload_cap = Integer(DEFAULTS.gateway_upload_cap, min=0, help="Bytes of mirrored variables sent to a gateway "
+                                 "kernel (0: no cap); a larger snapshot ends the loop with a clear error.").tag(config=True)
+
     def options(self) -> LoopOptions:
         """The configured values as the one options value a loop reads."""
         return LoopOptions(**{name: getattr(self, name) for name in self.trait_names(config=True) if name in NAMES})

@@ -20,7 +20,7 @@ from dataclasses import replace
 from . import confine, guard, model, prompt, runtime
 from . import snapshot as snapshots
 from .errors import FixloopError, ModelError, UsageError
-from .options import BUILTIN, LoopOptions
+from .options import BUILTIN, LoopOptions, knob_signature
 from .pool import SandboxPool, pool_for
 from .receipt import Budget, Receipt, no_code
 from .result import LoopResult, Round
@@ -39,40 +39,22 @@ async def afix(
     expect_output: str | None = None,
     on_event: Event | None = None,
     options: LoopOptions | None = None,
-    model: str | None = None,
-    api_base: str | None = None,
-    max_rounds: int | None = None,
-    timeout: float | None = None,
-    model_timeout: float | None = None,
-    max_tokens: int | None = None,
-    budget: float | None = None,
-    wall_time: float | None = None,
-    hint: str | None = None,
-    pool_size: int | None = None,
-    pool_idle: float | None = None,
-    confinement: str | None = None,
-    memory_limit: int | None = None,
-    snapshot_size_cap: int | None = None,
-    receipt_tokens: int | None = None,
-    cwd: str | None = None,
+    **knobs,
 ) -> LoopResult:
     """Run `source` in a sandbox kernel and repair it until its checks pass.
 
     `checks`: expressions that must be true after the cell runs; `expect_output`: what it must
     print; `instruction`: write or change the code (generation); `namespace`: the user's variables
     (a dict, mirrored as needed, or a Snapshot); `on_event(kind, info)`: progress. The other
-    keywords override `options` (a `LoopOptions`, default `LoopOptions()`), one by one.
+    keywords are the fields of `LoopOptions` (model, max_rounds, timeout, model_timeout, wall_time, ...):
+    each overrides `options` (default `LoopOptions()`); an unknown one is a TypeError.
     """
-    given = dict(model=model, api_base=api_base, max_rounds=max_rounds, timeout=timeout,
-                 model_timeout=model_timeout, max_tokens=max_tokens, budget=budget, wall_time=wall_time,
-                 hint=hint, pool_size=pool_size, pool_idle=pool_idle, confinement=confinement,
-                 memory_limit=memory_limit, snapshot_size_cap=snapshot_size_cap, receipt_tokens=receipt_tokens,
-                 cwd=cwd)
-    options = (options or LoopOptions()).with_(**given).resolved()
+    options = (options or LoopOptions()).with_(**knobs).resolved()
     run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, on_event)
     return await runtime.run_here(run.run())
 
 
+afix.__signature__ = knob_signature(afix)
 fix = runtime.sync_twin(afix)
 
 
@@ -228,13 +210,23 @@ class LoopRun:
                           first=self.first, reason=reason, model=self.options.model, checks=self.checks,
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
-                          notes=(confine.describe(self.settings.confinement),))
+                          notes=(describe_sandbox(self.settings),))
 
 
 def sandbox_settings(options: LoopOptions) -> SandboxSettings:
     """How this loop's sandboxes start (the pool's key: loops with the same settings share it)."""
     return SandboxSettings(cwd=options.cwd or os.getcwd(), confinement=options.confinement,
-                           memory_limit=options.memory_limit or None)
+                           memory_limit=options.memory_limit or None, gateway_url=options.gateway_url,
+                           gateway_kernel=options.gateway_kernel, gateway_token=options.gateway_token,
+                           gateway_headers=options.gateway_headers, gateway_upload_cap=options.gateway_upload_cap)
+
+
+def describe_sandbox(settings: SandboxSettings) -> str:
+    """One line for the result: where and how the candidates ran."""
+    if settings.gateway_url:
+        return (f"sandbox: gateway ({settings.gateway_url}): candidates ran in kernels the gateway started; "
+                "what they could reach is what the gateway's deployment allows")
+    return confine.describe(settings.confinement)
 
 
 def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:

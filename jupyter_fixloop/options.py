@@ -7,8 +7,9 @@ Stdlib only: the magic, batch mode and the benchmarks all import it.
 
 from __future__ import annotations
 
+import inspect
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 
 BUILTIN = "fixloop/builtin"  # the offline engine's model name
 CONFINEMENTS = ("auto", "bwrap", "none")
@@ -34,10 +35,16 @@ class LoopOptions:
     snapshot_size_cap: int = 2 * 1024**3  # bytes of user variables mirrored into a sandbox
     receipt_tokens: int = 600  # most tokens one receipt may take
     cwd: str = ""  # the sandboxes' working directory ("": the current one)
+    gateway_url: str = ""  # run sandboxes on this Kernel/Enterprise Gateway ("": $FIXLOOP_GATEWAY_URL, else locally)
+    gateway_token: str = field(default="", repr=False)  # its auth token
+    gateway_headers: str = field(default="", repr=False)  # extra HTTP headers, as JSON
+    gateway_kernel: str = "python3"  # the gateway's kernelspec for sandboxes
+    gateway_upload_cap: int = 512 * 1024**2  # bytes of mirrored variables sent to a gateway kernel
 
     def resolved(self) -> LoopOptions:
         """The model made explicit, the working directory fixed, each value checked."""
-        options = replace(self, model=resolve_model(self.model), cwd=self.cwd or os.getcwd())
+        options = replace(self, model=resolve_model(self.model), cwd=self.cwd or os.getcwd(),
+                          gateway_url=self.gateway_url or os.environ.get("FIXLOOP_GATEWAY_URL", ""))
         options.check()
         return options
 
@@ -65,3 +72,13 @@ DEFAULTS = LoopOptions()
 def resolve_model(explicit: str | None = None) -> str:
     """The model given, else $FIXLOOP_MODEL, else the built-in engine."""
     return explicit or os.environ.get("FIXLOOP_MODEL") or BUILTIN
+
+
+def knob_signature(function) -> inspect.Signature:
+    """`function`'s signature with its `**knobs` spelt out as every LoopOptions field (keyword-only,
+    default None: "as in options"), so help(), IPython's completion and Shift-Tab show each knob."""
+    signature = inspect.signature(function)
+    params = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    params += [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=f"{f.type} | None")
+               for f in fields(LoopOptions)]
+    return signature.replace(parameters=params)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from . import runtime
+from .gateway import GatewaySandbox
 from .sandbox import Sandbox, SandboxSettings
 from .snapshot import Snapshot
 
@@ -61,7 +62,8 @@ class SandboxPool:
         self._idle = [self._spawn(self._then_preload(task, new)) for task in self._idle]
 
     async def _warm(self) -> Sandbox:
-        box = await Sandbox.start(self.settings)
+        kind = GatewaySandbox if self.settings.gateway_url else Sandbox
+        box = await kind.start(self.settings)
         return await self._preloaded(box, self.modules)
 
     async def _then_preload(self, task: asyncio.Task, modules) -> Sandbox:
@@ -83,7 +85,7 @@ class SandboxPool:
                 box = await task
             except Exception:
                 continue  # a kernel that failed to start is not reused; try the next / a new one
-            if await box.km.is_alive():
+            if await box.alive():
                 return box
             self.discard(box)
         return await self._warm()
@@ -132,7 +134,7 @@ class SandboxPool:
         except Exception:
             return None
         try:
-            if await box.km.is_alive():
+            if await box.alive():
                 await box.load(snapshot)  # the parts added since it was prepared, if any
                 return box
         except Exception:

@@ -52,6 +52,11 @@ class SandboxSettings:
     confinement: str = "auto"  # the strongest available; same default as FixLoop.confinement
     memory_limit: int | None = None
     extra_env: tuple[tuple[str, str], ...] = ()
+    gateway_url: str = ""  # kernels on a Kernel/Enterprise Gateway instead (gateway.py)
+    gateway_kernel: str = "python3"
+    gateway_token: str = field(default="", repr=False)
+    gateway_headers: str = field(default="", repr=False)
+    gateway_upload_cap: int = 0
 
 
 def sandbox_env(home: str, extra: tuple[tuple[str, str], ...] = ()) -> dict[str, str]:
@@ -161,7 +166,9 @@ class Sandbox:
         if files[:len(done)] != done:
             raise SandboxError("this sandbox holds another snapshot; it cannot be reused")
         for path in files[len(done):]:
-            reply = await self._request(f"{RUNNER}.load_request({path!r})", START_TIMEOUT)
+            placed = await self._place(path)
+            reply = await self._request(f"{RUNNER}.load_request({placed!r})", START_TIMEOUT)
+            await self._placed(placed)
             report = _result_of(reply) or {"loaded": [], "failed": {"*": "the snapshot could not be loaded"}}
             self.loaded = {
                 "loaded": [*self.loaded.get("loaded", []), *report.get("loaded", [])],
@@ -169,6 +176,19 @@ class Sandbox:
             }
             self.loaded_files += (path,)
         return self.loaded
+
+    async def _place(self, path: str) -> str:
+        """Where the kernel reads a snapshot part: here, the file itself (a gateway kernel gets a copy)."""
+        return path
+
+    async def _placed(self, path: str) -> None:
+        """A part has been loaded (a gateway kernel removes its copy)."""
+
+    async def alive(self) -> bool:
+        return bool(await self.km.is_alive())
+
+    async def _died(self) -> bool:
+        return not await self.km.is_alive()
 
     async def preload(self, modules) -> None:
         """Import packages while idle (pandas takes ~0.5 s), so loading a snapshot later is cheap."""
@@ -240,7 +260,7 @@ class Sandbox:
             try:
                 msg = await self.kc.get_shell_msg(timeout=min(left, 0.25))
             except queue.Empty:  # check the kernel is still there
-                if not await self.km.is_alive():
+                if await self._died():
                     raise _KernelDied from None
                 continue
             if msg["parent_header"].get("msg_id") == msg_id:

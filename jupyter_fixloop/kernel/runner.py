@@ -20,6 +20,7 @@ import time
 import traceback
 import warnings
 
+from jupyter_fixloop.kernel import facts
 from jupyter_fixloop.kernel.facts import gather, short_repr
 
 CELL_FILE = "<cell>"
@@ -351,8 +352,7 @@ def _chain(exc: BaseException) -> list[BaseException]:
 
 
 def _frames(exc: BaseException) -> list[dict]:
-    here = os.path.dirname(os.path.abspath(__file__))
-    ours = {os.path.join(here, "runner.py"), os.path.join(here, "context.py")}
+    ours = {os.path.abspath(__file__), os.path.abspath(facts.__file__)}
     frames = []
     for fs in traceback.extract_tb(exc.__traceback__):
         if os.path.abspath(fs.filename) in ours:

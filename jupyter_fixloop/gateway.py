@@ -1,0 +1,226 @@
+"""Sandbox kernels on a Jupyter Kernel Gateway or Enterprise Gateway, through jupyter_server's
+gateway client (REST to start, interrupt and shut down; the kernel protocol over a WebSocket).
+
+No filesystem is shared: the code that runs inside the sandbox (`kernel/`, the snapshot loader,
+the in-kernel limits) is sent as source over the kernel protocol at start, and each snapshot part
+travels as base64 chunks, up to `FixLoop.gateway_upload_cap`. A stock `python3` kernelspec with
+cloudpickle (and the user's libraries) is all the gateway needs. This is the only home of
+jupyter_server; it is imported when a gateway sandbox starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import os
+import pathlib
+import queue
+import time
+
+from .errors import SandboxError
+from .sandbox import START_TIMEOUT, Sandbox, SandboxSettings
+
+PACKAGE = pathlib.Path(__file__).resolve().parent
+CHUNK = 1024 * 1024  # raw bytes per execute request (about 1.4 MB of base64)
+UPLOAD = "__import__('jupyter_fixloop.kernel.upload', fromlist=['upload'])"
+LIVENESS_EVERY = 2.0  # seconds between REST checks that the kernel still exists
+
+
+def kernel_sources() -> dict[str, tuple[str, bool]]:
+    """module name -> (source, is a package): what a gateway kernel needs of jupyter_fixloop."""
+    sources = {"jupyter_fixloop": ("", True), "jupyter_fixloop.kernel": ("", True)}
+    for path in sorted((PACKAGE / "kernel").glob("*.py")):
+        if path.name != "__init__.py":
+            sources[f"jupyter_fixloop.kernel.{path.stem}"] = (path.read_text(encoding="utf-8"), False)
+    for name in ("snapshot", "confine"):  # the loader; the in-kernel limits (both stdlib at import)
+        sources[f"jupyter_fixloop.{name}"] = ((PACKAGE / f"{name}.py").read_text(encoding="utf-8"), False)
+    return sources
+
+
+def install_code() -> str:
+    """Code that makes `jupyter_fixloop`'s in-kernel modules importable in a kernel without it: a
+    finder serving them from their sources, first on `sys.meta_path` (so they win over any copy)."""
+    payload = json.dumps(kernel_sources())
+    return (
+        "import importlib.abc as _a, json as _j, sys as _s\n"
+        "class _FixloopSources(_a.MetaPathFinder, _a.Loader):\n"
+        f"    sources = _j.loads({payload!r})\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        import importlib.util\n"
+        "        if name in self.sources:\n"
+        "            return importlib.util.spec_from_loader(name, self, is_package=self.sources[name][1])\n"
+        "    def create_module(self, spec):\n"
+        "        return None\n"
+        "    def exec_module(self, module):\n"
+        "        name = module.__spec__.name\n"
+        "        module.__file__ = '<fixloop:' + name + '>'\n"
+        "        exec(compile(self.sources[name][0], module.__file__, 'exec'), module.__dict__)\n"
+        "_s.meta_path.insert(0, _FixloopSources())\n"
+        "import jupyter_fixloop.kernel.runner\n"
+        "del _a, _j, _s, _FixloopSources\n"
+    )
+
+
+def configure(url: str, token: str = "", headers: str = "") -> None:
+    """Point jupyter_server's (process-wide) gateway client at `url`."""
+    from jupyter_server.gateway.gateway_client import GatewayClient
+
+    client = GatewayClient.instance()
+    url = url.rstrip("/")
+    client.url = url
+    client.ws_url = "ws" + url[len("http"):] if url.startswith("http") else url
+    client.auth_token = token or None
+    if headers:
+        client.headers = headers
+    client.allowed_envs = ""  # the sandbox's environment is the gateway's, never the user's
+    # jupyter_server logs a failed launch on "ServerApp" (a warm-up cut short at exit, say); the
+    # loop reports its own errors
+    logging.getLogger("ServerApp").setLevel(logging.CRITICAL)
+
+
+class GatewaySandbox(Sandbox):
+    """One kernel on the gateway; the same life as a local Sandbox (start, load, run once, close)."""
+
+    def __init__(self, settings: SandboxSettings):  # no local directory, process or lifeline
+        self.settings = settings
+        self.km = None
+        self.kc = None
+        self.loaded: dict = {}
+        self.loaded_files: tuple[str, ...] = ()
+        self.snapshot = None
+        self.confinement = f"gateway ({settings.gateway_url})"
+        self._last_check = 0.0
+
+    async def _start(self) -> None:
+        from jupyter_server.gateway.managers import GatewayKernelManager
+
+        configure(self.settings.gateway_url, self.settings.gateway_token, self.settings.gateway_headers)
+        km = GatewayKernelManager(kernel_name=self.settings.gateway_kernel)
+        try:
+            await km.start_kernel(kernel_id=await self._create())
+        except Exception as exc:
+            raise SandboxError(f"the kernel gateway at {self.settings.gateway_url} could not start a "
+                               f"'{self.settings.gateway_kernel}' kernel ({_why(exc)}); check FixLoop.gateway_url "
+                               "and that the gateway is running") from None
+        self.km = km
+        self.kc = km.client()
+        try:
+            await self.kc.start_channels()
+            await self.kc.wait_for_ready(timeout=START_TIMEOUT)
+        except Exception as exc:
+            raise SandboxError(f"the gateway kernel did not answer ({_why(exc)})") from None
+        reply = await self._request(install_code(), START_TIMEOUT)
+        if reply is None or reply["content"]["status"] != "ok":
+            error = (reply or {}).get("content", {}).get("evalue", "no reply")
+            raise SandboxError(f"the gateway kernel could not take fixloop's runner ({error}); it needs "
+                               "Python 3.10+ with cloudpickle")
+
+    async def _create(self) -> str:
+        """POST a new kernel with an empty environment: jupyter_server's manager would forward the
+        user's `KERNEL_*` variables, and nothing of the user's environment goes to a sandbox."""
+        from jupyter_server.gateway.gateway_client import GatewayClient, gateway_request
+
+        client = GatewayClient.instance()
+        url = client.url.rstrip("/") + "/" + client.kernels_endpoint.strip("/")
+        body = json.dumps({"name": self.settings.gateway_kernel, "env": {}})
+        response = await gateway_request(url, method="POST", headers={"Content-Type": "application/json"}, body=body)
+        return json.loads(response.body)["id"]
+
+    async def _place(self, path: str) -> str:
+        """Send one snapshot part to the kernel, chunk by chunk; returns its path there."""
+        size = os.path.getsize(path)
+        cap = self.settings.gateway_upload_cap
+        if cap and size > cap:
+            raise SandboxError(f"the mirrored variables take {size / 1e6:.0f} MB, more than FixLoop.gateway_upload_cap "
+                               f"({cap / 1e6:.0f} MB) allows to send to the gateway; raise it, or mirror less "
+                               "(FixLoop.snapshot_size_cap)")
+        remote = await self._expression(f"{UPLOAD}.begin()")
+        with open(path, "rb") as f:
+            while chunk := f.read(CHUNK):
+                await self._expression(f"{UPLOAD}.append({remote!r}, {base64.b64encode(chunk).decode()!r})")
+        if await self._expression(f"{UPLOAD}.size({remote!r})") != size:
+            raise SandboxError("a snapshot part arrived incomplete at the gateway kernel")
+        return remote
+
+    async def _placed(self, remote: str) -> None:
+        await self._expression(f"{UPLOAD}.discard({remote!r})")
+
+    async def _expression(self, code: str):
+        """Run `code` in the kernel and return its value (a Python literal), raising on an error."""
+        import ast
+
+        msg_id = self.kc.execute("", silent=True, store_history=False, allow_stdin=False, user_expressions={"v": code})
+        self._pending = msg_id
+        reply = await self._wait_reply(msg_id, START_TIMEOUT)
+        value = reply["content"].get("user_expressions", {}).get("v", {})
+        if value.get("status") != "ok":
+            raise SandboxError(f"the gateway kernel refused a transfer: {value.get('ename')}: {value.get('evalue')}")
+        return ast.literal_eval(value["data"]["text/plain"])
+
+    async def _died(self) -> bool:
+        """The gateway restarts a kernel that died: its status says so on iopub; a kernel that is gone
+        is a 404 on REST (asked every few seconds, not at every poll)."""
+        while True:
+            try:
+                msg = await self.kc.get_iopub_msg(timeout=0)
+            except (queue.Empty, asyncio.TimeoutError):
+                break
+            except Exception:
+                return True
+            if msg.get("msg_type") == "status" and msg["content"].get("execution_state") in ("restarting", "dead"):
+                return True
+        if time.monotonic() - self._last_check < LIVENESS_EVERY:
+            return False
+        self._last_check = time.monotonic()
+        return not await self.alive()
+
+    async def alive(self) -> bool:
+        if self.km is None or not self.km.has_kernel:
+            return False
+        try:
+            return bool(await self.km.refresh_model())
+        except Exception:
+            return False
+
+    async def _death_message(self) -> str:
+        return "the kernel died on the gateway (the gateway restarted or removed it)"
+
+    def _stderr_tail(self, limit: int = 1500) -> str:
+        return ""  # the kernel's stderr stays on the gateway
+
+    def _file_notes(self, result: dict) -> tuple[str, ...]:
+        return tuple(f"wrote {name}: on the gateway, discarded with its kernel" for name in result.get("new_files") or [])
+
+    async def close(self) -> None:
+        try:
+            if self.kc is not None:
+                self.kc.stop_channels()
+        except Exception:
+            pass
+        if self.km is None or not self.km.has_kernel:
+            return
+        try:
+            await self.km.shutdown_kernel(now=True)
+        except Exception:  # at interpreter exit tornado's resolver has no executor left: plain HTTP then
+            _delete(self.km.kernel_url, self.settings)
+
+
+def _delete(url: str, settings: SandboxSettings) -> None:
+    """DELETE a kernel with the standard library (blocking; used only when tornado cannot)."""
+    import urllib.request
+
+    headers = json.loads(settings.gateway_headers) if settings.gateway_headers else {}
+    if settings.gateway_token:
+        headers["Authorization"] = f"token {settings.gateway_token}"
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, method="DELETE", headers=headers), timeout=10).close()
+    except Exception:
+        pass  # the gateway's culling (cull_idle_timeout) is the backstop
+
+
+def _why(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}"[:200] if text else type(exc).__name__
+
