@@ -249,3 +249,31 @@ def test_batch_mode_reads_fixloop_settings_from_jupyter_config(workdir, tmp_path
     saved = nbformat.read(str(workdir / "zero.out.ipynb"), as_version=4)
     assert saved.cells[0].metadata["fixloop"]["rounds"] == []  # max_rounds 0 from the config: no model round
     assert "max rounds (0) reached" in saved.cells[0].metadata["fixloop"]["reason"]
+
+
+def test_several_notebooks_two_at_a_time_one_report_worst_exit_wins(workdir, tmp_path, capsys):
+    folder = tmp_path / "many"
+    folder.mkdir()
+    write_notebook(folder / "a.ipynb", "prices = [3, 4]\ntotal = sum(price)")
+    write_notebook(folder / "b.ipynb", "x = 1\nprint(x)")
+    write_notebook(folder / "c.ipynb", "import no_such_module_xyz")
+    report = tmp_path / "all.md"
+    code = batch_cli.main([str(folder), "--jobs", "2", "--report", str(report)])
+    assert code == 1  # c cannot be fixed: the worst outcome decides
+    fixed = nbformat.read(str(folder / "a.fixed.ipynb"), as_version=4)
+    assert "sum(prices)" in fixed.cells[0].source
+    assert os.path.exists(folder / "b.fixed.ipynb") and os.path.exists(folder / "c.fixed.ipynb")
+    text = report.read_text()
+    assert text.startswith("# fixloop report: 3 notebooks, 2 running in full")
+    assert all(f"{name}.ipynb" in text for name in "abc")
+    out = capsys.readouterr()
+    assert out.out.count("fixloop run ") == 3
+    assert batch_cli.main([str(folder / "b.ipynb"), "--jobs", "2"]) == 0
+
+
+def test_several_notebooks_refuse_one_output_path(workdir, capsys):
+    a = write_notebook(workdir / "one.ipynb", "x = 1")
+    b = write_notebook(workdir / "two.ipynb", "y = 2")
+    assert batch_cli.main([a, b, "-o", str(workdir / "out.ipynb")]) == 2
+    assert "-o and --cells take one notebook" in capsys.readouterr().err
+    assert batch_cli.main([a, b, "--jobs", "0"]) == 2

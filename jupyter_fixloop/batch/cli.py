@@ -27,8 +27,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Writes the patched copy (NOTEBOOK.fixed.ipynb unless -o or --in-place) and, with --report, "
         "a Markdown or HTML report. Exit code 0: every cell runs; 1: some could not be fixed; 2: bad usage.",
     )
-    parser.add_argument("notebook", help="the .ipynb file to run and repair")
-    parser.add_argument("-o", "--output", help="where to write the patched notebook")
+    parser.add_argument("notebooks", nargs="+", metavar="NOTEBOOK",
+                        help="the .ipynb files to run and repair, or folders of them")
+    parser.add_argument("-o", "--output", help="where to write the patched notebook (one notebook only)")
+    parser.add_argument("--jobs", "-j", type=int, default=1, help="notebooks repaired at a time, each in its own kernel (default 1)")
     parser.add_argument("--in-place", action="store_true", help="overwrite NOTEBOOK (a .bak copy is written first)")
     parser.add_argument("--report", help="write a report: REPORT.md (Markdown) or REPORT.html")
     parser.add_argument("--model", "-m", help="litellm model; default $FIXLOOP_MODEL or the built-in engine")
@@ -68,9 +70,8 @@ class Paths:
     report: str | None
 
 
-def plan_paths(args) -> Paths:
+def plan_paths(args, src: str) -> Paths:
     """Where everything is written; the input is only overwritten with --in-place (after a backup)."""
-    src = args.notebook
     if args.in_place and args.output:
         raise UsageError("use either -o OUTPUT or --in-place, not both")
     if args.report and os.path.splitext(args.report)[1].lower() not in REPORT_FORMATS:
@@ -90,6 +91,21 @@ def _free_name(path: str) -> str:
     return candidate
 
 
+def notebook_files(names: list[str]) -> list[str]:
+    """The notebooks named, a folder standing for the notebooks in it (not their patched copies)."""
+    found = []
+    for name in names:
+        if os.path.isdir(name):
+            inside = sorted(os.path.join(name, f) for f in os.listdir(name)
+                            if f.endswith(".ipynb") and not f.endswith(".fixed.ipynb"))
+            if not inside:
+                raise UsageError(f"{name}: no notebooks in this folder")
+            found += inside
+        else:
+            found.append(name)
+    return list(dict.fromkeys(found))
+
+
 def main(argv: list[str]) -> int:
     parser = build_parser()
     try:
@@ -97,38 +113,78 @@ def main(argv: list[str]) -> int:
     except SystemExit as exc:  # argparse has printed the usage or the help
         return int(exc.code or 0)
     try:
-        nb = read_notebook(args.notebook)
-        paths = plan_paths(args)
+        sources = notebook_files(args.notebooks)
+        several = len(sources) > 1
+        if several and (args.output or args.cells):
+            raise UsageError("-o and --cells take one notebook; with several, each is written beside its input "
+                             "(NAME.fixed.ipynb, or --in-place)")
+        if args.jobs < 1 or (args.interactive and args.jobs > 1):
+            raise UsageError("--jobs must be 1 or more, and 1 with --interactive (one question at a time)")
         if args.cell_timeout <= 0:
             raise UsageError("--cell-timeout must be a positive number of seconds")
+        work = [(read_notebook(src), plan_paths(args, src)) for src in sources]
         loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, timeout=args.timeout,
                                              hint=args.hint, api_base=args.api_base).resolved()
         check_model(loop.model)  # before any cell runs
         options = BatchOptions(loop=loop, cell_timeout=args.cell_timeout, kernel_name=args.kernel,
-                               cells=parse_cells(args.cells, len(nb.cells)) if args.cells else None)
+                               cells=parse_cells(args.cells, len(work[0][0].cells)) if args.cells else None)
     except UsageError as exc:
         print(f"jupyter-fixloop run: {exc}", file=sys.stderr)
         return 2
-    return _run(nb, args, paths, options)
+    return _run(work, args, options)
 
 
-def _run(nb, args, paths: Paths, options: BatchOptions) -> int:
+def _run(work: list, args, options: BatchOptions) -> int:
+    """Repair every notebook, `--jobs` at a time; the worst exit code wins."""
+    from . import terminal
+
+    several = len(work) > 1
+    bar = terminal.rich_bar() if several and sys.stderr.isatty() else None
+    progresses = [terminal.make_progress(bar, os.path.basename(paths.notebook) if several else "")
+                  for _, paths in work]
+    decide = terminal.make_asker(progresses[0]) if args.interactive else accept_all
+
+    async def all_of():
+        slots = asyncio.Semaphore(args.jobs)
+
+        async def one(item, progress):
+            async with slots:
+                nb, paths = item
+                return await fix_notebook(nb, paths.notebook, options, progress, decide)
+
+        return await asyncio.gather(*(one(item, p) for item, p in zip(work, progresses)), return_exceptions=True)
+
+    try:
+        results = asyncio.run(all_of())
+    finally:
+        if bar is not None:
+            bar.stop()
+    return _write(work, results, args)
+
+
+def _write(work: list, results: list, args) -> int:
     import nbformat
 
-    from . import report as batch_report
-    from . import terminal as batch_terminal
+    from . import report
 
-    progress = batch_terminal.make_progress()
-    decide = batch_terminal.make_asker(progress) if args.interactive else accept_all
-    try:
-        result = asyncio.run(fix_notebook(nb, paths.notebook, options, progress, decide))
-    except FixloopError as exc:
-        print(f"jupyter-fixloop run: {exc}", file=sys.stderr)
-        return 2
-    if paths.backup:
-        shutil.copy2(paths.notebook, paths.backup)
-    nbformat.write(nb, paths.output)
-    if paths.report:
-        batch_report.write_report(result, paths.report, paths.output)
-    print(batch_report.summary_text(result, paths.output, paths.report, paths.backup))
-    return 0 if result.ok else 1
+    codes, done = [], []
+    for (nb, paths), result in zip(work, results):
+        if isinstance(result, FixloopError):
+            print(f"jupyter-fixloop run: {paths.notebook}: {result}", file=sys.stderr)
+            codes.append(2)
+            continue
+        if isinstance(result, BaseException):
+            raise result
+        if paths.backup:
+            shutil.copy2(paths.notebook, paths.backup)
+        nbformat.write(nb, paths.output)
+        done.append((result, paths.output))
+        codes.append(0 if result.ok else 1)
+        single_report = paths.report if len(work) == 1 else None
+        if single_report:
+            report.write_report(result, single_report, paths.output)
+        print(report.summary_text(result, paths.output, single_report, paths.backup))
+    if len(work) > 1 and args.report and done:
+        report.combined_report(done, args.report)
+        print(f"report: {args.report}")
+    return max(codes)

@@ -125,6 +125,40 @@ def _cell_diff(before: str, after: str) -> str:
 
 
 def html_report(batch, output: str) -> str:
+    return _html_document(f"fixloop report: {os.path.basename(batch.path)}", _html_body(batch, output, 1))
+
+
+def combined_report(items, path: str) -> None:
+    """One report for several notebooks (`items`: (BatchResult, output path)), Markdown or HTML by `path`."""
+    ok = sum(batch.ok for batch, _ in items)
+    title = f"fixloop report: {len(items)} notebooks, {ok} running in full"
+    if path.lower().endswith((".html", ".htm")):
+        text = _html_document(title, f"<h1>{html.escape(title)}</h1>\n" + "\n".join(
+            _html_body(batch, output, 2) for batch, output in items))
+    else:
+        parts = [f"# {title}", ""] + [f"- `{batch.path}`: {headline(batch)}" for batch, _ in items]
+        for batch, output in items:
+            parts += ["", markdown_report(batch, output).replace("\n# ", "\n## ").replace("# fixloop report", "## fixloop report", 1)]
+        text = "\n".join(parts) + "\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def _html_document(title: str, body: str) -> str:
+    return f"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+{STYLE}
+<style>
+body{{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}}
+table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}
+.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}} .s-failed,.s-rejected,.s-skipped{{color:#c62828;font-weight:bold}}
+</style></head><body>
+{body}
+</body></html>
+"""
+
+
+def _html_body(batch, output: str, level: int) -> str:
     esc = html.escape
     rows = []
     for o in batch.outcomes:
@@ -135,23 +169,13 @@ def html_report(batch, output: str) -> str:
             f"<td>{f'${r.cost:.4f}' if r else ''}</td><td>{o.seconds:.1f} s</td>"
             f"<td><code>{esc(o.title.split(': ', 1)[1])}</code></td></tr>")
     sections = [_html_section(o) for o in batch.outcomes if o.status != "ok"]
-    return f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>fixloop report: {esc(os.path.basename(batch.path))}</title>
-{STYLE}
-<style>
-body{{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}}
-table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}
-.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}} .s-failed,.s-rejected,.s-skipped{{color:#c62828;font-weight:bold}}
-</style></head><body>
-<h1>fixloop report: {esc(os.path.basename(batch.path))}</h1>
+    return f"""<h{level}>fixloop report: {esc(os.path.basename(batch.path))}</h{level}>
 <p><b>{esc(headline(batch))}</b></p>
 <ul><li>notebook: <code>{esc(batch.path)}</code></li><li>patched notebook: <code>{esc(output)}</code></li></ul>
 <table><tr><th>cell</th><th>status</th><th>rounds</th><th>tokens</th><th>cost</th><th>time</th><th>code</th></tr>
 {chr(10).join(rows)}
 </table>
-{chr(10).join(sections)}
-</body></html>
-"""
+{chr(10).join(sections)}"""
 
 
 def _html_section(o) -> str:

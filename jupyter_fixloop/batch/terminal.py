@@ -39,12 +39,14 @@ class QuietProgress:
 
 
 class PlainProgress(QuietProgress):
-    """One line per cell on stderr, and one per repair round."""
+    """One line per cell on stderr, and one per repair round (prefixed by `label`: the notebook,
+    when several run at once)."""
 
-    def __init__(self, stream=None):
+    def __init__(self, stream=None, label: str = ""):
         self.stream = stream or sys.stderr
         self.total = 0
         self.number = 0
+        self.label = f"{label}: " if label else ""
 
     def start(self, total: int) -> None:
         self.total = total
@@ -64,53 +66,57 @@ class PlainProgress(QuietProgress):
         self._line(text)
 
     def _line(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        print(self.label + text, file=self.stream, flush=True)
+
+
+def rich_bar():
+    """One rich display for the bars of every notebook of a run."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=Console(stderr=True), transient=True)
 
 
 class RichProgress(QuietProgress):
-    """A bar over the code cells, described by the current cell and loop round."""
+    """A bar over the code cells, described by the current cell and loop round; several notebooks
+    share one display (`bar`), each bar named by its `label`."""
 
-    def __init__(self):
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            SpinnerColumn,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        self.console = Console(stderr=True)
-        self.bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=self.console, transient=True)
+    def __init__(self, bar=None, label: str = ""):
+        self.shared = bar is not None
+        self.bar = bar if bar is not None else rich_bar()
+        self.console = self.bar.console
+        self.label = f"{label}: " if label else ""
         self.task = None
         self.number = 0
         self.max_rounds = "?"
 
     def start(self, total: int) -> None:
-        self.task = self.bar.add_task("starting the kernel", total=total)
+        self.task = self.bar.add_task(f"{self.label}starting the kernel", total=total)
         self.bar.start()
 
     def cell(self, number: int, done: int) -> None:
         self.number = number
-        self.bar.update(self.task, description=f"cell {number}: running")
+        self.bar.update(self.task, description=f"{self.label}cell {number}: running")
 
     def event(self, kind: str, info: dict) -> None:
         if kind in ROUND_TEXT and info.get("round") is not None:
             self.max_rounds = info.get("max_rounds", self.max_rounds)
             where = "original cell" if info["round"] == 0 else f"round {info['round']}/{self.max_rounds}"
-            self.bar.update(self.task, description=f"cell {self.number}: repairing, {where}, {ROUND_TEXT[kind]}")
+            self.bar.update(self.task, description=f"{self.label}cell {self.number}: repairing, {where}, {ROUND_TEXT[kind]}")
 
     def done(self, outcome) -> None:
         if outcome.status != "ok":
             colour = "green" if outcome.status == "fixed" else "red"
-            self.bar.console.print(f"cell {outcome.number}: [{colour}]{outcome.status}[/{colour}] "
+            self.bar.console.print(f"{self.label}cell {outcome.number}: [{colour}]{outcome.status}[/{colour}] "
                                    f"{(outcome.reason or outcome.error)[:120]}", markup=True, highlight=False)
         self.bar.advance(self.task)
 
     def close(self) -> None:
-        self.bar.stop()
+        if self.shared:
+            self.bar.update(self.task, description=f"{self.label}done")
+        else:
+            self.bar.stop()
 
     def pause(self):
         import contextlib
@@ -126,8 +132,9 @@ class RichProgress(QuietProgress):
         return paused()
 
 
-def make_progress():
-    return RichProgress() if sys.stderr.isatty() else PlainProgress()
+def make_progress(bar=None, label: str = ""):
+    """A rich bar on a terminal (in `bar`, shared by several notebooks), plain lines elsewhere."""
+    return RichProgress(bar, label) if sys.stderr.isatty() else PlainProgress(label=label)
 
 
 def make_asker(progress, stdin=None, stdout=None):
