@@ -135,5 +135,5 @@ def test_one_shot_gets_the_checks_round_one_gets(fake_model, tmp_path):
                      "--api-base", server.url, "--json", str(out)])
     assert rc == 0
     prompt = server.requests[0]["messages"][-1]["content"]
-    assert "biggest == 3" in prompt and "Check failed" in prompt
+    assert "biggest == 3" in prompt and "AssertionError" in prompt  # the check, and how it failed
     assert json.loads(out.read_text())["cases"][0]["fixed"] is True
