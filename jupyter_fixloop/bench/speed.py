@@ -5,6 +5,8 @@
 2. Snapshot + load of a namespace holding a 1,000,000-row, 6-column DataFrame (float/int/str) and
    two helper functions, against re-executing the cells that built it. Target: <= 250 ms, >= 10x.
 3. `%load_ext jupyter_fixloop` against `import litellm`, each in a fresh interpreter. Target: <= 150 ms.
+5. With --gateway URL: the same warm round through a Kernel Gateway against the local warm pool.
+6. `jupyter-fixloop run` on 8 notebooks with --jobs 2 against --jobs 1 (built-in engine).
 4. The first repair in a fresh process (`%load_ext`, then `%%fixloop` on a one-word typo, built-in
    engine) against one cold kernel start timed in the same run. Target: <= 2 cold starts, and
    litellm never imported.
@@ -40,10 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cold", type=int, default=5, help="cold kernel starts timed (default 5)")
     parser.add_argument("--rows", type=int, default=1_000_000, help="DataFrame rows (default 1,000,000)")
     parser.add_argument("--repeat", type=int, default=5, help="repeats of snapshot/import timings (default 5)")
-    parser.add_argument("--only", choices=["round", "snapshot", "import", "first"], action="append",
+    parser.add_argument("--gateway", default="", metavar="URL", help="also time rounds on this Kernel Gateway")
+    parser.add_argument("--only", choices=["round", "snapshot", "import", "first", "gateway", "jobs"], action="append",
                         help="run only these benchmarks (repeatable)")
     opts = parser.parse_args(argv)
-    chosen = opts.only or ["round", "snapshot", "import", "first"]
+    chosen = opts.only or ["round", "snapshot", "import", "first", "jobs"] + (["gateway"] if opts.gateway else [])
     from .. import runtime
 
     print(f"jupyter-fixloop speed  (python {sys.version.split()[0]}, {os.cpu_count()} cores, "
@@ -57,6 +60,12 @@ def main(argv: list[str] | None = None) -> int:
         missed += _report_import(bench_import(opts.repeat))
     if "first" in chosen:
         missed += _report_first(bench_first(opts.repeat))
+    if "gateway" in chosen:
+        if not opts.gateway:
+            parser.error("--only gateway needs --gateway URL")
+        _report_gateway(runtime.run_sync(bench_gateway(opts.gateway, opts.rounds)))
+    if "jobs" in chosen:
+        _report_jobs(bench_jobs())
     print("all targets met" if not missed else f"{missed} target(s) missed")
     return 0
 
@@ -65,12 +74,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def bench_round(rounds: int, cold: int) -> dict:
-    from .. import snapshot as snapshots
-    from ..pool import SandboxPool
     from ..sandbox import SandboxSettings
 
+    warm = await _warm_rounds(SandboxSettings(), rounds)
+    return {"warm": warm, "cold": [await _cold_round() for _ in range(cold)]}
+
+
+async def _warm_rounds(settings, rounds: int) -> list[float]:
+    """Overhead of `rounds` rounds on a warm pool of `settings` (the first, warming up, not counted)."""
+    from .. import snapshot as snapshots
+    from ..pool import SandboxPool
+
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
-    pool = SandboxPool(SandboxSettings(), size=1)
+    pool = SandboxPool(settings, size=1)
     try:
         snap = snapshots.write_snapshot({"x": 1}, {"x"}, os.path.join(workdir, "s.bin"))
         pool.fill()
@@ -86,11 +102,25 @@ async def bench_round(rounds: int, cold: int) -> dict:
             if not receipt.ok:
                 raise RuntimeError(f"warm round failed: {receipt.text}")
             warm.append(elapsed - receipt.seconds)  # overhead: everything but the cell itself
-        cold_times = [await _cold_round() for _ in range(cold)]
     finally:
         await pool.close()
         shutil.rmtree(workdir, ignore_errors=True)
-    return {"warm": warm[1:], "cold": cold_times}
+    return warm[1:]
+
+
+async def bench_gateway(url: str, rounds: int) -> dict:
+    from ..sandbox import SandboxSettings
+
+    rounds = max(3, rounds // 3)
+    return {"local": await _warm_rounds(SandboxSettings(), rounds),
+            "gateway": await _warm_rounds(SandboxSettings(gateway_url=url), rounds), "url": url}
+
+
+def _report_gateway(r: dict) -> None:
+    local, gateway = statistics.median(r["local"]), statistics.median(r["gateway"])
+    print(f"\n5. one warm round through the gateway ({r['url']}) vs the local warm pool")
+    print(f"   gateway: p50 {gateway * 1e3:.1f} ms over {len(r['gateway'])} rounds; local: p50 {local * 1e3:.1f} ms "
+          f"-> the gateway costs {gateway / local:.1f}x (the same snapshot, cell and check)")
 
 
 async def _cold_round() -> float:
@@ -332,6 +362,43 @@ def _report_first(r: dict) -> int:
           f"litellm imported: {'yes' if r['litellm'] else 'no'}")
     print(f"   target <= 2 cold starts, litellm not imported: {_verdict(ok)}")
     return 0 if ok else 1
+
+
+# ---------------------------------------------------------------- 6. several notebooks at once
+
+
+def bench_jobs(notebooks: int = 8) -> dict:
+    """`jupyter-fixloop run DIR` on `notebooks` small notebooks (each with a typo the built-in engine
+    repairs), --jobs 1 then --jobs 2, each in a fresh process."""
+    import nbformat
+
+    folder = tempfile.mkdtemp(prefix="fixloop-speed-jobs-")
+    try:
+        for i in range(notebooks):
+            cells = ["import math\nvalues = [1.0, 4.0, 9.0]", "roots = [math.sqrt(v) for v in value]", "total = sum(roots)"]
+            nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+            nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+            nbformat.write(nb, os.path.join(folder, f"nb{i}.ipynb"))
+        times = {}
+        for jobs in (1, 2):
+            started = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "jupyter_fixloop.cli", "run", folder, "--jobs", str(jobs)],
+                                  capture_output=True, text=True, timeout=1800)
+            times[jobs] = time.perf_counter() - started
+            if done.returncode != 0:
+                raise RuntimeError(f"--jobs {jobs} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+            for name in os.listdir(folder):
+                if name.endswith(".fixed.ipynb"):
+                    os.unlink(os.path.join(folder, name))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {"notebooks": notebooks, "times": times}
+
+
+def _report_jobs(r: dict) -> None:
+    one, two = r["times"][1], r["times"][2]
+    print(f"\n6. jupyter-fixloop run on {r['notebooks']} notebooks (one repair each, built-in engine)")
+    print(f"   --jobs 1: {one:.1f} s; --jobs 2: {two:.1f} s -> {one / two:.2f}x ({os.cpu_count()} cores)")
 
 
 def _fresh_output(code: str) -> str:
