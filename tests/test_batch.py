@@ -277,3 +277,14 @@ def test_several_notebooks_refuse_one_output_path(workdir, capsys):
     assert batch_cli.main([a, b, "-o", str(workdir / "out.ipynb")]) == 2
     assert "-o and --cells take one notebook" in capsys.readouterr().err
     assert batch_cli.main([a, b, "--jobs", "0"]) == 2
+
+
+def test_interactive_wraps_long_diff_lines_instead_of_cutting_them(workdir, monkeypatch, capsys):
+    long_tail = " + ".join(f"weight_{i}" for i in range(30))
+    src = write_notebook(workdir / "wide.ipynb", "counts = {'apples': 3}\n" + "".join(f"weight_{i} = 1\n" for i in range(30)),
+                         f"n = counts['Apples'] + {long_tail}\nprint(n)")
+    monkeypatch.setattr(sys, "stdin", __import__("io").StringIO("r\n"))
+    monkeypatch.setenv("COLUMNS", "80")
+    assert batch_cli.main([src, "--interactive", "-o", str(workdir / "wide.out.ipynb")]) == 1
+    shown = "".join(capsys.readouterr().out.split())  # wrapped lines joined again
+    assert "weight_28+weight_29" in shown and "+n=counts['apples']" in shown

@@ -150,7 +150,8 @@ def make_asker(progress, stdin=None, stdout=None):
         console = Console(file=stdout or sys.stdout, highlight=False)
         with progress.pause():
             console.rule(escape(f"{outcome.title} failed: {outcome.error[:100]}"))
-            console.print(Syntax(_cell_diff(outcome.source, outcome.patched), "diff", theme="ansi_dark"))
+            # long lines wrap: a diff cut at the terminal's width hides the change it asks about
+            console.print(Syntax(_cell_diff(outcome.source, outcome.patched), "diff", theme="ansi_dark", word_wrap=True))
             console.print(f"verified in a sandbox: {result.reason}; {len(result.rounds)} round(s), "
                           f"{result.tokens} tokens, model {result.model}", markup=False)
             while True:
