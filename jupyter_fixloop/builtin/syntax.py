@@ -13,7 +13,6 @@ import re
 from .edits import ParsedReceipt
 
 CLOSERS = {"(": ")", "[": "]", "{": "}"}
-OPENERS = {v: k for k, v in CLOSERS.items()}
 COMPOUND = re.compile(r"^\s*(if|elif|else|for|while|def|class|try|except|finally|with|async\s+def|async\s+for|async\s+with)\b")
 
 
