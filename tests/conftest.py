@@ -1,16 +1,25 @@
 import os
 import sys
-import tempfile
 
 import pytest
-
-# Loop history (jupyter_fixloop/history.py) goes to a scratch folder, never the user's Jupyter data
-# dir; kernels started by tests inherit this.
-os.environ["FIXLOOP_DATA_DIR"] = tempfile.mkdtemp(prefix="fixloop-test-history-")
 
 sys.path.insert(0, os.path.dirname(__file__))
 
 from fake_model import FakeModelServer  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def scratch_history(tmp_path_factory):
+    """Loop history (jupyter_fixloop/history.py) goes to a scratch folder, never the user's Jupyter
+    data dir; kernels started by tests inherit it."""
+    before = os.environ.get("FIXLOOP_DATA_DIR")
+    path = tmp_path_factory.mktemp("fixloop-history")
+    os.environ["FIXLOOP_DATA_DIR"] = str(path)
+    yield path
+    if before is None:
+        os.environ.pop("FIXLOOP_DATA_DIR", None)
+    else:
+        os.environ["FIXLOOP_DATA_DIR"] = before
 
 
 @pytest.fixture
