@@ -5,10 +5,16 @@ Each trait's default is the `LoopOptions` default; `FixLoop.options()` is the on
 
 from __future__ import annotations
 
+import os
+import textwrap
+
 from traitlets import Enum, Float, Integer, Unicode
 from traitlets.config import Configurable
 
-from .options import CONFINEMENTS, DEFAULTS, NAMES, LoopOptions
+from .errors import UsageError
+from .options import CONFINEMENTS, DEFAULTS, NAMES, LoopOptions, resolve_model
+
+SECRETS = {"gateway_token", "gateway_headers"}  # never printed by `%fixloop config`
 
 
 class FixLoop(Configurable):
@@ -43,7 +49,6 @@ class FixLoop(Configurable):
     receipt_tokens = Integer(
         DEFAULTS.receipt_tokens, min=50, help="Most tokens one receipt (what the model reads of a run) may take; longer ones are trimmed."
     ).tag(config=True)
-
     gateway_url = Unicode(DEFAULTS.gateway_url, help="Run sandbox kernels on this Jupyter Kernel Gateway or Enterprise "
                           "Gateway (e.g. 'http://gateway:8888'); empty means $FIXLOOP_GATEWAY_URL, else local kernels.").tag(config=True)
     gateway_token = Unicode(DEFAULTS.gateway_token, help="Auth token of the gateway (sent as 'Authorization: token ...').").tag(config=True)
@@ -52,9 +57,56 @@ class FixLoop(Configurable):
     gateway_upload_cap = Integer(DEFAULTS.gateway_upload_cap, min=0, help="Bytes of mirrored variables sent to a gateway "
                                  "kernel (0: no cap); a larger snapshot ends the loop with a clear error.").tag(config=True)
 
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._loaded = dict(self._section())  # what the config files (or the command line) set at start
+
     def options(self) -> LoopOptions:
         """The configured values as the one options value a loop reads."""
         return LoopOptions(**{name: getattr(self, name) for name in self.trait_names(config=True) if name in NAMES})
+
+    # ---------------------------------------------------------------- `%fixloop config`
+
+    def _section(self) -> dict:
+        return self.config.get(type(self).__name__, {})
+
+    def origin(self, name: str) -> str:
+        """Where the value of setting `name` came from: "default", "config file", "%config" or "set in code"."""
+        section = self._section()
+        value = getattr(self, name)
+        if name in section and section[name] == value:
+            return "config file" if name in self._loaded and self._loaded[name] == value else "%config"
+        return "default" if value == self.trait_defaults(name) else "set in code"
+
+    def _shown(self, name: str) -> str:
+        """A setting's value as the table shows it: a secret hidden, an empty model explained."""
+        value = getattr(self, name)
+        if name in SECRETS and value:
+            return "(set, hidden)"
+        return _model_value(value) if name == "model" else repr(value)
+
+    def table(self, *words: str) -> str:
+        """The settings as a table (name, value, where it came from); with `--help` each setting's help
+        under it, with a NAME that setting alone."""
+        names = sorted(self.trait_names(config=True))
+        explain = "--help" in words or "-h" in words
+        asked = [w.removeprefix(f"{type(self).__name__}.") for w in words if not w.startswith("-")]
+        unknown = [w for w in asked if w not in names]
+        if unknown:
+            raise UsageError(f"no setting {unknown[0]!r}; the settings are {', '.join(names)}")
+        if asked:
+            names, explain = asked, True
+        rows = [(name, self._shown(name), self.origin(name)) for name in names]
+        width = [max(len(r[i]) for r in [("setting", "value", "from"), *rows]) for i in range(2)]
+        lines = [f"{'setting':{width[0]}}  {'value':{width[1]}}  from"]
+        for (name, value, origin) in rows:
+            lines.append(f"{name:{width[0]}}  {value:{width[1]}}  {origin}")
+            if explain:
+                lines += [f"    {line}" for line in _wrap(self.class_traits()[name].help)] + [""]
+        lines.append(f"Change one with %config {type(self).__name__}.NAME = VALUE (this kernel) or "
+                     f"c.{type(self).__name__}.NAME in a Jupyter config file."
+                     + ("" if explain else " `%fixloop config NAME` explains a setting, `%fixloop config --help` all."))
+        return "\n".join(lines)
 
 
 def load_config() -> FixLoop:
@@ -68,11 +120,22 @@ def load_config() -> FixLoop:
 
     from traitlets import TraitError
 
-    from .errors import UsageError
-
     app = FixloopApp()
     try:
         app.load_config_file(suppress_errors=False)
         return FixLoop(config=app.config)
     except (TraitError, Exception) as exc:
         raise UsageError(f"cannot use the Jupyter config ({type(exc).__name__}: {exc}); see `jupyter --paths`") from None
+
+
+def _wrap(text: str, width: int = 96) -> list[str]:
+    return textwrap.wrap(" ".join(text.split()), width) or [""]
+
+
+def _model_value(model: str) -> str:
+    """The model setting as shown: an empty one says which model it means."""
+    if model:
+        return repr(model)
+    if os.environ.get("FIXLOOP_MODEL"):
+        return f"'' (uses $FIXLOOP_MODEL: {resolve_model()})"
+    return f"'' (uses the built-in engine, {resolve_model()})"

@@ -11,6 +11,8 @@ import os
 import sys
 import time
 
+from .cell import split_magic
+
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="jupyter-fixloop demo", description=__doc__)
@@ -38,7 +40,7 @@ def main(argv: list[str]) -> int:
     fixed = 0
     loops = 0
     for cell in nb.cells:
-        if cell.cell_type != "code" or not cell.source.startswith("%%fixloop"):
+        if cell.cell_type != "code" or split_magic(cell.source)[0] is None:
             continue
         loops += 1
         print("=" * 78)

@@ -18,6 +18,7 @@ import difflib
 from collections import Counter
 
 from . import receipt as receipts
+from .cell import LINE_MAGIC, MAGIC
 from .receipt import Receipt
 
 TRIVIAL = (None, True, False, 0, 1, -1, "", 0.0, 1.0)
@@ -43,7 +44,7 @@ class Guard:
         """A `rejected` receipt when the candidate cheats, else None (the candidate is run)."""
         if last is not None and last.kind not in ("rejected", "no_code", "ok"):
             self.failure = last
-        if any(line.lstrip().startswith(("%%fixloop", "%fixloop")) for line in candidate.splitlines()):
+        if any(line.lstrip().startswith((MAGIC, LINE_MAGIC)) for line in candidate.splitlines()):
             return receipts.rejected("the candidate contains a %%fixloop line, which would change the checks; "
                                      "reply with the cell's code only")
         tree = _parse(candidate)

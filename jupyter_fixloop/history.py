@@ -13,18 +13,13 @@ import json
 import os
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
 from traitlets import Unicode, default
 from traitlets.config import Configurable
 
+from .cell import MAGIC, join_magic, split_magic
 from .result import LoopResult
-
-MAGIC = "%%fixloop"
-
-
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+from .summary import loop_summary, now
 
 
 @dataclass
@@ -43,14 +38,12 @@ class Entry:
 
     @property
     def magic_line(self) -> str:
-        first = self.cell_source.split("\n", 1)[0]
-        return first if first.startswith(MAGIC) else MAGIC
+        return split_magic(self.cell_source)[0] or MAGIC
 
     @property
     def body(self) -> str:
         """The cell without its `%%fixloop` line (the protocol's `original`)."""
-        first, _, rest = self.cell_source.partition("\n")
-        return rest if first.startswith(MAGIC) else self.cell_source
+        return split_magic(self.cell_source)[1]
 
     @property
     def loop_id(self) -> str:
@@ -58,7 +51,12 @@ class Entry:
 
     def accepted_source(self) -> str:
         """The cell after Accept: the same `%%fixloop` line, then the verified code."""
-        return f"{self.magic_line}\n{(self.result.patched or '').rstrip(chr(10))}"
+        return join_magic(self.magic_line, (self.result.patched or "").rstrip("\n"))
+
+    def summary(self) -> dict:
+        """Its LoopSummary (docs/protocol.md), with the decision as it stands."""
+        return loop_summary(self.result, cell_id=self.cell_id, original=self.body, created=self.created,
+                            decision=self.decision)
 
 
 class FixLoopHistory(Configurable):
@@ -130,22 +128,12 @@ class FixLoopHistory(Configurable):
 
     def entries(self) -> list[dict]:
         """One dict per loop, oldest first: start + loop + the latest decision folded together."""
-        by_key: dict[str, dict] = {}
-        for rec in self.read():
-            event = rec.get("event")
-            if event == "start":
-                by_key[rec.get("run", "")] = {"loop_id": rec.get("run", ""), "status": "unfinished", "decision": "pending",
-                                              "created": rec.get("created", rec.get("ts")), "cell_id": rec.get("cell_id"),
-                                              "model": rec.get("model", ""), "original": rec.get("original", ""),
-                                              "rounds": [], "max_rounds": 0, "patched": None}
-            elif event == "loop":
-                entry = by_key.pop(rec.get("run", ""), {})
-                entry.update({k: v for k, v in rec.items() if k not in ("event", "ts", "run", "cell_source", "original")})
-                entry["original"] = rec.get("cell_source", entry.get("original", ""))
-                by_key[rec["loop_id"]] = entry
-            elif event == "decision" and rec.get("loop_id") in by_key:
-                by_key[rec["loop_id"]]["decision"] = rec.get("decision", "pending")
-        return list(by_key.values())
+        return fold(self.read())
+
+    def last(self) -> dict | None:
+        """The last loop this kernel finished (from its own records, not the file's), with its latest decision."""
+        finished = [e for e in fold(self.records) if e.get("status") != "unfinished"]
+        return finished[-1] if finished else None
 
     def listing(self, limit: int = 20) -> str:
         """What `%fixloop history` prints: newest last, one line each."""
@@ -181,9 +169,38 @@ class FixLoopHistory(Configurable):
         return f"fixloop history: no loop {loop_id!r} in {self.path}"
 
 
+def fold(records: list[dict]) -> list[dict]:
+    """History records folded into one dict per loop, oldest first: start + loop + the latest decision."""
+    by_key: dict[str, dict] = {}
+    for rec in records:
+        event = rec.get("event")
+        if event == "start":
+            by_key[rec.get("run", "")] = {"loop_id": rec.get("run", ""), "status": "unfinished", "decision": "pending",
+                                          "created": rec.get("created", rec.get("ts")), "cell_id": rec.get("cell_id"),
+                                          "model": rec.get("model", ""), "original": rec.get("original", ""),
+                                          "rounds": [], "max_rounds": 0, "patched": None}
+        elif event == "loop":
+            entry = by_key.pop(rec.get("run", ""), {})
+            entry.update({k: v for k, v in rec.items() if k not in ("event", "ts", "run", "cell_source", "original")})
+            entry["original"] = rec.get("cell_source", entry.get("original", ""))
+            by_key[rec["loop_id"]] = entry
+        elif event == "decision" and rec.get("loop_id") in by_key:
+            by_key[rec["loop_id"]]["decision"] = rec.get("decision", "pending")
+    return list(by_key.values())
+
+
+def last_code(entry: dict) -> str | None:
+    """What `%fixloop last` inserts for a history entry: the accepted code if accepted, the exact original
+    cell if undone, else the proposal (the verified code, or the last candidate tried)."""
+    if entry.get("decision") == "undone":
+        return entry.get("original") or None
+    rounds = entry.get("rounds") or []
+    return entry.get("patched") or (rounds[-1].get("candidate") if rounds else None) or None
+
+
 def _first_code_line(source: str) -> str:
     for line in source.splitlines():
-        if line.strip() and not line.startswith(MAGIC):
+        if line.strip() and split_magic(line)[0] is None:
             return line.strip()[:60]
     return ""
 

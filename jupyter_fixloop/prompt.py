@@ -9,6 +9,7 @@ import importlib.metadata
 import re
 import sys
 
+from .cell import split_magic
 from .receipt import Receipt
 
 SYSTEM_PROMPT = """\
@@ -133,7 +134,7 @@ def _looks_like_code(text: str) -> bool:
 
 def _clean(code: str) -> str | None:
     lines = code.strip("\n").splitlines()
-    while lines and lines[0].lstrip().startswith("%%fixloop"):
+    while lines and split_magic(lines[0].lstrip())[0] is not None:
         lines.pop(0)
     lines = [line for line in lines if line.strip() not in ("```", "```python")]
     cleaned = "\n".join(line.rstrip() for line in lines).strip("\n")

@@ -72,7 +72,7 @@ def test_plain_ipython_shows_text_and_records_history(tmp_path):
                             rounds=[Round(1, "n = len(monthly_sales)", Receipt("ok", "ok"))], reason="fixed",
                             model="fixloop/builtin", max_rounds=4, loop_id="plain-loop",
                             first=Receipt("exception", "NameError: name 'monthly_sale' is not defined"))
-        magics._show(result, view, retry=None)
+        view.finish(result, retry=None)
         print(json.dumps(shown))
     """)
     env = dict(os.environ, FIXLOOP_DATA_DIR=str(tmp_path))

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import ast
 import re
+import shlex
 from dataclasses import dataclass
 
+from ..cell import MAGIC, join_magic, magic_arguments, split_instruction, split_magic
 from ..errors import UsageError
-
-MAGIC = "%%fixloop"
+from ..notebook.magic import FixLoopMagics, expected_output
 
 
 @dataclass(frozen=True)
@@ -38,20 +39,16 @@ class CellPlan:
             return code
         if self.instruction_in_body:
             code = f"# {self.instruction}\n{code}"  # the user's instruction stays, as a comment
-        return f"{self.magic_line}\n{code}"
+        return join_magic(self.magic_line, code)
 
 
 def parse_cell(source: str) -> CellPlan:
     """Split a `%%fixloop` cell into its options and body; any other cell runs as written."""
-    first, _, body = source.partition("\n")
-    if not re.match(rf"{MAGIC}(\s|$)", first):
+    first, body = split_magic(source)
+    if first is None:
         return CellPlan(code=source)
-    import shlex
-
-    from ..notebook.magic import FixLoopMagics, expected_output, split_instruction
-
     try:
-        args = FixLoopMagics.fixloop.parser.parse_args(shlex.split(first[len(MAGIC):]))
+        args = FixLoopMagics.fixloop.parser.parse_args(shlex.split(magic_arguments(first)))
     except (Exception, SystemExit) as exc:
         raise UsageError(f"the {MAGIC} line cannot be read ({exc}); see `%%fixloop --help`") from None
     code, instruction = split_instruction(body, " ".join(args.instruction).strip() or None)

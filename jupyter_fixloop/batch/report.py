@@ -7,22 +7,13 @@ can be checked without rerunning anything.
 
 from __future__ import annotations
 
-import datetime
 import html
 import os
 
 from ..diff import STATUS_TEXT, STYLE, diff_html, rounds_html
-from ..notebook.comm import summary_of
-from ..result import LoopResult
 
 ICON = {"ok": "ok", "fixed": "fixed", "failed": "FAILED", "rejected": "rejected", "skipped": "skipped"}
 STATUSES = ("ok", "fixed", "failed", "rejected", "skipped")
-
-
-def loop_summary(result: LoopResult, cell_id: str | None, decision: str) -> dict:
-    """The LoopSummary kept in a cell's metadata; `original` and `patched` are code without a `%%fixloop` line."""
-    created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    return summary_of(result, cell_id=cell_id, original=result.source, created=created, decision=decision)
 
 
 def headline(batch) -> str:

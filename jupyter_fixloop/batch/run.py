@@ -23,10 +23,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..cell import split_magic
 from ..errors import FixloopError, UsageError
 from ..options import BUILTIN, LoopOptions
 from ..result import LoopResult
 from ..snapshot import Snapshot
+from ..summary import METADATA_KEY, loop_summary
 from .cells import CellPlan, cell_names, parse_cell
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
@@ -78,7 +80,7 @@ class CellOutcome:
     @property
     def title(self) -> str:
         lines = [line for line in self.source.splitlines() if line.strip()]
-        first = next((line for line in lines if not line.startswith("%%fixloop")), lines[0] if lines else "")
+        first = next((line for line in lines if split_magic(line)[0] is None), lines[0] if lines else "")
         return f"cell {self.number}: {first[:60]}"
 
 
@@ -446,9 +448,8 @@ def _why_unfixed(result: LoopResult, snap: Snapshot) -> str:
 
 
 def _record(cell, result: LoopResult, decision: str) -> None:
-    from .report import loop_summary
-
-    cell.metadata["fixloop"] = loop_summary(result, cell.get("id"), decision)
+    """The LoopSummary kept in a cell's metadata; `original` and `patched` are code without a `%%fixloop` line."""
+    cell.metadata[METADATA_KEY] = loop_summary(result, cell_id=cell.get("id"), decision=decision)
 
 
 async def fix_notebook(nb, path: str, options: BatchOptions, progress=None, decide: Decide = accept_all) -> BatchResult:

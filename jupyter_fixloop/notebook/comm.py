@@ -3,7 +3,9 @@
 Replacing a cell's source is something only the frontend can do, so the kernel asks: `%load_ext`
 opens a comm with `hello`; a frontend with the extension answers it, one without closes it. Until an
 answer arrives the kernel assumes *degraded* mode, where Accept shows the code to copy instead.
-Only the `comm` package is used here (no ipywidgets), so `%load_ext` stays cheap.
+Only the `comm` package is used here (no ipywidgets), so `%load_ext` stays cheap. What a loop's
+summary holds is summary.py's; what a decision does is the LoopView's (view.py), which `decide` reaches
+through `loops`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from collections.abc import Callable
 
 TARGET = "jupyter_fixloop"
 PROTOCOL = 1
-MIMETYPE = "application/vnd.jupyter.fixloop+json"
 
 DECIDE_WORDS = {"accept": "accepted", "reject": "rejected", "undo": "undone"}
 
@@ -29,7 +30,7 @@ class Frontend:
         self.comm = None
         self.state = "absent"
         self.info: dict = {}
-        self.loops: dict[str, object] = {}  # loop_id -> its DiffWidget (decide, supersede)
+        self.loops: dict[str, object] = {}  # loop_id -> the LoopView that owns it (decide, supersede)
         self.watchers: list[Callable[[], None]] = []
         self._replies: dict[str, Callable[[dict], None]] = {}
 
@@ -164,33 +165,3 @@ def request_cell(shell) -> tuple[str | None, str | None]:
     code = (parent.get("content") or {}).get("code")
     return (cell_id if isinstance(cell_id, str) and cell_id else None), (code if isinstance(code, str) else None)
 
-
-def loop_summary(entry) -> dict:
-    """The protocol's LoopSummary of a history `Entry` (JSON-ready)."""
-    return summary_of(entry.result, cell_id=entry.cell_id, original=entry.body, created=entry.created,
-                      decision=entry.decision)
-
-
-def summary_of(result, *, cell_id: str | None, original: str, created: str, decision: str) -> dict:
-    """The LoopSummary of docs/protocol.md for a LoopResult: what the sidebar and notebook metadata keep."""
-    return {
-        "loop_id": result.loop_id,
-        "cell_id": cell_id,
-        "status": result.status,
-        "reason": result.reason,
-        "model": result.model,
-        "original": original,
-        "patched": result.patched,
-        "diff": result.diff,
-        "max_rounds": result.max_rounds,
-        "tokens": result.tokens,
-        "cost": result.cost,
-        "seconds": round(result.seconds, 3),
-        "created": created,
-        "decision": decision,
-        "rounds": [
-            {"index": r.index, "candidate": r.candidate or "", "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
-             "tokens": r.usage.tokens, "cost": r.usage.cost, "seconds": round(r.usage.seconds + r.usage.run_seconds, 3)}
-            for r in result.rounds
-        ],
-    }

@@ -7,7 +7,7 @@ that). A fix is shown for the user to accept; nothing the user typed is ever rep
 
 from __future__ import annotations
 
-import ast
+import os
 import shlex
 from dataclasses import replace
 
@@ -15,40 +15,25 @@ from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
+from .. import history as histories
+from ..cell import split_instruction
 from ..config import FixLoop
 from ..errors import FixloopError, UsageError
 from ..model import check_model
-
-AWAIT_NOTE = "the cell uses top-level await, which a cell magic cannot run in your kernel (IPython runs it only as a cell)"
-
-
-def awaits_in_running_loop(shell, code: str) -> bool:
-    """True when `code` needs top-level await and the kernel's event loop is running (ipykernel):
-    run from inside a magic or a widget callback, it would fail with "event loop is already running"."""
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    try:
-        transformed = shell.transform_cell(code)
-        return bool(shell.should_run_async(code, transformed_cell=transformed, preprocessing_exc_tuple=None))
-    except Exception:  # an IPython without autoawait, or code it cannot transform
-        return False
+from .comm import connect
+from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
+from .view import LoopView
 
 
 @magics_class
 class FixLoopMagics(Magics):
-    """Holds the configuration (`FixLoop`) and the last result of this kernel."""
+    """Holds the configuration (`FixLoop`); each cell's display and decisions are its LoopView's."""
 
     def __init__(self, shell):
         super().__init__(shell)
         self.config_obj = FixLoop(parent=shell)
         if hasattr(shell, "configurables"):
             shell.configurables.append(self.config_obj)  # so that `%config FixLoop.x = ...` reaches it
-        self.last = None
-        self.last_code = None  # set by the widget's Accept/Undo: what `%fixloop last` inserts
 
     @magic_arguments()
     @argument("--expect", "-e", action="append", default=[], metavar="EXPR",
@@ -62,6 +47,7 @@ class FixLoopMagics(Magics):
     @argument("--budget", type=float, default=None, help="Total model cost in USD for this loop.")
     @argument("--hint", default=None, help="Extra guidance added to the prompt.")
     @argument("--dry", action="store_true", help="Do not run the passing cell in this kernel.")
+    @argument("--help", "-h", action="store_true", help="Show this help; the cell does not run.")
     @argument("instruction", nargs="*", help="Optional instruction: write or change the cell's code.")
     @cell_magic
     def fixloop(self, line, cell):
@@ -82,6 +68,9 @@ class FixLoopMagics(Magics):
         same way.
         """
         args = self._parse(line)
+        if args.help:
+            print(self.fixloop.__doc__)
+            return
         source, instruction = split_instruction(cell, " ".join(args.instruction).strip() or None)
         try:
             options = self._options(args)
@@ -97,16 +86,13 @@ class FixLoopMagics(Magics):
         except BaseException as exc:
             view.stopped(f"{type(exc).__name__}: {exc}")
             raise
-        self.last = result
-        self.last_code = None
         self.shell.user_ns["_fixloop"] = result
-        self._show(result, view, retry=self._retrier(source, args, instruction, options))
+        view.finish(result, retry=self._retrier(source, args, instruction, options))
         if result.status == "passed" and not args.dry:
             if awaits_in_running_loop(self.shell, source):
                 print(f"fixloop: {AWAIT_NOTE}: run it without the %%fixloop line.")
             else:
                 self.shell.run_cell(source, store_history=False)
-        return None
 
     def _parse(self, line: str):
         try:
@@ -121,6 +107,7 @@ class FixLoopMagics(Magics):
             budget=args.budget, hint=args.hint).resolved()
 
     def _run(self, source, args, instruction, options, on_event=None):
+        # imported here for start-up cost: the loop brings jupyter_client and the sandbox; `%load_ext` stays cheap
         from ..loop import fix
 
         return fix(source, checks=tuple(unquote(e) for e in args.expect), instruction=instruction,
@@ -129,9 +116,7 @@ class FixLoopMagics(Magics):
 
     def _start_view(self, line, cell, options):
         """Record the cell in the history before anything runs, and show the live header."""
-        from .view import LoopView
-
-        return LoopView(self.shell, self, line, cell, options.model, options.max_rounds)
+        return LoopView(self.shell, line, cell, options.model, options.max_rounds)
 
     def _retrier(self, source, args, instruction, options):
         """The widget's Retry: the same loop again, the user's hint joined to --hint."""
@@ -144,54 +129,36 @@ class FixLoopMagics(Magics):
 
         return retry
 
-    def _show(self, result, view=None, retry=None) -> None:
-        """The widget where widgets work (with a kernel), else HTML and text; see display.py."""
-        if view is not None:
-            view.finish(result, retry)
-            return
-        from IPython.display import display
-
-        from ..diff import render_html, render_text
-
-        display({"text/plain": render_text(result), "text/html": render_html(result)}, raw=True)
-
     @line_magic("fixloop")
     def fixloop_line(self, line):
-        """`%fixloop last`: insert the last proposed (or accepted) code as the next cell. `%fixloop history [ID]`:
-        list past loops, or show one with its original cell. `%fixloop config`: show settings."""
+        """`%fixloop last`: insert the last loop's code as the next cell (the accepted code, the original
+        after Undo, else the proposal). `%fixloop history [ID]`: list past loops, or show one with its
+        original cell. `%fixloop config [NAME | --help]`: the settings, where each value came from, and
+        what a setting does."""
         words = shlex.split(line)
         command = words[0] if words else "last"
         if command == "last":
             return self._insert_last()
         if command == "history":
-            from ..history import get
-
-            history = get(self.shell)
+            history = histories.get(self.shell)
             print(history.show(words[1]) if len(words) > 1 else history.listing())
             return None
         if command == "config":
-            cfg = self.config_obj
-            names = sorted(cfg.trait_names(config=True))
-            return "\n".join(f"FixLoop.{n} = {getattr(cfg, n)!r}" for n in names)
+            try:
+                print(self.config_obj.table(*words[1:]))
+            except UsageError as exc:
+                raise IPythonUsageError(f"%fixloop config: {exc}") from None
+            return None
         raise IPythonUsageError(f"%fixloop: unknown command {command!r}; use `%fixloop last`, `%fixloop history` or `%fixloop config`")
 
     def _insert_last(self):
-        result = self.last
-        if result is None:
+        entry = histories.get(self.shell).last()
+        if entry is None:
             raise IPythonUsageError("%fixloop last: no loop has run in this kernel yet")
-        code = self.last_code or result.patched or (result.rounds[-1].candidate if result.rounds else None)
+        code = histories.last_code(entry)
         if not code:
             raise IPythonUsageError("%fixloop last: the last loop proposed no code")
         self.shell.set_next_input(code.rstrip("\n"), replace=False)
-        return None
-
-
-def split_instruction(cell: str, instruction: str | None) -> tuple[str, str | None]:
-    """A cell whose whole body is one line of prose is an instruction, not code."""
-    body = cell.strip("\n")
-    if instruction is None and body.strip() and "\n" not in body.strip() and looks_like_prose(body.strip()):
-        return "", body.strip()
-    return cell, instruction
 
 
 def unquote(text: str) -> str:
@@ -204,8 +171,6 @@ def unquote(text: str) -> str:
 
 def expected_output(value: str | None) -> str | None:
     """--expect-output: the path of a file holding the text, or the text itself (`\\n` is a new line)."""
-    import os
-
     if value is None:
         return None
     value = unquote(value)
@@ -218,19 +183,7 @@ def expected_output(value: str | None) -> str | None:
     return value.replace("\\n", "\n")
 
 
-def looks_like_prose(text: str) -> bool:
-    try:
-        ast.parse(text)
-        return False
-    except SyntaxError:
-        pass
-    words = text.split()
-    return len(words) >= 3 and text[0].isalpha()
-
-
 def load_ipython_extension(ipython) -> None:
-    from .comm import connect
-
     ipython.register_magics(FixLoopMagics(ipython))
     connect(ipython)  # hello to the frontend: can it replace cells in place?
 

@@ -1,122 +1,75 @@
-"""How one `%%fixloop` cell shows itself, from the first event to the result, and what it records.
+"""One `%%fixloop` cell from its first event to the user's last decision: the owner of its lifecycle.
 
-With a kernel, a live header (HTML, updated in place) shows the loop's progress; when the loop
-ends it is emptied and the diff widget is displayed after it. Without one (plain IPython) the HTML/text display of diff.py
-is shown. Either way every result is recorded in the history and announced on the comm, and its
-display bundle carries the LoopSummary (`application/vnd.jupyter.fixloop+json`) so the notebook
-keeps it.
+Before the loop runs, the exact cell goes to the history and a live header (HTML, updated in place)
+shows the loop's progress. When the loop ends, its result is recorded in the history, announced on the
+comm, and displayed with the LoopSummary (`application/vnd.jupyter.fixloop+json`) in the bundle so the
+notebook keeps it: as the diff widget where a frontend can render widgets, else as HTML and text
+(diff.py), which is also all a headless run (nbclient, nbconvert) stores.
+
+Then the view owns the decision. Nothing changes until Accept; Accept asks the frontend to replace
+the cell (keeping the `%%fixloop` line) and runs the code in the user's kernel; Undo puts back the
+exact original; Reject says that nothing changed; Retry runs the loop again; running the cell again
+closes a pending loop (supersede). Without the JupyterLab extension (degraded mode) Accept shows the
+code to copy and `%fixloop last` inserts it. Every decision goes to the history and the comm. The
+widget's buttons and the sidebar's `decide` (comm.py) call the same methods here; the widget only
+shows what it is told.
 """
 
 from __future__ import annotations
 
-import contextvars
 import html
-import importlib.util
-import threading
-import time
+from collections.abc import Callable
 
 from .. import diff
 from .. import history as histories
+from ..cell import join_magic, magic_line, split_magic
+from ..errors import FixloopError
 from ..history import Entry
+from ..result import LoopResult
+from ..summary import MIMETYPE
 from . import comm as frontends
+from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
+from .progress import Progress, Ticker
 
-TICK = 1.0  # seconds between refreshes of the live header's elapsed time
-
-
-class Progress:
-    """What the loop's events (`on_event`) said so far, for a live header."""
-
-    def __init__(self, model: str, max_rounds: int):
-        self.model = model
-        self.max_rounds = max_rounds
-        self.started = time.perf_counter()
-        self.round = 0
-        self.tokens = 0
-        self.cost = 0.0
-        self.activity = "starting the sandbox"
-
-    def update(self, kind: str, info: dict) -> None:
-        self.round = max(self.round, info.get("round", 0) or 0)
-        self.max_rounds = info.get("max_rounds", self.max_rounds)
-        usage = info.get("usage")
-        if usage is not None:
-            self.tokens += usage.tokens
-            self.cost += usage.cost
-        self.activity = diff.activity_text(kind, info)
-
-    def html(self) -> str:
-        return diff.header_html(status="running", rounds=self.round, max_rounds=self.max_rounds, model=self.model,
-                                tokens=self.tokens, cost=self.cost, seconds=time.perf_counter() - self.started,
-                                activity=self.activity)
+Retry = Callable[[str | None, Callable[[str, dict], None]], LoopResult]  # (hint, on_event) -> result
 
 
-class Ticker:
-    """Calls `refresh` every TICK seconds from a thread until `stop`, so the elapsed time moves while
-    the model thinks (events can be a long call apart). The thread runs in the caller's context, so
-    its updates reach the caller's cell; `stop(final)` makes `final` the last update."""
+def renders_widgets(shell, frontend: frontends.Frontend) -> bool:
+    """Whether a frontend that can render widgets (and live displays) is attached to this cell.
 
-    def __init__(self, refresh):
-        self._refresh = refresh
-        self._lock = threading.Lock()
-        self._done = threading.Event()
-        context = contextvars.copy_context()
-        threading.Thread(target=context.run, args=(self._run,), name="fixloop-ticker", daemon=True).start()
-
-    def _run(self) -> None:
-        while not self._done.wait(TICK):
-            try:
-                self.refresh()
-            except Exception:  # the display went away (kernel shutting down): stop ticking, quietly
-                return
-
-    def refresh(self) -> None:
-        with self._lock:
-            if not self._done.is_set():
-                self._refresh()
-
-    def stop(self, final=None) -> None:
-        with self._lock:
-            if self._done.is_set():
-                return
-            self._done.set()
-            if final is not None:
-                final()
-
-
-def widgets_available(shell) -> bool:
-    """Widgets need a kernel (a frontend may render them) and ipywidgets (checked without importing it)."""
-    return getattr(shell, "kernel", None) is not None and importlib.util.find_spec("ipywidgets") is not None
+    ipywidgets itself only asks whether there is a kernel, so a headless run (nbclient, nbconvert,
+    papermill) would store every widget's state in the notebook for nobody. A frontend that answered
+    the fixloop comm (the extension) or closed it (one without the extension: JupyterLab, Notebook)
+    is a live one; while no answer has come, a request that names its cell (`cellId`, sent by
+    JupyterLab, Notebook 7 and VS Code, never by nbclient) is from a live frontend too.
+    """
+    if getattr(shell, "kernel", None) is None:
+        return False
+    if frontend.state != "waiting":
+        return True
+    cell_id, _ = frontends.request_cell(shell)
+    return cell_id is not None
 
 
 def cell_source(shell, line: str, cell: str) -> tuple[str, str | None]:
     """The exact cell as typed and its cellId; rebuilt from line and body when the request is not this cell."""
     cell_id, code = frontends.request_cell(shell)
-    if code is not None and code.startswith("%%fixloop"):
+    if code is not None and split_magic(code)[0] is not None:
         return code, cell_id
     # called some other way (run_cell_magic from another cell): never replace that other cell
-    return (f"%%fixloop {line}".rstrip() + "\n" + cell), None
+    return join_magic(magic_line(line), cell), None
 
 
-def publish(entry: Entry, history, frontend) -> dict:
-    """Record a finished loop and announce it on the comm; returns its LoopSummary."""
-    summary = frontends.loop_summary(entry)
-    history.loop(entry, summary)
-    frontend.send_loop(summary)
-    return summary
-
-
-def bundle(entry: Entry, summary: dict) -> dict:
+def bundle(result: LoopResult, summary: dict) -> dict:
     """The display bundle without the widget: text, HTML and the LoopSummary."""
-    return {"text/plain": diff.render_text(entry.result), "text/html": diff.render_html(entry.result),
-            frontends.MIMETYPE: summary}
+    return {"text/plain": diff.render_text(result), "text/html": diff.render_html(result), MIMETYPE: summary}
 
 
 class LoopView:
-    """One `%%fixloop` cell's display: started before the loop, finished with its result."""
+    """One `%%fixloop` cell's display and decisions: started before the loop, finished with its result."""
 
-    def __init__(self, shell, magics, line: str, cell: str, model: str, max_rounds: int):
+    def __init__(self, shell, line: str, cell: str, model: str, max_rounds: int):
         self.shell = shell
-        self.magics = magics
         self.history = histories.get(shell)
         self.frontend = frontends.current()
         source, cell_id = cell_source(shell, line, cell)
@@ -125,14 +78,25 @@ class LoopView:
             if cell_id and shown.entry.cell_id == cell_id:
                 shown.supersede()
         self.history.start(self.entry, model)
+        self.live = renders_widgets(shell, self.frontend)
         self.progress = Progress(model, max_rounds)
+        self.retry_loop: Retry | None = None
+        self.busy = False
+        self.state = ("pending", "")  # the state line: (state, HTML text)
+        self.widget = None
         self.handle = None
         self.ticker = None
-        if widgets_available(shell):
+        if self.live:
             from IPython.display import display
 
             self.handle = display(self._progress_bundle(), raw=True, display_id=True)
             self.ticker = Ticker(lambda: self.handle.update(self._progress_bundle(), raw=True))
+
+    @property
+    def result(self) -> LoopResult | None:
+        return self.entry.result
+
+    # ------------------------------------------------------------------ while the loop runs
 
     def _progress_bundle(self) -> dict:
         text = f"fixloop: running ({self.progress.activity})"
@@ -153,20 +117,230 @@ class LoopView:
                 "text/plain": f"fixloop: stopped: {message}",
                 "text/html": f"<div>fixloop: stopped: {html.escape(message)}</div>"}, raw=True))
 
-    def finish(self, result, retry=None) -> None:
-        """Show the result: the widget where widgets work, else HTML and text."""
+    def finish(self, result: LoopResult, retry: Retry | None = None) -> None:
+        """Record and announce the result, then show it: the widget where widgets render, else HTML and text."""
         from IPython.display import display
 
+        self.retry_loop = retry
         self.entry.result = result
-        summary = publish(self.entry, self.history, self.frontend)
-        data = bundle(self.entry, summary)
-        if self.handle is not None:
+        data = bundle(result, self._publish())
+        if self.live:
             from .widget import DiffWidget
 
             # the live header steps aside: the result is a display of its own, so the notebook saves it whole
             self.ticker.stop(lambda: self.handle.update({"text/plain": "", "text/html": ""}, raw=True))
-            widget = DiffWidget(self.entry, shell=self.shell, frontend=self.frontend, history=self.history,
-                                magics=self.magics, retry=retry)
-            data.update(widget._repr_mimebundle_())
+            self.widget = DiffWidget(on_decide=self.decide, on_retry=self.retry)
+            self.frontend.watchers.append(self._show_mode)
+        self._show_result()
+        if self.widget is not None:
+            data.update(self.widget._repr_mimebundle_())
             data["text/plain"] = diff.render_text(result)
         display(data, raw=True)
+
+    def _publish(self) -> dict:
+        """Record the finished loop in the history and announce it on the comm; returns its LoopSummary."""
+        summary = self.entry.summary()
+        self.history.loop(self.entry, summary)
+        self.frontend.send_loop(summary)
+        return summary
+
+    # ------------------------------------------------------------------ what the widget shows
+
+    def _show_result(self) -> None:
+        """The loop shown now: the one the sidebar's `decide` reaches, drawn in the widget."""
+        self.frontend.loops[self.entry.loop_id] = self
+        if self.widget is None:
+            return
+        self.widget.show_result(self.result)
+        self._show_mode()
+        self._say("pending" if self._decidable() else "done", self._pending_text())
+        self._sync_buttons()
+
+    def _show_mode(self) -> None:
+        if self.widget is None:
+            return
+        text = self.frontend.describe()
+        if self.frontend.connected and not self.entry.cell_id:
+            text = "This cell was not run with a cell id, so it cannot be replaced in place: Accept shows the code to copy."
+        self.widget.show_mode(text)
+
+    def _say(self, state: str, text: str) -> None:
+        self.state = (state, text)
+        if self.widget is not None:
+            self.widget.show_state(state, text)
+
+    def _say_more(self, text: str) -> None:
+        """A line added to the state shown now."""
+        state, shown = self.state
+        self._say(state, shown + text)
+
+    def _show_code(self, code: str | None) -> None:
+        if self.widget is not None:
+            self.widget.show_code(code)
+
+    def _pending_text(self) -> str:
+        if self.result.status == "passed":
+            return "The cell already passes its checks; there is nothing to decide."
+        if self.result.patched is None:
+            return "No verified fix. Your cell is unchanged. Retry (with a hint) or edit the cell."
+        return "<b>Pending</b>: nothing has changed in your cell yet. Accept, Reject or Retry."
+
+    def _decidable(self) -> bool:
+        return self.result.patched is not None and self.result.status != "passed"
+
+    def _sync_buttons(self) -> None:
+        if self.widget is None:
+            return
+        decision = self.entry.decision
+        fixable = self._decidable() and not self.busy
+        retry = not (self.busy or self.retry_loop is None or decision == "accepted" or self.result.status == "passed")
+        self.widget.show_buttons(accept=fixable and decision != "accepted",
+                                 reject=fixable and decision not in ("accepted", "rejected"),
+                                 undo=not self.busy and decision == "accepted", retry=retry)
+
+    # ------------------------------------------------------------------ deciding
+
+    def decide(self, word: str, via: str = "button") -> None:
+        """Accept, reject or undo; the same path for a button and for the sidebar's `decide`."""
+        action = {"accept": self.accept, "reject": self.reject, "undo": self.undo}[word]
+        before = self.entry.decision
+        action(via)
+        self._sync_buttons()
+        if via == "sidebar" and self.entry.decision == before:
+            # nothing to do (already decided, or no fix): tell the sidebar where things stand
+            known = before if before in ("accepted", "rejected", "undone") else "unknown"
+            self.frontend.send({"action": "decision", "loop_id": self.entry.loop_id, "decision": known,
+                                "error": None if known != "unknown" else f"cannot {word} this loop"})
+
+    def supersede(self) -> None:
+        """The same cell ran again: close this loop as rejected, so no decision is left pending
+        (its original and patch stay in `%fixloop history`)."""
+        if self.entry.decision != "pending" or self.busy or self.result is None or self.result.status == "passed":
+            return
+        self._record("rejected", "rerun")
+        self._say("rejected", "<b>Closed</b>: the cell ran again. This loop stays in <code>%fixloop history</code>.")
+        self._sync_buttons()
+
+    def _record(self, decision: str, via: str, **extra) -> None:
+        self.entry.decision = decision
+        self.history.decision(self.entry, decision, via=via, mode=self.frontend.mode, **extra)
+        self.frontend.send_decision(self.entry.loop_id, decision)
+
+    def accept(self, via: str = "button") -> None:
+        if not self._decidable() or self.busy:
+            self._say("done", "There is no verified fix to accept.")
+            return
+        if self.entry.decision == "accepted":
+            return
+        code = self.result.patched
+        self._record("accepted", via)
+        if self.frontend.replace(self.entry.cell_id, self.entry.accepted_source(), self.entry.summary(), "accepted",
+                                 self._on_replaced, expected=self.entry.cell_source):
+            self._say("accepted", "<b>Accepted</b>: replacing the cell in the notebook…")
+        else:
+            self._degraded_accept(code, "")
+        self._run_accepted(code)
+
+    def _degraded_accept(self, code: str, why: str) -> None:
+        self._say("accepted", f"<b>Accepted</b>{html.escape(why)}. Your cell was not changed here: copy the code "
+                  "below into it, or run <code>%fixloop last</code> to insert it as a new cell.")
+        self._show_code(code)
+
+    def _on_replaced(self, data: dict) -> None:
+        undone = self.entry.decision == "undone"
+        if data.get("ok"):
+            if undone:
+                self._say("undone", "<b>Undone</b>: your original cell is back, exactly as you typed it.")
+            else:
+                self._say("accepted", "<b>Accepted</b>: the cell now holds the fixed code and it ran (output below). "
+                          "Undo puts back your original.")
+            return
+        why = f" (the frontend could not change the cell: {data.get('error') or 'unknown error'})"
+        if undone:
+            self._degraded_undo(why)
+        else:
+            self._degraded_accept(self.result.patched, why)
+
+    def _run_accepted(self, code: str) -> None:
+        """Run the accepted code in the user's kernel; its output goes to the widget, when there is one."""
+        if awaits_in_running_loop(self.shell, code):
+            self._say_more(f"<div>Not run here: {html.escape(AWAIT_NOTE)}. Run the cell to apply it.</div>")
+            return
+        if self.widget is not None:
+            with self.widget.capture():
+                outcome = self.shell.run_cell(code, store_history=False)
+        else:
+            outcome = self.shell.run_cell(code, store_history=False)
+        if not outcome.success:
+            error = outcome.error_in_exec or outcome.error_before_exec
+            self._say_more(f"<div>Running it in your kernel raised {html.escape(type(error).__name__)}: "
+                           f"{html.escape(str(error))}</div>")
+
+    def reject(self, via: str = "button") -> None:
+        if self.entry.decision == "accepted":
+            self._say("accepted", "Already accepted: use Undo to put back your original cell.")
+            return
+        self._record("rejected", via)
+        self._show_code(None)
+        self._say("rejected", "<b>Rejected</b>: nothing changed; your cell is as you typed it. "
+                  "The proposal stays in <code>%fixloop history</code>.")
+
+    def undo(self, via: str = "button") -> None:
+        if self.entry.decision != "accepted":
+            self._say(self.entry.decision, "Undo is available after Accept.")
+            return
+        self._record("undone", via)
+        if self.frontend.replace(self.entry.cell_id, self.entry.cell_source, self.entry.summary(), "undone",
+                                 self._on_replaced, expected=self.entry.accepted_source()):
+            self._say("undone", "<b>Undone</b>: restoring your original cell… (variables the accepted code "
+                      "set in your kernel stay)")
+        else:
+            self._degraded_undo("")
+
+    def _degraded_undo(self, why: str) -> None:
+        self._say("undone", f"<b>Undone</b>{html.escape(why)}. Your original cell is below, exactly as typed; "
+                  "<code>%fixloop last</code> inserts it as a new cell.")
+        self._show_code(self.entry.cell_source)
+
+    # ------------------------------------------------------------------ retrying
+
+    def retry(self, hint: str = "") -> None:
+        """Run the loop again (the hint joins the prompt); the widget then shows the new result."""
+        if self.retry_loop is None or self.busy or self.entry.decision == "accepted":
+            return
+        old = self.entry
+        if old.decision == "pending":  # retrying closes the loop shown so far: never left in limbo
+            old.decision = "rejected"
+            self.history.decision(old, "rejected", via="retry", hint=hint)
+            self.frontend.send_decision(old.loop_id, "rejected")
+        self.frontend.loops.pop(old.loop_id, None)
+        new = Entry(cell_source=old.cell_source, cell_id=old.cell_id)
+        self.history.start(new, self.result.model)
+        progress = Progress(self.result.model, self.result.max_rounds)
+        self.busy = True
+        self._sync_buttons()
+        self._show_code(None)
+        self._say("running", f"Retrying{' with your hint' if hint.strip() else ''}…")
+
+        def on_event(kind, info):
+            progress.update(kind, info)
+            ticker.refresh()
+
+        ticker = Ticker(lambda: self.widget is not None and self.widget.show_header(progress.html()))
+        try:
+            new.result = self.retry_loop(hint.strip() or None, on_event)
+        except BaseException as exc:  # a bound, or the kernel's stop button: the widget stays usable
+            why = str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__} {exc}".strip()
+            self.history.record("stopped", run=new.run, error=why)
+            self.busy = False
+            self._say("done", f"Retry stopped: {html.escape(why)}")
+            self._sync_buttons()
+            if not isinstance(exc, (FixloopError, KeyboardInterrupt)):
+                raise
+            return
+        finally:
+            ticker.stop()  # before the result's header: no tick may overwrite it
+        self.busy = False
+        self.entry = new
+        self._publish()
+        self._show_result()

@@ -1,0 +1,80 @@
+"""A `%%fixloop` cell as text: its magic line and its body. The one place that splits and joins them.
+
+The magic line is the cell's first line when it is `%%fixloop` followed by nothing or by whitespace
+(its arguments); the body is everything after that line's newline, exactly as typed. A body that is
+one line of prose is an instruction (`split_instruction`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+MAGIC = "%%fixloop"
+LINE_MAGIC = "%fixloop"
+
+
+def split_magic(source: str) -> tuple[str | None, str]:
+    """(the `%%fixloop` line as typed, the body); (None, source) when the cell has no such line."""
+    first, _, body = source.partition("\n")
+    if first == MAGIC or (first.startswith(MAGIC) and first[len(MAGIC)].isspace()):
+        return first, body
+    return None, source
+
+
+def join_magic(line: str | None, body: str) -> str:
+    """The cell holding `body` under the magic `line` (None: the body alone)."""
+    return body if line is None else f"{line}\n{body}"
+
+
+def magic_arguments(line: str) -> str:
+    """The arguments of a `%%fixloop` line (what IPython hands the magic as `line`)."""
+    return line[len(MAGIC):].strip() if line.startswith(MAGIC) else line.strip()
+
+
+def magic_line(arguments: str = "") -> str:
+    """The `%%fixloop` line for `arguments`."""
+    return f"{MAGIC} {arguments}".rstrip()
+
+
+# ---------------------------------------------------------------- code or an instruction
+
+KEYWORD_START = re.compile(r"^(?:(?:async\s+)?def\s+\w+\s*[(:]|class\s+\w+\s*[(:]|lambda\b|@\w|from\s+[\w.]+\s+import\b"
+                           r"|import\s+[\w.]+\s+as\b)")
+NAME_START = re.compile(r"^[A-Za-z_]\w*\s*(?:\.[A-Za-z_]|[(\[]|=(?!=)|[-+*/%@&|^]=)")
+CALLS = re.compile(r"[A-Za-z_]\w*[(\[]")  # f( or x[
+ASSIGNS = re.compile(r"(?<![=!<>])=(?!=)|[=!<>]=")
+OPERATORS = {"+", "-", "*", "/", "//", "%", "**", "<", ">", "->", "&", "|", "^", "@", "+=", "-="}
+WORD = re.compile(r"^[A-Za-z]+(?:['’-][A-Za-z]+)*[.,;:!?]?$")  # a word, perhaps with its punctuation
+
+
+def looks_like_prose(text: str) -> bool:
+    """Whether one line that is not valid Python reads as an instruction rather than broken code.
+
+    Code that fails to parse is code to repair: `df.groupby('a'].sum()`, `print("x"`,
+    `for i in range(3) print(i)`. Prose is at least three words, starts with a word, and has few code
+    marks (calls, subscripts, assignments, operators) for its length: `add a column with the total`,
+    `use df.groupby('region') to sum the amount`.
+    """
+    text = text.strip()
+    try:
+        ast.parse(text)
+        return False
+    except SyntaxError:
+        pass
+    if KEYWORD_START.match(text) or NAME_START.match(text):
+        return False
+    words = text.split()
+    if len(words) < 3 or not WORD.match(words[0]):
+        return False
+    plain = sum(bool(WORD.match(w)) for w in words)
+    marks = len(CALLS.findall(text)) + len(ASSIGNS.findall(text)) + sum(w in OPERATORS for w in words)
+    return 2 * plain >= len(words) and 4 * marks <= len(words)
+
+
+def split_instruction(body: str, instruction: str | None) -> tuple[str, str | None]:
+    """(code, instruction) of a cell body: a body that is one line of prose is the instruction, not code."""
+    text = body.strip()
+    if instruction is None and text and "\n" not in text and looks_like_prose(text):
+        return "", text
+    return body, instruction

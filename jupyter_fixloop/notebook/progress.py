@@ -1,0 +1,73 @@
+"""A loop's progress while it runs: what its events said so far (`Progress`), and a clock that
+refreshes a display every second even when no event comes (`Ticker`, the model can take a while).
+Used by the live header of a `%%fixloop` cell and by the header of the widget's Retry."""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+
+from .. import diff
+
+TICK = 1.0  # seconds between refreshes of the live header's elapsed time
+
+
+class Progress:
+    """What the loop's events (`on_event`) said so far, for a live header."""
+
+    def __init__(self, model: str, max_rounds: int):
+        self.model = model
+        self.max_rounds = max_rounds
+        self.started = time.perf_counter()
+        self.round = 0
+        self.tokens = 0
+        self.cost = 0.0
+        self.activity = "starting the sandbox"
+
+    def update(self, kind: str, info: dict) -> None:
+        self.round = max(self.round, info.get("round", 0) or 0)
+        self.max_rounds = info.get("max_rounds", self.max_rounds)
+        usage = info.get("usage")
+        if usage is not None:
+            self.tokens += usage.tokens
+            self.cost += usage.cost
+        self.activity = diff.activity_text(kind, info)
+
+    def html(self) -> str:
+        return diff.header_html(status="running", rounds=self.round, max_rounds=self.max_rounds, model=self.model,
+                                tokens=self.tokens, cost=self.cost, seconds=time.perf_counter() - self.started,
+                                activity=self.activity)
+
+
+class Ticker:
+    """Calls `refresh` every TICK seconds from a thread until `stop`, so the elapsed time moves while
+    the model thinks (events can be a long call apart). The thread runs in the caller's context, so
+    its updates reach the caller's cell; `stop(final)` makes `final` the last update."""
+
+    def __init__(self, refresh):
+        self._refresh = refresh
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        context = contextvars.copy_context()
+        threading.Thread(target=context.run, args=(self._run,), name="fixloop-ticker", daemon=True).start()
+
+    def _run(self) -> None:
+        while not self._done.wait(TICK):
+            try:
+                self.refresh()
+            except Exception:  # the display went away (kernel shutting down): stop ticking, quietly
+                return
+
+    def refresh(self) -> None:
+        with self._lock:
+            if not self._done.is_set():
+                self._refresh()
+
+    def stop(self, final=None) -> None:
+        with self._lock:
+            if self._done.is_set():
+                return
+            self._done.set()
+            if final is not None:
+                final()
