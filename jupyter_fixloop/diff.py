@@ -135,7 +135,8 @@ def rounds_html(result: LoopResult) -> str:
         title = f"round {r.index}: {r.receipt.kind}"
         body = ""
         if r.candidate is not None:
-            body = diff_html(previous, r.candidate)
+            if (previous, r.candidate) != (result.source, result.patched):  # else the diff shown above, again
+                body = diff_html(previous, r.candidate)
             previous = r.candidate
         items.append(_receipt_html(title, r.receipt.text, body))
     if not items:
