@@ -111,3 +111,81 @@ def test_interrupting_the_kernel_stops_the_loop_itself(fake_model):
         assert k.run("print(1 + 1)").text.strip() == "2"  # the kernel is usable
     finally:
         k.close()
+
+
+def test_help_prints_the_magics_help_and_does_not_run_the_cell(kernel):
+    for flag in ("--help", "-h"):
+        run = kernel.run(f"%%fixloop {flag}\nhelp_ran = 1\n")
+        assert run.ok, run.text
+        assert "--expect EXPR" in run.text and "--max-rounds" in run.text and "Example::" in run.text
+        assert "NameError" in kernel.run("help_ran").text  # the cell did not run, here or in a sandbox
+    listing = kernel.run("%fixloop history").text
+    assert "help_ran" not in listing  # and no loop was started
+
+
+def test_fixloop_config_is_a_table_of_values_and_where_they_came_from(kernel):
+    run = kernel.run("%fixloop config")
+    assert run.ok and run.text.splitlines()[0].split() == ["setting", "value", "from"]
+    rows = {line.split()[0]: line.split() for line in run.text.splitlines()[1:] if line and not line.startswith(" ")}
+    assert rows["max_rounds"][1:] == ["4", "default"] and rows["confinement"][1:] == ["'auto'", "default"]
+    assert "uses the built-in engine" in run.text and "%fixloop config --help" in run.text
+    kernel.run("%config FixLoop.max_rounds = 2")
+    try:
+        rows = {line.split()[0]: line.split() for line in kernel.run("%fixloop config").text.splitlines()[1:] if line}
+        assert rows["max_rounds"][1:] == ["2", "%config"]
+        one = kernel.run("%fixloop config max_rounds").text
+        assert "Model rounds before the loop gives up." in one and "timeout" not in one
+        assert "Total model tokens for one loop" in kernel.run("%fixloop config --help").text
+        assert "no setting 'rounds'" in kernel.run("%fixloop config rounds").text
+    finally:
+        kernel.run("%config FixLoop.max_rounds = 4")
+
+
+def test_fixloop_config_names_a_value_from_a_config_file(tmp_path, monkeypatch):
+    profile = tmp_path / "ipython" / "profile_default"
+    profile.mkdir(parents=True)
+    (profile / "ipython_kernel_config.py").write_text("c.FixLoop.timeout = 12.0\n")
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    k = UserKernel()
+    try:
+        text = k.run("%load_ext jupyter_fixloop\n%fixloop config").text
+        rows = {line.split()[0]: line.split() for line in text.splitlines()[1:] if line}
+        assert rows["timeout"][1:] == ["12.0", "config", "file"], text
+    finally:
+        k.close()
+
+
+def test_a_line_of_code_with_a_syntax_error_is_repaired_not_taken_as_an_instruction(kernel):
+    run = kernel.run("%%fixloop\nprint('the answer is', 6 * 7\n")
+    assert "fixloop: fixed" in run.text, run.text
+    assert "+print('the answer is', 6 * 7)" in run.text and "cannot write code from an instruction" not in run.text
+
+
+def test_fixloop_last_reads_the_history_even_after_the_extension_is_reloaded(kernel):
+    kernel.run("stock = {'pears': 5}")
+    kernel.run("%%fixloop\nleft = stock['Pears']\n")
+    assert kernel.run("%reload_ext jupyter_fixloop").ok  # new magics object: nothing kept on it
+    payloads = kernel.run("%fixloop last").reply["content"]["payload"]
+    assert payloads and payloads[0]["text"] == "left = stock['pears']"
+    assert kernel.run("print(_fixloop.patched.strip())").text.strip() == "left = stock['pears']"
+
+
+def test_a_headless_run_stores_no_widget_state(tmp_path):
+    """nbclient (as nbconvert and papermill) renders no widget: the notebook keeps the HTML/text result
+    and the LoopSummary, small, and no widget state."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = ["%load_ext jupyter_fixloop", "monthly_sales = [120, 80, 100]",
+             "%%fixloop --expect 'total == 300'\ntotal = sum(monthly_sale)", "%%fixloop\nprint('x'"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, kernel_name="python3", timeout=240).execute()
+    path = tmp_path / "ran.ipynb"
+    nbformat.write(nb, str(path))
+    assert "widgets" not in nb.metadata
+    for cell in nb.cells[2:]:
+        results = [o["data"] for o in cell.outputs if "application/vnd.jupyter.fixloop+json" in o.get("data", {})]
+        assert len(results) == 1 and "fixloop: fixed" in results[0]["text/plain"], cell.outputs
+        assert "text/html" in results[0] and "application/vnd.jupyter.widget-view+json" not in results[0]
+        assert all("text/html" not in o.get("data", {}) or o is cell.outputs[-1] for o in cell.outputs)  # no live header left
+    assert path.stat().st_size < 16_000, path.stat().st_size  # was ~64 KB a loop with the widget's state
