@@ -159,6 +159,16 @@ def test_sidebar_decide_acts_like_the_button(lab):
     assert answer["loop_id"] == "no-such-loop" and answer["decision"] == "unknown" and "no loop" in answer["error"]
 
 
+def test_the_sidebar_reaches_the_cells_view_and_the_widget_only_renders(lab):
+    """The comm's `loops` hold each cell's LoopView (the lifecycle owner); the widget knows no magic and no view."""
+    _, summary, _ = run_loop(lab, cell_id="cell-11")
+    msgs, _ = lab.execute("from jupyter_fixloop.notebook import comm as _c, widget as _w\n"
+                          f"print(type(_c.current().loops[{summary['loop_id']!r}]).__name__)\n"
+                          "print(sorted(m for m in ('magic', 'view') if hasattr(_w, m) or f'.{m} import' in open(_w.__file__).read()))")
+    printed = "".join(m["content"]["text"] for m in msgs if m["msg_type"] == "stream").split()
+    assert printed == ["LoopView", "[]"], printed
+
+
 def test_retry_with_a_hint_puts_the_hint_in_the_prompt(lab, fake_model):
     wrong = "```python\ntotal = sum(monthly_sale) + 0\n```"
     server = fake_model(wrong, "```python\ntotal = sum(monthly_sales)\n```")

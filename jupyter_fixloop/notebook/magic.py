@@ -68,8 +68,8 @@ class FixLoopMagics(Magics):
         same way.
         """
         args = self._parse(line)
-        if args.help:
-            print(self.fixloop.__doc__)
+        if args.help:  # what `%%fixloop?` shows (IPython writes the usage line with one %)
+            print(self.fixloop.__doc__.replace("%fixloop [", "%%fixloop [", 1))
             return
         source, instruction = split_instruction(cell, " ".join(args.instruction).strip() or None)
         try:

@@ -41,7 +41,7 @@ def renders_widgets(shell, frontend: frontends.Frontend) -> bool:
     papermill) would store every widget's state in the notebook for nobody. A frontend that answered
     the fixloop comm (the extension) or closed it (one without the extension: JupyterLab, Notebook)
     is a live one; while no answer has come, a request that names its cell (`cellId`, sent by
-    JupyterLab, Notebook 7 and VS Code, never by nbclient) is from a live frontend too.
+    JupyterLab and Notebook 7, never by nbclient) is from a live frontend too.
     """
     if getattr(shell, "kernel", None) is None:
         return False
@@ -326,7 +326,7 @@ class LoopView:
             progress.update(kind, info)
             ticker.refresh()
 
-        ticker = Ticker(lambda: self.widget is not None and self.widget.show_header(progress.html()))
+        ticker = Ticker(lambda: self.widget.show_header(progress.html()))  # Retry is a widget's button
         try:
             new.result = self.retry_loop(hint.strip() or None, on_event)
         except BaseException as exc:  # a bound, or the kernel's stop button: the widget stays usable
