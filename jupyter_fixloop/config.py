@@ -49,6 +49,7 @@ class FixLoop(Configurable):
     receipt_tokens = Integer(
         DEFAULTS.receipt_tokens, min=50, help="Most tokens one receipt (what the model reads of a run) may take; longer ones are trimmed."
     ).tag(config=True)
+
     gateway_url = Unicode(DEFAULTS.gateway_url, help="Run sandbox kernels on this Jupyter Kernel Gateway or Enterprise "
                           "Gateway (e.g. 'http://gateway:8888'); empty means $FIXLOOP_GATEWAY_URL, else local kernels.").tag(config=True)
     gateway_token = Unicode(DEFAULTS.gateway_token, help="Auth token of the gateway (sent as 'Authorization: token ...').").tag(config=True)

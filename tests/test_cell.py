@@ -176,3 +176,23 @@ def test_widgets_only_where_a_frontend_renders_them(kernel, state, expected):
     frontend = comm.Frontend()
     frontend.state = state
     assert renders_widgets(_Shell(kernel), frontend) is expected
+
+
+# ---------------------------------------------------------------- `%fixloop config`
+
+
+def test_the_config_table_says_where_each_value_came_from_and_hides_secrets():
+    from traitlets.config import Config
+
+    from jupyter_fixloop.config import FixLoop
+
+    loaded = Config()
+    loaded.FixLoop.timeout = 12.0
+    loaded.FixLoop.gateway_token = "s3cret-token"
+    settings = FixLoop(config=loaded)
+    settings.update_config(Config({"FixLoop": {"max_rounds": 2}}))  # what `%config` does
+    settings.budget = 1.5
+    rows = {line.split()[0]: line.split()[1:] for line in settings.table().splitlines()[1:-1]}
+    assert rows["timeout"] == ["12.0", "config", "file"] and rows["max_rounds"] == ["2", "%config"]
+    assert rows["budget"] == ["1.5", "set", "in", "code"] and rows["pool_size"] == ["2", "default"]
+    assert "s3cret" not in settings.table("--help") and rows["gateway_token"][:2] == ["(set,", "hidden)"]
