@@ -80,32 +80,33 @@ class FixLoop(Configurable):
         return "default" if value == self.trait_defaults(name) else "set in code"
 
     def _shown(self, name: str) -> str:
-        """A setting's value as the table shows it: a secret hidden, an empty model explained."""
+        """A setting's value as the table shows it (a secret hidden)."""
         value = getattr(self, name)
-        if name in SECRETS and value:
-            return "(set, hidden)"
-        return _model_value(value) if name == "model" else repr(value)
+        return "(set, hidden)" if name in SECRETS and value else repr(value)
 
     def table(self, *words: str) -> str:
-        """The settings as a table (name, value, where it came from); with `--help` each setting's help
-        under it, with a NAME that setting alone."""
+        """The settings as a table: each as `%config` takes it (`FixLoop.name = value`) and where its value
+        came from; with `--help` each setting's help under it, with a NAME that setting alone."""
+        cls = type(self).__name__
         names = sorted(self.trait_names(config=True))
         explain = "--help" in words or "-h" in words
-        asked = [w.removeprefix(f"{type(self).__name__}.") for w in words if not w.startswith("-")]
+        asked = [w.removeprefix(f"{cls}.") for w in words if not w.startswith("-")]
         unknown = [w for w in asked if w not in names]
         if unknown:
             raise UsageError(f"no setting {unknown[0]!r}; the settings are {', '.join(names)}")
         if asked:
             names, explain = asked, True
-        rows = [(name, self._shown(name), self.origin(name)) for name in names]
-        width = [max(len(r[i]) for r in [("setting", "value", "from"), *rows]) for i in range(2)]
-        lines = [f"{'setting':{width[0]}}  {'value':{width[1]}}  from"]
-        for (name, value, origin) in rows:
-            lines.append(f"{name:{width[0]}}  {value:{width[1]}}  {origin}")
+        rows = [(f"{cls}.{name} = {self._shown(name)}", self.origin(name)) for name in names]
+        if "model" in names and not self.model:  # an empty model means another: say which
+            at = names.index("model")
+            rows[at] = (rows[at][0], f"{rows[at][1]}: {_empty_model()}")
+        width = max(len(setting) for setting, _ in [("setting", ""), *rows])
+        lines = [f"{'setting':{width}}  from"]
+        for (setting, origin), name in zip(rows, names):
+            lines.append(f"{setting:{width}}  {origin}")
             if explain:
                 lines += [f"    {line}" for line in _wrap(self.class_traits()[name].help)] + [""]
-        lines.append(f"Change one with %config {type(self).__name__}.NAME = VALUE (this kernel) or "
-                     f"c.{type(self).__name__}.NAME in a Jupyter config file."
+        lines.append(f"Change one with %config {cls}.NAME = VALUE (this kernel) or c.{cls}.NAME in a Jupyter config file."
                      + ("" if explain else " `%fixloop config NAME` explains a setting, `%fixloop config --help` all."))
         return "\n".join(lines)
 
@@ -133,10 +134,8 @@ def _wrap(text: str, width: int = 96) -> list[str]:
     return textwrap.wrap(" ".join(text.split()), width) or [""]
 
 
-def _model_value(model: str) -> str:
-    """The model setting as shown: an empty one says which model it means."""
-    if model:
-        return repr(model)
+def _empty_model() -> str:
+    """What an empty `model` setting means."""
     if os.environ.get("FIXLOOP_MODEL"):
-        return f"'' (uses $FIXLOOP_MODEL: {resolve_model()})"
-    return f"'' (uses the built-in engine, {resolve_model()})"
+        return f"uses $FIXLOOP_MODEL, {resolve_model()}"
+    return f"uses the built-in engine, {resolve_model()}"

@@ -192,7 +192,8 @@ def test_the_config_table_says_where_each_value_came_from_and_hides_secrets():
     settings = FixLoop(config=loaded)
     settings.update_config(Config({"FixLoop": {"max_rounds": 2}}))  # what `%config` does
     settings.budget = 1.5
-    rows = {line.split()[0]: line.split()[1:] for line in settings.table().splitlines()[1:-1]}
-    assert rows["timeout"] == ["12.0", "config", "file"] and rows["max_rounds"] == ["2", "%config"]
-    assert rows["budget"] == ["1.5", "set", "in", "code"] and rows["pool_size"] == ["2", "default"]
-    assert "s3cret" not in settings.table("--help") and rows["gateway_token"][:2] == ["(set,", "hidden)"]
+    rows = {line.split(" = ")[0]: line.split(" = ")[1].split() for line in settings.table().splitlines()[1:-1]}
+    assert rows["FixLoop.timeout"] == ["12.0", "config", "file"] and rows["FixLoop.max_rounds"] == ["2", "%config"]
+    assert rows["FixLoop.budget"] == ["1.5", "set", "in", "code"] and rows["FixLoop.pool_size"] == ["2", "default"]
+    assert rows["FixLoop.gateway_token"][:2] == ["(set,", "hidden)"] and "s3cret" not in settings.table("--help")
+    assert settings.table().count("FixLoop.max_rounds = 2") == 1  # each row as `%config` takes it

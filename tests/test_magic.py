@@ -123,16 +123,21 @@ def test_help_prints_the_magics_help_and_does_not_run_the_cell(kernel):
     assert "help_ran" not in listing  # and no loop was started
 
 
+def config_rows(text: str) -> dict[str, list[str]]:
+    """`%fixloop config`'s rows, `FixLoop.name = value  from` -> {name: [value, from...]}."""
+    return {words[0].removeprefix("FixLoop."): words[2:] for words in map(str.split, text.splitlines())
+            if words and words[0].startswith("FixLoop.") and words[1:2] == ["="]}
+
+
 def test_fixloop_config_is_a_table_of_values_and_where_they_came_from(kernel):
     run = kernel.run("%fixloop config")
-    assert run.ok and run.text.splitlines()[0].split() == ["setting", "value", "from"]
-    rows = {line.split()[0]: line.split() for line in run.text.splitlines()[1:] if line and not line.startswith(" ")}
-    assert rows["max_rounds"][1:] == ["4", "default"] and rows["confinement"][1:] == ["'auto'", "default"]
+    assert run.ok and run.text.splitlines()[0].split() == ["setting", "from"]
+    rows = config_rows(run.text)
+    assert rows["max_rounds"] == ["4", "default"] and rows["confinement"] == ["'auto'", "default"]
     assert "uses the built-in engine" in run.text and "%fixloop config --help" in run.text
     kernel.run("%config FixLoop.max_rounds = 2")
     try:
-        rows = {line.split()[0]: line.split() for line in kernel.run("%fixloop config").text.splitlines()[1:] if line}
-        assert rows["max_rounds"][1:] == ["2", "%config"]
+        assert config_rows(kernel.run("%fixloop config").text)["max_rounds"] == ["2", "%config"]
         one = kernel.run("%fixloop config max_rounds").text
         assert "Model rounds before the loop gives up." in one and "timeout" not in one
         assert "Total model tokens for one loop" in kernel.run("%fixloop config --help").text
@@ -149,8 +154,7 @@ def test_fixloop_config_names_a_value_from_a_config_file(tmp_path, monkeypatch):
     k = UserKernel()
     try:
         text = k.run("%load_ext jupyter_fixloop\n%fixloop config").text
-        rows = {line.split()[0]: line.split() for line in text.splitlines()[1:] if line}
-        assert rows["timeout"][1:] == ["12.0", "config", "file"], text
+        assert config_rows(text)["timeout"] == ["12.0", "config", "file"], text
     finally:
         k.close()
 
