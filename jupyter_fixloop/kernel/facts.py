@@ -27,8 +27,10 @@ LABEL_MESSAGE = re.compile(r"not in index|not found in axis|are in the \[|None o
 SELF_DESCRIBING = (str, int, float, complex, bool, type(None), list, tuple, dict, set, frozenset)
 
 
-def gather(exc: BaseException, ns: dict, frame, user_names=()) -> list[str]:
-    """Facts for `exc`, raised while `frame` (the innermost frame of the cell, or None) was running."""
+def gather(exc: BaseException, ns: dict, frame, user_names=(), outer: BaseException | None = None) -> list[str]:
+    """Facts for `exc`, raised while `frame` (the innermost frame of the cell, or None) was running;
+    `outer` is the error the cell saw when `exc` is its root cause (pandas on Arrow strings raises
+    TypeError from an ArrowNotImplementedError)."""
     scope = dict(ns)
     if frame is not None and frame.f_code.co_name != "<module>":
         scope.update(frame.f_locals)
@@ -41,7 +43,7 @@ def gather(exc: BaseException, ns: dict, frame, user_names=()) -> list[str]:
         facts += _attribute_facts(exc, exprs, scope)
     elif isinstance(exc, KeyError):
         facts += _key_facts(exc, exprs, scope)
-    if isinstance(exc, (TypeError, ValueError)) and TYPE_WORDS.search(str(exc)):
+    if any(isinstance(e, (TypeError, ValueError)) and TYPE_WORDS.search(str(e)) for e in (exc, outer) if e is not None):
         facts += _dtype_facts(exprs, stmt, scope)
     if isinstance(exc, IndexError) or (isinstance(exc, (ValueError, TypeError, RuntimeError)) and SHAPE_WORDS.search(str(exc))):
         facts += _shape_facts(exprs, scope)

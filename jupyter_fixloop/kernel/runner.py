@@ -319,7 +319,7 @@ def describe_error(exc: BaseException, ns: dict, tree) -> dict:
         info["check"] = _failed_assert(tree, user[-1]["lineno"], ns)
     try:  # the root cause's own frame when it has one in the cell (pandas re-raises from library code)
         frame = _failing_frame(root) or _failing_frame(exc)
-        info["context"] = gather(root, ns, frame, _user_names)
+        info["context"] = gather(root, ns, frame, _user_names, outer=exc)
     except Exception as ctx_exc:  # context is a bonus; never let it hide the error
         info["context"] = [f"(context unavailable: {type(ctx_exc).__name__})"]
     return info
