@@ -41,6 +41,10 @@ TEXT_ARITHMETIC = re.compile(
     r"|'[<>]=?' not supported between instances of '(?:str|int|float)' and '(?:str|int|float)'"
     r"|can't multiply sequence by non-int"
     r"|ufunc '\w+' did not contain a loop with signature matching types"
+    # pandas with pyarrow: Arrow-backed strings word the same mistakes differently
+    r"|operation '\w+' not supported for dtype 'str' with (?:dtype 'str'|object of type <class '(?:int|float)'>)"
+    r"|Invalid comparison between dtype=str and (?:int|float)"
+    r"|Can only string multiply by an integer"
 )
 
 
@@ -132,7 +136,7 @@ def numeric_strings(code: str, receipt: ParsedReceipt) -> str | None:
     if not targets:
         return None
     # text minus text is usually dates written as text, when the receipt shows dates
-    dates = "'str' and 'str'" in receipt.evalue and DATE_TEXT.search(receipt.text) is not None
+    dates = TEXT_MINUS_TEXT.search(receipt.evalue) is not None and DATE_TEXT.search(receipt.text) is not None
     seen, fixed = set(), code
     for node in sorted(targets, key=lambda n: (n.lineno, n.col_offset), reverse=True):
         key = (node.lineno, node.col_offset)
@@ -148,6 +152,7 @@ def numeric_strings(code: str, receipt: ParsedReceipt) -> str | None:
     return _with_pandas(code, fixed) if fixed != code else None
 
 
+TEXT_MINUS_TEXT = re.compile(r"'str' and 'str'|dtype 'str' with dtype 'str'")
 DATE_TEXT = re.compile(r"\b(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4})\b")
 
 
