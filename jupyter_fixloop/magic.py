@@ -15,6 +15,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from . import config as config_mod
+from .confine import load_warning
 from .errors import FixloopError, UsageError
 
 
@@ -245,6 +246,8 @@ def load_ipython_extension(ipython) -> None:
 
     ipython.register_magics(FixLoopMagics(ipython))
     connect(ipython)  # hello to the frontend: can it replace cells in place?
+    if warning := load_warning(config_mod.FixLoop(parent=ipython).confinement):  # e.g. no bwrap: say so now
+        print(warning)
 
 
 def unload_ipython_extension(ipython) -> None:
