@@ -26,6 +26,7 @@ OPEN_FILES = 1024
 PROCESSES = 256
 VIEW = "cwd"  # inside the sandbox dir: the real working directory, read-only
 WORK = "work"  # inside the sandbox dir: the scratch directory mounted in its place
+INBOX = "snapshots"  # inside the sandbox dir: read-only for the sandbox; the user side links snapshots in
 # "auto" never falls back to running candidates unconfined: that hands over the user's kernel
 REFUSAL = (
     "no sandbox confinement works here, so candidates are not run: install bubblewrap "
@@ -244,25 +245,25 @@ def _namespace_flags() -> list[str]:
 
 
 def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...] = ()) -> list[str]:
-    """Read-only root, private /dev /proc /tmp-of-sandboxes, hidden home, cwd as a scratch farm.
+    """Read-only root, private /dev /proc /tmp, hidden home and /run, cwd as a scratch farm.
 
-    The sandbox dir is writable (sockets, scratch), except `host_read` and the scratch dir itself:
-    bound onto themselves, they cannot be replaced (by a symlink for the user's side to follow)."""
+    The sandbox dir is writable (sockets, scratch), except `host_read`, the scratch dir and the
+    snapshot inbox: bound onto themselves, they cannot be replaced (by a symlink for the user's
+    side to follow), and the inbox is read-only (snapshots are linked into it at load time)."""
     cwd = os.path.realpath(cwd)
     argv = [bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/dev/shm"]
-    real_home = os.path.realpath(os.path.expanduser("~"))
     farm = _can_farm(cwd, sandbox_dir)
-    if _can_hide(real_home, sandbox_dir):
-        argv += ["--tmpfs", real_home]
+    hidden = _hidden_dirs()
+    for path in hidden:
+        argv += ["--tmpfs", path]
     if farm:  # before the re-binds below, so Python stays visible when cwd is the home dir
         argv += ["--bind", os.path.join(sandbox_dir, WORK), cwd]
-    if _can_hide(real_home, sandbox_dir):
-        for path in _needed_under(real_home):
-            argv += ["--ro-bind", path, path]
+    for path in sorted({p for h in hidden for p in _needed_under(h)}):
+        argv += ["--ro-bind", path, path]
     argv += ["--tmpfs", os.path.dirname(sandbox_dir), "--bind", sandbox_dir, sandbox_dir]
-    work = os.path.join(sandbox_dir, WORK)
-    argv += ["--bind", work, work]
+    work, inbox = os.path.join(sandbox_dir, WORK), os.path.join(sandbox_dir, INBOX)
+    argv += ["--bind", work, work, "--ro-bind", inbox, inbox]
     for path in host_read:
         argv += ["--ro-bind", path, path]
     view = os.path.join(sandbox_dir, VIEW)
@@ -279,8 +280,12 @@ def _can_farm(cwd: str, sandbox_dir: str) -> bool:
     return cwd != "/" and not any(_under(os.path.realpath(p), cwd) for p in inside)
 
 
-def _can_hide(home: str, sandbox_dir: str) -> bool:
-    return home not in ("/", "") and os.path.isdir(home) and not _under(sandbox_dir, home)
+def _hidden_dirs() -> list[str]:
+    """Replaced by an empty tmpfs: the home, the shared temp dirs (other programs' files, the
+    loops' snapshots), /run and the user's runtime dir (sockets: D-Bus, agents). Parents first."""
+    paths = [os.path.expanduser("~"), "/tmp", "/var/tmp", "/run", os.environ.get("XDG_RUNTIME_DIR", "")]
+    real = {os.path.realpath(p) for p in paths if p}
+    return sorted((p for p in real if p != "/" and os.path.isdir(p)), key=lambda p: (p.count("/"), p))
 
 
 def _needed_under(home: str) -> list[str]:
@@ -288,7 +293,7 @@ def _needed_under(home: str) -> list[str]:
     import tempfile
 
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable),
-             os.path.dirname(os.path.dirname(os.path.abspath(__file__))), tempfile.gettempdir(), *sys.path}
+             os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *sys.path}
     real = {os.path.realpath(p) for p in paths if p} | {os.path.abspath(p) for p in paths if p}
     keep = sorted(p for p in real if os.path.exists(p) and _under(p, home) and p != home)
     return [p for p in keep if not any(q != p and _under(p, q) for q in keep)]
@@ -339,6 +344,7 @@ def _launcher(settings, sandbox_dir: str) -> list[str]:
     """`python -I -S confine.py --data N ...`: sets limits, joins the cgroup, execs what follows `--`."""
     os.makedirs(os.path.join(sandbox_dir, WORK), exist_ok=True)
     os.makedirs(os.path.join(sandbox_dir, VIEW), exist_ok=True)
+    os.makedirs(os.path.join(sandbox_dir, INBOX), exist_ok=True)
     argv = [sys.executable, "-I", "-S", os.path.abspath(__file__), "--parent", str(os.getpid()),
             "--data", str(memory_limit(settings)), "--nofile", str(OPEN_FILES)]
     if os.getuid() != 0:  # RLIMIT_NPROC counts every task of the user; root is exempt from it

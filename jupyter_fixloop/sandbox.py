@@ -179,7 +179,8 @@ class Sandbox:
         if files[:len(done)] != done:
             raise SandboxError("this sandbox holds another snapshot; it cannot be reused")
         for path in files[len(done):]:
-            reply = await self._request(f"{RUNNER}.load_request({path!r})", START_TIMEOUT)
+            inside = self._deliver(path, len(self.loaded_files))
+            reply = await self._request(f"{RUNNER}.load_request({inside!r})", START_TIMEOUT)
             report = _result_of(reply) or {"loaded": [], "failed": {"*": "the snapshot could not be loaded"}}
             loaded, failed = report.get("loaded"), report.get("failed")
             self.loaded = {
@@ -188,6 +189,29 @@ class Sandbox:
             }
             self.loaded_files += (path,)
         return self.loaded
+
+    def _deliver(self, path: str, index: int) -> str:
+        """Where the kernel reads snapshot part `path`. Under bwrap the loops' snapshots are out of
+        sight (a private /tmp): the part is hard-linked (else copied) into this sandbox's inbox,
+        which the sandbox sees read-only, so it sees its own snapshot and nothing else."""
+        if self.confinement != "bwrap":
+            return path
+        from .confine import INBOX
+
+        name = f"{index}-{os.path.basename(path)}"
+        inbox = os.open(os.path.join(self.dir, INBOX), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            try:
+                os.link(path, name, dst_dir_fd=inbox)
+            except OSError:  # another file system: a copy
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=inbox)
+                with open(path, "rb") as src, os.fdopen(fd, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+        except OSError as exc:
+            raise SandboxError(f"the snapshot could not be handed to the sandbox: {exc}") from exc
+        finally:
+            os.close(inbox)
+        return os.path.join(self.dir, INBOX, name)
 
     async def preload(self, modules) -> None:
         """Import packages while idle (pandas takes ~0.5 s), so loading a snapshot later is cheap."""

@@ -59,16 +59,20 @@ class Scene:
 @pytest.fixture
 def scene(tmp_path):
     tag = secrets.token_hex(6)
-    canaries = {k: f"RTCANARY-{k}-{tag}" for k in ("env", "ssh", "dotenv", "name", "ns", "connkey")}
-    project, home, data, runtime = (tmp_path / n for n in ("project", "home", "data", "runtime"))
-    for d in (project, home / ".ssh", data, runtime):
+    canaries = {k: f"RTCANARY-{k}-{tag}" for k in ("env", "ssh", "dotenv", "name", "ns", "connkey", "tmp", "xdg")}
+    project, home, data, runtime, xdg = (tmp_path / n for n in ("project", "home", "data", "runtime", "xdg"))
+    for d in (project, home / ".ssh", data, runtime, xdg):
         d.mkdir(parents=True)
     (project / "data.csv").write_text("a,b\n1,2\n")
     (project / ".env").write_text(f"API_KEY={canaries['dotenv']}\n")
     (home / ".ssh" / "id_rsa").write_text(canaries["ssh"])
     (home / f"{canaries['name']}.txt").write_text("x")
     (runtime / "kernel-user.json").write_text(json.dumps({"key": canaries["connkey"], "transport": "tcp"}))
+    (xdg / "agent.token").write_text(canaries["xdg"])  # the user's runtime dir: sockets, tokens
     tmp = tempfile.mkdtemp(prefix="rt-", dir="/tmp")
+    os.makedirs(os.path.join(tmp, "fixloop-loop-other"))  # another loop's snapshot, another program's file
+    with open(os.path.join(tmp, "fixloop-loop-other", "snapshot-1.bin"), "w") as f:
+        f.write(canaries["tmp"])
     yield Scene(str(project), str(home), str(data), str(runtime), tmp, canaries)
     shutil.rmtree(tmp, ignore_errors=True)
 
@@ -96,7 +100,7 @@ def attack(scene: Scene, fake_model, candidates, confinement: str = "bwrap", env
             "namespace": {"prices": [1, 2, 3], "api_token": scene.canaries["ns"]}, **spec}
     env = {k: v for k, v in os.environ.items() if k not in ("HOME", "FIXLOOP_DATA_DIR", "JUPYTER_RUNTIME_DIR")}
     env.update(HOME=scene.home, FIXLOOP_DATA_DIR=scene.data, JUPYTER_RUNTIME_DIR=scene.runtime, TMPDIR=scene.tmp,
-               **(env_extra or {}))
+               XDG_RUNTIME_DIR=os.path.join(os.path.dirname(scene.project), "xdg"), **(env_extra or {}))
     env["RT_SECRET_TOKEN"] = scene.canaries["env"]  # last: at the end of /proc/<pid>/environ, in any tail
     before = _tree(scene)
     proc = subprocess.run([sys.executable, USER, json.dumps(spec)], cwd=scene.project, env=env,
@@ -184,6 +188,36 @@ def test_a_fifo_as_stderr_and_a_flood_of_files_do_not_hang_or_bloat(scene, fake_
     first, second = outcome.receipts
     assert first["kind"] == "crash", first
     assert second["kind"] == "ok" and len(second["text"]) < 6000, second["text"][-500:]
+
+
+# ---------------------------------------------------------------- 3. a private /tmp, /run hidden
+
+
+WALK_TEMP = r"""import os, re
+pattern = re.compile(rb'RTCANARY-[\w-]+')
+found = set()
+for top in ('/tmp', '/var/tmp', XDG):
+    for root, dirs, files in os.walk(top):
+        for name in files[:200]:
+            try:
+                with open(os.path.join(root, name), 'rb') as f:
+                    found |= set(pattern.findall(f.read(1 << 20)))
+            except OSError:
+                pass
+print('FOUND', sorted(x.decode() for x in found))
+print('RUN', sorted(os.listdir('/run')))
+print('TOTAL', total)
+"""
+
+
+def test_temp_dirs_and_run_are_private_and_the_snapshot_still_arrives(scene, fake_model, bwrap):
+    xdg = os.path.join(os.path.dirname(scene.project), "xdg")
+    outcome = attack(scene, fake_model, [WALK_TEMP.replace("XDG", repr(xdg)) + AGAIN])
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["kind"] == "exception", receipt["text"]
+    assert "FOUND []" in receipt["stdout"] and "RUN []" in receipt["stdout"], receipt["stdout"]
+    assert "TOTAL 6" in receipt["stdout"]  # `prices` came through the snapshot inbox
 
 
 # ---------------------------------------------------------------- 2. "none" must not hand over the user's kernel
