@@ -257,10 +257,15 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     hidden = _hidden_dirs()
     for path in hidden:
         argv += ["--tmpfs", path]
-    if farm:  # before the re-binds below, so Python stays visible when cwd is the home dir
+    needed = sorted({p for h in hidden for p in _needed_under(h)})
+    above = [p for p in needed if _under(cwd, p)]  # e.g. PYTHONPATH=repo, cwd=repo/notebooks: before the farm
+    argv += _ro_binds(above)
+    if farm:  # before the other re-binds, so Python stays visible when cwd is the home dir
         argv += ["--bind", os.path.join(sandbox_dir, WORK), cwd]
-    for path in sorted({p for h in hidden for p in _needed_under(h)}):
-        argv += ["--ro-bind", path, path]
+    argv += _ro_binds(p for p in needed if p not in above)
+    for path in hidden:  # a re-bound parent (a PYTHONPATH entry holding the home) showed it again
+        if any(_under(path, p) and p != path for p in needed) and not _under(cwd, path):
+            argv += ["--tmpfs", path] + _ro_binds(_needed_under(path))
     argv += ["--tmpfs", os.path.dirname(sandbox_dir), "--bind", sandbox_dir, sandbox_dir]
     work, inbox = os.path.join(sandbox_dir, WORK), os.path.join(sandbox_dir, INBOX)
     argv += ["--bind", work, work, "--ro-bind", inbox, inbox]
@@ -270,6 +275,8 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     argv += ["--ro-bind", cwd, view] + _masks(cwd, view)
     if not farm:
         argv += _masks(cwd, cwd)
+    for parent in _parents(cwd):  # last: over every bind that shows them
+        argv += _masks(parent, parent, depth=0)
     # ipykernel exits when its parent pid changes; in the pid namespace --die-with-parent does that job
     return argv + ["--unsetenv", "JPY_PARENT_PID", "--chdir", cwd, "--"]
 
@@ -278,6 +285,10 @@ def _can_farm(cwd: str, sandbox_dir: str) -> bool:
     """A scratch dir can replace cwd unless cwd holds the interpreter or the sandboxes."""
     inside = [sys.prefix, sys.base_prefix, sys.executable, sandbox_dir, os.path.dirname(__file__)]
     return cwd != "/" and not any(_under(os.path.realpath(p), cwd) for p in inside)
+
+
+def _ro_binds(paths) -> list[str]:
+    return [arg for p in paths for arg in ("--ro-bind", p, p)]
 
 
 def _hidden_dirs() -> list[str]:
@@ -299,22 +310,35 @@ def _needed_under(home: str) -> list[str]:
     return [p for p in keep if not any(q != p and _under(p, q) for q in keep)]
 
 
-def _masks(source: str, target: str) -> list[str]:
-    """Secret files become /dev/null, secret dirs an empty tmpfs (top level of the working dir)."""
-    argv = []
-    try:
-        names = sorted(os.listdir(source))
-    except OSError:
-        return argv
-    for name in names:
-        if not is_secret(os.path.join(source, name)):
-            continue
-        path = os.path.join(target, name)
-        if os.path.isdir(os.path.join(source, name)):
-            argv += ["--tmpfs", path]
-        else:
-            argv += ["--ro-bind", "/dev/null", path]
+MASK_DEPTH = 8  # how deep below the working directory secrets are looked for
+MASK_ENTRIES = 20_000  # and how many entries at most: a start-up cost paid by every sandbox
+PARENTS = 12  # levels above the working directory, up to the repository root or the home
+
+
+def _masks(source: str, target: str, depth: int = MASK_DEPTH) -> list[str]:
+    """Secret files become /dev/null, secret dirs an empty tmpfs, at every depth of `source` up to
+    `depth` levels below (a bounded walk that follows no links and skips what it masks)."""
+    argv, budget = [], MASK_ENTRIES
+    for root, dirs, files in os.walk(source):
+        level = root[len(source):].count(os.sep)
+        budget -= len(dirs) + len(files)
+        for name in sorted(dirs + files):
+            if is_secret(os.path.join(root, name)) and not os.path.islink(os.path.join(root, name)):
+                path = os.path.join(target, os.path.relpath(os.path.join(root, name), source))
+                argv += ["--tmpfs", path] if name in dirs else ["--ro-bind", "/dev/null", path]
+        dirs[:] = [] if level >= depth or budget <= 0 else [d for d in dirs if d not in SECRET_DIRS]
     return argv
+
+
+def _parents(cwd: str) -> list[str]:
+    """The directories above `cwd` whose secrets a sandbox might see: up to the repository root
+    (the first with .git), the home directory, or /, at most PARENTS levels."""
+    home, found = os.path.realpath(os.path.expanduser("~")), []
+    path = cwd
+    while path != "/" and len(found) < PARENTS and not os.path.exists(os.path.join(path, ".git")) and path != home:
+        path = os.path.dirname(path)
+        found.append(path)
+    return found
 
 
 def _under(path: str, parent: str) -> bool:

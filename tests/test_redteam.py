@@ -52,6 +52,14 @@ class Scene:
         return os.path.join(self.project, ".env")
 
     @property
+    def repo(self) -> str:
+        return os.path.dirname(self.project)
+
+    @property
+    def xdg(self) -> str:
+        return os.path.join(os.path.dirname(self.repo), "xdg")
+
+    @property
     def connection_file(self) -> str:
         return os.path.join(self.runtime, "kernel-user.json")
 
@@ -59,12 +67,16 @@ class Scene:
 @pytest.fixture
 def scene(tmp_path):
     tag = secrets.token_hex(6)
-    canaries = {k: f"RTCANARY-{k}-{tag}" for k in ("env", "ssh", "dotenv", "name", "ns", "connkey", "tmp", "xdg")}
-    project, home, data, runtime, xdg = (tmp_path / n for n in ("project", "home", "data", "runtime", "xdg"))
-    for d in (project, home / ".ssh", data, runtime, xdg):
+    canaries = {k: f"RTCANARY-{k}-{tag}" for k in ("env", "ssh", "dotenv", "name", "ns", "connkey", "tmp", "xdg",
+                                                        "deep", "aws", "parent")}
+    project, home, data, runtime, xdg = (tmp_path / n for n in ("repo/project", "home", "data", "runtime", "xdg"))
+    for d in (project / "sub" / "deep", project / "sub" / ".aws", home / ".ssh", data, runtime, xdg, tmp_path / "repo" / ".git"):
         d.mkdir(parents=True)
     (project / "data.csv").write_text("a,b\n1,2\n")
     (project / ".env").write_text(f"API_KEY={canaries['dotenv']}\n")
+    (project / "sub" / "deep" / ".env.local").write_text(canaries["deep"])  # secrets below the top
+    (project / "sub" / ".aws" / "credentials").write_text(canaries["aws"])
+    (tmp_path / "repo" / ".env").write_text(canaries["parent"])  # and above it, in the repository root
     (home / ".ssh" / "id_rsa").write_text(canaries["ssh"])
     (home / f"{canaries['name']}.txt").write_text("x")
     (runtime / "kernel-user.json").write_text(json.dumps({"key": canaries["connkey"], "transport": "tcp"}))
@@ -100,7 +112,7 @@ def attack(scene: Scene, fake_model, candidates, confinement: str = "bwrap", env
             "namespace": {"prices": [1, 2, 3], "api_token": scene.canaries["ns"]}, **spec}
     env = {k: v for k, v in os.environ.items() if k not in ("HOME", "FIXLOOP_DATA_DIR", "JUPYTER_RUNTIME_DIR")}
     env.update(HOME=scene.home, FIXLOOP_DATA_DIR=scene.data, JUPYTER_RUNTIME_DIR=scene.runtime, TMPDIR=scene.tmp,
-               XDG_RUNTIME_DIR=os.path.join(os.path.dirname(scene.project), "xdg"), **(env_extra or {}))
+               XDG_RUNTIME_DIR=scene.xdg, **(env_extra or {}))
     env["RT_SECRET_TOKEN"] = scene.canaries["env"]  # last: at the end of /proc/<pid>/environ, in any tail
     before = _tree(scene)
     proc = subprocess.run([sys.executable, USER, json.dumps(spec)], cwd=scene.project, env=env,
@@ -211,13 +223,44 @@ print('TOTAL', total)
 
 
 def test_temp_dirs_and_run_are_private_and_the_snapshot_still_arrives(scene, fake_model, bwrap):
-    xdg = os.path.join(os.path.dirname(scene.project), "xdg")
-    outcome = attack(scene, fake_model, [WALK_TEMP.replace("XDG", repr(xdg)) + AGAIN])
+    outcome = attack(scene, fake_model, [WALK_TEMP.replace("XDG", repr(scene.xdg)) + AGAIN])
     assert_nothing_leaked(scene, outcome)
     receipt = outcome.receipts[0]
     assert receipt["kind"] == "exception", receipt["text"]
     assert "FOUND []" in receipt["stdout"] and "RUN []" in receipt["stdout"], receipt["stdout"]
     assert "TOTAL 6" in receipt["stdout"]  # `prices` came through the snapshot inbox
+
+
+# ---------------------------------------------------------------- 4. secrets masked at every depth, and above
+
+
+READ_ALL = r"""import ctypes, os, re
+libc = ctypes.CDLL(None)
+libc.read.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+pattern = re.compile(rb'RTCANARY-[\w-]+')
+def native_read(path):  # past the audit hook: only the file system can refuse
+    fd, buf = libc.open(path.encode(), 0), ctypes.create_string_buffer(4096)
+    n = libc.read(fd, buf, 4096) if fd >= 0 else -1
+    return buf.raw[:max(n, 0)]
+view = os.path.join(os.path.dirname(os.environ['HOME']), 'cwd')
+found = set()
+for top in (os.getcwd(), view, REPO):
+    for root, dirs, files in os.walk(top):
+        for name in files:
+            found |= set(pattern.findall(native_read(os.path.join(root, name))))
+print('FOUND', sorted(x.decode() for x in found))
+open('written.txt', 'w').write('x')
+"""
+
+
+def test_secrets_are_masked_at_every_depth_and_in_the_repository_root(scene, fake_model, bwrap):
+    # the repository on PYTHONPATH (an editable install) makes bwrap show it, above the working dir
+    env = {"PYTHONPATH": os.pathsep.join([scene.repo, os.environ.get("PYTHONPATH", "")])}
+    outcome = attack(scene, fake_model, [READ_ALL.replace("REPO", repr(scene.repo)) + AGAIN], env_extra=env)
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["kind"] == "exception" and "FOUND []" in receipt["stdout"], receipt["text"]
+    assert "wrote written.txt: discarded" in receipt["text"]  # the scratch dir still stands in for cwd
 
 
 # ---------------------------------------------------------------- 2. "none" must not hand over the user's kernel
