@@ -371,8 +371,9 @@ def _launcher(settings, sandbox_dir: str) -> list[str]:
     os.makedirs(os.path.join(sandbox_dir, INBOX), exist_ok=True)
     argv = [sys.executable, "-I", "-S", os.path.abspath(__file__), "--parent", str(os.getpid()),
             "--data", str(memory_limit(settings)), "--nofile", str(OPEN_FILES)]
-    if os.getuid() != 0:  # RLIMIT_NPROC counts every task of the user; root is exempt from it
-        argv += ["--nproc", str(_user_tasks() + PROCESSES)]
+    # RLIMIT_NPROC counts every task of the user; root is exempt only while it holds capabilities,
+    # and both modes drop them in the kernel (bwrap --cap-drop ALL, "none" an empty bounding set)
+    argv += ["--nproc", str(_user_tasks() + PROCESSES)]
     group = make_cgroup(sandbox_dir, PROCESSES)
     if group:
         argv += ["--cgroup", group]

@@ -38,7 +38,7 @@ ENV_ALLOW = (
 START_TIMEOUT = 60.0
 INTERRUPT_GRACE = 0.5  # a stopped run must give its receipt within timeout + 1 s
 # what the user side reads back from the sandbox is the sandbox's to forge: bounded, never trusted
-MAX_RESULT = 8 * 2**20  # characters of the runner's JSON
+MAX_RESULT = 2 * 2**20  # characters of the runner's JSON (its own caps keep an honest one far below)
 MAX_LISTED = 1000  # scratch-dir entries looked at
 MAX_WRITTEN = 20  # files named in the receipt as written
 MAX_NAME = 80  # characters of one such name
@@ -338,7 +338,8 @@ class Sandbox:
             from .confine import release
 
             release(self.dir)  # what a fork bomb left behind
-            shutil.rmtree(self.dir, ignore_errors=True)
+            # in a thread: a candidate may have left a million files, the event loop must not wait
+            await asyncio.to_thread(shutil.rmtree, self.dir, ignore_errors=True)
 
 
 class _KernelDied(Exception):

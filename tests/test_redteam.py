@@ -263,6 +263,23 @@ def test_secrets_are_masked_at_every_depth_and_in_the_repository_root(scene, fak
     assert "wrote written.txt: discarded" in receipt["text"]  # the scratch dir still stands in for cwd
 
 
+# ---------------------------------------------------------------- 5. what comes back is bounded
+
+
+FORGE = "import jupyter_fixloop.runner as r\nr.last_json = lambda: {payload}\n"
+
+
+def test_forged_results_give_typed_receipts(scene, fake_model, bwrap):
+    candidates = [
+        FORGE.format(payload="'[' * 200000 + ']' * 200000"),  # deeply nested: RecursionError in json
+        FORGE.format(payload="'\"' + 'x' * (8 * 2**20) + '\"'"),  # huge
+        FORGE.format(payload="'{\"status\": \"error\", \"error\": \"oops\", \"checks\": 5}'"),  # a forged shape
+    ]
+    outcome = attack(scene, fake_model, candidates, timeout=180)
+    assert_nothing_leaked(scene, outcome)
+    assert [r["kind"] for r in outcome.receipts] == ["crash"] * 3, [r["text"] for r in outcome.receipts]
+
+
 # ---------------------------------------------------------------- 2. "none" must not hand over the user's kernel
 
 WALK_PARENTS = r"""import os, re, signal
