@@ -2,11 +2,12 @@
 
 Every sandbox kernel starts under a small launcher (this file run as a script) that sets resource
 limits (memory, open files, processes, no core files) and, when it can, joins a pids cgroup, then
-execs the kernel. `none` stops there (environment allow-list, IPC sockets and time limits still
-apply). `bwrap` also runs the kernel under bubblewrap: no network, no other processes, the real
-home directory and other sandboxes hidden, the working directory read-only with a scratch
-directory in its place (new files land there and are discarded). `auto` uses bwrap when a working
-one is found and says which mode it got.
+execs the kernel. `bwrap` runs the kernel under bubblewrap: no network, no other processes, the real
+home directory, temp dirs, /run and other sandboxes hidden, secret files masked, the working
+directory read-only with a scratch directory in its place (new files land there and are discarded).
+`auto` is bwrap, and refuses (SandboxError) when no working bwrap is found: running candidates
+unconfined hands over the user's kernel. `none`, only when the user sets it, adds what needs no
+namespaces: the user's process non-dumpable, no capabilities, and a Landlock domain.
 
 Keep the module top stdlib-only and cheap: it is also imported inside sandbox kernels
 (`before_run`) and run as a bare script (`python -I -S confine.py`).
