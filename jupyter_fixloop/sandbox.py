@@ -339,7 +339,11 @@ class Sandbox:
 
             release(self.dir)  # what a fork bomb left behind
             # in a thread: a candidate may have left a million files, the event loop must not wait
-            await asyncio.to_thread(shutil.rmtree, self.dir, ignore_errors=True)
+            # (at interpreter exit no thread can start: then here)
+            try:
+                await asyncio.to_thread(shutil.rmtree, self.dir, ignore_errors=True)
+            except RuntimeError:
+                shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class _KernelDied(Exception):
