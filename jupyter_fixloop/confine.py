@@ -168,8 +168,8 @@ def _drop_capabilities() -> None:
 
 def landlock_abi() -> int:
     """The Landlock ABI version this kernel offers (0: none)."""
-    if not sys.platform.startswith("linux"):
-        return 0
+    if not sys.platform.startswith("linux") or os.uname().machine not in ("x86_64", "aarch64"):
+        return 0  # the syscall numbers below are those of these two
     try:
         import ctypes
 

@@ -158,9 +158,7 @@ class Sandbox:
             raise SandboxError(f"the sandbox kernel could not import jupyter_fixloop: {self._stderr_tail()}")
 
     def _confinement_prefix(self) -> list[str]:
-        from .confine import prefix
-
-        from .confine import LIFELINE
+        from .confine import LIFELINE, prefix
 
         host_read = tuple(os.path.join(self.dir, n) for n in (CONNECTION_FILE, STDERR_FILE, LIFELINE))
         argv, self.confinement = prefix(self.settings, self.dir, self.home, host_read)
