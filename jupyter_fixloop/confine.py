@@ -302,7 +302,6 @@ def _hidden_dirs() -> list[str]:
 
 def _needed_under(home: str) -> list[str]:
     """What Python needs from the (hidden) home: the interpreter, sys.path, this package, temp."""
-    import tempfile
 
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable),
              os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *sys.path}

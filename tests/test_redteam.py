@@ -116,8 +116,8 @@ def attack(scene: Scene, fake_model, candidates, confinement: str = "bwrap", env
     env["RT_SECRET_TOKEN"] = scene.canaries["env"]  # last: at the end of /proc/<pid>/environ, in any tail
     before = _tree(scene)
     proc = subprocess.run([sys.executable, USER, json.dumps(spec)], cwd=scene.project, env=env,
-                          capture_output=True, text=True, timeout=timeout)
-    found = re.search(r"^RESULT (.*)$", proc.stdout, re.M)
+                          capture_output=True, text=True, timeout=timeout, check=False)
+    found = re.search(r"^RESULT (.*)$", proc.stdout, re.MULTILINE)
     outcome = Outcome(proc, json.loads(found.group(1)) if found else None,
                       [server.prompt(i) for i in range(len(server.requests))])
     assert _tree(scene) == before, "files outside the scratch directory changed"
@@ -200,84 +200,6 @@ def test_a_fifo_as_stderr_and_a_flood_of_files_do_not_hang_or_bloat(scene, fake_
     first, second = outcome.receipts
     assert first["kind"] == "crash", first
     assert second["kind"] == "ok" and len(second["text"]) < 6000, second["text"][-500:]
-
-
-# ---------------------------------------------------------------- 3. a private /tmp, /run hidden
-
-
-WALK_TEMP = r"""import os, re
-pattern = re.compile(rb'RTCANARY-[\w-]+')
-found = set()
-for top in ('/tmp', '/var/tmp', XDG):
-    for root, dirs, files in os.walk(top):
-        for name in files[:200]:
-            try:
-                with open(os.path.join(root, name), 'rb') as f:
-                    found |= set(pattern.findall(f.read(1 << 20)))
-            except OSError:
-                pass
-print('FOUND', sorted(x.decode() for x in found))
-print('RUN', sorted(os.listdir('/run')))
-print('TOTAL', total)
-"""
-
-
-def test_temp_dirs_and_run_are_private_and_the_snapshot_still_arrives(scene, fake_model, bwrap):
-    outcome = attack(scene, fake_model, [WALK_TEMP.replace("XDG", repr(scene.xdg)) + AGAIN])
-    assert_nothing_leaked(scene, outcome)
-    receipt = outcome.receipts[0]
-    assert receipt["kind"] == "exception", receipt["text"]
-    assert "FOUND []" in receipt["stdout"] and "RUN []" in receipt["stdout"], receipt["stdout"]
-    assert "TOTAL 6" in receipt["stdout"]  # `prices` came through the snapshot inbox
-
-
-# ---------------------------------------------------------------- 4. secrets masked at every depth, and above
-
-
-READ_ALL = r"""import ctypes, os, re
-libc = ctypes.CDLL(None)
-libc.read.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
-pattern = re.compile(rb'RTCANARY-[\w-]+')
-def native_read(path):  # past the audit hook: only the file system can refuse
-    fd, buf = libc.open(path.encode(), 0), ctypes.create_string_buffer(4096)
-    n = libc.read(fd, buf, 4096) if fd >= 0 else -1
-    return buf.raw[:max(n, 0)]
-view = os.path.join(os.path.dirname(os.environ['HOME']), 'cwd')
-found = set()
-for top in (os.getcwd(), view, REPO):
-    for root, dirs, files in os.walk(top):
-        for name in files:
-            found |= set(pattern.findall(native_read(os.path.join(root, name))))
-print('FOUND', sorted(x.decode() for x in found))
-open('written.txt', 'w').write('x')
-"""
-
-
-def test_secrets_are_masked_at_every_depth_and_in_the_repository_root(scene, fake_model, bwrap):
-    # the repository on PYTHONPATH (an editable install) makes bwrap show it, above the working dir
-    env = {"PYTHONPATH": os.pathsep.join([scene.repo, os.environ.get("PYTHONPATH", "")])}
-    outcome = attack(scene, fake_model, [READ_ALL.replace("REPO", repr(scene.repo)) + AGAIN], env_extra=env)
-    assert_nothing_leaked(scene, outcome)
-    receipt = outcome.receipts[0]
-    assert receipt["kind"] == "exception" and "FOUND []" in receipt["stdout"], receipt["text"]
-    assert "wrote written.txt: discarded" in receipt["text"]  # the scratch dir still stands in for cwd
-
-
-# ---------------------------------------------------------------- 5. what comes back is bounded
-
-
-FORGE = "import jupyter_fixloop.runner as r\nr.last_json = lambda: {payload}\n"
-
-
-def test_forged_results_give_typed_receipts(scene, fake_model, bwrap):
-    candidates = [
-        FORGE.format(payload="'[' * 200000 + ']' * 200000"),  # deeply nested: RecursionError in json
-        FORGE.format(payload="'\"' + 'x' * (8 * 2**20) + '\"'"),  # huge
-        FORGE.format(payload="'{\"status\": \"error\", \"error\": \"oops\", \"checks\": 5}'"),  # a forged shape
-    ]
-    outcome = attack(scene, fake_model, candidates, timeout=180)
-    assert_nothing_leaked(scene, outcome)
-    assert [r["kind"] for r in outcome.receipts] == ["crash"] * 3, [r["text"] for r in outcome.receipts]
 
 
 # ---------------------------------------------------------------- 2. "none" must not hand over the user's kernel
@@ -376,7 +298,7 @@ def test_auto_without_bwrap_refuses_with_the_remedies(scene, fake_model, tmp_pat
     assert "\n" not in result["reason"]
     assert outcome.prompts == []  # no candidate was asked for, none ran
     warn = subprocess.run([sys.executable, "-c", "from jupyter_fixloop import confine; print(confine.load_warning('auto'))"],
-                          env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=60, check=False)
     assert "apt-get install bubblewrap" in warn.stdout, warn.stderr
 
 
@@ -392,7 +314,7 @@ def test_non_dumpable_blocks_same_uid_reads_of_environ():
               f"spec = importlib.util.spec_from_file_location('confine', {confine.__file__!r})\n"
               "confine = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(confine)\n"
               "assert confine.make_undumpable()\nprint(os.getpid(), flush=True)\ntime.sleep(30)\n")
-    nobody = dict(user=65534, group=65534, extra_groups=[]) if os.getuid() == 0 else {}
+    nobody = {"user": 65534, "group": 65534, "extra_groups": []} if os.getuid() == 0 else {}
     env = {"RT_SECRET_TOKEN": "RTCANARY-dumpable", "PATH": "/usr/bin:/bin"}
     with subprocess.Popen([python, "-I", "-c", victim], stdout=subprocess.PIPE, text=True, env=env, cwd="/",
                           **nobody) as proc:
@@ -402,7 +324,85 @@ def test_non_dumpable_blocks_same_uid_reads_of_environ():
                       f"        open('/proc/{pid}/' + name, 'rb').read(10)\n        print(name, 'read')\n"
                       "    except OSError as exc:\n        print(name, 'refused', exc.errno)\n")
             got = subprocess.run([python, "-I", "-c", reader], capture_output=True, text=True, cwd="/",
-                                 env=env, timeout=30, **nobody)
+                                 env=env, timeout=30, check=False, **nobody)
         finally:
             proc.kill()
     assert got.stdout.split("\n")[:2] == ["environ refused 13", "mem refused 13"], got.stdout + got.stderr
+
+
+# ---------------------------------------------------------------- 3. a private /tmp, /run hidden
+
+
+WALK_TEMP = r"""import os, re
+pattern = re.compile(rb'RTCANARY-[\w-]+')
+found = set()
+for top in ('/tmp', '/var/tmp', XDG):
+    for root, dirs, files in os.walk(top):
+        for name in files[:200]:
+            try:
+                with open(os.path.join(root, name), 'rb') as f:
+                    found |= set(pattern.findall(f.read(1 << 20)))
+            except OSError:
+                pass
+print('FOUND', sorted(x.decode() for x in found))
+print('RUN', sorted(os.listdir('/run')))
+print('TOTAL', total)
+"""
+
+
+def test_temp_dirs_and_run_are_private_and_the_snapshot_still_arrives(scene, fake_model, bwrap):
+    outcome = attack(scene, fake_model, [WALK_TEMP.replace("XDG", repr(scene.xdg)) + AGAIN])
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["kind"] == "exception", receipt["text"]
+    assert "FOUND []" in receipt["stdout"] and "RUN []" in receipt["stdout"], receipt["stdout"]
+    assert "TOTAL 6" in receipt["stdout"]  # `prices` came through the snapshot inbox
+
+
+# ---------------------------------------------------------------- 4. secrets masked at every depth, and above
+
+
+READ_ALL = r"""import ctypes, os, re
+libc = ctypes.CDLL(None)
+libc.read.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+pattern = re.compile(rb'RTCANARY-[\w-]+')
+def native_read(path):  # past the audit hook: only the file system can refuse
+    fd, buf = libc.open(path.encode(), 0), ctypes.create_string_buffer(4096)
+    n = libc.read(fd, buf, 4096) if fd >= 0 else -1
+    return buf.raw[:max(n, 0)]
+view = os.path.join(os.path.dirname(os.environ['HOME']), 'cwd')
+found = set()
+for top in (os.getcwd(), view, REPO):
+    for root, dirs, files in os.walk(top):
+        for name in files:
+            found |= set(pattern.findall(native_read(os.path.join(root, name))))
+print('FOUND', sorted(x.decode() for x in found))
+open('written.txt', 'w').write('x')
+"""
+
+
+def test_secrets_are_masked_at_every_depth_and_in_the_repository_root(scene, fake_model, bwrap):
+    # the repository on PYTHONPATH (an editable install) makes bwrap show it, above the working dir
+    env = {"PYTHONPATH": os.pathsep.join([scene.repo, os.environ.get("PYTHONPATH", "")])}
+    outcome = attack(scene, fake_model, [READ_ALL.replace("REPO", repr(scene.repo)) + AGAIN], env_extra=env)
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["kind"] == "exception" and "FOUND []" in receipt["stdout"], receipt["text"]
+    assert "wrote written.txt: discarded" in receipt["text"]  # the scratch dir still stands in for cwd
+
+
+# ---------------------------------------------------------------- 5. what comes back is bounded
+
+
+FORGE = "import jupyter_fixloop.runner as r\nr.last_json = lambda: {payload}\n"
+
+
+def test_forged_results_give_typed_receipts(scene, fake_model, bwrap):
+    candidates = [
+        FORGE.format(payload="'[' * 200000 + ']' * 200000"),  # deeply nested: RecursionError in json
+        FORGE.format(payload="'\"' + 'x' * (8 * 2**20) + '\"'"),  # huge
+        FORGE.format(payload="'{\"status\": \"error\", \"error\": \"oops\", \"checks\": 5}'"),  # a forged shape
+    ]
+    outcome = attack(scene, fake_model, candidates, timeout=180)
+    assert_nothing_leaked(scene, outcome)
+    assert [r["kind"] for r in outcome.receipts] == ["crash"] * 3, [r["text"] for r in outcome.receipts]
