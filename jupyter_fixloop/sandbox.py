@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import itertools
 import json
 import os
 import queue
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from jupyter_client.manager import AsyncKernelManager
 
 from . import receipt as receipts
+from .confine import landlock_abi
 from .errors import SandboxError
 from .receipt import Receipt
 from .snapshot import Snapshot
@@ -35,6 +37,12 @@ ENV_ALLOW = (
 )
 START_TIMEOUT = 60.0
 INTERRUPT_GRACE = 0.5  # a stopped run must give its receipt within timeout + 1 s
+# what the user side reads back from the sandbox is the sandbox's to forge: bounded, never trusted
+MAX_RESULT = 2 * 2**20  # characters of the runner's JSON (its own caps keep an honest one far below)
+MAX_LISTED = 1000  # scratch-dir entries looked at
+MAX_WRITTEN = 20  # files named in the receipt as written
+MAX_NAME = 80  # characters of one such name
+CONNECTION_FILE, STDERR_FILE = "kernel.json", "kernel.stderr"
 CONFINE = "__import__('jupyter_fixloop.confine', fromlist=['confine'])"
 # ipykernel_launcher, after arming the lifeline (its path is argv[1]); like it, not importing from cwd
 KERNEL_MAIN = (
@@ -101,7 +109,8 @@ class Sandbox:
         os.chmod(self.dir, 0o700)
         self.home = os.path.join(self.dir, "home")
         os.makedirs(os.path.join(self.home, "tmp"))
-        self.stderr_path = os.path.join(self.dir, "kernel.stderr")
+        self.stderr_path = os.path.join(self.dir, STDERR_FILE)
+        self._stderr: int | None = None  # the fd stderr is read through, never the path
         self.km: _KernelManager | None = None
         self.kc = None
         self.loaded: dict = {}
@@ -121,14 +130,20 @@ class Sandbox:
         return box
 
     async def _start(self) -> None:
-        km = _KernelManager(transport="ipc", connection_file=os.path.join(self.dir, "kernel.json"))
+        km = _KernelManager(transport="ipc", connection_file=os.path.join(self.dir, CONNECTION_FILE))
         km.prefix = self._confinement_prefix()
+        if self.confinement == "none" and landlock_abi() >= 6:
+            # an abstract socket made in one Landlock domain is out of reach from another: the
+            # other sandboxes cannot run code in this kernel (a path socket would be reachable)
+            km.ip = "@" + os.path.basename(self.dir)
         from .confine import LIFELINE, hold_lifeline
 
         self._lifeline = hold_lifeline(self.dir)  # before the kernel exists: it exits when this frees
         km.lifeline = os.path.join(self.dir, LIFELINE)
         self.km = km
-        self._stderr = open(self.stderr_path, "wb")
+        # created here, before the kernel exists, and kept open: the sandbox may later swap the
+        # path for a symlink or a FIFO, the fd still reads the file the kernel writes to
+        self._stderr = os.open(self.stderr_path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         if self.confinement == "bwrap":  # a SIGINT to bwrap's process group would kill the sandbox
             km.kernel_spec.interrupt_mode = "message"
         await km.start_kernel(
@@ -148,9 +163,10 @@ class Sandbox:
             raise SandboxError(f"the sandbox kernel could not import jupyter_fixloop: {self._stderr_tail()}")
 
     def _confinement_prefix(self) -> list[str]:
-        from .confine import prefix
+        from .confine import LIFELINE, prefix
 
-        argv, self.confinement = prefix(self.settings, self.dir, self.home)
+        host_read = tuple(os.path.join(self.dir, n) for n in (CONNECTION_FILE, STDERR_FILE, LIFELINE))
+        argv, self.confinement = prefix(self.settings, self.dir, self.home, host_read)
         return argv
 
     # ------------------------------------------------------------ talking to the kernel
@@ -170,16 +186,17 @@ class Sandbox:
             reply = await self._request(f"{RUNNER}.load_request({placed!r})", START_TIMEOUT)
             await self._placed(placed)
             report = _result_of(reply) or {"loaded": [], "failed": {"*": "the snapshot could not be loaded"}}
+            loaded, failed = report.get("loaded"), report.get("failed")
             self.loaded = {
-                "loaded": [*self.loaded.get("loaded", []), *report.get("loaded", [])],
-                "failed": {**self.loaded.get("failed", {}), **report.get("failed", {})},
+                "loaded": [*self.loaded.get("loaded", []), *(loaded if isinstance(loaded, list) else [])],
+                "failed": {**self.loaded.get("failed", {}), **(failed if isinstance(failed, dict) else {})},
             }
             self.loaded_files += (path,)
         return self.loaded
 
     async def _place(self, path: str) -> str:
-        """Where the kernel reads a snapshot part: here, the file itself (a gateway kernel gets a copy)."""
-        return path
+        """Where the kernel reads a snapshot part (a gateway kernel gets a copy sent)."""
+        return self._deliver(path, len(self.loaded_files))
 
     async def _placed(self, path: str) -> None:
         """A part has been loaded (a gateway kernel removes its copy)."""
@@ -189,6 +206,29 @@ class Sandbox:
 
     async def _died(self) -> bool:
         return not await self.km.is_alive()
+
+    def _deliver(self, path: str, index: int) -> str:
+        """Where the kernel reads snapshot part `path`. Under bwrap the loops' snapshots are out of
+        sight (a private /tmp): the part is hard-linked (else copied) into this sandbox's inbox,
+        which the sandbox sees read-only, so it sees its own snapshot and nothing else."""
+        if self.confinement != "bwrap":
+            return path
+        from .confine import INBOX
+
+        name = f"{index}-{os.path.basename(path)}"
+        inbox = os.open(os.path.join(self.dir, INBOX), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            try:
+                os.link(path, name, dst_dir_fd=inbox)
+            except OSError:  # another file system: a copy
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=inbox)
+                with open(path, "rb") as src, os.fdopen(fd, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+        except OSError as exc:
+            raise SandboxError(f"the snapshot could not be handed to the sandbox: {exc}") from exc
+        finally:
+            os.close(inbox)
+        return os.path.join(self.dir, INBOX, name)
 
     async def preload(self, modules) -> None:
         """Import packages while idle (pandas takes ~0.5 s), so loading a snapshot later is cheap."""
@@ -216,16 +256,21 @@ class Sandbox:
         if result is None:
             return receipts.crash("the sandbox gave no result", self._stderr_tail())
         result.setdefault("seconds", time.perf_counter() - started)
-        return receipts.from_run(result, notes=notes + self._load_notes() + self._file_notes(result), **receipt_options)
+        try:  # the JSON is the sandbox's: a forged shape must end as a receipt, not an error in the user's kernel
+            return receipts.from_run(result, notes=notes + self._load_notes() + self._file_notes(result),
+                                     **receipt_options)
+        except Exception as exc:
+            return receipts.crash(f"the sandbox's result could not be read ({type(exc).__name__})")
 
     def _file_notes(self, result: dict) -> tuple[str, ...]:
         """Files the candidate created in the working directory, and what became of them."""
-        names = result.get("new_files") or []
+        names = [n for n in result.get("new_files") or [] if isinstance(n, str)][:MAX_LISTED]
         if self.confinement == "bwrap":  # what is not a link in the scratch dir was written (new or rewritten)
-            scratch = os.path.join(self.dir, "work")
-            written = sorted({*names, *(n for n in _listdir(scratch) if _is_plain_file(os.path.join(scratch, n)))})
-            return tuple(f"wrote {name}: discarded" for name in written)
-        return tuple(f"wrote {name}: kept in the working directory (no confinement)" for name in names)
+            from .confine import WORK
+
+            written = sorted({*names, *_plain_files(os.path.join(self.dir, WORK))})
+            return _written_notes(written, "discarded")
+        return _written_notes(names, "kept in the working directory (no confinement)")
 
     def _load_notes(self) -> tuple[str, ...]:
         failed = (self.loaded or {}).get("failed") or {}
@@ -237,8 +282,8 @@ class Sandbox:
             await self.km.interrupt_kernel()
             reply = await self._wait_reply(self._pending, INTERRUPT_GRACE)
             return receipts.timeout(timeout, _result_of(reply))
-        except (asyncio.TimeoutError, _KernelDied, RuntimeError):
-            return receipts.timeout(timeout)
+        except (asyncio.TimeoutError, _KernelDied, RuntimeError, TypeError, AttributeError, ValueError):
+            return receipts.timeout(timeout)  # no reply, or one of a forged shape
 
     async def _request(self, code: str, timeout: float):
         msg_id = self.kc.execute(
@@ -284,11 +329,12 @@ class Sandbox:
         return f"the kernel process exited with code {code}"
 
     def _stderr_tail(self, limit: int = 1500) -> str:
+        """The end of the kernel's output, through the fd opened at start (never reopened by path)."""
+        if self._stderr is None:
+            return ""
         try:
-            with open(self.stderr_path, "rb") as f:
-                f.seek(0, os.SEEK_END)
-                f.seek(max(0, f.tell() - limit))
-                return f.read().decode("utf-8", "replace")
+            size = os.fstat(self._stderr).st_size
+            return os.pread(self._stderr, limit, max(0, size - limit)).decode("utf-8", "replace")
         except OSError:
             return ""
 
@@ -301,29 +347,54 @@ class Sandbox:
         except Exception:
             pass
         finally:
-            if getattr(self, "_stderr", None):
-                self._stderr.close()
+            if getattr(self, "_stderr", None) is not None:
+                os.close(self._stderr)
+                self._stderr = None
             if self._lifeline is not None:
                 os.close(self._lifeline)
             from .confine import release
 
             release(self.dir)  # what a fork bomb left behind
-            shutil.rmtree(self.dir, ignore_errors=True)
+            # in a thread: a candidate may have left a million files, the event loop must not wait
+            # (at interpreter exit no thread can start: then here)
+            try:
+                await asyncio.to_thread(shutil.rmtree, self.dir, ignore_errors=True)
+            except RuntimeError:
+                shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class _KernelDied(Exception):
     pass
 
 
-def _listdir(path: str) -> list[str]:
+def _plain_files(path: str) -> list[str]:
+    """Names of the regular files in a directory the sandbox can write. The directory is opened
+    without following a link (a swapped-in symlink lists nothing, instead of the user's home) and
+    entries are judged by lstat; at most MAX_LISTED entries are looked at."""
     try:
-        return os.listdir(path)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return []
+    try:
+        with os.scandir(fd) as entries:
+            return [e.name for e in itertools.islice(entries, MAX_LISTED) if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
 
 
-def _is_plain_file(path: str) -> bool:
-    return os.path.isfile(path) and not os.path.islink(path)
+def _written_notes(names: list[str], fate: str) -> tuple[str, ...]:
+    """`wrote NAME: fate` lines, capped in count and length (names are chosen by the candidate)."""
+    notes = [f"wrote {_shown(name)}: {fate}" for name in names[:MAX_WRITTEN]]
+    if len(names) > MAX_WRITTEN:
+        notes.append(f"wrote {len(names) - MAX_WRITTEN} more files: {fate}")
+    return tuple(notes)
+
+
+def _shown(name: str) -> str:
+    name = name if name.isprintable() else repr(name)[1:-1]
+    return name if len(name) <= MAX_NAME else name[:MAX_NAME - 3] + "..."
 
 
 def _sandboxes_root() -> str:
@@ -365,10 +436,12 @@ def _result_of(reply) -> dict | None:
     """The runner's JSON, read back through the execute reply's user_expressions."""
     if reply is None:
         return None
-    expr = reply["content"].get("user_expressions", {}).get("r", {})
-    if expr.get("status") != "ok":
-        return None
     try:
-        return json.loads(ast.literal_eval(expr["data"]["text/plain"]))
-    except (ValueError, SyntaxError, KeyError):
-        return None
+        expr = reply["content"].get("user_expressions", {}).get("r", {})
+        text = expr["data"]["text/plain"] if expr.get("status") == "ok" else None
+        if not isinstance(text, str) or len(text) > MAX_RESULT:  # a flood is no result
+            return None
+        result = json.loads(ast.literal_eval(text))
+    except (ValueError, SyntaxError, KeyError, TypeError, AttributeError, RecursionError, MemoryError):
+        return None  # deeply nested or malformed: the caller makes a crash receipt of it
+    return result if isinstance(result, dict) else None

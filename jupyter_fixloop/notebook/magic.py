@@ -18,6 +18,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from .. import history as histories
 from ..cell import split_instruction
 from ..config import FixLoop
+from ..confine import load_warning
 from ..errors import FixloopError, UsageError
 from ..model import check_model
 from .comm import connect
@@ -186,6 +187,8 @@ def expected_output(value: str | None) -> str | None:
 def load_ipython_extension(ipython) -> None:
     ipython.register_magics(FixLoopMagics(ipython))
     connect(ipython)  # hello to the frontend: can it replace cells in place?
+    if warning := load_warning(FixLoop(parent=ipython).confinement):  # e.g. no bwrap: say so now
+        print(warning)
 
 
 def unload_ipython_extension(ipython) -> None:

