@@ -96,6 +96,8 @@ class LoopRun:
 
     async def run(self) -> LoopResult:
         self.started = time.perf_counter()
+        if not self.settings.gateway_url and confine.resolve(self.settings.confinement) == "refused":
+            return self._end("error", confine.REFUSAL)  # before any kernel starts
         pool = pool_for(self.settings, self.options.pool_size)
         mirror = _Mirror(self.namespace, tempfile.mkdtemp(prefix="fixloop-loop-"), self.options.snapshot_size_cap)
         try:

@@ -12,14 +12,13 @@ import os
 import sys
 
 from jupyter_fixloop import fix
-from jupyter_fixloop.sandbox import SandboxSettings
 
 
 def main(spec: dict) -> None:
-    settings = SandboxSettings(cwd=os.getcwd(), confinement=spec["confinement"], memory_limit=512 * 2**20)
     result = fix(spec["source"], namespace=dict(spec.get("namespace", {})), model="openai/scripted",
                  api_base=spec.get("api_base"), max_rounds=spec.get("max_rounds", 1),
-                 timeout=spec.get("timeout", 20.0), settings=settings, pool_size=spec.get("pool_size", 1))
+                 timeout=spec.get("timeout", 20.0), cwd=os.getcwd(), confinement=spec["confinement"],
+                 memory_limit=512 * 2**20, pool_size=spec.get("pool_size", 1))
     print("RESULT " + json.dumps(dataclasses.asdict(result), default=str), flush=True)
 
 

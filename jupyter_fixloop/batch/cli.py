@@ -14,6 +14,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 
+from .. import confine
 from ..config import load_config
 from ..errors import FixloopError, UsageError
 from ..model import check_model
@@ -126,6 +127,8 @@ def main(argv: list[str]) -> int:
         loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, timeout=args.timeout,
                                              hint=args.hint, api_base=args.api_base).resolved()
         check_model(loop.model)  # before any cell runs
+        if not loop.gateway_url and confine.resolve(loop.confinement) == "refused":
+            raise UsageError(confine.REFUSAL)
         options = BatchOptions(loop=loop, cell_timeout=args.cell_timeout, kernel_name=args.kernel,
                                cells=parse_cells(args.cells, len(work[0][0].cells)) if args.cells else None)
     except UsageError as exc:

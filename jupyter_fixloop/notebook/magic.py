@@ -187,7 +187,8 @@ def expected_output(value: str | None) -> str | None:
 def load_ipython_extension(ipython) -> None:
     ipython.register_magics(FixLoopMagics(ipython))
     connect(ipython)  # hello to the frontend: can it replace cells in place?
-    if warning := load_warning(FixLoop(parent=ipython).confinement):  # e.g. no bwrap: say so now
+    configured = FixLoop(parent=ipython).options().resolved()
+    if not configured.gateway_url and (warning := load_warning(configured.confinement)):  # e.g. no bwrap: say so now
         print(warning)
 
 
