@@ -33,6 +33,11 @@ class FixLoop(Configurable):
     max_tokens = Integer(DEFAULTS.max_tokens, min=0, help="Total model tokens for one loop (0: no bound).").tag(config=True)
     budget = Float(DEFAULTS.budget, min=0.0, help="Total model cost in USD for one loop (0: no bound).").tag(config=True)
     wall_time = Float(DEFAULTS.wall_time, min=0.0, help="Total seconds for one loop, model and sandbox together (0: no bound).").tag(config=True)
+    temperature = Float(DEFAULTS.temperature, min=0.0, max=2.0, help="Sampling temperature of each round's "
+                        "answer (0: the most likely answer, which small local models need).").tag(config=True)
+    resample_temperature = Float(DEFAULTS.resample_temperature, min=0.0, max=2.0, help="When the model answers "
+                                 "with code that already failed, it is told so and asked once more at this "
+                                 "temperature; only a second repeat ends the loop.").tag(config=True)
     pool_idle = Float(DEFAULTS.pool_idle, min=0.0, help="Seconds without a loop after which the idle sandbox kernels are closed (0: keep them); the next loop starts new ones.").tag(config=True)
     pool_size = Integer(DEFAULTS.pool_size, min=0, help="Sandbox kernels kept started ahead of need: two, so the kernel for a candidate is ready even when the model answers at once.").tag(config=True)
     confinement = Enum(

@@ -50,7 +50,7 @@ class Guard:
         tree = _parse(candidate)
         if tree is None:
             return None  # it runs, and its receipt shows the syntax error
-        for rule in (self._keeps_asserts, self._leaves_checks_alone, self._does_not_swallow,
+        for rule in (self._keeps_asserts, self._leaves_checks_alone, self._does_not_copy_checks, self._does_not_swallow,
                      self._keeps_the_effect, self._computes_values):
             reason = rule(tree, candidate)
             if reason:
@@ -86,6 +86,19 @@ class Guard:
         if patched:
             return (f"the candidate patches `{min(patched)}` (comparison, truth or builtins), which changes how "
                     "the checks judge the results instead of fixing them")
+        return None
+
+    def _does_not_copy_checks(self, tree: ast.Module, candidate: str) -> str | None:
+        """A check copied into the cell: it would fail inside the cell (or run twice), and hide what to fix."""
+        checks = {ast.unparse(t) for t in _check_tests(self.checks)}
+        mine = {ast.unparse(n.test) for n in self.asserts}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assert) and ast.unparse(node.test) in checks - mine:
+                return (f"the candidate copies the check `assert {_short(ast.unparse(node.test))}` into the cell; the "
+                        "checks run on their own after the cell: reply with the cell's code only, fixed")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip() in {c.strip() for c in self.checks}:
+                return ("the candidate copies a check into the cell (as text to run); the checks run on their own "
+                        "after the cell: reply with the cell's code only, fixed")
         return None
 
     def _does_not_swallow(self, tree: ast.Module, candidate: str) -> str | None:
@@ -139,13 +152,7 @@ class Guard:
         return None
 
     def _check_exprs(self) -> list[ast.AST]:
-        exprs = [n.test for n in self.asserts]
-        for check in self.checks:
-            try:
-                exprs.append(ast.parse(check.strip(), mode="eval").body)
-            except SyntaxError:
-                continue
-        return exprs
+        return [n.test for n in self.asserts] + _check_tests(self.checks)
 
 
 # ---------------------------------------------------------------- reading code
@@ -386,14 +393,28 @@ def _effect_of(line: str) -> tuple[str, str] | None:
 # ---------------------------------------------------------------- hard-coded expected values
 
 
-def _expectations(checks: tuple[str, ...], asserts: list[ast.Assert]) -> list[tuple[str, set[str], object]]:
-    """(check text, the names it probes, the value it expects) for checks of the form `probe == literal`."""
-    exprs = []
+def _check_tests(checks: tuple[str, ...]) -> list[ast.expr]:
+    """What the checks test: each expression, and the test of each `assert` in a block of statements."""
+    tests: list[ast.expr] = []
     for check in checks:
         try:
-            exprs.append(ast.parse(check.strip(), mode="eval").body)
-        except SyntaxError:
+            tests.append(ast.parse(check.strip(), mode="eval").body)
             continue
+        except SyntaxError:
+            pass
+        block = _parse(check.strip())
+        if block is not None:
+            tests += [n.test for n in ast.walk(block) if isinstance(n, ast.Assert)]
+    return tests
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _expectations(checks: tuple[str, ...], asserts: list[ast.Assert]) -> list[tuple[str, set[str], object]]:
+    """(check text, the names it probes, the value it expects) for checks of the form `probe == literal`."""
+    exprs = _check_tests(checks)
     exprs += [a.test for a in asserts]
     found = []
     for expr in exprs:

@@ -122,25 +122,34 @@ class LoopRun:
             history.append((source, self.first))
         guard_ = guard.Guard(source, checks, self.expect_output)
         passed_before: dict[str, int] = {c.expr: 0 for c in (self.first.checks if self.first else ()) if c.passed}
+        note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
             bound = self._bound_reached()
             if bound:
                 return self._end("gave_up", bound)
             self.emit("asking", round=index, max_rounds=opts.max_rounds)
+            temperature = opts.resample_temperature if repeated_before else opts.temperature
+            if repeated_before:
+                note = (f"Your last answer was identical to {repeated_before}, which already failed as shown above. "
+                        "Write a different fix that addresses what happened.")
             messages = prompt.build_messages(source, instruction=self.instruction, checks=checks, history=history,
-                                             hint=opts.hint or None)
+                                             hint=opts.hint or None, note=note or None)
             try:
-                reply = await self._propose(messages)
+                reply = await self._propose(messages, temperature)
             except ModelError as exc:
                 return self._end("error", str(exc))
             except asyncio.TimeoutError:
                 return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
-            if _repeats(reply, self.rounds):
-                return self._end("gave_up", "the model repeated its previous answer; a hint (--hint) or another model may help")
+            repeated = self._repeated(reply)
+            if repeated and (repeated_before or opts.model == BUILTIN):  # the builtin engine is deterministic
+                return self._end("gave_up", f"the model repeated {repeated}"
+                                 + (", also when asked again at a higher temperature" if repeated_before else "")
+                                 + "; a hint (--hint) or another model may help")
             receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
             receipt = _mark_regressions(receipt, passed_before, index)
             usage = replace(reply.usage, run_seconds=receipt.seconds)
-            self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text))
+            self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
+                                     temperature=temperature))
             self.emit("receipt", round=index, receipt=receipt, usage=usage)
             if receipt.ok:
                 return self._end("fixed", f"all checks pass after {index} round(s)", reply.code)
@@ -149,11 +158,13 @@ class LoopRun:
             for c in receipt.checks:
                 if c.passed:
                     passed_before.setdefault(c.expr, index)
+            note, repeated_before = "", repeated
+            if repeated:
+                continue  # the code already ran and is in front of the model: the note says so
             if reply.code is not None:
                 history.append((reply.code, receipt))
             elif history:  # keep the last real run in front of the model, and say what went wrong
-                code, last = history[-1]
-                history[-1] = (code, replace(last, text=last.text + "\nYour previous reply had no ```python block."))
+                note = "Your previous reply had no ```python block."
         return self._end("gave_up", f"max rounds ({opts.max_rounds}) reached")
 
     async def _judge(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
@@ -187,10 +198,29 @@ class LoopRun:
             return limit
         return max(0.5, min(limit, wall - (time.perf_counter() - self.started)))
 
-    async def _propose(self, messages) -> model.Reply:
+    def _repeated(self, reply: model.Reply) -> str:
+        """What an answer repeats: code that already ran (the cell, an earlier candidate), or the
+        previous reply word for word; "" when it is new.
+
+        A small model often answers with code that already failed. That is not the end: the next
+        round tells it so and asks at `resample_temperature`; only a repeat after that ends the loop.
+        The built-in engine is deterministic: only its previous reply, word for word, counts."""
+        if self.options.model == BUILTIN:
+            same = bool(self.rounds) and reply.text.strip() == self.rounds[-1].reply.strip()
+            return "its previous answer" if same else ""
+        if reply.code is not None:
+            tried = _tried_before(reply.code, self.rounds, self.source, self.first)
+            if tried is not None:
+                return tried[0] if tried[0] == "the original cell" else f"your answer in {tried[0]}"
+        if self.rounds and reply.text.strip() == self.rounds[-1].reply.strip():
+            return "your previous answer"
+        return ""
+
+    async def _propose(self, messages, temperature: float | None = None) -> model.Reply:
         """The model call, retries included, cut off at the loop's total time bound."""
         opts = self.options
-        call = model.propose(messages, opts.model, timeout=opts.model_timeout, api_base=opts.api_base or None)
+        call = model.propose(messages, opts.model, timeout=opts.model_timeout, api_base=opts.api_base or None,
+                             temperature=temperature)
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))
@@ -232,7 +262,8 @@ def describe_sandbox(settings: SandboxSettings) -> str:
 
 
 def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:
-    """The checks as expressions; one that does not parse is the caller's mistake, said at once."""
+    """The checks: expressions, or blocks of statements (`assert` lines) that run after the cell;
+    one that does not parse is the caller's mistake, said at once."""
     if isinstance(checks, str):
         checks = (checks,)
     checks = tuple(c.strip() for c in checks if c and c.strip())
@@ -240,6 +271,12 @@ def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:
         try:
             ast.parse(check, mode="eval")
         except SyntaxError as exc:
+            if "\n" in check or check.startswith("assert "):
+                try:
+                    ast.parse(check, mode="exec")
+                    continue
+                except SyntaxError:
+                    pass
             raise UsageError(f"--expect {check!r} is not a Python expression ({exc.msg}); quote it as one expression") from None
     return checks
 
@@ -250,10 +287,6 @@ def _mark_regressions(receipt: Receipt, passed_before: dict[str, int], index: in
         return receipt
     lines = [f"Regression: {c.expr} passed in round {passed_before[c.expr]} and fails now" for c in regressed]
     return replace(receipt, text=receipt.text + "\n" + "\n".join(lines))
-
-
-def _repeats(reply, rounds: list[Round]) -> bool:
-    return bool(rounds) and reply.text.strip() == rounds[-1].reply.strip()
 
 
 def _tried_before(code, rounds: list[Round], source: str, first: Receipt | None):

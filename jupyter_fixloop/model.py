@@ -65,14 +65,20 @@ async def propose(
     api_base: str | None = None,
     api_key: str | None = None,
     num_retries: int = 2,
+    temperature: float | None = None,
 ) -> Reply:
-    """One model call. Transport and provider errors become a one-line `ModelError`."""
+    """One model call. Transport and provider errors become a one-line `ModelError`.
+
+    `temperature`: None leaves the provider's default; a model that takes no temperature (some
+    reasoning models) gets none (litellm's drop_params)."""
     if model == BUILTIN:
         return _builtin(messages)
     lib = litellm()
     # retries are litellm's (retry_policy), never also the provider SDK's (max_retries=0)
     kwargs = dict(model=model, messages=messages, timeout=timeout, num_retries=num_retries,
-                  retry_policy=retry_policy(num_retries), max_retries=0)
+                  retry_policy=retry_policy(num_retries), max_retries=0, drop_params=True)
+    if temperature is not None:
+        kwargs["temperature"] = temperature
     if max_tokens:
         kwargs["max_tokens"] = max_tokens
     if api_base:

@@ -28,6 +28,8 @@ class LoopOptions:
     budget: float = 0.0  # model cost in USD for the whole loop (0: no bound)
     wall_time: float = 600.0  # seconds for the whole loop, model and sandbox together (0: no bound)
     hint: str = ""  # extra guidance added to the prompt
+    temperature: float = 0.0  # sampling temperature of each round's first answer (0: the most likely)
+    resample_temperature: float = 0.8  # when an answer repeats code that already failed, asked again at this
     pool_size: int = 2  # sandbox kernels kept started ahead of need
     pool_idle: float = 900.0  # seconds without a loop before idle kernels close (0: keep them)
     confinement: str = "auto"  # "auto", "bwrap" or "none"
@@ -53,6 +55,8 @@ class LoopOptions:
 
         if self.max_rounds < 0:
             raise UsageError("max_rounds must be 0 or more")
+        if not (0.0 <= self.temperature <= 2.0 and 0.0 <= self.resample_temperature <= 2.0):
+            raise UsageError("temperature and resample_temperature must be between 0 and 2")
         if self.timeout <= 0 or self.model_timeout <= 0:
             raise UsageError("timeout and model_timeout must be positive numbers of seconds")
         # an unknown confinement is the sandbox's to refuse: the loop's result says so

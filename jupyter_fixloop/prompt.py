@@ -16,6 +16,7 @@ SYSTEM_PROMPT = """\
 You repair one Jupyter notebook cell. The cell was run in a sandbox kernel that holds the user's
 live variables; what happened is in the receipt. Fix the cause of the failure so that the cell runs
 and every check passes. Keep the cell's intent, its assert statements and the names it defines.
+The checks run on their own after the cell: never copy them into the cell.
 Never silence an error with try/except, never hard-code the value a check expects.
 Reply with the complete corrected cell in exactly one ```python fenced block, and nothing else
 after it. Do not include the %%fixloop line."""
@@ -25,8 +26,10 @@ You write or modify one Jupyter notebook cell, following the user's instruction.
 kernel that already holds the user's variables. Reply with the complete cell in exactly one
 ```python fenced block."""
 
+ORIGINAL_HEADING = "### Original cell"
 CODE_HEADING = "### Code that was run"
 RECEIPT_HEADING = "### What happened"
+REPLY_LINE = "### Your reply\nThe complete corrected cell in one ```python block."
 
 
 def build_messages(
@@ -36,34 +39,63 @@ def build_messages(
     checks: tuple[str, ...] = (),
     history: list[tuple[str, Receipt]] = (),
     hint: str | None = None,
+    note: str | None = None,
 ) -> list[dict]:
-    """The conversation for one round: the cell, what the latest candidate did, earlier rounds in one line each.
+    """The conversation for one round. `history` is the list of (code that was run, its receipt),
+    oldest first; `note` is said last (a repeated answer, say).
 
-    `history` is the list of (code that was run, its receipt), oldest first.
+    A stable prefix comes first, the same in every round of a loop: the system prompt, the cell, its
+    checks, the environment, the hint, and what happened when the cell itself ran. Then the part
+    that changes: earlier rounds in one line each, the latest candidate and its receipt. A server
+    that reuses the KV cache of a common prefix (llama-server, vLLM) reads the prefix once per loop.
     """
     parts = []
+    history = list(history)
     generating = bool(instruction) and not history
+    first = history[0] if history and history[0][0] == original else None  # the cell's own run
     if instruction:
         parts.append(f"Instruction: {instruction}")
-    if history:
-        latest_code, latest = history[-1]
-        if latest_code != original:
-            parts.append(f"### Original cell\n```python\n{original}\n```")
-        parts.append(f"{CODE_HEADING}\n```python\n{latest_code}\n```")
-        parts.append(f"{RECEIPT_HEADING}\n{latest.text}")
-        if len(history) > 1:
-            earlier = "\n".join(f"- round {i}: {r.headline}" for i, (_, r) in enumerate(history[:-1]))
-            parts.append(f"### Earlier attempts (summarized)\n{earlier}")
+    if first is not None:
+        parts.append(f"{ORIGINAL_HEADING}\n```python\n{original.rstrip()}\n```")
     elif original.strip():
-        parts.append(f"### Current cell\n```python\n{original}\n```")
+        parts.append(f"### Current cell\n```python\n{original.rstrip()}\n```")
     if checks:
-        parts.append("### Checks that must pass after the cell runs\n" + "\n".join(f"- {c}" for c in checks))
+        parts.append(checks_section(checks))
     if hint:
         parts.append(f"### Hint from the user\n{hint}")
     parts.append(f"### Environment\n{environment(original)}")
-    parts.append("Reply with the complete cell in one ```python block.")
+    if first is not None:
+        parts.append(f"{RECEIPT_HEADING}\n{first[1].text}")
+    if len(history) > (1 if first is not None else 0):
+        if len(history) > 1:
+            earlier = "\n".join(f"- round {i}: {r.headline}" for i, (_, r) in enumerate(history[:-1]))
+            parts.append(f"### Earlier attempts (summarized)\n{earlier}")
+        latest_code, latest = history[-1]
+        parts.append(f"{CODE_HEADING} (your answer in round {len(history) - 1})\n```python\n{latest_code.rstrip()}\n```")
+        parts.append(f"{RECEIPT_HEADING}\n{latest.text}")
+    if note:
+        parts.append(f"### Note\n{note}")
+    parts.append(REPLY_LINE)
     system = GENERATE_PROMPT if generating else SYSTEM_PROMPT
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def checks_section(checks: tuple[str, ...]) -> str:
+    """The checks as the code they are: expressions as a list, blocks of statements as code."""
+    exprs = [c for c in checks if not _is_block(c)]
+    blocks = [c for c in checks if _is_block(c)]
+    lines = ["### Checks that must pass after the cell runs (they run on their own; do not copy them into the cell)"]
+    lines += [f"- {c}" for c in exprs]
+    lines += [f"```python\n{b.strip()}\n```" for b in blocks]
+    return "\n".join(lines)
+
+
+def _is_block(check: str) -> bool:
+    try:
+        ast.parse(check.strip(), mode="eval")
+        return False
+    except SyntaxError:
+        return True
 
 
 def environment(source: str) -> str:

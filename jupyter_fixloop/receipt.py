@@ -294,7 +294,7 @@ class _Parts:
         else:
             failed = [c for c in self.checks if not c.passed]
             if len(failed) == 1:
-                lines = [f"Check failed: {failed[0].expr}"]
+                lines = [f"Check failed: {check_label(failed[0])}"]
             elif failed:
                 lines = [f"{len(failed)} checks failed"]
             else:
@@ -378,13 +378,32 @@ def _check_lines(checks: tuple[CheckOutcome, ...], detail: Detail, error: dict |
     for c in checks:
         if c.passed:
             if detail.passed_checks:
-                lines.append(f"  passed: {c.expr}")
+                lines.append(f"  passed: {check_label(c)}")
             continue
         if error is not None and error.get("check") and c.expr == error["check"]["expr"] and c.detail:
             lines += _item(f"assert failed: {c.detail}", detail.context_rows)  # the assert is the line above
             continue
-        lines += _item(f"FAILED: {c.expr}" + (f" -- {c.detail}" if c.detail else ""), detail.context_rows)
+        if _is_block(c.expr) and c.detail.startswith("assert ") and " failed: " in c.detail:
+            failing, why = c.detail.split(" failed: ", 1)  # the block's failing assert, then why
+            shown = why.splitlines() if detail.context_rows else why.splitlines()[:1]
+            lines += ["  " + _clip(f"FAILED: {failing}", 400)] + ["    " + _clip(line, 400) for line in shown]
+            continue
+        lines += _item(f"FAILED: {check_label(c)}" + (f" -- {c.detail}" if c.detail else ""), detail.context_rows)
     return lines
+
+
+def check_label(c: CheckOutcome) -> str:
+    """A check in one line: the expression; for a block of statements, its failing assert (or its first line)."""
+    if not _is_block(c.expr):
+        return c.expr
+    if not c.passed and c.detail.startswith("assert ") and " failed: " in c.detail:
+        return c.detail.split(" failed: ", 1)[0]
+    first = c.expr.strip().splitlines()[0]
+    return f"{first} ... ({len(c.expr.strip().splitlines())} lines)"
+
+
+def _is_block(expr: str) -> bool:
+    return "\n" in expr.strip() or expr.lstrip().startswith("assert ")
 
 
 def _diff_lines(diff: list[str], detail: Detail) -> list[str]:

@@ -32,6 +32,7 @@ class Round:
     receipt: Receipt
     usage: Usage = field(default_factory=Usage)
     reply: str = ""
+    temperature: float | None = None  # the sampling temperature it was asked at (higher after a repeat)
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,8 @@ class CaseResult:
     last_receipt: str = ""
     verify_receipt: str = ""
     failure: str = "?"
+    fixed_in_round: int | None = None  # the model round whose candidate was verified (1 for one-shot)
+    per_round: list = field(default_factory=list)  # {round, temperature, prompt_tokens, completion_tokens, model_s, run_s, kind}
 
 
 @dataclass
@@ -212,12 +214,15 @@ def run_case(case: Case, kernel: UserKernel, workdir: str, opts) -> CaseResult:
     finally:
         if os.path.exists(path):
             os.unlink(path)
+    if not fixed:
+        outcome["fixed_in_round"] = None
     return _result(case, fixed, started=started, final_code=code, verify_receipt=verify_text, **outcome)
 
 
 def _checks(case: Case, opts) -> list[str]:
-    """What the loop and the one-shot baseline are told must pass: the hidden check with --expect-check."""
-    return [acceptance(case.check)] if opts.expect_check and case.check.strip() else []
+    """What the loop and the one-shot baseline are told must pass: with --expect-check, the hidden
+    check as the block of statements it is (the model reads `assert ...`, not a wrapper around it)."""
+    return [case.check.strip()] if opts.expect_check and case.check.strip() else []
 
 
 def _loop(case: Case, snap, opts) -> dict:
@@ -225,8 +230,12 @@ def _loop(case: Case, snap, opts) -> dict:
 
     result = fix(case.cell, checks=_checks(case, opts), namespace=snap, options=opts.options)
     final = result.patched if result.status == "fixed" else (case.cell if result.status == "passed" else None)
+    per_round = [{"round": r.index, "temperature": r.temperature, "prompt_tokens": r.usage.prompt_tokens,
+                  "completion_tokens": r.usage.completion_tokens, "model_s": round(r.usage.seconds, 2),
+                  "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind} for r in result.rounds]
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "tokens": result.tokens,
-            "cost": result.cost, "final_code": final, "last_receipt": _last_run(result)}
+            "cost": result.cost, "final_code": final, "last_receipt": _last_run(result), "per_round": per_round,
+            "fixed_in_round": len(result.rounds) if result.status == "fixed" else 0 if result.status == "passed" else None}
 
 
 def _last_run(result) -> str:
@@ -249,16 +258,22 @@ def _one_shot(case: Case, snap, opts) -> dict:
     checks = _checks(case, opts)
     first = verify(case.cell, checks=checks, namespace=snap, options=opts.options)
     if first.ok:
-        return {"status": "passed", "reason": "the cell already passes", "final_code": case.cell, "last_receipt": first.text}
+        return {"status": "passed", "reason": "the cell already passes", "final_code": case.cell, "last_receipt": first.text,
+                "fixed_in_round": 0}
     messages = prompt.build_messages(case.cell, checks=tuple(checks), history=[(case.cell, first)])
     try:
         reply = runtime.run_sync(model.propose(messages, opts.options.model, timeout=opts.options.model_timeout,
-                                               api_base=opts.options.api_base or None))
+                                               api_base=opts.options.api_base or None,
+                                               temperature=opts.options.temperature))
     except ModelError as exc:
         return {"status": "error", "reason": str(exc), "rounds": 1, "final_code": None, "last_receipt": first.text}
     status = "answered" if reply.code else "no_code"
+    per_round = [{"round": 1, "temperature": opts.options.temperature, "prompt_tokens": reply.usage.prompt_tokens,
+                  "completion_tokens": reply.usage.completion_tokens, "model_s": round(reply.usage.seconds, 2),
+                  "run_s": 0.0, "kind": status}]
     return {"status": status, "reason": "one model call, not rerun", "rounds": 1, "tokens": reply.usage.tokens,
-            "cost": reply.usage.cost, "final_code": reply.code, "last_receipt": first.text}
+            "cost": reply.usage.cost, "final_code": reply.code, "last_receipt": first.text, "per_round": per_round,
+            "fixed_in_round": 1}
 
 
 def _verify(code: str | None, case: Case, snap, opts) -> tuple[bool, str]:
@@ -311,7 +326,8 @@ def run_bench(cases: list[Case], opts, on_case=None) -> list[CaseResult]:
 
 
 def summarize(results: list[CaseResult]) -> dict:
-    """Every figure: overall, per kind of failure (crash, check, timeout), per category, per group."""
+    """Every figure: overall, per kind of failure (crash, check, timeout), per category, per group,
+    and per round (which round fixed each case; prompt tokens and model seconds, round 1 vs later)."""
     overall, by_failure, by_category, by_group = Summary(), {}, {}, {}
     for r in results:
         overall.add(r)
@@ -319,10 +335,40 @@ def summarize(results: list[CaseResult]) -> dict:
         by_category.setdefault(r.category, Summary()).add(r)
         by_group.setdefault(r.group, Summary()).add(r)
     return {
+        "rounds": round_figures(results),
         "overall": overall.figures(),
         "by_failure": {k: v.figures() for k, v in sorted(by_failure.items())},
         "by_category": {k: v.figures() for k, v in sorted(by_category.items())},
         "by_group": {k: v.figures() for k, v in sorted(by_group.items())},
+    }
+
+
+def round_figures(results: list[CaseResult]) -> dict:
+    """Which round fixed each case, and what a round costs: the median prompt tokens and model seconds
+    per model call, round 1 against rounds 2 and later (a round that asked twice counts its calls)."""
+    import statistics
+
+    fixed_in: dict[str, int] = {}
+    for r in results:
+        if r.fixed and r.fixed_in_round is not None:
+            fixed_in[str(r.fixed_in_round)] = fixed_in.get(str(r.fixed_in_round), 0) + 1
+
+    def medians(rows: list[dict]) -> dict:
+        return {"calls": len(rows),
+                "median_prompt_tokens": round(statistics.median(row["prompt_tokens"] for row in rows)) if rows else 0,
+                "median_model_seconds": round(statistics.median(row["model_s"] for row in rows), 1) if rows else 0.0}
+
+    rows = [row for r in results for row in r.per_round]
+    first = [row for row in rows if row["round"] == 1]
+    later = [row for row in rows if row["round"] > 1]
+    return {
+        "fixed_in_round": dict(sorted(fixed_in.items())),
+        "all": medians(rows), "round_1": medians(first), "round_2_plus": medians(later),
+        "asked_again": sum(1 for r in results for a, b in zip(r.per_round, r.per_round[1:])
+                           if (b["temperature"] or 0) > (a["temperature"] or 0)),
+        "fixed_after_asked_again": sum(1 for r in results if r.fixed and len(r.per_round) > 1
+                                       and (r.per_round[-1]["temperature"] or 0) > (r.per_round[-2]["temperature"] or 0)),
+        "ended_by_repeat": sum(1 for r in results if "repeated" in r.reason),
     }
 
 
@@ -433,6 +479,7 @@ def print_report(console, results: list[CaseResult], figures: dict, opts) -> Non
     table.add_section()
     row("overall", figures["overall"], style="bold")
     console.print(table)
+    console.print(rounds_table(results, figures["rounds"]))
     failed = [r for r in results if not r.fixed]
     for r in failed:
         console.rule(f"not fixed: {r.id} ({r.category}) - {r.status}: {r.reason}", style="red")
@@ -442,6 +489,30 @@ def print_report(console, results: list[CaseResult], figures: dict, opts) -> Non
             console.print(r.verify_receipt, markup=False, highlight=False)
     console.print(f"{figures['overall']['fixed']} of {figures['overall']['cases']} fixed "
                   f"in {figures['wall_seconds']:.0f} s")
+
+
+def rounds_table(results: list[CaseResult], rounds: dict):
+    """Per case: the round that fixed it, then each round's receipt kind, prompt tokens and seconds."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title="per case: fixed in round; each round as kind/prompt tokens/model s (T: asked again hotter)",
+                  box=box.SIMPLE_HEAD)
+    table.add_column("case", no_wrap=True)
+    table.add_column("fixed in", justify="right")
+    table.add_column("rounds")
+    for r in results:
+        where = "-" if not r.fixed else ("passed" if r.fixed_in_round == 0 else str(r.fixed_in_round or "?"))
+        steps = "  ".join(f"{row['kind']}/{row['prompt_tokens']}/{row['model_s']:.0f}s" + (" T" if i and (row["temperature"] or 0) > (r.per_round[i - 1]["temperature"] or 0) else "")
+                          for i, row in enumerate(r.per_round))
+        table.add_row(r.id, where, steps)
+    r1, r2 = rounds["round_1"], rounds["round_2_plus"]
+    table.caption = (f"fixed in round: {rounds['fixed_in_round']}; median prompt tokens per call: round 1 "
+                     f"{r1['median_prompt_tokens']}, rounds 2+ {r2['median_prompt_tokens']}; median model s per call: "
+                     f"round 1 {r1['median_model_seconds']}, rounds 2+ {r2['median_model_seconds']}; asked again "
+                     f"{rounds['asked_again']} (then fixed {rounds['fixed_after_asked_again']}); ended by a repeat "
+                     f"{rounds['ended_by_repeat']}")
+    return table
 
 
 def write_json(path: str, results: list[CaseResult], figures: dict, opts) -> None:

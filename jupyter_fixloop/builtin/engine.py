@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..prompt import CODE_HEADING, RECEIPT_HEADING
+from ..prompt import CODE_HEADING, ORIGINAL_HEADING, RECEIPT_HEADING
 from . import repairs
 
 BLOCK = re.compile(r"```python\n(.*?)\n```", re.DOTALL)
@@ -18,17 +18,18 @@ BLOCK = re.compile(r"```python\n(.*?)\n```", re.DOTALL)
 
 def answer(prompt: str) -> str:
     """The reply text for one prompt: a fenced cell, or a sentence saying why there is none."""
-    if CODE_HEADING not in prompt or RECEIPT_HEADING not in prompt:
+    heading = CODE_HEADING if CODE_HEADING in prompt else ORIGINAL_HEADING
+    if heading not in prompt or RECEIPT_HEADING not in prompt:
         return (
             "The built-in engine repairs cells from their receipt; it cannot write code from an "
             "instruction. Configure a model (e.g. --model openai/gpt-4o-mini) for generation."
         )
-    code_part = prompt.split(CODE_HEADING, 1)[1]
+    code_part = prompt.rsplit(heading, 1)[1]  # the latest code that was run
     match = BLOCK.search(code_part)
     if not match:
         return "The built-in engine found no code in the prompt."
     code = match.group(1) + "\n"
-    receipt_text = prompt.split(RECEIPT_HEADING, 1)[1].split("\n### ", 1)[0].strip()
+    receipt_text = prompt.rsplit(RECEIPT_HEADING, 1)[1].split("\n### ", 1)[0].strip()
     repair, fixed = repairs.first_repair(code, receipt_text)
     if repair is None:
         return f"The built-in engine has no repair for: {receipt_text.splitlines()[0] if receipt_text else 'this'}"

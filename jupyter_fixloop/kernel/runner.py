@@ -20,7 +20,9 @@ import time
 import traceback
 import warnings
 
-from jupyter_fixloop.kernel import facts
+from jupyter_fixloop.kernel import checks, facts
+from jupyter_fixloop.kernel.checks import evaluate as _evaluate_check
+from jupyter_fixloop.kernel.checks import judge as _judge_expression
 from jupyter_fixloop.kernel.facts import gather, short_repr
 
 CELL_FILE = "<cell>"
@@ -145,7 +147,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 result["status"] = "error"
                 result["error"] = describe_error(exc, ns, tree)
             if result["status"] == "ok":
-                result["checks"] = [_run_check(expr, ns, result) for expr in checks]
+                result["checks"] = [_run_check(expr, ns, result, source) for expr in checks]
     result["seconds"] = time.perf_counter() - started
     result["stdout"] = out.getvalue()[-MAX_STREAM_CHARS:]
     result["stderr"] = err.getvalue()[-MAX_STREAM_CHARS:]
@@ -216,81 +218,26 @@ def _warning_base(category) -> str:
 # ---------------------------------------------------------------- checks
 
 
-def _run_check(expr: str, ns: dict, result: dict) -> dict:
+def _run_check(expr: str, ns: dict, result: dict, cell: str = "") -> dict:
     """A check that raises inside the cell's code is reported as that exception, with its user line."""
     try:
-        return evaluate_check(expr, ns, raise_errors=True)
+        return evaluate_check(expr, ns, raise_errors=True, cell=cell)
     except BaseException as exc:
         if result["error"] is None:
             result["status"] = "error"
             result["error"] = describe_error(exc, ns, None)
-            result["error"]["during_check"] = expr
+            result["error"]["during_check"] = getattr(exc, "check_line", None) or expr
         return {"expr": expr, "passed": False, "detail": f"raised {type(exc).__name__}: {_short(exc)}"}
 
 
-def evaluate_check(expr: str, ns: dict, raise_errors: bool = False) -> dict:
-    """Evaluate one check; on failure say what each operand was (`fib(6) returned 13, expected 8`)."""
-    try:
-        tree = ast.parse(expr.strip(), CHECK_FILE, mode="eval")
-    except SyntaxError as exc:
-        return {"expr": expr, "passed": False, "detail": f"the check is not a Python expression: {exc.msg}"}
-    try:
-        passed, detail = _judge(tree.body, ns)
-    except BaseException as exc:
-        if raise_errors:
-            raise
-        return {"expr": expr, "passed": False, "detail": f"raised {type(exc).__name__}: {_short(exc)}"}
-    return {"expr": expr, "passed": passed, "detail": detail}
+def evaluate_check(expr: str, ns: dict, raise_errors: bool = False, cell: str = "") -> dict:
+    """Evaluate one check (an expression, or a block of asserts); on failure say the values that
+    decided it (`fib(6) returned 13, expected 8`) and the cell lines that produced them."""
+    return _evaluate_check(expr, ns, raise_errors=raise_errors, cell=cell)
 
 
 def _judge(node: ast.expr, ns: dict) -> tuple[bool, str]:
-    if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        left = _eval_node(node.left, ns)
-        right = _eval_node(node.comparators[0], ns)
-        passed = _truth(_compare(node.ops[0], left, right))
-        if passed:
-            return True, ""
-        return False, _operand_detail(node.left, left, node.ops[0], node.comparators[0], right)
-    value = _eval_node(node, ns)
-    if _truth(value):
-        return True, ""
-    return False, f"{ast.unparse(node)} is {_short_repr(value)}"
-
-
-def _eval_node(node: ast.expr, ns: dict):
-    return eval(compile(ast.Expression(node), CHECK_FILE, "eval"), ns)
-
-
-def _compare(op: ast.cmpop, left, right):
-    import operator
-
-    table = {
-        ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-        ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
-        ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
-    }
-    return table[type(op)](left, right)
-
-
-def _truth(value) -> bool:
-    """`bool()`, but an elementwise comparison (numpy, pandas) passes only if every element does."""
-    for _ in range(3):  # DataFrame -> Series -> scalar
-        if getattr(value, "shape", ()) == () or not callable(getattr(value, "all", None)):
-            break
-        value = value.all()
-    return bool(value)
-
-
-def _operand_detail(lnode, left, op, rnode, right) -> str:
-    lsrc, rsrc = ast.unparse(lnode), ast.unparse(rnode)
-    verb = "returned" if isinstance(lnode, ast.Call) else "is"
-    if isinstance(op, ast.Eq):
-        if isinstance(rnode, ast.Constant) or rsrc == _short_repr(right):
-            return f"{lsrc} {verb} {_short_repr(left)}, expected {_short_repr(right)}"
-        return f"{lsrc} {verb} {_short_repr(left)}, expected {rsrc} = {_short_repr(right)}"
-    opname = ast.unparse(ast.Compare(ast.Name("a"), [op], [ast.Name("b")]))[2:-2]
-    rdesc = _short_repr(right) if isinstance(rnode, ast.Constant) else f"{rsrc} = {_short_repr(right)}"
-    return f"{lsrc} {verb} {_short_repr(left)}, which is not {opname} {rdesc}"
+    return _judge_expression(node, ns)
 
 
 # ---------------------------------------------------------------- describing an error
@@ -352,7 +299,7 @@ def _chain(exc: BaseException) -> list[BaseException]:
 
 
 def _frames(exc: BaseException) -> list[dict]:
-    ours = {os.path.abspath(__file__), os.path.abspath(facts.__file__)}
+    ours = {os.path.abspath(__file__), os.path.abspath(facts.__file__), os.path.abspath(checks.__file__)}
     frames = []
     for fs in traceback.extract_tb(exc.__traceback__):
         if os.path.abspath(fs.filename) in ours:

@@ -1,0 +1,360 @@
+"""Checks, judged inside the sandbox after the cell: an expression, or a block of statements.
+
+A block (`assert ...` lines, helper assignments) runs statement by statement in the cell's
+namespace; the first failing `assert` is the check's failure. A failing check says the values that
+decided it, the way pytest's assertion rewriting does: the expression is evaluated once with every
+sub-expression recorded, so `abs(area(3) - 28.274) < 0.01` reports `area(3) = 12.42` without calling
+`area` twice. It also names the cell lines that produced the names the check reads.
+Stdlib only: imported in every sandbox.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import operator
+
+from jupyter_fixloop.kernel.facts import short_repr
+
+CHECK_FILE = "<check>"
+RECORDER = "__fixloop_value__"
+MAX_VALUES = 4  # `where` values under a failing check
+MAX_PRODUCERS = 3  # cell lines that produced what the check reads
+MAX_REPR = 160
+OPAQUE = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr, ast.NamedExpr,
+          ast.Await, ast.Yield, ast.YieldFrom)
+NAMESPACE_CALLS = ("globals()", "locals()", "vars()")
+
+
+def is_expression(check: str) -> bool:
+    try:
+        ast.parse(check.strip(), mode="eval")
+        return True
+    except SyntaxError:
+        return False
+
+
+def evaluate(check: str, ns: dict, raise_errors: bool = False, cell: str = "") -> dict:
+    """Judge one check in `ns`: {"expr", "passed", "detail"}. With `raise_errors`, an exception
+    other than a failed assert propagates, carrying the statement it came from as `check_line`."""
+    text = check.strip()
+    try:
+        tree = ast.parse(text, CHECK_FILE, mode="eval")
+        body: list[ast.stmt] | None = None
+    except SyntaxError:
+        try:
+            body = ast.parse(text, CHECK_FILE, mode="exec").body
+        except SyntaxError as exc:
+            return {"expr": check, "passed": False, "detail": f"the check is not Python: {exc.msg}"}
+    try:
+        if body is None:
+            passed, detail = judge(tree.body, ns)
+            failed_node = tree.body
+        else:
+            passed, detail, failed_node = _run_block(body, ns)
+    except BaseException as exc:
+        if raise_errors:
+            raise
+        return {"expr": check, "passed": False, "detail": f"raised {type(exc).__name__}: {_short(exc)}"}
+    if passed:
+        return {"expr": check, "passed": True, "detail": ""}
+    lines = producers(failed_node, cell, body or []) if cell and failed_node is not None else []
+    return {"expr": check, "passed": False, "detail": "\n".join([detail, *lines])}
+
+
+def _run_block(body: list[ast.stmt], ns: dict):
+    """Statements in order; (passed, detail, the failing assert's test) at the first failing assert."""
+    for stmt in body:
+        try:
+            if isinstance(stmt, ast.Assert):
+                passed, detail = judge(stmt.test, ns)
+                if not passed:
+                    message = _message(stmt, ns)
+                    head = f"assert {ast.unparse(stmt.test)}"
+                    said = f" (its message: {message})" if message and message not in detail else ""
+                    return False, f"{head} failed: {detail}{said}", stmt.test
+            else:
+                exec(compile(ast.Module([stmt], []), CHECK_FILE, "exec"), ns)
+        except BaseException as exc:
+            try:
+                exc.check_line = ast.unparse(stmt).splitlines()[0]
+            except Exception:
+                pass
+            raise
+    return True, "", None
+
+
+def _message(stmt: ast.Assert, ns: dict) -> str:
+    if stmt.msg is None:
+        return ""
+    try:
+        return _clip(str(eval(compile(ast.Expression(stmt.msg), CHECK_FILE, "eval"), ns)), MAX_REPR)
+    except Exception:
+        return ""
+
+
+# ---------------------------------------------------------------- one evaluation, every value recorded
+
+
+def judge(node: ast.expr, ns: dict) -> tuple[bool, str]:
+    """Whether the expression holds, and when it does not, the values that decided it."""
+    recorded = Recorded(node)
+    value = recorded.evaluate(ns)
+    if truth(value):
+        return True, ""
+    return False, recorded.explain(ns)
+
+
+class Recorded:
+    """An expression instrumented so that one evaluation records the value of each sub-expression."""
+
+    def __init__(self, node: ast.expr):
+        self.sources: list[str] = []
+        self.kinds: list[ast.expr] = []
+        self.children: list[list[int]] = []
+        self.values: dict[int, object] = {}
+        self._open: list[list[int]] = [[]]
+        self.tree = ast.fix_missing_locations(ast.Expression(self._visit(_copy(node))))
+        self.top = len(self.sources) - 1
+
+    def evaluate(self, ns: dict):
+        code = compile(self.tree, CHECK_FILE, "eval")
+        had, before = RECORDER in ns, ns.get(RECORDER)
+        ns[RECORDER] = self._record
+        try:
+            return eval(code, ns)
+        finally:
+            if had:
+                ns[RECORDER] = before
+            else:
+                ns.pop(RECORDER, None)
+
+    def _record(self, index: int, value):
+        self.values[index] = value
+        return value
+
+    def _visit(self, node):
+        if not isinstance(node, ast.expr) or isinstance(node, (ast.Slice, ast.Starred)):
+            return self._children(node)
+        if isinstance(node, ast.Constant) or not isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+            return node
+        source, pristine = ast.unparse(node), copy.deepcopy(node)
+        self._open.append([])
+        if isinstance(node, OPAQUE):
+            new = node
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute):  # record the object, not the bound method
+                node.func = ast.Attribute(self._visit(func.value), func.attr, ast.Load())
+            elif not isinstance(func, ast.Name):
+                node.func = self._visit(func)
+            node.args = [self._visit(a) for a in node.args]
+            for kw in node.keywords:
+                kw.value = self._visit(kw.value)
+            new = node
+        else:
+            new = self._children(node)
+        children = self._open.pop()
+        index = len(self.sources)
+        self.sources.append(source)
+        self.kinds.append(pristine)
+        self.children.append(children)
+        self._open[-1].append(index)
+        return ast.Call(ast.Name(RECORDER, ast.Load()), [ast.Constant(index), new], [])
+
+    def _children(self, node):
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                setattr(node, name, [self._visit(v) if isinstance(v, ast.AST) else v for v in value])
+            elif isinstance(value, ast.AST):
+                setattr(node, name, self._visit(value))
+        return node
+
+    # ------------------------------------------------------------ saying why it failed
+
+    def explain(self, ns: dict) -> str:
+        focus = self._focus(self.top)
+        node = self.kinds[focus]
+        shown: set[int] = set()
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and len(self.children[focus]) >= 1:
+            left, right = self._operand(focus, node.left), self._operand(focus, node.comparators[0])
+            if left is not None and right is not None and left in self.values and right in self.values:
+                head = operand_detail(node.left, self.values[left], node.ops[0], node.comparators[0], self.values[right])
+                shown |= {left, right}
+            else:
+                head = f"{self.sources[focus]} is {_repr(self.values.get(focus))}"
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and self.children[focus]:
+            inner = self.children[focus][0]
+            head = f"{self.sources[inner]} is {_repr(self.values.get(inner))}"
+            shown.add(inner)
+        else:
+            head = f"{self.sources[focus]} is {_repr(self.values.get(focus))}"
+        shown.add(focus)
+        where = []
+        for index in self._below(focus):
+            if len(where) >= MAX_VALUES:
+                break
+            if index in shown or index not in self.values or not self._worth_showing(index, ns):
+                continue
+            text = _repr(self.values[index])
+            if text == self.sources[index]:
+                continue
+            where.append(f"{self.sources[index]} = {text}")
+        return head + (f"; where {'; '.join(where)}" if where else "")
+
+    def _focus(self, index: int) -> int:
+        """Into a failing `and`: the operand that was false (the last one evaluated)."""
+        node = self.kinds[index]
+        while isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            evaluated = [c for c in self.children[index] if c in self.values]
+            if not evaluated:
+                break
+            index = evaluated[-1]
+            node = self.kinds[index]
+        return index
+
+    def _operand(self, parent: int, node: ast.expr) -> int | None:
+        if isinstance(node, ast.Constant):
+            return self._constant(node)
+        source = ast.unparse(node)
+        for child in self.children[parent]:
+            if self.sources[child] == source:
+                return child
+        return None
+
+    def _constant(self, node: ast.Constant) -> int:
+        self.sources.append(ast.unparse(node))
+        self.kinds.append(node)
+        self.children.append([])
+        index = len(self.sources) - 1
+        self.values[index] = node.value
+        return index
+
+    def _below(self, index: int) -> list[int]:
+        """Sub-expressions, outermost first (breadth-first)."""
+        order, queue = [], list(self.children[index])
+        while queue:
+            child = queue.pop(0)
+            order.append(child)
+            queue.extend(self.children[child])
+        return order
+
+    def _worth_showing(self, index: int, ns: dict) -> bool:
+        value = self.values[index]
+        if value is ns or self.sources[index] in NAMESPACE_CALLS:
+            return False
+        if isinstance(self.kinds[index], ast.Name) and (callable(value) or type(value).__name__ == "module"):
+            return False
+        return True
+
+
+def _copy(node: ast.expr) -> ast.expr:
+    return ast.parse(ast.unparse(node), mode="eval").body
+
+
+def producers(node: ast.expr, cell: str, block: list[ast.stmt] = ()) -> list[str]:
+    """Cell lines that produced what a failing check reads: the last top-level assignment of each
+    name it reads (through the check block's own assignments, `a = globals().get("ages")`), and the
+    `return` lines of the cell's functions it calls."""
+    try:
+        tree = ast.parse(cell)
+    except SyntaxError:
+        return []
+    lines = cell.splitlines()
+    wanted = _read_names(node)
+    for stmt in reversed(list(block)):
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
+            if _bound_at_top(stmt) & wanted:
+                wanted |= _read_names(stmt.value)
+    found: dict[int, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in wanted:
+            for ret in ast.walk(stmt):
+                if isinstance(ret, ast.Return) and ret.value is not None:
+                    found[ret.lineno] = stmt.name
+            continue
+        for name in _bound_at_top(stmt) & wanted:
+            for key in [k for k, v in found.items() if v == name]:
+                del found[key]  # only the last binding counts
+            found[stmt.lineno] = name
+    out = []
+    for lineno in sorted(found)[:MAX_PRODUCERS]:
+        if 0 < lineno <= len(lines):
+            out.append(f"from line {lineno} of the cell: {_clip(lines[lineno - 1].strip(), MAX_REPR)}")
+    return out
+
+
+def _read_names(node: ast.expr) -> set[str]:
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    for call in ast.walk(node):  # globals().get("x"), globals()["x"]
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "get":
+            if ast.unparse(call.func.value) in NAMESPACE_CALLS and call.args and isinstance(call.args[0], ast.Constant):
+                names.add(str(call.args[0].value))
+        if isinstance(call, ast.Subscript) and ast.unparse(call.value) in NAMESPACE_CALLS:
+            if isinstance(call.slice, ast.Constant):
+                names.add(str(call.slice.value))
+    return names
+
+
+def _bound_at_top(stmt: ast.stmt) -> set[str]:
+    targets: list[ast.AST] = []
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        targets = [stmt.target]
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        targets = [stmt.target]
+    names = set()
+    for t in targets:
+        for n in ast.walk(t):
+            if isinstance(n, ast.Name):
+                names.add(n.id)
+        root = t
+        while isinstance(root, (ast.Subscript, ast.Attribute)):  # df["x"] = ... changes df
+            root = root.value
+        if isinstance(root, ast.Name):
+            names.add(root.id)
+    return names
+
+
+# ---------------------------------------------------------------- comparing, briefly
+
+
+COMPARE = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def truth(value) -> bool:
+    """`bool()`, but an elementwise comparison (numpy, pandas) passes only if every element does."""
+    for _ in range(3):  # DataFrame -> Series -> scalar
+        if getattr(value, "shape", ()) == () or not callable(getattr(value, "all", None)):
+            break
+        value = value.all()
+    return bool(value)
+
+
+def operand_detail(lnode, left, op, rnode, right) -> str:
+    lsrc, rsrc = ast.unparse(lnode), ast.unparse(rnode)
+    verb = "returned" if isinstance(lnode, ast.Call) else "is"
+    if isinstance(op, ast.Eq):
+        if isinstance(rnode, ast.Constant) or rsrc == _repr(right):
+            return f"{lsrc} {verb} {_repr(left)}, expected {_repr(right)}"
+        return f"{lsrc} {verb} {_repr(left)}, expected {rsrc} = {_repr(right)}"
+    opname = ast.unparse(ast.Compare(ast.Name("a"), [op], [ast.Name("b")]))[2:-2]
+    rdesc = _repr(right) if isinstance(rnode, ast.Constant) else f"{rsrc} = {_repr(right)}"
+    return f"{lsrc} {verb} {_repr(left)}, which is not {opname} {rdesc}"
+
+
+def _repr(value) -> str:
+    return " | ".join(short_repr(value, MAX_REPR).splitlines())
+
+
+def _short(exc: BaseException, limit: int = MAX_REPR) -> str:
+    return _clip(str(exc), limit)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
