@@ -34,7 +34,7 @@ class FixLoop(Configurable):
     budget = Float(DEFAULTS.budget, min=0.0, help="Total model cost in USD for one loop (0: no bound).").tag(config=True)
     wall_time = Float(DEFAULTS.wall_time, min=0.0, help="Total seconds for one loop, model and sandbox together (0: no bound).").tag(config=True)
     temperature = Float(DEFAULTS.temperature, min=0.0, max=2.0, help="Sampling temperature of each round's "
-                        "answer (0: the most likely answer, which small local models need).").tag(config=True)
+                        "answer (low: the likeliest fix; at 0 a small model often echoes the cell unchanged).").tag(config=True)
     resample_temperature = Float(DEFAULTS.resample_temperature, min=0.0, max=2.0, help="When the model answers "
                                  "with code that already failed, it is told so and asked once more at this "
                                  "temperature; only a second repeat ends the loop.").tag(config=True)

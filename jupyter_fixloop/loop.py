@@ -220,7 +220,7 @@ class LoopRun:
         """The model call, retries included, cut off at the loop's total time bound."""
         opts = self.options
         call = model.propose(messages, opts.model, timeout=opts.model_timeout, api_base=opts.api_base or None,
-                             temperature=temperature)
+                             temperature=temperature, stop=prompt.STOP)
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))

@@ -66,11 +66,12 @@ async def propose(
     api_key: str | None = None,
     num_retries: int = 2,
     temperature: float | None = None,
+    stop: tuple[str, ...] = (),
 ) -> Reply:
     """One model call. Transport and provider errors become a one-line `ModelError`.
 
     `temperature`: None leaves the provider's default; a model that takes no temperature (some
-    reasoning models) gets none (litellm's drop_params)."""
+    reasoning models) gets none (litellm's drop_params). `stop`: where the reply may end early."""
     if model == BUILTIN:
         return _builtin(messages)
     lib = litellm()
@@ -79,6 +80,8 @@ async def propose(
                   retry_policy=retry_policy(num_retries), max_retries=0, drop_params=True)
     if temperature is not None:
         kwargs["temperature"] = temperature
+    if stop:
+        kwargs["stop"] = list(stop)
     if max_tokens:
         kwargs["max_tokens"] = max_tokens
     if api_base:

@@ -28,7 +28,7 @@ class LoopOptions:
     budget: float = 0.0  # model cost in USD for the whole loop (0: no bound)
     wall_time: float = 600.0  # seconds for the whole loop, model and sandbox together (0: no bound)
     hint: str = ""  # extra guidance added to the prompt
-    temperature: float = 0.0  # sampling temperature of each round's first answer (0: the most likely)
+    temperature: float = 0.2  # sampling temperature of each round's answer (low: the likeliest fix)
     resample_temperature: float = 0.8  # when an answer repeats code that already failed, asked again at this
     pool_size: int = 2  # sandbox kernels kept started ahead of need
     pool_idle: float = 900.0  # seconds without a loop before idle kernels close (0: keep them)

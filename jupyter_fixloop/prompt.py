@@ -18,8 +18,8 @@ live variables; what happened is in the receipt. Fix the cause of the failure so
 and every check passes. Keep the cell's intent, its assert statements and the names it defines.
 The checks run on their own after the cell: never copy them into the cell.
 Never silence an error with try/except, never hard-code the value a check expects.
-Reply with the complete corrected cell in exactly one ```python fenced block, and nothing else
-after it. Do not include the %%fixloop line."""
+Reply with only the complete corrected cell in exactly one ```python fenced block: no explanation
+before or after it. Do not include the %%fixloop line."""
 
 GENERATE_PROMPT = """\
 You write or modify one Jupyter notebook cell, following the user's instruction. The cell runs in a
@@ -29,7 +29,10 @@ kernel that already holds the user's variables. Reply with the complete cell in 
 ORIGINAL_HEADING = "### Original cell"
 CODE_HEADING = "### Code that was run"
 RECEIPT_HEADING = "### What happened"
-REPLY_LINE = "### Your reply\nThe complete corrected cell in one ```python block."
+# the reply ends where its code block does: what a model writes after the cell is never read, and
+# on a small machine each token it writes costs a tenth of a second or more
+STOP = ("\n```\n",)
+REPLY_LINE = "### Your reply\nThe complete cell, changed so that it no longer fails as above, in one ```python block."
 
 
 def build_messages(

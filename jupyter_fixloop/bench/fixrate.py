@@ -264,7 +264,7 @@ def _one_shot(case: Case, snap, opts) -> dict:
     try:
         reply = runtime.run_sync(model.propose(messages, opts.options.model, timeout=opts.options.model_timeout,
                                                api_base=opts.options.api_base or None,
-                                               temperature=opts.options.temperature))
+                                               temperature=opts.options.temperature, stop=prompt.STOP))
     except ModelError as exc:
         return {"status": "error", "reason": str(exc), "rounds": 1, "final_code": None, "last_receipt": first.text}
     status = "answered" if reply.code else "no_code"

@@ -20,6 +20,7 @@ CHECK_FILE = "<check>"
 RECORDER = "__fixloop_value__"
 MAX_VALUES = 4  # `where` values under a failing check
 MAX_PRODUCERS = 3  # cell lines that produced what the check reads
+MAX_LATER = 2  # later failing asserts of a block, after the first
 MAX_REPR = 160
 OPAQUE = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr, ast.NamedExpr,
           ast.Await, ast.Yield, ast.YieldFrom)
@@ -63,16 +64,17 @@ def evaluate(check: str, ns: dict, raise_errors: bool = False, cell: str = "") -
 
 
 def _run_block(body: list[ast.stmt], ns: dict):
-    """Statements in order; (passed, detail, the failing assert's test) at the first failing assert."""
-    for stmt in body:
+    """Statements in order; (passed, detail, the failing assert's test) at the first failing assert.
+
+    After a failing assert the rest of the block still runs, quietly, to say which later asserts
+    fail too and why (`working['age'].tolist() returned [25, 40], expected [18, 25, 40, 64]` often
+    tells more than the first failure)."""
+    for at, stmt in enumerate(body):
         try:
             if isinstance(stmt, ast.Assert):
                 passed, detail = judge(stmt.test, ns)
                 if not passed:
-                    message = _message(stmt, ns)
-                    head = f"assert {ast.unparse(stmt.test)}"
-                    said = f" (its message: {message})" if message and message not in detail else ""
-                    return False, f"{head} failed: {detail}{said}", stmt.test
+                    return False, _failure(stmt, detail, ns) + _later_failures(body[at + 1:], ns), stmt.test
             else:
                 exec(compile(ast.Module([stmt], []), CHECK_FILE, "exec"), ns)
         except BaseException as exc:
@@ -82,6 +84,29 @@ def _run_block(body: list[ast.stmt], ns: dict):
                 pass
             raise
     return True, "", None
+
+
+def _failure(stmt: ast.Assert, detail: str, ns: dict) -> str:
+    message = _message(stmt, ns)
+    said = f" (its message: {message})" if message and message not in detail else ""
+    return f"assert {ast.unparse(stmt.test)} failed: {detail}{said}"
+
+
+def _later_failures(rest: list[ast.stmt], ns: dict) -> str:
+    found = []
+    for stmt in rest:
+        try:
+            if isinstance(stmt, ast.Assert):
+                passed, detail = judge(stmt.test, ns)
+                if not passed:
+                    found.append(_failure(stmt, detail, ns))
+            else:
+                exec(compile(ast.Module([stmt], []), CHECK_FILE, "exec"), ns)
+        except Exception:
+            break
+        if len(found) >= MAX_LATER:
+            break
+    return "".join(f"\nalso failing: {f}" for f in found)
 
 
 def _message(stmt: ast.Assert, ns: dict) -> str:
