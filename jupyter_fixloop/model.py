@@ -162,12 +162,14 @@ def count_tokens(text: str, model: str = "") -> int:
 EXAMPLES = "openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, ollama/qwen2.5-coder, fixloop/builtin"
 
 
-def check_model(model: str) -> None:
-    """Reject a model string no provider can serve, before anything runs (one line, with examples).
+def check_model(model: str, api_base: str | None = None) -> None:
+    """Reject a model string no provider can serve, or an `api_base` where no server answers,
+    before anything runs (one line, with examples).
 
     Needs litellm's provider table, so it imports litellm; the built-in engine needs nothing."""
     if model == BUILTIN:
         return
+    check_server(api_base, model)
     if "/" not in model and not model.strip():
         raise UsageError(f"no model given; examples: {EXAMPLES}")
     lib = litellm()
@@ -175,6 +177,32 @@ def check_model(model: str) -> None:
         lib.get_llm_provider(model)
     except Exception:
         raise UsageError(f"unknown model or provider {model!r}: model names are provider/model, e.g. {EXAMPLES}") from None
+
+
+_reachable: set[str] = set()
+
+
+def check_server(api_base: str | None, model: str = "", timeout: float = 3.0) -> None:
+    """Whether a model server answers at `api_base`, asked once per process with one small request
+    (`GET {api_base}/models`); any HTTP answer counts, even 401 or 404. Nothing to check without an
+    api_base (a provider's own endpoint). A server that is not there is one line, before any round."""
+    if not api_base or api_base in _reachable:
+        return
+    import urllib.error
+    import urllib.request
+
+    url = api_base.rstrip("/") + "/models"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method="GET"), timeout=timeout):
+            pass
+    except urllib.error.HTTPError:
+        pass  # it answered
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise UsageError(f"{f'model {model}: ' if model else ''}the model server could not be reached at {api_base} "
+                         f"({reason}); start it (`llama-server -m MODEL.gguf --port 8080`, `ollama serve`, `vllm serve "
+                         "MODEL`) or check --api-base / c.FixLoop.api_base") from None
+    _reachable.add(api_base)
 
 
 def retry_policy(retries: int) -> dict:

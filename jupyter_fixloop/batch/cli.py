@@ -126,7 +126,7 @@ def main(argv: list[str]) -> int:
         work = [(read_notebook(src), plan_paths(args, src)) for src in sources]
         loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, timeout=args.timeout,
                                              hint=args.hint, api_base=args.api_base).resolved()
-        check_model(loop.model)  # before any cell runs
+        check_model(loop.model, loop.api_base)  # before any cell runs
         if not loop.gateway_url and confine.resolve(loop.confinement) == "refused":
             raise UsageError(confine.REFUSAL)
         options = BatchOptions(loop=loop, cell_timeout=args.cell_timeout, kernel_name=args.kernel,

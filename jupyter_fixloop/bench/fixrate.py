@@ -412,6 +412,13 @@ def main(argv: list[str]) -> int:
         return 2
     from rich.console import Console
 
+    from ..model import check_model
+
+    try:
+        check_model(opts.model, opts.api_base)  # one line, before any case runs
+    except FixloopError as exc:
+        print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
+        return 2
     started = time.perf_counter()
     try:
         results = _run_with_progress(cases, opts)

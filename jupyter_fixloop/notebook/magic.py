@@ -75,7 +75,7 @@ class FixLoopMagics(Magics):
         source, instruction = split_instruction(cell, " ".join(args.instruction).strip() or None)
         try:
             options = self._options(args)
-            check_model(options.model)
+            check_model(options.model, options.api_base)
         except FixloopError as exc:
             raise IPythonUsageError(str(exc)) from None
         view = self._start_view(line, cell, options)

@@ -1,0 +1,92 @@
+"""Checks judged inside the sandbox (kernel/checks.py): blocks of statements, and the values that
+decide a failing check, as pytest's assertion rewriting shows them. Plain functions: no kernel."""
+
+import pytest
+
+from jupyter_fixloop.kernel import checks
+
+AREA_CELL = "import math\ndef area(r):\n    return 3.14 * r\nsmall = area(1)\n"
+
+
+def ns_of(cell: str) -> dict:
+    ns: dict = {}
+    exec(cell, ns)
+    return ns
+
+
+def test_failing_expression_shows_the_values_inside_it():
+    out = checks.evaluate("abs(area(3) - 28.274) < 0.01", ns_of(AREA_CELL), cell=AREA_CELL)
+    assert not out["passed"]
+    first, *rest = out["detail"].splitlines()
+    assert first.startswith("abs(area(3) - 28.274) returned 18.854, which is not < 0.01")
+    assert "area(3) = 9.42" in first
+    assert rest == ["from line 3 of the cell: return 3.14 * r"]  # the line that produced area(3)
+
+
+def test_the_check_is_evaluated_once():
+    calls = []
+    ns = {"f": lambda: calls.append(1) or 5}
+    out = checks.evaluate("f() + 1 == 7", ns)
+    assert out["detail"] == "f() + 1 is 6, expected 7; where f() = 5"
+    assert calls == [1]
+    assert "__fixloop_value__" not in ns  # the recorder leaves no trace in the namespace
+
+
+def test_existing_wording_is_kept():
+    assert checks.evaluate("fib(6) == 8", {"fib": lambda n: 13})["detail"] == "fib(6) returned 13, expected 8"
+    assert checks.evaluate("x > 3", {"x": 2})["detail"] == "x is 2, which is not > 3"
+    assert checks.evaluate("fib(6) == 13", {"fib": lambda n: 13}) == {"expr": "fib(6) == 13", "passed": True, "detail": ""}
+
+
+def test_a_block_of_asserts_runs_as_statements_and_names_the_failing_one():
+    cell = "ages = [a for a in raw]\nmean_age = 1\n"
+    ns = {"ages": ["34", "27"], "mean_age": 30.5}
+    block = 'a = globals().get("ages")\nassert a == [34, 27] and all(type(x) is int for x in a), repr(a)\nassert mean_age == 30.5'
+    out = checks.evaluate(block, ns, cell=cell)
+    assert not out["passed"]
+    lines = out["detail"].splitlines()
+    assert lines[0] == "assert a == [34, 27] and all((type(x) is int for x in a)) failed: a is ['34', '27'], expected [34, 27]"
+    assert lines[1] == "from line 1 of the cell: ages = [a for a in raw]"  # through `a = globals().get("ages")`
+    ns["ages"] = [34, 27]
+    assert checks.evaluate(block, ns, cell=cell)["passed"]
+
+
+def test_later_failing_asserts_of_a_block_are_said_too():
+    ns = {"working": [25, 40], "n": 2}
+    out = checks.evaluate("assert n == 4, repr(n)\nassert working == [18, 25, 40, 64]", ns)
+    assert out["detail"].splitlines() == [
+        "assert n == 4 failed: n is 2, expected 4",
+        "also failing: assert working == [18, 25, 40, 64] failed: working is [25, 40], expected [18, 25, 40, 64]",
+    ]
+
+
+def test_an_assert_message_is_kept_when_it_says_something_new():
+    out = checks.evaluate("assert total == 3, 'total should be the sum of the prices'", {"total": 2})
+    assert out["detail"] == "assert total == 3 failed: total is 2, expected 3 (its message: total should be the sum of the prices)"
+
+
+def test_an_error_inside_a_block_carries_its_statement():
+    with pytest.raises(KeyError) as caught:
+        checks.evaluate("row = data['b']\nassert row == 1", {"data": {"a": 1}}, raise_errors=True)
+    assert caught.value.check_line == "row = data['b']"
+    out = checks.evaluate("row = data['b']\nassert row == 1", {"data": {"a": 1}})
+    assert out == {"expr": "row = data['b']\nassert row == 1", "passed": False, "detail": "raised KeyError: 'b'"}
+
+
+def test_dataframe_values_stay_on_one_line():
+    pd = pytest.importorskip("pandas")
+    ns = {"df": pd.DataFrame({"a": [1, 2], "b": [3, 4]})}
+    out = checks.evaluate("df['a'].tolist() == [1, 3]", ns)
+    assert out["detail"].startswith("df['a'].tolist() returned [1, 2], expected [1, 3]; where df['a'] = Series")
+    assert "\n" not in out["detail"]
+
+
+def test_namespaces_and_functions_are_not_shown_as_values():
+    out = checks.evaluate("globals().get('total') == 84.12", {"total": 84.1})
+    assert out["detail"] == "globals().get('total') returned 84.1, expected 84.12"
+
+
+def test_which_checks_are_blocks():
+    assert checks.is_expression("x == 1")
+    assert not checks.is_expression("assert x == 1")
+    assert not checks.is_expression("y = x\nassert y")

@@ -1,0 +1,118 @@
+"""What makes a small real model repair more: a repeated answer asked again hotter, checks as the
+statements they are, a stable prompt prefix, a reply cut at its code block, a server checked up front.
+Real sandbox kernels and real litellm calls against the scripted server."""
+
+import json
+
+import pytest
+from fake_model import closed_port_url
+
+from jupyter_fixloop import fix
+from jupyter_fixloop.errors import UsageError
+from jupyter_fixloop.model import check_model, check_server
+from jupyter_fixloop.options import BUILTIN
+from jupyter_fixloop.prompt import REPLY_LINE, STOP
+
+CELL = "total = sum(prices) - 1\n"
+FIXED = "total = sum(prices)\n"
+CHECK = "t = globals().get('total')\nassert t == 12, 'total should be the sum'"
+
+
+def block(code: str) -> str:
+    return f"```python\n{code}```"
+
+
+def user(server, i: int) -> str:
+    return server.requests[i]["messages"][1]["content"]
+
+
+def test_a_repeated_answer_is_asked_again_hotter_and_told_so(fake_model):
+    server = fake_model(block(CELL), block(FIXED))
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
+    assert result.status == "fixed" and len(result.rounds) == 2, result.reason
+    assert "same code as the original cell" in result.rounds[0].receipt.text  # not run again
+    assert [server.requests[i]["temperature"] for i in (0, 1)] == [0.2, 0.8]
+    assert [r.temperature for r in result.rounds] == [0.2, 0.8]
+    assert "Your last answer was identical to the original cell" in user(server, 1)
+    assert "Your last answer" not in user(server, 0)
+
+
+def test_a_second_repeat_ends_the_loop_and_says_so(fake_model):
+    other = "total = sum(prices) - 2\n"
+    server = fake_model(block(other), block(other), block(other))
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
+    assert result.status == "gave_up"
+    assert result.reason.startswith("the model repeated your answer in round 1, also when asked again at a higher temperature")
+    assert len(server.requests) == 3 and len(result.rounds) == 2
+
+
+def test_a_check_block_is_shown_as_code_and_its_values_reach_the_model(fake_model):
+    server = fake_model(block(FIXED))
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
+    assert result.status == "fixed"
+    assert result.first.kind == "check_failed"
+    assert result.first.headline == "Check failed: assert t == 12"
+    assert "t is 11, expected 12" in result.first.text
+    assert "from line 1 of the cell: total = sum(prices) - 1" in result.first.text
+    prompt = user(server, 0)
+    assert f"```python\n{CHECK}\n```" in prompt  # the block as the code it is
+    assert "exec(compile" not in prompt
+
+
+def test_a_candidate_that_copies_the_check_is_rejected(fake_model):
+    copied = FIXED + "t = globals().get('total')\nassert t == 12, 'total should be the sum'\n"
+    server = fake_model(block(copied), block(FIXED))
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
+    assert [r.receipt.kind for r in result.rounds] == ["rejected", "ok"]
+    assert "copies the check `assert t == 12`" in result.rounds[0].receipt.text
+
+
+def test_round_two_keeps_the_prefix_and_shows_only_the_latest_candidate(fake_model):
+    first, second = "total = sum(prices) - 2\n", "total = sum(prices) - 3\n"
+    server = fake_model(block(first), block(second), block(FIXED))
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
+    assert result.status == "fixed" and len(result.rounds) == 3
+    prefix = user(server, 0).removesuffix(REPLY_LINE)
+    assert user(server, 1).startswith(prefix) and user(server, 2).startswith(prefix)
+    assert server.requests[1]["messages"][0] == server.requests[0]["messages"][0]  # the same system prompt
+    third = user(server, 2)[len(prefix):]
+    assert second.strip() in third and first.strip() not in third  # earlier candidates: one line each
+    assert "- round 1: Check failed: assert t == 12" in third
+
+
+def test_the_reply_ends_with_its_code_block(fake_model):
+    server = fake_model(block(FIXED))
+    fix(CELL, checks=["total == 12"], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
+    assert server.requests[0]["stop"] == list(STOP)
+
+
+def test_the_server_is_checked_up_front_in_one_line(fake_model):
+    with pytest.raises(UsageError) as caught:
+        check_model("openai/local", closed_port_url())
+    message = str(caught.value)
+    assert "\n" not in message and "could not be reached" in message and "openai/local" in message
+    check_model(BUILTIN, closed_port_url())  # the built-in engine needs no server
+    server = fake_model("unused")
+    check_server(server.url)  # any HTTP answer counts (the scripted server refuses GET)
+    assert server.requests == []
+
+
+def test_bench_reports_the_round_that_fixed_each_case(fake_model, tmp_path):
+    from jupyter_fixloop.bench import fixrate as bench
+
+    case = {"id": "t-sum", "category": "wrong_output", "group": "logic", "fails_with": "check:AssertionError",
+            "setup": "prices = [3, 4, 5]\n", "cell": CELL, "check": CHECK}
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(case) + "\n")
+    server = fake_model(block("total = sum(prices) - 2\n"), block(FIXED))
+    out = tmp_path / "figures.json"
+    assert bench.main([str(path), "--model", "openai/scripted", "--api-base", server.url, "--expect-check",
+                       "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    (only,) = data["cases"]
+    assert only["fixed"] and only["fixed_in_round"] == 2
+    assert [r["kind"] for r in only["per_round"]] == ["check_failed", "ok"]
+    assert all(r["prompt_tokens"] > 0 for r in only["per_round"])
+    assert data["rounds"]["fixed_in_round"] == {"2": 1}
+    assert data["rounds"]["round_1"]["calls"] == 1 and data["rounds"]["round_2_plus"]["calls"] == 1
+    assert "assert t == 12" in user(server, 0) and "exec(compile" not in user(server, 0)
