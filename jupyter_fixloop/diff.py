@@ -194,6 +194,9 @@ def activity_text(kind: str, info: dict) -> str:
     where = "original cell" if k == 0 else f"round {k} of {n}"
     if kind == "asking":
         return f"{where}: asking the model"
+    if kind == "writing":
+        tokens, rate = info.get("tokens", 0), info.get("rate", 0.0)
+        return f"{where}: the model is writing ({tokens} tokens" + (f", {rate:.1f} tokens/s)" if rate else ")")
     if kind == "running":
         return f"{where}: running {'the cell' if k == 0 else 'the candidate'} in a sandbox"
     if kind == "receipt":

@@ -86,6 +86,7 @@ class LoopRun:
         self.expect_output = expect_output
         self.options = options
         self.emit = _emitter(on_event)
+        self.listening = on_event is not None
         self.settings = sandbox_settings(options)
         self.budget = Budget(options.receipt_tokens, model.token_counter(options.model))
         self.namespace = namespace
@@ -219,8 +220,15 @@ class LoopRun:
     async def _propose(self, messages, temperature: float | None = None) -> model.Reply:
         """The model call, retries included, cut off at the loop's total time bound."""
         opts = self.options
+        index = len(self.rounds) + 1
+        writing = None
+        if self.listening:  # the reply streams, and the live header shows the model writing
+
+            def writing(tokens: int, rate: float):
+                self.emit("writing", round=index, max_rounds=opts.max_rounds, tokens=tokens, rate=rate)
+
         call = model.propose(messages, opts.model, timeout=opts.model_timeout, api_base=opts.api_base or None,
-                             temperature=temperature, stop=prompt.STOP)
+                             temperature=temperature, stop=prompt.STOP, on_progress=writing)
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))

@@ -10,6 +10,7 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import ModelError, UsageError
@@ -67,11 +68,14 @@ async def propose(
     num_retries: int = 2,
     temperature: float | None = None,
     stop: tuple[str, ...] = (),
+    on_progress: Callable[[int, float], None] | None = None,
 ) -> Reply:
     """One model call. Transport and provider errors become a one-line `ModelError`.
 
     `temperature`: None leaves the provider's default; a model that takes no temperature (some
-    reasoning models) gets none (litellm's drop_params). `stop`: where the reply may end early."""
+    reasoning models) gets none (litellm's drop_params). `stop`: where the reply may end early.
+    `on_progress(tokens, tokens_per_second)`: the reply is streamed, and this is called as it is
+    written (a few times a second at most)."""
     if model == BUILTIN:
         return _builtin(messages)
     lib = litellm()
@@ -90,7 +94,10 @@ async def propose(
         kwargs["api_key"] = api_key
     started = time.perf_counter()
     try:
-        response = await lib.acompletion(**kwargs)
+        if on_progress is None:
+            response = await lib.acompletion(**kwargs)
+        else:
+            response = await _streamed(lib, kwargs, on_progress)
     except Exception as exc:
         raise ModelError(describe_model_error(exc, model)) from exc
     seconds = time.perf_counter() - started
@@ -103,6 +110,30 @@ async def propose(
     except Exception:
         cost = 0.0  # a model litellm has no price for (local, proxy): tokens are still counted
     return Reply(text=text, code=extract_code(text), usage=Usage(prompt_tokens, completion_tokens, cost, seconds))
+
+
+PROGRESS_EVERY = 0.25  # seconds between two progress calls while a reply streams
+
+
+async def _streamed(lib, kwargs: dict, on_progress: Callable[[int, float], None]):
+    """The reply streamed chunk by chunk (one token each on llama-server and most providers), put
+    back together as one response (with usage: the server's when it sends it, else litellm's count)."""
+    stream = await lib.acompletion(**kwargs, stream=True, stream_options={"include_usage": True})
+    chunks, tokens, first, last = [], 0, None, 0.0
+    async for chunk in stream:
+        chunks.append(chunk)
+        if not chunk.choices or not getattr(chunk.choices[0].delta, "content", None):
+            continue
+        tokens += 1
+        now = time.perf_counter()
+        first = first or now
+        if now - last >= PROGRESS_EVERY:
+            last = now
+            on_progress(tokens, (tokens - 1) / (now - first) if now > first else 0.0)
+    if tokens:
+        now = time.perf_counter()
+        on_progress(tokens, (tokens - 1) / (now - first) if first and now > first else 0.0)
+    return lib.stream_chunk_builder(chunks, messages=kwargs["messages"])
 
 
 def _builtin(messages: list[dict]) -> Reply:

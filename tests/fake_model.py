@@ -1,7 +1,8 @@
 """An OpenAI-compatible chat server on 127.0.0.1 with scripted replies, for real litellm calls in tests.
 
 Each request takes the next item of the script: a string (the reply's content), or a `Scripted`
-(status code, raw body, delay, headers) to play a fault. Every request body is recorded.
+(status code, raw body, delay, headers) to play a fault. Every request body is recorded. A request
+with `"stream": true` gets the content as server-sent events, a few characters a chunk.
 """
 
 from __future__ import annotations
@@ -46,9 +47,13 @@ class FakeModelServer:
                 item = server._next()
                 if item.delay:
                     time.sleep(item.delay)
-                payload = item.body if item.body is not None else json.dumps(_completion(item.content or "", body)).encode()
+                streaming = body.get("stream") and item.status == 200 and item.body is None
+                if streaming:
+                    payload = _event_stream(item.content or "", body)
+                else:
+                    payload = item.body if item.body is not None else json.dumps(_completion(item.content or "", body)).encode()
                 self.send_response(item.status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/event-stream" if streaming else "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 for k, v in item.headers.items():
                     self.send_header(k, v)
@@ -111,3 +116,15 @@ def _completion(content: str, request: dict) -> dict:
         "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4,
                   "total_tokens": prompt_chars // 4 + len(content) // 4},
     }
+
+
+def _event_stream(content: str, request: dict) -> bytes:
+    """The reply as an OpenAI chat stream: content chunks, the finish, the usage, then [DONE]."""
+    full = _completion(content, request)
+    base = {k: full[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    pieces = [content[i:i + 4] for i in range(0, len(content), 4)]
+    events = [base | {"choices": [{"index": 0, "delta": {"role": "assistant", "content": p}, "finish_reason": None}]}
+              for p in pieces]
+    events.append(base | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    events.append(base | {"choices": [], "usage": full["usage"]})
+    return "".join(f"data: {json.dumps(e)}\n\n" for e in events).encode() + b"data: [DONE]\n\n"

@@ -116,3 +116,24 @@ def test_bench_reports_the_round_that_fixed_each_case(fake_model, tmp_path):
     assert data["rounds"]["fixed_in_round"] == {"2": 1}
     assert data["rounds"]["round_1"]["calls"] == 1 and data["rounds"]["round_2_plus"]["calls"] == 1
     assert "assert t == 12" in user(server, 0) and "exec(compile" not in user(server, 0)
+
+
+def test_the_live_header_shows_the_model_writing(fake_model):
+    from jupyter_fixloop.diff import activity_text
+
+    server = fake_model(block(FIXED + "# " + "x" * 200 + "\n"))
+    events = []
+    result = fix(CELL, checks=["total == 12"], namespace={"prices": [3, 4, 5]}, model="openai/scripted",
+                 api_base=server.url, on_event=lambda kind, info: events.append((kind, dict(info))))
+    assert result.status == "fixed", result.reason
+    assert server.requests[0]["stream"] is True
+    writing = [info for kind, info in events if kind == "writing"]
+    assert writing and writing[-1]["tokens"] == -(-len(result.rounds[0].reply) // 4)  # the chunks it streamed
+    assert all(info["round"] == 1 for info in writing)
+    assert result.rounds[0].usage.completion_tokens > 0 and result.rounds[0].usage.prompt_tokens > 0
+    text = activity_text("writing", {"round": 1, "max_rounds": 4, "tokens": 57, "rate": 12.34})
+    assert text == "round 1 of 4: the model is writing (57 tokens, 12.3 tokens/s)"
+    # without a listener nothing streams
+    quiet = fake_model(block(FIXED))
+    fix(CELL, checks=["total == 12"], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=quiet.url)
+    assert "stream" not in quiet.requests[0]
