@@ -57,6 +57,30 @@ class Guard:
                 return receipts.rejected(reason)
         return None
 
+    def without_copied_checks(self, candidate: str) -> tuple[str | None, int]:
+        """The candidate without the top-level statements it copied from the checks (an `assert` of a
+        check, a check block's own lines), and how many it had. The checks run on their own after the
+        cell, so the copies are dropped and the rest runs: a small model often appends the checks to
+        a right fix. A copy elsewhere (in a function, in a string) is still rejected by `check`."""
+        tree = _parse(candidate)
+        if tree is None:
+            return candidate, 0
+        lines, tests = set(), {ast.unparse(t) for t in _check_tests(self.checks)}
+        for check in self.checks:
+            block = _parse(check.strip())
+            if block is not None:
+                lines |= {ast.unparse(stmt) for stmt in block.body}
+        lines -= {ast.unparse(stmt) for stmt in self.tree.body}
+        tests -= {ast.unparse(n.test) for n in self.asserts}
+        copied = [stmt for stmt in tree.body if ast.unparse(stmt) in lines
+                  or (isinstance(stmt, ast.Assert) and ast.unparse(stmt.test) in tests)]
+        if not copied:
+            return candidate, 0
+        drop = {n for stmt in copied for n in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)}
+        kept = [line for n, line in enumerate(candidate.splitlines(), 1) if n not in drop]
+        code = "\n".join(kept).strip("\n")
+        return (code + "\n" if code.strip() else None), len(copied)
+
     # ------------------------------------------------------------ the rules
 
     def _keeps_asserts(self, tree: ast.Module, candidate: str) -> str | None:

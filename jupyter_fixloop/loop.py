@@ -141,6 +141,10 @@ class LoopRun:
                 return self._end("error", str(exc))
             except asyncio.TimeoutError:
                 return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
+            removed = 0
+            if reply.code is not None:
+                code, removed = guard_.without_copied_checks(reply.code)
+                reply = replace(reply, code=code)
             repeated = self._repeated(reply)
             if repeated and (repeated_before or opts.model == BUILTIN):  # the builtin engine is deterministic
                 return self._end("gave_up", f"the model repeated {repeated}"
@@ -148,6 +152,9 @@ class LoopRun:
                                  + "; a hint (--hint) or another model may help")
             receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
             receipt = _mark_regressions(receipt, passed_before, index)
+            if removed:
+                receipt = replace(receipt, text=receipt.text + f"\nNote: {removed} statement(s) copied from the checks "
+                                  "were removed from your answer; the checks run on their own after the cell.")
             usage = replace(reply.usage, run_seconds=receipt.seconds)
             self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
                                      temperature=temperature))

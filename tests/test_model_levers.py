@@ -59,9 +59,18 @@ def test_a_check_block_is_shown_as_code_and_its_values_reach_the_model(fake_mode
     assert "exec(compile" not in prompt
 
 
-def test_a_candidate_that_copies_the_check_is_rejected(fake_model):
+def test_the_check_copied_into_the_cell_is_dropped_and_the_rest_runs(fake_model):
     copied = FIXED + "t = globals().get('total')\nassert t == 12, 'total should be the sum'\n"
-    server = fake_model(block(copied), block(FIXED))
+    server = fake_model(block(copied))
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
+    assert result.status == "fixed" and len(result.rounds) == 1
+    assert result.patched == FIXED  # the copies are not part of the proposed cell
+    assert "2 statement(s) copied from the checks were removed" in result.rounds[0].receipt.text
+
+
+def test_a_check_copied_inside_the_code_is_rejected(fake_model):
+    hidden = FIXED + "def _verify():\n    assert t == 12, 'total should be the sum'\n"
+    server = fake_model(block(hidden), block(FIXED))
     result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
     assert [r.receipt.kind for r in result.rounds] == ["rejected", "ok"]
     assert "copies the check `assert t == 12`" in result.rounds[0].receipt.text
