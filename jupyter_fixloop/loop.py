@@ -146,10 +146,8 @@ class LoopRun:
                 code, removed = guard_.without_copied_checks(reply.code)
                 reply = replace(reply, code=code)
             repeated = self._repeated(reply)
-            if repeated and (repeated_before or opts.model == BUILTIN):  # the builtin engine is deterministic
-                return self._end("gave_up", f"the model repeated {repeated}"
-                                 + (", also when asked again at a higher temperature" if repeated_before else "")
-                                 + "; a hint (--hint) or another model may help")
+            if repeated and opts.model == BUILTIN:  # deterministic: asking again gets the same
+                return self._end("gave_up", f"the model repeated {repeated}; a hint (--hint) or another model may help")
             receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
             receipt = _mark_regressions(receipt, passed_before, index)
             if removed:
@@ -161,6 +159,9 @@ class LoopRun:
             self.emit("receipt", round=index, receipt=receipt, usage=usage)
             if receipt.ok:
                 return self._end("fixed", f"all checks pass after {index} round(s)", reply.code)
+            if repeated and repeated_before:  # the round is kept: its call cost tokens and time
+                return self._end("gave_up", f"the model repeated {repeated}, also when asked again at a higher "
+                                 "temperature; a hint (--hint) or another model may help")
             if reply.code is None and opts.model == BUILTIN:  # deterministic: asking again gets the same
                 return self._end("gave_up", f"{reply.text.strip().rstrip('.')}; a model (--model, FixLoop.model) may fix it")
             for c in receipt.checks:
