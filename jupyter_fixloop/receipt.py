@@ -386,7 +386,7 @@ def _check_lines(checks: tuple[CheckOutcome, ...], detail: Detail, error: dict |
         if _is_block(c.expr) and c.detail.startswith("assert ") and " failed: " in c.detail:
             failing, why = c.detail.split(" failed: ", 1)  # the block's failing assert, then why
             shown = why.splitlines() if detail.context_rows else why.splitlines()[:1]
-            lines += ["  " + _clip(f"FAILED: {failing}", 400)] + ["    " + _clip(line, 400) for line in shown]
+            lines += ["  " + _clip(f"AssertionError: {failing}", 400)] + ["    " + _clip(line, 400) for line in shown]
             continue
         lines += _item(f"FAILED: {check_label(c)}" + (f" -- {c.detail}" if c.detail else ""), detail.context_rows)
     return lines
