@@ -92,7 +92,7 @@ class LoopRun:
         self.source, self.checks, self.instruction = source, checks, instruction
         self.expect_output = expect_output
         self.following = following
-        self.baseline: dict[int, tuple[str, int | None]] = {}  # following cells failing after the original
+        self.baseline: frozenset[int] = frozenset()  # following cells that fail after the original too
         self.options = options
         self.emit = _emitter(on_event)
         self.listening = on_event is not None
@@ -126,10 +126,12 @@ class LoopRun:
         if not self.instruction:
             self.emit("running", round=0, max_rounds=opts.max_rounds)
             self.first = await self._run(pool, mirror.for_code(source, checks), source, original_run=True)
-            self.baseline = {f.number: (f.ename, f.lineno) for f in self.first.following if not f.ok}
+            self.baseline = frozenset(f.number for f in self.first.following if not f.ok)
             self.emit("receipt", round=0, receipt=self.first)
             if self.first.ok:
-                return self._end("passed", f"the cell already {verified(self.first, source)}")
+                words = verified(self.first, source)
+                return self._end("passed", f"the cell already {words}" if words.startswith("runs")
+                                 else f"the cell already passes: {words}")
             history.append((source, self.first))
         guard_ = guard.Guard(source, checks, self.expect_output)
         passed_before: dict[str, int] = {c.expr: 0 for c in (self.first.checks if self.first else ()) if c.passed}

@@ -46,7 +46,7 @@ class CheckOutcome:
 @dataclass(frozen=True)
 class FollowingOutcome:
     """How one later cell of the notebook went after the run (`counted`: it judges the run; a cell
-    that fails the same way after the original cell is not counted)."""
+    that fails after the original cell too is not counted)."""
 
     number: int
     source: str
@@ -158,15 +158,15 @@ def from_run(
     expect_output: str | None = None,
     original: str | None = None,
     following_sources: tuple[str, ...] = (),
-    baseline: dict[int, tuple[str, int | None]] | None = None,
+    baseline: frozenset[int] | None = None,
 ) -> Receipt:
     """Turn the runner's JSON description of a run into a typed receipt of at most `budget` tokens.
 
     `expect_output`: what the cell should print; compared with its stdout when it ran without error.
     `original`: the user's cell; when given, the run's effect is judged for smells (smells.py), and
-    a smell fails the run. `following_sources`: the later cells that ran after it; `baseline`: how they
-    failed after the original cell, {number: (ename, lineno)} (those failures are not counted);
-    None when this run is the original (none of its failures is counted).
+    a smell fails the run. `following_sources`: the later cells that ran after it; `baseline`: the numbers
+    of those that failed after the original cell (their failures are not counted); None when this
+    run is the original (none of its failures is counted).
     """
     if result.get("internal"):
         return crash(f"the sandbox runner failed: {result['internal']}")
@@ -223,7 +223,7 @@ def _following(outcomes: list[dict], sources: tuple[str, ...], baseline) -> tupl
     for number, (o, source) in enumerate(zip(outcomes, sources), 1):
         f = FollowingOutcome(number, source, bool(o.get("ok")), o.get("ename", ""), o.get("evalue", ""),
                              o.get("lineno"), o.get("line") or "")
-        if not f.ok and (baseline is None or baseline.get(number) == (f.ename, f.lineno)):
+        if not f.ok and (baseline is None or number in baseline):
             f = replace(f, counted=False)
         found.append(f)
     return tuple(found)
