@@ -115,3 +115,27 @@ def test_object_and_string_columns_both_read_as_str():
     effect, _ = effect_of("df['c'] = df['a'] + df['b']\ndf['d'] = df['a'].astype(object)\n", ns)
     assert "new column 'c' (str): 'xx', 'yy'" in effect.text
     assert "new column 'd' (str)" in effect.text
+
+
+# ---------------------------------------------------------------- following cells as regression checks
+
+
+BREAKS_LATER = "df['customer_id'] = df['customer_id'].astype(str)\ndf['label'] = df['name'] + ' #' + df['customer_id']\n"
+LATER = ["ids = df['customer_id'] + 1\n", "n = df['label'].str.len().max()\n", "broken_anyway = undefined_name\n"]
+
+
+def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
+    server = fake_model(block(BREAKS_LATER), block(HONEST))
+    result = fix(LABEL, namespace=customers(), following=LATER, model="openai/scripted", api_base=server.url,
+                 max_rounds=3)
+    assert result.status == "fixed", result.reason
+    assert result.patched == HONEST
+    first = result.rounds[0].receipt
+    assert first.kind == "check_failed"
+    assert "Check failed: following cell 1 (`ids = df['customer_id'] + 1`)" in first.text
+    assert "TypeError" in first.text and "at line 1: ids = df['customer_id'] + 1" in first.text
+    assert "following cell 1 (`ids = df['customer_id'] + 1`)" in server.prompt(1)
+    # cells 2 and 3 fail after the original cell too (no 'label' yet; a name never defined): not counted
+    assert [f.counted for f in result.first.following] == [True, False, False]
+    assert [(f.ok, f.counted) for f in result.rounds[1].receipt.following] == [(True, True), (True, True), (False, False)]
+    assert result.reason == "all 2 checks pass (2 of them following cells), after 2 round(s)"
