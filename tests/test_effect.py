@@ -9,6 +9,7 @@ from jupyter_fixloop import fix
 from jupyter_fixloop.diff import render_html, render_text
 from jupyter_fixloop.effect import from_run
 from jupyter_fixloop.kernel import runner
+from jupyter_fixloop.history import Entry, FixLoopHistory
 from jupyter_fixloop.summary import loop_summary
 from jupyter_fixloop.smells import find
 
@@ -25,7 +26,7 @@ def customers():
     return {"df": pd.DataFrame({"name": ["Ann", "Bob", "Cy"], "customer_id": [1, 2, 3]}), "pd": pd}
 
 
-def test_a_candidate_with_a_smell_fails_and_the_model_reads_why(fake_model):
+def test_a_candidate_with_a_smell_fails_and_the_model_reads_why(fake_model, tmp_path):
     cheats = [
         ("df['label'] = df['name'] + ' #' + str(df['customer_id'])\n",
          "df['label'] holds the printed form of a whole Series or DataFrame in each row"),
@@ -53,6 +54,13 @@ def test_a_candidate_with_a_smell_fails_and_the_model_reads_why(fake_model):
     summary = loop_summary(result, original=LABEL)
     assert summary["effect"]["text"] == result.effect.text and summary["effect"]["smells"] == []
     assert "became all NaN" in summary["rounds"][1]["effect"]
+    # the history keeps it: after a restart, `%fixloop history ID` still says what the fix does
+    history = FixLoopHistory(directory=str(tmp_path))
+    entry = Entry(cell_source="%%fixloop\n" + LABEL, cell_id="c1", result=result)
+    history.start(entry, result.model)
+    history.loop(entry, entry.summary())
+    shown = FixLoopHistory(directory=str(tmp_path)).show(result.loop_id)
+    assert "what it does to your data:\n" + result.effect.text in shown
 
 
 def test_the_original_cell_is_judged_too():
