@@ -206,16 +206,18 @@ class LoopRun:
         """One run in a fresh kernel; the next kernel is made ready while this result goes to the model.
 
         The following cells run after it, each within the same time limit; after the original cell
-        they run even when it fails, to learn which of them fail anyway (those are not counted)."""
+        they run even when it fails, to learn which of them fail anyway: those are not counted, and
+        not run again after a candidate."""
         box = await pool.acquire(snap)
         pool.prepare(snap)
-        later = {"cells": list(self.following), "after_error": original_run} if self.following else None
-        limit = self.options.timeout * (1 + len(self.following))
+        cells = tuple((n, c) for n, c in enumerate(self.following, 1) if original_run or n not in self.baseline)
+        timeout = self.options.timeout
+        later = {"cells": [c for _, c in cells], "after_error": original_run, "timeout": timeout} if cells else None
         try:
-            return await box.run(code, list(self.checks), self._capped(limit), notes=snap.notes(),
-                                 following=later, expect_output=self.expect_output, budget=self.budget,
-                                 original=self.source if not self.instruction else code,
-                                 following_sources=self.following, baseline=None if original_run else self.baseline)
+            return await box.run(code, list(self.checks), self._capped(timeout * (1 + len(cells)) + len(cells)),
+                                 notes=snap.notes(), following=later, expect_output=self.expect_output,
+                                 budget=self.budget, original=self.source if not self.instruction else code,
+                                 following_cells=cells, following_counted=not original_run)
         finally:
             pool.discard(box)
 

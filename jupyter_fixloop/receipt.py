@@ -157,16 +157,15 @@ def from_run(
     budget: Budget = DEFAULT_BUDGET,
     expect_output: str | None = None,
     original: str | None = None,
-    following_sources: tuple[str, ...] = (),
-    baseline: frozenset[int] | None = None,
+    following_cells: tuple[tuple[int, str], ...] = (),
+    following_counted: bool = True,
 ) -> Receipt:
     """Turn the runner's JSON description of a run into a typed receipt of at most `budget` tokens.
 
     `expect_output`: what the cell should print; compared with its stdout when it ran without error.
     `original`: the user's cell; when given, the run's effect is judged for smells (smells.py), and
-    a smell fails the run. `following_sources`: the later cells that ran after it; `baseline`: the numbers
-    of those that failed after the original cell (their failures are not counted); None when this
-    run is the original (none of its failures is counted).
+    a smell fails the run. `following_cells`: (number, source) of the later cells that ran after it, in
+    order; `following_counted`: whether they judge this run (not after the original cell itself).
     """
     if result.get("internal"):
         return crash(f"the sandbox runner failed: {result['internal']}")
@@ -174,8 +173,8 @@ def from_run(
     effect = effects.from_run(result.get("effect"))
     if original is not None:
         effect = smell_rules.judged(effect, original)
-    later = _following(result.get("following") or [], following_sources, baseline)
-    notes = tuple(notes) + tuple(f"{f.label} fails after the original cell too, not counted: {f.error}"
+    later = _following(result.get("following") or [], following_cells, following_counted)
+    notes = tuple(notes) + tuple(f"{f.label} fails after the original cell, so it is not counted: {f.error}"
                                  for f in later if not f.ok and not f.counted)
     warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
     error = result.get("error")
@@ -218,15 +217,10 @@ def from_run(
     return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, **common)
 
 
-def _following(outcomes: list[dict], sources: tuple[str, ...], baseline) -> tuple[FollowingOutcome, ...]:
-    found = []
-    for number, (o, source) in enumerate(zip(outcomes, sources), 1):
-        f = FollowingOutcome(number, source, bool(o.get("ok")), o.get("ename", ""), o.get("evalue", ""),
-                             o.get("lineno"), o.get("line") or "")
-        if not f.ok and (baseline is None or number in baseline):
-            f = replace(f, counted=False)
-        found.append(f)
-    return tuple(found)
+def _following(outcomes: list[dict], cells: tuple[tuple[int, str], ...], counted: bool) -> tuple[FollowingOutcome, ...]:
+    return tuple(FollowingOutcome(number, source, bool(o.get("ok")), o.get("ename", ""), o.get("evalue", ""),
+                                  o.get("lineno"), o.get("line") or "", counted=counted or bool(o.get("ok")))
+                 for o, (number, source) in zip(outcomes, cells))
 
 
 def timeout(seconds: float, result: dict | None = None, budget: Budget = DEFAULT_BUDGET) -> Receipt:
@@ -234,7 +228,13 @@ def timeout(seconds: float, result: dict | None = None, budget: Budget = DEFAULT
     error = (result or {}).get("error") or {}
     lineno, line = error.get("lineno"), error.get("line")
 
+    later = [o for o in (result or {}).get("following") or [] if o.get("ename") == "KeyboardInterrupt"]
+
     def render(detail: Detail) -> list[str]:
+        if later and lineno is None:
+            where = f": line {later[0]['lineno']}: {later[0].get('line') or ''}" if later[0].get("lineno") else ""
+            return [f"Timeout: the cell ran, then its following cells were still running after {seconds:g} s "
+                    f"and were stopped{where}".rstrip()]
         lines = [f"Timeout: the cell was still running after {seconds:g} s and was stopped"]
         if lineno is not None:
             lines.append(f"  stopped at line {lineno}: {line}")

@@ -143,7 +143,17 @@ def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
     assert "Check failed: following cell 1 (`ids = df['customer_id'] + 1`)" in first.text
     assert "TypeError" in first.text and "at line 1: ids = df['customer_id'] + 1" in first.text
     assert "following cell 1 (`ids = df['customer_id'] + 1`)" in server.prompt(1)
-    # cells 2 and 3 fail after the original cell too (no 'label' yet; a name never defined): not counted
-    assert [f.counted for f in result.first.following] == [True, False, False]
-    assert [(f.ok, f.counted) for f in result.rounds[1].receipt.following] == [(True, True), (True, True), (False, False)]
-    assert result.reason == "all 2 checks pass (2 of them following cells), after 2 round(s)"
+    # cells 2 and 3 fail after the original cell (no 'label' yet; a name never defined): not counted,
+    # and not run again after a candidate
+    assert [(f.ok, f.counted) for f in result.first.following] == [(True, True), (False, False), (False, False)]
+    assert "following cell 3 (`broken_anyway = undefined_name`) fails after the original cell" in result.first.text
+    assert [(f.number, f.ok) for f in result.rounds[1].receipt.following] == [(1, True)]
+    assert result.reason == "its 1 check passes (a following cell), after 2 round(s)"
+
+
+def test_a_following_cell_that_hangs_is_stopped_at_its_time_limit():
+    ns = customers()
+    later = {"cells": ["import time\nwhile True:\n    time.sleep(0.01)\n", "after = 1\n"], "timeout": 0.5}
+    result = runner.run(HONEST, [], ns, following=later)
+    assert result["following"][0]["ename"] == "Timeout" and result["following"][0]["lineno"] in (2, 3)
+    assert result["following"][1] == {"ok": True} and ns["after"] == 1

@@ -15,7 +15,9 @@ import io
 import json
 import linecache
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 import warnings
@@ -157,7 +159,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 result["checks"] = [_run_check(expr, ns, result, source) for expr in checks]
     following = following or {}
     if following.get("cells") and (result["status"] == "ok" or following.get("after_error")):
-        result["following"] = await _run_following(following["cells"], ns, allow_await)
+        result["following"] = await _run_following(following["cells"], ns, allow_await, following.get("timeout"))
     result["seconds"] = time.perf_counter() - started
     result["stdout"] = out.getvalue()[-MAX_STREAM_CHARS:]
     result["stderr"] = err.getvalue()[-MAX_STREAM_CHARS:]
@@ -207,9 +209,9 @@ def _effect_after(before: dict, ns: dict, names: list[str]) -> dict:
         return {"changes": [], "error": f"{type(exc).__name__}: {_short(exc)}"}
 
 
-async def _run_following(cells: list[str], ns: dict, allow_await: bool) -> list[dict]:
-    """Run the notebook's later cells in order on the state the cell left; how each went. Their
-    output and warnings are not the cell's, so they go elsewhere."""
+async def _run_following(cells: list[str], ns: dict, allow_await: bool, timeout: float | None = None) -> list[dict]:
+    """Run the notebook's later cells in order on the state the cell left; how each went. Each may
+    run `timeout` seconds. Their output and warnings are not the cell's, so they go elsewhere."""
     outcomes = []
     for number, source in enumerate(cells, 1):
         filename = FOLLOWING_FILE.format(number)
@@ -217,13 +219,40 @@ async def _run_following(cells: list[str], ns: dict, allow_await: bool) -> list[
         with warnings.catch_warnings(record=True), contextlib.redirect_stdout(io.StringIO()), \
                 contextlib.redirect_stderr(io.StringIO()):
             try:
-                await _exec_cell(ast.parse(_transform(source), filename), ns, allow_await, filename)
+                with _deadline(timeout):
+                    await _exec_cell(ast.parse(_transform(source), filename), ns, allow_await, filename)
                 outcomes.append({"ok": True})
+            except _Deadline as exc:
+                outcome = _following_error(exc, filename)
+                outcomes.append({**outcome, "ename": "Timeout", "evalue": f"still running after {timeout:g} s"})
             except BaseException as exc:
                 outcomes.append(_following_error(exc, filename))
-                if isinstance(exc, KeyboardInterrupt):  # stopped at the time limit: the rest did not run
+                if isinstance(exc, KeyboardInterrupt):  # stopped at the run's time limit: the rest did not run
                     break
     return outcomes
+
+
+class _Deadline(BaseException):
+    """A following cell ran past its time limit (BaseException: `except Exception` must not catch it)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float | None):
+    """Interrupt the code inside after `seconds` (SIGALRM; only where the kernel runs code: its main thread)."""
+    if not seconds or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def ring(signum, frame):
+        raise _Deadline()
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _following_error(exc: BaseException, filename: str) -> dict:
