@@ -20,8 +20,10 @@ FILTERING_CALLS = {
     "truncate", "merge", "join", "groupby", "pivot", "pivot_table", "agg", "aggregate", "resample", "unique",
     "value_counts", "take", "first", "last", "loc", "iloc", "xs", "explode", "melt", "stack", "unstack",
     "reindex", "set_index", "rolling", "dedupe", "distinct", "compress", "delete", "pop", "remove", "clear",
-    "describe", "mask", "where", "between", "isin",
+    "describe", "mask", "where", "between", "isin", "T", "transpose", "corr", "cov", "crosstab", "apply",
+    "pipe", "asfreq", "interpolate", "nunique", "squeeze", "iat", "at",
 }
+SAFE_CALLS = {"len", "print", "str", "repr", "int", "float", "list", "sorted", "type", "isinstance", "display"}
 
 
 def judged(effect: Effect | None, original: str | None) -> Effect | None:
@@ -33,9 +35,52 @@ def judged(effect: Effect | None, original: str | None) -> Effect | None:
 
 def find(effect: Effect, original: str | None) -> tuple[str, ...]:
     smells: list[str] = []
+    tree = _parse(original)
     for change in effect.changes:
-        smells += _whole_reprs(change) + _all_nan(change) + _kind_lost(change) + _rows_lost(change, original)
+        asked = _asked_for(tree, change.name)  # what the user's cell plainly asks for is no smell
+        smells += _whole_reprs(change)
+        smells += [] if "missing" in asked else _all_nan(change)
+        smells += [] if "constant" in asked else _kind_lost(change)
+        smells += _rows_lost(change, original)
     return tuple(smells)
+
+
+def _parse(source: str | None) -> ast.Module | None:
+    try:
+        return ast.parse(source) if source is not None else None
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _asked_for(tree: ast.Module | None, name: str) -> set[str]:
+    """"constant" when the cell binds `name` to a literal (`df = None`); "missing" when it fills a
+    column or the name with missing values on purpose (`df['notes'] = np.nan`)."""
+    asked: set[str] = set()
+    if tree is None:
+        return asked
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for t in targets:
+            root = t.value if isinstance(t, ast.Subscript) else t
+            if not (isinstance(root, ast.Name) and root.id == name):
+                continue
+            if isinstance(t, ast.Name) and isinstance(node.value, ast.Constant):
+                asked.add("constant")
+            if _missing(node.value):
+                asked.add("missing")
+    return asked
+
+
+def _missing(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("nan", "NaN", "NA", "NaT")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float":
+        return bool(node.args) and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).lower() == "nan"
+    return False
 
 
 def _label(change: Change, column: str) -> str:
@@ -89,6 +134,9 @@ def filters(source: str, name: str) -> bool:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in FILTERING_CALLS:
             return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id not in SAFE_CALLS \
+                and name in {n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name)}:
+            return True  # a function of the notebook given the data may drop rows as it likes
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and not _labels(node.slice):
             return True
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):

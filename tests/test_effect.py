@@ -2,6 +2,7 @@
 judged for smells (a smell fails the run, and the model reads why), and said honestly in the reason.
 Real kernels, real pandas frames, a scripted model server."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -111,6 +112,12 @@ def test_the_effect_names_types_shapes_dtypes_nans_and_samples():
     ("df = pd.DataFrame({'a': [1]})\n", {"df": pd.DataFrame({"a": [1, 2, 3]}), "pd": pd}),
     ("s = df['a'].astype(str) + '!'\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
     ("text = str(df['a'])\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
+    # asked for in so many words: a placeholder column, a frame let go, a notebook function that filters
+    ("df['notes'] = np.nan\n", {"df": pd.DataFrame({"a": [1, 2, 3]}), "np": np}),
+    ("df['notes'] = None\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
+    ("df = None\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
+    ("df = only_big(df)\n", {"df": pd.DataFrame({"a": [1, 2, 3]}), "only_big": lambda d: d[d["a"] > 2]}),
+    ("df = df.T\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
     ("df['empty'] = pd.Series(dtype=float)\n", {"df": pd.DataFrame({"a": []}), "pd": pd}),
 ])
 def test_honest_changes_do_not_smell(original, ns):
