@@ -36,8 +36,12 @@ class Guard:
     """Remembers what the original cell promised (its asserts, the --expect checks, the expected
     output) and holds candidates to it."""
 
-    def __init__(self, original: str, checks: tuple[str, ...] = (), expect_output: str | None = None):
+    def __init__(self, original: str, checks: tuple[str, ...] = (), expect_output: str | None = None,
+                 namespace: frozenset[str] | None = None):
+        """`namespace`: the names of the user's variables (None: not known, any name the cell does not
+        define may be one)."""
         self.original = original
+        self.namespace = namespace
         self.checks = tuple(checks)
         self.expect_output = expect_output
         self.tree = _parse(original) or ast.Module(body=[], type_ignores=[])
@@ -137,7 +141,7 @@ class Guard:
     def _leaves_judges_alone(self, tree: ast.Module, candidate: str) -> str | None:
         checks = self._check_exprs()
         return (tamper.patched_check_functions(tree, self.tree, checks)
-                or tamper.redefined_helpers(tree, self.tree, checks)
+                or tamper.redefined_helpers(tree, self.tree, checks, self.namespace)
                 or tamper.always_equal_classes(tree, self.tree))
 
     def _does_not_swallow(self, tree: ast.Module, candidate: str) -> str | None:

@@ -133,7 +133,7 @@ class LoopRun:
                 return self._end("passed", f"the cell already {words}" if words.startswith("runs")
                                  else f"the cell already passes: {words}")
             history.append((source, self.first))
-        guard_ = guard.Guard(source, checks, self.expect_output)
+        guard_ = guard.Guard(source, checks, self.expect_output, _namespace_names(self.namespace))
         passed_before: dict[str, int] = {c.expr: 0 for c in (self.first.checks if self.first else ()) if c.passed}
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
@@ -337,6 +337,15 @@ def _asserts(code: str | None) -> int:
         return sum(isinstance(n, ast.Assert) for n in ast.walk(ast.parse(code or "")))
     except (SyntaxError, ValueError):
         return 0
+
+
+def _namespace_names(namespace) -> frozenset[str]:
+    """The names of the user's variables (mirrored or not)."""
+    if isinstance(namespace, Snapshot):
+        return frozenset(namespace.names) | frozenset(namespace.modules) | frozenset(namespace.skipped)
+    if isinstance(namespace, dict):
+        return frozenset(k for k in namespace if isinstance(k, str))
+    return frozenset()
 
 
 def _following(cells: Iterable[str] | str) -> tuple[str, ...]:

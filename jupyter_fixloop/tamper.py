@@ -117,11 +117,14 @@ def patched_check_functions(tree: ast.Module, original: ast.Module, checks: list
     return None
 
 
-def redefined_helpers(tree: ast.Module, original: ast.Module, checks: list[ast.AST]) -> str | None:
-    """A function a check calls that the cell did not define (a helper of the user's namespace),
-    defined or assigned anew by the candidate."""
+def redefined_helpers(tree: ast.Module, original: ast.Module, checks: list[ast.AST],
+                      namespace: frozenset[str] | None = None) -> str | None:
+    """A function a check calls that the cell did not define, a helper of the user's namespace
+    (`namespace`: its names; None when not known), defined or assigned anew by the candidate."""
     called = {n.func.id for c in checks for n in ast.walk(c) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     called -= set(dir(builtins))
+    if namespace is not None:
+        called &= namespace
     redefined = (called & _defined(tree)) - _defined(original) - _imported(original)
     if redefined:
         name = min(redefined)
