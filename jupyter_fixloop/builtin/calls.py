@@ -121,6 +121,7 @@ STR_CONCAT = re.compile(
     r"|unsupported operand type\(s\) for \+: 'str' and '[\w.]+'"
     r"|ufunc 'add' did not contain a loop with signature matching types \(dtype\('<U\d+'\), dtype\('\w+'\)\)"
     r"|ufunc 'add' did not contain a loop with signature matching types \(dtype\('\w+'\), dtype\('<U\d+'\)\)"
+    r"|operation 'r?add' not supported for dtype 'str' with (?:dtype '\w+'|object of type <class '[\w.]+'>)"
 )
 SCALAR_CALLS = {"len", "sum", "int", "float", "round", "max", "min", "abs", "count"}
 SCALAR_METHODS = {"sum", "mean", "median", "count", "nunique", "max", "min", "std", "var", "item", "prod", "size",
