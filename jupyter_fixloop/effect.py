@@ -8,7 +8,7 @@ new or changed columns and a few sample values. `Effect.text` reads like
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 MAX_LINES = 8
 DATA = ("DataFrame", "Series", "ndarray")
@@ -87,7 +87,6 @@ class Effect:
     changes: tuple[Change, ...] = ()
     smells: tuple[str, ...] = ()
     error: str = ""  # why it could not be recorded, when it could not
-    extra: dict = field(default_factory=dict, compare=False)
 
     @property
     def text(self) -> str:

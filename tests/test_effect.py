@@ -164,3 +164,12 @@ def test_a_following_cell_that_hangs_is_stopped_at_its_time_limit():
     result = runner.run(HONEST, [], ns, following=later)
     assert result["following"][0]["ename"] == "Timeout" and result["following"][0]["lineno"] in (2, 3)
     assert result["following"][1] == {"ok": True} and ns["after"] == 1
+
+
+def test_arrow_backed_text_reads_as_str_too():
+    pytest.importorskip("pyarrow")
+    ns = {"df": pd.DataFrame({"a": pd.Series(["x", "y"], dtype="string[pyarrow]"), "n": [1, 2]})}
+    effect, smells = effect_of("df['b'] = df['a'] + '-' + df['n'].astype(str)\n", ns)
+    assert "new column 'b' (str): 'x-1', 'y-2'" in effect.text and smells == ()
+    effect, smells = effect_of("df['b'] = df['a'] + '-' + str(df['n'])\n", ns)
+    assert smells and "df['b'] holds the printed form of a whole Series" in smells[0]
