@@ -90,15 +90,17 @@ def _worth(value) -> bool:
 
 
 def _kind(value) -> str:
-    module = type(value).__module__ or ""
-    name = type(value).__name__
-    if module.startswith("pandas") and name in ("DataFrame", "Series"):
-        return name
-    if module.startswith("numpy") and name == "ndarray":
-        return "ndarray"
+    """`DataFrame`, `Series`, `ndarray` (subclasses too: a GeoDataFrame is described as a frame),
+    `None`, or the type's name."""
+    for cls in type(value).__mro__:
+        module = cls.__module__ or ""
+        if module.startswith("pandas") and cls.__name__ in ("DataFrame", "Series"):
+            return cls.__name__
+        if module.startswith("numpy") and cls.__name__ == "ndarray":
+            return "ndarray"
     if value is None:
         return "None"
-    return name
+    return type(value).__name__
 
 
 def _print(value) -> dict:
