@@ -113,20 +113,43 @@ class Effect:
 
 
 def from_run(data: dict | None) -> Effect | None:
-    """The Effect of the runner's JSON (`result["effect"]`); None when the run recorded none."""
+    """The Effect of the runner's JSON (`result["effect"]`); None when the run recorded none.
+
+    What the sandbox sends is the sandbox's to forge: read with care, bounded, never trusted."""
     if not isinstance(data, dict):
         return None
-    changes = []
-    for c in data.get("changes", []):
-        columns = tuple(
-            Column(name=col.get("column", ""), status=col.get("status", "changed"), dtype=col.get("dtype", "?"),
-                   dtype_before=col.get("dtype_before"), nan=col.get("nan", 0), nan_before=col.get("nan_before"),
-                   rows=col.get("rows", 0), samples=tuple(col.get("samples", ())),
-                   whole_reprs=col.get("whole_reprs", 0))
-            for col in c.get("columns", []))
-        rows = tuple(c["rows"]) if c.get("rows") else None
-        changes.append(Change(name=c["name"], status=c["status"], before=c.get("before", ""), after=c.get("after", ""),
-                              kind_before=c.get("kind_before", ""), kind_after=c.get("kind_after", ""), rows=rows,
-                              columns=columns, more_columns=c.get("more_columns", 0),
-                              dropped=tuple(c.get("dropped", ()))))
-    return Effect(changes=tuple(changes), error=data.get("error", ""))
+    try:
+        changes = tuple(_change(c) for c in list(data.get("changes") or [])[:MAX_CHANGES] if isinstance(c, dict))
+        return Effect(changes=changes, error=_text(data.get("error", ""), 200))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return Effect(error="the sandbox's record of it could not be read")
+
+
+MAX_CHANGES = 32
+MAX_TEXT = 120
+
+
+def _text(value, limit: int = MAX_TEXT) -> str:
+    text = value if isinstance(value, str) else ""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _int(value, default: int | None = 0) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _change(c: dict) -> Change:
+    columns = tuple(
+        Column(name=_text(col.get("column", "")), status=_text(col.get("status", "changed")),
+               dtype=_text(col.get("dtype", "?")), dtype_before=_text(col["dtype_before"]) if col.get("dtype_before") else None,
+               nan=_int(col.get("nan")), nan_before=_int(col.get("nan_before"), None), rows=_int(col.get("rows")),
+               samples=tuple(_text(v, 60) for v in list(col.get("samples") or [])[:3]),
+               whole_reprs=_int(col.get("whole_reprs")))
+        for col in list(c.get("columns") or [])[:8] if isinstance(col, dict))
+    rows = c.get("rows")
+    rows = (_int(rows[0], None), _int(rows[1])) if isinstance(rows, list) and len(rows) == 2 else None
+    return Change(name=_text(c["name"], 80), status=_text(c["status"], 20), before=_text(c.get("before", "")),
+                  after=_text(c.get("after", "")), kind_before=_text(c.get("kind_before", ""), 40),
+                  kind_after=_text(c.get("kind_after", ""), 40), rows=rows, columns=columns,
+                  more_columns=_int(c.get("more_columns")),
+                  dropped=tuple(_text(d, 80) for d in list(c.get("dropped") or [])[:8]))

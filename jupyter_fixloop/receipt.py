@@ -217,10 +217,17 @@ def from_run(
     return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, **common)
 
 
-def _following(outcomes: list[dict], cells: tuple[tuple[int, str], ...], counted: bool) -> tuple[FollowingOutcome, ...]:
-    return tuple(FollowingOutcome(number, source, bool(o.get("ok")), o.get("ename", ""), o.get("evalue", ""),
-                                  o.get("lineno"), o.get("line") or "", counted=counted or bool(o.get("ok")))
-                 for o, (number, source) in zip(outcomes, cells))
+def _following(outcomes, cells: tuple[tuple[int, str], ...], counted: bool) -> tuple[FollowingOutcome, ...]:
+    """How the following cells went, read with care (what the sandbox sends is the sandbox's to forge)."""
+    found = []
+    for o, (number, source) in zip(outcomes if isinstance(outcomes, list) else [], cells):
+        o = o if isinstance(o, dict) else {"ok": False, "ename": "?"}
+        ok = o.get("ok") is True
+        lineno = o.get("lineno") if isinstance(o.get("lineno"), int) else None
+        found.append(FollowingOutcome(number, source, ok, _clip(str(o.get("ename") or ""), 80),
+                                      _clip(str(o.get("evalue") or ""), 300), lineno,
+                                      _clip(str(o.get("line") or ""), MAX_LINE), counted=counted or ok))
+    return tuple(found)
 
 
 def timeout(seconds: float, result: dict | None = None, budget: Budget = DEFAULT_BUDGET) -> Receipt:

@@ -173,3 +173,13 @@ def test_arrow_backed_text_reads_as_str_too():
     assert "new column 'b' (str): 'x-1', 'y-2'" in effect.text and smells == ()
     effect, smells = effect_of("df['b'] = df['a'] + '-' + str(df['n'])\n", ns)
     assert smells and "df['b'] holds the printed form of a whole Series" in smells[0]
+
+
+def test_a_forged_effect_record_is_read_with_care():
+    """What the sandbox sends is the sandbox's to forge: odd records are bounded, never a crash."""
+    assert from_run({"changes": [{"name": 1}]}).error == "the sandbox's record of it could not be read"
+    effect = from_run({"changes": [{"name": "x" * 500, "status": "new", "rows": [1, "a"],
+                                    "columns": [{"samples": ["s" * 10_000] * 50}, 5]}] * 100, "error": 3})
+    assert len(effect.changes) == 32 and len(effect.changes[0].name) == 80
+    assert len(effect.changes[0].columns[0].samples) == 3 and all(len(s) <= 60 for s in effect.changes[0].columns[0].samples)
+    assert from_run("not a dict") is None
