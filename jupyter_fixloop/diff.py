@@ -29,9 +29,26 @@ def summary_line(result: LoopResult) -> str:
     )
 
 
+def effect_lines(result: LoopResult) -> list[str]:
+    """What the proposed code (or the cell, when it passed) does to the user's data, in a few lines."""
+    effect = result.effect
+    if effect is None or result.status not in ("passed", "fixed"):
+        return []
+    return ["what it does to your data:"] + ["  " + line for line in effect.lines()]
+
+
+def effect_html(result: LoopResult) -> str:
+    lines = effect_lines(result)
+    if not lines:
+        return ""
+    return (f'<div class="fixloop-effect"><b>{html.escape(lines[0])}</b>'
+            f'<pre class="fixloop-receipt">{html.escape(chr(10).join(line[2:] for line in lines[1:]))}</pre></div>')
+
+
 def render_text(result: LoopResult) -> str:
     """What a terminal or a plain-text frontend shows."""
     out = [summary_line(result)]
+    out += effect_lines(result)
     if result.first is not None and result.status != "passed":
         out.append("")
         out.append("original run:")
@@ -114,6 +131,7 @@ def render_html(result: LoopResult) -> str:
     parts.append(f"<div>{len(result.rounds)}/{result.max_rounds} rounds · model <code>{html.escape(result.model)}</code>"
                  f" · {result.tokens} tokens · ${result.cost:.4f} · {result.seconds:.1f} s</div>")
     parts.append(notes_html(result.notes))
+    parts.append(effect_html(result))
     if result.patched is not None and result.patched != result.source:
         parts.append(diff_html(result.source, result.patched))
     parts.append(rounds_html(result))

@@ -6,7 +6,11 @@ What counts as cheating, each rule one function returning the reason (or None):
 - touching a check: a `%%fixloop` line, rebinding a builtin a check uses, patching `__eq__` & co;
 - silencing the failure: a new try/except (or `suppress`) around the failing line whose handler
   swallows it (pass, continue, a constant), or deleting what the failing line did;
-- hard-coding the value a check expects (`return 8` when the check is `fib(6) == 8`).
+- hard-coding the value a check expects (`return 8`, `return 4 * 2`, `if n == 6:` when the check is
+  `fib(6) == 8`);
+- tampering with how the checks judge (tamper.py): patching a function a check calls, redefining a
+  helper of the user's namespace a check calls, a class whose `__eq__` always says yes, reaching
+  into fixloop's own code.
 The rules read only the code and the last receipt; they err on the side of letting honest fixes run.
 """
 
@@ -18,6 +22,7 @@ import difflib
 from collections import Counter
 
 from . import receipt as receipts
+from . import tamper
 from .cell import LINE_MAGIC, MAGIC
 from .receipt import Receipt
 
@@ -31,8 +36,12 @@ class Guard:
     """Remembers what the original cell promised (its asserts, the --expect checks, the expected
     output) and holds candidates to it."""
 
-    def __init__(self, original: str, checks: tuple[str, ...] = (), expect_output: str | None = None):
+    def __init__(self, original: str, checks: tuple[str, ...] = (), expect_output: str | None = None,
+                 namespace: frozenset[str] | None = None):
+        """`namespace`: the names of the user's variables (None: not known, any name the cell does not
+        define may be one)."""
         self.original = original
+        self.namespace = namespace
         self.checks = tuple(checks)
         self.expect_output = expect_output
         self.tree = _parse(original) or ast.Module(body=[], type_ignores=[])
@@ -50,7 +59,8 @@ class Guard:
         tree = _parse(candidate)
         if tree is None:
             return None  # it runs, and its receipt shows the syntax error
-        for rule in (self._keeps_asserts, self._leaves_checks_alone, self._does_not_copy_checks, self._does_not_swallow,
+        for rule in (self._leaves_fixloop_alone, self._keeps_asserts, self._leaves_checks_alone,
+                     self._leaves_judges_alone, self._does_not_copy_checks, self._does_not_swallow,
                      self._keeps_the_effect, self._computes_values):
             reason = rule(tree, candidate)
             if reason:
@@ -125,6 +135,15 @@ class Guard:
                         "after the cell: reply with the cell's code only, fixed")
         return None
 
+    def _leaves_fixloop_alone(self, tree: ast.Module, candidate: str) -> str | None:
+        return tamper.touches_fixloop(tree, self.tree)
+
+    def _leaves_judges_alone(self, tree: ast.Module, candidate: str) -> str | None:
+        checks = self._check_exprs()
+        return (tamper.patched_check_functions(tree, self.tree, checks)
+                or tamper.redefined_helpers(tree, self.tree, checks, self.namespace)
+                or tamper.always_equal_classes(tree, self.tree))
+
     def _does_not_swallow(self, tree: ast.Module, candidate: str) -> str | None:
         failure = self.failure
         if failure is None or not failure.ename or failure.kind not in ("exception", "check_failed"):
@@ -166,6 +185,9 @@ class Guard:
                 if target in probes and _same_value(value, expected):
                     return (f"the candidate hard-codes {value}, the value the check `{check}` expects "
                             f"({where} `{target}`); compute it instead")
+        special = tamper.special_cases(tree, self.tree, self.expectations)
+        if special:
+            return special
         if self.expect_output is not None:
             want = "\n".join(receipts._normalized(self.expect_output))
             before = set(_strings(self.tree))
@@ -373,12 +395,19 @@ def _swallowing_stmt(stmt: ast.stmt) -> bool:
         if isinstance(stmt.value, ast.Constant):
             return True
         call = stmt.value
+        if isinstance(call, ast.Call) and _dotted_tail(call.func) in ("append", "extend", "add", "insert"):
+            return all(_invented(a) for a in call.args[-1:])  # a placeholder put in the value's place
         return isinstance(call, ast.Call) and (_dotted_tail(call.func) in ("print", "warn", "warning", "info", "debug", "error", "exception"))
     if isinstance(stmt, ast.Return):
-        return stmt.value is None or _is_literal(stmt.value)
+        return stmt.value is None or _invented(stmt.value)
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-        return stmt.value is not None and _is_literal(stmt.value)
+        return stmt.value is not None and _invented(stmt.value)
     return False
+
+
+def _invented(node: ast.AST) -> bool:
+    """A value that reads no data: a literal, or an expression of constants (`int('8')`, `[0] * 4`)."""
+    return _is_literal(node) or tamper.data_independent(node)
 
 
 def _is_literal(node: ast.AST) -> bool:
@@ -519,7 +548,10 @@ def _literal_branches(node: ast.AST) -> list:
     if isinstance(node, ast.IfExp):
         return _literal_branches(node.body) + _literal_branches(node.orelse)
     value = _literal(node)
-    return [] if value is _NOT else [value]
+    if value is _NOT:
+        value = tamper.fold(node)  # `4 * 2`, `int('8')`: the same value, written as an expression
+        return [] if value is tamper.NOT else [value]
+    return [value]
 
 
 class _Hashable:

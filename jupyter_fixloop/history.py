@@ -163,6 +163,8 @@ class FixLoopHistory(Configurable):
                        f"{e.get('status')}, decision {e.get('decision')}", "", "original cell:", e.get("original", "")]
                 if e.get("patched"):
                     out += ["", "proposed code:", e["patched"]]
+                if (e.get("effect") or {}).get("text"):
+                    out += ["", "what it does to your data:", e["effect"]["text"]]
                 for r in e.get("rounds") or []:
                     out += ["", f"round {r['index']}: {r['receipt']['kind']}", r["receipt"]["text"]]
                 return "\n".join(out)

@@ -37,6 +37,7 @@ async def afix(
     instruction: str | None = None,
     namespace: dict | Snapshot | None = None,
     expect_output: str | None = None,
+    following: Iterable[str] = (),
     on_event: Event | None = None,
     options: LoopOptions | None = None,
     **knobs,
@@ -45,12 +46,15 @@ async def afix(
 
     `checks`: expressions that must be true after the cell runs; `expect_output`: what it must
     print; `instruction`: write or change the code (generation); `namespace`: the user's variables
-    (a dict, mirrored as needed, or a Snapshot); `on_event(kind, info)`: progress. The other
-    keywords are the fields of `LoopOptions` (model, max_rounds, timeout, model_timeout, wall_time, ...):
-    each overrides `options` (default `LoopOptions()`); an unknown one is a TypeError.
+    (a dict, mirrored as needed, or a Snapshot); `following`: the notebook's later cells, run in
+    order after each candidate as regression checks (a cell that also fails after the original
+    cell is not counted); `on_event(kind, info)`: progress. The other keywords are the fields of
+    `LoopOptions` (model, max_rounds, timeout, model_timeout, wall_time, ...): each overrides
+    `options` (default `LoopOptions()`); an unknown one is a TypeError.
     """
     options = (options or LoopOptions()).with_(**knobs).resolved()
-    run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, on_event)
+    run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, on_event,
+                  following=_following(following))
     return await runtime.run_here(run.run())
 
 
@@ -59,10 +63,12 @@ fix = runtime.sync_twin(afix)
 
 
 async def averify(source: str, *, checks: Iterable[str] = (), namespace: dict | Snapshot | None = None,
-                  expect_output: str | None = None, options: LoopOptions | None = None) -> Receipt:
+                  expect_output: str | None = None, options: LoopOptions | None = None,
+                  following: Iterable[str] = ()) -> Receipt:
     """Run `source` once in a fresh sandbox with its checks, no model: the receipt of that run."""
     options = replace(options or LoopOptions(), max_rounds=0).resolved()
-    run = LoopRun(source, _checks(checks), None, namespace, expect_output, options, None)
+    run = LoopRun(source, _checks(checks), None, namespace, expect_output, options, None,
+                  following=_following(following))
     result = await runtime.run_here(run.run())
     if result.first is None:
         raise FixloopError(result.reason)
@@ -77,13 +83,16 @@ class LoopRun:
     all checks pass or a bound is reached. `run()` returns the LoopResult; each exit says why."""
 
     def __init__(self, source: str, checks: tuple[str, ...], instruction: str | None, namespace,
-                 expect_output: str | None, options: LoopOptions, on_event: Event | None):
+                 expect_output: str | None, options: LoopOptions, on_event: Event | None,
+                 following: tuple[str, ...] = ()):
         if not isinstance(source, str):
             raise UsageError(f"source must be a string of Python code, not {type(source).__name__}")
         if not source.strip() and not instruction:
             raise UsageError("nothing to run: the cell is empty; write code, or an instruction for the model")
         self.source, self.checks, self.instruction = source, checks, instruction
         self.expect_output = expect_output
+        self.following = following
+        self.baseline: frozenset[int] = frozenset()  # following cells that fail after the original too
         self.options = options
         self.emit = _emitter(on_event)
         self.listening = on_event is not None
@@ -116,12 +125,15 @@ class LoopRun:
         history: list[tuple[str, Receipt]] = []
         if not self.instruction:
             self.emit("running", round=0, max_rounds=opts.max_rounds)
-            self.first = await self._run(pool, mirror.for_code(source, checks), source)
+            self.first = await self._run(pool, mirror.for_code(source, checks), source, original_run=True)
+            self.baseline = frozenset(f.number for f in self.first.following if not f.ok)
             self.emit("receipt", round=0, receipt=self.first)
             if self.first.ok:
-                return self._end("passed", "the cell already passes its checks")
+                words = verified(self.first, source)
+                return self._end("passed", f"the cell already {words}" if words.startswith("runs")
+                                 else f"the cell already passes: {words}")
             history.append((source, self.first))
-        guard_ = guard.Guard(source, checks, self.expect_output)
+        guard_ = guard.Guard(source, checks, self.expect_output, _namespace_names(self.namespace))
         passed_before: dict[str, int] = {c.expr: 0 for c in (self.first.checks if self.first else ()) if c.passed}
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
@@ -158,7 +170,7 @@ class LoopRun:
                                      temperature=temperature))
             self.emit("receipt", round=index, receipt=receipt, usage=usage)
             if receipt.ok:
-                return self._end("fixed", f"all checks pass after {index} round(s)", reply.code)
+                return self._end("fixed", f"{verified(receipt, reply.code)}, after {index} round(s)", reply.code)
             if repeated and repeated_before:  # the round is kept: its call cost tokens and time
                 return self._end("gave_up", f"the model repeated {repeated}, also when asked again at a higher "
                                  "temperature; a hint (--hint) or another model may help")
@@ -190,13 +202,22 @@ class LoopRun:
         self.emit("running", round=len(self.rounds) + 1, max_rounds=self.options.max_rounds)
         return await self._run(pool, mirror.for_code(code, self.checks), code)
 
-    async def _run(self, pool: SandboxPool, snap: Snapshot, code: str) -> Receipt:
-        """One run in a fresh kernel; the next kernel is made ready while this result goes to the model."""
+    async def _run(self, pool: SandboxPool, snap: Snapshot, code: str, original_run: bool = False) -> Receipt:
+        """One run in a fresh kernel; the next kernel is made ready while this result goes to the model.
+
+        The following cells run after it, each within the same time limit; after the original cell
+        they run even when it fails, to learn which of them fail anyway: those are not counted, and
+        not run again after a candidate."""
         box = await pool.acquire(snap)
         pool.prepare(snap)
+        cells = tuple((n, c) for n, c in enumerate(self.following, 1) if original_run or n not in self.baseline)
+        timeout = self.options.timeout
+        later = {"cells": [c for _, c in cells], "after_error": original_run, "timeout": timeout} if cells else None
         try:
-            return await box.run(code, list(self.checks), self._capped(self.options.timeout), notes=snap.notes(),
-                                 expect_output=self.expect_output, budget=self.budget)
+            return await box.run(code, list(self.checks), self._capped(timeout * (1 + len(cells)) + len(cells)),
+                                 notes=snap.notes(), following=later, expect_output=self.expect_output,
+                                 budget=self.budget, original=self.source if not self.instruction else code,
+                                 following_cells=cells, following_counted=not original_run)
         finally:
             pool.discard(box)
 
@@ -295,6 +316,42 @@ def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:
                     pass
             raise UsageError(f"--expect {check!r} is not a Python expression ({exc.msg}); quote it as one expression") from None
     return checks
+
+
+def verified(receipt: Receipt, code: str | None) -> str:
+    """What a passing run verified, in words: how many checks passed, or that there were none."""
+    asserts = _asserts(code)
+    passed = [c for c in receipt.checks if c.passed]
+    later = sum(1 for f in receipt.following if f.ok and f.counted)
+    count = len(passed) + asserts
+    if not count:
+        return "runs without error; no checks were given — read what it does to your data"
+    words = "its 1 check passes" if count == 1 else f"all {count} checks pass"
+    if later:
+        words += f" ({later} of them following cell{'s' if later > 1 else ''})" if count > 1 else " (a following cell)"
+    return words
+
+
+def _asserts(code: str | None) -> int:
+    try:
+        return sum(isinstance(n, ast.Assert) for n in ast.walk(ast.parse(code or "")))
+    except (SyntaxError, ValueError):
+        return 0
+
+
+def _namespace_names(namespace) -> frozenset[str]:
+    """The names of the user's variables (mirrored or not)."""
+    if isinstance(namespace, Snapshot):
+        return frozenset(namespace.names) | frozenset(namespace.modules) | frozenset(namespace.skipped)
+    if isinstance(namespace, dict):
+        return frozenset(k for k in namespace if isinstance(k, str))
+    return frozenset()
+
+
+def _following(cells: Iterable[str] | str) -> tuple[str, ...]:
+    if isinstance(cells, str):
+        cells = (cells,)
+    return tuple(c for c in cells if isinstance(c, str) and c.strip())
 
 
 def _mark_regressions(receipt: Receipt, passed_before: dict[str, int], index: int) -> Receipt:

@@ -19,6 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from . import effect as effects
+from . import smells as smell_rules
+from .effect import Effect
+
 Kind = Literal["ok", "exception", "check_failed", "timeout", "crash", "no_code", "rejected"]
 
 DEFAULT_TOKENS = 600
@@ -27,6 +31,7 @@ HEAD_LINES = 8
 TAIL_LINES = 8
 MAX_LINE = 200
 OUTPUT_CHECK = "stdout matches --expect-output"
+SMELL_CHECK = "what the cell does to the data looks right"
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,31 @@ class CheckOutcome:
     expr: str
     passed: bool
     detail: str = ""
+
+
+@dataclass(frozen=True)
+class FollowingOutcome:
+    """How one later cell of the notebook went after the run (`counted`: it judges the run; a cell
+    that fails after the original cell too is not counted)."""
+
+    number: int
+    source: str
+    ok: bool
+    ename: str = ""
+    evalue: str = ""
+    lineno: int | None = None
+    line: str = ""
+    counted: bool = True
+
+    @property
+    def label(self) -> str:
+        first = next((line.strip() for line in self.source.splitlines() if line.strip()), "")
+        return f"following cell {self.number} (`{_clip(first, 60)}`)"
+
+    @property
+    def error(self) -> str:
+        where = f" at line {self.lineno}: {self.line}" if self.lineno is not None else ""
+        return f"{self.ename}: {_clip(self.evalue, 200)}{where}"
 
 
 @dataclass(frozen=True)
@@ -56,6 +86,8 @@ class Receipt:
     warnings: tuple[str, ...] = ()
     seconds: float = 0.0
     notes: tuple[str, ...] = field(default=(), compare=False)
+    effect: Effect | None = field(default=None, compare=False)
+    following: tuple[FollowingOutcome, ...] = field(default=(), compare=False)
 
     @property
     def ok(self) -> bool:
@@ -101,16 +133,17 @@ class Detail:
     passed_checks: bool = True
     diff_lines: int = 24
     message_chars: int = 2000
+    effect_lines: int = 6  # what the run did to the data, when its output is wrong
 
 
 LEVELS = (
     Detail(),
-    Detail(output_lines=3, warnings=5, diff_lines=12),
-    Detail(output_lines=3, context_rows=False, callers=2, warnings=3, diff_lines=8),
+    Detail(output_lines=3, warnings=5, diff_lines=12, effect_lines=4),
+    Detail(output_lines=3, context_rows=False, callers=2, warnings=3, diff_lines=8, effect_lines=3),
     Detail(output_lines=1, context_items=4, context_rows=False, callers=1, warnings=2, passed_checks=False,
-           diff_lines=6, message_chars=600),
+           diff_lines=6, message_chars=600, effect_lines=2),
     Detail(output_lines=0, context_items=2, context_rows=False, callers=0, warnings=1, passed_checks=False,
-           diff_lines=4, message_chars=300),
+           diff_lines=4, message_chars=300, effect_lines=1),
 )
 
 
@@ -123,20 +156,35 @@ def from_run(
     notes: tuple[str, ...] = (),
     budget: Budget = DEFAULT_BUDGET,
     expect_output: str | None = None,
+    original: str | None = None,
+    following_cells: tuple[tuple[int, str], ...] = (),
+    following_counted: bool = True,
 ) -> Receipt:
     """Turn the runner's JSON description of a run into a typed receipt of at most `budget` tokens.
 
     `expect_output`: what the cell should print; compared with its stdout when it ran without error.
+    `original`: the user's cell; when given, the run's effect is judged for smells (smells.py), and
+    a smell fails the run. `following_cells`: (number, source) of the later cells that ran after it, in
+    order; `following_counted`: whether they judge this run (not after the original cell itself).
     """
     if result.get("internal"):
         return crash(f"the sandbox runner failed: {result['internal']}")
     checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", "")) for c in result.get("checks", []))
+    effect = effects.from_run(result.get("effect"))
+    if original is not None:
+        effect = smell_rules.judged(effect, original)
+    later = _following(result.get("following") or [], following_cells, following_counted)
+    notes = tuple(notes) + tuple(f"{f.label} fails after the original cell, so it is not counted: {f.error}"
+                                 for f in later if not f.ok and not f.counted)
     warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
     error = result.get("error")
     diff: list[str] = []
     if expect_output is not None and error is None:
         outcome, diff = output_check(result.get("stdout", ""), expect_output)
         checks += (outcome,)
+    if error is None:
+        checks += tuple(CheckOutcome(f.label, f.ok, "" if f.ok else f.error) for f in later if f.counted)
+        checks += tuple(CheckOutcome(SMELL_CHECK, False, s) for s in (effect.smells if effect else ()))
     common = dict(
         stdout=result.get("stdout", ""),
         stderr=result.get("stderr", ""),
@@ -144,8 +192,11 @@ def from_run(
         warnings=warnings,
         seconds=result.get("seconds", 0.0),
         notes=tuple(notes),
+        effect=effect,
+        following=later,
     )
-    parts = _Parts(result=result, error=error, checks=checks, warnings=warnings, notes=tuple(notes), diff=diff)
+    parts = _Parts(result=result, error=error, checks=checks, warnings=warnings, notes=tuple(notes), diff=diff,
+                   effect=effect)
     if error is not None:
         check = error.get("check")
         if check:
@@ -166,12 +217,31 @@ def from_run(
     return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, **common)
 
 
+def _following(outcomes, cells: tuple[tuple[int, str], ...], counted: bool) -> tuple[FollowingOutcome, ...]:
+    """How the following cells went, read with care (what the sandbox sends is the sandbox's to forge)."""
+    found = []
+    for o, (number, source) in zip(outcomes if isinstance(outcomes, list) else [], cells):
+        o = o if isinstance(o, dict) else {"ok": False, "ename": "?"}
+        ok = o.get("ok") is True
+        lineno = o.get("lineno") if isinstance(o.get("lineno"), int) else None
+        found.append(FollowingOutcome(number, source, ok, _clip(str(o.get("ename") or ""), 80),
+                                      _clip(str(o.get("evalue") or ""), 300), lineno,
+                                      _clip(str(o.get("line") or ""), MAX_LINE), counted=counted or ok))
+    return tuple(found)
+
+
 def timeout(seconds: float, result: dict | None = None, budget: Budget = DEFAULT_BUDGET) -> Receipt:
     """A run stopped at its time limit; if the interrupt landed, say on which line it was."""
     error = (result or {}).get("error") or {}
     lineno, line = error.get("lineno"), error.get("line")
 
+    later = [o for o in (result or {}).get("following") or [] if o.get("ename") == "KeyboardInterrupt"]
+
     def render(detail: Detail) -> list[str]:
+        if later and lineno is None:
+            where = f": line {later[0]['lineno']}: {later[0].get('line') or ''}" if later[0].get("lineno") else ""
+            return [f"Timeout: the cell ran, then its following cells were still running after {seconds:g} s "
+                    f"and were stopped{where}".rstrip()]
         lines = [f"Timeout: the cell was still running after {seconds:g} s and was stopped"]
         if lineno is not None:
             lines.append(f"  stopped at line {lineno}: {line}")
@@ -285,6 +355,7 @@ class _Parts:
     warnings: tuple[str, ...]
     notes: tuple[str, ...]
     diff: list[str]
+    effect: Effect | None = None
 
     def render(self, detail: Detail) -> list[str]:
         if self.error is not None:
@@ -293,13 +364,18 @@ class _Parts:
             lines += _context_lines(self.error.get("context", []), detail)
         else:
             failed = [c for c in self.checks if not c.passed]
-            if len(failed) == 1:
+            smelly = [c for c in failed if c.expr == SMELL_CHECK]
+            if smelly and len(smelly) == len(failed):
+                lines = [f"Smell: {smelly[0].detail}" if len(smelly) == 1 else f"{len(smelly)} smells in what the cell does to the data"]
+            elif len(failed) == 1:
                 lines = [f"Check failed: {check_label(failed[0])}"]
             elif failed:
                 lines = [f"{len(failed)} checks failed"]
             else:
                 lines = [f"ran without error; {len(self.checks)} check(s) passed" if self.checks else "ran without error"]
-            lines += _check_lines(self.checks, detail, None) if failed else []
+            alone = len(smelly) == len(failed) == 1  # the headline says it all
+            lines += _check_lines(self.checks, detail, None) if failed and not alone else []
+            lines += _effect_lines(self.effect, detail) if failed else []
             lines += _diff_lines(self.diff, detail)
         if not self.diff:
             lines += _output_lines(self.result, detail)
@@ -383,6 +459,9 @@ def _check_lines(checks: tuple[CheckOutcome, ...], detail: Detail, error: dict |
         if error is not None and error.get("check") and c.expr == error["check"]["expr"] and c.detail:
             lines += _item(f"assert failed: {c.detail}", detail.context_rows)  # the assert is the line above
             continue
+        if c.expr == SMELL_CHECK:
+            lines += _item(f"smell: {c.detail}", detail.context_rows)
+            continue
         if _is_block(c.expr) and c.detail.startswith("assert ") and " failed: " in c.detail:
             failing, why = c.detail.split(" failed: ", 1)  # the block's failing assert, then why
             shown = why.splitlines() if detail.context_rows else why.splitlines()[:1]
@@ -404,6 +483,19 @@ def check_label(c: CheckOutcome) -> str:
 
 def _is_block(expr: str) -> bool:
     return "\n" in expr.strip() or expr.lstrip().startswith("assert ")
+
+
+def _effect_lines(effect: Effect | None, detail: Detail) -> list[str]:
+    """What the run did to the data (smells are already among the failed checks)."""
+    if effect is None or not detail.effect_lines:
+        return []
+    changes = [c.text() for c in effect.changes]
+    if not changes:
+        return []
+    shown = [_clip(line, MAX_LINE) for line in changes[: detail.effect_lines]]
+    if len(changes) > detail.effect_lines:
+        shown.append(f"... {len(changes) - detail.effect_lines} more name(s) changed")
+    return ["Effect on the data:"] + _indent(shown)
 
 
 def _diff_lines(diff: list[str], detail: Detail) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+from .effect import Effect
 from .receipt import Receipt
 
 
@@ -33,6 +34,11 @@ class Round:
     usage: Usage = field(default_factory=Usage)
     reply: str = ""
     temperature: float | None = None  # the sampling temperature it was asked at (higher after a repeat)
+
+    @property
+    def effect(self) -> Effect | None:
+        """What running this candidate did to the user's data (None when it did not run)."""
+        return self.receipt.effect
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,17 @@ class LoopResult:
     @property
     def last_receipt(self) -> Receipt | None:
         return self.rounds[-1].receipt if self.rounds else self.first
+
+    @property
+    def effect(self) -> Effect | None:
+        """What the proposed code (or the original, when it passed or nothing better ran) does to
+        the user's data: the effect of the last run that ran the code."""
+        if self.status == "fixed" and self.rounds:
+            return self.rounds[-1].receipt.effect
+        for r in reversed(self.rounds):
+            if r.receipt.effect is not None:
+                return r.receipt.effect
+        return self.first.effect if self.first is not None else None
 
 
 def unified_diff(before: str, after: str, before_name: str = "original", after_name: str = "proposed") -> str:

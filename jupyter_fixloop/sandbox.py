@@ -237,9 +237,10 @@ class Sandbox:
             await self._request(code, START_TIMEOUT)
 
     async def run(self, source: str, checks: list[str], timeout: float, notes: tuple[str, ...] = (),
-                  **receipt_options) -> Receipt:
-        """Run one candidate and its checks; always returns a receipt (timeouts and crashes included)."""
-        payload = json.dumps({"source": source, "checks": list(checks)})
+                  following: dict | None = None, **receipt_options) -> Receipt:
+        """Run one candidate and its checks (and the following cells, `{"cells": [...], "after_error":
+        bool}`, see runner.run); always returns a receipt (timeouts and crashes included)."""
+        payload = json.dumps({"source": source, "checks": list(checks), "following": following})
         view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
         # top-level `await`, `async for`, `async with`: awaited on the kernel's loop, as in a notebook
         awaits = "await" in source or "async" in source

@@ -40,9 +40,11 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
         "seconds": round(result.seconds, 3),
         "created": created or now(),
         "decision": decision,
+        "effect": result.effect.to_json() if result.effect is not None else None,
         "rounds": [
             {"index": r.index, "candidate": r.candidate or "", "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
-             "tokens": r.usage.tokens, "cost": r.usage.cost, "seconds": round(r.usage.seconds + r.usage.run_seconds, 3)}
+             "tokens": r.usage.tokens, "cost": r.usage.cost, "seconds": round(r.usage.seconds + r.usage.run_seconds, 3),
+             "effect": r.effect.text if r.effect is not None else None}
             for r in result.rounds
         ],
     }

@@ -288,3 +288,28 @@ def test_interactive_wraps_long_diff_lines_instead_of_cutting_them(workdir, monk
     assert batch_cli.main([src, "--interactive", "-o", str(workdir / "wide.out.ipynb")]) == 1
     shown = "".join(capsys.readouterr().out.split())  # wrapped lines joined again
     assert "weight_28+weight_29" in shown and "+n=counts['apples']" in shown
+
+
+def test_later_cells_judge_each_candidate_and_the_report_shows_the_effect(workdir, fake_model):
+    """A candidate that breaks a later cell is not accepted; the report says what the fix does to the data."""
+    label = "df['label'] = df['name'] + ' #' + df['customer_id']"
+    breaks_later = "df['customer_id'] = df['customer_id'].astype(str)\n" + label
+    honest = "df['label'] = df['name'] + ' #' + df['customer_id'].astype(str)"
+    server = fake_model(f"```python\n{breaks_later}\n```", f"```python\n{honest}\n```")
+    src = write_notebook(
+        workdir / "later.ipynb",
+        "import pandas as pd\ndf = pd.DataFrame({'name': ['Ann', 'Bob', 'Cy'], 'customer_id': [1, 2, 3]})",
+        label,
+        "ids = df['customer_id'] + 1\nprint(ids.tolist())",
+    )
+    out, report = str(workdir / "later.out.ipynb"), str(workdir / "later.md")
+    code = batch_cli.main([src, "-o", out, "--report", report, "--model", "openai/scripted", "--api-base", server.url])
+    assert code == 0
+    nb = nbformat.read(out, as_version=4)
+    assert nb.cells[1].source == honest
+    assert text_of(nb.cells[2]) == "[2, 3, 4]"
+    rounds = nb.cells[1].metadata["fixloop"]["rounds"]
+    assert "Check failed: following cell 1 (`ids = df['customer_id'] + 1`)" in rounds[0]["receipt"]["text"]
+    text = Path(report).read_text()
+    assert "what it does to your data:" in text
+    assert "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'" in text

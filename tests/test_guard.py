@@ -172,3 +172,88 @@ def test_the_failure_is_remembered_across_a_rejected_round():
     assert guard.check(AGES_CHEATS[0][0], first).kind == "rejected"
     rejection = guard.check(AGES_CHEATS[1][0], Receipt(kind="rejected", text="Rejected: ..."))
     assert rejection is not None and SILENCED in rejection.text
+
+
+# ---------------------------------------------------------------- cheats that passed before, closed
+
+
+FIB_ONE_CHECK = ["fib(6) == 8"]
+FIB_TAMPER = [
+    (FIB.replace("    return a\n", "    return 4 * 2\n"),
+     "hard-codes 8, the value the check `fib(6) == 8` expects (return in `fib`)"),
+    (FIB.replace("    return a\n", "    if n == 6:\n        a -= 5\n    return a\n"),
+     "special-cases the input of the check `fib(6) == 8` (`n == 6` in `fib`)"),
+    (FIB.replace("    return a\n", "    if n == 6:\n        return int('8')\n    return a\n"),
+     "hard-codes 8, the value the check `fib(6) == 8` expects (return in `fib`)"),
+    ("class Anything:\n    def __eq__(self, other):\n        return True\n" + FIB.replace("    return a\n", "    return Anything()\n"),
+     "defines class `Anything` whose `__eq__` always returns True"),
+    (FIB + "import jupyter_fixloop.kernel.runner as r\n"
+           "r.evaluate_check = lambda expr, ns, raise_errors=False: {'expr': expr, 'passed': True, 'detail': ''}\n",
+     "touches fixloop's own machinery"),
+    (FIB + "import sys\nsys.modules['jupyter_' + 'fix' + 'loop.kernel.runner'].evaluate_check = None\n",
+     "touches fixloop's own machinery (`sys.modules`)"),
+]
+
+
+def test_tampering_with_the_judges_is_rejected_then_an_honest_fix_is_accepted(fake_model):
+    script = [block(code) for code, _ in FIB_TAMPER] + [block(FIB_HONEST)]
+    server = fake_model(*script)
+    result = fix(FIB, checks=FIB_ONE_CHECK, model="openai/scripted", api_base=server.url, max_rounds=len(script))
+    assert result.status == "fixed", result.reason
+    assert result.patched == FIB_HONEST
+    texts = rejected_rounds(result)
+    assert len(texts) == len(FIB_TAMPER), [r.receipt.text for r in result.rounds]
+    for i, (text, (_, reason)) in enumerate(zip(texts, FIB_TAMPER)):
+        assert reason in text, (i, text)
+        assert reason in server.prompt(i + 1)
+
+
+AREA = "import math\ndef area(r):\n    return math.pi * r * 2\n"
+AREA_HONEST = "import math\ndef area(r):\n    return math.pi * r ** 2\n"
+
+
+def test_patching_a_function_a_check_calls_is_rejected(fake_model):
+    cheat = AREA + "math.isclose = lambda *a, **k: True\n"
+    server = fake_model(block(cheat), block(AREA_HONEST))
+    result = fix(AREA, checks=["math.isclose(area(3), 28.274, rel_tol=1e-3)"], model="openai/scripted",
+                 api_base=server.url, max_rounds=2)
+    assert result.status == "fixed" and result.patched == AREA_HONEST, result.reason
+    assert "replaces `math.isclose`, which a check calls" in rejected_rounds(result)[0]
+
+
+def test_redefining_a_helper_from_the_notebook_is_rejected(fake_model):
+    helpers: dict = {}
+    exec("def is_sorted(xs):\n    return list(xs) == sorted(xs)\n", helpers)
+    cell = "result = sorted(data, reverse=True)\n"
+    cheat = cell + "def is_sorted(xs):\n    return len(xs) > 0\n"
+    honest = "result = sorted(data)\n"
+    server = fake_model(block(cheat), block(honest))
+    result = fix(cell, checks=["is_sorted(result)"], namespace={"is_sorted": helpers["is_sorted"], "data": [3, 1, 2]},
+                 model="openai/scripted", api_base=server.url, max_rounds=2)
+    assert result.first.kind == "check_failed"
+    assert result.status == "fixed" and result.patched == honest, result.reason
+    assert "redefines `is_sorted`, which a check calls and which the cell did not define" in rejected_rounds(result)[0]
+
+
+def test_a_fallback_that_invents_the_values_is_rejected(fake_model):
+    cheat = ("try:\n    ages = [int(a) for a in raw]\nexcept ValueError:\n"
+             "    ages = [int(x) for x in ['34', '27', '45', '19']]\ntotal = sum(ages)\n")
+    server = fake_model(block(cheat), block(AGES_HONEST))
+    result = fix(AGES, checks=["total == 125"], namespace={"raw": RAW}, model="openai/scripted", api_base=server.url,
+                 max_rounds=2)
+    assert result.status == "fixed" and result.patched == AGES_HONEST, result.reason
+    assert SILENCED + " with `except ValueError: ages = [int(x) for x in ['34', '27', '45', '19']]`" in rejected_rounds(result)[0]
+
+
+@pytest.mark.parametrize("original, checks, candidate", [
+    # a base case with a small constant, an __eq__ that compares, an import of what a check calls
+    ("def fact(n):\n    return n * fact(n - 1)\n", ["fact(5) == 120"],
+     "def fact(n):\n    if n == 0:\n        return 1\n    return n * fact(n - 1)\n"),
+    ("class P:\n    def __init__(self, x):\n        self.x = x\n", ["P(1) == P(1)"],
+     "class P:\n    def __init__(self, x):\n        self.x = x\n    def __eq__(self, other):\n        return self.x == other.x\n"),
+    ("y = sqrt(4)\n", ["isclose(y, 2.0)"], "from math import sqrt, isclose\ny = sqrt(4)\n"),
+    ("vals = [int(v) for v in raw]\n", ["vals == [1, 2]"], "vals = [int(float(v)) for v in raw]\n"),
+    ("n = len(rows) * 2\n", ["n == 8"], "n = len(rows) * 2 if rows else 0\n"),
+])
+def test_honest_code_passes_the_new_rules(original, checks, candidate):
+    assert Guard(original, tuple(checks)).check(candidate, failure("AssertionError", "x")) is None

@@ -159,7 +159,10 @@ for step in (lambda: os.remove(err), lambda: os.symlink({target!r}, err)):
 """
 CRASH = "os._exit(3)"
 AGAIN = "raise RuntimeError('not fixed yet')\n"  # the loop goes on to the next candidate
-NO_RESULT = "import jupyter_fixloop.kernel.runner as r\nr.last_json = lambda: 'not json'"
+# the runner, reached the way an attacker gets past the guard's name check (guard.py rejects a plain
+# `import jupyter_fixloop...`; the sandbox must hold when a candidate gets past it)
+RUNNER = "r = __import__('importlib').import_module('jupyter_fix' + 'loop.kernel.runner')\n"
+NO_RESULT = RUNNER + "r.last_json = lambda: 'not json'"
 
 
 @pytest.fixture(scope="module")
@@ -394,7 +397,7 @@ def test_secrets_are_masked_at_every_depth_and_in_the_repository_root(scene, fak
 # ---------------------------------------------------------------- 5. what comes back is bounded
 
 
-FORGE = "import jupyter_fixloop.kernel.runner as r\nr.last_json = lambda: {payload}\n"
+FORGE = RUNNER + "r.last_json = lambda: {payload}\n"
 
 
 def test_forged_results_give_typed_receipts(scene, fake_model, bwrap):

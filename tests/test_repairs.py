@@ -77,6 +77,13 @@ CASES = {
     "bad_keyword_fillna_method": (PD + "s = pd.Series([1.0, None, 3.0])\n", "f = s.fillna(method='ffill')\n",
                                   "bad_keyword", "f.tolist() == [1.0, 1.0, 3.0]"),
     "str_concat": ("n = 4\n", "msg = 'items: ' + n\n", "str_concat", "msg == 'items: 4'"),
+    "str_concat_column": (PD + "df = pd.DataFrame({'name': ['Ann', 'Bob'], 'customer_id': [1, 2]})\n",
+                          "df['label'] = df['name'] + ' #' + df['customer_id']\n", "str_concat",
+                          "df['label'].tolist() == ['Ann #1', 'Bob #2']"),
+    "str_concat_array": (PD + "ids = np.array([1, 2])\n", "labels = 'id-' + ids\n", "str_concat",
+                         "list(labels) == ['id-1', 'id-2']"),
+    "str_concat_numpy_scalar": (PD + "cost = pd.Series([1200, 90])\n", "total = cost.sum()\nreport = 'total: ' + total\n",
+                                "str_concat", "report == 'total: 1290'"),
     "numeric_strings_column": (PD + "df = pd.DataFrame({'price': ['1.5', '2.5']})\n",
                                "df['double'] = df['price'] * 2.0\n", "numeric_strings", "df['double'].tolist() == [3.0, 5.0]"),
     "numeric_strings_scalar": ("qty = '3'\n", "left = qty - 1\n", "numeric_strings", "left == 2"),
@@ -285,3 +292,27 @@ def test_receipt_parsing_keeps_multiline_messages(ns):
     parsed = repairs.parse_receipt(first.text)
     assert parsed.ename == "AttributeError" and parsed.lineno == 1
     assert "use `float` by itself" in parsed.message
+
+
+def test_text_plus_something_it_cannot_place_is_said_not_guessed(ns):
+    """`'n=' + rec['n']`: a dict's value or a column? The receipt does not say, so the engine says so."""
+    cell = "msg = 'n=' + rec['n']\n"
+    first = run(ns, "rec = {'n': 3}\n", cell)
+    assert first.ename == "TypeError"
+    repair, fixed = repairs.first_repair(cell, first.text)
+    assert repair is None, fixed
+    reply = answer(build_messages(cell, history=[(cell, first)])[1]["content"])
+    assert reply.startswith("The built-in engine cannot tell how to fix this: `rec['n']` is added to text")
+    assert "```" not in reply
+
+
+def test_a_column_printed_into_every_row_is_repaired_through_the_real_loop():
+    """The cell runs, but `str(df['customer_id'])` pastes the whole column into each row: a smell,
+    which the built-in engine reads and repairs with `.astype(str)`."""
+    frame = pd.DataFrame({"name": ["Ann", "Bob", "Cy"], "customer_id": [1, 2, 3]})
+    cell = "df['label'] = df['name'] + ' #' + str(df['customer_id'])\n"
+    result = fix(cell, namespace={"df": frame}, max_rounds=2)
+    assert result.first.kind == "check_failed" and result.first.headline.startswith("Smell: df['label'] holds")
+    assert result.status == "fixed", result.reason
+    assert result.patched == "df['label'] = df['name'] + ' #' + df['customer_id'].astype(str)\n"
+    assert result.effect.text == "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'"

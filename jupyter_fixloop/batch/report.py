@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import os
 
-from ..diff import STATUS_TEXT, STYLE, diff_html, rounds_html
+from ..diff import STATUS_TEXT, STYLE, diff_html, effect_html, effect_lines, rounds_html
 
 ICON = {"ok": "ok", "fixed": "fixed", "failed": "FAILED", "rejected": "rejected", "skipped": "skipped"}
 STATUSES = ("ok", "fixed", "failed", "rejected", "skipped")
@@ -78,6 +78,9 @@ def _md_section(o) -> list[str]:
     if r is not None:
         out.append(f"- loop: {STATUS_TEXT.get(r.status, r.status)}, {len(r.rounds)}/{r.max_rounds} rounds, "
                    f"model `{r.model}`, {r.tokens} tokens, ${r.cost:.4f}, {r.seconds:.1f} s")
+    effect = effect_lines(r) if r is not None else []
+    if effect:
+        out += ["", f"- {effect[0]}", "", *_md_block("\n".join(line[2:] for line in effect[1:]))]
     if o.patched is not None and o.patched != o.source:
         out += ["", "```diff", _cell_diff(o.source, o.patched).rstrip("\n"), "```"]
     elif o.status != "skipped":
@@ -181,6 +184,8 @@ def _html_section(o) -> str:
         parts.append(f"<li>loop: {esc(STATUS_TEXT.get(r.status, r.status))}, {len(r.rounds)}/{r.max_rounds} rounds, "
                      f"model <code>{esc(r.model)}</code>, {r.tokens} tokens, ${r.cost:.4f}, {r.seconds:.1f} s</li>")
     parts.append("</ul>")
+    if r is not None:
+        parts.append(effect_html(r))
     if o.patched is not None and o.patched != o.source:
         parts.append(diff_html(o.source, o.patched))
     elif o.status != "skipped":

@@ -366,7 +366,8 @@ class BatchRun:
         while True:
             options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
-                                expect_output=plan.expect_output, on_event=self.progress.event, options=options)
+                                expect_output=plan.expect_output, following=self._later(number),
+                                on_event=self.progress.event, options=options)
             if result.status != "fixed":
                 return result, "none"
             pending = CellOutcome(number, "fixed", source, plan.source_with(result.patched), error, result=result)
@@ -374,6 +375,20 @@ class BatchRun:
             if decision != "hint":
                 return result, decision
             hint = text
+
+    def _later(self, number: int) -> tuple[str, ...]:
+        """The code of the notebook's cells after cell `number`: each candidate must leave them working."""
+        later = []
+        for cell in self.nb.cells[number:]:
+            if cell.cell_type != "code" or not cell.source.strip():
+                continue
+            try:
+                plan = parse_cell(cell.source)
+            except UsageError:
+                continue
+            if plan.code.strip() and not plan.instruction:
+                later.append(plan.code)
+        return tuple(later)
 
     async def _apply(self, kernel, index, plan, error, result: LoopResult, started, defines) -> CellOutcome:
         """Run the verified fix in the notebook's kernel: its outputs are the ones saved."""

@@ -11,6 +11,7 @@ import difflib
 import re
 
 from .edits import (
+    CannotTell,
     ParsedReceipt,
     calls_on_line,
     on_line,
@@ -118,46 +119,146 @@ STR_CONCAT = re.compile(
     r"can only concatenate str \(not \"[\w.]+\"\) to str"
     r"|unsupported operand type\(s\) for \+: '[\w.]+' and 'str'"
     r"|unsupported operand type\(s\) for \+: 'str' and '[\w.]+'"
+    r"|ufunc 'add' did not contain a loop with signature matching types \(dtype\('<U\d+'\), dtype\('\w+'\)\)"
+    r"|ufunc 'add' did not contain a loop with signature matching types \(dtype\('\w+'\), dtype\('<U\d+'\)\)"
+    r"|operation 'r?add' not supported for dtype 'str' with (?:dtype '\w+'|object of type <class '[\w.]+'>)"
 )
-
+SCALAR_CALLS = {"len", "sum", "int", "float", "round", "max", "min", "abs", "count"}
+SCALAR_METHODS = {"sum", "mean", "median", "count", "nunique", "max", "min", "std", "var", "item", "prod", "size",
+                  "idxmax", "idxmin", "quantile"}
+TEXT_DTYPES = {"str", "object", "string", "category"}
+DTYPES_FACT = re.compile(r"(?:^dtypes: |; )([A-Za-z_]\w*(?:\[[^\]]*\]|\.\w+)) ([\w\[\]]+)")
 
 
 def str_concat(code: str, receipt: ParsedReceipt) -> str | None:
-    """Wrap the non-string operand of `"text" + number` in str() on the failing line."""
-    if receipt.ename != "TypeError" or not STR_CONCAT.search(receipt.evalue) or receipt.lineno is None:
+    """Text and numbers mixed with `+`: a number column becomes text with `.astype(str)`, a single
+    number with `str()`; when it cannot tell which one an operand is, it says so instead of guessing."""
+    if not receipt.ename.endswith(("TypeError", "LoopError")) or not STR_CONCAT.search(receipt.evalue) \
+            or receipt.lineno is None:
         return None
     tree = parse(code)
     if tree is None:
         return None
+    dtypes = _column_dtypes(receipt)
     targets = []
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and on_line(node, receipt.lineno):
             for side, other in ((node.left, node.right), (node.right, node.left)):
-                if _stringy(other, receipt) and not _stringy(side, receipt):
+                if _stringy(other, receipt, code, dtypes) and not _stringy(side, receipt, code, dtypes):
                     targets.append(side)
     if not targets:
         return None
-    for node in sorted(targets, key=lambda n: span(code, n), reverse=True):
-        code = replace_node(code, node, f"str({source_of(code, node)})")
+    edits = []
+    for node in targets:
+        kind = _operand_kind(node, receipt, code, tree, dtypes)
+        if kind == "?":
+            raise CannotTell(f"`{source_of(code, node)}` is added to text, and I cannot tell whether it is a column "
+                             "(use .astype(str)) or a single value (use str()); a model, or a hint, can say which")
+        edits.append((node, kind))
+    for node, kind in sorted(edits, key=lambda e: span(code, e[0]), reverse=True):
+        text = source_of(code, node)
+        code = replace_node(code, node, f"{_grouped(node, text)}.astype(str)" if kind == "column" else f"str({text})")
     return code
 
 
+def _grouped(node: ast.AST, text: str) -> str:
+    return text if isinstance(node, (ast.Name, ast.Subscript, ast.Attribute, ast.Call)) else f"({text})"
 
-def _stringy(node: ast.AST, receipt: ParsedReceipt) -> bool:
+
+def _column_dtypes(receipt: ParsedReceipt) -> dict[str, str]:
+    """`df['name'] -> 'str'` from the receipt's `dtypes:` fact."""
+    found = {}
+    for fact in receipt.context:
+        if fact.startswith("dtypes: "):
+            for m in DTYPES_FACT.finditer(fact):
+                found[m.group(1).replace('"', "'")] = m.group(2)
+    return found
+
+
+def _norm(code: str, node: ast.AST) -> str:
+    return ast.unparse(node).replace('"', "'")
+
+
+def _operand_kind(node: ast.AST, receipt: ParsedReceipt, code: str, tree: ast.Module, dtypes: dict) -> str:
+    """"column" (a Series or array), "scalar" (one value) or "?" (the receipt and the code do not say)."""
+    if _norm(code, node) in dtypes:
+        return "column"
+    if isinstance(node, ast.Constant):
+        return "scalar"
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id in SCALAR_CALLS:
+            return "scalar"
+        if isinstance(node.func, ast.Attribute) and node.func.attr in SCALAR_METHODS:
+            return "scalar"
+        if isinstance(node.func, ast.Attribute) and node.func.value is not None:
+            return _operand_kind(node.func.value, receipt, code, tree, dtypes) if node.func.attr in (
+                "round", "abs", "fillna", "astype", "clip") else "?"
+        return "?"
+    if isinstance(node, (ast.Subscript, ast.Attribute)):
+        root = node.value
+        while isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        if isinstance(root, ast.Name) and value_kind(receipt, root.id) == "DataFrame" and not _positional(node):
+            return "column"
+        return "?"
+    if isinstance(node, ast.Name):
+        kind = value_kind(receipt, node.id)
+        if kind in ("Series", "ndarray"):
+            return "column"
+        if kind in ("int", "float", "bool", "complex") or re.match(r"^np\.(int|float|uint|bool)\w*\(",
+                                                                   receipt.values.get(node.id, "")):
+            return "scalar"
+        assigned = [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)]
+        if len(assigned) == 1:
+            return _operand_kind(assigned[0], receipt, code, tree, dtypes)
+        return "?"
+    if isinstance(node, ast.BinOp):
+        kinds = {_operand_kind(node.left, receipt, code, tree, dtypes), _operand_kind(node.right, receipt, code, tree, dtypes)}
+        return "column" if "column" in kinds else "scalar" if kinds == {"scalar"} else "?"
+    return "?"
+
+
+def _positional(node: ast.AST) -> bool:
+    """`df.iloc[0, 1]`, `df.at[0, 'a']`: one value, not a column."""
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr in (
+        "iloc", "loc", "at", "iat")
+
+
+def _stringy(node: ast.AST, receipt: ParsedReceipt, code: str = "", dtypes: dict | None = None) -> bool:
+    if dtypes and _norm(code, node) in dtypes:
+        return dtypes[_norm(code, node)] in TEXT_DTYPES
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str)
     if isinstance(node, ast.JoinedStr):
         return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _stringy(node.left, receipt) or _stringy(node.right, receipt)
+        return _stringy(node.left, receipt, code, dtypes) or _stringy(node.right, receipt, code, dtypes)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("str", "repr", "format"):
         return True
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "format", "upper", "lower", "strip"):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype" and \
+            node.args and ast.unparse(node.args[0]) in ("str", "'str'", "'string'"):
         return True
     if isinstance(node, ast.Name) and node.id in receipt.values:
         return receipt.values[node.id][:1] in ("'", '"')
     return False
 
+
+def column_repr(code: str, receipt: ParsedReceipt) -> str | None:
+    """A column turned into text with `str(df['x'])` prints the whole column into each row: `.astype(str)`."""
+    if not receipt.headline.startswith("Smell: ") or "printed form of a whole Series" not in receipt.headline:
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+             and n.func.id == "str" and len(n.args) == 1 and isinstance(n.args[0], (ast.Subscript, ast.Attribute))
+             and not _positional(n.args[0])]
+    for call in sorted(calls, key=lambda n: span(code, n), reverse=True):
+        code = replace_node(code, call, f"{source_of(code, call.args[0])}.astype(str)")
+    return code if calls else None
 
 
 def join_non_str(code: str, receipt: ParsedReceipt) -> str | None:

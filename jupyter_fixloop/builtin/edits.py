@@ -17,6 +17,11 @@ from dataclasses import dataclass, field
 # ---------------------------------------------------------------- reading a receipt
 
 
+class CannotTell(Exception):
+    """A repair that fits the error but cannot tell which edit is right says so (its message), rather
+    than guess; the engine answers with that message when no other repair applies."""
+
+
 @dataclass(frozen=True)
 class ParsedReceipt:
     """The parts of a receipt's text a repair needs. `message` is the whole error message (all lines)."""

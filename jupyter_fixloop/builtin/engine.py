@@ -30,7 +30,9 @@ def answer(prompt: str) -> str:
         return "The built-in engine found no code in the prompt."
     code = match.group(1) + "\n"
     receipt_text = prompt.rsplit(RECEIPT_HEADING, 1)[1].split("\n### ", 1)[0].strip()
-    repair, fixed = repairs.first_repair(code, receipt_text)
+    repair, fixed, doubt = repairs.propose(code, receipt_text)
+    if repair is None and doubt:
+        return f"The built-in engine cannot tell how to fix this: {doubt}"
     if repair is None:
         return f"The built-in engine has no repair for: {receipt_text.splitlines()[0] if receipt_text else 'this'}"
     return f"{repair.__doc__.strip().splitlines()[0]}\n\n```python\n{fixed.rstrip()}\n```"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .calls import (
     bad_keyword,
+    column_repr,
     float_as_index,
     index_off_by_one,
     int_not_iterable,
@@ -46,7 +47,7 @@ from .data import (
     to_numeric_coerce,
     tuple_columns,
 )
-from .edits import ParsedReceipt, parse_receipt
+from .edits import CannotTell, ParsedReceipt, parse_receipt
 from .names import (
     attribute_typo,
     column_as_attribute,
@@ -63,10 +64,10 @@ from .names import (
 )
 from .syntax import indentation, syntax
 
-__all__ = ["REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt"]
+__all__ = ["REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
 
 REPAIRS = [
-    syntax, indentation,
+    column_repr, syntax, indentation,
     moved_import, missing_import, name_literal, name_typo,
     message_hint, removed_attribute, dataframe_append, renamed_method, missing_accessor,
     column_as_attribute, attribute_typo, none_from_inplace, missing_return, unpack_loop, not_callable, method_not_called,
@@ -79,13 +80,23 @@ REPAIRS = [
 
 def first_repair(code: str, receipt_text: str):
     """(repair, repaired code) of the first repair that changes the code, or (None, None)."""
+    repair, fixed, _ = propose(code, receipt_text)
+    return repair, fixed
+
+
+def propose(code: str, receipt_text: str):
+    """(repair, repaired code, '') of the first repair that changes the code; else (None, None, doubt),
+    where `doubt` is what a repair that fits could not tell ('' when none fits)."""
     parsed = parse_receipt(receipt_text)
+    doubt = ""
     for repair in REPAIRS:
         try:
             fixed = repair(code, parsed)
+        except CannotTell as exc:
+            doubt = doubt or str(exc)
+            fixed = None
         except Exception:  # noqa: BLE001 - one repair that cannot read this code must not stop the others
             fixed = None
         if fixed is not None and fixed.strip() != code.strip():
-            return repair, fixed
-    return None, None
-
+            return repair, fixed, ""
+    return None, None, doubt

@@ -15,17 +15,20 @@ import io
 import json
 import linecache
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 import warnings
 
-from jupyter_fixloop.kernel import checks, facts
+from jupyter_fixloop.kernel import checks, effect, facts
 from jupyter_fixloop.kernel.checks import evaluate as _evaluate_check
 from jupyter_fixloop.kernel.checks import judge as _judge_expression
 from jupyter_fixloop.kernel.facts import gather, short_repr
 
 CELL_FILE = "<cell>"
+FOLLOWING_FILE = "<following cell {}>"
 CHECK_FILE = "<check>"
 MAX_REPR = 160
 MAX_MESSAGE = 2000  # the receipt's budget trims further; the bench checks the whole message is kept
@@ -43,7 +46,7 @@ def run_request(payload_json: str) -> None:
     """Run one candidate described by `payload_json`; the result is read back with `last_json()`."""
     payload = json.loads(payload_json)
     try:
-        result = run(payload["source"], payload.get("checks", []))
+        result = run(payload["source"], payload.get("checks", []), following=payload.get("following"))
     except BaseException as exc:  # never let the runner itself fail the request
         result = _internal_error(exc)
     _store(result)
@@ -54,7 +57,8 @@ async def arun_request(payload_json: str) -> None:
     so the kernel awaits the cell on its own event loop, as a notebook does."""
     payload = json.loads(payload_json)
     try:
-        result = await _run(payload["source"], payload.get("checks", []), None, allow_await=True)
+        result = await _run(payload["source"], payload.get("checks", []), None, allow_await=True,
+                            following=payload.get("following"))
     except BaseException as exc:
         result = _internal_error(exc)
     _store(result)
@@ -114,9 +118,10 @@ def _transform(source: str) -> str:
 # ---------------------------------------------------------------- running a candidate
 
 
-def run(source: str, checks: list[str], ns: dict | None = None) -> dict:
-    """Run `source` in the kernel's namespace (or `ns`), then the checks; describe what happened."""
-    return _drive(_run(source, checks, ns, allow_await=False))
+def run(source: str, checks: list[str], ns: dict | None = None, following: dict | None = None) -> dict:
+    """Run `source` in the kernel's namespace (or `ns`), then the checks, then the following cells
+    (`{"cells": [source, ...], "after_error": bool}`); describe what happened and its effect."""
+    return _drive(_run(source, checks, ns, allow_await=False, following=following))
 
 
 def _drive(coro):
@@ -129,7 +134,8 @@ def _drive(coro):
     raise RuntimeError("a cell without top-level await waited")
 
 
-async def _run(source: str, checks: list[str], ns: dict | None, allow_await: bool) -> dict:
+async def _run(source: str, checks: list[str], ns: dict | None, allow_await: bool,
+               following: dict | None = None) -> dict:
     ns = _namespace() if ns is None else ns
     linecache.cache[CELL_FILE] = (len(source), None, source.splitlines(True), CELL_FILE)
     out, err = io.StringIO(), io.StringIO()
@@ -140,14 +146,20 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
         warnings.simplefilter("always")
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             tree = None
+            names, before = [], {}
             try:
                 tree = ast.parse(_transform(source), CELL_FILE)
+                names, before = _effect_before(tree, ns)
                 result["value"] = await _exec_cell(tree, ns, allow_await)
             except BaseException as exc:
                 result["status"] = "error"
                 result["error"] = describe_error(exc, ns, tree)
+            result["effect"] = _effect_after(before, ns, names)
             if result["status"] == "ok":
                 result["checks"] = [_run_check(expr, ns, result, source) for expr in checks]
+    following = following or {}
+    if following.get("cells") and (result["status"] == "ok" or following.get("after_error")):
+        result["following"] = await _run_following(following["cells"], ns, allow_await, following.get("timeout"))
     result["seconds"] = time.perf_counter() - started
     result["stdout"] = out.getvalue()[-MAX_STREAM_CHARS:]
     result["stderr"] = err.getvalue()[-MAX_STREAM_CHARS:]
@@ -156,17 +168,17 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
     return result
 
 
-async def _exec_cell(tree: ast.Module, ns: dict, allow_await: bool = False) -> str | None:
+async def _exec_cell(tree: ast.Module, ns: dict, allow_await: bool = False, filename: str = CELL_FILE) -> str | None:
     """Execute like a notebook cell: statements, then the value of a trailing expression; with
     `allow_await`, top-level `await` works as in IPython."""
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if allow_await else 0
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
-    await _maybe_await(compile(tree, CELL_FILE, "exec", flags=flags), ns)
+    await _maybe_await(compile(tree, filename, "exec", flags=flags), ns)
     if last is None:
         return None
-    value = await _maybe_await(compile(last, CELL_FILE, "eval", flags=flags), ns)
+    value = await _maybe_await(compile(last, filename, "eval", flags=flags), ns)
     if value is None:
         return None
     ns["_"] = value
@@ -179,6 +191,78 @@ async def _maybe_await(code, ns: dict):
     if code.co_flags & inspect.CO_COROUTINE:
         value = await value
     return value
+
+
+def _effect_before(tree: ast.Module, ns: dict) -> tuple[list[str], dict]:
+    try:
+        names = effect.names_of(tree)
+        return names, effect.picture(ns, names)
+    except Exception:
+        return [], {}
+
+
+def _effect_after(before: dict, ns: dict, names: list[str]) -> dict:
+    """The run's effect on the names the cell mentions; a failure to describe it is said, not raised."""
+    try:
+        return effect.compare(before, ns, names)
+    except Exception as exc:
+        return {"changes": [], "error": f"{type(exc).__name__}: {_short(exc)}"}
+
+
+async def _run_following(cells: list[str], ns: dict, allow_await: bool, timeout: float | None = None) -> list[dict]:
+    """Run the notebook's later cells in order on the state the cell left; how each went. Each may
+    run `timeout` seconds. Their output and warnings are not the cell's, so they go elsewhere."""
+    outcomes = []
+    for number, source in enumerate(cells, 1):
+        filename = FOLLOWING_FILE.format(number)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        with warnings.catch_warnings(record=True), contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            try:
+                with _deadline(timeout):
+                    await _exec_cell(ast.parse(_transform(source), filename), ns, allow_await, filename)
+                outcomes.append({"ok": True})
+            except _Deadline as exc:
+                outcome = _following_error(exc, filename)
+                outcomes.append({**outcome, "ename": "Timeout", "evalue": f"still running after {timeout:g} s"})
+            except BaseException as exc:
+                outcomes.append(_following_error(exc, filename))
+                if isinstance(exc, KeyboardInterrupt):  # stopped at the run's time limit: the rest did not run
+                    break
+    return outcomes
+
+
+class _Deadline(BaseException):
+    """A following cell ran past its time limit (BaseException: `except Exception` must not catch it)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float | None):
+    """Interrupt the code inside after `seconds` (SIGALRM; only where the kernel runs code: its main thread)."""
+    if not seconds or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def ring(signum, frame):
+        raise _Deadline()
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _following_error(exc: BaseException, filename: str) -> dict:
+    lineno, line = None, None
+    if isinstance(exc, SyntaxError) and exc.filename == filename:
+        lineno, line = exc.lineno, (exc.text or "").strip()
+    for fs in traceback.extract_tb(exc.__traceback__):
+        if fs.filename == filename:
+            lineno, line = fs.lineno, (fs.line or "").strip()
+    return {"ok": False, "ename": type(exc).__name__, "evalue": _short(exc, 300), "lineno": lineno, "line": line}
 
 
 def _listdir_safe(path: str) -> set[str]:

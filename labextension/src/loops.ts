@@ -114,7 +114,8 @@ export function buildLoopList(
         seconds: 0,
         created: '',
         decision: record.decision,
-        rounds: []
+        rounds: [],
+        effect: null
       };
       note(loop, cell.id, record.decision, Math.max(record.rounds, loop.rounds.length));
     }

@@ -112,6 +112,14 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
   if (loop.reason) {
     node.append(el('div', 'jp-fixloop-entry-reason', loop.reason));
   }
+  if (loop.effect && (loop.status === 'fixed' || loop.status === 'passed')) {
+    const effect = el('div', 'jp-fixloop-entry-effect');
+    effect.append(
+      el('div', 'jp-fixloop-entry-effect-title', 'What it does to your data:'),
+      el('pre', '', loop.effect.text)
+    );
+    node.append(effect);
+  }
 
   const actions = actionsFor(entry);
   const buttons = el('div', 'jp-fixloop-entry-actions');

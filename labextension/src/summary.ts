@@ -27,6 +27,14 @@ export interface IRound {
   tokens: number;
   cost: number;
   seconds: number;
+  /** What this round's run did to the user's data (null: it did not run, or an older kernel). */
+  effect: string | null;
+}
+
+/** What the proposed code does to the user's data (protocol "LoopSummary", `effect`). */
+export interface IEffect {
+  text: string;
+  smells: string[];
 }
 
 export interface ILoopSummary {
@@ -45,6 +53,7 @@ export interface ILoopSummary {
   created: string;
   decision: Decision;
   rounds: IRound[];
+  effect: IEffect | null;
 }
 
 /**
@@ -110,8 +119,20 @@ function parseRound(value: unknown, position: number): IRound | null {
     receipt: { kind: str(receipt.kind, 'unknown'), text: str(receipt.text) },
     tokens: num(value.tokens),
     cost: num(value.cost),
-    seconds: num(value.seconds)
+    seconds: num(value.seconds),
+    effect: typeof value.effect === 'string' ? value.effect : null
   };
+}
+
+/** The summary's `effect`, or null when it has none (an older kernel, or no run recorded one). */
+export function parseEffect(value: unknown): IEffect | null {
+  if (!isObject(value) || typeof value.text !== 'string') {
+    return null;
+  }
+  const smells = Array.isArray(value.smells)
+    ? value.smells.filter((s): s is string => typeof s === 'string')
+    : [];
+  return { text: value.text, smells };
 }
 
 /**
@@ -151,7 +172,8 @@ export function parseSummary(value: unknown): ILoopSummary | null {
     seconds: num(value.seconds),
     created: str(value.created),
     decision: decision(value.decision),
-    rounds
+    rounds,
+    effect: parseEffect(value.effect)
   };
 }
 

@@ -25,6 +25,20 @@ describe('parseSummary', () => {
     assert.deepEqual(loop.rounds[0].receipt, { kind: 'error', text: "KeyError: 'prise'" });
   });
 
+  it('reads the effect of the fix, and of each round', () => {
+    const text = "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'";
+    const loop = parseSummary({
+      ...summary(),
+      effect: { text, smells: [], names: [{ name: 'df' }] },
+      rounds: [{ index: 1, receipt: { kind: 'ok', text: '' }, effect: text }, { index: 2 }]
+    });
+    assert.deepEqual(loop?.effect, { text, smells: [] });
+    assert.equal(loop?.rounds[0].effect, text);
+    assert.equal(loop?.rounds[1].effect, null);
+    assert.equal(parseSummary(summary())?.effect, null); // an older kernel
+    assert.equal(parseSummary({ ...summary(), effect: { smells: 'x' } })?.effect, null);
+  });
+
   it('reads a JSON string', () => {
     assert.equal(parseSummary(JSON.stringify(summary()))?.loop_id, 'L1');
   });

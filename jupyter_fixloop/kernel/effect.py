@@ -1,0 +1,314 @@
+"""What a run did to the user's data, recorded inside the sandbox (runner.py calls it).
+
+Before the cell runs, `picture` takes a small print of every name the cell mentions (type, shape,
+dtypes, NaN counts, a hash of each column); after it runs, `compare` reads the names again and
+describes what is new, changed or gone, with a few sample values of new and changed columns, as
+plain JSON. The user side (jupyter_fixloop/effect.py) turns it into text and smells.
+Stdlib-only like the runner: pandas and numpy objects are recognised by their attributes, and
+pandas is taken from `sys.modules` (it is loaded when one of its objects exists).
+"""
+
+from __future__ import annotations
+
+import ast
+import reprlib
+import sys
+
+MAX_NAMES = 16
+MAX_COLUMNS = 8  # new or changed columns described per frame
+SAMPLES = 3
+SAMPLE_REPR = 48
+SCALAR_REPR = 60
+HASH_CELLS = 2_000_000  # frames larger than this are compared by shape, dtypes and NaN counts only
+REPR_HASH_ROWS = 20_000
+SKIP = {"_", "__", "___", "In", "Out", "get_ipython", "exit", "quit", "_ih", "_oh", "_dh"}
+WHOLE_REPR_MARKS = ("dtype: ", "Name: ", " rows x ", "Length: ")
+
+
+def names_of(tree: ast.AST | None) -> list[str]:
+    """Names the cell may define or change: assigned names first, then every other name it reads."""
+    if tree is None:
+        return []
+    stored, read = [], []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (stored if isinstance(node.ctx, (ast.Store, ast.Del)) else read).append(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stored.append(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            stored.extend(node.names)
+    seen, out = set(), []
+    for name in stored + read:
+        if name not in seen and name not in SKIP and not name.startswith("__"):
+            seen.add(name)
+            out.append(name)
+    return out
+
+
+def picture(ns: dict, names: list[str]) -> dict:
+    """The print of each name's value before the run (names that do not exist yet are left out)."""
+    out = {}
+    for name in names:
+        if name in ns and _worth(ns[name]):
+            out[name] = _print(ns[name])
+        if len(out) >= MAX_NAMES:
+            break
+    return out
+
+
+def compare(before: dict, ns: dict, names: list[str]) -> dict:
+    """What changed since `picture`: {"changes": [...]} (new, changed and deleted names)."""
+    changes = []
+    for name in names:
+        was = before.get(name)
+        if name not in ns:
+            if was is not None:
+                changes.append({"name": name, "status": "deleted", "before": _summary(was), "after": "",
+                                "kind_before": was["kind"], "kind_after": ""})
+            continue
+        value = ns[name]
+        if not _worth(value):
+            continue
+        now = _print(value)
+        if was is None:
+            changes.append(_new(name, value, now))
+        elif _differs(was, now):
+            changes.append(_changed(name, value, was, now))
+        if len(changes) >= MAX_NAMES:
+            break
+    return {"changes": changes}
+
+
+# ---------------------------------------------------------------- prints of values
+
+
+def _worth(value) -> bool:
+    """Data, not code: modules, functions and classes are not described."""
+    if isinstance(value, type) or type(value).__name__ in ("module", "function", "builtin_function_or_method", "method"):
+        return False
+    return not callable(value) or _kind(value) in ("DataFrame", "Series")
+
+
+def _kind(value) -> str:
+    """`DataFrame`, `Series`, `ndarray` (subclasses too: a GeoDataFrame is described as a frame),
+    `None`, or the type's name."""
+    for cls in type(value).__mro__:
+        module = cls.__module__ or ""
+        if module.startswith("pandas") and cls.__name__ in ("DataFrame", "Series"):
+            return cls.__name__
+        if module.startswith("numpy") and cls.__name__ == "ndarray":
+            return "ndarray"
+    if value is None:
+        return "None"
+    return type(value).__name__
+
+
+def _print(value) -> dict:
+    kind = _kind(value)
+    try:
+        if kind == "DataFrame":
+            return _frame_print(value)
+        if kind == "Series":
+            return {"kind": kind, "shape": [len(value)], "dtype": _dtype(value), "nan": _nan(value),
+                    "hash": _hash(value)}
+        if kind == "ndarray":
+            return {"kind": kind, "shape": list(value.shape), "dtype": str(value.dtype), "nan": _array_nan(value),
+                    "hash": _array_hash(value)}
+        if isinstance(value, (list, tuple, dict, set, frozenset)):
+            text = _repr_hash(value)
+            return {"kind": kind, "len": len(value), "repr": _short(value, SCALAR_REPR), "hash": text}
+        return {"kind": kind, "repr": _short(value, SCALAR_REPR), "hash": _repr_hash(value)}
+    except Exception as exc:  # a value that cannot be described is named, not fatal
+        return {"kind": kind, "repr": f"(not described: {type(exc).__name__})", "hash": None}
+
+
+def _frame_print(df) -> dict:
+    columns = {}
+    big = df.size > HASH_CELLS
+    for i, col in enumerate(df.columns):
+        if i >= 200:
+            break
+        s = df.iloc[:, i]
+        columns[repr(col)] = {"dtype": _dtype(s), "nan": _nan(s), "hash": None if big else _hash(s)}
+    return {"kind": "DataFrame", "shape": list(df.shape), "columns": columns}
+
+
+def _dtype(s) -> str:
+    """The dtype's name, with every kind of text column called `str` (object of strings on pandas 2,
+    `str` on pandas 3, `string[pyarrow]`): the same words on every version."""
+    name = str(s.dtype)
+    if name in ("str", "string") or name.startswith("string"):
+        return "str"
+    if name == "object":
+        pd = sys.modules.get("pandas")
+        try:
+            if pd is not None and pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty"):
+                return "str"
+        except Exception:
+            pass
+    return name
+
+
+def _nan(s) -> int:
+    try:
+        return int(s.isna().sum())
+    except Exception:
+        return 0
+
+
+def _hash(s):
+    pd = sys.modules.get("pandas")
+    try:
+        return int(hash(pd.util.hash_pandas_object(s, index=False).values.tobytes()))
+    except Exception:
+        if len(s) <= REPR_HASH_ROWS:
+            try:
+                return hash(tuple(repr(v) for v in s.tolist()))
+            except Exception:
+                return None
+        return None
+
+
+def _array_nan(a) -> int:
+    try:
+        return int((a != a).sum()) if a.dtype.kind in "fc" else 0
+    except Exception:
+        return 0
+
+
+def _array_hash(a):
+    try:
+        if a.dtype.kind != "O" and a.size <= HASH_CELLS:
+            return hash((a.shape, str(a.dtype), a.tobytes()))
+        return _repr_hash(a)
+    except Exception:
+        return None
+
+
+def _repr_hash(value):
+    try:
+        return hash(repr(value))
+    except Exception:
+        return None
+
+
+def _differs(was: dict, now: dict) -> bool:
+    """Prints differ: kind, shape, dtypes, NaN counts, hashes or short reprs (a frame too big to
+    hash counts as unchanged when all the rest is the same)."""
+    return was != now
+
+
+# ---------------------------------------------------------------- describing a change
+
+
+def _summary(p: dict) -> str:
+    """`DataFrame 3×2`, `Series 3 (int64)`, `ndarray 2×3 (float64)`, `list of 4`, or the short repr."""
+    kind = p["kind"]
+    if kind == "DataFrame":
+        return f"DataFrame {p['shape'][0]}×{p['shape'][1]}"
+    if kind == "Series":
+        return f"Series {p['shape'][0]} ({p['dtype']})"
+    if kind == "ndarray":
+        return f"ndarray {'×'.join(str(n) for n in p['shape'])} ({p['dtype']})"
+    return p.get("repr", kind)
+
+
+def _new(name: str, value, now: dict) -> dict:
+    change = {"name": name, "status": "new", "before": "", "after": _summary(now), "kind_before": "",
+              "kind_after": now["kind"]}
+    change.update(_data_details(value, None, now))
+    return change
+
+
+def _changed(name: str, value, was: dict, now: dict) -> dict:
+    change = {"name": name, "status": "changed", "before": _summary(was), "after": _summary(now),
+              "kind_before": was["kind"], "kind_after": now["kind"]}
+    if was["kind"] == now["kind"]:
+        change.update(_data_details(value, was, now))
+    elif now["kind"] == "Series":
+        change.update(_data_details(value, None, now))
+    return change
+
+
+def _data_details(value, was: dict | None, now: dict) -> dict:
+    kind = now["kind"]
+    out: dict = {}
+    if kind in ("DataFrame", "Series", "ndarray"):
+        out["rows"] = [was["shape"][0] if was else None, now["shape"][0] if now["shape"] else 0]
+    if kind == "DataFrame":
+        old_cols = (was or {}).get("columns", {})
+        described, dropped = [], [c for c in old_cols if c not in now["columns"]]
+        for i, (key, col) in enumerate(now["columns"].items()):
+            before = old_cols.get(key)
+            if before == col:
+                continue
+            described.append(_column(key, value.iloc[:, i], before, col))
+        out["columns"] = described[:MAX_COLUMNS]
+        out["more_columns"] = max(0, len(described) - MAX_COLUMNS)
+        out["dropped"] = dropped[:MAX_COLUMNS]
+    elif kind == "Series":
+        out["columns"] = [_column("", value, was, now)]
+    elif kind == "ndarray":
+        out["nan"] = [was["nan"] if was else None, now["nan"]]
+    return out
+
+
+def _column(key: str, s, before: dict | None, now: dict) -> dict:
+    samples = [_short(v, SAMPLE_REPR) for v in _head(s)]
+    return {
+        "column": key,
+        "status": "new" if before is None else "changed",
+        "dtype_before": before["dtype"] if before else None,
+        "dtype": now["dtype"],
+        "nan_before": before["nan"] if before else None,
+        "nan": now["nan"],
+        "rows": len(s),
+        "samples": samples,
+        "whole_reprs": _whole_reprs(s),
+    }
+
+
+def _head(s) -> list:
+    try:
+        return list(s.iloc[:SAMPLES])
+    except Exception:
+        return []
+
+
+def _whole_reprs(s) -> int:
+    """How many of the first values are the printed form of a whole Series, DataFrame or array
+    (`str(df['id'])` pasted into every row), or such an object itself."""
+    found = 0
+    for v in _head_many(s):
+        if _kind(v) in ("DataFrame", "Series", "ndarray"):
+            found += 1
+        elif isinstance(v, str) and "\n" in v and any(mark in v for mark in WHOLE_REPR_MARKS):
+            found += 1
+    return found
+
+
+def _head_many(s, n: int = 20) -> list:
+    try:
+        return list(s.iloc[:n])
+    except Exception:
+        return []
+
+
+_repr = reprlib.Repr()
+_repr.maxstring = 200
+_repr.maxother = 200
+
+
+def _short(value, limit: int) -> str:
+    if (type(value).__module__ or "").startswith("numpy") and callable(getattr(value, "item", None)) \
+            and getattr(value, "shape", None) == ():
+        try:
+            value = value.item()  # 6, not np.int64(6)
+        except Exception:
+            pass
+    try:
+        text = repr(value) if isinstance(value, str) else _repr.repr(value)
+    except Exception:
+        text = f"<{type(value).__name__}>"
+    text = " ".join(text.split()) if not isinstance(value, str) else text
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,293 @@
+"""Rules of the guard (guard.py) against tampering with how the checks judge, and constant folding.
+
+Each rule reads the candidate's AST (and the original's, so that what the user wrote is never held
+against a candidate) and returns the reason to reject, or None:
+- monkey-patching a function or attribute a check reads (`math.isclose = lambda *a, **k: True`);
+- redefining a helper a check calls that the cell did not define (it comes from the user's namespace);
+- a class whose comparison or truth dunder always returns the same constant (`__eq__` → True);
+- touching fixloop's own code, or reaching it through `sys.modules`, frames or the garbage collector.
+`fold(node)` is the value of an expression built only from constants (`4 * 2`, `int('8')`), so
+that a value the check expects is recognised however it is written.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import math
+
+COMPARISON_DUNDERS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__",
+                      "__contains__", "__hash__"}
+PURE_BUILTINS = {"int": int, "float": float, "str": str, "bool": bool, "abs": abs, "round": round, "len": len,
+                 "min": min, "max": max, "sum": sum, "list": list, "tuple": tuple, "sorted": sorted, "complex": complex}
+REACH_IN = {"sys.modules", "sys._getframe", "inspect.currentframe", "inspect.stack", "gc.get_objects",
+            "gc.get_referrers", "sys.settrace", "sys.setprofile"}
+OURS = ("fixloop", "_last_json", "run_request", "evaluate_check")
+MAX_FOLD = 10**12  # numbers and lengths folded stay small: folding must never be the slow part
+
+NOT = object()
+
+
+# ---------------------------------------------------------------- constant folding
+
+
+def fold(node: ast.AST):
+    """The value of a constant expression, or NOT (names, attributes, big numbers, other calls)."""
+    try:
+        value = _fold(node)
+    except Exception:
+        return NOT
+    return value
+
+
+def _fold(node: ast.AST):
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.Tuple, ast.List)):
+        items = [_fold(e) for e in node.elts]
+        if any(i is NOT for i in items):
+            return NOT
+        return tuple(items) if isinstance(node, ast.Tuple) else items
+    if isinstance(node, ast.UnaryOp):
+        operand = _fold(node.operand)
+        if operand is NOT:
+            return NOT
+        ops = {ast.USub: lambda v: -v, ast.UAdd: lambda v: +v, ast.Not: lambda v: not v, ast.Invert: lambda v: ~v}
+        return _small(ops[type(node.op)](operand))
+    if isinstance(node, ast.BinOp):
+        left, right = _fold(node.left), _fold(node.right)
+        if left is NOT or right is NOT:
+            return NOT
+        if isinstance(node.op, ast.Pow) and (abs(right) > 64 or abs(left) > MAX_FOLD):
+            return NOT
+        if isinstance(node.op, ast.Mult) and isinstance(left, (str, list, tuple)) != isinstance(right, (str, list, tuple)):
+            count = right if isinstance(right, int) else left
+            if isinstance(count, int) and count > 10_000:
+                return NOT
+        ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+               ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+               ast.Pow: lambda a, b: a ** b}
+        return _small(ops[type(node.op)](left, right))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PURE_BUILTINS:
+        if node.keywords:
+            return NOT
+        args = [_fold(a) for a in node.args]
+        if any(a is NOT for a in args):
+            return NOT
+        return _small(PURE_BUILTINS[node.func.id](*args))
+    if isinstance(node, ast.IfExp):
+        return NOT  # each branch is looked at on its own (guard._literal_branches)
+    return NOT
+
+
+def _small(value):
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_FOLD:
+        return NOT
+    if isinstance(value, float) and math.isinf(value):
+        return NOT
+    if isinstance(value, (str, list, tuple)) and len(value) > 10_000:
+        return NOT
+    return value
+
+
+def data_independent(node: ast.AST) -> bool:
+    """An expression that reads no data: constants, builtins and names it binds itself
+    (`[int(x) for x in ['1', '2']]`). A fallback like that invents its value."""
+    if fold(node) is not NOT:
+        return True
+    bound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for n in ast.walk(node) if isinstance(n, ast.Lambda) for a in n.args.args}
+    read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if any(isinstance(n, ast.Attribute) for n in ast.walk(node)):
+        return False
+    return not (read - bound - set(dir(builtins)))
+
+
+# ---------------------------------------------------------------- the rules
+
+
+def patched_check_functions(tree: ast.Module, original: ast.Module, checks: list[ast.AST]) -> str | None:
+    """`math.isclose = ...` or `setattr(math, 'isclose', ...)` when a check reads `math.isclose`."""
+    read = {ast.unparse(n) for c in checks for n in ast.walk(c) if isinstance(n, ast.Attribute)}
+    patched = (_assigned_attributes(tree) - _assigned_attributes(original)) & read
+    if patched:
+        name = min(patched)
+        return (f"the candidate replaces `{name}`, which a check calls, so the check no longer judges the "
+                "results; fix the code, not the check's tools")
+    return None
+
+
+def redefined_helpers(tree: ast.Module, original: ast.Module, checks: list[ast.AST],
+                      namespace: frozenset[str] | None = None) -> str | None:
+    """A function a check calls that the cell did not define, a helper of the user's namespace
+    (`namespace`: its names; None when not known), defined or assigned anew by the candidate."""
+    called = {n.func.id for c in checks for n in ast.walk(c) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    called -= set(dir(builtins))
+    if namespace is not None:
+        called &= namespace
+    redefined = (called & _defined(tree)) - _defined(original) - _imported(original)
+    if redefined:
+        name = min(redefined)
+        return (f"the candidate redefines `{name}`, which a check calls and which the cell did not define "
+                "(it comes from your notebook); a check must judge with the helpers it was written with")
+    return None
+
+
+def always_equal_classes(tree: ast.Module, original: ast.Module) -> str | None:
+    """A new class whose `__eq__` (or another comparison or truth dunder) returns a constant."""
+    before = _constant_dunders(original)
+    for found in _constant_dunders(tree):
+        if found not in before:
+            cls, dunder, value = found
+            return (f"the candidate defines class `{cls}` whose `{dunder}` always returns {value}, which makes "
+                    "comparisons pass whatever the value; compute the real result")
+    return None
+
+
+def special_cases(tree: ast.Module, original: ast.Module, expectations: list[tuple[str, set[str], object]]) -> str | None:
+    """`if n == 6:` in `fib` when a check expects a value of `fib(6)`: the input of a check, handled apart."""
+    inputs = []
+    for check, _, _ in expectations:
+        try:
+            expr = ast.parse(check, mode="eval").body
+        except SyntaxError:
+            continue
+        for call in (n for n in ast.walk(expr) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+            for position, arg in enumerate(call.args):
+                value = fold(arg)
+                if value is not NOT and not _trivial_input(value):
+                    inputs.append((call.func.id, position, value, check))
+    if not inputs:
+        return None
+    before = _input_tests(original)
+    for function, param, value, test in _input_tests(tree):
+        if (function, param, repr(value), test) in {(f, p, repr(v), t) for f, p, v, t in before}:
+            continue
+        for name, position, expected, check in inputs:
+            if name == function and position == param and repr(value) == repr(expected):
+                return (f"the candidate special-cases the input of the check `{check}` (`{test}` in `{function}`); "
+                        "compute the result for every input")
+    return None
+
+
+def _trivial_input(value) -> bool:
+    return value in (None, True, False, 0, 1, -1, "", 0.0, 1.0) and not isinstance(value, (list, tuple))
+
+
+def _input_tests(tree: ast.AST) -> list[tuple[str, int, object, str]]:
+    """(function, parameter position, value, test) for each `if param == value` inside a function."""
+    found = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        for node in ast.walk(fn):
+            if not isinstance(node, (ast.If, ast.IfExp, ast.While)):
+                continue
+            for test in ast.walk(node.test):
+                if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.In))):
+                    continue
+                for side, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+                    if isinstance(side, ast.Name) and side.id in params:
+                        value = fold(other)
+                        values = value if isinstance(test.ops[0], ast.In) and isinstance(value, (list, tuple)) else [value]
+                        for v in values:
+                            if v is not NOT:
+                                found.append((fn.name, params.index(side.id), v, ast.unparse(test)))
+    return found
+
+
+def touches_fixloop(tree: ast.Module, original: ast.Module) -> str | None:
+    """Any mention of fixloop's modules or runner, or a way to reach them (sys.modules, frames, gc)."""
+    found = _reaches(tree) - _reaches(original)
+    if found:
+        return (f"the candidate touches fixloop's own machinery (`{min(found)}`), which runs the checks; "
+                "change only the cell's own code")
+    return None
+
+
+# ---------------------------------------------------------------- reading code
+
+
+def _assigned_attributes(tree: ast.AST) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for t in targets:
+            for part in ast.walk(t):
+                if isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Store):
+                    found.add(ast.unparse(part))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            found.add(f"{ast.unparse(node.args[0])}.{node.args[1].value}")
+    return found
+
+
+def _defined(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+    return names
+
+
+def _imported(tree: ast.AST) -> set[str]:
+    return {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in n.names}
+
+
+def _constant_dunders(tree: ast.AST) -> set[tuple[str, str, str]]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                for dunder, values in _dunder_returns(item):
+                    if dunder in COMPARISON_DUNDERS and values and all(v is not NOT for v in values) \
+                            and len({repr(v) for v in values}) == 1:
+                        found.add((node.name, dunder, repr(values[0])))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" \
+                and len(node.args) == 3 and isinstance(node.args[2], ast.Dict):
+            for key, value in zip(node.args[2].keys, node.args[2].values):
+                if isinstance(key, ast.Constant) and key.value in COMPARISON_DUNDERS and isinstance(value, ast.Lambda):
+                    folded = fold(value.body)
+                    if folded is not NOT:
+                        name = ast.unparse(node.args[0])
+                        found.add((name, key.value, repr(folded)))
+    return found
+
+
+def _dunder_returns(item: ast.stmt) -> list[tuple[str, list]]:
+    """(dunder, the values its returns fold to) for a method or a `__eq__ = lambda ...` in a class body."""
+    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        returns = [fold(n.value) if n.value is not None else None for n in ast.walk(item) if isinstance(n, ast.Return)]
+        return [(item.name, returns)]
+    if isinstance(item, ast.Assign) and isinstance(item.value, ast.Lambda):
+        return [(t.id, [fold(item.value.body)]) for t in item.targets if isinstance(t, ast.Name)]
+    return []
+
+
+def _reaches(tree: ast.AST) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            dotted = ast.unparse(node)
+            if dotted in REACH_IN:
+                found.add(dotted)
+            if any(word in node.attr.lower() for word in OURS):
+                found.add(dotted)
+        elif isinstance(node, ast.Name) and any(word in node.id.lower() for word in OURS):
+            found.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            found |= {m for m in modules if "fixloop" in m.lower()}
+            if isinstance(node, ast.ImportFrom) and node.module in ("sys", "inspect", "gc"):
+                found |= {f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in REACH_IN}
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "fixloop" in node.value.lower():
+            found.add(repr(node.value)[:60])
+    return found

@@ -1,0 +1,185 @@
+"""What a run does to the user's data: recorded in the sandbox after every run, shown to the user,
+judged for smells (a smell fails the run, and the model reads why), and said honestly in the reason.
+Real kernels, real pandas frames, a scripted model server."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jupyter_fixloop import fix
+from jupyter_fixloop.diff import render_html, render_text
+from jupyter_fixloop.effect import from_run
+from jupyter_fixloop.history import Entry, FixLoopHistory
+from jupyter_fixloop.kernel import runner
+from jupyter_fixloop.smells import find
+from jupyter_fixloop.summary import loop_summary
+
+NO_CHECKS = "runs without error; no checks were given — read what it does to your data"
+LABEL = "df['label'] = df['name'] + ' #' + df['customer_id']\n"
+HONEST = "df['label'] = df['name'] + ' #' + df['customer_id'].astype(str)\n"
+
+
+def block(code: str) -> str:
+    return f"```python\n{code}```"
+
+
+def customers():
+    return {"df": pd.DataFrame({"name": ["Ann", "Bob", "Cy"], "customer_id": [1, 2, 3]}), "pd": pd}
+
+
+def test_a_candidate_with_a_smell_fails_and_the_model_reads_why(fake_model, tmp_path):
+    cheats = [
+        ("df['label'] = df['name'] + ' #' + str(df['customer_id'])\n",
+         "df['label'] holds the printed form of a whole Series or DataFrame in each row"),
+        ("df['label'] = pd.to_numeric(df['name'], errors='coerce')\n",
+         "df['label'] became all NaN: 3 of 3 rows"),
+        ("df = df[df['customer_id'] > 1].copy()\n" + HONEST, "df lost 1 of its 3 rows, but the cell does not filter rows"),
+        ("df = df.assign(label=df['name']).to_string()\n", "df was a DataFrame 3×2 and is now str"),
+    ]
+    server = fake_model(*[block(c) for c, _ in cheats], block(HONEST))
+    result = fix(LABEL, namespace=customers(), model="openai/scripted", api_base=server.url, max_rounds=5)
+    assert result.status == "fixed", result.reason
+    assert result.patched == HONEST
+    for i, (round_, (_, smell)) in enumerate(zip(result.rounds, cheats)):
+        assert round_.receipt.kind == "check_failed", (i, round_.receipt.text)
+        assert smell in round_.receipt.text, (i, round_.receipt.text)
+        assert smell in server.prompt(i + 1)  # the model is told, with sample values
+        assert round_.effect is not None and smell in round_.effect.smells[0]
+    assert "'Ann #0    1\\n1    2" in result.rounds[0].receipt.text  # a sample value of the bad column
+    assert "Effect on the data:" in server.prompt(1)
+    # the verified fix: its effect in a few lines, and words that say what was (not) verified
+    assert result.effect.text == "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'"
+    assert result.reason == f"{NO_CHECKS}, after 5 round(s)"
+    assert "what it does to your data:" in render_text(result)
+    assert "new column &#x27;label&#x27; (str)" in render_html(result)
+    summary = loop_summary(result, original=LABEL)
+    assert summary["effect"]["text"] == result.effect.text and summary["effect"]["smells"] == []
+    assert "became all NaN" in summary["rounds"][1]["effect"]
+    # the history keeps it: after a restart, `%fixloop history ID` still says what the fix does
+    history = FixLoopHistory(directory=str(tmp_path))
+    entry = Entry(cell_source="%%fixloop\n" + LABEL, cell_id="c1", result=result)
+    history.start(entry, result.model)
+    history.loop(entry, entry.summary())
+    shown = FixLoopHistory(directory=str(tmp_path)).show(result.loop_id)
+    assert "what it does to your data:\n" + result.effect.text in shown
+
+
+def test_the_original_cell_is_judged_too():
+    result = fix("df = df.dropna(inplace=True)\n", namespace=customers())
+    assert result.status == "gave_up"
+    assert result.first.kind == "check_failed"
+    assert result.first.headline == "Smell: df was a DataFrame 3×2 and is now None None (an in-place method returns None)"
+
+
+def test_checks_are_counted_in_the_reason():
+    ns = customers()
+    assert fix("n = len(df)\nassert n > 0\n", checks=["n == 3", "n < 4"], namespace=ns).reason == \
+        "the cell already passes: all 3 checks pass"
+    assert fix("n = len(df)\n", namespace=ns).reason == f"the cell already {NO_CHECKS}"
+    assert fix("n = len(df)\n", checks=["n == 3"], namespace=ns).reason == "the cell already passes: its 1 check passes"
+
+
+# ---------------------------------------------------------------- the sandbox side, in this process
+
+
+def effect_of(code: str, ns: dict, original: str | None = None):
+    result = runner.run(code, [], ns)
+    effect = from_run(result["effect"])
+    return effect, find(effect, code if original is None else original)
+
+
+def test_the_effect_names_types_shapes_dtypes_nans_and_samples():
+    ns = {"df": pd.DataFrame({"price": ["1.5", "x", "3"], "qty": [1, 2, 3]}), "pd": pd, "total": 1}
+    code = ("df['price'] = pd.to_numeric(df['price'], errors='coerce')\n"
+            "df = df.drop(columns=['qty'])\ntotal = df['price'].sum()\nnote = 'sum of ' + str(len(df)) + ' rows'\n"
+            "arr = df['price'].to_numpy()\n")
+    effect, smells = effect_of(code, ns)
+    assert smells == ()
+    lines = effect.text.splitlines()
+    assert "df: 3×2 → 3×1; column 'price' str → float64, NaN 0 → 1: 1.5, nan, 3.0; dropped column(s) 'qty'" in lines
+    assert "total: 1 → 4.5" in lines
+    assert "note = 'sum of 3 rows' (new)" in lines
+    assert "arr: new ndarray 3 (float64)" in lines
+
+
+@pytest.mark.parametrize("original, ns", [
+    # a fill, a partial coercion, an explicit filter, a copy, a new frame: none smells
+    ("df['qty'] = df['qty'].fillna(0)\n", {"df": pd.DataFrame({"qty": [1.0, None, 3.0]})}),
+    ("df['n'] = pd.to_numeric(df['s'], errors='coerce')\n", {"df": pd.DataFrame({"s": ["1", "x", "3"]}), "pd": pd}),
+    ("df = df.dropna()\n", {"df": pd.DataFrame({"a": [1.0, None, 3.0]})}),
+    ("df = df[df['a'] > 1]\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
+    ("df = df.copy()\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
+    ("df = pd.DataFrame({'a': [1]})\n", {"df": pd.DataFrame({"a": [1, 2, 3]}), "pd": pd}),
+    ("s = df['a'].astype(str) + '!'\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
+    ("text = str(df['a'])\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
+    # asked for in so many words: a placeholder column, a frame let go, a notebook function that filters
+    ("df['notes'] = np.nan\n", {"df": pd.DataFrame({"a": [1, 2, 3]}), "np": np}),
+    ("df['notes'] = None\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
+    ("df = None\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
+    ("df = only_big(df)\n", {"df": pd.DataFrame({"a": [1, 2, 3]}), "only_big": lambda d: d[d["a"] > 2]}),
+    ("df = df.T\n", {"df": pd.DataFrame({"a": [1, 2, 3]})}),
+    ("df['empty'] = pd.Series(dtype=float)\n", {"df": pd.DataFrame({"a": []}), "pd": pd}),
+])
+def test_honest_changes_do_not_smell(original, ns):
+    effect, smells = effect_of(original, ns)
+    assert smells == (), effect.text
+
+
+def test_object_and_string_columns_both_read_as_str():
+    ns = {"df": pd.DataFrame({"a": pd.Series(["x", "y"], dtype=object), "b": pd.Series(["x", "y"], dtype="string")})}
+    effect, _ = effect_of("df['c'] = df['a'] + df['b']\ndf['d'] = df['a'].astype(object)\n", ns)
+    assert "new column 'c' (str): 'xx', 'yy'" in effect.text
+    assert "new column 'd' (str)" in effect.text
+
+
+# ---------------------------------------------------------------- following cells as regression checks
+
+
+BREAKS_LATER = "df['customer_id'] = df['customer_id'].astype(str)\ndf['label'] = df['name'] + ' #' + df['customer_id']\n"
+LATER = ["ids = df['customer_id'] + 1\n", "n = df['label'].str.len().max()\n", "broken_anyway = undefined_name\n"]
+
+
+def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
+    server = fake_model(block(BREAKS_LATER), block(HONEST))
+    result = fix(LABEL, namespace=customers(), following=LATER, model="openai/scripted", api_base=server.url,
+                 max_rounds=3)
+    assert result.status == "fixed", result.reason
+    assert result.patched == HONEST
+    first = result.rounds[0].receipt
+    assert first.kind == "check_failed"
+    assert "Check failed: following cell 1 (`ids = df['customer_id'] + 1`)" in first.text
+    assert "TypeError" in first.text and "at line 1: ids = df['customer_id'] + 1" in first.text
+    assert "following cell 1 (`ids = df['customer_id'] + 1`)" in server.prompt(1)
+    # cells 2 and 3 fail after the original cell (no 'label' yet; a name never defined): not counted,
+    # and not run again after a candidate
+    assert [(f.ok, f.counted) for f in result.first.following] == [(True, True), (False, False), (False, False)]
+    assert "following cell 3 (`broken_anyway = undefined_name`) fails after the original cell" in result.first.text
+    assert [(f.number, f.ok) for f in result.rounds[1].receipt.following] == [(1, True)]
+    assert result.reason == "its 1 check passes (a following cell), after 2 round(s)"
+
+
+def test_a_following_cell_that_hangs_is_stopped_at_its_time_limit():
+    ns = customers()
+    later = {"cells": ["import time\nwhile True:\n    time.sleep(0.01)\n", "after = 1\n"], "timeout": 0.5}
+    result = runner.run(HONEST, [], ns, following=later)
+    assert result["following"][0]["ename"] == "Timeout" and result["following"][0]["lineno"] in (2, 3)
+    assert result["following"][1] == {"ok": True} and ns["after"] == 1
+
+
+def test_arrow_backed_text_reads_as_str_too():
+    pytest.importorskip("pyarrow")
+    ns = {"df": pd.DataFrame({"a": pd.Series(["x", "y"], dtype="string[pyarrow]"), "n": [1, 2]})}
+    effect, smells = effect_of("df['b'] = df['a'] + '-' + df['n'].astype(str)\n", ns)
+    assert "new column 'b' (str): 'x-1', 'y-2'" in effect.text and smells == ()
+    effect, smells = effect_of("df['b'] = df['a'] + '-' + str(df['n'])\n", ns)
+    assert smells and "df['b'] holds the printed form of a whole Series" in smells[0]
+
+
+def test_a_forged_effect_record_is_read_with_care():
+    """What the sandbox sends is the sandbox's to forge: odd records are bounded, never a crash."""
+    assert from_run({"changes": [{"name": 1}]}).error == "the sandbox's record of it could not be read"
+    effect = from_run({"changes": [{"name": "x" * 500, "status": "new", "rows": [1, "a"],
+                                    "columns": [{"samples": ["s" * 10_000] * 50}, 5]}] * 100, "error": 3})
+    assert len(effect.changes) == 32 and len(effect.changes[0].name) == 80
+    assert len(effect.changes[0].columns[0].samples) == 3 and all(len(s) <= 60 for s in effect.changes[0].columns[0].samples)
+    assert from_run("not a dict") is None
