@@ -286,3 +286,12 @@ def test_history_survives_a_kernel_restart(kernel, lab):
     detail = kernel.run(f"%fixloop history {summary['loop_id']}").text
     assert "%%fixloop --expect 'n == 3'\nn = len(monthly_sale)\n" in detail  # the exact original cell
     assert "proposed code:\nn = len(monthly_sales)" in detail
+
+
+def test_the_widget_says_what_the_fix_does_to_the_data(lab):
+    cell = ("%%fixloop\nimport pandas as pd\norders = pd.DataFrame({'qty': [1, 2, 3], 'price': [2.0, 3.0, 4.0]})\n"
+            "orders['total'] = orders['qty'] * orders['prise']")
+    root, summary, _ = run_loop(lab, cell, cell_id="cell-effect")
+    assert summary["status"] == "fixed"
+    text = lab.texts(root)
+    assert "what it does to your data" in text and "new column &#x27;total&#x27;" in text.replace("'", "&#x27;")

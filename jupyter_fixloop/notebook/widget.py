@@ -47,6 +47,7 @@ class DiffWidget(widgets.VBox):
                                                     "Original left, proposed right"], description="Diff:",
                                           style={"button_width": "auto"})
         self.diff = widgets.HTML()
+        self.effect = widgets.HTML()  # "what it does to your data", under the diff
         self.rounds = widgets.Accordion()
         self.code = widgets.HTML()
         self.hint = widgets.Text(placeholder="optional hint for Retry, e.g. 'the column is called Region'",
@@ -64,7 +65,7 @@ class DiffWidget(widgets.VBox):
             self.buttons["retry"].on_click(lambda _: on_retry(self.hint.value))
         self.view.observe(lambda _: self._show_diff(), names="value")
         self.actions = widgets.VBox([widgets.HBox([self.hint]), widgets.HBox([self.buttons[b] for b in BUTTONS])])
-        super().__init__(children=[self.header, self.state, self.view, self.diff, self.rounds, self.code,
+        super().__init__(children=[self.header, self.state, self.view, self.diff, self.effect, self.rounds, self.code,
                                    self.actions, self.mode, self.output])
         self.add_class("fixloop-widget")
 
@@ -75,6 +76,7 @@ class DiffWidget(widgets.VBox):
         self.result = result
         self.header.value = diff.STYLE + diff.WIDGET_STYLE + diff.result_header_html(result)
         self._show_diff()
+        self.effect.value = diff.effect_html(result)
         self._show_rounds()
         self.show_code(None)
         self.actions.layout.display = "none" if result.status == "passed" else None
