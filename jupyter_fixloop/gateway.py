@@ -44,13 +44,13 @@ def install_code() -> str:
     finder serving them from their sources, first on `sys.meta_path` (so they win over any copy)."""
     payload = json.dumps(kernel_sources())
     return (
-        "import importlib.abc as _a, json as _j, sys as _s\n"
+        "import importlib.abc as _a, importlib.util as _u, json as _j, sys as _s\n"
         "class _FixloopSources(_a.MetaPathFinder, _a.Loader):\n"
         f"    sources = _j.loads({payload!r})\n"
+        "    spec_from_loader = staticmethod(_u.spec_from_loader)  # imported now: an import inside find_spec recurses\n"
         "    def find_spec(self, name, path=None, target=None):\n"
-        "        import importlib.util\n"
         "        if name in self.sources:\n"
-        "            return importlib.util.spec_from_loader(name, self, is_package=self.sources[name][1])\n"
+        "            return self.spec_from_loader(name, self, is_package=self.sources[name][1])\n"
         "    def create_module(self, spec):\n"
         "        return None\n"
         "    def exec_module(self, module):\n"
@@ -59,7 +59,7 @@ def install_code() -> str:
         "        exec(compile(self.sources[name][0], module.__file__, 'exec'), module.__dict__)\n"
         "_s.meta_path.insert(0, _FixloopSources())\n"
         "import jupyter_fixloop.kernel.runner\n"
-        "del _a, _j, _s, _FixloopSources\n"
+        "del _a, _u, _j, _s, _FixloopSources\n"
     )
 
 

@@ -19,6 +19,10 @@ from jupyter_fixloop import fix
 pytest.importorskip("kernel_gateway", reason="jupyter-kernel-gateway is in the [test] extra")
 pytest.importorskip("jupyter_server.gateway.managers")
 
+# jupyter_server's gateway client leaves its WebSocket and HTTP sockets to the garbage collector
+# (not ours to close); their ResourceWarnings may surface in whichever test runs next
+pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning")
+
 
 def free_port() -> int:
     with socket.socket() as s:
