@@ -18,7 +18,7 @@ import {
 } from './helpers/lab';
 
 const PACKAGE = path.resolve(__dirname, '..', '..', '..', 'jupyter_fixloop');
-const HAS_KERNEL_SIDE = ['frontend.py', 'widget.py'].every(f =>
+const HAS_KERNEL_SIDE = ['notebook/comm.py', 'notebook/widget.py'].every(f =>
   fs.existsSync(path.join(PACKAGE, f))
 );
 
@@ -31,7 +31,7 @@ const MAGIC = '%%fixloop --expect "revenue == 10.0"';
 const TYPO = "revenue = (df['prise'] * df['qty']).sum()\nprint(f'revenue={revenue}')";
 
 test.describe('%%fixloop in JupyterLab', () => {
-  test.skip(!HAS_KERNEL_SIDE, 'the kernel side (frontend.py, widget.py) is not there yet');
+  test.skip(!HAS_KERNEL_SIDE, 'the kernel side (notebook/comm.py, notebook/widget.py) is not there yet');
   test.setTimeout(240 * 1000);
   test.beforeEach(async ({ page }) => installHelpers(page));
 
