@@ -243,20 +243,8 @@ def _root(node: ast.AST) -> str | None:
 
 def _assigned_roots(tree: ast.AST) -> set[str]:
     """Roots of assignment targets: `df` for `df['x'] = ...` and `df.loc[...] = ...`."""
-    roots = set()
-    for node in ast.walk(tree):
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        for t in targets:
-            for part in ast.walk(t):
-                if isinstance(part, (ast.Subscript, ast.Attribute)):
-                    root = _root(part)
-                    if root:
-                        roots.add(root)
-    return roots
+    parts = (p for p in tamper.assignment_targets(tree) if isinstance(p, (ast.Subscript, ast.Attribute)))
+    return {root for p in parts for root in [_root(p)] if root}
 
 
 def _call_roots(tree: ast.AST) -> set[str]:

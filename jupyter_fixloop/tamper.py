@@ -209,18 +209,23 @@ def touches_fixloop(tree: ast.Module, original: ast.Module) -> str | None:
 # ---------------------------------------------------------------- reading code
 
 
-def _assigned_attributes(tree: ast.AST) -> set[str]:
-    found = set()
+def assignment_targets(tree: ast.AST):
+    """Every node inside the target of an assignment (`=`, `+=`, annotated) in `tree`."""
     for node in ast.walk(tree):
-        targets = []
         if isinstance(node, ast.Assign):
             targets = node.targets
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
             targets = [node.target]
-        for t in targets:
-            for part in ast.walk(t):
-                if isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Store):
-                    found.add(ast.unparse(part))
+        else:
+            continue
+        for target in targets:
+            yield from ast.walk(target)
+
+
+def _assigned_attributes(tree: ast.AST) -> set[str]:
+    found = {ast.unparse(part) for part in assignment_targets(tree)
+             if isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Store)}
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
                 and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
             found.add(f"{ast.unparse(node.args[0])}.{node.args[1].value}")
