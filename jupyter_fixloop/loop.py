@@ -10,8 +10,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import os
-import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -109,7 +107,7 @@ class LoopRun:
         if not self.settings.gateway_url and confine.resolve(self.settings.confinement) == "refused":
             return self._end("error", confine.REFUSAL)  # before any kernel starts
         pool = pool_for(self.settings, self.options.pool_size)
-        mirror = _Mirror(self.namespace, tempfile.mkdtemp(prefix="fixloop-loop-"), self.options.snapshot_size_cap)
+        mirror = _Mirror(self.namespace, snapshots.scratch_dir("loop-"), self.options.snapshot_size_cap)
         try:
             return await self._rounds(pool, mirror)
         except FixloopError as exc:
@@ -416,4 +414,4 @@ class _Mirror:
         return self.current
 
     def cleanup(self) -> None:
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        snapshots.remove_scratch(self.workdir)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from jupyter_client.manager import AsyncKernelManager
 
 from . import receipt as receipts
+from . import snapshot as snapshots
 from .confine import landlock_abi
 from .errors import SandboxError
 from .receipt import Receipt
@@ -118,6 +119,7 @@ class Sandbox:
         self.snapshot: Snapshot | None = None
         self.confinement = "none"
         self._lifeline: int | None = None
+        self.ram_inbox: str | None = None  # snapshots in RAM are linked here (the same file system)
 
     @classmethod
     async def start(cls, settings: SandboxSettings) -> Sandbox:
@@ -166,7 +168,14 @@ class Sandbox:
         from .confine import LIFELINE, prefix
 
         host_read = tuple(os.path.join(self.dir, n) for n in (CONNECTION_FILE, STDERR_FILE, LIFELINE))
-        argv, self.confinement = prefix(self.settings, self.dir, self.home, host_read)
+        root = snapshots.ram_root()
+        if root:  # bound read-only at its own path, like the files the host reads; named after the
+            self.ram_inbox = os.path.join(root, f"inbox-{os.path.basename(self.dir)}")  # sandbox dir, to sweep
+            os.mkdir(self.ram_inbox, 0o700)
+        argv, self.confinement = prefix(self.settings, self.dir, self.home, host_read + ((self.ram_inbox,) if root else ()))
+        if self.confinement != "bwrap" and self.ram_inbox:
+            os.rmdir(self.ram_inbox)
+            self.ram_inbox = None
         return argv
 
     # ------------------------------------------------------------ talking to the kernel
@@ -209,14 +218,18 @@ class Sandbox:
 
     def _deliver(self, path: str, index: int) -> str:
         """Where the kernel reads snapshot part `path`. Under bwrap the loops' snapshots are out of
-        sight (a private /tmp): the part is hard-linked (else copied) into this sandbox's inbox,
-        which the sandbox sees read-only, so it sees its own snapshot and nothing else."""
+        sight (a private /tmp and /dev/shm): the part is hard-linked (else copied) into this
+        sandbox's inbox on the same file system (the sandbox dir's, or the one in RAM), which the
+        sandbox sees read-only, so it sees its own snapshot and nothing else."""
         if self.confinement != "bwrap":
             return path
         from .confine import INBOX
 
         name = f"{index}-{os.path.basename(path)}"
-        inbox = os.open(os.path.join(self.dir, INBOX), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        where = os.path.join(self.dir, INBOX)
+        if self.ram_inbox and os.stat(path).st_dev == os.stat(self.ram_inbox).st_dev:
+            where = self.ram_inbox
+        inbox = os.open(where, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
         try:
             try:
                 os.link(path, name, dst_dir_fd=inbox)
@@ -228,7 +241,7 @@ class Sandbox:
             raise SandboxError(f"the snapshot could not be handed to the sandbox: {exc}") from exc
         finally:
             os.close(inbox)
-        return os.path.join(self.dir, INBOX, name)
+        return os.path.join(where, name)
 
     async def preload(self, modules) -> None:
         """Import packages while idle (pandas takes ~0.5 s), so loading a snapshot later is cheap."""
@@ -356,6 +369,8 @@ class Sandbox:
             from .confine import release
 
             release(self.dir)  # what a fork bomb left behind
+            if self.ram_inbox:
+                shutil.rmtree(self.ram_inbox, ignore_errors=True)
             # in a thread: a candidate may have left a million files, the event loop must not wait
             # (at interpreter exit no thread can start: then here)
             try:

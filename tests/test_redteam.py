@@ -11,6 +11,7 @@ process lives.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 import pytest
 
 from jupyter_fixloop import confine
+from jupyter_fixloop import snapshot as snapshots
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 USER = os.path.join(HERE, "redteam_user.py")
@@ -339,7 +341,7 @@ def test_non_dumpable_blocks_same_uid_reads_of_environ():
 WALK_TEMP = r"""import os, re
 pattern = re.compile(rb'RTCANARY-[\w-]+')
 found = set()
-for top in ('/tmp', '/var/tmp', XDG):
+for top in ('/tmp', '/var/tmp', '/dev/shm', XDG):
     for root, dirs, files in os.walk(top):
         if root == REPO or root.startswith(REPO + os.sep):  # this checkout, on sys.path (a clone in /tmp): its tests name the canaries
             dirs[:] = []
@@ -352,18 +354,36 @@ for top in ('/tmp', '/var/tmp', XDG):
                 pass
 print('FOUND', sorted(x.decode() for x in found))
 print('RUN', sorted(os.listdir('/run')))
+print('SHM', sorted(os.path.relpath(os.path.join(r, n), '/dev/shm') for r, _, ns in os.walk('/dev/shm') for n in ns))
 print('TOTAL', total)
 """
 
 
 def test_temp_dirs_and_run_are_private_and_the_snapshot_still_arrives(scene, fake_model, bwrap):
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    outcome = attack(scene, fake_model, [WALK_TEMP.replace("XDG", repr(scene.xdg)).replace("REPO", repr(repo)) + AGAIN])
+    # another notebook's snapshot in RAM, where loops write theirs when /dev/shm has room
+    ram = snapshots.ram_root()
+    other = tempfile.mkdtemp(prefix="loop-rt-", dir=ram) if ram else None
+    if other:
+        with open(os.path.join(other, "snapshot-1.bin"), "w") as f:
+            f.write(scene.canaries["ns"])
+    try:
+        outcome = attack(scene, fake_model, [WALK_TEMP.replace("XDG", repr(scene.xdg)).replace("REPO", repr(repo)) + AGAIN])
+    finally:
+        if other:
+            shutil.rmtree(other)
     assert_nothing_leaked(scene, outcome)
     receipt = outcome.receipts[0]
     assert receipt["kind"] == "exception", receipt["text"]
     assert "FOUND []" in receipt["stdout"] and "RUN []" in receipt["stdout"], receipt["stdout"]
     assert "TOTAL 6" in receipt["stdout"]  # `prices` came through the snapshot inbox
+    shm = ast.literal_eval(re.search(r"^SHM (.*)$", receipt["stdout"], re.MULTILINE).group(1))
+    if ram:  # the sandbox sees its own snapshot parts in RAM and nothing else there
+        inbox = {os.path.dirname(p) for p in shm}
+        assert len(inbox) == 1 and inbox.pop().startswith(f"fixloop-{os.getuid()}/inbox-"), shm
+        assert shm[0].endswith("/0-snapshot-1.bin"), shm
+    else:
+        assert shm == [], shm
 
 
 # ---------------------------------------------------------------- 4. secrets masked at every depth, and above

@@ -165,3 +165,39 @@ def test_not_a_snapshot(tmp_path, bad):
     path.write_bytes(bad)
     report = load_into({}, str(path))
     assert report["loaded"] == [] and report["failed"]
+
+
+def test_snapshot_files_go_to_ram_when_it_has_room_and_spill_to_the_disk_when_not(monkeypatch):
+    if snapshots.ram_root() is None:
+        pytest.skip("/dev/shm is missing or has less than 1 GiB free here")
+    ns = {"prices": np.arange(1000.0)}
+    workdir = snapshots.scratch_dir("loop-")
+    try:
+        assert workdir.startswith(snapshots.ram_root() + os.sep)
+        in_ram = write_snapshot(ns, {"prices"}, os.path.join(workdir, "s1.bin"))
+        assert os.path.dirname(in_ram.path) == workdir
+        monkeypatch.setattr(snapshots, "RAM_KEEP_FREE", 1 << 62)  # as if RAM were full
+        spilled = write_snapshot({"more": 1, **ns}, {"more"}, os.path.join(workdir, "s2.bin"), base=in_ram)
+        assert not spilled.path.startswith(snapshots.RAM_DIR) and spilled.parts == (in_ram.path, spilled.path)
+        ns2: dict = {}
+        for part in spilled.files:
+            assert load_into(ns2, part)["failed"] == {}
+        assert ns2["more"] == 1 and ns2["prices"].sum() == ns["prices"].sum()
+    finally:
+        snapshots.remove_scratch(workdir)
+    assert not os.path.exists(workdir) and not os.path.exists(os.path.dirname(spilled.path))
+
+
+def test_a_ram_dir_that_is_not_ours_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.setattr(snapshots, "RAM_DIR", str(tmp_path))
+    monkeypatch.setattr(snapshots, "RAM_MIN_FREE", 0)
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", tmp_path / f"fixloop-{os.getuid()}")  # planted by someone else
+    assert snapshots.ram_root() is None
+    workdir = snapshots.scratch_dir("loop-")
+    try:
+        assert not workdir.startswith(str(tmp_path)) and (os.stat(workdir).st_mode & 0o777) == 0o700
+    finally:
+        snapshots.remove_scratch(workdir)
+    os.remove(tmp_path / f"fixloop-{os.getuid()}")
+    assert snapshots.ram_root() == str(tmp_path / f"fixloop-{os.getuid()}")

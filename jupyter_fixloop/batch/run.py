@@ -27,7 +27,7 @@ from ..cell import split_magic
 from ..errors import FixloopError, UsageError
 from ..options import BUILTIN, LoopOptions
 from ..result import LoopResult
-from ..snapshot import Snapshot
+from ..snapshot import Snapshot, remove_scratch, scratch_dir
 from ..summary import METADATA_KEY, loop_summary
 from .cells import CellPlan, cell_names, parse_cell
 
@@ -270,6 +270,7 @@ class BatchRun:
         self.dead = False
         self.executed = 0
         self.workdir = tempfile.mkdtemp(prefix="fixloop-batch-")
+        self.snapdir = scratch_dir("batch-")  # the notebook kernel writes snapshots here
         self.loop_options = options.loop.with_(cwd=self.cwd).resolved()
 
     async def run(self) -> BatchResult:
@@ -293,6 +294,7 @@ class BatchRun:
         finally:
             self.progress.close()
             shutil.rmtree(self.workdir, ignore_errors=True)
+            remove_scratch(self.snapdir)
         return BatchResult(self.path, tuple(self.outcomes), time.perf_counter() - started,
                            self.loop_options.model)
 
@@ -340,7 +342,7 @@ class BatchRun:
     async def _repair(self, kernel, index, plan: CellPlan, error: str, started: float, defines) -> CellOutcome:
         cell = self.nb.cells[index]
         number = index + 1
-        snap = await kernel.mirror(os.path.join(self.workdir, f"cell-{number}.bin"))
+        snap = await kernel.mirror(os.path.join(self.snapdir, f"cell-{number}.bin"))
         try:
             result, decision = await self._loop(plan, snap, cell.source, number, error, time.perf_counter() - started)
         except UsageError as exc:  # e.g. an --expect that is not an expression
