@@ -34,8 +34,8 @@ class Column:
 
     def text(self) -> str:
         where = f"column {self.name} " if self.name else ""
-        if self.status == "new":
-            head = f"new {where}({self.dtype})"
+        if self.status == "new":  # a new Series: its kind and dtype are in the name's head already
+            head = f"new {where}({self.dtype})" if self.name else "values"
         elif self.dtype_before not in (None, self.dtype):
             head = f"{where}{self.dtype_before} → {self.dtype}"
         else:

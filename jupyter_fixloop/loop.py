@@ -168,7 +168,7 @@ class LoopRun:
                                      temperature=temperature))
             self.emit("receipt", round=index, receipt=receipt, usage=usage)
             if receipt.ok:
-                return self._end("fixed", f"{verified(receipt, reply.code)}, after {index} round(s)", reply.code)
+                return self._end("fixed", f"after {index} round(s): {verified(receipt, reply.code)}", reply.code)
             if repeated and repeated_before:  # the round is kept: its call cost tokens and time
                 return self._end("gave_up", f"the model repeated {repeated}, also when asked again at a higher "
                                  "temperature; a hint (--hint) or another model may help")

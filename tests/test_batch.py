@@ -174,7 +174,7 @@ def test_jupyter_finds_the_fixloop_subcommand(tmp_path):
 
 
 def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
-    """The README's first command: notebooks/cleaning.ipynb comes out fully running, exit code 0."""
+    """The README's batch-mode command: notebooks/cleaning.ipynb comes out fully running, exit code 0."""
     src = str(Path(__file__).parent.parent / "notebooks" / "cleaning.ipynb")
     out, report = str(tmp_path / "cleaning.fixed.ipynb"), str(tmp_path / "cleaning-report.md")
 
@@ -186,6 +186,20 @@ def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
     assert "north    33.0" in by_text["revenue_by_region = orders.groupby('region')['revenue'].sum().sort_values(ascending=False)"]
     assert "unit prices vary by 28% around their mean" in by_text['%%fixloop --expect "round(price_spread, 2) == 0.28"']
     assert "every cell runs: 4 ok, 5 fixed" in Path(report).read_text()
+
+
+def test_the_readme_first_command_runs_the_demo_and_says_what_was_verified():
+    """`jupyter-fixloop demo` from the repository root: every broken %%fixloop cell is repaired, the
+    report shows what each fix does to the data, and the last line separates checked from unchecked."""
+    root = Path(__file__).parent.parent
+    run = subprocess.run([sys.executable, "-m", "jupyter_fixloop.cli", "demo"], cwd=root, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert run.stdout.count("what it does to your data:") == 4
+    assert "+revenue = sales['revenue'].sum()" in run.stdout
+    assert run.stdout.rstrip().splitlines()[-1].startswith(
+        "4 of 4 broken cells fixed in a sandbox kernel (3 of them verified by their checks, "
+        "1 only ran without error (no check given))")
 
 
 def test_cell_names_decide_what_a_failed_cell_takes_down():

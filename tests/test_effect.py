@@ -49,7 +49,7 @@ def test_a_candidate_with_a_smell_fails_and_the_model_reads_why(fake_model, tmp_
     assert "Effect on the data:" in server.prompt(1)
     # the verified fix: its effect in a few lines, and words that say what was (not) verified
     assert result.effect.text == "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'"
-    assert result.reason == f"{NO_CHECKS}, after 5 round(s)"
+    assert result.reason == f"after 5 round(s): {NO_CHECKS}"
     assert "what it does to your data:" in render_text(result)
     assert "new column &#x27;label&#x27; (str)" in render_html(result)
     summary = loop_summary(result, original=LABEL)
@@ -155,7 +155,7 @@ def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
     assert [(f.ok, f.counted) for f in result.first.following] == [(True, True), (False, False), (False, False)]
     assert "following cell 3 (`broken_anyway = undefined_name`) fails after the original cell" in result.first.text
     assert [(f.number, f.ok) for f in result.rounds[1].receipt.following] == [(1, True)]
-    assert result.reason == "its 1 check passes (a following cell), after 2 round(s)"
+    assert result.reason == "after 2 round(s): its 1 check passes (a following cell)"
 
 
 def test_a_following_cell_that_hangs_is_stopped_at_its_time_limit():
