@@ -80,6 +80,48 @@ def configure(url: str, token: str = "", headers: str = "") -> None:
     logging.getLogger("ServerApp").setLevel(logging.CRITICAL)
 
 
+_CLIENT = "jupyter_fixloop.gateway.AuthenticatedClient"
+
+
+def __getattr__(name: str):
+    """`AuthenticatedClient`, built on first use: jupyter_server is imported only for a gateway."""
+    if name == "AuthenticatedClient":
+        globals()[name] = cls = _authenticated_client()
+        return cls
+    raise AttributeError(name)
+
+
+def _authenticated_client():
+    from threading import Thread
+
+    import websocket
+    from jupyter_core.utils import ensure_async
+    from jupyter_server.gateway.gateway_client import GatewayClient
+    from jupyter_server.gateway.managers import GatewayKernelClient
+    from jupyter_server.utils import url_escape, url_path_join
+
+    class AuthenticatedClient(GatewayKernelClient):
+        """jupyter_server's client opens the channels' WebSocket without the headers its REST calls
+        send (the auth token among them): a gateway that wants a token refuses it with 401."""
+
+        async def start_channels(self, shell=True, iopub=True, stdin=True, hb=True, control=True):
+            client = GatewayClient.instance()
+            headers = dict(client.load_connection_args().get("headers") or {})
+            if not client.auth_token:
+                headers.pop(client.auth_header_key, None)  # "token None"
+            url = url_path_join(client.ws_url or "", client.kernels_endpoint, url_escape(self.kernel_id), "channels")
+            self.channel_socket = websocket.create_connection(
+                url, timeout=client.KERNEL_LAUNCH_TIMEOUT, enable_multithread=True,
+                header=[f"{k}: {v}" for k, v in headers.items()],
+                sslopt={"ca_certs": client.ca_certs, "certfile": client.client_cert, "keyfile": client.client_key})
+            await ensure_async(super(GatewayKernelClient, self).start_channels(
+                shell=shell, iopub=iopub, stdin=stdin, hb=hb, control=control))
+            self.response_router = Thread(target=self._route_responses)
+            self.response_router.start()
+
+    return AuthenticatedClient
+
+
 class GatewaySandbox(Sandbox):
     """One kernel on the gateway; the same life as a local Sandbox (start, load, run once, close)."""
 
@@ -98,13 +140,15 @@ class GatewaySandbox(Sandbox):
         from jupyter_server.gateway.managers import GatewayKernelManager
 
         configure(self.settings.gateway_url, self.settings.gateway_token, self.settings.gateway_headers)
-        km = GatewayKernelManager(kernel_name=self.settings.gateway_kernel)
+        km = GatewayKernelManager(kernel_name=self.settings.gateway_kernel, client_class=_CLIENT)
         try:
             await km.start_kernel(kernel_id=await self._create())
         except Exception as exc:
+            refused = getattr(exc, "status_code", None) in (401, 403) or getattr(exc, "code", None) in (401, 403)
+            hint = ("check FixLoop.gateway_token (and gateway_headers)" if refused else
+                    "check FixLoop.gateway_url and that the gateway is running")
             raise SandboxError(f"the kernel gateway at {self.settings.gateway_url} could not start a "
-                               f"'{self.settings.gateway_kernel}' kernel ({_why(exc)}); check FixLoop.gateway_url "
-                               "and that the gateway is running") from None
+                               f"'{self.settings.gateway_kernel}' kernel ({_why(exc)}); {hint}") from None
         self.km = km
         self.kc = km.client()
         try:

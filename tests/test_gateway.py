@@ -3,6 +3,7 @@ protocol over its REST and WebSocket API, no shared filesystem needed, no local 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -10,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -47,27 +49,36 @@ def wait_until(predicate, timeout: float = 60.0) -> bool:
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory):
     """A gateway with an environment of its own (no key of ours reaches its kernels)."""
-    home = tmp_path_factory.mktemp("gateway-home")
+    with running_gateway(tmp_path_factory.mktemp("gateway-home")) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def running_gateway(home, *options: str):
     port = free_port()
     exe = shutil.which("jupyter-kernelgateway") or shutil.which("jupyter")
     argv = [exe] if exe.endswith("kernelgateway") else [exe, "kernelgateway"]
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
     proc = subprocess.Popen([*argv, "--KernelGatewayApp.ip=127.0.0.1", f"--KernelGatewayApp.port={port}",
-                             "--JupyterWebsocketPersonality.list_kernels=True"], env=env, cwd=str(home),
+                             "--JupyterWebsocketPersonality.list_kernels=True", *options], env=env, cwd=str(home),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
 
     def up():
         try:
-            kernels(url)
+            urllib.request.urlopen(f"{url}/api", timeout=10).close()
+            return True
+        except urllib.error.HTTPError:  # it answers (401 without the token)
             return True
         except OSError:
             return False
 
-    assert wait_until(up, 60), "the kernel gateway did not start"
-    yield url
-    proc.terminate()
-    proc.wait(30)
+    try:
+        assert wait_until(up, 60), "the kernel gateway did not start"
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(30)
 
 
 def local_sandboxes() -> set[int]:
@@ -156,3 +167,14 @@ def test_the_runner_needs_no_fixloop_install_on_the_gateway_side():
                          env={"PATH": os.environ["PATH"]}, cwd="/")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "<fixloop:jupyter_fixloop.kernel.runner>"
+
+
+def test_a_gateway_that_wants_a_token_gets_it_on_every_request(tmp_path):
+    """REST and WebSocket alike: the loop runs with FixLoop.gateway_token, and without it fails in one line."""
+    with running_gateway(tmp_path, "--KernelGatewayApp.auth_token=gw-secret-1") as url:
+        result = fix("total = sum(values)\n", namespace={"values": [1, 2, 3]}, checks=["total == 6"], max_rounds=0,
+                     gateway_url=url, gateway_token="gw-secret-1", pool_size=0)
+        assert result.status == "passed", result.reason + "\n" + (result.first.text if result.first else "")
+        refused = fix("x = 1\n", max_rounds=0, gateway_url=url, pool_size=0)
+        assert refused.status == "error" and url in refused.reason and "\n" not in refused.reason, refused.reason
+        assert "check FixLoop.gateway_token" in refused.reason, refused.reason
