@@ -10,7 +10,7 @@
  * restart and a save, so they cannot tell what ran in the kernel now.
  */
 
-/** What this kernel session last ran in a cell: the code, and whether it went well (null: not finished). */
+/** What this kernel session last ran in a cell, and whether it went well (null: still running). */
 export interface ICodeRun {
   source: string;
   ok: boolean | null;
