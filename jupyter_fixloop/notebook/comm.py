@@ -139,7 +139,6 @@ class Frontend:
             return
         target.decide(word, via="sidebar")
 
-
     def _on_following(self, data: dict) -> None:
         """Keep the cells below a `%%fixloop` cell until its run takes them (it arrives just before)."""
         cell_id = data.get("cell_id")
