@@ -4,9 +4,10 @@ Replacing a cell's source is something only the frontend can do, so the kernel a
 opens a comm with `hello`; a frontend with the extension answers it, one without closes it. Until an
 answer arrives the kernel assumes *degraded* mode, where Accept shows the code to copy instead.
 Only the frontend also knows which cells below a `%%fixloop` cell ran: it sends them (`following`)
-just before that cell's execute request, and they wait here until its run takes them. Only the `comm` package is used here (no ipywidgets), so `%load_ext` stays cheap. What a loop's
-summary holds is summary.py's; what a decision does is the LoopView's (view.py), which `decide` reaches
-through `loops`.
+just before that cell's execute request, and they wait here until its run takes them.
+Only the `comm` package is used here (no ipywidgets), so `%load_ext` stays cheap. What a loop's
+summary holds is summary.py's; what a decision does is the LoopView's (view.py), which `decide`
+reaches through `loops`.
 """
 
 from __future__ import annotations
