@@ -123,7 +123,9 @@ class LoopRun:
         history: list[tuple[str, Receipt]] = []
         if not self.instruction:
             self.emit("running", round=0, max_rounds=opts.max_rounds)
-            self.first = await self._run(pool, mirror.for_code(source, checks), source, original_run=True)
+            # the following cells read the user's variables too (names the cell itself may not)
+            self.first = await self._run(pool, mirror.for_code(source, checks + self.following), source,
+                                         original_run=True)
             self.baseline = frozenset(f.number for f in self.first.following if not f.ok)
             self.emit("receipt", round=0, receipt=self.first)
             if self.first.ok:
@@ -198,7 +200,7 @@ class LoopRun:
         if rejection:
             return rejection
         self.emit("running", round=len(self.rounds) + 1, max_rounds=self.options.max_rounds)
-        return await self._run(pool, mirror.for_code(code, self.checks), code)
+        return await self._run(pool, mirror.for_code(code, self.checks + self.following), code)
 
     async def _run(self, pool: SandboxPool, snap: Snapshot, code: str, original_run: bool = False) -> Receipt:
         """One run in a fresh kernel; the next kernel is made ready while this result goes to the model.

@@ -11,6 +11,7 @@ from jupyter_fixloop.diff import render_html, render_text
 from jupyter_fixloop.effect import from_run
 from jupyter_fixloop.history import Entry, FixLoopHistory
 from jupyter_fixloop.kernel import runner
+from jupyter_fixloop.loop import verify
 from jupyter_fixloop.smells import find
 from jupyter_fixloop.summary import loop_summary
 
@@ -156,6 +157,13 @@ def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
     assert "following cell 3 (`broken_anyway = undefined_name`) fails after the original cell" in result.first.text
     assert [(f.number, f.ok) for f in result.rounds[1].receipt.following] == [(1, True)]
     assert result.reason == "after 2 round(s): its 1 check passes (a following cell)"
+
+
+def test_the_variables_a_following_cell_reads_are_in_the_sandbox():
+    # the cell reads only `prices`; the cell below reads `rate` too, which the user's kernel has
+    receipt = verify("total = sum(prices)\n", namespace={"prices": [1, 2], "rate": 2},
+                     following=["assert total * rate == 6\n"])
+    assert receipt.ok and [(f.ok, f.counted) for f in receipt.following] == [(True, True)], receipt.text
 
 
 def test_a_following_cell_that_hangs_is_stopped_at_its_time_limit():

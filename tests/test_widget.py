@@ -249,6 +249,51 @@ def test_stopping_a_retry_leaves_the_widget_usable(lab, fake_model):
         lab.execute("%config FixLoop.api_base = ''")
 
 
+def test_the_cells_below_sent_by_jupyterlab_are_regression_checks(lab, fake_model):
+    """JupyterLab sends the cells below a `%%fixloop` cell that ran without error just before it runs
+    (`following`): a candidate that breaks one of them fails, and its receipt names that cell."""
+    breaks_below = "```python\nmonthly_sales = [str(v) for v in monthly_sales]\ngrand = sum(int(v) for v in monthly_sales)\n```"
+    server = fake_model(breaks_below, "```python\ngrand = sum(monthly_sales)\n```")
+    lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
+    cell = "%%fixloop -m openai/scripted -r 2\ngrand = sum(monthly_sale)"
+    try:
+        lab.send_comm(lab.fixloop_comm, {"action": "following", "cell_id": "cell-10",
+                                         "cells": ["half = monthly_sales[0] / 2\n", "print(half)\n"]})
+        _, summary, _ = run_loop(lab, cell, cell_id="cell-10")
+        assert summary["status"] == "fixed", summary["reason"]
+        assert summary["patched"].rstrip("\n") == "grand = sum(monthly_sales)"
+        first = summary["rounds"][0]["receipt"]
+        assert first["kind"] == "check_failed"
+        assert "following cell 1 (`half = monthly_sales[0] / 2`)" in first["text"] and "TypeError" in first["text"]
+        assert summary["reason"] == "after 2 round(s): all 2 checks pass (2 of them following cells)"
+        assert "following cell 1" in server.prompt(1)
+        # taken once: the same cell run again without a new message has no cells below
+        _, again, _ = run_loop(lab, "%%fixloop\ngrand = sum(monthly_sales)", cell_id="cell-10")
+        assert again["status"] == "passed" and "no checks were given" in again["reason"]
+    finally:
+        lab.execute("%config FixLoop.api_base = ''")
+
+
+def test_a_following_message_of_the_wrong_shape_is_ignored(lab):
+    passing = "%%fixloop\nsmall = 1"
+    lab.send_comm(lab.fixloop_comm, {"action": "following", "cell_id": "cell-11", "cells": ["assert small == 1"]})
+    for bad in ({"cells": "assert small == 1"}, {"cells": [1, 2]}, {"cells": ["x = 1"] * 21},
+                {"cells": ["x" * 20_001]}, {"cells": ["x = 1\n" * 3000] * 7}, {}):
+        msgs = lab.send_comm(lab.fixloop_comm, {"action": "following", "cell_id": "cell-11", **bad})
+        assert not [m for m in msgs if m["msg_type"] in ("error", "stream")], msgs
+    for bad_id in (None, 7, ""):
+        lab.send_comm(lab.fixloop_comm, {"action": "following", "cell_id": bad_id, "cells": ["assert small == 2"]})
+    # the last word on cell-11 was a bad list: the good one before it is dropped too
+    _, summary, _ = run_loop(lab, passing, cell_id="cell-11")
+    assert summary["status"] == "passed" and "no checks were given" in summary["reason"]
+    # a list for another cell is not taken by this one, and stays for its own cell
+    lab.send_comm(lab.fixloop_comm, {"action": "following", "cell_id": "cell-12", "cells": ["assert small == 1"]})
+    _, other, _ = run_loop(lab, passing, cell_id="cell-13")
+    assert "no checks were given" in other["reason"]
+    _, own, _ = run_loop(lab, passing, cell_id="cell-12")
+    assert own["reason"].endswith("its 1 check passes (a following cell)"), own["reason"]
+
+
 def test_degraded_mode_shows_the_code_and_fixloop_last_inserts_it(lab):
     lab.close_comm(lab.fixloop_comm)  # the frontend has no extension: it closes the hello comm
     root, _, _ = run_loop(lab, cell_id="cell-6")

@@ -3,18 +3,25 @@
 Replacing a cell's source is something only the frontend can do, so the kernel asks: `%load_ext`
 opens a comm with `hello`; a frontend with the extension answers it, one without closes it. Until an
 answer arrives the kernel assumes *degraded* mode, where Accept shows the code to copy instead.
+Only the frontend also knows which cells below a `%%fixloop` cell ran: it sends them (`following`)
+just before that cell's execute request, and they wait here until its run takes them.
 Only the `comm` package is used here (no ipywidgets), so `%load_ext` stays cheap. What a loop's
-summary holds is summary.py's; what a decision does is the LoopView's (view.py), which `decide` reaches
-through `loops`.
+summary holds is summary.py's; what a decision does is the LoopView's (view.py), which `decide`
+reaches through `loops`.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 
 TARGET = "jupyter_fixloop"
 PROTOCOL = 1
+
+# the caps of a `following` message (labextension/src/following.ts sends within them)
+FOLLOWING_CELLS, FOLLOWING_CELL_CHARS, FOLLOWING_TOTAL_CHARS = 20, 20_000, 100_000
+FOLLOWING_KEPT = 32  # lists kept for cells whose run has not started yet
 
 DECIDE_WORDS = {"accept": "accepted", "reject": "rejected", "undo": "undone"}
 
@@ -33,6 +40,7 @@ class Frontend:
         self.loops: dict[str, object] = {}  # loop_id -> the LoopView that owns it (decide, supersede)
         self.watchers: list[Callable[[], None]] = []
         self._replies: dict[str, Callable[[dict], None]] = {}
+        self._following: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # cell id -> the cells below it
 
     # ------------------------------------------------------------------ connection
 
@@ -114,6 +122,8 @@ class Frontend:
                 reply(data)
         elif action == "decide":
             self._on_decide(data)
+        elif action == "following":
+            self._on_following(data)
 
     def _on_hello(self, data: dict) -> None:
         if data.get("protocol") == PROTOCOL:
@@ -130,6 +140,34 @@ class Frontend:
             self.send({"action": "decision", "loop_id": loop_id, "decision": "unknown", "error": error})
             return
         target.decide(word, via="sidebar")
+
+    def _on_following(self, data: dict) -> None:
+        """Keep the cells below a `%%fixloop` cell until its run takes them (it arrives just before)."""
+        cell_id = data.get("cell_id")
+        if not isinstance(cell_id, str) or not cell_id:
+            return
+        self._following.pop(cell_id, None)  # a newer word on this cell: an older list is stale either way
+        cells = valid_following(data.get("cells"))
+        if cells is None:
+            return
+        self._following[cell_id] = cells
+        while len(self._following) > FOLLOWING_KEPT:
+            self._following.popitem(last=False)
+
+    def take_following(self, cell_id: str | None) -> tuple[str, ...]:
+        """The cells below cell `cell_id` that the frontend sent for this run, once; () without."""
+        return self._following.pop(cell_id, ()) if cell_id else ()
+
+
+def valid_following(cells) -> tuple[str, ...] | None:
+    """`cells` as a tuple when it is a list of strings within the caps, else None (ignored)."""
+    if not isinstance(cells, list) or len(cells) > FOLLOWING_CELLS:
+        return None
+    if not all(isinstance(c, str) and len(c) <= FOLLOWING_CELL_CHARS for c in cells):
+        return None
+    if sum(len(c) for c in cells) > FOLLOWING_TOTAL_CHARS:
+        return None
+    return tuple(cells)
 
 
 _current: Frontend | None = None
@@ -148,6 +186,12 @@ def current() -> Frontend:
     if _current is None:
         _current = Frontend()
     return _current
+
+
+def following_code(shell) -> tuple[str, ...]:
+    """The cells below the cell being run, as the JupyterLab extension sent them; () without it."""
+    cell_id, _ = request_cell(shell)
+    return current().take_following(cell_id)
 
 
 def request_cell(shell) -> tuple[str | None, str | None]:

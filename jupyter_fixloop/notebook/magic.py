@@ -21,7 +21,7 @@ from ..config import FixLoop
 from ..confine import load_warning
 from ..errors import FixloopError, UsageError
 from ..model import check_model
-from .comm import connect
+from .comm import connect, following_code
 from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
 from .view import LoopView
 
@@ -68,6 +68,7 @@ class FixLoopMagics(Magics):
         holding only an instruction, the model writes or changes the code, which is verified the
         same way.
         """
+        following = following_code(self.shell)  # taken first: the frontend's list is for this run only
         args = self._parse(line)
         if args.help:  # what `%%fixloop?` shows (IPython writes the usage line with one %)
             print(self.fixloop.__doc__.replace("%fixloop [", "%%fixloop [", 1))
@@ -80,7 +81,7 @@ class FixLoopMagics(Magics):
             raise IPythonUsageError(str(exc)) from None
         view = self._start_view(line, cell, options)
         try:
-            result = self._run(source, args, instruction, options, on_event=view.on_event)
+            result = self._run(source, args, instruction, options, following, on_event=view.on_event)
         except FixloopError as exc:
             view.stopped(str(exc))
             raise IPythonUsageError(str(exc)) from None
@@ -88,7 +89,7 @@ class FixLoopMagics(Magics):
             view.stopped(f"{type(exc).__name__}: {exc}")
             raise
         self.shell.user_ns["_fixloop"] = result
-        view.finish(result, retry=self._retrier(source, args, instruction, options))
+        view.finish(result, retry=self._retrier(source, args, instruction, options, following))
         if result.status == "passed" and not args.dry:
             if awaits_in_running_loop(self.shell, source):
                 print(f"fixloop: {AWAIT_NOTE}: run it without the %%fixloop line.")
@@ -107,24 +108,24 @@ class FixLoopMagics(Magics):
             model=args.model, max_rounds=args.max_rounds, timeout=args.timeout, max_tokens=args.max_tokens,
             budget=args.budget, hint=args.hint).resolved()
 
-    def _run(self, source, args, instruction, options, on_event=None):
+    def _run(self, source, args, instruction, options, following=(), on_event=None):
         # imported here for start-up cost: the loop brings jupyter_client and the sandbox; `%load_ext` stays cheap
         from ..loop import fix
 
         return fix(source, checks=tuple(unquote(e) for e in args.expect), instruction=instruction,
                    namespace=self.shell.user_ns, expect_output=expected_output(args.expect_output),
-                   on_event=on_event, options=options)
+                   following=following, on_event=on_event, options=options)
 
     def _start_view(self, line, cell, options):
         """Record the cell in the history before anything runs, and show the live header."""
         return LoopView(self.shell, line, cell, options.model, options.max_rounds)
 
-    def _retrier(self, source, args, instruction, options):
+    def _retrier(self, source, args, instruction, options, following):
         """The widget's Retry: the same loop again, the user's hint joined to --hint."""
 
         def retry(hint, on_event):
             joined = "\n".join(h for h in (options.hint, hint) if h)
-            result = self._run(source, args, instruction, replace(options, hint=joined), on_event)
+            result = self._run(source, args, instruction, replace(options, hint=joined), following, on_event)
             self.shell.user_ns["_fixloop"] = result
             return result
 

@@ -6,6 +6,7 @@
 import { ICodeCellModel } from '@jupyterlab/cells';
 import { NotebookPanel } from '@jupyterlab/notebook';
 
+import { IFollowingCell } from './following';
 import { ICellSnapshot } from './loops';
 import {
   FIXLOOP_MIMETYPE,
@@ -125,6 +126,17 @@ export function snapshotCells(panel: NotebookPanel): ICellSnapshot[] {
       }
     }
     out.push({ id: cell.id, record: cell.getMetadata(METADATA_KEY), summaries });
+  }
+  return out;
+}
+
+/** Id, type and source of each cell of `panel`, in order (what `followingCells` reads). */
+export function cellList(panel: NotebookPanel): IFollowingCell[] {
+  const cells = panel.model?.cells;
+  const out: IFollowingCell[] = [];
+  for (let i = 0; cells && i < cells.length; i++) {
+    const cell = cells.get(i);
+    out.push({ id: cell.id, type: cell.type, source: cell.sharedModel.getSource() });
   }
   return out;
 }

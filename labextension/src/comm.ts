@@ -2,11 +2,26 @@
  * The frontend end of the `jupyter_fixloop` comm (docs/protocol.md): one
  * FixloopComms object per page, watching every notebook's kernel.
  */
-import { NotebookPanel } from '@jupyterlab/notebook';
+import { Cell } from '@jupyterlab/cells';
+import { Notebook, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { cellSource, magicLineOf, markCell, replaceCell } from './cells';
+import {
+  cellList,
+  cellSource,
+  findCellIndex,
+  magicLineOf,
+  markCell,
+  replaceCell
+} from './cells';
+import {
+  followingCells,
+  isFixloopSource,
+  recordExecuted,
+  recordScheduled,
+  RunLog
+} from './following';
 import { emptyLiveState, ILiveState } from './loops';
 import {
   cellRecord,
@@ -67,6 +82,7 @@ export class FixloopComms {
     panel.disposed.connect(() => {
       panel.sessionContext.kernelChanged.disconnect(onKernel);
       this._live.delete(panel);
+      this._runs.delete(panel);
     });
   }
 
@@ -97,6 +113,33 @@ export class FixloopComms {
     return this.decideLocally(panel, loop, decisionOf(action)) ? 'local' : 'failed';
   }
 
+  /**
+   * A cell of `notebook` is about to run: log the code it sends and, for a
+   * `%%fixloop` cell, first send the kernel the cells below it that ran
+   * without error (protocol `following`). Called before the execute request
+   * goes out, so the kernel reads this message first.
+   */
+  cellScheduled(notebook: Notebook, cell: Cell): void {
+    const panel = this._panelOf(notebook);
+    if (!panel || cell.model.type !== 'code') {
+      return;
+    }
+    const runs = this._runLog(panel);
+    const source = cell.model.sharedModel.getSource();
+    if (isFixloopSource(source)) {
+      this._sendFollowing(panel, cell.model.id, runs);
+    }
+    recordScheduled(runs, cell.model.id, source);
+  }
+
+  /** A cell of `notebook` finished running (`ok`: its reply was ok). */
+  cellExecuted(notebook: Notebook, cell: Cell, ok: boolean): void {
+    const panel = this._panelOf(notebook);
+    if (panel && cell.model.type === 'code') {
+      recordExecuted(this._runLog(panel), cell.model.id, ok);
+    }
+  }
+
   /** Apply a decision to the notebook alone. */
   decideLocally(panel: NotebookPanel, loop: ILoopSummary, decision: Decision): boolean {
     if (decision === 'accepted' && loop.patched === null) {
@@ -118,6 +161,34 @@ export class FixloopComms {
     return ok;
   }
 
+  private _panelOf(notebook: Notebook): NotebookPanel | undefined {
+    return [...this._live.keys()].find(panel => panel.content === notebook);
+  }
+
+  /** What the kernel of `panel` ran in it since it (re)started; a new kernel gets a new log. */
+  private _runLog(panel: NotebookPanel): RunLog {
+    const kernel = panel.sessionContext.session?.kernel ?? null;
+    const entry = this._runs.get(panel);
+    if (entry && entry.kernel === kernel) {
+      return entry.runs;
+    }
+    const runs: RunLog = new Map();
+    this._runs.set(panel, { kernel, runs });
+    return runs;
+  }
+
+  private _sendFollowing(panel: NotebookPanel, cellId: string, runs: RunLog): void {
+    const kernel = panel.sessionContext.session?.kernel;
+    const comm = kernel ? this._activeComm(kernel) : null;
+    const index = findCellIndex(panel, cellId);
+    if (!comm || index < 0) {
+      return;
+    }
+    // sent even when empty: it replaces a list the kernel kept from a run that never started
+    const cells = followingCells(cellList(panel), index, runs);
+    comm.send({ action: 'following', cell_id: cellId, cells });
+  }
+
   private _watchKernel(kernel: Kernel.IKernelConnection): void {
     if (this._kernels.has(kernel)) {
       return;
@@ -129,6 +200,9 @@ export class FixloopComms {
     void this._reattach(kernel);
     kernel.statusChanged.connect((_, status) => {
       if (status === 'restarting' || status === 'autorestarting' || status === 'dead') {
+        for (const panel of this._panelsOf(kernel)) {
+          this._runs.delete(panel); // nothing ran in the new kernel yet
+        }
         this._emitFor(kernel);
       }
     });
@@ -304,6 +378,10 @@ export class FixloopComms {
   private _changed = new Signal<this, NotebookPanel>(this);
   private _live = new Map<NotebookPanel, ILiveState>();
   private _kernels = new Set<Kernel.IKernelConnection>();
+  private _runs = new Map<
+    NotebookPanel,
+    { kernel: Kernel.IKernelConnection | null; runs: RunLog }
+  >();
   private _comms = new Map<Kernel.IKernelConnection, Kernel.IComm[]>();
   private _pending = new Map<
     string,

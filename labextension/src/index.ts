@@ -8,7 +8,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { INotebookTracker } from '@jupyterlab/notebook';
+import { INotebookTracker, NotebookActions } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { Token } from '@lumino/coreutils';
 
@@ -22,7 +22,9 @@ export const IFixloopComms = new Token<FixloopComms>('jupyter-fixloop:IFixloopCo
 
 const commPlugin: JupyterFrontEndPlugin<FixloopComms> = {
   id: 'jupyter-fixloop:comm',
-  description: 'Answers the jupyter_fixloop comm of notebook kernels: hello and replace.',
+  description:
+    'Answers the jupyter_fixloop comm of notebook kernels (hello, replace) ' +
+    'and sends it the cells below a %%fixloop cell about to run.',
   autoStart: true,
   requires: [INotebookTracker],
   provides: IFixloopComms,
@@ -30,6 +32,12 @@ const commPlugin: JupyterFrontEndPlugin<FixloopComms> = {
     const comms = new FixloopComms({ version: VERSION });
     tracker.widgetAdded.connect((_, panel) => comms.track(panel));
     tracker.forEach(panel => comms.track(panel));
+    NotebookActions.executionScheduled.connect((_, { notebook, cell }) =>
+      comms.cellScheduled(notebook, cell)
+    );
+    NotebookActions.executed.connect((_, { notebook, cell, success }) =>
+      comms.cellExecuted(notebook, cell, success)
+    );
     return comms;
   }
 };

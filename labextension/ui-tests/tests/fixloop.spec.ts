@@ -14,6 +14,7 @@ import {
   openNotebook,
   openSidebar,
   reloadLab,
+  runInKernel,
   setSource
 } from './helpers/lab';
 
@@ -29,6 +30,7 @@ const SETUP = [
 ].join('\n');
 const MAGIC = '%%fixloop --expect "revenue == 10.0"';
 const TYPO = "revenue = (df['prise'] * df['qty']).sum()\nprint(f'revenue={revenue}')";
+const BELOW = "assert df['qty'].sum() == 5";
 
 test.describe('%%fixloop in JupyterLab', () => {
   test.skip(!HAS_KERNEL_SIDE, 'the kernel side (notebook/comm.py, notebook/widget.py) is not there yet');
@@ -96,6 +98,30 @@ test.describe('%%fixloop in JupyterLab', () => {
     const entry = (await openSidebar(page)).locator('.jp-fixloop-entry').first();
     await expect(entry).toHaveAttribute('data-decision', 'rejected');
     await expect(entry.locator('.jp-fixloop-entry-reject')).toHaveCount(0); // not offered again
+  });
+
+  test('the cells below that ran without error are sent and run after each candidate', async ({
+    page
+  }) => {
+    await page.notebook.createNew('following.ipynb');
+    await setSource(page, 0, SETUP);
+    await setSource(page, 1, `${MAGIC}\n${TYPO}`);
+    await setSource(page, 2, BELOW);
+    await setSource(page, 3, 'edited = 1');
+    await setSource(page, 4, 'never_ran = 1');
+    for (const index of [0, 2, 3]) {
+      await page.notebook.runCell(index, true);
+    }
+    await setSource(page, 3, 'edited = 2'); // edited since it ran: not sent
+    await page.notebook.runCell(1, true);
+    const widget = (await page.notebook.getCellLocator(1))!.locator('.fixloop-widget');
+    await expect(widget).toBeVisible({ timeout: 120 * 1000 });
+    await expect(widget).toContainText('following cell');
+    const sent = await runInKernel(
+      page,
+      'import json\nprint(json.dumps([f.source for f in _fixloop.first.following]))'
+    );
+    expect(JSON.parse(sent)).toEqual([BELOW]);
   });
 });
 
