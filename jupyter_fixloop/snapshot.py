@@ -62,6 +62,7 @@ class Snapshot:
     nbytes: int = 0
     parts: tuple[str, ...] = ()
     imports: tuple[str, ...] = ()
+    unshared: tuple[str, ...] = ()  # the user's other names (not values): a candidate reading one is told
 
     @property
     def files(self) -> tuple[str, ...]:

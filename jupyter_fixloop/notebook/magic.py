@@ -47,6 +47,8 @@ class FixLoopMagics(Magics):
     @argument("--max-tokens", type=int, default=None, help="Total model tokens for this loop.")
     @argument("--budget", type=float, default=None, help="Total model cost in USD for this loop.")
     @argument("--hint", default=None, help="Extra guidance added to the prompt.")
+    @argument("--share", action="append", default=[], metavar="NAMES",
+              help="Variables shared with the sandbox besides those the cell and checks read (a,b; repeatable).")
     @argument("--dry", action="store_true", help="Do not run the passing cell in this kernel.")
     @argument("--help", "-h", action="store_true", help="Show this help; the cell does not run.")
     @argument("instruction", nargs="*", help="Optional instruction: write or change the cell's code.")
@@ -105,7 +107,8 @@ class FixLoopMagics(Magics):
         """FixLoop's configured values, overridden by this cell's arguments."""
         return self.config_obj.options().with_(
             model=args.model, max_rounds=args.max_rounds, timeout=args.timeout, max_tokens=args.max_tokens,
-            budget=args.budget, hint=args.hint).resolved()
+            budget=args.budget, hint=args.hint,
+            share=(*self.config_obj.share, *args.share) if args.share else None).resolved()
 
     def _run(self, source, args, instruction, options, on_event=None):
         # imported here for start-up cost: the loop brings jupyter_client and the sandbox; `%load_ext` stays cheap
