@@ -70,7 +70,7 @@ class Scene:
 def scene(tmp_path):
     tag = secrets.token_hex(6)
     canaries = {k: f"RTCANARY-{k}-{tag}" for k in ("env", "ssh", "dotenv", "name", "ns", "connkey", "tmp", "xdg",
-                                                        "deep", "aws", "parent")}
+                                                        "deep", "aws", "parent", "dbpw", "history")}
     project, home, data, runtime, xdg = (tmp_path / n for n in ("repo/project", "home", "data", "runtime", "xdg"))
     for d in (project / "sub" / "deep", project / "sub" / ".aws", home / ".ssh", data, runtime, xdg, tmp_path / "repo" / ".git"):
         d.mkdir(parents=True)
@@ -433,3 +433,34 @@ def test_forged_results_give_typed_receipts(scene, fake_model, bwrap):
     outcome = attack(scene, fake_model, candidates, timeout=180)
     assert_nothing_leaked(scene, outcome)
     assert [r["kind"] for r in outcome.receipts] == ["crash"] * 3, [r["text"] for r in outcome.receipts]
+
+
+# ---------------------------------------------------------------- 7. the candidate does not pick what is mirrored
+
+
+PULL = "print(db_password)\nprint(_i1)\n"
+
+
+def _holding_secrets(scene: Scene) -> dict:
+    """A namespace with a password the cell never reads and IPython's history holding a pasted key."""
+    return {"prices": [1, 2, 3], "api_token": scene.canaries["ns"], "db_password": scene.canaries["dbpw"],
+            "_i1": f"key = {scene.canaries['history']!r}"}
+
+
+def test_a_candidate_cannot_pull_unshared_names_or_the_history(scene, fake_model, bwrap):
+    outcome = attack(scene, fake_model, [PULL], namespace=_holding_secrets(scene))
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["kind"] == "exception" and receipt["ename"] == "NameError", receipt["text"]
+    for name in ("db_password", "_i1"):  # named, with the remedy, never the value
+        assert f"`{name}` is in your namespace but not shared with the sandbox; add --share {name}" in receipt["text"]
+    # `prices`, the close match of the cell's typo `prices_list`, was shared before the candidate ran
+    assert "NameError: name 'prices'" not in receipt["text"]
+
+
+def test_a_name_given_with_share_arrives(scene, fake_model, bwrap):
+    outcome = attack(scene, fake_model, [f"assert len(db_password) == {len(scene.canaries['dbpw'])}\n"],
+                     namespace=_holding_secrets(scene), share=["db_password"])
+    assert_nothing_leaked(scene, outcome)
+    assert outcome.result["status"] == "fixed", outcome.receipts
+    assert "not shared" not in outcome.receipts[0]["text"]
