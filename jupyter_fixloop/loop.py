@@ -19,6 +19,7 @@ from dataclasses import replace
 from . import confine, guard, model, prompt, runtime, sharing
 from . import snapshot as snapshots
 from .errors import FixloopError, ModelError, UsageError
+from .leftovers import owner_tag
 from .options import BUILTIN, LoopOptions, knob_signature
 from .pool import SandboxPool, pool_for
 from .receipt import Budget, Receipt, no_code
@@ -109,7 +110,7 @@ class LoopRun:
         if not self.settings.gateway_url and confine.resolve(self.settings.confinement) == "refused":
             return self._end("error", confine.REFUSAL)  # before any kernel starts
         pool = pool_for(self.settings, self.options.pool_size)
-        mirror = _Mirror(self.namespace, snapshots.scratch_dir("loop-"), self.options.snapshot_size_cap,
+        mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"), self.options.snapshot_size_cap,
                          self._shared())
         try:
             return await self._rounds(pool, mirror)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from jupyter_fixloop import confine
+from jupyter_fixloop import cgroups, confine
 from jupyter_fixloop import snapshot as snapshots
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -464,3 +464,23 @@ def test_a_name_given_with_share_arrives(scene, fake_model, bwrap):
     assert_nothing_leaked(scene, outcome)
     assert outcome.result["status"] == "fixed", outcome.receipts
     assert "not shared" not in outcome.receipts[0]["text"]
+
+
+# ---------------------------------------------------------------- 8. limits RLIMIT_DATA does not count
+
+
+TOUCH_SHARED = ("import mmap\nm = mmap.mmap(-1, 1536 * 2**20, flags=mmap.MAP_SHARED)\n"
+                "for i in range(0, len(m), 4096):\n    m[i] = 1\n")
+
+
+def test_a_shared_mmap_bomb_ends_as_a_crash_naming_the_limit_and_the_user_lives(scene, fake_model, bwrap):
+    """1.5 GiB of shared memory touched under memory_limit 512 MiB (redteam_user.py sets it)."""
+    made = cgroups.make("/fixloop-sandbox-probe-rt", 1, 2**30)
+    cgroups.release("/fixloop-sandbox-probe-rt")
+    if not any("/pids/" not in path for path in made):
+        pytest.skip("no memory cgroup can be made here: only RLIMIT_AS applies (see the README)")
+    outcome = attack(scene, fake_model, [TOUCH_SHARED + AGAIN], timeout=180)
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["kind"] == "crash", receipt["text"]
+    assert "it ran out of memory (memory_limit 512 MiB)" in receipt["text"]

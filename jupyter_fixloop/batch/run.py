@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from ..cell import split_magic
 from ..errors import FixloopError, UsageError
+from ..leftovers import owner_tag
 from ..options import BUILTIN, LoopOptions
 from ..result import LoopResult
 from ..sharing import missing_names
@@ -272,7 +273,7 @@ class BatchRun:
         self.dead = False
         self.executed = 0
         self.workdir = tempfile.mkdtemp(prefix="fixloop-batch-")
-        self.snapdir = scratch_dir("batch-")  # the notebook kernel writes snapshots here
+        self.snapdir = scratch_dir(f"batch-{owner_tag()}-")  # the notebook kernel writes snapshots here
         self.loop_options = options.loop.with_(cwd=self.cwd).resolved()
 
     async def run(self) -> BatchResult:

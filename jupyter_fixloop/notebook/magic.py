@@ -16,6 +16,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from .. import history as histories
+from .. import leftovers
 from ..cell import split_instruction
 from ..config import FixLoop
 from ..confine import load_warning
@@ -189,6 +190,7 @@ def expected_output(value: str | None) -> str | None:
 
 def load_ipython_extension(ipython) -> None:
     ipython.register_magics(FixLoopMagics(ipython))
+    leftovers.sweep()  # sandbox and snapshot dirs of kernels that died mid-loop
     connect(ipython)  # hello to the frontend: can it replace cells in place?
     configured = FixLoop(parent=ipython).options().resolved()
     if not configured.gateway_url and (warning := load_warning(configured.confinement)):  # e.g. no bwrap: say so now
