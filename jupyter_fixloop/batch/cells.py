@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from ..cell import MAGIC, join_magic, magic_arguments, split_instruction, split_magic
 from ..errors import UsageError
-from ..options import parse_share
 from ..notebook.magic import FixLoopMagics, expected_output
+from ..options import parse_share
 
 
 @dataclass(frozen=True)
