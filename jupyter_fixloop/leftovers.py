@@ -34,11 +34,12 @@ def owner_tag(pid: int | None = None) -> str:
 
 
 def _start_time(pid: int) -> int | None:
-    """The process's start time in clock ticks since boot (field 22 of /proc/PID/stat), None if gone."""
+    """The process's start time in clock ticks since boot (field 22 of /proc/PID/stat), None if gone
+    (a zombie, dead but not yet reaped by its parent, is gone)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()
-        return int(fields[19])
+        return None if fields[0] in (b"Z", b"X") else int(fields[19])
     except (OSError, IndexError, ValueError):
         return None
 
