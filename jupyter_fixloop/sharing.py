@@ -12,6 +12,7 @@ Stdlib only: it also runs in batch mode's notebook kernel (`kernel/checkpoint.mi
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import re
 from collections.abc import Iterable
@@ -57,6 +58,13 @@ def missing_names(ename: str | None, evalue: str | None) -> tuple[str, ...]:
     if ename not in ("NameError", "UnboundLocalError") or not evalue:
         return ()
     return tuple(_MISSING.findall(evalue))
+
+
+def undefined_names(source: str, available: Iterable[str]) -> tuple[str, ...]:
+    """Names `source` reads that neither `available` nor the builtins hold: the NameErrors its run
+    would report, known without running it (where the run cannot be watched first)."""
+    known = set(available) | set(dir(builtins))
+    return tuple(sorted(n for n in free_names(source) if n not in known))
 
 
 def unshared_note(name: str) -> str:
