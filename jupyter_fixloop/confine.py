@@ -2,9 +2,10 @@
 
 Every sandbox kernel starts under a small launcher (this file run as a script) that sets resource
 limits (memory and address space, open files, processes, no core files) and joins the cgroups made
-for it (cgroups.py), then execs the kernel. `bwrap` runs the kernel under bubblewrap: no network, no other processes, the real
-home directory, temp dirs, /run and other sandboxes hidden, secret files masked, the working
-directory read-only with a scratch directory in its place (new files land there and are discarded).
+for it (cgroups.py), then execs the kernel. `bwrap` runs the kernel under bubblewrap: no network, no
+other processes, the real home directory, temp dirs, /run and other sandboxes hidden (behind tmpfs
+mounts of TMPFS_SIZE), secret files masked, the working directory read-only with a scratch
+directory in its place (new files land there and are discarded).
 `auto` is bwrap, and refuses (SandboxError) when no working bwrap is found: running candidates
 unconfined hands over the user's kernel. `none`, only when the user sets it, adds what needs no
 namespaces: the user's process non-dumpable, no capabilities, and a Landlock domain.
@@ -28,7 +29,7 @@ PROCESSES = 256
 # never touch (measured: limit + 2 GiB + 64 MiB per CPU keeps `import pyarrow, pandas` working)
 AS_HEADROOM = 2 * 2**30
 AS_PER_CPU = 64 * 2**20
-TMPFS_SIZE = 64 * 2**20  # each tmpfs the sandbox gets (/tmp, /dev/shm, the hidden home): bwrap >= 0.8
+TMPFS_SIZE = 64 * 2**20  # each tmpfs the sandbox gets (/tmp, /var/tmp, /dev/shm, the hidden home): bwrap >= 0.8
 VIEW = "cwd"  # inside the sandbox dir: the real working directory, read-only
 WORK = "work"  # inside the sandbox dir: the scratch directory mounted in its place
 INBOX = "snapshots"  # inside the sandbox dir: read-only for the sandbox; the user side links snapshots in
