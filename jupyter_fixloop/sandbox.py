@@ -294,7 +294,7 @@ class Sandbox:
     def _limit_notes(self, result: dict) -> tuple[str, ...]:
         """A run that ran out of memory or tmpfs room is told which limit it met."""
         error = result.get("error")
-        if not isinstance(error, dict):
+        if not isinstance(error, dict) or self.settings.gateway_url:  # a gateway sets its own limits
             return ()
         text = f"{error.get('ename')}: {error.get('evalue')}"
         limit = memory_limit(self.settings)
