@@ -442,7 +442,8 @@ class _Mirror:
         wanted = snapshots.free_names(code)
         for check in checks:
             wanted |= snapshots.free_names(check)
-        held -= set(self.current.names) | set(self.current.modules) | set(self.current.skipped)
+        # the sandbox kernel has its own `In`, `Out`, `get_ipython`: those are not the user's to share
+        held -= set(self.current.names) | set(self.current.modules) | set(self.current.skipped) | snapshots.IGNORED
         return tuple(sharing.unshared_note(n) for n in sorted(wanted & held))
 
     def cleanup(self) -> None:
