@@ -93,12 +93,17 @@ def test_open_file_is_named_as_not_mirrored_and_the_loop_completes(kernel, fake_
     assert kernel.run("print(log.closed, base)").text.strip() == "False 41"
 
 
-def test_names_a_candidate_adds_are_mirrored_for_that_round(fake_model):
+def test_a_name_only_a_candidate_reads_is_not_mirrored_unless_shared(fake_model):
+    """Finding 7: the candidate does not decide what is mirrored; `share` adds a part before it runs."""
     ns = {"first": [1, 2], "second": [3, 4]}
     server = fake_model("```python\ntotal = sum(first) + sum(second)\n```")
     result = fix("total = sum(first)\n", checks=["total == 10"], namespace=ns, model="openai/scripted",
-                 api_base=server.url)
+                 api_base=server.url, max_rounds=1)
     assert result.first.kind == "check_failed"
+    assert result.status != "fixed"
+    assert "`second` is in your namespace but not shared with the sandbox; add --share second" in result.rounds[0].receipt.text
+    result = fix("total = sum(first)\n", checks=["total == 10"], namespace=ns, model="openai/scripted",
+                 api_base=server.url, max_rounds=1, share=("second",))
     assert result.status == "fixed", result.reason
 
 
