@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import textwrap
 
-from traitlets import Enum, Float, Integer, Unicode
+from traitlets import Enum, Float, Integer, List, Unicode
 from traitlets.config import Configurable
 
 from .errors import UsageError
@@ -52,6 +52,12 @@ class FixLoop(Configurable):
     snapshot_size_cap = Integer(
         DEFAULTS.snapshot_size_cap, min=0, help="Bytes of user variables mirrored into the sandbox; larger ones are named, not sent."
     ).tag(config=True)
+    share = List(
+        Unicode(), list(DEFAULTS.share),
+        help="Names of your variables shared with the sandboxes besides those the cell, its checks and the "
+        "following cells read (a candidate cannot widen the set: one that reads another name is told to add it "
+        "here, or with %%fixloop --share NAME). IPython's history (_i1, Out, ...) is shared only when named.",
+    ).tag(config=True)
     receipt_tokens = Integer(
         DEFAULTS.receipt_tokens, min=50, help="Most tokens one receipt (what the model reads of a run) may take; longer ones are trimmed."
     ).tag(config=True)
@@ -70,7 +76,8 @@ class FixLoop(Configurable):
 
     def options(self) -> LoopOptions:
         """The configured values as the one options value a loop reads."""
-        return LoopOptions(**{name: getattr(self, name) for name in self.trait_names(config=True) if name in NAMES})
+        values = {name: getattr(self, name) for name in self.trait_names(config=True) if name in NAMES}
+        return LoopOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
 
     # ---------------------------------------------------------------- `%fixloop config`
 

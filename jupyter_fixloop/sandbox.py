@@ -24,10 +24,12 @@ from dataclasses import dataclass, field
 
 from jupyter_client.manager import AsyncKernelManager
 
+from . import cgroups
 from . import receipt as receipts
 from . import snapshot as snapshots
-from .confine import landlock_abi
+from .confine import TMPFS_SIZE, address_space, describe_limit, landlock_abi, memory_limit
 from .errors import SandboxError
+from .leftovers import owner_tag, sandboxes_root
 from .receipt import Receipt
 from .snapshot import Snapshot
 
@@ -106,7 +108,8 @@ class Sandbox:
 
     def __init__(self, settings: SandboxSettings):
         self.settings = settings
-        self.dir = tempfile.mkdtemp(prefix="fixloop-sandbox-", dir=_sandboxes_root())
+        # named after its owner: a sweep removes it if this process dies before `close` (leftovers.py)
+        self.dir = tempfile.mkdtemp(prefix=f"fixloop-sandbox-{owner_tag()}-", dir=sandboxes_root())
         os.chmod(self.dir, 0o700)
         self.home = os.path.join(self.dir, "home")
         os.makedirs(os.path.join(self.home, "tmp"))
@@ -165,14 +168,16 @@ class Sandbox:
             raise SandboxError(f"the sandbox kernel could not import jupyter_fixloop: {self._stderr_tail()}")
 
     def _confinement_prefix(self) -> list[str]:
-        from .confine import LIFELINE, prefix
+        from .confine import LIFELINE, PROCESSES, prefix
 
         host_read = tuple(os.path.join(self.dir, n) for n in (CONNECTION_FILE, STDERR_FILE, LIFELINE))
         root = snapshots.ram_root()
         if root:  # bound read-only at its own path, like the files the host reads; named after the
             self.ram_inbox = os.path.join(root, f"inbox-{os.path.basename(self.dir)}")  # sandbox dir, to sweep
             os.mkdir(self.ram_inbox, 0o700)
-        argv, self.confinement = prefix(self.settings, self.dir, self.home, host_read + ((self.ram_inbox,) if root else ()))
+        groups = tuple(cgroups.make(self.dir, PROCESSES, memory_limit(self.settings)))
+        argv, self.confinement = prefix(self.settings, self.dir, self.home, host_read + ((self.ram_inbox,) if root else ()),
+                                        groups)
         if self.confinement != "bwrap" and self.ram_inbox:
             os.rmdir(self.ram_inbox)
             self.ram_inbox = None
@@ -271,8 +276,8 @@ class Sandbox:
             return receipts.crash("the sandbox gave no result", self._stderr_tail())
         result.setdefault("seconds", time.perf_counter() - started)
         try:  # the JSON is the sandbox's: a forged shape must end as a receipt, not an error in the user's kernel
-            return receipts.from_run(result, notes=notes + self._load_notes() + self._file_notes(result),
-                                     **receipt_options)
+            return receipts.from_run(result, notes=notes + self._load_notes() + self._file_notes(result)
+                                     + self._limit_notes(result), **receipt_options)
         except Exception as exc:
             return receipts.crash(f"the sandbox's result could not be read ({type(exc).__name__})")
 
@@ -285,6 +290,21 @@ class Sandbox:
             written = sorted({*names, *_plain_files(os.path.join(self.dir, WORK))})
             return _written_notes(written, "discarded")
         return _written_notes(names, "kept in the working directory (no confinement)")
+
+    def _limit_notes(self, result: dict) -> tuple[str, ...]:
+        """A run that ran out of memory or tmpfs room is told which limit it met."""
+        error = result.get("error")
+        if not isinstance(error, dict) or self.settings.gateway_url:  # a gateway sets its own limits
+            return ()
+        text = f"{error.get('ename')}: {error.get('evalue')}"
+        limit = memory_limit(self.settings)
+        if "MemoryError" in text or "Cannot allocate memory" in text:
+            return (f"the sandbox's {describe_limit(limit)} was reached (address space "
+                    f"{address_space(limit) // 2**20} MiB); FixLoop.memory_limit sets it",)
+        if "No space left on device" in text and self.confinement == "bwrap":
+            return (f"the sandbox's temporary file systems (/tmp, /var/tmp, /dev/shm) hold "
+                    f"{TMPFS_SIZE // 2**20} MiB each; write bigger files to the working directory (discarded)",)
+        return ()
 
     def _load_notes(self) -> tuple[str, ...]:
         failed = (self.loaded or {}).get("failed") or {}
@@ -339,7 +359,12 @@ class Sandbox:
         if code > 128 and self.confinement == "bwrap":  # bwrap exits 128+N when its child died of signal N
             code = 128 - code
         if code < 0:
-            return _signal_message(-code)
+            if -code != signal.SIGKILL:
+                return _signal_message(-code)
+            limit = describe_limit(memory_limit(self.settings))
+            if cgroups.oom_killed(self.dir):  # the memory cgroup's out-of-memory killer
+                return f"the kernel process was killed by SIGKILL: it ran out of memory ({limit})"
+            return _signal_message(-code)[:-1] + f"; {limit})"
         return f"the kernel process exited with code {code}"
 
     def _stderr_tail(self, limit: int = 1500) -> str:
@@ -366,9 +391,7 @@ class Sandbox:
                 self._stderr = None
             if self._lifeline is not None:
                 os.close(self._lifeline)
-            from .confine import release
-
-            release(self.dir)  # what a fork bomb left behind
+            cgroups.release(self.dir)  # what a fork bomb left behind
             if self.ram_inbox:
                 shutil.rmtree(self.ram_inbox, ignore_errors=True)
             # in a thread: a candidate may have left a million files, the event loop must not wait
@@ -411,13 +434,6 @@ def _written_notes(names: list[str], fate: str) -> tuple[str, ...]:
 def _shown(name: str) -> str:
     name = name if name.isprintable() else repr(name)[1:-1]
     return name if len(name) <= MAX_NAME else name[:MAX_NAME - 3] + "..."
-
-
-def _sandboxes_root() -> str:
-    """One private parent for all sandbox dirs, so bwrap can hide the other sandboxes' sockets."""
-    root = os.path.join(tempfile.gettempdir(), f"fixloop-{os.getuid()}")
-    os.makedirs(root, mode=0o700, exist_ok=True)
-    return root
 
 
 def _crash_report(stderr: str, limit: int = 400) -> str:

@@ -1,7 +1,7 @@
 """Snapshots: the user's live variables, written once and loaded into every round's sandbox.
 
-Only what the cell (and each candidate) can reach is taken: the names it reads, plus the globals
-that notebook-defined functions and classes use. cloudpickle carries functions and classes defined
+Only what the loop shares (sharing.py: the names the cell and its checks read, never a candidate's
+choice) is taken, plus the globals that notebook-defined functions and classes use. cloudpickle carries functions and classes defined
 in the notebook by value; modules travel by name and are re-imported. Large numpy/pandas buffers
 go out-of-band (pickle protocol 5), are written raw and 64-byte aligned, and the sandbox maps the
 file copy-on-write: one copy on the user's side, none on the sandbox's, and a round that mutates a
@@ -10,8 +10,8 @@ columns without pyarrow) travel as one joined buffer, because pickling a million
 by one costs more than everything else together. Objects that cannot travel are named with their
 type, for the receipt.
 
-A snapshot may have several parts: when a candidate reads a name the cell did not, only the new
-names are written, to a second file loaded after the first.
+A snapshot may have several parts: when the original run's typo shares a close match (`dff` ->
+`df`), only the new names are written, to a second file loaded after the first.
 
 Files go to RAM (/dev/shm) when it has room: a large write to a disk-backed temp dir is throttled by
 writeback (62 MB: 17-170 ms to /tmp on these machines, ~25 ms to /dev/shm, about a memory copy into
@@ -62,6 +62,7 @@ class Snapshot:
     nbytes: int = 0
     parts: tuple[str, ...] = ()
     imports: tuple[str, ...] = ()
+    unshared: tuple[str, ...] = ()  # the user's other names (not values): a candidate reading one is told
 
     @property
     def files(self) -> tuple[str, ...]:

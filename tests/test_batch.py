@@ -327,3 +327,19 @@ def test_later_cells_judge_each_candidate_and_the_report_shows_the_effect(workdi
     text = Path(report).read_text()
     assert "what it does to your data:" in text
     assert "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'" in text
+
+
+def test_a_share_line_in_a_notebook_is_honoured(workdir, capsys):
+    check = "--expect \"globals().get('secret_rate') == 3\""  # read by name from a string: not shared
+    src = write_notebook(
+        workdir / "share.ipynb",
+        "secret_rate = 3\nunits = [1, 2]",
+        f"%%fixloop {check} --share secret_rate\ntotal = sum(unit)",
+        f"%%fixloop {check}\nother = sum(unit)",
+    )
+    out = str(workdir / "share.out.ipynb")
+    code = batch_cli.main([src, "-o", out])
+    assert code == 1, capsys.readouterr()
+    cells = nbformat.read(out, as_version=4).cells
+    assert cells[1].metadata["fixloop"]["status"] == "fixed" and "sum(units)" in cells[1].source
+    assert cells[2].metadata["fixloop"]["status"] != "fixed"

@@ -115,7 +115,7 @@ def test_user_kernel_recovers_from_a_hanging_setup(tmp_path):
             kernel.run("import time\ntime.sleep(60)\n", timeout=2)
         kernel.reset(timeout=60)
         kernel.run("x = 41 + 1\n", timeout=60)
-        snap = kernel.snapshot(str(tmp_path / "snap.bin"), timeout=60)
+        snap = kernel.snapshot(str(tmp_path / "snap.bin"), timeout=60, code=["y = x + 1"])
         assert snap.names == ("x",)
     finally:
         kernel.close()

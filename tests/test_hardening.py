@@ -13,7 +13,7 @@ import pytest
 from fake_model import FakeModelServer
 from kernel import UserKernel
 
-from jupyter_fixloop import confine, fix, runtime
+from jupyter_fixloop import cgroups, confine, fix, runtime
 from jupyter_fixloop.sandbox import Sandbox, SandboxSettings
 
 MiB = 1024**2
@@ -214,10 +214,9 @@ TIMEOUT = 2.0
 def _fork_bomb_is_capped():
     if os.getuid() != 0:
         return True  # RLIMIT_NPROC
-    probe = confine.make_cgroup("/fixloop-sandbox-probe", 1)
-    if probe:
-        os.rmdir(probe)
-    return probe is not None
+    made = cgroups.make("/fixloop-sandbox-probe", 1, 2**30)
+    cgroups.release("/fixloop-sandbox-probe")
+    return any("/pids/" in path for path in made)
 
 
 CASES = [(f, "bwrap") for f in FAULTS] + [(f, "none") for f in ("busy loop", "segfault", "memory bomb")]
@@ -265,3 +264,35 @@ def test_user_kernel_survives_every_fault_and_nothing_is_lost(user_kernel):
     assert user_kernel.run("print(state['rows'])").text.strip() == str(41 + sum(1 for f in FAULTS if f != "fork bomb" or _fork_bomb_is_capped()))
     # a fresh sandbox is used after the crashes: a passing cell passes
     assert "already passes" in user_kernel.run("%%fixloop --dry\nok = 1 + 1\n").text
+
+
+# ---------------------------------------------------------------- 5. what RLIMIT_DATA does not count
+
+def memory_cgroup_here() -> bool:
+    """Whether a memory cgroup can be made here (root on cgroup v1, or a delegated v2 controller)."""
+    made = cgroups.make("/fixloop-sandbox-probe-memory", 1, 2**30)
+    cgroups.release("/fixloop-sandbox-probe-memory")
+    return any("/pids/" not in path for path in made)
+
+
+def test_a_shared_mapping_past_the_address_space_fails_and_names_the_limit(tmp_path):
+    code = "import mmap\nm = mmap.mmap(-1, 8 * 2**30, flags=mmap.MAP_SHARED)\n"  # RLIMIT_DATA lets it through
+    receipt, _, _ = run_once(code, tmp_path, "bwrap", memory_limit=512 * MiB)
+    assert receipt.kind == "exception" and "Cannot allocate memory" in receipt.text, receipt.text
+    assert "memory_limit 512 MiB was reached" in receipt.text
+
+
+def test_tmpfs_mounts_are_size_limited_and_a_full_one_is_explained(tmp_path):
+    if not confine.tmpfs_size_works(confine.find_bwrap()):
+        pytest.skip("this bwrap is older than 0.8: no --size")
+    code = "with open('/dev/shm/big', 'wb') as f:\n    f.write(b'x' * (100 * 2**20))\n"
+    receipt, _, _ = run_once(code, tmp_path, "bwrap")
+    assert receipt.kind == "exception" and "No space left on device" in receipt.text, receipt.text
+    assert "temporary file systems (/tmp, /var/tmp, /dev/shm) hold 64 MiB each" in receipt.text
+
+
+def test_pyarrow_and_pandas_import_under_the_address_space_limit(tmp_path):
+    pytest.importorskip("pyarrow")
+    receipt, _, _ = run_once("import pyarrow, pandas\nprint(pandas.Series(['a'], dtype='string[pyarrow]').iloc[0])",
+                             tmp_path, "bwrap", memory_limit=512 * MiB)
+    assert receipt.kind == "ok" and receipt.stdout.strip() == "a", receipt.text

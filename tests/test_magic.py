@@ -193,3 +193,12 @@ def test_a_headless_run_stores_no_widget_state(tmp_path):
         assert "text/html" in results[0] and "application/vnd.jupyter.widget-view+json" not in results[0]
         assert all("text/html" not in o.get("data", {}) or o is cell.outputs[-1] for o in cell.outputs)  # no live header left
     assert path.stat().st_size < 16_000, path.stat().st_size  # was ~64 KB a loop with the widget's state
+
+
+def test_share_gives_the_sandbox_a_name_the_cell_does_not_read(kernel):
+    kernel.run("hidden_alpha = 41")
+    check = "--expect \"globals().get('hidden_alpha') == 41\""
+    run = kernel.run(f"%%fixloop --dry --max-rounds 0 {check}\nx = 1\n")
+    assert "already passes" not in run.text, run.text  # read by name from a string: not shared
+    run = kernel.run(f"%%fixloop --dry --max-rounds 0 --share hidden_alpha,other {check}\nx = 1\n")
+    assert "already passes" in run.text, run.text

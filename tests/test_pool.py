@@ -2,21 +2,26 @@
 litellm calls to the scripted server. The user kernel calls `jupyter_fixloop.fix(...,
 namespace=globals())`, which is what `%%fixloop` does with the kernel's namespace."""
 
+import glob
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
 from kernel import UserKernel
 
-from jupyter_fixloop import fix, runtime
+from jupyter_fixloop import fix, leftovers, runtime
+from jupyter_fixloop.leftovers import owner_tag, sandboxes_root
 from jupyter_fixloop.loop import sandbox_settings
 from jupyter_fixloop.options import LoopOptions
 from jupyter_fixloop.pool import pool_for
 from jupyter_fixloop.sandbox import Sandbox, SandboxSettings
+from jupyter_fixloop.snapshot import ram_root
 
 EARLIER_CELLS = [
     "import pandas as pd",
@@ -88,12 +93,17 @@ def test_open_file_is_named_as_not_mirrored_and_the_loop_completes(kernel, fake_
     assert kernel.run("print(log.closed, base)").text.strip() == "False 41"
 
 
-def test_names_a_candidate_adds_are_mirrored_for_that_round(fake_model):
+def test_a_name_only_a_candidate_reads_is_not_mirrored_unless_shared(fake_model):
+    """Finding 7: the candidate does not decide what is mirrored; `share` adds a part before it runs."""
     ns = {"first": [1, 2], "second": [3, 4]}
     server = fake_model("```python\ntotal = sum(first) + sum(second)\n```")
     result = fix("total = sum(first)\n", checks=["total == 10"], namespace=ns, model="openai/scripted",
-                 api_base=server.url)
+                 api_base=server.url, max_rounds=1)
     assert result.first.kind == "check_failed"
+    assert result.status != "fixed"
+    assert "`second` is in your namespace but not shared with the sandbox; add --share second" in result.rounds[0].receipt.text
+    result = fix("total = sum(first)\n", checks=["total == 10"], namespace=ns, model="openai/scripted",
+                 api_base=server.url, max_rounds=1, share=("second",))
     assert result.status == "fixed", result.reason
 
 
@@ -193,10 +203,15 @@ def test_killing_the_user_kernel_leaves_no_sandbox_process(confinement):
         assert run.text.strip() == "passed", run.text
         assert wait_until(lambda: len(sandboxes_of(k.pid())) >= 1)  # the pool keeps one warm
         before = sandboxes_of(k.pid())
+        tag = owner_tag(k.pid())
         os.kill(k.pid(), signal.SIGKILL)
         wait_until(lambda: not any(alive(pid) for pid in before))
         after = {pid: _ancestry(pid) for pid in before if alive(pid)}
         assert len(before) >= 1 and after == {}
+        left = glob.glob(os.path.join(sandboxes_root(), f"fixloop-sandbox-{tag}-*"))
+        assert left  # a killed kernel cannot clean up: its directories stay until a sweep
+        leftovers.sweep()
+        assert not any(os.path.exists(p) for p in left)
     finally:
         k.kc.stop_channels()
         process = k.km.provisioner.process if k.km.provisioner else None
@@ -271,3 +286,26 @@ def test_sandboxes_are_shut_down_at_exit():
     # closed by the atexit hook, not just orphaned: Sandbox.close removes the sandbox's directory
     assert [d for d in before.values() if os.path.exists(d)] == []
     assert wait_until(lambda: not any(alive(pid) for pid in before))
+
+
+def test_a_new_pool_sweeps_the_leftovers_of_a_dead_owner_and_keeps_a_live_ones(tmp_path):
+    gone = subprocess.run([sys.executable, "-c", "from jupyter_fixloop.leftovers import owner_tag; print(owner_tag())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    snapshots = ram_root()
+    snapshot_dir = (lambda tag: os.path.join(snapshots, f"loop-{tag}-t")) if snapshots else (
+        lambda tag: os.path.join(tempfile.gettempdir(), f"fixloop-loop-{tag}-t"))
+    dead = [os.path.join(sandboxes_root(), f"fixloop-sandbox-{gone}-t"), snapshot_dir(gone)]
+    live = [os.path.join(sandboxes_root(), f"fixloop-sandbox-{owner_tag()}-t"), snapshot_dir(owner_tag())]
+    for path in dead + live:
+        os.makedirs(os.path.join(path, "home"))
+        with open(os.path.join(path, "snapshot-1.bin"), "w") as f:
+            f.write("x")
+    try:
+        async def start():
+            pool_for(SandboxSettings(cwd=str(tmp_path), confinement="none"), 0)
+
+        runtime.run_sync(start())
+        assert [os.path.exists(p) for p in dead + live] == [False, False, True, True]
+    finally:
+        for path in live:
+            shutil.rmtree(path, ignore_errors=True)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from jupyter_fixloop import confine
+from jupyter_fixloop import cgroups, confine
 from jupyter_fixloop import snapshot as snapshots
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -70,7 +70,7 @@ class Scene:
 def scene(tmp_path):
     tag = secrets.token_hex(6)
     canaries = {k: f"RTCANARY-{k}-{tag}" for k in ("env", "ssh", "dotenv", "name", "ns", "connkey", "tmp", "xdg",
-                                                        "deep", "aws", "parent")}
+                                                        "deep", "aws", "parent", "dbpw", "history")}
     project, home, data, runtime, xdg = (tmp_path / n for n in ("repo/project", "home", "data", "runtime", "xdg"))
     for d in (project / "sub" / "deep", project / "sub" / ".aws", home / ".ssh", data, runtime, xdg, tmp_path / "repo" / ".git"):
         d.mkdir(parents=True)
@@ -433,3 +433,54 @@ def test_forged_results_give_typed_receipts(scene, fake_model, bwrap):
     outcome = attack(scene, fake_model, candidates, timeout=180)
     assert_nothing_leaked(scene, outcome)
     assert [r["kind"] for r in outcome.receipts] == ["crash"] * 3, [r["text"] for r in outcome.receipts]
+
+
+# ---------------------------------------------------------------- 7. the candidate does not pick what is mirrored
+
+
+PULL = "print(db_password)\nprint(_i1)\n"
+
+
+def _holding_secrets(scene: Scene) -> dict:
+    """A namespace with a password the cell never reads and IPython's history holding a pasted key."""
+    return {"prices": [1, 2, 3], "api_token": scene.canaries["ns"], "db_password": scene.canaries["dbpw"],
+            "_i1": f"key = {scene.canaries['history']!r}"}
+
+
+def test_a_candidate_cannot_pull_unshared_names_or_the_history(scene, fake_model, bwrap):
+    outcome = attack(scene, fake_model, [PULL], namespace=_holding_secrets(scene))
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["kind"] == "exception" and receipt["ename"] == "NameError", receipt["text"]
+    for name in ("db_password", "_i1"):  # named, with the remedy, never the value
+        assert f"`{name}` is in your namespace but not shared with the sandbox; add --share {name}" in receipt["text"]
+    # `prices`, the close match of the cell's typo `prices_list`, was shared before the candidate ran
+    assert "NameError: name 'prices'" not in receipt["text"]
+
+
+def test_a_name_given_with_share_arrives(scene, fake_model, bwrap):
+    outcome = attack(scene, fake_model, [f"assert len(db_password) == {len(scene.canaries['dbpw'])}\n"],
+                     namespace=_holding_secrets(scene), share=["db_password"])
+    assert_nothing_leaked(scene, outcome)
+    assert outcome.result["status"] == "fixed", outcome.receipts
+    assert "not shared" not in outcome.receipts[0]["text"]
+
+
+# ---------------------------------------------------------------- 8. limits RLIMIT_DATA does not count
+
+
+TOUCH_SHARED = ("import mmap\nm = mmap.mmap(-1, 1536 * 2**20, flags=mmap.MAP_SHARED)\n"
+                "for i in range(0, len(m), 4096):\n    m[i] = 1\n")
+
+
+def test_a_shared_mmap_bomb_ends_as_a_crash_naming_the_limit_and_the_user_lives(scene, fake_model, bwrap):
+    """1.5 GiB of shared memory touched under memory_limit 512 MiB (redteam_user.py sets it)."""
+    made = cgroups.make("/fixloop-sandbox-probe-rt", 1, 2**30)
+    cgroups.release("/fixloop-sandbox-probe-rt")
+    if not any("/pids/" not in path for path in made):
+        pytest.skip("no memory cgroup can be made here: only RLIMIT_AS applies (see the README)")
+    outcome = attack(scene, fake_model, [TOUCH_SHARED + AGAIN], timeout=180)
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["kind"] == "crash", receipt["text"]
+    assert "it ran out of memory (memory_limit 512 MiB)" in receipt["text"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..cell import MAGIC, join_magic, magic_arguments, split_instruction, split_magic
 from ..errors import UsageError
 from ..notebook.magic import FixLoopMagics, expected_output
+from ..options import parse_share
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class CellPlan:
     hint: str | None = None
     expect_output: str | None = None
     instruction_in_body: bool = False
+    share: tuple[str, ...] = ()  # --share: names shared with the sandbox besides those the cell reads
 
     def source_with(self, code: str) -> str:
         """The cell source holding `code`: the `%%fixloop` line is kept as the user wrote it."""
@@ -55,7 +57,7 @@ def parse_cell(source: str) -> CellPlan:
     return CellPlan(code=code, magic_line=first, checks=tuple(args.expect), instruction=instruction,
                     max_rounds=args.max_rounds, timeout=args.timeout, model=args.model, hint=args.hint,
                     expect_output=expected_output(getattr(args, "expect_output", None)),
-                    instruction_in_body=bool(instruction) and not args.instruction)
+                    instruction_in_body=bool(instruction) and not args.instruction, share=parse_share(args.share))
 
 
 def cell_names(code: str) -> tuple[set[str], set[str]]:

@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 
 from ..cell import split_magic
 from ..errors import FixloopError, UsageError
+from ..leftovers import owner_tag
 from ..options import BUILTIN, LoopOptions
 from ..result import LoopResult
+from ..sharing import missing_names
 from ..snapshot import Snapshot, remove_scratch, scratch_dir
 from ..summary import METADATA_KEY, loop_summary
 from .cells import CellPlan, cell_names, parse_cell
@@ -239,8 +241,9 @@ class NotebookKernel:
                               "install jupyter-fixloop in the kernel's environment")
         return json.loads(ast.literal_eval(answer["data"]["text/plain"]))
 
-    async def mirror(self, path: str) -> Snapshot:
-        fields = await self.call("mirror", path)
+    async def mirror(self, path: str, share: dict) -> Snapshot:
+        """Write the names `share` picks (see sharing.shared_names: the same rule as in a notebook)."""
+        fields = await self.call("mirror", path, share)
         return Snapshot(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
 
 
@@ -270,7 +273,7 @@ class BatchRun:
         self.dead = False
         self.executed = 0
         self.workdir = tempfile.mkdtemp(prefix="fixloop-batch-")
-        self.snapdir = scratch_dir("batch-")  # the notebook kernel writes snapshots here
+        self.snapdir = scratch_dir(f"batch-{owner_tag()}-")  # the notebook kernel writes snapshots here
         self.loop_options = options.loop.with_(cwd=self.cwd).resolved()
 
     async def run(self) -> BatchResult:
@@ -342,7 +345,10 @@ class BatchRun:
     async def _repair(self, kernel, index, plan: CellPlan, error: str, started: float, defines) -> CellOutcome:
         cell = self.nb.cells[index]
         number = index + 1
-        snap = await kernel.mirror(os.path.join(self.snapdir, f"cell-{number}.bin"))
+        share = {"code": [plan.code, *plan.checks, *self._later(number)], "instruction": plan.instruction,
+                 "missing": list(missing_names(*error.split(": ", 1)) if ": " in error else ()),
+                 "share": [*self.loop_options.share, *plan.share]}
+        snap = await kernel.mirror(os.path.join(self.snapdir, f"cell-{number}.bin"), share)
         try:
             result, decision = await self._loop(plan, snap, cell.source, number, error, time.perf_counter() - started)
         except UsageError as exc:  # e.g. an --expect that is not an expression

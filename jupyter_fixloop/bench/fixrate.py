@@ -150,14 +150,13 @@ class UserKernel:
         if content["status"] != "ok":
             raise FixloopError(f"{content.get('ename', 'error')}: {content.get('evalue', '')}")
 
-    def snapshot(self, path: str, timeout: float):
-        """Mirror the kernel's globals to `path`, as a notebook session does; returns the Snapshot."""
+    def snapshot(self, path: str, timeout: float, code: list[str]):
+        """Mirror what `code` (the cell, the check) reads of the kernel's globals to `path`, by the
+        rule a notebook session follows (sharing.py); returns the Snapshot."""
         from ..snapshot import Snapshot
 
-        expr = (
-            "__import__('json').dumps(__import__('dataclasses').asdict("
-            f"__import__('jupyter_fixloop.snapshot', fromlist=['_']).write_snapshot(globals(), None, {path!r})))"
-        )
+        share = {"code": code}
+        expr = f"__import__('jupyter_fixloop.kernel.checkpoint', fromlist=['_']).mirror(globals(), {path!r}, {share!r})"
         reply = self.kc.execute_interactive("", timeout=timeout, store_history=False, user_expressions={"s": expr},
                                             output_hook=lambda msg: None)
         result = reply["content"]["user_expressions"]["s"]
@@ -166,8 +165,7 @@ class UserKernel:
         import ast
 
         data = json.loads(ast.literal_eval(result["data"]["text/plain"]))
-        data["names"] = tuple(data["names"])
-        return Snapshot(**data)
+        return Snapshot(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
     def reset(self, timeout: float) -> None:
         if not self.km.is_alive():
@@ -201,7 +199,7 @@ def run_case(case: Case, kernel: UserKernel, workdir: str, opts) -> CaseResult:
     try:
         kernel.reset(opts.timeout * 4)
         kernel.run(case.setup, opts.timeout * 4)
-        snap = kernel.snapshot(path, opts.timeout * 4)
+        snap = kernel.snapshot(path, opts.timeout * 4, [case.cell, case.check])
     except FixloopError as exc:
         return _result(case, False, "error", f"setup failed: {exc}", started)
     try:

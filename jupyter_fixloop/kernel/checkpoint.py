@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import types
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from .. import snapshot
+from ..sharing import shared_names, undefined_names
 
 COPY_CAP = 1024**3  # bytes of copies kept per cell; beyond it values are kept by reference only
 IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), frozenset, range)
@@ -92,6 +93,15 @@ def _unchanged(value, blob: bytes) -> bool:
         return False
 
 
-def mirror(ns: dict, path: str) -> str:
-    """Write the whole namespace as a snapshot for the sandbox; returns the `Snapshot` as JSON."""
-    return json.dumps(asdict(snapshot.write_snapshot(ns, None, path)))
+def mirror(ns: dict, path: str, share: dict) -> str:
+    """Write the names the loop shares (`share`: the keywords of sharing.shared_names but the
+    namespace; without `missing`, the undefined names of the first `code`) as a snapshot for the
+    sandbox; returns the `Snapshot` as JSON."""
+    modules = [n for n, v in ns.items() if isinstance(v, types.ModuleType)]
+    if share.get("missing") is None:  # the cell has not run: its NameErrors, read from the code
+        share = {**share, "missing": [n for c in share.get("code", ())[:1] for n in undefined_names(c, ns)]}
+    names = shared_names(ns, modules=modules, **share)
+    snap = snapshot.write_snapshot(ns, names, path)
+    held = set(snap.names) | set(snap.modules) | set(snap.skipped)
+    unshared = tuple(sorted(n for n in ns if isinstance(n, str) and n not in held and n not in names))
+    return json.dumps(asdict(replace(snap, unshared=unshared)))

@@ -16,6 +16,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from .. import history as histories
+from .. import leftovers
 from ..cell import split_instruction
 from ..config import FixLoop
 from ..confine import load_warning
@@ -47,6 +48,8 @@ class FixLoopMagics(Magics):
     @argument("--max-tokens", type=int, default=None, help="Total model tokens for this loop.")
     @argument("--budget", type=float, default=None, help="Total model cost in USD for this loop.")
     @argument("--hint", default=None, help="Extra guidance added to the prompt.")
+    @argument("--share", action="append", default=[], metavar="NAMES",
+              help="Variables shared with the sandbox besides those the cell and checks read (a,b; repeatable).")
     @argument("--dry", action="store_true", help="Do not run the passing cell in this kernel.")
     @argument("--help", "-h", action="store_true", help="Show this help; the cell does not run.")
     @argument("instruction", nargs="*", help="Optional instruction: write or change the cell's code.")
@@ -106,7 +109,8 @@ class FixLoopMagics(Magics):
         """FixLoop's configured values, overridden by this cell's arguments."""
         return self.config_obj.options().with_(
             model=args.model, max_rounds=args.max_rounds, timeout=args.timeout, max_tokens=args.max_tokens,
-            budget=args.budget, hint=args.hint).resolved()
+            budget=args.budget, hint=args.hint,
+            share=(*self.config_obj.share, *args.share) if args.share else None).resolved()
 
     def _run(self, source, args, instruction, options, following=(), on_event=None):
         # imported here for start-up cost: the loop brings jupyter_client and the sandbox; `%load_ext` stays cheap
@@ -187,6 +191,7 @@ def expected_output(value: str | None) -> str | None:
 
 def load_ipython_extension(ipython) -> None:
     ipython.register_magics(FixLoopMagics(ipython))
+    leftovers.sweep()  # sandbox and snapshot dirs of kernels that died mid-loop
     connect(ipython)  # hello to the frontend: can it replace cells in place?
     configured = FixLoop(parent=ipython).options().resolved()
     if not configured.gateway_url and (warning := load_warning(configured.confinement)):  # e.g. no bwrap: say so now

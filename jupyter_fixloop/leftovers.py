@@ -1,0 +1,89 @@
+"""Directories a killed kernel left behind, found by their owner's name in theirs, and removed.
+
+Sandbox directories, snapshot scratch directories (in RAM or the temp dir) and sandbox cgroups are
+named with their owner's pid and start time (`fixloop-sandbox-1234.5678-...`): a process that dies
+mid-loop cannot remove them, and the pid alone may be reused. `sweep()` removes those whose owner
+is gone; it runs at `%load_ext jupyter_fixloop` and when a new sandbox pool starts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import tempfile
+
+from . import cgroups
+from .snapshot import ram_root
+
+_TAG = re.compile(r"(?:^|-)(\d+)\.(\d+)-")
+
+
+def sandboxes_root() -> str:
+    """One private parent for all sandbox dirs, so bwrap can hide the other sandboxes' sockets."""
+    root = os.path.join(tempfile.gettempdir(), f"fixloop-{os.getuid()}")
+    os.makedirs(root, mode=0o700, exist_ok=True)
+    return root
+
+
+def owner_tag(pid: int | None = None) -> str:
+    """`PID.START`: this process (or `pid`) as named in the directories it owns."""
+    pid = os.getpid() if pid is None else pid
+    return f"{pid}.{_start_time(pid) or 0}"
+
+
+def _start_time(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot (field 22 of /proc/PID/stat), None if gone
+    (a zombie, dead but not yet reaped by its parent, is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return None if fields[0] in (b"Z", b"X") else int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def owner_gone(name: str) -> bool:
+    """True when `name` carries an owner tag whose process no longer exists (or is another one now)."""
+    found = _TAG.search(name)
+    if not found:
+        return False
+    pid, start = int(found.group(1)), int(found.group(2))
+    if os.path.isdir("/proc/self"):
+        return _start_time(pid) != start if start else _start_time(pid) is None
+    try:  # no /proc: the pid alone
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        pass
+    return False
+
+
+def sweep() -> int:
+    """Remove the sandbox and snapshot directories and the cgroups of owners that are gone.
+    Only this user's directories, never a symlink. Returns how many were removed."""
+    removed = cgroups.sweep(owner_gone)
+    roots = [(sandboxes_root(), "fixloop-sandbox-"), (tempfile.gettempdir(), "fixloop-")]
+    ram = ram_root()
+    if ram:
+        roots.append((ram, ""))
+    for root, prefix in roots:
+        try:
+            entries = list(os.scandir(root))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith(prefix) and owner_gone(entry.name) and _mine(entry):
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed += 1
+    return removed
+
+
+def _mine(entry: os.DirEntry) -> bool:
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
