@@ -22,7 +22,7 @@ import time
 import traceback
 import warnings
 
-from jupyter_fixloop.kernel import checks, effect, facts
+from jupyter_fixloop.kernel import checks, effect, facts, judge
 from jupyter_fixloop.kernel.checks import evaluate as _evaluate_check
 from jupyter_fixloop.kernel.checks import judge as _judge_expression
 from jupyter_fixloop.kernel.facts import gather, short_repr
@@ -71,6 +71,15 @@ def _internal_error(exc: BaseException) -> dict:
 def _store(result: dict) -> None:
     global _last_json
     _last_json = json.dumps(result, default=str)
+
+
+def judge_request() -> None:
+    """Fork the judge of the next run (kernel/judge.py); its public key is read back before the run."""
+    global _last_json
+    try:
+        _last_json = json.dumps({"key": judge.start()})
+    except BaseException as exc:
+        _last_json = json.dumps({"error": f"{type(exc).__name__}: {exc}"[:300]})
 
 
 def load_request(path: str) -> None:
@@ -157,6 +166,9 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
             result["effect"] = _effect_after(before, ns, names)
             if result["status"] == "ok":
                 result["checks"] = [_run_check(expr, ns, result, source) for expr in checks]
+            if result["status"] == "ok" and checks and judge.started():
+                result["verdict"] = judge.verdict(checks, ns, source)
+            judge.stop()  # a judge is for one run
     following = following or {}
     if following.get("cells") and (result["status"] == "ok" or following.get("after_error")):
         result["following"] = await _run_following(following["cells"], ns, allow_await, following.get("timeout"))
