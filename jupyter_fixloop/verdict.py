@@ -23,8 +23,9 @@ def judged(result: dict, checks: list[str], public_key: str | None) -> dict:
     claimed = result.get("checks")
     claimed = claimed if isinstance(claimed, list) else []
     signed = _signed(result.get("verdict"), checks, public_key)
-    if signed is None:
-        return {**result, "checks": [*claimed, {"expr": FORGED, "passed": False, "detail": ""}]}
+    if signed is None:  # the runner's passes are unproven; its failures stand
+        failed = [c for c in claimed if isinstance(c, dict) and not c.get("passed")]
+        return {**result, "checks": [*failed, {"expr": FORGED, "passed": False, "detail": ""}]}
     merged = []
     for at, judge in enumerate(signed):
         mine = claimed[at] if at < len(claimed) and isinstance(claimed[at], dict) else {}
