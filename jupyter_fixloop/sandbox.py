@@ -107,6 +107,8 @@ class _KernelManager(AsyncKernelManager):
 class Sandbox:
     """One sandbox kernel. Use `await Sandbox.start(settings)`; `run` once; then `close`."""
 
+    judge_key: str | None = None  # the public key of the judge forked after the last load (kernel/judge.py)
+
     def __init__(self, settings: SandboxSettings):
         self.settings = settings
         # named after its owner: a sweep removes it if this process dies before `close` (leftovers.py)
@@ -206,6 +208,8 @@ class Sandbox:
                 "loaded": [*self.loaded.get("loaded", []), *(loaded if isinstance(loaded, list) else [])],
                 "failed": {**self.loaded.get("failed", {}), **(failed if isinstance(failed, dict) else {})},
             }
+            key = report.get("judge")  # forked after this part, before any candidate: its public key
+            self.judge_key = key if isinstance(key, str) else None
             self.loaded_files += (path,)
         return self.loaded
 
@@ -260,8 +264,10 @@ class Sandbox:
         """Run one candidate and its checks (and the following cells, `{"cells": [...], "after_error":
         bool}`, see runner.run); always returns a receipt (timeouts and crashes included). With
         `judged`, a check passes only as the run's judge signed it (verdict.py)."""
-        key = await self._judge_key() if judged and checks else None
-        payload = json.dumps({"source": source, "checks": list(checks), "following": following})
+        key, self.judge_key = self.judge_key, None  # the judge forked after the last snapshot part, if any
+        if judged and checks and key is None:
+            key = await self._judge_key()
+        payload = json.dumps({"source": source, "checks": list(checks), "following": following, "judged": judged})
         view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
         # top-level `await`, `async for`, `async with`: awaited on the kernel's loop, as in a notebook
         awaits = "await" in source or "async" in source
