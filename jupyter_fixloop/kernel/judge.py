@@ -219,27 +219,34 @@ class _NotData(Exception):
 
 
 class _DataPickler(pickle.Pickler):
-    """Pickles data; code and objects of other classes become handles (the judge never unpickles them)."""
+    """Pickles data; code and objects of other classes become handles (the judge never unpickles
+    them). `reducer_override`, not `persistent_id`: pickle skips it for str, int, float, list,
+    dict..., so a million strings cost no Python call each."""
 
     def __init__(self, file, lent: list):
         super().__init__(file, protocol=5)
         self.lent = lent
 
-    def persistent_id(self, obj):
+    def reducer_override(self, obj):
         if isinstance(obj, _Handle):
-            return ("h", obj.index)
+            return (_handle, (obj.index,))
         kind = type(obj)
-        if kind in PLAIN:
-            return None
+        if kind in PLAIN or obj is _handle:
+            return NotImplemented
         if isinstance(obj, type) or callable(obj) and hasattr(obj, "__qualname__"):  # pickled by name
             if allowed(getattr(obj, "__module__", None) or "", getattr(obj, "__qualname__", ""), obj):
-                return None
+                return NotImplemented
             if _root(getattr(obj, "__module__", None) or "") in DATA_ROOTS:
                 raise _NotData  # a rebuilder the judge would refuse: the whole value goes as a handle
         elif _root(kind.__module__) in DATA_ROOTS or (kind.__module__, kind.__qualname__) in STDLIB_DATA:
-            return None
+            return NotImplemented
         self.lent.append(obj)
-        return ("h", len(self.lent) - 1)
+        return (_handle, (len(self.lent) - 1,))
+
+
+def _handle(index: int):
+    """Named in a data pickle where an object stays in the kernel; the judge's loader makes it a `Remote`."""
+    raise pickle.UnpicklingError("a handle is read by the judge only")
 
 
 class _Answers(pickle.Unpickler):
@@ -333,15 +340,17 @@ class DataLoader(pickle.Unpickler):
         self.judge_ = judge
 
     def find_class(self, module: str, name: str):
+        if (module, name) == (__name__, "_handle") and self.judge_ is not None:
+            return self._remote
         obj = _resolve(module, name)
         if obj is None or not allowed(module, name, obj):
             raise pickle.UnpicklingError(f"not data: {module}.{name}")
         return obj
 
-    def persistent_load(self, pid):
-        if self.judge_ is None or not (isinstance(pid, tuple) and len(pid) == 2 and isinstance(pid[1], int)):
-            raise pickle.UnpicklingError("a handle where data was expected")
-        return Remote(self.judge_, pid[1])
+    def _remote(self, index) -> Remote:
+        if not isinstance(index, int):
+            raise pickle.UnpicklingError("a handle is a number")
+        return Remote(self.judge_, index)
 
 
 def _resolve(module: str, name: str):
