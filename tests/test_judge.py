@@ -90,7 +90,8 @@ def test_a_forked_judge_evaluates_the_checks_on_what_it_was_sent():
             return self.v
 
     ns = {"x": 1, "fib": fib, "box": Box(), "shell": Shell()}
-    checks = ["x == 2", "x == 1", "fib(6) == 8", "box.get() + 1 == 4", "shell is not None"]
+    hidden = "exec(compile(\"assert globals().get('x') == 1\", '<t>', 'exec'), globals()) is None"
+    checks = ["x == 2", "x == 1", "fib(6) == 8", "box.get() + 1 == 4", "shell is not None", hidden]
     key = judge.start()
     out = judge.verdict(checks, ns, "x = 1")
     assert not judge.started()  # one verdict per judge
@@ -102,6 +103,7 @@ def test_a_forked_judge_evaluates_the_checks_on_what_it_was_sent():
         "fib(6) == 8": (False, "fib(6) returned 13, expected 8"),  # the function ran in the kernel, its value judged here
         "box.get() + 1 == 4": (True, ""),
         "shell is not None": (True, ""),  # an object of the cell's own class is a handle, never unpickled
+        hidden: (True, ""),  # the names read inside code given as a string are sent too
     }
 
 

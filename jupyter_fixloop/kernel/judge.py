@@ -64,6 +64,9 @@ STDLIB_DATA = {
 OPS = {"eq", "ne", "lt", "le", "gt", "ge", "add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
        "getitem", "contains", "neg", "pos", "abs", "invert", "and_", "or_", "xor", "matmul"}
 
+WHOLE_NAMESPACE = {"globals", "locals", "vars", "exec", "eval", "dir"}
+IPYTHON_NAMES = {"In", "Out", "exit", "quit", "get_ipython"}
+
 _link: _Link | None = None  # the kernel's end of the current judge
 
 
@@ -118,7 +121,7 @@ def verdict(checks: list[str], ns: dict, cell: str) -> dict:
     if link is None:
         return {"error": "no judge was started"}
     try:
-        values = {name: link.pack(ns[name]) for name in sorted(read_names(checks)) if name in ns}
+        values = {name: link.pack(ns[name]) for name in sorted(wanted(checks, ns))}
         link.send(("judge", list(checks), cell, values))
         while True:
             message = link.receive()
@@ -131,20 +134,33 @@ def verdict(checks: list[str], ns: dict, cell: str) -> dict:
         link.close()
 
 
-def read_names(checks: list[str]) -> set[str]:
-    """Names the checks read, as names or as `globals().get("name")`-style strings."""
+def read_names(checks: list[str], depth: int = 2) -> set[str]:
+    """Names the checks read: as names, as `globals().get("name")`-style strings, and inside code
+    given as a string (`exec(compile("assert total == 12", ...), globals())`)."""
     names: set[str] = set()
     for check in checks:
         try:
             tree = ast.parse(check.strip())
-        except SyntaxError:
+        except (SyntaxError, ValueError):
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Name):
                 names.add(node.id)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
-                names.add(node.value)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if node.value.isidentifier():
+                    names.add(node.value)
+                elif depth:
+                    names |= read_names([node.value], depth - 1)
     return names
+
+
+def wanted(checks: list[str], ns: dict) -> set[str]:
+    """What the judge is sent: the names the checks read; with `globals()` and the like, every
+    public name (a check may look any up)."""
+    names = read_names(checks)
+    if names & WHOLE_NAMESPACE:
+        names |= {n for n in ns if isinstance(n, str) and not n.startswith("_") and n not in IPYTHON_NAMES}
+    return {n for n in names if n in ns}
 
 
 class _Link:
