@@ -1,18 +1,17 @@
 """The checks' verdict, judged where the candidate cannot reach, and signed.
 
-Design. Just before a run, the sandbox kernel forks a judge: a process made non-dumpable (the
-candidate, the same uid, can neither ptrace it nor read its memory) that makes a one-time Lamport
-key whose secret half never leaves it and hands the public half to the host before any candidate
-code runs. After the run, the judge evaluates every check itself, with its own untouched copy of
-the check code, on the values the check reads, which the kernel sends as data (pickles read by a
-data-only loader: builtins, numpy, pandas, pyarrow data types) or, for code (functions, objects of
-the cell's own classes), as handles that the judge calls back into the kernel; it signs the
-verdict, and the host (verdict.py) believes a passing check only under a valid signature.
+Design, in two sentences. Before any candidate code runs, the sandbox kernel forks a judge, made
+non-dumpable (the candidate, the same uid, can neither ptrace it nor read its memory), whose
+one-time Lamport key never leaves it and whose public half the host already holds. After the run
+the judge evaluates every check with its own untouched copy of the check code, on the values the
+check reads, sent as data (a data-only loader: builtins, numpy, pandas, pyarrow data types) or, for
+code and the cell's own objects, as handles it calls back into the kernel, and signs the verdict,
+which the host (verdict.py) verifies.
 
-So patching the runner, the check code, `bool`, `operator`, `sys.modules` or the messages on the
-pipe cannot turn a failing check into a pass. What the candidate still decides is its own output:
-the values it leaves and what its functions and objects answer (a process can always misreport
-itself: code that reaches for fixloop's machinery to do so is rejected by tamper.touches_fixloop).
+So patching the runner, the check code, `bool`, `operator`, `sys.modules` or the pipe's messages
+cannot turn a failing check into a pass. The candidate still decides its own output: the values it
+leaves and what its functions and objects answer (a process can always misreport itself: code that
+reaches for fixloop's machinery to do so is rejected by tamper.touches_fixloop).
 Stdlib only: imported in every sandbox.
 """
 
