@@ -27,6 +27,7 @@ from jupyter_client.manager import AsyncKernelManager
 from . import cgroups
 from . import receipt as receipts
 from . import snapshot as snapshots
+from . import verdict as verdicts
 from .confine import TMPFS_SIZE, address_space, describe_limit, landlock_abi, memory_limit
 from .errors import SandboxError
 from .leftovers import owner_tag, sandboxes_root
@@ -105,6 +106,8 @@ class _KernelManager(AsyncKernelManager):
 
 class Sandbox:
     """One sandbox kernel. Use `await Sandbox.start(settings)`; `run` once; then `close`."""
+
+    judge_key: str | None = None  # the public key of the judge forked after the last load (kernel/judge.py)
 
     def __init__(self, settings: SandboxSettings):
         self.settings = settings
@@ -205,6 +208,8 @@ class Sandbox:
                 "loaded": [*self.loaded.get("loaded", []), *(loaded if isinstance(loaded, list) else [])],
                 "failed": {**self.loaded.get("failed", {}), **(failed if isinstance(failed, dict) else {})},
             }
+            key = report.get("judge")  # forked after this part, before any candidate: its public key
+            self.judge_key = key if isinstance(key, str) else None
             self.loaded_files += (path,)
         return self.loaded
 
@@ -255,10 +260,14 @@ class Sandbox:
             await self._request(code, START_TIMEOUT)
 
     async def run(self, source: str, checks: list[str], timeout: float, notes: tuple[str, ...] = (),
-                  following: dict | None = None, **receipt_options) -> Receipt:
+                  following: dict | None = None, judged: bool = True, **receipt_options) -> Receipt:
         """Run one candidate and its checks (and the following cells, `{"cells": [...], "after_error":
-        bool}`, see runner.run); always returns a receipt (timeouts and crashes included)."""
-        payload = json.dumps({"source": source, "checks": list(checks), "following": following})
+        bool}`, see runner.run); always returns a receipt (timeouts and crashes included). With
+        `judged`, a check passes only as the run's judge signed it (verdict.py)."""
+        key, self.judge_key = self.judge_key, None  # the judge forked after the last snapshot part, if any
+        if judged and checks and key is None:
+            key = await self._judge_key()
+        payload = json.dumps({"source": source, "checks": list(checks), "following": following, "judged": judged})
         view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
         # top-level `await`, `async for`, `async with`: awaited on the kernel's loop, as in a notebook
         awaits = "await" in source or "async" in source
@@ -276,10 +285,21 @@ class Sandbox:
             return receipts.crash("the sandbox gave no result", self._stderr_tail())
         result.setdefault("seconds", time.perf_counter() - started)
         try:  # the JSON is the sandbox's: a forged shape must end as a receipt, not an error in the user's kernel
+            if judged:
+                result = verdicts.judged(result, list(checks), key)
             return receipts.from_run(result, notes=notes + self._load_notes() + self._file_notes(result)
                                      + self._limit_notes(result), **receipt_options)
         except Exception as exc:
             return receipts.crash(f"the sandbox's result could not be read ({type(exc).__name__})")
+
+    async def _judge_key(self) -> str | None:
+        """Fork the run's judge and take its public key, before any candidate code runs."""
+        try:
+            reply = await self._request(f"{RUNNER}.judge_request()", START_TIMEOUT)
+        except (asyncio.TimeoutError, _KernelDied):
+            return None
+        key = (_result_of(reply) or {}).get("key")
+        return key if isinstance(key, str) else None
 
     def _file_notes(self, result: dict) -> tuple[str, ...]:
         """Files the candidate created in the working directory, and what became of them."""

@@ -163,8 +163,8 @@ def test_the_runner_needs_no_fixloop_install_on_the_gateway_side():
     from jupyter_fixloop.gateway import install_code
 
     code = install_code() + "import jupyter_fixloop.kernel.runner as r\nprint(r.__file__)\n"
-    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60,
-                         env={"PATH": os.environ["PATH"]}, cwd="/")
+    out = subprocess.run([sys.executable, "-I", "-"], input=code, capture_output=True, text=True, timeout=60,
+                         env={"PATH": os.environ["PATH"]}, cwd="/")  # stdin: the code outgrew one argument (128 KiB)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "<fixloop:jupyter_fixloop.kernel.runner>"
 

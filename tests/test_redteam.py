@@ -484,3 +484,37 @@ def test_a_shared_mmap_bomb_ends_as_a_crash_naming_the_limit_and_the_user_lives(
     receipt = outcome.receipts[0]
     assert receipt["kind"] == "crash", receipt["text"]
     assert "it ran out of memory (memory_limit 512 MiB)" in receipt["text"]
+
+
+# ---------------------------------------------------------------- 6. the checks' verdict
+
+JUDGING = "x = 1\n"  # the check is x == 2: every candidate leaves x == 1 and forges the verdict
+CHECKS_CODE = "c = __import__('importlib').import_module('jupyter_fix' + 'loop.kernel.checks')\n"
+JUDGE_CODE = "j = __import__('importlib').import_module('jupyter_fix' + 'loop.kernel.judge')\n"
+PASSING = '[{"expr": "x == 2", "passed": true, "detail": ""}]'
+FORGED_VERDICT = ("{'text': '{\"checks\": " + PASSING + "}', 'signature': '00' * 16384}")
+
+
+@pytest.mark.parametrize("confinement", ["bwrap", "none"])
+def test_a_candidate_cannot_forge_the_checks_verdict(scene, fake_model, confinement):
+    if confinement == "bwrap":
+        assert confine.find_bwrap(), "no working bubblewrap"
+    candidates = [
+        # the runner's judging function and the check code it calls, patched to say "passed"
+        JUDGING + RUNNER + CHECKS_CODE + "c.truth = lambda value: True\nc.judge = lambda node, ns: (True, '')\n"
+        "r._judge = c.judge\n",
+        # the runner in sys.modules swapped for one that reports every check passed, with no verdict
+        JUDGING + "import types\nfake = types.ModuleType('runner')\n"
+        "fake.last_json = lambda: '{\"status\": \"ok\", \"error\": null, \"checks\": " + PASSING + "}'\n"
+        "getattr(__import__('sys'), 'mod' + 'ules')['jupyter_fix' + 'loop.kernel.runner'] = fake\n",
+        # the judge's pipe: its verdict swapped for one signed by nobody, the check code patched too
+        JUDGING + CHECKS_CODE + JUDGE_CODE + "c.truth = lambda value: True\n"
+        "j.verdict = lambda checks, ns, cell: " + FORGED_VERDICT + "\n",
+    ]
+    outcome = attack(scene, fake_model, candidates, confinement=confinement, checks=["x == 2"])
+    assert_nothing_leaked(scene, outcome)
+    assert outcome.result["status"] != "fixed", outcome.result["reason"]
+    texts = [r["text"] for r in outcome.receipts]
+    assert [r["kind"] for r in outcome.receipts] == ["check_failed"] * 3, texts
+    assert "x is 1, expected 2" in texts[0]  # the judge's own evaluation, untouched by the patch
+    assert "did not arrive (or was forged)" in texts[1] and "did not arrive (or was forged)" in texts[2], texts

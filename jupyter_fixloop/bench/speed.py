@@ -7,6 +7,8 @@
 3. `%load_ext jupyter_fixloop` against `import litellm`, each in a fresh interpreter. Target: <= 150 ms.
 5. With --gateway URL: the same warm round through a Kernel Gateway against the local warm pool.
 6. `jupyter-fixloop run` on 8 notebooks with --jobs 2 against --jobs 1 (built-in engine).
+7. The checks' judge (kernel/judge.py): a warm round with one check, judged against not judged, and
+   the same on a 1,000,000-row frame, which travels to the judge as data.
 4. The first repair in a fresh process (`%load_ext`, then `%%fixloop` on a one-word typo, built-in
    engine) against one cold kernel start timed in the same run. Target: <= 2 cold starts, and
    litellm never imported.
@@ -43,10 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=1_000_000, help="DataFrame rows (default 1,000,000)")
     parser.add_argument("--repeat", type=int, default=5, help="repeats of snapshot/import timings (default 5)")
     parser.add_argument("--gateway", default="", metavar="URL", help="also time rounds on this Kernel Gateway")
-    parser.add_argument("--only", choices=["round", "snapshot", "import", "first", "gateway", "jobs"], action="append",
+    parser.add_argument("--only", choices=["round", "snapshot", "import", "first", "gateway", "jobs", "judge"], action="append",
                         help="run only these benchmarks (repeatable)")
     opts = parser.parse_args(argv)
-    chosen = opts.only or ["round", "snapshot", "import", "first", "jobs"] + (["gateway"] if opts.gateway else [])
+    chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge"] + (["gateway"] if opts.gateway else [])
     from .. import runtime
 
     print(f"jupyter-fixloop speed  (python {sys.version.split()[0]}, {os.cpu_count()} cores, "
@@ -66,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         _report_gateway(runtime.run_sync(bench_gateway(opts.gateway, opts.rounds)))
     if "jobs" in chosen:
         _report_jobs(bench_jobs())
+    if "judge" in chosen:
+        _report_judge(runtime.run_sync(bench_judge(opts.rounds, opts.rows, opts.repeat)))
     print("all targets met" if not missed else f"{missed} target(s) missed")
     return 0
 
@@ -432,6 +436,70 @@ def _report_jobs(r: dict) -> None:
     one, two = r["times"][1], r["times"][2]
     print(f"\n6. jupyter-fixloop run on {r['notebooks']} notebooks (one repair each, built-in engine)")
     print(f"   --jobs 1: {one:.1f} s; --jobs 2: {two:.1f} s -> {one / two:.2f}x ({os.cpu_count()} cores)")
+
+
+# ---------------------------------------------------------------- 7. the checks' judge
+
+
+async def bench_judge(rounds: int, rows: int, repeat: int) -> dict:
+    """Warm rounds with one check, judged and not, alternating; then on a `rows`-row frame."""
+    import pandas as pd
+
+    from .. import snapshot as snapshots
+    from ..pool import SandboxPool
+    from ..sandbox import SandboxSettings
+
+    workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
+    snapdir = snapshots.scratch_dir("speed-")
+    csv = os.path.join(workdir, "sales.csv")
+    _write_csv(csv, rows)
+    frame = {"df": pd.read_csv(csv)}
+    pool = SandboxPool(SandboxSettings(cwd=workdir), size=1)
+    small = snapshots.write_snapshot({"x": 1}, {"x"}, os.path.join(snapdir, "small.bin"))
+    big = snapshots.write_snapshot(frame, {"df"}, os.path.join(snapdir, "big.bin"))
+    times: dict = {key: [] for key in ("plain", "judged", "frame plain", "frame judged")}
+    try:
+        pool.want(["pandas", "numpy"])
+        pool.fill()
+        for i in range(rounds + 1):  # the first of each, warming up, is not counted
+            for judged in (False, True):
+                elapsed = await _judged_round(pool, small, CELL, CHECKS, judged)
+                if i:
+                    times["judged" if judged else "plain"].append(elapsed)
+        for i in range(repeat + 1):
+            for judged in (False, True):
+                elapsed = await _judged_round(pool, big, "n = len(df)", [f"len(df) == {rows}"], judged)
+                if i:
+                    times["frame judged" if judged else "frame plain"].append(elapsed)
+    finally:
+        await pool.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+        snapshots.remove_scratch(snapdir)
+    return {"rows": rows, **times}
+
+
+async def _judged_round(pool, snap, cell: str, checks: list[str], judged: bool) -> float:
+    pool.prepare(snap)
+    await pool.settle()
+    started = time.perf_counter()
+    box = await pool.acquire(snap)
+    receipt = await box.run(cell, checks, 60, judged=judged)
+    elapsed = time.perf_counter() - started
+    pool.discard(box)
+    if not receipt.ok:
+        raise RuntimeError(f"a judge round failed: {receipt.text}")
+    return elapsed
+
+
+def _report_judge(r: dict) -> None:
+    p50 = {key: statistics.median(value) for key, value in r.items() if isinstance(value, list)}
+    print("\n7. the checks' judge: one warm round with one check, judged vs not (alternating)")
+    print(f"   not judged: p50 {p50['plain'] * 1e3:.1f} ms; judged: p50 {p50['judged'] * 1e3:.1f} ms over "
+          f"{len(r['plain'])} rounds each -> +{(p50['judged'] - p50['plain']) * 1e3:.1f} ms, "
+          f"{p50['judged'] / p50['plain']:.2f}x")
+    print(f"   on a {r['rows']:,}-row frame (the check reads it, so it travels to the judge): not judged "
+          f"{p50['frame plain'] * 1e3:.0f} ms, judged {p50['frame judged'] * 1e3:.0f} ms -> "
+          f"{p50['frame judged'] / p50['frame plain']:.2f}x")
 
 
 def _fresh_output(code: str) -> str:

@@ -22,7 +22,7 @@ import time
 import traceback
 import warnings
 
-from jupyter_fixloop.kernel import checks, effect, facts
+from jupyter_fixloop.kernel import checks, effect, facts, judge
 from jupyter_fixloop.kernel.checks import evaluate as _evaluate_check
 from jupyter_fixloop.kernel.checks import judge as _judge_expression
 from jupyter_fixloop.kernel.facts import gather, short_repr
@@ -46,7 +46,8 @@ def run_request(payload_json: str) -> None:
     """Run one candidate described by `payload_json`; the result is read back with `last_json()`."""
     payload = json.loads(payload_json)
     try:
-        result = run(payload["source"], payload.get("checks", []), following=payload.get("following"))
+        result = run(payload["source"], payload.get("checks", []), following=payload.get("following"),
+                     judged=payload.get("judged", True))
     except BaseException as exc:  # never let the runner itself fail the request
         result = _internal_error(exc)
     _store(result)
@@ -58,7 +59,7 @@ async def arun_request(payload_json: str) -> None:
     payload = json.loads(payload_json)
     try:
         result = await _run(payload["source"], payload.get("checks", []), None, allow_await=True,
-                            following=payload.get("following"))
+                            following=payload.get("following"), judged=payload.get("judged", True))
     except BaseException as exc:
         result = _internal_error(exc)
     _store(result)
@@ -73,6 +74,19 @@ def _store(result: dict) -> None:
     _last_json = json.dumps(result, default=str)
 
 
+def judge_request() -> None:
+    """Fork the judge of the next run (kernel/judge.py); its public key is read back before the run."""
+    global _last_json
+    _last_json = json.dumps({"key": _start_judge()})
+
+
+def _start_judge() -> str | None:
+    try:
+        return judge.start()
+    except Exception:
+        return None  # no judge: the host counts no check as passed, and says why
+
+
 def load_request(path: str) -> None:
     """Load a snapshot file into the kernel's namespace (see snapshot.py)."""
     global _last_json, _user_names
@@ -81,6 +95,7 @@ def load_request(path: str) -> None:
     try:
         report = load_into(_namespace(), path)
         _user_names = report.pop("available", [])
+        report["judge"] = _start_judge()  # while the model thinks; a later part forks a new one
     except BaseException as exc:
         report = {"loaded": [], "failed": {"*": f"{type(exc).__name__}: {exc}"[:300]}}
     _last_json = json.dumps(report, default=str)
@@ -118,10 +133,12 @@ def _transform(source: str) -> str:
 # ---------------------------------------------------------------- running a candidate
 
 
-def run(source: str, checks: list[str], ns: dict | None = None, following: dict | None = None) -> dict:
+def run(source: str, checks: list[str], ns: dict | None = None, following: dict | None = None,
+        judged: bool = True) -> dict:
     """Run `source` in the kernel's namespace (or `ns`), then the checks, then the following cells
-    (`{"cells": [source, ...], "after_error": bool}`); describe what happened and its effect."""
-    return _drive(_run(source, checks, ns, allow_await=False, following=following))
+    (`{"cells": [source, ...], "after_error": bool}`); describe what happened and its effect. With
+    `judged` and a judge started, the judge's signed verdict on the checks is in "verdict"."""
+    return _drive(_run(source, checks, ns, allow_await=False, following=following, judged=judged))
 
 
 def _drive(coro):
@@ -135,7 +152,7 @@ def _drive(coro):
 
 
 async def _run(source: str, checks: list[str], ns: dict | None, allow_await: bool,
-               following: dict | None = None) -> dict:
+               following: dict | None = None, judged: bool = True) -> dict:
     ns = _namespace() if ns is None else ns
     linecache.cache[CELL_FILE] = (len(source), None, source.splitlines(True), CELL_FILE)
     out, err = io.StringIO(), io.StringIO()
@@ -157,6 +174,9 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
             result["effect"] = _effect_after(before, ns, names)
             if result["status"] == "ok":
                 result["checks"] = [_run_check(expr, ns, result, source) for expr in checks]
+            if result["status"] == "ok" and checks and judged and judge.started():
+                result["verdict"] = judge.verdict(checks, ns, source)
+            judge.stop()  # a judge is for one run
     following = following or {}
     if following.get("cells") and (result["status"] == "ok" or following.get("after_error")):
         result["following"] = await _run_following(following["cells"], ns, allow_await, following.get("timeout"))

@@ -1,0 +1,553 @@
+"""The checks' verdict, judged where the candidate cannot reach, and signed.
+
+Design, in two sentences. Before any candidate code runs, the sandbox kernel forks a judge, made
+non-dumpable (the candidate, the same uid, can neither ptrace it nor read its memory), whose
+one-time Lamport key never leaves it and whose public half the host already holds. After the run
+the judge evaluates every check with its own untouched copy of the check code, on the values the
+check reads, sent as data (a data-only loader: builtins, numpy, pandas, pyarrow data types) or, for
+code and the cell's own objects, as handles it calls back into the kernel, and signs the verdict,
+which the host (verdict.py) verifies.
+
+So patching the runner, the check code, `bool`, `operator`, `sys.modules` or the pipe's messages
+cannot turn a failing check into a pass. The candidate still decides its own output: the values it
+leaves and what its functions and objects answer (a process can always misreport itself: code that
+reaches for fixloop's machinery to do so is rejected by tamper.touches_fixloop).
+Stdlib only: imported in every sandbox.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import ctypes
+import hashlib
+import importlib
+import io
+import itertools
+import json
+import operator
+import os
+import pickle
+import signal
+import struct
+import sys
+import warnings
+
+from jupyter_fixloop.kernel import checks as check_code
+from jupyter_fixloop.kernel.facts import short_repr
+
+BITS = 256  # a SHA-256 digest is signed, one bit at a time
+SECRET = 32  # bytes of each of the 2 * BITS secrets
+MAX_DETAIL = 2000
+MAX_ITEMS = 10_000  # iterating a handle materialises at most this many items
+PLAIN = (str, int, float, bool, type(None), bytes, bytearray, complex, list, tuple, dict, set, frozenset, slice, range,
+         pickle.PickleBuffer)
+DATA_ROOTS = ("numpy", "pandas", "pyarrow")
+# the functions a numpy/pandas/pyarrow pickle calls to rebuild data, by name
+REBUILDERS = {
+    "_reconstruct", "scalar", "_frombuffer", "_new_Index", "_new_DatetimeIndex", "_new_PeriodIndex",
+    "_new_IntervalIndex", "__pyx_unpickle_NDArrayBacked", "_unpickle_block", "new_block", "_nat_unpickle",
+    "_timedelta_unpickle", "_unpickle_timestamp", "_restore_array", "type_for_alias", "py_buffer",
+    "chunked_array", "_reconstruct_table", "table", "schema", "field", "_mareconstruct",
+}
+ARROW_REBUILDERS = {"_restore_array", "type_for_alias", "py_buffer", "chunked_array", "_reconstruct_table", "table",
+                    "schema", "field"}
+BUILTIN_DATA = {"list", "dict", "set", "frozenset", "tuple", "str", "bytes", "bytearray", "int", "float",
+                "complex", "bool", "slice", "range", "object", "NotImplemented", "Ellipsis"}
+STDLIB_DATA = {
+    ("datetime", "datetime"), ("datetime", "date"), ("datetime", "time"), ("datetime", "timedelta"),
+    ("datetime", "timezone"), ("decimal", "Decimal"), ("fractions", "Fraction"), ("collections", "OrderedDict"),
+    ("copyreg", "_reconstructor"),
+}
+OPS = {"eq", "ne", "lt", "le", "gt", "ge", "add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+       "getitem", "contains", "neg", "pos", "abs", "invert", "and_", "or_", "xor", "matmul"}
+
+WHOLE_NAMESPACE = {"globals", "locals", "vars", "exec", "eval", "dir"}
+IPYTHON_NAMES = {"In", "Out", "exit", "quit", "get_ipython"}
+
+_link: _Link | None = None  # the kernel's end of the current judge
+
+
+# ---------------------------------------------------------------- the kernel's side
+
+
+def start() -> str:
+    """Fork a judge for the next run (replacing an unused one); its public key, hex."""
+    global _link
+    stop()
+    down_r, down_w = os.pipe()  # kernel -> judge
+    up_r, up_w = os.pipe()  # judge -> kernel
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "fork() in a multi-threaded process": the judge uses no lock of those threads
+        pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(down_w)
+            os.close(up_r)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the run, not the judge
+            sys.stdout = sys.stderr = io.StringIO()  # the kernel's streams need its threads, which a fork lacks
+            _not_dumpable()
+            Judge(os.fdopen(down_r, "rb", buffering=0), os.fdopen(up_w, "wb", buffering=0)).serve()
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(down_r)
+    os.close(up_w)
+    _link = _Link(pid, os.fdopen(down_w, "wb", buffering=0), os.fdopen(up_r, "rb", buffering=0))
+    kind, key = _link.receive()
+    if kind != "key":
+        raise RuntimeError("the judge gave no key")
+    return key
+
+
+def started() -> bool:
+    return _link is not None
+
+
+def stop() -> None:
+    global _link
+    if _link is not None:
+        _link.close()
+        _link = None
+
+
+def verdict(checks: list[str], ns: dict, cell: str) -> dict:
+    """Have the judge evaluate `checks` on what they read of `ns`: {"text", "signature"} or {"error"}."""
+    global _link
+    link, _link = _link, None  # one verdict per judge
+    if link is None:
+        return {"error": "no judge was started"}
+    try:
+        values = {name: link.pack(ns[name]) for name in sorted(wanted(checks, ns))}
+        link.send(("judge", list(checks), cell, values))
+        while True:
+            message = link.receive()
+            if message[0] == "verdict":
+                return {"text": message[1], "signature": message[2]}
+            link.send(link.serve(*message[1:]))
+    except BaseException as exc:  # a judge that died or was disturbed: no verdict, and the host says so
+        return {"error": f"{type(exc).__name__}: {exc}"[:300]}
+    finally:
+        link.close()
+
+
+def read_names(checks: list[str], depth: int = 2) -> set[str]:
+    """Names the checks read: as names, as `globals().get("name")`-style strings, and inside code
+    given as a string (`exec(compile("assert total == 12", ...), globals())`)."""
+    names: set[str] = set()
+    for check in checks:
+        try:
+            tree = ast.parse(check.strip())
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if node.value.isidentifier():
+                    names.add(node.value)
+                elif depth:
+                    names |= read_names([node.value], depth - 1)
+    return names
+
+
+def wanted(checks: list[str], ns: dict) -> set[str]:
+    """What the judge is sent: the names the checks read; with `globals()` and the like, every
+    public name (a check may look any up)."""
+    names = read_names(checks)
+    if names & WHOLE_NAMESPACE:
+        names |= {n for n in ns if isinstance(n, str) and not n.startswith("_") and n not in IPYTHON_NAMES}
+    return {n for n in names if n in ns}
+
+
+class _Link:
+    """The kernel's end of the pipes to one judge, and the objects it lent the judge as handles."""
+
+    def __init__(self, pid: int, down, up):
+        self.pid, self.down, self.up = pid, down, up
+        self.lent: list = []
+
+    def send(self, message) -> None:
+        _write(self.down, pickle.dumps(message, protocol=5))
+
+    def receive(self):
+        return _Answers(io.BytesIO(_read(self.up)), self.lent).load()
+
+    def pack(self, value) -> bytes:
+        """`value` as a data pickle; where that is not data as a whole, a handle to it."""
+        buffer = io.BytesIO()
+        try:
+            _DataPickler(buffer, self.lent).dump(value)
+        except Exception:
+            buffer = io.BytesIO()
+            _DataPickler(buffer, self.lent).dump(_Handle(self._lend(value)))
+        return buffer.getvalue()
+
+    def _lend(self, value) -> int:
+        self.lent.append(value)
+        return len(self.lent) - 1
+
+    def serve(self, op: str, target: int, args: tuple, kwargs: dict, swapped: bool = False):
+        """One question of the judge about a lent object: ("answer", ok, value or error)."""
+        try:
+            obj = self.lent[target]
+            if op == "getattr":
+                value = getattr(obj, args[0])
+            elif op == "call":
+                value = obj(*args, **kwargs)
+            elif op == "repr":
+                value = short_repr(obj)
+            elif op == "truth":
+                value = bool(obj)
+            elif op == "len":
+                value = len(obj)
+            elif op == "iter":
+                value = list(itertools.islice(iter(obj), MAX_ITEMS))
+            elif op in OPS:
+                value = getattr(operator, op)(*((args[0], obj) if swapped else (obj, *args)))
+            else:
+                raise TypeError(f"the judge asked for {op!r}")
+            return ("answer", True, self.pack(value))
+        except Exception as exc:
+            return ("answer", False, (type(exc).__name__, str(exc)[:300]))
+
+    def close(self) -> None:
+        for f in (self.down, self.up):
+            with contextlib.suppress(OSError):
+                f.close()
+        with contextlib.suppress(OSError, ChildProcessError):
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+
+
+class _Handle:
+    """Stands for an object the judge may ask about but not read as data."""
+
+    def __init__(self, index: int):
+        self.index = index
+
+
+class _NotData(Exception):
+    pass
+
+
+class _DataPickler(pickle.Pickler):
+    """Pickles data; code and objects of other classes become handles (the judge never unpickles
+    them). `reducer_override`, not `persistent_id`: pickle skips it for str, int, float, list,
+    dict..., so a million strings cost no Python call each."""
+
+    def __init__(self, file, lent: list):
+        super().__init__(file, protocol=5)
+        self.lent = lent
+
+    def reducer_override(self, obj):
+        if isinstance(obj, _Handle):
+            return (_handle, (obj.index,))
+        kind = type(obj)
+        if kind in PLAIN or obj is _handle:
+            return NotImplemented
+        if isinstance(obj, type) or callable(obj) and hasattr(obj, "__qualname__"):  # pickled by name
+            if allowed(getattr(obj, "__module__", None) or "", getattr(obj, "__qualname__", ""), obj):
+                return NotImplemented
+            if _root(getattr(obj, "__module__", None) or "") in DATA_ROOTS:
+                raise _NotData  # a rebuilder the judge would refuse: the whole value goes as a handle
+        elif _root(kind.__module__) in DATA_ROOTS or (kind.__module__, kind.__qualname__) in STDLIB_DATA:
+            return NotImplemented
+        self.lent.append(obj)
+        return (_handle, (len(self.lent) - 1,))
+
+
+def _handle(index: int):
+    """Named in a data pickle where an object stays in the kernel; the judge's loader makes it a `Remote`."""
+    raise pickle.UnpicklingError("a handle is read by the judge only")
+
+
+class _Answers(pickle.Unpickler):
+    """The judge's messages, read in the kernel: handles become the objects they stand for."""
+
+    def __init__(self, file, lent: list):
+        super().__init__(file)
+        self.lent = lent
+
+    def persistent_load(self, pid):
+        return self.lent[pid[1]]
+
+
+# ---------------------------------------------------------------- the judge's side
+
+
+class Judge:
+    """The forked process: makes the key, judges one request, signs, exits."""
+
+    def __init__(self, down, up):
+        self.down, self.up = down, up
+        self.secret = os.urandom(2 * BITS * SECRET)
+
+    def serve(self) -> None:
+        _write(self.up, pickle.dumps(("key", public_key(self.secret))))
+        message = DataLoader(io.BytesIO(_read(self.down)), self).load()
+        if not (isinstance(message, tuple) and len(message) == 4 and message[0] == "judge"):
+            return
+        _, checks, cell, values = message
+        if not (isinstance(checks, list) and all(isinstance(c, str) for c in checks) and isinstance(cell, str)):
+            return
+        outcomes = self.judge(checks, cell, values if isinstance(values, dict) else {})
+        text = json.dumps({"checks": outcomes}, sort_keys=True)
+        _write(self.up, pickle.dumps(("verdict", text, sign(self.secret, text.encode()))))
+
+    def judge(self, checks: list[str], cell: str, values: dict) -> list[dict]:
+        ns: dict = {"__builtins__": builtins}
+        unreadable = {}
+        for name, blob in values.items():
+            if not isinstance(name, str) or not isinstance(blob, bytes):
+                continue
+            try:
+                ns[name] = DataLoader(io.BytesIO(blob), self).load()
+            except Exception as exc:
+                unreadable[name] = f"{type(exc).__name__}: {exc}"[:200]
+        outcomes = []
+        for check in checks:
+            missing = sorted(n for n in read_names([check]) if n in unreadable)
+            if missing:
+                outcomes.append({"expr": check, "passed": False,
+                                 "detail": f"{missing[0]} could not be read as data: {unreadable[missing[0]]}"})
+                continue
+            try:
+                outcome = check_code.evaluate(check, ns, cell=cell)
+                passed, detail = outcome["passed"] is True, str(outcome.get("detail", ""))
+            except BaseException as exc:
+                passed, detail = False, f"raised {type(exc).__name__}"
+            outcomes.append({"expr": check, "passed": passed, "detail": detail[:MAX_DETAIL]})
+        return outcomes
+
+    def ask(self, op: str, target: int, args: tuple = (), kwargs: dict | None = None, swapped: bool = False):
+        buffer = io.BytesIO()
+        _Questions(buffer, protocol=5).dump(("ask", op, target, args, kwargs or {}, swapped))
+        _write(self.up, buffer.getvalue())
+        message = DataLoader(io.BytesIO(_read(self.down)), self).load()
+        if not (isinstance(message, tuple) and len(message) == 3 and message[0] == "answer"):
+            raise RuntimeError("the kernel gave no answer")
+        _, ok, value = message
+        if ok:
+            return DataLoader(io.BytesIO(value), self).load() if isinstance(value, bytes) else None
+        name, text = value if isinstance(value, tuple) and len(value) == 2 else ("Exception", "")
+        kind = getattr(builtins, str(name), None)
+        if not (isinstance(kind, type) and issubclass(kind, Exception)):
+            kind = RuntimeError
+        raise kind(f"{text}")
+
+
+class _Questions(pickle.Pickler):
+    """The judge's questions: a `Remote` among the arguments goes back as the handle it is."""
+
+    def persistent_id(self, obj):
+        return ("h", object.__getattribute__(obj, "_target")) if type(obj) is Remote else None
+
+
+class DataLoader(pickle.Unpickler):
+    """The data-only loader: rebuilds builtins, numpy, pandas and pyarrow data, nothing else; a
+    handle becomes a `Remote` that asks the kernel (`judge` None: handles are refused)."""
+
+    def __init__(self, file, judge: Judge | None = None):
+        super().__init__(file)
+        self.judge_ = judge
+
+    def find_class(self, module: str, name: str):
+        if (module, name) == (__name__, "_handle") and self.judge_ is not None:
+            return self._remote
+        obj = _resolve(module, name)
+        if obj is None or not allowed(module, name, obj):
+            raise pickle.UnpicklingError(f"not data: {module}.{name}")
+        return obj
+
+    def _remote(self, index) -> Remote:
+        if not isinstance(index, int):
+            raise pickle.UnpicklingError("a handle is a number")
+        return Remote(self.judge_, index)
+
+
+def _resolve(module: str, name: str):
+    if module == "builtins":
+        return getattr(builtins, name, None) if name in BUILTIN_DATA else None
+    if (module, name) not in STDLIB_DATA and _root(module) not in DATA_ROOTS:
+        return None
+    if "." in name:
+        return None
+    try:
+        found = sys.modules.get(module) or importlib.import_module(module)
+        return getattr(found, name, None)
+    except Exception:
+        return None
+
+
+def allowed(module: str, name: str, obj) -> bool:
+    """Whether a pickle may name `obj` (found as module.name): a data type or a data rebuilder."""
+    if module == "builtins":
+        return name in BUILTIN_DATA
+    if (module, name) in STDLIB_DATA:
+        return True
+    if _root(module) not in DATA_ROOTS or ".io." in f"{module}." or "testing" in module:
+        return False
+    if isinstance(obj, type):
+        return _data_class(obj)
+    if not callable(obj):  # a singleton such as pandas.NA
+        return _data_class(type(obj))
+    if name in ARROW_REBUILDERS and _root(module) != "pyarrow":
+        return False
+    return getattr(obj, "__name__", None) == name and name in REBUILDERS
+
+
+def _data_class(cls: type) -> bool:
+    """numpy arrays and scalars, pandas containers, arrays, dtypes and scalars, pyarrow data;
+    never a class that opens files (numpy.memmap, readers and writers)."""
+    bases = {f"{c.__module__}.{c.__qualname__}" for c in cls.__mro__}
+    if "numpy.memmap" in bases:
+        return False
+    return bool(bases & DATA_BASES) or any(c.__module__.startswith(DATA_MODULES) for c in cls.__mro__)
+
+
+DATA_MODULES = (  # pandas' modules of data types (not its readers, writers or parsers)
+    "pandas._libs.tslibs", "pandas._libs.internals", "pandas._libs.interval", "pandas._libs.missing",
+    "pandas._libs.arrays", "pandas._libs.sparse", "pandas.core.dtypes", "pandas.core.arrays",
+    "pandas.core.indexes", "pandas.core.internals",
+)
+
+
+DATA_BASES = {
+    "numpy.ndarray", "numpy.generic", "numpy.dtype", "pandas.core.frame.DataFrame", "pandas.core.series.Series",
+    "pandas.core.indexes.base.Index", "pandas.Index", "pandas.core.generic.NDFrame", "pandas.api.extensions.ExtensionArray",
+    "pandas.core.arrays.base.ExtensionArray", "pandas.api.extensions.ExtensionDtype", "pandas.core.dtypes.base.ExtensionDtype",
+    "pyarrow.lib.Array", "pyarrow.lib.ChunkedArray",
+    "pyarrow.lib.DataType", "pyarrow.lib.Scalar", "pyarrow.lib.Buffer", "pyarrow.lib.Table", "pyarrow.lib.RecordBatch",
+    "pyarrow.lib.Schema", "pyarrow.lib.Field",
+}
+
+
+class Remote:
+    """An object in the kernel that the judge may ask about: each use is a question, and what
+    comes back is data (or another handle)."""
+
+    __slots__ = ("_judge", "_target")
+
+    def __init__(self, judge: Judge, target: int):
+        object.__setattr__(self, "_judge", judge)
+        object.__setattr__(self, "_target", target)
+
+    def _ask(self, op: str, *args, swapped: bool = False, **kwargs):
+        return self._judge.ask(op, self._target, args, kwargs, swapped)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._ask("getattr", name)
+
+    def __call__(self, *args, **kwargs):
+        return self._ask("call", *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return str(self._ask("repr"))
+
+    def __bool__(self) -> bool:
+        return self._ask("truth") is True
+
+    def __len__(self) -> int:
+        return int(self._ask("len"))
+
+    def __iter__(self):
+        return iter(self._ask("iter"))
+
+    def __hash__(self) -> int:
+        return hash(("remote", self._target))
+
+
+def _forward(op: str, swapped: bool = False):
+    def method(self, *args):
+        return self._ask(op, *args, swapped=swapped)
+    return method
+
+
+for _op in OPS:
+    _dunder = _op.rstrip("_")
+    setattr(Remote, f"__{_dunder}__", _forward(_op))
+    if _op in {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor", "matmul"}:
+        setattr(Remote, f"__r{_dunder}__", _forward(_op, swapped=True))
+
+
+# ---------------------------------------------------------------- a one-time signature (Lamport)
+
+
+def _secrets(secret: bytes, bit: int, value: int) -> bytes:
+    at = (2 * bit + value) * SECRET
+    return secret[at: at + SECRET]
+
+
+def public_key(secret: bytes) -> str:
+    """The digest of the 2 * BITS hashes of the secrets: what the host checks a signature against."""
+    hashes = b"".join(hashlib.sha256(secret[i: i + SECRET]).digest() for i in range(0, len(secret), SECRET))
+    return hashlib.sha256(hashes).hexdigest()
+
+
+def _bits(message: bytes) -> list[int]:
+    digest = int.from_bytes(hashlib.sha256(message).digest(), "big")
+    return [(digest >> (BITS - 1 - i)) & 1 for i in range(BITS)]
+
+
+def sign(secret: bytes, message: bytes) -> str:
+    """For each bit of the message's digest, that bit's secret and the hash of the other one."""
+    parts = []
+    for i, bit in enumerate(_bits(message)):
+        parts.append(_secrets(secret, i, bit) + hashlib.sha256(_secrets(secret, i, 1 - bit)).digest())
+    return b"".join(parts).hex()
+
+
+def verify(public: str, message: bytes, signature: str) -> bool:
+    try:
+        raw = bytes.fromhex(signature)
+    except (ValueError, TypeError):
+        return False
+    if len(raw) != BITS * 2 * SECRET:
+        return False
+    hashes = []
+    for i, bit in enumerate(_bits(message)):
+        shown = hashlib.sha256(raw[2 * i * SECRET: (2 * i + 1) * SECRET]).digest()
+        other = raw[(2 * i + 1) * SECRET: (2 * i + 2) * SECRET]
+        hashes += [shown, other] if bit == 0 else [other, shown]
+    return hashlib.sha256(b"".join(hashes)).hexdigest() == public
+
+
+# ---------------------------------------------------------------- plumbing
+
+
+def _not_dumpable() -> None:
+    """PR_SET_DUMPABLE 0: no ptrace, no /proc/<pid>/mem for processes of the same uid."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+
+
+def _root(module: str) -> str:
+    return module.partition(".")[0]
+
+
+def _write(f, data: bytes) -> None:
+    f.write(struct.pack(">Q", len(data)))
+    view = memoryview(data)
+    while view:
+        view = view[f.write(view):]
+
+
+def _read(f) -> bytes:
+    head = _exactly(f, 8)
+    return _exactly(f, struct.unpack(">Q", head)[0])
+
+
+def _exactly(f, n: int) -> bytes:
+    chunks, left = [], n
+    while left:
+        chunk = f.read(min(left, 1 << 24))
+        if not chunk:
+            raise EOFError("the other side of the judge's pipe closed")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
