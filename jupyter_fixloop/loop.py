@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from . import confine, guard, model, prompt, runtime
+from . import confine, guard, model, prompt, runtime, sampling
 from . import snapshot as snapshots
 from .errors import FixloopError, ModelError, UsageError
 from .options import BUILTIN, LoopOptions, knob_signature
@@ -99,6 +99,7 @@ class LoopRun:
         self.namespace = namespace
         self.loop_id = uuid.uuid4().hex[:12]
         self.rounds: list[Round] = []
+        self._removed: dict[str, int] = {}  # candidate code -> statements copied from the checks, removed
         self.first: Receipt | None = None
         self.started = time.perf_counter()
 
@@ -106,7 +107,7 @@ class LoopRun:
         self.started = time.perf_counter()
         if not self.settings.gateway_url and confine.resolve(self.settings.confinement) == "refused":
             return self._end("error", confine.REFUSAL)  # before any kernel starts
-        pool = pool_for(self.settings, self.options.pool_size)
+        pool = pool_for(self.settings, max(self.options.pool_size, self.options.samples))
         mirror = _Mirror(self.namespace, snapshots.scratch_dir("loop-"), self.options.snapshot_size_cap)
         try:
             return await self._rounds(pool, mirror)
@@ -139,33 +140,46 @@ class LoopRun:
             if bound:
                 return self._end("gave_up", bound)
             self.emit("asking", round=index, max_rounds=opts.max_rounds)
-            temperature = opts.resample_temperature if repeated_before else opts.temperature
             if repeated_before:
                 note = (f"Your last answer was identical to {repeated_before}, which already failed as shown above. "
                         "Write a different fix that addresses what happened.")
             messages = prompt.build_messages(source, instruction=self.instruction, checks=checks, history=history,
                                              hint=opts.hint or None, note=note or None)
-            try:
+            low = opts.resample_temperature if repeated_before else opts.temperature
+            temps = sampling.temperatures(low, max(low, opts.resample_temperature), opts.samples)
+
+            async def ask(temperature: float, messages=messages) -> tuple[model.Reply, str]:
                 reply = await self._propose(messages, temperature)
+                if reply.code is not None:
+                    code, removed = guard_.without_copied_checks(reply.code)
+                    reply = replace(reply, code=code)
+                    if removed:  # said in the receipt (the reply's text is kept as it came)
+                        self._removed[code] = removed
+                return reply, self._repeated(reply)
+
+            async def judge(reply: model.Reply, history=history) -> Receipt:
+                receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
+                return _mark_regressions(receipt, passed_before, index)
+
+            try:
+                candidates = await sampling.gather(temps, ask, judge)
             except ModelError as exc:
                 return self._end("error", str(exc))
             except asyncio.TimeoutError:
                 return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
-            removed = 0
-            if reply.code is not None:
-                code, removed = guard_.without_copied_checks(reply.code)
-                reply = replace(reply, code=code)
-            repeated = self._repeated(reply)
+            best = sampling.best_of(candidates)
+            reply, receipt, temperature = best.reply, best.receipt, best.temperature
+            repeated = best.repeated if all(c.repeated for c in candidates) else ""
             if repeated and opts.model == BUILTIN:  # deterministic: asking again gets the same
                 return self._end("gave_up", f"the model repeated {repeated}; a hint (--hint) or another model may help")
-            receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
-            receipt = _mark_regressions(receipt, passed_before, index)
+            removed = self._removed.get(reply.code or "", 0)
             if removed:
                 receipt = replace(receipt, text=receipt.text + f"\nNote: {removed} statement(s) copied from the checks "
                                   "were removed from your answer; the checks run on their own after the cell.")
-            usage = replace(reply.usage, run_seconds=receipt.seconds)
+            usage = sampling.total_usage(candidates, best)
+            samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if opts.samples > 1 else ()
             self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
-                                     temperature=temperature))
+                                     temperature=temperature, samples=samples))
             self.emit("receipt", round=index, receipt=receipt, usage=usage)
             if receipt.ok:
                 return self._end("fixed", f"after {index} round(s): {verified(receipt, reply.code)}", reply.code)

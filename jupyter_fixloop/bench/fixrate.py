@@ -232,10 +232,20 @@ def _loop(case: Case, snap, opts) -> dict:
     final = result.patched if result.status == "fixed" else (case.cell if result.status == "passed" else None)
     per_round = [{"round": r.index, "temperature": r.temperature, "prompt_tokens": r.usage.prompt_tokens,
                   "completion_tokens": r.usage.completion_tokens, "model_s": round(r.usage.seconds, 2),
-                  "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind} for r in result.rounds]
+                  "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind, "calls": _calls(r)}
+                 for r in result.rounds]
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "tokens": result.tokens,
             "cost": result.cost, "final_code": final, "last_receipt": _last_run(result), "per_round": per_round,
             "fixed_in_round": len(result.rounds) if result.status == "fixed" else 0 if result.status == "passed" else None}
+
+
+def _calls(r) -> list[dict]:
+    """Each model call of a round (several with --samples): temperature, tokens, seconds, how its run went."""
+    if not r.samples:
+        return [{"temperature": r.temperature, "prompt_tokens": r.usage.prompt_tokens,
+                 "completion_tokens": r.usage.completion_tokens, "model_s": round(r.usage.seconds, 2), "kind": r.receipt.kind}]
+    return [{"temperature": s.temperature, "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
+             "model_s": round(s.seconds, 2), "kind": s.kind} for s in r.samples]
 
 
 def _last_run(result) -> str:
@@ -271,6 +281,7 @@ def _one_shot(case: Case, snap, opts) -> dict:
     per_round = [{"round": 1, "temperature": opts.options.temperature, "prompt_tokens": reply.usage.prompt_tokens,
                   "completion_tokens": reply.usage.completion_tokens, "model_s": round(reply.usage.seconds, 2),
                   "run_s": 0.0, "kind": status}]
+    per_round[0]["calls"] = [dict(per_round[0])]
     return {"status": status, "reason": "one model call, not rerun", "rounds": 1, "tokens": reply.usage.tokens,
             "cost": reply.usage.cost, "final_code": reply.code, "last_receipt": first.text, "per_round": per_round,
             "fixed_in_round": 1}
@@ -308,7 +319,9 @@ def run_bench(cases: list[Case], opts, on_case=None) -> list[CaseResult]:
     cwd = os.path.join(workdir, "cwd")
     os.mkdir(cwd)
     opts.options = LoopOptions(model=opts.model, api_base=opts.api_base or "", max_rounds=opts.max_rounds,
-                               timeout=opts.timeout, cwd=cwd).resolved()
+                               timeout=opts.timeout, cwd=cwd).with_(
+        samples=getattr(opts, "samples", None), model_timeout=getattr(opts, "model_timeout", None),
+        wall_time=getattr(opts, "wall_time", None)).resolved()
     kernel = UserKernel(cwd=cwd)
     results = []
     try:
@@ -358,7 +371,7 @@ def round_figures(results: list[CaseResult]) -> dict:
                 "median_prompt_tokens": round(statistics.median(row["prompt_tokens"] for row in rows)) if rows else 0,
                 "median_model_seconds": round(statistics.median(row["model_s"] for row in rows), 1) if rows else 0.0}
 
-    rows = [row for r in results for row in r.per_round]
+    rows = [dict(call, round=row["round"]) for r in results for row in r.per_round for call in row.get("calls") or [row]]
     first = [row for row in rows if row["round"] == 1]
     later = [row for row in rows if row["round"] > 1]
     return {
@@ -369,6 +382,8 @@ def round_figures(results: list[CaseResult]) -> dict:
         "fixed_after_asked_again": sum(1 for r in results if r.fixed and len(r.per_round) > 1
                                        and (r.per_round[-1]["temperature"] or 0) > (r.per_round[-2]["temperature"] or 0)),
         "ended_by_repeat": sum(1 for r in results if "repeated" in r.reason),
+        "calls": len(rows),
+        "median_completion_tokens": round(statistics.median(row["completion_tokens"] for row in rows)) if rows else 0,
     }
 
 
@@ -387,6 +402,13 @@ def parse_args(argv: list[str]):
     parser.add_argument("--mode", choices=MODES, default="loop", help="loop (default) or one-shot (one call, no rerun)")
     parser.add_argument("--max-rounds", "-r", type=int, default=4, help="model rounds per case in loop mode (default 4)")
     parser.add_argument("--timeout", "-t", type=float, default=10.0, help="seconds per sandbox run (default 10)")
+    parser.add_argument("--samples", "-k", type=int, default=1, metavar="K",
+                        help="loop mode: candidates per round, each run, the best carried on (1-8, default 1)")
+    parser.add_argument("--model-timeout", type=float, default=None, metavar="S",
+                        help="seconds one model call may take (default 120)")
+    parser.add_argument("--wall-time", type=float, default=None, metavar="S",
+                        help="seconds for one case's whole loop (default 600; 0: no bound)")
+    parser.add_argument("--case", action="append", default=[], metavar="ID", help="only this case (repeatable)")
     parser.add_argument("--category", action="append", default=[], help="only cases of this category (repeatable)")
     parser.add_argument("--group", action="append", default=[], help="only cases of this group (repeatable)")
     parser.add_argument("--expect-check", action="store_true",
@@ -405,8 +427,12 @@ def main(argv: list[str]) -> int:
     except (OSError, FixloopError) as exc:
         print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
         return 2
+    unknown = sorted(set(opts.case) - {c.id for c in cases})
+    if unknown:
+        print(f"jupyter-fixloop bench: no case {unknown[0]!r} in {opts.cases}", file=sys.stderr)
+        return 2
     cases = [c for c in cases if (not opts.category or c.category in opts.category)
-             and (not opts.group or c.group in opts.group)]
+             and (not opts.group or c.group in opts.group) and (not opts.case or c.id in opts.case)]
     if not cases:
         print("jupyter-fixloop bench: no cases to run", file=sys.stderr)
         return 2
@@ -527,6 +553,7 @@ def write_json(path: str, results: list[CaseResult], figures: dict, opts) -> Non
         "model": opts.model,
         "mode": opts.mode,
         "max_rounds": opts.max_rounds,
+        "samples": getattr(opts, "samples", 1),
         "timeout": opts.timeout,
         "api_base": opts.api_base,
         "expect_check": opts.expect_check,
