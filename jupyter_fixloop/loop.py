@@ -148,21 +148,8 @@ class LoopRun:
             low = opts.resample_temperature if repeated_before else opts.temperature
             temps = sampling.temperatures(low, max(low, opts.resample_temperature), opts.samples)
 
-            async def ask(temperature: float, messages=messages) -> tuple[model.Reply, str]:
-                reply = await self._propose(messages, temperature)
-                if reply.code is not None:
-                    code, removed = guard_.without_copied_checks(reply.code)
-                    reply = replace(reply, code=code)
-                    if removed:  # said in the receipt (the reply's text is kept as it came)
-                        self._removed[code] = removed
-                return reply, self._repeated(reply)
-
-            async def judge(reply: model.Reply, history=history) -> Receipt:
-                receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
-                return _mark_regressions(receipt, passed_before, index)
-
             try:
-                candidates = await sampling.gather(temps, ask, judge)
+                candidates = await self._sample(index, messages, temps, guard_, history, passed_before, pool, mirror)
             except ModelError as exc:
                 return self._end("error", str(exc))
             except asyncio.TimeoutError:
@@ -199,6 +186,25 @@ class LoopRun:
             elif history:  # keep the last real run in front of the model, and say what went wrong
                 note = "Your previous reply had no ```python block."
         return self._end("gave_up", f"max rounds ({opts.max_rounds}) reached")
+
+    async def _sample(self, index: int, messages, temps, guard_: guard.Guard, history, passed_before, pool,
+                      mirror) -> list[sampling.Candidate]:
+        """The round's candidates: one model call per temperature, each reply cleaned by the guard and run."""
+
+        async def ask(temperature: float) -> tuple[model.Reply, str]:
+            reply = await self._propose(messages, temperature)
+            if reply.code is not None:
+                code, removed = guard_.without_copied_checks(reply.code)
+                reply = replace(reply, code=code)
+                if removed:  # said in the receipt of the round that carries it on
+                    self._removed[code] = removed
+            return reply, self._repeated(reply)
+
+        async def judge(reply: model.Reply) -> Receipt:
+            receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
+            return _mark_regressions(receipt, passed_before, index)
+
+        return await sampling.gather(temps, ask, judge)
 
     async def _judge(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
