@@ -9,6 +9,7 @@ from traitlets import TraitError
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.config import FixLoop
+from jupyter_fixloop.diff import render_html, render_text
 from jupyter_fixloop.errors import UsageError
 from jupyter_fixloop.model import Reply
 from jupyter_fixloop.receipt import CheckOutcome, Receipt
@@ -43,6 +44,7 @@ def test_the_round_carries_the_right_sample_runs_each_distinct_one_once_and_coun
     assert [s.kind for s in only.samples].count("ok") == 1 and only.receipt.ok
     assert all(s.prompt_tokens > 0 and s.completion_tokens > 0 for s in only.samples)
     assert only.usage.tokens == sum(s.tokens for s in only.samples) == result.tokens
+    assert "best of 3 samples: T=0.2" in render_text(result) and "best of 3 samples" in render_html(result)
 
 
 def test_one_sample_behaves_as_before(fake_model):

@@ -377,14 +377,19 @@ def round_figures(results: list[CaseResult]) -> dict:
     return {
         "fixed_in_round": dict(sorted(fixed_in.items())),
         "all": medians(rows), "round_1": medians(first), "round_2_plus": medians(later),
-        "asked_again": sum(1 for r in results for a, b in zip(r.per_round, r.per_round[1:])
-                           if (b["temperature"] or 0) > (a["temperature"] or 0)),
+        "asked_again": sum(1 for r in results for a, b in zip(r.per_round, r.per_round[1:]) if _low(b) > _low(a)),
         "fixed_after_asked_again": sum(1 for r in results if r.fixed and len(r.per_round) > 1
-                                       and (r.per_round[-1]["temperature"] or 0) > (r.per_round[-2]["temperature"] or 0)),
+                                       and _low(r.per_round[-1]) > _low(r.per_round[-2])),
         "ended_by_repeat": sum(1 for r in results if "repeated" in r.reason),
         "calls": len(rows),
         "median_completion_tokens": round(statistics.median(row["completion_tokens"] for row in rows)) if rows else 0,
     }
+
+
+def _low(row: dict) -> float:
+    """A round's coolest call: higher than the round before's when it was asked again after a repeat
+    (with --samples, the round carried on may be a hotter sample without any repeat)."""
+    return min((c["temperature"] or 0) for c in row.get("calls") or [row])
 
 
 # ---------------------------------------------------------------- the command
@@ -529,19 +534,22 @@ def rounds_table(results: list[CaseResult], rounds: dict):
     from rich import box
     from rich.table import Table
 
-    table = Table(title="per case: fixed in round; each round as kind/prompt tokens/model s (T: asked again hotter)",
+    table = Table(title="per case: fixed in round; each round as kind/prompt tokens/model s, all its calls together "
+                  "(T: asked again hotter)",
                   box=box.SIMPLE_HEAD)
     table.add_column("case", no_wrap=True)
     table.add_column("fixed in", justify="right")
     table.add_column("rounds")
     for r in results:
         where = "-" if not r.fixed else ("passed" if r.fixed_in_round == 0 else str(r.fixed_in_round or "?"))
-        steps = "  ".join(f"{row['kind']}/{row['prompt_tokens']}/{row['model_s']:.0f}s" + (" T" if i and (row["temperature"] or 0) > (r.per_round[i - 1]["temperature"] or 0) else "")
+        steps = "  ".join(f"{row['kind']}/{row['prompt_tokens']}/{row['model_s']:.0f}s"
+                          + (f" ({len(row['calls'])} calls)" if len(row.get("calls") or ()) > 1 else "") + (" T" if i and _low(row) > _low(r.per_round[i - 1]) else "")
                           for i, row in enumerate(r.per_round))
         table.add_row(r.id, where, steps)
     r1, r2 = rounds["round_1"], rounds["round_2_plus"]
     table.caption = (f"fixed in round: {rounds['fixed_in_round']}; median prompt tokens per call: round 1 "
-                     f"{r1['median_prompt_tokens']}, rounds 2+ {r2['median_prompt_tokens']}; median model s per call: "
+                     f"{r1['median_prompt_tokens']}, rounds 2+ {r2['median_prompt_tokens']} ({rounds['calls']} calls); "
+                     "median model s per call: "
                      f"round 1 {r1['median_model_seconds']}, rounds 2+ {r2['median_model_seconds']}; asked again "
                      f"{rounds['asked_again']} (then fixed {rounds['fixed_after_asked_again']}); ended by a repeat "
                      f"{rounds['ended_by_repeat']}")
