@@ -419,7 +419,7 @@ def parse_args(argv: list[str]):
     parser.add_argument("--expect-check", action="store_true",
                         help="also give each case's check to the loop as an --expect (shown to the model, like a "
                              "user's own expectation); by default it stays hidden and only verifies the result")
-    parser.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write every figure and case to OUT")
+    parser.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write every figure and case to OUT (and each case, as it finishes, to OUT.cases.jsonl)")
     opts = parser.parse_args(argv)
     opts.model = resolve_model(opts.model)
     return opts
@@ -488,6 +488,9 @@ def _run_with_progress(cases: list[Case], opts) -> list[CaseResult]:
                 return
             fixed += result.fixed
             progress.update(task, advance=1, fixed=fixed)
+            if opts.json_out:  # a long run stopped early keeps the cases it finished
+                with open(opts.json_out + ".cases.jsonl", "a", encoding="utf-8") as f:
+                    f.write(json.dumps(asdict(result)) + "\n")
 
         return run_bench(cases, opts, on_case)
 
