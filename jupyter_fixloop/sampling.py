@@ -1,10 +1,10 @@
 """Execution-guided sampling: several candidates per round, each run, the best one carried on.
 
 A small model's likeliest answer is often wrong where a slightly hotter one is right; running them
-all tells which. The K model calls of a round go out together (llama-server rejects n>1, so they are
-K requests, at temperatures spread from the round's own up to `resample_temperature`); each reply
-runs in a kernel of the warm pool as soon as it arrives, and a candidate that passes every check
-cancels the calls still pending. Code that a sample of the same round already proposed is not run
+all tells which. A round makes K model calls (llama-server rejects n>1, so they are K requests, at
+temperatures spread from the round's own up to `resample_temperature`), one after another; each
+reply runs in a kernel of the warm pool as soon as it arrives, beside the next call, and a
+candidate that passes every check cancels the call under way. Code that a sample of the same round already proposed is not run
 again (the loop already skips code an earlier round ran).
 """
 
@@ -80,27 +80,18 @@ Judge = Callable[[Reply], Awaitable[Receipt]]
 
 
 async def gather(temps: Sequence[float], ask: Ask, judge: Judge) -> list[Candidate]:
-    """Ask at each temperature at once, judge each reply as it arrives; the first candidate that
-    passes ends the round: calls still pending are cancelled (no reply, so no tokens to count), runs
-    still going are stopped (their replies are kept, "not run", and their tokens counted).
-    Raises the first call's error when no call answered."""
+    """Ask at each temperature in turn, and run each reply as soon as it arrives (beside the next
+    call); the first candidate that passes ends the round: the call under way is cancelled (no
+    reply, so no tokens to count) and runs still going are stopped (their replies are kept, "not
+    run", and their tokens counted). A call that fails ends the asking; the round goes on with the
+    replies it has, and raises that error when it has none."""
     runs: dict[str, tuple[int, asyncio.Future]] = {}
-    tasks: list[asyncio.Task] = []
-    answered: set[int] = set()
+    settling: list[asyncio.Task] = []
     stopped: list[asyncio.Future] = []  # runs this round stopped itself (not a cancellation from outside)
+    passed = False
 
-    def stop_the_rest(winner: int) -> None:
-        for order, task in enumerate(tasks):
-            if order != winner and order not in answered:
-                task.cancel()
-        for _, run in runs.values():
-            if not run.done():
-                stopped.append(run)
-                run.cancel()
-
-    async def one(order: int, temperature: float) -> Candidate:
-        reply, repeated = await ask(temperature)
-        answered.add(order)
+    async def settle(order: int, temperature: float, reply: Reply, repeated: str) -> Candidate:
+        nonlocal passed
         key = (reply.code or "").strip()
         same = runs.get(key) if reply.code is not None else None
         if same is None:
@@ -117,22 +108,45 @@ async def gather(temps: Sequence[float], ask: Ask, judge: Judge) -> list[Candida
             receipt = NOT_RUN
         if same is not None:
             receipt = replace(receipt, text=f"(same code as sample {same[0] + 1}, not run again)\n{receipt.text}")
-        if receipt.ok:
-            stop_the_rest(order)
+        if receipt.ok and not passed:
+            passed = True
+            asking.cancel()
+            for _, other in runs.values():
+                if not other.done():
+                    stopped.append(other)
+                    other.cancel()
         return Candidate(order, reply, receipt, temperature, repeated)
 
-    tasks.extend(asyncio.ensure_future(one(i, t)) for i, t in enumerate(temps))
+    async def ask_in_turn() -> None:
+        # one call at a time: a one-slot server (llama-server) would queue the others, and their
+        # time in the queue would count against the model timeout
+        for order, temperature in enumerate(temps):
+            if passed:
+                return
+            reply, repeated = await ask(temperature)
+            settling.append(asyncio.ensure_future(settle(order, temperature, reply, repeated)))
+
+    asking = asyncio.ensure_future(ask_in_turn())
+    error: BaseException | None = None
     try:
-        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+        try:
+            await asking
+        except asyncio.CancelledError:
+            if not passed:
+                raise
+        except Exception as exc:
+            error = exc
+        outcomes = await asyncio.gather(*settling, return_exceptions=True)
     finally:
-        for task in tasks:
+        asking.cancel()
+        for task in settling:
             task.cancel()
         for _, run in runs.values():
             run.cancel()
     candidates = [o for o in outcomes if isinstance(o, Candidate)]
     if candidates:
         return candidates
-    errors = [o for o in outcomes if isinstance(o, BaseException) and not isinstance(o, asyncio.CancelledError)]
+    errors = [o for o in (error, *outcomes) if isinstance(o, BaseException) and not isinstance(o, asyncio.CancelledError)]
     if errors:
         raise errors[0]
     raise asyncio.CancelledError()
