@@ -147,9 +147,9 @@ def notes_html(notes) -> str:
 
 
 def samples_line(r) -> str:
-    """A round of several samples in one line: each one's temperature and how its run went."""
+    """A round's samples in one line (those asked: one that passes ends the asking), each one's temperature and how its run went."""
     each = ", ".join(f"T={s.temperature:g} {s.kind or '?'}" for s in r.samples)
-    return f"best of {len(r.samples)} samples: {each}"
+    return f"samples: {each}"
 
 
 def rounds_html(result: LoopResult) -> str:

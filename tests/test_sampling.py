@@ -44,7 +44,8 @@ def test_the_round_carries_the_right_sample_runs_each_distinct_one_once_and_coun
     assert [s.kind for s in only.samples].count("ok") == 1 and only.receipt.ok
     assert all(s.prompt_tokens > 0 and s.completion_tokens > 0 for s in only.samples)
     assert only.usage.tokens == sum(s.tokens for s in only.samples) == result.tokens
-    assert "best of 3 samples: T=0.2" in render_text(result) and "best of 3 samples" in render_html(result)
+    assert "samples: T=0.2 check_failed, T=0.5 check_failed, T=0.8 ok" in render_text(result)
+    assert "samples: T=0.2" in render_html(result)
 
 
 def test_one_sample_behaves_as_before(fake_model):
