@@ -38,6 +38,10 @@ class FixLoop(Configurable):
     resample_temperature = Float(DEFAULTS.resample_temperature, min=0.0, max=2.0, help="When the model answers "
                                  "with code that already failed, it is told so and asked once more at this "
                                  "temperature; only a second repeat ends the loop.").tag(config=True)
+    samples = Integer(DEFAULTS.samples, min=1, max=8, help="Candidates per round: K model calls at temperatures "
+                      "spread from `temperature` up to `resample_temperature`, each run in its own sandbox, the best "
+                      "carried on (all checks pass, then fewer failing checks, then no exception). Costs K times the "
+                      "tokens; on a small local model 3 fixes more cells than 1.").tag(config=True)
     pool_idle = Float(DEFAULTS.pool_idle, min=0.0, help="Seconds without a loop after which the idle sandbox kernels are closed (0: keep them); the next loop starts new ones.").tag(config=True)
     pool_size = Integer(DEFAULTS.pool_size, min=0, help="Sandbox kernels kept started ahead of need: two, so the kernel for a candidate is ready even when the model answers at once.").tag(config=True)
     confinement = Enum(

@@ -56,6 +56,8 @@ def render_text(result: LoopResult) -> str:
     for r in result.rounds:
         out.append("")
         out.append(f"round {r.index}: {r.receipt.kind} ({r.usage.tokens} tokens, model {r.usage.seconds:.1f} s, run {r.usage.run_seconds:.2f} s)")
+        if r.samples:
+            out.append("  " + samples_line(r))
         out += ["  " + line for line in r.receipt.text.splitlines()]
     if result.diff:
         out.append("")
@@ -144,13 +146,19 @@ def notes_html(notes) -> str:
     return "".join(f'<div class="fixloop-note">{html.escape(note)}</div>' for note in notes)
 
 
+def samples_line(r) -> str:
+    """A round's samples in one line (those asked: one that passes ends the asking), each one's temperature and how its run went."""
+    each = ", ".join(f"T={s.temperature:g} {s.kind or '?'}" for s in r.samples)
+    return f"samples: {each}"
+
+
 def rounds_html(result: LoopResult) -> str:
     items = []
     if result.first is not None and result.status != "passed":
         items.append(_receipt_html("original run", result.first.text))
     previous = result.source
     for r in result.rounds:
-        title = f"round {r.index}: {r.receipt.kind}"
+        title = f"round {r.index}: {r.receipt.kind}" + (f" ({samples_line(r)})" if r.samples else "")
         body = ""
         if r.candidate is not None:
             if (previous, r.candidate) != (result.source, result.patched):  # else the diff shown above, again

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from . import confine, guard, model, prompt, runtime, sharing
+from . import confine, guard, model, prompt, runtime, sampling, sharing
 from . import snapshot as snapshots
 from .errors import FixloopError, ModelError, UsageError
 from .leftovers import owner_tag
@@ -102,6 +102,7 @@ class LoopRun:
         self.namespace = namespace
         self.loop_id = uuid.uuid4().hex[:12]
         self.rounds: list[Round] = []
+        self._removed: dict[str, int] = {}  # candidate code -> statements copied from the checks, removed
         self.first: Receipt | None = None
         self.started = time.perf_counter()
 
@@ -109,7 +110,7 @@ class LoopRun:
         self.started = time.perf_counter()
         if not self.settings.gateway_url and confine.resolve(self.settings.confinement) == "refused":
             return self._end("error", confine.REFUSAL)  # before any kernel starts
-        pool = pool_for(self.settings, self.options.pool_size)
+        pool = pool_for(self.settings, max(self.options.pool_size, self.options.samples))
         mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"), self.options.snapshot_size_cap,
                          self._shared())
         try:
@@ -145,33 +146,33 @@ class LoopRun:
             if bound:
                 return self._end("gave_up", bound)
             self.emit("asking", round=index, max_rounds=opts.max_rounds)
-            temperature = opts.resample_temperature if repeated_before else opts.temperature
             if repeated_before:
                 note = (f"Your last answer was identical to {repeated_before}, which already failed as shown above. "
                         "Write a different fix that addresses what happened.")
             messages = prompt.build_messages(source, instruction=self.instruction, checks=checks, history=history,
                                              hint=opts.hint or None, note=note or None)
+            low = opts.resample_temperature if repeated_before else opts.temperature
+            temps = sampling.temperatures(low, max(low, opts.resample_temperature), opts.samples)
+
             try:
-                reply = await self._propose(messages, temperature)
+                candidates = await self._sample(index, messages, temps, guard_, history, passed_before, pool, mirror)
             except ModelError as exc:
                 return self._end("error", str(exc))
             except asyncio.TimeoutError:
                 return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
-            removed = 0
-            if reply.code is not None:
-                code, removed = guard_.without_copied_checks(reply.code)
-                reply = replace(reply, code=code)
-            repeated = self._repeated(reply)
+            best = sampling.best_of(candidates)
+            reply, receipt, temperature = best.reply, best.receipt, best.temperature
+            repeated = best.repeated if all(c.repeated for c in candidates) else ""
             if repeated and opts.model == BUILTIN:  # deterministic: asking again gets the same
                 return self._end("gave_up", f"the model repeated {repeated}; a hint (--hint) or another model may help")
-            receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
-            receipt = _mark_regressions(receipt, passed_before, index)
+            removed = self._removed.get(reply.code or "", 0)
             if removed:
                 receipt = replace(receipt, text=receipt.text + f"\nNote: {removed} statement(s) copied from the checks "
                                   "were removed from your answer; the checks run on their own after the cell.")
-            usage = replace(reply.usage, run_seconds=receipt.seconds)
+            usage = sampling.total_usage(candidates, best)
+            samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if opts.samples > 1 else ()
             self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
-                                     temperature=temperature))
+                                     temperature=temperature, samples=samples))
             self.emit("receipt", round=index, receipt=receipt, usage=usage)
             if receipt.ok:
                 return self._end("fixed", f"after {index} round(s): {verified(receipt, reply.code)}", reply.code)
@@ -191,6 +192,25 @@ class LoopRun:
             elif history:  # keep the last real run in front of the model, and say what went wrong
                 note = "Your previous reply had no ```python block."
         return self._end("gave_up", f"max rounds ({opts.max_rounds}) reached")
+
+    async def _sample(self, index: int, messages, temps, guard_: guard.Guard, history, passed_before, pool,
+                      mirror) -> list[sampling.Candidate]:
+        """The round's candidates: one model call per temperature, each reply cleaned by the guard and run."""
+
+        async def ask(temperature: float) -> tuple[model.Reply, str]:
+            reply = await self._propose(messages, temperature)
+            if reply.code is not None:
+                code, removed = guard_.without_copied_checks(reply.code)
+                reply = replace(reply, code=code)
+                if removed:  # said in the receipt of the round that carries it on
+                    self._removed[code] = removed
+            return reply, self._repeated(reply)
+
+        async def judge(reply: model.Reply) -> Receipt:
+            receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
+            return _mark_regressions(receipt, passed_before, index)
+
+        return await sampling.gather(temps, ask, judge)
 
     async def _judge(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""

@@ -31,6 +31,7 @@ class LoopOptions:
     hint: str = ""  # extra guidance added to the prompt
     temperature: float = 0.2  # sampling temperature of each round's answer (low: the likeliest fix)
     resample_temperature: float = 0.8  # when an answer repeats code that already failed, asked again at this
+    samples: int = 1  # candidates per round, run side by side, the best carried on (1..8)
     pool_size: int = 2  # sandbox kernels kept started ahead of need
     pool_idle: float = 900.0  # seconds without a loop before idle kernels close (0: keep them)
     confinement: str = "auto"  # "auto", "bwrap" or "none"
@@ -60,6 +61,8 @@ class LoopOptions:
             raise UsageError("max_rounds must be 0 or more")
         if not (0.0 <= self.temperature <= 2.0 and 0.0 <= self.resample_temperature <= 2.0):
             raise UsageError("temperature and resample_temperature must be between 0 and 2")
+        if not isinstance(self.samples, int) or isinstance(self.samples, bool) or not 1 <= self.samples <= 8:
+            raise UsageError(f"samples must be a whole number from 1 to 8 (candidates per round), not {self.samples!r}")
         if self.timeout <= 0 or self.model_timeout <= 0:
             raise UsageError("timeout and model_timeout must be positive numbers of seconds")
         # an unknown confinement is the sandbox's to refuse: the loop's result says so

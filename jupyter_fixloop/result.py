@@ -25,8 +25,27 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class Sample:
+    """One of a round's model calls (`--samples K`): its code, how its run went, what it cost."""
+
+    code: str | None
+    temperature: float | None
+    verdict: str  # the receipt's headline: how its run went ("not run": cancelled once another passed)
+    kind: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0  # model time of this call
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
 class Round:
-    """One model call, the candidate it proposed, and the receipt of running that candidate."""
+    """One model call (or K with `samples`), the candidate carried on, and the receipt of its run.
+
+    `usage` counts every call of the round; `candidate`, `receipt`, `reply` are the best sample's."""
 
     index: int
     candidate: str | None
@@ -34,6 +53,7 @@ class Round:
     usage: Usage = field(default_factory=Usage)
     reply: str = ""
     temperature: float | None = None  # the sampling temperature it was asked at (higher after a repeat)
+    samples: tuple[Sample, ...] = ()  # with --samples K: every call of the round; the round is the best one's
 
     @property
     def effect(self) -> Effect | None:

@@ -73,6 +73,12 @@ def test_bad_arguments_give_a_usage_error_and_keep_the_cell(kernel):
     assert "UsageError" in run.text and "--max-rounds" in run.text
 
 
+def test_a_bad_number_of_samples_is_a_usage_error(kernel):
+    run = kernel.run("%%fixloop --samples 9\nx = 1\n")
+    assert not run.ok
+    assert "UsageError" in run.text and "samples must be a whole number from 1 to 8" in run.text
+
+
 def test_instruction_with_builtin_engine_says_a_model_is_needed(kernel):
     run = kernel.run("%%fixloop\nwrite a function that adds two numbers\n")
     assert "no_code" in run.text

@@ -63,3 +63,16 @@ def test_every_round_is_bounded_and_its_prompt_is_small():
     assert all(r.usage.prompt_tokens < 1200 for r in result.rounds)
     if result.status == "fixed":
         assert result.rounds[-1].receipt.ok
+
+
+def test_three_samples_per_round_are_each_counted_and_the_best_is_carried_on():
+    cell = "total = sum(price)\n"
+    check = "t = globals().get('total')\nassert t == 12, repr(t)"
+    result = real_fix(cell, checks=[check], namespace={"prices": [3, 4, 5]}, samples=3, max_rounds=2)
+    assert result.status in ("fixed", "gave_up"), result.reason
+    for r in result.rounds:
+        assert 1 <= len(r.samples) <= 3
+        assert r.usage.prompt_tokens == sum(s.prompt_tokens for s in r.samples) > 0
+        assert {s.temperature for s in r.samples} <= {0.2, 0.5, 0.8}  # spread up to resample_temperature
+    if result.status == "fixed":
+        assert result.rounds[-1].receipt.ok and "prices" in result.patched

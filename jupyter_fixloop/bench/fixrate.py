@@ -230,10 +230,20 @@ def _loop(case: Case, snap, opts) -> dict:
     final = result.patched if result.status == "fixed" else (case.cell if result.status == "passed" else None)
     per_round = [{"round": r.index, "temperature": r.temperature, "prompt_tokens": r.usage.prompt_tokens,
                   "completion_tokens": r.usage.completion_tokens, "model_s": round(r.usage.seconds, 2),
-                  "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind} for r in result.rounds]
+                  "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind, "calls": _calls(r)}
+                 for r in result.rounds]
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "tokens": result.tokens,
             "cost": result.cost, "final_code": final, "last_receipt": _last_run(result), "per_round": per_round,
             "fixed_in_round": len(result.rounds) if result.status == "fixed" else 0 if result.status == "passed" else None}
+
+
+def _calls(r) -> list[dict]:
+    """Each model call of a round (several with --samples): temperature, tokens, seconds, how its run went."""
+    if not r.samples:
+        return [{"temperature": r.temperature, "prompt_tokens": r.usage.prompt_tokens,
+                 "completion_tokens": r.usage.completion_tokens, "model_s": round(r.usage.seconds, 2), "kind": r.receipt.kind}]
+    return [{"temperature": s.temperature, "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
+             "model_s": round(s.seconds, 2), "kind": s.kind} for s in r.samples]
 
 
 def _last_run(result) -> str:
@@ -269,6 +279,7 @@ def _one_shot(case: Case, snap, opts) -> dict:
     per_round = [{"round": 1, "temperature": opts.options.temperature, "prompt_tokens": reply.usage.prompt_tokens,
                   "completion_tokens": reply.usage.completion_tokens, "model_s": round(reply.usage.seconds, 2),
                   "run_s": 0.0, "kind": status}]
+    per_round[0]["calls"] = [dict(per_round[0])]
     return {"status": status, "reason": "one model call, not rerun", "rounds": 1, "tokens": reply.usage.tokens,
             "cost": reply.usage.cost, "final_code": reply.code, "last_receipt": first.text, "per_round": per_round,
             "fixed_in_round": 1}
@@ -306,7 +317,9 @@ def run_bench(cases: list[Case], opts, on_case=None) -> list[CaseResult]:
     cwd = os.path.join(workdir, "cwd")
     os.mkdir(cwd)
     opts.options = LoopOptions(model=opts.model, api_base=opts.api_base or "", max_rounds=opts.max_rounds,
-                               timeout=opts.timeout, cwd=cwd).resolved()
+                               timeout=opts.timeout, cwd=cwd).with_(
+        samples=getattr(opts, "samples", None), model_timeout=getattr(opts, "model_timeout", None),
+        wall_time=getattr(opts, "wall_time", None)).resolved()
     kernel = UserKernel(cwd=cwd)
     results = []
     try:
@@ -356,18 +369,25 @@ def round_figures(results: list[CaseResult]) -> dict:
                 "median_prompt_tokens": round(statistics.median(row["prompt_tokens"] for row in rows)) if rows else 0,
                 "median_model_seconds": round(statistics.median(row["model_s"] for row in rows), 1) if rows else 0.0}
 
-    rows = [row for r in results for row in r.per_round]
+    rows = [dict(call, round=row["round"]) for r in results for row in r.per_round for call in row.get("calls") or [row]]
     first = [row for row in rows if row["round"] == 1]
     later = [row for row in rows if row["round"] > 1]
     return {
         "fixed_in_round": dict(sorted(fixed_in.items())),
         "all": medians(rows), "round_1": medians(first), "round_2_plus": medians(later),
-        "asked_again": sum(1 for r in results for a, b in zip(r.per_round, r.per_round[1:])
-                           if (b["temperature"] or 0) > (a["temperature"] or 0)),
+        "asked_again": sum(1 for r in results for a, b in zip(r.per_round, r.per_round[1:]) if _low(b) > _low(a)),
         "fixed_after_asked_again": sum(1 for r in results if r.fixed and len(r.per_round) > 1
-                                       and (r.per_round[-1]["temperature"] or 0) > (r.per_round[-2]["temperature"] or 0)),
+                                       and _low(r.per_round[-1]) > _low(r.per_round[-2])),
         "ended_by_repeat": sum(1 for r in results if "repeated" in r.reason),
+        "calls": len(rows),
+        "median_completion_tokens": round(statistics.median(row["completion_tokens"] for row in rows)) if rows else 0,
     }
+
+
+def _low(row: dict) -> float:
+    """A round's coolest call: higher than the round before's when it was asked again after a repeat
+    (with --samples, the round carried on may be a hotter sample without any repeat)."""
+    return min((c["temperature"] or 0) for c in row.get("calls") or [row])
 
 
 # ---------------------------------------------------------------- the command
@@ -385,12 +405,19 @@ def parse_args(argv: list[str]):
     parser.add_argument("--mode", choices=MODES, default="loop", help="loop (default) or one-shot (one call, no rerun)")
     parser.add_argument("--max-rounds", "-r", type=int, default=4, help="model rounds per case in loop mode (default 4)")
     parser.add_argument("--timeout", "-t", type=float, default=10.0, help="seconds per sandbox run (default 10)")
+    parser.add_argument("--samples", "-k", type=int, default=1, metavar="K",
+                        help="loop mode: candidates per round, each run, the best carried on (1-8, default 1)")
+    parser.add_argument("--model-timeout", type=float, default=None, metavar="S",
+                        help="seconds one model call may take (default 120)")
+    parser.add_argument("--wall-time", type=float, default=None, metavar="S",
+                        help="seconds for one case's whole loop (default 600; 0: no bound)")
+    parser.add_argument("--case", action="append", default=[], metavar="ID", help="only this case (repeatable)")
     parser.add_argument("--category", action="append", default=[], help="only cases of this category (repeatable)")
     parser.add_argument("--group", action="append", default=[], help="only cases of this group (repeatable)")
     parser.add_argument("--expect-check", action="store_true",
                         help="also give each case's check to the loop as an --expect (shown to the model, like a "
                              "user's own expectation); by default it stays hidden and only verifies the result")
-    parser.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write every figure and case to OUT")
+    parser.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write every figure and case to OUT (and each case, as it finishes, to OUT.cases.jsonl)")
     opts = parser.parse_args(argv)
     opts.model = resolve_model(opts.model)
     return opts
@@ -403,8 +430,12 @@ def main(argv: list[str]) -> int:
     except (OSError, FixloopError) as exc:
         print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
         return 2
+    unknown = sorted(set(opts.case) - {c.id for c in cases})
+    if unknown:
+        print(f"jupyter-fixloop bench: no case {unknown[0]!r} in {opts.cases}", file=sys.stderr)
+        return 2
     cases = [c for c in cases if (not opts.category or c.category in opts.category)
-             and (not opts.group or c.group in opts.group)]
+             and (not opts.group or c.group in opts.group) and (not opts.case or c.id in opts.case)]
     if not cases:
         print("jupyter-fixloop bench: no cases to run", file=sys.stderr)
         return 2
@@ -455,6 +486,9 @@ def _run_with_progress(cases: list[Case], opts) -> list[CaseResult]:
                 return
             fixed += result.fixed
             progress.update(task, advance=1, fixed=fixed)
+            if opts.json_out:  # a long run stopped early keeps the cases it finished
+                with open(opts.json_out + ".cases.jsonl", "a", encoding="utf-8") as f:
+                    f.write(json.dumps(asdict(result)) + "\n")
 
         return run_bench(cases, opts, on_case)
 
@@ -501,19 +535,22 @@ def rounds_table(results: list[CaseResult], rounds: dict):
     from rich import box
     from rich.table import Table
 
-    table = Table(title="per case: fixed in round; each round as kind/prompt tokens/model s (T: asked again hotter)",
+    table = Table(title="per case: fixed in round; each round as kind/prompt tokens/model s, all its calls together "
+                  "(T: asked again hotter)",
                   box=box.SIMPLE_HEAD)
     table.add_column("case", no_wrap=True)
     table.add_column("fixed in", justify="right")
     table.add_column("rounds")
     for r in results:
         where = "-" if not r.fixed else ("passed" if r.fixed_in_round == 0 else str(r.fixed_in_round or "?"))
-        steps = "  ".join(f"{row['kind']}/{row['prompt_tokens']}/{row['model_s']:.0f}s" + (" T" if i and (row["temperature"] or 0) > (r.per_round[i - 1]["temperature"] or 0) else "")
+        steps = "  ".join(f"{row['kind']}/{row['prompt_tokens']}/{row['model_s']:.0f}s"
+                          + (f" ({len(row['calls'])} calls)" if len(row.get("calls") or ()) > 1 else "") + (" T" if i and _low(row) > _low(r.per_round[i - 1]) else "")
                           for i, row in enumerate(r.per_round))
         table.add_row(r.id, where, steps)
     r1, r2 = rounds["round_1"], rounds["round_2_plus"]
     table.caption = (f"fixed in round: {rounds['fixed_in_round']}; median prompt tokens per call: round 1 "
-                     f"{r1['median_prompt_tokens']}, rounds 2+ {r2['median_prompt_tokens']}; median model s per call: "
+                     f"{r1['median_prompt_tokens']}, rounds 2+ {r2['median_prompt_tokens']} ({rounds['calls']} calls); "
+                     "median model s per call: "
                      f"round 1 {r1['median_model_seconds']}, rounds 2+ {r2['median_model_seconds']}; asked again "
                      f"{rounds['asked_again']} (then fixed {rounds['fixed_after_asked_again']}); ended by a repeat "
                      f"{rounds['ended_by_repeat']}")
@@ -525,6 +562,7 @@ def write_json(path: str, results: list[CaseResult], figures: dict, opts) -> Non
         "model": opts.model,
         "mode": opts.mode,
         "max_rounds": opts.max_rounds,
+        "samples": getattr(opts, "samples", 1),
         "timeout": opts.timeout,
         "api_base": opts.api_base,
         "expect_check": opts.expect_check,

@@ -1,0 +1,152 @@
+"""Execution-guided sampling: several candidates per round, each run, the best one carried on.
+
+A small model's likeliest answer is often wrong where a slightly hotter one is right; running them
+all tells which. A round makes K model calls (llama-server rejects n>1, so they are K requests, at
+temperatures spread from the round's own up to `resample_temperature`), one after another; each
+reply runs in a kernel of the warm pool as soon as it arrives, beside the next call, and a
+candidate that passes every check cancels the call under way. Code that a sample of the same round already proposed is not run
+again (the loop already skips code an earlier round ran).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+
+from .model import Reply
+from .receipt import Receipt, rejected
+from .result import Sample, Usage
+
+MAX_SAMPLES = 8
+_RAN = ("ok", "check_failed")  # the code ran to its end; only checks can say it is wrong
+_RAISED = ("exception", "timeout", "crash")
+NOT_RUN = rejected("not run: another sample of this round passed first")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sample of a round: the reply (its code cleaned by the guard), the receipt of its run,
+    and what it repeats of an earlier round ("" when it is new)."""
+
+    order: int
+    reply: Reply
+    receipt: Receipt
+    temperature: float | None
+    repeated: str = ""
+
+    @property
+    def rank(self) -> tuple:
+        """Lower is better: all checks pass, then fewer failing checks, then runs without an
+        exception, then an exception; a reply with no code or a rejected one is last. Ties go to
+        new code over a repeat of an earlier round, then to the earlier sample (the cooler one)."""
+        kind = self.receipt.kind
+        tier = 0 if kind == "ok" else 1 if kind in _RAN else 2 if kind in _RAISED else 3
+        failing = sum(not c.passed for c in self.receipt.checks)
+        return (tier, failing, bool(self.repeated), self.order)
+
+    def sample(self) -> Sample:
+        u = self.reply.usage
+        return Sample(self.reply.code, self.temperature, self.receipt.headline, self.receipt.kind,
+                      u.prompt_tokens, u.completion_tokens, u.seconds)
+
+
+def best_of(candidates: Sequence[Candidate]) -> Candidate:
+    """The candidate to carry on (see `Candidate.rank`)."""
+    if not candidates:
+        raise ValueError("best_of needs at least one candidate")
+    return min(candidates, key=lambda c: c.rank)
+
+
+def temperatures(low: float, high: float, k: int) -> tuple[float, ...]:
+    """K temperatures from `low` up to `high` (all `low` when high <= low): the first call is the
+    likeliest answer, the others spread out from it."""
+    if k <= 1 or high <= low:
+        return (low,) * max(k, 1)
+    step = (high - low) / (k - 1)
+    return tuple(round(low + i * step, 3) for i in range(k))
+
+
+def total_usage(candidates: Sequence[Candidate], best: Candidate) -> Usage:
+    """What the round cost: every call's tokens, cost and model seconds; the sandbox seconds of
+    the run carried on (the others ran beside it)."""
+    us = [c.reply.usage for c in candidates]
+    return Usage(sum(u.prompt_tokens for u in us), sum(u.completion_tokens for u in us), sum(u.cost for u in us),
+                 sum(u.seconds for u in us), best.receipt.seconds)
+
+
+Ask = Callable[[float], Awaitable[tuple[Reply, str]]]  # temperature -> (reply, what it repeats)
+Judge = Callable[[Reply], Awaitable[Receipt]]
+
+
+async def gather(temps: Sequence[float], ask: Ask, judge: Judge) -> list[Candidate]:
+    """Ask at each temperature in turn, and run each reply as soon as it arrives (beside the next
+    call); the first candidate that passes ends the round: the call under way is cancelled (no
+    reply, so no tokens to count) and runs still going are stopped (their replies are kept, "not
+    run", and their tokens counted). A call that fails ends the asking; the round goes on with the
+    replies it has, and raises that error when it has none."""
+    runs: dict[str, tuple[int, asyncio.Future]] = {}
+    settling: list[asyncio.Task] = []
+    stopped: list[asyncio.Future] = []  # runs this round stopped itself (not a cancellation from outside)
+    passed = False
+
+    async def settle(order: int, temperature: float, reply: Reply, repeated: str) -> Candidate:
+        nonlocal passed
+        key = (reply.code or "").strip()
+        same = runs.get(key) if reply.code is not None else None
+        if same is None:
+            run = asyncio.ensure_future(judge(reply))
+            if reply.code is not None:
+                runs[key] = (order, run)
+        else:
+            run = same[1]
+        try:
+            receipt = await asyncio.shield(run)
+        except asyncio.CancelledError:
+            if not (run.cancelled() and run in stopped):
+                raise
+            receipt = NOT_RUN
+        if same is not None:
+            receipt = replace(receipt, text=f"(same code as sample {same[0] + 1}, not run again)\n{receipt.text}")
+        if receipt.ok and not passed:
+            passed = True
+            asking.cancel()
+            for _, other in runs.values():
+                if not other.done():
+                    stopped.append(other)
+                    other.cancel()
+        return Candidate(order, reply, receipt, temperature, repeated)
+
+    async def ask_in_turn() -> None:
+        # one call at a time: a one-slot server (llama-server) would queue the others, and their
+        # time in the queue would count against the model timeout
+        for order, temperature in enumerate(temps):
+            if passed:
+                return
+            reply, repeated = await ask(temperature)
+            settling.append(asyncio.ensure_future(settle(order, temperature, reply, repeated)))
+
+    asking = asyncio.ensure_future(ask_in_turn())
+    error: BaseException | None = None
+    try:
+        try:
+            await asking
+        except asyncio.CancelledError:
+            if not passed:
+                raise
+        except Exception as exc:
+            error = exc
+        outcomes = await asyncio.gather(*settling, return_exceptions=True)
+    finally:
+        asking.cancel()
+        for task in settling:
+            task.cancel()
+        for _, run in runs.values():
+            run.cancel()
+    candidates = [o for o in outcomes if isinstance(o, Candidate)]
+    if candidates:
+        return candidates
+    errors = [o for o in (error, *outcomes) if isinstance(o, BaseException) and not isinstance(o, asyncio.CancelledError)]
+    if errors:
+        raise errors[0]
+    raise asyncio.CancelledError()
