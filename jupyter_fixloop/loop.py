@@ -110,7 +110,9 @@ class LoopRun:
         self.started = time.perf_counter()
         if not self.settings.gateway_url and confine.resolve(self.settings.confinement) == "refused":
             return self._end("error", confine.REFUSAL)  # before any kernel starts
-        pool = pool_for(self.settings, max(self.options.pool_size, self.options.samples))
+        # K samples run side by side: keep K warm (pool_size 0, no warm kernels, stays 0 for one sample)
+        size = self.options.pool_size if self.options.samples == 1 else max(self.options.pool_size, self.options.samples)
+        pool = pool_for(self.settings, size)
         mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"), self.options.snapshot_size_cap,
                          self._shared())
         try:
