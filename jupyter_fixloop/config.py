@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import textwrap
 
-from traitlets import Enum, Float, Integer, List, Unicode
+from traitlets import Bool, Enum, Float, Integer, List, Unicode
 from traitlets.config import Configurable
 
 from .errors import UsageError
@@ -42,6 +42,9 @@ class FixLoop(Configurable):
                       "spread from `temperature` up to `resample_temperature`, each run in its own sandbox, the best "
                       "carried on (all checks pass, then fewer failing checks, then no exception). Costs K times the "
                       "tokens; on a small local model 3 fixes more cells than 1.").tag(config=True)
+    rules = Bool(DEFAULTS.rules, help="With a litellm model, each round first tries the built-in engine's rule "
+                 "repair (typos, missing imports, removed APIs: milliseconds, no tokens) and runs it beside the model "
+                 "call; one that passes every check ends the round without waiting for the model.").tag(config=True)
     pool_idle = Float(DEFAULTS.pool_idle, min=0.0, help="Seconds without a loop after which the idle sandbox kernels are closed (0: keep them); the next loop starts new ones.").tag(config=True)
     pool_size = Integer(DEFAULTS.pool_size, min=0, help="Sandbox kernels kept started ahead of need: two, so the kernel for a candidate is ready even when the model answers at once.").tag(config=True)
     confinement = Enum(

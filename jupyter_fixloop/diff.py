@@ -55,7 +55,7 @@ def render_text(result: LoopResult) -> str:
         out += ["  " + line for line in result.first.text.splitlines()]
     for r in result.rounds:
         out.append("")
-        out.append(f"round {r.index}: {r.receipt.kind} ({r.usage.tokens} tokens, model {r.usage.seconds:.1f} s, run {r.usage.run_seconds:.2f} s)")
+        out.append(f"{round_title(r)} ({r.usage.tokens} tokens, model {r.usage.seconds:.1f} s, run {r.usage.run_seconds:.2f} s)")
         if r.samples:
             out.append("  " + samples_line(r))
         out += ["  " + line for line in r.receipt.text.splitlines()]
@@ -146,9 +146,14 @@ def notes_html(notes) -> str:
     return "".join(f'<div class="fixloop-note">{html.escape(note)}</div>' for note in notes)
 
 
+def round_title(r) -> str:
+    """"round 2: check_failed", and who wrote the candidate when it was not the model."""
+    return f"round {r.index}{' (built-in rules)' if r.source == 'rules' else ''}: {r.receipt.kind}"
+
+
 def samples_line(r) -> str:
     """A round's samples in one line (those asked: one that passes ends the asking), each one's temperature and how its run went."""
-    each = ", ".join(f"T={s.temperature:g} {s.kind or '?'}" for s in r.samples)
+    each = ", ".join(f"{'rules' if s.source == 'rules' else f'T={s.temperature:g}'} {s.kind or '?'}" for s in r.samples)
     return f"samples: {each}"
 
 
@@ -158,7 +163,7 @@ def rounds_html(result: LoopResult) -> str:
         items.append(_receipt_html("original run", result.first.text))
     previous = result.source
     for r in result.rounds:
-        title = f"round {r.index}: {r.receipt.kind}" + (f" ({samples_line(r)})" if r.samples else "")
+        title = round_title(r) + (f" ({samples_line(r)})" if r.samples else "")
         body = ""
         if r.candidate is not None:
             if (previous, r.candidate) != (result.source, result.patched):  # else the diff shown above, again

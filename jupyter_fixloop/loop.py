@@ -23,7 +23,7 @@ from .leftovers import owner_tag
 from .options import BUILTIN, LoopOptions, knob_signature
 from .pool import SandboxPool, pool_for
 from .receipt import Budget, Receipt, no_code
-from .result import LoopResult, Round
+from .result import LoopResult, Round, Usage
 from .sandbox import SandboxSettings
 from .snapshot import Snapshot
 
@@ -152,9 +152,12 @@ class LoopRun:
                 note = (f"Your last answer was identical to {repeated_before}, which already failed as shown above. "
                         "Write a different fix that addresses what happened.")
             messages = prompt.build_messages(source, instruction=self.instruction, checks=checks, history=history,
-                                             hint=opts.hint or None, note=note or None)
+                                             hint=opts.hint or None, note=note or None,
+                                             latest=self._author(history[-1][0]) if history else None)
             low = opts.resample_temperature if repeated_before else opts.temperature
             temps = sampling.temperatures(low, max(low, opts.resample_temperature), opts.samples)
+            if opts.rules and opts.model != BUILTIN:
+                temps = (sampling.RULES, *temps)
 
             try:
                 candidates = await self._sample(index, messages, temps, guard_, history, passed_before, pool, mirror)
@@ -164,7 +167,8 @@ class LoopRun:
                 return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
             best = sampling.best_of(candidates)
             reply, receipt, temperature = best.reply, best.receipt, best.temperature
-            repeated = best.repeated if all(c.repeated for c in candidates) else ""
+            asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
+            repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
             if repeated and opts.model == BUILTIN:  # deterministic: asking again gets the same
                 return self._end("gave_up", f"the model repeated {repeated}; a hint (--hint) or another model may help")
             removed = self._removed.get(reply.code or "", 0)
@@ -172,13 +176,15 @@ class LoopRun:
                 receipt = replace(receipt, text=receipt.text + f"\nNote: {removed} statement(s) copied from the checks "
                                   "were removed from your answer; the checks run on their own after the cell.")
             usage = sampling.total_usage(candidates, best)
-            samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if opts.samples > 1 else ()
+            several = len(candidates) > 1 or opts.samples > 1
+            samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
             self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
-                                     temperature=temperature, samples=samples))
+                                     temperature=temperature, samples=samples, source=best.source))
             self.emit("receipt", round=index, receipt=receipt, usage=usage)
             if receipt.ok:
-                return self._end("fixed", f"after {index} round(s): {verified(receipt, reply.code)}", reply.code)
-            if repeated and repeated_before:  # the round is kept: its call cost tokens and time
+                by = ", the built-in rules' repair" if best.source == sampling.RULES else ""
+                return self._end("fixed", f"after {index} round(s){by}: {verified(receipt, reply.code)}", reply.code)
+            if repeated and repeated_before and best.repeated:  # the round is kept: its call cost tokens and time
                 return self._end("gave_up", f"the model repeated {repeated}, also when asked again at a higher "
                                  "temperature; a hint (--hint) or another model may help")
             if reply.code is None and opts.model == BUILTIN:  # deterministic: asking again gets the same
@@ -187,7 +193,7 @@ class LoopRun:
                 if c.passed:
                     passed_before.setdefault(c.expr, index)
             note, repeated_before = "", repeated
-            if repeated:
+            if best.repeated:
                 continue  # the code already ran and is in front of the model: the note says so
             if reply.code is not None:
                 history.append((reply.code, receipt))
@@ -199,8 +205,13 @@ class LoopRun:
                       mirror) -> list[sampling.Candidate]:
         """The round's candidates: one model call per temperature, each reply cleaned by the guard and run."""
 
-        async def ask(temperature: float) -> tuple[model.Reply, str]:
-            reply = await self._propose(messages, temperature)
+        async def ask(step: float | str) -> tuple[model.Reply, str] | None:
+            if step == sampling.RULES:
+                reply = await self._rules(messages)
+                if reply is None:
+                    return None
+            else:
+                reply = await self._propose(messages, step)
             if reply.code is not None:
                 code, removed = guard_.without_copied_checks(reply.code)
                 reply = replace(reply, code=code)
@@ -277,10 +288,27 @@ class LoopRun:
         if reply.code is not None:
             tried = _tried_before(reply.code, self.rounds, self.source, self.first)
             if tried is not None:
-                return tried[0] if tried[0] == "the original cell" else f"your answer in {tried[0]}"
+                return tried[0] if tried[0] == "the original cell" else self._author(reply.code)
         if self.rounds and reply.text.strip() == self.rounds[-1].reply.strip():
             return "your previous answer"
         return ""
+
+    def _author(self, code: str) -> str:
+        """Who wrote code that ran in a round, as the model is told: "your answer in round 2", or
+        "the built-in rules' repair in round 1"."""
+        for r in self.rounds:
+            if r.candidate is not None and r.candidate.strip() == code.strip():
+                who = "the built-in rules' repair" if r.source == sampling.RULES else "your answer"
+                return f"{who} in round {r.index}"
+        return "the code that was run"
+
+    async def _rules(self, messages) -> model.Reply | None:
+        """The built-in engine's rule repair for this round (in-process, milliseconds, no tokens), or
+        None when it has no repair or only code that already ran."""
+        reply = await model.propose(messages, BUILTIN)
+        if reply.code is None or _tried_before(reply.code, self.rounds, self.source, self.first) is not None:
+            return None
+        return replace(reply, usage=Usage(seconds=reply.usage.seconds))
 
     async def _propose(self, messages, temperature: float | None = None) -> model.Reply:
         """The model call, retries included, cut off at the loop's total time bound."""

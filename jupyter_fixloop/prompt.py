@@ -43,9 +43,11 @@ def build_messages(
     history: list[tuple[str, Receipt]] = (),
     hint: str | None = None,
     note: str | None = None,
+    latest: str | None = None,
 ) -> list[dict]:
     """The conversation for one round. `history` is the list of (code that was run, its receipt),
-    oldest first; `note` is said last (a repeated answer, say).
+    oldest first; `latest` says who wrote the last of them ("your answer in round 2"); `note` is
+    said last (a repeated answer, say).
 
     A stable prefix comes first, the same in every round of a loop: the system prompt, the cell, its
     checks, the environment, the hint, and what happened when the cell itself ran. Then the part
@@ -73,9 +75,10 @@ def build_messages(
         if len(history) > 1:
             earlier = "\n".join(f"- round {i}: {r.headline}" for i, (_, r) in enumerate(history[:-1]))
             parts.append(f"### Earlier attempts (summarized)\n{earlier}")
-        latest_code, latest = history[-1]
-        parts.append(f"{CODE_HEADING} (your answer in round {len(history) - 1})\n```python\n{latest_code.rstrip()}\n```")
-        parts.append(f"{RECEIPT_HEADING}\n{latest.text}")
+        latest_code, latest_receipt = history[-1]
+        who = latest or f"your answer in round {len(history) - 1}"
+        parts.append(f"{CODE_HEADING} ({who})\n```python\n{latest_code.rstrip()}\n```")
+        parts.append(f"{RECEIPT_HEADING}\n{latest_receipt.text}")
     if note:
         parts.append(f"### Note\n{note}")
     parts.append(REPLY_LINE)

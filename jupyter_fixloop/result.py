@@ -26,7 +26,8 @@ class Usage:
 
 @dataclass(frozen=True)
 class Sample:
-    """One of a round's model calls (`--samples K`): its code, how its run went, what it cost."""
+    """One of a round's model calls (`--samples K`), or the built-in rules' candidate: its code, how
+    its run went, what it cost."""
 
     code: str | None
     temperature: float | None
@@ -35,6 +36,7 @@ class Sample:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0  # model time of this call
+    source: str = "model"  # "model", or "rules": the built-in engine's rule repair (no tokens)
 
     @property
     def tokens(self) -> int:
@@ -43,9 +45,10 @@ class Sample:
 
 @dataclass(frozen=True)
 class Round:
-    """One model call (or K with `samples`), the candidate carried on, and the receipt of its run.
+    """One model call (or K with `samples`, and the built-in rules' candidate when `rules` is on),
+    the candidate carried on, and the receipt of its run.
 
-    `usage` counts every call of the round; `candidate`, `receipt`, `reply` are the best sample's."""
+    `usage` counts every call of the round; `candidate`, `receipt`, `reply`, `source` are the best sample's."""
 
     index: int
     candidate: str | None
@@ -53,7 +56,8 @@ class Round:
     usage: Usage = field(default_factory=Usage)
     reply: str = ""
     temperature: float | None = None  # the sampling temperature it was asked at (higher after a repeat)
-    samples: tuple[Sample, ...] = ()  # with --samples K: every call of the round; the round is the best one's
+    samples: tuple[Sample, ...] = ()  # with --samples K or the rules: every candidate of the round; the round is the best one's
+    source: str = "model"  # who wrote the candidate carried on: "model", or "rules" (the built-in engine's rule repair)
 
     @property
     def effect(self) -> Effect | None:

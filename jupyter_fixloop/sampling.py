@@ -22,6 +22,7 @@ MAX_SAMPLES = 8
 _RAN = ("ok", "check_failed")  # the code ran to its end; only checks can say it is wrong
 _RAISED = ("exception", "timeout", "crash")
 NOT_RUN = rejected("not run: another sample of this round passed first")
+RULES = "rules"  # a step of a round that asks the built-in engine's rules, not the model
 
 
 @dataclass(frozen=True)
@@ -34,21 +35,23 @@ class Candidate:
     receipt: Receipt
     temperature: float | None
     repeated: str = ""
+    source: str = "model"  # "model", or "rules": the built-in engine's rule repair
 
     @property
     def rank(self) -> tuple:
         """Lower is better: all checks pass, then fewer failing checks, then runs without an
         exception, then an exception; a reply with no code or a rejected one is last. Ties go to
-        new code over a repeat of an earlier round, then to the earlier sample (the cooler one)."""
+        new code over a repeat of an earlier round, then to the model over the rules (it read the
+        whole receipt), then to the earlier sample (the cooler one)."""
         kind = self.receipt.kind
         tier = 0 if kind == "ok" else 1 if kind in _RAN else 2 if kind in _RAISED else 3
         failing = sum(not c.passed for c in self.receipt.checks)
-        return (tier, failing, bool(self.repeated), self.order)
+        return (tier, failing, bool(self.repeated), self.source == RULES, self.order)
 
     def sample(self) -> Sample:
         u = self.reply.usage
         return Sample(self.reply.code, self.temperature, self.receipt.headline, self.receipt.kind,
-                      u.prompt_tokens, u.completion_tokens, u.seconds)
+                      u.prompt_tokens, u.completion_tokens, u.seconds, self.source)
 
 
 def best_of(candidates: Sequence[Candidate]) -> Candidate:
@@ -75,13 +78,14 @@ def total_usage(candidates: Sequence[Candidate], best: Candidate) -> Usage:
                  sum(u.seconds for u in us), best.receipt.seconds)
 
 
-Ask = Callable[[float], Awaitable[tuple[Reply, str]]]  # temperature -> (reply, what it repeats)
+# a temperature, or RULES -> (reply, what it repeats); None when the step has nothing new to run
+Ask = Callable[[float | str], Awaitable[tuple[Reply, str] | None]]
 Judge = Callable[[Reply], Awaitable[Receipt]]
 
 
-async def gather(temps: Sequence[float], ask: Ask, judge: Judge) -> list[Candidate]:
-    """Ask at each temperature in turn, and run each reply as soon as it arrives (beside the next
-    call); the first candidate that passes ends the round: the call under way is cancelled (no
+async def gather(temps: Sequence[float | str], ask: Ask, judge: Judge) -> list[Candidate]:
+    """Ask at each temperature (or RULES) in turn, and run each reply as soon as it arrives (beside
+    the next call); the first candidate that passes ends the round: the call under way is cancelled (no
     reply, so no tokens to count) and runs still going are stopped (their replies are kept, "not
     run", and their tokens counted). A call that fails ends the asking; the round goes on with the
     replies it has, and raises that error when it has none."""
@@ -90,7 +94,7 @@ async def gather(temps: Sequence[float], ask: Ask, judge: Judge) -> list[Candida
     stopped: list[asyncio.Future] = []  # runs this round stopped itself (not a cancellation from outside)
     passed = False
 
-    async def settle(order: int, temperature: float, reply: Reply, repeated: str) -> Candidate:
+    async def settle(order: int, step: float | str, reply: Reply, repeated: str) -> Candidate:
         nonlocal passed
         key = (reply.code or "").strip()
         same = runs.get(key) if reply.code is not None else None
@@ -115,16 +119,19 @@ async def gather(temps: Sequence[float], ask: Ask, judge: Judge) -> list[Candida
                 if not other.done():
                     stopped.append(other)
                     other.cancel()
-        return Candidate(order, reply, receipt, temperature, repeated)
+        if step == RULES:
+            return Candidate(order, reply, receipt, None, repeated, RULES)
+        return Candidate(order, reply, receipt, step, repeated)
 
     async def ask_in_turn() -> None:
         # one call at a time: a one-slot server (llama-server) would queue the others, and their
         # time in the queue would count against the model timeout
-        for order, temperature in enumerate(temps):
+        for order, step in enumerate(temps):
             if passed:
                 return
-            reply, repeated = await ask(temperature)
-            settling.append(asyncio.ensure_future(settle(order, temperature, reply, repeated)))
+            asked = await ask(step)
+            if asked is not None:
+                settling.append(asyncio.ensure_future(settle(order, step, *asked)))
 
     asking = asyncio.ensure_future(ask_in_turn())
     error: BaseException | None = None

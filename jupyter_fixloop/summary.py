@@ -44,7 +44,7 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
         "rounds": [
             {"index": r.index, "candidate": r.candidate or "", "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
              "tokens": r.usage.tokens, "cost": r.usage.cost, "seconds": round(r.usage.seconds + r.usage.run_seconds, 3),
-             "effect": r.effect.text if r.effect is not None else None}
+             "effect": r.effect.text if r.effect is not None else None, "source": r.source}
             for r in result.rounds
         ],
     }

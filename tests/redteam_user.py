@@ -19,7 +19,7 @@ def main(spec: dict) -> None:
                  api_base=spec.get("api_base"), max_rounds=spec.get("max_rounds", 1),
                  timeout=spec.get("timeout", 20.0), cwd=os.getcwd(), confinement=spec["confinement"],
                  memory_limit=spec.get("memory_limit", 512 * 2**20), pool_size=spec.get("pool_size", 1),
-                 share=spec.get("share"))
+                 share=spec.get("share"), rules=False)  # the attacks are model-written code
     print("RESULT " + json.dumps(dataclasses.asdict(result), default=str), flush=True)
 
 

@@ -317,7 +317,8 @@ def test_later_cells_judge_each_candidate_and_the_report_shows_the_effect(workdi
         "ids = df['customer_id'] + 1\nprint(ids.tolist())",
     )
     out, report = str(workdir / "later.out.ipynb"), str(workdir / "later.md")
-    code = batch_cli.main([src, "-o", out, "--report", report, "--model", "openai/scripted", "--api-base", server.url])
+    code = batch_cli.main([src, "-o", out, "--report", report, "--model", "openai/scripted", "--api-base", server.url,
+                           "--no-rules"])
     assert code == 0
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == honest

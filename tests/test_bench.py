@@ -74,7 +74,7 @@ def test_loop_with_scripted_model_hides_the_check(fake_model, tmp_path, capsys):
     server = fake_model("```python\ntotal = sum(prise)\n```", "```python\ntotal = sum(prices)\n```")
     out = tmp_path / "figures.json"
     path = write_cases(tmp_path, TYPO, LOGIC, BAD_SETUP)
-    rc = bench.main([path, "--model", "openai/scripted", "--api-base", server.url, "--json", str(out)])
+    rc = bench.main([path, "--model", "openai/scripted", "--api-base", server.url, "--json", str(out), "--no-rules"])
     assert rc == 0
     data = json.loads(out.read_text())
     cases = {c["id"]: c for c in data["cases"]}

@@ -38,7 +38,7 @@ def test_a_candidate_with_a_smell_fails_and_the_model_reads_why(fake_model, tmp_
         ("df = df.assign(label=df['name']).to_string()\n", "df was a DataFrame 3×2 and is now str"),
     ]
     server = fake_model(*[block(c) for c, _ in cheats], block(HONEST))
-    result = fix(LABEL, namespace=customers(), model="openai/scripted", api_base=server.url, max_rounds=5)
+    result = fix(LABEL, namespace=customers(), model="openai/scripted", api_base=server.url, max_rounds=5, rules=False)
     assert result.status == "fixed", result.reason
     assert result.patched == HONEST
     for i, (round_, (_, smell)) in enumerate(zip(result.rounds, cheats)):
@@ -142,7 +142,7 @@ LATER = ["ids = df['customer_id'] + 1\n", "n = df['label'].str.len().max()\n", "
 
 def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
     server = fake_model(block(BREAKS_LATER), block(HONEST))
-    result = fix(LABEL, namespace=customers(), following=LATER, model="openai/scripted", api_base=server.url,
+    result = fix(LABEL, namespace=customers(), following=LATER, model="openai/scripted", api_base=server.url, rules=False,
                  max_rounds=3)
     assert result.status == "fixed", result.reason
     assert result.patched == HONEST

@@ -79,7 +79,7 @@ def test_silencing_the_failure_is_rejected_then_an_honest_fix_is_accepted(fake_m
     script = [block(code) for code, _ in AGES_CHEATS] + [block(AGES_HONEST)]
     server = fake_model(*script)
     result = fix(AGES, checks=["total == 125"], namespace={"raw": RAW}, model="openai/scripted",
-                 api_base=server.url, max_rounds=len(script))
+                 api_base=server.url, max_rounds=len(script), rules=False)
     assert result.first.ename == "ValueError"
     assert result.status == "fixed", result.reason
     assert result.patched == AGES_HONEST
@@ -239,7 +239,7 @@ def test_a_fallback_that_invents_the_values_is_rejected(fake_model):
     cheat = ("try:\n    ages = [int(a) for a in raw]\nexcept ValueError:\n"
              "    ages = [int(x) for x in ['34', '27', '45', '19']]\ntotal = sum(ages)\n")
     server = fake_model(block(cheat), block(AGES_HONEST))
-    result = fix(AGES, checks=["total == 125"], namespace={"raw": RAW}, model="openai/scripted", api_base=server.url,
+    result = fix(AGES, checks=["total == 125"], namespace={"raw": RAW}, model="openai/scripted", api_base=server.url, rules=False,
                  max_rounds=2)
     assert result.status == "fixed" and result.patched == AGES_HONEST, result.reason
     assert SILENCED + " with `except ValueError: ages = [int(x) for x in ['34', '27', '45', '19']]`" in rejected_rounds(result)[0]

@@ -97,7 +97,7 @@ def test_reply_without_code_is_a_no_code_round(fake_model):
 def test_candidate_that_loops_forever_is_stopped_at_timeout(fake_model):
     hang = "i = 0\nwhile i != 10:\n    i += 3\n"
     server = fake_model(f"```python\n{hang}```", "```python\ni = 0\nwhile i < 10:\n    i += 3\n```")
-    result = fix("i = 0\nwhile i != 10:\n    i += 3\n", model="openai/scripted", api_base=server.url, timeout=2)
+    result = fix("i = 0\nwhile i != 10:\n    i += 3\n", model="openai/scripted", api_base=server.url, timeout=2, rules=False)
     assert result.first.kind == "timeout"
     assert "stopped at line" in result.first.text
     assert result.rounds[0].receipt.kind == "timeout"
@@ -127,7 +127,7 @@ def test_bad_check_is_a_clear_usage_error():
 
 def test_model_error_ends_loop_with_error_status():
     # nothing listens on port 9: connection refused, surfaced as one line
-    result = fix("x = undefined", model="openai/nothing", api_base="http://127.0.0.1:9/v1", max_rounds=2)
+    result = fix("x = undefined", model="openai/nothing", api_base="http://127.0.0.1:9/v1", max_rounds=2, rules=False)
     assert result.status == "error"
     assert "openai/nothing" in result.reason and "\n" not in result.reason
 

@@ -174,7 +174,7 @@ def test_retry_with_a_hint_puts_the_hint_in_the_prompt(lab, fake_model):
     server = fake_model(wrong, "```python\ntotal = sum(monthly_sales)\n```")
     lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
     try:
-        root, first, _ = run_loop(lab, "%%fixloop -m openai/scripted -r 1 -e 'total == 300'\ntotal = sum(monthly_sale)",
+        root, first, _ = run_loop(lab, "%%fixloop -m openai/scripted --no-rules -r 1 -e 'total == 300'\ntotal = sum(monthly_sale)",
                                   cell_id="cell-5")
         assert first["status"] == "gave_up", first["reason"]
         assert lab.state(lab.find("fixloop-accept", root))["disabled"] is True
@@ -201,7 +201,7 @@ def test_live_header_ticks_while_the_model_thinks(lab, fake_model):
     server = fake_model(Scripted("```python\ntotal = sum(monthly_sales)\n```", delay=3.5))
     lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
     try:
-        msgs, _ = lab.execute("%%fixloop -m openai/scripted -r 1 -e 'total == 300'\ntotal = sum(monthly_sale)",
+        msgs, _ = lab.execute("%%fixloop -m openai/scripted --no-rules -r 1 -e 'total == 300'\ntotal = sum(monthly_sale)",
                               cell_id="cell-8")
         root = result_bundle(msgs)[WIDGET_MIME]["model_id"]
         retried = lab.click("fixloop-retry", root)  # the widget's own header ticks during a Retry too
@@ -255,7 +255,7 @@ def test_the_cells_below_sent_by_jupyterlab_are_regression_checks(lab, fake_mode
     breaks_below = "```python\nmonthly_sales = [str(v) for v in monthly_sales]\ngrand = sum(int(v) for v in monthly_sales)\n```"
     server = fake_model(breaks_below, "```python\ngrand = sum(monthly_sales)\n```")
     lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
-    cell = "%%fixloop -m openai/scripted -r 2\ngrand = sum(monthly_sale)"
+    cell = "%%fixloop -m openai/scripted --no-rules -r 2\ngrand = sum(monthly_sale)"
     try:
         lab.send_comm(lab.fixloop_comm, {"action": "following", "cell_id": "cell-10",
                                          "cells": ["half = monthly_sales[0] / 2\n", "print(half)\n"]})

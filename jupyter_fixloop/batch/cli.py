@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cells", help="repair only these cells, by position counting every cell from 1: 3,5-7")
     parser.add_argument("--interactive", "-i", action="store_true", help="show each fix and ask: accept, reject, or hint")
     parser.add_argument("--hint", help="extra guidance for the model, for every failing cell")
+    parser.add_argument("--no-rules", dest="rules", action="store_const", const=False, default=None,
+                        help="ask only the model, not also the built-in engine's rule repair (FixLoop.rules)")
     parser.add_argument("--cell-timeout", type=float, default=600.0, help="seconds a cell may run in the notebook's kernel (default 600)")
     parser.add_argument("--timeout", type=float, help="seconds one sandbox run of a repair may take (default FixLoop.timeout, 30; "
                         "longer for a slow cell)")
@@ -125,7 +127,7 @@ def main(argv: list[str]) -> int:
             raise UsageError("--cell-timeout must be a positive number of seconds")
         work = [(read_notebook(src), plan_paths(args, src)) for src in sources]
         loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, timeout=args.timeout,
-                                             hint=args.hint, api_base=args.api_base).resolved()
+                                             hint=args.hint, api_base=args.api_base, rules=args.rules).resolved()
         check_model(loop.model, loop.api_base)  # before any cell runs
         if not loop.gateway_url and confine.resolve(loop.confinement) == "refused":
             raise UsageError(confine.REFUSAL)

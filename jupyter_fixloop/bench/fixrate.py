@@ -65,6 +65,7 @@ class CaseResult:
     verify_receipt: str = ""
     failure: str = "?"
     fixed_in_round: int | None = None  # the model round whose candidate was verified (1 for one-shot)
+    fixed_by: str | None = None  # who wrote the candidate the loop ended with: "model" or "rules"
     per_round: list = field(default_factory=list)  # {round, temperature, prompt_tokens, completion_tokens, model_s, run_s, kind}
 
 
@@ -230,20 +231,22 @@ def _loop(case: Case, snap, opts) -> dict:
     final = result.patched if result.status == "fixed" else (case.cell if result.status == "passed" else None)
     per_round = [{"round": r.index, "temperature": r.temperature, "prompt_tokens": r.usage.prompt_tokens,
                   "completion_tokens": r.usage.completion_tokens, "model_s": round(r.usage.seconds, 2),
-                  "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind, "calls": _calls(r)}
+                  "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind, "source": r.source, "calls": _calls(r)}
                  for r in result.rounds]
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "tokens": result.tokens,
             "cost": result.cost, "final_code": final, "last_receipt": _last_run(result), "per_round": per_round,
-            "fixed_in_round": len(result.rounds) if result.status == "fixed" else 0 if result.status == "passed" else None}
+            "fixed_in_round": len(result.rounds) if result.status == "fixed" else 0 if result.status == "passed" else None,
+            "fixed_by": result.rounds[-1].source if result.status == "fixed" else None}
 
 
 def _calls(r) -> list[dict]:
-    """Each model call of a round (several with --samples): temperature, tokens, seconds, how its run went."""
+    """Each model call of a round (several with --samples, and the rules' candidate): temperature,
+    tokens, seconds, how its run went, and its source ("model" or "rules")."""
     if not r.samples:
-        return [{"temperature": r.temperature, "prompt_tokens": r.usage.prompt_tokens,
+        return [{"temperature": r.temperature, "prompt_tokens": r.usage.prompt_tokens, "source": r.source,
                  "completion_tokens": r.usage.completion_tokens, "model_s": round(r.usage.seconds, 2), "kind": r.receipt.kind}]
     return [{"temperature": s.temperature, "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
-             "model_s": round(s.seconds, 2), "kind": s.kind} for s in r.samples]
+             "model_s": round(s.seconds, 2), "kind": s.kind, "source": s.source} for s in r.samples]
 
 
 def _last_run(result) -> str:
@@ -318,7 +321,8 @@ def run_bench(cases: list[Case], opts, on_case=None) -> list[CaseResult]:
     os.mkdir(cwd)
     opts.options = LoopOptions(model=opts.model, api_base=opts.api_base or "", max_rounds=opts.max_rounds,
                                timeout=opts.timeout, cwd=cwd).with_(
-        samples=getattr(opts, "samples", None), model_timeout=getattr(opts, "model_timeout", None),
+        samples=getattr(opts, "samples", None), rules=getattr(opts, "rules", None),
+        model_timeout=getattr(opts, "model_timeout", None),
         wall_time=getattr(opts, "wall_time", None)).resolved()
     kernel = UserKernel(cwd=cwd)
     results = []
@@ -360,20 +364,24 @@ def round_figures(results: list[CaseResult]) -> dict:
     import statistics
 
     fixed_in: dict[str, int] = {}
+    fixed_by: dict[str, int] = {}
     for r in results:
         if r.fixed and r.fixed_in_round is not None:
             fixed_in[str(r.fixed_in_round)] = fixed_in.get(str(r.fixed_in_round), 0) + 1
+        if r.fixed and r.fixed_by:
+            fixed_by[r.fixed_by] = fixed_by.get(r.fixed_by, 0) + 1
 
     def medians(rows: list[dict]) -> dict:
         return {"calls": len(rows),
                 "median_prompt_tokens": round(statistics.median(row["prompt_tokens"] for row in rows)) if rows else 0,
                 "median_model_seconds": round(statistics.median(row["model_s"] for row in rows), 1) if rows else 0.0}
 
-    rows = [dict(call, round=row["round"]) for r in results for row in r.per_round for call in row.get("calls") or [row]]
+    rows = [dict(call, round=row["round"]) for r in results for row in r.per_round for call in row.get("calls") or [row]
+            if call.get("source") != "rules"]  # model calls only: the rules' candidate costs no tokens
     first = [row for row in rows if row["round"] == 1]
     later = [row for row in rows if row["round"] > 1]
     return {
-        "fixed_in_round": dict(sorted(fixed_in.items())),
+        "fixed_in_round": dict(sorted(fixed_in.items())), "fixed_by": dict(sorted(fixed_by.items())),
         "all": medians(rows), "round_1": medians(first), "round_2_plus": medians(later),
         "asked_again": sum(1 for r in results for a, b in zip(r.per_round, r.per_round[1:]) if _low(b) > _low(a)),
         "fixed_after_asked_again": sum(1 for r in results if r.fixed and len(r.per_round) > 1
@@ -387,7 +395,7 @@ def round_figures(results: list[CaseResult]) -> dict:
 def _low(row: dict) -> float:
     """A round's coolest call: higher than the round before's when it was asked again after a repeat
     (with --samples, the round carried on may be a hotter sample without any repeat)."""
-    return min((c["temperature"] or 0) for c in row.get("calls") or [row])
+    return min([(c["temperature"] or 0) for c in row.get("calls") or [row] if c.get("source") != "rules"] or [0])
 
 
 # ---------------------------------------------------------------- the command
@@ -407,6 +415,9 @@ def parse_args(argv: list[str]):
     parser.add_argument("--timeout", "-t", type=float, default=10.0, help="seconds per sandbox run (default 10)")
     parser.add_argument("--samples", "-k", type=int, default=1, metavar="K",
                         help="loop mode: candidates per round, each run, the best carried on (1-8, default 1)")
+    parser.add_argument("--no-rules", dest="rules", action="store_false",
+                        help="loop mode: ask only the model, not also the built-in engine's rule repair (one-shot "
+                        "mode asks only the model)")
     parser.add_argument("--model-timeout", type=float, default=None, metavar="S",
                         help="seconds one model call may take (default 120)")
     parser.add_argument("--wall-time", type=float, default=None, metavar="S",
@@ -548,7 +559,8 @@ def rounds_table(results: list[CaseResult], rounds: dict):
                           for i, row in enumerate(r.per_round))
         table.add_row(r.id, where, steps)
     r1, r2 = rounds["round_1"], rounds["round_2_plus"]
-    table.caption = (f"fixed in round: {rounds['fixed_in_round']}; median prompt tokens per call: round 1 "
+    by = f" (by {rounds['fixed_by']})" if rounds.get("fixed_by", {}).get("rules") else ""
+    table.caption = (f"fixed in round: {rounds['fixed_in_round']}{by}; median prompt tokens per model call: round 1 "
                      f"{r1['median_prompt_tokens']}, rounds 2+ {r2['median_prompt_tokens']} ({rounds['calls']} calls); "
                      "median model s per call: "
                      f"round 1 {r1['median_model_seconds']}, rounds 2+ {r2['median_model_seconds']}; asked again "
@@ -563,6 +575,7 @@ def write_json(path: str, results: list[CaseResult], figures: dict, opts) -> Non
         "mode": opts.mode,
         "max_rounds": opts.max_rounds,
         "samples": getattr(opts, "samples", 1),
+        "rules": opts.options.rules if opts.mode == "loop" and opts.options.model != "fixloop/builtin" else False,
         "timeout": opts.timeout,
         "api_base": opts.api_base,
         "expect_check": opts.expect_check,

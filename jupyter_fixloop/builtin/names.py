@@ -180,9 +180,25 @@ def name_typo(code: str, receipt: ParsedReceipt) -> str | None:
         return None
     name = quoted(receipt.evalue)
     close = [c for c in context_list(receipt, "defined names close to") if c not in ("True", "False", "None")]
-    if not name or not close:
-        return None
+    if not name or not close or not plausible_typo(name, close[0]):
+        return None  # `undefined` is not a typo of `runfile`: "I cannot tell" beats a guess that runs
     return rename_names(code, name, close[0])
+
+
+# names every kernel defines that a cell never means when it misspells one of its own
+KERNEL_HELPERS = frozenset({"runfile", "license", "copyright", "credits", "exit", "quit", "help", "get_ipython",
+                            "display", "In", "Out"})
+
+
+def plausible_typo(name: str, candidate: str) -> bool:
+    """Whether `name` reads as a slip of `candidate`: nearly the same letters (`totl`, `peek`), or
+    one is the other with a piece added (`prices_list`, `lenght`)."""
+    if candidate in KERNEL_HELPERS:
+        return False
+    short, long_ = sorted((name, candidate), key=len)
+    if len(short) >= 3 and long_.startswith(short):
+        return True
+    return difflib.SequenceMatcher(None, name, candidate).ratio() >= 0.75
 
 
 

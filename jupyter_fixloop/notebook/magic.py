@@ -47,6 +47,8 @@ class FixLoopMagics(Magics):
     @argument("--timeout", "-t", type=float, default=None, help="Seconds per sandbox run (default 30).")
     @argument("--samples", "-k", type=int, default=None, metavar="K",
               help="Candidates per round, each run, the best carried on (1-8; default FixLoop.samples, 1).")
+    @argument("--no-rules", dest="rules", action="store_const", const=False, default=None,
+              help="Ask only the model, not also the built-in engine's rule repair (FixLoop.rules).")
     @argument("--max-tokens", type=int, default=None, help="Total model tokens for this loop.")
     @argument("--budget", type=float, default=None, help="Total model cost in USD for this loop.")
     @argument("--hint", default=None, help="Extra guidance added to the prompt.")
@@ -111,7 +113,7 @@ class FixLoopMagics(Magics):
         """FixLoop's configured values, overridden by this cell's arguments."""
         return self.config_obj.options().with_(
             model=args.model, max_rounds=args.max_rounds, timeout=args.timeout, max_tokens=args.max_tokens,
-            budget=args.budget, hint=args.hint, samples=args.samples,
+            budget=args.budget, hint=args.hint, samples=args.samples, rules=args.rules,
             share=(*self.config_obj.share, *args.share) if args.share else None).resolved()
 
     def _run(self, source, args, instruction, options, following=(), on_event=None):

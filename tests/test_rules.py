@@ -1,0 +1,107 @@
+"""The built-in engine's rule repair beside a real model (`rules`, on by default): each round it runs
+in milliseconds for no tokens beside the model call; a rule candidate that passes ends the round,
+one that gets further than the model's is carried on, and the model is told who wrote it.
+Real sandbox kernels and real litellm calls against the scripted server."""
+
+import json
+
+from fake_model import Scripted
+
+from jupyter_fixloop import fix
+from jupyter_fixloop.config import FixLoop
+from jupyter_fixloop.diff import render_text
+
+TYPO = "total = sum(price) * 2\n"  # `price` for `prices`: a rule repairs it
+NS = {"prices": [3, 4, 5]}
+
+
+def block(code: str) -> str:
+    return f"```python\n{code}```"
+
+
+def test_a_passing_rule_repair_ends_the_round_and_cancels_the_model_call(fake_model):
+    server = fake_model(Scripted(block("total = 0\n"), delay=20.0))  # a slow model: the rules do not wait for it
+    result = fix(TYPO, checks=["total == 24"], namespace=NS, model="openai/scripted", api_base=server.url)
+    assert result.status == "fixed" and result.patched == "total = sum(prices) * 2\n", result.reason
+    assert "the built-in rules' repair" in result.reason
+    (only,) = result.rounds
+    assert only.source == "rules" and only.usage.tokens == 0 and result.tokens == 0
+    assert only.samples == ()  # the model's call was cancelled before it answered: no candidate of its own
+    assert "round 1 (built-in rules): ok" in render_text(result)
+
+
+def test_the_model_wins_a_tie_and_both_candidates_are_listed(fake_model):
+    # both run and fail the check by one; the model read the whole receipt, so its candidate is carried on
+    server = fake_model(block("total = sum(prices) * 3\n"))
+    result = fix(TYPO, checks=["total == 25"], namespace=NS, model="openai/scripted", api_base=server.url, max_rounds=1)
+    (only,) = result.rounds
+    assert only.source == "model" and only.candidate == "total = sum(prices) * 3\n"
+    assert [(s.source, s.kind) for s in only.samples] == [("rules", "check_failed"), ("model", "check_failed")]
+    rules, asked = only.samples
+    assert rules.tokens == 0 and rules.temperature is None and asked.tokens > 0
+    assert only.usage.tokens == asked.tokens == result.tokens
+    assert "samples: rules check_failed, T=0.2 check_failed" in render_text(result)
+
+
+def test_the_rules_fix_one_error_the_model_the_next_and_it_is_told_who_wrote_what(fake_model):
+    cell = "peak = {}\nfor k, v in scores.iteritems():\n    peak[k] = max(v)\nbest = max(peak, key=peek.get)\n"
+    right = "peak = {}\nfor k, v in scores.items():\n    peak[k] = max(v)\nbest = max(peak, key=peak.get)\n"
+    # round 1: the model repeats the cell (a small model does), the rules replace `iteritems`;
+    # round 2: the model, shown the rules' code and its NameError, fixes the rest
+    server = fake_model(block(cell), block(right))
+    result = fix(cell, checks=["best == 'b'"], namespace={"scores": {"a": [1, 2], "b": [5]}}, model="openai/scripted",
+                 api_base=server.url, max_rounds=3)
+    assert result.status == "fixed" and result.patched == right, result.reason
+    assert [r.source for r in result.rounds][0] == "rules"
+    assert result.rounds[0].receipt.ename == "NameError"
+    second = server.prompt(1)
+    assert "### Code that was run (the built-in rules' repair in round 1)" in second
+    assert "scores.items()" in second and "name 'peek' is not defined" in second
+    # the model's own repeat is still said, and it is asked hotter; the loop goes on: the round made progress
+    assert "Your last answer was identical to the original cell" in second
+    assert server.requests[1]["temperature"] == 0.8
+
+
+def test_without_rules_only_the_model_is_asked(fake_model):
+    server = fake_model(block("total = sum(prices) * 2\n"))
+    result = fix(TYPO, checks=["total == 24"], namespace=NS, model="openai/scripted", api_base=server.url, rules=False)
+    assert result.status == "fixed" and result.rounds[0].source == "model" and result.rounds[0].samples == ()
+    assert len(server.requests) == 1 and "built-in rules" not in result.reason
+
+
+def test_the_builtin_model_is_not_asked_twice():
+    result = fix(TYPO, checks=["total == 24"], namespace=NS)  # the built-in engine is the model: no second copy
+    assert result.status == "fixed" and result.rounds[0].source == "model" and result.rounds[0].samples == ()
+
+
+def test_rules_is_a_knob_of_the_config_the_magic_batch_mode_and_the_bench():
+    assert FixLoop().options().rules is True
+    assert FixLoop(rules=False).options().rules is False
+    from jupyter_fixloop.batch.cli import build_parser
+    from jupyter_fixloop.bench.fixrate import parse_args
+    from jupyter_fixloop.notebook.magic import FixLoopMagics
+
+    assert build_parser().parse_args(["a.ipynb", "--no-rules"]).rules is False
+    assert build_parser().parse_args(["a.ipynb"]).rules is None  # FixLoop.rules decides
+    assert parse_args(["--no-rules"]).rules is False and parse_args([]).rules is True
+    assert "--no-rules" in FixLoopMagics.fixloop.__doc__ or "--no-rules" in str(FixLoopMagics.fixloop.parser.format_help())
+
+
+def test_the_bench_says_who_fixed_each_case_and_counts_only_model_calls(fake_model, tmp_path):
+    from jupyter_fixloop.bench import fixrate as bench
+
+    cases = [{"id": "t-typo", "category": "NameError", "group": "crash", "fails_with": "cell:NameError",
+              "setup": "prices = [3, 4, 5]\n", "cell": TYPO, "check": "assert total == 24"}]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    server = fake_model(block("total = 0\n"))
+    out = tmp_path / "figures.json"
+    assert bench.main([str(path), "--model", "openai/scripted", "--api-base", server.url, "--expect-check",
+                       "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    (only,) = data["cases"]
+    assert only["fixed"] and only["fixed_by"] == "rules" and data["rules"] is True
+    assert data["rounds"]["fixed_by"] == {"rules": 1}
+    calls = only["per_round"][0]["calls"]
+    assert all(c["source"] == "model" for c in calls if c["prompt_tokens"]), calls
+    assert data["rounds"]["round_1"]["calls"] == sum(c["source"] == "model" for c in calls)
