@@ -159,20 +159,22 @@ def from_run(
     original: str | None = None,
     following_cells: tuple[tuple[int, str], ...] = (),
     following_counted: bool = True,
+    ran: str | None = None,
 ) -> Receipt:
     """Turn the runner's JSON description of a run into a typed receipt of at most `budget` tokens.
 
     `expect_output`: what the cell should print; compared with its stdout when it ran without error.
     `original`: the user's cell; when given, the run's effect is judged for smells (smells.py), and
     a smell fails the run. `following_cells`: (number, source) of the later cells that ran after it, in
-    order; `following_counted`: whether they judge this run (not after the original cell itself).
+    order; `following_counted`: whether they judge this run (not after the original cell itself);
+    `ran`: the code that ran, read for smells in the code itself (a result thrown away).
     """
     if result.get("internal"):
         return crash(f"the sandbox runner failed: {result['internal']}")
     checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", "")) for c in result.get("checks", []))
     effect = effects.from_run(result.get("effect"))
     if original is not None:
-        effect = smell_rules.judged(effect, original)
+        effect = smell_rules.judged(effect, original, ran)
     later = _following(result.get("following") or [], following_cells, following_counted)
     notes = tuple(notes) + tuple(f"{f.label} fails after the original cell, so it is not counted: {f.error}"
                                  for f in later if not f.ok and not f.counted)

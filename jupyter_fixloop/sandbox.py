@@ -288,7 +288,7 @@ class Sandbox:
             if judged:
                 result = verdicts.judged(result, list(checks), key)
             return receipts.from_run(result, notes=notes + self._load_notes() + self._file_notes(result)
-                                     + self._limit_notes(result), **receipt_options)
+                                     + self._limit_notes(result), ran=source, **receipt_options)
         except Exception as exc:
             return receipts.crash(f"the sandbox's result could not be read ({type(exc).__name__})")
 

@@ -5,7 +5,9 @@ on. Each rule reads the run's Effect (effect.py), and the cell as the user wrote
 - a new or changed text column whose values print a whole Series or DataFrame (`str(df['id'])`);
 - a column (or Series) that became all NaN;
 - rows lost from a frame or Series, when the user's cell does not filter rows;
-- a frame, Series or array that became a string or None (`df = df.dropna(inplace=True)`).
+- a frame, Series or array that became a string or None (`df = df.dropna(inplace=True)`);
+- a new object made and thrown away: a statement `df['c'].fillna(0)` or `name.strip()` whose result is
+  not assigned (read from the code that ran; the cell's last statement is shown, so it is not thrown away).
 """
 
 from __future__ import annotations
@@ -26,11 +28,63 @@ FILTERING_CALLS = {
 SAFE_CALLS = {"len", "print", "str", "repr", "int", "float", "list", "sorted", "type", "isinstance", "display"}
 
 
-def judged(effect: Effect | None, original: str | None) -> Effect | None:
-    """The effect with its smells; `original` is the user's cell (None: no rule needs it)."""
+# methods and functions that return a new object and leave their input as it was (pandas, str)
+NEW_OBJECT_METHODS = {
+    "fillna", "dropna", "drop", "drop_duplicates", "sort_values", "sort_index", "rename", "astype", "reset_index",
+    "set_index", "replace", "assign", "merge", "ffill", "bfill", "interpolate", "clip", "round", "abs",
+    "strip", "lstrip", "rstrip", "lower", "upper", "title", "capitalize", "removeprefix", "removesuffix",
+}
+NEW_OBJECT_FUNCTIONS = {"sorted", "to_datetime", "to_numeric", "concat"}
+
+
+def judged(effect: Effect | None, original: str | None, ran: str | None = None) -> Effect | None:
+    """The effect with its smells; `original` is the user's cell (None: no rule needs it), `ran` the
+    code that ran (the cell or a candidate)."""
     if effect is None:
         return None
-    return replace(effect, smells=find(effect, original))
+    return replace(effect, smells=find(effect, original) + thrown_away(ran))
+
+
+def thrown_away(code: str | None) -> tuple[str, ...]:
+    """Statements that make a new object and drop it: `df['city'].fillna('Unknown')` changes nothing.
+    Not the cell's last statement (a notebook shows its value), nor a call given `inplace=True`."""
+    tree = _parse(code)
+    if tree is None:
+        return ()
+    shown = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Expr) or node is shown or not isinstance(node.value, ast.Call):
+            continue
+        call = node.value
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        known = NEW_OBJECT_METHODS if isinstance(func, ast.Attribute) else set()
+        if name not in known and name not in NEW_OBJECT_FUNCTIONS:
+            continue
+        if any(k.arg == "inplace" for k in call.keywords) or not _pure_call(call, name):
+            continue
+        text = ast.get_source_segment(code, call) or name
+        text = text if len(text) <= 80 else text[:77] + "..."
+        found.append(f"line {node.lineno}: the result of `{text}` is thrown away ({name} returns a new object "
+                     "and changes nothing in place; assign it)")
+    return tuple(found)
+
+
+def _pure_call(call: ast.Call, name: str) -> bool:
+    """Whether a `rename`, `replace` or `drop` call reads as pandas' or str's (a new object) rather than
+    one that acts on the world: `os.rename(a, b)`, `path.replace(target)`, `table.drop(engine)`."""
+    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id in ("os", "shutil"):
+        return False
+    words = {k.arg for k in call.keywords}
+    mapping = any(isinstance(a, (ast.Dict, ast.List)) for a in call.args)
+    if name == "rename":
+        return mapping or bool(words & {"columns", "index", "mapper", "axis"})
+    if name == "replace":
+        return mapping or len(call.args) >= 2 or bool(words & {"to_replace", "value", "regex"})
+    if name == "drop":
+        return mapping or bool(words & {"columns", "index", "labels", "axis"})
+    return True
 
 
 def find(effect: Effect, original: str | None) -> tuple[str, ...]:

@@ -191,3 +191,39 @@ def test_a_forged_effect_record_is_read_with_care():
     assert len(effect.changes) == 32 and len(effect.changes[0].name) == 80
     assert len(effect.changes[0].columns[0].samples) == 3 and all(len(s) <= 60 for s in effect.changes[0].columns[0].samples)
     assert from_run("not a dict") is None
+
+
+@pytest.mark.parametrize("code, thrown", [
+    ("df['city'].fillna('Unknown')\nn = df['city'].isna().sum()\n", "df['city'].fillna('Unknown')"),
+    ("for name in names:\n    name.strip()\nprint(names)\n", "name.strip()"),
+    ("sorted(xs)\nfirst = xs[0]\n", "sorted(xs)"),
+    # not thrown away: assigned, in place, a method that changes its object, the last statement (shown)
+    ("df['city'] = df['city'].fillna('Unknown')\n", None),
+    ("df.fillna(0, inplace=True)\nn = 1\n", None),
+    ("xs.append(3)\nxs.sort()\nn = 1\n", None),
+    ("df = df.dropna()\ndf.sort_values('a')\n", None),
+    ("df.rename(columns={'a': 'b'})\nn = 1\n", "df.rename(columns={'a': 'b'})"),
+    ("text.replace('a', 'b')\nn = 1\n", "text.replace('a', 'b')"),
+    # calls of the same names that act on the world: a file renamed or moved, a table dropped
+    ("os.rename('a', 'b')\np.rename('c')\npath.replace(target)\ntable.drop(engine)\nn = 1\n", None),
+])
+def test_a_result_thrown_away_is_read_from_the_code_that_ran(code, thrown):
+    from jupyter_fixloop.smells import thrown_away
+
+    found = thrown_away(code)
+    if thrown is None:
+        assert found == ()
+    else:
+        (line,) = found
+        assert f"the result of `{thrown}` is thrown away" in line
+
+
+def test_a_result_thrown_away_fails_the_run_with_no_check_and_the_rules_assign_it():
+    ns = {"stores": pd.DataFrame({"store": [1, 2, 3, 4], "city": ["Lyon", None, "Nice", None]})}
+    cell = "stores['city'].fillna('Unknown')\ncity_counts = stores['city'].value_counts()\n"
+    result = fix(cell, namespace=ns)
+    assert result.first.kind == "check_failed"
+    assert result.first.text.startswith("Smell: line 1: the result of `stores['city'].fillna('Unknown')` is thrown away")
+    assert result.status == "fixed", result.reason
+    assert result.patched == "stores['city'] = stores['city'].fillna('Unknown')\n" + cell.splitlines()[1] + "\n"
+    assert "city_counts: new Series 3 (int64)" in result.effect.text

@@ -483,6 +483,44 @@ def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
+THROWN_AWAY = re.compile(r"line (\d+): the result of `.+?` is thrown away \((\w+) returns a new object")
+
+
+def thrown_away(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df['city'].fillna('Unknown')` on a line of its own changes nothing (the smell says so): assign
+    the result back to what it was made from (`xs = sorted(xs)`, `df['d'] = pd.to_datetime(df['d'])`)."""
+    m = THROWN_AWAY.search(receipt.text)
+    tree = parse(code) if m else None
+    if tree is None:
+        return None
+    lineno = int(m.group(1))
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Expr) and node.lineno == lineno and isinstance(node.value, ast.Call)):
+            continue
+        call = node.value
+        if isinstance(call.func, ast.Attribute):
+            target = call.func.value
+            if isinstance(target, ast.Attribute) and target.attr in ("str", "dt", "cat"):
+                target = target.value  # `df['e'].str.strip()` makes a new column from df['e']
+        else:
+            target = call.args[0] if len(call.args) == 1 else None  # sorted(xs); concat([a, b]) has no one source
+        if not _assignable(target):
+            return None
+        return replace_node(code, node, f"{source_of(code, target)} = {source_of(code, call)}")
+    return None
+
+
+def _assignable(node) -> bool:
+    """A name, `df['col']` or `obj.attr` made of names and constants: what `x = ...` can rebind."""
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Subscript):
+        return _assignable(node.value) and isinstance(node.slice, (ast.Constant, ast.Name))
+    if isinstance(node, ast.Attribute):
+        return _assignable(node.value) and node.attr not in ("str", "dt", "cat")
+    return False
+
+
 PROPERTIES = {"shape", "columns", "index", "values", "dtypes", "dtype", "size", "ndim", "empty", "name", "T",
               "iloc", "loc", "at", "str", "dt", "real", "imag"}
 """Attributes that are values, not methods: `df.shape()` calls a tuple."""

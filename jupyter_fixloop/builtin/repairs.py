@@ -26,6 +26,7 @@ from .calls import (
     none_from_inplace,
     not_callable,
     str_concat,
+    thrown_away,
     unpack_loop,
 )
 from .data import (
@@ -70,7 +71,7 @@ REPAIRS = [
     column_repr, syntax, indentation,
     moved_import, missing_import, name_literal, name_typo,
     message_hint, removed_attribute, dataframe_append, renamed_method, missing_accessor,
-    column_as_attribute, attribute_typo, none_from_inplace, missing_return, unpack_loop, not_callable, method_not_called,
+    column_as_attribute, attribute_typo, none_from_inplace, thrown_away, missing_return, unpack_loop, not_callable, method_not_called,
     accessor_dtype, key_typo, drop_axis, positional_key, bad_keyword, concat_list, str_concat, join_non_str,
     reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
     pivot_duplicates, tuple_columns, series_truth, mask_with_missing, apply_axis, format_text_number,
