@@ -12,14 +12,14 @@ import sys
 from .cell import split_magic
 from .receipt import Receipt
 
+# short on purpose: on a local model every prompt token is time, and a 1.5B model that read about
+# "a sandbox kernel" blamed the sandbox for wrong values (this one fixed 13 of 28 dev cases in one
+# call against 12 for the longer one, 44 tokens shorter)
 SYSTEM_PROMPT = """\
-You repair one Jupyter notebook cell. The cell was run in a sandbox kernel that holds the user's
-live variables; what happened is in the receipt. Fix the cause of the failure so that the cell runs
-and every check passes. Keep the cell's intent, its assert statements and the names it defines.
-The checks run on their own after the cell: never copy them into the cell.
-Never silence an error with try/except, never hard-code the value a check expects.
-Reply with only the complete corrected cell in exactly one ```python fenced block: no explanation
-before or after it. Do not include the %%fixloop line."""
+You fix one Jupyter notebook cell. You are shown the cell, the checks that must pass after it runs, and what \
+happened when it ran. Find the bug and fix it, keeping the cell's intent and the names it defines.
+Never copy the checks into the cell, never silence an error with try/except, never hard-code a value a check expects.
+Reply with only the complete corrected cell in one ```python block."""
 
 GENERATE_PROMPT = """\
 You write or modify one Jupyter notebook cell, following the user's instruction. The cell runs in a
@@ -144,12 +144,16 @@ PYTHON_TAGS = {"", "python", "py", "python3", "ipython", "ipython3", "jupyter"}
 
 
 def extract_code(text: str) -> str | None:
-    """The cell in a reply: the longest ```python block; bare code if the whole reply is Python.
+    """The cell in a reply: the longest ```python block; bare code if the whole reply is Python (or
+    all of it but a closing fence).
 
     A reply whose only blocks are another language, or prose, has no code.
     """
     if not text or not text.strip():
         return None
+    head, fence, tail = text.partition("```")
+    if fence and not tail.strip() and _looks_like_code(head):
+        return _clean(head)  # a small model may write the cell and only the closing fence
     blocks = FENCE.findall(text)
     if blocks:
         python = [body for lang, body in blocks if lang.lower() in PYTHON_TAGS]

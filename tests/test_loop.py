@@ -165,6 +165,10 @@ def test_stray_fences_and_other_languages_in_replies():
     assert extract_code("I would change the loop bound.") is None
     assert extract_code("x = [1,\n  2]\nprint(x)") == "x = [1,\n  2]\nprint(x)\n"
     assert extract_code("```python\nunclosed = True\n") == "unclosed = True\n"
+    # a small model's cell with only the closing fence (Qwen2.5-Coder-1.5B wrote this)
+    assert extract_code("# total per store\ns = sales.groupby('store')['revenue'].sum()\n```") == \
+        "# total per store\ns = sales.groupby('store')['revenue'].sum()\n"
+    assert extract_code("Use sum instead of count.\n```") is None
 
 
 def test_the_builtin_engine_repairs_without_importing_litellm(tmp_path):
