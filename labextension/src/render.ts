@@ -4,7 +4,7 @@
  */
 import { IDiffRow, ISideBySideRow, loopDiffRows, sideBySide } from './diff';
 import { actionsFor, ILoopEntry } from './loops';
-import { DecideAction, formatCost, statusLabel } from './summary';
+import { DecideAction, formatCost, roundTitle, statusLabel } from './summary';
 
 export interface IRenderOptions {
   sideBySide: boolean;
@@ -159,7 +159,7 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
         const item = el('li', `jp-fixloop-receipt jp-fixloop-receipt-${round.receipt.kind}`);
         const details = el('details');
         details.append(
-          el('summary', '', `round ${round.index}: ${round.receipt.kind}`),
+          el('summary', '', roundTitle(round)),
           el('pre', '', round.receipt.text || '(no output)')
         );
         item.append(details);

@@ -29,6 +29,8 @@ export interface IRound {
   seconds: number;
   /** What this round's run did to the user's data (null: it did not run, or an older kernel). */
   effect: string | null;
+  /** Who wrote the candidate: the model, or the built-in engine's rule repair (an older kernel: model). */
+  source: 'model' | 'rules';
 }
 
 /** What the proposed code does to the user's data (protocol "LoopSummary", `effect`). */
@@ -120,7 +122,8 @@ function parseRound(value: unknown, position: number): IRound | null {
     tokens: num(value.tokens),
     cost: num(value.cost),
     seconds: num(value.seconds),
-    effect: typeof value.effect === 'string' ? value.effect : null
+    effect: typeof value.effect === 'string' ? value.effect : null,
+    source: value.source === 'rules' ? 'rules' : 'model'
   };
 }
 
@@ -242,4 +245,9 @@ export function statusLabel(value: LoopStatus): string {
     gave_up: 'gave up',
     error: 'error'
   }[value];
+}
+
+/** "round 2: check_failed", and who wrote the candidate when it was not the model (as diff.py's round_title). */
+export function roundTitle(round: IRound): string {
+  return `round ${round.index}${round.source === 'rules' ? ' (built-in rules)' : ''}: ${round.receipt.kind}`;
 }

@@ -9,6 +9,7 @@ import {
   formatCost,
   parseCellRecord,
   parseSummary,
+  roundTitle,
   sourceFor,
   withMagic
 } from '../src/summary';
@@ -37,6 +38,17 @@ describe('parseSummary', () => {
     assert.equal(loop?.rounds[1].effect, null);
     assert.equal(parseSummary(summary())?.effect, null); // an older kernel
     assert.equal(parseSummary({ ...summary(), effect: { smells: 'x' } })?.effect, null);
+  });
+
+  it('says which rounds the built-in rules wrote', () => {
+    const loop = parseSummary({
+      ...summary(),
+      rounds: [{ index: 1, receipt: { kind: 'ok', text: '' }, source: 'rules' }, { index: 2, source: 'odd' }]
+    });
+    assert.equal(loop?.rounds[0].source, 'rules');
+    assert.equal(loop?.rounds[1].source, 'model'); // an older kernel, or a value it does not know
+    assert.equal(roundTitle(loop!.rounds[0]), 'round 1 (built-in rules): ok');
+    assert.equal(roundTitle(loop!.rounds[1]), 'round 2: unknown');
   });
 
   it('reads a JSON string', () => {
