@@ -166,7 +166,8 @@ class FixLoopHistory(Configurable):
                 if (e.get("effect") or {}).get("text"):
                     out += ["", "what it does to your data:", e["effect"]["text"]]
                 for r in e.get("rounds") or []:
-                    out += ["", f"round {r['index']}: {r['receipt']['kind']}", r["receipt"]["text"]]
+                    by = " (built-in rules)" if r.get("source") == "rules" else ""
+                    out += ["", f"round {r['index']}{by}: {r['receipt']['kind']}", r["receipt"]["text"]]
                 return "\n".join(out)
         return f"fixloop history: no loop {loop_id!r} in {self.path}"
 

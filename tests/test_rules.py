@@ -10,6 +10,7 @@ from fake_model import Scripted
 from jupyter_fixloop import fix
 from jupyter_fixloop.config import FixLoop
 from jupyter_fixloop.diff import render_text
+from jupyter_fixloop.summary import loop_summary
 
 TYPO = "total = sum(price) * 2\n"  # `price` for `prices`: a rule repairs it
 NS = {"prices": [3, 4, 5]}
@@ -28,6 +29,7 @@ def test_a_passing_rule_repair_ends_the_round_and_cancels_the_model_call(fake_mo
     assert only.source == "rules" and only.usage.tokens == 0 and result.tokens == 0
     assert only.samples == ()  # the model's call was cancelled before it answered: no candidate of its own
     assert "round 1 (built-in rules): ok" in render_text(result)
+    assert loop_summary(result)["rounds"][0]["source"] == "rules"  # what the sidebar and the history read
 
 
 def test_the_model_wins_a_tie_and_both_candidates_are_listed(fake_model):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import os
 
-from ..diff import STATUS_TEXT, STYLE, diff_html, effect_html, effect_lines, rounds_html
+from ..diff import STATUS_TEXT, STYLE, diff_html, effect_html, effect_lines, round_title, rounds_html
 
 ICON = {"ok": "ok", "fixed": "fixed", "failed": "FAILED", "rejected": "rejected", "skipped": "skipped"}
 STATUSES = ("ok", "fixed", "failed", "rejected", "skipped")
@@ -90,7 +90,7 @@ def _md_section(o) -> list[str]:
         if r.first is not None:
             out += ["", "- original cell, in the sandbox:", "", *_md_block(r.first.text)]
         for rnd in r.rounds:
-            out += ["", f"- round {rnd.index}: {rnd.receipt.kind} ({rnd.usage.tokens} tokens, ${rnd.usage.cost:.4f})",
+            out += ["", f"- {round_title(rnd)} ({rnd.usage.tokens} tokens, ${rnd.usage.cost:.4f})",
                     "", *_md_block(rnd.receipt.text)]
     return out
 

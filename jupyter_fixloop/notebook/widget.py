@@ -135,7 +135,7 @@ class DiffWidget(widgets.VBox):
                 body = diff.diff_html(previous, r.candidate)
                 previous = r.candidate
             children.append(widgets.HTML(body + _receipt(r.receipt.text)))
-            titles.append(f"round {r.index}: {r.receipt.kind} — {r.receipt.headline[:80]}")
+            titles.append(f"{diff.round_title(r)} — {r.receipt.headline[:80]}")
         self.rounds.children = children
         self.rounds.titles = tuple(titles)
         self.rounds.selected_index = None
