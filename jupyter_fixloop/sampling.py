@@ -6,6 +6,12 @@ temperatures spread from the round's own up to `resample_temperature`), one afte
 reply runs in a kernel of the warm pool as soon as it arrives, beside the next call, and a
 candidate that passes every check cancels the call under way. Code that a sample of the same round already proposed is not run
 again (the loop already skips code an earlier round ran).
+
+With a litellm model, a round starts with the built-in engine's rule repair (`RULES`) when it has one:
+it answers in milliseconds for no tokens, and its run gets a head start of `RULES_GRACE` seconds
+before the first model call. One that passes in that time means no call at all (no tokens paid for a
+prompt nobody reads, no CPU taken from the sandbox on a local model); a slower run goes on beside the
+call, and cancels it if it passes.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ _RAN = ("ok", "check_failed")  # the code ran to its end; only checks can say it
 _RAISED = ("exception", "timeout", "crash")
 NOT_RUN = rejected("not run: another sample of this round passed first")
 RULES = "rules"  # a step of a round that asks the built-in engine's rules, not the model
+RULES_GRACE = 2.0  # seconds the rules' run may take before the model is asked beside it
 
 
 @dataclass(frozen=True)
@@ -130,8 +137,11 @@ async def gather(temps: Sequence[float | str], ask: Ask, judge: Judge) -> list[C
             if passed:
                 return
             asked = await ask(step)
-            if asked is not None:
-                settling.append(asyncio.ensure_future(settle(order, step, *asked)))
+            if asked is None:
+                continue
+            settling.append(asyncio.ensure_future(settle(order, step, *asked)))
+            if step == RULES:  # a head start: most rule repairs run in well under a second
+                await asyncio.wait([settling[-1]], timeout=RULES_GRACE)
 
     asking = asyncio.ensure_future(ask_in_turn())
     error: BaseException | None = None

@@ -110,7 +110,7 @@ def test_interrupting_the_kernel_stops_the_loop_itself(fake_model):
             os.kill(k.pid(), signal.SIGINT)  # what the stop button does (interrupt_mode 'signal')
 
         threading.Thread(target=interrupt_when_asked, daemon=True).start()
-        run = k.run("%%fixloop -m openai/scripted -r 4 -e 'total == 300'\ntotal = sum(monthly_sale)")
+        run = k.run("%%fixloop -m openai/scripted --no-rules -r 4 -e 'total == 300'\ntotal = sum(monthly_sale)")
         assert not run.ok and run.reply["content"]["ename"] == "KeyboardInterrupt"
         time.sleep(8)  # the first reply arrives after 3 s: a loop still running would ask again
         assert len(server.requests) == 1

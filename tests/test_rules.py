@@ -20,10 +20,22 @@ def block(code: str) -> str:
     return f"```python\n{code}```"
 
 
-def test_a_passing_rule_repair_ends_the_round_and_cancels_the_model_call(fake_model):
-    server = fake_model(Scripted(block("total = 0\n"), delay=20.0))  # a slow model: the rules do not wait for it
+def test_a_rule_repair_that_passes_at_once_means_no_model_call(fake_model):
+    server = fake_model(block("total = 0\n"))
     result = fix(TYPO, checks=["total == 24"], namespace=NS, model="openai/scripted", api_base=server.url)
-    assert result.status == "fixed" and result.patched == "total = sum(prices) * 2\n", result.reason
+    assert result.status == "fixed" and result.rounds[0].source == "rules", result.reason
+    assert server.requests == [] and result.tokens == 0  # no prompt paid for that nobody reads
+
+
+def test_a_slow_rule_repair_runs_beside_the_model_and_cancels_its_call(fake_model):
+    from jupyter_fixloop.model import litellm
+
+    litellm()  # imported before the loop, so the call is under way when the rules' run passes
+    server = fake_model(Scripted(block("total = 0\n"), delay=30.0))  # a slow model: the rules do not wait for it
+    slow = "import time\ntime.sleep(6)\n" + TYPO  # the rules' run outlasts their head start
+    result = fix(slow, checks=["total == 24"], namespace=NS, model="openai/scripted", api_base=server.url)
+    assert result.status == "fixed" and result.patched == slow.replace("price)", "prices)"), result.reason
+    assert len(server.requests) == 1  # asked once the head start was over, then cancelled
     assert "the built-in rules' repair" in result.reason
     (only,) = result.rounds
     assert only.source == "rules" and only.usage.tokens == 0 and result.tokens == 0
@@ -46,19 +58,19 @@ def test_the_model_wins_a_tie_and_both_candidates_are_listed(fake_model):
 
 
 def test_the_rules_fix_one_error_the_model_the_next_and_it_is_told_who_wrote_what(fake_model):
-    cell = "peak = {}\nfor k, v in scores.iteritems():\n    peak[k] = max(v)\nbest = max(peak, key=peek.get)\n"
+    cell = "peak = {}\nfor k, v in scores.iteritems():\n    peak[k] = max(v)\nbest = min(peak, key=peak.get)\n"
     right = "peak = {}\nfor k, v in scores.items():\n    peak[k] = max(v)\nbest = max(peak, key=peak.get)\n"
     # round 1: the model repeats the cell (a small model does), the rules replace `iteritems`;
-    # round 2: the model, shown the rules' code and its NameError, fixes the rest
+    # round 2: the rules have nothing for a wrong value; the model, shown the rules' code and the check it fails, fixes it
     server = fake_model(block(cell), block(right))
     result = fix(cell, checks=["best == 'b'"], namespace={"scores": {"a": [1, 2], "b": [5]}}, model="openai/scripted",
                  api_base=server.url, max_rounds=3)
     assert result.status == "fixed" and result.patched == right, result.reason
     assert [r.source for r in result.rounds][0] == "rules"
-    assert result.rounds[0].receipt.ename == "NameError"
+    assert result.rounds[0].receipt.kind == "check_failed"
     second = server.prompt(1)
     assert "### Code that was run (the built-in rules' repair in round 1)" in second
-    assert "scores.items()" in second and "name 'peek' is not defined" in second
+    assert "scores.items()" in second and "Check failed: best == 'b'" in second
     # the model's own repeat is still said, and it is asked hotter; the loop goes on: the round made progress
     assert "Your last answer was identical to the original cell" in second
     assert server.requests[1]["temperature"] == 0.8
