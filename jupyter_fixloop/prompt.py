@@ -78,12 +78,41 @@ def build_messages(
         latest_code, latest_receipt = history[-1]
         who = latest or f"your answer in round {len(history) - 1}"
         parts.append(f"{CODE_HEADING} ({who})\n```python\n{latest_code.rstrip()}\n```")
-        parts.append(f"{RECEIPT_HEADING}\n{latest_receipt.text}")
+        shown = latest_receipt.text if first is None else beside_original(latest_receipt.text, first[1].text)
+        parts.append(f"{RECEIPT_HEADING}\n{shown}")
     if note:
         parts.append(f"### Note\n{note}")
     parts.append(REPLY_LINE)
     system = GENERATE_PROMPT if generating else SYSTEM_PROMPT
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+SAME_AS_ORIGINAL = "(the other lines are as in the original run above)"
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+
+
+def beside_original(latest: str, original: str) -> str:
+    """A later run's receipt without the lines the original run's receipt (already in the prompt)
+    says word for word: a candidate that changed nothing that matters reads as exactly that, and
+    the prompt of round 3 is not twice the prompt of round 1. The first line always stays; a
+    section heading ("Effect on the data:") stays when a line under it does."""
+    seen = {_ADDRESS.sub("", line) for line in original.splitlines()[1:]}
+    lines = latest.splitlines()
+    kept, dropped, heading = lines[:1], 0, None
+    for line in lines[1:]:
+        if _ADDRESS.sub("", line) in seen:
+            dropped += 1
+            if line.endswith(":") and not line.startswith(" "):
+                heading = line  # kept only if something under it differs
+            continue
+        if heading is not None and line.startswith(" "):
+            kept.append(heading)
+            dropped -= 1
+        heading = None
+        kept.append(line)
+    if dropped:
+        kept.append(SAME_AS_ORIGINAL)
+    return "\n".join(kept)
 
 
 def checks_section(checks: tuple[str, ...]) -> str:

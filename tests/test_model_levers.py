@@ -90,6 +90,22 @@ def test_round_two_keeps_the_prefix_and_shows_only_the_latest_candidate(fake_mod
     assert "- round 1: Check failed: assert t == 12" in third
 
 
+def test_a_later_receipt_omits_what_the_original_run_already_said(fake_model):
+    # a candidate that changes nothing that matters: its receipt is the original's, but for the headline
+    noop = "total = sum(prices) - 1  # unchanged\n"
+    ns = {"prices": [3, 4, 5], "when": __import__("pandas").Series(__import__("pandas").to_datetime([0, 1]))}
+    check = "assert when.dt.year.tolist() == [2024, 2024] and total == 12"
+    server = fake_model(block(noop), block(FIXED))
+    result = fix(CELL, checks=[check], namespace=ns, model="openai/scripted", api_base=server.url, max_rounds=2)
+    assert len(result.rounds) == 2
+    full, second = result.rounds[0].receipt.text, user(server, 1)
+    shown = second.split("### What happened\n")[-1].split("\n\n###")[0]
+    assert shown.startswith(full.splitlines()[0] + "\n")  # the headline stays
+    assert "(the other lines are as in the original run above)" in shown and len(shown) < len(full) / 2
+    assert full.splitlines()[1] not in shown
+    assert " object at 0x" not in result.first.text  # a default repr tells the model nothing
+
+
 def test_the_reply_ends_with_its_code_block(fake_model):
     server = fake_model(block(FIXED))
     fix(CELL, checks=["total == 12"], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..prompt import CODE_HEADING, ORIGINAL_HEADING, RECEIPT_HEADING
+from ..prompt import CODE_HEADING, ORIGINAL_HEADING, RECEIPT_HEADING, SAME_AS_ORIGINAL
 from . import repairs
 
 BLOCK = re.compile(r"```python\n(.*?)\n```", re.DOTALL)
@@ -30,6 +30,9 @@ def answer(prompt: str) -> str:
         return "The built-in engine found no code in the prompt."
     code = match.group(1) + "\n"
     receipt_text = prompt.rsplit(RECEIPT_HEADING, 1)[1].split("\n### ", 1)[0].strip()
+    if SAME_AS_ORIGINAL in receipt_text:  # the lines a later run shares with the original run are above, once
+        original = prompt.split(RECEIPT_HEADING, 1)[1].split("\n### ", 1)[0].strip()
+        receipt_text = receipt_text.replace(SAME_AS_ORIGINAL, "\n".join(original.splitlines()[1:]))
     repair, fixed, doubt = repairs.propose(code, receipt_text)
     if repair is None and doubt:
         return f"The built-in engine cannot tell how to fix this: {doubt}"

@@ -222,7 +222,7 @@ class Recorded:
             if index in shown or index not in self.values or not self._worth_showing(index, ns):
                 continue
             text = _repr(self.values[index])
-            if text == self.sources[index]:
+            if text == self.sources[index] or _opaque(text):
                 continue
             where.append(f"{self.sources[index]} = {text}")
         return head + (f"; where {'; '.join(where)}" if where else "")
@@ -371,6 +371,11 @@ def operand_detail(lnode, left, op, rnode, right) -> str:
     opname = ast.unparse(ast.Compare(ast.Name("a"), [op], [ast.Name("b")]))[2:-2]
     rdesc = _repr(right) if isinstance(rnode, ast.Constant) else f"{rsrc} = {_repr(right)}"
     return f"{lsrc} {verb} {_repr(left)}, which is not {opname} {rdesc}"
+
+
+def _opaque(text: str) -> bool:
+    """A default repr (`<...DatetimeProperties object at 0x7f...>`): it tells nothing, and costs tokens."""
+    return text.startswith("<") and " object at 0x" in text
 
 
 def _repr(value) -> str:
