@@ -31,6 +31,7 @@ def key(monkeypatch):
 
 def real_fix(cell, **kwargs):
     kwargs.setdefault("max_rounds", 4)
+    kwargs.setdefault("rules", False)  # the model's own repairs; the last test has the rules beside it
     return fix(cell, model=MODEL, api_base=BASE, model_timeout=600, wall_time=1800, **kwargs)
 
 
@@ -76,3 +77,10 @@ def test_three_samples_per_round_are_each_counted_and_the_best_is_carried_on():
         assert {s.temperature for s in r.samples} <= {0.2, 0.5, 0.8}  # spread up to resample_temperature
     if result.status == "fixed":
         assert result.rounds[-1].receipt.ok and "prices" in result.patched
+
+
+def test_with_the_rules_a_known_crash_is_fixed_without_asking_the_model():
+    cell = 'digits = re.sub(r"\\D", "", phone)\n'
+    result = real_fix(cell, checks=["digits == '5551234'"], namespace={"phone": "555-1234"}, rules=True)
+    assert result.status == "fixed" and result.rounds[-1].source == "rules", result.reason
+    assert result.tokens == 0 and "import re" in result.patched
