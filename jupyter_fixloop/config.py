@@ -42,6 +42,10 @@ class FixLoop(Configurable):
                       "spread from `temperature` up to `resample_temperature`, each run in its own sandbox, the best "
                       "carried on (all checks pass, then fewer failing checks, then no exception). Costs K times the "
                       "tokens; on a small local model 3 fixes more cells than 1.").tag(config=True)
+    resamples = Integer(DEFAULTS.resamples, min=1, max=8, help="Candidates asked in a round that follows a "
+                        "repeat (the model answered with code that already failed): K calls at temperatures from "
+                        "`resample_temperature` up, each run, the best carried on. A small model stuck on its "
+                        "answer often has a right one a little hotter.").tag(config=True)
     rules = Bool(DEFAULTS.rules, help="With a litellm model, each round first tries the built-in engine's rule "
                  "repair (typos, missing imports, removed APIs: milliseconds, no tokens) and runs it beside the model "
                  "call; one that passes every check ends the round without waiting for the model.").tag(config=True)

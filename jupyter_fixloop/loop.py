@@ -154,8 +154,11 @@ class LoopRun:
             messages = prompt.build_messages(source, instruction=self.instruction, checks=checks, history=history,
                                              hint=opts.hint or None, note=note or None,
                                              latest=self._author(history[-1][0]) if history else None)
-            low = opts.resample_temperature if repeated_before else opts.temperature
-            temps = sampling.temperatures(low, max(low, opts.resample_temperature), opts.samples)
+            if repeated_before:  # stuck on an answer that failed: several hotter ones, the best carried on
+                hot = opts.resample_temperature
+                temps = sampling.temperatures(hot, min(2.0, hot + sampling.RESAMPLE_SPREAD), max(opts.samples, opts.resamples))
+            else:
+                temps = sampling.temperatures(opts.temperature, max(opts.temperature, opts.resample_temperature), opts.samples)
             if opts.rules and opts.model != BUILTIN:
                 temps = (sampling.RULES, *temps)
 

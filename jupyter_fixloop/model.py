@@ -54,6 +54,11 @@ def _import_litellm():
 
     for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
+    # a call cancelled (a sample passed, the stop button) while litellm builds its request in a worker
+    # thread leaves the coroutine it built unawaited: nothing is lost, and the user need not read about it
+    import warnings
+
+    warnings.filterwarnings("ignore", message=r"coroutine '\w+\.acompletion' was never awaited", category=RuntimeWarning)
     return _litellm
 
 

@@ -32,6 +32,7 @@ class LoopOptions:
     temperature: float = 0.2  # sampling temperature of each round's answer (low: the likeliest fix)
     resample_temperature: float = 0.8  # when an answer repeats code that already failed, asked again at this
     samples: int = 1  # candidates per round, run side by side, the best carried on (1..8)
+    resamples: int = 3  # candidates of a round asked again after the model repeated code that failed (1..8)
     rules: bool = True  # with a litellm model, each round also runs the built-in engine's rule repair (no tokens)
     pool_size: int = 2  # sandbox kernels kept started ahead of need
     pool_idle: float = 900.0  # seconds without a loop before idle kernels close (0: keep them)
@@ -64,6 +65,8 @@ class LoopOptions:
             raise UsageError("temperature and resample_temperature must be between 0 and 2")
         if not isinstance(self.samples, int) or isinstance(self.samples, bool) or not 1 <= self.samples <= 8:
             raise UsageError(f"samples must be a whole number from 1 to 8 (candidates per round), not {self.samples!r}")
+        if not isinstance(self.resamples, int) or isinstance(self.resamples, bool) or not 1 <= self.resamples <= 8:
+            raise UsageError(f"resamples must be a whole number from 1 to 8, not {self.resamples!r}")
         if not isinstance(self.rules, bool):
             raise UsageError(f"rules must be True or False, not {self.rules!r}")
         if self.timeout <= 0 or self.model_timeout <= 0:

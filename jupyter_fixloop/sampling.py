@@ -30,6 +30,7 @@ _RAISED = ("exception", "timeout", "crash")
 NOT_RUN = rejected("not run: another sample of this round passed first")
 RULES = "rules"  # a step of a round that asks the built-in engine's rules, not the model
 RULES_GRACE = 2.0  # seconds the rules' run may take before the model is asked beside it
+RESAMPLE_SPREAD = 0.4  # after a repeat, the round's K calls go from resample_temperature this much higher
 
 
 @dataclass(frozen=True)

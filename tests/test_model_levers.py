@@ -5,7 +5,7 @@ Real sandbox kernels and real litellm calls against the scripted server."""
 import json
 
 import pytest
-from fake_model import closed_port_url
+from fake_model import Scripted, closed_port_url
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.errors import UsageError
@@ -28,7 +28,8 @@ def user(server, i: int) -> str:
 
 def test_a_repeated_answer_is_asked_again_hotter_and_told_so(fake_model):
     server = fake_model(block(CELL), block(FIXED))
-    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url,
+                 resamples=1)
     assert result.status == "fixed" and len(result.rounds) == 2, result.reason
     assert "same code as the original cell" in result.rounds[0].receipt.text  # not run again
     assert [server.requests[i]["temperature"] for i in (0, 1)] == [0.2, 0.8]
@@ -40,11 +41,29 @@ def test_a_repeated_answer_is_asked_again_hotter_and_told_so(fake_model):
 def test_a_second_repeat_ends_the_loop_and_says_so(fake_model):
     other = "total = sum(prices) - 2\n"
     server = fake_model(block(other), block(other), block(other))
-    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url,
+                 resamples=1)
     assert result.status == "gave_up"
     assert result.reason.startswith("the model repeated your answer in round 1, also when asked again at a higher temperature")
     assert len(server.requests) == 3 and len(result.rounds) == 3  # every call is a round: its tokens count
     assert result.rounds[2].temperature == 0.8 and "same code as round 1" in result.rounds[2].receipt.text
+
+
+def test_after_a_repeat_several_hotter_answers_are_run_and_the_best_carried_on(fake_model):
+    wrong = "total = sum(prices) - 2\n"
+    # round 1 repeats the cell; round 2 asks three times, hotter: a repeat, a wrong one, then the fix
+    server = fake_model(block(CELL), block(CELL), block(wrong), Scripted(block(FIXED), delay=1.0))
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
+    assert result.status == "fixed" and len(result.rounds) == 2, result.reason
+    assert [r["temperature"] for r in server.requests] == [0.2, 0.8, 1.0, 1.2]
+    second = result.rounds[1]
+    assert [s.temperature for s in second.samples] == [0.8, 1.0, 1.2] and second.temperature == 1.2
+    assert second.usage.tokens == sum(s.tokens for s in second.samples) > 0
+    # the same without resampling: one hotter call, a repeat again, and the loop ends
+    server = fake_model(block(CELL))
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url,
+                 resamples=1)
+    assert result.status == "gave_up" and len(server.requests) == 2
 
 
 def test_a_check_block_is_shown_as_code_and_its_values_reach_the_model(fake_model):

@@ -321,7 +321,7 @@ def run_bench(cases: list[Case], opts, on_case=None) -> list[CaseResult]:
     os.mkdir(cwd)
     opts.options = LoopOptions(model=opts.model, api_base=opts.api_base or "", max_rounds=opts.max_rounds,
                                timeout=opts.timeout, cwd=cwd).with_(
-        samples=getattr(opts, "samples", None), rules=getattr(opts, "rules", None),
+        samples=getattr(opts, "samples", None), rules=getattr(opts, "rules", None), resamples=getattr(opts, "resamples", None),
         model_timeout=getattr(opts, "model_timeout", None),
         wall_time=getattr(opts, "wall_time", None)).resolved()
     kernel = UserKernel(cwd=cwd)
@@ -415,6 +415,8 @@ def parse_args(argv: list[str]):
     parser.add_argument("--timeout", "-t", type=float, default=10.0, help="seconds per sandbox run (default 10)")
     parser.add_argument("--samples", "-k", type=int, default=1, metavar="K",
                         help="loop mode: candidates per round, each run, the best carried on (1-8, default 1)")
+    parser.add_argument("--resamples", type=int, default=None, metavar="K",
+                        help="loop mode: candidates of a round asked after the model repeated itself (default 3)")
     parser.add_argument("--no-rules", dest="rules", action="store_false",
                         help="loop mode: ask only the model, not also the built-in engine's rule repair (one-shot "
                         "mode asks only the model)")
@@ -575,6 +577,7 @@ def write_json(path: str, results: list[CaseResult], figures: dict, opts) -> Non
         "mode": opts.mode,
         "max_rounds": opts.max_rounds,
         "samples": getattr(opts, "samples", 1),
+        "resamples": opts.options.resamples,
         "rules": opts.options.rules if opts.mode == "loop" and opts.options.model != "fixloop/builtin" else False,
         "timeout": opts.timeout,
         "api_base": opts.api_base,
