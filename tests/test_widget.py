@@ -229,7 +229,7 @@ def test_stopping_a_retry_leaves_the_widget_usable(lab, fake_model):
                         Scripted("```python\ntotal = sum(monthly_sales) + 0\n```", delay=5))
     lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
     try:
-        root, _, _ = run_loop(lab, "%%fixloop -m openai/scripted -r 2 -e 'total == 300'\ntotal = sum(monthly_sale)",
+        root, _, _ = run_loop(lab, "%%fixloop -m openai/scripted --no-rules -r 2 -e 'total == 300'\ntotal = sum(monthly_sale)",
                               cell_id="cell-9")
 
         def stop_when_asked_again():
