@@ -46,9 +46,10 @@ class FixLoop(Configurable):
                         "repeat (the model answered with code that already failed): K calls at temperatures from "
                         "`resample_temperature` up, each run, the best carried on. A small model stuck on its "
                         "answer often has a right one a little hotter.").tag(config=True)
-    rules = Bool(DEFAULTS.rules, help="With a litellm model, each round first tries the built-in engine's rule "
-                 "repair (typos, missing imports, removed APIs: milliseconds, no tokens) and runs it beside the model "
-                 "call; one that passes every check ends the round without waiting for the model.").tag(config=True)
+    rules = Bool(DEFAULTS.rules, help="With a litellm model, each round first runs the built-in engine's rule "
+                 "repair when it has one (typos, missing imports, removed APIs: milliseconds, no tokens). One that "
+                 "passes every check within 2 s ends the round and the model is not asked; a slower or failing one "
+                 "runs beside the model's answer, and the better of the two is carried on.").tag(config=True)
     pool_idle = Float(DEFAULTS.pool_idle, min=0.0, help="Seconds without a loop after which the idle sandbox kernels are closed (0: keep them); the next loop starts new ones.").tag(config=True)
     pool_size = Integer(DEFAULTS.pool_size, min=0, help="Sandbox kernels kept started ahead of need: two, so the kernel for a candidate is ready even when the model answers at once.").tag(config=True)
     confinement = Enum(
