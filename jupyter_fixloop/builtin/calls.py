@@ -483,7 +483,8 @@ def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
-THROWN_AWAY = re.compile(r"line (\d+): the result of `.+?` is thrown away \((\w+) returns a new object")
+THROWN_AWAY = re.compile(r"line (\d+): the result of `.+?` is thrown away \(\w+ returns a new object")
+ACCESSORS = ("str", "dt", "cat")  # `s.str.strip()` makes a new object from s, not from s.str
 
 
 def thrown_away(code: str, receipt: ParsedReceipt) -> str | None:
@@ -500,7 +501,7 @@ def thrown_away(code: str, receipt: ParsedReceipt) -> str | None:
         call = node.value
         if isinstance(call.func, ast.Attribute):
             target = call.func.value
-            if isinstance(target, ast.Attribute) and target.attr in ("str", "dt", "cat"):
+            if isinstance(target, ast.Attribute) and target.attr in ACCESSORS:
                 target = target.value  # `df['e'].str.strip()` makes a new column from df['e']
         else:
             target = call.args[0] if len(call.args) == 1 else None  # sorted(xs); concat([a, b]) has no one source
@@ -517,7 +518,7 @@ def _assignable(node) -> bool:
     if isinstance(node, ast.Subscript):
         return _assignable(node.value) and isinstance(node.slice, (ast.Constant, ast.Name))
     if isinstance(node, ast.Attribute):
-        return _assignable(node.value) and node.attr not in ("str", "dt", "cat")
+        return _assignable(node.value) and node.attr not in ACCESSORS
     return False
 
 
