@@ -136,7 +136,7 @@ class LoopRun:
             self.baseline = frozenset(f.number for f in self.first.following if not f.ok)
             self.emit("receipt", round=0, receipt=self.first)
             if self.first.ok:
-                words = verified(self.first, source)
+                words = verified(self.first, source, checks)
                 return self._end("passed", f"the cell already {words}" if words.startswith("runs")
                                  else f"the cell already passes: {words}")
             history.append((source, self.first))
@@ -186,7 +186,7 @@ class LoopRun:
             self.emit("receipt", round=index, receipt=receipt, usage=usage)
             if receipt.ok:
                 by = ", the built-in rules' repair" if best.source == sampling.RULES else ""
-                return self._end("fixed", f"after {index} round(s){by}: {verified(receipt, reply.code)}", reply.code)
+                return self._end("fixed", f"after {index} round(s){by}: {verified(receipt, reply.code, self.checks)}", reply.code)
             if repeated and repeated_before and best.repeated:  # the round is kept: its call cost tokens and time
                 return self._end("gave_up", f"the model repeated {repeated}, also when asked again at a higher "
                                  "temperature; a hint (--hint) or another model may help")
@@ -209,12 +209,13 @@ class LoopRun:
         """The round's candidates: one model call per temperature, each reply cleaned by the guard and run."""
 
         async def ask(step: float | str) -> tuple[model.Reply, str] | None:
+            last = (history[-1][0], history[-1][1].text) if history else (None, "")  # typed, never re-read from text
             if step == sampling.RULES:
-                reply = await self._rules(messages)
+                reply = await self._rules(messages, last)
                 if reply is None:
                     return None
             else:
-                reply = await self._propose(messages, step)
+                reply = await self._propose(messages, step, last)
             if reply.code is not None:
                 code, removed = guard_.without_copied_checks(reply.code)
                 reply = replace(reply, code=code)
@@ -305,15 +306,17 @@ class LoopRun:
                 return f"{who} in round {r.index}"
         return "the code that was run"
 
-    async def _rules(self, messages) -> model.Reply | None:
+    async def _rules(self, messages, last: tuple[str | None, str]) -> model.Reply | None:
         """The built-in engine's rule repair for this round (in-process, milliseconds, no tokens), or
-        None when it has no repair or only code that already ran."""
-        reply = await model.propose(messages, BUILTIN)
+        None when it has no repair or only code that already ran. It repairs `last` (the code that
+        last ran, its receipt's text), never code read out of the prompt's receipt text."""
+        reply = await model.propose(messages, BUILTIN, run=last)
         if reply.code is None or _tried_before(reply.code, self.rounds, self.source, self.first) is not None:
             return None
         return replace(reply, usage=Usage(seconds=reply.usage.seconds))
 
-    async def _propose(self, messages, temperature: float | None = None) -> model.Reply:
+    async def _propose(self, messages, temperature: float | None = None,
+                       last: tuple[str | None, str] | None = None) -> model.Reply:
         """The model call, retries included, cut off at the loop's total time bound."""
         opts = self.options
         index = len(self.rounds) + 1
@@ -324,7 +327,8 @@ class LoopRun:
                 self.emit("writing", round=index, max_rounds=opts.max_rounds, tokens=tokens, rate=rate)
 
         call = model.propose(messages, opts.model, timeout=opts.model_timeout, api_base=opts.api_base or None,
-                             temperature=temperature, stop=prompt.STOP, on_progress=writing)
+                             temperature=temperature, stop=prompt.STOP, on_progress=writing,
+                             run=last if opts.model == BUILTIN else None)
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))
@@ -385,8 +389,10 @@ def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:
     return checks
 
 
-def verified(receipt: Receipt, code: str | None) -> str:
-    """What a passing run verified, in words: how many checks passed, or that there were none."""
+def verified(receipt: Receipt, code: str | None, checks: Iterable[str] = ()) -> str:
+    """What a passing run verified, in words: how many checks passed, or that there were none. Only
+    your checks are signed by the judge; the rest (the cell's own asserts, following cells, the
+    expected output) is the sandbox's own report, and the words say how many of them that is."""
     asserts = _asserts(code)
     passed = [c for c in receipt.checks if c.passed]
     later = sum(1 for f in receipt.following if f.ok and f.counted)
@@ -396,6 +402,11 @@ def verified(receipt: Receipt, code: str | None) -> str:
     words = "its 1 check passes" if count == 1 else f"all {count} checks pass"
     if later:
         words += f" ({later} of them following cell{'s' if later > 1 else ''})" if count > 1 else " (a following cell)"
+    own = set(checks)
+    unsigned = count - sum(1 for c in passed if c.expr in own)
+    if unsigned:
+        words += ("; it is the sandbox's own report, unsigned" if count == 1 else
+                  f"; {unsigned} of them {'is' if unsigned == 1 else 'are'} the sandbox's own report, unsigned")
     return words
 
 

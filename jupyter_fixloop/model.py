@@ -74,15 +74,17 @@ async def propose(
     temperature: float | None = None,
     stop: tuple[str, ...] = (),
     on_progress: Callable[[int, float], None] | None = None,
+    run: tuple[str | None, str] | None = None,
 ) -> Reply:
     """One model call. Transport and provider errors become a one-line `ModelError`.
 
     `temperature`: None leaves the provider's default; a model that takes no temperature (some
     reasoning models) gets none (litellm's drop_params). `stop`: where the reply may end early.
     `on_progress(tokens, tokens_per_second)`: the reply is streamed, and this is called as it is
-    written (a few times a second at most)."""
+    written (a few times a second at most). `run`: for the built-in engine, the code that last ran
+    and its receipt's text, as the loop holds them (see `_builtin`)."""
     if model == BUILTIN:
-        return _builtin(messages)
+        return _builtin(messages, run)
     lib = litellm()
     # retries are litellm's (retry_policy), never also the provider SDK's (max_retries=0)
     kwargs = dict(model=model, messages=messages, timeout=timeout, num_retries=num_retries,
@@ -141,13 +143,17 @@ async def _streamed(lib, kwargs: dict, on_progress: Callable[[int, float], None]
     return lib.stream_chunk_builder(chunks, messages=kwargs["messages"])
 
 
-def _builtin(messages: list[dict]) -> Reply:
-    """The offline engine answers in-process, the way a model does; its tokens are estimated."""
-    from .builtin.engine import answer
+def _builtin(messages: list[dict], run: tuple[str | None, str] | None = None) -> Reply:
+    """The offline engine answers in-process, the way a model does; its tokens are estimated. With
+    `run` (the code that last ran and its receipt's text, as the loop holds them) it repairs that code,
+    never code read out of the prompt."""
+    from .builtin.engine import answer, answer_run
 
     started = time.perf_counter()
-    prompt = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
-    text = answer(prompt)
+    if run is not None:
+        text = answer_run(*run)
+    else:
+        text = answer("\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user"))
     prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4
     usage = Usage(prompt_tokens, len(text) // 4, 0.0, time.perf_counter() - started)
     return Reply(text=text, code=extract_code(text), usage=usage)

@@ -22,6 +22,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+import zmq
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
 from . import cgroups
@@ -88,6 +90,29 @@ def sandbox_env(home: str, extra: tuple[tuple[str, str], ...] = ()) -> dict[str,
     return env
 
 
+# what the sandbox can make the user side hold: messages of at most this size (a bigger one drops the
+# connection, which the kernel's side makes again) and this many queued, per channel; iopub is not
+# read here (a flood of output held unread cost 0.5 GB), shell carries the runner's reply
+CHANNEL_LIMITS = {"iopub": {zmq.MAXMSGSIZE: 2**20, zmq.RCVHWM: 8},
+                  "shell": {zmq.MAXMSGSIZE: 8 * MAX_RESULT, zmq.RCVHWM: 4}}
+
+
+class _Client(AsyncKernelClient):
+    """The sandbox's client: its sockets are made with CHANNEL_LIMITS (set before they connect)."""
+
+    def _create_connected_socket(self, channel: str, identity: bytes | None = None):
+        limits = CHANNEL_LIMITS.get(channel)
+        if not limits:
+            return super()._create_connected_socket(channel, identity=identity)
+        saved = dict(self.context.sockopts)
+        self.context.sockopts.update(limits)  # pyzmq: the options every socket made now starts with
+        try:
+            return super()._create_connected_socket(channel, identity=identity)
+        finally:
+            self.context.sockopts.clear()
+            self.context.sockopts.update(saved)
+
+
 class _KernelManager(AsyncKernelManager):
     """Launches `python -m ipykernel_launcher` with our own flags (optionally under a confinement prefix)."""
 
@@ -106,8 +131,6 @@ class _KernelManager(AsyncKernelManager):
 
 class Sandbox:
     """One sandbox kernel. Use `await Sandbox.start(settings)`; `run` once; then `close`."""
-
-    judge_key: str | None = None  # the public key of the judge forked after the last load (kernel/judge.py)
 
     def __init__(self, settings: SandboxSettings):
         self.settings = settings
@@ -139,6 +162,7 @@ class Sandbox:
 
     async def _start(self) -> None:
         km = _KernelManager(transport="ipc", connection_file=os.path.join(self.dir, CONNECTION_FILE))
+        km.client_factory = _Client
         km.prefix = self._confinement_prefix()
         if self.confinement == "none" and landlock_abi() >= 6:
             # an abstract socket made in one Landlock domain is out of reach from another: the
@@ -208,8 +232,6 @@ class Sandbox:
                 "loaded": [*self.loaded.get("loaded", []), *(loaded if isinstance(loaded, list) else [])],
                 "failed": {**self.loaded.get("failed", {}), **(failed if isinstance(failed, dict) else {})},
             }
-            key = report.get("judge")  # forked after this part, before any candidate: its public key
-            self.judge_key = key if isinstance(key, str) else None
             self.loaded_files += (path,)
         return self.loaded
 
@@ -264,18 +286,26 @@ class Sandbox:
         """Run one candidate and its checks (and the following cells, `{"cells": [...], "after_error":
         bool}`, see runner.run); always returns a receipt (timeouts and crashes included). With
         `judged`, a check passes only as the run's judge signed it (verdict.py)."""
-        key, self.judge_key = self.judge_key, None  # the judge forked after the last snapshot part, if any
-        if judged and checks and key is None:
-            key = await self._judge_key()
         payload = json.dumps({"source": source, "checks": list(checks), "following": following, "judged": judged})
         view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
         # top-level `await`, `async for`, `async with`: awaited on the kernel's loop, as in a notebook
         awaits = "await" in source or "async" in source
         request = f"await {RUNNER}.arun_request" if awaits else f"{RUNNER}.run_request"
         code = f"{CONFINE}.before_run({timeout!r}, {view!r})\n{request}({payload!r})"
+        # the judge gets the checks and the cell in a request of its own, before the run's: the kernel
+        # takes requests in order, so its reply (the judge's key) is written before any candidate code
+        # runs; both are sent at once, no round trip is waited for in between
+        arming = self._send(f"{RUNNER}.judge_request({payload!r})") if judged and checks else None
+        running = self._send(code)
+        key = None
         started = time.perf_counter()
         try:
-            reply = await self._request(code, timeout)
+            if arming is not None:
+                armed = _result_of(await self._wait_reply(arming, START_TIMEOUT))
+                key = armed.get("key") if isinstance(armed, dict) and isinstance(armed.get("key"), str) else None
+            self._pending = running
+            started = time.perf_counter()
+            reply = await self._wait_reply(running, timeout)
         except _KernelDied:
             return receipts.crash(await self._death_message(), _crash_report(self._stderr_tail(20_000)))
         except asyncio.TimeoutError:
@@ -283,6 +313,9 @@ class Sandbox:
         result = _result_of(reply)
         if result is None:
             return receipts.crash("the sandbox gave no result", self._stderr_tail())
+        wrong = shape_error(result)
+        if wrong:
+            return receipts.crash(f"the sandbox's result was not of the runner's shape ({wrong})")
         result.setdefault("seconds", time.perf_counter() - started)
         try:  # the JSON is the sandbox's: a forged shape must end as a receipt, not an error in the user's kernel
             if judged:
@@ -291,15 +324,6 @@ class Sandbox:
                                      + self._limit_notes(result), ran=source, **receipt_options)
         except Exception as exc:
             return receipts.crash(f"the sandbox's result could not be read ({type(exc).__name__})")
-
-    async def _judge_key(self) -> str | None:
-        """Fork the run's judge and take its public key, before any candidate code runs."""
-        try:
-            reply = await self._request(f"{RUNNER}.judge_request()", START_TIMEOUT)
-        except (asyncio.TimeoutError, _KernelDied):
-            return None
-        key = (_result_of(reply) or {}).get("key")
-        return key if isinstance(key, str) else None
 
     def _file_notes(self, result: dict) -> tuple[str, ...]:
         """Files the candidate created in the working directory, and what became of them."""
@@ -335,20 +359,24 @@ class Sandbox:
         try:
             await self.km.interrupt_kernel()
             reply = await self._wait_reply(self._pending, INTERRUPT_GRACE)
-            return receipts.timeout(timeout, _result_of(reply))
+            result = _result_of(reply)
+            return receipts.timeout(timeout, result if result is None or shape_error(result) is None else None)
         except (asyncio.TimeoutError, _KernelDied, RuntimeError, TypeError, AttributeError, ValueError):
             return receipts.timeout(timeout)  # no reply, or one of a forged shape
 
     async def _request(self, code: str, timeout: float):
-        msg_id = self.kc.execute(
+        return await self._wait_reply(self._send(code), timeout)
+
+    def _send(self, code: str) -> str:
+        """Send one execute request whose reply carries the runner's JSON; its message id."""
+        self._pending = self.kc.execute(
             code,
             silent=True,
             store_history=False,
             allow_stdin=False,
             user_expressions={"r": f"{RUNNER}.last_json()"},
         )
-        self._pending = msg_id
-        return await self._wait_reply(msg_id, timeout)
+        return self._pending
 
     async def _wait_reply(self, msg_id: str, timeout: float):
         deadline = time.monotonic() + timeout
@@ -497,3 +525,68 @@ def _result_of(reply) -> dict | None:
     except (ValueError, SyntaxError, KeyError, TypeError, AttributeError, RecursionError, MemoryError):
         return None  # deeply nested or malformed: the caller makes a crash receipt of it
     return result if isinstance(result, dict) else None
+
+
+# ---------------------------------------------------------------- the runner's JSON, checked for shape
+
+_TEXT, _COUNT, _NUMBER, _FLAG = (str,), (int,), (int, float), (bool,)
+_NONE = type(None)
+ERROR_FIELDS = {"ename": _TEXT, "evalue": _TEXT, "lineno": (int, _NONE), "line": (str, _NONE), "offset": (int, _NONE),
+                "during_check": (str, _NONE), "context": (list,), "frames": (list,), "chain": (list,),
+                "check": (dict, _NONE)}
+RESULT_FIELDS = {"status": _TEXT, "error": (dict, _NONE), "value": (str, _NONE), "checks": (list,), "effect": (dict, _NONE),
+                 "following": (list, _NONE), "seconds": _NUMBER, "stdout": _TEXT, "stderr": _TEXT, "warnings": (list,),
+                 "new_files": (list,), "verdict": (dict, _NONE), "internal": (str, _NONE)}
+CHECK_FIELDS = {"expr": _TEXT, "passed": _FLAG, "detail": _TEXT}
+WARNING_FIELDS = {"category": _TEXT, "base": _TEXT, "message": _TEXT, "lineno": (int, _NONE), "user": _FLAG}
+LINK_FIELDS = {"ename": _TEXT, "evalue": _TEXT, "lineno": (int, _NONE), "line": (str, _NONE)}
+FRAME_FIELDS = {"file": _TEXT, "lineno": (int, _NONE), "name": _TEXT, "line": _TEXT, "user": _FLAG,
+                "repeat": _COUNT, "block": _COUNT}
+
+
+def shape_error(result: dict) -> str | None:
+    """Where the runner's JSON is not of the runner's shape (the field, and what it should be), or
+    None. The JSON is the sandbox's to forge: a field of the wrong type must end as a receipt here,
+    not as a TypeError in the user's kernel when a receipt is shown."""
+    wrong = _fields(result, RESULT_FIELDS, "")
+    if wrong:
+        return wrong
+    error = result.get("error")
+    lists = [("checks", result.get("checks"), CHECK_FIELDS), ("warnings", result.get("warnings"), WARNING_FIELDS)]
+    if isinstance(error, dict):
+        wrong = _fields(error, ERROR_FIELDS, "error.") or _fields(error.get("check") or {}, CHECK_FIELDS, "error.check.")
+        if wrong:
+            return wrong
+        if not all(isinstance(c, str) for c in error.get("context") or []):
+            return "error.context: a list of text"
+        lists += [("error.frames", error.get("frames"), FRAME_FIELDS), ("error.chain", error.get("chain"), LINK_FIELDS)]
+    for name, items, fields in lists:
+        for item in items or []:
+            if not isinstance(item, dict):
+                return f"{name}: a list of objects"
+            wrong = _fields(item, fields, f"{name}[].")
+            if wrong:
+                return wrong
+    if not all(isinstance(n, str) for n in result.get("new_files") or []):
+        return "new_files: a list of text"
+    return None
+
+
+def _fields(data: dict, fields: dict, prefix: str) -> str | None:
+    for name, kinds in fields.items():
+        if name not in data:
+            continue
+        value = data[name]
+        if isinstance(value, bool) and bool not in kinds:  # True is an int to isinstance, not to the receipt
+            return f"{prefix}{name}: {_kind_names(kinds)}"
+        if not isinstance(value, kinds):
+            return f"{prefix}{name}: {_kind_names(kinds)}"
+    return None
+
+
+def _kind_names(kinds: tuple) -> str:
+    names = {str: "text", int: "a whole number", float: "a number", bool: "true or false", list: "a list",
+             dict: "an object", _NONE: "null"}
+    if float in kinds:
+        kinds = tuple(k for k in kinds if k is not int)
+    return " or ".join(dict.fromkeys(names[k] for k in kinds))

@@ -9,18 +9,22 @@ candidate that kills or hijacks it cannot take the test runner down. Usage:
 import dataclasses
 import json
 import os
+import resource
 import sys
 
-from jupyter_fixloop import fix
+from jupyter_fixloop import fix, model
 
 
 def main(spec: dict) -> None:
+    model.litellm()  # imported first: the peak memory printed below is what the loop itself added
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result = fix(spec["source"], checks=spec.get("checks", []), namespace=dict(spec.get("namespace", {})), model="openai/scripted",
                  api_base=spec.get("api_base"), max_rounds=spec.get("max_rounds", 1),
                  timeout=spec.get("timeout", 20.0), cwd=os.getcwd(), confinement=spec["confinement"],
                  memory_limit=spec.get("memory_limit", 512 * 2**20), pool_size=spec.get("pool_size", 1),
-                 share=spec.get("share"), rules=False)  # the attacks are model-written code
+                 share=spec.get("share"), rules=spec.get("rules", False))  # the attacks are model-written code
     print("RESULT " + json.dumps(dataclasses.asdict(result), default=str), flush=True)
+    print(f"GROWTH {(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak) // 1024}", flush=True)  # MiB
 
 
 if __name__ == "__main__":

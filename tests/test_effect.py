@@ -75,7 +75,7 @@ def test_the_original_cell_is_judged_too():
 def test_checks_are_counted_in_the_reason():
     ns = customers()
     assert fix("n = len(df)\nassert n > 0\n", checks=["n == 3", "n < 4"], namespace=ns).reason == \
-        "the cell already passes: all 3 checks pass"
+        "the cell already passes: all 3 checks pass; 1 of them is the sandbox's own report, unsigned"
     assert fix("n = len(df)\n", namespace=ns).reason == f"the cell already {NO_CHECKS}"
     assert fix("n = len(df)\n", checks=["n == 3"], namespace=ns).reason == "the cell already passes: its 1 check passes"
 
@@ -156,7 +156,8 @@ def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
     assert [(f.ok, f.counted) for f in result.first.following] == [(True, True), (False, False), (False, False)]
     assert "following cell 3 (`broken_anyway = undefined_name`) fails after the original cell" in result.first.text
     assert [(f.number, f.ok) for f in result.rounds[1].receipt.following] == [(1, True)]
-    assert result.reason == "after 2 round(s): its 1 check passes (a following cell)"
+    assert result.reason == ("after 2 round(s): its 1 check passes (a following cell); "
+                             "it is the sandbox's own report, unsigned")
 
 
 def test_the_variables_a_following_cell_reads_are_in_the_sandbox():

@@ -92,8 +92,9 @@ def test_a_forked_judge_evaluates_the_checks_on_what_it_was_sent():
     ns = {"x": 1, "fib": fib, "box": Box(), "shell": Shell()}
     hidden = "exec(compile(\"assert globals().get('x') == 1\", '<t>', 'exec'), globals()) is None"
     checks = ["x == 2", "x == 1", "fib(6) == 8", "box.get() + 1 == 4", "shell is not None", hidden]
-    key = judge.start()
-    out = judge.verdict(checks, ns, "x = 1")
+    judge.start()
+    key = judge.arm(checks, "x = 1")
+    out, _ = judge.verdict(ns)
     assert not judge.started()  # one verdict per judge
     assert judge.verify(key, out["text"].encode(), out["signature"])
     got = {c["expr"]: (c["passed"], c["detail"].splitlines()[0] if c["detail"] else "") for c in json.loads(out["text"])["checks"]}
@@ -110,10 +111,57 @@ def test_a_forked_judge_evaluates_the_checks_on_what_it_was_sent():
 def test_patching_the_check_code_in_the_kernel_does_not_reach_the_judge(monkeypatch):
     from jupyter_fixloop.kernel import checks
 
-    key = judge.start()
+    key = judge.arm(["x == 2"], "")
     monkeypatch.setattr(checks, "truth", lambda value: True)  # after the fork: the candidate's moment
     monkeypatch.setattr(checks, "judge", lambda node, ns: (True, ""))
     assert checks.evaluate("x == 2", {"x": 1})["passed"]  # the kernel's own evaluation is fooled
-    out = judge.verdict(["x == 2"], {"x": 1}, "")
+    out, _ = judge.verdict({"x": 1})
     assert judge.verify(key, out["text"].encode(), out["signature"])
     assert json.loads(out["text"])["checks"][0]["passed"] is False
+
+
+def outcomes(out: dict, key: str) -> dict:
+    assert judge.verify(key, out["text"].encode(), out["signature"])
+    return {c["expr"]: c["passed"] for c in json.loads(out["text"])["checks"]}
+
+
+def test_the_judge_takes_the_hosts_checks_and_nothing_after_them():
+    """J02/J03: after the host's checks, a request of the candidate's own (checks of its choosing, the
+    old one-message request) ends the judge without a verdict; arming a judge of one's own makes a
+    new key, which the host never took."""
+    for forged in (("checks", ["True"], ""), ("judge", ["x == 2"], "", {"x": pickle.dumps(2)})):
+        judge.start()
+        key = judge.arm(["x == 2"], "x = 1")
+        judge._link.send(forged)
+        out, _ = judge.verdict({"x": 1})
+        assert "error" in out, out
+    other = judge.arm(["True"], "")
+    assert other != key
+    out, _ = judge.verdict({})
+    assert not judge.verify(key, out["text"].encode(), out["signature"])
+
+
+def test_a_shadowed_builtin_and_wrapped_serialisers_do_not_reach_the_judge(monkeypatch):
+    """J07 and J01: `abs` in the cell's namespace is not the judge's; `pickle.dumps`, `pickle.Pickler`
+    and copyreg's table changed after the kernel imported fixloop change nothing of what is sent."""
+    import copyreg
+
+    key = judge.arm(["abs(x - 2) < 0.5", "x == 1"], "x = 1")
+    real = pickle.dumps
+    monkeypatch.setattr(pickle, "dumps", lambda obj, *a, **k: real({"x": 2} if isinstance(obj, dict) else obj, *a, **k))
+    monkeypatch.setattr(pickle, "Pickler", None)
+    monkeypatch.setitem(copyreg.dispatch_table, int, lambda v: (int, (2,)))
+    out, _ = judge.verdict({"x": 1, "abs": lambda v: 0})
+    assert outcomes(out, key) == {"abs(x - 2) < 0.5": False, "x == 1": True}
+
+
+def test_a_check_is_evaluated_once_in_the_judge_not_again_in_the_kernel():
+    from jupyter_fixloop.kernel import runner
+
+    cell = "class Counter:\n    n = 0\n    def hit(self):\n        self.n += 1\n        return self.n\nc = Counter()\n"
+    checks = ["c.hit() == 1"]
+    key = judge.arm(checks, cell)
+    result = runner.run(cell, checks, ns={})
+    assert result["checks"] == [{"expr": "c.hit() == 1", "passed": True, "detail": ""}], result["checks"]
+    assert outcomes(result["verdict"], key) == {"c.hit() == 1": True}
+    assert not judge.started()

@@ -265,7 +265,8 @@ def test_the_cells_below_sent_by_jupyterlab_are_regression_checks(lab, fake_mode
         first = summary["rounds"][0]["receipt"]
         assert first["kind"] == "check_failed"
         assert "following cell 1 (`half = monthly_sales[0] / 2`)" in first["text"] and "TypeError" in first["text"]
-        assert summary["reason"] == "after 2 round(s): all 2 checks pass (2 of them following cells)"
+        assert summary["reason"] == ("after 2 round(s): all 2 checks pass (2 of them following cells); "
+                                     "2 of them are the sandbox's own report, unsigned")
         assert "following cell 1" in server.prompt(1)
         # taken once: the same cell run again without a new message has no cells below
         _, again, _ = run_loop(lab, "%%fixloop\ngrand = sum(monthly_sales)", cell_id="cell-10")
@@ -291,7 +292,8 @@ def test_a_following_message_of_the_wrong_shape_is_ignored(lab):
     _, other, _ = run_loop(lab, passing, cell_id="cell-13")
     assert "no checks were given" in other["reason"]
     _, own, _ = run_loop(lab, passing, cell_id="cell-12")
-    assert own["reason"].endswith("its 1 check passes (a following cell)"), own["reason"]
+    assert own["reason"].endswith("its 1 check passes (a following cell); it is the sandbox's own report, unsigned"), \
+        own["reason"]
 
 
 def test_degraded_mode_shows_the_code_and_fixloop_last_inserts_it(lab):

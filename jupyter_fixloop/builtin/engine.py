@@ -16,8 +16,21 @@ from . import repairs
 BLOCK = re.compile(r"```python\n(.*?)\n```", re.DOTALL)
 
 
+def answer_run(code: str | None, receipt_text: str) -> str:
+    """The reply for the last run as the loop holds it: the code it ran and its receipt's text. The
+    code is never read out of the prompt, whose receipt part is the sandbox's to write (an
+    exception message holding a fenced block and a heading must not become the code repaired)."""
+    if code is None:
+        return (
+            "The built-in engine repairs cells from their receipt; it cannot write code from an "
+            "instruction. Configure a model (e.g. --model openai/gpt-4o-mini) for generation."
+        )
+    return _repaired(code if code.endswith("\n") else code + "\n", receipt_text)
+
+
 def answer(prompt: str) -> str:
-    """The reply text for one prompt: a fenced cell, or a sentence saying why there is none."""
+    """The reply text for one prompt (the bench's cases, written by us): a fenced cell, or a sentence
+    saying why there is none. The loop calls `answer_run` instead: a prompt's receipt is untrusted text."""
     heading = CODE_HEADING if CODE_HEADING in prompt else ORIGINAL_HEADING
     if heading not in prompt or RECEIPT_HEADING not in prompt:
         return (
@@ -33,6 +46,10 @@ def answer(prompt: str) -> str:
     if SAME_AS_ORIGINAL in receipt_text:  # the lines a later run shares with the original run are above, once
         original = prompt.split(RECEIPT_HEADING, 1)[1].split("\n### ", 1)[0].strip()
         receipt_text = receipt_text.replace(SAME_AS_ORIGINAL, "\n".join(original.splitlines()[1:]))
+    return _repaired(code, receipt_text)
+
+
+def _repaired(code: str, receipt_text: str) -> str:
     repair, fixed, doubt = repairs.propose(code, receipt_text)
     if repair is None and doubt:
         return f"The built-in engine cannot tell how to fix this: {doubt}"

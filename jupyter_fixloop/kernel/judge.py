@@ -1,17 +1,22 @@
 """The checks' verdict, judged where the candidate cannot reach, and signed.
 
-Design, in two sentences. Before any candidate code runs, the sandbox kernel forks a judge, made
-non-dumpable (the candidate, the same uid, can neither ptrace it nor read its memory), whose
-one-time Lamport key never leaves it and whose public half the host already holds. After the run
-the judge evaluates every check with its own untouched copy of the check code, on the values the
-check reads, sent as data (a data-only loader: builtins, numpy, pandas, pyarrow data types) or, for
-code and the cell's own objects, as handles it calls back into the kernel, and signs the verdict,
-which the host (verdict.py) verifies.
+Design. Before any candidate code runs, the sandbox kernel forks a judge, made non-dumpable (the
+candidate, the same uid, can neither ptrace it nor read its memory), whose one-time Lamport key
+never leaves it; in the request before the run (`arm`, the host's payload) it is given the host's
+checks and the cell, and the host takes its public key from that request's reply. After the run the
+kernel sends it one message: the values the checks read, as data (a data-only loader: builtins,
+numpy, pandas, pyarrow data types) or, for code and the cell's own objects, as handles it calls
+back into the kernel. The judge evaluates each of the host's checks once, with its own copy of the
+check code and of the builtins, and signs the verdict, which the host (verdict.py) verifies. It
+takes no check from the kernel after the host's, nor a second message of values.
 
-So patching the runner, the check code, `bool`, `operator`, `sys.modules` or the pipe's messages
-cannot turn a failing check into a pass. The candidate still decides its own output: the values it
-leaves and what its functions and objects answer (a process can always misreport itself: code that
-reaches for fixloop's machinery to do so is rejected by tamper.touches_fixloop).
+So patching the runner, the check code, `bool`, `abs`, `operator`, `sys.modules`, `pickle.dumps`
+or `json.dumps`, or sending the judge checks of one's own, cannot turn a failing check into a pass.
+What it cannot tell: the values are serialised in the kernel, where the candidate runs, so a
+candidate that reaches fixloop's own objects there (their pipe, their pickler, a data class's
+pickling) can send it values that are not the ones it left, as its functions and objects can answer
+what they like (a process can always misreport itself; code that names fixloop's machinery is
+rejected by tamper.touches_fixloop, a reader of names, not a barrier).
 Stdlib only: imported in every sandbox.
 """
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import copyreg
 import ctypes
 import hashlib
 import importlib
@@ -63,24 +69,34 @@ STDLIB_DATA = {
 OPS = {"eq", "ne", "lt", "le", "gt", "ge", "add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
        "getitem", "contains", "neg", "pos", "abs", "invert", "and_", "or_", "xor", "matmul"}
 
+JUDGE_BUILTINS = dict(vars(builtins))  # as the kernel had them when fixloop was imported
+BUILTIN_NAMES = frozenset(JUDGE_BUILTINS)
 WHOLE_NAMESPACE = {"globals", "locals", "vars", "exec", "eval", "dir"}
 IPYTHON_NAMES = {"In", "Out", "exit", "quit", "get_ipython"}
 
 _link: _Link | None = None  # the kernel's end of the current judge
+
+# What the kernel's side serialises with, bound when this module is imported (the runner's import,
+# when the kernel starts, before any candidate): a candidate that wraps `pickle.dumps`, `json.dumps`,
+# `io.BytesIO`, `struct.pack` or copyreg's table changes nothing of what is sent to the judge.
+_Pickler, _Unpickler, _BytesIO = pickle.Pickler, pickle.Unpickler, io.BytesIO
+_pack, _unpack, _fork, _pipe, _fdopen = struct.pack, struct.unpack, os.fork, os.pipe, os.fdopen
+_DISPATCH = dict(copyreg.dispatch_table)
 
 
 # ---------------------------------------------------------------- the kernel's side
 
 
 def start() -> str:
-    """Fork a judge for the next run (replacing an unused one); its public key, hex."""
+    """Fork a judge for the next run (replacing an unused one); its public key, hex. It judges
+    nothing until `arm` gives it the host's checks."""
     global _link
     stop()
-    down_r, down_w = os.pipe()  # kernel -> judge
-    up_r, up_w = os.pipe()  # judge -> kernel
+    down_r, down_w = _pipe()  # kernel -> judge
+    up_r, up_w = _pipe()  # judge -> kernel
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "fork() in a multi-threaded process": the judge uses no lock of those threads
-        pid = os.fork()
+        pid = _fork()
     if pid == 0:
         code = 1
         try:
@@ -89,21 +105,38 @@ def start() -> str:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the run, not the judge
             sys.stdout = sys.stderr = io.StringIO()  # the kernel's streams need its threads, which a fork lacks
             _not_dumpable()
-            Judge(os.fdopen(down_r, "rb", buffering=0), os.fdopen(up_w, "wb", buffering=0)).serve()
+            Judge(_fdopen(down_r, "rb", buffering=0), _fdopen(up_w, "wb", buffering=0)).serve()
             code = 0
         finally:
             os._exit(code)
     os.close(down_r)
     os.close(up_w)
-    _link = _Link(pid, os.fdopen(down_w, "wb", buffering=0), os.fdopen(up_r, "rb", buffering=0))
-    kind, key = _link.receive()
-    if kind != "key":
+    link = _Link(pid, _fdopen(down_w, "wb", buffering=0), _fdopen(up_r, "rb", buffering=0))
+    kind, key = link.receive()
+    if kind != "key" or not isinstance(key, str):
+        link.close()
         raise RuntimeError("the judge gave no key")
+    link.key, _link = key, link
     return key
+
+
+def arm(checks: list[str], cell: str) -> str:
+    """Give the judge the host's checks and the cell, before any candidate code runs (forking one
+    if none waits); its public key. The judge evaluates these checks and no others, once each."""
+    if _link is None or _link.checks is not None:
+        start()
+    assert _link is not None
+    _link.checks = [str(c) for c in checks]
+    _link.send(("checks", list(_link.checks), str(cell)))
+    return _link.key
 
 
 def started() -> bool:
     return _link is not None
+
+
+def armed() -> bool:
+    return _link is not None and _link.checks is not None
 
 
 def stop() -> None:
@@ -113,22 +146,23 @@ def stop() -> None:
         _link = None
 
 
-def verdict(checks: list[str], ns: dict, cell: str) -> dict:
-    """Have the judge evaluate `checks` on what they read of `ns`: {"text", "signature"} or {"error"}."""
+def verdict(ns: dict) -> tuple[dict, list[BaseException]]:
+    """Send the judge the values its checks read of `ns` and take its signed verdict:
+    ({"text", "signature"} or {"error"}, the exceptions the cell's objects raised answering it)."""
     global _link
     link, _link = _link, None  # one verdict per judge
-    if link is None:
-        return {"error": "no judge was started"}
+    if link is None or link.checks is None:
+        return {"error": "no judge was armed with the checks"}, []
     try:
-        values = {name: link.pack(ns[name]) for name in sorted(wanted(checks, ns))}
-        link.send(("judge", list(checks), cell, values))
+        values = {name: link.pack(ns[name]) for name in sorted(wanted(link.checks, ns))}
+        link.send(("values", values))
         while True:
             message = link.receive()
             if message[0] == "verdict":
-                return {"text": message[1], "signature": message[2]}
+                return {"text": message[1], "signature": message[2]}, link.raised
             link.send(link.serve(*message[1:]))
     except BaseException as exc:  # a judge that died or was disturbed: no verdict, and the host says so
-        return {"error": f"{type(exc).__name__}: {exc}"[:300]}
+        return {"error": f"{type(exc).__name__}: {exc}"[:300]}, link.raised
     finally:
         link.close()
 
@@ -155,11 +189,12 @@ def read_names(checks: list[str], depth: int = 2) -> set[str]:
 
 def wanted(checks: list[str], ns: dict) -> set[str]:
     """What the judge is sent: the names the checks read; with `globals()` and the like, every
-    public name (a check may look any up)."""
+    public name (a check may look any up). Never a builtin's name: the judge has its own builtins,
+    a cell's `abs = lambda v: 0` does not reach them."""
     names = read_names(checks)
     if names & WHOLE_NAMESPACE:
         names |= {n for n in ns if isinstance(n, str) and not n.startswith("_") and n not in IPYTHON_NAMES}
-    return {n for n in names if n in ns}
+    return {n for n in names if n in ns and n not in BUILTIN_NAMES and not n.startswith("__")}
 
 
 class _Link:
@@ -167,21 +202,26 @@ class _Link:
 
     def __init__(self, pid: int, down, up):
         self.pid, self.down, self.up = pid, down, up
+        self.key = ""
+        self.checks: list[str] | None = None  # the host's, once armed
         self.lent: list = []
+        self.raised: list[BaseException] = []  # what the cell's objects raised answering the judge
 
     def send(self, message) -> None:
-        _write(self.down, pickle.dumps(message, protocol=5))
+        buffer = _BytesIO()
+        _Pickler(buffer, protocol=5).dump(message)
+        _write(self.down, buffer.getvalue())
 
     def receive(self):
-        return _Answers(io.BytesIO(_read(self.up)), self.lent).load()
+        return _Answers(_BytesIO(_read(self.up)), self.lent).load()
 
     def pack(self, value) -> bytes:
         """`value` as a data pickle; where that is not data as a whole, a handle to it."""
-        buffer = io.BytesIO()
+        buffer = _BytesIO()
         try:
             _DataPickler(buffer, self.lent).dump(value)
         except Exception:
-            buffer = io.BytesIO()
+            buffer = _BytesIO()
             _DataPickler(buffer, self.lent).dump(_Handle(self._lend(value)))
         return buffer.getvalue()
 
@@ -211,6 +251,7 @@ class _Link:
                 raise TypeError(f"the judge asked for {op!r}")
             return ("answer", True, self.pack(value))
         except Exception as exc:
+            self.raised.append(exc)
             return ("answer", False, (type(exc).__name__, str(exc)[:300]))
 
     def close(self) -> None:
@@ -233,10 +274,13 @@ class _NotData(Exception):
     pass
 
 
-class _DataPickler(pickle.Pickler):
+class _DataPickler(_Pickler):
     """Pickles data; code and objects of other classes become handles (the judge never unpickles
     them). `reducer_override`, not `persistent_id`: pickle skips it for str, int, float, list,
-    dict..., so a million strings cost no Python call each."""
+    dict..., so a million strings cost no Python call each. Its reduction table is its own copy,
+    made at import (not copyreg's, which the candidate can change)."""
+
+    dispatch_table = _DISPATCH  # read by the C pickler when it is made
 
     def __init__(self, file, lent: list):
         super().__init__(file, protocol=5)
@@ -264,7 +308,7 @@ def _handle(index: int):
     raise pickle.UnpicklingError("a handle is read by the judge only")
 
 
-class _Answers(pickle.Unpickler):
+class _Answers(_Unpickler):
     """The judge's messages, read in the kernel: handles become the objects they stand for."""
 
     def __init__(self, file, lent: list):
@@ -279,7 +323,9 @@ class _Answers(pickle.Unpickler):
 
 
 class Judge:
-    """The forked process: makes the key, judges one request, signs, exits."""
+    """The forked process: makes the key, takes the host's checks (sent before any candidate code
+    ran), then one message of values; evaluates each check once, signs, exits. Any other message
+    ends it without a verdict."""
 
     def __init__(self, down, up):
         self.down, self.up = down, up
@@ -287,21 +333,25 @@ class Judge:
 
     def serve(self) -> None:
         _write(self.up, pickle.dumps(("key", public_key(self.secret))))
-        message = DataLoader(io.BytesIO(_read(self.down)), self).load()
-        if not (isinstance(message, tuple) and len(message) == 4 and message[0] == "judge"):
+        message = DataLoader(io.BytesIO(_read(self.down))).load()  # no handles: plain data only
+        if not (isinstance(message, tuple) and len(message) == 3 and message[0] == "checks"):
             return
-        _, checks, cell, values = message
+        _, checks, cell = message
         if not (isinstance(checks, list) and all(isinstance(c, str) for c in checks) and isinstance(cell, str)):
             return
-        outcomes = self.judge(checks, cell, values if isinstance(values, dict) else {})
+        message = DataLoader(io.BytesIO(_read(self.down)), self).load()
+        if not (isinstance(message, tuple) and len(message) == 2 and message[0] == "values"
+                and isinstance(message[1], dict)):
+            return  # a second list of checks, a request of another shape: no verdict
+        outcomes = self.judge(checks, cell, message[1])
         text = json.dumps({"checks": outcomes}, sort_keys=True)
         _write(self.up, pickle.dumps(("verdict", text, sign(self.secret, text.encode()))))
 
     def judge(self, checks: list[str], cell: str, values: dict) -> list[dict]:
-        ns: dict = {"__builtins__": builtins}
+        ns: dict = {"__builtins__": dict(JUDGE_BUILTINS)}  # its own: the candidate's names never stand in for them
         unreadable = {}
         for name, blob in values.items():
-            if not isinstance(name, str) or not isinstance(blob, bytes):
+            if not isinstance(name, str) or not isinstance(blob, bytes) or name in BUILTIN_NAMES or name.startswith("__"):
                 continue
             try:
                 ns[name] = DataLoader(io.BytesIO(blob), self).load()
@@ -339,14 +389,14 @@ class Judge:
         raise kind(f"{text}")
 
 
-class _Questions(pickle.Pickler):
+class _Questions(_Pickler):
     """The judge's questions: a `Remote` among the arguments goes back as the handle it is."""
 
     def persistent_id(self, obj):
         return ("h", object.__getattribute__(obj, "_target")) if type(obj) is Remote else None
 
 
-class DataLoader(pickle.Unpickler):
+class DataLoader(_Unpickler):
     """The data-only loader: rebuilds builtins, numpy, pandas and pyarrow data, nothing else; a
     handle becomes a `Remote` that asks the kernel (`judge` None: handles are refused)."""
 
@@ -531,7 +581,7 @@ def _root(module: str) -> str:
 
 
 def _write(f, data: bytes) -> None:
-    f.write(struct.pack(">Q", len(data)))
+    f.write(_pack(">Q", len(data)))
     view = memoryview(data)
     while view:
         view = view[f.write(view):]
@@ -539,7 +589,7 @@ def _write(f, data: bytes) -> None:
 
 def _read(f) -> bytes:
     head = _exactly(f, 8)
-    return _exactly(f, struct.unpack(">Q", head)[0])
+    return _exactly(f, _unpack(">Q", head)[0])
 
 
 def _exactly(f, n: int) -> bytes:

@@ -9,6 +9,7 @@ because that is the only place they exist. Keep it stdlib-only: it is imported i
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 import inspect
 import io
@@ -74,10 +75,16 @@ def _store(result: dict) -> None:
     _last_json = json.dumps(result, default=str)
 
 
-def judge_request() -> None:
-    """Fork the judge of the next run (kernel/judge.py); its public key is read back before the run."""
+def judge_request(payload_json: str) -> None:
+    """Give the next run's judge (kernel/judge.py) the host's checks and cell, before the run
+    request; its public key is read back from this request's reply."""
     global _last_json
-    _last_json = json.dumps({"key": _start_judge()})
+    payload = json.loads(payload_json)
+    try:
+        key = judge.arm(payload.get("checks", []), payload.get("source", ""))
+    except Exception:
+        key = None  # no judge: the host counts no check as passed, and says why
+    _last_json = json.dumps({"key": key})
 
 
 def _start_judge() -> str | None:
@@ -172,10 +179,11 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 result["status"] = "error"
                 result["error"] = describe_error(exc, ns, tree)
             result["effect"] = _effect_after(before, ns, names)
-            if result["status"] == "ok":
+            if result["status"] == "ok" and checks and judged and judge.armed():
+                result["verdict"], raised = judge.verdict(ns)
+                result["checks"] = _judged_checks(result["verdict"], checks, result, ns, raised)
+            elif result["status"] == "ok":
                 result["checks"] = [_run_check(expr, ns, result, source) for expr in checks]
-            if result["status"] == "ok" and checks and judged and judge.started():
-                result["verdict"] = judge.verdict(checks, ns, source)
             judge.stop()  # a judge is for one run
     following = following or {}
     if following.get("cells") and (result["status"] == "ok" or following.get("after_error")):
@@ -332,6 +340,32 @@ def _run_check(expr: str, ns: dict, result: dict, cell: str = "") -> dict:
             result["error"] = describe_error(exc, ns, None)
             result["error"]["during_check"] = getattr(exc, "check_line", None) or expr
         return {"expr": expr, "passed": False, "detail": f"raised {type(exc).__name__}: {_short(exc)}"}
+
+
+def _judged_checks(verdict: dict, checks: list[str], result: dict, ns: dict, raised: list) -> list[dict]:
+    """The checks as the judge evaluated them (each once, there; never again here). A check that
+    raised is reported as that exception, as `_run_check` does: the one the cell's code raised
+    answering the judge (with its lines), else one of the builtin type the judge named."""
+    try:
+        outcomes = json.loads(verdict["text"])["checks"]
+    except Exception:
+        why = verdict.get("error") or "its verdict could not be read"
+        return [{"expr": c, "passed": False, "detail": f"not judged: {why}"} for c in checks]
+    out = []
+    for outcome in outcomes:
+        expr, detail = outcome.get("expr"), str(outcome.get("detail", ""))
+        if not outcome.get("passed") and detail.startswith("raised ") and result["error"] is None:
+            ename, _, evalue = detail[len("raised "):].partition(": ")
+            exc = next((e for e in reversed(raised) if type(e).__name__ == ename), None)
+            if exc is None:
+                kind = getattr(builtins, ename, None)
+                exc = kind(evalue) if isinstance(kind, type) and issubclass(kind, Exception) else None
+            if exc is not None:
+                result["status"] = "error"
+                result["error"] = describe_error(exc, ns, None)
+                result["error"]["during_check"] = expr
+        out.append({"expr": expr, "passed": outcome.get("passed") is True, "detail": detail})
+    return out
 
 
 def evaluate_check(expr: str, ns: dict, raise_errors: bool = False, cell: str = "") -> dict:
