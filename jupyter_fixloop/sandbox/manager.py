@@ -26,17 +26,17 @@ import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
+from ..errors import SandboxError
+from ..kernel import snapshot as snapshots
+from ..kernel import wire
+from ..kernel.snapshot import Snapshot
+from ..receipt import values as receipts
+from ..receipt.values import Receipt
 from . import cgroups
-from . import receipt as receipts
-from . import snapshot as snapshots
 from . import verdict as verdicts
 from .confine import TMPFS_SIZE, address_space, describe_limit, landlock_abi, memory_limit
-from .errors import SandboxError
 from .leftovers import owner_tag, sandboxes_root
-from .receipt import Receipt
-from .snapshot import Snapshot
 
-RUNNER = "__import__('jupyter_fixloop.kernel.runner', fromlist=['runner'])"
 ENV_ALLOW = (
     "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
     "CONDA_DEFAULT_ENV", "SYSTEMROOT", "PYTHONHOME", "LD_LIBRARY_PATH",
@@ -49,11 +49,10 @@ MAX_LISTED = 1000  # scratch-dir entries looked at
 MAX_WRITTEN = 20  # files named in the receipt as written
 MAX_NAME = 80  # characters of one such name
 CONNECTION_FILE, STDERR_FILE = "kernel.json", "kernel.stderr"
-CONFINE = "__import__('jupyter_fixloop.confine', fromlist=['confine'])"
 # ipykernel_launcher, after arming the lifeline (its path is argv[1]); like it, not importing from cwd
 KERNEL_MAIN = (
     "import sys\nif sys.path[0] == '': del sys.path[0]\n"
-    "from jupyter_fixloop.confine import watch_lifeline\nwatch_lifeline(sys.argv.pop(1))\n"
+    "from jupyter_fixloop.kernel.limits import watch_lifeline\nwatch_lifeline(sys.argv.pop(1))\n"
     "from ipykernel.kernelapp import launch_new_instance\nlaunch_new_instance()"
 )
 
@@ -190,7 +189,7 @@ class Sandbox:
             await self.kc.wait_for_ready(timeout=START_TIMEOUT)
         except RuntimeError as exc:
             raise SandboxError(f"the sandbox kernel did not start: {exc}; {self._stderr_tail()}") from exc
-        reply = await self._request(f"{RUNNER}", START_TIMEOUT)
+        reply = await self._request(wire.call("hello"), START_TIMEOUT)
         if reply is None or reply["content"]["status"] != "ok":
             raise SandboxError(f"the sandbox kernel could not import jupyter_fixloop: {self._stderr_tail()}")
 
@@ -224,7 +223,7 @@ class Sandbox:
             raise SandboxError("this sandbox holds another snapshot; it cannot be reused")
         for path in files[len(done):]:
             placed = await self._place(path)
-            reply = await self._request(f"{RUNNER}.load_request({placed!r})", START_TIMEOUT)
+            reply = await self._request(wire.call("load", placed), START_TIMEOUT)
             await self._placed(placed)
             report = _result_of(reply) or {"loaded": [], "failed": {"*": "the snapshot could not be loaded"}}
             loaded, failed = report.get("loaded"), report.get("failed")
@@ -278,7 +277,7 @@ class Sandbox:
     async def preload(self, modules) -> None:
         """Import packages while idle (pandas takes ~0.5 s), so loading a snapshot later is cheap."""
         if modules:
-            code = f"__import__('jupyter_fixloop.snapshot', fromlist=['_']).preload({sorted(modules)!r})"
+            code = wire.call("preload", sorted(modules))
             await self._request(code, START_TIMEOUT)
 
     async def run(self, source: str, checks: list[str], timeout: float, notes: tuple[str, ...] = (),
@@ -290,12 +289,12 @@ class Sandbox:
         view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
         # top-level `await`, `async for`, `async with`: awaited on the kernel's loop, as in a notebook
         awaits = "await" in source or "async" in source
-        request = f"await {RUNNER}.arun_request" if awaits else f"{RUNNER}.run_request"
-        code = f"{CONFINE}.before_run({timeout!r}, {view!r})\n{request}({payload!r})"
+        run = wire.call("arun", payload, awaited=True) if awaits else wire.call("run", payload)
+        code = f"{wire.call('before_run', timeout, view)}\n{run}"
         # the judge gets the checks and the cell in a request of its own, before the run's: the kernel
         # takes requests in order, so its reply (the judge's key) is written before any candidate code
         # runs; both are sent at once, no round trip is waited for in between
-        arming = self._send(f"{RUNNER}.judge_request({payload!r})") if judged and checks else None
+        arming = self._send(wire.call("judge", payload)) if judged and checks else None
         running = self._send(code)
         key = None
         started = time.perf_counter()
@@ -374,7 +373,7 @@ class Sandbox:
             silent=True,
             store_history=False,
             allow_stdin=False,
-            user_expressions={"r": f"{RUNNER}.last_json()"},
+            user_expressions={"r": wire.call("last")},
         )
         return self._pending
 
