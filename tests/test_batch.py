@@ -93,16 +93,20 @@ def test_unfixable_cell_gives_exit_1_a_report_naming_it_and_skips_only_its_depen
     assert nb.cells[1].source == "items.append(3)\nrows = fetch_rows_from_the_warehouse()"
     assert "NameError" in text_of(nb.cells[1])
     assert nb.cells[1].metadata["fixloop"]["status"] == "gave_up"
-    assert nb.cells[2].outputs == [] and nb.cells[2].execution_count is None  # skipped: reads `rows`
-    # the failed cells were undone (items has no 3) and the independent last cell still ran
-    assert text_of(nb.cells[4]) == "2 2"
+    # cell 3 ran, as in plain Jupyter, and fails on `rows`: skipped (not repaired), blamed on cell 2
+    assert text_of(nb.cells[2]) == "NameError: name 'rows' is not defined"
+    # the unfixed cell 2 kept what it did before it raised (items has its 3, as in plain Jupyter)
+    # and the independent last cell still ran
+    assert text_of(nb.cells[4]) == "2 3"
     html = Path(report).read_text()
     assert "Cell 2: <span class='s-failed'>FAILED</span>" in html
     assert "fetch_rows_from_the_warehouse" in html
-    assert "Cell 3: <span class='s-skipped'>skipped</span>" in html and "reads rows (cell 2)" in html
+    assert "Cell 3: <span class='s-skipped'>skipped</span>" in html
+    assert "it fails because cell 2, which was not fixed, did not define `rows`" in html
     assert "Cell 4: <span class='s-failed'>FAILED</span>" in html and "Check failed: x == 2" in html
     printed = capsys.readouterr().out
     assert "some cells could not be fixed: 2 ok, 2 failed, 1 skipped" in printed
+    assert "3 cells run (plain Jupyter: 3)" in printed  # cell 4 ran; only its check failed
 
 
 def test_in_place_keeps_a_backup_and_keeps_the_fixloop_line(workdir):
@@ -213,6 +217,21 @@ def test_cell_names_decide_what_a_failed_cell_takes_down():
     assert plan.checks == ("total == 6",) and plan.max_rounds == 2 and plan.code == "total = sum(values)"
     assert plan.source_with("total = 6") == '%%fixloop --expect "total == 6" -r 2\ntotal = 6'
     assert batch_cli.parse_cells("3,5-7", 9) == {3, 5, 6, 7}
+
+
+def test_cell_names_follow_the_order_of_the_cell():
+    """A name the cell assigns before it reads it is not a read (issue 26: cells were skipped for
+    "reads data" although they assign `data` first)."""
+    from jupyter_fixloop.batch.cells import cell_names
+
+    assert cell_names("data = pd.read_csv('other.csv')\ndata.head()") == ({"pd"}, {"data"})
+    assert cell_names("con = sqlite3.connect('db')\ncur = con.cursor()")[0] == {"sqlite3"}
+    assert cell_names("na_values = ['NULL']\nload(na_values)")[0] == {"load"}
+    assert "x" in cell_names("x = x + 1")[0] and "n" in cell_names("n += 1")[0]  # the value is read first
+    assert "t" not in cell_names("for i in range(3):\n    t = i\nprint(t, i)")[0]
+    assert cell_names("[y * k for y in ys]")[0] == {"ys", "k"}
+    assert "f" not in cell_names("with open(p) as f:\n    f.read()")[0]
+    assert "a" in cell_names("print(a)\na = 1")[0]  # read before it is assigned: a read
 
 
 def test_generation_and_a_wrong_aggregate_are_fixed_by_a_configured_model(workdir, fake_model):
