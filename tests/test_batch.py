@@ -249,7 +249,8 @@ def test_generation_and_a_wrong_aggregate_are_fixed_by_a_configured_model(workdi
     )
     out = str(workdir / "generate.out.ipynb")
 
-    assert batch_cli.main([src, "-o", out, "--model", "openai/scripted", "--api-base", server.url]) == 0
+    assert batch_cli.main([src, "-o", out, "--model", "openai/scripted", "--api-base", server.url,
+                           "--accept-unreviewed"]) == 0
 
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == ('%%fixloop --expect "revenue == [3.0, 6.0]"\n'
@@ -257,6 +258,36 @@ def test_generation_and_a_wrong_aggregate_are_fixed_by_a_configured_model(workdi
                                   "revenue = [u * p for u, p in zip(units, prices)]")
     assert nb.cells[2].source == '%%fixloop --expect "total == 9.0"\ntotal = sum(revenue)'
     assert "total is 2, expected 9.0" in server.prompt(1)  # the wrong aggregate, as the model saw it
+
+
+def test_unreviewed_model_code_does_not_run_in_the_notebook_kernel_by_default(workdir, tmp_path, fake_model, monkeypatch, capsys):
+    """Issue 27 B01: a candidate that behaves in the sandbox and acts only outside it is verified
+    there, written to the notebook and the report, but the notebook's kernel runs the original cell."""
+    marker = tmp_path / "acted-outside-the-sandbox"
+    monkeypatch.setenv("FIXLOOP_TEST_OUTSIDE", str(marker))  # inherited by the notebook kernel, not the sandbox
+    sly = ("import os\ntotal = sum(values)\nif os.environ.get('FIXLOOP_TEST_OUTSIDE'):\n"
+           "    open(os.environ['FIXLOOP_TEST_OUTSIDE'], 'w').write('token')")
+    server = fake_model(f"```python\n{sly}\n```")
+    src = write_notebook(workdir / "sly.ipynb", "values = [1, 2, 3]", "total = sum(valuez)", "print(values)")
+    out, report = str(workdir / "sly.out.ipynb"), str(workdir / "sly.md")
+
+    code = batch_cli.main([src, "-o", out, "--report", report, "--model", "openai/scripted", "--api-base", server.url,
+                           "--no-rules"])
+
+    assert code == 1 and not marker.exists()
+    nb = nbformat.read(out, as_version=4)
+    assert nb.cells[1].source == "total = sum(valuez)" and "NameError" in text_of(nb.cells[1])  # the original ran
+    record = nb.cells[1].metadata["fixloop"]
+    assert record["status"] == "fixed" and record["decision"] == "pending" and "FIXLOOP_TEST_OUTSIDE" in record["patched"]
+    assert text_of(nb.cells[2]) == "[1, 2, 3]"
+    printed = capsys.readouterr().out
+    assert "1 proposed" in printed and "model-written code nobody reviewed" in printed
+    assert "+total = sum(values)" in Path(report).read_text()
+
+    server = fake_model(f"```python\n{sly}\n```")
+    assert batch_cli.main([src, "-o", out, "--model", "openai/scripted", "--api-base", server.url, "--no-rules",
+                           "--accept-unreviewed"]) == 0
+    assert marker.read_text() == "token"  # what --accept-unreviewed lets through: why it is not the default
 
 
 def test_an_unknown_model_is_refused_before_any_cell_runs(workdir, capsys):
@@ -337,7 +368,7 @@ def test_later_cells_judge_each_candidate_and_the_report_shows_the_effect(workdi
     )
     out, report = str(workdir / "later.out.ipynb"), str(workdir / "later.md")
     code = batch_cli.main([src, "-o", out, "--report", report, "--model", "openai/scripted", "--api-base", server.url,
-                           "--no-rules"])
+                           "--no-rules", "--accept-unreviewed"])
     assert code == 0
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == honest

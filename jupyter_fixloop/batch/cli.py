@@ -41,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--accept-unreviewed", action="store_true",
                         help="run a litellm model's verified fixes in the notebook's kernel without review (by default "
                         "they are written to the notebook and the report, and the kernel runs the original cell)")
+    parser.add_argument("--no-saved-outputs", dest="saved_outputs", action="store_false",
+                        help="do not check fixes against the outputs saved in the notebook")
     parser.add_argument("--no-plain", dest="plain", action="store_false",
                         help="do not run the notebook a second time, plainly, to count the cells plain Jupyter runs")
     parser.add_argument("--hint", help="extra guidance for the model, for every failing cell")
@@ -138,6 +140,7 @@ def main(argv: list[str]) -> int:
             raise UsageError(confine.REFUSAL)
         options = BatchOptions(loop=loop, cell_timeout=args.cell_timeout, kernel_name=args.kernel,
                                accept_unreviewed=args.accept_unreviewed, plain=args.plain,
+                               saved_outputs=args.saved_outputs,
                                cells=parse_cells(args.cells, len(work[0][0].cells)) if args.cells else None)
     except UsageError as exc:
         print(f"jupyter-fixloop run: {exc}", file=sys.stderr)

@@ -37,9 +37,11 @@ from ..errors import FixloopError, UsageError
 from ..kernel.sharing import missing_names
 from ..kernel.snapshot import Snapshot, remove_scratch, scratch_dir
 from ..options import BUILTIN, LoopOptions
+from ..receipt.saved import saved_output
 from ..result import LoopResult
 from ..sandbox.leftovers import owner_tag
 from ..summary import METADATA_KEY, loop_summary
+from . import words
 from .cells import CellPlan, cell_names, parse_cell
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
@@ -75,6 +77,7 @@ class BatchOptions:
     kernel_name: str | None = None
     accept_unreviewed: bool = False  # run a litellm model's verified fix in the notebook's kernel unreviewed
     plain: bool = True  # count the cells a plain Jupyter run gets through (runs the notebook again if needed)
+    saved_outputs: bool = True  # a fix must reproduce the output saved in the notebook, where one was saved
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,7 @@ class CellOutcome:
     reason: str = ""
     result: LoopResult | None = None
     seconds: float = 0.0
+    verified_by: str = ""  # for a fix: "saved output", "check" (--expect, --expect-output, asserts) or "" (nothing checked it)
 
     @property
     def title(self) -> str:
@@ -400,6 +404,9 @@ class BatchRun:
                                       f"fixed, did not define `{blamed}`")
         if self.options.cells is not None and number not in self.options.cells:
             return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines)
+        not_code = words.missing_package(error)
+        if not_code:  # nothing a change to the cell can fix: no loop (a model would delete the import)
+            return self._failed(index, cell.source, _kept(not_code), error, started, defines)
         await kernel.call("hold")
         await kernel.call("restore")
         return await self._repair(kernel, index, plan, error, started, defines)
@@ -434,7 +441,7 @@ class BatchRun:
         _record(cell, result, "rejected" if decision == "reject" else "pending")
         self._poison(defines, number)
         status = "rejected" if decision == "reject" else "failed"
-        reason = "the fix was rejected" if decision == "reject" else _why_unfixed(result, snap)
+        reason = "the fix was rejected" if decision == "reject" else _why_unfixed(result, snap, error, self.cwd)
         return CellOutcome(number, status, cell.source, None, error, _kept(reason), result, time.perf_counter() - started)
 
     def _unreviewed(self, result: LoopResult) -> bool:
@@ -455,10 +462,11 @@ class BatchRun:
         await kernel.call("resume")
         _record(cell, result, "pending")
         self._poison(defines, number)
+        verified_by, words = self._verified(result, number)
         return CellOutcome(number, "proposed", cell.source, plan.source_with(result.patched), error,
-                           f"{result.reason}; not run in the notebook's kernel: model-written code nobody reviewed "
+                           f"{words}; not run in the notebook's kernel: model-written code nobody reviewed "
                            "(review it in the report or JupyterLab; --interactive or --accept-unreviewed to run it)",
-                           result, time.perf_counter() - started)
+                           result, time.perf_counter() - started, verified_by)
 
     async def _loop(self, plan: CellPlan, snap: Snapshot, source: str, number: int, error: str, took: float):
         """Run the loop; in interactive mode a hint starts it again. Returns (result, decision)."""
@@ -471,7 +479,7 @@ class BatchRun:
         while True:
             options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
-                                expect_output=plan.expect_output, following=self._later(number),
+                                expect_output=self._expected(plan, number), following=self._later(number),
                                 on_event=self.progress.event, options=options)
             if result.status != "fixed":
                 return result, "none"
@@ -480,6 +488,23 @@ class BatchRun:
             if decision != "hint":
                 return result, decision
             hint = text
+
+    def _expected(self, plan: CellPlan, number: int) -> str | None:
+        """What the cell must print: its --expect-output, else the output saved in the notebook."""
+        if plan.expect_output is not None or not self.options.saved_outputs:
+            return plan.expect_output
+        return saved_output(self.original.cells[number - 1].get("outputs", []))
+
+    def _verified(self, result: LoopResult, number: int) -> tuple[str, str]:
+        """(verified_by, words) for a verified fix: what checked it, said plainly."""
+        plan = parse_cell(self.original.cells[number - 1].source)
+        if plan.expect_output is None and self._expected(plan, number) is not None:
+            return "saved output", f"fixed (matches the output saved in the notebook); {result.reason}"
+        if plan.checks or plan.expect_output is not None or "assert" in (result.patched or ""):
+            return "check", result.reason
+        why = ("no output was saved in the notebook to check it against" if self.options.saved_outputs
+               else "saved outputs not used (--no-saved-outputs)")
+        return "", f"{result.reason}; {why}"
 
     def _later(self, number: int) -> tuple[str, ...]:
         """The code of the notebook's cells after cell `number`: each candidate must leave them working."""
@@ -514,8 +539,9 @@ class BatchRun:
         cell.source = plan.source_with(result.patched)
         _record(cell, result, "accepted")
         self._cleared(patched_defines)
-        return CellOutcome(number, "fixed", original, cell.source, error, result.reason, result,
-                           time.perf_counter() - started)
+        verified_by, words = self._verified(result, number)
+        return CellOutcome(number, "fixed", original, cell.source, error, words, result,
+                           time.perf_counter() - started, verified_by)
 
     def _failed(self, index, source, reason, error, started, defines=frozenset()) -> CellOutcome:
         self._poison(set(defines), index + 1)
@@ -562,7 +588,11 @@ def _kept(reason: str) -> str:
     return f"{reason}; the kernel kept what the cell did before it raised, as plain Jupyter does"
 
 
-def _why_unfixed(result: LoopResult, snap: Snapshot) -> str:
+def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str = "") -> str:
+    receipts = [r.text for r in (result.first, *(r.receipt for r in result.rounds)) if r is not None]
+    plain = words.missing_file(error, cwd) or words.network([error, *receipts])
+    if plain:
+        return plain
     if result.status == "passed":
         notes = "; ".join(snap.notes()) or "its state may not have been mirrored exactly"
         return f"the cell passes in a fresh sandbox but not in the notebook's kernel ({notes})"
