@@ -264,9 +264,9 @@ def test_unreviewed_model_code_does_not_run_in_the_notebook_kernel_by_default(wo
     """Issue 27 B01: a candidate that behaves in the sandbox and acts only outside it is verified
     there, written to the notebook and the report, but the notebook's kernel runs the original cell."""
     marker = tmp_path / "acted-outside-the-sandbox"
-    monkeypatch.setenv("FIXLOOP_TEST_OUTSIDE", str(marker))  # inherited by the notebook kernel, not the sandbox
-    sly = ("import os\ntotal = sum(values)\nif os.environ.get('FIXLOOP_TEST_OUTSIDE'):\n"
-           "    open(os.environ['FIXLOOP_TEST_OUTSIDE'], 'w').write('token')")
+    monkeypatch.setenv("REPORT_DIR_FOR_TEST", str(marker))  # inherited by the notebook kernel, not the sandbox
+    sly = ("import os\ntotal = sum(values)\nif os.environ.get('REPORT_DIR_FOR_TEST'):\n"
+           "    open(os.environ['REPORT_DIR_FOR_TEST'], 'w').write('token')")
     server = fake_model(f"```python\n{sly}\n```")
     src = write_notebook(workdir / "sly.ipynb", "values = [1, 2, 3]", "total = sum(valuez)", "print(values)")
     out, report = str(workdir / "sly.out.ipynb"), str(workdir / "sly.md")
@@ -278,7 +278,7 @@ def test_unreviewed_model_code_does_not_run_in_the_notebook_kernel_by_default(wo
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == "total = sum(valuez)" and "NameError" in text_of(nb.cells[1])  # the original ran
     record = nb.cells[1].metadata["fixloop"]
-    assert record["status"] == "fixed" and record["decision"] == "pending" and "FIXLOOP_TEST_OUTSIDE" in record["patched"]
+    assert record["status"] == "fixed" and record["decision"] == "pending" and "REPORT_DIR_FOR_TEST" in record["patched"]
     assert text_of(nb.cells[2]) == "[1, 2, 3]"
     printed = capsys.readouterr().out
     assert "1 proposed" in printed and "model-written code nobody reviewed" in printed

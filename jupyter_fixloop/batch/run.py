@@ -37,7 +37,7 @@ from ..errors import FixloopError, UsageError
 from ..kernel.sharing import missing_names
 from ..kernel.snapshot import Snapshot, remove_scratch, scratch_dir
 from ..options import BUILTIN, LoopOptions
-from ..receipt.saved import saved_output
+from ..receipt.saved import saved_check, saved_output
 from ..result import LoopResult
 from ..sandbox.leftovers import owner_tag
 from ..summary import METADATA_KEY, loop_summary
@@ -316,6 +316,7 @@ class BatchRun:
         self.decide = decide
         self.original = copy.deepcopy(nb)  # for the plain Jupyter count
         self.poisoned: dict[str, int] = {}  # name -> the cell that failed to define it
+        self.unreproduced = 0  # the first cell run as written whose output is not the one saved
         self.outcomes: list[CellOutcome] = []
         self.dead = False
         self.executed = 0
@@ -395,6 +396,7 @@ class BatchRun:
         error = "generation requested" if plan.instruction else await kernel.run(index, cell, plan.code, plan)
         if error is None:
             self._cleared(defines)
+            self._reproduces(number)
             return CellOutcome(number, "ok", cell.source, seconds=time.perf_counter() - started)
         blamed = self._blamed(error, reads)
         if blamed:  # left as plain Jupyter leaves it: the failure is the earlier cell's
@@ -489,9 +491,21 @@ class BatchRun:
                 return result, decision
             hint = text
 
+    def _reproduces(self, number: int) -> None:
+        """Saved outputs are checks only while the cells that run as written reproduce theirs: once one
+        shows something else (random data without a seed, the clock, a library that prints differently),
+        a later cell's saved output cannot be expected either."""
+        if self.unreproduced or not self.options.saved_outputs:
+            return
+        saved = saved_output(self.original.cells[number - 1].get("outputs", []))
+        now = saved_output(self.nb.cells[number - 1].get("outputs", []))
+        if saved is not None and not saved_check(now or "", None, saved)[0]:
+            self.unreproduced = number
+
     def _expected(self, plan: CellPlan, number: int) -> str | None:
-        """What the cell must print: its --expect-output, else the output saved in the notebook."""
-        if plan.expect_output is not None or not self.options.saved_outputs:
+        """What the cell must print: its --expect-output, else the output saved in the notebook
+        (while the notebook reproduces its saved outputs)."""
+        if plan.expect_output is not None or not self.options.saved_outputs or self.unreproduced:
             return plan.expect_output
         return saved_output(self.original.cells[number - 1].get("outputs", []))
 
@@ -502,8 +516,13 @@ class BatchRun:
             return "saved output", f"fixed (matches the output saved in the notebook); {result.reason}"
         if plan.checks or plan.expect_output is not None or "assert" in (result.patched or ""):
             return "check", result.reason
-        why = ("no output was saved in the notebook to check it against" if self.options.saved_outputs
-               else "saved outputs not used (--no-saved-outputs)")
+        if not self.options.saved_outputs:
+            why = "saved outputs not used (--no-saved-outputs)"
+        elif self.unreproduced and saved_output(self.original.cells[number - 1].get("outputs", [])) is not None:
+            why = (f"its saved output is not a check here: cell {self.unreproduced} already shows another output "
+                   "than the one saved (random data, the clock, or a library that prints differently)")
+        else:
+            why = "no output was saved in the notebook to check it against"
         return "", f"{result.reason}; {why}"
 
     def _later(self, number: int) -> tuple[str, ...]:
