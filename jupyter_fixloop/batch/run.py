@@ -37,7 +37,7 @@ from ..errors import FixloopError, UsageError
 from ..kernel.sharing import missing_names
 from ..kernel.snapshot import Snapshot, remove_scratch, scratch_dir
 from ..options import BUILTIN, LoopOptions
-from ..receipt.saved import saved_check, saved_output
+from ..receipt.saved import repeatable, saved_check, saved_output
 from ..result import LoopResult
 from ..sandbox.leftovers import owner_tag
 from ..summary import METADATA_KEY, loop_summary
@@ -507,6 +507,8 @@ class BatchRun:
         (while the notebook reproduces its saved outputs)."""
         if plan.expect_output is not None or not self.options.saved_outputs or self.unreproduced:
             return plan.expect_output
+        if not repeatable(plan.code):
+            return None
         return saved_output(self.original.cells[number - 1].get("outputs", []))
 
     def _verified(self, result: LoopResult, number: int) -> tuple[str, str]:
@@ -518,6 +520,8 @@ class BatchRun:
             return "check", result.reason
         if not self.options.saved_outputs:
             why = "saved outputs not used (--no-saved-outputs)"
+        elif saved_output(self.original.cells[number - 1].get("outputs", [])) is not None and not repeatable(plan.code):
+            why = "its saved output is not a check: the cell draws random numbers or reads the clock"
         elif self.unreproduced and saved_output(self.original.cells[number - 1].get("outputs", [])) is not None:
             why = (f"its saved output is not a check here: cell {self.unreproduced} already shows another output "
                    "than the one saved (random data, the clock, or a library that prints differently)")

@@ -22,11 +22,22 @@ _SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_|str_|complex)\w*\((.*?)\)")
 _OLD_INDEX = re.compile(r"\b(?:Int64|UInt64|Float64)Index\(")
 _DTYPE_ARG = re.compile(r",\s*dtype=['\"]?[\w\[\], ]+?['\"]?(?=[,)])")
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+_CATEGORIES = re.compile(r"\bCategories \((\d+), (?:object|str|string)\)")  # pandas 3's string dtype
+_BOOL = {"True": "1", "False": "0"}  # get_dummies and friends: 0/1 in pandas 1, booleans since pandas 2
+UNREPEATABLE = re.compile(r"\brandom\.|\brandn?\(|\brandint\(|\.sample\(|\bshuffle\(|\bpermutation\(|"
+                          r"\bdefault_rng\(\s*\)|\.now\(|\.today\(|\btime\.time\(|\buuid\d\(")
+"""Code whose output is new each run: random draws (their generator's state is not mirrored into the
+sandbox), the clock, fresh ids. Its saved output cannot be a check."""
 
 
 class SavedOutput(str):
     """The text a notebook cell showed when it was saved: its expected output. A `str`, so it goes
     where `--expect-output` text goes; the receipt compares it with `saved_check`."""
+
+
+def repeatable(code: str) -> bool:
+    """Whether running `code` again can show the same output (no random draws, no clock)."""
+    return not UNREPEATABLE.search(code)
 
 
 def saved_output(outputs: list) -> SavedOutput | None:
@@ -59,6 +70,8 @@ def normalized(text: str) -> list[str]:
         line = _OLD_INDEX.sub("Index(", line)
         line = _DTYPE_ARG.sub("", line)
         line = _ADDRESS.sub(" at 0x", line)
+        line = _CATEGORIES.sub(r"Categories (\1, object)", line)
+        line = " ".join(_BOOL.get(word, word) for word in line.split(" "))
         lines.append(line)
     return lines
 
