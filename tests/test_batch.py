@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -138,6 +139,41 @@ def test_interactive_reject_leaves_the_cell_as_it_was(workdir, monkeypatch, caps
     nb = nbformat.read(str(workdir / "ask.out.ipynb"), as_version=4)
     assert nb.cells[1].source == "n = counts['Apples']\nprint(n)"
     assert nb.cells[1].metadata["fixloop"]["decision"] == "rejected"
+
+
+REAL = Path(__file__).parent / "notebooks" / "pydata-book-ch08-head.ipynb"
+
+
+def _plain_jupyter(path) -> int:
+    """Cells that run without error when Jupyter runs the notebook top to bottom, errors allowed."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(str(path), as_version=4)
+    NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3",
+                   resources={"metadata": {"path": str(Path(path).parent)}}).execute()
+    return sum(1 for c in nb.cells if c.cell_type == "code" and c.source.strip()
+               and not any(o.output_type == "error" for o in c.outputs))
+
+
+def test_a_real_notebook_runs_at_least_as_many_cells_as_plain_jupyter(tmp_path, capsys):
+    """Issue 26: a real notebook written for pandas 1 (pydata-book, chapter 8, its outputs saved then),
+    run both ways here. An unfixed cell keeps what it did before it raised, as in Jupyter: the first
+    cell's numpy and pandas imports stay even when a later import in it fails."""
+    src = tmp_path / "ch08.ipynb"
+    src.write_bytes(REAL.read_bytes())
+    plain = _plain_jupyter(src)
+    out = tmp_path / "ch08.out.ipynb"
+
+    batch_cli.main([str(src), "-o", str(out), "--no-plain"])
+
+    printed = capsys.readouterr().out
+    ran = int(re.search(r"(\d+) cells run \(plain Jupyter: ", printed).group(1))
+    nb = nbformat.read(str(out), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert ran == sum(not any(o.output_type == "error" for o in c.outputs) for c in code)
+    assert ran >= plain, printed
+    fixed = [c for c in code if c.metadata.get("fixloop", {}).get("decision") == "accepted"]
+    assert any("groupby(level=" in c.source for c in fixed), printed  # `s.sum(level=...)`, from pandas 1
 
 
 def test_malformed_or_missing_notebook_is_a_clear_error_with_exit_2(tmp_path, capsys):

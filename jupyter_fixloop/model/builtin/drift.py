@@ -4,7 +4,8 @@ words or from what the library says it has now.
 - `did_you_mean`: a string the error rejects and names the replacement of ("Invalid frequency: H.
   Did you mean h?", "'M' is no longer supported ... use 'ME' instead"), multipliers kept (`'4M'`).
 - `keyword_value_hint`: "Use header=None for ..." for a keyword the failing call passes.
-- `reduction_level`: `s.sum(level=0)` (removed in pandas 2) is `s.groupby(level=0).sum()`.
+- `reduction_level`: `s.sum(level=0)` (removed in pandas 2) is `s.groupby(level=0).sum()`; with
+  `axis=1`, `df.T.groupby(level=0).sum().T`.
 - `removed_method`: methods pandas removed that have a one-line equivalent (`is_lexsorted()`,
   `swapaxes`, `mad()`).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
@@ -80,9 +81,15 @@ def reduction_level(code: str, receipt: ParsedReceipt) -> str | None:
         level = next((k for k in call.keywords if k.arg == "level"), None)
         if level is None or not isinstance(call.func, ast.Attribute):
             continue
-        rest = [source_of(code, a) for a in call.args] + [source_of(code, k) for k in call.keywords if k is not level]
+        axis = next((k for k in call.keywords if k.arg == "axis"), None)
+        across = axis is not None and isinstance(axis.value, ast.Constant) and axis.value.value in (1, "columns")
+        if axis is not None and not across and not (isinstance(axis.value, ast.Constant) and axis.value.value in (0, "index")):
+            return None
+        rest = [source_of(code, a) for a in call.args] + [source_of(code, k) for k in call.keywords if k not in (level, axis)]
         owner = source_of(code, call.func.value)
-        return replace_node(code, call, f"{owner}.groupby(level={source_of(code, level.value)}).{m.group(1)}({', '.join(rest)})")
+        grouped = f"groupby(level={source_of(code, level.value)}).{m.group(1)}({', '.join(rest)})"
+        # groupby(axis=1) went too (pandas 3): columns are grouped as the rows of the transpose
+        return replace_node(code, call, f"{owner}.T.{grouped}.T" if across else f"{owner}.{grouped}")
     return None
 
 
