@@ -2,7 +2,7 @@
 
 The names decide what batch mode saves before a cell (to mirror the state it saw into a sandbox)
 and which later failures an unfixed cell explains: a later cell is "skipped" (not repaired) only when
-it fails on a name that it reads and that an unfixed cell should have defined. Reads follow the
+it fails on a name (a NameError) that an unfixed cell should have defined. Reads follow the
 order of the cell: a name the cell assigns before it reads it is not a read (`data = f()` then
 `data.head()` reads nothing).
 """

@@ -414,12 +414,13 @@ class BatchRun:
         return await self._repair(kernel, index, plan, error, started, defines)
 
     def _blamed(self, error: str, reads) -> str | None:
-        """The name an unfixed cell should have defined that this failure is about, if any."""
+        """The name an unfixed cell should have defined that this failure is about, if any (read by
+        the cell or by a function it calls)."""
         import re
 
         m = re.match(r"(?:NameError|UnboundLocalError): (?:name |cannot access local variable )?'(\w+)'", error)
         name = m and m.group(1)
-        return name if name and name in self.poisoned and name in reads else None
+        return name if name and name in self.poisoned else None
 
     async def _repair(self, kernel, index, plan: CellPlan, error: str, started: float, defines) -> CellOutcome:
         cell = self.nb.cells[index]
