@@ -32,6 +32,7 @@ class NotebookFigures:
     drift: int = 0
     drift_fixed: int = 0
     left: list = field(default_factory=list)  # (cell number, status, why)
+    drift_left: list = field(default_factory=list)  # (cell number, the error) of drift cells not fixed
     seconds: float = 0.0
 
 
@@ -85,6 +86,8 @@ async def measure(folder: str, rel: str, options, scratch: str) -> NotebookFigur
                  and not words.missing_package(o.error))
         figures.drift += drift
         figures.drift_fixed += drift and o.status in ("fixed", "proposed")
+        if drift and o.status not in ("fixed", "proposed"):
+            figures.drift_left.append((o.number, o.error[:120]))
         if o.status not in ("ok", "fixed"):
             figures.left.append((o.number, o.status, why_left(o)))
     figures.seconds = time.perf_counter() - started
@@ -134,6 +137,8 @@ def report(all_figures: list[NotebookFigures]) -> str:
               "", "left, and why:"]
     for why, n in Counter(w for _, _, w in t.left).most_common():
         lines.append(f"- {n} {why}")
+    lines += ["", "drift cells not fixed:"]
+    lines += [f"- {f.name} cell {n}: {error}" for f in all_figures for n, error in f.drift_left]
     return "\n".join(lines)
 
 
