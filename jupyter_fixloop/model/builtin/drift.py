@@ -6,6 +6,7 @@ words or from what the library says it has now.
 - `keyword_value_hint`: "Use header=None for ..." for a keyword the failing call passes.
 - `reduction_level`: `s.sum(level=0)` (removed in pandas 2) is `s.groupby(level=0).sum()`; with
   `axis=1`, `df.T.groupby(level=0).sum().T`.
+- `join_axes`: `pd.concat(..., join_axes=[idx])` is `pd.concat(...).reindex(idx)`.
 - `removed_method`: methods pandas removed that have a one-line equivalent (`is_lexsorted()`,
   `swapaxes`, `mad()`).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
@@ -90,6 +91,27 @@ def reduction_level(code: str, receipt: ParsedReceipt) -> str | None:
         grouped = f"groupby(level={source_of(code, level.value)}).{m.group(1)}({', '.join(rest)})"
         # groupby(axis=1) went too (pandas 3): columns are grouped as the rows of the transpose
         return replace_node(code, call, f"{owner}.T.{grouped}.T" if across else f"{owner}.{grouped}")
+    return None
+
+
+def join_axes(code: str, receipt: ParsedReceipt) -> str | None:
+    """`pd.concat(objs, axis=1, join_axes=[df.index])` (removed in pandas 1.0) is
+    `pd.concat(objs, axis=1).reindex(df.index)` (`reindex(columns=...)` along the rows)."""
+    tree = parse(code)
+    if receipt.ename != "TypeError" or "unexpected keyword argument 'join_axes'" not in receipt.evalue or tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno, "concat"):
+        kw = next((k for k in call.keywords if k.arg == "join_axes"), None)
+        if kw is None or not isinstance(kw.value, (ast.List, ast.Tuple)) or len(kw.value.elts) != 1:
+            continue
+        axis = next((k for k in call.keywords if k.arg == "axis"), None)
+        across = axis is not None and isinstance(axis.value, ast.Constant) and axis.value.value in (1, "columns")
+        start, end = span(code, call)
+        kw_start, kw_end = span(code, kw)
+        before = code[start:kw_start].rstrip().rstrip(",")
+        inner = before + code[kw_end:end]
+        labels = source_of(code, kw.value.elts[0])
+        return code[:start] + f"{inner}.reindex({labels if across else 'columns=' + labels})" + code[end:]
     return None
 
 
