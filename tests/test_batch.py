@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,16 +94,20 @@ def test_unfixable_cell_gives_exit_1_a_report_naming_it_and_skips_only_its_depen
     assert nb.cells[1].source == "items.append(3)\nrows = fetch_rows_from_the_warehouse()"
     assert "NameError" in text_of(nb.cells[1])
     assert nb.cells[1].metadata["fixloop"]["status"] == "gave_up"
-    assert nb.cells[2].outputs == [] and nb.cells[2].execution_count is None  # skipped: reads `rows`
-    # the failed cells were undone (items has no 3) and the independent last cell still ran
-    assert text_of(nb.cells[4]) == "2 2"
+    # cell 3 ran, as in plain Jupyter, and fails on `rows`: skipped (not repaired), blamed on cell 2
+    assert text_of(nb.cells[2]) == "NameError: name 'rows' is not defined"
+    # the unfixed cell 2 kept what it did before it raised (items has its 3, as in plain Jupyter)
+    # and the independent last cell still ran
+    assert text_of(nb.cells[4]) == "2 3"
     html = Path(report).read_text()
     assert "Cell 2: <span class='s-failed'>FAILED</span>" in html
     assert "fetch_rows_from_the_warehouse" in html
-    assert "Cell 3: <span class='s-skipped'>skipped</span>" in html and "reads rows (cell 2)" in html
+    assert "Cell 3: <span class='s-skipped'>skipped</span>" in html
+    assert "it fails because cell 2, which was not fixed, did not define `rows`" in html
     assert "Cell 4: <span class='s-failed'>FAILED</span>" in html and "Check failed: x == 2" in html
     printed = capsys.readouterr().out
     assert "some cells could not be fixed: 2 ok, 2 failed, 1 skipped" in printed
+    assert "3 cells run (plain Jupyter: 3)" in printed  # cell 4 ran; only its check failed
 
 
 def test_in_place_keeps_a_backup_and_keeps_the_fixloop_line(workdir):
@@ -134,6 +139,41 @@ def test_interactive_reject_leaves_the_cell_as_it_was(workdir, monkeypatch, caps
     nb = nbformat.read(str(workdir / "ask.out.ipynb"), as_version=4)
     assert nb.cells[1].source == "n = counts['Apples']\nprint(n)"
     assert nb.cells[1].metadata["fixloop"]["decision"] == "rejected"
+
+
+REAL = Path(__file__).parent / "notebooks" / "pydata-book-ch08-head.ipynb"
+
+
+def _plain_jupyter(path) -> int:
+    """Cells that run without error when Jupyter runs the notebook top to bottom, errors allowed."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(str(path), as_version=4)
+    NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3",
+                   resources={"metadata": {"path": str(Path(path).parent)}}).execute()
+    return sum(1 for c in nb.cells if c.cell_type == "code" and c.source.strip()
+               and not any(o.output_type == "error" for o in c.outputs))
+
+
+def test_a_real_notebook_runs_at_least_as_many_cells_as_plain_jupyter(tmp_path, capsys):
+    """Issue 26: a real notebook written for pandas 1 (pydata-book, chapter 8, its outputs saved then),
+    run both ways here. An unfixed cell keeps what it did before it raised, as in Jupyter: the first
+    cell's numpy and pandas imports stay even when a later import in it fails."""
+    src = tmp_path / "ch08.ipynb"
+    src.write_bytes(REAL.read_bytes())
+    plain = _plain_jupyter(src)
+    out = tmp_path / "ch08.out.ipynb"
+
+    batch_cli.main([str(src), "-o", str(out), "--no-plain"])
+
+    printed = capsys.readouterr().out
+    ran = int(re.search(r"(\d+) cells run \(plain Jupyter: ", printed).group(1))
+    nb = nbformat.read(str(out), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert ran == sum(not any(o.output_type == "error" for o in c.outputs) for c in code)
+    assert ran >= plain, printed
+    fixed = [c for c in code if c.metadata.get("fixloop", {}).get("decision") == "accepted"]
+    assert any("groupby(level=" in c.source for c in fixed), printed  # `s.sum(level=...)`, from pandas 1
 
 
 def test_malformed_or_missing_notebook_is_a_clear_error_with_exit_2(tmp_path, capsys):
@@ -215,6 +255,21 @@ def test_cell_names_decide_what_a_failed_cell_takes_down():
     assert batch_cli.parse_cells("3,5-7", 9) == {3, 5, 6, 7}
 
 
+def test_cell_names_follow_the_order_of_the_cell():
+    """A name the cell assigns before it reads it is not a read (issue 26: cells were skipped for
+    "reads data" although they assign `data` first)."""
+    from jupyter_fixloop.batch.cells import cell_names
+
+    assert cell_names("data = pd.read_csv('other.csv')\ndata.head()") == ({"pd"}, {"data"})
+    assert cell_names("con = sqlite3.connect('db')\ncur = con.cursor()")[0] == {"sqlite3"}
+    assert cell_names("na_values = ['NULL']\nload(na_values)")[0] == {"load"}
+    assert "x" in cell_names("x = x + 1")[0] and "n" in cell_names("n += 1")[0]  # the value is read first
+    assert "t" not in cell_names("for i in range(3):\n    t = i\nprint(t, i)")[0]
+    assert cell_names("[y * k for y in ys]")[0] == {"ys", "k"}
+    assert "f" not in cell_names("with open(p) as f:\n    f.read()")[0]
+    assert "a" in cell_names("print(a)\na = 1")[0]  # read before it is assigned: a read
+
+
 def test_generation_and_a_wrong_aggregate_are_fixed_by_a_configured_model(workdir, fake_model):
     """An instruction cell is written by the model; a wrong value only `--expect` sees is fixed from its receipt."""
     server = fake_model(
@@ -230,7 +285,8 @@ def test_generation_and_a_wrong_aggregate_are_fixed_by_a_configured_model(workdi
     )
     out = str(workdir / "generate.out.ipynb")
 
-    assert batch_cli.main([src, "-o", out, "--model", "openai/scripted", "--api-base", server.url]) == 0
+    assert batch_cli.main([src, "-o", out, "--model", "openai/scripted", "--api-base", server.url,
+                           "--accept-unreviewed"]) == 0
 
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == ('%%fixloop --expect "revenue == [3.0, 6.0]"\n'
@@ -238,6 +294,36 @@ def test_generation_and_a_wrong_aggregate_are_fixed_by_a_configured_model(workdi
                                   "revenue = [u * p for u, p in zip(units, prices)]")
     assert nb.cells[2].source == '%%fixloop --expect "total == 9.0"\ntotal = sum(revenue)'
     assert "total is 2, expected 9.0" in server.prompt(1)  # the wrong aggregate, as the model saw it
+
+
+def test_unreviewed_model_code_does_not_run_in_the_notebook_kernel_by_default(workdir, tmp_path, fake_model, monkeypatch, capsys):
+    """Issue 27 B01: a candidate that behaves in the sandbox and acts only outside it is verified
+    there, written to the notebook and the report, but the notebook's kernel runs the original cell."""
+    marker = tmp_path / "acted-outside-the-sandbox"
+    monkeypatch.setenv("REPORT_DIR_FOR_TEST", str(marker))  # inherited by the notebook kernel, not the sandbox
+    sly = ("import os\ntotal = sum(values)\nif os.environ.get('REPORT_DIR_FOR_TEST'):\n"
+           "    open(os.environ['REPORT_DIR_FOR_TEST'], 'w').write('token')")
+    server = fake_model(f"```python\n{sly}\n```")
+    src = write_notebook(workdir / "sly.ipynb", "values = [1, 2, 3]", "total = sum(valuez)", "print(values)")
+    out, report = str(workdir / "sly.out.ipynb"), str(workdir / "sly.md")
+
+    code = batch_cli.main([src, "-o", out, "--report", report, "--model", "openai/scripted", "--api-base", server.url,
+                           "--no-rules"])
+
+    assert code == 1 and not marker.exists()
+    nb = nbformat.read(out, as_version=4)
+    assert nb.cells[1].source == "total = sum(valuez)" and "NameError" in text_of(nb.cells[1])  # the original ran
+    record = nb.cells[1].metadata["fixloop"]
+    assert record["status"] == "fixed" and record["decision"] == "pending" and "REPORT_DIR_FOR_TEST" in record["patched"]
+    assert text_of(nb.cells[2]) == "[1, 2, 3]"
+    printed = capsys.readouterr().out
+    assert "1 proposed" in printed and "model-written code nobody reviewed" in printed
+    assert "+total = sum(values)" in Path(report).read_text()
+
+    server = fake_model(f"```python\n{sly}\n```")
+    assert batch_cli.main([src, "-o", out, "--model", "openai/scripted", "--api-base", server.url, "--no-rules",
+                           "--accept-unreviewed"]) == 0
+    assert marker.read_text() == "token"  # what --accept-unreviewed lets through: why it is not the default
 
 
 def test_an_unknown_model_is_refused_before_any_cell_runs(workdir, capsys):
@@ -318,7 +404,7 @@ def test_later_cells_judge_each_candidate_and_the_report_shows_the_effect(workdi
     )
     out, report = str(workdir / "later.out.ipynb"), str(workdir / "later.md")
     code = batch_cli.main([src, "-o", out, "--report", report, "--model", "openai/scripted", "--api-base", server.url,
-                           "--no-rules"])
+                           "--no-rules", "--accept-unreviewed"])
     assert code == 0
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == honest

@@ -137,3 +137,28 @@ def test_one_shot_gets_the_checks_round_one_gets(fake_model, tmp_path):
     prompt = server.requests[0]["messages"][-1]["content"]
     assert "biggest == 3" in prompt and "AssertionError" in prompt  # the check, and how it failed
     assert json.loads(out.read_text())["cases"][0]["fixed"] is True
+
+
+def test_the_notebook_bench_runs_each_notebook_plainly_and_in_batch_mode(tmp_path, capsys):
+    """`bench --notebooks DIR`: plain Jupyter's cells against batch mode's, the fixes by what verified
+    them, the drift cells (they ran when the notebook was saved) and what was left."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    folder = tmp_path / "corpus" / "sub"
+    folder.mkdir(parents=True)
+    cells = [("import pandas as pd\ns = pd.Series([1, 2, 3, 4], index=pd.MultiIndex.from_tuples("
+              "[('a', 1), ('a', 2), ('b', 1), ('b', 2)]))", None),
+             ("print(s.sum(level=0).to_dict())", "{'a': 3, 'b': 7}\n"),
+             ("import no_such_package_for_the_bench", None)]
+    nb = new_notebook(cells=[new_code_cell(src, outputs=[new_output("stream", name="stdout", text=out)] if out else [])
+                             for src, out in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(folder / "old.ipynb"))
+
+    assert bench.main(["--notebooks", str(tmp_path / "corpus")]) == 0
+
+    out = capsys.readouterr().out
+    assert "| sub/old.ipynb | 3 | 1 | 2 | 1 / 0 / 0 | 0 | 1/1 |" in out, out
+    assert "batch runs fewer cells than plain Jupyter in: none" in out
+    assert "- 1 package not installed" in out

@@ -219,6 +219,17 @@ def test_a_result_thrown_away_is_read_from_the_code_that_ran(code, thrown):
         assert f"the result of `{thrown}` is thrown away" in line
 
 
+def test_a_shown_value_the_cell_already_dropped_is_not_blamed_on_its_rewrite():
+    """A tutorial shows values between lines; a drift fix of one (`fillna(method=)` -> `ffill()`) keeps
+    the cell's shape, so it is not a smell. The statement left as written still is."""
+    from jupyter_fixloop.receipt.smells import thrown_away
+
+    original = "df\ndf.fillna(method='ffill')\ndf.fillna(method='ffill', limit=2)\n"
+    assert thrown_away("df\ndf.ffill()\ndf.ffill(limit=2)\n", original) == ()
+    cell = "stores['city'].fillna('Unknown')\nn = 1\n"
+    assert thrown_away("import pandas as pd\nstores['city'].fillna('Unknown')\nn = 2\n", cell)
+
+
 def test_a_result_thrown_away_fails_the_run_with_no_check_and_the_rules_assign_it():
     ns = {"stores": pd.DataFrame({"store": [1, 2, 3, 4], "city": ["Lyon", None, "Nice", None]})}
     cell = "stores['city'].fillna('Unknown')\ncity_counts = stores['city'].value_counts()\n"

@@ -43,6 +43,30 @@ CASES = {
     "moved_import_json_normalize": ("rows = [{'a': {'b': 1}}]\n",
                                     "from pandas.io.json import json_normalize\nflat = json_normalize(rows)\n",
                                     "moved_import", "list(flat.columns) == ['a.b']"),
+    # API drift (issue 26): repaired from the error's own words, or from what the library has now
+    "drift_offset_alias_hour": (PD + "s = pd.Series(range(48), index=pd.date_range('2024-01-01', periods=48, freq='30min'))\n",
+                                "hourly = s.resample('H').sum()\n", "did_you_mean", "len(hourly) == 24"),
+    "drift_offset_alias_multiplier": (PD, "idx = pd.date_range('2024-01-01', periods=3, freq='15T')\n",
+                                      "did_you_mean", "idx[1].minute == 15"),
+    "drift_month_end_multiplier": (PD + "s = pd.Series(1.0, index=pd.date_range('2024-01-01', periods=365, freq='D'))\n",
+                                   "q = s.resample('4M').sum()\n", "did_you_mean", "len(q) == 4"),
+    "drift_header_false": (PD + "import io\ntext = 'a,b\\n1,2\\n'\n", "df = pd.read_csv(io.StringIO(text), header=False)\n",
+                           "keyword_value_hint", "df.shape == (2, 2)"),
+    "drift_sum_level": (PD + "s = pd.Series([1, 2, 3, 4], index=pd.MultiIndex.from_tuples([('a', 1), ('a', 2), ('b', 1), ('b', 2)]))\n",
+                        "totals = s.sum(level=0)\n", "reduction_level", "totals.to_dict() == {'a': 3, 'b': 7}"),
+    "drift_sum_level_columns": (PD + "df = pd.DataFrame([[1, 2, 3]], columns=pd.MultiIndex.from_tuples([('a', 1), ('a', 2), ('b', 1)]))\n",
+                                "totals = df.sum(level=0, axis=1)\n", "reduction_level",
+                                "totals.to_dict('records') == [{'a': 3, 'b': 3}]"),
+    "drift_join_axes": (PD + "s1 = pd.Series([0, 1], index=['a', 'b'])\ns4 = pd.Series([5, 6, 7], index=['a', 'f', 'g'])\n",
+                        "both = pd.concat([s1, s4], axis=1, join_axes=[['a', 'c', 'b', 'e']])\n", "join_axes",
+                        "list(both.index) == ['a', 'c', 'b', 'e'] and both.shape == (4, 2)"),
+    "drift_is_lexsorted": (PD + "s = pd.Series([1, 2], index=pd.MultiIndex.from_tuples([('a', 1), ('b', 2)]))\n",
+                           "ok = s.index.is_lexsorted()\n", "removed_method", "ok == True"),
+    "drift_swapaxes": (PD + "df = pd.DataFrame({'a': [1, 2], 'b': [3, 4]})\n", "t = df.swapaxes(0, 1)\n",
+                       "removed_method", "list(t.index) == ['a', 'b']"),
+    "drift_mad": (PD + "s = pd.Series([1.0, 2.0, 3.0, 6.0])\n", "m = s.mad()\n", "removed_method", "abs(m - 1.5) < 1e-9"),
+    "drift_applymap": (PD + "df = pd.DataFrame({'a': [1, 2]})\n", "u = df.applymap(str)\n", "renamed_method", "u.iloc[0, 0] == '1'"),
+    "drift_pad": (PD + "s = pd.Series([1.0, None, 3.0])\n", "f = s.pad()\n", "renamed_method", "f.tolist() == [1.0, 1.0, 3.0]"),
     "name_typo_not_import": ("products = [2, 3]\n", "n = len(product)\n", "name_typo", "n == 2"),
     "name_typo": ("inventory = {'apples': 3}\n", "count = inventroy['apples']\n", "name_typo", "count == 3"),
     "message_hint_np_inf": (PD, "cap = np.Inf\nbig = cap > 10\n", "message_hint", "big is True or big == True"),
@@ -225,6 +249,18 @@ def test_repair_fixes_real_error(name, ns):
     again = run(ns, setup, fixed)
     assert again.ok, f"repaired cell still fails:\n{fixed}\n{again.text}"
     assert eval(check, ns), f"wrong result from:\n{fixed}"
+
+
+def test_a_renamed_matplotlib_style_becomes_the_nearest_available_one(ns):
+    """matplotlib 3.6 renamed the seaborn styles; the error lists where the names are (`style.available`)."""
+    style = pytest.importorskip("matplotlib.style")
+    cell = "import matplotlib.pyplot as plt\nplt.style.use('seaborn-whitegrid')\n"
+    first = run(ns, "", cell)
+    assert not first.ok
+    repair, fixed = repairs.first_repair(cell, first.text)
+    assert repair is not None and repair.__name__ == "style_name", first.text
+    assert "'seaborn-v0_8-whitegrid'" in fixed and "seaborn-v0_8-whitegrid" in style.available
+    assert run(ns, "", fixed).ok
 
 
 # errors whose right fix cannot be known from the receipt alone: the engine must say so, not guess

@@ -1,8 +1,10 @@
 """Reading notebook cells for batch mode: what to run, and which names a cell reads and defines.
 
-The names decide what happens after a cell that could not be fixed: a later cell that reads a name
-it (or a skipped cell) defines is skipped, any other cell still runs. The analysis errs towards more
-names: skipping a cell that would have run is cheaper than running one on missing state.
+The names decide what batch mode saves before a cell (to mirror the state it saw into a sandbox)
+and which later failures an unfixed cell explains: a later cell is "skipped" (not repaired) only when
+it fails on a name (a NameError) that an unfixed cell should have defined. Reads follow the
+order of the cell: a name the cell assigns before it reads it is not a read (`data = f()` then
+`data.head()` reads nothing).
 """
 
 from __future__ import annotations
@@ -68,9 +70,62 @@ def cell_names(code: str) -> tuple[set[str], set[str]]:
     except SyntaxError:
         words = set(re.findall(r"[A-Za-z_]\w*", code))
         return words, set(re.findall(r"^([A-Za-z_]\w*)\s*[+\-*/]?=", code, re.MULTILINE))
+    reads, defines = _in_order(tree.body, set())
+    return reads | magic_words, defines
+
+
+def _in_order(body: list, defined: set[str]) -> tuple[set[str], set[str]]:
+    """Reads and bindings of statements run one after another: a name bound by an earlier statement
+    (in `defined` or in this body) is not read by a later one. A branch's bindings count as made
+    (errs towards fewer reads: a read only decides whether a failure is blamed on an earlier cell)."""
+    reads: set[str] = set()
+    defines: set[str] = set()
+    for stmt in body:
+        r, d = _statement(stmt, defined | defines)
+        reads |= r
+        defines |= d
+    return reads, defines
+
+
+def _statement(stmt, defined: set[str]) -> tuple[set[str], set[str]]:
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        head, target = _names_of(stmt.iter), _names_of(stmt.target)
+        r, d = _in_order([*stmt.body, *stmt.orelse], defined | target.defines)
+        return (head.reads - defined) | r, target.defines | d
+    if isinstance(stmt, (ast.If, ast.While)):
+        test = _names_of(stmt.test)
+        r1, d1 = _in_order(stmt.body, defined)
+        r2, d2 = _in_order(stmt.orelse, defined)
+        return (test.reads - defined) | r1 | r2, d1 | d2
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        reads, bound = set(), set()
+        for item in stmt.items:
+            reads |= _names_of(item.context_expr).reads - defined - bound
+            if item.optional_vars is not None:
+                bound |= _names_of(item.optional_vars).defines
+        r, d = _in_order(stmt.body, defined | bound)
+        return reads | r, bound | d
+    if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+        reads, defines = _in_order(stmt.body, defined)
+        for handler in stmt.handlers:
+            bound = {handler.name} if handler.name else set()
+            head = _names_of(handler.type).reads if handler.type is not None else set()
+            r, d = _in_order(handler.body, defined | bound)
+            reads |= (head - defined) | r
+            defines |= d
+        for part in (stmt.orelse, stmt.finalbody):
+            r, d = _in_order(part, defined | defines)
+            reads |= r
+            defines |= d
+        return reads, defines
+    names = _names_of(stmt)
+    return names.reads - defined, names.defines
+
+
+def _names_of(node) -> _Names:
     visitor = _Names()
-    visitor.visit(tree)
-    return visitor.reads | magic_words, visitor.defines
+    visitor.visit(node)
+    return visitor
 
 
 def _as_python(code: str) -> tuple[str, set[str]]:
@@ -139,8 +194,21 @@ class _Names(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name):  # `n += 1` reads n first
+            self.reads.add(node.target.id)
         self._changed(node.target)
         self.generic_visit(node)
+
+    def _comprehension(self, node) -> None:
+        """A comprehension's loop variables are its own: only the names it reads from outside count."""
+        inner = _Names()
+        for part in ast.iter_child_nodes(node):
+            inner.visit(part)
+        bound = {n.id for gen in node.generators for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        self.reads |= inner.reads - bound
+        self.defines |= inner.defines - bound
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
     def visit_Delete(self, node: ast.Delete) -> None:
         for target in node.targets:

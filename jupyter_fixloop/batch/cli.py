@@ -38,6 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-rounds", "-r", type=int, help="model rounds per failing cell (default FixLoop.max_rounds, 4)")
     parser.add_argument("--cells", help="repair only these cells, by position counting every cell from 1: 3,5-7")
     parser.add_argument("--interactive", "-i", action="store_true", help="show each fix and ask: accept, reject, or hint")
+    parser.add_argument("--accept-unreviewed", action="store_true",
+                        help="run a litellm model's verified fixes in the notebook's kernel without review (by default "
+                        "they are written to the notebook and the report, and the kernel runs the original cell)")
+    parser.add_argument("--no-saved-outputs", dest="saved_outputs", action="store_false",
+                        help="do not check fixes against the outputs saved in the notebook")
+    parser.add_argument("--no-plain", dest="plain", action="store_false",
+                        help="do not run the notebook a second time, plainly, to count the cells plain Jupyter runs")
     parser.add_argument("--hint", help="extra guidance for the model, for every failing cell")
     parser.add_argument("--no-rules", dest="rules", action="store_const", const=False, default=None,
                         help="ask only the model, not also the built-in engine's rule repair (FixLoop.rules)")
@@ -132,6 +139,8 @@ def main(argv: list[str]) -> int:
         if not loop.gateway_url and confine.resolve(loop.confinement) == "refused":
             raise UsageError(confine.REFUSAL)
         options = BatchOptions(loop=loop, cell_timeout=args.cell_timeout, kernel_name=args.kernel,
+                               accept_unreviewed=args.accept_unreviewed, plain=args.plain,
+                               saved_outputs=args.saved_outputs,
                                cells=parse_cells(args.cells, len(work[0][0].cells)) if args.cells else None)
     except UsageError as exc:
         print(f"jupyter-fixloop run: {exc}", file=sys.stderr)

@@ -12,8 +12,9 @@ import os
 
 from ..diff import STATUS_TEXT, STYLE, diff_html, effect_html, effect_lines, round_title, rounds_html
 
-ICON = {"ok": "ok", "fixed": "fixed", "failed": "FAILED", "rejected": "rejected", "skipped": "skipped"}
-STATUSES = ("ok", "fixed", "failed", "rejected", "skipped")
+ICON = {"ok": "ok", "fixed": "fixed", "proposed": "fix proposed, not run", "failed": "FAILED",
+        "rejected": "rejected", "skipped": "skipped"}
+STATUSES = ("ok", "fixed", "proposed", "failed", "rejected", "skipped")
 
 
 def headline(batch) -> str:
@@ -22,7 +23,13 @@ def headline(batch) -> str:
     verdict = "every cell runs" if batch.ok else "some cells could not be fixed"
     cost = f", ${batch.cost:.4f}" if batch.cost else ""
     return (f"{verdict}: {counts} ({len(batch.outcomes)} code cells, {batch.seconds:.1f} s, "
-            f"model {batch.model}, {batch.tokens} tokens{cost})")
+            f"model {batch.model}, {batch.tokens} tokens{cost}); {cells_run(batch)}")
+
+
+def cells_run(batch) -> str:
+    """"N cells run (plain Jupyter: M)": cells that ran without error, here and in a plain run."""
+    plain = "not measured" if batch.plain is None else str(batch.plain)
+    return f"{batch.cells_run} cells run (plain Jupyter: {plain})"
 
 
 def summary_text(batch, output: str, report: str | None, backup: str | None) -> str:
@@ -52,7 +59,8 @@ def write_report(batch, path: str, output: str) -> None:
 def markdown_report(batch, output: str) -> str:
     out = [f"# fixloop report: {os.path.basename(batch.path)}", "",
            f"**{headline(batch)}**", "",
-           f"- notebook: `{batch.path}`", f"- patched notebook: `{output}`", "",
+           f"- notebook: `{batch.path}`", f"- patched notebook: `{output}`",
+           f"- {cells_run(batch)}: cells that ran without error; plain Jupyter's count {batch.plain_how}", "",
            "| cell | status | rounds | tokens | cost | time | code |", "|---|---|---|---|---|---|---|"]
     for o in batch.outcomes:
         r = o.result
@@ -145,7 +153,7 @@ def _html_document(title: str, body: str) -> str:
 <style>
 body{{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}}
 table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}
-.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}} .s-failed,.s-rejected,.s-skipped{{color:#c62828;font-weight:bold}}
+.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}} .s-proposed{{color:#e65100;font-weight:bold}} .s-failed,.s-rejected,.s-skipped{{color:#c62828;font-weight:bold}}
 </style></head><body>
 {body}
 </body></html>
@@ -165,7 +173,8 @@ def _html_body(batch, output: str, level: int) -> str:
     sections = [_html_section(o) for o in batch.outcomes if o.status != "ok"]
     return f"""<h{level}>fixloop report: {esc(os.path.basename(batch.path))}</h{level}>
 <p><b>{esc(headline(batch))}</b></p>
-<ul><li>notebook: <code>{esc(batch.path)}</code></li><li>patched notebook: <code>{esc(output)}</code></li></ul>
+<ul><li>notebook: <code>{esc(batch.path)}</code></li><li>patched notebook: <code>{esc(output)}</code></li>
+<li>{esc(cells_run(batch))}: cells that ran without error; plain Jupyter's count {esc(batch.plain_how)}</li></ul>
 <table><tr><th>cell</th><th>status</th><th>rounds</th><th>tokens</th><th>cost</th><th>time</th><th>code</th></tr>
 {chr(10).join(rows)}
 </table>

@@ -1,10 +1,18 @@
 """`jupyter-fixloop run NOTEBOOK`: run a notebook top to bottom and repair the cells that fail.
 
 The notebook runs cell by cell in its own kernel (nbclient), exactly as Jupyter would run it. When a
-cell fails, the kernel is first put back as it was before that cell (see checkpoint.py), its state is
-mirrored into a sandbox, and the loop repairs the cell there. A verified fix is then run in the
-notebook's kernel, so the state moves on and the outputs saved are real. A cell that cannot be fixed
-is undone; later cells still run unless they read a name it defines (those are skipped).
+cell fails, what it left is held, the kernel is put back as it was before that cell (see
+checkpoint.py), its state is mirrored into a sandbox, and the loop repairs the cell there. A verified
+fix is then run in the notebook's kernel, so the state moves on and the outputs saved are real. A
+cell that is not fixed leaves the kernel as plain Jupyter would (what the cell did before it raised
+stays), and every later cell runs: never a worse notebook than running it plainly. A later cell
+that fails on a name an unfixed cell should have defined is "skipped" (not repaired, its failure is
+that cell's); any other failure gets its own repair.
+
+Who wrote a fix decides whether it runs in the notebook's kernel, which is not a sandbox: a repair
+of the built-in engine (rules templated from the cell) is applied; a litellm model's verified fix is
+written into the output notebook and the report, but the kernel runs the original cell, unless a
+person accepted it (`--interactive`) or `--accept-unreviewed` was given (README, threat model).
 
 `%%fixloop` cells are not run through the magic (its fixes stay proposals, and it needs
 `%load_ext`): batch mode runs the cell's body in the kernel, evaluates its `--expect` checks there,
@@ -16,6 +24,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import copy
 import os
 import shutil
 import tempfile
@@ -29,9 +38,11 @@ from ..kernel import wire
 from ..kernel.sharing import missing_names
 from ..kernel.snapshot import Snapshot, remove_scratch, scratch_dir
 from ..options import BUILTIN, LoopOptions
+from ..receipt.saved import repeatable, saved_check, saved_output
 from ..result import LoopResult
 from ..sandbox.leftovers import owner_tag
 from ..summary import METADATA_KEY, loop_summary
+from . import words
 from .cells import CellPlan, cell_names, parse_cell
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
@@ -65,11 +76,16 @@ class BatchOptions:
     cell_timeout: float = 600.0
     cells: frozenset[int] | None = None
     kernel_name: str | None = None
+    accept_unreviewed: bool = False  # run a litellm model's verified fix in the notebook's kernel unreviewed
+    plain: bool = True  # count the cells a plain Jupyter run gets through (runs the notebook again if needed)
+    saved_outputs: bool = True  # a fix must reproduce the output saved in the notebook, where one was saved
 
 
 @dataclass(frozen=True)
 class CellOutcome:
-    """How one code cell went. `status`: "ok", "fixed", "failed", "rejected" or "skipped"."""
+    """How one code cell went. `status`: "ok", "fixed", "proposed" (a model's verified fix, written to
+    the notebook but not run in its kernel: nobody reviewed it), "failed", "rejected" or "skipped"
+    (failed because an earlier cell was not fixed). Every cell but those after a kernel death ran."""
 
     number: int
     status: str
@@ -79,6 +95,7 @@ class CellOutcome:
     reason: str = ""
     result: LoopResult | None = None
     seconds: float = 0.0
+    verified_by: str = ""  # for a fix: "saved output", "check" (--expect, --expect-output, asserts) or "" (nothing checked it)
 
     @property
     def title(self) -> str:
@@ -95,6 +112,14 @@ class BatchResult:
     outcomes: tuple[CellOutcome, ...]
     seconds: float
     model: str
+    plain: int | None = None  # cells a plain Jupyter run (nbclient, errors allowed) gets through; None: not measured
+    plain_how: str = ""  # how `plain` was found
+
+    @property
+    def cells_run(self) -> int:
+        """Cells that ran without raising in the notebook's kernel: ok, fixed, and those that ran but
+        failed only a check (plain Jupyter counts those as run too)."""
+        return sum(o.status in ("ok", "fixed") or o.error.startswith("Check failed") for o in self.outcomes)
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.outcomes)
@@ -157,6 +182,27 @@ def execute_notebook(nb, cwd: str, timeout: float) -> None:
             client.execute()
         except CellExecutionError as exc:
             raise CellFailed(str(exc)) from None
+
+
+async def plain_count(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str) -> int:
+    """Cells of `nb` (a copy is run) that run without error when Jupyter runs it top to bottom,
+    errors allowed (nbclient); a kernel death ends the count there."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import DeadKernelError
+
+    nb = copy.deepcopy(nb)
+    name = kernel_name or nb.metadata.get("kernelspec", {}).get("name") or "python3"
+    sub = tempfile.mkdtemp(prefix="plain-", dir=workdir)
+    client = NotebookClient(nb, config=_ipc_config(sub), timeout=timeout, kernel_name=name, allow_errors=True,
+                            interrupt_on_timeout=True, resources={"metadata": {"path": cwd}})
+    try:
+        await client.async_execute()
+    except DeadKernelError:
+        pass
+    except Exception:  # a timeout or a kernel that would not start: count what ran
+        pass
+    return sum(1 for c in nb.cells if c.cell_type == "code" and c.source.strip() and c.get("execution_count")
+               and not any(o.get("output_type") == "error" for o in c.outputs))
 
 
 class NotebookKernel:
@@ -268,7 +314,9 @@ class BatchRun:
         self.options = options
         self.progress = progress
         self.decide = decide
+        self.original = copy.deepcopy(nb)  # for the plain Jupyter count
         self.poisoned: dict[str, int] = {}  # name -> the cell that failed to define it
+        self.unreproduced = 0  # the first cell run as written whose output is not the one saved
         self.outcomes: list[CellOutcome] = []
         self.dead = False
         self.executed = 0
@@ -294,17 +342,32 @@ class BatchRun:
                         self._add(self._skip(index, "the notebook's kernel died in an earlier cell"))
                     else:
                         self._add(await self._cell(kernel, index))
+            plain, plain_how = await self._plain()
         finally:
             self.progress.close()
             shutil.rmtree(self.workdir, ignore_errors=True)
             remove_scratch(self.snapdir)
         return BatchResult(self.path, tuple(self.outcomes), time.perf_counter() - started,
-                           self.loop_options.model)
+                           self.loop_options.model, plain, plain_how)
+
+    async def _plain(self) -> tuple[int | None, str]:
+        """How many cells plain Jupyter gets through. When no cell was changed (no fix ran, no
+        `%%fixloop` cell, the kernel did not die), batch mode ran exactly the cells plain Jupyter runs,
+        on the same state (an unfixed cell is left as Jupyter leaves it), so the count is the same;
+        otherwise the original notebook is run again, plainly."""
+        changed = any(o.status == "fixed" for o in self.outcomes) or self.dead or any(
+            split_magic(self.nb.cells[o.number - 1].source)[0] is not None for o in self.outcomes)
+        if not changed:
+            return sum(o.status == "ok" for o in self.outcomes), "the same cells ran: no fix was applied"
+        if not self.options.plain:
+            return None, "not measured (--no-plain)"
+        return await plain_count(self.original, self.cwd, self.options.cell_timeout, self.options.kernel_name,
+                                 self.workdir), "measured: the original notebook run again with nbclient, errors allowed"
 
     def _add(self, outcome: CellOutcome) -> None:
         """Keep the outcome; number the cells that ran 1, 2, 3... as a clean top-to-bottom run would."""
         cell = self.nb.cells[outcome.number - 1]
-        if cell.get("execution_count") is not None and outcome.status != "skipped":
+        if cell.get("execution_count") is not None:
             self.executed += 1
             cell.execution_count = self.executed
         self.outcomes.append(outcome)
@@ -319,28 +382,45 @@ class BatchRun:
         except UsageError as exc:
             return self._failed(index, cell.source, str(exc), "", started)
         reads, defines = cell_names(plan.code)
-        blocked = sorted(n for n in reads if n in self.poisoned)
-        if blocked:
-            return self._skip(index, "reads " + ", ".join(f"{n} (cell {self.poisoned[n]})" for n in blocked))
         try:
-            return await self._run_cell(kernel, index, plan, defines | reads, started, defines)
+            return await self._run_cell(kernel, index, plan, reads, defines, started)
         except KernelDied as exc:
             self.dead = True
             return self._failed(index, cell.source, str(exc), "", started, defines)
 
-    async def _run_cell(self, kernel, index: int, plan: CellPlan, touched, started: float, defines) -> CellOutcome:
-        """Checkpoint, run, and on failure undo and repair (unless --cells leaves this cell alone)."""
+    async def _run_cell(self, kernel, index: int, plan: CellPlan, reads, defines, started: float) -> CellOutcome:
+        """Checkpoint and run; on failure, blame an unfixed cell or repair (unless --cells leaves this cell alone)."""
         cell = self.nb.cells[index]
         number = index + 1
-        await kernel.call("save", sorted(touched))
+        await kernel.call("save", sorted(reads | defines))
         error = "generation requested" if plan.instruction else await kernel.run(index, cell, plan.code, plan)
         if error is None:
             self._cleared(defines)
+            self._reproduces(number)
             return CellOutcome(number, "ok", cell.source, seconds=time.perf_counter() - started)
-        await kernel.call("restore")
+        blamed = self._blamed(error, reads)
+        if blamed:  # left as plain Jupyter leaves it: the failure is the earlier cell's
+            self._poison(defines, self.poisoned[blamed])
+            return CellOutcome(number, "skipped", cell.source, error=error, seconds=time.perf_counter() - started,
+                               reason=f"not repaired: it fails because cell {self.poisoned[blamed]}, which was not "
+                                      f"fixed, did not define `{blamed}`")
         if self.options.cells is not None and number not in self.options.cells:
             return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines)
+        not_code = words.missing_package(error)
+        if not_code:  # nothing a change to the cell can fix: no loop (a model would delete the import)
+            return self._failed(index, cell.source, _kept(not_code), error, started, defines)
+        await kernel.call("hold")
+        await kernel.call("restore")
         return await self._repair(kernel, index, plan, error, started, defines)
+
+    def _blamed(self, error: str, reads) -> str | None:
+        """The name an unfixed cell should have defined that this failure is about, if any (read by
+        the cell or by a function it calls)."""
+        import re
+
+        m = re.match(r"(?:NameError|UnboundLocalError): (?:name |cannot access local variable )?'(\w+)'", error)
+        name = m and m.group(1)
+        return name if name and name in self.poisoned else None
 
     async def _repair(self, kernel, index, plan: CellPlan, error: str, started: float, defines) -> CellOutcome:
         cell = self.nb.cells[index]
@@ -352,16 +432,44 @@ class BatchRun:
         try:
             result, decision = await self._loop(plan, snap, cell.source, number, error, time.perf_counter() - started)
         except UsageError as exc:  # e.g. an --expect that is not an expression
+            await kernel.call("resume")
             return self._failed(index, cell.source, str(exc), error, started, defines)
         finally:
             os.unlink(snap.path)
         if result.status == "fixed" and decision == "accept":
+            if self._unreviewed(result):
+                return await self._propose(kernel, index, plan, error, result, started, defines)
             return await self._apply(kernel, index, plan, error, result, started, defines)
+        await kernel.call("resume")  # the kernel as plain Jupyter leaves it after this cell
         _record(cell, result, "rejected" if decision == "reject" else "pending")
         self._poison(defines, number)
         status = "rejected" if decision == "reject" else "failed"
-        reason = "the fix was rejected" if decision == "reject" else _why_unfixed(result, snap)
-        return CellOutcome(number, status, cell.source, None, error, reason, result, time.perf_counter() - started)
+        reason = "the fix was rejected" if decision == "reject" else _why_unfixed(result, snap, error, self.cwd)
+        return CellOutcome(number, status, cell.source, None, error, _kept(reason), result, time.perf_counter() - started)
+
+    def _unreviewed(self, result: LoopResult) -> bool:
+        """A fix a litellm model wrote that no person accepted: it is not run in the notebook's kernel
+        (which is not a sandbox) unless --accept-unreviewed. The built-in engine's repairs are rules
+        templated from the cell, not model code, and are applied."""
+        if self.options.accept_unreviewed or self.decide is not accept_all:
+            return False
+        if self.loop_options.model == BUILTIN:
+            return False
+        return not (result.rounds and result.rounds[-1].source == "rules")
+
+    async def _propose(self, kernel, index, plan, error, result: LoopResult, started, defines) -> CellOutcome:
+        """Write the model's verified fix into the notebook (the cell's `fixloop` record, pending) and
+        the report; the kernel keeps what the original cell did, as plain Jupyter would."""
+        cell = self.nb.cells[index]
+        number = index + 1
+        await kernel.call("resume")
+        _record(cell, result, "pending")
+        self._poison(defines, number)
+        verified_by, words = self._verified(result, number)
+        return CellOutcome(number, "proposed", cell.source, plan.source_with(result.patched), error,
+                           f"{words}; not run in the notebook's kernel: model-written code nobody reviewed "
+                           "(review it in the report or JupyterLab; --interactive or --accept-unreviewed to run it)",
+                           result, time.perf_counter() - started, verified_by)
 
     async def _loop(self, plan: CellPlan, snap: Snapshot, source: str, number: int, error: str, took: float):
         """Run the loop; in interactive mode a hint starts it again. Returns (result, decision)."""
@@ -374,7 +482,7 @@ class BatchRun:
         while True:
             options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
-                                expect_output=plan.expect_output, following=self._later(number),
+                                expect_output=self._expected(plan, number), following=self._later(number),
                                 on_event=self.progress.event, options=options)
             if result.status != "fixed":
                 return result, "none"
@@ -383,6 +491,44 @@ class BatchRun:
             if decision != "hint":
                 return result, decision
             hint = text
+
+    def _reproduces(self, number: int) -> None:
+        """Saved outputs are checks only while the cells that run as written reproduce theirs: once one
+        shows something else (random data without a seed, the clock, a library that prints differently),
+        a later cell's saved output cannot be expected either."""
+        if self.unreproduced or not self.options.saved_outputs:
+            return
+        saved = saved_output(self.original.cells[number - 1].get("outputs", []))
+        now = saved_output(self.nb.cells[number - 1].get("outputs", []))
+        if saved is not None and not saved_check(now or "", None, saved)[0]:
+            self.unreproduced = number
+
+    def _expected(self, plan: CellPlan, number: int) -> str | None:
+        """What the cell must print: its --expect-output, else the output saved in the notebook
+        (while the notebook reproduces its saved outputs)."""
+        if plan.expect_output is not None or not self.options.saved_outputs or self.unreproduced:
+            return plan.expect_output
+        if not repeatable(plan.code):
+            return None
+        return saved_output(self.original.cells[number - 1].get("outputs", []))
+
+    def _verified(self, result: LoopResult, number: int) -> tuple[str, str]:
+        """(verified_by, words) for a verified fix: what checked it, said plainly."""
+        plan = parse_cell(self.original.cells[number - 1].source)
+        if plan.expect_output is None and self._expected(plan, number) is not None:
+            return "saved output", f"fixed (matches the output saved in the notebook); {result.reason}"
+        if plan.checks or plan.expect_output is not None or "assert" in (result.patched or ""):
+            return "check", result.reason
+        if not self.options.saved_outputs:
+            why = "saved outputs not used (--no-saved-outputs)"
+        elif saved_output(self.original.cells[number - 1].get("outputs", [])) is not None and not repeatable(plan.code):
+            why = "its saved output is not a check: the cell draws random numbers or reads the clock"
+        elif self.unreproduced and saved_output(self.original.cells[number - 1].get("outputs", [])) is not None:
+            why = (f"its saved output is not a check here: cell {self.unreproduced} already shows another output "
+                   "than the one saved (random data, the clock, or a library that prints differently)")
+        else:
+            why = "no output was saved in the notebook to check it against"
+        return "", f"{result.reason}; {why}"
 
     def _later(self, number: int) -> tuple[str, ...]:
         """The code of the notebook's cells after cell `number`: each candidate must leave them working."""
@@ -405,32 +551,30 @@ class BatchRun:
         patched_reads, patched_defines = cell_names(result.patched)
         await kernel.call("save", sorted(patched_reads | patched_defines | defines))
         failure = await kernel.run(index, cell, result.patched, plan)
-        if failure is not None:
+        if failure is not None:  # undo the fix, then run the original cell as plain Jupyter would
             await kernel.call("restore")
+            await kernel.run(index, cell, plan.code, plan)
             self._poison(defines | patched_defines, number)
             _record(cell, result, "pending")
             return CellOutcome(number, "failed", cell.source, None, error,
-                               f"the fix passed in the sandbox but fails in the notebook's kernel: {failure}",
+                               _kept(f"the fix passed in the sandbox but fails in the notebook's kernel: {failure}"),
                                result, time.perf_counter() - started)
         original = cell.source
         cell.source = plan.source_with(result.patched)
         _record(cell, result, "accepted")
         self._cleared(patched_defines)
-        return CellOutcome(number, "fixed", original, cell.source, error, result.reason, result,
-                           time.perf_counter() - started)
+        verified_by, words = self._verified(result, number)
+        return CellOutcome(number, "fixed", original, cell.source, error, words, result,
+                           time.perf_counter() - started, verified_by)
 
     def _failed(self, index, source, reason, error, started, defines=frozenset()) -> CellOutcome:
         self._poison(set(defines), index + 1)
         return CellOutcome(index + 1, "failed", source, None, error, reason, seconds=time.perf_counter() - started)
 
     def _skip(self, index: int, reason: str) -> CellOutcome:
-        """A skipped cell did not run: its old outputs go, and what it defines is missing too."""
+        """A cell that did not run (the kernel died before it): its old outputs go."""
         cell = self.nb.cells[index]
         cell.outputs, cell.execution_count = [], None
-        try:
-            self._poison(cell_names(parse_cell(cell.source).code)[1], index + 1)
-        except UsageError:
-            pass
         return CellOutcome(index + 1, "skipped", cell.source, reason=reason)
 
     def _poison(self, names, number: int) -> None:
@@ -464,7 +608,15 @@ def _warm_up(options: LoopOptions) -> None:
     asyncio.run_coroutine_threadsafe(warm(), runtime.loop())
 
 
-def _why_unfixed(result: LoopResult, snap: Snapshot) -> str:
+def _kept(reason: str) -> str:
+    return f"{reason}; the kernel kept what the cell did before it raised, as plain Jupyter does"
+
+
+def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str = "") -> str:
+    receipts = [r.text for r in (result.first, *(r.receipt for r in result.rounds)) if r is not None]
+    plain = words.missing_file(error, cwd) or words.network([error, *receipts])
+    if plain:
+        return plain
     if result.status == "passed":
         notes = "; ".join(snap.notes()) or "its state may not have been mirrored exactly"
         return f"the cell passes in a fresh sandbox but not in the notebook's kernel ({notes})"

@@ -1,4 +1,5 @@
-"""Runs inside the notebook kernel of batch mode: undo a failed cell, and mirror the state before it.
+"""Runs inside the notebook kernel of batch mode: undo a failed cell, mirror the state before it,
+and, when no fix is applied, return to what the failed cell left (as plain Jupyter would).
 
 A cell that fails halfway has already changed the kernel (`df = df.drop(columns=...)` ran, the next
 line raised). Rerunning a fix on top of that state would drop the column twice. So before each cell
@@ -24,12 +25,15 @@ IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), frozenset, range
 _refs: dict[str, object] = {}
 _copies: dict[str, bytes] = {}
 _absent: set[str] = set()
+_held: dict[str, object] = {}  # the names `save` covered, as the failed cell left them (MISSING: unbound)
+MISSING = object()
 
 
 def save(ns: dict, names: list[str]) -> str:
     """Remember what the next cell can reach. Returns the names whose changes cannot be undone."""
     import cloudpickle
 
+    _held.clear()
     _refs.clear()
     _copies.clear()
     _absent.clear()
@@ -64,6 +68,28 @@ def _needs_copy(value) -> bool:
     if isinstance(value, tuple):
         return not all(isinstance(v, IMMUTABLE) for v in value)
     return type(value).__module__ != "__main__"
+
+
+def hold(ns: dict) -> str:
+    """Keep what the failed cell left in the names `save` covered, before `restore` puts the state
+    before the cell back for the sandbox; `resume` returns to it. `restore` binds fresh copies and
+    never changes a held object, so the held state is the one the failed cell left."""
+    _held.clear()
+    for name in set(_refs) | _absent:
+        _held[name] = ns.get(name, MISSING)
+    return json.dumps({"held": len(_held)})
+
+
+def resume(ns: dict) -> str:
+    """Put back what `hold` kept: the kernel as plain Jupyter leaves it after the cell raised."""
+    for name, value in _held.items():
+        if value is MISSING:
+            ns.pop(name, None)
+        else:
+            ns[name] = value
+    held = len(_held)
+    _held.clear()
+    return json.dumps({"resumed": held})
 
 
 def restore(ns: dict) -> str:

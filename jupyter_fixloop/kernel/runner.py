@@ -35,6 +35,7 @@ MAX_REPR = 160
 MAX_MESSAGE = 2000  # the receipt's budget trims further; the bench checks the whole message is kept
 MAX_BLOCK = 3  # recursion through up to 3 functions collapses into one block with a count
 MAX_STREAM_CHARS = 200_000
+SHOWN_CHARS = 20_000  # of the text Jupyter would show for the value
 
 _last_json = "{}"
 _user_names: list[str] = []  # names the user's kernel has (values may not be mirrored)
@@ -171,10 +172,12 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             tree = None
             names, before = [], {}
+            _shown[0] = None
             try:
                 tree = ast.parse(_transform(source), CELL_FILE)
                 names, before = _effect_before(tree, ns)
                 result["value"] = await _exec_cell(tree, ns, allow_await)
+                result["shown"] = _shown[0]
             except BaseException as exc:
                 result["status"] = "error"
                 result["error"] = describe_error(exc, ns, tree)
@@ -210,7 +213,22 @@ async def _exec_cell(tree: ast.Module, ns: dict, allow_await: bool = False, file
     if value is None:
         return None
     ns["_"] = value
+    if filename == CELL_FILE:
+        _shown[0] = _plain_text(value)
     return _short_repr(value, limit=2000)
+
+
+_shown: list = [None]  # the text/plain Jupyter would show for the cell's value (compared with a saved output)
+
+
+def _plain_text(value) -> str | None:
+    """What Jupyter shows as the value's text/plain (IPython's pretty printer), capped."""
+    try:
+        from IPython.lib.pretty import pretty
+
+        return pretty(value, max_width=79, max_seq_length=1000)[:SHOWN_CHARS]
+    except Exception:
+        return None
 
 
 async def _maybe_await(code, ns: dict):

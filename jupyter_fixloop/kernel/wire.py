@@ -31,6 +31,8 @@ ENTRIES: dict[str, tuple[str, str, bool]] = {
     "upload.discard": ("upload", "discard", False),
     "checkpoint.save": ("checkpoint", "save", False),
     "checkpoint.restore": ("checkpoint", "restore", False),
+    "checkpoint.hold": ("checkpoint", "hold", False),
+    "checkpoint.resume": ("checkpoint", "resume", False),
     "checkpoint.mirror": ("checkpoint", "mirror", False),
 }
 _SELF = "__import__('jupyter_fixloop.kernel.wire', fromlist=['wire'])"

@@ -42,19 +42,31 @@ def judged(effect: Effect | None, original: str | None, ran: str | None = None) 
     code that ran (the cell or a candidate)."""
     if effect is None:
         return None
-    return replace(effect, smells=find(effect, original) + thrown_away(ran))
+    return replace(effect, smells=find(effect, original) + thrown_away(ran, original))
 
 
-def thrown_away(code: str | None) -> tuple[str, ...]:
+def _dropped_from_end(code: str | None) -> dict[int, str]:
+    """The top-level statements of `code` that show a value nobody keeps (a tutorial's
+    `df.fillna(0)` between other lines), by position counted from the end: their source."""
+    tree = _parse(code)
+    body = tree.body if tree is not None else []
+    return {len(body) - i: ast.dump(node) for i, node in enumerate(body) if isinstance(node, ast.Expr)}
+
+
+def thrown_away(code: str | None, original: str | None = None) -> tuple[str, ...]:
     """Statements that make a new object and drop it: `df['city'].fillna('Unknown')` changes nothing.
-    Not the cell's last statement (a notebook shows its value), nor a call given `inplace=True`."""
+    Not the cell's last statement (a notebook shows its value), nor a call given `inplace=True`, nor
+    one in the place of a statement the user's cell (`original`) already dropped the value of."""
     tree = _parse(code)
     if tree is None:
         return ()
     shown = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    as_written = _dropped_from_end(original) if original is not None and original != code else set()
+    kept = {node for i, node in enumerate(tree.body)
+            if len(tree.body) - i in as_written and as_written[len(tree.body) - i] != ast.dump(node)}
     found = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Expr) or node is shown or not isinstance(node.value, ast.Call):
+        if not isinstance(node, ast.Expr) or node is shown or node in kept or not isinstance(node.value, ast.Call):
             continue
         call = node.value
         func = call.func

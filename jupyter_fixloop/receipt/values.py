@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from . import effect as effects
+from . import saved
 from . import smells as smell_rules
 from .effect import Effect
 
@@ -182,7 +183,11 @@ def from_run(
     error = result.get("error")
     diff: list[str] = []
     if expect_output is not None and error is None:
-        outcome, diff = output_check(result.get("stdout", ""), expect_output)
+        if isinstance(expect_output, saved.SavedOutput):  # the output a notebook's author saved
+            passed, detail, diff = saved.saved_check(result.get("stdout", ""), result.get("shown"), expect_output)
+            outcome = CheckOutcome(saved.SAVED_CHECK, passed, detail)
+        else:
+            outcome, diff = output_check(result.get("stdout", ""), expect_output)
         checks += (outcome,)
     if error is None:
         checks += tuple(CheckOutcome(f.label, f.ok, "" if f.ok else f.error) for f in later if f.counted)

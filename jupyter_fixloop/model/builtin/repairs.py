@@ -8,7 +8,8 @@ reruns everything after each. `REPAIRS` is the order they are tried in, the most
 
 Where they live: `repairs_syntax` (code that does not compile), `repairs_names` (imports, names,
 attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, returns),
-`repairs_data` (pandas/numpy data cleaning); `repair_edits` reads receipts and edits code safely.
+`repairs_data` (pandas/numpy data cleaning), `drift` (code written for an older library, from the
+error's own words); `repair_edits` reads receipts and edits code safely.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from .data import (
     to_numeric_coerce,
     tuple_columns,
 )
+from .drift import did_you_mean, join_axes, keyword_value_hint, reduction_level, removed_method, style_name
 from .edits import CannotTell, ParsedReceipt, parse_receipt
 from .names import (
     attribute_typo,
@@ -70,7 +72,7 @@ __all__ = ["REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose
 REPAIRS = [
     column_repr, syntax, indentation,
     moved_import, missing_import, name_literal, name_typo,
-    message_hint, removed_attribute, dataframe_append, renamed_method, missing_accessor,
+    message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, removed_method, style_name, removed_attribute, dataframe_append, renamed_method, missing_accessor,
     column_as_attribute, attribute_typo, none_from_inplace, thrown_away, missing_return, unpack_loop, not_callable, method_not_called,
     accessor_dtype, key_typo, drop_axis, positional_key, bad_keyword, concat_list, str_concat, join_non_str,
     reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,

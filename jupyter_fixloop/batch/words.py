@@ -1,0 +1,47 @@
+"""Plain words for failures no change to the cell can fix: a package that is not installed, a file
+that is not there, a network the sandbox does not have. Batch mode says what to do instead of
+pretending a model might fix them, and never makes up the data or deletes the line."""
+
+from __future__ import annotations
+
+import re
+
+MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w]+)'$")
+REQUIRED = re.compile(r"^ImportError: (?:Missing optional dependency '|)([\w-]+)'? is required\b|"
+                      r"^ImportError: Missing optional dependency '([\w-]+)'")
+MISSING_FILE = re.compile(r"^(?:FileNotFoundError|OSError|IOError): (?:\[Errno 2\] )?(?:No such file or directory|"
+                          r"File .*? does not exist)[:\s]*'?([^']*)'?")
+NETWORK = re.compile(r"URLError|ConnectionError|ConnectTimeout|gaierror|Name or service not known|"
+                     r"Temporary failure in name resolution|Network is unreachable|nodename nor servname")
+
+PIP_NAMES = {"sklearn": "scikit-learn", "cv2": "opencv-python", "PIL": "pillow", "yaml": "pyyaml",
+             "bs4": "beautifulsoup4", "dateutil": "python-dateutil", "Crypto": "pycryptodome"}
+"""Import names whose package on PyPI has another name."""
+
+
+def missing_package(error: str) -> str | None:
+    """The words for a package that is not installed, or None. A dotted module (`sklearn.cross_validation`)
+    is not this: its package is there, the module moved, and a repair may fix the import."""
+    m = MISSING_MODULE.match(error.strip()) or REQUIRED.match(error.strip())
+    if not m:
+        return None
+    name = next(g for g in m.groups() if g)
+    package = PIP_NAMES.get(name, name)
+    return (f"`{name}` is not installed in this notebook's environment: `pip install {package}` (or "
+            f"`%pip install {package}` in the notebook), then rerun; no change to the cell can fix this")
+
+
+def missing_file(error: str, cwd: str) -> str | None:
+    m = MISSING_FILE.match(error.strip())
+    if not m:
+        return None
+    path = m.group(1).strip() or "the file the cell opens"
+    return (f"the file `{path}` is not there: the notebook runs in `{cwd}` (its working directory); put the "
+            "file there or correct the path, then rerun (fixloop does not make up data)")
+
+
+def network(texts: list[str]) -> str | None:
+    if any(NETWORK.search(t or "") for t in texts):
+        return ("the cell needs the network, and the sandbox where fixes are tried has none: fixloop cannot "
+                "verify a fix for it (run it where the network is reachable)")
+    return None

@@ -1,0 +1,178 @@
+"""`jupyter-fixloop bench --notebooks DIR`: real notebooks, run plainly and in batch mode.
+
+For each notebook under DIR: the cells plain Jupyter runs (nbclient, errors allowed) against the
+cells batch mode runs; the fixes, by what verified them (the output saved in the notebook, a check,
+or nothing); the API-drift cells (cells whose saved outputs show they ran when the notebook was saved,
+and that fail here for a reason a change to the code can fix) and how many were fixed; and what was
+left, and why. Each run works on its own copy of DIR (notebooks write files).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..errors import FixloopError
+
+
+@dataclass
+class NotebookFigures:
+    name: str
+    cells: int = 0
+    plain: int = 0
+    batch: int = 0
+    fixed: Counter = field(default_factory=Counter)  # by what verified them: "saved output", "check", ""
+    proposed: int = 0
+    drift: int = 0
+    drift_fixed: int = 0
+    left: list = field(default_factory=list)  # (cell number, status, why)
+    drift_left: list = field(default_factory=list)  # (cell number, the error) of drift cells not fixed
+    seconds: float = 0.0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="jupyter-fixloop bench --notebooks",
+                                     description="Run each notebook under DIR plainly and in batch mode; print the figures.")
+    parser.add_argument("--notebooks", required=True, metavar="DIR", help="a folder of .ipynb files (searched recursively)")
+    parser.add_argument("--model", "-m", default=None, help="litellm model (default: $FIXLOOP_MODEL or fixloop/builtin)")
+    parser.add_argument("--api-base", default=None)
+    parser.add_argument("--max-rounds", "-r", type=int, default=None)
+    parser.add_argument("--cell-timeout", type=float, default=120.0, help="seconds a cell may run (default 120)")
+    parser.add_argument("--accept-unreviewed", action="store_true", help="as `run --accept-unreviewed`")
+    parser.add_argument("--no-saved-outputs", dest="saved_outputs", action="store_false")
+    return parser
+
+
+def find_notebooks(folder: str) -> list[str]:
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found += [os.path.relpath(os.path.join(root, f), folder) for f in sorted(files)
+                  if f.endswith(".ipynb") and not f.endswith(".fixed.ipynb")]
+    return found
+
+
+async def measure(folder: str, rel: str, options, scratch: str) -> NotebookFigures:
+    """One notebook, plainly and in batch mode, each in a fresh copy of `folder`."""
+    import time
+
+    from ..batch import words
+    from ..batch.run import fix_notebook, plain_count, read_notebook
+    from ..receipt.saved import saved_output
+
+    started = time.perf_counter()
+    plain_dir, batch_dir = (shutil.copytree(folder, os.path.join(scratch, f"{kind}-{len(os.listdir(scratch))}"))
+                            for kind in ("plain", "batch"))
+    nb = read_notebook(os.path.join(plain_dir, rel))
+    workdir = tempfile.mkdtemp(prefix="nbbench-", dir=scratch)
+    plain = await plain_count(nb, os.path.dirname(os.path.join(plain_dir, rel)), options.cell_timeout,
+                              options.kernel_name, workdir)
+    path = os.path.join(batch_dir, rel)
+    nb = read_notebook(path)
+    saved = {i + 1: saved_output(c.get("outputs", [])) for i, c in enumerate(nb.cells) if c.cell_type == "code"}
+    result = await fix_notebook(nb, path, options)
+    figures = NotebookFigures(rel, len(result.outcomes), plain, result.cells_run)
+    for o in result.outcomes:
+        if o.status == "fixed":
+            figures.fixed[o.verified_by] += 1
+        figures.proposed += o.status == "proposed"
+        drift = (o.status != "ok" and o.status != "skipped" and saved.get(o.number) is not None
+                 and not words.missing_package(o.error))
+        figures.drift += drift
+        figures.drift_fixed += drift and o.status in ("fixed", "proposed")
+        if drift and o.status not in ("fixed", "proposed"):
+            figures.drift_left.append((o.number, o.error[:120]))
+        if o.status not in ("ok", "fixed"):
+            figures.left.append((o.number, o.status, why_left(o)))
+    figures.seconds = time.perf_counter() - started
+    return figures
+
+
+def why_left(outcome) -> str:
+    """A short category for what was left: the first words of the reason."""
+    from ..batch import words
+
+    reason = outcome.reason or outcome.error
+    if words.missing_package(outcome.error):
+        return "package not installed"
+    if "is not there: the notebook runs in" in reason:
+        return "file not there"
+    if "needs the network" in reason:
+        return "network"
+    if outcome.status == "skipped":
+        return "an earlier cell was not fixed"
+    if outcome.status == "proposed":
+        return "model fix proposed, not run (unreviewed)"
+    if "output matches the one saved" in reason:
+        return "no candidate matched the saved output"
+    return "no repair: " + (outcome.error.split(":", 1)[0] or "?")
+
+
+def report(all_figures: list[NotebookFigures]) -> str:
+    lines = ["| notebook | code cells | run plain | run batch | fixed (saved output / check / unverified) | "
+             "proposed | drift cells fixed |", "|---|---|---|---|---|---|---|"]
+    total = NotebookFigures("total")
+    for f in all_figures:
+        lines.append(f"| {f.name} | {f.cells} | {f.plain} | {f.batch} | {f.fixed['saved output']} / {f.fixed['check']} / "
+                     f"{f.fixed['']} | {f.proposed} | {f.drift_fixed}/{f.drift} |")
+        total.cells += f.cells
+        total.plain += f.plain
+        total.batch += f.batch
+        total.fixed.update(f.fixed)
+        total.proposed += f.proposed
+        total.drift += f.drift
+        total.drift_fixed += f.drift_fixed
+        total.left += f.left
+    t = total
+    lines.append(f"| **total** | {t.cells} | {t.plain} | {t.batch} | {t.fixed['saved output']} / {t.fixed['check']} / "
+                 f"{t.fixed['']} | {t.proposed} | {t.drift_fixed}/{t.drift} |")
+    worse = [f.name for f in all_figures if f.batch < f.plain]
+    lines += ["", "batch runs fewer cells than plain Jupyter in: " + (", ".join(worse) if worse else "none"),
+              "", "left, and why:"]
+    for why, n in Counter(w for _, _, w in t.left).most_common():
+        lines.append(f"- {n} {why}")
+    lines += ["", "drift cells not fixed:"]
+    lines += [f"- {f.name} cell {n}: {error}" for f in all_figures for n, error in f.drift_left]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    from ..batch.run import BatchOptions
+    from ..config import load_config
+    from ..model.models import check_model
+
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if not os.path.isdir(args.notebooks) or not find_notebooks(args.notebooks):
+        print(f"jupyter-fixloop bench: {args.notebooks}: no notebooks in this folder", file=sys.stderr)
+        return 2
+    loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, api_base=args.api_base).resolved()
+    try:
+        check_model(loop.model, loop.api_base)
+    except FixloopError as exc:
+        print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
+        return 2
+    options = BatchOptions(loop=loop, cell_timeout=args.cell_timeout, accept_unreviewed=args.accept_unreviewed,
+                           plain=False, saved_outputs=args.saved_outputs)
+    folder = os.path.abspath(args.notebooks)
+    figures = []
+    with tempfile.TemporaryDirectory(prefix="fixloop-nbbench-") as scratch:
+        for rel in find_notebooks(folder):
+            try:
+                f = asyncio.run(measure(folder, rel, options, scratch))
+            except FixloopError as exc:
+                print(f"jupyter-fixloop bench: {rel}: {exc}", file=sys.stderr)
+                continue
+            print(f"{rel}: {f.batch} cells run (plain Jupyter: {f.plain}), {sum(f.fixed.values())} fixed, "
+                  f"{f.drift_fixed}/{f.drift} drift cells fixed, {f.seconds:.0f} s", file=sys.stderr, flush=True)
+            figures.append(f)
+    print(report(figures))
+    return 0 if all(f.batch >= f.plain for f in figures) else 1

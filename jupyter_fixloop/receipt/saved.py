@@ -1,0 +1,102 @@
+"""The outputs a notebook's author saved, used as a check: a fix whose output matches the one saved
+when the cell worked is verified by the author, not by us.
+
+`SavedOutput` is the text a cell showed (its stdout streams and the text/plain of its result, in
+order). `saved_check` compares a run's output with it, tolerating what differs between library
+versions and not between results: whitespace and column widths, numbers within a tolerance, dtype
+lines and `Name:`/`dtype:` footers, numpy 2's `np.float64(1.5)` scalars, pandas 1's `Int64Index`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+
+SAVED_CHECK = "output matches the one saved in the notebook"
+REL_TOL = 1e-3  # printed numbers are rounded; a result that changed differs by more
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b", re.IGNORECASE)
+_FOOTER = re.compile(r"^(?:Name: .*?,\s*)?(?:Length: \d+,\s*)?dtype: [\w\[\], ]+$|^Name: [^,]*$|^Freq: \w+,? ?(?:dtype: .*)?$")
+_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_|str_|complex)\w*\((.*?)\)")
+_OLD_INDEX = re.compile(r"\b(?:Int64|UInt64|Float64)Index\(")
+_DTYPE_ARG = re.compile(r",\s*dtype=['\"]?[\w\[\], ]+?['\"]?(?=[,)])")
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+_CATEGORIES = re.compile(r"\bCategories \((\d+), (?:object|str|string)\)")  # pandas 3's string dtype
+_BOOL = {"True": "1", "False": "0"}  # get_dummies and friends: 0/1 in pandas 1, booleans since pandas 2
+UNREPEATABLE = re.compile(r"\brandom\.|\brandn?\(|\brandint\(|\.sample\(|\bshuffle\(|\bpermutation\(|"
+                          r"\bdefault_rng\(\s*\)|\.now\(|\.today\(|\btime\.time\(|\buuid\d\(")
+"""Code whose output is new each run: random draws (their generator's state is not mirrored into the
+sandbox), the clock, fresh ids. Its saved output cannot be a check."""
+
+
+class SavedOutput(str):
+    """The text a notebook cell showed when it was saved: its expected output. A `str`, so it goes
+    where `--expect-output` text goes; the receipt compares it with `saved_check`."""
+
+
+def repeatable(code: str) -> bool:
+    """Whether running `code` again can show the same output (no random draws, no clock)."""
+    return not UNREPEATABLE.search(code)
+
+
+def saved_output(outputs: list) -> SavedOutput | None:
+    """The saved text of a cell's outputs (stdout streams and `execute_result` text/plain; not
+    images, not stderr), or None when there is none or the saved run ended in an error."""
+    parts = []
+    for out in outputs or ():
+        kind = out.get("output_type")
+        if kind == "error":
+            return None
+        if kind == "stream" and out.get("name") == "stdout":
+            parts.append(out.get("text", ""))
+        elif kind == "execute_result":
+            text = out.get("data", {}).get("text/plain")
+            if text:
+                text = "".join(text) if isinstance(text, list) else text
+                parts.append(text if text.endswith("\n") else text + "\n")
+    text = "".join("".join(p) if isinstance(p, list) else p for p in parts)
+    return SavedOutput(text) if text.strip() else None
+
+
+def normalized(text: str) -> list[str]:
+    """The lines compared: whitespace collapsed, footers and dtype arguments dropped, blank lines out."""
+    lines = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        line = " ".join(line.split())
+        if not line or _FOOTER.match(line):
+            continue
+        line = _SCALAR.sub(r"\1", line)
+        line = _OLD_INDEX.sub("Index(", line)
+        line = _DTYPE_ARG.sub("", line)
+        line = _ADDRESS.sub(" at 0x", line)
+        line = _CATEGORIES.sub(r"Categories (\1, object)", line)
+        line = " ".join(_BOOL.get(word, word) for word in line.split(" "))
+        lines.append(line)
+    return lines
+
+
+def _same_line(want: str, got: str) -> bool:
+    if want == got:
+        return True
+    if _NUMBER.sub("#", want) != _NUMBER.sub("#", got):
+        return False
+    for a, b in zip(_NUMBER.findall(want), _NUMBER.findall(got)):
+        x, y = float(a), float(b)
+        if not (math.isclose(x, y, rel_tol=REL_TOL, abs_tol=1e-9) or (math.isnan(x) and math.isnan(y))):
+            return False
+    return True
+
+
+def saved_check(stdout: str, shown: str | None, saved: str) -> tuple[bool, str, list[str]]:
+    """Compare what a run printed and showed with the saved output: (matches, detail, a compact diff
+    (`-` saved, `+` this run) of the lines that differ)."""
+    got_text = stdout + (shown + "\n" if shown else "")
+    want, got = normalized(saved), normalized(got_text)
+    if len(want) == len(got) and all(_same_line(w, g) for w, g in zip(want, got)):
+        return True, "", []
+    diff = [line for line in difflib.unified_diff(want, got, "saved", "this run", n=1, lineterm="")
+            if not line.startswith(("---", "+++"))]
+    differing = sum(1 for line in diff if line[:1] in "+-")
+    detail = f"{len(got)} line(s) shown, {len(want)} saved; {differing} line(s) differ"
+    return False, detail, diff
