@@ -13,7 +13,7 @@ from .result import LoopResult
 
 MIMETYPE = "application/vnd.jupyter.fixloop+json"
 METADATA_KEY = "fixloop"
-STATUSES = ("passed", "fixed", "gave_up", "error")
+STATUSES = ("passed", "fixed", "unverified", "gave_up", "error")
 DECISIONS = ("pending", "accepted", "rejected", "undone")
 
 

@@ -316,6 +316,6 @@ def test_a_column_printed_into_every_row_is_repaired_through_the_real_loop():
     cell = "df['label'] = df['name'] + ' #' + str(df['customer_id'])\n"
     result = fix(cell, namespace={"df": frame}, max_rounds=2)
     assert result.first.kind == "check_failed" and result.first.headline.startswith("Smell: df['label'] holds")
-    assert result.status == "fixed", result.reason
+    assert result.status == "unverified", result.reason
     assert result.patched == "df['label'] = df['name'] + ' #' + df['customer_id'].astype(str)\n"
     assert result.effect.text == "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'"

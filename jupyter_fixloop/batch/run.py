@@ -68,7 +68,8 @@ class BatchOptions:
 
 @dataclass(frozen=True)
 class CellOutcome:
-    """How one code cell went. `status`: "ok", "fixed", "failed", "rejected" or "skipped"."""
+    """How one code cell went. `status`: "ok", "fixed" (a repair something verified), "unverified" (a
+    repair that runs, nothing checked it), "failed", "rejected" or "skipped"."""
 
     number: int
     status: str
@@ -100,7 +101,12 @@ class BatchResult:
 
     @property
     def ok(self) -> bool:
-        return all(o.status in ("ok", "fixed") for o in self.outcomes)
+        return all(o.status in ("ok", "fixed", "unverified") for o in self.outcomes)
+
+    @property
+    def verified(self) -> bool:
+        """No repair is unverified (each one a check, an assert, an output or a later cell verified)."""
+        return not self.count("unverified")
 
     @property
     def tokens(self) -> int:
@@ -355,7 +361,7 @@ class BatchRun:
             return self._failed(index, cell.source, str(exc), error, started, defines)
         finally:
             os.unlink(snap.path)
-        if result.status == "fixed" and decision == "accept":
+        if result.claimed and decision == "accept":
             return await self._apply(kernel, index, plan, error, result, started, defines)
         _record(cell, result, "rejected" if decision == "reject" else "pending")
         self._poison(defines, number)
@@ -376,9 +382,9 @@ class BatchRun:
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
                                 expect_output=plan.expect_output, following=self._later(number),
                                 on_event=self.progress.event, options=options)
-            if result.status != "fixed":
+            if not result.claimed:
                 return result, "none"
-            pending = CellOutcome(number, "fixed", source, plan.source_with(result.patched), error, result=result)
+            pending = CellOutcome(number, result.status, source, plan.source_with(result.patched), error, result=result)
             decision, text = self.decide(pending, result)
             if decision != "hint":
                 return result, decision
@@ -416,7 +422,7 @@ class BatchRun:
         cell.source = plan.source_with(result.patched)
         _record(cell, result, "accepted")
         self._cleared(patched_defines)
-        return CellOutcome(number, "fixed", original, cell.source, error, result.reason, result,
+        return CellOutcome(number, result.status, original, cell.source, error, result.reason, result,
                            time.perf_counter() - started)
 
     def _failed(self, index, source, reason, error, started, defines=frozenset()) -> CellOutcome:

@@ -8,6 +8,7 @@
 import {
   Decision,
   ILoopSummary,
+  isClaim,
   parseCellRecord,
   parseSummary
 } from './summary';
@@ -157,7 +158,7 @@ export function actionsFor(entry: ILoopEntry): {
   reject: boolean;
   undo: boolean;
 } {
-  const hasPatch = entry.loop.patched !== null && entry.loop.status === 'fixed';
+  const hasPatch = entry.loop.patched !== null && isClaim(entry.loop.status);
   return {
     accept: hasPatch && entry.decision !== 'accepted',
     reject: hasPatch && entry.decision === 'pending',

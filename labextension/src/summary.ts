@@ -11,7 +11,7 @@ export const FIXLOOP_MIMETYPE = 'application/vnd.jupyter.fixloop+json';
 /** The metadata key the frontend writes on a replaced cell. */
 export const METADATA_KEY = 'fixloop';
 
-export type LoopStatus = 'passed' | 'fixed' | 'gave_up' | 'error';
+export type LoopStatus = 'passed' | 'fixed' | 'unverified' | 'gave_up' | 'error';
 export type Decision = 'pending' | 'accepted' | 'rejected' | 'undone';
 export type DecideAction = 'accept' | 'reject' | 'undo';
 
@@ -76,7 +76,7 @@ export interface ICellRecord {
   summary?: ILoopSummary;
 }
 
-const STATUSES: LoopStatus[] = ['passed', 'fixed', 'gave_up', 'error'];
+const STATUSES: LoopStatus[] = ['passed', 'fixed', 'unverified', 'gave_up', 'error'];
 const DECISIONS: Decision[] = ['pending', 'accepted', 'rejected', 'undone'];
 
 type Json = { [key: string]: unknown };
@@ -237,11 +237,17 @@ export function formatCost(cost: number): string {
   return cost < 0.01 ? `$${cost.toFixed(4)}` : `$${cost.toFixed(2)}`;
 }
 
+/** A status that proposes code as a repair: verified (`fixed`) or not (`unverified`). */
+export function isClaim(value: LoopStatus): boolean {
+  return value === 'fixed' || value === 'unverified';
+}
+
 /** Human words for a status. */
 export function statusLabel(value: LoopStatus): string {
   return {
     passed: 'passed',
     fixed: 'fixed',
+    unverified: 'runs now — unverified',
     gave_up: 'gave up',
     error: 'error'
   }[value];
