@@ -192,7 +192,8 @@ class LoopRun:
                 others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
                 also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
                         "differently: compare them below") if others else ""
-                return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by})", reply.code)
+                return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{_guess(reply.text)})",
+                                 reply.code)
             if repeated and repeated_before and best.repeated:  # the round is kept: its call cost tokens and time
                 return self._end("gave_up", f"the model repeated {repeated}, also when asked again at a higher "
                                  "temperature; a hint (--hint) or another model may help")
@@ -415,6 +416,13 @@ def verified(receipt: Receipt, code: str | None, original: str | None = None) ->
     if later:
         words += f" ({later} of them following cell{'s' if later > 1 else ''})" if count > 1 else " (a following cell)"
     return words
+
+
+def _guess(reply: str) -> str:
+    """", a guess: <what the rule did>" when the built-in engine's reply says its repair is a guess."""
+    from .builtin.engine import GUESS_WORDS
+
+    return f", a guess: {reply[len(GUESS_WORDS):].splitlines()[0]}" if reply.startswith(GUESS_WORDS) else ""
 
 
 def _asserts(code: str | None, original: str | None = None) -> int:

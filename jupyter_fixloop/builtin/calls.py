@@ -13,6 +13,7 @@ import re
 from .edits import (
     CannotTell,
     ParsedReceipt,
+    as_text,
     calls_on_line,
     on_line,
     parse,
@@ -157,7 +158,7 @@ def str_concat(code: str, receipt: ParsedReceipt) -> str | None:
         edits.append((node, kind))
     for node, kind in sorted(edits, key=lambda e: span(code, e[0]), reverse=True):
         text = source_of(code, node)
-        code = replace_node(code, node, f"{_grouped(node, text)}.astype(str)" if kind == "column" else f"str({text})")
+        code = replace_node(code, node, as_text(_grouped(node, text), receipt, text) if kind == "column" else f"str({text})")
     return code
 
 
@@ -257,7 +258,7 @@ def column_repr(code: str, receipt: ParsedReceipt) -> str | None:
              and n.func.id == "str" and len(n.args) == 1 and isinstance(n.args[0], (ast.Subscript, ast.Attribute))
              and not _positional(n.args[0])]
     for call in sorted(calls, key=lambda n: span(code, n), reverse=True):
-        code = replace_node(code, call, f"{source_of(code, call.args[0])}.astype(str)")
+        code = replace_node(code, call, as_text(source_of(code, call.args[0]), receipt, source_of(code, call.args[0])))
     return code if calls else None
 
 
