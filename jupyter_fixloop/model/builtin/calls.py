@@ -23,9 +23,7 @@ from .edits import (
     value_kind,
 )
 from .names import import_optional, module_aliases
-from .tables import (
-    KEYWORD_FIXES,
-)
+from .tables import KEYWORD_FIXES
 
 
 def bad_keyword(code: str, receipt: ParsedReceipt) -> str | None:
