@@ -425,7 +425,7 @@ def verified(receipt: Receipt, code: str | None, original: str | None = None) ->
 
 def _guess(reply: str) -> str:
     """", a guess: <what the rule did>" when the built-in engine's reply says its repair is a guess."""
-    from .builtin.engine import GUESS_WORDS
+    from ..model.builtin.engine import GUESS_WORDS
 
     return f", a guess: {reply[len(GUESS_WORDS):].splitlines()[0]}" if reply.startswith(GUESS_WORDS) else ""
 
