@@ -13,6 +13,7 @@ attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, re
 
 from __future__ import annotations
 
+from ...receipt.smells import invisible_added
 from .calls import (
     bad_keyword,
     column_repr,
@@ -94,7 +95,6 @@ KIND = {
                      pivot_duplicates, mask_with_missing, apply_axis, format_text_number, float_as_index,
                      index_off_by_one, loop_overshoot], GUESS),
 }
-INVISIBLE = {"Cc", "Cf", "Co", "Cs", "Zl", "Zp"}  # control, format (BOM, zero-width), private: not seen when read
 
 
 def first_repair(code: str, receipt_text: str):
@@ -126,16 +126,3 @@ def propose(code: str, receipt_text: str):
     return None, None, doubt
 
 
-def invisible_added(before: str, after: str) -> str:
-    """The non-printing characters `after` has more of than `before` ('U+FEFF'), '' when none."""
-    import unicodedata
-
-    def count(text: str) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for ch in text:
-            if ch not in "\n\t\r" and (unicodedata.category(ch) in INVISIBLE or ch in "\u00a0\u2007\u202f"):
-                out[ch] = out.get(ch, 0) + 1
-        return out
-
-    was, now = count(before), count(after)
-    return ", ".join(f"U+{ord(ch):04X}" for ch in now if now[ch] > was.get(ch, 0))
