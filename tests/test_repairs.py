@@ -357,6 +357,9 @@ CANNOT_TELL = {
                                      "'1.2k' holds a number written another way"),
     "pivot_sum_or_mean": (PD + "df = pd.DataFrame({'d': [1, 1], 'k': ['a', 'a'], 'v': [2.0, 4.0]})\n",
                           "wide = df.pivot(index='d', columns='k', values='v')\n", "sum them or average them?"),
+    "pages_floor_or_ceiling": ("items = list(range(10))\nsize = 3\n",
+                               "pages = [items[i * size:(i + 1) * size] for i in range(len(items) / size)]\n",
+                               "drops a last, partial chunk"),
     "bom_in_a_header": (PD + "df = pd.DataFrame({'\\ufeffid': [1], 'v': [2]})  # read from a CSV saved with a BOM\n",
                         "first = df['id'].iloc[0]\n", "invisible character (U+FEFF)"),
 }

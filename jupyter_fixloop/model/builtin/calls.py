@@ -285,6 +285,10 @@ def float_as_index(code: str, receipt: ParsedReceipt) -> str | None:
     divisions = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and on_line(n, receipt.lineno)]
     if divisions:
         node = divisions[0]
+        counted = {id(a) for c in calls_on_line(tree, receipt.lineno, "range") for a in c.args}
+        if id(node) in counted and isinstance(node.left, ast.Call) and getattr(node.left.func, "id", "") == "len":
+            raise CannotTell(f"`range({source_of(code, node)})` counts chunks: floor division drops a last, partial "
+                             "chunk, rounding up (math.ceil) keeps it; the cell does not say which")
         return replace_node(code, node, f"{source_of(code, node.left)} // {source_of(code, node.right)}")
     for call in calls_on_line(tree, receipt.lineno, "range"):
         if isinstance(call.func, ast.Name):
