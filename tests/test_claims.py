@@ -80,3 +80,25 @@ def test_an_invisible_character_a_patch_adds_smells_one_the_cell_had_does_not():
 def test_escapes_and_a_cell_s_own_characters_are_not_invisible_additions(code):
     ns = {"df": pd.DataFrame({"\ufeffid": [7]})}
     assert smells_of(code, ns) == ()
+
+
+def test_the_widget_and_the_batch_report_say_unverified_and_offer_accept_as_for_a_fix():
+    from jupyter_fixloop.batch import report
+    from jupyter_fixloop.batch.run import BatchResult, CellOutcome
+    from jupyter_fixloop.notebook.widget import DiffWidget
+    from jupyter_fixloop.receipt.values import Receipt
+    from jupyter_fixloop.result import LoopResult, Round
+
+    result = LoopResult("unverified", "n = len(df", "n = len(df)", [Round(1, "n = len(df)", Receipt("ok", "ran without error"))],
+                        reason="nothing checked it; read what it does to your data (after 1 round(s))",
+                        model="fixloop/builtin", max_rounds=4)
+    widget = DiffWidget(on_decide=lambda word: None)
+    widget.show_result(result)
+    assert "fixloop: runs now — unverified</span>: nothing checked it; read what it does to your data" in widget.header.value
+    assert widget.actions.layout.display is None  # Accept and Reject are there, as for a fix
+    assert result.ok and result.claimed
+    outcome = CellOutcome(1, "unverified", "n = len(df", "n = len(df)", result=result)
+    batch = BatchResult("a.ipynb", (outcome,), 1.0, "fixloop/builtin")
+    assert batch.ok and not batch.verified
+    assert report.headline(batch).startswith("every cell runs, but nothing checked some repairs: 1 unverified")
+    assert "cell 1: n = len(df -- runs now, unverified" in report.summary_text(batch, "out.ipynb", None, None)
