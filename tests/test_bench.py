@@ -113,7 +113,7 @@ def test_loop_with_scripted_model_hides_the_check(fake_model, tmp_path, capsys):
     assert data["overall"]["claimed"] == 1 and data["overall"]["claims_verified"] == 1
     shown = capsys.readouterr().out
     assert "overall" in shown and "not fixed: t-logic" in shown
-    assert "unverified: t-typo (NameError) - the hidden check passes" in shown
+    assert "unverified, hidden check passes: t-typo (NameError)" in shown
     assert "what it does to the data: total" in shown and "claim precision 100%" in shown
 
 

@@ -568,8 +568,8 @@ def print_report(console, results: list[CaseResult], figures: dict, opts) -> Non
             console.print(r.verify_receipt, markup=False, highlight=False)
     unverified = [r for r in results if r.status == "unverified"]
     for r in unverified:
-        verdict = "the hidden check passes" if r.fixed else "the hidden check FAILS"
-        console.rule(f"unverified: {r.id} ({r.category}) - {verdict}", style="yellow")
+        verdict = "hidden check passes" if r.fixed else "hidden check FAILS"
+        console.rule(f"unverified, {verdict}: {r.id} ({r.category})", style="yellow")
         console.print(f"what it does to the data: {r.effect or '(no effect recorded)'}", markup=False, highlight=False)
     console.print(claims_line(figures["overall"]), markup=False, highlight=False)
     console.print(f"{figures['overall']['fixed']} of {figures['overall']['cases']} fixed "
