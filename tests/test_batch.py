@@ -198,8 +198,8 @@ def test_the_readme_first_command_runs_the_demo_and_says_what_was_verified():
     assert run.stdout.count("what it does to your data:") == 4
     assert "+revenue = sales['revenue'].sum()" in run.stdout
     assert run.stdout.rstrip().splitlines()[-1].startswith(
-        "4 of 4 broken cells fixed in a sandbox kernel (3 of them verified by their checks, "
-        "1 only ran without error (no check given))")
+        "4 of 4 broken cells repaired in a sandbox kernel (3 fixed: verified by their checks, "
+        "1 unverified: they run, nothing checked them)")
 
 
 def test_cell_names_decide_what_a_failed_cell_takes_down():
