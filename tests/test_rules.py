@@ -134,7 +134,9 @@ def test_with_no_checks_a_rule_repair_does_not_end_the_round_and_both_candidates
     text = render_text(result)
     assert "fixloop: runs now — unverified: nothing checked it; read what it does to your data" in text
     assert "another candidate that also runs (the built-in rules)" in text and "+total = sum(prices) * 2" in text
-    assert loop_summary(result)["status"] == "unverified"
+    summary = loop_summary(result)
+    assert summary["status"] == "unverified"
+    assert summary["alternatives"] == [{"source": "rules", "code": "total = sum(prices) * 2\n", "effect": other.effect}]
 
 
 def test_with_no_checks_the_same_repair_from_both_is_one_candidate(fake_model):

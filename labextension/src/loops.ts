@@ -116,7 +116,8 @@ export function buildLoopList(
         created: '',
         decision: record.decision,
         rounds: [],
-        effect: null
+        effect: null,
+        alternatives: []
       };
       note(loop, cell.id, record.decision, Math.max(record.rounds, loop.rounds.length));
     }

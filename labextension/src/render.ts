@@ -120,6 +120,16 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
     );
     node.append(effect);
   }
+  for (const other of loop.alternatives) {
+    const who = other.source === 'rules' ? 'the built-in rules' : 'the model';
+    const alt = el('div', 'jp-fixloop-entry-effect');
+    alt.append(
+      el('div', 'jp-fixloop-entry-effect-title', `Another candidate that also runs (${who}); nothing tells which is right:`),
+      el('pre', '', other.code),
+      el('pre', '', other.effect)
+    );
+    node.append(alt);
+  }
 
   const actions = actionsFor(entry);
   const buttons = el('div', 'jp-fixloop-entry-actions');

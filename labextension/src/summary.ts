@@ -33,6 +33,13 @@ export interface IRound {
   source: 'model' | 'rules';
 }
 
+/** An unverified repair's rival: another candidate of its round that also ran, with different code. */
+export interface IAlternative {
+  source: 'model' | 'rules';
+  code: string;
+  effect: string;
+}
+
 /** What the proposed code does to the user's data (protocol "LoopSummary", `effect`). */
 export interface IEffect {
   text: string;
@@ -56,6 +63,7 @@ export interface ILoopSummary {
   decision: Decision;
   rounds: IRound[];
   effect: IEffect | null;
+  alternatives: IAlternative[];
 }
 
 /**
@@ -176,7 +184,14 @@ export function parseSummary(value: unknown): ILoopSummary | null {
     created: str(value.created),
     decision: decision(value.decision),
     rounds,
-    effect: parseEffect(value.effect)
+    effect: parseEffect(value.effect),
+    alternatives: Array.isArray(value.alternatives)
+      ? value.alternatives.filter(isObject).map(a => ({
+          source: a.source === 'rules' ? ('rules' as const) : ('model' as const),
+          code: str(a.code),
+          effect: str(a.effect)
+        }))
+      : []
   };
 }
 

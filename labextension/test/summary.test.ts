@@ -71,6 +71,9 @@ describe('parseSummary', () => {
     assert.equal(statusLabel(loop.status), 'runs now — unverified');
     assert.equal(statusLabel('fixed'), 'fixed');
     assert.ok(isClaim('unverified') && isClaim('fixed') && !isClaim('passed') && !isClaim('gave_up'));
+    assert.deepEqual(loop.alternatives, []);
+    const two = parseSummary(summary({ status: 'unverified', alternatives: [{ source: 'rules', code: 'x = 2', effect: 'x = 2 (new)' }, 7] }));
+    assert.deepEqual(two?.alternatives, [{ source: 'rules', code: 'x = 2', effect: 'x = 2 (new)' }]);
   });
 
   it('fills defaults for missing or odd fields', () => {
