@@ -15,16 +15,26 @@ from .result import LoopResult, unified_diff
 STATUS_TEXT = {
     "passed": "already passes",
     "fixed": "fixed",
+    "unverified": "runs now — unverified",
     "gave_up": "gave up",
     "error": "error",
 }
+
+
+def status_words(status: str, reason: str) -> str:
+    """"fixed (after 1 round(s): its 1 check passes)", or for an unverified repair the header the issue
+    asks for: "runs now — unverified: nothing checked it; read what it does to your data (...)"."""
+    label = STATUS_TEXT.get(status, status)
+    if not reason:
+        return label
+    return f"{label}: {reason}" if status == "unverified" else f"{label} ({reason})"
 
 
 def summary_line(result: LoopResult) -> str:
     rounds = f"{len(result.rounds)}/{result.max_rounds} rounds"
     cost = f", ${result.cost:.4f}" if result.cost else ""
     return (
-        f"fixloop: {STATUS_TEXT.get(result.status, result.status)} ({result.reason}) — {rounds}, "
+        f"fixloop: {status_words(result.status, result.reason)} — {rounds}, "
         f"model {result.model}, {result.tokens} tokens{cost}, {result.seconds:.1f} s"
     )
 
@@ -32,9 +42,32 @@ def summary_line(result: LoopResult) -> str:
 def effect_lines(result: LoopResult) -> list[str]:
     """What the proposed code (or the cell, when it passed) does to the user's data, in a few lines."""
     effect = result.effect
-    if effect is None or result.status not in ("passed", "fixed"):
+    if effect is None or result.status not in ("passed", "fixed", "unverified"):
         return []
     return ["what it does to your data:"] + ["  " + line for line in effect.lines()]
+
+
+def alternative_lines(result: LoopResult) -> list[str]:
+    """An unverified repair's rivals: other candidates of its round that also ran, their code and effect."""
+    out = []
+    for s in result.alternatives:
+        who = "the built-in rules" if s.source == "rules" else "the model"
+        out += ["", f"another candidate that also runs ({who}), nothing tells which is right:"]
+        out += ["  " + line for line in unified_diff(result.source, s.code or "", "original", who).splitlines()]
+        if s.effect:
+            out += ["  what it does to your data:"] + ["    " + line for line in s.effect.splitlines()]
+    return out
+
+
+def alternatives_html(result: LoopResult) -> str:
+    parts = []
+    for s in result.alternatives:
+        who = "the built-in rules" if s.source == "rules" else "the model"
+        effect = (f'<div>what it does to your data:</div><pre class="fixloop-receipt">{html.escape(s.effect)}</pre>'
+                  if s.effect else "")
+        parts.append(f'<div class="fixloop-alternative"><b>another candidate that also runs ({who}); nothing '
+                     f"tells which is right:</b>{diff_html(result.source, s.code or '')}{effect}</div>")
+    return "".join(parts)
 
 
 def effect_html(result: LoopResult) -> str:
@@ -49,6 +82,7 @@ def render_text(result: LoopResult) -> str:
     """What a terminal or a plain-text frontend shows."""
     out = [summary_line(result)]
     out += effect_lines(result)
+    out += alternative_lines(result)
     if result.first is not None and result.status != "passed":
         out.append("")
         out.append("original run:")
@@ -112,6 +146,7 @@ STYLE = """<style>
 .fixloop-hunk{color:var(--jp-ui-font-color2,#888)}
 .fixloop-file{color:var(--jp-ui-font-color2,#888);font-weight:bold}
 .fixloop-status-fixed,.fixloop-status-passed{color:var(--jp-success-color1,#2e7d32);font-weight:bold}
+.fixloop-status-unverified{color:var(--jp-warn-color1,#e65100);font-weight:bold}
 .fixloop-status-gave_up,.fixloop-status-error{color:var(--jp-error-color1,#c62828);font-weight:bold}
 .fixloop-diff .k,.fixloop-diff .kn,.fixloop-diff .kc,.fixloop-diff .kd,.fixloop-diff .kr,.fixloop-diff .ow{color:var(--jp-mirror-editor-keyword-color,#008000);font-weight:bold}
 .fixloop-diff .nb,.fixloop-diff .bp{color:var(--jp-mirror-editor-builtin-color,#008000)}
@@ -128,14 +163,16 @@ def render_html(result: LoopResult) -> str:
     """The whole result as one HTML block (used where widgets are not available)."""
     parts = [STYLE, '<div class="fixloop-box">']
     status = STATUS_TEXT.get(result.status, result.status)
-    parts.append(f'<div><span class="fixloop-status-{result.status}">fixloop: {html.escape(status)}</span> '
-                 f"— {html.escape(result.reason)}</div>")
+    sep = ":" if result.status == "unverified" else " —"
+    parts.append(f'<div><span class="fixloop-status-{result.status}">fixloop: {html.escape(status)}</span>{sep} '
+                 f"{html.escape(result.reason)}</div>")
     parts.append(f"<div>{len(result.rounds)}/{result.max_rounds} rounds · model <code>{html.escape(result.model)}</code>"
                  f" · {result.tokens} tokens · ${result.cost:.4f} · {result.seconds:.1f} s</div>")
     parts.append(notes_html(result.notes))
     parts.append(effect_html(result))
     if result.patched is not None and result.patched != result.source:
         parts.append(diff_html(result.source, result.patched))
+    parts.append(alternatives_html(result))
     parts.append(rounds_html(result))
     parts.append("</div>")
     return "\n".join(parts)
@@ -206,7 +243,7 @@ def header_html(*, status: str, reason: str = "", rounds: int = 0, max_rounds: i
                 tokens: int = 0, cost: float = 0.0, seconds: float = 0.0, activity: str = "") -> str:
     """The widget's header: status, rounds used of max, model, tokens, cost, elapsed; live while running."""
     label = "running" if status == "running" else STATUS_TEXT.get(status, status)
-    why = f" — {html.escape(reason)}" if reason else ""
+    why = f"{':' if status == 'unverified' else ' —'} {html.escape(reason)}" if reason else ""
     now = f'<div class="fixloop-activity" role="status" aria-live="polite">{html.escape(activity)}</div>' if activity else ""
     return (f'<div class="fixloop-head"><span class="fixloop-status-{html.escape(status)}">fixloop: {html.escape(label)}</span>{why}'
             f"<div>{rounds}/{max_rounds} rounds · model <code>{html.escape(model)}</code> · {tokens} tokens · "

@@ -37,6 +37,7 @@ class Sample:
     completion_tokens: int = 0
     seconds: float = 0.0  # model time of this call
     source: str = "model"  # "model", or "rules": the built-in engine's rule repair (no tokens)
+    effect: str = ""  # what its run did to the user's data, in words ("" when it did not run)
 
     @property
     def tokens(self) -> int:
@@ -69,8 +70,10 @@ class Round:
 class LoopResult:
     """How a loop ended.
 
-    `status` is "passed" (the original already passes), "fixed", "gave_up" or "error";
-    `reason` says which bound or error ended it. `rounds` holds the model rounds only;
+    `status` is "passed" (the original already passes), "fixed" (a candidate passed something the
+    user owns: a check, an assert in the code, the expected output, a following cell), "unverified"
+    (a candidate runs without error and nothing checked it: a claim, not evidence), "gave_up" or
+    "error"; `reason` says which bound or error ended it. `rounds` holds the model rounds only;
     `first` is the receipt of the original cell's own run (None in generation mode).
     """
 
@@ -105,7 +108,26 @@ class LoopResult:
 
     @property
     def ok(self) -> bool:
-        return self.status in ("passed", "fixed")
+        return self.status in ("passed", "fixed", "unverified")
+
+    @property
+    def claimed(self) -> bool:
+        """A candidate is proposed as a repair: verified ("fixed") or not ("unverified")."""
+        return self.status in CLAIMS
+
+    @property
+    def alternatives(self) -> tuple[Sample, ...]:
+        """When the repair is unverified: the other candidates of its round that also ran without
+        error, with different code (the rules' and the model's, say): nothing tells which is right."""
+        if self.status != "unverified" or not self.rounds:
+            return ()
+        carried = (self.patched or "").strip()
+        seen, out = {carried}, []
+        for s in self.rounds[-1].samples:
+            if s.kind == "ok" and s.code is not None and s.code.strip() not in seen:
+                seen.add(s.code.strip())
+                out.append(s)
+        return tuple(out)
 
     @property
     def last_receipt(self) -> Receipt | None:
@@ -115,12 +137,15 @@ class LoopResult:
     def effect(self) -> Effect | None:
         """What the proposed code (or the original, when it passed or nothing better ran) does to
         the user's data: the effect of the last run that ran the code."""
-        if self.status == "fixed" and self.rounds:
+        if self.status in CLAIMS and self.rounds:
             return self.rounds[-1].receipt.effect
         for r in reversed(self.rounds):
             if r.receipt.effect is not None:
                 return r.receipt.effect
         return self.first.effect if self.first is not None else None
+
+
+CLAIMS = ("fixed", "unverified")  # statuses that propose code as a repair
 
 
 def unified_diff(before: str, after: str, before_name: str = "original", after_name: str = "proposed") -> str:

@@ -13,7 +13,7 @@ from .result import LoopResult
 
 MIMETYPE = "application/vnd.jupyter.fixloop+json"
 METADATA_KEY = "fixloop"
-STATUSES = ("passed", "fixed", "gave_up", "error")
+STATUSES = ("passed", "fixed", "unverified", "gave_up", "error")
 DECISIONS = ("pending", "accepted", "rejected", "undone")
 
 
@@ -41,6 +41,7 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
         "created": created or now(),
         "decision": decision,
         "effect": result.effect.to_json() if result.effect is not None else None,
+        "alternatives": [{"source": a.source, "code": a.code or "", "effect": a.effect} for a in result.alternatives],
         "rounds": [
             {"index": r.index, "candidate": r.candidate or "", "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
              "tokens": r.usage.tokens, "cost": r.usage.cost, "seconds": round(r.usage.seconds + r.usage.run_seconds, 3),

@@ -67,6 +67,23 @@ def test_summary_figures_per_category_and_group():
     assert figures["by_group"]["logic"]["fix_rate"] == 0.0
     assert figures["by_failure"] == {"?": figures["overall"]}
     assert figures["overall"]["tokens"] == 400 and abs(figures["overall"]["cost"] - 0.04) < 1e-12
+    assert figures["overall"]["claimed"] == 1 and figures["overall"]["claim_precision"] == 1.0
+
+
+def test_claim_precision_counts_fixed_and_unverified_claims_against_the_hidden_check():
+    results = [
+        bench.CaseResult("a", "X", "crash", True, "fixed"),
+        bench.CaseResult("b", "X", "crash", True, "unverified", effect="df: new column 'n'"),
+        bench.CaseResult("c", "X", "crash", False, "unverified", effect="df['price']: 4,99 → 499.0"),
+        bench.CaseResult("d", "X", "check", False, "passed"),  # "already passes" is no claim of a repair
+        bench.CaseResult("e", "X", "crash", False, "gave_up"),
+    ]
+    f = bench.summarize(results)["overall"]
+    assert (f["claimed"], f["claims_verified"], f["claim_precision"]) == (3, 2, 2 / 3)
+    assert (f["status_fixed"], f["status_fixed_verified"], f["unverified"], f["unverified_verified"]) == (1, 1, 2, 1)
+    assert bench.claims_line(f) == ("claimed 3 (fixed 1, unverified 2); claims verified by the hidden check 2 (fixed 1 "
+                                    "of 1, unverified 1 of 2); claim precision 67%")
+    assert bench.summarize(results[3:])["overall"]["claim_precision"] is None
 
 
 def test_loop_with_scripted_model_hides_the_check(fake_model, tmp_path, capsys):
@@ -91,8 +108,13 @@ def test_loop_with_scripted_model_hides_the_check(fake_model, tmp_path, capsys):
     prompts = [server.prompt(i) for i in range(2)]
     assert all("total should be 12" not in p and "never shown" not in p for p in prompts)
     assert "prise" in prompts[1] and "NameError" in prompts[1]  # round 2 saw round 1's receipt
+    assert cases["t-typo"]["status"] == "unverified"  # the check is hidden: nothing the loop had verified it
+    assert cases["t-typo"]["effect"].startswith("total")
+    assert data["overall"]["claimed"] == 1 and data["overall"]["claims_verified"] == 1
     shown = capsys.readouterr().out
     assert "overall" in shown and "not fixed: t-logic" in shown
+    assert "unverified, hidden check passes: t-typo (NameError)" in shown
+    assert "what it does to the data: total" in shown and "claim precision 100%" in shown
 
 
 def test_one_shot_builtin_fixes_one_bug_only(tmp_path):

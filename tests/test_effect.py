@@ -39,7 +39,7 @@ def test_a_candidate_with_a_smell_fails_and_the_model_reads_why(fake_model, tmp_
     ]
     server = fake_model(*[block(c) for c, _ in cheats], block(HONEST))
     result = fix(LABEL, namespace=customers(), model="openai/scripted", api_base=server.url, max_rounds=5, rules=False)
-    assert result.status == "fixed", result.reason
+    assert result.status == "unverified", result.reason  # no smell left, but nothing the user owns checked it
     assert result.patched == HONEST
     for i, (round_, (_, smell)) in enumerate(zip(result.rounds, cheats)):
         assert round_.receipt.kind == "check_failed", (i, round_.receipt.text)
@@ -50,7 +50,7 @@ def test_a_candidate_with_a_smell_fails_and_the_model_reads_why(fake_model, tmp_
     assert "Effect on the data:" in server.prompt(1)
     # the verified fix: its effect in a few lines, and words that say what was (not) verified
     assert result.effect.text == "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'"
-    assert result.reason == f"after 5 round(s): {NO_CHECKS}"
+    assert result.reason == "nothing checked it; read what it does to your data (after 5 round(s))"
     assert "what it does to your data:" in render_text(result)
     assert "new column &#x27;label&#x27; (str)" in render_html(result)
     summary = loop_summary(result, original=LABEL)
@@ -236,6 +236,6 @@ def test_a_result_thrown_away_fails_the_run_with_no_check_and_the_rules_assign_i
     result = fix(cell, namespace=ns)
     assert result.first.kind == "check_failed"
     assert result.first.text.startswith("Smell: line 1: the result of `stores['city'].fillna('Unknown')` is thrown away")
-    assert result.status == "fixed", result.reason
+    assert result.status == "unverified", result.reason
     assert result.patched == "stores['city'] = stores['city'].fillna('Unknown')\n" + cell.splitlines()[1] + "\n"
     assert "city_counts: new Series 3 (int64)" in result.effect.text

@@ -101,7 +101,7 @@ def test_candidate_that_loops_forever_is_stopped_at_timeout(fake_model):
     assert result.first.kind == "timeout"
     assert "stopped at line" in result.first.text
     assert result.rounds[0].receipt.kind == "timeout"
-    assert result.status == "fixed"
+    assert result.status == "unverified"  # it ends now; nothing checked what it computes
 
 
 def test_builtin_engine_fixes_name_typo_from_namespace():

@@ -37,7 +37,8 @@ def test_missing_pandas_import_is_fixed(kernel):
 def test_dataframe_column_typo_is_fixed(kernel):
     kernel.run("import pandas as pd\nsales = pd.DataFrame({'Region': ['n', 's'], 'amount': [3, 4]})")
     run = kernel.run("%%fixloop\nby_region = sales.groupby('region')['amount'].sum()\n")
-    assert "fixloop: fixed" in run.text, run.text
+    assert "fixloop: runs now — unverified: nothing checked it" in run.text, run.text  # a near match: a guess
+    assert "a guess: Replace a dict key or DataFrame column" in run.text
     assert "+by_region = sales.groupby('Region')['amount'].sum()" in run.text
     assert "near matches for 'region': 'Region' (case)" in run.text
 
@@ -167,7 +168,7 @@ def test_fixloop_config_names_a_value_from_a_config_file(tmp_path, monkeypatch):
 
 def test_a_line_of_code_with_a_syntax_error_is_repaired_not_taken_as_an_instruction(kernel):
     run = kernel.run("%%fixloop\nprint('the answer is', 6 * 7\n")
-    assert "fixloop: fixed" in run.text, run.text
+    assert "fixloop: runs now — unverified" in run.text, run.text  # no check: it runs, nothing checked it
     assert "+print('the answer is', 6 * 7)" in run.text and "cannot write code from an instruction" not in run.text
 
 
@@ -195,7 +196,8 @@ def test_a_headless_run_stores_no_widget_state(tmp_path):
     assert "widgets" not in nb.metadata
     for cell in nb.cells[2:]:
         results = [o["data"] for o in cell.outputs if "application/vnd.jupyter.fixloop+json" in o.get("data", {})]
-        assert len(results) == 1 and "fixloop: fixed" in results[0]["text/plain"], cell.outputs
+        words = "fixloop: fixed" if "--expect" in cell.source else "fixloop: runs now — unverified"
+        assert len(results) == 1 and words in results[0]["text/plain"], cell.outputs
         assert "text/html" in results[0] and "application/vnd.jupyter.widget-view+json" not in results[0]
         assert all("text/html" not in o.get("data", {}) or o is cell.outputs[-1] for o in cell.outputs)  # no live header left
     assert path.stat().st_size < 16_000, path.stat().st_size  # was ~64 KB a loop with the widget's state

@@ -119,8 +119,9 @@ CASES = {
                           "to_numeric_coerce", "int(v.isna().sum()) == 1"),
     "number_parse_currency": (PD + "s = pd.Series(['$1,000', '$250'])\n", "v = s.astype(float)\n",
                               "number_parse", "v.tolist() == [1000.0, 250.0]"),
+    # a comma followed by one digit is a decimal comma (#28), not a thousands separator
     "number_parse_float_builtin": ("raw = ['1,5', '20']\n", "vals = [float(x) for x in raw]\n",
-                                   "number_parse", "vals == [15.0, 20.0]"),
+                                   "number_parse", "vals == [1.5, 20.0]"),
     "number_parse_int_of_float_text": ("raw = '7.0'\n", "n = int(raw)\n", "number_parse", "n == 7"),
     "number_parse_placeholders": (PD + "s = pd.Series(['1', 'n/a'])\n", "v = s.astype(float)\n",
                                   "number_parse", "int(v.isna().sum()) == 1"),
@@ -172,8 +173,21 @@ CASES = {
     "concat_list": (PD + "a = pd.DataFrame({'v': [1]})\nb = pd.DataFrame({'v': [2]})\n", "c = pd.concat(a, b)\n",
                     "concat_list", "c['v'].tolist() == [1, 2]"),
     "pivot_duplicates": (PD + "df = pd.DataFrame({'d': [1, 1], 'k': ['a', 'a'], 'v': [2.0, 4.0]})\n",
-                         "p = df.pivot(index='d', columns='k', values='v')\n", "pivot_duplicates",
-                         "p.loc[1, 'a'] == 3.0"),
+                         "mean_v = df.pivot(index='d', columns='k', values='v')\n", "pivot_duplicates",
+                         "mean_v.loc[1, 'a'] == 3.0"),
+    "pivot_duplicates_said_total": (PD + "df = pd.DataFrame({'d': [1, 1], 'k': ['a', 'a'], 'v': [2.0, 4.0]})\n",
+                                    "totals = df.pivot(index='d', columns='k', values='v')\n", "pivot_duplicates",
+                                    "totals.loc[1, 'a'] == 6.0"),
+    "decimal_comma": ("prices = ['4,99', '12,50', '0,5']\n", "total = sum(float(p) for p in prices)\n", "number_parse",
+                      "abs(total - 17.99) < 1e-9"),
+    "decimal_comma_column": (PD + "df = pd.DataFrame({'price': ['4,99', '12,50']})\n",
+                             "df['price'] = df['price'].astype(float)\n", "number_parse",
+                             "df['price'].tolist() == [4.99, 12.5]"),
+    "thousands_separator": ("raw = ['1,200', '15,000']\n", "n = [int(r) for r in raw]\n", "number_parse",
+                            "n == [1200, 15000]"),
+    "float_zip_as_text": (PD + "df = pd.DataFrame({'zip': [2134.0, 90210.0, None]})\n",
+                          "df['zip5'] = df['zip'].str.zfill(5)\n", "accessor_dtype",
+                          "df['zip5'].tolist()[:2] == ['02134', '90210']"),
     "tuple_columns": (PD + "df = pd.DataFrame({'g': [1, 1], 'a': [1, 2], 'b': [3, 4]})\n",
                       "t = df.groupby('g')['a', 'b'].sum()\n", "tuple_columns", "t.loc[1, 'b'] == 7"),
     "series_truth": (PD + "df = pd.DataFrame({'a': [1, 5], 'b': [1, 1]})\n", "sel = df[df['a'] > 2 and df['b'] == 1]\n",
@@ -323,7 +337,8 @@ def test_builtin_answer_reads_only_the_prompt(ns):
     prompt = build_messages(cell, history=[(cell, first)])[1]["content"]
     reply = answer(prompt)
     assert "```python\nimport math\nroot = math.sqrt(16)\n```" in reply
-    assert reply.splitlines()[0] == "Replace a misspelt attribute or method by the closest one the object really has."
+    assert reply.splitlines()[0] == ("A guess (only a check can tell it is the one meant): "
+                                     "Replace a misspelt attribute or method by the closest one the object really has.")
 
 
 def test_receipt_parsing_keeps_multiline_messages(ns):
@@ -352,6 +367,47 @@ def test_a_column_printed_into_every_row_is_repaired_through_the_real_loop():
     cell = "df['label'] = df['name'] + ' #' + str(df['customer_id'])\n"
     result = fix(cell, namespace={"df": frame}, max_rounds=2)
     assert result.first.kind == "check_failed" and result.first.headline.startswith("Smell: df['label'] holds")
-    assert result.status == "fixed", result.reason
+    assert result.status == "unverified", result.reason
     assert result.patched == "df['label'] = df['name'] + ' #' + df['customer_id'].astype(str)\n"
     assert result.effect.text == "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'"
+
+
+def test_every_repair_says_whether_it_is_mechanical_or_a_guess(ns):
+    assert {repairs.KIND[r] for r in repairs.REPAIRS} == {repairs.MECHANICAL, repairs.GUESS}
+    assert len(repairs.KIND) == len(repairs.REPAIRS)
+    for guess in ("name_typo", "key_typo", "to_numeric_coerce", "number_parse", "pivot_duplicates", "float_as_index",
+                  "accessor_dtype", "index_off_by_one"):
+        assert repairs.KIND[getattr(repairs, guess)] == repairs.GUESS, guess
+    for sure in ("syntax", "missing_import", "removed_attribute", "moved_import"):
+        assert repairs.KIND[getattr(repairs, sure)] == repairs.MECHANICAL, sure
+    mechanical = "import pandas as pd\nfrom pandas.io.json import json_normalize\nf = json_normalize([{'a': 1}])\n"
+    first = run(ns, "", mechanical)
+    assert not answer(build_messages(mechanical, history=[(mechanical, first)])[1]["content"]).startswith("A guess")
+
+
+# the data contradicts the premise of the obvious repair: the engine says it cannot tell, and why
+CANNOT_TELL = {
+    "comma_read_two_ways": ("prices = ['4,99', '1,200']\n", "total = sum(float(p) for p in prices)\n",
+                            "a decimal comma or a thousands separator"),
+    "suffixed_numbers_not_coerced": (PD + "s = pd.Series(['900', '1.2k', '15k', '2.3M'])\n", "v = pd.to_numeric(s)\n",
+                                     "'1.2k' holds a number written another way"),
+    "pivot_sum_or_mean": (PD + "df = pd.DataFrame({'d': [1, 1], 'k': ['a', 'a'], 'v': [2.0, 4.0]})\n",
+                          "wide = df.pivot(index='d', columns='k', values='v')\n", "sum them or average them?"),
+    "pages_floor_or_ceiling": ("items = list(range(10))\nsize = 3\n",
+                               "pages = [items[i * size:(i + 1) * size] for i in range(len(items) / size)]\n",
+                               "drops a last, partial chunk"),
+    "bom_in_a_header": (PD + "df = pd.DataFrame({'\\ufeffid': [1], 'v': [2]})  # read from a CSV saved with a BOM\n",
+                        "first = df['id'].iloc[0]\n", "invisible character (U+FEFF)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CANNOT_TELL))
+def test_a_guess_the_data_contradicts_is_refused_with_the_reason(name, ns):
+    setup, cell, said = CANNOT_TELL[name]
+    first = run(ns, setup, cell)
+    assert not first.ok, first.text
+    repair, fixed, doubt = repairs.propose(cell, first.text)
+    assert repair is None, f"{repair.__name__} guessed:\n{fixed}"
+    assert said in doubt, doubt
+    reply = answer(build_messages(cell, history=[(cell, first)])[1]["content"])
+    assert reply.startswith("The built-in engine cannot tell how to fix this") and "```" not in reply

@@ -119,3 +119,37 @@ def test_the_bench_says_who_fixed_each_case_and_counts_only_model_calls(fake_mod
     calls = only["per_round"][0]["calls"]
     assert all(c["source"] == "model" for c in calls if c["prompt_tokens"]), calls
     assert data["rounds"]["round_1"]["calls"] == sum(c["source"] == "model" for c in calls)
+
+
+def test_with_no_checks_a_rule_repair_does_not_end_the_round_and_both_candidates_are_shown(fake_model):
+    # the rules rename `price` to `prices`; the model writes another repair: both run, nothing checks them
+    server = fake_model(block("total = sum(prices) * 3\n"))
+    result = fix(TYPO, namespace=NS, model="openai/scripted", api_base=server.url, max_rounds=1)
+    assert result.status == "unverified" and result.reason.startswith("nothing checked it"), result.reason
+    assert len(server.requests) == 1  # the model was asked although the rules' candidate already ran
+    (only,) = result.rounds
+    assert only.source == "model" and result.patched == "total = sum(prices) * 3\n"
+    (other,) = result.alternatives
+    assert other.source == "rules" and other.code == "total = sum(prices) * 2\n" and "total" in other.effect
+    text = render_text(result)
+    assert "fixloop: runs now — unverified: nothing checked it; read what it does to your data" in text
+    assert "another candidate that also runs (the built-in rules)" in text and "+total = sum(prices) * 2" in text
+    summary = loop_summary(result)
+    assert summary["status"] == "unverified"
+    assert summary["alternatives"] == [{"source": "rules", "code": "total = sum(prices) * 2\n", "effect": other.effect}]
+
+
+def test_with_no_checks_the_same_repair_from_both_is_one_candidate(fake_model):
+    server = fake_model(block("total = sum(prices) * 2\n"))
+    result = fix(TYPO, namespace=NS, model="openai/scripted", api_base=server.url, max_rounds=1)
+    assert result.status == "unverified" and result.alternatives == () and len(server.requests) == 1
+    assert "other candidate" not in result.reason
+
+
+def test_a_check_or_an_assert_of_the_cell_makes_it_fixed_one_the_candidate_wrote_does_not(fake_model):
+    asserted = TYPO + "assert total > 0\n"
+    result = fix(asserted, namespace=NS)  # the built-in engine; the user's own assert verifies the repair
+    assert result.status == "fixed" and "its 1 check passes" in result.reason, result.reason
+    server = fake_model(block("total = sum(prices) * 2\nassert total == 24\n"))
+    result = fix(TYPO, namespace=NS, model="openai/scripted", api_base=server.url, max_rounds=1, rules=False)
+    assert result.status == "unverified", result.reason  # the model's assert is no evidence of the user's

@@ -339,6 +339,7 @@ def test_the_widget_says_what_the_fix_does_to_the_data(lab):
     cell = ("%%fixloop\nimport pandas as pd\norders = pd.DataFrame({'qty': [1, 2, 3], 'price': [2.0, 3.0, 4.0]})\n"
             "orders['total'] = orders['qty'] * orders['prise']")
     root, summary, _ = run_loop(lab, cell, cell_id="cell-effect")
-    assert summary["status"] == "fixed"
+    assert summary["status"] == "unverified"  # no check: the header says nothing checked it
     text = lab.texts(root)
+    assert "runs now — unverified" in text and "nothing checked it; read what it does to your data" in text
     assert "what it does to your data" in text and "new column &#x27;total&#x27;" in text.replace("'", "&#x27;")

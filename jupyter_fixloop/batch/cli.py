@@ -20,13 +20,16 @@ from ..model.models import check_model
 from ..sandbox import confine
 from .run import REPORT_FORMATS, BatchOptions, accept_all, fix_notebook, read_notebook
 
+SEVERITY = (0, 3, 1, 2)  # exit codes, least to most severe: with several notebooks the worst wins
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jupyter-fixloop run",
         description="Run a notebook top to bottom in its kernel and repair the cells that fail. "
         "Writes the patched copy (NOTEBOOK.fixed.ipynb unless -o or --in-place) and, with --report, "
-        "a Markdown or HTML report. Exit code 0: every cell runs; 1: some could not be fixed; 2: bad usage.",
+        "a Markdown or HTML report. Exit code 0: every cell runs (each repair verified); 3: every cell runs, "
+        "nothing checked some repairs; 1: some could not be fixed; 2: bad usage.",
     )
     parser.add_argument("notebooks", nargs="+", metavar="NOTEBOOK",
                         help="the .ipynb files to run and repair, or folders of them")
@@ -193,7 +196,7 @@ def _write(work: list, results: list, args) -> int:
             shutil.copy2(paths.notebook, paths.backup)
         nbformat.write(nb, paths.output)
         done.append((result, paths.output))
-        codes.append(0 if result.ok else 1)
+        codes.append(0 if result.ok and result.verified else 3 if result.ok else 1)
         single_report = paths.report if len(work) == 1 else None
         if single_report:
             report.write_report(result, single_report, paths.output)
@@ -201,4 +204,4 @@ def _write(work: list, results: list, args) -> int:
     if len(work) > 1 and args.report and done:
         report.combined_report(done, args.report)
         print(f"report: {args.report}")
-    return max(codes)
+    return max(codes, key=SEVERITY.index)

@@ -12,15 +12,16 @@ import os
 
 from ..diff import STATUS_TEXT, STYLE, diff_html, effect_html, effect_lines, round_title, rounds_html
 
-ICON = {"ok": "ok", "fixed": "fixed", "proposed": "fix proposed, not run", "failed": "FAILED",
-        "rejected": "rejected", "skipped": "skipped"}
-STATUSES = ("ok", "fixed", "proposed", "failed", "rejected", "skipped")
+ICON = {"ok": "ok", "fixed": "fixed", "unverified": "runs now, unverified", "proposed": "fix proposed, not run",
+        "failed": "FAILED", "rejected": "rejected", "skipped": "skipped"}
+STATUSES = ("ok", "fixed", "unverified", "proposed", "failed", "rejected", "skipped")
 
 
 def headline(batch) -> str:
     """One sentence: did every cell run, and how the cells went."""
     counts = ", ".join(f"{batch.count(s)} {s}" for s in STATUSES if batch.count(s))
-    verdict = "every cell runs" if batch.ok else "some cells could not be fixed"
+    verdict = "some cells could not be fixed" if not batch.ok else (
+        "every cell runs" if batch.verified else "every cell runs, but nothing checked some repairs")
     cost = f", ${batch.cost:.4f}" if batch.cost else ""
     return (f"{verdict}: {counts} ({len(batch.outcomes)} code cells, {batch.seconds:.1f} s, "
             f"model {batch.model}, {batch.tokens} tokens{cost}); {cells_run(batch)}")
@@ -153,7 +154,7 @@ def _html_document(title: str, body: str) -> str:
 <style>
 body{{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}}
 table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}
-.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}} .s-proposed{{color:#e65100;font-weight:bold}} .s-failed,.s-rejected,.s-skipped{{color:#c62828;font-weight:bold}}
+.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}} .s-unverified,.s-proposed{{color:#e65100;font-weight:bold}} .s-failed,.s-rejected,.s-skipped{{color:#c62828;font-weight:bold}}
 </style></head><body>
 {body}
 </body></html>

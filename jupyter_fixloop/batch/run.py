@@ -83,9 +83,10 @@ class BatchOptions:
 
 @dataclass(frozen=True)
 class CellOutcome:
-    """How one code cell went. `status`: "ok", "fixed", "proposed" (a model's verified fix, written to
-    the notebook but not run in its kernel: nobody reviewed it), "failed", "rejected" or "skipped"
-    (failed because an earlier cell was not fixed). Every cell but those after a kernel death ran."""
+    """How one code cell went. `status`: "ok", "fixed" (a repair something verified), "unverified" (a
+    repair that runs, nothing checked it), "proposed" (a model's fix, written to the notebook but not
+    run in its kernel: nobody reviewed it), "failed", "rejected" or "skipped" (failed because an
+    earlier cell was not fixed). Every cell but those after a kernel death ran."""
 
     number: int
     status: str
@@ -119,14 +120,19 @@ class BatchResult:
     def cells_run(self) -> int:
         """Cells that ran without raising in the notebook's kernel: ok, fixed, and those that ran but
         failed only a check (plain Jupyter counts those as run too)."""
-        return sum(o.status in ("ok", "fixed") or o.error.startswith("Check failed") for o in self.outcomes)
+        return sum(o.status in ("ok", "fixed", "unverified") or o.error.startswith("Check failed") for o in self.outcomes)
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.outcomes)
 
     @property
     def ok(self) -> bool:
-        return all(o.status in ("ok", "fixed") for o in self.outcomes)
+        return all(o.status in ("ok", "fixed", "unverified") for o in self.outcomes)
+
+    @property
+    def verified(self) -> bool:
+        """No repair is unverified (each one a check, an assert, an output or a later cell verified)."""
+        return not self.count("unverified")
 
     @property
     def tokens(self) -> int:
@@ -355,7 +361,7 @@ class BatchRun:
         `%%fixloop` cell, the kernel did not die), batch mode ran exactly the cells plain Jupyter runs,
         on the same state (an unfixed cell is left as Jupyter leaves it), so the count is the same;
         otherwise the original notebook is run again, plainly."""
-        changed = any(o.status == "fixed" for o in self.outcomes) or self.dead or any(
+        changed = any(o.status in ("fixed", "unverified") for o in self.outcomes) or self.dead or any(
             split_magic(self.nb.cells[o.number - 1].source)[0] is not None for o in self.outcomes)
         if not changed:
             return sum(o.status == "ok" for o in self.outcomes), "the same cells ran: no fix was applied"
@@ -436,7 +442,7 @@ class BatchRun:
             return self._failed(index, cell.source, str(exc), error, started, defines)
         finally:
             os.unlink(snap.path)
-        if result.status == "fixed" and decision == "accept":
+        if result.claimed and decision == "accept":
             if self._unreviewed(result):
                 return await self._propose(kernel, index, plan, error, result, started, defines)
             return await self._apply(kernel, index, plan, error, result, started, defines)
@@ -484,9 +490,9 @@ class BatchRun:
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
                                 expect_output=self._expected(plan, number), following=self._later(number),
                                 on_event=self.progress.event, options=options)
-            if result.status != "fixed":
+            if not result.claimed:
                 return result, "none"
-            pending = CellOutcome(number, "fixed", source, plan.source_with(result.patched), error, result=result)
+            pending = CellOutcome(number, result.status, source, plan.source_with(result.patched), error, result=result)
             decision, text = self.decide(pending, result)
             if decision != "hint":
                 return result, decision
@@ -564,7 +570,7 @@ class BatchRun:
         _record(cell, result, "accepted")
         self._cleared(patched_defines)
         verified_by, words = self._verified(result, number)
-        return CellOutcome(number, "fixed", original, cell.source, error, words, result,
+        return CellOutcome(number, result.status, original, cell.source, error, words, result,
                            time.perf_counter() - started, verified_by)
 
     def _failed(self, index, source, reason, error, started, defines=frozenset()) -> CellOutcome:

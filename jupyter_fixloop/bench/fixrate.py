@@ -25,6 +25,7 @@ from ..errors import FixloopError
 from ..kernel import wire
 
 MODES = ("loop", "one-shot")
+CLAIMS = ("fixed", "unverified", "answered")  # statuses that propose code as a repair (answered: one-shot, not run)
 DEV_CASES = os.path.join(os.path.dirname(__file__), "cases.jsonl")
 
 
@@ -67,6 +68,7 @@ class CaseResult:
     failure: str = "?"
     fixed_in_round: int | None = None  # the model round whose candidate was verified (1 for one-shot)
     fixed_by: str | None = None  # who wrote the candidate the loop ended with: "model" or "rules"
+    effect: str = ""  # what the final candidate does to the data, as the user is shown it (loop mode)
     per_round: list = field(default_factory=list)  # {round, temperature, prompt_tokens, completion_tokens, model_s, run_s, kind}
 
 
@@ -76,6 +78,10 @@ class Summary:
 
     cases: int = 0
     fixed: int = 0
+    claimed: int = 0  # the loop proposed code as a repair: status "fixed" or "unverified"
+    claims_verified: int = 0  # ... and the hidden check passed on it
+    status_fixed: int = 0  # status "fixed": something the loop was given verified it
+    status_fixed_verified: int = 0
     rounds: int = 0
     tokens: int = 0
     cost: float = 0.0
@@ -85,6 +91,12 @@ class Summary:
     def add(self, r: CaseResult) -> None:
         self.cases += 1
         self.fixed += r.fixed
+        if r.status in CLAIMS:
+            self.claimed += 1
+            self.claims_verified += r.fixed
+        if r.status == "fixed":
+            self.status_fixed += 1
+            self.status_fixed_verified += r.fixed
         self.rounds += r.rounds
         self.tokens += r.tokens
         self.cost += r.cost
@@ -96,6 +108,13 @@ class Summary:
             "cases": self.cases,
             "fixed": self.fixed,
             "fix_rate": self.fixed / n,
+            "claimed": self.claimed,
+            "claims_verified": self.claims_verified,
+            "claim_precision": self.claims_verified / self.claimed if self.claimed else None,
+            "status_fixed": self.status_fixed,
+            "status_fixed_verified": self.status_fixed_verified,
+            "unverified": self.claimed - self.status_fixed,
+            "unverified_verified": self.claims_verified - self.status_fixed_verified,
             "mean_rounds": self.rounds / n,
             "tokens": self.tokens,
             "cost": self.cost,
@@ -229,15 +248,16 @@ def _loop(case: Case, snap, opts) -> dict:
     from ..loop.run import fix
 
     result = fix(case.cell, checks=_checks(case, opts), namespace=snap, options=opts.options)
-    final = result.patched if result.status == "fixed" else (case.cell if result.status == "passed" else None)
+    final = result.patched if result.claimed else (case.cell if result.status == "passed" else None)
     per_round = [{"round": r.index, "temperature": r.temperature, "prompt_tokens": r.usage.prompt_tokens,
                   "completion_tokens": r.usage.completion_tokens, "model_s": round(r.usage.seconds, 2),
                   "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind, "source": r.source, "calls": _calls(r)}
                  for r in result.rounds]
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "tokens": result.tokens,
             "cost": result.cost, "final_code": final, "last_receipt": _last_run(result), "per_round": per_round,
-            "fixed_in_round": len(result.rounds) if result.status == "fixed" else 0 if result.status == "passed" else None,
-            "fixed_by": result.rounds[-1].source if result.status == "fixed" else None}
+            "fixed_in_round": len(result.rounds) if result.claimed else 0 if result.status == "passed" else None,
+            "fixed_by": result.rounds[-1].source if result.claimed else None,
+            "effect": result.effect.text if result.claimed and result.effect is not None else ""}
 
 
 def _calls(r) -> list[dict]:
@@ -519,14 +539,19 @@ def print_report(console, results: list[CaseResult], figures: dict, opts) -> Non
     from rich import box
     from rich.table import Table
 
-    table = Table(title=f"fix rate, {opts.mode}, {opts.model}", box=box.SIMPLE_HEAD,
-                  caption="rounds: model rounds per case (mean); s/case: wall time per case")
+    table = Table(title=f"fix rate and claim precision, {opts.mode}, {opts.model}"
+                  f"{', checks given' if opts.expect_check else ', hidden check'}", box=box.SIMPLE_HEAD,
+                  caption="fixed: the hidden check passes on the final code; claimed: the loop proposed a repair "
+                  "(status fixed or unverified); verified: claims the hidden check passes; precision: verified / "
+                  "claimed; rounds: model rounds per case (mean); s/case: wall time per case")
     table.add_column("", justify="left", no_wrap=True)
-    for name in ("n", "fixed", "rate", "rounds", "tokens", "$", "s/case"):
+    for name in ("n", "fixed", "rate", "claimed", "verified", "precision", "rounds", "tokens", "$", "s/case"):
         table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
 
     def row(label, f, style=None):
-        table.add_row(label, str(f["cases"]), str(f["fixed"]), f"{f['fix_rate']:.0%}", f"{f['mean_rounds']:.2f}",
+        precision = "-" if f["claim_precision"] is None else f"{f['claim_precision']:.0%}"
+        table.add_row(label, str(f["cases"]), str(f["fixed"]), f"{f['fix_rate']:.0%}", str(f["claimed"]),
+                      str(f["claims_verified"]), precision, f"{f['mean_rounds']:.2f}",
                       str(f["tokens"]), f"{f['cost']:.3f}", f"{f['seconds_per_case']:.1f}", style=style)
 
     for name, f in figures["by_failure"].items():
@@ -545,11 +570,25 @@ def print_report(console, results: list[CaseResult], figures: dict, opts) -> Non
     for r in failed:
         console.rule(f"not fixed: {r.id} ({r.category}) - {r.status}: {r.reason}", style="red")
         console.print(r.last_receipt or "(no receipt)", markup=False, highlight=False)
-        if r.status in ("passed", "fixed", "answered"):
+        if r.status in ("passed", "answered", *CLAIMS):
             console.print("hidden check on the final code:", style="bold")
             console.print(r.verify_receipt, markup=False, highlight=False)
+    unverified = [r for r in results if r.status == "unverified"]
+    for r in unverified:
+        verdict = "hidden check passes" if r.fixed else "hidden check FAILS"
+        console.rule(f"unverified, {verdict}: {r.id} ({r.category})", style="yellow")
+        console.print(f"what it does to the data: {r.effect or '(no effect recorded)'}", markup=False, highlight=False)
+    console.print(claims_line(figures["overall"]), markup=False, highlight=False)
     console.print(f"{figures['overall']['fixed']} of {figures['overall']['cases']} fixed "
                   f"in {figures['wall_seconds']:.0f} s")
+
+
+def claims_line(f: dict) -> str:
+    """The claims in one line: how many the loop made, of each status, and how many the hidden check verified."""
+    precision = "-" if f["claim_precision"] is None else f"{f['claim_precision']:.0%}"
+    return (f"claimed {f['claimed']} (fixed {f['status_fixed']}, unverified {f['unverified']}); claims verified by the "
+            f"hidden check {f['claims_verified']} (fixed {f['status_fixed_verified']} of {f['status_fixed']}, "
+            f"unverified {f['unverified_verified']} of {f['unverified']}); claim precision {precision}")
 
 
 def rounds_table(results: list[CaseResult], rounds: dict):

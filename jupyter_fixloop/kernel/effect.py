@@ -23,6 +23,7 @@ HASH_CELLS = 2_000_000  # frames larger than this are compared by shape, dtypes 
 REPR_HASH_ROWS = 20_000
 SKIP = {"_", "__", "___", "In", "Out", "get_ipython", "exit", "quit", "_ih", "_oh", "_dh"}
 WHOLE_REPR_MARKS = ("dtype: ", "Name: ", " rows x ", "Length: ")
+ODD_ROWS = 500  # of a text column, the first rows read for numbers written another way ('1.2k', '4,99')
 
 
 def names_of(tree: ast.AST | None) -> list[str]:
@@ -109,8 +110,8 @@ def _print(value) -> dict:
         if kind == "DataFrame":
             return _frame_print(value)
         if kind == "Series":
-            return {"kind": kind, "shape": [len(value)], "dtype": _dtype(value), "nan": _nan(value),
-                    "hash": _hash(value)}
+            return _odd({"kind": kind, "shape": [len(value)], "dtype": _dtype(value), "nan": _nan(value),
+                         "hash": _hash(value)}, value)
         if kind == "ndarray":
             return {"kind": kind, "shape": list(value.shape), "dtype": str(value.dtype), "nan": _array_nan(value),
                     "hash": _array_hash(value)}
@@ -129,8 +130,30 @@ def _frame_print(df) -> dict:
         if i >= 200:
             break
         s = df.iloc[:, i]
-        columns[repr(col)] = {"dtype": _dtype(s), "nan": _nan(s), "hash": None if big else _hash(s)}
+        columns[repr(col)] = _odd({"dtype": _dtype(s), "nan": _nan(s), "hash": None if big else _hash(s)}, s)
     return {"kind": "DataFrame", "shape": list(df.shape), "columns": columns}
+
+
+def _odd(p: dict, s) -> dict:
+    """A text column's print gets `odd`: up to 3 of its values that hold digits but do not read as a
+    plain number ('1.2k', '15 kg', '4,99'); a conversion that turns them into NaN loses them."""
+    if p["dtype"] != "str":
+        return p
+    found = []
+    try:
+        for v in s.iloc[:ODD_ROWS].tolist():
+            if isinstance(v, str) and any(c.isdigit() for c in v) and v not in found:
+                try:
+                    float(v)
+                except ValueError:
+                    found.append(v)
+                    if len(found) >= SAMPLES:
+                        break
+    except Exception:
+        return p
+    if found:
+        p["odd"] = [_short(v, SAMPLE_REPR) for v in found]
+    return p
 
 
 def _dtype(s) -> str:
@@ -265,6 +288,7 @@ def _column(key: str, s, before: dict | None, now: dict) -> dict:
         "rows": len(s),
         "samples": samples,
         "whole_reprs": _whole_reprs(s),
+        "odd_before": (before or {}).get("odd", []),
     }
 
 

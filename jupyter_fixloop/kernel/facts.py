@@ -43,7 +43,8 @@ def gather(exc: BaseException, ns: dict, frame, user_names=(), outer: BaseExcept
         facts += _attribute_facts(exc, exprs, scope)
     elif isinstance(exc, KeyError):
         facts += _key_facts(exc, exprs, scope)
-    if any(isinstance(e, (TypeError, ValueError)) and TYPE_WORDS.search(str(e)) for e in (exc, outer) if e is not None):
+    if any(isinstance(e, (TypeError, ValueError)) and TYPE_WORDS.search(str(e)) for e in (exc, outer) if e is not None) \
+            or (isinstance(exc, AttributeError) and "accessor" in str(exc)):
         facts += _dtype_facts(exprs, stmt, scope)
     if isinstance(exc, IndexError) or (isinstance(exc, (ValueError, TypeError, RuntimeError)) and SHAPE_WORDS.search(str(exc))):
         facts += _shape_facts(exprs, scope)
@@ -239,6 +240,13 @@ def _dtype_of(series) -> str:
         try:
             sample = [v for v in series.dropna().unique()[:3]]
             return f"{dtype} (e.g. {', '.join(_clip(repr(v), 30) for v in sample)})" if sample else dtype
+        except Exception:
+            return dtype
+    if dtype.startswith("float"):  # whole numbers read as float (ZIP codes, ids beside a missing value)
+        try:
+            values = series.dropna()
+            if len(values) and bool((values == values.round()).all()):
+                return f"{dtype} (e.g. {', '.join(repr(float(v)) for v in values.unique()[:3])})"
         except Exception:
             return dtype
     return dtype

@@ -141,7 +141,7 @@ class LoopRun:
             self.baseline = frozenset(f.number for f in self.first.following if not f.ok)
             self.emit("receipt", round=0, receipt=self.first)
             if self.first.ok:
-                words = verified(self.first, source, checks)
+                words = verified(self.first, source, source, checks)
                 return self._end("passed", f"the cell already {words}" if words.startswith("runs")
                                  else f"the cell already passes: {words}")
             history.append((source, self.first))
@@ -191,7 +191,14 @@ class LoopRun:
             self.emit("receipt", round=index, receipt=receipt, usage=usage)
             if receipt.ok:
                 by = ", the built-in rules' repair" if best.source == sampling.RULES else ""
-                return self._end("fixed", f"after {index} round(s){by}: {verified(receipt, reply.code, self.checks)}", reply.code)
+                if evidence(receipt, reply.code, self.source):
+                    words = verified(receipt, reply.code, self.source, self.checks)
+                    return self._end("fixed", f"after {index} round(s){by}: {words}", reply.code)
+                others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
+                also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
+                        "differently: compare them below") if others else ""
+                return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{_guess(reply.text)})",
+                                 reply.code)
             if repeated and repeated_before and best.repeated:  # the round is kept: its call cost tokens and time
                 return self._end("gave_up", f"the model repeated {repeated}, also when asked again at a higher "
                                  "temperature; a hint (--hint) or another model may help")
@@ -232,7 +239,11 @@ class LoopRun:
             receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
             return _mark_regressions(receipt, passed_before, index)
 
-        return await sampling.gather(temps, ask, judge)
+        def decisive(step, reply: model.Reply, receipt: Receipt) -> bool:
+            # a rule's candidate that nothing checked is a guess: it does not end the round on its own
+            return step != sampling.RULES or evidence(receipt, reply.code, self.source) > 0
+
+        return await sampling.gather(temps, ask, judge, decisive)
 
     async def _judge(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
@@ -394,14 +405,23 @@ def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:
     return checks
 
 
-def verified(receipt: Receipt, code: str | None, checks: Iterable[str] = ()) -> str:
+UNVERIFIED = "nothing checked it; read what it does to your data"
+
+
+def evidence(receipt: Receipt, code: str | None, original: str | None = None) -> int:
+    """How many things the user owns verified a passing run: checks and expected output that passed,
+    following cells that ran, asserts in the code (with `original`: only the asserts the user's cell
+    has too; an assert a candidate wrote itself is no evidence). 0: it only ran without error."""
+    return sum(1 for c in receipt.checks if c.passed) + _asserts(code, original)
+
+
+def verified(receipt: Receipt, code: str | None, original: str | None = None, checks: Iterable[str] = ()) -> str:
     """What a passing run verified, in words: how many checks passed, or that there were none. Only
     your checks are signed by the judge; the rest (the cell's own asserts, following cells, the
     expected output) is the sandbox's own report, and the words say how many of them that is."""
-    asserts = _asserts(code)
     passed = [c for c in receipt.checks if c.passed]
     later = sum(1 for f in receipt.following if f.ok and f.counted)
-    count = len(passed) + asserts
+    count = evidence(receipt, code, original)
     if not count:
         return "runs without error; no checks were given — read what it does to your data"
     words = "its 1 check passes" if count == 1 else f"all {count} checks pass"
@@ -415,11 +435,26 @@ def verified(receipt: Receipt, code: str | None, checks: Iterable[str] = ()) -> 
     return words
 
 
-def _asserts(code: str | None) -> int:
+def _guess(reply: str) -> str:
+    """", a guess: <what the rule did>" when the built-in engine's reply says its repair is a guess."""
+    from ..model.builtin.engine import GUESS_WORDS
+
+    return f", a guess: {reply[len(GUESS_WORDS):].splitlines()[0]}" if reply.startswith(GUESS_WORDS) else ""
+
+
+def _asserts(code: str | None, original: str | None = None) -> int:
+    found = _assert_texts(code)
+    if original is not None:
+        mine = set(_assert_texts(original))
+        found = [a for a in found if a in mine]
+    return len(found)
+
+
+def _assert_texts(code: str | None) -> list[str]:
     try:
-        return sum(isinstance(n, ast.Assert) for n in ast.walk(ast.parse(code or "")))
+        return [ast.unparse(n) for n in ast.walk(ast.parse(code or "")) if isinstance(n, ast.Assert)]
     except (SyntaxError, ValueError):
-        return 0
+        return []
 
 
 def _namespace_names(namespace) -> frozenset[str]:

@@ -11,7 +11,8 @@ With a litellm model, a round starts with the built-in engine's rule repair (`RU
 it answers in milliseconds for no tokens, and its run gets a head start of `RULES_GRACE` seconds
 before the first model call. One that passes in that time means no call at all (no tokens paid for a
 prompt nobody reads, no CPU taken from the sandbox on a local model); a slower run goes on beside the
-call, and cancels it if it passes.
+call, and cancels it if it passes. That holds only when something checked it (`decisive`): a rule's
+candidate that merely runs without error is a guess, so the model is asked too, and both are shown.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ class Candidate:
     def sample(self) -> Sample:
         u = self.reply.usage
         return Sample(self.reply.code, self.temperature, self.receipt.headline, self.receipt.kind,
-                      u.prompt_tokens, u.completion_tokens, u.seconds, self.source)
+                      u.prompt_tokens, u.completion_tokens, u.seconds, self.source,
+                      self.receipt.effect.text if self.receipt.effect is not None else "")
 
 
 def best_of(candidates: Sequence[Candidate]) -> Candidate:
@@ -89,14 +91,17 @@ def total_usage(candidates: Sequence[Candidate], best: Candidate) -> Usage:
 # a temperature, or RULES -> (reply, what it repeats); None when the step has nothing new to run
 Ask = Callable[[float | str], Awaitable[tuple[Reply, str] | None]]
 Judge = Callable[[Reply], Awaitable[Receipt]]
+# (step, reply, receipt of a passing run) -> whether that pass ends the round
+Decisive = Callable[[float | str, Reply, Receipt], bool]
 
 
-async def gather(temps: Sequence[float | str], ask: Ask, judge: Judge) -> list[Candidate]:
+async def gather(temps: Sequence[float | str], ask: Ask, judge: Judge, decisive: Decisive | None = None) -> list[Candidate]:
     """Ask at each temperature (or RULES) in turn, and run each reply as soon as it arrives (beside
     the next call); the first candidate that passes ends the round: the call under way is cancelled (no
     reply, so no tokens to count) and runs still going are stopped (their replies are kept, "not
     run", and their tokens counted). A call that fails ends the asking; the round goes on with the
-    replies it has, and raises that error when it has none."""
+    replies it has, and raises that error when it has none. `decisive` (default: every pass) says
+    which passes end the round; the others are kept, and the asking goes on."""
     runs: dict[str, tuple[int, asyncio.Future]] = {}
     settling: list[asyncio.Task] = []
     stopped: list[asyncio.Future] = []  # runs this round stopped itself (not a cancellation from outside)
@@ -120,7 +125,7 @@ async def gather(temps: Sequence[float | str], ask: Ask, judge: Judge) -> list[C
             receipt = NOT_RUN
         if same is not None:
             receipt = replace(receipt, text=f"(same code as sample {same[0] + 1}, not run again)\n{receipt.text}")
-        if receipt.ok and not passed:
+        if receipt.ok and not passed and (decisive is None or decisive(step, reply, receipt)):
             passed = True
             asking.cancel()
             for _, other in runs.values():

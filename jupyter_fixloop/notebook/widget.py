@@ -76,7 +76,7 @@ class DiffWidget(widgets.VBox):
         self.result = result
         self.header.value = diff.STYLE + diff.WIDGET_STYLE + diff.result_header_html(result)
         self._show_diff()
-        self.effect.value = diff.effect_html(result)
+        self.effect.value = diff.effect_html(result) + diff.alternatives_html(result)
         self._show_rounds()
         self.show_code(None)
         self.actions.layout.display = "none" if result.status == "passed" else None

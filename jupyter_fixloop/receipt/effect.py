@@ -27,6 +27,7 @@ class Column:
     rows: int = 0
     samples: tuple[str, ...] = ()
     whole_reprs: int = 0  # of the first values, how many print a whole Series/DataFrame
+    odd_before: tuple[str, ...] = ()  # text values before the run that hold digits but are no plain number
 
     @property
     def all_nan(self) -> bool:
@@ -144,7 +145,8 @@ def _change(c: dict) -> Change:
                dtype=_text(col.get("dtype", "?")), dtype_before=_text(col["dtype_before"]) if col.get("dtype_before") else None,
                nan=_int(col.get("nan")), nan_before=_int(col.get("nan_before"), None), rows=_int(col.get("rows")),
                samples=tuple(_text(v, 60) for v in list(col.get("samples") or [])[:3]),
-               whole_reprs=_int(col.get("whole_reprs")))
+               whole_reprs=_int(col.get("whole_reprs")),
+               odd_before=tuple(_text(v, 60) for v in list(col.get("odd_before") or [])[:3]))
         for col in list(c.get("columns") or [])[:8] if isinstance(col, dict))
     rows = c.get("rows")
     rows = (_int(rows[0], None), _int(rows[1])) if isinstance(rows, list) and len(rows) == 2 else None

@@ -7,12 +7,20 @@ on. Each rule reads the run's Effect (effect.py), and the cell as the user wrote
 - rows lost from a frame or Series, when the user's cell does not filter rows;
 - a frame, Series or array that became a string or None (`df = df.dropna(inplace=True)`);
 - a new object made and thrown away: a statement `df['c'].fillna(0)` or `name.strip()` whose result is
-  not assigned (read from the code that ran; the cell's last statement is shown, so it is not thrown away).
+  not assigned (read from the code that ran; the cell's last statement is shown, so it is not thrown away);
+- a text column converted to numbers that gained NaN while it held numbers written another way
+  ('1.2k', '4,99'): they are among the values lost (not only when all of it became NaN);
+- whole numbers printed as floats in text ('2134.0'): a float column turned into text with astype(str);
+- a pandas warning that an assignment may not have reached the frame (ChainedAssignmentError,
+  SettingWithCopyWarning) left in a run that otherwise passes;
+- a non-printing character (a BOM, a zero-width space) that the code that ran has and the cell has not.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+import unicodedata
 from dataclasses import replace
 
 from .effect import DATA, Change, Effect
@@ -42,7 +50,47 @@ def judged(effect: Effect | None, original: str | None, ran: str | None = None) 
     code that ran (the cell or a candidate)."""
     if effect is None:
         return None
-    return replace(effect, smells=find(effect, original) + thrown_away(ran, original))
+    return replace(effect, smells=find(effect, original) + thrown_away(ran, original) + invisible(original, ran))
+
+
+NUMERIC = re.compile(r"^(u?int|float|Int|UInt|Float|complex|decimal)")
+FLOAT_TEXT = re.compile(r"^'-?\d+\.0'$")
+LOST_ASSIGNMENT = re.compile(r"ChainedAssignmentError|SettingWithCopyWarning")
+INVISIBLE = {"Cc", "Cf", "Co", "Cs", "Zl", "Zp"}  # control, format (BOM, zero-width), private use
+SPACES = "\u00a0\u2007\u202f"  # spaces that look like one and are not
+
+
+def invisible_added(before: str, after: str) -> str:
+    """The non-printing characters `after` has more of than `before` ('U+FEFF'), '' when none."""
+
+    def count(text: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for ch in text:
+            if ch not in "\n\t\r" and (unicodedata.category(ch) in INVISIBLE or ch in SPACES):
+                out[ch] = out.get(ch, 0) + 1
+        return out
+
+    was, now = count(before), count(after)
+    return ", ".join(f"U+{ord(ch):04X}" for ch in now if now[ch] > was.get(ch, 0))
+
+
+def invisible(original: str | None, ran: str | None) -> tuple[str, ...]:
+    """A non-printing character the code that ran has and the user's cell has not."""
+    if original is None or ran is None:
+        return ()
+    added = invisible_added(original, ran)
+    return (f"the code holds an invisible character ({added}) the cell does not have: a name that needs one is "
+            "read wrong (a BOM: encoding='utf-8-sig')",) if added else ()
+
+
+def warned(warnings) -> tuple[str, ...]:
+    """A pandas warning that an assignment may not have reached the frame, left in a run that passes."""
+    for w in warnings:
+        line = w if isinstance(w, str) else f"{w.get('category', '')}: {w.get('message', '')}"
+        if LOST_ASSIGNMENT.search(line):
+            return (f"pandas warns the assignment may not reach the frame ({' '.join(line.split())[:160]}): "
+                    "assign through .loc[rows, column] on the frame itself, or take a .copy() first",)
+    return ()
 
 
 def _dropped_from_end(code: str | None) -> dict[int, str]:
@@ -106,6 +154,8 @@ def find(effect: Effect, original: str | None) -> tuple[str, ...]:
         asked = _asked_for(tree, change.name)  # what the user's cell plainly asks for is no smell
         smells += _whole_reprs(change)
         smells += [] if "missing" in asked else _all_nan(change)
+        smells += [] if "missing" in asked else _nan_gained(change)
+        smells += _float_text(change)
         smells += [] if "constant" in asked else _kind_lost(change)
         smells += _rows_lost(change, original)
     return tuple(smells)
@@ -169,6 +219,34 @@ def _all_nan(change: Change) -> list[str]:
         if col.all_nan and (col.nan_before is None or col.nan_before < col.rows):
             was = "" if col.nan_before is None else f" (it had {col.rows - col.nan_before} values)"
             out.append(f"{_label(change, col.name)} became all NaN: {col.rows} of {col.rows} rows{was}")
+    return out
+
+
+def _nan_gained(change: Change) -> list[str]:
+    """Text converted to numbers with more NaN than before, where the text held numbers written another
+    way: a conversion that coerced them away. (All NaN is said by _all_nan.)"""
+    out = []
+    for col in change.columns:
+        if col.all_nan or not col.odd_before or col.dtype_before != "str" or not NUMERIC.match(col.dtype):
+            continue
+        gained = col.nan - (col.nan_before or 0)
+        if gained > 0:
+            odd = ", ".join(col.odd_before)
+            out.append(f"{_label(change, col.name)} became {col.dtype} with {gained} more NaN; it held numbers written "
+                       f"another way ({odd}), which became NaN instead of numbers")
+    return out
+
+
+def _float_text(change: Change) -> list[str]:
+    """Whole numbers printed as floats in text ('2134.0'): astype(str) of a float column."""
+    out = []
+    for col in change.columns:
+        if col.dtype != "str" or col.dtype_before == "str":
+            continue
+        shown = [v for v in col.samples if v.strip("'") not in ("nan", "<NA>", "None")]
+        if shown and all(FLOAT_TEXT.match(v) for v in shown):
+            out.append(f"{_label(change, col.name)} holds whole numbers printed as floats ({', '.join(shown)}): a float "
+                       "column turned into text; format them as integers (.astype('Int64').astype(str))")
     return out
 
 

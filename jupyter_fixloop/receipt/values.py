@@ -176,6 +176,9 @@ def from_run(
     effect = effects.from_run(result.get("effect"))
     if original is not None:
         effect = smell_rules.judged(effect, original, ran)
+        lost = smell_rules.warned(result.get("warnings") or []) if result.get("error") is None else ()
+        if lost:
+            effect = replace(effect or Effect(), smells=(effect.smells if effect else ()) + lost)
     later = _following(result.get("following") or [], following_cells, following_counted)
     notes = tuple(notes) + tuple(f"{f.label} fails after the original cell, so it is not counted: {f.error}"
                                  for f in later if not f.ok and not f.counted)

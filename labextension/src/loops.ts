@@ -8,6 +8,7 @@
 import {
   Decision,
   ILoopSummary,
+  isClaim,
   parseCellRecord,
   parseSummary
 } from './summary';
@@ -115,7 +116,8 @@ export function buildLoopList(
         created: '',
         decision: record.decision,
         rounds: [],
-        effect: null
+        effect: null,
+        alternatives: []
       };
       note(loop, cell.id, record.decision, Math.max(record.rounds, loop.rounds.length));
     }
@@ -157,7 +159,7 @@ export function actionsFor(entry: ILoopEntry): {
   reject: boolean;
   undo: boolean;
 } {
-  const hasPatch = entry.loop.patched !== null && entry.loop.status === 'fixed';
+  const hasPatch = entry.loop.patched !== null && isClaim(entry.loop.status);
   return {
     accept: hasPatch && entry.decision !== 'accepted',
     reject: hasPatch && entry.decision === 'pending',

@@ -4,7 +4,7 @@
  */
 import { IDiffRow, ISideBySideRow, loopDiffRows, sideBySide } from './diff';
 import { actionsFor, ILoopEntry } from './loops';
-import { DecideAction, formatCost, roundTitle, statusLabel } from './summary';
+import { DecideAction, formatCost, isClaim, roundTitle, statusLabel } from './summary';
 
 export interface IRenderOptions {
   sideBySide: boolean;
@@ -112,13 +112,23 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
   if (loop.reason) {
     node.append(el('div', 'jp-fixloop-entry-reason', loop.reason));
   }
-  if (loop.effect && (loop.status === 'fixed' || loop.status === 'passed')) {
+  if (loop.effect && (isClaim(loop.status) || loop.status === 'passed')) {
     const effect = el('div', 'jp-fixloop-entry-effect');
     effect.append(
       el('div', 'jp-fixloop-entry-effect-title', 'What it does to your data:'),
       el('pre', '', loop.effect.text)
     );
     node.append(effect);
+  }
+  for (const other of loop.alternatives) {
+    const who = other.source === 'rules' ? 'the built-in rules' : 'the model';
+    const alt = el('div', 'jp-fixloop-entry-effect');
+    alt.append(
+      el('div', 'jp-fixloop-entry-effect-title', `Another candidate that also runs (${who}); nothing tells which is right:`),
+      el('pre', '', other.code),
+      el('pre', '', other.effect)
+    );
+    node.append(alt);
   }
 
   const actions = actionsFor(entry);

@@ -11,7 +11,7 @@ export const FIXLOOP_MIMETYPE = 'application/vnd.jupyter.fixloop+json';
 /** The metadata key the frontend writes on a replaced cell. */
 export const METADATA_KEY = 'fixloop';
 
-export type LoopStatus = 'passed' | 'fixed' | 'gave_up' | 'error';
+export type LoopStatus = 'passed' | 'fixed' | 'unverified' | 'gave_up' | 'error';
 export type Decision = 'pending' | 'accepted' | 'rejected' | 'undone';
 export type DecideAction = 'accept' | 'reject' | 'undo';
 
@@ -31,6 +31,13 @@ export interface IRound {
   effect: string | null;
   /** Who wrote the candidate: the model, or the built-in engine's rule repair (an older kernel: model). */
   source: 'model' | 'rules';
+}
+
+/** An unverified repair's rival: another candidate of its round that also ran, with different code. */
+export interface IAlternative {
+  source: 'model' | 'rules';
+  code: string;
+  effect: string;
 }
 
 /** What the proposed code does to the user's data (protocol "LoopSummary", `effect`). */
@@ -56,6 +63,7 @@ export interface ILoopSummary {
   decision: Decision;
   rounds: IRound[];
   effect: IEffect | null;
+  alternatives: IAlternative[];
 }
 
 /**
@@ -76,7 +84,7 @@ export interface ICellRecord {
   summary?: ILoopSummary;
 }
 
-const STATUSES: LoopStatus[] = ['passed', 'fixed', 'gave_up', 'error'];
+const STATUSES: LoopStatus[] = ['passed', 'fixed', 'unverified', 'gave_up', 'error'];
 const DECISIONS: Decision[] = ['pending', 'accepted', 'rejected', 'undone'];
 
 type Json = { [key: string]: unknown };
@@ -176,7 +184,14 @@ export function parseSummary(value: unknown): ILoopSummary | null {
     created: str(value.created),
     decision: decision(value.decision),
     rounds,
-    effect: parseEffect(value.effect)
+    effect: parseEffect(value.effect),
+    alternatives: Array.isArray(value.alternatives)
+      ? value.alternatives.filter(isObject).map(a => ({
+          source: a.source === 'rules' ? ('rules' as const) : ('model' as const),
+          code: str(a.code),
+          effect: str(a.effect)
+        }))
+      : []
   };
 }
 
@@ -237,11 +252,17 @@ export function formatCost(cost: number): string {
   return cost < 0.01 ? `$${cost.toFixed(4)}` : `$${cost.toFixed(2)}`;
 }
 
+/** A status that proposes code as a repair: verified (`fixed`) or not (`unverified`). */
+export function isClaim(value: LoopStatus): boolean {
+  return value === 'fixed' || value === 'unverified';
+}
+
 /** Human words for a status. */
 export function statusLabel(value: LoopStatus): string {
   return {
     passed: 'passed',
     fixed: 'fixed',
+    unverified: 'runs now — unverified',
     gave_up: 'gave up',
     error: 'error'
   }[value];

@@ -108,6 +108,9 @@ describe('actionsFor', () => {
   it('offers accept again after undo', () => {
     assert.deepEqual(actionsFor(entry('fixed', 'undone')), { accept: true, reject: false, undo: false });
   });
+  it('offers accept and reject on an unverified repair, as on a fix', () => {
+    assert.deepEqual(actionsFor(entry('unverified', 'pending')), { accept: true, reject: true, undo: false });
+  });
   it('offers nothing when the loop gave up', () => {
     assert.deepEqual(actionsFor(entry('gave_up', 'pending', null)), { accept: false, reject: false, undo: false });
   });

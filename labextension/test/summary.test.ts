@@ -7,10 +7,12 @@ import {
   cellRecord,
   decisionOf,
   formatCost,
+  isClaim,
   parseCellRecord,
   parseSummary,
   roundTitle,
   sourceFor,
+  statusLabel,
   withMagic
 } from '../src/summary';
 import { VERSION } from '../src/version';
@@ -60,6 +62,18 @@ describe('parseSummary', () => {
     assert.equal(parseSummary(null), null);
     assert.equal(parseSummary('not json'), null);
     assert.equal(parseSummary([summary()]), null);
+  });
+
+  it('keeps an unverified repair apart from a fix', () => {
+    const loop = parseSummary(summary({ status: 'unverified' }));
+    assert.ok(loop);
+    assert.equal(loop.status, 'unverified');
+    assert.equal(statusLabel(loop.status), 'runs now — unverified');
+    assert.equal(statusLabel('fixed'), 'fixed');
+    assert.ok(isClaim('unverified') && isClaim('fixed') && !isClaim('passed') && !isClaim('gave_up'));
+    assert.deepEqual(loop.alternatives, []);
+    const two = parseSummary(summary({ status: 'unverified', alternatives: [{ source: 'rules', code: 'x = 2', effect: 'x = 2 (new)' }, 7] }));
+    assert.deepEqual(two?.alternatives, [{ source: 'rules', code: 'x = 2', effect: 'x = 2 (new)' }]);
   });
 
   it('fills defaults for missing or odd fields', () => {

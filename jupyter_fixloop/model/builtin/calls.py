@@ -10,7 +10,18 @@ import ast
 import difflib
 import re
 
-from .edits import CannotTell, ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of, span, value_kind
+from .edits import (
+    CannotTell,
+    ParsedReceipt,
+    as_text,
+    calls_on_line,
+    on_line,
+    parse,
+    replace_node,
+    source_of,
+    span,
+    value_kind,
+)
 from .names import import_optional, module_aliases
 from .tables import KEYWORD_FIXES
 
@@ -145,7 +156,7 @@ def str_concat(code: str, receipt: ParsedReceipt) -> str | None:
         edits.append((node, kind))
     for node, kind in sorted(edits, key=lambda e: span(code, e[0]), reverse=True):
         text = source_of(code, node)
-        code = replace_node(code, node, f"{_grouped(node, text)}.astype(str)" if kind == "column" else f"str({text})")
+        code = replace_node(code, node, as_text(_grouped(node, text), receipt, text) if kind == "column" else f"str({text})")
     return code
 
 
@@ -245,7 +256,7 @@ def column_repr(code: str, receipt: ParsedReceipt) -> str | None:
              and n.func.id == "str" and len(n.args) == 1 and isinstance(n.args[0], (ast.Subscript, ast.Attribute))
              and not _positional(n.args[0])]
     for call in sorted(calls, key=lambda n: span(code, n), reverse=True):
-        code = replace_node(code, call, f"{source_of(code, call.args[0])}.astype(str)")
+        code = replace_node(code, call, as_text(source_of(code, call.args[0]), receipt, source_of(code, call.args[0])))
     return code if calls else None
 
 
@@ -274,6 +285,10 @@ def float_as_index(code: str, receipt: ParsedReceipt) -> str | None:
     divisions = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and on_line(n, receipt.lineno)]
     if divisions:
         node = divisions[0]
+        counted = {id(a) for c in calls_on_line(tree, receipt.lineno, "range") for a in c.args}
+        if id(node) in counted and isinstance(node.left, ast.Call) and getattr(node.left.func, "id", "") == "len":
+            raise CannotTell(f"`range({source_of(code, node)})` counts chunks: floor division drops a last, partial "
+                             "chunk, rounding up (math.ceil) keeps it; the cell does not say which")
         return replace_node(code, node, f"{source_of(code, node.left)} // {source_of(code, node.right)}")
     for call in calls_on_line(tree, receipt.lineno, "range"):
         if isinstance(call.func, ast.Name):

@@ -11,8 +11,10 @@ import ast
 import re
 
 from .edits import (
+    CannotTell,
     ParsedReceipt,
     add_keyword,
+    as_text,
     calls_on_line,
     has_keyword,
     insert_before,
@@ -202,6 +204,8 @@ def number_parse(code: str, receipt: ParsedReceipt) -> str | None:
         return None
     kind, value = found
     strip = _separators(value.strip())
+    if strip and "," in strip and _decimal_comma(value.strip(), receipt):
+        return _decimal_before_converting(code, tree, receipt)
     if strip:
         return _strip_before_converting(code, tree, receipt, strip)
     if kind == "int" and NUMBER.match(value.strip()):
@@ -225,6 +229,40 @@ def _strip_before_converting(code: str, tree, receipt: ParsedReceipt, chars: str
             arg = call.args[0]
             stripped = source_of(code, arg) + "".join(f".replace({c!r}, '')" for c in chars)
             return replace_node(code, arg, stripped)
+    return None
+
+
+DECIMAL_COMMA = re.compile(r"^[-+]?\d+,\d{1,2}$")
+COMMA_NUMBER = re.compile(r"(?<![\w.,])[-+]?\d+(?:[.,]\d+)+(?![\w.,])")
+
+
+def _decimal_comma(value: str, receipt: ParsedReceipt) -> bool:
+    """Whether the comma of `value` is a decimal comma ('4,99'), not a thousands separator ('1,200'):
+    a comma followed by exactly 1 or 2 digits in every such number the receipt shows. When the
+    numbers disagree ('4,99' beside '1,200') it cannot tell, and says so."""
+    shown = [v for v in COMMA_NUMBER.findall(receipt.text) if "," in v] or [value]
+    decimal = [bool(DECIMAL_COMMA.match(v)) for v in (*shown, value)]
+    if all(decimal):
+        return True
+    if any(decimal):
+        raise CannotTell(f"the numbers hold a comma read two ways ({', '.join(sorted(set(shown))[:4])}): a decimal "
+                         "comma or a thousands separator? Say which (a hint), or pass decimal=','/thousands=',' when reading")
+    return False
+
+
+def _decimal_before_converting(code: str, tree, receipt: ParsedReceipt) -> str | None:
+    """'4,99' -> '4.99' before the conversion (a decimal comma, not a separator to strip)."""
+    for call in calls_on_line(tree, receipt.lineno):
+        name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+        if name == "astype" and isinstance(call.func, ast.Attribute):
+            series = call.func.value
+            return replace_node(code, series, f"{source_of(code, series)}.str.replace(',', '.', regex=False)")
+        if name == "to_numeric" and call.args:
+            arg = call.args[0]
+            return replace_node(code, arg, f"{source_of(code, arg)}.str.replace(',', '.', regex=False)")
+        if name in ("float",) and isinstance(call.func, ast.Name) and len(call.args) == 1:
+            arg = call.args[0]
+            return replace_node(code, arg, f"{source_of(code, arg)}.replace(',', '.')")
     return None
 
 
@@ -252,6 +290,9 @@ def to_numeric_coerce(code: str, receipt: ParsedReceipt) -> str | None:
     tree = parse(code)
     if not found or found[0] != "numeric" or tree is None or _separators(found[1].strip()):
         return None
+    if re.search(r"\d", found[1]):
+        raise CannotTell(f"{found[1]!r} holds a number written another way (a unit, a suffix like k or M?): "
+                         "errors='coerce' would make it NaN and lose it; say how to read it")
     for call in calls_on_line(tree, receipt.lineno, "to_numeric"):
         if not has_keyword(call, "errors"):
             return add_keyword(code, call, "errors='coerce'")
@@ -368,7 +409,7 @@ def accessor_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr == accessor and on_line(node, receipt.lineno):
             inner = source_of(code, node.value)
-            new = f"pd.to_datetime({inner})" if accessor == "dt" else f"{inner}.astype(str)"
+            new = f"pd.to_datetime({inner})" if accessor == "dt" else as_text(inner, receipt, _key(node.value))
             return _with_pandas(code, replace_node(code, node.value, new))
     return None
 
@@ -416,8 +457,26 @@ def pivot_duplicates(code: str, receipt: ParsedReceipt) -> str | None:
     tree = parse(code)
     for call in calls_on_line(tree, receipt.lineno, "pivot") if tree else []:
         if isinstance(call.func, ast.Attribute):
-            return replace_node(code, call.func, f"{source_of(code, call.func.value)}.pivot_table")
+            how = _aggregation_said(code)
+            if how is None:
+                raise CannotTell("pivot found several values for one cell: sum them or average them? pivot_table "
+                                 "takes the mean unless told (aggfunc='sum'); the cell does not say which")
+            fixed = replace_node(code, call.func, f"{source_of(code, call.func.value)}.pivot_table")
+            return add_keyword(fixed, _first_call(fixed, receipt.lineno, "pivot_table"), f"aggfunc={how!r}")
     return None
+
+
+AGGREGATION_WORDS = (("sum", r"total|sum"), ("mean", r"mean|avg|average"))
+
+
+def _aggregation_said(code: str) -> str | None:
+    """The aggregation a cell names in its own words (`totals = ...` -> "sum"), or None when it names none or several."""
+    said = {how for how, words in AGGREGATION_WORDS if re.search(rf"(?i)(?:\b|_)(?:{words})", code)}
+    return said.pop() if len(said) == 1 else None
+
+
+def _first_call(code: str, lineno, name: str):
+    return calls_on_line(parse(code), lineno, name)[0]
 
 
 def tuple_columns(code: str, receipt: ParsedReceipt) -> str | None:

@@ -14,6 +14,7 @@ from ..prompt import CODE_HEADING, ORIGINAL_HEADING, RECEIPT_HEADING, SAME_AS_OR
 from . import repairs
 
 BLOCK = re.compile(r"```python\n(.*?)\n```", re.DOTALL)
+GUESS_WORDS = "A guess (only a check can tell it is the one meant): "
 
 
 def answer_run(code: str | None, receipt_text: str) -> str:
@@ -55,4 +56,7 @@ def _repaired(code: str, receipt_text: str) -> str:
         return f"The built-in engine cannot tell how to fix this: {doubt}"
     if repair is None:
         return f"The built-in engine has no repair for: {receipt_text.splitlines()[0] if receipt_text else 'this'}"
-    return f"{repair.__doc__.strip().splitlines()[0]}\n\n```python\n{fixed.rstrip()}\n```"
+    said = repair.__doc__.strip().splitlines()[0]
+    if repairs.KIND.get(repair) == repairs.GUESS:  # no guess without saying so
+        said = f"{GUESS_WORDS}{said}"
+    return f"{said}\n\n```python\n{fixed.rstrip()}\n```"

@@ -14,6 +14,7 @@ error's own words); `repair_edits` reads receipts and edits code safely.
 
 from __future__ import annotations
 
+from ...receipt.smells import invisible_added
 from .calls import (
     bad_keyword,
     column_repr,
@@ -67,7 +68,7 @@ from .names import (
 )
 from .syntax import indentation, syntax
 
-__all__ = ["REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
+__all__ = ["GUESS", "KIND", "MECHANICAL", "REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
 
 REPAIRS = [
     column_repr, syntax, indentation,
@@ -79,6 +80,23 @@ REPAIRS = [
     pivot_duplicates, tuple_columns, series_truth, mask_with_missing, apply_axis, format_text_number,
     float_as_index, index_off_by_one, int_not_iterable, loop_overshoot,
 ]
+
+
+MECHANICAL = "mechanical"  # one right answer: a removed API, a missing import, a syntax slip
+GUESS = "guess"  # the likeliest of several readings: only a check can say it is the meant one
+
+# what each repair is: a guess never claims more than "runs" without a check (the engine says so)
+KIND = {
+    **dict.fromkeys([syntax, indentation, moved_import, missing_import, name_literal, message_hint, removed_attribute,
+                     dataframe_append, renamed_method, missing_accessor, none_from_inplace, thrown_away, not_callable,
+                     method_not_called, drop_axis, concat_list, join_non_str, tuple_columns, series_truth,
+                     int_not_iterable], MECHANICAL),
+    **dict.fromkeys([column_repr, name_typo, column_as_attribute, attribute_typo, missing_return, unpack_loop,
+                     accessor_dtype, key_typo, positional_key, bad_keyword, str_concat, reduction_on_text,
+                     numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
+                     pivot_duplicates, mask_with_missing, apply_axis, format_text_number, float_as_index,
+                     index_off_by_one, loop_overshoot], GUESS),
+}
 
 
 def first_repair(code: str, receipt_text: str):
@@ -101,5 +119,12 @@ def propose(code: str, receipt_text: str):
         except Exception:  # noqa: BLE001 - one repair that cannot read this code must not stop the others
             fixed = None
         if fixed is not None and fixed.strip() != code.strip():
+            hidden = invisible_added(code, fixed)
+            if hidden:  # a name with a BOM or a zero-width space in it: the fix is in how the data is read
+                doubt = doubt or (f"the fix would write an invisible character ({hidden}) into the code: the data's "
+                                  "names hold it (a BOM: read the file with encoding='utf-8-sig'; else strip the names)")
+                continue
             return repair, fixed, ""
     return None, None, doubt
+
+
