@@ -12,11 +12,12 @@ import os
 import resource
 import sys
 
-from jupyter_fixloop import fix, model
+from jupyter_fixloop import fix
+from jupyter_fixloop.model import models
 
 
 def main(spec: dict) -> None:
-    model.litellm()  # imported first: the peak memory printed below is what the loop itself added
+    models.litellm()  # imported first: the peak memory printed below is what the loop itself added
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result = fix(spec["source"], checks=spec.get("checks", []), namespace=dict(spec.get("namespace", {})), model="openai/scripted",
                  api_base=spec.get("api_base"), max_rounds=spec.get("max_rounds", 1),

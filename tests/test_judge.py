@@ -165,3 +165,14 @@ def test_a_check_is_evaluated_once_in_the_judge_not_again_in_the_kernel():
     assert result["checks"] == [{"expr": "c.hit() == 1", "passed": True, "detail": ""}], result["checks"]
     assert outcomes(result["verdict"], key) == {"c.hit() == 1": True}
     assert not judge.started()
+
+
+def test_a_judge_gone_before_its_checks_arrive_is_replaced_by_a_new_one():
+    import signal
+
+    judge.start()
+    os.kill(judge._link.pid, signal.SIGKILL)
+    os.waitpid(judge._link.pid, 0)
+    key = judge.arm(["x == 1"], "x = 1")
+    out, _ = judge.verdict({"x": 1})
+    assert outcomes(out, key) == {"x == 1": True}

@@ -625,7 +625,8 @@ def test_the_rules_never_repair_a_code_block_written_into_a_receipt(scene, fake_
     rounds = outcome.result["rounds"]
     by_rules = [r["candidate"] for r in rounds if r["source"] == "rules"]
     by_rules += [s["code"] for r in rounds for s in r["samples"] or () if s["source"] == "rules"]
-    assert by_rules and all("R01_MARK" not in c for c in by_rules), rounds
+    # the attacker's block as a statement of its own, not the message that holds it
+    assert by_rules and not [c for c in by_rules if "R01_MARK = 1" in map(str.strip, c.splitlines())], by_rules
     assert "import numpy as np" in by_rules[0] and "raise NameError" in by_rules[0], by_rules
 
 

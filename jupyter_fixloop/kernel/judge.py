@@ -123,12 +123,18 @@ def start() -> str:
 def arm(checks: list[str], cell: str) -> str:
     """Give the judge the host's checks and the cell, before any candidate code runs (forking one
     if none waits); its public key. The judge evaluates these checks and no others, once each."""
-    if _link is None or _link.checks is not None:
-        start()
-    assert _link is not None
-    _link.checks = [str(c) for c in checks]
-    _link.send(("checks", list(_link.checks), str(cell)))
-    return _link.key
+    checks = [str(c) for c in checks]
+    for attempt in range(2):
+        if attempt or _link is None or _link.checks is not None:
+            start()
+        assert _link is not None
+        try:
+            _link.send(("checks", list(checks), str(cell)))
+        except OSError:  # the judge forked at load is gone: a new one
+            continue
+        _link.checks = checks
+        return _link.key
+    raise RuntimeError("the judge took no checks")
 
 
 def started() -> bool:
