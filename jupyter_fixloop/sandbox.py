@@ -30,7 +30,7 @@ from . import snapshot as snapshots
 from . import verdict as verdicts
 from .confine import TMPFS_SIZE, address_space, describe_limit, landlock_abi, memory_limit
 from .errors import SandboxError
-from .leftovers import owner_tag, sandboxes_root
+from .leftovers import owner_tag, remove_tree, sandboxes_root
 from .receipt import Receipt
 from .snapshot import Snapshot
 
@@ -82,7 +82,6 @@ def sandbox_env(home: str, extra: tuple[tuple[str, str], ...] = ()) -> dict[str,
         PYDEVD_DISABLE_FILE_VALIDATION="1",
         PYTHONFAULTHANDLER="1",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
-        FIXLOOP_SANDBOX="1",
     )
     env.update(dict(extra))
     return env
@@ -414,12 +413,12 @@ class Sandbox:
             cgroups.release(self.dir)  # what a fork bomb left behind
             if self.ram_inbox:
                 shutil.rmtree(self.ram_inbox, ignore_errors=True)
-            # in a thread: a candidate may have left a million files, the event loop must not wait
-            # (at interpreter exit no thread can start: then here)
+            # in a thread: a candidate may have left a million files or a 3,000-deep tree, the event
+            # loop must not wait (at interpreter exit no thread can start: then here)
             try:
-                await asyncio.to_thread(shutil.rmtree, self.dir, ignore_errors=True)
+                await asyncio.to_thread(remove_tree, self.dir)
             except RuntimeError:
-                shutil.rmtree(self.dir, ignore_errors=True)
+                remove_tree(self.dir)
 
 
 class _KernelDied(Exception):
