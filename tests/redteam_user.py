@@ -15,7 +15,9 @@ from jupyter_fixloop import fix
 
 
 def main(spec: dict) -> None:
-    result = fix(spec["source"], checks=spec.get("checks", []), namespace=dict(spec.get("namespace", {})), model="openai/scripted",
+    namespace = {"__name__": "__main__", **spec.get("namespace", {})}
+    exec(spec.get("setup", ""), namespace)  # notebook code: functions and classes defined in __main__
+    result = fix(spec["source"], checks=spec.get("checks", []), namespace=namespace, model="openai/scripted",
                  api_base=spec.get("api_base"), max_rounds=spec.get("max_rounds", 1),
                  timeout=spec.get("timeout", 20.0), cwd=os.getcwd(), confinement=spec["confinement"],
                  memory_limit=spec.get("memory_limit", 512 * 2**20), pool_size=spec.get("pool_size", 1),

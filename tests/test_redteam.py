@@ -466,6 +466,29 @@ def test_a_name_given_with_share_arrives(scene, fake_model, bwrap):
     assert "not shared" not in outcome.receipts[0]["text"]
 
 
+CLIENT = """class Client:
+    def __init__(self, rows):
+        self.rows = rows
+    def fetch(self):
+        return {'Authorization': api_token}
+client = Client(prices)
+"""
+THROUGH_THE_CLASS = ("g = type(client).fetch.__globals__\nprint(g.get('api_token'), sorted(g))\n"
+                     "client.fetch()\n")
+
+
+def test_an_unshared_name_does_not_travel_inside_a_shared_objects_class(scene, fake_model, bwrap):
+    """V01: the cell's object `client` is shared; its class's method reads `api_token`, which is not:
+    cloudpickle carried it along with the method. Now the method's globals hold only what is shared,
+    and calling it is a NameError the receipt names, with the remedy."""
+    outcome = attack(scene, fake_model, [THROUGH_THE_CLASS], source="client\n" + CELL,
+                     setup=CLIENT)
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["ename"] == "NameError" and "api_token" in receipt["evalue"], receipt["text"]
+    assert "`api_token` is in your namespace but not shared with the sandbox; add --share api_token" in receipt["text"]
+
+
 # ---------------------------------------------------------------- 8. limits RLIMIT_DATA does not count
 
 
