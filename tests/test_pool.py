@@ -363,3 +363,34 @@ def test_a_3000_deep_tree_a_candidate_writes_is_removed_with_its_sandbox(tmp_pat
 
     runtime.run_sync(settle())
     assert set(glob.glob(os.path.join(sandboxes_root(), f"fixloop-sandbox-{owner_tag()}-*"))) <= before
+
+
+def _gone_tag() -> str:
+    return subprocess.run([sys.executable, "-c", "from jupyter_fixloop.sandbox.leftovers import owner_tag; print(owner_tag())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_the_cgroups_of_a_dead_owner_are_swept():
+    """A sandbox's pids and memory cgroups carry its owner's tag: those of a dead owner are removed."""
+    from jupyter_fixloop.sandbox import cgroups
+
+    name = f"/fixloop-sandbox-{_gone_tag()}-cg"
+    made = cgroups.make(name, 4, 2**30)
+    if not made:
+        pytest.skip("no cgroup can be made here (root on cgroup v1, or a delegated cgroup v2 memory controller)")
+    try:
+        assert all(os.path.isdir(p) for p in made)
+        leftovers.sweep()
+        assert [p for p in made if os.path.exists(p)] == []
+    finally:
+        cgroups.release(name)
+
+
+def test_load_ext_sweeps_the_leftovers_of_a_dead_owner(kernel):
+    dead = os.path.join(sandboxes_root(), f"fixloop-sandbox-{_gone_tag()}-ext")
+    os.makedirs(os.path.join(dead, "home"))
+    try:
+        assert kernel.run("%reload_ext jupyter_fixloop").ok
+        assert not os.path.exists(dead)
+    finally:
+        shutil.rmtree(dead, ignore_errors=True)

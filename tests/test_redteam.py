@@ -184,7 +184,8 @@ def test_stderr_swapped_for_a_symlink_is_not_read_through(scene, fake_model, bwr
 
 
 def test_scratch_dir_swapped_for_a_symlink_does_not_list_the_home(scene, fake_model, bwrap):
-    swap = ("import os\nbox = os.path.dirname(os.environ['HOME'])\nwork = os.path.join(box, 'work')\n"
+    # the scratch directory is the working directory as the namespace sees it, a mount point
+    swap = ("import os\nwork = os.getcwd()\n"
             "try:\n    os.rename(work, work + '.old')\nexcept OSError as exc:\n    print('blocked:', exc)\n"
             f"try:\n    os.symlink({scene.home!r}, work)\nexcept OSError as exc:\n    print('blocked:', exc)\n"
             "open('note.txt', 'w').write('x')\n" + AGAIN)

@@ -31,7 +31,16 @@ from ..receipt import values as receipts
 from ..receipt.values import Receipt
 from . import cgroups
 from . import verdict as verdicts
-from .confine import TMPFS_SIZE, address_space, describe_limit, landlock_abi, memory_limit
+from .confine import (
+    HOME,
+    SCRATCH_SIZE,
+    TMPFS_SIZE,
+    address_space,
+    describe_limit,
+    landlock_abi,
+    memory_limit,
+    scratch_listing,
+)
 from .leftovers import owner_tag, remove_tree, sandboxes_root
 
 RUNNER = "__import__('jupyter_fixloop.kernel.runner', fromlist=['runner'])"
@@ -113,7 +122,7 @@ class Sandbox:
         # named after its owner: a sweep removes it if this process dies before `close` (leftovers.py)
         self.dir = tempfile.mkdtemp(prefix=f"fixloop-sandbox-{owner_tag()}-", dir=sandboxes_root())
         os.chmod(self.dir, 0o700)
-        self.home = os.path.join(self.dir, "home")
+        self.home = os.path.join(self.dir, HOME)
         os.makedirs(os.path.join(self.home, "tmp"))
         self.stderr_path = os.path.join(self.dir, STDERR_FILE)
         self._stderr: int | None = None  # the fd stderr is read through, never the path
@@ -303,10 +312,10 @@ class Sandbox:
     def _file_notes(self, result: dict) -> tuple[str, ...]:
         """Files the candidate created in the working directory, and what became of them."""
         names = [n for n in result.get("new_files") or [] if isinstance(n, str)][:MAX_LISTED]
-        if self.confinement == "bwrap":  # what is not a link in the scratch dir was written (new or rewritten)
-            from .confine import WORK
-
-            written = sorted({*names, *_plain_files(os.path.join(self.dir, WORK))})
+        if self.confinement == "bwrap":  # what is not a link in the scratch farm was written (new or rewritten)
+            process = getattr(self.km.provisioner, "process", None) if self.km else None
+            where = scratch_listing(process.pid, self.settings.cwd) if process is not None else None
+            written = sorted({*names, *(_plain_files(where) if where else ())})
             return _written_notes(written, "discarded")
         return _written_notes(names, "kept in the working directory (no confinement)")
 
@@ -321,8 +330,9 @@ class Sandbox:
             return (f"the sandbox's {describe_limit(limit)} was reached (address space "
                     f"{address_space(limit) // 2**20} MiB); FixLoop.memory_limit sets it",)
         if "No space left on device" in text and self.confinement == "bwrap":
-            return (f"the sandbox's temporary file systems (/tmp, /var/tmp, /dev/shm) hold "
-                    f"{TMPFS_SIZE // 2**20} MiB each; write bigger files to the working directory (discarded)",)
+            return (f"the sandbox's temporary file systems (/tmp, /var/tmp, /dev/shm, its home) hold "
+                    f"{TMPFS_SIZE // 2**20} MiB each and its working directory {SCRATCH_SIZE // 2**20} MiB "
+                    "(all discarded)",)
         return ()
 
     def _load_notes(self) -> tuple[str, ...]:
