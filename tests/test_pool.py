@@ -329,7 +329,7 @@ def _deep_tree(top: str, depth: int = 3000) -> None:
 
 def test_a_3000_deep_tree_left_by_a_dead_owner_is_swept_and_the_sweep_never_raises(tmp_path):
     """L01: such a tree made the sweep raise RecursionError, and with it `%load_ext` and every fix()."""
-    gone = subprocess.run([sys.executable, "-c", "from jupyter_fixloop.leftovers import owner_tag; print(owner_tag())"],
+    gone = subprocess.run([sys.executable, "-c", "from jupyter_fixloop.sandbox.leftovers import owner_tag; print(owner_tag())"],
                           capture_output=True, text=True, check=True).stdout.strip()
     dead = os.path.join(sandboxes_root(), f"fixloop-sandbox-{gone}-deep")
     os.makedirs(os.path.join(dead, "home"))
