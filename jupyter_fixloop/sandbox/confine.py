@@ -286,7 +286,7 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     size = ["--size", str(TMPFS_SIZE)] if tmpfs_size_works(bwrap) else []
     argv = [bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             *size, "--tmpfs", "/dev/shm"]
-    farm = _can_farm(cwd, sandbox_dir)
+    farm = can_farm(cwd, sandbox_dir)
     hidden = _hidden_dirs()
     for path in hidden:
         argv += [*size, "--tmpfs", path]
@@ -327,7 +327,7 @@ def scratch_listing(launcher_pid: int, cwd: str) -> str | None:
     return f"/proc/{children[0]}/root{os.path.realpath(cwd)}" if children else None
 
 
-def _can_farm(cwd: str, sandbox_dir: str) -> bool:
+def can_farm(cwd: str, sandbox_dir: str) -> bool:
     """A scratch dir can replace cwd unless cwd holds the interpreter or the sandboxes."""
     inside = [sys.prefix, sys.base_prefix, sys.executable, sandbox_dir, _PACKAGE]
     return cwd != "/" and not any(_under(os.path.realpath(p), cwd) for p in inside)
