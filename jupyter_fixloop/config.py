@@ -51,7 +51,7 @@ class FixLoop(Configurable):
                  "passes every check within 2 s ends the round and the model is not asked; a slower or failing one "
                  "runs beside the model's answer, and the better of the two is carried on.").tag(config=True)
     pool_idle = Float(DEFAULTS.pool_idle, min=0.0, help="Seconds without a loop after which the idle sandbox kernels are closed (0: keep them); the next loop starts new ones.").tag(config=True)
-    pool_size = Integer(DEFAULTS.pool_size, min=0, help="Sandbox kernels kept started ahead of need: two, so the kernel for a candidate is ready even when the model answers at once.").tag(config=True)
+    pool_size = Integer(DEFAULTS.pool_size, min=0, help="Sandbox kernels kept started ahead of need: two, so the kernel for a candidate is ready even when the model answers at once (local sandboxes; a gateway keeps one kernel at a time).").tag(config=True)
     confinement = Enum(
         list(CONFINEMENTS),
         DEFAULTS.confinement,

@@ -19,7 +19,9 @@ from jupyter_fixloop.model import models
 def main(spec: dict) -> None:
     models.litellm()  # imported first: the peak memory printed below is what the loop itself added
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    result = fix(spec["source"], checks=spec.get("checks", []), namespace=dict(spec.get("namespace", {})), model="openai/scripted",
+    namespace = {"__name__": "__main__", **spec.get("namespace", {})}
+    exec(spec.get("setup", ""), namespace)  # notebook code: functions and classes defined in __main__
+    result = fix(spec["source"], checks=spec.get("checks", []), namespace=namespace, model="openai/scripted",
                  api_base=spec.get("api_base"), max_rounds=spec.get("max_rounds", 1),
                  timeout=spec.get("timeout", 20.0), cwd=os.getcwd(), confinement=spec["confinement"],
                  memory_limit=spec.get("memory_limit", 512 * 2**20), pool_size=spec.get("pool_size", 1),

@@ -33,8 +33,14 @@ def free_port() -> int:
 
 
 def kernels(url: str) -> list[dict]:
-    with urllib.request.urlopen(f"{url}/api/kernels", timeout=10) as r:
-        return json.load(r)
+    for attempt in range(5):
+        try:
+            with urllib.request.urlopen(f"{url}/api/kernels", timeout=10) as r:
+                return json.load(r)
+        except urllib.error.HTTPError as exc:  # the gateway answers 500 while a kernel is half shut down
+            if exc.code < 500 or attempt == 4:
+                raise
+            time.sleep(0.5)
 
 
 def wait_until(predicate, timeout: float = 60.0) -> bool:
@@ -178,3 +184,81 @@ def test_a_gateway_that_wants_a_token_gets_it_on_every_request(tmp_path):
         refused = fix("x = 1\n", max_rounds=0, gateway_url=url, pool_size=0)
         assert refused.status == "error" and url in refused.reason and "\n" not in refused.reason, refused.reason
         assert "check FixLoop.gateway_token" in refused.reason, refused.reason
+
+
+# ---------------------------------------------------------------- a gateway on the user's host (issue #27)
+
+POISON = """total = sum(prices)
+import json, urllib.request, uuid, websocket
+URL = {url!r}
+ids = [k['id'] for k in json.load(urllib.request.urlopen(URL + '/api/kernels', timeout=10))]
+print('KERNELS', len(ids))
+code = "import builtins; builtins.POISONED = 'POISONED-BY-ROUND-1'"
+for kid in ids:
+    ws = websocket.create_connection(URL.replace('http', 'ws', 1) + '/api/kernels/' + kid + '/channels', timeout=10)
+    header = {{'msg_id': uuid.uuid4().hex, 'msg_type': 'execute_request', 'session': uuid.uuid4().hex,
+              'username': 'x', 'date': '', 'version': '5.3'}}
+    ws.send(json.dumps({{'header': header, 'parent_header': {{}}, 'metadata': {{}}, 'channel': 'shell',
+                        'content': {{'code': code, 'silent': False, 'store_history': False,
+                                    'user_expressions': {{}}, 'allow_stdin': False}}}}))
+    ws.close()
+raise RuntimeError('not fixed yet')
+"""
+CLEAN = "import builtins\nassert not hasattr(builtins, 'POISONED'), builtins.POISONED\ntotal = sum(prices)\n"
+
+
+def test_a_round_cannot_poison_the_next_rounds_kernel_on_a_gateway(gateway, fake_model):
+    """G01: round 1's candidate lists the gateway's kernels over its REST API and runs code in each
+    of them; with warm kernels, round 2's was among them. On a gateway no kernel is kept warm and one
+    exists at a time: round 1 finds only its own, round 2 starts clean."""
+    server = fake_model(f"```python\n{POISON.format(url=gateway)}```", f"```python\n{CLEAN}```")
+    result = fix("total = sum(prices_list)\n", namespace={"prices": [1, 2]}, checks=["total == 3"],
+                 model="openai/scripted", api_base=server.url, max_rounds=2, gateway_url=gateway, pool_size=2,
+                 rules=False)
+    texts = [r.receipt.text for r in result.rounds]
+    assert "KERNELS 1" in texts[0], texts[0]
+    assert result.status == "fixed", texts
+    assert wait_until(lambda: kernels(gateway) == [], 60), kernels(gateway)
+
+
+DUMPABLE = """import ctypes, json, sys
+from jupyter_fixloop import fix
+r = fix("x = 1\\n", max_rounds=0, gateway_url=sys.argv[1], pool_size=0)
+print('DUMPABLE', ctypes.CDLL(None).prctl(3, 0, 0, 0, 0), r.status)
+"""
+
+
+def test_the_users_process_is_made_non_dumpable_on_a_gateway(gateway):
+    """NBG, the part that holds for any user: as on the local "none" path, a gateway sandbox makes
+    the user's process non-dumpable (PR_GET_DUMPABLE 0), so a same-user kernel of a gateway on this
+    host cannot open its /proc/<pid>/environ or memory."""
+    out = subprocess.run([sys.executable, "-c", DUMPABLE, gateway], capture_output=True, text=True, timeout=180,
+                         check=False)
+    assert "DUMPABLE 0 passed" in out.stdout, out.stdout + out.stderr[-2000:]
+
+
+ENVIRON_WALK = r"""import os
+found = []
+for pid in filter(str.isdigit, os.listdir('/proc')):
+    try:
+        with open(f'/proc/{pid}/environ', 'rb') as f:
+            if b'NBGCANARY' in f.read():
+                found.append(pid)
+    except OSError:
+        pass
+assert not found, 'found in ' + ','.join(found)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="runs as root: the gateway's kernels hold CAP_SYS_PTRACE, which "
+                    "non-dumpable does not stop (run the tests as a non-root user to replay NBG)")
+def test_a_candidate_on_a_same_host_gateway_cannot_read_the_users_environment(gateway):
+    """NBG: a candidate on a gateway of this host walks every /proc/<pid>/environ for the user's
+    secret; the user's process (non-dumpable) refuses it."""
+    code = ("import os, sys\nfrom jupyter_fixloop import fix\n"
+            f"r = fix({ENVIRON_WALK!r}, max_rounds=0, gateway_url=sys.argv[1], pool_size=0)\n"
+            "print('STATUS', r.status, r.first.text if r.first else r.reason)\n")
+    env = {**os.environ, "NBG_SECRET": "NBGCANARY-user-env"}
+    out = subprocess.run([sys.executable, "-c", code, gateway], capture_output=True, text=True, timeout=180,
+                         env=env, check=False)
+    assert "STATUS passed" in out.stdout, out.stdout + out.stderr[-2000:]

@@ -7,6 +7,7 @@ a segfault, `sys.exit()`.
 
 import json
 import os
+import resource
 import time
 
 import pytest
@@ -283,13 +284,39 @@ def test_a_shared_mapping_past_the_address_space_fails_and_names_the_limit(tmp_p
     assert "memory_limit 512 MiB was reached" in receipt.text
 
 
+FILL = """import os
+for where, mib in (('/tmp', 65), ('/var/tmp', 65), (os.environ['HOME'], 65), (os.environ['TMPDIR'], 65),
+                   ('.', 257), ('.', 200)):
+    path = os.path.join(where, 'big')
+    try:
+        with open(path, 'wb') as f:
+            f.write(b'x' * (mib * 2**20))
+        print(where == '.' and 'cwd' or where, mib, 'wrote')
+    except OSError as exc:
+        print(where == '.' and 'cwd' or where, mib, 'refused', exc.errno)
+    if mib != 200:
+        os.remove(path)
+print(os.statvfs('.').f_blocks * os.statvfs('.').f_frsize // 2**20, os.statvfs(os.environ['HOME']).f_blocks * 4096 // 2**20)
+with open('/dev/shm/big', 'wb') as f:
+    f.write(b'x' * (65 * 2**20))
+"""
+
+
 def test_tmpfs_mounts_are_size_limited_and_a_full_one_is_explained(tmp_path):
+    """/tmp, /var/tmp, /dev/shm and the sandbox's home (with its TMPDIR) hold 64 MiB each, the scratch
+    farm standing in for the working directory 256 MiB (L02: a candidate filled the disk there);
+    all are tmpfs mounts of the namespace, so nothing of it reaches the disk."""
     if not confine.tmpfs_size_works(confine.find_bwrap()):
         pytest.skip("this bwrap is older than 0.8: no --size")
-    code = "with open('/dev/shm/big', 'wb') as f:\n    f.write(b'x' * (100 * 2**20))\n"
-    receipt, _, _ = run_once(code, tmp_path, "bwrap")
+    receipt, _, box = run_once(FILL, tmp_path, "bwrap", timeout=90)
+    lines = receipt.stdout.strip().split("\n")
+    assert [line.split()[-1] for line in lines[:6]] == ["28"] * 5 + ["wrote"], receipt.text  # ENOSPC
+    assert lines[6] == "256 64", receipt.stdout
     assert receipt.kind == "exception" and "No space left on device" in receipt.text, receipt.text
-    assert "temporary file systems (/tmp, /var/tmp, /dev/shm) hold 64 MiB each" in receipt.text
+    assert "temporary file systems (/tmp, /var/tmp, /dev/shm, its home) hold 64 MiB each and its working " \
+           "directory 256 MiB" in receipt.text
+    assert "wrote big: discarded" in receipt.text  # the user's side listed the farm through the namespace
+    assert list(tmp_path.iterdir()) == [] and not os.path.exists(box.dir)
 
 
 def test_pyarrow_and_pandas_import_under_the_address_space_limit(tmp_path):
@@ -297,3 +324,121 @@ def test_pyarrow_and_pandas_import_under_the_address_space_limit(tmp_path):
     receipt, _, _ = run_once("import pyarrow, pandas\nprint(pandas.Series(['a'], dtype='string[pyarrow]').iloc[0])",
                              tmp_path, "bwrap", memory_limit=512 * MiB)
     assert receipt.kind == "ok" and receipt.stdout.strip() == "a", receipt.text
+
+
+# ---------------------------------------------------------------- the threat model, line by line (issue #27)
+
+PROCESSES_AND_CAPS = """import os, subprocess, sys
+print('PIDS', sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))
+status = dict(line.split(':', 1) for line in open('/proc/self/status') if ':' in line)
+child = subprocess.run([sys.executable, '-c', 'print(open("/proc/self/status").read())'], capture_output=True,
+                       text=True).stdout
+again = dict(line.split(':', 1) for line in child.splitlines() if ':' in line)
+print('CAPS', status['CapEff'].strip(), status['CapPrm'].strip(), again['CapEff'].strip(), again['CapPrm'].strip(),
+      status['NoNewPrivs'].strip())
+"""
+
+
+def test_bwrap_sandbox_sees_no_other_process_and_holds_no_capability(tmp_path):
+    """Own pid namespace: only the sandbox's own processes (bwrap's init, the kernel, its judge) are
+    in /proc; no capability is effective or permitted, nor regained by a program it executes (as
+    root too: no_new_privs)."""
+    receipt, _, _ = run_once(PROCESSES_AND_CAPS, tmp_path, "bwrap")
+    assert receipt.kind == "ok", receipt.text
+    pids = json.loads(receipt.stdout.split("PIDS ")[1].split("\n")[0])
+    assert 1 in pids and len(pids) <= 4, pids  # a fresh namespace, numbered from 1: bwrap's init, the kernel, its judge
+    assert receipt.stdout.split("CAPS ")[1].split() == ["0000000000000000"] * 4 + ["1"], receipt.stdout
+
+
+JUDGE_PROBE = """import os, glob
+children = [c for f in glob.glob('/proc/self/task/*/children') for c in open(f).read().split()]
+for child in children:
+    for what in ('mem', 'environ'):
+        try:
+            with open(f'/proc/{child}/{what}', 'rb') as f:
+                f.read(1)
+            print('JUDGE', what, 'read')
+        except OSError as exc:
+            print('JUDGE', what, 'refused', exc.errno)
+print('CHILDREN', len(children))
+x = 1
+"""
+
+
+@pytest.mark.parametrize("mode", ["none", "bwrap"])
+def test_the_judge_is_non_dumpable(tmp_path, mode):
+    """The judge forked before the candidate runs (kernel/judge.py) cannot be read by it: its memory
+    and environment are refused to the candidate, the same uid without capabilities."""
+    receipt, _, _ = run_once(JUDGE_PROBE, tmp_path, mode, checks=["x == 1"])
+    assert receipt.kind == "ok", receipt.text
+    assert "CHILDREN 0" not in receipt.stdout, receipt.stdout  # the judge is there to be probed
+    lines = [line for line in receipt.stdout.split("\n") if line.startswith("JUDGE")]
+    assert lines and all(" refused " in line for line in lines), receipt.stdout
+
+
+LIMITS = """import os, resource, time
+cpu = resource.getrlimit(resource.RLIMIT_CPU)[0]
+print('CPU', cpu, time.process_time())
+print('NPROC', resource.getrlimit(resource.RLIMIT_NPROC)[0])
+groups = [line.strip().split(':', 2)[2] for line in open('/proc/self/cgroup') if ':pids:' in line]
+for group in groups:
+    path = '/sys/fs/cgroup/pids' + group + '/pids.max'
+    print('PIDSMAX', open(path).read().strip() if os.path.exists(path) else 'hidden')
+"""
+
+
+@pytest.mark.parametrize("mode", ["none", "bwrap"])
+def test_cpu_time_and_processes_are_capped(tmp_path, mode):
+    """RLIMIT_CPU is a backstop set before each run (CPU seconds used + timeout x CPUs + 5);
+    RLIMIT_NPROC caps processes at the user's task count + 256 (root too: no capability is kept),
+    and where a pids cgroup can be made (root on cgroup v1) it holds 256."""
+    receipt, _, _ = run_once(LIMITS, tmp_path, mode, timeout=10.0)
+    assert receipt.kind == "ok", receipt.text
+    cpu, used = receipt.stdout.split("CPU ")[1].split("\n")[0].split(" ")
+    assert int(cpu) != resource.RLIM_INFINITY and int(cpu) <= float(used) + 10 * (os.cpu_count() or 1) + 6
+    nproc = int(receipt.stdout.split("NPROC ")[1].split("\n")[0])
+    assert 0 < nproc <= confine._user_tasks() + confine.PROCESSES + 64, nproc
+    if cgroups.make("/fixloop-sandbox-probe-limits", 1, 2**30):
+        cgroups.release("/fixloop-sandbox-probe-limits")
+        assert "PIDSMAX 256" in receipt.stdout or "PIDSMAX hidden" in receipt.stdout, receipt.stdout
+
+
+NATIVE_WRITE = """import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.open(b'data.csv', os.O_WRONLY | os.O_TRUNC)
+print('NATIVE', fd, ctypes.get_errno())
+print(open('data.csv').read())
+"""
+
+
+def test_native_writes_to_existing_files_are_read_only(tmp_path):
+    """The copy-on-write of the top of the working directory is an audit hook (Python-level): a write
+    from native code to an existing file there meets the read-only view instead."""
+    (tmp_path / "data.csv").write_text("a,b\n")
+    receipt, _, _ = run_once(NATIVE_WRITE, tmp_path, "bwrap")
+    assert receipt.kind == "ok", receipt.text
+    assert "NATIVE -1 30" in receipt.stdout, receipt.stdout  # EROFS
+    assert (tmp_path / "data.csv").read_text() == "a,b\n"
+
+
+SWAP_HOST_FILES = """import os
+box = os.path.dirname(os.environ['HOME'])
+for name in ('kernel.json', 'lifeline'):
+    path = os.path.join(box, name)
+    for step, act in (('remove', lambda: os.remove(path)), ('rename', lambda: os.rename(path, path + '.old')),
+                      ('write', lambda: open(path, 'w').write('{}'))):
+        try:
+            act()
+            print('SWAP', name, step, 'done')
+        except OSError as exc:
+            print('SWAP', name, step, 'refused', exc.errno)
+"""
+
+
+def test_the_connection_file_and_lifeline_cannot_be_replaced(tmp_path):
+    """What the user's side reads back from the sandbox dir is bound onto itself read-only: the
+    candidate can neither remove, rename nor rewrite the connection file or the lifeline."""
+    receipt, _, box = run_once(SWAP_HOST_FILES, tmp_path, "bwrap")
+    assert receipt.kind == "ok", receipt.text
+    lines = [line for line in receipt.stdout.split("\n") if line.startswith("SWAP")]
+    assert len(lines) == 6 and all(" refused " in line for line in lines), receipt.stdout

@@ -20,6 +20,7 @@ from jupyter_fixloop.kernel.snapshot import ram_root
 from jupyter_fixloop.loop.run import sandbox_settings
 from jupyter_fixloop.options import LoopOptions
 from jupyter_fixloop.sandbox import leftovers
+from jupyter_fixloop.sandbox import pool as pool_mod
 from jupyter_fixloop.sandbox.leftovers import owner_tag, sandboxes_root
 from jupyter_fixloop.sandbox.manager import Sandbox, SandboxSettings
 from jupyter_fixloop.sandbox.pool import pool_for
@@ -310,3 +311,86 @@ def test_a_new_pool_sweeps_the_leftovers_of_a_dead_owner_and_keeps_a_live_ones(t
     finally:
         for path in live:
             shutil.rmtree(path, ignore_errors=True)
+
+
+def _deep_tree(top: str, depth: int = 3000) -> None:
+    """`top/d/d/.../d/f` `depth` levels down: deeper than Python's recursion limit, longer than PATH_MAX."""
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            child = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        os.close(os.open("f", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    finally:
+        os.close(fd)
+
+
+def test_a_3000_deep_tree_left_by_a_dead_owner_is_swept_and_the_sweep_never_raises(tmp_path):
+    """L01: such a tree made the sweep raise RecursionError, and with it `%load_ext` and every fix()."""
+    gone = subprocess.run([sys.executable, "-c", "from jupyter_fixloop.sandbox.leftovers import owner_tag; print(owner_tag())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    dead = os.path.join(sandboxes_root(), f"fixloop-sandbox-{gone}-deep")
+    os.makedirs(os.path.join(dead, "home"))
+    _deep_tree(os.path.join(dead, "home"))
+    os.symlink(str(tmp_path), os.path.join(dead, "home", "link"))  # never followed
+    (tmp_path / "kept.txt").write_text("x")
+    try:
+        assert leftovers.sweep() >= 1
+        assert not os.path.exists(dead)
+        assert (tmp_path / "kept.txt").exists()
+    finally:
+        leftovers.remove_tree(dead)
+
+
+def test_a_3000_deep_tree_a_candidate_writes_is_removed_with_its_sandbox(tmp_path, fake_model):
+    """L01 through fix(): the candidate builds the tree in its home; the loop ends normally, the
+    sandbox directory is gone, and the next fix() runs."""
+    deep = ("import os\nos.chdir(os.environ['HOME'])\nfor _ in range(3000):\n    os.mkdir('d')\n    os.chdir('d')\n"
+            "open('f', 'w').write('x' * 1000)\nn = 1\nx = n + 1\n")
+    server = fake_model(f"```python\n{deep}```", f"```python\n{deep}```")
+    before = set(glob.glob(os.path.join(sandboxes_root(), f"fixloop-sandbox-{owner_tag()}-*")))
+    for confinement in ("none", "bwrap"):
+        result = fix("n = 1\nx = n\n", checks=["x == 2"], namespace={},
+                     model="openai/scripted", api_base=server.url, max_rounds=1, cwd=str(tmp_path),
+                     confinement=confinement, pool_size=0, rules=False)
+        assert result.status == "fixed", (confinement, result.reason, [r.receipt.text for r in result.rounds])
+
+    async def settle():
+        for pool in list(pool_mod._pools.values()):
+            await pool.settle()
+
+    runtime.run_sync(settle())
+    assert set(glob.glob(os.path.join(sandboxes_root(), f"fixloop-sandbox-{owner_tag()}-*"))) <= before
+
+
+def _gone_tag() -> str:
+    return subprocess.run([sys.executable, "-c", "from jupyter_fixloop.sandbox.leftovers import owner_tag; print(owner_tag())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_the_cgroups_of_a_dead_owner_are_swept():
+    """A sandbox's pids and memory cgroups carry its owner's tag: those of a dead owner are removed."""
+    from jupyter_fixloop.sandbox import cgroups
+
+    name = f"/fixloop-sandbox-{_gone_tag()}-cg"
+    made = cgroups.make(name, 4, 2**30)
+    if not made:
+        pytest.skip("no cgroup can be made here (root on cgroup v1, or a delegated cgroup v2 memory controller)")
+    try:
+        assert all(os.path.isdir(p) for p in made)
+        leftovers.sweep()
+        assert [p for p in made if os.path.exists(p)] == []
+    finally:
+        cgroups.release(name)
+
+
+def test_load_ext_sweeps_the_leftovers_of_a_dead_owner(kernel):
+    dead = os.path.join(sandboxes_root(), f"fixloop-sandbox-{_gone_tag()}-ext")
+    os.makedirs(os.path.join(dead, "home"))
+    try:
+        assert kernel.run("%reload_ext jupyter_fixloop").ok
+        assert not os.path.exists(dead)
+    finally:
+        shutil.rmtree(dead, ignore_errors=True)

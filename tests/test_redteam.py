@@ -187,7 +187,8 @@ def test_stderr_swapped_for_a_symlink_is_not_read_through(scene, fake_model, bwr
 
 
 def test_scratch_dir_swapped_for_a_symlink_does_not_list_the_home(scene, fake_model, bwrap):
-    swap = ("import os\nbox = os.path.dirname(os.environ['HOME'])\nwork = os.path.join(box, 'work')\n"
+    # the scratch directory is the working directory as the namespace sees it, a mount point
+    swap = ("import os\nwork = os.getcwd()\n"
             "try:\n    os.rename(work, work + '.old')\nexcept OSError as exc:\n    print('blocked:', exc)\n"
             f"try:\n    os.symlink({scene.home!r}, work)\nexcept OSError as exc:\n    print('blocked:', exc)\n"
             "open('note.txt', 'w').write('x')\n" + AGAIN)
@@ -467,6 +468,29 @@ def test_a_name_given_with_share_arrives(scene, fake_model, bwrap):
     assert_nothing_leaked(scene, outcome)
     assert outcome.result["status"] == "fixed", outcome.receipts
     assert "not shared" not in outcome.receipts[0]["text"]
+
+
+CLIENT = """class Client:
+    def __init__(self, rows):
+        self.rows = rows
+    def fetch(self):
+        return {'Authorization': api_token}
+client = Client(prices)
+"""
+THROUGH_THE_CLASS = ("g = type(client).fetch.__globals__\nprint(g.get('api_token'), sorted(g))\n"
+                     "client.fetch()\n")
+
+
+def test_an_unshared_name_does_not_travel_inside_a_shared_objects_class(scene, fake_model, bwrap):
+    """V01: the cell's object `client` is shared; its class's method reads `api_token`, which is not:
+    cloudpickle carried it along with the method. Now the method's globals hold only what is shared,
+    and calling it is a NameError the receipt names, with the remedy."""
+    outcome = attack(scene, fake_model, [THROUGH_THE_CLASS], source="client\n" + CELL,
+                     setup=CLIENT)
+    assert_nothing_leaked(scene, outcome)
+    receipt = outcome.receipts[0]
+    assert receipt["ename"] == "NameError" and "api_token" in receipt["evalue"], receipt["text"]
+    assert "`api_token` is in your namespace but not shared with the sandbox; add --share api_token" in receipt["text"]
 
 
 # ---------------------------------------------------------------- 8. limits RLIMIT_DATA does not count

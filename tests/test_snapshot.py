@@ -53,6 +53,49 @@ def test_reachable_follows_globals_of_notebook_functions_and_classes_only():
     assert reachable({"missing"}, ns) == []
 
 
+CLIENT = '''
+API_TOKEN = "sk-v01-not-shared"
+LIMIT = 3
+def helper(v):
+    return v * 2
+class Client:
+    def __init__(self, rows):
+        self.rows = rows
+    def top(self):
+        return helper(self.rows[:LIMIT])
+    def fetch(self):
+        return {"Authorization": API_TOKEN}
+client = Client([1, 2, 3, 4])
+def shout():
+    return API_TOKEN.upper()
+handlers = {"shout": shout}
+'''
+
+
+def test_a_shared_object_carries_its_code_not_the_globals_its_methods_read(tmp_path):
+    """V01: cloudpickle carried a shared object's class methods with their module globals, so an
+    unshared API_TOKEN reached the sandbox. Its code comes along (`helper`); data it reads
+    (`API_TOKEN`, `LIMIT`) does not, and reading it is a NameError."""
+    ns = notebook(CLIENT)
+    assert reachable({"client"}, ns) == ["Client", "client", "helper"]
+    snap = write_snapshot(ns, {"client", "handlers"}, str(tmp_path / "s.bin"))
+    assert "API_TOKEN" not in snap.names and {"API_TOKEN", "LIMIT"} <= set(snap.withheld)
+    with open(snap.path, "rb") as f:
+        assert b"sk-v01-not-shared" not in f.read()
+    out = {"__name__": "__main__"}
+    assert load_into(out, snap.path)["failed"] == {}
+    client = out["client"]
+    assert "API_TOKEN" not in type(client).fetch.__globals__
+    with pytest.raises(NameError, match="API_TOKEN"):
+        client.fetch()
+    with pytest.raises(NameError, match="API_TOKEN"):
+        out["handlers"]["shout"]()
+    shared = write_snapshot(ns, {"client", "LIMIT"}, str(tmp_path / "t.bin"))  # shared by name: it travels
+    again = {"__name__": "__main__"}
+    load_into(again, shared.path)
+    assert again["client"].top() == [1, 2, 3, 1, 2, 3] and "API_TOKEN" not in str(again)
+
+
 def test_round_trip_keeps_frames_exact_and_rebinds_functions(tmp_path):
     n = 50_000
     rng = np.random.default_rng(0)

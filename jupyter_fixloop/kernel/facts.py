@@ -144,6 +144,9 @@ def _value_of(node: ast.expr, scope: dict):
 def _name_facts(name: str, scope: dict, user_names) -> list[str]:
     names = sorted(n for n in {*scope, *user_names, *dir(builtins)} if not n.startswith("_"))
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    if name in user_names and name not in scope:  # the user has it; the loop did not share it
+        return [f"`{name}` is in your namespace but not shared with the sandbox; add --share {name} "
+                "(fix(share=...), c.FixLoop.share)"]
     return [f"defined names close to {name!r}: {_list(close) or 'none'}"]
 
 

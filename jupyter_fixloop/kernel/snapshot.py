@@ -63,6 +63,7 @@ class Snapshot:
     parts: tuple[str, ...] = ()
     imports: tuple[str, ...] = ()
     unshared: tuple[str, ...] = ()  # the user's other names (not values): a candidate reading one is told
+    withheld: tuple[str, ...] = ()  # names notebook functions in it read that were left out (NameError there)
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -125,17 +126,33 @@ def _words(source: str) -> set[str]:
 
 
 def reachable(names: set[str], ns: dict) -> list[str]:
-    """`names` present in `ns`, plus the globals used by notebook-defined functions and classes."""
-    found, todo = set(), [n for n in names if n in ns]
+    """`names` present in `ns`, plus the globals used by notebook-defined functions and classes.
+
+    A shared object of a notebook class brings the code its methods use (functions, classes,
+    modules), not the data they read: that stays out unless shared, and pickling filters every
+    notebook function's globals to what travels (`_filtered`), so it is a NameError in the sandbox."""
+    found, todo = set(), [(n, False) for n in names if n in ns]
     while todo:
-        name = todo.pop()
-        if name in found or name in IGNORED:
+        name, code_only = todo.pop()
+        if name in found or name in IGNORED or name not in ns:
+            continue
+        if code_only and not _is_code(ns[name]):
             continue
         found.add(name)
-        for used in _globals_used(ns[name], ns):
-            if used in ns and used not in found:
-                todo.append(used)
+        value = ns[name]
+        follow = [(u, code_only) for u in _globals_used(value, ns)]
+        cls = type(value)
+        if cls.__module__ == "__main__" and not isinstance(value, type):
+            follow += [(cls.__name__, True)] if ns.get(cls.__name__) is cls else []
+            follow += [(u, True) for u in _globals_used(cls, ns)]
+        todo += [(u, c) for u, c in follow if u in ns and u not in found]
     return sorted(found)
+
+
+def _is_code(value) -> bool:
+    """A notebook function or class, or a module: what a shared object's methods may bring along."""
+    return isinstance(value, types.ModuleType) or (
+        isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) == "__main__")
 
 
 def _globals_used(value, ns: dict) -> set[str]:
@@ -259,10 +276,15 @@ def write_snapshot(ns: dict, names, path: str, size_cap: int = DEFAULT_SIZE_CAP,
             modules[name] = value.__name__
         else:
             values[name] = value
-    payload, buffers = _dump_values(values, skipped)
+    # what the sandbox will hold: notebook functions carry only these of their globals
+    travels = frozenset(base.names) | frozenset(base.modules) | frozenset(values) | frozenset(modules)
+    pickler = _pickler_class()
+    withheld: set[str] = set()
+    dumps = (lambda obj: _dumps(obj, pickler, travels, withheld)) if names is not None else None
+    payload, buffers = _dump_values(values, skipped, dumps)
     total = _size(payload, buffers)
     if total > size_cap - base.nbytes:
-        payload, buffers = _drop_largest(values, skipped, size_cap - base.nbytes)
+        payload, buffers = _drop_largest(values, skipped, size_cap - base.nbytes, dumps)
         total = _size(payload, buffers)
     # the names (not values) of everything the user has, so a NameError can point at a close one
     available = sorted(n for n in ns if isinstance(n, str) and not n.startswith("_") and n not in IGNORED)
@@ -277,6 +299,7 @@ def write_snapshot(ns: dict, names, path: str, size_cap: int = DEFAULT_SIZE_CAP,
         nbytes=base.nbytes + total,
         parts=base.files + (path,),
         imports=tuple(sorted(set(base.imports) | _imports_of(values, modules))),
+        withheld=tuple(sorted((set(base.withheld) | {n for n in withheld if n in ns}) - travels)),
     )
 
 
@@ -292,8 +315,9 @@ def _size(payload, buffers) -> int:
     return len(payload) + sum(b.raw().nbytes for b in buffers)
 
 
-def _dump_values(values: dict, skipped: dict):
+def _dump_values(values: dict, skipped: dict, dumps=None):
     """Pickle all values together (shared references stay shared); isolate the ones that fail."""
+    _dumps = dumps or _plain_dumps
     try:
         return _dumps(values)
     except Exception:
@@ -313,7 +337,8 @@ def _dump_values(values: dict, skipped: dict):
         return _dumps(values)
 
 
-def _drop_largest(values: dict, skipped: dict, size_cap: int):
+def _drop_largest(values: dict, skipped: dict, size_cap: int, dumps=None):
+    _dumps = dumps or _plain_dumps
     sizes = {name: _size(*_dumps(value)) for name, value in values.items()}
     total = sum(sizes.values())
     for name in sorted(sizes, key=sizes.get, reverse=True):
@@ -326,11 +351,19 @@ def _drop_largest(values: dict, skipped: dict, size_cap: int):
     return _dumps(values)
 
 
-def _dumps(obj):
+def _dumps(obj, pickler=None, travels: frozenset | None = None, withheld: set | None = None):
+    """Pickle `obj`; with `travels`, notebook functions keep only those of their globals (the names
+    they read that are left out are added to `withheld`)."""
     buffers: list = []
     out = io.BytesIO()
-    _pickler_class()(out, protocol=5, buffer_callback=buffers.append).dump(obj)
+    p = (pickler or _pickler_class())(out, protocol=5, buffer_callback=buffers.append)
+    p.travels, p.withheld = travels, withheld if withheld is not None else set()
+    p.dump(obj)
     return out.getbuffer(), buffers
+
+
+def _plain_dumps(obj):
+    return _dumps(obj)
 
 
 _PICKLER = None
@@ -343,12 +376,38 @@ def _pickler_class():
         import cloudpickle
 
         class Pickler(cloudpickle.Pickler):
+            travels: frozenset | None = None  # set by _dumps
+            withheld: set
+
             def reducer_override(self, obj):
                 if _is_object_array(obj) and obj.size >= STRINGS_MIN:
                     reduced = _reduce_strings(obj)
                     if reduced is not None:
                         return reduced
+                if self.travels is not None and isinstance(obj, types.FunctionType) and obj.__module__ == "__main__":
+                    return super().reducer_override(self._filtered(obj))
                 return super().reducer_override(obj)
+
+            def _filtered(self, fn: types.FunctionType) -> types.FunctionType:
+                """`fn` with its globals cut to the names that travel: cloudpickle would carry every
+                global its code reads (an unshared API_TOKEN read by a shared object's method)."""
+                kept = getattr(self, "_kept", None)
+                if kept is None:
+                    kept = self._kept = {}  # id(original globals) -> (original, filtered): ids stay unique
+                entry = kept.get(id(fn.__globals__))
+                if entry is None:
+                    g = fn.__globals__
+                    filtered = {k: g[k] for k in ("__name__", "__builtins__") if k in g}
+                    filtered.update((k, g[k]) for k in self.travels if k in g)
+                    entry = kept[id(g)] = (g, filtered)
+                self.withheld.update(n for n in _code_globals(fn.__code__) if n in fn.__globals__ and n not in entry[1])
+                new = types.FunctionType(fn.__code__, entry[1], fn.__name__, fn.__defaults__, fn.__closure__)
+                new.__kwdefaults__ = fn.__kwdefaults__
+                new.__dict__.update(fn.__dict__)
+                new.__qualname__, new.__doc__, new.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
+                new.__annotations__ = fn.__annotations__
+                kept[id(new)] = (new, entry[1])  # alive until the dump ends: its id is not reused
+                return new
 
         _PICKLER = Pickler
     return _PICKLER

@@ -31,8 +31,9 @@ AS_HEADROOM = 2 * 2**30
 AS_PER_CPU = 64 * 2**20
 TMPFS_SIZE = 64 * 2**20  # each tmpfs the sandbox gets (/tmp, /var/tmp, /dev/shm, the hidden home): bwrap >= 0.8
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # jupyter_fixloop/
+SCRATCH_SIZE = 256 * 2**20  # the scratch farm standing in for the working directory (bwrap >= 0.8)
 VIEW = "cwd"  # inside the sandbox dir: the real working directory, read-only
-WORK = "work"  # inside the sandbox dir: the scratch directory mounted in its place
+HOME = "home"  # inside the sandbox dir: the sandbox's $HOME (a tmpfs under bwrap)
 INBOX = "snapshots"  # inside the sandbox dir: read-only for the sandbox; the user side links snapshots in
 # "auto" never falls back to running candidates unconfined: that hands over the user's kernel
 REFUSAL = (
@@ -181,14 +182,18 @@ def _namespace_flags() -> list[str]:
 def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...] = ()) -> list[str]:
     """Read-only root, private /dev /proc /tmp, hidden home and /run, cwd as a scratch farm.
 
-    The sandbox dir is writable (sockets, scratch), except `host_read`, the scratch dir and the
-    snapshot inbox: bound onto themselves, they cannot be replaced (by a symlink for the user's
-    side to follow), and the inbox is read-only (snapshots are linked into it at load time)."""
+    The scratch farm standing in for cwd and the sandbox's home are tmpfs mounts of their own
+    (SCRATCH_SIZE, TMPFS_SIZE): what a candidate writes there is capped and vanishes with the
+    namespace, even when the user's process is killed before it can clean up. The sandbox dir is
+    writable (sockets), except `host_read` and the snapshot inbox: bound onto themselves, they
+    cannot be replaced (by a symlink for the user's side to follow), and the inbox is read-only
+    (snapshots are linked into it at load time). The user's side lists the scratch farm through
+    the namespace (`scratch_listing`), where cwd is a mount point no candidate can swap."""
     cwd = os.path.realpath(cwd)
     size = ["--size", str(TMPFS_SIZE)] if tmpfs_size_works(bwrap) else []
     argv = [bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             *size, "--tmpfs", "/dev/shm"]
-    farm = _can_farm(cwd, sandbox_dir)
+    farm = can_farm(cwd, sandbox_dir)
     hidden = _hidden_dirs()
     for path in hidden:
         argv += [*size, "--tmpfs", path]
@@ -196,14 +201,16 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     above = [p for p in needed if _under(cwd, p)]  # e.g. PYTHONPATH=repo, cwd=repo/notebooks: before the farm
     argv += _ro_binds(above)
     if farm:  # before the other re-binds, so Python stays visible when cwd is the home dir
-        argv += ["--bind", os.path.join(sandbox_dir, WORK), cwd]
+        argv += [*(["--size", str(SCRATCH_SIZE)] if size else []), "--tmpfs", cwd]
     argv += _ro_binds(p for p in needed if p not in above)
     for path in hidden:  # a re-bound parent (a PYTHONPATH entry holding the home) showed it again
         if any(_under(path, p) and p != path for p in needed) and not _under(cwd, path):
             argv += [*size, "--tmpfs", path] + _ro_binds(_needed_under(path))
     argv += [*size, "--tmpfs", os.path.dirname(sandbox_dir), "--bind", sandbox_dir, sandbox_dir]
-    work, inbox = os.path.join(sandbox_dir, WORK), os.path.join(sandbox_dir, INBOX)
-    argv += ["--bind", work, work, "--ro-bind", inbox, inbox]
+    home = os.path.join(sandbox_dir, HOME)
+    argv += [*size, "--tmpfs", home, "--dir", os.path.join(home, "tmp")]
+    inbox = os.path.join(sandbox_dir, INBOX)
+    argv += ["--ro-bind", inbox, inbox]
     for path in host_read:
         argv += ["--ro-bind", path, path]
     view = os.path.join(sandbox_dir, VIEW)
@@ -216,7 +223,18 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     return argv + ["--unsetenv", "JPY_PARENT_PID", "--chdir", cwd, "--"]
 
 
-def _can_farm(cwd: str, sandbox_dir: str) -> bool:
+def scratch_listing(launcher_pid: int, cwd: str) -> str | None:
+    """Where the user's side lists the scratch farm of a bwrap sandbox: the working directory as
+    the namespace sees it, through /proc/<pid>/root of bwrap's first child (None once it is gone)."""
+    try:
+        with open(f"/proc/{launcher_pid}/task/{launcher_pid}/children") as f:
+            children = f.read().split()
+    except OSError:
+        return None
+    return f"/proc/{children[0]}/root{os.path.realpath(cwd)}" if children else None
+
+
+def can_farm(cwd: str, sandbox_dir: str) -> bool:
     """A scratch dir can replace cwd unless cwd holds the interpreter or the sandboxes."""
     inside = [sys.prefix, sys.base_prefix, sys.executable, sandbox_dir, _PACKAGE]
     return cwd != "/" and not any(_under(os.path.realpath(p), cwd) for p in inside)
@@ -299,7 +317,6 @@ def hold_lifeline(sandbox_dir: str) -> int | None:
 
 def _launcher(settings, sandbox_dir: str, cgroups: tuple[str, ...] = ()) -> list[str]:
     """`python -I -S kernel/limits.py --data N ...`: sets limits, joins the cgroups, execs what follows `--`."""
-    os.makedirs(os.path.join(sandbox_dir, WORK), exist_ok=True)
     os.makedirs(os.path.join(sandbox_dir, VIEW), exist_ok=True)
     os.makedirs(os.path.join(sandbox_dir, INBOX), exist_ok=True)
     limit = memory_limit(settings)

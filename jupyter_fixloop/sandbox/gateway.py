@@ -21,6 +21,7 @@ import time
 
 from ..errors import SandboxError
 from ..kernel import wire
+from .confine import make_undumpable
 from .manager import MAX_LISTED, START_TIMEOUT, Sandbox, SandboxSettings, _written_notes
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent  # jupyter_fixloop/
@@ -139,6 +140,9 @@ class GatewaySandbox(Sandbox):
     async def _start(self) -> None:
         from jupyter_server.gateway.managers import GatewayKernelManager
 
+        # a gateway on this host runs its kernels as processes of its user, often the user's own:
+        # as on the "none" path, they must not read this process's environment or memory
+        make_undumpable()
         configure(self.settings.gateway_url, self.settings.gateway_token, self.settings.gateway_headers)
         km = GatewayKernelManager(kernel_name=self.settings.gateway_kernel, client_class=_CLIENT)
         try:

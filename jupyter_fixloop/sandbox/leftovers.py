@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import stat
 import tempfile
 
@@ -63,7 +62,15 @@ def owner_gone(name: str) -> bool:
 
 def sweep() -> int:
     """Remove the sandbox and snapshot directories and the cgroups of owners that are gone.
-    Only this user's directories, never a symlink. Returns how many were removed."""
+    Only this user's directories, never a symlink. Returns how many were removed; never raises
+    (what a candidate left must not stop `%load_ext` or the next loop)."""
+    try:
+        return _sweep()
+    except Exception:
+        return 0
+
+
+def _sweep() -> int:
     removed = cgroups.sweep(owner_gone)
     roots = [(sandboxes_root(), "fixloop-sandbox-"), (tempfile.gettempdir(), "fixloop-")]
     ram = ram_root()
@@ -76,9 +83,77 @@ def sweep() -> int:
             continue
         for entry in entries:
             if entry.name.startswith(prefix) and owner_gone(entry.name) and _mine(entry):
-                shutil.rmtree(entry.path, ignore_errors=True)
-                removed += 1
+                removed += remove_tree(entry.path)
     return removed
+
+
+def remove_tree(path: str) -> bool:
+    """Remove a directory tree a candidate may have written, without recursion: a 3,000-deep tree
+    (deeper than Python's recursion limit, longer than PATH_MAX) goes too. One directory fd is open
+    at a time, links are never followed. True when `path` is gone; never raises."""
+    try:
+        return _remove_tree(path)
+    except Exception:
+        return False
+
+
+def _remove_tree(path: str) -> bool:
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    names: list[str] = []  # the way down from `path`, one name a level
+    stuck: set[tuple[int, str]] = set()  # (depth, name) that could not be removed: not tried again
+    try:
+        while True:
+            below = None
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    if (len(names), entry.name) in stuck:
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        below = entry.name
+                        break
+                    try:
+                        os.unlink(entry.name, dir_fd=fd)
+                    except FileNotFoundError:
+                        pass
+                    except OSError:
+                        stuck.add((len(names), entry.name))
+            if below is not None:
+                try:
+                    child = os.open(below, flags, dir_fd=fd)
+                except OSError:
+                    stuck.add((len(names), below))
+                    continue
+                os.close(fd)
+                fd = child
+                names.append(below)
+                continue
+            if not names:
+                break
+            parent = os.open("..", flags, dir_fd=fd)
+            os.close(fd)
+            fd = parent
+            name = names.pop()
+            try:
+                os.rmdir(name, dir_fd=fd)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                stuck.add((len(names), name))
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    return True
 
 
 def _mine(entry: os.DirEntry) -> bool:

@@ -34,8 +34,18 @@ from ..receipt import values as receipts
 from ..receipt.values import Receipt
 from . import cgroups
 from . import verdict as verdicts
-from .confine import TMPFS_SIZE, address_space, describe_limit, landlock_abi, memory_limit
-from .leftovers import owner_tag, sandboxes_root
+from .confine import (
+    HOME,
+    SCRATCH_SIZE,
+    TMPFS_SIZE,
+    address_space,
+    can_farm,
+    describe_limit,
+    landlock_abi,
+    memory_limit,
+    scratch_listing,
+)
+from .leftovers import owner_tag, remove_tree, sandboxes_root
 
 ENV_ALLOW = (
     "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
@@ -83,7 +93,6 @@ def sandbox_env(home: str, extra: tuple[tuple[str, str], ...] = ()) -> dict[str,
         PYDEVD_DISABLE_FILE_VALIDATION="1",
         PYTHONFAULTHANDLER="1",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
-        FIXLOOP_SANDBOX="1",
     )
     env.update(dict(extra))
     return env
@@ -136,7 +145,7 @@ class Sandbox:
         # named after its owner: a sweep removes it if this process dies before `close` (leftovers.py)
         self.dir = tempfile.mkdtemp(prefix=f"fixloop-sandbox-{owner_tag()}-", dir=sandboxes_root())
         os.chmod(self.dir, 0o700)
-        self.home = os.path.join(self.dir, "home")
+        self.home = os.path.join(self.dir, HOME)
         os.makedirs(os.path.join(self.home, "tmp"))
         self.stderr_path = os.path.join(self.dir, STDERR_FILE)
         self._stderr: int | None = None  # the fd stderr is read through, never the path
@@ -327,10 +336,11 @@ class Sandbox:
     def _file_notes(self, result: dict) -> tuple[str, ...]:
         """Files the candidate created in the working directory, and what became of them."""
         names = [n for n in result.get("new_files") or [] if isinstance(n, str)][:MAX_LISTED]
-        if self.confinement == "bwrap":  # what is not a link in the scratch dir was written (new or rewritten)
-            from .confine import WORK
-
-            written = sorted({*names, *_plain_files(os.path.join(self.dir, WORK))})
+        if self.confinement == "bwrap":  # what is not a link in the scratch farm was written (new or rewritten)
+            process = getattr(self.km.provisioner, "process", None) if self.km else None
+            farmed = can_farm(os.path.realpath(self.settings.cwd), self.dir)  # else cwd is the real one, read-only
+            where = scratch_listing(process.pid, self.settings.cwd) if process is not None and farmed else None
+            written = sorted({*names, *(_plain_files(where) if where else ())})
             return _written_notes(written, "discarded")
         return _written_notes(names, "kept in the working directory (no confinement)")
 
@@ -345,8 +355,9 @@ class Sandbox:
             return (f"the sandbox's {describe_limit(limit)} was reached (address space "
                     f"{address_space(limit) // 2**20} MiB); FixLoop.memory_limit sets it",)
         if "No space left on device" in text and self.confinement == "bwrap":
-            return (f"the sandbox's temporary file systems (/tmp, /var/tmp, /dev/shm) hold "
-                    f"{TMPFS_SIZE // 2**20} MiB each; write bigger files to the working directory (discarded)",)
+            return (f"the sandbox's temporary file systems (/tmp, /var/tmp, /dev/shm, its home) hold "
+                    f"{TMPFS_SIZE // 2**20} MiB each and its working directory {SCRATCH_SIZE // 2**20} MiB "
+                    "(all discarded)",)
         return ()
 
     def _load_notes(self) -> tuple[str, ...]:
@@ -441,12 +452,12 @@ class Sandbox:
             cgroups.release(self.dir)  # what a fork bomb left behind
             if self.ram_inbox:
                 shutil.rmtree(self.ram_inbox, ignore_errors=True)
-            # in a thread: a candidate may have left a million files, the event loop must not wait
-            # (at interpreter exit no thread can start: then here)
+            # in a thread: a candidate may have left a million files or a 3,000-deep tree, the event
+            # loop must not wait (at interpreter exit no thread can start: then here)
             try:
-                await asyncio.to_thread(shutil.rmtree, self.dir, ignore_errors=True)
+                await asyncio.to_thread(remove_tree, self.dir)
             except RuntimeError:
-                shutil.rmtree(self.dir, ignore_errors=True)
+                remove_tree(self.dir)
 
 
 class _KernelDied(Exception):

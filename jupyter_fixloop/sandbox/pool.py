@@ -3,6 +3,11 @@
 A round never waits for a kernel to start: idle kernels stay started (with the packages recent
 snapshots needed already imported), and the kernel for the next candidate is loaded with the
 snapshot while the model thinks. Every kernel runs one candidate and is thrown away.
+
+On a gateway, kernels are not isolated from each other (a candidate can reach the gateway's other
+kernels over its REST API and run code in them): there one kernel at a time exists. No kernel is
+kept idle, and the next round's kernel starts (and loads the snapshot, while the model thinks)
+only once the last round's kernel is shut down.
 """
 
 from __future__ import annotations
@@ -48,9 +53,13 @@ class SandboxPool:
         self._tasks: set[asyncio.Task] = set()
         self._rest: asyncio.TimerHandle | None = None
         self._resting = False  # idle kernels closed for lack of use; `wake` (a new loop) ends it
+        self.one_at_a_time = bool(settings.gateway_url)  # a gateway's kernels can reach each other
+        self._turn = asyncio.Lock()
+        self._held: Sandbox | None = None
+        self._shutting: set[asyncio.Task] = set()
 
     def fill(self) -> None:
-        if self._resting:  # a late refill from the last loop's work must not undo the rest
+        if self._resting or self.one_at_a_time:  # a late refill from the last loop's work must not undo the rest
             return
         while len(self._idle) < self.size:
             self._idle.append(self._spawn(self._warm()))
@@ -103,12 +112,14 @@ class SandboxPool:
         return box
 
     def prepare(self, snapshot: Snapshot) -> None:
-        """Start getting a kernel ready with `snapshot` loaded, for the next `acquire`."""
-        self.want(snapshot.imports)
+        """Start getting a kernel ready with `snapshot` loaded, for the next `acquire` (on a gateway,
+        once the kernel in use is shut down: while a candidate runs, it would reach it)."""
+        if not self.one_at_a_time:
+            self.want(snapshot.imports)
         if self._prepared is not None and self._prepared[0] == snapshot.files:
             return
         self.drop_prepared()
-        self._prepared = (snapshot.files, self._spawn(self._ready(snapshot)))
+        self._prepared = (snapshot.files, self._spawn(self._alone(snapshot) if self.one_at_a_time else self._ready(snapshot)))
 
     async def settle(self) -> None:
         """Wait until nothing is starting, loading or shutting down (what a model's thinking time
@@ -118,7 +129,8 @@ class SandboxPool:
 
     async def acquire(self, snapshot: Snapshot) -> Sandbox:
         """A kernel with `snapshot` loaded that nobody has used."""
-        self.want(snapshot.imports)
+        if not self.one_at_a_time:
+            self.want(snapshot.imports)
         prepared, self._prepared = self._prepared, None
         if prepared is not None:
             files, task = prepared
@@ -128,7 +140,38 @@ class SandboxPool:
                     return box
             else:
                 self._close_when_started(task)
-        return await self._ready(snapshot)
+        return await (self._alone(snapshot) if self.one_at_a_time else self._ready(snapshot))
+
+    async def _alone(self, snapshot: Snapshot) -> Sandbox:
+        """The only kernel: started once every earlier one is shut down; it holds the turn until
+        it is closed (`discard`, `_close_when_started`)."""
+        await self._turn.acquire()
+        try:
+            await self._closing()  # the last round's kernel is gone before this one starts
+            box = await self._warm()
+            try:
+                await box.load(snapshot)
+            except BaseException:
+                await box.close()
+                raise
+        except BaseException:
+            self._turn.release()
+            raise
+        self._held = box
+        return box
+
+    async def _closing(self) -> None:
+        while self._shutting:
+            await asyncio.gather(*list(self._shutting), return_exceptions=True)
+
+    def _close(self, box: Sandbox) -> None:
+        """Shut `box` down in the background; on a gateway the next kernel waits for that."""
+        task = self._spawn(box.close())
+        self._shutting.add(task)
+        task.add_done_callback(self._shutting.discard)
+        if self._held is box:
+            self._held = None
+            self._turn.release()
 
     async def _take_prepared(self, task: asyncio.Task, snapshot: Snapshot) -> Sandbox | None:
         try:
@@ -171,7 +214,7 @@ class SandboxPool:
 
     def discard(self, box: Sandbox) -> None:
         """Shut a used kernel down in the background: a used kernel is never handed out again."""
-        self._spawn(box.close())
+        self._close(box)
 
     def drop_prepared(self) -> None:
         if self._prepared is not None:
@@ -184,7 +227,7 @@ class SandboxPool:
                 box = await task
             except BaseException:
                 return
-            await box.close()
+            self._close(box)
 
         self._spawn(close_when_started())
 
