@@ -14,11 +14,15 @@ import time
 from .cell import split_magic
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jupyter-fixloop demo", description=__doc__)
     parser.add_argument("notebook", nargs="?", default=os.path.join("notebooks", "demo.ipynb"))
     parser.add_argument("--timeout", type=float, default=300, help="seconds per cell")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
     if not os.path.exists(args.notebook):
         print(f"jupyter-fixloop demo: no notebook at {args.notebook}; run from the repository root or pass a path",
               file=sys.stderr)

@@ -38,7 +38,7 @@ BUILD_CELLS = [
 ]
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jupyter-fixloop speed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=30, help="warm rounds timed (default 30)")
     parser.add_argument("--cold", type=int, default=5, help="cold kernel starts timed (default 5)")
@@ -47,6 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gateway", default="", metavar="URL", help="also time rounds on this Kernel Gateway")
     parser.add_argument("--only", choices=["round", "snapshot", "import", "first", "gateway", "jobs", "judge"], action="append",
                         help="run only these benchmarks (repeatable)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     opts = parser.parse_args(argv)
     chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge"] + (["gateway"] if opts.gateway else [])
     from .. import runtime

@@ -43,14 +43,22 @@ class FixLoopMagics(Magics):
     @argument("--expect-output", default=None, metavar="TEXT",
               help="What the cell must print (stdout; \\n for a new line), or the path of a file holding it.")
     @argument("--model", "-m", default=None, help="litellm model string; default FixLoop.model or the built-in engine.")
+    @argument("--api-base", default=None, metavar="URL",
+              help="Base URL of an OpenAI-compatible server or litellm proxy (FixLoop.api_base).")
+    @argument("--model-timeout", type=float, default=None, metavar="S",
+              help="Seconds one model call may take (FixLoop.model_timeout, 120).")
     @argument("--max-rounds", "-r", type=int, default=None, help="Model rounds before giving up (default 4).")
     @argument("--timeout", "-t", type=float, default=None, help="Seconds per sandbox run (default 30).")
     @argument("--samples", "-k", type=int, default=None, metavar="K",
               help="Candidates per round, each run, the best carried on (1-8; default FixLoop.samples, 1).")
+    @argument("--resamples", type=int, default=None, metavar="K",
+              help="Candidates asked in a round after the model repeated code that failed (1-8; FixLoop.resamples, 3).")
     @argument("--no-rules", dest="rules", action="store_const", const=False, default=None,
               help="Ask only the model, not also the built-in engine's rule repair (FixLoop.rules).")
     @argument("--max-tokens", type=int, default=None, help="Total model tokens for this loop.")
     @argument("--budget", type=float, default=None, help="Total model cost in USD for this loop.")
+    @argument("--wall-time", type=float, default=None, metavar="S",
+              help="Total seconds for this loop, model and sandbox together (FixLoop.wall_time, 600).")
     @argument("--hint", default=None, help="Extra guidance added to the prompt.")
     @argument("--share", action="append", default=[], metavar="NAMES",
               help="Variables shared with the sandbox besides those the cell and checks read (a,b; repeatable).")
@@ -112,8 +120,9 @@ class FixLoopMagics(Magics):
     def _options(self, args):
         """FixLoop's configured values, overridden by this cell's arguments."""
         return self.config_obj.options().with_(
-            model=args.model, max_rounds=args.max_rounds, timeout=args.timeout, max_tokens=args.max_tokens,
-            budget=args.budget, hint=args.hint, samples=args.samples, rules=args.rules,
+            model=args.model, api_base=args.api_base, model_timeout=args.model_timeout, max_rounds=args.max_rounds,
+            timeout=args.timeout, max_tokens=args.max_tokens, budget=args.budget, wall_time=args.wall_time,
+            hint=args.hint, samples=args.samples, resamples=args.resamples, rules=args.rules,
             share=(*self.config_obj.share, *args.share) if args.share else None).resolved()
 
     def _run(self, source, args, instruction, options, following=(), on_event=None):
