@@ -344,3 +344,12 @@ def test_a_share_line_in_a_notebook_is_honoured(workdir, capsys):
     cells = nbformat.read(out, as_version=4).cells
     assert cells[1].metadata["fixloop"]["status"] == "fixed" and "sum(units)" in cells[1].source
     assert cells[2].metadata["fixloop"]["status"] != "fixed"
+
+
+def test_a_hosted_model_without_its_key_exits_2_naming_the_variable(workdir, capsys, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    src = write_notebook(workdir / "nokey.ipynb", "open('ran.txt', 'w').write('x')")
+    assert batch_cli.main([src, "--model", "anthropic/claude-sonnet-4-5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "ANTHROPIC_API_KEY" in err and "500" not in err
+    assert not (workdir / "ran.txt").exists()

@@ -208,3 +208,10 @@ def test_share_gives_the_sandbox_a_name_the_cell_does_not_read(kernel):
     assert "already passes" not in run.text, run.text  # read by name from a string: not shared
     run = kernel.run(f"%%fixloop --dry --max-rounds 0 --share hidden_alpha,other {check}\nx = 1\n")
     assert "already passes" in run.text, run.text
+
+
+def test_a_hosted_model_without_its_key_is_a_usage_error_naming_the_variable(kernel):
+    kernel.run("import os; os.environ.pop('ANTHROPIC_API_KEY', None)")
+    run = kernel.run("%%fixloop --model anthropic/claude-sonnet-4-5\nx = 1\n")
+    assert not run.ok
+    assert "UsageError" in run.text and "needs ANTHROPIC_API_KEY" in run.text and "500" not in run.text
