@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from jupyter_fixloop import cgroups, confine
-from jupyter_fixloop import snapshot as snapshots
+from jupyter_fixloop.kernel import snapshot as snapshots
+from jupyter_fixloop.sandbox import cgroups, confine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 USER = os.path.join(HERE, "redteam_user.py")

@@ -30,6 +30,7 @@ PROCESSES = 256
 AS_HEADROOM = 2 * 2**30
 AS_PER_CPU = 64 * 2**20
 TMPFS_SIZE = 64 * 2**20  # each tmpfs the sandbox gets (/tmp, /var/tmp, /dev/shm, the hidden home): bwrap >= 0.8
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # jupyter_fixloop/
 VIEW = "cwd"  # inside the sandbox dir: the real working directory, read-only
 WORK = "work"  # inside the sandbox dir: the scratch directory mounted in its place
 INBOX = "snapshots"  # inside the sandbox dir: read-only for the sandbox; the user side links snapshots in
@@ -69,7 +70,7 @@ def prefix(settings, sandbox_dir: str, home: str, host_read: tuple[str, ...] = (
     `host_read` the files in it the user's side reads back, which bwrap makes read-only;
     `cgroups` the cgroups made for it (cgroups.make), which the launcher joins.
     """
-    from .errors import SandboxError, UsageError
+    from ..errors import SandboxError, UsageError
 
     mode = settings.confinement
     if mode not in MODES:
@@ -310,7 +311,7 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
 
 def _can_farm(cwd: str, sandbox_dir: str) -> bool:
     """A scratch dir can replace cwd unless cwd holds the interpreter or the sandboxes."""
-    inside = [sys.prefix, sys.base_prefix, sys.executable, sandbox_dir, os.path.dirname(__file__)]
+    inside = [sys.prefix, sys.base_prefix, sys.executable, sandbox_dir, _PACKAGE]
     return cwd != "/" and not any(_under(os.path.realpath(p), cwd) for p in inside)
 
 
@@ -330,7 +331,7 @@ def _needed_under(home: str) -> list[str]:
     """What Python needs from the (hidden) home: the interpreter, sys.path, this package, temp."""
 
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable),
-             os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *sys.path}
+             os.path.dirname(_PACKAGE), *sys.path}
     real = {os.path.realpath(p) for p in paths if p} | {os.path.abspath(p) for p in paths if p}
     keep = sorted(p for p in real if os.path.exists(p) and _under(p, home) and p != home)
     return [p for p in keep if not any(q != p and _under(p, q) for q in keep)]

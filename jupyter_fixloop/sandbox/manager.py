@@ -24,15 +24,15 @@ from dataclasses import dataclass, field
 
 from jupyter_client.manager import AsyncKernelManager
 
+from ..errors import SandboxError
+from ..kernel import snapshot as snapshots
+from ..kernel.snapshot import Snapshot
+from ..receipt import values as receipts
+from ..receipt.values import Receipt
 from . import cgroups
-from . import receipt as receipts
-from . import snapshot as snapshots
 from . import verdict as verdicts
 from .confine import TMPFS_SIZE, address_space, describe_limit, landlock_abi, memory_limit
-from .errors import SandboxError
 from .leftovers import owner_tag, sandboxes_root
-from .receipt import Receipt
-from .snapshot import Snapshot
 
 RUNNER = "__import__('jupyter_fixloop.kernel.runner', fromlist=['runner'])"
 ENV_ALLOW = (
@@ -47,11 +47,11 @@ MAX_LISTED = 1000  # scratch-dir entries looked at
 MAX_WRITTEN = 20  # files named in the receipt as written
 MAX_NAME = 80  # characters of one such name
 CONNECTION_FILE, STDERR_FILE = "kernel.json", "kernel.stderr"
-CONFINE = "__import__('jupyter_fixloop.confine', fromlist=['confine'])"
+CONFINE = "__import__('jupyter_fixloop.sandbox.confine', fromlist=['confine'])"
 # ipykernel_launcher, after arming the lifeline (its path is argv[1]); like it, not importing from cwd
 KERNEL_MAIN = (
     "import sys\nif sys.path[0] == '': del sys.path[0]\n"
-    "from jupyter_fixloop.confine import watch_lifeline\nwatch_lifeline(sys.argv.pop(1))\n"
+    "from jupyter_fixloop.sandbox.confine import watch_lifeline\nwatch_lifeline(sys.argv.pop(1))\n"
     "from ipykernel.kernelapp import launch_new_instance\nlaunch_new_instance()"
 )
 
@@ -256,7 +256,7 @@ class Sandbox:
     async def preload(self, modules) -> None:
         """Import packages while idle (pandas takes ~0.5 s), so loading a snapshot later is cheap."""
         if modules:
-            code = f"__import__('jupyter_fixloop.snapshot', fromlist=['_']).preload({sorted(modules)!r})"
+            code = f"__import__('jupyter_fixloop.kernel.snapshot', fromlist=['_']).preload({sorted(modules)!r})"
             await self._request(code, START_TIMEOUT)
 
     async def run(self, source: str, checks: list[str], timeout: float, notes: tuple[str, ...] = (),
