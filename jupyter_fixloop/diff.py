@@ -29,6 +29,14 @@ def summary_line(result: LoopResult) -> str:
     )
 
 
+NOT_APPLIED = "not applied: `%fixloop last` inserts it as the next cell"
+
+
+def proposes(result: LoopResult) -> bool:
+    """Whether the result holds code that differs from the cell: a fix the user has yet to apply."""
+    return result.patched is not None and result.patched != result.source
+
+
 def effect_lines(result: LoopResult) -> list[str]:
     """What the proposed code (or the cell, when it passed) does to the user's data, in a few lines."""
     effect = result.effect
@@ -48,6 +56,8 @@ def effect_html(result: LoopResult) -> str:
 def render_text(result: LoopResult) -> str:
     """What a terminal or a plain-text frontend shows."""
     out = [summary_line(result)]
+    if proposes(result):
+        out.append(NOT_APPLIED)
     out += effect_lines(result)
     if result.first is not None and result.status != "passed":
         out.append("")
@@ -133,6 +143,8 @@ def render_html(result: LoopResult) -> str:
     parts.append(f"<div>{len(result.rounds)}/{result.max_rounds} rounds · model <code>{html.escape(result.model)}</code>"
                  f" · {result.tokens} tokens · ${result.cost:.4f} · {result.seconds:.1f} s</div>")
     parts.append(notes_html(result.notes))
+    if proposes(result):
+        parts.append(f"<div><b>{html.escape(NOT_APPLIED)}</b></div>")
     parts.append(effect_html(result))
     if result.patched is not None and result.patched != result.source:
         parts.append(diff_html(result.source, result.patched))

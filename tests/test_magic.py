@@ -215,3 +215,13 @@ def test_a_hosted_model_without_its_key_is_a_usage_error_naming_the_variable(ker
     run = kernel.run("%%fixloop --model anthropic/claude-sonnet-4-5\nx = 1\n")
     assert not run.ok
     assert "UsageError" in run.text and "needs ANTHROPIC_API_KEY" in run.text and "500" not in run.text
+
+
+def test_a_headless_result_says_the_fix_was_not_applied(kernel):
+    kernel.run("prices_na = [3, 4, 5]")
+    run = kernel.run("%%fixloop\ntotal_na = sum(price_na)\n")
+    assert "fixloop: fixed" in run.text
+    assert "not applied: `%fixloop last` inserts it as the next cell" in run.text
+    html = next(c["data"]["text/html"] for kind, c in run.outputs if kind == "display_data" and "text/html" in c["data"])
+    assert "not applied: `%fixloop last` inserts it" in html
+    assert "NameError" in kernel.run("total_na").text  # and indeed it was not
