@@ -131,6 +131,7 @@ def test_interactive_reject_leaves_the_cell_as_it_was(workdir, monkeypatch, caps
     assert code == 1
     shown = capsys.readouterr().out
     assert "+n = counts['apples']" in shown and "[a]ccept, [r]eject" in shown
+    assert "what it does to your data:\n  n = 3 (new)\n[a]ccept" in shown  # printed before the question
     nb = nbformat.read(str(workdir / "ask.out.ipynb"), as_version=4)
     assert nb.cells[1].source == "n = counts['Apples']\nprint(n)"
     assert nb.cells[1].metadata["fixloop"]["decision"] == "rejected"

@@ -154,6 +154,9 @@ def make_asker(progress, stdin=None, stdout=None):
             console.print(Syntax(_cell_diff(outcome.source, outcome.patched), "diff", theme="ansi_dark", word_wrap=True))
             console.print(f"verified in a sandbox: {result.reason}; {len(result.rounds)} round(s), "
                           f"{result.tokens} tokens, model {result.model}", markup=False)
+            if result.effect is not None and result.effect.lines():  # what "read what it does to your data" means
+                console.print("what it does to your data:\n" + "\n".join("  " + line for line in result.effect.lines()),
+                              markup=False)
             while True:
                 console.print("[a]ccept, [r]eject, or [h]int to retry with guidance? ", end="", markup=False)
                 answer = _read(stdin, console).strip().lower()
