@@ -170,9 +170,14 @@ def samples_line(r) -> str:
 
 
 def rounds_html(result: LoopResult) -> str:
-    items = []
+    """The original run and each round, collapsed; a loop that gave up shows the original run open (it says why)."""
+    items, shown = [], ""
     if result.first is not None and result.status != "passed":
-        items.append(_receipt_html("original run", result.first.text))
+        original = _receipt_html("original run", result.first.text)
+        if result.status == "gave_up":
+            shown = original
+        else:
+            items.append(original)
     previous = result.source
     for r in result.rounds:
         title = round_title(r) + (f" ({samples_line(r)})" if r.samples else "")
@@ -183,8 +188,8 @@ def rounds_html(result: LoopResult) -> str:
             previous = r.candidate
         items.append(_receipt_html(title, r.receipt.text, body))
     if not items:
-        return ""
-    return "<details><summary>rounds and receipts</summary>" + "".join(items) + "</details>"
+        return shown
+    return shown + "<details><summary>rounds and receipts</summary>" + "".join(items) + "</details>"
 
 
 def _receipt_html(title: str, text: str, diff: str = "") -> str:
