@@ -20,12 +20,26 @@ STATUS_TEXT = {
 }
 
 
+def cost_text(cost: float) -> str:
+    """A cost as every view shows it: "free" when nothing was paid (the built-in engine, a local model)."""
+    return f"${cost:.4f}" if cost else "free"
+
+
+def tokens_text(tokens: int) -> str:
+    return f"{tokens} tokens" if tokens else "no tokens"
+
+
+def usage_text(usage) -> str:
+    """One round's or call's usage: tokens and model time when a model was called, and the sandbox run."""
+    model = f"{usage.tokens} tokens, model {usage.seconds:.1f} s" if usage.tokens else "no tokens"
+    return f"{model}, run {usage.run_seconds:.2f} s"
+
+
 def summary_line(result: LoopResult) -> str:
     rounds = f"{len(result.rounds)}/{result.max_rounds} rounds"
-    cost = f", ${result.cost:.4f}" if result.cost else ""
     return (
         f"fixloop: {STATUS_TEXT.get(result.status, result.status)} ({result.reason}) — {rounds}, "
-        f"model {result.model}, {result.tokens} tokens{cost}, {result.seconds:.1f} s"
+        f"model {result.model}, {tokens_text(result.tokens)}, {cost_text(result.cost)}, {result.seconds:.1f} s"
     )
 
 
@@ -65,7 +79,7 @@ def render_text(result: LoopResult) -> str:
         out += ["  " + line for line in result.first.text.splitlines()]
     for r in result.rounds:
         out.append("")
-        out.append(f"{round_title(r)} ({r.usage.tokens} tokens, model {r.usage.seconds:.1f} s, run {r.usage.run_seconds:.2f} s)")
+        out.append(f"{round_title(r)} ({usage_text(r.usage)})")
         if r.samples:
             out.append("  " + samples_line(r))
         out += ["  " + line for line in r.receipt.text.splitlines()]
@@ -141,7 +155,7 @@ def render_html(result: LoopResult) -> str:
     parts.append(f'<div><span class="fixloop-status-{result.status}">fixloop: {html.escape(status)}</span> '
                  f"— {html.escape(result.reason)}</div>")
     parts.append(f"<div>{len(result.rounds)}/{result.max_rounds} rounds · model <code>{html.escape(result.model)}</code>"
-                 f" · {result.tokens} tokens · ${result.cost:.4f} · {result.seconds:.1f} s</div>")
+                 f" · {tokens_text(result.tokens)} · {cost_text(result.cost)} · {result.seconds:.1f} s</div>")
     parts.append(notes_html(result.notes))
     if proposes(result):
         parts.append(f"<div><b>{html.escape(NOT_APPLIED)}</b></div>")
@@ -226,8 +240,8 @@ def header_html(*, status: str, reason: str = "", rounds: int = 0, max_rounds: i
     why = f" — {html.escape(reason)}" if reason else ""
     now = f'<div class="fixloop-activity" role="status" aria-live="polite">{html.escape(activity)}</div>' if activity else ""
     return (f'<div class="fixloop-head"><span class="fixloop-status-{html.escape(status)}">fixloop: {html.escape(label)}</span>{why}'
-            f"<div>{rounds}/{max_rounds} rounds · model <code>{html.escape(model)}</code> · {tokens} tokens · "
-            f"${cost:.4f} · {seconds:.1f} s</div>{now}</div>")
+            f"<div>{rounds}/{max_rounds} rounds · model <code>{html.escape(model)}</code> · {tokens_text(tokens)} · "
+            f"{cost_text(cost)} · {seconds:.1f} s</div>{now}</div>")
 
 
 def result_header_html(result: LoopResult) -> str:

@@ -81,7 +81,7 @@ def test_a_bad_number_of_samples_is_a_usage_error(kernel):
 
 def test_instruction_with_builtin_engine_says_a_model_is_needed(kernel):
     run = kernel.run("%%fixloop\nwrite a function that adds two numbers\n")
-    assert "no_code" in run.text
+    assert "no_repair" in run.text and "No code" not in run.text
     assert "cannot write code from an instruction" in run.text
 
 

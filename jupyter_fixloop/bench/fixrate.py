@@ -251,7 +251,7 @@ def _calls(r) -> list[dict]:
 
 def _last_run(result) -> str:
     """The receipt of the last code that actually ran (a reply without code did not run)."""
-    runs = [r.receipt for r in result.rounds if r.receipt.kind not in ("no_code", "rejected")]
+    runs = [r.receipt for r in result.rounds if r.receipt.kind not in ("no_code", "no_repair", "rejected")]
     last = runs[-1] if runs else result.first
     text = last.text if last else ""
     if result.rounds and result.rounds[-1].receipt is not last:

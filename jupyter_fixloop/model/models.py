@@ -142,14 +142,13 @@ async def _streamed(lib, kwargs: dict, on_progress: Callable[[int, float], None]
 
 
 def _builtin(messages: list[dict]) -> Reply:
-    """The offline engine answers in-process, the way a model does; its tokens are estimated."""
+    """The offline engine answers in-process, the way a model does; no model is called, so no tokens."""
     from .builtin.engine import answer
 
     started = time.perf_counter()
     prompt = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
     text = answer(prompt)
-    prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4
-    usage = Usage(prompt_tokens, len(text) // 4, 0.0, time.perf_counter() - started)
+    usage = Usage(0, 0, 0.0, time.perf_counter() - started)
     return Reply(text=text, code=extract_code(text), usage=usage)
 
 
