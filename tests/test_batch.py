@@ -189,13 +189,16 @@ def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
     assert "every cell runs: 4 ok, 5 fixed" in Path(report).read_text()
 
 
-def test_the_readme_first_command_runs_the_demo_and_says_what_was_verified():
-    """`jupyter-fixloop demo` from the repository root: every broken %%fixloop cell is repaired, the
-    report shows what each fix does to the data, and the last line separates checked from unchecked."""
-    root = Path(__file__).parent.parent
-    run = subprocess.run([sys.executable, "-m", "jupyter_fixloop.cli", "demo"], cwd=root, capture_output=True,
-                         text=True, timeout=300)
+def test_the_readme_first_command_runs_the_demo_and_says_what_was_verified(tmp_path):
+    """`jupyter-fixloop demo` from any folder: every broken %%fixloop cell is repaired, the report shows
+    what each fix does to the data, the last line separates checked from unchecked, and the user's
+    history is not written."""
+    users_history = tmp_path / "history"
+    env = dict(os.environ, FIXLOOP_DATA_DIR=str(users_history))
+    run = subprocess.run([sys.executable, "-m", "jupyter_fixloop.cli", "demo"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300, env=env)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert not users_history.exists() or not any(users_history.iterdir())
     assert run.stdout.count("what it does to your data:") == 4
     assert "+revenue = sales['revenue'].sum()" in run.stdout
     assert run.stdout.rstrip().splitlines()[-1].startswith(
