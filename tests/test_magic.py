@@ -232,3 +232,12 @@ def test_a_gave_up_html_result_shows_the_original_receipt_open(kernel):
     assert "fixloop: gave up" in run.text, run.text
     html = next(c["data"]["text/html"] for kind, c in run.outputs if kind == "display_data" and "text/html" in c["data"])
     assert "ZeroDivisionError" in html.split("<details>")[0]  # before the collapsed rounds, not inside them
+
+
+def test_line_magic_help_prints_the_full_usage_and_an_instruction_runs_as_a_line_magic(kernel):
+    helped = kernel.run("%fixloop --help")
+    assert helped.ok and "%%fixloop [--expect EXPR]" in helped.text and "--api-base" in helped.text
+    assert "%fixloop last" in helped.text and "unknown command" not in helped.text
+    run = kernel.run("%fixloop add a column with the total")
+    assert "cannot write code from an instruction" in run.text, run.text  # the loop ran, on the built-in engine
+    assert "UsageError" in kernel.run("%fixloop histroy").text  # a mistyped command is not an instruction

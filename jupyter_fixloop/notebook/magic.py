@@ -16,7 +16,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from .. import history as histories
-from ..cell import split_instruction
+from ..cell import looks_like_prose, split_instruction
 from ..config import FixLoop
 from ..errors import FixloopError, UsageError
 from ..model.models import check_model
@@ -153,9 +153,16 @@ class FixLoopMagics(Magics):
         """`%fixloop last`: insert the last loop's code as the next cell (the accepted code, the original
         after Undo, else the proposal). `%fixloop history [ID]`: list past loops, or show one with its
         original cell. `%fixloop config [NAME | --help]`: the settings, where each value came from, and
-        what a setting does."""
+        what a setting does. `%fixloop --help`: all of this and the `%%fixloop` options.
+        `%fixloop INSTRUCTION` (`%fixloop add a column with the total`, options first if any): the
+        model writes the code, as `%%fixloop` with that instruction and an empty cell."""
         words = shlex.split(line)
         command = words[0] if words else "last"
+        if command in ("--help", "-h", "help"):
+            print(self.fixloop_line.__doc__ + "\n\n" + self.fixloop.__doc__.replace("%fixloop [", "%%fixloop [", 1))
+            return None
+        if command not in ("last", "history", "config") and (command.startswith("-") or looks_like_prose(line)):
+            return self.fixloop(line, "")  # an instruction (with options): a cell magic with no code
         if command == "last":
             return self._insert_last()
         if command == "history":
@@ -168,7 +175,8 @@ class FixLoopMagics(Magics):
             except UsageError as exc:
                 raise IPythonUsageError(f"%fixloop config: {exc}") from None
             return None
-        raise IPythonUsageError(f"%fixloop: unknown command {command!r}; use `%fixloop last`, `%fixloop history` or `%fixloop config`")
+        raise IPythonUsageError(f"%fixloop: unknown command {command!r}; use `%fixloop last`, `%fixloop history`, "
+                                "`%fixloop config`, an instruction (`%fixloop add a column with the total`) or `%fixloop --help`")
 
     def _insert_last(self):
         entry = histories.get(self.shell).last()
