@@ -319,3 +319,12 @@ def test_a_column_printed_into_every_row_is_repaired_through_the_real_loop():
     assert result.status == "fixed", result.reason
     assert result.patched == "df['label'] = df['name'] + ' #' + df['customer_id'].astype(str)\n"
     assert result.effect.text == "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'"
+
+
+def test_a_str_method_that_returns_text_is_text_through_the_real_loop():
+    """`.str.title()` is text like the column it came from: the number column gets `.astype(str)`."""
+    frame = pd.DataFrame({"name": ["ann", "bob"], "customer_id": [1, 2]})
+    cell = "df['label'] = df['name'].str.title() + ' #' + df['customer_id']\n"
+    result = fix(cell, namespace={"df": frame}, max_rounds=1)
+    assert result.status == "fixed", result.reason
+    assert result.patched == "df['label'] = df['name'].str.title() + ' #' + df['customer_id'].astype(str)\n"
