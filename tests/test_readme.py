@@ -183,3 +183,13 @@ def test_the_readme_config_block_names_real_settings():
     settings = FixLoop(config=c)
     assert set(c.FixLoop) <= set(settings.trait_names(config=True))
     assert settings.options().api_base == c.FixLoop.api_base
+
+
+def test_the_usage_lines_up_and_speed_numbers_its_sections_in_order():
+    rows = [line for line in cli.usage().splitlines() if line.startswith("  ")]
+    assert len({line.index(help_) for line, (_, help_) in zip(rows, cli.COMMANDS.values())}) == 1
+    speed = Path(importlib.import_module("jupyter_fixloop.bench.speed").__file__).read_text()
+    reports = re.findall(r"^        (?:missed \+= )?(_report_\w+)\(", speed.split("def main", 1)[1].split("\ndef ", 1)[0], re.M)
+    numbers = [int(re.search(r'print\(f?"\\n(\d)\. ', speed.split(f"def {name}(", 1)[1]).group(1)) for name in reports]
+    default = [n for name, n in zip(reports, numbers) if name != "_report_gateway"]  # the gateway only with --gateway
+    assert default == list(range(1, len(default) + 1)) and numbers[-1] == len(reports), numbers
