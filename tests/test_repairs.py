@@ -328,3 +328,12 @@ def test_a_str_method_that_returns_text_is_text_through_the_real_loop():
     result = fix(cell, namespace={"df": frame}, max_rounds=1)
     assert result.status == "fixed", result.reason
     assert result.patched == "df['label'] = df['name'].str.title() + ' #' + df['customer_id'].astype(str)\n"
+
+
+def test_append_of_a_dict_holding_a_timestamp_becomes_concat_of_a_one_row_frame():
+    frame = pd.DataFrame({"id": [1], "when": pd.to_datetime(["2024-01-01"])})
+    late = {"id": 2, "when": pd.Timestamp("2024-02-03")}
+    result = fix("df = df.append(late, ignore_index=True)\n", namespace={"df": frame, "late": late, "pd": pd},
+                 checks=["len(df) == 2"], max_rounds=2)
+    assert result.status == "fixed", result.reason
+    assert "pd.concat([df, pd.DataFrame([late])], ignore_index=True)" in result.patched
