@@ -193,3 +193,13 @@ def test_the_usage_lines_up_and_speed_numbers_its_sections_in_order():
     numbers = [int(re.search(r'print\(f?"\\n(\d)\. ', speed.split(f"def {name}(", 1)[1]).group(1)) for name in reports]
     default = [n for name, n in zip(reports, numbers) if name != "_report_gateway"]  # the gateway only with --gateway
     assert default == list(range(1, len(default) + 1)) and numbers[-1] == len(reports), numbers
+
+
+def test_labextension_ci_keeps_the_server_log_in_a_file_and_removes_its_history_dir():
+    """A static check of labextension/ci.sh and its Playwright config (running Galata is too heavy here)."""
+    root = Path(__file__).resolve().parent.parent / "labextension"
+    ci, config = (root / "ci.sh").read_text(), (root / "ui-tests" / "playwright.config.js").read_text()
+    assert "trap 'rm -rf \"$history\"' EXIT" in ci and "mktemp -d /tmp/fixloop-ui-history-" in ci
+    assert "FIXLOOP_UI_SERVER_LOG" in ci and 'cat "$FIXLOOP_UI_SERVER_LOG"' in ci
+    assert "process.env.FIXLOOP_UI_SERVER_LOG" in config and '> "${serverLog}" 2>&1' in config
+    assert "installs with apt-get when it is missing, so as root" in README
