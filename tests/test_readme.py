@@ -10,11 +10,13 @@ import importlib
 import io
 import re
 import shlex
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 from fake_model import FakeModelServer
 from kernel import UserKernel
+from packaging.requirements import Requirement
 from traitlets.config import Config
 
 from jupyter_fixloop import cli
@@ -203,3 +205,11 @@ def test_labextension_ci_keeps_the_server_log_in_a_file_and_removes_its_history_
     assert "FIXLOOP_UI_SERVER_LOG" in ci and 'cat "$FIXLOOP_UI_SERVER_LOG"' in ci
     assert "process.env.FIXLOOP_UI_SERVER_LOG" in config and '> "${serverLog}" 2>&1' in config
     assert "installs with apt-get when it is missing, so as root" in README
+
+
+def test_litellm_is_pinned_to_a_range_that_holds_the_tested_version():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    litellm = next(Requirement(r) for r in pyproject["project"]["dependencies"] if r.startswith("litellm"))
+    assert any(spec.operator in ("<", "<=", "~=", "==") for spec in litellm.specifier), "no upper bound"
+    assert litellm.specifier.contains(version("litellm")), f"the tests run on litellm {version('litellm')}"
