@@ -337,3 +337,11 @@ def test_append_of_a_dict_holding_a_timestamp_becomes_concat_of_a_one_row_frame(
                  checks=["len(df) == 2"], max_rounds=2)
     assert result.status == "fixed", result.reason
     assert "pd.concat([df, pd.DataFrame([late])], ignore_index=True)" in result.patched
+
+
+def test_a_column_typo_is_repaired_where_it_is_read_not_where_it_is_assigned():
+    frame = pd.DataFrame({"Product ": [" apple", "pear "]})
+    result = fix("orders['product'] = orders['product'].str.strip()\n", namespace={"orders": frame},
+                 checks=["list(orders['product']) == ['apple', 'pear']"], max_rounds=2)
+    assert result.status == "fixed", result.reason
+    assert result.patched == "orders['product'] = orders['Product '].str.strip()\n"
