@@ -345,3 +345,12 @@ def test_a_column_typo_is_repaired_where_it_is_read_not_where_it_is_assigned():
                  checks=["list(orders['product']) == ['apple', 'pear']"], max_rounds=2)
     assert result.status == "fixed", result.reason
     assert result.patched == "orders['product'] = orders['Product '].str.strip()\n"
+
+
+def test_an_explicit_format_that_fits_only_some_rows_becomes_mixed_not_another_format():
+    frame = pd.DataFrame({"when": ["2024-02-05", "03/02/2024", "2024-02-07"]})
+    cell = "frame['day'] = pd.to_datetime(frame['when'], format='%Y-%m-%d')\n"
+    result = fix(cell, namespace={"frame": frame, "pd": pd}, checks=["frame['day'].notna().all()"], max_rounds=3)
+    assert result.status == "fixed", result.reason
+    assert result.patched == "frame['day'] = pd.to_datetime(frame['when'], format='mixed')\n"
+    assert len(result.rounds) == 1
