@@ -16,7 +16,8 @@ COMMANDS = {
 
 def usage() -> str:
     lines = ["usage: jupyter-fixloop COMMAND [options]", "", "commands:"]
-    lines += [f"  {name:<7} {help_}" for name, (_, help_) in COMMANDS.items()]
+    width = max(map(len, COMMANDS))
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
     lines += ["", "`jupyter-fixloop COMMAND --help` for a command's options."]
     return "\n".join(lines)
 

@@ -1,7 +1,9 @@
 """`jupyter-fixloop demo [NOTEBOOK]`: execute a demo notebook headless and print each loop's outcome.
 
-The demo shows the `%%fixloop` magic at work inside a notebook (notebooks/demo.ipynb). To repair a
-whole notebook instead, see `jupyter-fixloop run` (batch.py) and notebooks/cleaning.ipynb.
+The demo shows the `%%fixloop` magic at work inside a notebook: by default the one shipped with the
+package (notebooks/demo.ipynb in the repository), from any folder. Its loops go to a history of their
+own, not yours. To repair a whole notebook instead, see `jupyter-fixloop run` (the repository has
+notebooks/cleaning.ipynb to try it on).
 """
 
 from __future__ import annotations
@@ -9,19 +11,26 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from .cell import split_magic
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jupyter-fixloop demo", description=__doc__)
-    parser.add_argument("notebook", nargs="?", default=os.path.join("notebooks", "demo.ipynb"))
+    parser.add_argument("notebook", nargs="?", default=None,
+                        help="the notebook to run (default: the demo notebook shipped with the package)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds per cell")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    args.notebook = args.notebook or demo_notebook()
     if not os.path.exists(args.notebook):
-        print(f"jupyter-fixloop demo: no notebook at {args.notebook}; run from the repository root or pass a path",
-              file=sys.stderr)
+        print(f"jupyter-fixloop demo: no notebook at {args.notebook}", file=sys.stderr)
         return 2
     from .batch.run import CellFailed, execute_notebook, read_notebook
     from .errors import UsageError
@@ -32,11 +41,13 @@ def main(argv: list[str]) -> int:
         print(f"jupyter-fixloop demo: {exc}", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    try:
-        execute_notebook(nb, os.path.dirname(os.path.abspath(args.notebook)), args.timeout)
-    except CellFailed as exc:
-        print(f"jupyter-fixloop demo: a cell failed outside fixloop:\n{exc}", file=sys.stderr)
-        return 1
+    with tempfile.TemporaryDirectory(prefix="fixloop-demo-history-") as history:
+        os.environ["FIXLOOP_DATA_DIR"] = history  # the demo's loops are not the user's: its kernel writes here
+        try:
+            execute_notebook(nb, os.path.dirname(os.path.abspath(args.notebook)), args.timeout)
+        except CellFailed as exc:
+            print(f"jupyter-fixloop demo: a cell failed outside fixloop:\n{exc}", file=sys.stderr)
+            return 1
     fixed = unverified = 0
     loops = 0
     for cell in nb.cells:
@@ -57,3 +68,11 @@ def main(argv: list[str]) -> int:
     print(f"{fixed + unverified} of {loops} broken cells repaired in a sandbox kernel ({how}), "
           f"{time.perf_counter() - started:.1f} s in all (built-in engine, no network)")
     return 0 if fixed + unverified == loops else 1
+
+
+def demo_notebook() -> str:
+    """The demo notebook: shipped in the wheel beside this module, or in an editable install the
+    repository's notebooks/demo.ipynb (pyproject's force-include copies the one into the other)."""
+    here = Path(__file__).resolve().parent
+    shipped = here / "demo.ipynb"
+    return str(shipped if shipped.exists() else here.parent / "notebooks" / "demo.ipynb")

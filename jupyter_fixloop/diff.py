@@ -30,13 +30,35 @@ def status_words(status: str, reason: str) -> str:
     return f"{label}: {reason}" if status == "unverified" else f"{label} ({reason})"
 
 
+def cost_text(cost: float) -> str:
+    """A cost as every view shows it: "free" when nothing was paid (the built-in engine, a local model)."""
+    return f"${cost:.4f}" if cost else "free"
+
+
+def tokens_text(tokens: int) -> str:
+    return f"{tokens} tokens" if tokens else "no tokens"
+
+
+def usage_text(usage) -> str:
+    """One round's or call's usage: tokens and model time when a model was called, and the sandbox run."""
+    model = f"{usage.tokens} tokens, model {usage.seconds:.1f} s" if usage.tokens else "no tokens"
+    return f"{model}, run {usage.run_seconds:.2f} s"
+
+
 def summary_line(result: LoopResult) -> str:
     rounds = f"{len(result.rounds)}/{result.max_rounds} rounds"
-    cost = f", ${result.cost:.4f}" if result.cost else ""
     return (
         f"fixloop: {status_words(result.status, result.reason)} — {rounds}, "
-        f"model {result.model}, {result.tokens} tokens{cost}, {result.seconds:.1f} s"
+        f"model {result.model}, {tokens_text(result.tokens)}, {cost_text(result.cost)}, {result.seconds:.1f} s"
     )
+
+
+NOT_APPLIED = "not applied: `%fixloop last` inserts it as the next cell"
+
+
+def proposes(result: LoopResult) -> bool:
+    """Whether the result holds code that differs from the cell: a fix the user has yet to apply."""
+    return result.patched is not None and result.patched != result.source
 
 
 def effect_lines(result: LoopResult) -> list[str]:
@@ -81,6 +103,8 @@ def effect_html(result: LoopResult) -> str:
 def render_text(result: LoopResult) -> str:
     """What a terminal or a plain-text frontend shows."""
     out = [summary_line(result)]
+    if proposes(result):
+        out.append(NOT_APPLIED)
     out += effect_lines(result)
     out += alternative_lines(result)
     if result.first is not None and result.status != "passed":
@@ -89,7 +113,7 @@ def render_text(result: LoopResult) -> str:
         out += ["  " + line for line in result.first.text.splitlines()]
     for r in result.rounds:
         out.append("")
-        out.append(f"{round_title(r)} ({r.usage.tokens} tokens, model {r.usage.seconds:.1f} s, run {r.usage.run_seconds:.2f} s)")
+        out.append(f"{round_title(r)} ({usage_text(r.usage)})")
         if r.samples:
             out.append("  " + samples_line(r))
         out += ["  " + line for line in r.receipt.text.splitlines()]
@@ -167,8 +191,10 @@ def render_html(result: LoopResult) -> str:
     parts.append(f'<div><span class="fixloop-status-{result.status}">fixloop: {html.escape(status)}</span>{sep} '
                  f"{html.escape(result.reason)}</div>")
     parts.append(f"<div>{len(result.rounds)}/{result.max_rounds} rounds · model <code>{html.escape(result.model)}</code>"
-                 f" · {result.tokens} tokens · ${result.cost:.4f} · {result.seconds:.1f} s</div>")
+                 f" · {tokens_text(result.tokens)} · {cost_text(result.cost)} · {result.seconds:.1f} s</div>")
     parts.append(notes_html(result.notes))
+    if proposes(result):
+        parts.append(f"<div><b>{html.escape(NOT_APPLIED)}</b></div>")
     parts.append(effect_html(result))
     if result.patched is not None and result.patched != result.source:
         parts.append(diff_html(result.source, result.patched))
@@ -195,9 +221,14 @@ def samples_line(r) -> str:
 
 
 def rounds_html(result: LoopResult) -> str:
-    items = []
+    """The original run and each round, collapsed; a loop that gave up shows the original run open (it says why)."""
+    items, shown = [], ""
     if result.first is not None and result.status != "passed":
-        items.append(_receipt_html("original run", result.first.text))
+        original = _receipt_html("original run", result.first.text)
+        if result.status == "gave_up":
+            shown = original
+        else:
+            items.append(original)
     previous = result.source
     for r in result.rounds:
         title = round_title(r) + (f" ({samples_line(r)})" if r.samples else "")
@@ -208,8 +239,8 @@ def rounds_html(result: LoopResult) -> str:
             previous = r.candidate
         items.append(_receipt_html(title, r.receipt.text, body))
     if not items:
-        return ""
-    return "<details><summary>rounds and receipts</summary>" + "".join(items) + "</details>"
+        return shown
+    return shown + "<details><summary>rounds and receipts</summary>" + "".join(items) + "</details>"
 
 
 def _receipt_html(title: str, text: str, diff: str = "") -> str:
@@ -246,8 +277,8 @@ def header_html(*, status: str, reason: str = "", rounds: int = 0, max_rounds: i
     why = f"{':' if status == 'unverified' else ' —'} {html.escape(reason)}" if reason else ""
     now = f'<div class="fixloop-activity" role="status" aria-live="polite">{html.escape(activity)}</div>' if activity else ""
     return (f'<div class="fixloop-head"><span class="fixloop-status-{html.escape(status)}">fixloop: {html.escape(label)}</span>{why}'
-            f"<div>{rounds}/{max_rounds} rounds · model <code>{html.escape(model)}</code> · {tokens} tokens · "
-            f"${cost:.4f} · {seconds:.1f} s</div>{now}</div>")
+            f"<div>{rounds}/{max_rounds} rounds · model <code>{html.escape(model)}</code> · {tokens_text(tokens)} · "
+            f"{cost_text(cost)} · {seconds:.1f} s</div>{now}</div>")
 
 
 def result_header_html(result: LoopResult) -> str:

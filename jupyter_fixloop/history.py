@@ -144,9 +144,7 @@ class FixLoopHistory(Configurable):
         lines = [f"fixloop history: {len(entries)} loop(s), last {len(shown)} shown ({self.path})"]
         for e in shown:
             rounds = f"{len(e.get('rounds') or [])}/{e.get('max_rounds', 0)}"
-            decision = e.get("decision", "")
-            if decision == "pending" and not e.get("patched") and e.get("status") != "unfinished":
-                decision = "-"  # nothing to decide: no fix, or the cell already passed
+            decision = _decision(e) or "-"
             first = _first_code_line(e.get("original", ""))
             lines.append(f"{(e.get('created') or '')[:19]:19}  {e['loop_id']:12}  {e.get('status', ''):10} "
                          f"{rounds:>5} rounds  {decision:9} {e.get('model', '')}  | {first}")
@@ -159,8 +157,9 @@ class FixLoopHistory(Configurable):
         """One loop in full: the exact original cell, the proposed code, each round's receipt."""
         for e in reversed(self.entries()):
             if e["loop_id"].startswith(loop_id):
+                decision = f", decision {_decision(e)}" if _decision(e) else ""
                 out = [f"loop {e['loop_id']} ({e.get('created')}, cell {e.get('cell_id')}, model {e.get('model')}): "
-                       f"{e.get('status')}, decision {e.get('decision')}", "", "original cell:", e.get("original", "")]
+                       f"{e.get('status')}{decision}", "", "original cell:", e.get("original", "")]
                 if e.get("patched"):
                     out += ["", "proposed code:", e["patched"]]
                 if (e.get("effect") or {}).get("text"):
@@ -170,6 +169,14 @@ class FixLoopHistory(Configurable):
                     out += ["", f"round {r['index']}{by}: {r['receipt']['kind']}", r["receipt"]["text"]]
                 return "\n".join(out)
         return f"fixloop history: no loop {loop_id!r} in {self.path}"
+
+
+def _decision(e: dict) -> str:
+    """A loop's decision, "" when there was nothing to decide (no fix, or the cell already passed)."""
+    decision = e.get("decision", "")
+    if decision == "pending" and not e.get("patched") and e.get("status") != "unfinished":
+        return ""
+    return decision
 
 
 def fold(records: list[dict]) -> list[dict]:

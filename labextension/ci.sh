@@ -52,8 +52,16 @@ cd "$here/ui-tests"
 npm ci --no-audit --no-fund --loglevel=error
 
 step "UI tests"
+# the kernels' loop history in a scratch folder removed at exit; the server's log in a file, shown on failure
+history="$(mktemp -d /tmp/fixloop-ui-history-XXXXXX)"
+trap 'rm -rf "$history"' EXIT
+export FIXLOOP_DATA_DIR="$history" FIXLOOP_UI_SERVER_LOG="$here/ui-tests/jupyter-server.log"
 status=0
 npx playwright test || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "-- the Jupyter server's log ($FIXLOOP_UI_SERVER_LOG):"
+  cat "$FIXLOOP_UI_SERVER_LOG" 2>/dev/null || true
+fi
 ui=$(node -e '
   const s = require("./test-results/results.json").stats;
   console.log(`${s.expected + s.flaky} ${s.unexpected} ${s.skipped}`);

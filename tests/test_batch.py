@@ -137,6 +137,7 @@ def test_interactive_reject_leaves_the_cell_as_it_was(workdir, monkeypatch, caps
     assert code == 1
     shown = capsys.readouterr().out
     assert "+n = counts['apples']" in shown and "[a]ccept, [r]eject" in shown
+    assert "what it does to your data:\n  n = 3 (new)\n[a]ccept" in shown  # printed before the question
     nb = nbformat.read(str(workdir / "ask.out.ipynb"), as_version=4)
     assert nb.cells[1].source == "n = counts['Apples']\nprint(n)"
     assert nb.cells[1].metadata["fixloop"]["decision"] == "rejected"
@@ -230,13 +231,16 @@ def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
     assert "every cell runs, but nothing checked some repairs: 4 ok, 4 fixed, 1 unverified" in Path(report).read_text()
 
 
-def test_the_readme_first_command_runs_the_demo_and_says_what_was_verified():
-    """`jupyter-fixloop demo` from the repository root: every broken %%fixloop cell is repaired, the
-    report shows what each fix does to the data, and the last line separates checked from unchecked."""
-    root = Path(__file__).parent.parent
-    run = subprocess.run([sys.executable, "-m", "jupyter_fixloop.cli", "demo"], cwd=root, capture_output=True,
-                         text=True, timeout=300)
+def test_the_readme_first_command_runs_the_demo_and_says_what_was_verified(tmp_path):
+    """`jupyter-fixloop demo` from any folder: every broken %%fixloop cell is repaired, the report shows
+    what each fix does to the data, the last line separates checked from unchecked, and the user's
+    history is not written."""
+    users_history = tmp_path / "history"
+    env = dict(os.environ, FIXLOOP_DATA_DIR=str(users_history))
+    run = subprocess.run([sys.executable, "-m", "jupyter_fixloop.cli", "demo"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300, env=env)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert not users_history.exists() or not any(users_history.iterdir())
     assert run.stdout.count("what it does to your data:") == 4
     assert "+revenue = sales['revenue'].sum()" in run.stdout
     assert run.stdout.rstrip().splitlines()[-1].startswith(
@@ -432,3 +436,12 @@ def test_a_share_line_in_a_notebook_is_honoured(workdir, capsys):
     cells = nbformat.read(out, as_version=4).cells
     assert cells[1].metadata["fixloop"]["status"] == "fixed" and "sum(units)" in cells[1].source
     assert cells[2].metadata["fixloop"]["status"] != "fixed"
+
+
+def test_a_hosted_model_without_its_key_exits_2_naming_the_variable(workdir, capsys, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    src = write_notebook(workdir / "nokey.ipynb", "open('ran.txt', 'w').write('x')")
+    assert batch_cli.main([src, "--model", "anthropic/claude-sonnet-4-5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "ANTHROPIC_API_KEY" in err and "500" not in err
+    assert not (workdir / "ran.txt").exists()

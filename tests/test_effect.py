@@ -239,3 +239,20 @@ def test_a_result_thrown_away_fails_the_run_with_no_check_and_the_rules_assign_i
     assert result.status == "unverified", result.reason
     assert result.patched == "stores['city'] = stores['city'].fillna('Unknown')\n" + cell.splitlines()[1] + "\n"
     assert "city_counts: new Series 3 (int64)" in result.effect.text
+
+
+def test_a_new_or_merged_frame_shows_its_shape_and_first_rows_and_dates_as_dates():
+    orders = pd.DataFrame({"id": [1, 2, 3], "when": pd.to_datetime(["2024-02-03", "2024-02-04", "2024-02-05"])})
+    people = pd.DataFrame({"id": [1, 2, 3], "name": ["Ann", "Bob", "Cy"], "city": ["Oslo", "Rome", "Lima"],
+                           "tier": [1, 2, 3], "since": pd.to_datetime(["2020-01-01"] * 3)})
+    cell = ("merged = orders.merge(people, on='id')\norders = orders.merge(people, on='id')\n"
+            "people['due'] = pd.to_datetime(['2024-03-01'] * 3)\n")
+    result = fix(cell, namespace={"orders": orders, "people": people, "pd": pd}, max_rounds=0)
+    lines = result.effect.lines()
+    assert lines[0] == "merged: new DataFrame 3×6"
+    assert lines[1].split() == ["id", "when", "name", "city", "tier", "since"]
+    assert lines[2].split() == ["0", "1", "2024-02-03", "Ann", "Oslo", "1", "2020-01-01"]
+    assert "orders: 3×2 → 3×6; 4 new column(s) 'name', 'city', 'tier', 'since'" in lines
+    due = next(line for line in lines if line.startswith("people: 3×5 → 3×6; new column 'due' (datetime64["))
+    assert due.endswith("]): 2024-03-01, 2024-03-01, 2024-03-01")  # [ns] on pandas 2, [us] on 3
+    assert "Timestamp(" not in result.effect.text and max(len(line) for line in lines) < 120

@@ -87,3 +87,16 @@ def test_plain_ipython_shows_text_and_records_history(tmp_path):
         records = [json.loads(line) for line in f]
     assert [r["event"] for r in records] == ["start", "loop"]
     assert records[0]["original"] == "%%fixloop\nn = len(monthly_sale)"
+
+
+def test_a_loop_with_nothing_to_decide_shows_no_pending_decision(tmp_path):
+    history = FixLoopHistory(directory=str(tmp_path))
+    gave_up = Entry(cell_source="%%fixloop\nx = 1 / 0", cell_id="c1")
+    history.start(gave_up, "fixloop/builtin")
+    gave_up.result = LoopResult(status="gave_up", source="x = 1 / 0", patched=None, rounds=[], model="fixloop/builtin",
+                                max_rounds=4, loop_id="loop-g")
+    history.loop(gave_up, {"loop_id": "loop-g", "cell_id": "c1", "status": "gave_up", "rounds": [], "max_rounds": 4,
+                           "model": "fixloop/builtin", "patched": None, "decision": "pending"})
+    shown = history.show("loop-g")
+    assert "gave_up" in shown.splitlines()[0] and "pending" not in shown
+    assert "pending" not in history.listing()

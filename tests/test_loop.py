@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 from jupyter_fixloop import LoopResult, Receipt, Round, UsageError, fix
+from jupyter_fixloop.diff import render_html, render_text
 
 FIB = """def fib(n):
     a, b = 1, 1
@@ -39,8 +40,13 @@ def test_top_level_await_runs_as_in_a_notebook():
 def test_builtin_engine_without_a_repair_stops_at_once_and_says_what_to_do():
     result = fix("import no_such_module_xyz\n", max_rounds=4)
     assert result.status == "gave_up" and len(result.rounds) == 1  # asking again gets the same answer
-    assert result.rounds[0].receipt.kind == "no_code"
-    assert "no repair for: ModuleNotFoundError" in result.reason and "--model" in result.reason
+    assert result.rounds[0].receipt.kind == "no_repair"  # not dressed as a model's reply: no model was called
+    assert result.rounds[0].receipt.text == "the built-in engine has no repair for this"
+    assert "the built-in engine has no repair for this" in result.reason and "--model" in result.reason
+    assert result.tokens == 0 and result.rounds[0].usage.tokens == 0
+    text, html = render_text(result), render_html(result)
+    assert "No code" not in text + html and " tokens" not in text.replace("no tokens", "")
+    assert "no tokens" in text and "no tokens" in html and "free" in html and "$0.0000" not in html
 
 
 def test_failed_expect_receipt_shows_operand_values():

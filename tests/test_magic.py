@@ -82,7 +82,7 @@ def test_a_bad_number_of_samples_is_a_usage_error(kernel):
 
 def test_instruction_with_builtin_engine_says_a_model_is_needed(kernel):
     run = kernel.run("%%fixloop\nwrite a function that adds two numbers\n")
-    assert "no_code" in run.text
+    assert "no_repair" in run.text and "No code" not in run.text
     assert "cannot write code from an instruction" in run.text
 
 
@@ -210,3 +210,36 @@ def test_share_gives_the_sandbox_a_name_the_cell_does_not_read(kernel):
     assert "already passes" not in run.text, run.text  # read by name from a string: not shared
     run = kernel.run(f"%%fixloop --dry --max-rounds 0 --share hidden_alpha,other {check}\nx = 1\n")
     assert "already passes" in run.text, run.text
+
+
+def test_a_hosted_model_without_its_key_is_a_usage_error_naming_the_variable(kernel):
+    kernel.run("import os; os.environ.pop('ANTHROPIC_API_KEY', None)")
+    run = kernel.run("%%fixloop --model anthropic/claude-sonnet-4-5\nx = 1\n")
+    assert not run.ok
+    assert "UsageError" in run.text and "needs ANTHROPIC_API_KEY" in run.text and "500" not in run.text
+
+
+def test_a_headless_result_says_the_fix_was_not_applied(kernel):
+    kernel.run("prices_na = [3, 4, 5]")
+    run = kernel.run("%%fixloop\ntotal_na = sum(price_na)\n")
+    assert "fixloop: fixed" in run.text
+    assert "not applied: `%fixloop last` inserts it as the next cell" in run.text
+    html = next(c["data"]["text/html"] for kind, c in run.outputs if kind == "display_data" and "text/html" in c["data"])
+    assert "not applied: `%fixloop last` inserts it" in html
+    assert "NameError" in kernel.run("total_na").text  # and indeed it was not
+
+
+def test_a_gave_up_html_result_shows_the_original_receipt_open(kernel):
+    run = kernel.run("%%fixloop\nratio_go = 1 / 0\n")
+    assert "fixloop: gave up" in run.text, run.text
+    html = next(c["data"]["text/html"] for kind, c in run.outputs if kind == "display_data" and "text/html" in c["data"])
+    assert "ZeroDivisionError" in html.split("<details>")[0]  # before the collapsed rounds, not inside them
+
+
+def test_line_magic_help_prints_the_full_usage_and_an_instruction_runs_as_a_line_magic(kernel):
+    helped = kernel.run("%fixloop --help")
+    assert helped.ok and "%%fixloop [--expect EXPR]" in helped.text and "--api-base" in helped.text
+    assert "%fixloop last" in helped.text and "unknown command" not in helped.text
+    run = kernel.run("%fixloop add a column with the total")
+    assert "cannot write code from an instruction" in run.text, run.text  # the loop ran, on the built-in engine
+    assert "UsageError" in kernel.run("%fixloop histroy").text  # a mistyped command is not an instruction

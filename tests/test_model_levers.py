@@ -182,3 +182,26 @@ def test_the_live_header_shows_the_model_writing(fake_model):
     quiet = fake_model(block(FIXED))
     fix(CELL, checks=["total == 12"], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=quiet.url)
     assert "stream" not in quiet.requests[0]
+
+
+def test_a_hosted_model_without_its_key_is_refused_up_front_naming_the_variable(monkeypatch):
+    """litellm (really imported, no network) knows the variable each provider reads."""
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(UsageError) as caught:
+        check_model("anthropic/claude-sonnet-4-5")
+    message = str(caught.value)
+    assert "\n" not in message and "ANTHROPIC_API_KEY" in message and "500" not in message
+    with pytest.raises(UsageError, match="GOOGLE_API_KEY or GEMINI_API_KEY"):
+        check_model("gemini/gemini-2.0-flash")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    check_model("anthropic/claude-sonnet-4-5")  # set: nothing to say
+    check_model("ollama/qwen2.5-coder")  # no key to need (its base URL has a default)
+
+
+def test_a_local_openai_server_without_a_key_is_told_any_value_does(fake_model, monkeypatch):
+    server = fake_model("unused")
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with pytest.raises(UsageError) as caught:
+        check_model("openai/local", server.url)
+    assert "needs OPENAI_API_KEY" in str(caught.value) and "OPENAI_API_KEY=x" in str(caught.value)

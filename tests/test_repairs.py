@@ -411,3 +411,38 @@ def test_a_guess_the_data_contradicts_is_refused_with_the_reason(name, ns):
     assert said in doubt, doubt
     reply = answer(build_messages(cell, history=[(cell, first)])[1]["content"])
     assert reply.startswith("The built-in engine cannot tell how to fix this") and "```" not in reply
+
+
+def test_a_str_method_that_returns_text_is_text_through_the_real_loop():
+    """`.str.title()` is text like the column it came from: the number column gets `.astype(str)`."""
+    frame = pd.DataFrame({"name": ["ann", "bob"], "customer_id": [1, 2]})
+    cell = "df['label'] = df['name'].str.title() + ' #' + df['customer_id']\n"
+    result = fix(cell, namespace={"df": frame}, max_rounds=1)
+    assert result.status == "unverified", result.reason  # no check: it runs, nothing verified it
+    assert result.patched == "df['label'] = df['name'].str.title() + ' #' + df['customer_id'].astype(str)\n"
+
+
+def test_append_of_a_dict_holding_a_timestamp_becomes_concat_of_a_one_row_frame():
+    frame = pd.DataFrame({"id": [1], "when": pd.to_datetime(["2024-01-01"])})
+    late = {"id": 2, "when": pd.Timestamp("2024-02-03")}
+    result = fix("df = df.append(late, ignore_index=True)\n", namespace={"df": frame, "late": late, "pd": pd},
+                 checks=["len(df) == 2"], max_rounds=2)
+    assert result.status == "fixed", result.reason
+    assert "pd.concat([df, pd.DataFrame([late])], ignore_index=True)" in result.patched
+
+
+def test_a_column_typo_is_repaired_where_it_is_read_not_where_it_is_assigned():
+    frame = pd.DataFrame({"Product ": [" apple", "pear "]})
+    result = fix("orders['product'] = orders['product'].str.strip()\n", namespace={"orders": frame},
+                 checks=["list(orders['product']) == ['apple', 'pear']"], max_rounds=2)
+    assert result.status == "fixed", result.reason
+    assert result.patched == "orders['product'] = orders['Product '].str.strip()\n"
+
+
+def test_an_explicit_format_that_fits_only_some_rows_becomes_mixed_not_another_format():
+    frame = pd.DataFrame({"when": ["2024-02-05", "03/02/2024", "2024-02-07"]})
+    cell = "frame['day'] = pd.to_datetime(frame['when'], format='%Y-%m-%d')\n"
+    result = fix(cell, namespace={"frame": frame, "pd": pd}, checks=["frame['day'].notna().all()"], max_rounds=3)
+    assert result.status == "fixed", result.reason
+    assert result.patched == "frame['day'] = pd.to_datetime(frame['when'], format='mixed')\n"
+    assert len(result.rounds) == 1

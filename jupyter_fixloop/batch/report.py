@@ -10,7 +10,17 @@ from __future__ import annotations
 import html
 import os
 
-from ..diff import STATUS_TEXT, STYLE, diff_html, effect_html, effect_lines, round_title, rounds_html
+from ..diff import (
+    STATUS_TEXT,
+    STYLE,
+    cost_text,
+    diff_html,
+    effect_html,
+    effect_lines,
+    round_title,
+    rounds_html,
+    tokens_text,
+)
 
 ICON = {"ok": "ok", "fixed": "fixed", "unverified": "runs now, unverified", "proposed": "fix proposed, not run",
         "failed": "FAILED", "rejected": "rejected", "skipped": "skipped"}
@@ -67,7 +77,7 @@ def markdown_report(batch, output: str) -> str:
         r = o.result
         rounds = f"{len(r.rounds)}/{r.max_rounds}" if r else ""
         tokens = str(r.tokens) if r else ""
-        cost = f"${r.cost:.4f}" if r else ""
+        cost = cost_text(r.cost) if r else ""
         first = o.title.split(": ", 1)[1]
         out.append(f"| {o.number} | {ICON[o.status]} | {rounds} | {tokens} | {cost} | {o.seconds:.1f} s | "
                    f"{_md_cell(first)} |")
@@ -86,7 +96,7 @@ def _md_section(o) -> list[str]:
     r = o.result
     if r is not None:
         out.append(f"- loop: {STATUS_TEXT.get(r.status, r.status)}, {len(r.rounds)}/{r.max_rounds} rounds, "
-                   f"model `{r.model}`, {r.tokens} tokens, ${r.cost:.4f}, {r.seconds:.1f} s")
+                   f"model `{r.model}`, {tokens_text(r.tokens)}, {cost_text(r.cost)}, {r.seconds:.1f} s")
     effect = effect_lines(r) if r is not None else []
     if effect:
         out += ["", f"- {effect[0]}", "", *_md_block("\n".join(line[2:] for line in effect[1:]))]
@@ -99,7 +109,7 @@ def _md_section(o) -> list[str]:
         if r.first is not None:
             out += ["", "- original cell, in the sandbox:", "", *_md_block(r.first.text)]
         for rnd in r.rounds:
-            out += ["", f"- {round_title(rnd)} ({rnd.usage.tokens} tokens, ${rnd.usage.cost:.4f})",
+            out += ["", f"- {round_title(rnd)} ({tokens_text(rnd.usage.tokens)}, {cost_text(rnd.usage.cost)})",
                     "", *_md_block(rnd.receipt.text)]
     return out
 
@@ -169,7 +179,7 @@ def _html_body(batch, output: str, level: int) -> str:
         rows.append(
             f"<tr><td>{o.number}</td><td class='s-{o.status}'>{ICON[o.status]}</td>"
             f"<td>{f'{len(r.rounds)}/{r.max_rounds}' if r else ''}</td><td>{r.tokens if r else ''}</td>"
-            f"<td>{f'${r.cost:.4f}' if r else ''}</td><td>{o.seconds:.1f} s</td>"
+            f"<td>{cost_text(r.cost) if r else ''}</td><td>{o.seconds:.1f} s</td>"
             f"<td><code>{esc(o.title.split(': ', 1)[1])}</code></td></tr>")
     sections = [_html_section(o) for o in batch.outcomes if o.status != "ok"]
     return f"""<h{level}>fixloop report: {esc(os.path.basename(batch.path))}</h{level}>
@@ -192,7 +202,7 @@ def _html_section(o) -> str:
     r = o.result
     if r is not None:
         parts.append(f"<li>loop: {esc(STATUS_TEXT.get(r.status, r.status))}, {len(r.rounds)}/{r.max_rounds} rounds, "
-                     f"model <code>{esc(r.model)}</code>, {r.tokens} tokens, ${r.cost:.4f}, {r.seconds:.1f} s</li>")
+                     f"model <code>{esc(r.model)}</code>, {tokens_text(r.tokens)}, {cost_text(r.cost)}, {r.seconds:.1f} s</li>")
     parts.append("</ul>")
     if r is not None:
         parts.append(effect_html(r))

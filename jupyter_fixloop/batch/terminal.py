@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from ..diff import tokens_text
 from ..result import LoopResult
 
 ROUND_TEXT = {"running": "running in a sandbox", "asking": "asking the model", "receipt": "reading the receipt"}
@@ -153,7 +154,10 @@ def make_asker(progress, stdin=None, stdout=None):
             # long lines wrap: a diff cut at the terminal's width hides the change it asks about
             console.print(Syntax(_cell_diff(outcome.source, outcome.patched), "diff", theme="ansi_dark", word_wrap=True))
             console.print(f"verified in a sandbox: {result.reason}; {len(result.rounds)} round(s), "
-                          f"{result.tokens} tokens, model {result.model}", markup=False)
+                          f"{tokens_text(result.tokens)}, model {result.model}", markup=False)
+            if result.effect is not None and result.effect.lines():  # what "read what it does to your data" means
+                console.print("what it does to your data:\n" + "\n".join("  " + line for line in result.effect.lines()),
+                              markup=False)
             while True:
                 console.print("[a]ccept, [r]eject, or [h]int to retry with guidance? ", end="", markup=False)
                 answer = _read(stdin, console).strip().lower()

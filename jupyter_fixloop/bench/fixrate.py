@@ -272,7 +272,7 @@ def _calls(r) -> list[dict]:
 
 def _last_run(result) -> str:
     """The receipt of the last code that actually ran (a reply without code did not run)."""
-    runs = [r.receipt for r in result.rounds if r.receipt.kind not in ("no_code", "rejected")]
+    runs = [r.receipt for r in result.rounds if r.receipt.kind not in ("no_code", "no_repair", "rejected")]
     last = runs[-1] if runs else result.first
     text = last.text if last else ""
     if result.rounds and result.rounds[-1].receipt is not last:
@@ -424,9 +424,7 @@ def _low(row: dict) -> float:
 # ---------------------------------------------------------------- the command
 
 
-def parse_args(argv: list[str]):
-    from ..options import resolve_model
-
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jupyter-fixloop bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("cases", nargs="?", default=DEV_CASES,
                         help="JSON-lines file of cases (id, category, group, setup, cell, check); "
@@ -456,7 +454,13 @@ def parse_args(argv: list[str]):
                         help="also give each case's check to the loop as an --expect (shown to the model, like a "
                              "user's own expectation); by default it stays hidden and only verifies the result")
     parser.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write every figure and case to OUT (and each case, as it finishes, to OUT.cases.jsonl)")
-    opts = parser.parse_args(argv)
+    return parser
+
+
+def parse_args(argv: list[str]):
+    from ..options import resolve_model
+
+    opts = build_parser().parse_args(argv)
     opts.model = resolve_model(opts.model)
     return opts
 

@@ -75,7 +75,7 @@ class Measure:
         return self.raw_tokens / max(1, self.receipt_tokens)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jupyter-fixloop receipts", description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default=DEFAULT_CASES, help="a cases.jsonl (default: the dev set shipped with the package)")
     parser.add_argument("--no-extra", action="store_true", help="only the cases file, not the built-in pandas/numpy errors")
@@ -84,7 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help="only the cases whose id contains this text")
     parser.add_argument("--show", action="store_true", help="print each receipt")
     parser.add_argument("--json", default=None, help="write per-case figures to this file")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     cases = [c for c in load_cases(args.cases, extra=not args.no_extra) if not args.only or args.only in c["id"]]
     if not cases:
         print(f"jupyter-fixloop receipts: no cases (looked at {args.cases})", file=sys.stderr)

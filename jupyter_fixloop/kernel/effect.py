@@ -269,6 +269,8 @@ def _data_details(value, was: dict | None, now: dict) -> dict:
         out["columns"] = described[:MAX_COLUMNS]
         out["more_columns"] = max(0, len(described) - MAX_COLUMNS)
         out["dropped"] = dropped[:MAX_COLUMNS]
+        if was is None or len(described) > WIDE:  # a new or merged frame: its first rows say more than each column
+            out["head"] = _first_rows(value)
     elif kind == "Series":
         out["columns"] = [_column("", value, was, now)]
     elif kind == "ndarray":
@@ -290,6 +292,19 @@ def _column(key: str, s, before: dict | None, now: dict) -> dict:
         "whole_reprs": _whole_reprs(s),
         "odd_before": (before or {}).get("odd", []),
     }
+
+
+WIDE = 3  # more new or changed columns than this: the frame's first rows are shown instead
+
+
+def _first_rows(df) -> list[str]:
+    """The first rows of a frame as printed (at most 8 columns, values cut at 16 characters), dates as dates."""
+    try:
+        head = df.head(SAMPLES)
+        text = head.to_string(max_cols=8, max_colwidth=16, line_width=110)
+    except Exception:
+        return []
+    return text.splitlines()[: SAMPLES + 2]
 
 
 def _head(s) -> list:
@@ -328,6 +343,12 @@ def _short(value, limit: int) -> str:
             and getattr(value, "shape", None) == ():
         try:
             value = value.item()  # 6, not np.int64(6)
+        except Exception:
+            pass
+    if type(value).__name__ == "Timestamp" and hasattr(value, "normalize"):  # 2024-02-03, not Timestamp('2024-02-03 00:00:00')
+        try:
+            text = str(value.date()) if value == value.normalize() and value.tz is None else str(value)
+            return text[:limit]
         except Exception:
             pass
     try:

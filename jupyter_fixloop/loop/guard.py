@@ -51,7 +51,7 @@ class Guard:
 
     def check(self, candidate: str, last: Receipt | None) -> Receipt | None:
         """A `rejected` receipt when the candidate cheats, else None (the candidate is run)."""
-        if last is not None and last.kind not in ("rejected", "no_code", "ok"):
+        if last is not None and last.kind not in ("rejected", "no_code", "no_repair", "ok"):
             self.failure = last
         if any(line.lstrip().startswith((MAGIC, LINE_MAGIC)) for line in candidate.splitlines()):
             return receipts.rejected("the candidate contains a %%fixloop line, which would change the checks; "

@@ -24,7 +24,7 @@ from ..kernel.snapshot import Snapshot
 from ..model import models as model
 from ..model import prompt
 from ..options import BUILTIN, LoopOptions, knob_signature
-from ..receipt.values import Budget, Receipt, no_code
+from ..receipt.values import Budget, Receipt, no_code, no_repair
 from ..result import LoopResult, Round, Usage
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
@@ -203,7 +203,7 @@ class LoopRun:
                 return self._end("gave_up", f"the model repeated {repeated}, also when asked again at a higher "
                                  "temperature; a hint (--hint) or another model may help")
             if reply.code is None and opts.model == BUILTIN:  # deterministic: asking again gets the same
-                return self._end("gave_up", f"{reply.text.strip().rstrip('.')}; a model (--model, FixLoop.model) may fix it")
+                return self._end("gave_up", f"{receipt.text.rstrip('.')}; a model (--model, FixLoop.model) may fix it")
             for c in receipt.checks:
                 if c.passed:
                     passed_before.setdefault(c.expr, index)
@@ -248,7 +248,7 @@ class LoopRun:
     async def _judge(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
         if code is None:
-            return no_code(text)
+            return no_repair(text) if self.options.model == BUILTIN else no_code(text)
         tried = _tried_before(code, self.rounds, self.source, self.first)
         if tried is not None:
             label, earlier = tried

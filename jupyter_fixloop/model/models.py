@@ -144,7 +144,7 @@ async def _streamed(lib, kwargs: dict, on_progress: Callable[[int, float], None]
 
 
 def _builtin(messages: list[dict], run: tuple[str | None, str] | None = None) -> Reply:
-    """The offline engine answers in-process, the way a model does; its tokens are estimated. With
+    """The offline engine answers in-process, the way a model does; no model is called, so no tokens. With
     `run` (the code that last ran and its receipt's text, as the loop holds them) it repairs that code,
     never code read out of the prompt."""
     from .builtin.engine import answer, answer_run
@@ -154,8 +154,7 @@ def _builtin(messages: list[dict], run: tuple[str | None, str] | None = None) ->
         text = answer_run(*run)
     else:
         text = answer("\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user"))
-    prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4
-    usage = Usage(prompt_tokens, len(text) // 4, 0.0, time.perf_counter() - started)
+    usage = Usage(0, 0, 0.0, time.perf_counter() - started)
     return Reply(text=text, code=extract_code(text), usage=usage)
 
 
@@ -219,6 +218,25 @@ def check_model(model: str, api_base: str | None = None) -> None:
         lib.get_llm_provider(model)
     except Exception:
         raise UsageError(f"unknown model or provider {model!r}: model names are provider/model, e.g. {EXAMPLES}") from None
+    if missing := missing_key(model):
+        local = f" (for a local server any value does: {missing[0]}=x)" if api_base else ""
+        raise UsageError(f"model {model} needs {' or '.join(missing)} in the environment{local}; set it, "
+                         "or use --model fixloop/builtin (no key, no network)")
+
+
+def missing_key(model: str) -> list[str]:
+    """The API key variables `model`'s provider reads when none of them is set (litellm's
+    `validate_environment` knows them), else []. Only `*_API_KEY` variables count: a provider that can
+    find its credentials elsewhere (AWS profiles, Google's default credentials, Azure AD) is not refused,
+    and a missing `OLLAMA_API_BASE` has a default."""
+    try:
+        found = litellm().validate_environment(model)
+    except Exception:
+        return []
+    missing = list(found.get("missing_keys") or [])
+    if found.get("keys_in_environment") or not missing or not all(k.endswith("_API_KEY") for k in missing):
+        return []
+    return missing
 
 
 _reachable: set[str] = set()
@@ -284,8 +302,9 @@ def describe_model_error(exc: Exception, model: str) -> str:
         hint = "the model did not answer in time; a larger --timeout or a faster model may help"
     elif "Connection" in name or "connect" in text.lower():
         hint = "the model server could not be reached; check api_base / network, or use --model fixloop/builtin"
-    elif "Missing credentials" in text or "api_key" in text:
-        text, hint = "no API key for this provider", "set its key in the environment (e.g. OPENAI_API_KEY) or use --model fixloop/builtin"
+    elif "Missing credentials" in text or "api_key" in text:  # no server was asked: no status to show
+        name, status = "no API key", None
+        text, hint = "the provider's key is not set", "set its key in the environment (e.g. OPENAI_API_KEY) or use --model fixloop/builtin"
     elif "LLM Provider NOT provided" in text:
         text, hint = "litellm does not know this provider", f"model names are provider/model, e.g. {EXAMPLES}"
     elif "Expecting value" in text or "JSONDecodeError" in text:

@@ -16,7 +16,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from .. import history as histories
-from ..cell import split_instruction
+from ..cell import looks_like_prose, split_instruction
 from ..config import FixLoop
 from ..errors import FixloopError, UsageError
 from ..model.models import check_model
@@ -43,14 +43,22 @@ class FixLoopMagics(Magics):
     @argument("--expect-output", default=None, metavar="TEXT",
               help="What the cell must print (stdout; \\n for a new line), or the path of a file holding it.")
     @argument("--model", "-m", default=None, help="litellm model string; default FixLoop.model or the built-in engine.")
+    @argument("--api-base", default=None, metavar="URL",
+              help="Base URL of an OpenAI-compatible server or litellm proxy (FixLoop.api_base).")
+    @argument("--model-timeout", type=float, default=None, metavar="S",
+              help="Seconds one model call may take (FixLoop.model_timeout, 120).")
     @argument("--max-rounds", "-r", type=int, default=None, help="Model rounds before giving up (default 4).")
     @argument("--timeout", "-t", type=float, default=None, help="Seconds per sandbox run (default 30).")
     @argument("--samples", "-k", type=int, default=None, metavar="K",
               help="Candidates per round, each run, the best carried on (1-8; default FixLoop.samples, 1).")
+    @argument("--resamples", type=int, default=None, metavar="K",
+              help="Candidates asked in a round after the model repeated code that failed (1-8; FixLoop.resamples, 3).")
     @argument("--no-rules", dest="rules", action="store_const", const=False, default=None,
               help="Ask only the model, not also the built-in engine's rule repair (FixLoop.rules).")
     @argument("--max-tokens", type=int, default=None, help="Total model tokens for this loop.")
     @argument("--budget", type=float, default=None, help="Total model cost in USD for this loop.")
+    @argument("--wall-time", type=float, default=None, metavar="S",
+              help="Total seconds for this loop, model and sandbox together (FixLoop.wall_time, 600).")
     @argument("--hint", default=None, help="Extra guidance added to the prompt.")
     @argument("--share", action="append", default=[], metavar="NAMES",
               help="Variables shared with the sandbox besides those the cell and checks read (a,b; repeatable).")
@@ -112,8 +120,9 @@ class FixLoopMagics(Magics):
     def _options(self, args):
         """FixLoop's configured values, overridden by this cell's arguments."""
         return self.config_obj.options().with_(
-            model=args.model, max_rounds=args.max_rounds, timeout=args.timeout, max_tokens=args.max_tokens,
-            budget=args.budget, hint=args.hint, samples=args.samples, rules=args.rules,
+            model=args.model, api_base=args.api_base, model_timeout=args.model_timeout, max_rounds=args.max_rounds,
+            timeout=args.timeout, max_tokens=args.max_tokens, budget=args.budget, wall_time=args.wall_time,
+            hint=args.hint, samples=args.samples, resamples=args.resamples, rules=args.rules,
             share=(*self.config_obj.share, *args.share) if args.share else None).resolved()
 
     def _run(self, source, args, instruction, options, following=(), on_event=None):
@@ -144,9 +153,16 @@ class FixLoopMagics(Magics):
         """`%fixloop last`: insert the last loop's code as the next cell (the accepted code, the original
         after Undo, else the proposal). `%fixloop history [ID]`: list past loops, or show one with its
         original cell. `%fixloop config [NAME | --help]`: the settings, where each value came from, and
-        what a setting does."""
+        what a setting does. `%fixloop --help`: all of this and the `%%fixloop` options.
+        `%fixloop INSTRUCTION` (`%fixloop add a column with the total`, options first if any): the
+        model writes the code, as `%%fixloop` with that instruction and an empty cell."""
         words = shlex.split(line)
         command = words[0] if words else "last"
+        if command in ("--help", "-h", "help"):
+            print(self.fixloop_line.__doc__ + "\n\n" + self.fixloop.__doc__.replace("%fixloop [", "%%fixloop [", 1))
+            return None
+        if command not in ("last", "history", "config") and (command.startswith("-") or looks_like_prose(line)):
+            return self.fixloop(line, "")  # an instruction (with options): a cell magic with no code
         if command == "last":
             return self._insert_last()
         if command == "history":
@@ -159,7 +175,8 @@ class FixLoopMagics(Magics):
             except UsageError as exc:
                 raise IPythonUsageError(f"%fixloop config: {exc}") from None
             return None
-        raise IPythonUsageError(f"%fixloop: unknown command {command!r}; use `%fixloop last`, `%fixloop history` or `%fixloop config`")
+        raise IPythonUsageError(f"%fixloop: unknown command {command!r}; use `%fixloop last`, `%fixloop history`, "
+                                "`%fixloop config`, an instruction (`%fixloop add a column with the total`) or `%fixloop --help`")
 
     def _insert_last(self):
         entry = histories.get(self.shell).last()

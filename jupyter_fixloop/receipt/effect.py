@@ -62,6 +62,7 @@ class Change:
     columns: tuple[Column, ...] = ()
     more_columns: int = 0
     dropped: tuple[str, ...] = ()
+    head: tuple[str, ...] = ()  # a new or merged frame's first rows, as printed
 
     def text(self) -> str:
         if self.status == "deleted":
@@ -73,12 +74,19 @@ class Change:
         else:
             head = f"{self.name}: {self.before} → {self.after}"
         parts = [head]
-        parts += [c.text() for c in self.columns]
-        if self.more_columns:
-            parts.append(f"{self.more_columns} more column(s) new or changed")
+        if self.head:  # its shape above, its first rows below: not every column on one line
+            new = [c.name for c in self.columns if c.status == "new"]
+            if self.status != "new" and new:
+                parts.append(f"{len(new) + self.more_columns} new column(s) " + ", ".join(new)
+                             + (", ..." if self.more_columns else ""))
+        else:
+            parts += [c.text() for c in self.columns]
+            if self.more_columns:
+                parts.append(f"{self.more_columns} more column(s) new or changed")
         if self.dropped:
             parts.append("dropped column(s) " + ", ".join(self.dropped))
-        return "; ".join(parts)
+        text = "; ".join(parts)
+        return text + "".join("\n    " + row for row in self.head) if self.head else text
 
 
 @dataclass(frozen=True)
@@ -99,7 +107,7 @@ class Effect:
         changes = [c.text() for c in self.changes]
         if not changes and not self.error:
             changes = ["no name defined or changed"]
-        lines += changes[:limit]
+        lines += [line for change in changes[:limit] for line in change.splitlines()]
         if len(changes) > limit:
             lines.append(f"... {len(changes) - limit} more name(s) changed")
         if self.error:
@@ -154,4 +162,5 @@ def _change(c: dict) -> Change:
                   after=_text(c.get("after", "")), kind_before=_text(c.get("kind_before", ""), 40),
                   kind_after=_text(c.get("kind_after", ""), 40), rows=rows, columns=columns,
                   more_columns=_int(c.get("more_columns")),
-                  dropped=tuple(_text(d, 80) for d in list(c.get("dropped") or [])[:8]))
+                  dropped=tuple(_text(d, 80) for d in list(c.get("dropped") or [])[:8]),
+                  head=tuple(_text(r, 120) for r in list(c.get("head") or [])[:6]))

@@ -24,7 +24,7 @@ from . import saved
 from . import smells as smell_rules
 from .effect import Effect
 
-Kind = Literal["ok", "exception", "check_failed", "timeout", "crash", "no_code", "rejected"]
+Kind = Literal["ok", "exception", "check_failed", "timeout", "crash", "no_code", "no_repair", "rejected"]
 
 DEFAULT_TOKENS = 600
 MIN_BUDGET = 50
@@ -102,7 +102,7 @@ class Receipt:
 
 def estimate_tokens(text: str) -> int:
     """Tokens of `text` without a tokenizer: about 4 bytes a token, the usual figure for English and
-    code (the same estimate the built-in engine reports as its usage)."""
+    code)."""
     return (len(text.encode("utf-8")) + 3) // 4
 
 
@@ -274,6 +274,17 @@ def crash(message: str, stderr_tail: str = "", budget: Budget = DEFAULT_BUDGET) 
         return lines
 
     return Receipt(kind="crash", text=fit(render, budget), ename="Crash", evalue=message, stderr=stderr_tail)
+
+
+NO_REPAIR = "the built-in engine has no repair for this"
+
+
+def no_repair(reply: str) -> Receipt:
+    """The built-in engine answered without code: not a model's reply (no call was made), so not `no_code`."""
+    reply = " ".join(reply.split())
+    if not reply or reply.startswith("The built-in engine has no repair for"):
+        return Receipt(kind="no_repair", text=NO_REPAIR)
+    return Receipt(kind="no_repair", text=reply[0].lower() + reply[1:])
 
 
 def no_code(reply: str) -> Receipt:

@@ -153,6 +153,12 @@ export function buildLoopList(
   return entries.map(e => e.entry);
 }
 
+/** The decision a card shows: none while nothing is to decide (it passed, gave up, or has no fix). */
+export function decisionLabel(entry: ILoopEntry): string {
+  const hasPatch = entry.loop.patched !== null && entry.loop.status === 'fixed';
+  return entry.decision === 'pending' && !hasPatch ? '' : entry.decision;
+}
+
 /** Which buttons an entry offers, given its status and decision. */
 export function actionsFor(entry: ILoopEntry): {
   accept: boolean;

@@ -3,7 +3,7 @@
  * receipts and decision buttons. No JupyterLab imports.
  */
 import { IDiffRow, ISideBySideRow, loopDiffRows, sideBySide } from './diff';
-import { actionsFor, ILoopEntry } from './loops';
+import { actionsFor, decisionLabel, ILoopEntry } from './loops';
 import { DecideAction, formatCost, isClaim, roundTitle, statusLabel } from './summary';
 
 export interface IRenderOptions {
@@ -97,9 +97,12 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
   header.append(
     toggle,
     el('span', `jp-fixloop-status jp-fixloop-status-${loop.status}`, statusLabel(loop.status)),
-    el('span', 'jp-fixloop-entry-cell', options.cellLabel),
-    el('span', `jp-fixloop-decision jp-fixloop-decision-${entry.decision}`, entry.decision)
+    el('span', 'jp-fixloop-entry-cell', options.cellLabel)
   );
+  const decision = decisionLabel(entry);
+  if (decision) {
+    header.append(el('span', `jp-fixloop-decision jp-fixloop-decision-${decision}`, decision));
+  }
   header.addEventListener('click', () => options.onReveal());
   node.append(header);
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { actionsFor, buildLoopList, emptyLiveState, ICellSnapshot } from '../src/loops';
+import { actionsFor, buildLoopList, decisionLabel, emptyLiveState, ICellSnapshot } from '../src/loops';
 import { cellRecord, parseSummary } from '../src/summary';
 import { summary } from './fixtures';
 
@@ -113,5 +113,21 @@ describe('actionsFor', () => {
   });
   it('offers nothing when the loop gave up', () => {
     assert.deepEqual(actionsFor(entry('gave_up', 'pending', null)), { accept: false, reject: false, undo: false });
+  });
+});
+
+describe('decisionLabel', () => {
+  const entry = (status: string, decision: string, patched: string | null = 'x') => ({
+    loop: parseSummary(summary({ status, patched }))!,
+    cellId: 'a',
+    cellIndex: 0,
+    decision: decision as 'pending',
+    roundCount: 1
+  });
+  it('says pending only where a fix waits for a decision', () => {
+    assert.equal(decisionLabel(entry('fixed', 'pending')), 'pending');
+    assert.equal(decisionLabel(entry('passed', 'pending', null)), '');
+    assert.equal(decisionLabel(entry('gave_up', 'pending', null)), '');
+    assert.equal(decisionLabel(entry('fixed', 'accepted')), 'accepted');
   });
 });

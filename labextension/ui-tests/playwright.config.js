@@ -5,6 +5,8 @@
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 const port = process.env.FIXLOOP_UI_PORT || '8899';
+// ci.sh keeps the server's log in a file (printed when a test fails) instead of the console
+const serverLog = process.env.FIXLOOP_UI_SERVER_LOG;
 
 module.exports = {
   ...baseConfig,
@@ -38,7 +40,7 @@ module.exports = {
     }
   },
   webServer: {
-    command: 'jupyter lab --config jupyter_server_test_config.py',
+    command: 'jupyter lab --config jupyter_server_test_config.py' + (serverLog ? ` > "${serverLog}" 2>&1` : ''),
     url: `http://127.0.0.1:${port}/lab`,
     timeout: 120 * 1000,
     reuseExistingServer: !process.env.CI

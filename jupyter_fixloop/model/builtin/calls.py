@@ -126,6 +126,10 @@ SCALAR_CALLS = {"len", "sum", "int", "float", "round", "max", "min", "abs", "cou
 SCALAR_METHODS = {"sum", "mean", "median", "count", "nunique", "max", "min", "std", "var", "item", "prod", "size",
                   "idxmax", "idxmin", "quantile"}
 TEXT_DTYPES = {"str", "object", "string", "category"}
+# `.str` methods whose result is text (not `len`, `contains`, `split`, `count`, `find`, ...)
+TEXT_STR_METHODS = {"title", "upper", "lower", "strip", "lstrip", "rstrip", "capitalize", "casefold", "swapcase",
+                    "replace", "slice", "slice_replace", "pad", "center", "ljust", "rjust", "zfill", "cat", "get",
+                    "normalize", "repeat", "wrap", "translate", "removeprefix", "removesuffix", "join"}
 DTYPES_FACT = re.compile(r"(?:^dtypes: |; )([A-Za-z_]\w*(?:\[[^\]]*\]|\.\w+)) ([\w\[\]]+)")
 
 
@@ -237,6 +241,9 @@ def _stringy(node: ast.AST, receipt: ParsedReceipt, code: str = "", dtypes: dict
         return True
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "format", "upper", "lower", "strip"):
         return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TEXT_STR_METHODS \
+            and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "str":
+        return True  # `df['name'].str.title()`
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype" and \
             node.args and ast.unparse(node.args[0]) in ("str", "'str'", "'string'"):
         return True

@@ -371,6 +371,11 @@ def date_format(code: str, receipt: ParsedReceipt) -> str | None:
     dayfirst = len(parts) >= 3 and parts[0].isdigit() and int(parts[0]) > 12 and fmt.startswith("%m")
     for call in calls_on_line(tree, receipt.lineno, "to_datetime"):
         given = next((k for k in call.keywords if k.arg == "format"), None)
+        position = re.search(r"at position (\d+)", receipt.evalue)
+        if given is not None and (position and int(position.group(1)) > 0 or len(_sample_formats(receipt)) > 1):
+            # the column mixes formats (the one given read the rows before, or the samples differ):
+            # swapping one format for another would fail on the other rows next
+            return replace_node(code, given.value, "'mixed'")
         if given is not None:  # the format given is not the data's: read it off the value
             return replace_node(code, given.value, repr(infer_format(value) or "mixed"))
         if dayfirst and not has_keyword(call, "dayfirst"):
@@ -378,6 +383,18 @@ def date_format(code: str, receipt: ParsedReceipt) -> str | None:
         if not dayfirst:
             return add_keyword(code, call, "format='mixed'")
     return None
+
+
+def _sample_formats(receipt: ParsedReceipt) -> set[str]:
+    """The formats of the sample dates the receipt's `dtypes:` fact shows (`(e.g. '2024-02-05', '03/02/2024')`)."""
+    found = set()
+    for fact in receipt.context:
+        if fact.startswith("dtypes: "):
+            for sample in re.findall(r"'(\d[\d/.\-]+\d)'", fact):
+                fmt = infer_format(sample)
+                if fmt:
+                    found.add(fmt)
+    return found
 
 
 def infer_format(value: str) -> str | None:

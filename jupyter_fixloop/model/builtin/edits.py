@@ -125,7 +125,12 @@ def value_kind(receipt: ParsedReceipt, name: str) -> str:
     try:
         return type(ast.literal_eval(text)).__name__
     except (ValueError, SyntaxError, MemoryError, RecursionError):
+        pass
+    try:  # a display of values that are not literals: `{'when': Timestamp('2024-02-03 00:00:00')}` is a dict
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return ""
+    return {ast.Dict: "dict", ast.List: "list", ast.Tuple: "tuple", ast.Set: "set"}.get(type(node), "")
 
 
 # ---------------------------------------------------------------- editing code safely

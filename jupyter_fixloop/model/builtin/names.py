@@ -440,6 +440,11 @@ def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
         if not m:
             continue
         key, first = ast.literal_eval(m.group("key")), ast.literal_eval(m.group("first"))
+        read = _read_keys(code, receipt.lineno, key)
+        if read:  # only where the key is read: `df['new'] = df['old']` keeps the column it assigns
+            for node in sorted(read, key=lambda n: span(code, n), reverse=True):
+                code = replace_node(code, node, repr(first))
+            return code
         for quote in ("'", '"'):
             if quote in first:
                 continue
@@ -448,6 +453,15 @@ def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
                 return fixed
     return _key_in_message(code, receipt)
 
+
+
+def _read_keys(code: str, lineno: int | None, key: str) -> list[ast.Constant]:
+    """The `key` literals on the failing line that subscript a value being read, not an assignment target."""
+    tree = parse(code)
+    if tree is None:
+        return []
+    return [n.slice for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)
+            and on_line(n, lineno) and isinstance(n.slice, ast.Constant) and n.slice.value == key]
 
 
 MISSING_LABEL = re.compile(

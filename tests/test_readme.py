@@ -1,0 +1,215 @@
+"""Every snippet of README.md that is code runs as written: the magic lines and cells in a real
+kernel, the Python blocks, and each command line parsed by its subcommand's own parser. README and
+code cannot drift apart (a `%%fixloop --api-base` the magic did not take was issue #30's first item)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import io
+import re
+import shlex
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from fake_model import FakeModelServer
+from kernel import UserKernel
+from packaging.requirements import Requirement
+from traitlets.config import Config
+
+from jupyter_fixloop import cli
+from jupyter_fixloop.config import FixLoop
+from jupyter_fixloop.notebook.magic import FixLoopMagics
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+PLACEHOLDERS = {"NAME": "max_rounds"}  # `%fixloop config NAME`: a setting's name
+
+
+def fenced(lang: str) -> list[str]:
+    return [body for found, body in FENCE.findall(README) if found == lang]
+
+
+def spans() -> list[str]:
+    """Inline code spans outside fenced blocks, a span wrapped over two lines joined again."""
+    text = FENCE.sub("", README)
+    return [" ".join(s.split()) for s in re.findall(r"`([^`\n]+(?:\n[^`\n]+)?)`", text)]
+
+
+def magic_lines(prefix: str) -> list[str]:
+    lines = [s for s in spans() if s == prefix or s.startswith(prefix + " ")]
+    lines += [b.splitlines()[0] for b in fenced("") if b.startswith(prefix + " ") or b.strip() == prefix]
+    return list(dict.fromkeys(lines))
+
+
+def command_lines() -> list[list[str]]:
+    """Each `jupyter-fixloop ...` (or `jupyter fixloop ...`) command the README gives, as argv after the
+    program; synopses with [optional] parts and elisions (`...`) are descriptions, not commands."""
+    found = []
+    texts = [line for block in fenced("bash") for line in block.splitlines()] + spans()
+    for text in texts:
+        text = text.split("#")[0] if text.lstrip().startswith(("llama", "ollama", "vllm", "OPENAI", "jupyter", "python")) else text
+        for part in text.split("&&"):
+            words = shlex.split(part)
+            while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
+                words.pop(0)  # VAR=value before the command
+            if words[:2] == ["jupyter", "fixloop"]:
+                words = ["jupyter-fixloop", *words[2:]]
+            if len(words) >= 2 and words[0] == "jupyter-fixloop" and not any("[" in w or w == "..." for w in words):
+                found.append(words[1:])
+    return found
+
+
+# ---------------------------------------------------------------- the lists are not empty by accident
+
+
+def test_the_readme_has_the_snippets_this_file_runs():
+    assert "%%fixloop --model openai/qwen2.5-coder-1.5b --api-base http://127.0.0.1:8080/v1" in magic_lines("%%fixloop")
+    assert len(fenced("python")) >= 2
+    assert ["demo"] in command_lines() and any(argv[0] == "run" for argv in command_lines())
+
+
+# ---------------------------------------------------------------- command lines
+
+
+@pytest.mark.parametrize("argv", command_lines(), ids=lambda argv: " ".join(argv)[:60])
+def test_each_readme_command_line_is_accepted_by_its_subcommand(argv):
+    assert argv[0] in cli.COMMANDS, f"README names a subcommand that does not exist: {argv[0]}"
+    if len(argv) == 1 and argv[0] != "demo":
+        return  # `jupyter-fixloop run` in prose names the command
+    module = importlib.import_module(cli.COMMANDS[argv[0]][0])
+    parser = module.build_parser()
+    assert isinstance(parser, argparse.ArgumentParser)
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        try:
+            parser.parse_args(argv[1:])
+        except SystemExit:
+            pytest.fail(f"`jupyter-fixloop {' '.join(argv)}` is refused: {stderr.getvalue().strip()}")
+
+
+@pytest.mark.parametrize("name", sorted(cli.COMMANDS))
+def test_each_subcommand_answers_help(name, capsys):
+    try:
+        code = cli.main([name, "--help"])
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 0
+    assert f"jupyter-fixloop {name}" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the magic's options
+
+
+NOT_LOOP_OPTIONS = {  # options of batch mode and bench that are about notebooks, cases or output, not the loop
+    "-h", "--help", "-o", "--output", "--jobs", "-j", "--in-place", "--report", "--cells", "--interactive", "-i",
+    "--cell-timeout", "--kernel", "--mode", "--case", "--category", "--group", "--expect-check", "--json",
+}
+
+
+def test_every_loop_option_of_batch_mode_and_bench_works_in_the_magic():
+    magic = set(FixLoopMagics.fixloop.parser._option_string_actions)
+    for name in ("run", "bench"):
+        parser = importlib.import_module(cli.COMMANDS[name][0]).build_parser()
+        loop_options = set(parser._option_string_actions) - NOT_LOOP_OPTIONS
+        assert loop_options <= magic, f"`jupyter-fixloop {name}` takes {sorted(loop_options - magic)}, the magic does not"
+
+
+# ---------------------------------------------------------------- in a real kernel
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    k = UserKernel()
+    assert k.run("%load_ext jupyter_fixloop").ok
+    yield k
+    k.close()
+
+
+@pytest.fixture(scope="module")
+def model_server():
+    fib = "```python\ndef fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n```"
+    with FakeModelServer([fib]) as server:
+        yield server
+
+
+def test_the_readme_magic_cells_run(kernel):
+    blocks = [b for b in fenced("") if b.startswith("%%fixloop")]
+    assert len(blocks) >= 2
+    for block in blocks:
+        run = kernel.run(block)
+        assert run.ok, f"{block}\n{run.text}"
+        assert "fixloop:" in run.text, run.text
+    assert kernel.run("print(_fixloop.status)").text.strip() == "fixed"  # the prices cell, with no model
+
+
+def test_each_readme_cell_magic_line_is_taken_by_the_magic(kernel):
+    """With --help the magic parses its line and stops: an option it does not take is a UsageError."""
+    lines = magic_lines("%%fixloop")
+    assert len(lines) >= 4
+    for line in lines:
+        run = kernel.run(f"{line} --help\npass\n")
+        assert run.ok, f"{line}\n{run.text}"
+        assert "%%fixloop [--expect EXPR]" in run.text, run.text
+
+
+def test_each_readme_line_magic_runs(kernel):
+    kernel.run("%%fixloop\ncounts = {'apples': 3}\nn = counts['Apples']\n")  # a loop for `last` and `history`
+    lines = [line for line in magic_lines("%fixloop") if not line.startswith("%%")]
+    assert "%fixloop last" in lines and "%fixloop history" in lines
+    for line in lines:
+        line = " ".join(PLACEHOLDERS.get(w, w) for w in line.split())
+        run = kernel.run(line)
+        assert run.ok, f"{line}\n{run.text}"
+        assert "unknown command" not in run.text and "no setting" not in run.text, run.text
+
+
+def test_the_readme_python_api_block_runs(kernel, model_server):
+    """The API block as written; its hosted model answers from a local scripted server (OPENAI_API_BASE)."""
+    block = next(b for b in fenced("python") if "from jupyter_fixloop import" in b)
+    fib_cell = next(b for b in fenced("") if "def fib" in b).split("\n", 1)[1]
+    setup = (f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\nos.environ['OPENAI_API_BASE'] = {model_server.url!r}\n"
+             f"os.environ.pop('FIXLOOP_MODEL', None)\nsource = {fib_cell!r}\n")
+    run = kernel.run(setup + block)
+    assert run.ok, run.text
+    assert kernel.run("print(result.status, receipt.ok)").text.split() == ["fixed", "False"]
+    assert model_server.requests, "the hosted model of the README's line was not asked"
+
+
+def test_the_readme_config_block_names_real_settings():
+    block = next(b for b in fenced("python") if "c.FixLoop" in b)
+    c = Config()
+    exec(block, {"c": c})
+    settings = FixLoop(config=c)
+    assert set(c.FixLoop) <= set(settings.trait_names(config=True))
+    assert settings.options().api_base == c.FixLoop.api_base
+
+
+def test_the_usage_lines_up_and_speed_numbers_its_sections_in_order():
+    rows = [line for line in cli.usage().splitlines() if line.startswith("  ")]
+    assert len({line.index(help_) for line, (_, help_) in zip(rows, cli.COMMANDS.values())}) == 1
+    speed = Path(importlib.import_module("jupyter_fixloop.bench.speed").__file__).read_text()
+    reports = re.findall(r"^        (?:missed \+= )?(_report_\w+)\(", speed.split("def main", 1)[1].split("\ndef ", 1)[0], re.M)
+    numbers = [int(re.search(r'print\(f?"\\n(\d)\. ', speed.split(f"def {name}(", 1)[1]).group(1)) for name in reports]
+    default = [n for name, n in zip(reports, numbers) if name != "_report_gateway"]  # the gateway only with --gateway
+    assert default == list(range(1, len(default) + 1)) and numbers[-1] == len(reports), numbers
+
+
+def test_labextension_ci_keeps_the_server_log_in_a_file_and_removes_its_history_dir():
+    """A static check of labextension/ci.sh and its Playwright config (running Galata is too heavy here)."""
+    root = Path(__file__).resolve().parent.parent / "labextension"
+    ci, config = (root / "ci.sh").read_text(), (root / "ui-tests" / "playwright.config.js").read_text()
+    assert "trap 'rm -rf \"$history\"' EXIT" in ci and "mktemp -d /tmp/fixloop-ui-history-" in ci
+    assert "FIXLOOP_UI_SERVER_LOG" in ci and 'cat "$FIXLOOP_UI_SERVER_LOG"' in ci
+    assert "process.env.FIXLOOP_UI_SERVER_LOG" in config and '> "${serverLog}" 2>&1' in config
+    assert "installs with apt-get when it is missing, so as root" in README
+
+
+def test_litellm_is_pinned_to_a_range_that_holds_the_tested_version():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    litellm = next(Requirement(r) for r in pyproject["project"]["dependencies"] if r.startswith("litellm"))
+    assert any(spec.operator in ("<", "<=", "~=", "==") for spec in litellm.specifier), "no upper bound"
+    assert litellm.specifier.contains(version("litellm")), f"the tests run on litellm {version('litellm')}"
