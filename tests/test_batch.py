@@ -276,6 +276,24 @@ def test_cell_names_follow_the_order_of_the_cell():
     assert "a" in cell_names("print(a)\na = 1")[0]  # read before it is assigned: a read
 
 
+def test_what_no_change_to_the_cell_fixes_is_said_plainly():
+    """Issue 26: a missing package, a missing file, no network: what to do, not "a model may fix it"."""
+    from jupyter_fixloop.batch import words
+
+    assert words.missing_package("ModuleNotFoundError: No module named 'seaborn'") == (
+        "`seaborn` is not installed in this notebook's environment: `pip install seaborn` (or `%pip install "
+        "seaborn` in the notebook), then rerun; no change to the cell can fix this")
+    assert "`pip install scikit-learn`" in words.missing_package("ModuleNotFoundError: No module named 'sklearn'")
+    assert "`matplotlib` is not installed" in words.missing_package(
+        'ImportError: matplotlib is required for plotting when the default backend "matplotlib" is selected.')
+    assert words.missing_package("ModuleNotFoundError: No module named 'sklearn.cross_validation'") is None  # moved
+    said = words.missing_file("FileNotFoundError: [Errno 2] No such file or directory: 'examples/ex9.csv'", "/home/me/book")
+    assert "`examples/ex9.csv` is not there" in said and "`/home/me/book`" in said
+    assert "the sandbox where fixes are tried has none" in words.network(
+        ["URLError: <urlopen error [Errno -3] Temporary failure in name resolution>"])
+    assert words.network(["KeyError: 'a'"]) is None
+
+
 def test_generation_and_a_wrong_aggregate_are_fixed_by_a_configured_model(workdir, fake_model):
     """An instruction cell is written by the model; a wrong value only `--expect` sees is fixed from its receipt."""
     server = fake_model(

@@ -151,13 +151,22 @@ def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
     assert "Check failed: following cell 1 (`ids = df['customer_id'] + 1`)" in first.text
     assert "TypeError" in first.text and "at line 1: ids = df['customer_id'] + 1" in first.text
     assert "following cell 1 (`ids = df['customer_id'] + 1`)" in server.prompt(1)
-    # cells 2 and 3 fail after the original cell (no 'label' yet; a name never defined): not counted,
-    # and not run again after a candidate
+    # cells 2 and 3 fail after the original cell (no 'label' yet; a name never defined): not counted;
+    # they run again after a candidate (cell 3 still fails, not counted)
     assert [(f.ok, f.counted) for f in result.first.following] == [(True, True), (False, False), (False, False)]
     assert "following cell 3 (`broken_anyway = undefined_name`) fails after the original cell" in result.first.text
-    assert [(f.number, f.ok) for f in result.rounds[1].receipt.following] == [(1, True)]
-    assert result.reason == ("after 2 round(s): its 1 check passes (a following cell); "
-                             "it is the sandbox's own report, unsigned")
+    assert [(f.number, f.ok, f.counted) for f in result.rounds[1].receipt.following] == [
+        (1, True, True), (2, True, True), (3, False, False)]
+    assert result.reason.startswith("after 2 round(s):"), result.reason
+
+
+def test_a_later_cell_that_fails_anyway_still_runs_for_the_cells_after_it():
+    """As in Jupyter, a later cell that fails after the original too has done what it did before it
+    raised; the cell after it may need that (pydata-book: `a, b = ...` then a broadcast error)."""
+    later = ["a = 1\nraise ValueError('fails after the original too')\n", "b = a + 1\n"]
+    result = fix("total = sum(price)\n", namespace={"prices": [1, 2]}, following=later)
+    assert result.status == "fixed", result.reason
+    assert [(f.number, f.ok, f.counted) for f in result.rounds[-1].receipt.following] == [(1, False, False), (2, True, True)]
 
 
 def test_the_variables_a_following_cell_reads_are_in_the_sandbox():

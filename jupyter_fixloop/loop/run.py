@@ -263,19 +263,22 @@ class LoopRun:
         """One run in a fresh kernel; the next kernel is made ready while this result goes to the model.
 
         The following cells run after it, each within the same time limit; after the original cell
-        they run even when it fails, to learn which of them fail anyway: those are not counted, and
-        not run again after a candidate."""
+        they run even when it fails, to learn which of them fail anyway: those are not counted after a
+        candidate, but still run (a later cell may need what they did before they raised)."""
         snap = mirror.snapshot()
         box = await pool.acquire(snap)
         pool.prepare(snap)
-        cells = tuple((n, c) for n, c in enumerate(self.following, 1) if original_run or n not in self.baseline)
+        # every later cell runs again, as Jupyter would run them: one that fails after the original too
+        # is not counted, but what it does before it raises is what the cells after it see
+        cells = tuple(enumerate(self.following, 1))
         timeout = self.options.timeout
         later = {"cells": [c for _, c in cells], "after_error": original_run, "timeout": timeout} if cells else None
         try:
             return await box.run(code, list(self.checks), self._capped(timeout * (1 + len(cells)) + len(cells)),
                                  notes=snap.notes() + mirror.unshared_notes(code, self.checks), following=later, expect_output=self.expect_output,
                                  budget=self.budget, original=self.source if not self.instruction else code,
-                                 following_cells=cells, following_counted=not original_run)
+                                 following_cells=cells, following_counted=not original_run,
+                                 following_excused=self.baseline)
         finally:
             pool.discard(box)
 

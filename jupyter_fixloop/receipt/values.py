@@ -160,6 +160,7 @@ def from_run(
     original: str | None = None,
     following_cells: tuple[tuple[int, str], ...] = (),
     following_counted: bool = True,
+    following_excused: frozenset[int] = frozenset(),
     ran: str | None = None,
 ) -> Receipt:
     """Turn the runner's JSON description of a run into a typed receipt of at most `budget` tokens.
@@ -168,6 +169,7 @@ def from_run(
     `original`: the user's cell; when given, the run's effect is judged for smells (smells.py), and
     a smell fails the run. `following_cells`: (number, source) of the later cells that ran after it, in
     order; `following_counted`: whether they judge this run (not after the original cell itself);
+    `following_excused`: the numbers of those that fail after the original cell too (not counted);
     `ran`: the code that ran, read for smells in the code itself (a result thrown away).
     """
     if result.get("internal"):
@@ -179,7 +181,7 @@ def from_run(
         lost = smell_rules.warned(result.get("warnings") or []) if result.get("error") is None else ()
         if lost:
             effect = replace(effect or Effect(), smells=(effect.smells if effect else ()) + lost)
-    later = _following(result.get("following") or [], following_cells, following_counted)
+    later = _following(result.get("following") or [], following_cells, following_counted, following_excused)
     notes = tuple(notes) + tuple(f"{f.label} fails after the original cell, so it is not counted: {f.error}"
                                  for f in later if not f.ok and not f.counted)
     warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
@@ -227,7 +229,8 @@ def from_run(
     return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, **common)
 
 
-def _following(outcomes, cells: tuple[tuple[int, str], ...], counted: bool) -> tuple[FollowingOutcome, ...]:
+def _following(outcomes, cells: tuple[tuple[int, str], ...], counted: bool,
+               excused: frozenset[int] = frozenset()) -> tuple[FollowingOutcome, ...]:
     """How the following cells went, read with care (what the sandbox sends is the sandbox's to forge)."""
     found = []
     for o, (number, source) in zip(outcomes if isinstance(outcomes, list) else [], cells):
@@ -236,7 +239,8 @@ def _following(outcomes, cells: tuple[tuple[int, str], ...], counted: bool) -> t
         lineno = o.get("lineno") if isinstance(o.get("lineno"), int) else None
         found.append(FollowingOutcome(number, source, ok, _clip(str(o.get("ename") or ""), 80),
                                       _clip(str(o.get("evalue") or ""), 300), lineno,
-                                      _clip(str(o.get("line") or ""), MAX_LINE), counted=counted or ok))
+                                      _clip(str(o.get("line") or ""), MAX_LINE),
+                                      counted=(counted and number not in excused) or ok))
     return tuple(found)
 
 
