@@ -117,3 +117,33 @@ def test_patching_the_check_code_in_the_kernel_does_not_reach_the_judge(monkeypa
     out = judge.verdict(["x == 2"], {"x": 1}, "")
     assert judge.verify(key, out["text"].encode(), out["signature"])
     assert json.loads(out["text"])["checks"][0]["passed"] is False
+
+
+def test_the_judge_reads_unchanged_snapshot_buffers_in_its_own_map_and_gets_written_ones_sent(tmp_path):
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    from jupyter_fixloop import snapshot
+
+    n = 200_000
+    path = str(tmp_path / "s.bin")
+    snapshot.write_snapshot({"df": pd.DataFrame({"a": np.arange(n, dtype=float), "q": np.arange(n)})}, {"df"}, path)
+    df = snapshot.read_snapshot(path)[0]["df"]  # as a sandbox kernel loads it, then forks its judge
+    link = judge._Link(0, None, None)
+
+    def blocks():  # what stands for each of the two blocks (small buffers, such as Arrow column names, travel)
+        return sorted(type(ref).__name__ for ref in link.pack(df)[1] if isinstance(ref, tuple) or len(ref) > 4096)
+
+    assert blocks() == ["tuple", "tuple"]  # both: places in the map
+    key = judge.start()
+    df.loc[3, "a"] = -1.0  # the candidate's run writes one page of one block
+    assert blocks() == ["bytearray", "tuple"]  # only that block travels
+    out = judge.verdict(["df['a'].min() == -1", f"df['q'].sum() == {n * (n - 1) // 2}", "df['a'].iloc[4] == 4"],
+                        {"df": df}, "")
+    assert judge.verify(key, out["text"].encode(), out["signature"])
+    assert [c["passed"] for c in json.loads(out["text"])["checks"]] == [True, True, True]
+
+
+def test_a_buffer_reference_outside_the_judges_maps_is_refused():
+    for ref in [(0, 1 << 40, 8), (99, 0, 8), (-1, 0, 8), ("0", 0, 8), [0, 0, 8]]:
+        with pytest.raises(pickle.UnpicklingError):
+            judge._buffer_of(ref)
