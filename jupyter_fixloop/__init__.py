@@ -15,11 +15,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from .errors import FixloopError, ModelError, SandboxError, UsageError  # noqa: E402
 from .options import LoopOptions  # noqa: E402
-from .receipt import CheckOutcome, Receipt  # noqa: E402
+from .receipt.values import CheckOutcome, Receipt  # noqa: E402
 from .result import LoopResult, Round, Usage  # noqa: E402
 
 if TYPE_CHECKING:
-    from .loop import afix, averify, fix, verify
+    from .loop.run import afix, averify, fix, verify
 
 __version__ = "0.1.0"
 
@@ -48,7 +48,7 @@ _LOOP = ("fix", "afix", "verify", "averify")
 def __getattr__(name: str):
     """`fix`, `afix`, `verify`, `averify` from loop.py, imported on first use (it starts kernels)."""
     if name in _LOOP:
-        from . import loop
+        from .loop import run as loop
 
         return getattr(loop, name)
     raise AttributeError(f"module 'jupyter_fixloop' has no attribute {name!r}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
-from .effect import Effect
-from .receipt import Receipt
+from .receipt.effect import Effect
+from .receipt.values import Receipt
 
 
 @dataclass(frozen=True)

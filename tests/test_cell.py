@@ -12,7 +12,7 @@ from jupyter_fixloop.cell import MAGIC, join_magic, looks_like_prose, magic_argu
 from jupyter_fixloop.history import Entry, FixLoopHistory, last_code
 from jupyter_fixloop.notebook import comm
 from jupyter_fixloop.notebook.view import renders_widgets
-from jupyter_fixloop.receipt import Receipt
+from jupyter_fixloop.receipt.values import Receipt
 from jupyter_fixloop.result import LoopResult, Round
 from jupyter_fixloop.summary import loop_summary
 

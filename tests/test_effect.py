@@ -8,11 +8,11 @@ import pytest
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.diff import render_html, render_text
-from jupyter_fixloop.effect import from_run
 from jupyter_fixloop.history import Entry, FixLoopHistory
 from jupyter_fixloop.kernel import runner
-from jupyter_fixloop.loop import verify
-from jupyter_fixloop.smells import find
+from jupyter_fixloop.loop.run import verify
+from jupyter_fixloop.receipt.effect import from_run
+from jupyter_fixloop.receipt.smells import find
 from jupyter_fixloop.summary import loop_summary
 
 NO_CHECKS = "runs without error; no checks were given — read what it does to your data"
@@ -208,7 +208,7 @@ def test_a_forged_effect_record_is_read_with_care():
     ("os.rename('a', 'b')\np.rename('c')\npath.replace(target)\ntable.drop(engine)\nn = 1\n", None),
 ])
 def test_a_result_thrown_away_is_read_from_the_code_that_ran(code, thrown):
-    from jupyter_fixloop.smells import thrown_away
+    from jupyter_fixloop.receipt.smells import thrown_away
 
     found = thrown_away(code)
     if thrown is None:

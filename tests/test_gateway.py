@@ -160,7 +160,7 @@ def test_an_unreachable_gateway_is_one_clear_line():
 
 def test_the_runner_needs_no_fixloop_install_on_the_gateway_side():
     """What a gateway kernel is sent: the in-kernel modules, loadable in an interpreter without us."""
-    from jupyter_fixloop.gateway import install_code
+    from jupyter_fixloop.sandbox.gateway import install_code
 
     code = install_code() + "import jupyter_fixloop.kernel.runner as r\nprint(r.__file__)\n"
     out = subprocess.run([sys.executable, "-I", "-"], input=code, capture_output=True, text=True, timeout=60,

@@ -4,8 +4,8 @@ reads that reason, and the loop then accepts an honest fix (real kernels, script
 import pytest
 
 from jupyter_fixloop import fix
-from jupyter_fixloop.guard import Guard
-from jupyter_fixloop.receipt import Receipt
+from jupyter_fixloop.loop.guard import Guard
+from jupyter_fixloop.receipt.values import Receipt
 
 
 def block(code: str) -> str:

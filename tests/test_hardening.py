@@ -13,8 +13,9 @@ import pytest
 from fake_model import FakeModelServer
 from kernel import UserKernel
 
-from jupyter_fixloop import cgroups, confine, fix, runtime
-from jupyter_fixloop.sandbox import Sandbox, SandboxSettings
+from jupyter_fixloop import fix, runtime
+from jupyter_fixloop.sandbox import cgroups, confine
+from jupyter_fixloop.sandbox.manager import Sandbox, SandboxSettings
 
 MiB = 1024**2
 SECRET = "hunter2-not-for-models"

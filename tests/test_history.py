@@ -56,7 +56,7 @@ def test_plain_ipython_shows_text_and_records_history(tmp_path):
         import json
         from IPython.core.interactiveshell import InteractiveShell
         from IPython.core.displaypub import DisplayPublisher
-        from jupyter_fixloop.receipt import Receipt
+        from jupyter_fixloop.receipt.values import Receipt
         from jupyter_fixloop.result import LoopResult, Round
         shown = []
         class Recorder(DisplayPublisher):

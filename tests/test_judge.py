@@ -10,8 +10,8 @@ import pickle
 
 import pytest
 
-from jupyter_fixloop import verdict
 from jupyter_fixloop.kernel import judge
+from jupyter_fixloop.sandbox import verdict
 
 
 class Shell:

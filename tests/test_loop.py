@@ -157,7 +157,7 @@ def test_generation_mode_verifies_the_written_code(fake_model):
 
 
 def test_stray_fences_and_other_languages_in_replies():
-    from jupyter_fixloop.prompt import extract_code
+    from jupyter_fixloop.model.prompt import extract_code
 
     assert extract_code("Here:\n```python\nx = 1\n```\nDone.") == "x = 1\n"
     assert extract_code("```\n%%fixloop --expect 'x'\ny = 2\n```") == "y = 2\n"

@@ -12,7 +12,7 @@ import pytest
 from fake_model import Scripted, closed_port_url
 
 from jupyter_fixloop import ModelError, fix, runtime
-from jupyter_fixloop import model as engine
+from jupyter_fixloop.model import models as engine
 
 BROKEN = "total = sum(prices)\nassert total == 6\n"
 FIXED = "prices = [1, 2, 3]\ntotal = sum(prices)\nassert total == 6\n"

@@ -9,9 +9,9 @@ from fake_model import Scripted, closed_port_url
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.errors import UsageError
-from jupyter_fixloop.model import check_model, check_server
+from jupyter_fixloop.model.models import check_model, check_server
+from jupyter_fixloop.model.prompt import REPLY_LINE, STOP
 from jupyter_fixloop.options import BUILTIN
-from jupyter_fixloop.prompt import REPLY_LINE, STOP
 
 CELL = "total = sum(prices) - 1\n"
 FIXED = "total = sum(prices)\n"

@@ -15,13 +15,14 @@ import time
 import pytest
 from kernel import UserKernel
 
-from jupyter_fixloop import fix, leftovers, runtime
-from jupyter_fixloop.leftovers import owner_tag, sandboxes_root
-from jupyter_fixloop.loop import sandbox_settings
+from jupyter_fixloop import fix, runtime
+from jupyter_fixloop.kernel.snapshot import ram_root
+from jupyter_fixloop.loop.run import sandbox_settings
 from jupyter_fixloop.options import LoopOptions
-from jupyter_fixloop.pool import pool_for
-from jupyter_fixloop.sandbox import Sandbox, SandboxSettings
-from jupyter_fixloop.snapshot import ram_root
+from jupyter_fixloop.sandbox import leftovers
+from jupyter_fixloop.sandbox.leftovers import owner_tag, sandboxes_root
+from jupyter_fixloop.sandbox.manager import Sandbox, SandboxSettings
+from jupyter_fixloop.sandbox.pool import pool_for
 
 EARLIER_CELLS = [
     "import pandas as pd",
@@ -115,7 +116,7 @@ def test_idle_kernels_import_the_packages_snapshots_needed():
     assert result.status == "passed"
 
     async def probe():
-        from jupyter_fixloop.snapshot import EMPTY
+        from jupyter_fixloop.kernel.snapshot import EMPTY
 
         pool = pool_for(settings)
         assert "pandas" in pool.modules
@@ -289,7 +290,7 @@ def test_sandboxes_are_shut_down_at_exit():
 
 
 def test_a_new_pool_sweeps_the_leftovers_of_a_dead_owner_and_keeps_a_live_ones(tmp_path):
-    gone = subprocess.run([sys.executable, "-c", "from jupyter_fixloop.leftovers import owner_tag; print(owner_tag())"],
+    gone = subprocess.run([sys.executable, "-c", "from jupyter_fixloop.sandbox.leftovers import owner_tag; print(owner_tag())"],
                           capture_output=True, text=True, check=True).stdout.strip()
     snapshots = ram_root()
     snapshot_dir = (lambda tag: os.path.join(snapshots, f"loop-{tag}-t")) if snapshots else (

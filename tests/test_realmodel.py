@@ -12,7 +12,7 @@ import os
 import pytest
 
 from jupyter_fixloop import fix
-from jupyter_fixloop.model import check_model
+from jupyter_fixloop.model.models import check_model
 
 BASE = os.environ.get("FIXLOOP_REAL_MODEL_BASE", "")
 MODEL = os.environ.get("FIXLOOP_REAL_MODEL", "openai/qwen2.5-coder-1.5b")

@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 from jupyter_fixloop import fix
-from jupyter_fixloop import receipt as receipts
-from jupyter_fixloop.builtin.repairs import parse_receipt
 from jupyter_fixloop.kernel import runner as runner
-from jupyter_fixloop.model import count_tokens
+from jupyter_fixloop.model.builtin.repairs import parse_receipt
+from jupyter_fixloop.model.models import count_tokens
+from jupyter_fixloop.receipt import values as receipts
 
 
 def receipt_of(code: str, budget: int = receipts.DEFAULT_TOKENS, checks=(), expect_output=None, **names):

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 from jupyter_fixloop import fix
-from jupyter_fixloop import receipt as receipts
-from jupyter_fixloop.builtin import repairs as repairs
-from jupyter_fixloop.builtin.engine import answer
 from jupyter_fixloop.kernel import runner as runner
-from jupyter_fixloop.prompt import build_messages
+from jupyter_fixloop.model.builtin import repairs as repairs
+from jupyter_fixloop.model.builtin.engine import answer
+from jupyter_fixloop.model.prompt import build_messages
+from jupyter_fixloop.receipt import values as receipts
 
 PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
 

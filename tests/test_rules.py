@@ -28,7 +28,7 @@ def test_a_rule_repair_that_passes_at_once_means_no_model_call(fake_model):
 
 
 def test_a_slow_rule_repair_runs_beside_the_model_and_cancels_its_call(fake_model):
-    from jupyter_fixloop.model import litellm
+    from jupyter_fixloop.model.models import litellm
 
     litellm()  # imported before the loop, so the call is under way when the rules' run passes
     server = fake_model(Scripted(block("total = 0\n"), delay=30.0))  # a slow model: the rules do not wait for it

@@ -11,10 +11,10 @@ from jupyter_fixloop import fix
 from jupyter_fixloop.config import FixLoop
 from jupyter_fixloop.diff import render_html, render_text
 from jupyter_fixloop.errors import UsageError
-from jupyter_fixloop.model import Reply
-from jupyter_fixloop.receipt import CheckOutcome, Receipt
+from jupyter_fixloop.loop.sampling import Candidate, best_of, temperatures
+from jupyter_fixloop.model.models import Reply
+from jupyter_fixloop.receipt.values import CheckOutcome, Receipt
 from jupyter_fixloop.result import Usage
-from jupyter_fixloop.sampling import Candidate, best_of, temperatures
 
 CELL = "total = sum(prices) - 1\n"
 WRONG = "total = sum(prices) - 2\n"

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from jupyter_fixloop import snapshot as snapshots
-from jupyter_fixloop.snapshot import free_names, load_into, reachable, write_snapshot
+from jupyter_fixloop.kernel import snapshot as snapshots
+from jupyter_fixloop.kernel.snapshot import free_names, load_into, reachable, write_snapshot
 
 NOTEBOOK = '''
 import math

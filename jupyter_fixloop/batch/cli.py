@@ -14,10 +14,10 @@ import shutil
 import sys
 from dataclasses import dataclass
 
-from .. import confine
 from ..config import load_config
 from ..errors import FixloopError, UsageError
-from ..model import check_model
+from ..model.models import check_model
+from ..sandbox import confine
 from .run import REPORT_FORMATS, BatchOptions, accept_all, fix_notebook, read_notebook
 
 

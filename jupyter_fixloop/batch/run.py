@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 
 from ..cell import split_magic
 from ..errors import FixloopError, UsageError
-from ..leftovers import owner_tag
+from ..kernel import wire
+from ..kernel.sharing import missing_names
+from ..kernel.snapshot import Snapshot, remove_scratch, scratch_dir
 from ..options import BUILTIN, LoopOptions
 from ..result import LoopResult
-from ..sharing import missing_names
-from ..snapshot import Snapshot, remove_scratch, scratch_dir
+from ..sandbox.leftovers import owner_tag
 from ..summary import METADATA_KEY, loop_summary
 from .cells import CellPlan, cell_names, parse_cell
 
@@ -203,7 +204,7 @@ class NotebookKernel:
         if plan is None:
             return None
         if plan.expect_output is not None:
-            from ..receipt import output_check
+            from ..receipt.values import output_check
 
             stdout = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
             outcome, _ = output_check(stdout, plan.expect_output)
@@ -211,15 +212,14 @@ class NotebookKernel:
                 return f"Check failed: the printed output is not the expected one ({outcome.detail})"
         for check in plan.checks:
             outcome = await self.expression(
-                f"__import__('json').dumps(__import__('jupyter_fixloop.kernel.runner', fromlist=['x']).evaluate_check({check!r}, globals()))")
+                wire.call("check", check, wire.NS))
             if not outcome["passed"]:
                 return f"Check failed: {check}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
         return None
 
     async def call(self, name: str, *args):
         """Call a checkpoint.py function on the kernel's globals; returns its JSON answer, decoded."""
-        arglist = "".join(f", {a!r}" for a in args)
-        return await self.expression(f"__import__('jupyter_fixloop.kernel.checkpoint', fromlist=['x']).{name}(globals(){arglist})")
+        return await self.expression(wire.call(f"checkpoint.{name}", wire.NS, *args))
 
     async def expression(self, expr: str):
         """Evaluate `expr` (which returns JSON text) in the kernel without touching history or outputs."""
@@ -365,7 +365,7 @@ class BatchRun:
 
     async def _loop(self, plan: CellPlan, snap: Snapshot, source: str, number: int, error: str, took: float):
         """Run the loop; in interactive mode a hint starts it again. Returns (result, decision)."""
-        from ..loop import afix
+        from ..loop.run import afix
 
         defaults = self.loop_options
         hint = plan.hint or defaults.hint
@@ -446,9 +446,10 @@ class BatchRun:
 def _warm_up(options: LoopOptions) -> None:
     """Start the sandboxes, and import litellm if a litellm model is used, while the first cells
     run, so the first repair waits less."""
-    from .. import model, runtime
-    from ..loop import sandbox_settings
-    from ..pool import pool_for
+    from .. import runtime
+    from ..loop.run import sandbox_settings
+    from ..model import models as model
+    from ..sandbox.pool import pool_for
 
     async def warm():
         pool_for(sandbox_settings(options), options.pool_size)

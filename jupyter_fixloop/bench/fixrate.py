@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from ..errors import FixloopError
+from ..kernel import wire
 
 MODES = ("loop", "one-shot")
 DEV_CASES = os.path.join(os.path.dirname(__file__), "cases.jsonl")
@@ -154,10 +155,10 @@ class UserKernel:
     def snapshot(self, path: str, timeout: float, code: list[str]):
         """Mirror what `code` (the cell, the check) reads of the kernel's globals to `path`, by the
         rule a notebook session follows (sharing.py); returns the Snapshot."""
-        from ..snapshot import Snapshot
+        from ..kernel.snapshot import Snapshot
 
         share = {"code": code}
-        expr = f"__import__('jupyter_fixloop.kernel.checkpoint', fromlist=['_']).mirror(globals(), {path!r}, {share!r})"
+        expr = wire.call("checkpoint.mirror", wire.NS, path, share)
         reply = self.kc.execute_interactive("", timeout=timeout, store_history=False, user_expressions={"s": expr},
                                             output_hook=lambda msg: None)
         result = reply["content"]["user_expressions"]["s"]
@@ -225,7 +226,7 @@ def _checks(case: Case, opts) -> list[str]:
 
 
 def _loop(case: Case, snap, opts) -> dict:
-    from ..loop import fix
+    from ..loop.run import fix
 
     result = fix(case.cell, checks=_checks(case, opts), namespace=snap, options=opts.options)
     final = result.patched if result.status == "fixed" else (case.cell if result.status == "passed" else None)
@@ -262,9 +263,11 @@ def _last_run(result) -> str:
 def _one_shot(case: Case, snap, opts) -> dict:
     """Exactly round 1 of the loop (the same checks, the same receipt, the same prompt), then no
     rerun and no retry: the answer goes straight to verification."""
-    from .. import model, prompt, runtime
+    from .. import runtime
     from ..errors import ModelError
-    from ..loop import verify
+    from ..loop.run import verify
+    from ..model import models as model
+    from ..model import prompt
 
     checks = _checks(case, opts)
     first = verify(case.cell, checks=checks, namespace=snap, options=opts.options)
@@ -292,7 +295,7 @@ def _verify(code: str | None, case: Case, snap, opts) -> tuple[bool, str]:
     """Run the final code and the hidden check in a fresh sandbox loaded with the same state."""
     if code is None:
         return False, "no code to verify"
-    from ..loop import verify
+    from ..loop.run import verify
 
     checks = [acceptance(case.check)] if case.check.strip() else []
     receipt = verify(code, checks=checks, namespace=snap, options=opts.options)
@@ -454,7 +457,7 @@ def main(argv: list[str]) -> int:
         return 2
     from rich.console import Console
 
-    from ..model import check_model
+    from ..model.models import check_model
 
     try:
         check_model(opts.model, opts.api_base)  # one line, before any case runs

@@ -124,7 +124,7 @@ def run_child(cases: list[dict], budget: int | None, timeout: float) -> list[dic
 
 
 def count_tokens(text: str) -> int:
-    from ..model import count_tokens as count
+    from ..model.models import count_tokens as count
 
     return count(text)
 
@@ -266,9 +266,9 @@ def _truth(shell, exc) -> dict:
 
 
 def _receipt(shell, setup: str, code: str, budget: int | None, timeout: float):
-    from .. import receipt as receipts
     from ..kernel import runner
-    from ..model import count_tokens
+    from ..model.models import count_tokens
+    from ..receipt import values as receipts
 
     _fresh(shell, setup)
     fitted = receipts.Budget(budget or receipts.DEFAULT_TOKENS, count_tokens)  # counted as the figures are

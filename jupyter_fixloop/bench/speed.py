@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def bench_round(rounds: int, cold: int) -> dict:
-    from ..sandbox import SandboxSettings
+    from ..sandbox.manager import SandboxSettings
 
     warm = await _warm_rounds(SandboxSettings(), rounds)
     return {"warm": warm, "cold": [await _cold_round() for _ in range(cold)]}
@@ -86,8 +86,8 @@ async def bench_round(rounds: int, cold: int) -> dict:
 
 async def _warm_rounds(settings, rounds: int) -> list[float]:
     """Overhead of `rounds` rounds on a warm pool of `settings` (the first, warming up, not counted)."""
-    from .. import snapshot as snapshots
-    from ..pool import SandboxPool
+    from ..kernel import snapshot as snapshots
+    from ..sandbox.pool import SandboxPool
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     pool = SandboxPool(settings, size=1)
@@ -113,7 +113,7 @@ async def _warm_rounds(settings, rounds: int) -> list[float]:
 
 
 async def bench_gateway(url: str, rounds: int) -> dict:
-    from ..sandbox import SandboxSettings
+    from ..sandbox.manager import SandboxSettings
 
     rounds = max(3, rounds // 3)
     return {"local": await _warm_rounds(SandboxSettings(), rounds),
@@ -158,9 +158,9 @@ def _report_round(r: dict) -> int:
 
 
 async def bench_snapshot(rows: int, repeat: int) -> dict:
-    from .. import snapshot as snapshots
-    from ..pool import SandboxPool
-    from ..sandbox import Sandbox, SandboxSettings
+    from ..kernel import snapshot as snapshots
+    from ..sandbox.manager import Sandbox, SandboxSettings
+    from ..sandbox.pool import SandboxPool
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     snapdir = snapshots.scratch_dir("speed-")  # where a loop writes its snapshots (RAM when it has room)
@@ -213,7 +213,7 @@ async def bench_snapshot(rows: int, repeat: int) -> dict:
 
 
 def _timed_write(ns: dict, path: str) -> float:
-    from .. import snapshot as snapshots
+    from ..kernel import snapshot as snapshots
 
     started = time.perf_counter()
     snapshots.write_snapshot(ns, {"df", "clean", "summarize"}, path)  # kept, as a loop keeps its own
@@ -224,7 +224,7 @@ def _timed_copy(ns: dict) -> float:
     """Pickling the same values plus copying their bytes into fresh anonymous pages: the floor."""
     import mmap
 
-    from .. import snapshot as snapshots
+    from ..kernel import snapshot as snapshots
 
     started = time.perf_counter()
     payload, buffers = snapshots._dumps({k: ns[k] for k in ("df", "clean", "summarize")})
@@ -243,7 +243,7 @@ def _string_storage(column) -> str:
 
 async def _numeric_only(pool, ns: dict, path: str) -> float:
     """The same, with the frame's string columns left out: what the strings cost."""
-    from .. import snapshot as snapshots
+    from ..kernel import snapshot as snapshots
 
     box = await pool.acquire(snapshots.EMPTY)
     await pool.settle()
@@ -445,9 +445,9 @@ async def bench_judge(rounds: int, rows: int, repeat: int) -> dict:
     """Warm rounds with one check, judged and not, alternating; then on a `rows`-row frame."""
     import pandas as pd
 
-    from .. import snapshot as snapshots
-    from ..pool import SandboxPool
-    from ..sandbox import SandboxSettings
+    from ..kernel import snapshot as snapshots
+    from ..sandbox.manager import SandboxSettings
+    from ..sandbox.pool import SandboxPool
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     snapdir = snapshots.scratch_dir("speed-")

@@ -15,8 +15,8 @@ import json
 import types
 from dataclasses import asdict, replace
 
-from .. import snapshot
-from ..sharing import shared_names, undefined_names
+from . import snapshot
+from .sharing import shared_names, undefined_names
 
 COPY_CAP = 1024**3  # bytes of copies kept per cell; beyond it values are kept by reference only
 IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), frozenset, range)

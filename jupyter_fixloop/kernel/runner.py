@@ -90,7 +90,7 @@ def _start_judge() -> str | None:
 def load_request(path: str) -> None:
     """Load a snapshot file into the kernel's namespace (see snapshot.py)."""
     global _last_json, _user_names
-    from jupyter_fixloop.snapshot import load_into
+    from jupyter_fixloop.kernel.snapshot import load_into
 
     try:
         report = load_into(_namespace(), path)

@@ -16,12 +16,12 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from .. import history as histories
-from .. import leftovers
 from ..cell import split_instruction
 from ..config import FixLoop
-from ..confine import load_warning
 from ..errors import FixloopError, UsageError
-from ..model import check_model
+from ..model.models import check_model
+from ..sandbox import leftovers
+from ..sandbox.confine import load_warning
 from .comm import connect, following_code
 from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
 from .view import LoopView
@@ -118,7 +118,7 @@ class FixLoopMagics(Magics):
 
     def _run(self, source, args, instruction, options, following=(), on_event=None):
         # imported here for start-up cost: the loop brings jupyter_client and the sandbox; `%load_ext` stays cheap
-        from ..loop import fix
+        from ..loop.run import fix
 
         return fix(source, checks=tuple(unquote(e) for e in args.expect), instruction=instruction,
                    namespace=self.shell.user_ns, expect_output=expected_output(args.expect_output),

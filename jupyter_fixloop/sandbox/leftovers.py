@@ -14,8 +14,8 @@ import shutil
 import stat
 import tempfile
 
+from ..kernel.snapshot import ram_root
 from . import cgroups
-from .snapshot import ram_root
 
 _TAG = re.compile(r"(?:^|-)(\d+)\.(\d+)-")
 

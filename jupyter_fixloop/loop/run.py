@@ -16,16 +16,21 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from . import confine, guard, model, prompt, runtime, sampling, sharing
-from . import snapshot as snapshots
-from .errors import FixloopError, ModelError, UsageError
-from .leftovers import owner_tag
-from .options import BUILTIN, LoopOptions, knob_signature
-from .pool import SandboxPool, pool_for
-from .receipt import Budget, Receipt, no_code
-from .result import LoopResult, Round, Usage
-from .sandbox import SandboxSettings
-from .snapshot import Snapshot
+from .. import runtime
+from ..errors import FixloopError, ModelError, UsageError
+from ..kernel import sharing
+from ..kernel import snapshot as snapshots
+from ..kernel.snapshot import Snapshot
+from ..model import models as model
+from ..model import prompt
+from ..options import BUILTIN, LoopOptions, knob_signature
+from ..receipt.values import Budget, Receipt, no_code
+from ..result import LoopResult, Round, Usage
+from ..sandbox import confine
+from ..sandbox.leftovers import owner_tag
+from ..sandbox.manager import SandboxSettings
+from ..sandbox.pool import SandboxPool, pool_for
+from . import guard, sampling
 
 Event = Callable[[str, dict], None]
 

@@ -10,21 +10,9 @@ import ast
 import difflib
 import re
 
-from .edits import (
-    CannotTell,
-    ParsedReceipt,
-    calls_on_line,
-    on_line,
-    parse,
-    replace_node,
-    source_of,
-    span,
-    value_kind,
-)
+from .edits import CannotTell, ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of, span, value_kind
 from .names import import_optional, module_aliases
-from .tables import (
-    KEYWORD_FIXES,
-)
+from .tables import KEYWORD_FIXES
 
 
 def bad_keyword(code: str, receipt: ParsedReceipt) -> str | None:

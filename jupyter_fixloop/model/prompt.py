@@ -9,8 +9,8 @@ import importlib.metadata
 import re
 import sys
 
-from .cell import split_magic
-from .receipt import Receipt
+from ..cell import split_magic
+from ..receipt.values import Receipt
 
 # short on purpose: on a local model every prompt token is time, and a 1.5B model that read about
 # "a sandbox kernel" blamed the sandbox for wrong values (this one fixed 13 of 28 dev cases in one

@@ -20,9 +20,9 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
-from .model import Reply
-from .receipt import Receipt, rejected
-from .result import Sample, Usage
+from ..model.models import Reply
+from ..receipt.values import Receipt, rejected
+from ..result import Sample, Usage
 
 MAX_SAMPLES = 8
 _RAN = ("ok", "check_failed")  # the code ran to its end; only checks can say it is wrong

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 
-from . import leftovers, runtime
+from .. import runtime
+from ..kernel.snapshot import Snapshot
+from . import leftovers
 from .gateway import GatewaySandbox
-from .sandbox import Sandbox, SandboxSettings
-from .snapshot import Snapshot
+from .manager import Sandbox, SandboxSettings
 
 _pools: dict[SandboxSettings, SandboxPool] = {}
 

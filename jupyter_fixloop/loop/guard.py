@@ -21,10 +21,10 @@ import builtins
 import difflib
 from collections import Counter
 
-from . import receipt as receipts
+from ..cell import LINE_MAGIC, MAGIC
+from ..receipt import values as receipts
+from ..receipt.values import Receipt
 from . import tamper
-from .cell import LINE_MAGIC, MAGIC
-from .receipt import Receipt
 
 TRIVIAL = (None, True, False, 0, 1, -1, "", 0.0, 1.0)
 COMPARISON_DUNDERS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__",

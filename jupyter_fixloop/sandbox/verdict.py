@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from .kernel.judge import verify
+from ..kernel.judge import verify
 
 FORGED = "the checks' verdict did not arrive (or was forged): the candidate is not counted as fixed"
 MAX_VERDICT = 2**20  # characters of the verdict's text

@@ -13,10 +13,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .errors import ModelError, UsageError
-from .options import BUILTIN
+from ..errors import ModelError, UsageError
+from ..options import BUILTIN
+from ..result import Usage
 from .prompt import extract_code
-from .result import Usage
 
 
 @dataclass(frozen=True)

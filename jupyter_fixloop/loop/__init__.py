@@ -1,0 +1,1 @@
+"""The loop: rounds of candidates, each run and judged; fix, afix, verify."""
