@@ -122,7 +122,7 @@ def test_patching_the_check_code_in_the_kernel_does_not_reach_the_judge(monkeypa
 def test_the_judge_reads_unchanged_snapshot_buffers_in_its_own_map_and_gets_written_ones_sent(tmp_path):
     np = pytest.importorskip("numpy")
     pd = pytest.importorskip("pandas")
-    from jupyter_fixloop import snapshot
+    from jupyter_fixloop.kernel import snapshot
 
     n = 200_000
     path = str(tmp_path / "s.bin")
