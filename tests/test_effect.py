@@ -227,3 +227,26 @@ def test_a_result_thrown_away_fails_the_run_with_no_check_and_the_rules_assign_i
     assert result.status == "fixed", result.reason
     assert result.patched == "stores['city'] = stores['city'].fillna('Unknown')\n" + cell.splitlines()[1] + "\n"
     assert "city_counts: new Series 3 (int64)" in result.effect.text
+
+
+def test_a_snapshot_frame_the_run_left_alone_is_not_read_again_and_a_changed_one_is(tmp_path):
+    from jupyter_fixloop.kernel import effect, snapshot
+
+    n = 100_000
+    path = str(tmp_path / "s.bin")
+    snapshot.write_snapshot({"df": pd.DataFrame({"a": np.arange(n, dtype=float), "k": np.arange(n) % 7})}, {"df"}, path)
+    ns = {"df": snapshot.read_snapshot(path)[0]["df"]}
+    before = effect.picture(ns, ["df"])
+    assert "df" in effect._fingerprints  # its data: pages of the snapshot map
+    assert effect._unchanged("df", ns["df"])
+    assert effect.compare(before, ns, ["df"]) == {"changes": []}
+    ns["df"].loc[3, "a"] = np.nan  # in place: a written page
+    assert not effect._unchanged("df", ns["df"])
+    change = effect.compare(before, ns, ["df"])["changes"][0]
+    assert change["status"] == "changed"
+    assert [(c["column"], c["nan_before"], c["nan"]) for c in change["columns"]] == [("'a'", 0, 1)]
+    ns["df"] = snapshot.read_snapshot(path)[0]["df"]
+    before = effect.picture(ns, ["df"])
+    ns["df"]["b"] = 1  # in place: a new column, the old buffers untouched
+    assert not effect._unchanged("df", ns["df"])
+    assert effect.compare(before, ns, ["df"])["changes"][0]["status"] == "changed"

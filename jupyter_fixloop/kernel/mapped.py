@@ -120,3 +120,49 @@ def _newobj(cls, *args):
 
 
 _newobj.__name__ = "__newobj__"  # pickle writes NEWOBJ: the class is named, not this function
+
+
+class _Unmapped(Exception):
+    pass
+
+
+def fingerprint(value):
+    """What `value` is, cheaply, when its data lies in clean snapshot pages: its out-of-band pickle
+    (shape, dtypes, names, small buffers' bytes) and where each large buffer lies. Equal
+    fingerprints before and after a run mean the run did not change the value. None when some large
+    buffer is not in a snapshot map or has a written page, or the value holds object arrays (their
+    pickle would be the full copy this avoids)."""
+    if not _regions:
+        return None
+    import io
+    import pickle
+
+    places: list = []
+
+    class Pickler(pickle.Pickler):
+        def reducer_override(self, obj):
+            if type(obj).__name__ == "ndarray" and getattr(obj, "dtype", None) is not None \
+                    and obj.dtype.kind == "O" and obj.size > 1000:
+                raise _Unmapped
+            if type(obj).__module__.startswith("pandas."):
+                reduced = arrow_reduce(obj)
+                if reduced is not None:
+                    return reduced
+            return NotImplemented
+
+    def keep(buffer):
+        raw = buffer.raw()
+        if raw.nbytes < PAGE:
+            places.append(bytes(raw))
+            return
+        where = locate(raw)
+        if where is None:
+            raise _Unmapped
+        places.append(where)
+
+    out = io.BytesIO()
+    try:
+        Pickler(out, protocol=5, buffer_callback=keep).dump(value)
+    except Exception:
+        return None
+    return out.getvalue(), tuple(places)
