@@ -301,8 +301,8 @@ def _report_snapshot(r: dict) -> int:
     print(f"   the same frame without its 2 string columns: {statistics.median(r['numeric']) * 1e3:.0f} ms; "
           f"strings stored as {r['strings']}")
     if r["strings"] != "pyarrow":
-        print("   (each Python string object is pickled and rebuilt; `pip install pyarrow` makes pandas keep "
-              "strings in Arrow buffers, which travel as raw out-of-band buffers)")
+        print("   (each Python string object is pickled and rebuilt: pyarrow, a dependency of jupyter-fixloop, is "
+              "missing here or pandas < 3 keeps strings as objects; with it pandas 3 keeps them in Arrow buffers)")
     print(f"   target <= 3 copies and >= 10x faster than re-executing: {_verdict(ok)}")
     return 0 if ok else 1
 
