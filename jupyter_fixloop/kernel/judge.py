@@ -224,21 +224,8 @@ class _Link:
                 f.close()
         with contextlib.suppress(OSError, ChildProcessError):
             os.kill(self.pid, signal.SIGKILL)
-            _exited.append(self.pid)  # reaped later: a judge with a big map takes a while to tear down
-        _reap()
+            os.waitpid(self.pid, 0)
 
-
-_exited: list[int] = []  # killed judges not reaped yet
-
-
-def _reap() -> None:
-    for pid in list(_exited):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            _exited.remove(pid)
 
 
 def _buffer_ref(buffer: pickle.PickleBuffer):
