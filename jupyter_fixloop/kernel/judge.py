@@ -227,7 +227,6 @@ class _Link:
             os.waitpid(self.pid, 0)
 
 
-
 def _buffer_ref(buffer: pickle.PickleBuffer):
     raw = buffer.raw()
     where = mapped.locate(raw)
@@ -262,7 +261,7 @@ class _DataPickler(pickle.Pickler):
         kind = type(obj)
         if kind in PLAIN or obj is _handle:
             return NotImplemented
-        if kind.__module__.startswith("pandas."):
+        if (getattr(kind, "__module__", None) or "").startswith("pandas."):
             reduced = mapped.arrow_reduce(obj)
             if reduced is not None:
                 return reduced
