@@ -265,3 +265,26 @@ def test_a_new_or_merged_frame_shows_its_shape_and_first_rows_and_dates_as_dates
     due = next(line for line in lines if line.startswith("people: 3×5 → 3×6; new column 'due' (datetime64["))
     assert due.endswith("]): 2024-03-01, 2024-03-01, 2024-03-01")  # [ns] on pandas 2, [us] on 3
     assert "Timestamp(" not in result.effect.text and max(len(line) for line in lines) < 120
+
+
+def test_a_snapshot_frame_the_run_left_alone_is_not_read_again_and_a_changed_one_is(tmp_path):
+    from jupyter_fixloop.kernel import effect, snapshot
+
+    n = 100_000
+    path = str(tmp_path / "s.bin")
+    snapshot.write_snapshot({"df": pd.DataFrame({"a": np.arange(n, dtype=float), "k": np.arange(n) % 7})}, {"df"}, path)
+    ns = {"df": snapshot.read_snapshot(path)[0]["df"]}
+    before = effect.picture(ns, ["df"])
+    assert "df" in effect._fingerprints  # its data: pages of the snapshot map
+    assert effect._unchanged("df", ns["df"])
+    assert effect.compare(before, ns, ["df"]) == {"changes": []}
+    ns["df"].loc[3, "a"] = np.nan  # in place: a written page
+    assert not effect._unchanged("df", ns["df"])
+    change = effect.compare(before, ns, ["df"])["changes"][0]
+    assert change["status"] == "changed"
+    assert [(c["column"], c["nan_before"], c["nan"]) for c in change["columns"]] == [("'a'", 0, 1)]
+    ns["df"] = snapshot.read_snapshot(path)[0]["df"]
+    before = effect.picture(ns, ["df"])
+    ns["df"]["b"] = 1  # in place: a new column, the old buffers untouched
+    assert not effect._unchanged("df", ns["df"])
+    assert effect.compare(before, ns, ["df"])["changes"][0]["status"] == "changed"

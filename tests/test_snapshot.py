@@ -244,3 +244,55 @@ def test_a_ram_dir_that_is_not_ours_is_not_used(tmp_path, monkeypatch):
         snapshots.remove_scratch(workdir)
     os.remove(tmp_path / f"fixloop-{os.getuid()}")
     assert snapshots.ram_root() == str(tmp_path / f"fixloop-{os.getuid()}")
+
+
+def test_every_column_kind_comes_back_with_its_exact_dtype(tmp_path):
+    n = 20_000  # past STRINGS_MIN: the joined-strings path, not plain pickling
+    words = np.array(["north", "süd", "east", "west"])[np.arange(n) % 4]
+    frame = pd.DataFrame({
+        "obj": pd.Series(words, dtype=object),  # object stays object (pandas 2.2's default for strings)
+        "obj_holes": pd.Series([None if i % 11 == 0 else (np.nan if i % 13 == 0 else f"id-{i}") for i in range(n)],
+                               dtype=object),
+        "str": pd.Series(words, dtype="str"),  # pandas 3's default: Arrow-backed when pyarrow is there
+        "str_nan": pd.Series([None if i % 5 == 0 else f"s{i}" for i in range(n)], dtype="str"),
+        "string": pd.Series([None if i % 3 == 0 else "x" for i in range(n)], dtype="string"),  # pd.NA semantics
+        "cat": pd.Categorical([None if i % 7 == 0 else w for i, w in enumerate(words)]),
+        "when": pd.date_range("2024-03-30", periods=n, freq="min", tz="Europe/Paris"),
+        "naive": pd.date_range("2024-01-01", periods=n, freq="s"),
+        "num_nan": np.where(np.arange(n) % 9 == 0, np.nan, np.arange(n, dtype=float)),
+        "Int": pd.array([None if i % 4 == 0 else i for i in range(n)], dtype="Int64"),
+    })
+    if _has_pyarrow():
+        frame["arrow"] = pd.Series([None if i % 6 == 0 else f"a{i}" for i in range(n)], dtype="string[pyarrow]")
+    snap = write_snapshot({"frame": frame}, {"frame"}, str(tmp_path / "s.bin"))
+    out = {}
+    assert load_into(out, snap.path)["failed"] == {}
+    back = out["frame"]
+    assert dict(back.dtypes) == dict(frame.dtypes)
+    pd.testing.assert_frame_equal(back, frame)
+    assert back["obj_holes"].iloc[0] is None and np.isnan(back["obj_holes"].iloc[13])  # None and NaN kept apart
+
+
+def _has_pyarrow() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _has_pyarrow(), reason="needs pyarrow")
+def test_arrow_string_columns_load_as_views_of_the_file_not_copies(tmp_path):
+    from jupyter_fixloop.kernel import mapped
+
+    n = 100_000
+    frame = pd.DataFrame({"s": pd.Series([f"order-{i}" for i in range(n)], dtype="string[pyarrow]")})
+    snap = write_snapshot({"frame": frame}, {"frame"}, str(tmp_path / "s.bin"))
+    assert snap.nbytes < 2 * frame["s"].array._pa_array.nbytes  # one copy of the strings, not two
+    out = {}
+    load_into(out, snap.path)
+    chunk = out["frame"]["s"].array._pa_array.chunk(0)
+    start, size, _ = mapped._regions[-1]
+    data = chunk.buffers()[2]
+    assert start <= data.address < start + size  # the strings are the file's pages
+    assert mapped.locate(memoryview(data)) is not None  # and none of them written yet

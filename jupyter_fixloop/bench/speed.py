@@ -3,12 +3,14 @@
 1. Receipt overhead of one round on the warm pool (kernel prepared while the model thinks) against
    a freshly started kernel, nbclient/papermill style. Target: <= 20 ms p50 warm, >= 30x better.
 2. Snapshot + load of a namespace holding a 1,000,000-row, 6-column DataFrame (float/int/str) and
-   two helper functions, against re-executing the cells that built it. Target: <= 250 ms, >= 10x.
+   two helper functions, against a plain memory copy of the snapshot's bytes into fresh pages (the
+   limit, timed in the same run) and re-executing the cells that built it. Target: <= 3 copies, >= 10x.
 3. `%load_ext jupyter_fixloop` against `import litellm`, each in a fresh interpreter. Target: <= 150 ms.
 5. With --gateway URL: the same warm round through a Kernel Gateway against the local warm pool.
 6. `jupyter-fixloop run` on 8 notebooks with --jobs 2 against --jobs 1 (built-in engine).
 7. The checks' judge (kernel/judge.py): a warm round with one check, judged against not judged, and
-   the same on a 1,000,000-row frame, which travels to the judge as data.
+   the same on a 1,000,000-row frame the check reads (what the cell did not change, the judge reads
+   in its own copy of the snapshot map). Target on the frame: judged <= 1.3x not judged.
 4. The first repair in a fresh process (`%load_ext`, then `%%fixloop` on a one-word typo, built-in
    engine) against one cold kernel start timed in the same run. Target: <= 2 cold starts, and
    litellm never imported.
@@ -70,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     if "jobs" in chosen:
         _report_jobs(bench_jobs())
     if "judge" in chosen:
-        _report_judge(runtime.run_sync(bench_judge(opts.rounds, opts.rows, opts.repeat)))
+        missed += _report_judge(runtime.run_sync(bench_judge(opts.rounds, opts.rows, opts.repeat)))
     if "gateway" in chosen:  # last: the default run, without a gateway, numbers its sections 1 to 6
         if not opts.gateway:
             parser.error("--only gateway needs --gateway URL")
@@ -198,7 +200,7 @@ async def bench_snapshot(rows: int, repeat: int) -> dict:
             mirror.append(done - started)
             numeric.append(await _numeric_only(pool, ns, os.path.join(snapdir, f"n{i}.bin")))
             disk.append(_timed_write(ns, os.path.join(workdir, f"d{i}.bin")))  # the temp dir, as before
-            copy.append(_timed_copy(ns))
+            copy.append(_timed_copy(snap.path))
         for _ in range(max(1, repeat // 2)):  # re-executing the cells in a started kernel
             box = await Sandbox.start(settings)
             try:
@@ -225,19 +227,20 @@ def _timed_write(ns: dict, path: str) -> float:
     return time.perf_counter() - started
 
 
-def _timed_copy(ns: dict) -> float:
-    """Pickling the same values plus copying their bytes into fresh anonymous pages: the floor."""
+def _timed_copy(path: str) -> float:
+    """A plain memory copy of a snapshot file's bytes (already in memory) into fresh anonymous
+    pages: the limit a snapshot + load is measured against."""
     import mmap
 
-    from ..kernel import snapshot as snapshots
-
-    started = time.perf_counter()
-    payload, buffers = snapshots._dumps({k: ns[k] for k in ("df", "clean", "summarize")})
-    views = [memoryview(payload).cast("B")] + [b.raw().cast("B") for b in buffers]
-    with mmap.mmap(-1, sum(v.nbytes for v in views)) as dest:
-        for view in views:
-            dest.write(view)
-    return time.perf_counter() - started
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as source:
+        view = memoryview(source)
+        sum(view[::mmap.PAGESIZE])  # every source page resident, not timed
+        started = time.perf_counter()
+        with mmap.mmap(-1, view.nbytes) as dest:
+            dest[:] = view
+            elapsed = time.perf_counter() - started
+        view.release()
+    return elapsed
 
 
 def _string_storage(column) -> str:
@@ -285,27 +288,27 @@ async def _timed_cells(box, cells: list[str]) -> float:
 
 
 def _report_snapshot(r: dict) -> int:
-    mirror, rerun, rerun_read = (statistics.median(r[k]) for k in ("mirror", "rerun", "rerun_read"))
+    mirror, rerun, rerun_read, copy = (statistics.median(r[k]) for k in ("mirror", "rerun", "rerun_read", "copy"))
     ratio = rerun / mirror
-    ok = mirror <= 0.250 and ratio >= 10
+    ok = mirror <= 3 * copy and ratio >= 10
     print(f"\n2. snapshot + load: DataFrame {r['shape'][0]:,} x {r['shape'][1]} ({r['dtypes']}), "
           f"2 functions, {r['mb']:.0f} MB")
-    print(f"   snapshot + load: p50 {mirror * 1e3:.0f} ms (write {statistics.median(r['write']) * 1e3:.0f} ms, "
-          f"load in a warm kernel {statistics.median(r['load']) * 1e3:.0f} ms) over {len(r['mirror'])} runs")
-    write, disk, copy = (statistics.median(r[k]) for k in ("write", "disk", "copy"))
+    print(f"   the limit, a plain memory copy of those {r['mb']:.0f} MB into fresh pages: p50 {copy * 1e3:.0f} ms")
+    write, load, disk = (statistics.median(r[k]) for k in ("write", "load", "disk"))
+    print(f"   snapshot + load: p50 {mirror * 1e3:.0f} ms = {mirror / copy:.1f} copies (write {write * 1e3:.0f} ms = "
+          f"{write / copy:.1f}, load in a warm kernel {load * 1e3:.0f} ms = {load / copy:.1f}) over {len(r['mirror'])} runs")
     where = "RAM (/dev/shm)" if r["ram"] else "the temp dir (/dev/shm has no room)"
     print(f"   the write, to {where}: {write * 1e3:.0f} ms; to the temp dir's disk {disk * 1e3:.0f} ms "
-          f"({disk / write:.1f}x); pickling + a memory copy of the same bytes into fresh pages {copy * 1e3:.0f} ms "
-          f"({write / copy:.1f}x of it)")
+          f"({disk / write:.1f}x)")
     print(f"   re-executing the cells (import + read_csv + defs): {rerun * 1e3:.0f} ms -> {ratio:.1f}x")
     print(f"   re-executing without the imports (pandas already loaded): {rerun_read * 1e3:.0f} ms "
           f"-> {rerun_read / mirror:.1f}x")
     print(f"   the same frame without its 2 string columns: {statistics.median(r['numeric']) * 1e3:.0f} ms; "
           f"strings stored as {r['strings']}")
     if r["strings"] != "pyarrow":
-        print("   (each Python string object is pickled and rebuilt; `pip install pyarrow` makes pandas keep "
-              "strings in Arrow buffers, which travel as raw out-of-band buffers)")
-    print(f"   target <= 250 ms and >= 10x: {_verdict(ok)}")
+        print("   (each Python string object is pickled and rebuilt: pyarrow, a dependency of jupyter-fixloop, is "
+              "missing here or pandas < 3 keeps strings as objects; with it pandas 3 keeps them in Arrow buffers)")
+    print(f"   target <= 3 copies and >= 10x faster than re-executing: {_verdict(ok)}")
     return 0 if ok else 1
 
 
@@ -462,7 +465,7 @@ async def bench_judge(rounds: int, rows: int, repeat: int) -> dict:
     pool = SandboxPool(SandboxSettings(cwd=workdir), size=1)
     small = snapshots.write_snapshot({"x": 1}, {"x"}, os.path.join(snapdir, "small.bin"))
     big = snapshots.write_snapshot(frame, {"df"}, os.path.join(snapdir, "big.bin"))
-    times: dict = {key: [] for key in ("plain", "judged", "frame plain", "frame judged")}
+    times: dict = {key: [] for key in ("plain", "judged", "frame plain", "frame judged", "copy")}
     try:
         pool.want(["pandas", "numpy"])
         pool.fill()
@@ -476,11 +479,12 @@ async def bench_judge(rounds: int, rows: int, repeat: int) -> dict:
                 elapsed = await _judged_round(pool, big, "n = len(df)", [f"len(df) == {rows}"], judged)
                 if i:
                     times["frame judged" if judged else "frame plain"].append(elapsed)
+            times["copy"].append(_timed_copy(big.path))
     finally:
         await pool.close()
         shutil.rmtree(workdir, ignore_errors=True)
         snapshots.remove_scratch(snapdir)
-    return {"rows": rows, **times}
+    return {"rows": rows, "mb": big.nbytes / 1e6, **times}
 
 
 async def _judged_round(pool, snap, cell: str, checks: list[str], judged: bool) -> float:
@@ -496,15 +500,18 @@ async def _judged_round(pool, snap, cell: str, checks: list[str], judged: bool) 
     return elapsed
 
 
-def _report_judge(r: dict) -> None:
+def _report_judge(r: dict) -> int:
     p50 = {key: statistics.median(value) for key, value in r.items() if isinstance(value, list)}
     print("\n6. the checks' judge: one warm round with one check, judged vs not (alternating)")
     print(f"   not judged: p50 {p50['plain'] * 1e3:.1f} ms; judged: p50 {p50['judged'] * 1e3:.1f} ms over "
           f"{len(r['plain'])} rounds each -> +{(p50['judged'] - p50['plain']) * 1e3:.1f} ms, "
           f"{p50['judged'] / p50['plain']:.2f}x")
-    print(f"   on a {r['rows']:,}-row frame (the check reads it, so it travels to the judge): not judged "
-          f"{p50['frame plain'] * 1e3:.0f} ms, judged {p50['frame judged'] * 1e3:.0f} ms -> "
-          f"{p50['frame judged'] / p50['frame plain']:.2f}x")
+    ratio = p50["frame judged"] / p50["frame plain"]
+    print(f"   on a {r['rows']:,}-row frame ({r['mb']:.0f} MB) that the check reads and the cell does not change: "
+          f"not judged {p50['frame plain'] * 1e3:.0f} ms, judged {p50['frame judged'] * 1e3:.0f} ms -> {ratio:.2f}x; "
+          f"a plain memory copy of the frame's bytes: {p50['copy'] * 1e3:.0f} ms")
+    print(f"   target on the frame <= 1.3x: {_verdict(ratio <= 1.3)}")
+    return 0 if ratio <= 1.3 else 1
 
 
 def _fresh_output(code: str) -> str:

@@ -14,6 +14,8 @@ import ast
 import reprlib
 import sys
 
+from jupyter_fixloop.kernel import mapped
+
 MAX_NAMES = 16
 MAX_COLUMNS = 8  # new or changed columns described per frame
 SAMPLES = 3
@@ -49,12 +51,27 @@ def names_of(tree: ast.AST | None) -> list[str]:
 def picture(ns: dict, names: list[str]) -> dict:
     """The print of each name's value before the run (names that do not exist yet are left out)."""
     out = {}
+    _fingerprints.clear()
     for name in names:
         if name in ns and _worth(ns[name]):
             out[name] = _print(ns[name])
+            if _kind(ns[name]) in ("DataFrame", "Series", "ndarray"):
+                found = mapped.fingerprint(ns[name])
+                if found is not None:
+                    _fingerprints[name] = (ns[name], found)
         if len(out) >= MAX_NAMES:
             break
     return out
+
+
+_fingerprints: dict[str, tuple] = {}  # name -> (value, mapped.fingerprint) at `picture`: snapshot data
+
+
+def _unchanged(name: str, value) -> bool:
+    """A snapshot frame or array the run left as it was (same object, same structure, no page of
+    its data written): its print is the one taken before, without reading the data again."""
+    pictured = _fingerprints.get(name)
+    return pictured is not None and pictured[0] is value and mapped.fingerprint(value) == pictured[1]
 
 
 def compare(before: dict, ns: dict, names: list[str]) -> dict:
@@ -69,6 +86,8 @@ def compare(before: dict, ns: dict, names: list[str]) -> dict:
             continue
         value = ns[name]
         if not _worth(value):
+            continue
+        if was is not None and _unchanged(name, value):
             continue
         now = _print(value)
         if was is None:

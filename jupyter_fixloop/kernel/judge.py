@@ -41,6 +41,7 @@ import sys
 import warnings
 
 from jupyter_fixloop.kernel import checks as check_code
+from jupyter_fixloop.kernel import mapped
 from jupyter_fixloop.kernel.facts import short_repr
 
 BITS = 256  # a SHA-256 digest is signed, one bit at a time
@@ -221,15 +222,19 @@ class _Link:
     def receive(self):
         return _Answers(_BytesIO(_read(self.up)), self.lent).load()
 
-    def pack(self, value) -> bytes:
-        """`value` as a data pickle; where that is not data as a whole, a handle to it."""
-        buffer = _BytesIO()
+    def pack(self, value) -> tuple[bytes, list]:
+        """`value` as a data pickle; where that is not data as a whole, a handle to it.
+
+        Large buffers (arrays, Arrow columns) go out of band: each as where it lies in a snapshot
+        map when this kernel never wrote its pages (the judge has the same bytes: kernel/mapped.py),
+        else as its bytes. Returns (pickle, [bytes or (map, offset, length), ...])."""
+        buffer, buffers = _BytesIO(), []
         try:
-            _DataPickler(buffer, self.lent).dump(value)
+            _DataPickler(buffer, self.lent, buffers.append).dump(value)
         except Exception:
-            buffer = _BytesIO()
-            _DataPickler(buffer, self.lent).dump(_Handle(self._lend(value)))
-        return buffer.getvalue()
+            buffer, buffers = _BytesIO(), []
+            _DataPickler(buffer, self.lent, buffers.append).dump(_Handle(self._lend(value)))
+        return buffer.getvalue(), [_buffer_ref(b) for b in buffers]
 
     def _lend(self, value) -> int:
         self.lent.append(value)
@@ -269,6 +274,14 @@ class _Link:
             os.waitpid(self.pid, 0)
 
 
+def _buffer_ref(buffer: pickle.PickleBuffer):
+    raw = buffer.raw()
+    where = mapped.locate(raw)
+    if where is not None:
+        return where
+    return bytes(raw) if raw.readonly else bytearray(raw)
+
+
 class _Handle:
     """Stands for an object the judge may ask about but not read as data."""
 
@@ -288,8 +301,8 @@ class _DataPickler(_Pickler):
 
     dispatch_table = _DISPATCH  # read by the C pickler when it is made
 
-    def __init__(self, file, lent: list):
-        super().__init__(file, protocol=5)
+    def __init__(self, file, lent: list, buffer_callback=None):
+        super().__init__(file, protocol=5, buffer_callback=buffer_callback)
         self.lent = lent
 
     def reducer_override(self, obj):
@@ -298,6 +311,10 @@ class _DataPickler(_Pickler):
         kind = type(obj)
         if kind in PLAIN or obj is _handle:
             return NotImplemented
+        if (getattr(kind, "__module__", None) or "").startswith("pandas."):
+            reduced = mapped.arrow_reduce(obj)
+            if reduced is not None:
+                return reduced
         if isinstance(obj, type) or callable(obj) and hasattr(obj, "__qualname__"):  # pickled by name
             if allowed(getattr(obj, "__module__", None) or "", getattr(obj, "__qualname__", ""), obj):
                 return NotImplemented
@@ -356,11 +373,11 @@ class Judge:
     def judge(self, checks: list[str], cell: str, values: dict) -> list[dict]:
         ns: dict = {"__builtins__": dict(JUDGE_BUILTINS)}  # its own: the candidate's names never stand in for them
         unreadable = {}
-        for name, blob in values.items():
-            if not isinstance(name, str) or not isinstance(blob, bytes) or name in BUILTIN_NAMES or name.startswith("__"):
+        for name, packed in values.items():
+            if not isinstance(name, str) or name in BUILTIN_NAMES or name.startswith("__"):
                 continue
             try:
-                ns[name] = DataLoader(io.BytesIO(blob), self).load()
+                ns[name] = self.unpack(packed)
             except Exception as exc:
                 unreadable[name] = f"{type(exc).__name__}: {exc}"[:200]
         outcomes = []
@@ -378,6 +395,15 @@ class Judge:
             outcomes.append({"expr": check, "passed": passed, "detail": detail[:MAX_DETAIL]})
         return outcomes
 
+    def unpack(self, packed):
+        """A value `_Link.pack` made: its buffers are bytes, or read in this process's own copy
+        of a snapshot map (as it was at the fork, before any candidate code ran)."""
+        if not (isinstance(packed, tuple) and len(packed) == 2 and isinstance(packed[0], bytes)
+                and isinstance(packed[1], list)):
+            raise pickle.UnpicklingError("not a packed value")
+        payload, refs = packed
+        return DataLoader(io.BytesIO(payload), self, buffers=[_buffer_of(ref) for ref in refs]).load()
+
     def ask(self, op: str, target: int, args: tuple = (), kwargs: dict | None = None, swapped: bool = False):
         buffer = io.BytesIO()
         _Questions(buffer, protocol=5).dump(("ask", op, target, args, kwargs or {}, swapped))
@@ -387,7 +413,7 @@ class Judge:
             raise RuntimeError("the kernel gave no answer")
         _, ok, value = message
         if ok:
-            return DataLoader(io.BytesIO(value), self).load() if isinstance(value, bytes) else None
+            return self.unpack(value)
         name, text = value if isinstance(value, tuple) and len(value) == 2 else ("Exception", "")
         kind = getattr(builtins, str(name), None)
         if not (isinstance(kind, type) and issubclass(kind, Exception)):
@@ -406,8 +432,8 @@ class DataLoader(_Unpickler):
     """The data-only loader: rebuilds builtins, numpy, pandas and pyarrow data, nothing else; a
     handle becomes a `Remote` that asks the kernel (`judge` None: handles are refused)."""
 
-    def __init__(self, file, judge: Judge | None = None):
-        super().__init__(file)
+    def __init__(self, file, judge: Judge | None = None, buffers=None):
+        super().__init__(file, buffers=buffers)
         self.judge_ = judge
 
     def find_class(self, module: str, name: str):
@@ -422,6 +448,18 @@ class DataLoader(_Unpickler):
         if not isinstance(index, int):
             raise pickle.UnpicklingError("a handle is a number")
         return Remote(self.judge_, index)
+
+
+def _buffer_of(ref):
+    """The judge's side of `_buffer_ref`."""
+    if isinstance(ref, (bytes, bytearray)):
+        return ref
+    if isinstance(ref, tuple) and len(ref) == 3 and all(type(n) is int and n >= 0 for n in ref):
+        index, offset, length = ref
+        view = mapped.region(index)
+        if view is not None and offset + length <= view.nbytes:
+            return view[offset:offset + length]
+    raise pickle.UnpicklingError("a buffer is bytes or a place in a snapshot map")
 
 
 def _resolve(module: str, name: str):

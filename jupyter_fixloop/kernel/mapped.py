@@ -1,0 +1,168 @@
+"""Inside a sandbox kernel: which bytes of a value are still the snapshot's, untouched.
+
+A snapshot file is mapped copy-on-write (snapshot.read_snapshot), so the buffers of the frames it
+holds are pages of that map. The judge, forked after the load, has the same map as it was then.
+When the checks read a frame, the kernel sends its small pickle and, for each buffer, either where
+it lies in the map (when none of its pages was written since the load: the judge reads the same
+bytes in its own copy of the map) or the bytes themselves. Written pages are found in
+/proc/self/pagemap: a page the kernel wrote is a private anonymous copy, no longer a file page.
+Where the pagemap cannot be read, or numpy is missing, every buffer goes as bytes, as before.
+
+Stdlib only (numpy when present): imported in every sandbox.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import mmap
+import os
+import weakref
+
+_regions: list[tuple[int, int, weakref.ref]] = []  # (address, size, map) of each snapshot map, in load order
+PAGE = mmap.PAGESIZE
+PRESENT, SWAPPED, FILE_PAGE = 1 << 63, 1 << 62, 1 << 61
+
+
+def register(mapped: mmap.mmap) -> None:
+    """Remember a snapshot map (copy-on-write, of the whole file); held weakly: it lives as long
+    as the values whose buffers it holds."""
+    with contextlib.suppress(TypeError, ValueError):
+        address = ctypes.addressof(ctypes.c_char.from_buffer(mapped))
+        _regions.append((address, len(mapped), weakref.ref(mapped)))
+
+
+def region(index: int) -> memoryview | None:
+    """The judge's side: map `index` as it was when the judge was forked."""
+    if isinstance(index, int) and 0 <= index < len(_regions):
+        alive = _regions[index][2]()
+        return memoryview(alive) if alive is not None else None
+    return None
+
+
+def locate(buffer) -> tuple[int, int, int] | None:
+    """(map index, offset, length) when `buffer` lies in a snapshot map whose pages it spans were
+    never written by this process; None otherwise (the bytes must travel)."""
+    if not _regions:
+        return None
+    view = memoryview(buffer)
+    if not view.contiguous or view.nbytes < PAGE:
+        return None
+    address = _address(view)
+    if address is None:
+        return None
+    for index, (start, size, alive) in enumerate(_regions):
+        if start <= address and address + view.nbytes <= start + size and alive() is not None:
+            if _clean(address, view.nbytes):
+                return index, address - start, view.nbytes
+            return None
+    return None
+
+
+def _address(view: memoryview) -> int | None:
+    if not view.readonly:
+        with contextlib.suppress(TypeError, ValueError):
+            return ctypes.addressof(ctypes.c_char.from_buffer(view.cast("B")))
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    with contextlib.suppress(Exception):
+        return int(np.frombuffer(view.cast("B"), dtype=np.uint8).ctypes.data)
+    return None
+
+
+def _clean(address: int, nbytes: int) -> bool:
+    """No page of [address, address + nbytes) was written (each is a file page or not yet read)."""
+    first, last = address // PAGE, (address + nbytes - 1) // PAGE
+    try:
+        fd = os.open("/proc/self/pagemap", os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        data = os.pread(fd, (last - first + 1) * 8, first * 8)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    if len(data) != (last - first + 1) * 8:
+        return False
+    try:
+        import numpy as np
+    except ImportError:
+        import array
+
+        entries = array.array("Q", data)
+        return all(e & FILE_PAGE or not e & (PRESENT | SWAPPED) for e in entries)
+    entries = np.frombuffer(data, dtype=np.uint64)
+    written = ((entries & np.uint64(FILE_PAGE)) == 0) & ((entries & np.uint64(PRESENT | SWAPPED)) != 0)
+    return not bool(written.any())
+
+
+def arrow_reduce(obj):
+    """A pandas Arrow-backed array of one chunk, pickled with that chunk as it is: pandas'
+    __getstate__ calls combine_chunks(), which copies every buffer even of a single chunk."""
+    cls = type(obj)
+    if not cls.__module__.startswith("pandas."):
+        return None
+    data = getattr(obj, "_pa_array", None)
+    if data is None or getattr(data, "num_chunks", 0) != 1 or not hasattr(obj, "__setstate__"):
+        return None
+    state = dict(obj.__dict__)
+    state["_pa_array"] = data.chunk(0)
+    if "_cache" in state:
+        state["_cache"] = {}
+    return _newobj, (cls,), state
+
+
+def _newobj(cls, *args):
+    return cls.__new__(cls, *args)
+
+
+_newobj.__name__ = "__newobj__"  # pickle writes NEWOBJ: the class is named, not this function
+
+
+class _Unmapped(Exception):
+    pass
+
+
+def fingerprint(value):
+    """What `value` is, cheaply, when its data lies in clean snapshot pages: its out-of-band pickle
+    (shape, dtypes, names, small buffers' bytes) and where each large buffer lies. Equal
+    fingerprints before and after a run mean the run did not change the value. None when some large
+    buffer is not in a snapshot map or has a written page, or the value holds object arrays (their
+    pickle would be the full copy this avoids)."""
+    if not _regions:
+        return None
+    import io
+    import pickle
+
+    places: list = []
+
+    class Pickler(pickle.Pickler):
+        def reducer_override(self, obj):
+            if type(obj).__name__ == "ndarray" and getattr(obj, "dtype", None) is not None \
+                    and obj.dtype.kind == "O" and obj.size > 1000:
+                raise _Unmapped
+            if type(obj).__module__.startswith("pandas."):
+                reduced = arrow_reduce(obj)
+                if reduced is not None:
+                    return reduced
+            return NotImplemented
+
+    def keep(buffer):
+        raw = buffer.raw()
+        if raw.nbytes < PAGE:
+            places.append(bytes(raw))
+            return
+        where = locate(raw)
+        if where is None:
+            raise _Unmapped
+        places.append(where)
+
+    out = io.BytesIO()
+    try:
+        Pickler(out, protocol=5, buffer_callback=keep).dump(value)
+    except Exception:
+        return None
+    return out.getvalue(), tuple(places)
