@@ -23,6 +23,7 @@ import traceback
 import warnings
 
 from jupyter_fixloop.kernel import checks, effect, facts, judge
+from jupyter_fixloop.kernel import trace as value_trace
 from jupyter_fixloop.kernel.checks import evaluate as _evaluate_check
 from jupyter_fixloop.kernel.checks import judge as _judge_expression
 from jupyter_fixloop.kernel.facts import gather, short_repr
@@ -164,9 +165,12 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             tree = None
             names, before = [], {}
+            twin = None  # a fork holding the state the cell saw, to trace a wrong output in (trace.py)
             try:
-                tree = ast.parse(_transform(source), CELL_FILE)
+                python = _transform(source)
+                tree = ast.parse(python, CELL_FILE)
                 names, before = _effect_before(tree, ns)
+                twin = value_trace.before(python, checks, allow_await, ns)
                 result["value"] = await _exec_cell(tree, ns, allow_await)
             except BaseException as exc:
                 result["status"] = "error"
@@ -176,6 +180,8 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 result["checks"] = [_run_check(expr, ns, result, source) for expr in checks]
             if result["status"] == "ok" and checks and judged and judge.started():
                 result["verdict"] = judge.verdict(checks, ns, source)
+            if twin is not None:
+                result["trace"] = value_trace.after(twin, result)
             judge.stop()  # a judge is for one run
     following = following or {}
     if following.get("cells") and (result["status"] == "ok" or following.get("after_error")):
