@@ -121,3 +121,68 @@ def test_ruff_finds_nothing():
     done = subprocess.run([ruff, "check", str(PACKAGE), str(PACKAGE.parent / "tests")], capture_output=True, text=True,
                           cwd=PACKAGE.parent)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# ---------------------------------------------------------------- the wall and the wings
+
+WINGS = {"loop": 4, "sandbox": 3, "model": 3, "receipt": 2, "kernel": 1}  # higher may import lower
+FACES = ("notebook", "batch", "bench", "cli", "demo")
+# the host's doors into kernel/: the wire, and modules the user's side runs too (the snapshot writer,
+# the sharing rule, the prctl/Landlock calls the user's process makes on itself)
+HOST_MAY_IMPORT = {"wire", "snapshot", "sharing", "limits"}
+# known crossings still to move behind the wire (each named, so a new one fails)
+HOST_CROSSINGS = {
+    ("jupyter_fixloop.sandbox.verdict", "jupyter_fixloop.kernel.judge"),  # the signature's check
+    ("jupyter_fixloop.bench.receipts", "jupyter_fixloop.kernel.runner"),  # measures receipts in-process
+}
+
+
+def _wing(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def test_the_kernel_side_imports_nothing_outside_kernel():
+    bad = sorted((m, d) for m, deps in graph().items() if _wing(m) == "kernel"
+                 for d in deps if d.startswith("jupyter_fixloop.") and _wing(d) != "kernel")
+    assert bad == []
+
+
+def test_the_host_crosses_into_kernel_only_through_its_doors():
+    bad = sorted((m, d) for m, deps in graph().items() if _wing(m) != "kernel"
+                 for d in deps if _wing(d) == "kernel" and d != "jupyter_fixloop.kernel"
+                 and d.split(".")[2] not in HOST_MAY_IMPORT and (m, d) not in HOST_CROSSINGS)
+    assert bad == []
+
+
+def test_no_wing_imports_a_wing_above_it_or_a_face():
+    bad = []
+    for m, deps in graph().items():
+        if _wing(m) not in WINGS:
+            continue
+        for d in deps:
+            w = _wing(d) if d.startswith("jupyter_fixloop.") else None
+            if w in FACES or (w in WINGS and w != _wing(m) and WINGS[w] >= WINGS[_wing(m)]):
+                bad.append((m, d))
+    assert sorted(bad) == []
+
+
+def test_code_strings_call_into_kernels_only_through_the_wire():
+    """Only kernel/wire.py writes `__import__('jupyter_fixloop...')`: everything else asks `wire.call`."""
+    wire = PACKAGE / "kernel" / "wire.py"
+    offenders = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
+                 if p != wire and "__import__('jupyter_fixloop" in p.read_text()]
+    assert offenders == []
+
+
+def test_the_wire_refuses_unknown_entries_and_other_versions():
+    from jupyter_fixloop.kernel import wire
+
+    assert wire.call("checkpoint.save", wire.NS, ["a"]).endswith(".serve(1, 'checkpoint.save', globals(), ['a'])")
+    with pytest.raises(KeyError, match="no kernel entry point"):
+        wire.call("os.system", "true")
+    with pytest.raises(KeyError, match="no kernel entry point"):
+        wire.serve(wire.VERSION, "os.system", "true")
+    with pytest.raises(RuntimeError, match="restart the kernel"):
+        wire.serve(wire.VERSION + 1, "hello")
+    assert wire.serve(wire.VERSION, "hello") == wire.VERSION

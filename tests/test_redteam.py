@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from jupyter_fixloop.kernel import limits
 from jupyter_fixloop.kernel import snapshot as snapshots
 from jupyter_fixloop.sandbox import cgroups, confine
 
@@ -316,9 +317,9 @@ def test_non_dumpable_blocks_same_uid_reads_of_environ():
     if not os.access(python, os.X_OK):
         pytest.skip("no system python3 to run as nobody")
     victim = ("import importlib.util, os, time\n"
-              f"spec = importlib.util.spec_from_file_location('confine', {confine.__file__!r})\n"
-              "confine = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(confine)\n"
-              "assert confine.make_undumpable()\nprint(os.getpid(), flush=True)\ntime.sleep(30)\n")
+              f"spec = importlib.util.spec_from_file_location('limits', {limits.__file__!r})\n"
+              "limits = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(limits)\n"
+              "assert limits.make_undumpable()\nprint(os.getpid(), flush=True)\ntime.sleep(30)\n")
     nobody = {"user": 65534, "group": 65534, "extra_groups": []} if os.getuid() == 0 else {}
     env = {"RT_SECRET_TOKEN": "RTCANARY-dumpable", "PATH": "/usr/bin:/bin"}
     with subprocess.Popen([python, "-I", "-c", victim], stdout=subprocess.PIPE, text=True, env=env, cwd="/",

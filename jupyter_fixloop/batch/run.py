@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from ..cell import split_magic
 from ..errors import FixloopError, UsageError
+from ..kernel import wire
 from ..kernel.sharing import missing_names
 from ..kernel.snapshot import Snapshot, remove_scratch, scratch_dir
 from ..options import BUILTIN, LoopOptions
@@ -211,15 +212,14 @@ class NotebookKernel:
                 return f"Check failed: the printed output is not the expected one ({outcome.detail})"
         for check in plan.checks:
             outcome = await self.expression(
-                f"__import__('json').dumps(__import__('jupyter_fixloop.kernel.runner', fromlist=['x']).evaluate_check({check!r}, globals()))")
+                wire.call("check", check, wire.NS))
             if not outcome["passed"]:
                 return f"Check failed: {check}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
         return None
 
     async def call(self, name: str, *args):
         """Call a checkpoint.py function on the kernel's globals; returns its JSON answer, decoded."""
-        arglist = "".join(f", {a!r}" for a in args)
-        return await self.expression(f"__import__('jupyter_fixloop.kernel.checkpoint', fromlist=['x']).{name}(globals(){arglist})")
+        return await self.expression(wire.call(f"checkpoint.{name}", wire.NS, *args))
 
     async def expression(self, expr: str):
         """Evaluate `expr` (which returns JSON text) in the kernel without touching history or outputs."""

@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from ..errors import FixloopError
+from ..kernel import wire
 
 MODES = ("loop", "one-shot")
 DEV_CASES = os.path.join(os.path.dirname(__file__), "cases.jsonl")
@@ -157,7 +158,7 @@ class UserKernel:
         from ..kernel.snapshot import Snapshot
 
         share = {"code": code}
-        expr = f"__import__('jupyter_fixloop.kernel.checkpoint', fromlist=['_']).mirror(globals(), {path!r}, {share!r})"
+        expr = wire.call("checkpoint.mirror", wire.NS, path, share)
         reply = self.kc.execute_interactive("", timeout=timeout, store_history=False, user_expressions={"s": expr},
                                             output_hook=lambda msg: None)
         result = reply["content"]["user_expressions"]["s"]

@@ -20,11 +20,11 @@ import queue
 import time
 
 from ..errors import SandboxError
+from ..kernel import wire
 from .manager import MAX_LISTED, START_TIMEOUT, Sandbox, SandboxSettings, _written_notes
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent  # jupyter_fixloop/
 CHUNK = 1024 * 1024  # raw bytes per execute request (about 1.4 MB of base64)
-UPLOAD = "__import__('jupyter_fixloop.kernel.upload', fromlist=['upload'])"
 LIVENESS_EVERY = 2.0  # seconds between REST checks that the kernel still exists
 
 
@@ -181,16 +181,16 @@ class GatewaySandbox(Sandbox):
             raise SandboxError(f"the mirrored variables take {size / 1e6:.0f} MB, more than FixLoop.gateway_upload_cap "
                                f"({cap / 1e6:.0f} MB) allows to send to the gateway; raise it, or mirror less "
                                "(FixLoop.snapshot_size_cap)")
-        remote = await self._expression(f"{UPLOAD}.begin()")
+        remote = await self._expression(wire.call("upload.begin"))
         with open(path, "rb") as f:
             while chunk := f.read(CHUNK):
-                await self._expression(f"{UPLOAD}.append({remote!r}, {base64.b64encode(chunk).decode()!r})")
-        if await self._expression(f"{UPLOAD}.size({remote!r})") != size:
+                await self._expression(wire.call("upload.append", remote, base64.b64encode(chunk).decode()))
+        if await self._expression(wire.call("upload.size", remote)) != size:
             raise SandboxError("a snapshot part arrived incomplete at the gateway kernel")
         return remote
 
     async def _placed(self, remote: str) -> None:
-        await self._expression(f"{UPLOAD}.discard({remote!r})")
+        await self._expression(wire.call("upload.discard", remote))
 
     async def _expression(self, code: str):
         """Run `code` in the kernel and return its value (a Python literal), raising on an error."""

@@ -26,6 +26,7 @@ from jupyter_client.manager import AsyncKernelManager
 
 from ..errors import SandboxError
 from ..kernel import snapshot as snapshots
+from ..kernel import wire
 from ..kernel.snapshot import Snapshot
 from ..receipt import values as receipts
 from ..receipt.values import Receipt
@@ -34,7 +35,6 @@ from . import verdict as verdicts
 from .confine import TMPFS_SIZE, address_space, describe_limit, landlock_abi, memory_limit
 from .leftovers import owner_tag, sandboxes_root
 
-RUNNER = "__import__('jupyter_fixloop.kernel.runner', fromlist=['runner'])"
 ENV_ALLOW = (
     "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
     "CONDA_DEFAULT_ENV", "SYSTEMROOT", "PYTHONHOME", "LD_LIBRARY_PATH",
@@ -47,11 +47,10 @@ MAX_LISTED = 1000  # scratch-dir entries looked at
 MAX_WRITTEN = 20  # files named in the receipt as written
 MAX_NAME = 80  # characters of one such name
 CONNECTION_FILE, STDERR_FILE = "kernel.json", "kernel.stderr"
-CONFINE = "__import__('jupyter_fixloop.sandbox.confine', fromlist=['confine'])"
 # ipykernel_launcher, after arming the lifeline (its path is argv[1]); like it, not importing from cwd
 KERNEL_MAIN = (
     "import sys\nif sys.path[0] == '': del sys.path[0]\n"
-    "from jupyter_fixloop.sandbox.confine import watch_lifeline\nwatch_lifeline(sys.argv.pop(1))\n"
+    "from jupyter_fixloop.kernel.limits import watch_lifeline\nwatch_lifeline(sys.argv.pop(1))\n"
     "from ipykernel.kernelapp import launch_new_instance\nlaunch_new_instance()"
 )
 
@@ -166,7 +165,7 @@ class Sandbox:
             await self.kc.wait_for_ready(timeout=START_TIMEOUT)
         except RuntimeError as exc:
             raise SandboxError(f"the sandbox kernel did not start: {exc}; {self._stderr_tail()}") from exc
-        reply = await self._request(f"{RUNNER}", START_TIMEOUT)
+        reply = await self._request(wire.call("hello"), START_TIMEOUT)
         if reply is None or reply["content"]["status"] != "ok":
             raise SandboxError(f"the sandbox kernel could not import jupyter_fixloop: {self._stderr_tail()}")
 
@@ -200,7 +199,7 @@ class Sandbox:
             raise SandboxError("this sandbox holds another snapshot; it cannot be reused")
         for path in files[len(done):]:
             placed = await self._place(path)
-            reply = await self._request(f"{RUNNER}.load_request({placed!r})", START_TIMEOUT)
+            reply = await self._request(wire.call("load", placed), START_TIMEOUT)
             await self._placed(placed)
             report = _result_of(reply) or {"loaded": [], "failed": {"*": "the snapshot could not be loaded"}}
             loaded, failed = report.get("loaded"), report.get("failed")
@@ -256,7 +255,7 @@ class Sandbox:
     async def preload(self, modules) -> None:
         """Import packages while idle (pandas takes ~0.5 s), so loading a snapshot later is cheap."""
         if modules:
-            code = f"__import__('jupyter_fixloop.kernel.snapshot', fromlist=['_']).preload({sorted(modules)!r})"
+            code = wire.call("preload", sorted(modules))
             await self._request(code, START_TIMEOUT)
 
     async def run(self, source: str, checks: list[str], timeout: float, notes: tuple[str, ...] = (),
@@ -271,8 +270,8 @@ class Sandbox:
         view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
         # top-level `await`, `async for`, `async with`: awaited on the kernel's loop, as in a notebook
         awaits = "await" in source or "async" in source
-        request = f"await {RUNNER}.arun_request" if awaits else f"{RUNNER}.run_request"
-        code = f"{CONFINE}.before_run({timeout!r}, {view!r})\n{request}({payload!r})"
+        run = wire.call("arun", payload, awaited=True) if awaits else wire.call("run", payload)
+        code = f"{wire.call('before_run', timeout, view)}\n{run}"
         started = time.perf_counter()
         try:
             reply = await self._request(code, timeout)
@@ -295,7 +294,7 @@ class Sandbox:
     async def _judge_key(self) -> str | None:
         """Fork the run's judge and take its public key, before any candidate code runs."""
         try:
-            reply = await self._request(f"{RUNNER}.judge_request()", START_TIMEOUT)
+            reply = await self._request(wire.call("judge"), START_TIMEOUT)
         except (asyncio.TimeoutError, _KernelDied):
             return None
         key = (_result_of(reply) or {}).get("key")
@@ -345,7 +344,7 @@ class Sandbox:
             silent=True,
             store_history=False,
             allow_stdin=False,
-            user_expressions={"r": f"{RUNNER}.last_json()"},
+            user_expressions={"r": wire.call("last")},
         )
         self._pending = msg_id
         return await self._wait_reply(msg_id, timeout)

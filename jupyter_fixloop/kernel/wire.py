@@ -1,0 +1,72 @@
+"""The one way across the wall between the host and the code that runs inside a kernel.
+
+The host (the user's kernel, batch mode, the bench) never writes code strings that reach into
+`jupyter_fixloop.kernel`: it asks `call(entry, *args)` for the one line that calls a named entry
+point, and a kernel runs it through `serve`, which refuses an entry that is not in `ENTRIES` and a
+protocol version it does not speak. Arguments travel as Python literals (`repr`), and `NS` stands
+for the kernel's own globals. Everything here is stdlib and cheap: it is imported in every kernel.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+VERSION = 1
+
+# entry -> (module under jupyter_fixloop.kernel, function, answer encoded as JSON text)
+ENTRIES: dict[str, tuple[str, str, bool]] = {
+    "hello": ("wire", "hello", False),
+    "load": ("runner", "load_request", False),
+    "run": ("runner", "run_request", False),
+    "arun": ("runner", "arun_request", False),
+    "judge": ("runner", "judge_request", False),
+    "last": ("runner", "last_json", False),
+    "check": ("runner", "evaluate_check", True),
+    "before_run": ("limits", "before_run", False),
+    "preload": ("snapshot", "preload", False),
+    "upload.begin": ("upload", "begin", False),
+    "upload.append": ("upload", "append", False),
+    "upload.size": ("upload", "size", False),
+    "upload.discard": ("upload", "discard", False),
+    "checkpoint.save": ("checkpoint", "save", False),
+    "checkpoint.restore": ("checkpoint", "restore", False),
+    "checkpoint.mirror": ("checkpoint", "mirror", False),
+}
+_SELF = "__import__('jupyter_fixloop.kernel.wire', fromlist=['wire'])"
+
+
+class _Namespace:
+    """The kernel's globals, as an argument: `call("checkpoint.save", NS, names)`."""
+
+    def __repr__(self) -> str:
+        return "globals()"
+
+
+NS = _Namespace()
+
+
+def call(entry: str, *args, awaited: bool = False) -> str:
+    """The line a kernel runs to call `entry` with `args` (literals, or `NS`)."""
+    if entry not in ENTRIES:
+        raise KeyError(f"no kernel entry point {entry!r}")
+    arglist = "".join(f", {arg!r}" for arg in args)
+    line = f"{_SELF}.serve({VERSION}, {entry!r}{arglist})"
+    return f"await {line}" if awaited else line
+
+
+def serve(version: int, entry: str, *args):
+    """In the kernel: run one entry point of `ENTRIES` (an `a…` entry returns its coroutine)."""
+    if version != VERSION:
+        raise RuntimeError(f"fixloop's kernel speaks wire version {VERSION}, the host {version}: restart the kernel")
+    if entry not in ENTRIES:
+        raise KeyError(f"no kernel entry point {entry!r}")
+    module, name, encoded = ENTRIES[entry]
+    answer = getattr(importlib.import_module(f"jupyter_fixloop.kernel.{module}"), name)(*args)
+    return json.dumps(answer) if encoded else answer
+
+
+def hello() -> int:
+    """The version this kernel speaks (the runner is imported by the first `load` or `run`)."""
+    importlib.import_module("jupyter_fixloop.kernel.runner")
+    return VERSION
