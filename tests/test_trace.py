@@ -119,3 +119,32 @@ def test_through_a_sandbox_kernel_the_first_receipt_has_the_trace():
     text = result.first.text
     assert "line 1: ordered = sorted(times)\n    ordered = [3, 5, 8, 9, 12, 20]" in text, text
     assert "line 2: median = ordered[len(ordered) // 2]" in text and "median = 9" in text
+
+
+# ---------------------------------------------------------------- the built-in engine reads the values
+
+
+def repaired(cell: str, checks: list[str], ns: dict) -> tuple[str, str]:
+    from jupyter_fixloop.model.builtin.repairs import propose
+
+    before = {k: v.copy() if hasattr(v, "copy") else v for k, v in ns.items()}
+    repair, fixed, _ = propose(cell, receipt_of(cell, checks, ns).text)
+    assert repair is not None
+    assert all(c["passed"] for c in runner.run(fixed, checks, ns=before, judged=False)["checks"]), fixed
+    return repair.__name__, fixed
+
+
+def test_the_rules_fix_a_shared_default_from_the_calls_in_the_trace():
+    name, fixed = repaired(MUTABLE_DEFAULT, [OUTLIER_CHECK], {"batch_a": [12, 15, 300, 14], "batch_b": [7, 950, 9, 8]})
+    assert name == "shared_default"
+    assert "found=None" in fixed and "    if found is None:\n        found = []\n    for v in values:" in fixed
+
+
+def test_the_rules_fix_epoch_seconds_read_as_nanoseconds_and_strict_bounds_that_lost_items():
+    frame = pd.DataFrame({"sent": [1700000000000, 1700003600000]})
+    name, fixed = repaired("frame['at'] = pd.to_datetime(frame['sent'])\nhours = frame['at'].dt.hour.tolist()\n",
+                           ["hours == [22, 23]"], {"frame": frame, "pd": pd})
+    assert name == "epoch_unit" and "pd.to_datetime(frame['sent'], unit='ms')" in fixed
+    cell = "scores = [40, 50, 75, 90, 99]\npassed = [s for s in scores if s > 50 and s < 90]\n"
+    name, fixed = repaired(cell, ["passed == [50, 75, 90]"], {})
+    assert name == "strict_bounds" and "s >= 50 and s <= 90" in fixed

@@ -8,7 +8,8 @@ reruns everything after each. `REPAIRS` is the order they are tried in, the most
 
 Where they live: `repairs_syntax` (code that does not compile), `repairs_names` (imports, names,
 attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, returns),
-`repairs_data` (pandas/numpy data cleaning); `repair_edits` reads receipts and edits code safely.
+`repairs_data` (pandas/numpy data cleaning), `traced` (wrong outputs, from the values a receipt
+shows); `repair_edits` reads receipts and edits code safely.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from .names import (
     renamed_method,
 )
 from .syntax import indentation, syntax
+from .traced import epoch_unit, shared_default, strict_bounds
 
 __all__ = ["REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
 
@@ -76,6 +78,7 @@ REPAIRS = [
     reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
     pivot_duplicates, tuple_columns, series_truth, mask_with_missing, apply_axis, format_text_number,
     float_as_index, index_off_by_one, int_not_iterable, loop_overshoot,
+    shared_default, epoch_unit, strict_bounds,
 ]
 
 
