@@ -378,7 +378,7 @@ def _instrument(tree: ast.Module, names: list[str], ns: dict) -> dict:
     for stmt in tree.body:
         if not isinstance(stmt, ast.Assign) or stmt.lineno != getattr(stmt, "end_lineno", stmt.lineno):
             continue
-        if not written(stmt) & set(names) or not isinstance(stmt.value, (ast.Call, ast.Subscript, ast.Attribute)):
+        if not written(stmt) & set(names) or not isinstance(stmt.value, (ast.Call, ast.Subscript, ast.Attribute, ast.BinOp)):
             continue
         try:
             recorded = Recorded(stmt.value)
@@ -396,30 +396,40 @@ def _instrument(tree: ast.Module, names: list[str], ns: dict) -> dict:
 
 
 def _steps(recorded) -> list[list[str]]:
-    """The chain's intermediate values, outermost receiver first: [source, short value]."""
-    spine, index = [], recorded.top
-    while True:
+    """The intermediate values on the line, innermost first: a chain's receivers
+    (`rev.sort_values("revenue")` before `.head(3)`), a call's arguments (`sum(prices)` inside
+    `round(...)`), an operation's operands (`len(scores)` in `total // len(scores)`)."""
+    order: list[int] = []
+
+    def visit(index: int, depth: int) -> None:
+        if depth > 4:
+            return
         node = recorded.kinds[index]
-        inner = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else \
-            node.value if isinstance(node, (ast.Subscript, ast.Attribute)) else None
-        if inner is None:
-            break
-        source = ast.unparse(inner)
-        child = next((c for c in recorded.children[index] if recorded.sources[c] == source), None)
-        if child is None:
-            break
-        spine.append(child)
-        index = child
+        inner: list[ast.AST] = []
+        if isinstance(node, ast.Call):
+            inner = ([node.func.value] if isinstance(node.func, ast.Attribute) else []) + list(node.args)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)):
+            inner = [node.value] + ([node.slice] if isinstance(node, ast.Subscript) else [])
+        elif isinstance(node, ast.BinOp):
+            inner = [node.left, node.right]
+        for part in inner:
+            source = ast.unparse(part)
+            child = next((c for c in recorded.children[index] if recorded.sources[c] == source), None)
+            if child is not None:
+                visit(child, depth + 1)
+                order.append(child)
+
+    visit(recorded.top, 0)
     out = []
-    for index in reversed(spine):
+    for index in order:
         node = recorded.kinds[index]
-        if index not in recorded.values or isinstance(node, ast.Name):
+        if index not in recorded.values or isinstance(node, (ast.Name, ast.Constant, ast.Slice)):
             continue
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Constant):
             continue  # df["col"]: the frame's column, as it was
         value = recorded.values[index]
         if type(value).__name__ not in ("DataFrame", "Series", "ndarray", "list", "tuple", "dict", "int", "float",
-                                        "str", "Index"):
+                                        "str", "Index", "int64", "float64", "bool"):
             continue  # a groupby, an indexer: its repr tells nothing
         out.append([_clip(recorded.sources[index], 80), value_text(value)[0]])
     return out[-MAX_STEPS:]
