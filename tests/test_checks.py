@@ -120,3 +120,8 @@ def test_frames_and_series_differ_by_rows_columns_and_labels():
                                             "column 'a' differs in 1 row(s): row 2: 3 vs 4")
     assert checks.difference(pd.Series({"x": 1, "y": 2}), pd.Series({"x": 1, "y": 3})) == "labels with other values: 'y': 2 vs 3 (-1)"
     assert checks.difference(object(), [1]) == ""
+
+
+def test_a_failed_closeness_check_says_how_far_and_a_power_of_ten():
+    out = checks.evaluate("abs(pct_yes - 75.0) < 1e-9", {"pct_yes": 0.75})
+    assert "(pct_yes is 0.75, expected 75.0: actual - expected = -74.25; actual = expected x 0.01)" in out["detail"]

@@ -205,6 +205,7 @@ class Recorded:
             left, right = self._operand(focus, node.left), self._operand(focus, node.comparators[0])
             if left is not None and right is not None and left in self.values and right in self.values:
                 head = operand_detail(node.left, self.values[left], node.ops[0], node.comparators[0], self.values[right])
+                head += self._closeness(left)
                 shown |= {left, right}
             else:
                 head = f"{self.sources[focus]} is {_repr(self.values.get(focus))}"
@@ -226,6 +227,22 @@ class Recorded:
                 continue
             where.append(f"{self.sources[index]} = {text}")
         return head + (f"; where {'; '.join(where)}" if where else "")
+
+    def _closeness(self, index: int) -> str:
+        """`abs(a - b) < tol` failed: how a differs from b, as for `a == b` (` (a ... vs b: ...)`)."""
+        node = self.kinds[index]
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "abs"
+                and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) and isinstance(node.args[0].op, ast.Sub)):
+            return ""
+        sub = next((c for c in self.children[index] if isinstance(self.kinds[c], ast.BinOp)), None)
+        if sub is None:
+            return ""
+        a = self._operand(sub, node.args[0].left)
+        b = self._operand(sub, node.args[0].right)
+        if a is None or b is None or a not in self.values or b not in self.values:
+            return ""
+        said = difference(self.values[a], self.values[b])
+        return f" ({self.sources[a]} is {_repr(self.values[a])}, expected {_repr(self.values[b])}: {said})" if said else ""
 
     def _focus(self, index: int) -> int:
         """Into a failing `and`: the operand that was false (the last one evaluated)."""
