@@ -60,6 +60,7 @@ def test_a_chain_on_one_line_shows_its_steps_and_a_frame_its_changed_columns():
     r = receipt_of(cell, ["int(stores['city'].isna().sum()) == 0"], {"stores": stores})
     assert "stores = frame shape (2, 2), unchanged" in r.text  # fillna changed nothing
     assert "stores = frame shape (2, 3); n: [2, 4]" in r.text  # only the changed column
+    assert "returned 1, expected 0" in r.text and "; where" not in r.text  # the trace shows the values instead
 
 
 def test_the_rerun_starts_from_the_state_the_cell_saw_and_leaves_the_kernel_alone():

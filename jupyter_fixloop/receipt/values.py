@@ -427,7 +427,8 @@ class _Parts:
             else:
                 lines = [f"ran without error; {len(self.checks)} check(s) passed" if self.checks else "ran without error"]
             alone = len(smelly) == len(failed) == 1  # the headline says it all
-            lines += _check_lines(self.checks, detail, None) if failed and not alone else []
+            checks = _without_where(self.checks) if self.trace else self.checks  # the trace shows the values
+            lines += _check_lines(checks, detail, None) if failed and not alone else []
             lines += _trace_lines(self.trace, self.trace_note, detail) if failed else []
             lines += _effect_lines(self.effect, detail, self.trace) if failed else []
             lines += _diff_lines(self.diff, detail)
@@ -553,6 +554,12 @@ def _effect_lines(effect: Effect | None, detail: Detail, trace: tuple[TracedLine
     return ["Effect on the data:"] + _indent(shown)
 
 
+def _without_where(checks: tuple[CheckOutcome, ...]) -> tuple[CheckOutcome, ...]:
+    """Failed checks without their `; where name = value` parts, which the value trace says better."""
+    return tuple(replace(c, detail="\n".join(line.split("; where ", 1)[0] for line in c.detail.splitlines()))
+                 if not c.passed else c for c in checks)
+
+
 TRACE_HEADING = "Values after each line (the cell re-run under a tracer):"
 
 
@@ -561,7 +568,9 @@ def _trace_lines(trace: tuple[TracedLine, ...], note: str, detail: Detail) -> li
     what the check reads, shown in the cell's order."""
     if not trace or not detail.trace_lines:
         return []
-    chosen = sorted(trace, key=lambda t: (t.rank, -t.lineno))[: detail.trace_lines]
+    # a loop's header (`for v in values:`) says least: it goes first when lines must go
+    chosen = sorted(trace, key=lambda t: (t.line.startswith(("for ", "async for ")), t.rank, -t.lineno))
+    chosen = chosen[: detail.trace_lines]
     lines = [TRACE_HEADING]
     for t in sorted(chosen, key=lambda t: t.lineno):
         runs = list(t.runs)
@@ -574,6 +583,10 @@ def _trace_lines(trace: tuple[TracedLine, ...], note: str, detail: Detail) -> li
         else:
             lines.append(f"  line {t.lineno}: {t.line}")
         lines += [_clip(f"    {source} -> {value}", 2 * MAX_LINE) for source, value in t.steps[-detail.trace_runs:]]
+        said_runs = ["; ".join(f"{k} = {v}" for k, v in values) for _, values in runs]
+        if not t.is_call and t.hits > 1 and sum(len(x) for x in said_runs) <= 90:  # short: on one line
+            lines.append("    " + "; ".join(f"run {hit}: {x}" for (hit, _), x in zip(runs, said_runs)))
+            continue
         for hit, values in runs:
             said = "; ".join(f"{k} = {v}" for k, v in values)
             if t.is_call:
