@@ -100,14 +100,21 @@ def test_a_trace_the_sandbox_forged_is_read_with_care():
     assert receipts.from_run({**result, "trace": "nonsense"}).trace == ()
 
 
-def test_the_twin_is_gone_after_the_run():
-    ns = {}
-    pending = value_trace.before("x = 1\n", ["x == 2"], False, ns)
-    assert pending is not None
-    pid = pending.twin.pid
-    value_trace.after(pending, {"status": "ok", "checks": [{"expr": "x == 2", "passed": True}]})
+def test_the_twin_forked_after_a_load_is_the_runs_and_is_gone_after_it():
+    import time
+
+    ns = {"xs": [1]}
+    value_trace.prefork(ns)  # as runner.load_request does
+    forked = value_trace._ready.pid
+    ns["xs"].append(2)  # the kernel's state changes after the fork: the twin keeps the state it saw
+    result = runner.run("total = sum(xs)\n", ["total == 5"], ns=ns, judged=False)
+    assert value_trace._ready is None  # taken by the run
+    assert "total = 1" in receipts.from_run(result).text  # traced in the twin: xs was [1] there
+    time.sleep(0.2)
+    value_trace.reap()
+    assert forked not in value_trace._unreaped
     try:
-        os.kill(pid, 0)
+        os.kill(forked, 0)
         alive = True
     except ProcessLookupError:
         alive = False

@@ -97,6 +97,7 @@ def load_request(path: str) -> None:
         report = load_into(_namespace(), path)
         _user_names = report.pop("available", [])
         report["judge"] = _start_judge()  # while the model thinks; a later part forks a new one
+        value_trace.prefork(_namespace())  # the state the run will start from (trace.py), forked now too
     except BaseException as exc:
         report = {"loaded": [], "failed": {"*": f"{type(exc).__name__}: {exc}"[:300]}}
     _last_json = json.dumps(report, default=str)

@@ -8,14 +8,16 @@ each line that writes one of them: the first two runs of a line and its last (lo
 shape and the first values of its changed columns, a series' head and length.
 
 Where the re-run happens, and why there (side effects): not on the state the first run left (a
-cell that appends to a list, or `x += 1`, would trace different values), but in a *twin*: just
-before the cell runs, `Twin.fork()` forks the kernel, and the child waits, holding the state the
-cell saw, copy-on-write. After a run that raised nothing and failed a check, the kernel asks the
-twin to trace; otherwise it tells it to exit. The twin is the same sandbox (same confinement,
-cgroup, rlimits), with its own time limit (`TRACE_SECONDS`, and the kernel stops waiting then and
-kills it). Files are shared, not copied: a run that created or changed files in its working
-directory is not traced (its re-run would write them again), and the receipt says nothing of it.
-A cell with top-level `await` is not traced either (the twin has no event loop of its own).
+cell that appends to a list, or `x += 1`, would trace different values), but in a *twin*, a fork
+of the kernel taken before the cell runs, which waits holding the state the cell saw,
+copy-on-write. It is forked right after the snapshot load when there was one (`prefork`, off the
+run's clock, while the model thinks: a sandbox kernel runs one candidate after its load), else at
+the start of the run. After a run that raised nothing and failed a check, the kernel asks the twin
+to trace; otherwise it is killed. The twin is the same sandbox (same confinement and cgroups; the
+run's CPU-time limit and secret-file block it sets itself), with its own time limit
+(`TRACE_SECONDS`; the kernel stops waiting then and kills it). Files are shared, not copied: a run
+that created or changed files in its working directory is not traced (its re-run would write them
+again), and the receipt then has no trace. A cell with top-level `await` is not traced either.
 Stdlib only: imported in every sandbox.
 """
 
@@ -446,7 +448,7 @@ class Twin:
         self.pid, self.down, self.up = pid, down, up
 
     @classmethod
-    def fork(cls, source: str, ns: dict) -> Twin | None:
+    def fork(cls, ns: dict) -> Twin | None:
         try:
             down_r, down_w = os.pipe()
             up_r, up_w = os.pipe()
@@ -462,7 +464,7 @@ class Twin:
                 os.close(up_r)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the run
                 sys.stdout = sys.stderr = io.StringIO()  # the kernel's streams need its threads
-                _wait_and_trace(down_r, up_w, source, ns)
+                _wait_and_trace(down_r, up_w, ns)
                 code = 0
             finally:
                 os._exit(code)
@@ -470,10 +472,12 @@ class Twin:
         os.close(up_w)
         return cls(pid, down_w, up_r)
 
-    def trace(self, checks: list[str], seconds: float = TRACE_SECONDS) -> dict | None:
-        """Ask the twin for the trace; None if it gives none within `seconds` (and a little more)."""
+    def trace(self, source: str, checks: list[str], seconds: float = TRACE_SECONDS) -> dict | None:
+        """Ask the twin to trace `source` (Python) for `checks`; None if it gives no trace within
+        `seconds` (and a little more)."""
         try:
-            os.write(self.down, json.dumps({"checks": checks, "seconds": seconds}).encode() + b"\n")
+            request = {"source": source, "checks": checks, "seconds": seconds}
+            _write_all(self.down, json.dumps(request).encode() + b"\n")
             os.close(self.down)
             self.down = -1
             chunks, end = [], time.monotonic() + seconds + 1.0
@@ -492,6 +496,8 @@ class Twin:
             self.close()
 
     def close(self) -> None:
+        """Kill the twin; it is reaped without waiting, now or at the next run (a wait costs the run
+        tens of milliseconds on a busy machine)."""
         for fd in (self.down, self.up):
             if fd >= 0:
                 with contextlib.suppress(OSError):
@@ -499,11 +505,27 @@ class Twin:
         self.down = self.up = -1
         with contextlib.suppress(OSError, ChildProcessError):
             os.kill(self.pid, signal.SIGKILL)
-        with contextlib.suppress(OSError, ChildProcessError):
-            os.waitpid(self.pid, 0)
+        _unreaped.add(self.pid)
+        reap()
 
 
-def _wait_and_trace(down: int, up: int, source: str, ns: dict) -> None:
+_unreaped: set[int] = set()
+
+
+def reap() -> None:
+    """Collect the twins that have exited (no zombies left behind), without waiting for any."""
+    for pid in list(_unreaped):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        except OSError:
+            continue
+        if done:
+            _unreaped.discard(pid)
+
+
+def _wait_and_trace(down: int, up: int, ns: dict) -> None:
     data = b""
     while not data.endswith(b"\n"):
         chunk = os.read(down, 65536)
@@ -511,18 +533,32 @@ def _wait_and_trace(down: int, up: int, source: str, ns: dict) -> None:
             return  # the kernel closed the pipe: no trace wanted
         data += chunk
     request = json.loads(data.decode())
+    seconds = float(request.get("seconds", TRACE_SECONDS))
     try:
-        result = trace(source, request["checks"], ns, float(request.get("seconds", TRACE_SECONDS)))
+        _bounds(seconds)
+        result = trace(request["source"], request["checks"], ns, seconds)
     except BaseException as exc:
         result = {"lines": [], "names": [], "error": f"no trace: {type(exc).__name__}: {_clip(str(exc), 120)}"}
     text = json.dumps(result, default=str).encode()
     if len(text) > MAX_BYTES:
         result["lines"] = result["lines"][-4:]
         text = json.dumps(result, default=str).encode()[:MAX_BYTES]
-    view = memoryview(text)
+    _write_all(up, text)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
     while view:
-        written_bytes = os.write(up, view)
-        view = view[written_bytes:]
+        view = view[os.write(fd, view):]
+
+
+def _bounds(seconds: float) -> None:
+    """A twin forked before the run's own limits were set takes them now: the CPU-time backstop and
+    the block on secret files (kernel/limits.py); cgroups and confinement it shares with the kernel."""
+    from jupyter_fixloop.kernel import limits
+
+    limits._limit_cpu(seconds + 1.0)
+    limits._block_secret_files()
 
 
 # ---------------------------------------------------------------- what runner.py calls
@@ -531,17 +567,41 @@ def _wait_and_trace(down: int, up: int, source: str, ns: dict) -> None:
 class Pending:
     """A twin forked before a run, and the working directory's files as they were then."""
 
-    def __init__(self, twin: Twin, files: dict):
-        self.twin, self.files = twin, files
+    def __init__(self, twin: Twin, files: dict, python: str):
+        self.twin, self.files, self.python = twin, files, python
+
+
+_ready: Twin | None = None  # forked right after a snapshot was loaded: the next run's twin, off its clock
+
+
+def prefork(ns: dict) -> None:
+    """After a snapshot load (runner.load_request), fork the next run's twin now, while the model
+    thinks: a sandbox kernel runs one candidate after its load, so this is the state the cell will see."""
+    global _ready
+    discard()
+    _ready = Twin.fork(ns)
+
+
+def discard() -> None:
+    global _ready
+    if _ready is not None:
+        _ready.close()
+        _ready = None
 
 
 def before(python: str, checks: list[str], allow_await: bool, ns: dict) -> Pending | None:
-    """Fork the twin of a run that has checks (a cell with top-level `await` is not traced)."""
+    """The twin of a run that has checks (a cell with top-level `await` is not traced): the one
+    forked after the load, or a new one."""
+    global _ready
+    reap()
+    twin, _ready = _ready, None
     if not checks or allow_await:
+        if twin is not None:
+            twin.close()
         return None
     files = _files(os.getcwd())
-    twin = Twin.fork(python, ns)
-    return Pending(twin, files) if twin is not None else None
+    twin = twin or Twin.fork(ns)
+    return Pending(twin, files, python) if twin is not None else None
 
 
 def after(pending: Pending | None, result: dict) -> dict | None:
@@ -552,7 +612,7 @@ def after(pending: Pending | None, result: dict) -> dict | None:
         failing = [c["expr"] for c in result.get("checks", []) if not c.get("passed")]
         if result.get("status") != "ok" or not failing or _files(os.getcwd()) != pending.files:
             return None
-        return pending.twin.trace(failing)
+        return pending.twin.trace(pending.python, failing)
     finally:
         pending.twin.close()
 
