@@ -156,3 +156,10 @@ def test_the_rules_fix_epoch_seconds_read_as_nanoseconds_and_strict_bounds_that_
     cell = "scores = [40, 50, 75, 90, 99]\npassed = [s for s in scores if s > 50 and s < 90]\n"
     name, fixed = repaired(cell, ["passed == [50, 75, 90]"], {})
     assert name == "strict_bounds" and "s >= 50 and s <= 90" in fixed
+
+
+def test_the_rules_scale_a_value_that_is_the_expected_one_times_a_power_of_ten():
+    cell = "answered = [a for a in answers if a != '?']\nshare_yes = answered.count('yes') / len(answered)\n"
+    name, fixed = repaired(cell, ["abs(share_yes - 75.0) < 1e-9"], {"answers": ["yes", "no", "?", "yes", "yes"]})
+    assert name == "power_of_ten"
+    assert "share_yes = (answered.count('yes') / len(answered)) * 100" in fixed

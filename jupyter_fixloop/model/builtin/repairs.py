@@ -65,7 +65,7 @@ from .names import (
     renamed_method,
 )
 from .syntax import indentation, syntax
-from .traced import epoch_unit, shared_default, strict_bounds
+from .traced import epoch_unit, power_of_ten, shared_default, strict_bounds
 
 __all__ = ["REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
 
@@ -78,7 +78,7 @@ REPAIRS = [
     reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
     pivot_duplicates, tuple_columns, series_truth, mask_with_missing, apply_axis, format_text_number,
     float_as_index, index_off_by_one, int_not_iterable, loop_overshoot,
-    shared_default, epoch_unit, strict_bounds,
+    shared_default, epoch_unit, strict_bounds, power_of_ten,
 ]
 
 

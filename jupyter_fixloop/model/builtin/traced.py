@@ -161,3 +161,32 @@ def strict_bounds(code: str, receipt: ParsedReceipt) -> str | None:
         left, right = source_of(code, node.left), source_of(code, node.comparators[0])
         code = replace_node(code, node, f"{left} {STRICT[type(node.ops[0])]} {right}")
     return code
+
+
+SCALE = re.compile(r"actual = expected x ([0-9.e+-]+)")
+FROM_LINE = re.compile(r"from line (\d+) of the cell: ")
+
+
+def power_of_ten(code: str, receipt: ParsedReceipt) -> str | None:
+    """The value is the expected one times a power of ten (a fraction where a percentage is meant,
+    cents for euros): scale what the line that made it assigns."""
+    scale, made = SCALE.search(receipt.text), FROM_LINE.search(receipt.text)
+    tree = parse(code) if scale and made else None
+    if tree is None:
+        return None
+    try:
+        ratio = float(scale.group(1))
+    except ValueError:
+        return None
+    if ratio <= 0 or ratio == 1:
+        return None
+    lineno = int(made.group(1))
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and stmt.lineno == lineno and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name):
+            value = source_of(code, stmt.value)
+            if not isinstance(stmt.value, (ast.Name, ast.Call, ast.Subscript, ast.Attribute, ast.Constant)):
+                value = f"({value})"
+            factor = f"* {round(1 / ratio):d}" if ratio < 1 else f"/ {round(ratio):d}"
+            return replace_node(code, stmt.value, f"{value} {factor}")
+    return None
