@@ -27,13 +27,13 @@ def test_the_check_is_evaluated_once():
     calls = []
     ns = {"f": lambda: calls.append(1) or 5}
     out = checks.evaluate("f() + 1 == 7", ns)
-    assert out["detail"] == "f() + 1 is 6, expected 7; where f() = 5"
+    assert out["detail"] == "f() + 1 is 6, expected 7 (actual - expected = -1); where f() = 5"
     assert calls == [1]
     assert "__fixloop_value__" not in ns  # the recorder leaves no trace in the namespace
 
 
 def test_existing_wording_is_kept():
-    assert checks.evaluate("fib(6) == 8", {"fib": lambda n: 13})["detail"] == "fib(6) returned 13, expected 8"
+    assert checks.evaluate("fib(6) == 8", {"fib": lambda n: 13})["detail"] == "fib(6) returned 13, expected 8 (actual - expected = 5)"
     assert checks.evaluate("x > 3", {"x": 2})["detail"] == "x is 2, which is not > 3"
     assert checks.evaluate("fib(6) == 13", {"fib": lambda n: 13}) == {"expr": "fib(6) == 13", "passed": True, "detail": ""}
 
@@ -45,7 +45,7 @@ def test_a_block_of_asserts_runs_as_statements_and_names_the_failing_one():
     out = checks.evaluate(block, ns, cell=cell)
     assert not out["passed"]
     lines = out["detail"].splitlines()
-    assert lines[0] == "assert a == [34, 27] and all((type(x) is int for x in a)) failed: a is ['34', '27'], expected [34, 27]"
+    assert lines[0] == "assert a == [34, 27] and all((type(x) is int for x in a)) failed: a is ['34', '27'], expected [34, 27] (2 of 2 positions differ: [0] '34' vs 34, [1] '27' vs 27)"
     assert lines[1] == "from line 1 of the cell: ages = [a for a in raw]"  # through `a = globals().get("ages")`
     ns["ages"] = [34, 27]
     assert checks.evaluate(block, ns, cell=cell)["passed"]
@@ -55,14 +55,14 @@ def test_later_failing_asserts_of_a_block_are_said_too():
     ns = {"working": [25, 40], "n": 2}
     out = checks.evaluate("assert n == 4, repr(n)\nassert working == [18, 25, 40, 64]", ns)
     assert out["detail"].splitlines() == [
-        "assert n == 4 failed: n is 2, expected 4",
-        "also failing: assert working == [18, 25, 40, 64] failed: working is [25, 40], expected [18, 25, 40, 64]",
+        "assert n == 4 failed: n is 2, expected 4 (actual - expected = -2)",
+        "also failing: assert working == [18, 25, 40, 64] failed: working is [25, 40], expected [18, 25, 40, 64] (2 items, expected 4; missing 18, 64)",
     ]
 
 
 def test_an_assert_message_is_kept_when_it_says_something_new():
     out = checks.evaluate("assert total == 3, 'total should be the sum of the prices'", {"total": 2})
-    assert out["detail"] == "assert total == 3 failed: total is 2, expected 3 (its message: total should be the sum of the prices)"
+    assert out["detail"] == "assert total == 3 failed: total is 2, expected 3 (actual - expected = -1) (its message: total should be the sum of the prices)"
 
 
 def test_an_error_inside_a_block_carries_its_statement():
@@ -77,16 +77,51 @@ def test_dataframe_values_stay_on_one_line():
     pd = pytest.importorskip("pandas")
     ns = {"df": pd.DataFrame({"a": [1, 2], "b": [3, 4]})}
     out = checks.evaluate("df['a'].tolist() == [1, 3]", ns)
-    assert out["detail"].startswith("df['a'].tolist() returned [1, 2], expected [1, 3]; where df['a'] = Series")
+    assert out["detail"].startswith("df['a'].tolist() returned [1, 2], expected [1, 3] (1 of 2 positions differ: [1] 2 vs 3); where df['a'] = Series")
     assert "\n" not in out["detail"]
 
 
 def test_namespaces_and_functions_are_not_shown_as_values():
     out = checks.evaluate("globals().get('total') == 84.12", {"total": 84.1})
-    assert out["detail"] == "globals().get('total') returned 84.1, expected 84.12"
+    assert out["detail"] == "globals().get('total') returned 84.1, expected 84.12 (actual - expected = -0.02)"
 
 
 def test_which_checks_are_blocks():
     assert checks.is_expression("x == 1")
     assert not checks.is_expression("assert x == 1")
     assert not checks.is_expression("y = x\nassert y")
+
+
+# ---------------------------------------------------------------- expected vs actual, as data
+
+
+def test_a_failed_equality_says_where_lists_and_dicts_differ_and_by_how_much():
+    def detail(expr, **ns):
+        return checks.evaluate(expr, ns)["detail"]
+
+    assert detail("working == [18, 25, 40, 64]", working=[25, 40]) == (
+        "working is [25, 40], expected [18, 25, 40, 64] (2 items, expected 4; missing 18, 64)")
+    assert detail("top3 == ['b', 'e', 'd']", top3=["c", "a", "d"]).endswith(
+        "(2 of 3 positions differ: [0] 'c' vs 'b', [1] 'a' vs 'e')")
+    assert detail("x == [1, 2, 3]", x=[3, 2, 1]).endswith("(the same items in another order)")
+    assert detail("rev == {'north': 325, 'south': 450, 'east': 1}", rev={"north": 3, "south": 450, "west": 2}).endswith(
+        "(keys with other values: 'north': 3 vs 325 (-322); missing keys 'east'; unexpected keys 'west')")
+    assert detail("m == 8.5", m=9) == "m is 9, expected 8.5 (actual - expected = 0.5)"
+    assert detail("pct == 66.5", pct=0.665).endswith("; actual = expected x 0.01)")
+    assert detail("name == 'south'", name="north") == "name is 'north', expected 'south'"  # short: the reprs say it
+
+
+def test_frames_and_series_differ_by_rows_columns_and_labels():
+    import pandas as pd
+
+    got = pd.DataFrame({"a": [1, 2, 3], "b": [4, 5, 6]})
+    want = pd.DataFrame({"a": [1, 2, 4], "c": [0, 0, 0]})
+    assert checks.difference(got, want) == ("missing columns 'c'; unexpected columns 'b'; "
+                                            "column 'a' differs in 1 row(s): row 2: 3 vs 4")
+    assert checks.difference(pd.Series({"x": 1, "y": 2}), pd.Series({"x": 1, "y": 3})) == "labels with other values: 'y': 2 vs 3 (-1)"
+    assert checks.difference(object(), [1]) == ""
+
+
+def test_a_failed_closeness_check_says_how_far_and_a_power_of_ten():
+    out = checks.evaluate("abs(pct_yes - 75.0) < 1e-9", {"pct_yes": 0.75})
+    assert "(pct_yes is 0.75, expected 75.0: actual - expected = -74.25; actual = expected x 0.01)" in out["detail"]

@@ -100,9 +100,9 @@ def test_a_forked_judge_evaluates_the_checks_on_what_it_was_sent():
     assert judge.verify(key, out["text"].encode(), out["signature"])
     got = {c["expr"]: (c["passed"], c["detail"].splitlines()[0] if c["detail"] else "") for c in json.loads(out["text"])["checks"]}
     assert got == {
-        "x == 2": (False, "x is 1, expected 2"),
+        "x == 2": (False, "x is 1, expected 2 (actual - expected = -1)"),
         "x == 1": (True, ""),
-        "fib(6) == 8": (False, "fib(6) returned 13, expected 8"),  # the function ran in the kernel, its value judged here
+        "fib(6) == 8": (False, "fib(6) returned 13, expected 8 (actual - expected = 5)"),  # the function ran in the kernel, its value judged here
         "box.get() + 1 == 4": (True, ""),
         "shell is not None": (True, ""),  # an object of the cell's own class is a handle, never unpickled
         hidden: (True, ""),  # the names read inside code given as a string are sent too

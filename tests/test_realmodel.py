@@ -84,3 +84,16 @@ def test_with_the_rules_a_known_crash_is_fixed_without_asking_the_model():
     result = real_fix(cell, checks=["digits == '5551234'"], namespace={"phone": "555-1234"}, rules=True)
     assert result.status == "fixed" and result.rounds[-1].source == "rules", result.reason
     assert result.tokens == 0 and "import re" in result.patched
+
+
+def test_a_wrong_output_round_shows_the_model_the_values_line_by_line():
+    # nothing raises: the first receipt traces how the checked value was made, and the model reads it
+    cell = "ordered = sorted(times)\nmedian = ordered[len(ordered) // 2]\n"
+    result = real_fix(cell, checks=["median == 8.5"], namespace={"times": [12, 3, 8, 20, 5, 9]})
+    first = result.first.text
+    assert "Values after each line" in first and "ordered = [3, 5, 8, 9, 12, 20]" in first
+    assert "len(ordered) // 2 -> 3" in first and "median = 9" in first
+    assert result.rounds and all(r.usage.prompt_tokens < 900 for r in result.rounds)
+    assert result.status in ("fixed", "gave_up"), result.reason
+    if result.status == "fixed":
+        assert result.rounds[-1].receipt.ok and "8.5" not in result.patched  # no hard-coded answer

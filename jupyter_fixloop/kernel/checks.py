@@ -205,6 +205,7 @@ class Recorded:
             left, right = self._operand(focus, node.left), self._operand(focus, node.comparators[0])
             if left is not None and right is not None and left in self.values and right in self.values:
                 head = operand_detail(node.left, self.values[left], node.ops[0], node.comparators[0], self.values[right])
+                head += self._closeness(left)
                 shown |= {left, right}
             else:
                 head = f"{self.sources[focus]} is {_repr(self.values.get(focus))}"
@@ -226,6 +227,22 @@ class Recorded:
                 continue
             where.append(f"{self.sources[index]} = {text}")
         return head + (f"; where {'; '.join(where)}" if where else "")
+
+    def _closeness(self, index: int) -> str:
+        """`abs(a - b) < tol` failed: how a differs from b, as for `a == b` (` (a ... vs b: ...)`)."""
+        node = self.kinds[index]
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "abs"
+                and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) and isinstance(node.args[0].op, ast.Sub)):
+            return ""
+        sub = next((c for c in self.children[index] if isinstance(self.kinds[c], ast.BinOp)), None)
+        if sub is None:
+            return ""
+        a = self._operand(sub, node.args[0].left)
+        b = self._operand(sub, node.args[0].right)
+        if a is None or b is None or a not in self.values or b not in self.values:
+            return ""
+        said = difference(self.values[a], self.values[b])
+        return f" ({self.sources[a]} is {_repr(self.values[a])}, expected {_repr(self.values[b])}: {said})" if said else ""
 
     def _focus(self, index: int) -> int:
         """Into a failing `and`: the operand that was false (the last one evaluated)."""
@@ -365,9 +382,11 @@ def operand_detail(lnode, left, op, rnode, right) -> str:
     lsrc, rsrc = ast.unparse(lnode), ast.unparse(rnode)
     verb = "returned" if isinstance(lnode, ast.Call) else "is"
     if isinstance(op, ast.Eq):
+        said = difference(left, right)
+        said = f" ({said})" if said else ""
         if isinstance(rnode, ast.Constant) or rsrc == _repr(right):
-            return f"{lsrc} {verb} {_repr(left)}, expected {_repr(right)}"
-        return f"{lsrc} {verb} {_repr(left)}, expected {rsrc} = {_repr(right)}"
+            return f"{lsrc} {verb} {_repr(left)}, expected {_repr(right)}{said}"
+        return f"{lsrc} {verb} {_repr(left)}, expected {rsrc} = {_repr(right)}{said}"
     opname = ast.unparse(ast.Compare(ast.Name("a"), [op], [ast.Name("b")]))[2:-2]
     rdesc = _repr(right) if isinstance(rnode, ast.Constant) else f"{rsrc} = {_repr(right)}"
     return f"{lsrc} {verb} {_repr(left)}, which is not {opname} {rdesc}"
@@ -388,3 +407,143 @@ def _short(exc: BaseException, limit: int = MAX_REPR) -> str:
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# ---------------------------------------------------------------- expected vs actual, as data
+
+MAX_DIFFS = 3
+
+
+def difference(actual, expected) -> str:
+    """Where `actual` differs from `expected`, as pytest says it for lists and dicts: the positions,
+    keys, rows or columns, and by how much for numbers; '' when there is nothing short to say."""
+    try:
+        if _number(actual) and _number(expected):
+            return _number_difference(actual, expected)
+        if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
+            return _sequence_difference(list(actual), list(expected))
+        if isinstance(actual, dict) and isinstance(expected, dict):
+            return _dict_difference(actual, expected)
+        if isinstance(actual, (set, frozenset)) and isinstance(expected, (set, frozenset)):
+            return _parts([("missing", sorted(expected - actual, key=repr)), ("unexpected", sorted(actual - expected, key=repr))])
+        if type(actual).__name__ == "Series" and type(expected).__name__ == "Series":
+            return _dict_difference(actual.to_dict(), expected.to_dict(), "label")
+        if type(actual).__name__ == "DataFrame" and type(expected).__name__ == "DataFrame":
+            return _frame_difference(actual, expected)
+        if isinstance(actual, str) and isinstance(expected, str) and min(len(actual), len(expected)) > 20:
+            at = next((i for i, (a, b) in enumerate(zip(actual, expected)) if a != b), min(len(actual), len(expected)))
+            return f"first difference at character {at}: {_clip(repr(actual[at:at + 12]), 30)} vs {_clip(repr(expected[at:at + 12]), 30)}"
+    except Exception:
+        return ""
+    return ""
+
+
+def _number(value) -> bool:
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return False
+    return isinstance(value, (int, float)) or (type(value).__module__ == "numpy" and getattr(value, "shape", None) == ())
+
+
+def _number_difference(actual, expected) -> str:
+    gap = actual - expected
+    text = f"actual - expected = {_g(gap)}"
+    if expected and actual:
+        ratio = actual / expected
+        for power in (-3, -2, -1, 1, 2, 3):
+            if abs(ratio - 10.0 ** power) < 1e-9 * abs(10.0 ** power):
+                return text + f"; actual = expected x {_g(10.0 ** power)}"
+    return text
+
+
+def _g(x) -> str:
+    return f"{float(x):.6g}" if isinstance(x, float) or type(x).__name__.startswith("float") else str(x)
+
+
+def _sequence_difference(actual: list, expected: list) -> str:
+    if len(actual) == len(expected):
+        if _multiset_equal(actual, expected):
+            return "the same items in another order"
+        at = [i for i, (a, b) in enumerate(zip(actual, expected)) if not _same(a, b)]
+        shown = ", ".join(f"[{i}] {_short_item(actual[i])} vs {_short_item(expected[i])}" for i in at[:MAX_DIFFS])
+        more = f" and {len(at) - MAX_DIFFS} more" if len(at) > MAX_DIFFS else ""
+        return f"{len(at)} of {len(actual)} positions differ: {shown}{more}"
+    missing, extra = _minus(expected, actual), _minus(actual, expected)
+    parts = [f"{len(actual)} items, expected {len(expected)}"]
+    said = _parts([("missing", missing), ("unexpected", extra)])
+    return "; ".join(parts + ([said] if said else []))
+
+
+def _dict_difference(actual: dict, expected: dict, what: str = "key") -> str:
+    missing = [k for k in expected if k not in actual]
+    extra = [k for k in actual if k not in expected]
+    changed = [k for k in expected if k in actual and not _same(actual[k], expected[k])]
+    parts = []
+    if changed:
+        shown = ", ".join(f"{_short_item(k)}: {_short_item(actual[k])} vs {_short_item(expected[k])}"
+                          + (f" ({_g(actual[k] - expected[k])})" if _number(actual[k]) and _number(expected[k]) else "")
+                          for k in changed[:MAX_DIFFS])
+        more = f" and {len(changed) - MAX_DIFFS} more" if len(changed) > MAX_DIFFS else ""
+        parts.append(f"{what}s with other values: {shown}{more}")
+    said = _parts([(f"missing {what}s", missing), (f"unexpected {what}s", extra)])
+    return "; ".join(parts + ([said] if said else []))
+
+
+def _frame_difference(actual, expected) -> str:
+    parts = []
+    if actual.shape != expected.shape:
+        parts.append(f"shape {actual.shape}, expected {expected.shape}")
+    said = _parts([("missing columns", [c for c in expected.columns if c not in actual.columns]),
+                   ("unexpected columns", [c for c in actual.columns if c not in expected.columns])])
+    if said:
+        parts.append(said)
+    if len(actual) == len(expected):
+        for column in [c for c in expected.columns if c in actual.columns]:
+            a, e = actual[column].tolist(), expected[column].tolist()
+            rows = [i for i, (x, y) in enumerate(zip(a, e)) if not _same(x, y)]
+            if rows:
+                shown = ", ".join(f"row {i}: {_short_item(a[i])} vs {_short_item(e[i])}" for i in rows[:2])
+                parts.append(f"column {column!r} differs in {len(rows)} row(s): {shown}")
+            if len(parts) >= 4:
+                break
+    return "; ".join(parts)
+
+
+def _parts(named: list) -> str:
+    out = []
+    for name, items in named:
+        if items:
+            shown = ", ".join(_short_item(i) for i in items[:MAX_DIFFS + 1])
+            out.append(f"{name} {shown}" + (f" and {len(items) - MAX_DIFFS - 1} more" if len(items) > MAX_DIFFS + 1 else ""))
+    return "; ".join(out)
+
+
+def _minus(a: list, b: list) -> list:
+    """Items of `a` not in `b`, counted as a multiset."""
+    rest, out = list(b), []
+    for item in a:
+        for i, other in enumerate(rest):
+            if _same(item, other):
+                del rest[i]
+                break
+        else:
+            out.append(item)
+    return out
+
+
+def _multiset_equal(a: list, b: list) -> bool:
+    return not _minus(a, b) and not _minus(b, a)
+
+
+def _same(a, b) -> bool:
+    try:
+        if a != a and b != b:  # nan
+            return True
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _short_item(value) -> str:
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)) and getattr(value, "shape", None) == ():
+        value = value.item()
+    return _clip(repr(value), 40)

@@ -24,6 +24,7 @@ import traceback
 import warnings
 
 from jupyter_fixloop.kernel import checks, effect, facts, judge
+from jupyter_fixloop.kernel import trace as value_trace
 from jupyter_fixloop.kernel.checks import evaluate as _evaluate_check
 from jupyter_fixloop.kernel.checks import judge as _judge_expression
 from jupyter_fixloop.kernel.facts import gather, short_repr
@@ -104,6 +105,7 @@ def load_request(path: str) -> None:
         report = load_into(_namespace(), path)
         _user_names = report.pop("available", [])
         report["judge"] = _start_judge()  # while the model thinks; a later part forks a new one
+        value_trace.prefork(_namespace())  # the state the run will start from (trace.py), forked now too
     except BaseException as exc:
         report = {"loaded": [], "failed": {"*": f"{type(exc).__name__}: {exc}"[:300]}}
     _last_json = json.dumps(report, default=str)
@@ -173,9 +175,12 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
             tree = None
             names, before = [], {}
             _shown[0] = None
+            twin = None  # a fork holding the state the cell saw, to trace a wrong output in (trace.py)
             try:
-                tree = ast.parse(_transform(source), CELL_FILE)
+                python = _transform(source)
+                tree = ast.parse(python, CELL_FILE)
                 names, before = _effect_before(tree, ns)
+                twin = value_trace.before(python, checks, allow_await, ns)
                 result["value"] = await _exec_cell(tree, ns, allow_await)
                 result["shown"] = _shown[0]
             except BaseException as exc:
@@ -187,6 +192,8 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 result["checks"] = _judged_checks(result["verdict"], checks, result, ns, raised)
             elif result["status"] == "ok":
                 result["checks"] = [_run_check(expr, ns, result, source) for expr in checks]
+            if twin is not None:
+                result["trace"] = value_trace.after(twin, result)
             judge.stop()  # a judge is for one run
     following = following or {}
     if following.get("cells") and (result["status"] == "ok" or following.get("after_error")):

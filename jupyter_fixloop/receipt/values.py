@@ -70,6 +70,25 @@ class FollowingOutcome:
 
 
 @dataclass(frozen=True)
+class TracedLine:
+    """One line of a wrong-output run's value trace (kernel/trace.py): the values of the followed
+    names after it ran, for its first runs and its last (`runs`: (run number, ((name, value), ...)));
+    a line of `def` holds the followed arguments of each call (`func` is the function's name)."""
+
+    lineno: int
+    line: str
+    func: str | None
+    hits: int
+    runs: tuple[tuple[int, tuple[tuple[str, str], ...]], ...]
+    rank: int = 0
+    steps: tuple[tuple[str, str], ...] = ()  # a chain's intermediate values on this line  # how near its names are to what the check reads (0: the check reads it)
+
+    @property
+    def is_call(self) -> bool:
+        return self.func is not None and self.line.startswith(("def ", "async def "))
+
+
+@dataclass(frozen=True)
 class Receipt:
     """The outcome of running one candidate. `text` is exactly what the model is shown."""
 
@@ -89,6 +108,7 @@ class Receipt:
     notes: tuple[str, ...] = field(default=(), compare=False)
     effect: Effect | None = field(default=None, compare=False)
     following: tuple[FollowingOutcome, ...] = field(default=(), compare=False)
+    trace: tuple[TracedLine, ...] = field(default=(), compare=False)
 
     @property
     def ok(self) -> bool:
@@ -135,16 +155,18 @@ class Detail:
     diff_lines: int = 24
     message_chars: int = 2000
     effect_lines: int = 6  # what the run did to the data, when its output is wrong
+    trace_lines: int = 6  # lines of the value trace, when the output is wrong
+    trace_runs: int = 3  # runs of one traced line (first two and last)
 
 
 LEVELS = (
     Detail(),
-    Detail(output_lines=3, warnings=5, diff_lines=12, effect_lines=4),
-    Detail(output_lines=3, context_rows=False, callers=2, warnings=3, diff_lines=8, effect_lines=3),
+    Detail(output_lines=3, warnings=5, diff_lines=12, effect_lines=4, trace_lines=5),
+    Detail(output_lines=3, context_rows=False, callers=2, warnings=3, diff_lines=8, effect_lines=3, trace_lines=4),
     Detail(output_lines=1, context_items=4, context_rows=False, callers=1, warnings=2, passed_checks=False,
-           diff_lines=6, message_chars=600, effect_lines=2),
+           diff_lines=6, message_chars=600, effect_lines=2, trace_lines=3, trace_runs=2),
     Detail(output_lines=0, context_items=2, context_rows=False, callers=0, warnings=1, passed_checks=False,
-           diff_lines=4, message_chars=300, effect_lines=1),
+           diff_lines=4, message_chars=300, effect_lines=1, trace_lines=2, trace_runs=1),
 )
 
 
@@ -207,8 +229,9 @@ def from_run(
         effect=effect,
         following=later,
     )
+    trace, trace_note = _trace(result.get("trace")) if error is None else ((), "")
     parts = _Parts(result=result, error=error, checks=checks, warnings=warnings, notes=tuple(notes), diff=diff,
-                   effect=effect)
+                   effect=effect, trace=trace, trace_note=trace_note)
     if error is not None:
         check = error.get("check")
         if check:
@@ -226,7 +249,33 @@ def from_run(
         )
     failed = [c for c in checks if not c.passed]
     kind = "check_failed" if failed else "ok"
-    return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, **common)
+    return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, trace=trace if failed else (), **common)
+
+
+def _trace(raw) -> tuple[tuple[TracedLine, ...], str]:
+    """The value trace the sandbox sent (kernel/trace.py), read with care: it is the sandbox's to
+    forge, so a bad shape is dropped, strings are clipped, and nothing here can raise."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("lines"), list):
+        return (), ""
+    names = [n for n in raw.get("names") or [] if isinstance(n, str)] if isinstance(raw.get("names"), list) else []
+    found = []
+    for item in raw["lines"][:50]:
+        try:
+            runs = []
+            for run in item["values"][:3]:
+                values = tuple((_clip(str(k), 40), _clip(str(v), 240)) for k, v in list(run["values"].items())[:6])
+                runs.append((int(run["run"]), values))
+            shown = {k for _, values in runs for k, _ in values}
+            rank = min((names.index(n) for n in shown if n in names), default=len(names))
+            func = item.get("func")
+            steps = tuple((_clip(str(a), 80), _clip(str(b), 240)) for a, b in (item.get("steps") or [])[:3])
+            found.append(TracedLine(int(item["lineno"]), _clip(str(item.get("line") or ""), MAX_LINE),
+                                    _clip(str(func), 60) if func else None, int(item["hits"]), tuple(runs), rank,
+                                    steps))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+    note = raw.get("error")
+    return tuple(found), _clip(str(note), 200) if note else ""
 
 
 def _following(outcomes, cells: tuple[tuple[int, str], ...], counted: bool,
@@ -381,6 +430,8 @@ class _Parts:
     notes: tuple[str, ...]
     diff: list[str]
     effect: Effect | None = None
+    trace: tuple[TracedLine, ...] = ()
+    trace_note: str = ""
 
     def render(self, detail: Detail) -> list[str]:
         if self.error is not None:
@@ -399,8 +450,10 @@ class _Parts:
             else:
                 lines = [f"ran without error; {len(self.checks)} check(s) passed" if self.checks else "ran without error"]
             alone = len(smelly) == len(failed) == 1  # the headline says it all
-            lines += _check_lines(self.checks, detail, None) if failed and not alone else []
-            lines += _effect_lines(self.effect, detail) if failed else []
+            checks = _without_where(self.checks) if self.trace else self.checks  # the trace shows the values
+            lines += _check_lines(checks, detail, None) if failed and not alone else []
+            lines += _trace_lines(self.trace, self.trace_note, detail) if failed else []
+            lines += _effect_lines(self.effect, detail, self.trace) if failed else []
             lines += _diff_lines(self.diff, detail)
         if not self.diff:
             lines += _output_lines(self.result, detail)
@@ -510,17 +563,64 @@ def _is_block(expr: str) -> bool:
     return "\n" in expr.strip() or expr.lstrip().startswith("assert ")
 
 
-def _effect_lines(effect: Effect | None, detail: Detail) -> list[str]:
+def _effect_lines(effect: Effect | None, detail: Detail, trace: tuple[TracedLine, ...] = ()) -> list[str]:
     """What the run did to the data (smells are already among the failed checks)."""
     if effect is None or not detail.effect_lines:
         return []
-    changes = [c.text() for c in effect.changes]
+    traced = {name for t in trace for _, values in t.runs for name, _ in values}  # the trace says them already
+    changes = [c.text() for c in effect.changes if c.name not in traced]
     if not changes:
         return []
     shown = [_clip(line, MAX_LINE) for line in changes[: detail.effect_lines]]
     if len(changes) > detail.effect_lines:
         shown.append(f"... {len(changes) - detail.effect_lines} more name(s) changed")
     return ["Effect on the data:"] + _indent(shown)
+
+
+def _without_where(checks: tuple[CheckOutcome, ...]) -> tuple[CheckOutcome, ...]:
+    """Failed checks without their `; where name = value` parts, which the value trace says better."""
+    return tuple(replace(c, detail="\n".join(line.split("; where ", 1)[0] for line in c.detail.splitlines()))
+                 if not c.passed else c for c in checks)
+
+
+TRACE_HEADING = "Values after each line (the cell re-run under a tracer):"
+
+
+def _trace_lines(trace: tuple[TracedLine, ...], note: str, detail: Detail) -> list[str]:
+    """The few lines where the checked values were made, each with its values: those nearest to
+    what the check reads, shown in the cell's order."""
+    if not trace or not detail.trace_lines:
+        return []
+    # a loop's header (`for v in values:`) says least: it goes first when lines must go
+    chosen = sorted(trace, key=lambda t: (t.line.startswith(("for ", "async for ")), t.rank, -t.lineno))
+    chosen = chosen[: detail.trace_lines]
+    lines = [TRACE_HEADING]
+    for t in sorted(chosen, key=lambda t: t.lineno):
+        runs = list(t.runs)
+        if len(runs) > detail.trace_runs:
+            runs = runs[: detail.trace_runs - 1] + runs[-1:] if detail.trace_runs > 1 else runs[-1:]
+        if t.is_call:
+            lines.append(f"  line {t.lineno}, {t.func} called {t.hits} time(s): {t.line}")
+        elif t.hits > 1:
+            lines.append(f"  line {t.lineno} (ran {t.hits} times): {t.line}")
+        else:
+            lines.append(f"  line {t.lineno}: {t.line}")
+        lines += [_clip(f"    {source} -> {value}", 2 * MAX_LINE) for source, value in t.steps[-detail.trace_runs:]]
+        said_runs = ["; ".join(f"{k} = {v}" for k, v in values) for _, values in runs]
+        if not t.is_call and t.hits > 1 and sum(len(x) for x in said_runs) <= 90:  # short: on one line
+            lines.append("    " + "; ".join(f"run {hit}: {x}" for (hit, _), x in zip(runs, said_runs)))
+            continue
+        for hit, values in runs:
+            said = "; ".join(f"{k} = {v}" for k, v in values)
+            if t.is_call:
+                lines.append(_clip(f"    call {hit}: {said}", 2 * MAX_LINE))
+            elif t.hits > 1:
+                lines.append(_clip(f"    run {hit}: {said}", 2 * MAX_LINE))
+            else:
+                lines.append(_clip(f"    {said}", 2 * MAX_LINE))
+    if note:
+        lines.append(f"  ({note})")
+    return lines
 
 
 def _diff_lines(diff: list[str], detail: Detail) -> list[str]:

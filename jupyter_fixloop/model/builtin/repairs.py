@@ -9,7 +9,8 @@ reruns everything after each. `REPAIRS` is the order they are tried in, the most
 Where they live: `repairs_syntax` (code that does not compile), `repairs_names` (imports, names,
 attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, returns),
 `repairs_data` (pandas/numpy data cleaning), `drift` (code written for an older library, from the
-error's own words); `repair_edits` reads receipts and edits code safely.
+error's own words), `traced` (wrong outputs, from the values a receipt shows); `repair_edits` reads
+receipts and edits code safely.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from .names import (
     renamed_method,
 )
 from .syntax import indentation, syntax
+from .traced import epoch_unit, power_of_ten, shared_default, strict_bounds
 
 __all__ = ["GUESS", "KIND", "MECHANICAL", "REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
 
@@ -79,6 +81,7 @@ REPAIRS = [
     reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
     pivot_duplicates, tuple_columns, series_truth, mask_with_missing, apply_axis, format_text_number,
     float_as_index, index_off_by_one, int_not_iterable, loop_overshoot,
+    shared_default, epoch_unit, strict_bounds, power_of_ten,
 ]
 
 
@@ -90,12 +93,14 @@ KIND = {
     **dict.fromkeys([syntax, indentation, moved_import, missing_import, name_literal, message_hint, removed_attribute,
                      dataframe_append, renamed_method, missing_accessor, none_from_inplace, thrown_away, not_callable,
                      method_not_called, drop_axis, concat_list, join_non_str, tuple_columns, series_truth,
-                     int_not_iterable], MECHANICAL),
+                     int_not_iterable, did_you_mean, keyword_value_hint, reduction_level, join_axes, removed_method],
+                    MECHANICAL),
     **dict.fromkeys([column_repr, name_typo, column_as_attribute, attribute_typo, missing_return, unpack_loop,
                      accessor_dtype, key_typo, positional_key, bad_keyword, str_concat, reduction_on_text,
                      numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
                      pivot_duplicates, mask_with_missing, apply_axis, format_text_number, float_as_index,
-                     index_off_by_one, loop_overshoot], GUESS),
+                     index_off_by_one, loop_overshoot, style_name, shared_default, epoch_unit, strict_bounds,
+                     power_of_ten], GUESS),
 }
 
 

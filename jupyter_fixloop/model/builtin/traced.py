@@ -1,0 +1,192 @@
+"""Repairs that read a wrong-output receipt's values: the value trace (kernel/trace.py) and where a
+failed equality's expected and actual differ (kernel/checks.py).
+
+Nothing raised, so there is no error to read: these repairs read what the values show. A list
+default that already holds the first call's items at the second call; dates in the first seconds
+of 1970 made from integers (epoch seconds read as nanoseconds); the items a filter lost being
+exactly the bounds of its strict comparisons.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .edits import ParsedReceipt, add_keyword, has_keyword, parse, replace_node, source_of
+
+TRACE_HEADING = "Values after each line (the cell re-run under a tracer):"
+CALL_LINE = re.compile(r"^  line (\d+), (\w+) called (\d+) time\(s\): (.*)$")
+VALUES_LINE = re.compile(r"^    (?:call|run) (\d+): (.*)$")
+MISSING = re.compile(r"; missing ([^;)]+)")
+EPOCH = re.compile(r"1970-01-01 (\d\d):(\d\d):(\d\d)(?:\.(\d+))?")
+EMPTY = {"[]", "{}", "set()"}
+
+
+def trace_lines(text: str) -> list[str]:
+    """The lines of a receipt's value trace (after its heading, while indented)."""
+    if TRACE_HEADING not in text:
+        return []
+    out = []
+    for line in text.split(TRACE_HEADING, 1)[1].splitlines()[1:]:
+        if not line.startswith("  "):
+            break
+        out.append(line)
+    return out
+
+
+def shared_default(code: str, receipt: ParsedReceipt) -> str | None:
+    """A mutable default (`found=[]`) is made once and shared by every call: the trace shows a later
+    call starting with what an earlier call left in it. Default to None, make a new one inside."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    func = None
+    for line in trace_lines(receipt.text):
+        m = CALL_LINE.match(line)
+        if m:
+            func = m.group(2)
+            continue
+        v = VALUES_LINE.match(line)
+        if func is None or v is None or int(v.group(1)) < 2:
+            continue
+        for pair in v.group(2).split("; "):
+            name, _, value = pair.partition(" = ")
+            fixed = _fresh_default(code, tree, func, name, value)
+            if fixed is not None:
+                return fixed
+    return None
+
+
+def _fresh_default(code: str, tree: ast.Module, func: str, param: str, value: str) -> str | None:
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != func:
+            continue
+        args = node.args
+        positional = args.posonlyargs + args.args
+        pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+        pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        for arg, default in pairs:
+            if arg.arg != param or not _mutable(default):
+                continue
+            empty = source_of(code, default)
+            if value.strip() in EMPTY or value.strip() == empty:
+                return None  # it starts empty: not shared
+            first = node.body[0]
+            if first.lineno == node.lineno:
+                return None  # a one-line def
+            lines = code.splitlines(keepends=True)
+            indent = " " * first.col_offset
+            guard = f"{indent}if {param} is None:\n{indent}    {param} = {empty}\n"
+            at = first.lineno - 1
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                at = (first.end_lineno or first.lineno)  # after the docstring
+            inserted = "".join(lines[:at]) + guard + "".join(lines[at:])
+            return replace_node(inserted, default, "None")  # the default is above the insertion: same offsets
+    return None
+
+
+def _mutable(node: ast.AST) -> bool:
+    if isinstance(node, (ast.List, ast.Dict, ast.Set)):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "dict", "set") \
+        and not node.args and not node.keywords
+
+
+def epoch_unit(code: str, receipt: ParsedReceipt) -> str | None:
+    """Integers made into dates in the first seconds of 1970 were epoch seconds (or milliseconds)
+    read as nanoseconds, `pd.to_datetime`'s default unit: say the unit."""
+    lines = trace_lines(receipt.text)
+    tree = parse(code)
+    if tree is None or not lines:
+        return None
+    for at, line in enumerate(lines):
+        m = re.match(r"^  line (\d+)", line)
+        if not m:
+            continue
+        said = " ".join(lines[at + 1: at + 4])
+        found = EPOCH.search(said)
+        if not found:
+            continue
+        unit = _unit(found)
+        if unit is None:
+            continue
+        lineno = int(m.group(1))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node, "lineno", None) == lineno and _is_to_datetime(node) \
+                    and not has_keyword(node, "unit") and node.args:
+                return add_keyword(code, node, f"unit={unit!r}")
+    return None
+
+
+def _unit(found: re.Match) -> str | None:
+    hours, minutes, seconds, fraction = found.groups()
+    nanos = ((int(hours) * 60 + int(minutes)) * 60 + int(seconds)) * 10**9 + int((fraction or "0").ljust(9, "0")[:9])
+    digits = len(str(nanos))
+    return {9: "s", 10: "s", 12: "ms", 13: "ms", 15: "us", 16: "us"}.get(digits)
+
+
+def _is_to_datetime(call: ast.Call) -> bool:
+    func = call.func
+    return (isinstance(func, ast.Attribute) and func.attr == "to_datetime") or \
+        (isinstance(func, ast.Name) and func.id == "to_datetime")
+
+
+STRICT = {ast.Gt: ">=", ast.Lt: "<="}
+
+
+def strict_bounds(code: str, receipt: ParsedReceipt) -> str | None:
+    """The items a result lacks are exactly the bounds of the cell's strict comparisons
+    (`age > 18`, `age < 64` lost 18 and 64): the bounds were meant inclusive."""
+    missing = set()
+    for m in MISSING.finditer(receipt.text):
+        for item in m.group(1).split(", "):
+            try:
+                value = ast.literal_eval(item.strip())
+            except (ValueError, SyntaxError):
+                continue
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                missing.add(value)
+    tree = parse(code) if missing else None
+    if tree is None:
+        return None
+    hits = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in STRICT:
+            bound = node.comparators[0]
+            if isinstance(bound, ast.Constant) and bound.value in missing and not isinstance(bound.value, bool):
+                hits.append(node)
+    if not hits:
+        return None
+    for node in sorted(hits, key=lambda n: (n.lineno, n.col_offset), reverse=True):  # later edits first
+        left, right = source_of(code, node.left), source_of(code, node.comparators[0])
+        code = replace_node(code, node, f"{left} {STRICT[type(node.ops[0])]} {right}")
+    return code
+
+
+SCALE = re.compile(r"actual = expected x ([0-9.e+-]+)")
+FROM_LINE = re.compile(r"from line (\d+) of the cell: ")
+
+
+def power_of_ten(code: str, receipt: ParsedReceipt) -> str | None:
+    """The value is the expected one times a power of ten (a fraction where a percentage is meant,
+    cents for euros): scale what the line that made it assigns."""
+    scale, made = SCALE.search(receipt.text), FROM_LINE.search(receipt.text)
+    tree = parse(code) if scale and made else None
+    if tree is None:
+        return None
+    try:
+        ratio = float(scale.group(1))
+    except ValueError:
+        return None
+    if ratio <= 0 or ratio == 1:
+        return None
+    lineno = int(made.group(1))
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and stmt.lineno == lineno and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name):
+            value = source_of(code, stmt.value)
+            if not isinstance(stmt.value, (ast.Name, ast.Call, ast.Subscript, ast.Attribute, ast.Constant)):
+                value = f"({value})"
+            factor = f"* {round(1 / ratio):d}" if ratio < 1 else f"/ {round(ratio):d}"
+            return replace_node(code, stmt.value, f"{value} {factor}")
+    return None
