@@ -306,7 +306,7 @@ def test_auto_without_bwrap_refuses_with_the_remedies(scene, fake_model, tmp_pat
     assert "apt-get install bubblewrap" in result["reason"] and 'c.FixLoop.confinement = "none"' in result["reason"]
     assert "\n" not in result["reason"]
     assert outcome.prompts == []  # no candidate was asked for, none ran
-    warn = subprocess.run([sys.executable, "-c", "from jupyter_fixloop import confine; print(confine.load_warning('auto'))"],
+    warn = subprocess.run([sys.executable, "-c", "from jupyter_fixloop.sandbox import confine; print(confine.load_warning('auto'))"],
                           env={**os.environ, **env}, capture_output=True, text=True, timeout=60, check=False)
     assert "apt-get install bubblewrap" in warn.stdout, warn.stderr
 
