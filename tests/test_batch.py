@@ -216,19 +216,19 @@ def test_jupyter_finds_the_fixloop_subcommand(tmp_path):
 
 
 def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
-    """The README's batch-mode command: notebooks/cleaning.ipynb comes out fully running; one repair is a
-    guess nothing in the notebook checks (a column's near match), so the exit code is 3, not 0."""
+    """The README's batch-mode command: notebooks/cleaning.ipynb comes out fully running, each repair
+    verified by a check or by a later cell that now runs (the column's near match: the cell below reads it)."""
     src = str(Path(__file__).parent.parent / "notebooks" / "cleaning.ipynb")
     out, report = str(tmp_path / "cleaning.fixed.ipynb"), str(tmp_path / "cleaning-report.md")
 
-    assert batch_cli.main([src, "-o", out, "--report", report]) == 3
+    assert batch_cli.main([src, "-o", out, "--report", report]) == 0
 
     nb = nbformat.read(out, as_version=4)
     by_text = {c.source.splitlines()[0]: text_of(c) for c in nb.cells if c.cell_type == "code"}
     assert "north   18 units" in by_text["units_by_region = orders.groupby('region')['units'].sum()"]
     assert "north    33.0" in by_text["revenue_by_region = orders.groupby('region')['revenue'].sum().sort_values(ascending=False)"]
     assert "unit prices vary by 28% around their mean" in by_text['%%fixloop --expect "round(price_spread, 2) == 0.28"']
-    assert "every cell runs, but nothing checked some repairs: 4 ok, 4 fixed, 1 unverified" in Path(report).read_text()
+    assert "every cell runs: 4 ok, 5 fixed" in Path(report).read_text()
 
 
 def test_the_readme_first_command_runs_the_demo_and_says_what_was_verified(tmp_path):

@@ -222,7 +222,7 @@ def test_a_hosted_model_without_its_key_is_a_usage_error_naming_the_variable(ker
 def test_a_headless_result_says_the_fix_was_not_applied(kernel):
     kernel.run("prices_na = [3, 4, 5]")
     run = kernel.run("%%fixloop\ntotal_na = sum(price_na)\n")
-    assert "fixloop: fixed" in run.text
+    assert "fixloop: runs now — unverified" in run.text  # a guess, no check: it runs, nothing verified it
     assert "not applied: `%fixloop last` inserts it as the next cell" in run.text
     html = next(c["data"]["text/html"] for kind, c in run.outputs if kind == "display_data" and "text/html" in c["data"])
     assert "not applied: `%fixloop last` inserts it" in html

@@ -34,6 +34,7 @@ import sys
 import time
 import warnings
 
+from jupyter_fixloop.kernel import limits
 from jupyter_fixloop.kernel.facts import short_repr
 
 CELL_FILE = "<cell>"
@@ -463,6 +464,8 @@ class Twin:
                 os.close(down_w)
                 os.close(up_r)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the run
+                limits.make_undumpable()  # as the judge: the candidate cannot ptrace or read it
+                os.write(up_w, b"r")  # ready, and non-dumpable before any candidate code runs
                 sys.stdout = sys.stderr = io.StringIO()  # the kernel's streams need its threads
                 _wait_and_trace(down_r, up_w, ns)
                 code = 0
@@ -470,6 +473,13 @@ class Twin:
                 os._exit(code)
         os.close(down_r)
         os.close(up_w)
+        if not select.select([up_r], [], [], 2.0)[0] or os.read(up_r, 1) != b"r":
+            for fd in (down_w, up_r):
+                os.close(fd)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            return None  # no twin: the run goes on untraced
         return cls(pid, down_w, up_r)
 
     def trace(self, source: str, checks: list[str], seconds: float = TRACE_SECONDS) -> dict | None:
