@@ -466,7 +466,7 @@ def test_a_name_given_with_share_arrives(scene, fake_model, bwrap):
     outcome = attack(scene, fake_model, [f"assert len(db_password) == {len(scene.canaries['dbpw'])}\n"],
                      namespace=_holding_secrets(scene), share=["db_password"])
     assert_nothing_leaked(scene, outcome)
-    assert outcome.result["status"] == "fixed", outcome.receipts
+    assert outcome.result["status"] == "unverified", outcome.receipts  # it ran: the name arrived (its own assert is no evidence)
     assert "not shared" not in outcome.receipts[0]["text"]
 
 
