@@ -15,6 +15,8 @@ receipts and edits code safely.
 
 from __future__ import annotations
 
+import ast
+
 from ...receipt.smells import invisible_added
 from .calls import (
     bad_keyword,
@@ -110,6 +112,15 @@ def first_repair(code: str, receipt_text: str):
     return repair, fixed
 
 
+def _with_strings(code: str) -> str:
+    """`code` and the values of its string literals: `'\\ufeffid'` written as an escape holds a BOM too."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return code
+    return code + "\n" + "\n".join(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+
 def propose(code: str, receipt_text: str):
     """(repair, repaired code, '') of the first repair that changes the code; else (None, None, doubt),
     where `doubt` is what a repair that fits could not tell ('' when none fits)."""
@@ -124,7 +135,7 @@ def propose(code: str, receipt_text: str):
         except Exception:  # noqa: BLE001 - one repair that cannot read this code must not stop the others
             fixed = None
         if fixed is not None and fixed.strip() != code.strip():
-            hidden = invisible_added(code, fixed)
+            hidden = invisible_added(_with_strings(code), _with_strings(fixed))
             if hidden:  # a name with a BOM or a zero-width space in it: the fix is in how the data is read
                 doubt = doubt or (f"the fix would write an invisible character ({hidden}) into the code: the data's "
                                   "names hold it (a BOM: read the file with encoding='utf-8-sig'; else strip the names)")
