@@ -342,4 +342,4 @@ def test_the_widget_says_what_the_fix_does_to_the_data(lab):
     assert summary["status"] == "unverified"  # no check: the header says nothing checked it
     text = lab.texts(root)
     assert "runs now — unverified" in text and "nothing checked it; read what it does to your data" in text
-    assert "what it does to your data" in text and "new column &#x27;total&#x27;" in text.replace("'", "&#x27;")
+    assert "what it does to your data" in text and "orders: new DataFrame 3×3" in text  # shape, then its first rows
