@@ -13,8 +13,6 @@ from .result import LoopResult
 
 MIMETYPE = "application/vnd.jupyter.fixloop+json"
 METADATA_KEY = "fixloop"
-STATUSES = ("passed", "fixed", "unverified", "gave_up", "error")
-DECISIONS = ("pending", "accepted", "rejected", "undone")
 
 
 def now() -> str:

@@ -26,7 +26,6 @@ import asyncio
 import contextlib
 import copy
 import os
-import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -40,7 +39,7 @@ from ..kernel.snapshot import Snapshot, remove_scratch, scratch_dir
 from ..options import BUILTIN, LoopOptions
 from ..receipt.saved import repeatable, saved_check, saved_output
 from ..result import LoopResult
-from ..sandbox.leftovers import owner_tag
+from ..sandbox.leftovers import owner_tag, remove_tree
 from ..summary import METADATA_KEY, loop_summary
 from . import words
 from .cells import CellPlan, cell_names, parse_cell
@@ -351,7 +350,7 @@ class BatchRun:
             plain, plain_how = await self._plain()
         finally:
             self.progress.close()
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            remove_tree(self.workdir)  # iterative: a 3,000-deep tree a cell wrote does not stop it
             remove_scratch(self.snapdir)
         return BatchResult(self.path, tuple(self.outcomes), time.perf_counter() - started,
                            self.loop_options.model, plain, plain_how)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import operator
 
 from jupyter_fixloop.kernel.facts import short_repr
 
@@ -360,13 +359,6 @@ def _bound_at_top(stmt: ast.stmt) -> set[str]:
 
 
 # ---------------------------------------------------------------- comparing, briefly
-
-
-COMPARE = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
-    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
-}
 
 
 def truth(value) -> bool:

@@ -25,7 +25,6 @@ from ..model.models import Reply
 from ..receipt.values import Receipt, rejected
 from ..result import Sample, Usage
 
-MAX_SAMPLES = 8
 _RAN = ("ok", "check_failed")  # the code ran to its end; only checks can say it is wrong
 _RAISED = ("exception", "timeout", "crash")
 NOT_RUN = rejected("not run: another sample of this round passed first")

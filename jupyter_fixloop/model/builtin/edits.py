@@ -143,10 +143,6 @@ def parse(code: str) -> ast.Module | None:
         return None
 
 
-def compiles(code: str) -> bool:
-    return parse(code) is not None
-
-
 def rename_names(code: str, old: str, new: str, line: int | None = None) -> str | None:
     """Replace the identifier `old` by `new` wherever it is a name (not an attribute or a string)."""
     try:
