@@ -101,74 +101,103 @@ async def gather(temps: Sequence[float | str], ask: Ask, judge: Judge, decisive:
     run", and their tokens counted). A call that fails ends the asking; the round goes on with the
     replies it has, and raises that error when it has none. `decisive` (default: every pass) says
     which passes end the round; the others are kept, and the asking goes on."""
-    runs: dict[str, tuple[int, asyncio.Future]] = {}
-    settling: list[asyncio.Task] = []
-    stopped: list[asyncio.Future] = []  # runs this round stopped itself (not a cancellation from outside)
-    passed = False
+    return await _Round(ask, judge, decisive).gather(temps)
 
-    async def settle(order: int, step: float | str, reply: Reply, repeated: str) -> Candidate:
-        nonlocal passed
-        key = (reply.code or "").strip()
-        same = runs.get(key) if reply.code is not None else None
-        if same is None:
-            run = asyncio.ensure_future(judge(reply))
-            if reply.code is not None:
-                runs[key] = (order, run)
-        else:
-            run = same[1]
+
+class _Round:
+    """The state of one `gather`: the runs by code, the replies being settled, whether one passed."""
+
+    def __init__(self, ask: Ask, judge: Judge, decisive: Decisive | None):
+        self.ask, self.judge, self.decisive = ask, judge, decisive
+        self.runs: dict[str, tuple[int, asyncio.Future]] = {}
+        self.settling: list[asyncio.Task] = []
+        self.stopped: list[asyncio.Future] = []  # runs this round stopped itself (not a cancellation from outside)
+        self.passed = False
+        self.asking: asyncio.Future | None = None
+
+    async def gather(self, temps: Sequence[float | str]) -> list[Candidate]:
+        self.asking = asyncio.ensure_future(self._ask_in_turn(temps))
         try:
-            receipt = await asyncio.shield(run)
+            error = await self._asked()
+            outcomes = await asyncio.gather(*self.settling, return_exceptions=True)
+        finally:
+            self._cancel_all()
+        candidates = [o for o in outcomes if isinstance(o, Candidate)]
+        if candidates:
+            return candidates
+        errors = [o for o in (error, *outcomes) if isinstance(o, BaseException) and not isinstance(o, asyncio.CancelledError)]
+        if errors:
+            raise errors[0]
+        raise asyncio.CancelledError()
+
+    async def _ask_in_turn(self, temps: Sequence[float | str]) -> None:
+        # one call at a time: a one-slot server (llama-server) would queue the others, and their
+        # time in the queue would count against the model timeout
+        for order, step in enumerate(temps):
+            if self.passed:
+                return
+            asked = await self.ask(step)
+            if asked is None:
+                continue
+            self.settling.append(asyncio.ensure_future(self._settle(order, step, *asked)))
+            if step == RULES:  # a head start: most rule repairs run in well under a second
+                await asyncio.wait([self.settling[-1]], timeout=RULES_GRACE)
+
+    async def _asked(self) -> BaseException | None:
+        """Wait for the asking to end: the error of a call that failed, None otherwise (also when a
+        pass cancelled it)."""
+        try:
+            await self.asking
         except asyncio.CancelledError:
-            if not (run.cancelled() and run in stopped):
+            if not self.passed:
                 raise
-            receipt = NOT_RUN
+        except Exception as exc:
+            return exc
+        return None
+
+    async def _settle(self, order: int, step: float | str, reply: Reply, repeated: str) -> Candidate:
+        run, same = self._run_of(order, reply)
+        receipt = await self._receipt(run)
         if same is not None:
-            receipt = replace(receipt, text=f"(same code as sample {same[0] + 1}, not run again)\n{receipt.text}")
-        if receipt.ok and not passed and (decisive is None or decisive(step, reply, receipt)):
-            passed = True
-            asking.cancel()
-            for _, other in runs.values():
-                if not other.done():
-                    stopped.append(other)
-                    other.cancel()
+            receipt = replace(receipt, text=f"(same code as sample {same + 1}, not run again)\n{receipt.text}")
+        if receipt.ok and not self.passed and (self.decisive is None or self.decisive(step, reply, receipt)):
+            self._stop_the_others()
         if step == RULES:
             return Candidate(order, reply, receipt, None, repeated, RULES)
         return Candidate(order, reply, receipt, step, repeated)
 
-    async def ask_in_turn() -> None:
-        # one call at a time: a one-slot server (llama-server) would queue the others, and their
-        # time in the queue would count against the model timeout
-        for order, step in enumerate(temps):
-            if passed:
-                return
-            asked = await ask(step)
-            if asked is None:
-                continue
-            settling.append(asyncio.ensure_future(settle(order, step, *asked)))
-            if step == RULES:  # a head start: most rule repairs run in well under a second
-                await asyncio.wait([settling[-1]], timeout=RULES_GRACE)
+    def _run_of(self, order: int, reply: Reply) -> tuple[asyncio.Future, int | None]:
+        """The run of a reply's code, and the order of the sample of this round that proposed the
+        same code first (None when this one is the first: its run starts now)."""
+        key = (reply.code or "").strip()
+        same = self.runs.get(key) if reply.code is not None else None
+        if same is not None:
+            return same[1], same[0]
+        run = asyncio.ensure_future(self.judge(reply))
+        if reply.code is not None:
+            self.runs[key] = (order, run)
+        return run, None
 
-    asking = asyncio.ensure_future(ask_in_turn())
-    error: BaseException | None = None
-    try:
+    async def _receipt(self, run: asyncio.Future) -> Receipt:
         try:
-            await asking
+            return await asyncio.shield(run)
         except asyncio.CancelledError:
-            if not passed:
+            if not (run.cancelled() and run in self.stopped):
                 raise
-        except Exception as exc:
-            error = exc
-        outcomes = await asyncio.gather(*settling, return_exceptions=True)
-    finally:
-        asking.cancel()
-        for task in settling:
+            return NOT_RUN
+
+    def _stop_the_others(self) -> None:
+        """A decisive pass: the call under way is cancelled, the runs still going are stopped."""
+        self.passed = True
+        self.asking.cancel()
+        for _, other in self.runs.values():
+            if not other.done():
+                self.stopped.append(other)
+                other.cancel()
+
+    def _cancel_all(self) -> None:
+        self.asking.cancel()
+        for task in self.settling:
             task.cancel()
-        for _, run in runs.values():
+        for _, run in self.runs.values():
             run.cancel()
-    candidates = [o for o in outcomes if isinstance(o, Candidate)]
-    if candidates:
-        return candidates
-    errors = [o for o in (error, *outcomes) if isinstance(o, BaseException) and not isinstance(o, asyncio.CancelledError)]
-    if errors:
-        raise errors[0]
-    raise asyncio.CancelledError()
