@@ -123,6 +123,33 @@ def test_ruff_finds_nothing():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+MAX_FUNCTION_LINES = 60
+
+
+def long_functions(root: pathlib.Path, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """`path:line name (N lines)` of each function (nested ones too) longer than `limit` lines."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if "labextension" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                size = node.end_lineno - node.lineno + 1
+                if size > limit:
+                    found.append(f"{path.relative_to(root.parent)}:{node.lineno} {node.name} ({size} lines)")
+    return found
+
+
+def test_no_function_is_over_60_lines():
+    assert long_functions(PACKAGE) == []
+
+
+def test_the_function_counter_counts_lines(tmp_path):
+    body = "\n".join(f"    x{i} = {i}" for i in range(59))
+    (tmp_path / "m.py").write_text(f"def short():\n{body}\n\n\nasync def long():\n{body}\n    return x0\n")
+    assert long_functions(tmp_path) == [f"{tmp_path.name}/m.py:63 long (61 lines)"]
+
+
 # ---------------------------------------------------------------- the wall and the wings
 
 WINGS = {"loop": 4, "sandbox": 3, "model": 3, "receipt": 2, "kernel": 1}  # higher may import lower

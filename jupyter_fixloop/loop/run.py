@@ -131,21 +131,14 @@ class LoopRun:
             self.emit("done")
 
     async def _rounds(self, pool: SandboxPool, mirror: _Mirror) -> LoopResult:
-        opts, source, checks = self.options, self.source, self.checks
+        opts = self.options
         history: list[tuple[str, Receipt]] = []
         if not self.instruction:
-            self.emit("running", round=0, max_rounds=opts.max_rounds)
-            self.first = await self._run(pool, mirror, source, original_run=True)
-            # a typo the cell made (`dff`) shares its close match (`df`); then the set is fixed
-            mirror.share(self._shared(sharing.missing_names(self.first.ename, self.first.evalue)))
-            self.baseline = frozenset(f.number for f in self.first.following if not f.ok)
-            self.emit("receipt", round=0, receipt=self.first)
+            await self._original(pool, mirror)
             if self.first.ok:
-                words = verified(self.first, source, source, checks)
-                return self._end("passed", f"the cell already {words}" if words.startswith("runs")
-                                 else f"the cell already passes: {words}")
-            history.append((source, self.first))
-        guard_ = guard.Guard(source, checks, self.expect_output, _namespace_names(self.namespace))
+                return self._already_passes()
+            history.append((self.source, self.first))
+        guard_ = guard.Guard(self.source, self.checks, self.expect_output, _namespace_names(self.namespace))
         passed_before: dict[str, int] = {c.expr: 0 for c in (self.first.checks if self.first else ()) if c.passed}
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
@@ -153,68 +146,115 @@ class LoopRun:
             if bound:
                 return self._end("gave_up", bound)
             self.emit("asking", round=index, max_rounds=opts.max_rounds)
-            if repeated_before:
-                note = (f"Your last answer was identical to {repeated_before}, which already failed as shown above. "
-                        "Write a different fix that addresses what happened.")
-            messages = prompt.build_messages(source, instruction=self.instruction, checks=checks, history=history,
-                                             hint=opts.hint or None, note=note or None,
-                                             latest=self._author(history[-1][0]) if history else None)
-            if repeated_before:  # stuck on an answer that failed: several hotter ones, the best carried on
-                hot = opts.resample_temperature
-                temps = sampling.temperatures(hot, min(2.0, hot + sampling.RESAMPLE_SPREAD), max(opts.samples, opts.resamples))
-            else:
-                temps = sampling.temperatures(opts.temperature, max(opts.temperature, opts.resample_temperature), opts.samples)
-            if opts.rules and opts.model != BUILTIN:
-                temps = (sampling.RULES, *temps)
-
+            messages = self._messages(history, note, repeated_before)
             try:
-                candidates = await self._sample(index, messages, temps, guard_, history, passed_before, pool, mirror)
+                candidates = await self._sample(index, messages, self._temperatures(repeated_before), guard_, history,
+                                                passed_before, pool, mirror)
             except ModelError as exc:
                 return self._end("error", str(exc))
             except asyncio.TimeoutError:
                 return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
             best = sampling.best_of(candidates)
-            reply, receipt, temperature = best.reply, best.receipt, best.temperature
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
             if repeated and opts.model == BUILTIN:  # deterministic: asking again gets the same
                 return self._end("gave_up", f"the model repeated {repeated}; a hint (--hint) or another model may help")
-            removed = self._removed.get(reply.code or "", 0)
-            if removed:
-                receipt = replace(receipt, text=receipt.text + f"\nNote: {removed} statement(s) copied from the checks "
-                                  "were removed from your answer; the checks run on their own after the cell.")
-            usage = sampling.total_usage(candidates, best)
-            several = len(candidates) > 1 or opts.samples > 1
-            samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
-            self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
-                                     temperature=temperature, samples=samples, source=best.source))
-            self.emit("receipt", round=index, receipt=receipt, usage=usage)
-            if receipt.ok:
-                by = ", the built-in rules' repair" if best.source == sampling.RULES else ""
-                if evidence(receipt, reply.code, self.source):
-                    words = verified(receipt, reply.code, self.source, self.checks)
-                    return self._end("fixed", f"after {index} round(s){by}: {words}", reply.code)
-                others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
-                also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
-                        "differently: compare them below") if others else ""
-                return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{_guess(reply.text)})",
-                                 reply.code)
-            if repeated and repeated_before and best.repeated:  # the round is kept: its call cost tokens and time
-                return self._end("gave_up", f"the model repeated {repeated}, also when asked again at a higher "
-                                 "temperature; a hint (--hint) or another model may help")
-            if reply.code is None and opts.model == BUILTIN:  # deterministic: asking again gets the same
-                return self._end("gave_up", f"{receipt.text.rstrip('.')}; a model (--model, FixLoop.model) may fix it")
+            receipt = self._record(index, candidates, best)
+            ended = self._ended(index, best, receipt, repeated if repeated_before else "")
+            if ended is not None:
+                return ended
             for c in receipt.checks:
                 if c.passed:
                     passed_before.setdefault(c.expr, index)
-            note, repeated_before = "", repeated
-            if best.repeated:
-                continue  # the code already ran and is in front of the model: the note says so
-            if reply.code is not None:
-                history.append((reply.code, receipt))
-            elif history:  # keep the last real run in front of the model, and say what went wrong
-                note = "Your previous reply had no ```python block."
+            note, repeated_before = self._carry_on(best, receipt, history), repeated
         return self._end("gave_up", f"max rounds ({opts.max_rounds}) reached")
+
+    async def _original(self, pool: SandboxPool, mirror: _Mirror) -> None:
+        """Round 0: the cell as the user wrote it (its receipt is the first thing the model reads)."""
+        self.emit("running", round=0, max_rounds=self.options.max_rounds)
+        self.first = first = await self._run(pool, mirror, self.source, original_run=True)
+        # a typo the cell made (`dff`) shares its close match (`df`); then the set is fixed
+        mirror.share(self._shared(sharing.missing_names(first.ename, first.evalue)))
+        self.baseline = frozenset(f.number for f in first.following if not f.ok)
+        self.emit("receipt", round=0, receipt=first)
+
+    def _already_passes(self) -> LoopResult:
+        words = verified(self.first, self.source, self.source, self.checks)
+        return self._end("passed", f"the cell already {words}" if words.startswith("runs")
+                         else f"the cell already passes: {words}")
+
+    def _messages(self, history: list[tuple[str, Receipt]], note: str, repeated_before: str) -> list[dict]:
+        if repeated_before:
+            note = (f"Your last answer was identical to {repeated_before}, which already failed as shown above. "
+                    "Write a different fix that addresses what happened.")
+        return prompt.build_messages(self.source, instruction=self.instruction, checks=self.checks, history=history,
+                                     hint=self.options.hint or None, note=note or None,
+                                     latest=self._author(history[-1][0]) if history else None)
+
+    def _temperatures(self, repeated_before: str) -> tuple[float | str, ...]:
+        """The round's steps: one temperature per model call, after the rules' repair when they run beside
+        a model. Stuck on an answer that failed: several hotter ones, the best carried on."""
+        opts = self.options
+        if repeated_before:
+            hot = opts.resample_temperature
+            temps = sampling.temperatures(hot, min(2.0, hot + sampling.RESAMPLE_SPREAD), max(opts.samples, opts.resamples))
+        else:
+            temps = sampling.temperatures(opts.temperature, max(opts.temperature, opts.resample_temperature), opts.samples)
+        if opts.rules and opts.model != BUILTIN:
+            temps = (sampling.RULES, *temps)
+        return temps
+
+    def _record(self, index: int, candidates: list[sampling.Candidate], best: sampling.Candidate) -> Receipt:
+        """The round, kept (its call cost tokens and time whatever comes next); its receipt as the model reads it."""
+        reply, receipt = best.reply, best.receipt
+        removed = self._removed.get(reply.code or "", 0)
+        if removed:
+            receipt = replace(receipt, text=receipt.text + f"\nNote: {removed} statement(s) copied from the checks "
+                              "were removed from your answer; the checks run on their own after the cell.")
+        usage = sampling.total_usage(candidates, best)
+        several = len(candidates) > 1 or self.options.samples > 1
+        samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
+        self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
+                                 temperature=best.temperature, samples=samples, source=best.source))
+        self.emit("receipt", round=index, receipt=receipt, usage=usage)
+        return receipt
+
+    def _ended(self, index: int, best: sampling.Candidate, receipt: Receipt, repeated_twice: str) -> LoopResult | None:
+        """The loop's result when this round ends it: it passed, or asking again cannot help; None to go on."""
+        reply = best.reply
+        if receipt.ok:
+            return self._passed(index, best, receipt)
+        if repeated_twice and best.repeated:
+            return self._end("gave_up", f"the model repeated {repeated_twice}, also when asked again at a higher "
+                             "temperature; a hint (--hint) or another model may help")
+        if reply.code is None and self.options.model == BUILTIN:  # deterministic: asking again gets the same
+            return self._end("gave_up", f"{receipt.text.rstrip('.')}; a model (--model, FixLoop.model) may fix it")
+        return None
+
+    def _passed(self, index: int, best: sampling.Candidate, receipt: Receipt) -> LoopResult:
+        """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
+        reply = best.reply
+        by = ", the built-in rules' repair" if best.source == sampling.RULES else ""
+        if evidence(receipt, reply.code, self.source):
+            words = verified(receipt, reply.code, self.source, self.checks)
+            return self._end("fixed", f"after {index} round(s){by}: {words}", reply.code)
+        others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
+        also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
+                "differently: compare them below") if others else ""
+        return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{_guess(reply.text)})",
+                         reply.code)
+
+    @staticmethod
+    def _carry_on(best: sampling.Candidate, receipt: Receipt, history: list[tuple[str, Receipt]]) -> str:
+        """What the next round shows the model: this round's code and receipt joins `history`; the note
+        for the next prompt ("" for none)."""
+        if best.repeated:
+            return ""  # the code already ran and is in front of the model: the note says so
+        if best.reply.code is not None:
+            history.append((best.reply.code, receipt))
+        elif history:  # keep the last real run in front of the model, and say what went wrong
+            return "Your previous reply had no ```python block."
+        return ""
 
     async def _sample(self, index: int, messages, temps, guard_: guard.Guard, history, passed_before, pool,
                       mirror) -> list[sampling.Candidate]:

@@ -196,29 +196,13 @@ def from_run(
     """
     if result.get("internal"):
         return crash(f"the sandbox runner failed: {result['internal']}")
-    checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", "")) for c in result.get("checks", []))
-    effect = effects.from_run(result.get("effect"))
-    if original is not None:
-        effect = smell_rules.judged(effect, original, ran)
-        lost = smell_rules.warned(result.get("warnings") or []) if result.get("error") is None else ()
-        if lost:
-            effect = replace(effect or Effect(), smells=(effect.smells if effect else ()) + lost)
+    effect = _judged_effect(result, original, ran)
     later = _following(result.get("following") or [], following_cells, following_counted, following_excused)
     notes = tuple(notes) + tuple(f"{f.label} fails after the original cell, so it is not counted: {f.error}"
                                  for f in later if not f.ok and not f.counted)
     warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
     error = result.get("error")
-    diff: list[str] = []
-    if expect_output is not None and error is None:
-        if isinstance(expect_output, saved.SavedOutput):  # the output a notebook's author saved
-            passed, detail, diff = saved.saved_check(result.get("stdout", ""), result.get("shown"), expect_output)
-            outcome = CheckOutcome(saved.SAVED_CHECK, passed, detail)
-        else:
-            outcome, diff = output_check(result.get("stdout", ""), expect_output)
-        checks += (outcome,)
-    if error is None:
-        checks += tuple(CheckOutcome(f.label, f.ok, "" if f.ok else f.error) for f in later if f.counted)
-        checks += tuple(CheckOutcome(SMELL_CHECK, False, s) for s in (effect.smells if effect else ()))
+    checks, diff = _outcomes(result, effect, later, expect_output)
     common = dict(
         stdout=result.get("stdout", ""),
         stderr=result.get("stderr", ""),
@@ -233,23 +217,61 @@ def from_run(
     parts = _Parts(result=result, error=error, checks=checks, warnings=warnings, notes=tuple(notes), diff=diff,
                    effect=effect, trace=trace, trace_note=trace_note)
     if error is not None:
-        check = error.get("check")
-        if check:
-            parts = replace(parts, checks=checks + (CheckOutcome(check["expr"], False, check.get("detail", "")),))
-        return Receipt(
-            kind="check_failed" if check else "exception",
-            text=fit(parts.render, budget),
-            ename=error["ename"],
-            evalue=error["evalue"],
-            lineno=error.get("lineno"),
-            line=error.get("line"),
-            checks=parts.checks,
-            context=tuple(error.get("context", [])),
-            **common,
-        )
+        return _raised(error, parts, budget, common)
     failed = [c for c in checks if not c.passed]
     kind = "check_failed" if failed else "ok"
     return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, trace=trace if failed else (), **common)
+
+
+def _judged_effect(result: dict, original: str | None, ran: str | None) -> Effect | None:
+    """What the run did to the data; with the user's cell (`original`), its smells too (a warning that
+    says data was lost counts as one when the cell ran without error)."""
+    effect = effects.from_run(result.get("effect"))
+    if original is None:
+        return effect
+    effect = smell_rules.judged(effect, original, ran)
+    lost = smell_rules.warned(result.get("warnings") or []) if result.get("error") is None else ()
+    if lost:
+        effect = replace(effect or Effect(), smells=(effect.smells if effect else ()) + lost)
+    return effect
+
+
+def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome, ...],
+              expect_output: str | None) -> tuple[tuple[CheckOutcome, ...], list[str]]:
+    """The run's checks in order (the judge's; when the cell ran without error, then the expected output,
+    the counted following cells and the smells), and the diff of a wrong output."""
+    checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", "")) for c in result.get("checks", []))
+    if result.get("error") is not None:
+        return checks, []
+    diff: list[str] = []
+    if expect_output is not None:
+        if isinstance(expect_output, saved.SavedOutput):  # the output a notebook's author saved
+            passed, detail, diff = saved.saved_check(result.get("stdout", ""), result.get("shown"), expect_output)
+            outcome = CheckOutcome(saved.SAVED_CHECK, passed, detail)
+        else:
+            outcome, diff = output_check(result.get("stdout", ""), expect_output)
+        checks += (outcome,)
+    checks += tuple(CheckOutcome(f.label, f.ok, "" if f.ok else f.error) for f in later if f.counted)
+    checks += tuple(CheckOutcome(SMELL_CHECK, False, s) for s in (effect.smells if effect else ()))
+    return checks, diff
+
+
+def _raised(error: dict, parts: _Parts, budget: Budget, common: dict) -> Receipt:
+    """The receipt of a run that raised: in the cell, or in a check (the failing check is the last one)."""
+    check = error.get("check")
+    if check:
+        parts = replace(parts, checks=parts.checks + (CheckOutcome(check["expr"], False, check.get("detail", "")),))
+    return Receipt(
+        kind="check_failed" if check else "exception",
+        text=fit(parts.render, budget),
+        ename=error["ename"],
+        evalue=error["evalue"],
+        lineno=error.get("lineno"),
+        line=error.get("line"),
+        checks=parts.checks,
+        context=tuple(error.get("context", [])),
+        **common,
+    )
 
 
 def _trace(raw) -> tuple[tuple[TracedLine, ...], str]:

@@ -97,10 +97,12 @@ def remove_tree(path: str) -> bool:
         return False
 
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def _remove_tree(path: str) -> bool:
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, _DIR_FLAGS)
     except FileNotFoundError:
         return True
     except OSError:
@@ -109,42 +111,13 @@ def _remove_tree(path: str) -> bool:
     stuck: set[tuple[int, str]] = set()  # (depth, name) that could not be removed: not tried again
     try:
         while True:
-            below = None
-            with os.scandir(fd) as entries:
-                for entry in entries:
-                    if (len(names), entry.name) in stuck:
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        below = entry.name
-                        break
-                    try:
-                        os.unlink(entry.name, dir_fd=fd)
-                    except FileNotFoundError:
-                        pass
-                    except OSError:
-                        stuck.add((len(names), entry.name))
+            below = _clear(fd, len(names), stuck)
             if below is not None:
-                try:
-                    child = os.open(below, flags, dir_fd=fd)
-                except OSError:
-                    stuck.add((len(names), below))
-                    continue
-                os.close(fd)
-                fd = child
-                names.append(below)
-                continue
-            if not names:
+                fd = _down(fd, below, names, stuck)
+            elif names:
+                fd = _up(fd, names, stuck)
+            else:
                 break
-            parent = os.open("..", flags, dir_fd=fd)
-            os.close(fd)
-            fd = parent
-            name = names.pop()
-            try:
-                os.rmdir(name, dir_fd=fd)
-            except FileNotFoundError:
-                pass
-            except OSError:
-                stuck.add((len(names), name))
     finally:
         os.close(fd)
     try:
@@ -154,6 +127,49 @@ def _remove_tree(path: str) -> bool:
     except OSError:
         return False
     return True
+
+
+def _clear(fd: int, depth: int, stuck: set[tuple[int, str]]) -> str | None:
+    """Unlink the files of the open directory `fd`: its first subdirectory not stuck, None when none is left."""
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            if (depth, entry.name) in stuck:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                return entry.name
+            try:
+                os.unlink(entry.name, dir_fd=fd)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                stuck.add((depth, entry.name))
+    return None
+
+
+def _down(fd: int, name: str, names: list[str], stuck: set[tuple[int, str]]) -> int:
+    """Into the subdirectory `name` of `fd` (its fd; `fd` itself when it cannot be opened: stuck)."""
+    try:
+        child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+    except OSError:
+        stuck.add((len(names), name))
+        return fd
+    os.close(fd)
+    names.append(name)
+    return child
+
+
+def _up(fd: int, names: list[str], stuck: set[tuple[int, str]]) -> int:
+    """Back to the parent of `fd` (its fd), removing the directory just emptied."""
+    parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+    os.close(fd)
+    name = names.pop()
+    try:
+        os.rmdir(name, dir_fd=parent)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        stuck.add((len(names), name))
+    return parent
 
 
 def _mine(entry: os.DirEntry) -> bool:
