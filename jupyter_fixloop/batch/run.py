@@ -36,7 +36,8 @@ from ..errors import FixloopError, UsageError
 from ..kernel import wire
 from ..kernel.sharing import missing_names
 from ..kernel.snapshot import Snapshot, remove_scratch, scratch_dir
-from ..options import BUILTIN, LoopOptions
+from ..model.models import get_model
+from ..options import LoopOptions
 from ..receipt.saved import repeatable, saved_check, saved_output
 from ..result import LoopResult
 from ..sandbox.leftovers import owner_tag, remove_tree
@@ -458,7 +459,7 @@ class BatchRun:
         templated from the cell, not model code, and are applied."""
         if self.options.accept_unreviewed or self.decide is not accept_all:
             return False
-        if self.loop_options.model == BUILTIN:
+        if get_model(self.loop_options.model).applied_unreviewed:
             return False
         return not (result.rounds and result.rounds[-1].source == "rules")
 
@@ -597,18 +598,12 @@ def _warm_up(options: LoopOptions) -> None:
     run, so the first repair waits less."""
     from .. import runtime
     from ..loop.run import sandbox_settings
-    from ..model import models as model
     from ..sandbox.pool import pool_for
 
     async def warm():
         pool_for(sandbox_settings(options), options.pool_size)
-        if options.model == BUILTIN:
-            return
-        await asyncio.sleep(0.5)  # let the sandbox start before the import holds this loop
-        try:
-            model.litellm()  # on the runtime loop, where loops call it: no import from two threads
-        except Exception:  # the first repair imports it again and reports the error properly
-            pass
+        await asyncio.sleep(0.5)  # let the sandbox start before an import holds this loop
+        get_model(options.model).warm_up()  # on the runtime loop, where loops call it: no import from two threads
 
     asyncio.run_coroutine_threadsafe(warm(), runtime.loop())
 

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import FixloopError
 from ..kernel import wire
+from ..model.models import get_model
 
 MODES = ("loop", "one-shot")
 CLAIMS = ("fixed", "unverified", "answered")  # statuses that propose code as a repair (answered: one-shot, not run)
@@ -296,9 +297,9 @@ def _one_shot(case: Case, snap, opts) -> dict:
                 "fixed_in_round": 0}
     messages = prompt.build_messages(case.cell, checks=tuple(checks), history=[(case.cell, first)])
     try:
-        reply = runtime.run_sync(model.propose(messages, opts.options.model, timeout=opts.options.model_timeout,
-                                               api_base=opts.options.api_base or None,
-                                               temperature=opts.options.temperature, stop=prompt.STOP))
+        reply = runtime.run_sync(model.get_model(opts.options.model).propose(
+            messages, (case.cell, first), timeout=opts.options.model_timeout, api_base=opts.options.api_base or None,
+            temperature=opts.options.temperature, stop=prompt.STOP))
     except ModelError as exc:
         return {"status": "error", "reason": str(exc), "rounds": 1, "final_code": None, "last_receipt": first.text}
     status = "answered" if reply.code else "no_code"
@@ -630,7 +631,7 @@ def write_json(path: str, results: list[CaseResult], figures: dict, opts) -> Non
         "max_rounds": opts.max_rounds,
         "samples": getattr(opts, "samples", 1),
         "resamples": opts.options.resamples,
-        "rules": opts.options.rules if opts.mode == "loop" and opts.options.model != "fixloop/builtin" else False,
+        "rules": opts.options.rules if opts.mode == "loop" and get_model(opts.options.model).rules_beside else False,
         "timeout": opts.timeout,
         "api_base": opts.api_base,
         "expect_check": opts.expect_check,

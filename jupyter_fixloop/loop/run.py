@@ -23,8 +23,8 @@ from ..kernel import snapshot as snapshots
 from ..kernel.snapshot import Snapshot
 from ..model import models as model
 from ..model import prompt
-from ..options import BUILTIN, LoopOptions, knob_signature
-from ..receipt.values import Budget, Receipt, no_code, no_repair
+from ..options import LoopOptions, knob_signature
+from ..receipt.values import Budget, Receipt
 from ..result import LoopResult, Round, Usage
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
@@ -103,7 +103,8 @@ class LoopRun:
         self.emit = _emitter(on_event)
         self.listening = on_event is not None
         self.settings = sandbox_settings(options)
-        self.budget = Budget(options.receipt_tokens, model.token_counter(options.model))
+        self.model = model.get_model(options.model)
+        self.budget = Budget(options.receipt_tokens, self.model.token_counter())
         self.namespace = namespace
         self.loop_id = uuid.uuid4().hex[:12]
         self.rounds: list[Round] = []
@@ -157,7 +158,7 @@ class LoopRun:
             best = sampling.best_of(candidates)
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
-            if repeated and opts.model == BUILTIN:  # deterministic: asking again gets the same
+            if repeated and self.model.deterministic:  # asking again gets the same
                 return self._end("gave_up", f"the model repeated {repeated}; a hint (--hint) or another model may help")
             receipt = self._record(index, candidates, best)
             ended = self._ended(index, best, receipt, repeated if repeated_before else "")
@@ -200,7 +201,7 @@ class LoopRun:
             temps = sampling.temperatures(hot, min(2.0, hot + sampling.RESAMPLE_SPREAD), max(opts.samples, opts.resamples))
         else:
             temps = sampling.temperatures(opts.temperature, max(opts.temperature, opts.resample_temperature), opts.samples)
-        if opts.rules and opts.model != BUILTIN:
+        if opts.rules and self.model.rules_beside:
             temps = (sampling.RULES, *temps)
         return temps
 
@@ -227,7 +228,7 @@ class LoopRun:
         if repeated_twice and best.repeated:
             return self._end("gave_up", f"the model repeated {repeated_twice}, also when asked again at a higher "
                              "temperature; a hint (--hint) or another model may help")
-        if reply.code is None and self.options.model == BUILTIN:  # deterministic: asking again gets the same
+        if reply.code is None and self.model.deterministic:  # asking again gets the same
             return self._end("gave_up", f"{receipt.text.rstrip('.')}; a model (--model, FixLoop.model) may fix it")
         return None
 
@@ -261,7 +262,7 @@ class LoopRun:
         """The round's candidates: one model call per temperature, each reply cleaned by the guard and run."""
 
         async def ask(step: float | str) -> tuple[model.Reply, str] | None:
-            last = (history[-1][0], history[-1][1].text) if history else (None, "")  # typed, never re-read from text
+            last = history[-1] if history else (None, None)  # typed, never re-read from the prompt
             if step == sampling.RULES:
                 reply = await self._rules(messages, last)
                 if reply is None:
@@ -288,7 +289,7 @@ class LoopRun:
     async def _judge(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
         if code is None:
-            return no_repair(text) if self.options.model == BUILTIN else no_code(text)
+            return self.model.without_code(text)
         tried = _tried_before(code, self.rounds, self.source, self.first)
         if tried is not None:
             label, earlier = tried
@@ -345,7 +346,7 @@ class LoopRun:
         A small model often answers with code that already failed. That is not the end: the next
         round tells it so and asks at `resample_temperature`; only a repeat after that ends the loop.
         The built-in engine is deterministic: only its previous reply, word for word, counts."""
-        if self.options.model == BUILTIN:
+        if self.model.deterministic:
             same = bool(self.rounds) and reply.text.strip() == self.rounds[-1].reply.strip()
             return "its previous answer" if same else ""
         if reply.code is not None:
@@ -365,17 +366,17 @@ class LoopRun:
                 return f"{who} in round {r.index}"
         return "the code that was run"
 
-    async def _rules(self, messages, last: tuple[str | None, str]) -> model.Reply | None:
+    async def _rules(self, messages, last: model.LastRun) -> model.Reply | None:
         """The built-in engine's rule repair for this round (in-process, milliseconds, no tokens), or
         None when it has no repair or only code that already ran. It repairs `last` (the code that
-        last ran, its receipt's text), never code read out of the prompt's receipt text."""
-        reply = await model.propose(messages, BUILTIN, run=last)
+        last ran, its receipt), never code read out of the prompt's receipt text."""
+        reply = await model.BUILTIN_MODEL.propose(messages, last)
         if reply.code is None or _tried_before(reply.code, self.rounds, self.source, self.first) is not None:
             return None
         return replace(reply, usage=Usage(seconds=reply.usage.seconds))
 
     async def _propose(self, messages, temperature: float | None = None,
-                       last: tuple[str | None, str] | None = None) -> model.Reply:
+                       last: model.LastRun | None = None) -> model.Reply:
         """The model call, retries included, cut off at the loop's total time bound."""
         opts = self.options
         index = len(self.rounds) + 1
@@ -385,9 +386,8 @@ class LoopRun:
             def writing(tokens: int, rate: float):
                 self.emit("writing", round=index, max_rounds=opts.max_rounds, tokens=tokens, rate=rate)
 
-        call = model.propose(messages, opts.model, timeout=opts.model_timeout, api_base=opts.api_base or None,
-                             temperature=temperature, stop=prompt.STOP, on_progress=writing,
-                             run=last if opts.model == BUILTIN else None)
+        call = self.model.propose(messages, last, timeout=opts.model_timeout, api_base=opts.api_base or None,
+                                  temperature=temperature, stop=prompt.STOP, on_progress=writing)
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))

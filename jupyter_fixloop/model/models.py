@@ -1,5 +1,9 @@
 """Calling a model: the built-in offline engine directly, any other model through litellm.
 
+Both are a `Model` (as simonw/llm's models.py): `get_model(name)` returns a `BuiltinModel` or a
+`LiteLLMModel`, and callers ask it what they need to know (is it deterministic, does the rules'
+repair run beside it, are its repairs applied without review) instead of comparing its name.
+
 This is litellm's only home in the package; it is imported on first use of a litellm model (it
 takes seconds), never for the built-in engine.
 """
@@ -12,9 +16,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..errors import ModelError, UsageError
 from ..options import BUILTIN
+from ..receipt.values import Receipt, no_code, no_repair
 from ..result import Usage
 from .prompt import extract_code
 
@@ -26,6 +32,104 @@ class Reply:
     text: str
     code: str | None
     usage: Usage
+
+
+Progress = Callable[[int, float], None]  # (tokens written, tokens per second) while a reply streams
+# the code that last ran and its typed receipt, as the loop holds them (None, None before any run)
+LastRun = tuple[str | None, Receipt | None]
+
+
+class Model(Protocol):
+    """One model the loop can ask. `propose` answers a prompt; the flags say how the loop treats it."""
+
+    name: str
+    deterministic: bool  # the same prompt gets the same answer: asking again cannot help
+    rules_beside: bool  # the built-in engine's rule repair runs beside it each round
+    applied_unreviewed: bool  # its repairs are rules templated from the cell: batch mode applies them unreviewed
+
+    async def propose(self, messages: list[dict], last: LastRun | None = None, *, timeout: float = 120.0,
+                      max_tokens: int | None = None, api_base: str | None = None, api_key: str | None = None,
+                      num_retries: int = 2, temperature: float | None = None, stop: tuple[str, ...] = (),
+                      on_progress: Progress | None = None) -> Reply: ...
+
+    def token_counter(self) -> Callable[[str], int]: ...
+
+    def check(self, api_base: str | None = None) -> None: ...
+
+    def warm_up(self) -> None: ...
+
+    def without_code(self, text: str) -> Receipt: ...
+
+
+@dataclass(frozen=True)
+class BuiltinModel:
+    """The offline engine (`fixloop/builtin`): answers in-process, the way a model does; no model is
+    called, so no tokens, no key, no network, and no litellm."""
+
+    name: str = BUILTIN
+    deterministic = True
+    rules_beside = False  # it is those rules
+    applied_unreviewed = True
+
+    async def propose(self, messages: list[dict], last: LastRun | None = None, **_call) -> Reply:
+        """With `last` (the code that last ran and its typed receipt, as the loop holds them) it repairs
+        that code, never code read out of the prompt; without it, it reads the prompt (the bench's cases)."""
+        return _builtin(messages, last)
+
+    def token_counter(self) -> Callable[[str], int]:
+        """litellm's default tokenizer, cl100k, read with tiktoken alone: the built-in engine must not wait
+        seconds for litellm's import (a third of a second, and only for a receipt longer than its budget in bytes)."""
+        return _cl100k_count
+
+    def check(self, api_base: str | None = None) -> None:
+        """Nothing to check: the built-in engine needs no key and no server."""
+
+    def warm_up(self) -> None:
+        """Nothing to import ahead."""
+
+    def without_code(self, text: str) -> Receipt:
+        """Its answer had no code: not a model's reply (no call was made), so `no_repair`, not `no_code`."""
+        return no_repair(text)
+
+
+@dataclass(frozen=True)
+class LiteLLMModel:
+    """Any model litellm can call (`provider/model`)."""
+
+    name: str
+    deterministic = False
+    rules_beside = True
+    applied_unreviewed = False  # a model wrote it: a person accepts it first (batch mode's --accept-unreviewed)
+
+    async def propose(self, messages: list[dict], last: LastRun | None = None, **call) -> Reply:
+        """`last` is not read: a model reads the prompt."""
+        return await _litellm_call(messages, self.name, **call)
+
+    def token_counter(self) -> Callable[[str], int]:
+        """Its tokenizer through litellm."""
+        return lambda text: count_tokens(text, self.name)
+
+    def check(self, api_base: str | None = None) -> None:
+        _check_litellm_model(self.name, api_base)
+
+    def warm_up(self) -> None:
+        """Import litellm now (it takes seconds), so the first call waits less; an error here is reported
+        by that first call."""
+        try:
+            litellm()
+        except Exception:
+            pass
+
+    def without_code(self, text: str) -> Receipt:
+        return no_code(text)
+
+
+BUILTIN_MODEL = BuiltinModel()
+
+
+def get_model(name: str) -> Model:
+    """The `Model` a model string names: the built-in engine for `fixloop/builtin`, litellm otherwise."""
+    return BUILTIN_MODEL if name == BUILTIN else LiteLLMModel(name)
 
 
 # ---------------------------------------------------------------- calling the model
@@ -74,17 +178,33 @@ async def propose(
     temperature: float | None = None,
     stop: tuple[str, ...] = (),
     on_progress: Callable[[int, float], None] | None = None,
-    run: tuple[str | None, str] | None = None,
+    run: LastRun | None = None,
 ) -> Reply:
-    """One model call. Transport and provider errors become a one-line `ModelError`.
+    """One call of the model named `model` (see `get_model`; `run`: its `last`)."""
+    return await get_model(model).propose(messages, run, timeout=timeout, max_tokens=max_tokens, api_base=api_base,
+                                          api_key=api_key, num_retries=num_retries, temperature=temperature,
+                                          stop=stop, on_progress=on_progress)
+
+
+async def _litellm_call(
+    messages: list[dict],
+    model: str,
+    *,
+    timeout: float = 120.0,
+    max_tokens: int | None = None,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    num_retries: int = 2,
+    temperature: float | None = None,
+    stop: tuple[str, ...] = (),
+    on_progress: Progress | None = None,
+) -> Reply:
+    """One litellm call. Transport and provider errors become a one-line `ModelError`.
 
     `temperature`: None leaves the provider's default; a model that takes no temperature (some
     reasoning models) gets none (litellm's drop_params). `stop`: where the reply may end early.
     `on_progress(tokens, tokens_per_second)`: the reply is streamed, and this is called as it is
-    written (a few times a second at most). `run`: for the built-in engine, the code that last ran
-    and its receipt's text, as the loop holds them (see `_builtin`)."""
-    if model == BUILTIN:
-        return _builtin(messages, run)
+    written (a few times a second at most)."""
     lib = litellm()
     # retries are litellm's (retry_policy), never also the provider SDK's (max_retries=0)
     kwargs = dict(model=model, messages=messages, timeout=timeout, num_retries=num_retries,
@@ -143,15 +263,14 @@ async def _streamed(lib, kwargs: dict, on_progress: Callable[[int, float], None]
     return lib.stream_chunk_builder(chunks, messages=kwargs["messages"])
 
 
-def _builtin(messages: list[dict], run: tuple[str | None, str] | None = None) -> Reply:
-    """The offline engine answers in-process, the way a model does; no model is called, so no tokens. With
-    `run` (the code that last ran and its receipt's text, as the loop holds them) it repairs that code,
-    never code read out of the prompt."""
+def _builtin(messages: list[dict], last: LastRun | None = None) -> Reply:
+    """The offline engine's answer (see `BuiltinModel.propose`)."""
     from .builtin.engine import answer, answer_run
 
     started = time.perf_counter()
-    if run is not None:
-        text = answer_run(*run)
+    if last is not None:
+        code, receipt = last
+        text = answer_run(code, receipt.text if receipt is not None else "")
     else:
         text = answer("\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user"))
     usage = Usage(0, 0, 0.0, time.perf_counter() - started)
@@ -159,12 +278,8 @@ def _builtin(messages: list[dict], run: tuple[str | None, str] | None = None) ->
 
 
 def token_counter(model: str):
-    """How receipts for `model` count tokens: its tokenizer through litellm; for the built-in engine
-    (which must not wait seconds for litellm's import) litellm's default tokenizer, cl100k, read
-    with tiktoken alone (a third of a second, and only for a receipt longer than its budget in bytes)."""
-    if model == BUILTIN:
-        return _cl100k_count
-    return lambda text: count_tokens(text, model)
+    """How receipts for the model named `model` count tokens (see `Model.token_counter`)."""
+    return get_model(model).token_counter()
 
 
 _cl100k: list = []
@@ -205,11 +320,12 @@ EXAMPLES = "openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, ollama/qwen2.5-code
 
 def check_model(model: str, api_base: str | None = None) -> None:
     """Reject a model string no provider can serve, or an `api_base` where no server answers,
-    before anything runs (one line, with examples).
+    before anything runs (one line, with examples); the built-in engine needs nothing."""
+    get_model(model).check(api_base)
 
-    Needs litellm's provider table, so it imports litellm; the built-in engine needs nothing."""
-    if model == BUILTIN:
-        return
+
+def _check_litellm_model(model: str, api_base: str | None = None) -> None:
+    """`check_model` for a litellm model: needs litellm's provider table, so it imports litellm."""
     check_server(api_base, model)
     if "/" not in model and not model.strip():
         raise UsageError(f"no model given; examples: {EXAMPLES}")
