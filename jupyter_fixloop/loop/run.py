@@ -31,6 +31,7 @@ from ..sandbox.leftovers import owner_tag
 from ..sandbox.manager import SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
 from . import guard, sampling
+from .verdict import UNVERIFIED, PassedBefore, decisive, evidence, verified
 
 Event = Callable[[str, dict], None]
 
@@ -140,7 +141,7 @@ class LoopRun:
                 return self._already_passes()
             history.append((self.source, self.first))
         guard_ = guard.Guard(self.source, self.checks, self.expect_output, _namespace_names(self.namespace))
-        passed_before: dict[str, int] = {c.expr: 0 for c in (self.first.checks if self.first else ()) if c.passed}
+        passed_before = PassedBefore(self.first)
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
             bound = self._bound_reached()
@@ -164,9 +165,7 @@ class LoopRun:
             ended = self._ended(index, best, receipt, repeated if repeated_before else "")
             if ended is not None:
                 return ended
-            for c in receipt.checks:
-                if c.passed:
-                    passed_before.setdefault(c.expr, index)
+            passed_before.record(receipt, index)
             note, repeated_before = self._carry_on(best, receipt, history), repeated
         return self._end("gave_up", f"max rounds ({opts.max_rounds}) reached")
 
@@ -278,13 +277,12 @@ class LoopRun:
 
         async def judge(reply: model.Reply) -> Receipt:
             receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
-            return _mark_regressions(receipt, passed_before, index)
+            return passed_before.marked(receipt)
 
-        def decisive(step, reply: model.Reply, receipt: Receipt) -> bool:
-            # a rule's candidate that nothing checked is a guess: it does not end the round on its own
-            return step != sampling.RULES or evidence(receipt, reply.code, self.source) > 0
+        def ends_round(step, reply: model.Reply, receipt: Receipt) -> bool:
+            return decisive(step == sampling.RULES, receipt, reply.code, self.source)
 
-        return await sampling.gather(temps, ask, judge, decisive)
+        return await sampling.gather(temps, ask, judge, ends_round)
 
     async def _judge(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
@@ -448,56 +446,11 @@ def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:
     return checks
 
 
-UNVERIFIED = "nothing checked it; read what it does to your data"
-
-
-def evidence(receipt: Receipt, code: str | None, original: str | None = None) -> int:
-    """How many things the user owns verified a passing run: checks and expected output that passed,
-    following cells that ran, asserts in the code (with `original`: only the asserts the user's cell
-    has too; an assert a candidate wrote itself is no evidence). 0: it only ran without error."""
-    return sum(1 for c in receipt.checks if c.passed) + _asserts(code, original)
-
-
-def verified(receipt: Receipt, code: str | None, original: str | None = None, checks: Iterable[str] = ()) -> str:
-    """What a passing run verified, in words: how many checks passed, or that there were none. Only
-    your checks are signed by the judge; the rest (the cell's own asserts, following cells, the
-    expected output) is the sandbox's own report, and the words say how many of them that is."""
-    passed = [c for c in receipt.checks if c.passed]
-    later = sum(1 for f in receipt.following if f.ok and f.counted)
-    count = evidence(receipt, code, original)
-    if not count:
-        return "runs without error; no checks were given — read what it does to your data"
-    words = "its 1 check passes" if count == 1 else f"all {count} checks pass"
-    if later:
-        words += f" ({later} of them following cell{'s' if later > 1 else ''})" if count > 1 else " (a following cell)"
-    own = set(checks)
-    unsigned = count - sum(1 for c in passed if c.expr in own)
-    if unsigned:
-        words += ("; it is the sandbox's own report, unsigned" if count == 1 else
-                  f"; {unsigned} of them {'is' if unsigned == 1 else 'are'} the sandbox's own report, unsigned")
-    return words
-
-
 def _guess(reply: str) -> str:
     """", a guess: <what the rule did>" when the built-in engine's reply says its repair is a guess."""
     from ..model.builtin.engine import GUESS_WORDS
 
     return f", a guess: {reply[len(GUESS_WORDS):].splitlines()[0]}" if reply.startswith(GUESS_WORDS) else ""
-
-
-def _asserts(code: str | None, original: str | None = None) -> int:
-    found = _assert_texts(code)
-    if original is not None:
-        mine = set(_assert_texts(original))
-        found = [a for a in found if a in mine]
-    return len(found)
-
-
-def _assert_texts(code: str | None) -> list[str]:
-    try:
-        return [ast.unparse(n) for n in ast.walk(ast.parse(code or "")) if isinstance(n, ast.Assert)]
-    except (SyntaxError, ValueError):
-        return []
 
 
 def _namespace_names(namespace) -> frozenset[str]:
@@ -513,14 +466,6 @@ def _following(cells: Iterable[str] | str) -> tuple[str, ...]:
     if isinstance(cells, str):
         cells = (cells,)
     return tuple(c for c in cells if isinstance(c, str) and c.strip())
-
-
-def _mark_regressions(receipt: Receipt, passed_before: dict[str, int], index: int) -> Receipt:
-    regressed = [c for c in receipt.checks if not c.passed and c.expr in passed_before]
-    if not regressed:
-        return receipt
-    lines = [f"Regression: {c.expr} passed in round {passed_before[c.expr]} and fails now" for c in regressed]
-    return replace(receipt, text=receipt.text + "\n" + "\n".join(lines))
 
 
 def _tried_before(code, rounds: list[Round], source: str, first: Receipt | None):

@@ -24,9 +24,8 @@ from dataclasses import dataclass, replace
 from ..model.models import Reply
 from ..receipt.values import Receipt, rejected
 from ..result import Sample, Usage
+from .verdict import rank
 
-_RAN = ("ok", "check_failed")  # the code ran to its end; only checks can say it is wrong
-_RAISED = ("exception", "timeout", "crash")
 NOT_RUN = rejected("not run: another sample of this round passed first")
 RULES = "rules"  # a step of a round that asks the built-in engine's rules, not the model
 RULES_GRACE = 2.0  # seconds the rules' run may take before the model is asked beside it
@@ -47,14 +46,8 @@ class Candidate:
 
     @property
     def rank(self) -> tuple:
-        """Lower is better: all checks pass, then fewer failing checks, then runs without an
-        exception, then an exception; a reply with no code or a rejected one is last. Ties go to
-        new code over a repeat of an earlier round, then to the model over the rules (it read the
-        whole receipt), then to the earlier sample (the cooler one)."""
-        kind = self.receipt.kind
-        tier = 0 if kind == "ok" else 1 if kind in _RAN else 2 if kind in _RAISED else 3
-        failing = sum(not c.passed for c in self.receipt.checks)
-        return (tier, failing, bool(self.repeated), self.source == RULES, self.order)
+        """Lower is better (see verdict.rank)."""
+        return rank(self.receipt, bool(self.repeated), self.source == RULES, self.order)
 
     def sample(self) -> Sample:
         u = self.reply.usage
