@@ -4,6 +4,7 @@ library imported by its one home module only."""
 from __future__ import annotations
 
 import ast
+import importlib
 import pathlib
 
 import pytest
@@ -28,22 +29,38 @@ def modules() -> dict[str, pathlib.Path]:
     return found
 
 
+def exports(package: str) -> dict[str, str]:
+    """A wing's doors: its `__init__`'s `_EXPORTS` (name -> the module that defines it), {} when it has none."""
+    path = PACKAGE.parent.joinpath(*package.split("."), "__init__.py")
+    if not path.exists():
+        return {}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "_EXPORTS" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def _from_module(node: ast.ImportFrom, package: str) -> str:
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[: len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imports(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
-    """Every module of the package and every outside top-level module that `name` imports, anywhere in it."""
+    """Every module of the package and every outside top-level module that `name` imports, anywhere in it
+    (a name imported from a wing's `__init__` counts as an import of the module that defines it)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
+            module = _from_module(node, package)
+            doors = exports(module) if module.startswith("jupyter_fixloop.") else {}
             for alias in node.names:
-                full = f"{module}.{alias.name}"
+                full = f"{module}.{doors.get(alias.name, alias.name)}"
                 found.add(full if full in known else module)
     return {m if m in known or not m.startswith("jupyter_fixloop") else _owner(m, known) for m in found}
 
@@ -192,6 +209,41 @@ def test_no_wing_imports_a_wing_above_it_or_a_face():
             if w in FACES or (w in WINGS and w != _wing(m) and WINGS[w] >= WINGS[_wing(m)]):
                 bad.append((m, d))
     assert sorted(bad) == []
+
+
+def face_imports_past_the_doors() -> list[str]:
+    """Imports of a face (notebook/, batch/, bench/, cli, demo) that reach into a wing (loop/, model/,
+    receipt/, sandbox/, kernel/) other than through the wing's `__init__` and the names it exports."""
+    bad = []
+    for name, path in modules().items():
+        if _wing(name) not in FACES:
+            continue
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                bad += [f"{name}: import {a.name}" for a in node.names if _wing(a.name) in WINGS
+                        and a.name.startswith("jupyter_fixloop.")]
+            elif isinstance(node, ast.ImportFrom):
+                module = _from_module(node, package)
+                if not module.startswith("jupyter_fixloop.") or _wing(module) not in WINGS:
+                    continue
+                if module.count(".") > 1:
+                    bad.append(f"{name}: from {module} import ...")
+                    continue
+                doors = exports(module)
+                bad += [f"{name}: from {module} import {a.name}" for a in node.names if a.name not in doors]
+    return bad
+
+
+def test_faces_import_the_wings_only_through_their_doors():
+    """`from ..loop import fix`, never `from ..loop.run import fix`: a wing's inside can move without the faces."""
+    assert face_imports_past_the_doors() == []
+
+
+def test_each_door_leads_somewhere():
+    for wing in WINGS:
+        for door, module in exports(f"jupyter_fixloop.{wing}").items():
+            assert getattr(importlib.import_module(f"jupyter_fixloop.{wing}"), door) is not None, (wing, door, module)
 
 
 def test_code_strings_call_into_kernels_only_through_the_wire():

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..config import load_config
 from ..errors import FixloopError, UsageError
-from ..model.models import check_model
+from ..model import check_model
 from ..sandbox import confine
 from .run import REPORT_FORMATS, BatchOptions, accept_all, fix_notebook, read_notebook
 

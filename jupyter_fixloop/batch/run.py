@@ -33,14 +33,12 @@ from dataclasses import dataclass, field
 
 from ..cell import split_magic
 from ..errors import FixloopError, UsageError
-from ..kernel import wire
-from ..kernel.sharing import missing_names
-from ..kernel.snapshot import Snapshot, remove_scratch, scratch_dir
-from ..model.models import get_model
+from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, wire
+from ..model import get_model
 from ..options import LoopOptions
-from ..receipt.saved import repeatable, saved_check, saved_output
+from ..receipt import output_check, repeatable, saved_check, saved_output
 from ..result import LoopResult
-from ..sandbox.leftovers import owner_tag, remove_tree
+from ..sandbox import owner_tag, remove_tree
 from ..summary import METADATA_KEY, loop_summary
 from . import words
 from .cells import CellPlan, cell_names, parse_cell
@@ -256,8 +254,6 @@ class NotebookKernel:
         if plan is None:
             return None
         if plan.expect_output is not None:
-            from ..receipt.values import output_check
-
             stdout = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
             outcome, _ = output_check(stdout, plan.expect_output)
             if not outcome.passed:
@@ -479,7 +475,7 @@ class BatchRun:
 
     async def _loop(self, plan: CellPlan, snap: Snapshot, source: str, number: int, error: str, took: float):
         """Run the loop; in interactive mode a hint starts it again. Returns (result, decision)."""
-        from ..loop.run import afix
+        from ..loop import afix
 
         defaults = self.loop_options
         hint = plan.hint or defaults.hint
@@ -597,8 +593,8 @@ def _warm_up(options: LoopOptions) -> None:
     """Start the sandboxes, and import litellm if a litellm model is used, while the first cells
     run, so the first repair waits less."""
     from .. import runtime
-    from ..loop.run import sandbox_settings
-    from ..sandbox.pool import pool_for
+    from ..loop import sandbox_settings
+    from ..sandbox import pool_for
 
     async def warm():
         pool_for(sandbox_settings(options), options.pool_size)

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import FixloopError
 from ..kernel import wire
-from ..model.models import get_model
+from ..model import get_model
 
 MODES = ("loop", "one-shot")
 CLAIMS = ("fixed", "unverified", "answered")  # statuses that propose code as a repair (answered: one-shot, not run)
@@ -175,7 +175,7 @@ class UserKernel:
     def snapshot(self, path: str, timeout: float, code: list[str]):
         """Mirror what `code` (the cell, the check) reads of the kernel's globals to `path`, by the
         rule a notebook session follows (sharing.py); returns the Snapshot."""
-        from ..kernel.snapshot import Snapshot
+        from ..kernel import Snapshot
 
         share = {"code": code}
         expr = wire.call("checkpoint.mirror", wire.NS, path, share)
@@ -246,7 +246,7 @@ def _checks(case: Case, opts) -> list[str]:
 
 
 def _loop(case: Case, snap, opts) -> dict:
-    from ..loop.run import fix
+    from ..loop import fix
 
     result = fix(case.cell, checks=_checks(case, opts), namespace=snap, options=opts.options)
     final = result.patched if result.claimed else (case.cell if result.status == "passed" else None)
@@ -286,20 +286,19 @@ def _one_shot(case: Case, snap, opts) -> dict:
     rerun and no retry: the answer goes straight to verification."""
     from .. import runtime
     from ..errors import ModelError
-    from ..loop.run import verify
-    from ..model import models as model
-    from ..model import prompt
+    from ..loop import verify
+    from ..model import STOP, build_messages
 
     checks = _checks(case, opts)
     first = verify(case.cell, checks=checks, namespace=snap, options=opts.options)
     if first.ok:
         return {"status": "passed", "reason": "the cell already passes", "final_code": case.cell, "last_receipt": first.text,
                 "fixed_in_round": 0}
-    messages = prompt.build_messages(case.cell, checks=tuple(checks), history=[(case.cell, first)])
+    messages = build_messages(case.cell, checks=tuple(checks), history=[(case.cell, first)])
     try:
-        reply = runtime.run_sync(model.get_model(opts.options.model).propose(
+        reply = runtime.run_sync(get_model(opts.options.model).propose(
             messages, (case.cell, first), timeout=opts.options.model_timeout, api_base=opts.options.api_base or None,
-            temperature=opts.options.temperature, stop=prompt.STOP))
+            temperature=opts.options.temperature, stop=STOP))
     except ModelError as exc:
         return {"status": "error", "reason": str(exc), "rounds": 1, "final_code": None, "last_receipt": first.text}
     status = "answered" if reply.code else "no_code"
@@ -316,7 +315,7 @@ def _verify(code: str | None, case: Case, snap, opts) -> tuple[bool, str]:
     """Run the final code and the hidden check in a fresh sandbox loaded with the same state."""
     if code is None:
         return False, "no code to verify"
-    from ..loop.run import verify
+    from ..loop import verify
 
     checks = [acceptance(case.check)] if case.check.strip() else []
     receipt = verify(code, checks=checks, namespace=snap, options=opts.options)
@@ -488,7 +487,7 @@ def main(argv: list[str]) -> int:
         return 2
     from rich.console import Console
 
-    from ..model.models import check_model
+    from ..model import check_model
 
     try:
         check_model(opts.model, opts.api_base)  # one line, before any case runs

@@ -64,7 +64,7 @@ async def measure(folder: str, rel: str, options, scratch: str) -> NotebookFigur
 
     from ..batch import words
     from ..batch.run import fix_notebook, plain_count, read_notebook
-    from ..receipt.saved import saved_output
+    from ..receipt import saved_output
 
     started = time.perf_counter()
     plain_dir, batch_dir = (shutil.copytree(folder, os.path.join(scratch, f"{kind}-{len(os.listdir(scratch))}"))
@@ -145,7 +145,7 @@ def report(all_figures: list[NotebookFigures]) -> str:
 def main(argv: list[str]) -> int:
     from ..batch.run import BatchOptions
     from ..config import load_config
-    from ..model.models import check_model
+    from ..model import check_model
 
     try:
         args = build_parser().parse_args(argv)

@@ -128,7 +128,7 @@ def run_child(cases: list[dict], budget: int | None, timeout: float) -> list[dic
 
 
 def count_tokens(text: str) -> int:
-    from ..model.models import count_tokens as count
+    from ..model import count_tokens as count
 
     return count(text)
 
@@ -271,7 +271,7 @@ def _truth(shell, exc) -> dict:
 
 def _receipt(shell, setup: str, code: str, budget: int | None, timeout: float):
     from ..kernel import runner
-    from ..model.models import count_tokens
+    from ..model import count_tokens
     from ..receipt import values as receipts
 
     _fresh(shell, setup)

@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def bench_round(rounds: int, cold: int) -> dict:
-    from ..sandbox.manager import SandboxSettings
+    from ..sandbox import SandboxSettings
 
     warm = await _warm_rounds(SandboxSettings(), rounds)
     return {"warm": warm, "cold": [await _cold_round() for _ in range(cold)]}
@@ -94,7 +94,7 @@ async def bench_round(rounds: int, cold: int) -> dict:
 async def _warm_rounds(settings, rounds: int) -> list[float]:
     """Overhead of `rounds` rounds on a warm pool of `settings` (the first, warming up, not counted)."""
     from ..kernel import snapshot as snapshots
-    from ..sandbox.pool import SandboxPool
+    from ..sandbox import SandboxPool
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     pool = SandboxPool(settings, size=1)
@@ -120,7 +120,7 @@ async def _warm_rounds(settings, rounds: int) -> list[float]:
 
 
 async def bench_gateway(url: str, rounds: int) -> dict:
-    from ..sandbox.manager import SandboxSettings
+    from ..sandbox import SandboxSettings
 
     rounds = max(3, rounds // 3)
     return {"local": await _warm_rounds(SandboxSettings(), rounds),
@@ -166,8 +166,7 @@ def _report_round(r: dict) -> int:
 
 async def bench_snapshot(rows: int, repeat: int) -> dict:
     from ..kernel import snapshot as snapshots
-    from ..sandbox.manager import Sandbox, SandboxSettings
-    from ..sandbox.pool import SandboxPool
+    from ..sandbox import Sandbox, SandboxPool, SandboxSettings
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     snapdir = snapshots.scratch_dir("speed-")  # where a loop writes its snapshots (RAM when it has room)
@@ -454,8 +453,7 @@ async def bench_judge(rounds: int, rows: int, repeat: int) -> dict:
     import pandas as pd
 
     from ..kernel import snapshot as snapshots
-    from ..sandbox.manager import SandboxSettings
-    from ..sandbox.pool import SandboxPool
+    from ..sandbox import SandboxPool, SandboxSettings
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     snapdir = snapshots.scratch_dir("speed-")

@@ -19,9 +19,8 @@ from .. import history as histories
 from ..cell import looks_like_prose, split_instruction
 from ..config import FixLoop
 from ..errors import FixloopError, UsageError
-from ..model.models import check_model
-from ..sandbox import leftovers
-from ..sandbox.confine import load_warning
+from ..model import check_model
+from ..sandbox import load_warning, sweep
 from .comm import connect, following_code
 from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
 from .view import LoopView
@@ -127,7 +126,7 @@ class FixLoopMagics(Magics):
 
     def _run(self, source, args, instruction, options, following=(), on_event=None):
         # imported here for start-up cost: the loop brings jupyter_client and the sandbox; `%load_ext` stays cheap
-        from ..loop.run import fix
+        from ..loop import fix
 
         return fix(source, checks=tuple(unquote(e) for e in args.expect), instruction=instruction,
                    namespace=self.shell.user_ns, expect_output=expected_output(args.expect_output),
@@ -212,7 +211,7 @@ def expected_output(value: str | None) -> str | None:
 
 def load_ipython_extension(ipython) -> None:
     ipython.register_magics(FixLoopMagics(ipython))
-    leftovers.sweep()  # sandbox and snapshot dirs of kernels that died mid-loop
+    sweep()  # sandbox and snapshot dirs of kernels that died mid-loop
     connect(ipython)  # hello to the frontend: can it replace cells in place?
     configured = FixLoop(parent=ipython).options().resolved()
     if not configured.gateway_url and (warning := load_warning(configured.confinement)):  # e.g. no bwrap: say so now
