@@ -1,16 +1,10 @@
 """The loop: rounds of candidates, each run and judged; fix, afix, verify."""
 
-from importlib import import_module
+from ..doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "fix": "run", "afix": "run", "verify": "run", "averify": "run", "sandbox_settings": "run",
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    """The doors above, imported on first use (importing the package stays cheap)."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = import_module(f"{__name__}.{_EXPORTS[name]}")
-    return module if name == _EXPORTS[name] else getattr(module, name)
+__getattr__ = doors(__name__, _EXPORTS)

@@ -1,6 +1,6 @@
 """Models that write candidates: litellm's, the built-in engine, and the prompt they read."""
 
-from importlib import import_module
+from ..doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "Model": "models", "Reply": "models", "get_model": "models", "check_model": "models", "count_tokens": "models",
@@ -8,10 +8,4 @@ _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import fro
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    """The doors above, imported on first use (importing the package stays cheap)."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = import_module(f"{__name__}.{_EXPORTS[name]}")
-    return module if name == _EXPORTS[name] else getattr(module, name)
+__getattr__ = doors(__name__, _EXPORTS)

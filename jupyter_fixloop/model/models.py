@@ -166,24 +166,10 @@ def _import_litellm():
     return _litellm
 
 
-async def propose(
-    messages: list[dict],
-    model: str,
-    *,
-    timeout: float = 120.0,
-    max_tokens: int | None = None,
-    api_base: str | None = None,
-    api_key: str | None = None,
-    num_retries: int = 2,
-    temperature: float | None = None,
-    stop: tuple[str, ...] = (),
-    on_progress: Callable[[int, float], None] | None = None,
-    run: LastRun | None = None,
-) -> Reply:
-    """One call of the model named `model` (see `get_model`; `run`: its `last`)."""
-    return await get_model(model).propose(messages, run, timeout=timeout, max_tokens=max_tokens, api_base=api_base,
-                                          api_key=api_key, num_retries=num_retries, temperature=temperature,
-                                          stop=stop, on_progress=on_progress)
+async def propose(messages: list[dict], model: str, *, run: LastRun | None = None, **call) -> Reply:
+    """One call of the model named `model` (see `get_model`): `run` is its `last`; `call` the keywords of
+    `Model.propose` (timeout, max_tokens, api_base, api_key, num_retries, temperature, stop, on_progress)."""
+    return await get_model(model).propose(messages, run, **call)
 
 
 async def _litellm_call(

@@ -1,6 +1,6 @@
 """Receipts: what a run did, typed, and its text for the model; the effect on the data and smells."""
 
-from importlib import import_module
+from ..doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "values": "values", "output_check": "values", "repeatable": "saved", "saved_check": "saved",
@@ -8,10 +8,4 @@ _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import fro
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    """The doors above, imported on first use (importing the package stays cheap)."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = import_module(f"{__name__}.{_EXPORTS[name]}")
-    return module if name == _EXPORTS[name] else getattr(module, name)
+__getattr__ = doors(__name__, _EXPORTS)
