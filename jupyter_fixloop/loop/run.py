@@ -239,9 +239,10 @@ class LoopRun:
             words = verified(receipt, reply.code, self.source, self.checks)
             return self._end("fixed", f"after {index} round(s){by}: {words}", reply.code)
         others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
+        guess = f", a guess: {reply.guess}" if reply.guess else ""
         also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
                 "differently: compare them below") if others else ""
-        return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{_guess(reply.text)})",
+        return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{guess})",
                          reply.code)
 
     @staticmethod
@@ -444,13 +445,6 @@ def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:
                     pass
             raise UsageError(f"--expect {check!r} is not a Python expression ({exc.msg}); quote it as one expression") from None
     return checks
-
-
-def _guess(reply: str) -> str:
-    """", a guess: <what the rule did>" when the built-in engine's reply says its repair is a guess."""
-    from ..model.builtin.engine import GUESS_WORDS
-
-    return f", a guess: {reply[len(GUESS_WORDS):].splitlines()[0]}" if reply.startswith(GUESS_WORDS) else ""
 
 
 def _namespace_names(namespace) -> frozenset[str]:

@@ -32,6 +32,7 @@ class Reply:
     text: str
     code: str | None
     usage: Usage
+    guess: str = ""  # the built-in engine's repair is a guess: what it did, in its words
 
 
 Progress = Callable[[int, float], None]  # (tokens written, tokens per second) while a reply streams
@@ -251,7 +252,7 @@ async def _streamed(lib, kwargs: dict, on_progress: Callable[[int, float], None]
 
 def _builtin(messages: list[dict], last: LastRun | None = None) -> Reply:
     """The offline engine's answer (see `BuiltinModel.propose`)."""
-    from .builtin.engine import answer, answer_run
+    from .builtin.engine import GUESS_WORDS, answer, answer_run
 
     started = time.perf_counter()
     if last is not None:
@@ -260,7 +261,8 @@ def _builtin(messages: list[dict], last: LastRun | None = None) -> Reply:
     else:
         text = answer("\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user"))
     usage = Usage(0, 0, 0.0, time.perf_counter() - started)
-    return Reply(text=text, code=extract_code(text), usage=usage)
+    guess = text[len(GUESS_WORDS):].splitlines()[0] if text.startswith(GUESS_WORDS) else ""
+    return Reply(text=text, code=extract_code(text), usage=usage, guess=guess)
 
 
 def token_counter(model: str):
