@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from .errors import FixloopError, ModelError, SandboxError, UsageError  # noqa: E402
+from .hooks import LoopHooks  # noqa: E402
 from .options import LoopOptions  # noqa: E402
 from .receipt.values import CheckOutcome, Receipt  # noqa: E402
 from .result import LoopResult, Round, Usage  # noqa: E402
@@ -26,6 +27,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CheckOutcome",
     "FixloopError",
+    "LoopHooks",
     "LoopOptions",
     "LoopResult",
     "ModelError",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import html
 
+from .hooks import LoopEnd, LoopEvent, ModelWriting, RoundStart, RunStart
 from .result import LoopResult, unified_diff
 
 STATUS_TEXT = {
@@ -287,21 +288,20 @@ def result_header_html(result: LoopResult) -> str:
                        seconds=result.seconds) + notes_html(result.notes)
 
 
-def activity_text(kind: str, info: dict) -> str:
+def activity_text(event: LoopEvent) -> str:
     """What a loop event means, in words ('round 2 of 4: asking the model')."""
-    k, n = info.get("round", 0), info.get("max_rounds", "?")
-    where = "original cell" if k == 0 else f"round {k} of {n}"
-    if kind == "asking":
+    if isinstance(event, LoopEnd):
+        return "finishing"
+    k = event.round
+    where = "original cell" if k == 0 else f"round {k} of {event.max_rounds}"
+    if isinstance(event, RoundStart):
         return f"{where}: asking the model"
-    if kind == "writing":
-        tokens, rate = info.get("tokens", 0), info.get("rate", 0.0)
-        return f"{where}: the model is writing ({tokens} tokens" + (f", {rate:.1f} tokens/s)" if rate else ")")
-    if kind == "running":
+    if isinstance(event, ModelWriting):
+        rate = f", {event.rate:.1f} tokens/s)" if event.rate else ")"
+        return f"{where}: the model is writing ({event.tokens} tokens{rate}"
+    if isinstance(event, RunStart):
         return f"{where}: running {'the cell' if k == 0 else 'the candidate'} in a sandbox"
-    if kind == "receipt":
-        receipt = info.get("receipt")
-        return f"{where}: {receipt.headline if receipt is not None else 'done'}"
-    return "finishing"
+    return f"{where}: {event.receipt.headline}"
 
 
 def side_by_side_html(before: str, after: str) -> str:

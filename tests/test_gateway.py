@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from jupyter_fixloop import fix
+from jupyter_fixloop import LoopHooks, fix
 
 pytest.importorskip("kernel_gateway", reason="jupyter-kernel-gateway is in the [test] extra")
 pytest.importorskip("jupyter_server.gateway.managers")
@@ -118,12 +118,12 @@ def test_a_live_state_repair_runs_on_the_gateway(gateway, monkeypatch):
     before = local_sandboxes()
     seen = []
 
-    def on_event(kind, info):
-        if kind == "running":
-            seen.append(len(kernels(gateway)))
+    def on_run_start(event):
+        seen.append(len(kernels(gateway)))
 
     result = fix("total = df['Price'].sum()\n", namespace={"df": pd.DataFrame({"price": [1.5, 2.5]})},
-                 checks=["total == 4.0"], gateway_url=gateway, pool_size=0, on_event=on_event)
+                 checks=["total == 4.0"], gateway_url=gateway, pool_size=0,
+                 hooks=LoopHooks(on_run_start=on_run_start))
     assert result.status == "fixed", result.reason
     assert "df['price']" in result.patched
     assert "near matches for 'Price': 'price'" in result.first.text  # the frame was mirrored there

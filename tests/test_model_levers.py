@@ -7,7 +7,7 @@ import json
 import pytest
 from fake_model import Scripted, closed_port_url
 
-from jupyter_fixloop import fix
+from jupyter_fixloop import LoopHooks, fix
 from jupyter_fixloop.errors import UsageError
 from jupyter_fixloop.model.models import check_model, check_server
 from jupyter_fixloop.model.prompt import REPLY_LINE, STOP
@@ -166,18 +166,19 @@ def test_bench_reports_the_round_that_fixed_each_case(fake_model, tmp_path):
 
 def test_the_live_header_shows_the_model_writing(fake_model):
     from jupyter_fixloop.diff import activity_text
+    from jupyter_fixloop.hooks import ModelWriting
 
     server = fake_model(block(FIXED + "# " + "x" * 200 + "\n"))
     events = []
     result = fix(CELL, checks=["total == 12"], namespace={"prices": [3, 4, 5]}, model="openai/scripted",
-                 api_base=server.url, on_event=lambda kind, info: events.append((kind, dict(info))))
+                 api_base=server.url, hooks=LoopHooks(on_model_writing=events.append))
     assert result.status == "fixed", result.reason
     assert server.requests[0]["stream"] is True
-    writing = [info for kind, info in events if kind == "writing"]
-    assert writing and writing[-1]["tokens"] == -(-len(result.rounds[0].reply) // 4)  # the chunks it streamed
-    assert all(info["round"] == 1 for info in writing)
+    assert events and all(isinstance(e, ModelWriting) for e in events)
+    assert events[-1].tokens == -(-len(result.rounds[0].reply) // 4)  # the chunks it streamed
+    assert all(e.round == 1 for e in events)
     assert result.rounds[0].usage.completion_tokens > 0 and result.rounds[0].usage.prompt_tokens > 0
-    text = activity_text("writing", {"round": 1, "max_rounds": 4, "tokens": 57, "rate": 12.34})
+    text = activity_text(ModelWriting(round=1, max_rounds=4, tokens=57, rate=12.34))
     assert text == "round 1 of 4: the model is writing (57 tokens, 12.3 tokens/s)"
     # without a listener nothing streams
     quiet = fake_model(block(FIXED))

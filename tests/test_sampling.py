@@ -7,7 +7,7 @@ import pytest
 from fake_model import Scripted
 from traitlets import TraitError
 
-from jupyter_fixloop import fix
+from jupyter_fixloop import LoopHooks, fix
 from jupyter_fixloop.config import FixLoop
 from jupyter_fixloop.diff import render_html, render_text
 from jupyter_fixloop.errors import UsageError
@@ -32,12 +32,12 @@ def test_the_round_carries_the_right_sample_runs_each_distinct_one_once_and_coun
     server = fake_model(block(WRONG), block(WRONG), Scripted(block(FIXED), delay=3.0))
     events = []
     result = fix(CELL, checks=[CHECK], namespace=NS, model="openai/scripted", api_base=server.url, samples=3,
-                 on_event=lambda kind, info: events.append((kind, info)))
+                 hooks=LoopHooks(on_run_start=events.append))
     assert result.status == "fixed" and result.patched.strip() == FIXED.strip(), result.reason
     (only,) = result.rounds
     assert len(server.requests) == 3 and len(only.samples) == 3
     assert sorted(r["temperature"] for r in server.requests) == [0.2, 0.5, 0.8]
-    runs = [info for kind, info in events if kind == "running" and info["round"] == 1]
+    runs = [e for e in events if e.round == 1]
     assert len(runs) == 2  # the wrong code once, the right code once
     verdicts = sorted(s.verdict for s in only.samples)
     assert sum("same code as sample" in v for v in verdicts) == 1

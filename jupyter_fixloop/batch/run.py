@@ -485,7 +485,7 @@ class BatchRun:
             options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
                                 expect_output=self._expected(plan, number), following=self._later(number),
-                                on_event=self.progress.event, options=options)
+                                hooks=self.progress.hooks(), options=options)
             if not result.claimed:
                 return result, "none"
             pending = CellOutcome(number, result.status, source, plan.source_with(result.patched), error, result=result)

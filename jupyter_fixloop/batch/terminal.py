@@ -2,7 +2,8 @@
 
 On a terminal the progress is a rich bar naming the current cell and round; elsewhere (CI logs, a
 pipe) it is one plain line per finished cell, so logs stay readable. Loop events arrive from
-fixloop's runtime thread; rich's Progress is thread-safe and the plain printer writes whole lines.
+fixloop's runtime thread (the loop's hooks, `hooks()`); rich's Progress is thread-safe and the plain
+printer writes whole lines.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import sys
 
 from ..diff import tokens_text
+from ..hooks import LoopHooks, ReceiptReady, RoundStart, RunStart
 from ..result import LoopResult
 
-ROUND_TEXT = {"running": "running in a sandbox", "asking": "asking the model", "receipt": "reading the receipt"}
+ROUND_TEXT = {RunStart: "running in a sandbox", RoundStart: "asking the model", ReceiptReady: "reading the receipt"}
 
 
 class QuietProgress:
@@ -24,8 +26,9 @@ class QuietProgress:
     def cell(self, number: int, done: int) -> None:
         pass
 
-    def event(self, kind: str, info: dict) -> None:
-        pass
+    def hooks(self) -> LoopHooks:
+        """The loop's hooks for the current cell."""
+        return LoopHooks()
 
     def done(self, outcome) -> None:
         pass
@@ -55,10 +58,13 @@ class PlainProgress(QuietProgress):
     def cell(self, number: int, done: int) -> None:
         self.number = number
 
-    def event(self, kind: str, info: dict) -> None:
-        if kind == "receipt" and info.get("round"):
-            receipt = info["receipt"]
-            self._line(f"  cell {self.number}, round {info['round']}: {receipt.kind}: {receipt.headline[:100]}")
+    def hooks(self) -> LoopHooks:
+        return LoopHooks(on_receipt=self._receipt)
+
+    def _receipt(self, event: ReceiptReady) -> None:
+        if event.round:
+            receipt = event.receipt
+            self._line(f"  cell {self.number}, round {event.round}: {receipt.kind}: {receipt.headline[:100]}")
 
     def done(self, outcome) -> None:
         text = f"cell {outcome.number}: {outcome.status}"
@@ -100,11 +106,14 @@ class RichProgress(QuietProgress):
         self.number = number
         self.bar.update(self.task, description=f"{self.label}cell {number}: running")
 
-    def event(self, kind: str, info: dict) -> None:
-        if kind in ROUND_TEXT and info.get("round") is not None:
-            self.max_rounds = info.get("max_rounds", self.max_rounds)
-            where = "original cell" if info["round"] == 0 else f"round {info['round']}/{self.max_rounds}"
-            self.bar.update(self.task, description=f"{self.label}cell {self.number}: repairing, {where}, {ROUND_TEXT[kind]}")
+    def hooks(self) -> LoopHooks:
+        return LoopHooks(on_run_start=self._round, on_round_start=self._round, on_receipt=self._round)
+
+    def _round(self, event: RunStart | RoundStart | ReceiptReady) -> None:
+        self.max_rounds = event.max_rounds
+        where = "original cell" if event.round == 0 else f"round {event.round}/{self.max_rounds}"
+        self.bar.update(self.task, description=f"{self.label}cell {self.number}: repairing, {where}, "
+                        f"{ROUND_TEXT[type(event)]}")
 
     def done(self, outcome) -> None:
         if outcome.status != "ok":

@@ -13,11 +13,13 @@ import os
 import time
 import types
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 
+from .. import hooks as events
 from .. import runtime
 from ..errors import FixloopError, ModelError, UsageError
+from ..hooks import LoopHooks
 from ..kernel import sharing
 from ..kernel import snapshot as snapshots
 from ..kernel.snapshot import Snapshot
@@ -33,9 +35,6 @@ from ..sandbox.pool import SandboxPool, pool_for
 from . import guard, sampling
 from .verdict import UNVERIFIED, PassedBefore, decisive, evidence, verified
 
-Event = Callable[[str, dict], None]
-
-
 async def afix(
     source: str,
     *,
@@ -44,7 +43,7 @@ async def afix(
     namespace: dict | Snapshot | None = None,
     expect_output: str | None = None,
     following: Iterable[str] = (),
-    on_event: Event | None = None,
+    hooks: LoopHooks | None = None,
     options: LoopOptions | None = None,
     **knobs,
 ) -> LoopResult:
@@ -55,12 +54,15 @@ async def afix(
     (a dict, of which the names the cell, checks and following cells read are mirrored, see
     sharing.py and `share`; or a Snapshot); `following`: the notebook's later cells, run in
     order after each candidate as regression checks (a cell that also fails after the original
-    cell is not counted); `on_event(kind, info)`: progress. The other keywords are the fields of
+    cell is not counted); `hooks`: progress, a `LoopHooks` of named callables (hooks.py). The other
+    keywords are the fields of
     `LoopOptions` (model, max_rounds, timeout, model_timeout, wall_time, ...): each overrides
     `options` (default `LoopOptions()`); an unknown one is a TypeError.
     """
+    if "on_event" in knobs:
+        raise TypeError("fix(on_event=...) is gone: pass hooks=LoopHooks(on_receipt=..., ...) (jupyter_fixloop.hooks)")
     options = (options or LoopOptions()).with_(**knobs).resolved()
-    run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, on_event,
+    run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, hooks,
                   following=_following(following))
     return await runtime.run_here(run.run())
 
@@ -90,7 +92,7 @@ class LoopRun:
     all checks pass or a bound is reached. `run()` returns the LoopResult; each exit says why."""
 
     def __init__(self, source: str, checks: tuple[str, ...], instruction: str | None, namespace,
-                 expect_output: str | None, options: LoopOptions, on_event: Event | None,
+                 expect_output: str | None, options: LoopOptions, hooks: LoopHooks | None,
                  following: tuple[str, ...] = ()):
         if not isinstance(source, str):
             raise UsageError(f"source must be a string of Python code, not {type(source).__name__}")
@@ -101,8 +103,9 @@ class LoopRun:
         self.following = following
         self.baseline: frozenset[int] = frozenset()  # following cells that fail after the original too
         self.options = options
-        self.emit = _emitter(on_event)
-        self.listening = on_event is not None
+        if hooks is not None and not isinstance(hooks, LoopHooks):
+            raise UsageError(f"hooks must be a LoopHooks (jupyter_fixloop.hooks), not {type(hooks).__name__}")
+        self.hooks = hooks or LoopHooks()
         self.settings = sandbox_settings(options)
         self.model = model.get_model(options.model)
         self.budget = Budget(options.receipt_tokens, self.model.token_counter())
@@ -122,15 +125,18 @@ class LoopRun:
         pool = pool_for(self.settings, size)
         mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"), self.options.snapshot_size_cap,
                          self._shared())
+        result = None
         try:
-            return await self._rounds(pool, mirror)
-        except FixloopError as exc:
-            return self._end("error", str(exc))
+            try:
+                result = await self._rounds(pool, mirror)
+            except FixloopError as exc:
+                result = self._end("error", str(exc))
+            return result
         finally:
             pool.drop_prepared()  # its snapshot belongs to this loop
             pool.rest_after(self.options.pool_idle)
             mirror.cleanup()
-            self.emit("done")
+            events.call(self.hooks.on_end, events.LoopEnd(result))
 
     async def _rounds(self, pool: SandboxPool, mirror: _Mirror) -> LoopResult:
         opts = self.options
@@ -147,7 +153,7 @@ class LoopRun:
             bound = self._bound_reached()
             if bound:
                 return self._end("gave_up", bound)
-            self.emit("asking", round=index, max_rounds=opts.max_rounds)
+            events.call(self.hooks.on_round_start, events.RoundStart(index, opts.max_rounds))
             messages = self._messages(history, note, repeated_before)
             try:
                 candidates = await self._sample(index, messages, self._temperatures(repeated_before), guard_, history,
@@ -171,12 +177,12 @@ class LoopRun:
 
     async def _original(self, pool: SandboxPool, mirror: _Mirror) -> None:
         """Round 0: the cell as the user wrote it (its receipt is the first thing the model reads)."""
-        self.emit("running", round=0, max_rounds=self.options.max_rounds)
+        events.call(self.hooks.on_run_start, events.RunStart(0, self.options.max_rounds))
         self.first = first = await self._run(pool, mirror, self.source, original_run=True)
         # a typo the cell made (`dff`) shares its close match (`df`); then the set is fixed
         mirror.share(self._shared(sharing.missing_names(first.ename, first.evalue)))
         self.baseline = frozenset(f.number for f in first.following if not f.ok)
-        self.emit("receipt", round=0, receipt=first)
+        events.call(self.hooks.on_receipt, events.ReceiptReady(0, self.options.max_rounds, first))
 
     def _already_passes(self) -> LoopResult:
         words = verified(self.first, self.source, self.source, self.checks)
@@ -216,7 +222,7 @@ class LoopRun:
         samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
         self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
                                  temperature=best.temperature, samples=samples, source=best.source))
-        self.emit("receipt", round=index, receipt=receipt, usage=usage)
+        events.call(self.hooks.on_receipt, events.ReceiptReady(index, self.options.max_rounds, receipt, usage))
         return receipt
 
     def _ended(self, index: int, best: sampling.Candidate, receipt: Receipt, repeated_twice: str) -> LoopResult | None:
@@ -296,7 +302,7 @@ class LoopRun:
         rejection = guard_.check(code, history[-1][1] if history else None)
         if rejection:
             return rejection
-        self.emit("running", round=len(self.rounds) + 1, max_rounds=self.options.max_rounds)
+        events.call(self.hooks.on_run_start, events.RunStart(len(self.rounds) + 1, self.options.max_rounds))
         return await self._run(pool, mirror, code)
 
     async def _run(self, pool: SandboxPool, mirror: _Mirror, code: str, original_run: bool = False) -> Receipt:
@@ -380,10 +386,10 @@ class LoopRun:
         opts = self.options
         index = len(self.rounds) + 1
         writing = None
-        if self.listening:  # the reply streams, and the live header shows the model writing
+        if self.hooks.on_model_writing is not None:  # the reply streams, and the live header shows the model writing
 
             def writing(tokens: int, rate: float):
-                self.emit("writing", round=index, max_rounds=opts.max_rounds, tokens=tokens, rate=rate)
+                events.call(self.hooks.on_model_writing, events.ModelWriting(index, opts.max_rounds, tokens, rate))
 
         call = self.model.propose(messages, last, timeout=opts.model_timeout, api_base=opts.api_base or None,
                                   temperature=temperature, stop=prompt.STOP, on_progress=writing)
@@ -470,18 +476,6 @@ def _tried_before(code, rounds: list[Round], source: str, first: Receipt | None)
         if r.candidate is not None and r.candidate.strip() == code.strip():
             return f"round {r.index}", r.receipt
     return None
-
-
-def _emitter(on_event: Event | None):
-    def emit(kind: str, **info):
-        if on_event is None:
-            return
-        try:
-            on_event(kind, info)
-        except Exception:
-            pass  # a display callback must never break the loop
-
-    return emit
 
 
 class _Mirror:

@@ -95,7 +95,7 @@ class FixLoopMagics(Magics):
             raise IPythonUsageError(str(exc)) from None
         view = self._start_view(line, cell, options)
         try:
-            result = self._run(source, args, instruction, options, following, on_event=view.on_event)
+            result = self._run(source, args, instruction, options, following, hooks=view.hooks())
         except FixloopError as exc:
             view.stopped(str(exc))
             raise IPythonUsageError(str(exc)) from None
@@ -124,13 +124,13 @@ class FixLoopMagics(Magics):
             hint=args.hint, samples=args.samples, resamples=args.resamples, rules=args.rules,
             share=(*self.config_obj.share, *args.share) if args.share else None).resolved()
 
-    def _run(self, source, args, instruction, options, following=(), on_event=None):
+    def _run(self, source, args, instruction, options, following=(), hooks=None):
         # imported here for start-up cost: the loop brings jupyter_client and the sandbox; `%load_ext` stays cheap
         from ..loop import fix
 
         return fix(source, checks=tuple(unquote(e) for e in args.expect), instruction=instruction,
                    namespace=self.shell.user_ns, expect_output=expected_output(args.expect_output),
-                   following=following, on_event=on_event, options=options)
+                   following=following, hooks=hooks, options=options)
 
     def _start_view(self, line, cell, options):
         """Record the cell in the history before anything runs, and show the live header."""
@@ -139,9 +139,9 @@ class FixLoopMagics(Magics):
     def _retrier(self, source, args, instruction, options, following):
         """The widget's Retry: the same loop again, the user's hint joined to --hint."""
 
-        def retry(hint, on_event):
+        def retry(hint, hooks):
             joined = "\n".join(h for h in (options.hint, hint) if h)
-            result = self._run(source, args, instruction, replace(options, hint=joined), following, on_event)
+            result = self._run(source, args, instruction, replace(options, hint=joined), following, hooks)
             self.shell.user_ns["_fixloop"] = result
             return result
 

@@ -9,12 +9,13 @@ import threading
 import time
 
 from .. import diff
+from ..hooks import LoopEnd, LoopEvent, LoopHooks, ReceiptReady
 
 TICK = 1.0  # seconds between refreshes of the live header's elapsed time
 
 
 class Progress:
-    """What the loop's events (`on_event`) said so far, for a live header."""
+    """What the loop's hooks said so far, for a live header."""
 
     def __init__(self, model: str, max_rounds: int):
         self.model = model
@@ -25,14 +26,26 @@ class Progress:
         self.cost = 0.0
         self.activity = "starting the sandbox"
 
-    def update(self, kind: str, info: dict) -> None:
-        self.round = max(self.round, info.get("round", 0) or 0)
-        self.max_rounds = info.get("max_rounds", self.max_rounds)
-        usage = info.get("usage")
-        if usage is not None:
-            self.tokens += usage.tokens
-            self.cost += usage.cost
-        self.activity = diff.activity_text(kind, info)
+    def update(self, event: LoopEvent) -> None:
+        """Any of the loop's events (every hook of `LoopHooks.every(progress.update)`)."""
+        self.activity = diff.activity_text(event)
+        if isinstance(event, LoopEnd):
+            return
+        self.round = max(self.round, event.round)
+        self.max_rounds = event.max_rounds
+        if isinstance(event, ReceiptReady) and event.usage is not None:
+            self.tokens += event.usage.tokens
+            self.cost += event.usage.cost
+
+    def hooks(self, then=None) -> LoopHooks:
+        """Every hook updates this progress, then calls `then()` (a redraw) unless the loop ended."""
+
+        def on_any(event: LoopEvent) -> None:
+            self.update(event)
+            if then is not None and not isinstance(event, LoopEnd):
+                then()
+
+        return LoopHooks.every(on_any)
 
     def html(self) -> str:
         return diff.header_html(status="running", rounds=self.round, max_rounds=self.max_rounds, model=self.model,

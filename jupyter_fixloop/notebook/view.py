@@ -25,13 +25,14 @@ from .. import history as histories
 from ..cell import join_magic, magic_line, split_magic
 from ..errors import FixloopError
 from ..history import Entry
+from ..hooks import LoopHooks
 from ..result import LoopResult
 from ..summary import MIMETYPE
 from . import comm as frontends
 from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
 from .progress import Progress, Ticker
 
-Retry = Callable[[str | None, Callable[[str, dict], None]], LoopResult]  # (hint, on_event) -> result
+Retry = Callable[[str | None, LoopHooks], LoopResult]  # (hint, hooks) -> result
 
 
 def renders_widgets(shell, frontend: frontends.Frontend) -> bool:
@@ -103,11 +104,9 @@ class LoopView:
         return {"text/plain": text, "text/html": diff.STYLE + diff.WIDGET_STYLE + '<div class="fixloop-box">'
                 + self.progress.html() + "</div>"}
 
-    def on_event(self, kind: str, info: dict) -> None:
-        """The loop's `on_event`: refresh the live header (called from the loop's thread)."""
-        self.progress.update(kind, info)
-        if self.ticker is not None and kind != "done":
-            self.ticker.refresh()
+    def hooks(self) -> LoopHooks:
+        """The loop's hooks: each refreshes the live header (called from the loop's thread)."""
+        return self.progress.hooks(then=self.ticker.refresh if self.ticker is not None else None)
 
     def stopped(self, message: str) -> None:
         """The loop raised before it had a result: say so in place of the live header."""
@@ -322,13 +321,9 @@ class LoopView:
         self._show_code(None)
         self._say("running", f"Retrying{' with your hint' if hint.strip() else ''}…")
 
-        def on_event(kind, info):
-            progress.update(kind, info)
-            ticker.refresh()
-
         ticker = Ticker(lambda: self.widget.show_header(progress.html()))  # Retry is a widget's button
         try:
-            new.result = self.retry_loop(hint.strip() or None, on_event)
+            new.result = self.retry_loop(hint.strip() or None, progress.hooks(then=ticker.refresh))
         except BaseException as exc:  # a bound, or the kernel's stop button: the widget stays usable
             why = str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__} {exc}".strip()
             self.history.record("stopped", run=new.run, error=why)
