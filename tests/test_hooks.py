@@ -1,0 +1,80 @@
+"""The loop's named hooks on a real loop (the built-in engine, real sandbox kernels): each hook gets
+its typed value, in order; a hook that raises never breaks the loop; the live header and batch
+mode's plain progress read the same values."""
+
+import io
+
+import pytest
+
+from jupyter_fixloop import LoopHooks, UsageError, fix
+from jupyter_fixloop.batch.terminal import PlainProgress
+from jupyter_fixloop.hooks import LoopEnd, ReceiptReady, RoundStart, RunStart
+from jupyter_fixloop.notebook.progress import Progress
+
+CELL = "total = sum(monthly_sale)\n"  # the built-in engine repairs the name: monthly_sales
+NS = {"monthly_sales": [120, 80, 100]}
+CHECKS = ["total == 300"]
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    seen = []
+    hooks = LoopHooks(on_run_start=lambda e: seen.append(("run", e)), on_round_start=lambda e: seen.append(("round", e)),
+                      on_receipt=lambda e: seen.append(("receipt", e)), on_end=lambda e: seen.append(("end", e)))
+    result = fix(CELL, checks=CHECKS, namespace=NS, max_rounds=3, hooks=hooks)
+    return result, seen
+
+
+def test_each_named_hook_gets_its_typed_value_in_order(recorded):
+    result, seen = recorded
+    assert result.status == "fixed", result.reason
+    assert [name for name, _ in seen] == ["run", "receipt", "round", "run", "receipt", "end"]
+    (_, run0), (_, first), (_, ask), (_, run1), (_, receipt), (_, end) = seen
+    assert run0 == RunStart(round=0, max_rounds=3) and ask == RoundStart(round=1, max_rounds=3)
+    assert run1 == RunStart(round=1, max_rounds=3)
+    assert isinstance(first, ReceiptReady) and first.round == 0 and first.usage is None
+    assert first.receipt is result.first and first.receipt.ename == "NameError"
+    (only,) = result.rounds
+    assert receipt == ReceiptReady(round=1, max_rounds=3, receipt=only.receipt, usage=only.usage) and receipt.receipt.ok
+    assert end == LoopEnd(result=end.result) and end.result.status == "fixed" and end.result.patched == result.patched
+
+
+def test_a_hook_that_raises_does_not_break_the_loop(recorded):
+    calls = []
+
+    def boom(event):
+        calls.append(type(event).__name__)
+        raise RuntimeError("the display went away")
+
+    result = fix(CELL, checks=CHECKS, namespace=NS, max_rounds=3, hooks=LoopHooks.every(boom))
+    assert result.status == "fixed", result.reason
+    assert result.patched == recorded[0].patched
+    assert calls == ["RunStart", "ReceiptReady", "RoundStart", "RunStart", "ReceiptReady", "LoopEnd"]
+
+
+def test_the_live_header_and_batch_progress_read_the_recorded_values(recorded):
+    result, seen = recorded
+    progress = Progress("fixloop/builtin", 4)
+    activities = []
+    for _, event in seen:
+        progress.update(event)
+        activities.append(progress.activity)
+    assert activities[:3] == ["original cell: running the cell in a sandbox",
+                              f"original cell: {result.first.headline}", "round 1 of 3: asking the model"]
+    assert activities[-1] == "finishing" and progress.round == 1 and progress.max_rounds == 3
+    stream = io.StringIO()
+    plain = PlainProgress(stream)
+    plain.cell(2, 1)
+    hooks = plain.hooks()
+    assert hooks.on_run_start is None and hooks.on_receipt is not None  # it only reads receipts
+    for _, event in seen:
+        if isinstance(event, ReceiptReady):
+            hooks.on_receipt(event)
+    assert stream.getvalue() == f"  cell 2, round 1: ok: {result.rounds[0].receipt.headline}\n"  # round 0 is not a line
+
+
+def test_anything_but_loophooks_is_refused_with_a_short_error():
+    with pytest.raises(UsageError, match="hooks must be a LoopHooks"):
+        fix("x = 1\n", hooks=lambda kind, info: None)
+    with pytest.raises(TypeError, match=r"on_event=\.\.\.\) is gone: pass hooks=LoopHooks"):
+        fix("x = 1\n", on_event=lambda kind, info: None)
