@@ -35,6 +35,7 @@ from ..sandbox.pool import SandboxPool, pool_for
 from . import guard, sampling
 from .verdict import UNVERIFIED, PassedBefore, decisive, evidence, verified
 
+
 async def afix(
     source: str,
     *,
