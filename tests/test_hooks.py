@@ -7,7 +7,7 @@ import io
 import pytest
 
 from jupyter_fixloop import LoopHooks, UsageError, fix
-from jupyter_fixloop.batch.terminal import PlainProgress
+from jupyter_fixloop.batch.terminal import PlainProgress, RichProgress
 from jupyter_fixloop.hooks import LoopEnd, ReceiptReady, RoundStart, RunStart
 from jupyter_fixloop.notebook.progress import Progress
 
@@ -71,6 +71,26 @@ def test_the_live_header_and_batch_progress_read_the_recorded_values(recorded):
         if isinstance(event, ReceiptReady):
             hooks.on_receipt(event)
     assert stream.getvalue() == f"  cell 2, round 1: ok: {result.rounds[0].receipt.headline}\n"  # round 0 is not a line
+
+
+def test_the_rich_bar_names_the_round_from_the_recorded_values(recorded):
+    from rich.console import Console
+    from rich.progress import Progress as Bar
+
+    rich = RichProgress(Bar(console=Console(file=io.StringIO())), label="nb")
+    rich.start(3)
+    rich.cell(2, 0)
+    hooks = rich.hooks()
+    described = []
+    for _, event in recorded[1][:3]:  # the original's run and receipt, round 1 asking
+        hook = {RunStart: hooks.on_run_start, ReceiptReady: hooks.on_receipt, RoundStart: hooks.on_round_start}[type(event)]
+        hook(event)
+        described.append(rich.bar.tasks[0].description)
+    rich.close()
+    assert described == ["nb: cell 2: repairing, original cell, running in a sandbox",
+                         "nb: cell 2: repairing, original cell, reading the receipt",
+                         "nb: cell 2: repairing, round 1/3, asking the model"]
+    assert hooks.on_end is None and hooks.on_model_writing is None
 
 
 def test_anything_but_loophooks_is_refused_with_a_short_error():
