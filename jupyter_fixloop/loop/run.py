@@ -120,7 +120,9 @@ class LoopRun:
     async def run(self) -> LoopResult:
         self.started = time.perf_counter()
         if not self.settings.gateway_url and confine.resolve(self.settings.confinement) == "refused":
-            return self._end("error", confine.REFUSAL)  # before any kernel starts
+            refused = self._end("error", confine.REFUSAL)  # before any kernel starts
+            events.call(self.hooks.on_end, events.LoopEnd(refused))
+            return refused
         # K samples run side by side: keep K warm (pool_size 0, no warm kernels, stays 0 for one sample)
         size = self.options.pool_size if self.options.samples == 1 else max(self.options.pool_size, self.options.samples)
         pool = pool_for(self.settings, size)
