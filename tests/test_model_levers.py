@@ -10,7 +10,8 @@ from fake_model import Scripted, closed_port_url
 from jupyter_fixloop import LoopHooks, fix
 from jupyter_fixloop.errors import UsageError
 from jupyter_fixloop.model.models import check_model, check_server
-from jupyter_fixloop.model.prompt import REPLY_LINE, STOP
+from jupyter_fixloop.model.prompt import PROMPT_TOKENS, STOP, WRONG_OUTPUT_REPLY, build_messages, extract_code
+from jupyter_fixloop.receipt.values import Budget, Receipt
 from jupyter_fixloop.options import BUILTIN
 
 CELL = "total = sum(prices) - 1\n"
@@ -101,7 +102,7 @@ def test_round_two_keeps_the_prefix_and_shows_only_the_latest_candidate(fake_mod
     server = fake_model(block(first), block(second), block(FIXED))
     result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
     assert result.status == "fixed" and len(result.rounds) == 3
-    prefix = user(server, 0).removesuffix(REPLY_LINE)
+    prefix = user(server, 0).removesuffix(WRONG_OUTPUT_REPLY)  # the cell's own run gave a wrong value
     assert user(server, 1).startswith(prefix) and user(server, 2).startswith(prefix)
     assert server.requests[1]["messages"][0] == server.requests[0]["messages"][0]  # the same system prompt
     third = user(server, 2)[len(prefix):]
@@ -207,3 +208,28 @@ def test_a_local_openai_server_without_a_key_is_told_any_value_does(fake_model, 
     with pytest.raises(UsageError) as caught:
         check_model("openai/local", server.url)
     assert "needs OPENAI_API_KEY" in str(caught.value) and "OPENAI_API_KEY=x" in str(caught.value)
+
+
+def test_a_wrong_output_round_asks_for_a_one_line_diagnosis_which_stays_out_of_the_cell():
+    wrong = Receipt(kind="check_failed", text="Check failed: total == 12\n  total is 11, expected 12")
+    crash = Receipt(kind="exception", text="NameError: name 'price' is not defined")
+    asks = build_messages("total = sum(price)\n", checks=("total == 12",), history=[("total = sum(price)\n", wrong)])
+    assert asks[1]["content"].endswith(WRONG_OUTPUT_REPLY)
+    crashed = build_messages("total = sum(price)\n", checks=("total == 12",), history=[("total = sum(price)\n", crash)])
+    assert not crashed[1]["content"].endswith(WRONG_OUTPUT_REPLY)
+    reply = "```python\n# bug: line 1 sums the wrong list\ntotal = sum(prices)\n```"
+    assert extract_code(reply) == "total = sum(prices)\n"
+
+
+def test_a_long_latest_receipt_is_cut_so_the_prompt_fits_and_the_original_run_stays_whole():
+    cell = "top = df.sort_values('r').head(3)\n"
+    original = Receipt(kind="check_failed", text="Check failed: top == ['b']\n  the original run's own line")
+    long = Receipt(kind="check_failed", text="Check failed: top == ['b']\n" + "\n".join(f"  line {i}: x = {i}" * 3 for i in range(400)))
+    history = [(cell, original), ("candidate = 1\n", long)]
+    limit = Budget(PROMPT_TOKENS)
+    whole = build_messages(cell, checks=("top == ['b']",), history=history)
+    fitted = build_messages(cell, checks=("top == ['b']",), history=history, limit=limit)
+    size = lambda messages: sum(limit.count(m["content"]) for m in messages)  # noqa: E731
+    assert size(whole) > PROMPT_TOKENS >= size(fitted)
+    assert "the original run's own line" in fitted[1]["content"] and "receipt cut to fit" in fitted[1]["content"]
+    assert "line 0: x = 0" in fitted[1]["content"]  # the first lines of the latest receipt are kept

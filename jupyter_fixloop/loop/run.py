@@ -198,7 +198,8 @@ class LoopRun:
                     "Write a different fix that addresses what happened.")
         return prompt.build_messages(self.source, instruction=self.instruction, checks=self.checks, history=history,
                                      hint=self.options.hint or None, note=note or None,
-                                     latest=self._author(history[-1][0]) if history else None)
+                                     latest=self._author(history[-1][0]) if history else None,
+                                     limit=Budget(prompt.PROMPT_TOKENS, self.budget.count))
 
     def _temperatures(self, repeated_before: str) -> tuple[float | str, ...]:
         """The round's steps: one temperature per model call, after the rules' repair when they run beside

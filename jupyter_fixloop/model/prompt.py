@@ -10,7 +10,13 @@ import re
 import sys
 
 from ..cell import split_magic
-from ..receipt.values import Receipt
+from ..receipt.values import Budget, Receipt, cut
+
+# The prompt of a round stays within this many tokens (issue #29: under 900): the receipt of the latest
+# candidate is cut to what is left after the rest. Measured with the local 1.5B model on the dev set,
+# a candidate that rebuilt its own data made a round-3 prompt of 1,145 tokens without it; on a local
+# model every prompt token is the user's wait.
+PROMPT_TOKENS = 880
 
 # short on purpose: on a local model every prompt token is time, and a 1.5B model that read about
 # "a sandbox kernel" blamed the sandbox for wrong values (this one fixed 13 of 28 dev cases in one
@@ -33,6 +39,11 @@ RECEIPT_HEADING = "### What happened"
 # on a small machine each token it writes costs a tenth of a second or more
 STOP = ("\n```\n",)
 REPLY_LINE = "### Your reply\nThe complete cell, changed so that it no longer fails as above, in one ```python block."
+# a cell that ran and gave a wrong value: the model names the bug in one comment line first (read out of
+# the reply and dropped from the cell), a one-line diagnosis before the code
+DIAGNOSIS = "# bug:"
+WRONG_OUTPUT_REPLY = ("### Your reply\nThe cell ran without an error but a value is wrong. In one ```python block: first one "
+                      f"line `{DIAGNOSIS} ...` saying which line makes the wrong value and why, then the complete corrected cell.")
 
 
 def build_messages(
@@ -44,6 +55,7 @@ def build_messages(
     hint: str | None = None,
     note: str | None = None,
     latest: str | None = None,
+    limit: Budget | None = None,
 ) -> list[dict]:
     """The conversation for one round. `history` is the list of (code that was run, its receipt),
     oldest first; `latest` says who wrote the last of them ("your answer in round 2"); `note` is
@@ -53,9 +65,33 @@ def build_messages(
     checks, the environment, the hint, and what happened when the cell itself ran. Then the part
     that changes: earlier rounds in one line each, the latest candidate and its receipt. A server
     that reuses the KV cache of a common prefix (llama-server, vLLM) reads the prefix once per loop.
+
+    With `limit`, a prompt over it has the latest candidate's receipt cut (its first lines kept) so
+    that the whole prompt fits; the cell, the checks and the original run's receipt are never cut.
     """
+    messages = _messages(original, instruction, checks, list(history), hint, note, latest, None)
+    if limit is None or len(history) < 2:
+        return messages
+    over = limit.count(_joined(messages)) - limit.tokens
+    if over <= 0:
+        return messages
+    shown = _latest_shown(original, list(history))
+    room = max(40, limit.count(shown) - over - 8)
+    return _messages(original, instruction, checks, list(history), hint, note, latest, cut(shown, Budget(room, limit.count)))
+
+
+def _joined(messages: list[dict]) -> str:
+    return "\n".join(m["content"] for m in messages)
+
+
+def _latest_shown(original: str, history: list[tuple[str, Receipt]]) -> str:
+    """The latest receipt as the prompt shows it (beside the original run's, when that is shown)."""
+    latest = history[-1][1].text
+    return beside_original(latest, history[0][1].text) if history[0][0] == original else latest
+
+
+def _messages(original, instruction, checks, history, hint, note, latest, shown_latest) -> list[dict]:
     parts = []
-    history = list(history)
     generating = bool(instruction) and not history
     first = history[0] if history and history[0][0] == original else None  # the cell's own run
     if instruction:
@@ -79,10 +115,12 @@ def build_messages(
         who = latest or f"your answer in round {len(history) - 1}"
         parts.append(f"{CODE_HEADING} ({who})\n```python\n{latest_code.rstrip()}\n```")
         shown = latest_receipt.text if first is None else beside_original(latest_receipt.text, first[1].text)
+        shown = shown if shown_latest is None else shown_latest
         parts.append(f"{RECEIPT_HEADING}\n{shown}")
     if note:
         parts.append(f"### Note\n{note}")
-    parts.append(REPLY_LINE)
+    wrong_output = bool(history) and history[-1][1].kind == "check_failed"
+    parts.append(WRONG_OUTPUT_REPLY if wrong_output else REPLY_LINE)
     system = GENERATE_PROMPT if generating else SYSTEM_PROMPT
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
@@ -208,5 +246,7 @@ def _clean(code: str) -> str | None:
     while lines and split_magic(lines[0].lstrip())[0] is not None:
         lines.pop(0)
     lines = [line for line in lines if line.strip() not in ("```", "```python")]
+    while lines and lines[0].lstrip().lower().startswith(DIAGNOSIS):
+        lines.pop(0)  # the one-line diagnosis a wrong-output round asks for
     cleaned = "\n".join(line.rstrip() for line in lines).strip("\n")
     return cleaned + "\n" if cleaned.strip() else None

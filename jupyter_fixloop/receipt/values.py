@@ -421,6 +421,12 @@ def fit(render, budget: Budget = DEFAULT_BUDGET) -> str:
     return _hard_cut(text.splitlines(), budget)
 
 
+def cut(text: str, budget: Budget) -> str:
+    """`text` as is when it fits `budget`, else its first lines (the error and where it happened first)
+    and a line saying it was cut."""
+    return text if budget.fits(text) else _hard_cut(text.splitlines(), budget)
+
+
 def _hard_cut(lines: list[str], budget: Budget) -> str:
     """The headline (its message shortened if need be) and the failing line, then what else fits."""
     marker = f"... (receipt cut to fit {budget.tokens} tokens)"
