@@ -10,6 +10,10 @@ words or from what the library says it has now.
 - `removed_method`: methods pandas removed that have a one-line equivalent (`is_lexsorted()`,
   `swapaxes`, `mad()`).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
+- `keyword_only_now`: arguments pandas 2 made keyword-only, named in pandas 1.5's order (`pivot('a', 'b')`).
+- `period_fields`: `PeriodIndex(year=, quarter=)` is `PeriodIndex.from_fields(...)`.
+- `resample_keyword`: `resample(loffset=)` / `resample(kind='period')`, done after resampling.
+- `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
 """
 
 from __future__ import annotations
@@ -18,10 +22,14 @@ import ast
 import difflib
 import re
 
-from .edits import ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of, span
+from .edits import ParsedReceipt, calls_on_line, has_keyword, on_line, parse, replace_node, source_of, span
 from .names import attribute_error, import_optional
+from .tables import KEYWORD_ONLY_NOW
 
 DID_YOU_MEAN = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s+Did you mean '?([^?'\"\s]+)'?\?")
+# pandas 3 may nest the suggestion: "Invalid frequency: A-DEC. Failed to parse with error message:
+# ValueError(...) Did you mean Y-DEC?": the first "did you mean" after the rejected string
+DID_YOU_MEAN_NESTED = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s.*?Did you mean '?([^?'\"\s]+)'?\?", re.DOTALL)
 NO_LONGER = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\.\s*(?:Please )?[Uu]se '([^'\s]+)' instead")
 USE_KEYWORD = re.compile(r"\b[Uu]se (\w+)=(None|True|False|-?\d+|'[^']*')\b")
 REDUCTIONS = ("sum", "mean", "median", "min", "max", "std", "var", "prod", "count", "all", "any", "sem", "skew")
@@ -31,7 +39,7 @@ def did_you_mean(code: str, receipt: ParsedReceipt) -> str | None:
     """A string the library rejects and names the replacement of: 'H' -> 'h', '4M' -> '4ME'."""
     if receipt.ename not in ("ValueError", "KeyError", "TypeError"):
         return None
-    for pattern in (DID_YOU_MEAN, NO_LONGER):
+    for pattern in (DID_YOU_MEAN, NO_LONGER, DID_YOU_MEAN_NESTED):
         for old, new in pattern.findall(receipt.message):
             fixed = _replace_in_string(code, receipt.lineno, old, new)
             if fixed is not None:
@@ -157,3 +165,155 @@ def style_name(code: str, receipt: ParsedReceipt) -> str | None:
     if not close:
         return None
     return _replace_in_string(code, receipt.lineno, m.group(1), close[0])
+
+
+POSITIONAL = re.compile(r"([\w.]+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:were|was) given")
+
+
+def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
+    """Arguments pandas 2 made keyword-only, passed by position (`ldata.pivot('date', 'item', 'value')`):
+    named in the order pandas 1.5 took them (`pivot(index='date', columns='item', values='value')`)."""
+    m = POSITIONAL.search(receipt.evalue) if receipt.ename == "TypeError" else None
+    tree = parse(code)
+    if not m or tree is None or m.group(1) not in KEYWORD_ONLY_NOW:
+        return None
+    names = KEYWORD_ONLY_NOW[m.group(1)]
+    method = "." in m.group(1)  # the error counts `self`
+    allowed, given = int(m.group(2)) - method, int(m.group(3)) - method
+    for call in calls_on_line(tree, receipt.lineno, m.group(1).rsplit(".", 1)[-1]):
+        if len(call.args) != given or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        if method and not isinstance(call.func, ast.Attribute):
+            continue
+        extra = call.args[allowed:]
+        named = names[:len(extra)]
+        if len(named) < len(extra) or any(has_keyword(call, n) for n in named):
+            continue
+        for arg, name in sorted(zip(extra, named), key=lambda p: span(code, p[0]), reverse=True):
+            code = replace_node(code, arg, f"{name}={source_of(code, arg)}")
+        return code
+    return None
+
+
+PERIOD_FIELDS = ("year", "quarter", "month", "day", "hour", "minute", "second")
+
+
+def period_fields(code: str, receipt: ParsedReceipt) -> str | None:
+    """`pd.PeriodIndex(year=..., quarter=...)` (removed in pandas 3) is `pd.PeriodIndex.from_fields(...)`;
+    a `name=` becomes `.rename(name)`, as from_fields takes none."""
+    m = re.search(r"PeriodIndex\.__new__\(\) got an unexpected keyword argument '(\w+)'", receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not m or m.group(1) not in PERIOD_FIELDS or tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno, "PeriodIndex"):
+        if call.args or not any(k.arg in PERIOD_FIELDS for k in call.keywords):
+            continue
+        if any(k.arg not in (*PERIOD_FIELDS, "freq", "name") for k in call.keywords):
+            return None
+        kept = ", ".join(source_of(code, k) for k in call.keywords if k.arg != "name")
+        name = next((source_of(code, k.value) for k in call.keywords if k.arg == "name"), None)
+        text = f"{source_of(code, call.func)}.from_fields({kept})" + (f".rename({name})" if name else "")
+        return replace_node(code, call, text)
+    return None
+
+
+def _chained_call(tree: ast.AST, inner: ast.Call) -> ast.Call | None:
+    """The call made on `inner`'s result: `inner.mean()` for `ts.resample('ME').mean()`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.value is inner:
+            return node
+    return None
+
+
+def _without_keyword(code: str, call: ast.Call, kw: ast.keyword) -> str:
+    """The source of `call` without the keyword `kw` (and its comma)."""
+    start, end = span(code, call)
+    kw_start, kw_end = span(code, kw)
+    head, tail = code[start:kw_start], code[kw_end:end]
+    if tail.lstrip().startswith(","):
+        tail = tail.lstrip()[1:].lstrip()
+    else:
+        head = head.rstrip().rstrip(",")
+    return head + tail
+
+
+def resample_keyword(code: str, receipt: ParsedReceipt) -> str | None:
+    """`resample(..., loffset='-1s').sum()` and `resample(..., kind='period').mean()` (removed in pandas 3)
+    are `resample(...).sum().shift(freq='-1s')` and `resample(...).mean().to_period()`, as pandas's
+    deprecation said: shift the labels, or convert the index, after resampling."""
+    m = re.search(r"resample\(\) got an unexpected keyword argument '(loffset|kind)'", receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not m or tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno, "resample"):
+        kw = next((k for k in call.keywords if k.arg == m.group(1)), None)
+        outer = _chained_call(tree, call)
+        if kw is None or outer is None:
+            continue
+        value = source_of(code, kw.value)
+        if kw.arg == "loffset":
+            after = f".shift(freq={value})"
+        elif isinstance(kw.value, ast.Constant) and kw.value.value in ("period", "timestamp"):
+            after = f".to_{kw.value.value}()"
+        else:
+            return None
+        start, end = span(code, outer)
+        call_start, call_end = span(code, call)
+        inner = _without_keyword(code, call, kw)
+        return code[:start] + code[start:call_start] + inner + code[call_end:end] + after + code[end:]
+    return None
+
+
+def groupby_axis(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df.groupby(key, axis=1).sum()` (removed in pandas 3) is `df.T.groupby(key).sum().T`, as pandas's
+    deprecation said; a grouped object assigned and then aggregated in the same cell likewise."""
+    if receipt.ename != "TypeError" or not re.search(r"groupby\(\) got an unexpected keyword argument 'axis'", receipt.evalue):
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno, "groupby"):
+        kw = next((k for k in call.keywords if k.arg == "axis"), None)
+        if kw is None or not isinstance(call.func, ast.Attribute) or _axis(kw.value) != 1:
+            continue
+        owner = call.func.value
+        outer = _chained_call(tree, call)
+        target = _assigned_name(tree, call)
+        if outer is not None:
+            uses = [outer]
+        elif target is not None:
+            uses = _aggregations_of(tree, target, call)
+            if not uses:
+                return None
+        else:
+            return None
+        edits = [(span(code, u)[1], span(code, u)[1], ".T") for u in uses]
+        start, end = span(code, call)
+        grouped = _without_keyword(code, call, kw)
+        owner_text = source_of(code, owner)
+        owner_text = owner_text if isinstance(owner, (ast.Name, ast.Attribute, ast.Subscript)) else f"({owner_text})"
+        grouped = owner_text + ".T" + grouped[span(code, owner)[1] - start:]
+        edits.append((start, end, grouped))
+        for a, b, text in sorted(edits, reverse=True):
+            code = code[:a] + text + code[b:]
+        return code
+    return None
+
+
+def _assigned_name(tree: ast.AST, value: ast.AST) -> str | None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and node.value is value and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            return node.targets[0].id
+    return None
+
+
+def _aggregations_of(tree: ast.AST, name: str, after: ast.AST) -> list[ast.Call]:
+    """The calls `name.agg(...)` below `after`, when that is every later read of `name` in the cell."""
+    calls, reads = [], 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and node.lineno > after.end_lineno:
+            reads += 1
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == name and node.lineno > after.end_lineno):
+            calls.append(node)
+    return calls if calls and len(calls) == reads else []
