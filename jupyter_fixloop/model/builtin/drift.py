@@ -14,6 +14,7 @@ words or from what the library says it has now.
 - `period_fields`: `PeriodIndex(year=, quarter=)` is `PeriodIndex.from_fields(...)`.
 - `resample_keyword`: `resample(loffset=)` / `resample(kind='period')`, done after resampling.
 - `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
+- `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
 """
 
 from __future__ import annotations
@@ -186,6 +187,8 @@ def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
         if method and not isinstance(call.func, ast.Attribute):
             continue
         extra = call.args[allowed:]
+        if not all(isinstance(a, ast.Constant) for a in extra) and not method:
+            continue  # `pd.concat(a, b)` is a list forgotten (concat_list), `pd.concat(frames, 1)` an axis
         named = names[:len(extra)]
         if len(named) < len(extra) or any(has_keyword(call, n) for n in named):
             continue
@@ -317,3 +320,17 @@ def _aggregations_of(tree: ast.AST, name: str, after: ast.AST) -> list[ast.Call]
                 and node.func.value.id == name and node.lineno > after.end_lineno):
             calls.append(node)
     return calls if calls and len(calls) == reads else []
+
+
+def keyword_unspecified(code: str, receipt: ParsedReceipt) -> str | None:
+    """"dropna must be unspecified as the new implementation does not introduce rows of NA values":
+    the keyword the error says to leave out, taken out of the failing call."""
+    m = re.search(r"\b(\w+) must be unspecified\b", receipt.evalue)
+    tree = parse(code)
+    if receipt.ename not in ("ValueError", "TypeError") or not m or tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno):
+        kw = next((k for k in call.keywords if k.arg == m.group(1)), None)
+        if kw is not None:
+            return replace_node(code, call, _without_keyword(code, call, kw))
+    return None
