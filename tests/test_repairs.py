@@ -92,6 +92,12 @@ CASES = {
                            "full = s.unstack().stack(dropna=False)\n", "keyword_unspecified", "len(full) == 4"),
     "positional_keys_list": (PD + "obj = pd.Series([0.0, 1.0, 2.0, 3.0], index=['a', 'b', 'c', 'd'])\n",
                              "picked = obj[[1, 3]]\n", "positional_key", "picked.tolist() == [1.0, 3.0]"),
+    "drift_setitem_upcast_in_function": (PD + "df = pd.DataFrame({'vals': [-2, 4, 5], 'grps': ['A', 'A', 'A']})\n",
+                                         "def replace(group):\n    mask = group < 0\n    group[mask] = group[~mask].mean()\n    return group\n\n"
+                                         "out = df.groupby('grps')['vals'].transform(replace)\n", "setitem_upcast",
+                                         "out.tolist() == [4.5, 4.0, 5.0]"),
+    "drift_lexsort_depth": (PD + "s = pd.Series([1, 2], index=pd.MultiIndex.from_tuples([('a', 1), ('b', 2)]))\n",
+                            "ok = s.index.lexsort_depth == s.index.nlevels\n", "removed_method", "ok == True"),
     "drift_applymap": (PD + "df = pd.DataFrame({'a': [1, 2]})\n", "u = df.applymap(str)\n", "renamed_method", "u.iloc[0, 0] == '1'"),
     "drift_pad": (PD + "s = pd.Series([1.0, None, 3.0])\n", "f = s.pad()\n", "renamed_method", "f.tolist() == [1.0, 1.0, 3.0]"),
     "name_typo_not_import": ("products = [2, 3]\n", "n = len(product)\n", "name_typo", "n == 2"),

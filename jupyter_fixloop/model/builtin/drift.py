@@ -8,12 +8,13 @@ words or from what the library says it has now.
   `axis=1`, `df.T.groupby(level=0).sum().T`.
 - `join_axes`: `pd.concat(..., join_axes=[idx])` is `pd.concat(...).reindex(idx)`.
 - `removed_method`: methods pandas removed that have a one-line equivalent (`is_lexsorted()`,
-  `swapaxes`, `mad()`).
+  `lexsort_depth == nlevels`, `swapaxes`, `mad()`).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
 - `keyword_only_now`: arguments pandas 2 made keyword-only, named in pandas 1.5's order (`pivot('a', 'b')`).
 - `period_fields`: `PeriodIndex(year=, quarter=)` is `PeriodIndex.from_fields(...)`.
 - `resample_keyword`: `resample(loffset=)` / `resample(kind='period')`, done after resampling.
 - `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
+- `setitem_upcast`: a float set into integers (`s[mask] = 13.6`): cast to floats first, as pandas 1 did.
 - `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
 """
 
@@ -23,7 +24,7 @@ import ast
 import difflib
 import re
 
-from .edits import ParsedReceipt, calls_on_line, has_keyword, on_line, parse, replace_node, source_of, span
+from .edits import ParsedReceipt, calls_on_line, has_keyword, insert_before, on_line, parse, replace_node, source_of, span
 from .names import attribute_error, import_optional
 from .tables import KEYWORD_ONLY_NOW
 
@@ -129,9 +130,18 @@ def removed_method(code: str, receipt: ParsedReceipt) -> str | None:
     `idx.is_monotonic_increasing`, `df.swapaxes(0, 1)` -> `df.T`, `s.mad()` -> `(s - s.mean()).abs().mean()`."""
     found = attribute_error(receipt)
     tree = parse(code)
-    if not found or tree is None or found[1] not in ("is_lexsorted", "swapaxes", "mad"):
+    if not found or tree is None or found[1] not in ("is_lexsorted", "lexsort_depth", "swapaxes", "mad"):
         return None
     attr = found[1]
+    if attr == "lexsort_depth":  # `idx.lexsort_depth == idx.nlevels` is what is_lexsorted() was
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Compare) and on_line(node, receipt.lineno) and len(node.ops) == 1
+                    and isinstance(node.ops[0], ast.Eq) and isinstance(node.left, ast.Attribute)
+                    and node.left.attr == "lexsort_depth" and isinstance(node.comparators[0], ast.Attribute)
+                    and node.comparators[0].attr == "nlevels"
+                    and source_of(code, node.left.value) == source_of(code, node.comparators[0].value)):
+                return replace_node(code, node, f"{source_of(code, node.left.value)}.is_monotonic_increasing")
+        return None
     for call in calls_on_line(tree, receipt.lineno, attr):
         if not isinstance(call.func, ast.Attribute):
             continue
@@ -333,4 +343,23 @@ def keyword_unspecified(code: str, receipt: ParsedReceipt) -> str | None:
         kw = next((k for k in call.keywords if k.arg == m.group(1)), None)
         if kw is not None:
             return replace_node(code, call, _without_keyword(code, call, kw))
+    return None
+
+
+def setitem_upcast(code: str, receipt: ParsedReceipt) -> str | None:
+    """`s[mask] = 13.6` into integers: pandas 1 turned `s` into floats, pandas 3 raises ("Invalid value
+    '13.6' for dtype 'int64'"); cast first, as its deprecation said: `s = s.astype('float64')`."""
+    m = re.search(r"Invalid value '([^']*)' for dtype '(u?int\d*|bool)'", receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not m or tree is None or receipt.lineno is None:
+        return None
+    try:
+        float(m.group(1))
+    except ValueError:
+        return None  # text into numbers: not an upcast pandas 1 made
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and node.lineno == receipt.lineno and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Subscript) and isinstance(node.targets[0].value, ast.Name)):
+            name = node.targets[0].value.id
+            return insert_before(code, node.lineno, f"{name} = {name}.astype('float64')")
     return None

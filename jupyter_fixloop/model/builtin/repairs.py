@@ -64,6 +64,7 @@ from .drift import (
     reduction_level,
     removed_method,
     resample_keyword,
+    setitem_upcast,
     style_name,
 )
 from .edits import CannotTell, ParsedReceipt, parse_receipt
@@ -90,7 +91,7 @@ REPAIRS = [
     column_repr, syntax, indentation,
     moved_import, missing_import, name_literal, name_typo,
     message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields, resample_keyword, groupby_axis,
-    keyword_unspecified, removed_method, style_name, removed_attribute, dataframe_append, renamed_method, missing_accessor,
+    keyword_unspecified, setitem_upcast, removed_method, style_name, removed_attribute, dataframe_append, renamed_method, missing_accessor,
     column_as_attribute, attribute_typo, none_from_inplace, thrown_away, missing_return, unpack_loop, not_callable, method_not_called,
     accessor_dtype, key_typo, drop_axis, positional_key, bad_keyword, concat_list, str_concat, join_non_str,
     reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
@@ -109,7 +110,8 @@ KIND = {
                      dataframe_append, renamed_method, missing_accessor, none_from_inplace, thrown_away, not_callable,
                      method_not_called, drop_axis, concat_list, join_non_str, tuple_columns, series_truth,
                      int_not_iterable, did_you_mean, keyword_value_hint, reduction_level, join_axes, removed_method,
-                     keyword_only_now, period_fields, resample_keyword, keyword_unspecified],
+                     keyword_only_now, period_fields, resample_keyword, keyword_unspecified,
+                     setitem_upcast],
                     MECHANICAL),
     **dict.fromkeys([column_repr, name_typo, column_as_attribute, attribute_typo, missing_return, unpack_loop,
                      accessor_dtype, key_typo, positional_key, bad_keyword, str_concat, reduction_on_text,
