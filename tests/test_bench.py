@@ -182,5 +182,6 @@ def test_the_notebook_bench_runs_each_notebook_plainly_and_in_batch_mode(tmp_pat
 
     out = capsys.readouterr().out
     assert "| sub/old.ipynb | 3 | 1 | 2 | 1 / 0 / 0 | 0 | 1/1 |" in out, out
+    assert "drift cells fixed with no saved output or check to verify them: 0 of 1" in out
     assert "batch runs fewer cells than plain Jupyter in: none" in out
     assert "- 1 package not installed" in out

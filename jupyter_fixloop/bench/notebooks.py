@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from ..errors import FixloopError
 
+FIXED = ("fixed", "unverified")  # a repair that runs: verified by something, or by nothing
+
 
 @dataclass
 class NotebookFigures:
@@ -31,6 +33,7 @@ class NotebookFigures:
     proposed: int = 0
     drift: int = 0
     drift_fixed: int = 0
+    drift_unchecked: int = 0  # drift fixes nothing verified (no usable saved output, no check)
     left: list = field(default_factory=list)  # (cell number, status, why)
     drift_left: list = field(default_factory=list)  # (cell number, the error) of drift cells not fixed
     seconds: float = 0.0
@@ -79,16 +82,17 @@ async def measure(folder: str, rel: str, options, scratch: str) -> NotebookFigur
     result = await fix_notebook(nb, path, options)
     figures = NotebookFigures(rel, len(result.outcomes), plain, result.cells_run)
     for o in result.outcomes:
-        if o.status == "fixed":
-            figures.fixed[o.verified_by] += 1
+        if o.status in FIXED:  # "unverified": repaired and runs, but nothing checked it
+            figures.fixed[o.verified_by if o.status == "fixed" else ""] += 1
         figures.proposed += o.status == "proposed"
         drift = (o.status != "ok" and o.status != "skipped" and saved.get(o.number) is not None
                  and not words.missing_package(o.error))
         figures.drift += drift
-        figures.drift_fixed += drift and o.status in ("fixed", "proposed")
-        if drift and o.status not in ("fixed", "proposed"):
+        figures.drift_fixed += drift and o.status in (*FIXED, "proposed")
+        figures.drift_unchecked += drift and o.status in FIXED and not o.verified_by
+        if drift and o.status not in (*FIXED, "proposed"):
             figures.drift_left.append((o.number, o.error[:120]))
-        if o.status not in ("ok", "fixed"):
+        if o.status not in ("ok", *FIXED):
             figures.left.append((o.number, o.status, why_left(o)))
     figures.seconds = time.perf_counter() - started
     return figures
@@ -128,10 +132,12 @@ def report(all_figures: list[NotebookFigures]) -> str:
         total.proposed += f.proposed
         total.drift += f.drift
         total.drift_fixed += f.drift_fixed
+        total.drift_unchecked += f.drift_unchecked
         total.left += f.left
     t = total
     lines.append(f"| **total** | {t.cells} | {t.plain} | {t.batch} | {t.fixed['saved output']} / {t.fixed['check']} / "
                  f"{t.fixed['']} | {t.proposed} | {t.drift_fixed}/{t.drift} |")
+    lines += ["", f"drift cells fixed with no saved output or check to verify them: {t.drift_unchecked} of {t.drift_fixed}"]
     worse = [f.name for f in all_figures if f.batch < f.plain]
     lines += ["", "batch runs fewer cells than plain Jupyter in: " + (", ".join(worse) if worse else "none"),
               "", "left, and why:"]
