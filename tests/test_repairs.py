@@ -298,6 +298,18 @@ def test_repair_fixes_real_error(name, ns):
     assert eval(check, ns), f"wrong result from:\n{fixed}"
 
 
+@pytest.mark.skipif(not PANDAS_3, reason="pandas.core.reshape.util is still there before pandas 3")
+def test_a_function_that_moved_inside_the_library_is_called_where_it_lives_now(ns):
+    """`pd.core.reshape.util` is gone in pandas 3; `cartesian_product` is defined in one other module."""
+    cell = "p = pd.core.reshape.util.cartesian_product([np.arange(2), np.arange(3)])\n"
+    first = run(ns, PD, cell)
+    assert not first.ok
+    repair, fixed = repairs.first_repair(cell, first.text)
+    assert repair is not None and repair.__name__ == "moved_function", first.text
+    assert run(ns, PD, fixed).ok, fixed
+    assert [list(a) for a in ns["p"]] == [[0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2]]
+
+
 def test_a_renamed_matplotlib_style_becomes_the_nearest_available_one(ns):
     """matplotlib 3.6 renamed the seaborn styles; the error lists where the names are (`style.available`)."""
     style = pytest.importorskip("matplotlib.style")

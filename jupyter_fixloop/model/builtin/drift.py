@@ -15,6 +15,7 @@ words or from what the library says it has now.
 - `resample_keyword`: `resample(loffset=)` / `resample(kind='period')`, done after resampling.
 - `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
 - `setitem_upcast`: a float set into integers (`s[mask] = 13.6`): cast to floats first, as pandas 1 did.
+- `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
 - `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
 """
 
@@ -363,3 +364,47 @@ def setitem_upcast(code: str, receipt: ParsedReceipt) -> str | None:
             name = node.targets[0].value.id
             return insert_before(code, node.lineno, f"{name} = {name}.astype('float64')")
     return None
+
+
+def moved_function(code: str, receipt: ParsedReceipt) -> str | None:
+    """`pd.core.reshape.util.cartesian_product(...)` when `pandas.core.reshape` has no `util` any more:
+    the one module of the same library that defines a function or class of that name now."""
+    found = attribute_error(receipt)
+    tree = parse(code)
+    if not found or not found[0].startswith("module ") or tree is None:
+        return None
+    module, missing = found[0][len("module "):], found[1]
+    top = module.split(".")[0]
+    for node in ast.walk(tree):
+        chain = _dotted(node) if isinstance(node, ast.Attribute) and on_line(node, receipt.lineno) else None
+        if not chain or len(chain) < 3 or chain[-2] != missing or chain[1:-2] != module.split(".")[1:]:
+            continue
+        homes = _defined_in(top, chain[-1])
+        if len(homes) != 1:
+            return None
+        return replace_node(code, node, ".".join([chain[0], *homes[0].split(".")[1:], chain[-1]]))
+    return None
+
+
+def _dotted(node: ast.AST) -> list[str] | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return [node.id, *reversed(parts)] if isinstance(node, ast.Name) else None
+
+
+def _defined_in(top: str, name: str) -> list[str]:
+    """The modules of package `top` (as imported here) that define `name` themselves."""
+    import sys
+
+    if import_optional(top) is None:
+        return []
+    homes = []
+    for mod_name, mod in list(sys.modules.items()):
+        if not mod_name.startswith(top + ".") or ".tests" in mod_name:
+            continue
+        obj = getattr(mod, name, None)
+        if callable(obj) and getattr(obj, "__module__", None) == mod_name and getattr(obj, "__name__", None) == name:
+            homes.append(mod_name)
+    return homes
