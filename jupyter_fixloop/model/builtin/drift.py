@@ -25,7 +25,17 @@ import ast
 import difflib
 import re
 
-from .edits import ParsedReceipt, calls_on_line, has_keyword, insert_before, on_line, parse, replace_node, source_of, span
+from .edits import (
+    ParsedReceipt,
+    calls_on_line,
+    has_keyword,
+    insert_before,
+    on_line,
+    parse,
+    replace_node,
+    source_of,
+    span,
+)
 from .names import attribute_error, import_optional
 from .tables import KEYWORD_ONLY_NOW
 
