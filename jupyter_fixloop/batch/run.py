@@ -96,6 +96,7 @@ class CellOutcome:
     result: LoopResult | None = None
     seconds: float = 0.0
     verified_by: str = ""  # for a fix: "saved output", "check" (--expect, --expect-output, asserts) or "" (nothing checked it)
+    blamed_cell: int | None = None  # for a cell skipped after an unfixed one: that cell's number
 
     @property
     def title(self) -> str:
@@ -418,7 +419,7 @@ class BatchRun:
             self._poison(defines, self.poisoned[blamed])
             return CellOutcome(number, "skipped", cell.source, error=error, seconds=time.perf_counter() - started,
                                reason=f"not repaired: it fails because cell {self.poisoned[blamed]}, which was not "
-                                      f"fixed, did not define `{blamed}`")
+                                      f"fixed, did not define `{blamed}`", blamed_cell=self.poisoned[blamed])
         if self.options.cells is not None and number not in self.options.cells:
             return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines)
         not_code = words.missing_package(error)

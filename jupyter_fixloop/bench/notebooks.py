@@ -3,8 +3,8 @@
 For each notebook under DIR: the cells plain Jupyter runs (nbclient, errors allowed) against the
 cells batch mode runs; the fixes, by what verified them (the output saved in the notebook, a check,
 or nothing); the API-drift cells (cells whose saved outputs show they ran when the notebook was saved,
-and that fail here when run plainly, not for a missing package nor after a cell batch mode could not
-fix) and how many batch mode runs (repaired, or running once a cell above it was); and what was left,
+and that fail here when run plainly, not for a missing package, theirs or that of the cell they fail
+after) and how many batch mode runs (repaired, or running once a cell above it was); and what was left,
 and why. Each run works on its own copy of DIR (notebooks write files).
 """
 
@@ -87,10 +87,12 @@ async def measure(folder: str, rel: str, options, scratch: str) -> NotebookFigur
             figures.fixed[o.verified_by if o.status == "fixed" else ""] += 1
         figures.proposed += o.status == "proposed"
         # a drift cell ran when the notebook was saved and fails here plainly, not for a missing package
-        # nor after a cell left unfixed; batch mode fixes it by repairing it or a cell above it
+        # (its own, or that of the unfixed cell it fails after); batch mode fixes it by repairing it or a
+        # cell above it
         error = plain.get(o.number)
+        cause = plain.get(o.blamed_cell) if o.status == "skipped" else error
         drift = (error is not None and saved.get(o.number) is not None and not words.missing_package(error)
-                 and o.status != "skipped")
+                 and not (o.status == "skipped" and (cause is None or words.missing_package(cause))))
         figures.drift += drift
         figures.drift_fixed += drift and o.status in ("ok", *FIXED, "proposed")
         figures.drift_unchecked += drift and o.status in FIXED and not o.verified_by
