@@ -172,7 +172,8 @@ def test_the_notebook_bench_runs_each_notebook_plainly_and_in_batch_mode(tmp_pat
     cells = [("import pandas as pd\ns = pd.Series([1, 2, 3, 4], index=pd.MultiIndex.from_tuples("
               "[('a', 1), ('a', 2), ('b', 1), ('b', 2)]))", None),
              ("print(s.sum(level=0).to_dict())", "{'a': 3, 'b': 7}\n"),
-             ("import no_such_package_for_the_bench", None)]
+             ("import no_such_package_for_the_bench as nsp", None),
+             ("print(nsp.version)", "1.0\n")]  # ran when saved; fails after a missing package: no drift
     nb = new_notebook(cells=[new_code_cell(src, outputs=[new_output("stream", name="stdout", text=out)] if out else [])
                              for src, out in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -181,6 +182,7 @@ def test_the_notebook_bench_runs_each_notebook_plainly_and_in_batch_mode(tmp_pat
     assert bench.main(["--notebooks", str(tmp_path / "corpus")]) == 0
 
     out = capsys.readouterr().out
-    assert "| sub/old.ipynb | 3 | 1 | 2 | 1 / 0 / 0 | 0 | 1/1 |" in out, out
+    assert "| sub/old.ipynb | 4 | 1 | 2 | 1 / 0 / 0 | 0 | 1/1 |" in out, out
+    assert "drift cells fixed with no saved output or check to verify them: 0 of 1" in out
     assert "batch runs fewer cells than plain Jupyter in: none" in out
-    assert "- 1 package not installed" in out
+    assert "- 1 package not installed" in out and "- 1 an earlier cell was not fixed" in out

@@ -257,3 +257,19 @@ def test_a_fallback_that_invents_the_values_is_rejected(fake_model):
 ])
 def test_honest_code_passes_the_new_rules(original, checks, candidate):
     assert Guard(original, tuple(checks)).check(candidate, failure("AssertionError", "x")) is None
+
+
+def test_a_call_to_a_removed_method_may_become_the_property_that_replaced_it_but_not_vanish(fake_model):
+    """`s.index.is_lexsorted()` never ran (the method is gone in pandas 2): replacing it with the property
+    pandas names (`is_monotonic_increasing`) keeps the line; deleting the line is still rejected."""
+    pytest.importorskip("pandas")
+    head = "import pandas as pd\ns = pd.Series([1, 2], index=pd.MultiIndex.from_tuples([('a', 1), ('b', 2)]))\n"
+    cell = head + "s.index.is_lexsorted()\nn = len(s)\n"
+    deleted = head + "n = len(s)\n"
+    honest = head + "s.index.is_monotonic_increasing\nn = len(s)\n"
+    server = fake_model(block(deleted), block(honest))
+    result = fix(cell, checks=["n == 2"], model="openai/scripted", api_base=server.url, max_rounds=2, rules=False)
+    assert result.first.ename == "AttributeError"
+    assert result.status == "fixed" and result.patched == honest, result.reason
+    texts = rejected_rounds(result)
+    assert len(texts) == 1 and "deletes what the failing line `s.index.is_lexsorted()` did" in texts[0]

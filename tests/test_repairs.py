@@ -65,6 +65,39 @@ CASES = {
     "drift_swapaxes": (PD + "df = pd.DataFrame({'a': [1, 2], 'b': [3, 4]})\n", "t = df.swapaxes(0, 1)\n",
                        "removed_method", "list(t.index) == ['a', 'b']"),
     "drift_mad": (PD + "s = pd.Series([1.0, 2.0, 3.0, 6.0])\n", "m = s.mad()\n", "removed_method", "abs(m - 1.5) < 1e-9"),
+    "drift_annual_offset_nested_suggestion": (PD, "p = pd.Period(2007, freq='A-DEC')\n", "did_you_mean", "p.year == 2007 and p.freqstr == 'Y-DEC'"),
+    "drift_pivot_positional": (PD + "ldata = pd.DataFrame({'date': [1, 1, 2], 'item': ['a', 'b', 'a'], 'value': [1.0, 2.0, 3.0]})\n",
+                               "pivoted = ldata.pivot('date', 'item', 'value')\n", "keyword_only_now",
+                               "list(pivoted.index) == [1, 2] and list(pivoted.columns) == ['a', 'b'] and pivoted.loc[2, 'a'] == 3.0"),
+    "drift_drop_axis_positional": (PD + "df = pd.DataFrame({'a': [1], 'b': [2]})\n", "out = df.drop('a', 1)\n",
+                                   "keyword_only_now", "list(out.columns) == ['b']"),
+    "drift_period_index_fields": (PD + "data = pd.DataFrame({'year': [1959.0, 1959.0], 'quarter': [1.0, 2.0]})\n",
+                                  "periods = pd.PeriodIndex(year=data.year, quarter=data.quarter, name='date')\n",
+                                  "period_fields", "periods.name == 'date' and str(periods[1]) == '1959Q2'"),
+    "drift_resample_loffset": (PD + "ts = pd.Series(range(12), index=pd.date_range('2000-01-01', periods=12, freq='min'))\n",
+                               "out = ts.resample('5min', closed='right', label='right', loffset='-1s').sum()\n",
+                               "resample_keyword", "str(out.index[0]) == '1999-12-31 23:59:59' and out.tolist() == [0, 15, 40, 11]"),
+    "drift_resample_kind_period": (PD + "ts = pd.Series(1.0, index=pd.date_range('2000-01-01', periods=60, freq='D'))\n",
+                                   "out = ts.resample('ME', kind='period').sum()\n", "resample_keyword",
+                                   "str(out.index[0]) == '2000-01' and out.tolist() == [31.0, 29.0]"),
+    "drift_groupby_axis_chained": (PD + "people = pd.DataFrame([[1, 2, 3]], columns=['a', 'b', 'c'])\nm = {'a': 'red', 'b': 'red', 'c': 'blue'}\n",
+                                   "out = people.groupby(m, axis=1).sum()\n", "groupby_axis",
+                                   "out.to_dict('records') == [{'blue': 3, 'red': 3}]"),
+    "drift_groupby_axis_assigned": (PD + "people = pd.DataFrame([[1, 2, 3]], columns=['a', 'b', 'c'])\nm = {'a': 'red', 'b': 'red', 'c': 'blue'}\n",
+                                    "by_column = people.groupby(m, axis=1)\nout = by_column.sum()\n", "groupby_axis",
+                                    "out.to_dict('records') == [{'blue': 3, 'red': 3}]"),
+    "drift_any_positional_axis": (PD + "data = pd.DataFrame({'a': [0.0, 4.0], 'b': [-5.0, 0.0], 'c': [0.0, 1.0]})\n",
+                                  "rows = data[(np.abs(data) > 3).any(1)]\n", "keyword_only_now", "len(rows) == 2"),
+    "drift_stack_dropna": (PD + "s = pd.Series([1.0, 2.0], index=pd.MultiIndex.from_tuples([('one', 'a'), ('two', 'b')]))\n",
+                           "full = s.unstack().stack(dropna=False)\n", "keyword_unspecified", "len(full) == 4"),
+    "positional_keys_list": (PD + "obj = pd.Series([0.0, 1.0, 2.0, 3.0], index=['a', 'b', 'c', 'd'])\n",
+                             "picked = obj[[1, 3]]\n", "positional_key", "picked.tolist() == [1.0, 3.0]"),
+    "drift_setitem_upcast_in_function": (PD + "df = pd.DataFrame({'vals': [-2, 4, 5], 'grps': ['A', 'A', 'A']})\n",
+                                         "def replace(group):\n    mask = group < 0\n    group[mask] = group[~mask].mean()\n    return group\n\n"
+                                         "out = df.groupby('grps')['vals'].transform(replace)\n", "setitem_upcast",
+                                         "out.tolist() == [4.5, 4.0, 5.0]"),
+    "drift_lexsort_depth": (PD + "s = pd.Series([1, 2], index=pd.MultiIndex.from_tuples([('a', 1), ('b', 2)]))\n",
+                            "ok = s.index.lexsort_depth == s.index.nlevels\n", "removed_method", "ok == True"),
     "drift_applymap": (PD + "df = pd.DataFrame({'a': [1, 2]})\n", "u = df.applymap(str)\n", "renamed_method", "u.iloc[0, 0] == '1'"),
     "drift_pad": (PD + "s = pd.Series([1.0, None, 3.0])\n", "f = s.pad()\n", "renamed_method", "f.tolist() == [1.0, 1.0, 3.0]"),
     "name_typo_not_import": ("products = [2, 3]\n", "n = len(product)\n", "name_typo", "n == 2"),
@@ -263,6 +296,18 @@ def test_repair_fixes_real_error(name, ns):
     again = run(ns, setup, fixed)
     assert again.ok, f"repaired cell still fails:\n{fixed}\n{again.text}"
     assert eval(check, ns), f"wrong result from:\n{fixed}"
+
+
+@pytest.mark.skipif(not PANDAS_3, reason="pandas.core.reshape.util is still there before pandas 3")
+def test_a_function_that_moved_inside_the_library_is_called_where_it_lives_now(ns):
+    """`pd.core.reshape.util` is gone in pandas 3; `cartesian_product` is defined in one other module."""
+    cell = "p = pd.core.reshape.util.cartesian_product([np.arange(2), np.arange(3)])\n"
+    first = run(ns, PD, cell)
+    assert not first.ok
+    repair, fixed = repairs.first_repair(cell, first.text)
+    assert repair is not None and repair.__name__ == "moved_function", first.text
+    assert run(ns, PD, fixed).ok, fixed
+    assert [list(a) for a in ns["p"]] == [[0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2]]
 
 
 def test_a_renamed_matplotlib_style_becomes_the_nearest_available_one(ns):

@@ -95,6 +95,7 @@ class CellOutcome:
     result: LoopResult | None = None
     seconds: float = 0.0
     verified_by: str = ""  # for a fix: "saved output", "check" (--expect, --expect-output, asserts) or "" (nothing checked it)
+    blamed_cell: int | None = None  # for a cell skipped after an unfixed one: that cell's number
 
     @property
     def title(self) -> str:
@@ -191,6 +192,12 @@ def execute_notebook(nb, cwd: str, timeout: float) -> None:
 async def plain_count(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str) -> int:
     """Cells of `nb` (a copy is run) that run without error when Jupyter runs it top to bottom,
     errors allowed (nbclient); a kernel death ends the count there."""
+    return sum(error is None for error in (await plain_errors(nb, cwd, timeout, kernel_name, workdir)).values())
+
+
+async def plain_errors(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str) -> dict[int, str | None]:
+    """Run a copy of `nb` as plain Jupyter does (errors allowed): for each code cell that ran (numbered
+    among all cells, from 1), its error ("ename: evalue") or None."""
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
 
@@ -205,8 +212,12 @@ async def plain_count(nb, cwd: str, timeout: float, kernel_name: str | None, wor
         pass
     except Exception:  # a timeout or a kernel that would not start: count what ran
         pass
-    return sum(1 for c in nb.cells if c.cell_type == "code" and c.source.strip() and c.get("execution_count")
-               and not any(o.get("output_type") == "error" for o in c.outputs))
+    ran = {}
+    for i, c in enumerate(nb.cells):
+        if c.cell_type == "code" and c.source.strip() and c.get("execution_count"):
+            errors = [o for o in c.outputs if o.get("output_type") == "error"]
+            ran[i + 1] = f"{errors[0].get('ename', '')}: {errors[0].get('evalue', '')}" if errors else None
+    return ran
 
 
 class NotebookKernel:
@@ -405,7 +416,7 @@ class BatchRun:
             self._poison(defines, self.poisoned[blamed])
             return CellOutcome(number, "skipped", cell.source, error=error, seconds=time.perf_counter() - started,
                                reason=f"not repaired: it fails because cell {self.poisoned[blamed]}, which was not "
-                                      f"fixed, did not define `{blamed}`")
+                                      f"fixed, did not define `{blamed}`", blamed_cell=self.poisoned[blamed])
         if self.options.cells is not None and number not in self.options.cells:
             return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines)
         not_code = words.missing_package(error)

@@ -3,8 +3,9 @@
 For each notebook under DIR: the cells plain Jupyter runs (nbclient, errors allowed) against the
 cells batch mode runs; the fixes, by what verified them (the output saved in the notebook, a check,
 or nothing); the API-drift cells (cells whose saved outputs show they ran when the notebook was saved,
-and that fail here for a reason a change to the code can fix) and how many were fixed; and what was
-left, and why. Each run works on its own copy of DIR (notebooks write files).
+and that fail here when run plainly, not for a missing package, theirs or that of the cell they fail
+after) and how many batch mode runs (repaired, or running once a cell above it was); and what was left,
+and why. Each run works on its own copy of DIR (notebooks write files).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from dataclasses import dataclass, field
 
 from ..errors import FixloopError
 
+FIXED = ("fixed", "unverified")  # a repair that runs: verified by something, or by nothing
+
 
 @dataclass
 class NotebookFigures:
@@ -31,6 +34,7 @@ class NotebookFigures:
     proposed: int = 0
     drift: int = 0
     drift_fixed: int = 0
+    drift_unchecked: int = 0  # drift fixes nothing verified (no usable saved output, no check)
     left: list = field(default_factory=list)  # (cell number, status, why)
     drift_left: list = field(default_factory=list)  # (cell number, the error) of drift cells not fixed
     seconds: float = 0.0
@@ -63,7 +67,7 @@ async def measure(folder: str, rel: str, options, scratch: str) -> NotebookFigur
     import time
 
     from ..batch import words
-    from ..batch.run import fix_notebook, plain_count, read_notebook
+    from ..batch.run import fix_notebook, plain_errors, read_notebook
     from ..receipt import saved_output
 
     started = time.perf_counter()
@@ -71,24 +75,30 @@ async def measure(folder: str, rel: str, options, scratch: str) -> NotebookFigur
                             for kind in ("plain", "batch"))
     nb = read_notebook(os.path.join(plain_dir, rel))
     workdir = tempfile.mkdtemp(prefix="nbbench-", dir=scratch)
-    plain = await plain_count(nb, os.path.dirname(os.path.join(plain_dir, rel)), options.cell_timeout,
-                              options.kernel_name, workdir)
+    plain = await plain_errors(nb, os.path.dirname(os.path.join(plain_dir, rel)), options.cell_timeout,
+                               options.kernel_name, workdir)
     path = os.path.join(batch_dir, rel)
     nb = read_notebook(path)
     saved = {i + 1: saved_output(c.get("outputs", [])) for i, c in enumerate(nb.cells) if c.cell_type == "code"}
     result = await fix_notebook(nb, path, options)
-    figures = NotebookFigures(rel, len(result.outcomes), plain, result.cells_run)
+    figures = NotebookFigures(rel, len(result.outcomes), sum(e is None for e in plain.values()), result.cells_run)
     for o in result.outcomes:
-        if o.status == "fixed":
-            figures.fixed[o.verified_by] += 1
+        if o.status in FIXED:  # "unverified": repaired and runs, but nothing checked it
+            figures.fixed[o.verified_by if o.status == "fixed" else ""] += 1
         figures.proposed += o.status == "proposed"
-        drift = (o.status != "ok" and o.status != "skipped" and saved.get(o.number) is not None
-                 and not words.missing_package(o.error))
+        # a drift cell ran when the notebook was saved and fails here plainly, not for a missing package
+        # (its own, or that of the unfixed cell it fails after); batch mode fixes it by repairing it or a
+        # cell above it
+        error = plain.get(o.number)
+        cause = plain.get(o.blamed_cell) if o.status == "skipped" else error
+        drift = (error is not None and saved.get(o.number) is not None and not words.missing_package(error)
+                 and not (o.status == "skipped" and (cause is None or words.missing_package(cause))))
         figures.drift += drift
-        figures.drift_fixed += drift and o.status in ("fixed", "proposed")
-        if drift and o.status not in ("fixed", "proposed"):
-            figures.drift_left.append((o.number, o.error[:120]))
-        if o.status not in ("ok", "fixed"):
+        figures.drift_fixed += drift and o.status in ("ok", *FIXED, "proposed")
+        figures.drift_unchecked += drift and o.status in FIXED and not o.verified_by
+        if drift and o.status not in ("ok", *FIXED, "proposed"):
+            figures.drift_left.append((o.number, (o.error or error)[:120]))
+        if o.status not in ("ok", *FIXED):
             figures.left.append((o.number, o.status, why_left(o)))
     figures.seconds = time.perf_counter() - started
     return figures
@@ -128,10 +138,12 @@ def report(all_figures: list[NotebookFigures]) -> str:
         total.proposed += f.proposed
         total.drift += f.drift
         total.drift_fixed += f.drift_fixed
+        total.drift_unchecked += f.drift_unchecked
         total.left += f.left
     t = total
     lines.append(f"| **total** | {t.cells} | {t.plain} | {t.batch} | {t.fixed['saved output']} / {t.fixed['check']} / "
                  f"{t.fixed['']} | {t.proposed} | {t.drift_fixed}/{t.drift} |")
+    lines += ["", f"drift cells fixed with no saved output or check to verify them: {t.drift_unchecked} of {t.drift_fixed}"]
     worse = [f.name for f in all_figures if f.batch < f.plain]
     lines += ["", "batch runs fewer cells than plain Jupyter in: " + (", ".join(worse) if worse else "none"),
               "", "left, and why:"]

@@ -171,6 +171,8 @@ class Guard:
             return None
         if kind == "calls" and name in _call_roots(tree):
             return None
+        if kind == "calls" and _never_ran(failure) and _still_reads(tree, self.tree, failure.line):
+            return None  # `s.index.is_lexsorted()` -> `s.index.is_monotonic_increasing`: the method is gone
         what = f"no longer sets `{name}`" if kind == "binds" else f"no longer calls `{name}`"
         return (f"the candidate deletes what the failing line `{failure.line}` did (it {what}); "
                 "fix that line instead of removing it")
@@ -407,6 +409,24 @@ def _is_literal(node: ast.AST) -> bool:
 
 
 # ---------------------------------------------------------------- deleting the failing line
+
+
+def _never_ran(failure) -> bool:
+    """The failing call never ran: its method does not exist (`'MultiIndex' object has no attribute 'x'`)."""
+    stmt = _parse(failure.line.strip())
+    call = stmt.body[0].value if stmt is not None and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Expr) else None
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and failure.ename == "AttributeError"
+            and f"has no attribute '{call.func.attr}'" in (failure.evalue or ""))
+
+
+def _still_reads(tree: ast.AST, original: ast.AST, line: str) -> bool:
+    """The candidate keeps as many statements that read what the failing call was made on (`s.index`)
+    as the original: the line was changed, not dropped."""
+    owner = ast.unparse(_parse(line.strip()).body[0].value.func.value)
+
+    def reads(t: ast.AST) -> int:
+        return sum(isinstance(n, ast.Expr) and owner in ast.unparse(n.value) for n in ast.walk(t))
+    return reads(tree) >= reads(original)
 
 
 def _effect_of(line: str) -> tuple[str, str] | None:

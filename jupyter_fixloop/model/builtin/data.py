@@ -32,6 +32,7 @@ SEPARATORS = set(",$€£¥% _'")
 
 REDUCTIONS = {"mean", "median", "sum", "std", "var", "min", "max", "prod", "sem", "skew", "quantile", "corr", "cov"}
 
+INT_KEYS_MISSING = re.compile(r"None of \[Index\(\[[-\d, ]+\], dtype='int64'\)\] are in the \[index\]")
 TEXT_REDUCTION = re.compile(
     r"does not support (?:operation|reduction) '(\w+)'"
     r"|Cannot perform reduction '(\w+)' with string dtype"
@@ -443,13 +444,21 @@ def drop_axis(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 def positional_key(code: str, receipt: ParsedReceipt) -> str | None:
-    """`s[0]` on a Series labelled by text is a label lookup (KeyError: 0): take the position with `.iloc`."""
-    if receipt.ename != "KeyError" or not re.fullmatch(r"-?\d+", receipt.evalue.strip()):
+    """`s[0]` on a Series labelled by text is a label lookup (KeyError: 0): take the position with `.iloc`;
+    `s[[1, 3]]` likewise ("None of [Index([1, 3], dtype='int64')] are in the [index]")."""
+    if receipt.ename != "KeyError":
+        return None
+    single = re.fullmatch(r"-?\d+", receipt.evalue.strip()) is not None
+    if not single and not INT_KEYS_MISSING.search(receipt.evalue):
         return None
     tree = parse(code)
     for node in ast.walk(tree) if tree else []:
-        if (isinstance(node, ast.Subscript) and on_line(node, receipt.lineno) and isinstance(node.value, ast.Name)
+        if not (isinstance(node, ast.Subscript) and on_line(node, receipt.lineno) and isinstance(node.value, ast.Name)
                 and value_kind(receipt, node.value.id) == "Series"):
+            continue
+        ints = (isinstance(node.slice, ast.List) and node.slice.elts
+                and all(isinstance(e, ast.Constant) and type(e.value) is int for e in node.slice.elts))
+        if single or ints:
             return replace_node(code, node, f"{node.value.id}.iloc[{source_of(code, node.slice)}]")
     return None
 

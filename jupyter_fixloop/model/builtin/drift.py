@@ -8,8 +8,15 @@ words or from what the library says it has now.
   `axis=1`, `df.T.groupby(level=0).sum().T`.
 - `join_axes`: `pd.concat(..., join_axes=[idx])` is `pd.concat(...).reindex(idx)`.
 - `removed_method`: methods pandas removed that have a one-line equivalent (`is_lexsorted()`,
-  `swapaxes`, `mad()`).
+  `lexsort_depth == nlevels`, `swapaxes`, `mad()`).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
+- `keyword_only_now`: arguments pandas 2 made keyword-only, named in pandas 1.5's order (`pivot('a', 'b')`).
+- `period_fields`: `PeriodIndex(year=, quarter=)` is `PeriodIndex.from_fields(...)`.
+- `resample_keyword`: `resample(loffset=)` / `resample(kind='period')`, done after resampling.
+- `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
+- `setitem_upcast`: a float set into integers (`s[mask] = 13.6`): cast to floats first, as pandas 1 did.
+- `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
+- `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
 """
 
 from __future__ import annotations
@@ -18,10 +25,24 @@ import ast
 import difflib
 import re
 
-from .edits import ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of, span
+from .edits import (
+    ParsedReceipt,
+    calls_on_line,
+    has_keyword,
+    insert_before,
+    on_line,
+    parse,
+    replace_node,
+    source_of,
+    span,
+)
 from .names import attribute_error, import_optional
+from .tables import KEYWORD_ONLY_NOW
 
 DID_YOU_MEAN = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s+Did you mean '?([^?'\"\s]+)'?\?")
+# pandas 3 may nest the suggestion: "Invalid frequency: A-DEC. Failed to parse with error message:
+# ValueError(...) Did you mean Y-DEC?": the first "did you mean" after the rejected string
+DID_YOU_MEAN_NESTED = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s.*?Did you mean '?([^?'\"\s]+)'?\?", re.DOTALL)
 NO_LONGER = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\.\s*(?:Please )?[Uu]se '([^'\s]+)' instead")
 USE_KEYWORD = re.compile(r"\b[Uu]se (\w+)=(None|True|False|-?\d+|'[^']*')\b")
 REDUCTIONS = ("sum", "mean", "median", "min", "max", "std", "var", "prod", "count", "all", "any", "sem", "skew")
@@ -31,7 +52,7 @@ def did_you_mean(code: str, receipt: ParsedReceipt) -> str | None:
     """A string the library rejects and names the replacement of: 'H' -> 'h', '4M' -> '4ME'."""
     if receipt.ename not in ("ValueError", "KeyError", "TypeError"):
         return None
-    for pattern in (DID_YOU_MEAN, NO_LONGER):
+    for pattern in (DID_YOU_MEAN, NO_LONGER, DID_YOU_MEAN_NESTED):
         for old, new in pattern.findall(receipt.message):
             fixed = _replace_in_string(code, receipt.lineno, old, new)
             if fixed is not None:
@@ -120,9 +141,18 @@ def removed_method(code: str, receipt: ParsedReceipt) -> str | None:
     `idx.is_monotonic_increasing`, `df.swapaxes(0, 1)` -> `df.T`, `s.mad()` -> `(s - s.mean()).abs().mean()`."""
     found = attribute_error(receipt)
     tree = parse(code)
-    if not found or tree is None or found[1] not in ("is_lexsorted", "swapaxes", "mad"):
+    if not found or tree is None or found[1] not in ("is_lexsorted", "lexsort_depth", "swapaxes", "mad"):
         return None
     attr = found[1]
+    if attr == "lexsort_depth":  # `idx.lexsort_depth == idx.nlevels` is what is_lexsorted() was
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Compare) and on_line(node, receipt.lineno) and len(node.ops) == 1
+                    and isinstance(node.ops[0], ast.Eq) and isinstance(node.left, ast.Attribute)
+                    and node.left.attr == "lexsort_depth" and isinstance(node.comparators[0], ast.Attribute)
+                    and node.comparators[0].attr == "nlevels"
+                    and source_of(code, node.left.value) == source_of(code, node.comparators[0].value)):
+                return replace_node(code, node, f"{source_of(code, node.left.value)}.is_monotonic_increasing")
+        return None
     for call in calls_on_line(tree, receipt.lineno, attr):
         if not isinstance(call.func, ast.Attribute):
             continue
@@ -157,3 +187,234 @@ def style_name(code: str, receipt: ParsedReceipt) -> str | None:
     if not close:
         return None
     return _replace_in_string(code, receipt.lineno, m.group(1), close[0])
+
+
+POSITIONAL = re.compile(r"([\w.]+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:were|was) given")
+
+
+def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
+    """Arguments pandas 2 made keyword-only, passed by position (`ldata.pivot('date', 'item', 'value')`):
+    named in the order pandas 1.5 took them (`pivot(index='date', columns='item', values='value')`)."""
+    m = POSITIONAL.search(receipt.evalue) if receipt.ename == "TypeError" else None
+    tree = parse(code)
+    if not m or tree is None or m.group(1) not in KEYWORD_ONLY_NOW:
+        return None
+    names = KEYWORD_ONLY_NOW[m.group(1)]
+    method = "." in m.group(1)  # the error counts `self`
+    allowed, given = int(m.group(2)) - method, int(m.group(3)) - method
+    for call in calls_on_line(tree, receipt.lineno, m.group(1).rsplit(".", 1)[-1]):
+        if len(call.args) != given or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        if method and not isinstance(call.func, ast.Attribute):
+            continue
+        extra = call.args[allowed:]
+        if not all(isinstance(a, ast.Constant) for a in extra) and not method:
+            continue  # `pd.concat(a, b)` is a list forgotten (concat_list), `pd.concat(frames, 1)` an axis
+        named = names[:len(extra)]
+        if len(named) < len(extra) or any(has_keyword(call, n) for n in named):
+            continue
+        for arg, name in sorted(zip(extra, named), key=lambda p: span(code, p[0]), reverse=True):
+            code = replace_node(code, arg, f"{name}={source_of(code, arg)}")
+        return code
+    return None
+
+
+PERIOD_FIELDS = ("year", "quarter", "month", "day", "hour", "minute", "second")
+
+
+def period_fields(code: str, receipt: ParsedReceipt) -> str | None:
+    """`pd.PeriodIndex(year=..., quarter=...)` (removed in pandas 3) is `pd.PeriodIndex.from_fields(...)`;
+    a `name=` becomes `.rename(name)`, as from_fields takes none."""
+    m = re.search(r"PeriodIndex\.__new__\(\) got an unexpected keyword argument '(\w+)'", receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not m or m.group(1) not in PERIOD_FIELDS or tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno, "PeriodIndex"):
+        if call.args or not any(k.arg in PERIOD_FIELDS for k in call.keywords):
+            continue
+        if any(k.arg not in (*PERIOD_FIELDS, "freq", "name") for k in call.keywords):
+            return None
+        kept = ", ".join(source_of(code, k) for k in call.keywords if k.arg != "name")
+        name = next((source_of(code, k.value) for k in call.keywords if k.arg == "name"), None)
+        text = f"{source_of(code, call.func)}.from_fields({kept})" + (f".rename({name})" if name else "")
+        return replace_node(code, call, text)
+    return None
+
+
+def _chained_call(tree: ast.AST, inner: ast.Call) -> ast.Call | None:
+    """The call made on `inner`'s result: `inner.mean()` for `ts.resample('ME').mean()`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.value is inner:
+            return node
+    return None
+
+
+def _without_keyword(code: str, call: ast.Call, kw: ast.keyword) -> str:
+    """The source of `call` without the keyword `kw` (and its comma)."""
+    start, end = span(code, call)
+    kw_start, kw_end = span(code, kw)
+    head, tail = code[start:kw_start], code[kw_end:end]
+    if tail.lstrip().startswith(","):
+        tail = tail.lstrip()[1:].lstrip()
+    else:
+        head = head.rstrip().rstrip(",")
+    return head + tail
+
+
+def resample_keyword(code: str, receipt: ParsedReceipt) -> str | None:
+    """`resample(..., loffset='-1s').sum()` and `resample(..., kind='period').mean()` (removed in pandas 3)
+    are `resample(...).sum().shift(freq='-1s')` and `resample(...).mean().to_period()`, as pandas's
+    deprecation said: shift the labels, or convert the index, after resampling."""
+    m = re.search(r"resample\(\) got an unexpected keyword argument '(loffset|kind)'", receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not m or tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno, "resample"):
+        kw = next((k for k in call.keywords if k.arg == m.group(1)), None)
+        outer = _chained_call(tree, call)
+        if kw is None or outer is None:
+            continue
+        value = source_of(code, kw.value)
+        if kw.arg == "loffset":
+            after = f".shift(freq={value})"
+        elif isinstance(kw.value, ast.Constant) and kw.value.value in ("period", "timestamp"):
+            after = f".to_{kw.value.value}()"
+        else:
+            return None
+        start, end = span(code, outer)
+        call_start, call_end = span(code, call)
+        inner = _without_keyword(code, call, kw)
+        return code[:start] + code[start:call_start] + inner + code[call_end:end] + after + code[end:]
+    return None
+
+
+def groupby_axis(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df.groupby(key, axis=1).sum()` (removed in pandas 3) is `df.T.groupby(key).sum().T`, as pandas's
+    deprecation said; a grouped object assigned and then aggregated in the same cell likewise."""
+    if receipt.ename != "TypeError" or not re.search(r"groupby\(\) got an unexpected keyword argument 'axis'", receipt.evalue):
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno, "groupby"):
+        kw = next((k for k in call.keywords if k.arg == "axis"), None)
+        if kw is None or not isinstance(call.func, ast.Attribute) or _axis(kw.value) != 1:
+            continue
+        owner = call.func.value
+        outer = _chained_call(tree, call)
+        target = _assigned_name(tree, call)
+        if outer is not None:
+            uses = [outer]
+        elif target is not None:
+            uses = _aggregations_of(tree, target, call)
+            if not uses:
+                return None
+        else:
+            return None
+        edits = [(span(code, u)[1], span(code, u)[1], ".T") for u in uses]
+        start, end = span(code, call)
+        grouped = _without_keyword(code, call, kw)
+        owner_text = source_of(code, owner)
+        owner_text = owner_text if isinstance(owner, (ast.Name, ast.Attribute, ast.Subscript)) else f"({owner_text})"
+        grouped = owner_text + ".T" + grouped[span(code, owner)[1] - start:]
+        edits.append((start, end, grouped))
+        for a, b, text in sorted(edits, reverse=True):
+            code = code[:a] + text + code[b:]
+        return code
+    return None
+
+
+def _assigned_name(tree: ast.AST, value: ast.AST) -> str | None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and node.value is value and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            return node.targets[0].id
+    return None
+
+
+def _aggregations_of(tree: ast.AST, name: str, after: ast.AST) -> list[ast.Call]:
+    """The calls `name.agg(...)` below `after`, when that is every later read of `name` in the cell."""
+    calls, reads = [], 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and node.lineno > after.end_lineno:
+            reads += 1
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == name and node.lineno > after.end_lineno):
+            calls.append(node)
+    return calls if calls and len(calls) == reads else []
+
+
+def keyword_unspecified(code: str, receipt: ParsedReceipt) -> str | None:
+    """"dropna must be unspecified as the new implementation does not introduce rows of NA values":
+    the keyword the error says to leave out, taken out of the failing call."""
+    m = re.search(r"\b(\w+) must be unspecified\b", receipt.evalue)
+    tree = parse(code)
+    if receipt.ename not in ("ValueError", "TypeError") or not m or tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno):
+        kw = next((k for k in call.keywords if k.arg == m.group(1)), None)
+        if kw is not None:
+            return replace_node(code, call, _without_keyword(code, call, kw))
+    return None
+
+
+def setitem_upcast(code: str, receipt: ParsedReceipt) -> str | None:
+    """`s[mask] = 13.6` into integers: pandas 1 turned `s` into floats, pandas 3 raises ("Invalid value
+    '13.6' for dtype 'int64'"); cast first, as its deprecation said: `s = s.astype('float64')`."""
+    m = re.search(r"Invalid value '([^']*)' for dtype '(u?int\d*|bool)'", receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not m or tree is None or receipt.lineno is None:
+        return None
+    try:
+        float(m.group(1))
+    except ValueError:
+        return None  # text into numbers: not an upcast pandas 1 made
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and node.lineno == receipt.lineno and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Subscript) and isinstance(node.targets[0].value, ast.Name)):
+            name = node.targets[0].value.id
+            return insert_before(code, node.lineno, f"{name} = {name}.astype('float64')")
+    return None
+
+
+def moved_function(code: str, receipt: ParsedReceipt) -> str | None:
+    """`pd.core.reshape.util.cartesian_product(...)` when `pandas.core.reshape` has no `util` any more:
+    the one module of the same library that defines a function or class of that name now."""
+    found = attribute_error(receipt)
+    tree = parse(code)
+    if not found or not found[0].startswith("module ") or tree is None:
+        return None
+    module, missing = found[0][len("module "):], found[1]
+    top = module.split(".")[0]
+    for node in ast.walk(tree):
+        chain = _dotted(node) if isinstance(node, ast.Attribute) and on_line(node, receipt.lineno) else None
+        if not chain or len(chain) < 3 or chain[-2] != missing or chain[1:-2] != module.split(".")[1:]:
+            continue
+        homes = _defined_in(top, chain[-1])
+        if len(homes) != 1:
+            return None
+        return replace_node(code, node, ".".join([chain[0], *homes[0].split(".")[1:], chain[-1]]))
+    return None
+
+
+def _dotted(node: ast.AST) -> list[str] | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return [node.id, *reversed(parts)] if isinstance(node, ast.Name) else None
+
+
+def _defined_in(top: str, name: str) -> list[str]:
+    """The modules of package `top` (as imported here) that define `name` themselves."""
+    import sys
+
+    if import_optional(top) is None:
+        return []
+    homes = []
+    for mod_name, mod in list(sys.modules.items()):
+        if not mod_name.startswith(top + ".") or ".tests" in mod_name:
+            continue
+        obj = getattr(mod, name, None)
+        if callable(obj) and getattr(obj, "__module__", None) == mod_name and getattr(obj, "__name__", None) == name:
+            homes.append(mod_name)
+    return homes
