@@ -221,7 +221,8 @@ class LoopRun:
         """The round's candidates: one model call per temperature, each reply cleaned by the guard and run."""
 
         async def ask(step: float | str) -> tuple[model.Reply, str] | None:
-            last = (history[-1][0], history[-1][1].text) if history else (None, "")  # typed, never re-read from text
+            last = model.LastRun(history[-1][0] if history else None, history[-1][1].text if history else "",
+                                 mirror.modules())  # typed, never re-read from text
             if step == sampling.RULES:
                 reply = await self._rules(messages, last)
                 if reply is None:
@@ -325,7 +326,7 @@ class LoopRun:
                 return f"{who} in round {r.index}"
         return "the code that was run"
 
-    async def _rules(self, messages, last: tuple[str | None, str]) -> model.Reply | None:
+    async def _rules(self, messages, last: model.LastRun) -> model.Reply | None:
         """The built-in engine's rule repair for this round (in-process, milliseconds, no tokens), or
         None when it has no repair or only code that already ran. It repairs `last` (the code that
         last ran, its receipt's text), never code read out of the prompt's receipt text."""
@@ -335,7 +336,7 @@ class LoopRun:
         return replace(reply, usage=Usage(seconds=reply.usage.seconds))
 
     async def _propose(self, messages, temperature: float | None = None,
-                       last: tuple[str | None, str] | None = None) -> model.Reply:
+                       last: model.LastRun | None = None) -> model.Reply:
         """The model call, retries included, cut off at the loop's total time bound."""
         opts = self.options
         index = len(self.rounds) + 1
@@ -537,6 +538,10 @@ class _Mirror:
         self.current = snapshots.write_snapshot(self.ns, new, path, self.size_cap, base=self.current)
         self.names |= new
         return self.current
+
+    def modules(self) -> dict[str, str]:
+        """The names the user's namespace binds to modules (`{"pd": "pandas"}`), all shared."""
+        return dict((self.ns if isinstance(self.ns, Snapshot) else self.current).modules)
 
     def unshared_notes(self, code: str, checks: tuple[str, ...]) -> tuple[str, ...]:
         """One line per name `code` reads that the user has but the loop does not share."""

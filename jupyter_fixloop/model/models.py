@@ -10,8 +10,8 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from ..errors import ModelError, UsageError
 from ..options import BUILTIN
@@ -26,6 +26,17 @@ class Reply:
     text: str
     code: str | None
     usage: Usage
+
+
+@dataclass(frozen=True)
+class LastRun:
+    """What the built-in engine repairs: the code that last ran (None before any), its receipt's text,
+    and the names the namespace binds to modules (`{"pd": "pandas"}`: a repair writing `pd.` then
+    adds no import)."""
+
+    code: str | None
+    receipt: str
+    modules: Mapping[str, str] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- calling the model
@@ -74,7 +85,7 @@ async def propose(
     temperature: float | None = None,
     stop: tuple[str, ...] = (),
     on_progress: Callable[[int, float], None] | None = None,
-    run: tuple[str | None, str] | None = None,
+    run: LastRun | None = None,
 ) -> Reply:
     """One model call. Transport and provider errors become a one-line `ModelError`.
 
@@ -143,7 +154,7 @@ async def _streamed(lib, kwargs: dict, on_progress: Callable[[int, float], None]
     return lib.stream_chunk_builder(chunks, messages=kwargs["messages"])
 
 
-def _builtin(messages: list[dict], run: tuple[str | None, str] | None = None) -> Reply:
+def _builtin(messages: list[dict], run: LastRun | None = None) -> Reply:
     """The offline engine answers in-process, the way a model does; no model is called, so no tokens. With
     `run` (the code that last ran and its receipt's text, as the loop holds them) it repairs that code,
     never code read out of the prompt."""
@@ -151,7 +162,7 @@ def _builtin(messages: list[dict], run: tuple[str | None, str] | None = None) ->
 
     started = time.perf_counter()
     if run is not None:
-        text = answer_run(*run)
+        text = answer_run(run.code, run.receipt, run.modules)
     else:
         text = answer("\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user"))
     usage = Usage(0, 0, 0.0, time.perf_counter() - started)
