@@ -89,6 +89,12 @@ def judge_request(payload_json: str) -> None:
     _last_json = json.dumps({"key": key})
 
 
+def _preprint(names: list) -> None:
+    """The effect's prints of the values just loaded, taken now rather than in the run (effect.preprint)."""
+    with contextlib.suppress(Exception):
+        effect.preprint(_namespace(), names)
+
+
 def _start_judge() -> str | None:
     try:
         return judge.start()
@@ -104,6 +110,7 @@ def load_request(path: str) -> None:
     try:
         report = load_into(_namespace(), path)
         _user_names = report.pop("available", [])
+        _preprint(report.get("loaded", []))
         report["judge"] = _start_judge()  # while the model thinks; a later part forks a new one
         value_trace.prefork(_namespace())  # the state the run will start from (trace.py), forked now too
     except BaseException as exc:
