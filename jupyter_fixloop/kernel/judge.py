@@ -95,6 +95,7 @@ def start() -> str:
     stop()
     down_r, down_w = _pipe()  # kernel -> judge
     up_r, up_w = _pipe()  # judge -> kernel
+    sample = _warm_value()  # made here: the judge runs only the code a verdict runs
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "fork() in a multi-threaded process": the judge uses no lock of those threads
         pid = _fork()
@@ -106,7 +107,7 @@ def start() -> str:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the run, not the judge
             sys.stdout = sys.stderr = io.StringIO()  # the kernel's streams need its threads, which a fork lacks
             _not_dumpable()
-            Judge(_fdopen(down_r, "rb", buffering=0), _fdopen(up_w, "wb", buffering=0)).serve()
+            Judge(_fdopen(down_r, "rb", buffering=0), _fdopen(up_w, "wb", buffering=0)).serve(sample)
             code = 0
         finally:
             os._exit(code)
@@ -354,9 +355,9 @@ class Judge:
         self.down, self.up = down, up
         self.secret = os.urandom(2 * BITS * SECRET)
 
-    def serve(self) -> None:
+    def serve(self, sample=None) -> None:
         _write(self.up, pickle.dumps(("key", public_key(self.secret))))
-        warm()
+        warm(sample)
         message = DataLoader(io.BytesIO(_read(self.down))).load()  # no handles: plain data only
         if not (isinstance(message, tuple) and len(message) == 3 and message[0] == "checks"):
             return
@@ -422,15 +423,22 @@ class Judge:
         raise kind(f"{text}")
 
 
-def warm() -> None:
+def _warm_value():
+    """A one-row frame of the usual dtypes when pandas is loaded (else a list), for `warm`."""
+    pd = sys.modules.get("pandas")
+    try:
+        return pd.DataFrame({"n": [1.5], "i": [1], "s": ["a"]}) if pd is not None else [1]
+    except Exception:
+        return [1]
+
+
+def warm(value) -> None:
     """In a judge just forked, before the checks arrive (off the round's clock: after a snapshot
-    load, while the model thinks): take once the paths a verdict takes, on a value of our own (a
-    one-row frame when pandas is loaded): packing and loading it, evaluating a check that holds and
-    one that fails, signing with a throwaway key. The pages they write (reference counts, the
-    allocator's) become the judge's own copies now, not copy-on-write faults during the round."""
+    load, while the model thinks): take once the paths a verdict takes, on a value of our own:
+    packing and loading it, evaluating a check that holds and one that fails, signing with a
+    throwaway key. The pages they write (reference counts, the allocator's) become the judge's own
+    copies now, not copy-on-write faults during the round."""
     with contextlib.suppress(Exception):
-        pd = sys.modules.get("pandas")
-        value = pd.DataFrame({"n": [1.5], "i": [1], "s": ["a"]}) if pd is not None else [1]
         buffer, buffers = io.BytesIO(), []
         _DataPickler(buffer, [], buffers.append).dump(value)
         ns = {"__builtins__": dict(JUDGE_BUILTINS),
