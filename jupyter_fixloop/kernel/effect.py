@@ -51,9 +51,10 @@ def names_of(tree: ast.AST | None) -> list[str]:
 
 
 def preprint(ns: dict, names) -> None:
-    """Right after a snapshot load (runner.load_request, off the round's clock, while the model
-    thinks): the prints of the frames, series and arrays just loaded, for the run's `picture`. Nothing
-    runs in a sandbox kernel between its load and its one run, so they are still the values' prints then."""
+    """After a snapshot load (runner.preprint_request: a kernel the pool prepares while the model
+    thinks, off the round's clock): the prints of the frames, series and arrays loaded, for the run's
+    `picture`. Nothing runs in a sandbox kernel between its load and its one run, so they are still
+    the values' prints then."""
     for name in names:
         value = ns.get(name)
         if isinstance(name, str) and _kind(value) in ("DataFrame", "Series", "ndarray"):

@@ -106,6 +106,7 @@ class SandboxPool:
         self.fill()
         try:
             await box.load(snapshot)
+            await box.preprint()  # the effect's prints too, off the round's clock
         except BaseException:
             self.discard(box)
             raise
