@@ -35,6 +35,7 @@ import json
 import operator
 import os
 import pickle
+import select
 import signal
 import struct
 import sys
@@ -357,7 +358,7 @@ class Judge:
 
     def serve(self, sample=None) -> None:
         _write(self.up, pickle.dumps(("key", public_key(self.secret))))
-        warm(sample)
+        warm(sample, lambda: bool(select.select([self.down], [], [], 0)[0]))
         message = DataLoader(io.BytesIO(_read(self.down))).load()  # no handles: plain data only
         if not (isinstance(message, tuple) and len(message) == 3 and message[0] == "checks"):
             return
@@ -432,20 +433,27 @@ def _warm_value():
         return [1]
 
 
-def warm(value) -> None:
+def warm(value, waiting=lambda: False) -> None:
     """In a judge just forked, before the checks arrive (off the round's clock: after a snapshot
     load, while the model thinks): take once the paths a verdict takes, on a value of our own:
     packing and loading it, evaluating a check that holds and one that fails, signing with a
     throwaway key. The pages they write (reference counts, the allocator's) become the judge's own
-    copies now, not copy-on-write faults during the round."""
+    copies now, not copy-on-write faults during the round. It stops between steps as soon as
+    `waiting()` says the checks arrived (a run that starts right after the load waits for no warm-up)."""
     with contextlib.suppress(Exception):
+        if waiting():
+            return
         buffer, buffers = io.BytesIO(), []
         _DataPickler(buffer, [], buffers.append).dump(value)
         ns = {"__builtins__": dict(JUDGE_BUILTINS),
               "x": DataLoader(io.BytesIO(buffer.getvalue()), buffers=[b.raw() for b in buffers]).load()}
-        outcomes = [check_code.evaluate(check, ns, cell="y = len(x)") for check in ("len(x) == 1", "assert len(x) == 2")]
-        text = json.dumps({"checks": outcomes}, sort_keys=True)
-        sign(os.urandom(2 * BITS * SECRET), text.encode())  # never the judge's own secret: its key signs once
+        outcomes = []
+        for check in ("len(x) == 1", "assert len(x) == 2"):
+            if waiting():
+                return
+            outcomes.append(check_code.evaluate(check, ns, cell="y = len(x)"))
+        if not waiting():
+            sign(os.urandom(2 * BITS * SECRET), json.dumps({"checks": outcomes}, sort_keys=True).encode())  # never the judge's own key
 
 
 class _Questions(_Pickler):
