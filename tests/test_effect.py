@@ -288,3 +288,50 @@ def test_a_snapshot_frame_the_run_left_alone_is_not_read_again_and_a_changed_one
     ns["df"]["b"] = 1  # in place: a new column, the old buffers untouched
     assert not effect._unchanged("df", ns["df"])
     assert effect.compare(before, ns, ["df"])["changes"][0]["status"] == "changed"
+
+
+def test_missing_counts_read_no_data_where_the_dtype_tells_and_agree_with_isna():
+    """Integer and bool columns hold no NaN (nothing is read); Arrow columns keep their null count;
+    the rest are counted. Every count equals pandas' own `isna().sum()`."""
+    from jupyter_fixloop.kernel import effect
+
+    columns = {
+        "int": pd.Series([1, 2, 3]), "bool": pd.Series([True, False, True]),
+        "float": pd.Series([1.0, np.nan, 3.0]), "object": pd.Series(["a", None, np.nan], dtype=object),
+        "dates": pd.Series(pd.to_datetime(["2024-01-01", None, "2024-01-03"])),
+        "nullable": pd.Series([1, None, 3], dtype="Int64"),
+        "text": pd.Series(["a", None, "c"], dtype="str"),
+    }
+    try:
+        import pyarrow  # noqa: F401
+
+        columns["arrow text"] = pd.Series(["a", None, None], dtype="string[pyarrow]")
+        columns["arrow float"] = pd.Series([1.0, None, 3.0], dtype="double[pyarrow]")
+    except ImportError:
+        pass
+    counts = {name: effect._nan(s) for name, s in columns.items()}
+    assert counts == {name: int(s.isna().sum()) for name, s in columns.items()}
+    assert counts["int"] == 0 and counts["object"] == 2 and counts.get("arrow text", 2) == 2
+
+
+def test_an_object_column_is_text_by_its_first_rows():
+    """Whether an object column holds text is read from its first rows, not every object."""
+    from jupyter_fixloop.kernel import effect
+
+    assert effect._dtype(pd.Series(["a"] * 2000 + [1], dtype=object)) == "str"
+    assert effect._dtype(pd.Series([1, "a"] * 10, dtype=object)) == "object"
+
+
+def test_prints_taken_at_the_load_serve_the_first_run_only_and_only_for_the_same_objects():
+    """effect.preprint (runner.load_request, off the round's clock) gives the first run's picture the
+    loaded values' prints; a name bound to another object since, or a second run, is printed afresh."""
+    from jupyter_fixloop.kernel import effect
+
+    ns = {"df": pd.DataFrame({"a": [1, 2], "s": ["x", None]}), "other": pd.Series([1.0, np.nan])}
+    effect.preprint(ns, ["df", "other"])
+    stale = effect._preprinted["other"][1]
+    ns["other"] = pd.Series([np.nan, np.nan, np.nan])  # rebound before the run: its load print is stale
+    first = effect.picture(ns, ["df", "other"])
+    assert first["df"] == effect._print(ns["df"]) and first["other"] == effect._print(ns["other"]) != stale
+    ns["df"].loc[0, "a"] = 5  # the first run changed it in place: the next run reads it again
+    assert effect.picture(ns, ["df"])["df"] == effect._print(ns["df"]) != first["df"]

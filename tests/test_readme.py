@@ -215,3 +215,27 @@ def test_litellm_is_pinned_to_a_range_that_holds_the_tested_version():
     litellm = next(Requirement(r) for r in pyproject["project"]["dependencies"] if r.startswith("litellm"))
     assert any(spec.operator in ("<", "<=", "~=", "==") for spec in litellm.specifier), "no upper bound"
     assert litellm.specifier.contains(version("litellm")), f"the tests run on litellm {version('litellm')}"
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_labextension_ci_ui_step_removes_its_history_dir_and_shows_the_server_log_only_on_failure(fails, tmp_path):
+    """ci.sh's "UI tests" step run by bash as written, with Playwright replaced by a stand-in that
+    writes a server log line and checks the history dir exists (and exits 1 when `fails`)."""
+    import subprocess
+
+    ci = (Path(__file__).resolve().parent.parent / "labextension" / "ci.sh").read_text()
+    part = ci.split('step "UI tests"\n', 1)[1].split('step "done"', 1)[0]
+    assert "npx playwright test" in part
+    stand_in = ('step() { :; }\n'
+                'npx() { test -d "$FIXLOOP_DATA_DIR" && echo "$FIXLOOP_DATA_DIR" > "$here/dir" '
+                '&& echo "a server log line" > "$FIXLOOP_UI_SERVER_LOG"; return $FAKE_STATUS; }\n'
+                'node() { echo "1 $FAKE_STATUS 0"; }\n')
+    (tmp_path / "ui-tests").mkdir()
+    done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + stand_in + part + 'echo "status=$status ui_fail=$ui_fail"\n'],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path / "ui-tests",
+                          env={"PATH": "/usr/bin:/bin", "here": str(tmp_path), "FAKE_STATUS": str(int(fails))})
+    assert done.returncode == 0, done.stderr
+    history = (tmp_path / "dir").read_text().strip()
+    assert history.startswith("/tmp/fixloop-ui-history-") and not Path(history).exists()  # made, then removed at exit
+    assert ("a server log line" in done.stdout) == fails, done.stdout
+    assert f"status={int(fails)} ui_fail={int(fails)}" in done.stdout

@@ -491,3 +491,27 @@ def test_an_explicit_format_that_fits_only_some_rows_becomes_mixed_not_another_f
     assert result.status == "fixed", result.reason
     assert result.patched == "frame['day'] = pd.to_datetime(frame['when'], format='mixed')\n"
     assert len(result.rounds) == 1
+
+
+@pytest.mark.parametrize("bound", [True, False])
+def test_append_imports_pandas_only_when_the_notebook_has_no_pd(bound):
+    """The notebook imported pandas (not the cell): the repair's `pd.concat` uses the notebook's `pd`.
+    Without `pd` in the namespace the repair still imports it."""
+    frame = pd.DataFrame({"v": [1]})
+    namespace = {"df": frame, "row": {"v": 2}, **({"pd": pd} if bound else {})}
+    result = fix("df = df.append(row, ignore_index=True)\n", namespace=namespace, checks=["len(df) == 2"], max_rounds=2)
+    assert result.status == "fixed", result.reason
+    fixed = "df = pd.concat([df, pd.DataFrame([row])], ignore_index=True)\n"
+    assert result.patched == (fixed if bound else "import pandas as pd\n" + fixed), result.patched
+
+
+@pytest.mark.parametrize("modules", [{"pd": "pandas"}, {}, {"pd": "polars"}])
+def test_a_data_repair_writing_pd_imports_it_unless_the_namespace_binds_it(modules, ns):
+    """`_coerce_placeholders` writes `pd.to_numeric`: with `pd` bound to pandas in the namespace no
+    import is added; with no `pd`, or `pd` bound to another module, `import pandas as pd` is."""
+    first = run(ns, "import pandas as pd\ndf = pd.DataFrame({'v': ['1', 'n/a', '3']})\n",
+                "df['v'] = df['v'].astype(float)\n")
+    assert not first.ok, first.text
+    repair, fixed, _ = repairs.propose("df['v'] = df['v'].astype(float)\n", first.text, modules)
+    assert repair is not None and "pd." in fixed, fixed
+    assert ("import pandas as pd" in fixed) == (modules.get("pd") != "pandas"), fixed

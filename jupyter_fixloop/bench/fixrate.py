@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import FixloopError
 from ..kernel import wire
-from ..model import get_model
+from ..model import LastRun, get_model
 
 MODES = ("loop", "one-shot")
 CLAIMS = ("fixed", "unverified", "answered")  # statuses that propose code as a repair (answered: one-shot, not run)
@@ -297,7 +297,7 @@ def _one_shot(case: Case, snap, opts) -> dict:
     messages = build_messages(case.cell, checks=tuple(checks), history=[(case.cell, first)])
     try:
         reply = runtime.run_sync(get_model(opts.options.model).propose(
-            messages, (case.cell, first), timeout=opts.options.model_timeout, api_base=opts.options.api_base or None,
+            messages, LastRun(case.cell, first), timeout=opts.options.model_timeout, api_base=opts.options.api_base or None,
             temperature=opts.options.temperature, stop=STOP))
     except ModelError as exc:
         return {"status": "error", "reason": str(exc), "rounds": 1, "final_code": None, "last_receipt": first.text}

@@ -11,6 +11,7 @@ pandas is taken from `sys.modules` (it is loaded when one of its objects exists)
 from __future__ import annotations
 
 import ast
+import hashlib
 import reprlib
 import sys
 
@@ -26,6 +27,7 @@ REPR_HASH_ROWS = 20_000
 SKIP = {"_", "__", "___", "In", "Out", "get_ipython", "exit", "quit", "_ih", "_oh", "_dh"}
 WHOLE_REPR_MARKS = ("dtype: ", "Name: ", " rows x ", "Length: ")
 ODD_ROWS = 500  # of a text column, the first rows read for numbers written another way ('1.2k', '4,99')
+INFER_ROWS = 1000  # of an object column, the first rows that say whether it holds text
 
 
 def names_of(tree: ast.AST | None) -> list[str]:
@@ -48,23 +50,41 @@ def names_of(tree: ast.AST | None) -> list[str]:
     return out
 
 
+def preprint(ns: dict, names) -> None:
+    """After a snapshot load (runner.preprint_request: a kernel the pool prepares while the model
+    thinks, off the round's clock): the prints of the frames, series and arrays loaded, for the run's
+    `picture`. Nothing runs in a sandbox kernel between its load and its one run, so they are still
+    the values' prints then."""
+    for name in names:
+        value = ns.get(name)
+        if isinstance(name, str) and _kind(value) in ("DataFrame", "Series", "ndarray"):
+            _preprinted[name] = (value, _print(value), mapped.fingerprint(value))
+
+
 def picture(ns: dict, names: list[str]) -> dict:
-    """The print of each name's value before the run (names that do not exist yet are left out)."""
+    """The print of each name's value before the run (names that do not exist yet are left out);
+    a value printed at the load is not read again."""
     out = {}
     _fingerprints.clear()
+    ready = dict(_preprinted)
+    _preprinted.clear()  # for the first run after the load only
     for name in names:
         if name in ns and _worth(ns[name]):
-            out[name] = _print(ns[name])
-            if _kind(ns[name]) in ("DataFrame", "Series", "ndarray"):
-                found = mapped.fingerprint(ns[name])
-                if found is not None:
-                    _fingerprints[name] = (ns[name], found)
+            value = ns[name]
+            if name in ready and ready[name][0] is value:
+                out[name], found = ready[name][1], ready[name][2]
+            else:
+                out[name] = _print(value)
+                found = mapped.fingerprint(value) if _kind(value) in ("DataFrame", "Series", "ndarray") else None
+            if found is not None:
+                _fingerprints[name] = (value, found)
         if len(out) >= MAX_NAMES:
             break
     return out
 
 
 _fingerprints: dict[str, tuple] = {}  # name -> (value, mapped.fingerprint) at `picture`: snapshot data
+_preprinted: dict[str, tuple] = {}  # name -> (value, print, fingerprint) taken at the snapshot load
 
 
 def _unchanged(name: str, value) -> bool:
@@ -183,8 +203,8 @@ def _dtype(s) -> str:
         return "str"
     if name == "object":
         pd = sys.modules.get("pandas")
-        try:
-            if pd is not None and pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty"):
+        try:  # the first rows tell, as a person reading the column would (never a full scan of the objects)
+            if pd is not None and pd.api.types.infer_dtype(s.iloc[:INFER_ROWS], skipna=True) in ("string", "empty"):
                 return "str"
         except Exception:
             pass
@@ -192,16 +212,29 @@ def _dtype(s) -> str:
 
 
 def _nan(s) -> int:
+    """Missing values, counted without a pass over the data where the dtype says it: none in integer
+    and bool columns, Arrow's null count kept with the column."""
     try:
+        kind = getattr(s.dtype, "kind", "")
+        if kind in "iub" and type(s.dtype).__module__.startswith("numpy"):
+            return 0
+        arrow = getattr(s.array, "_pa_array", None)
+        if arrow is not None and not _float_arrow(s.dtype):  # a float Arrow column may hold NaN besides nulls
+            return int(arrow.null_count)
         return int(s.isna().sum())
     except Exception:
         return 0
 
 
+def _float_arrow(dtype) -> bool:
+    return "float" in str(dtype) or "double" in str(dtype)
+
+
 def _hash(s):
     pd = sys.modules.get("pandas")
     try:
-        return int(hash(pd.util.hash_pandas_object(s, index=False).values.tobytes()))
+        rows = pd.util.hash_pandas_object(s, index=False).to_numpy()  # one uint64 a row, read in place
+        return int.from_bytes(hashlib.blake2b(rows.data, digest_size=8).digest(), "little")
     except Exception:
         if len(s) <= REPR_HASH_ROWS:
             try:

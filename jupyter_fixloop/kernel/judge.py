@@ -35,6 +35,7 @@ import json
 import operator
 import os
 import pickle
+import select
 import signal
 import struct
 import sys
@@ -95,6 +96,7 @@ def start() -> str:
     stop()
     down_r, down_w = _pipe()  # kernel -> judge
     up_r, up_w = _pipe()  # judge -> kernel
+    sample = _warm_value()  # made here: the judge runs only the code a verdict runs
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "fork() in a multi-threaded process": the judge uses no lock of those threads
         pid = _fork()
@@ -106,7 +108,7 @@ def start() -> str:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the run, not the judge
             sys.stdout = sys.stderr = io.StringIO()  # the kernel's streams need its threads, which a fork lacks
             _not_dumpable()
-            Judge(_fdopen(down_r, "rb", buffering=0), _fdopen(up_w, "wb", buffering=0)).serve()
+            Judge(_fdopen(down_r, "rb", buffering=0), _fdopen(up_w, "wb", buffering=0)).serve(sample)
             code = 0
         finally:
             os._exit(code)
@@ -354,8 +356,9 @@ class Judge:
         self.down, self.up = down, up
         self.secret = os.urandom(2 * BITS * SECRET)
 
-    def serve(self) -> None:
+    def serve(self, sample=None) -> None:
         _write(self.up, pickle.dumps(("key", public_key(self.secret))))
+        warm(sample, lambda: bool(select.select([self.down], [], [], 0)[0]))
         message = DataLoader(io.BytesIO(_read(self.down))).load()  # no handles: plain data only
         if not (isinstance(message, tuple) and len(message) == 3 and message[0] == "checks"):
             return
@@ -419,6 +422,38 @@ class Judge:
         if not (isinstance(kind, type) and issubclass(kind, Exception)):
             kind = RuntimeError
         raise kind(f"{text}")
+
+
+def _warm_value():
+    """A one-row frame of the usual dtypes when pandas is loaded (else a list), for `warm`."""
+    pd = sys.modules.get("pandas")
+    try:
+        return pd.DataFrame({"n": [1.5], "i": [1], "s": ["a"]}) if pd is not None else [1]
+    except Exception:
+        return [1]
+
+
+def warm(value, waiting=lambda: False) -> None:
+    """In a judge just forked, before the checks arrive (off the round's clock: after a snapshot
+    load, while the model thinks): take once the paths a verdict takes, on a value of our own:
+    packing and loading it, evaluating a check that holds and one that fails, signing with a
+    throwaway key. The pages they write (reference counts, the allocator's) become the judge's own
+    copies now, not copy-on-write faults during the round. It stops between steps as soon as
+    `waiting()` says the checks arrived (a run that starts right after the load waits for no warm-up)."""
+    with contextlib.suppress(Exception):
+        if waiting():
+            return
+        buffer, buffers = io.BytesIO(), []
+        _DataPickler(buffer, [], buffers.append).dump(value)
+        ns = {"__builtins__": dict(JUDGE_BUILTINS),
+              "x": DataLoader(io.BytesIO(buffer.getvalue()), buffers=[b.raw() for b in buffers]).load()}
+        outcomes = []
+        for check in ("len(x) == 1", "assert len(x) == 2"):
+            if waiting():
+                return
+            outcomes.append(check_code.evaluate(check, ns, cell="y = len(x)"))
+        if not waiting():
+            sign(os.urandom(2 * BITS * SECRET), json.dumps({"checks": outcomes}, sort_keys=True).encode())  # never the judge's own key
 
 
 class _Questions(_Pickler):

@@ -89,6 +89,16 @@ def judge_request(payload_json: str) -> None:
     _last_json = json.dumps({"key": key})
 
 
+def preprint_request() -> None:
+    """The effect's prints of the values loaded, taken in a request of their own after the load (a
+    prepared kernel's, while the model thinks) rather than in the run (effect.preprint)."""
+    with contextlib.suppress(Exception):
+        effect.preprint(_namespace(), _loaded_names)
+
+
+_loaded_names: list[str] = []  # the names the snapshot parts loaded so far
+
+
 def _start_judge() -> str | None:
     try:
         return judge.start()
@@ -104,6 +114,7 @@ def load_request(path: str) -> None:
     try:
         report = load_into(_namespace(), path)
         _user_names = report.pop("available", [])
+        _loaded_names.extend(report.get("loaded", []))
         report["judge"] = _start_judge()  # while the model thinks; a later part forks a new one
         value_trace.prefork(_namespace())  # the state the run will start from (trace.py), forked now too
     except BaseException as exc:

@@ -18,6 +18,7 @@ VERSION = 1
 ENTRIES: dict[str, tuple[str, str, bool]] = {
     "hello": ("wire", "hello", False),
     "load": ("runner", "load_request", False),
+    "preprint": ("runner", "preprint_request", False),
     "run": ("runner", "run_request", False),
     "arun": ("runner", "arun_request", False),
     "judge": ("runner", "judge_request", False),

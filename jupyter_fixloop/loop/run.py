@@ -272,7 +272,8 @@ class LoopRun:
         """The round's candidates: one model call per temperature, each reply cleaned by the guard and run."""
 
         async def ask(step: float | str) -> tuple[model.Reply, str] | None:
-            last = history[-1] if history else (None, None)  # typed, never re-read from the prompt
+            last = model.LastRun(history[-1][0] if history else None, history[-1][1] if history else None,
+                                 mirror.modules())  # typed, never re-read from the prompt
             if step == sampling.RULES:
                 reply = await self._rules(messages, last)
                 if reply is None:
@@ -514,6 +515,10 @@ class _Mirror:
         self.current = snapshots.write_snapshot(self.ns, new, path, self.size_cap, base=self.current)
         self.names |= new
         return self.current
+
+    def modules(self) -> dict[str, str]:
+        """The names the user's namespace binds to modules (`{"pd": "pandas"}`), all shared."""
+        return dict((self.ns if isinstance(self.ns, Snapshot) else self.current).modules)
 
     def unshared_notes(self, code: str, checks: tuple[str, ...]) -> tuple[str, ...]:
         """One line per name `code` reads that the user has but the loop does not share."""

@@ -14,8 +14,8 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..errors import ModelError, UsageError
@@ -36,8 +36,17 @@ class Reply:
 
 
 Progress = Callable[[int, float], None]  # (tokens written, tokens per second) while a reply streams
-# the code that last ran and its typed receipt, as the loop holds them (None, None before any run)
-LastRun = tuple[str | None, Receipt | None]
+
+
+@dataclass(frozen=True)
+class LastRun:
+    """What the built-in engine repairs, as the loop holds it: the code that last ran (None before any),
+    its typed receipt, and the names the namespace binds to modules (`{"pd": "pandas"}`: a repair
+    writing `pd.` then adds no import)."""
+
+    code: str | None
+    receipt: Receipt | None
+    modules: Mapping[str, str] = field(default_factory=dict)
 
 
 class Model(Protocol):
@@ -256,8 +265,7 @@ def _builtin(messages: list[dict], last: LastRun | None = None) -> Reply:
 
     started = time.perf_counter()
     if last is not None:
-        code, receipt = last
-        text = answer_run(code, receipt.text if receipt is not None else "")
+        text = answer_run(last.code, last.receipt.text if last.receipt is not None else "", last.modules)
     else:
         text = answer("\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user"))
     usage = Usage(0, 0, 0.0, time.perf_counter() - started)

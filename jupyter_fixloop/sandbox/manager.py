@@ -243,6 +243,11 @@ class Sandbox:
             self.loaded_files += (path,)
         return self.loaded
 
+    async def preprint(self) -> None:
+        """Have the kernel take the effect's prints of what it loaded now, not in the run (a kernel
+        prepared while the model thinks: kernel/effect.py's `preprint`)."""
+        await self._request(wire.call("preprint"), START_TIMEOUT)
+
     async def _place(self, path: str) -> str:
         """Where the kernel reads a snapshot part (a gateway kernel gets a copy sent)."""
         return self._deliver(path, len(self.loaded_files))

@@ -13,6 +13,7 @@ only once the last round's kernel is shut down.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from .. import runtime
 from ..kernel.snapshot import Snapshot
@@ -106,6 +107,8 @@ class SandboxPool:
         self.fill()
         try:
             await box.load(snapshot)
+            with contextlib.suppress(Exception):  # the run takes them itself if this did not
+                await box.preprint()  # the effect's prints too, off the round's clock
         except BaseException:
             self.discard(box)
             raise

@@ -18,13 +18,13 @@ from .edits import (
     calls_on_line,
     has_keyword,
     insert_before,
-    insert_import,
     on_line,
     parse,
     replace_node,
     source_of,
     span,
     value_kind,
+    with_pandas,
 )
 
 SEPARATORS = set(",$€£¥% _'")
@@ -49,13 +49,6 @@ TEXT_ARITHMETIC = re.compile(
     r"|Invalid comparison between dtype=str and (?:int|float)"
     r"|Can only string multiply by an integer"
 )
-
-
-def _with_pandas(code: str, fixed: str) -> str:
-    """Make sure `pd` is there when a repair introduced it (the cell may rely on the notebook's)."""
-    if re.search(r"\bpd\.", code) or re.search(r"^\s*import pandas as pd", code, re.MULTILINE):
-        return fixed
-    return insert_import(fixed, "import pandas as pd")
 
 
 def _key(node: ast.AST) -> str:
@@ -116,7 +109,7 @@ def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
             if not _is_column(receiver):
                 continue
         if _is_column(receiver):
-            return _with_pandas(code, replace_node(code, receiver, f"pd.to_numeric({source_of(code, receiver)})"))
+            return with_pandas(code, replace_node(code, receiver, f"pd.to_numeric({source_of(code, receiver)})"), receipt)
         if not has_keyword(call, "numeric_only"):
             return add_keyword(code, call, "numeric_only=True")
     return None
@@ -152,7 +145,7 @@ def numeric_strings(code: str, receipt: ParsedReceipt) -> str | None:
         if (dates and not examples) or DATE_TEXT.search(examples):
             wrapper = "pd.to_datetime"
         fixed = replace_node(fixed, node, f"{wrapper}({text})")
-    return _with_pandas(code, fixed) if fixed != code else None
+    return with_pandas(code, fixed, receipt) if fixed != code else None
 
 
 TEXT_MINUS_TEXT = re.compile(r"'str' and 'str'|dtype 'str' with dtype 'str'")
@@ -281,7 +274,7 @@ def _coerce_placeholders(code: str, tree, receipt: ParsedReceipt) -> str | None:
     for call in calls_on_line(tree, receipt.lineno, "astype"):
         if isinstance(call.func, ast.Attribute) and len(call.args) == 1:
             series = source_of(code, call.func.value)
-            return _with_pandas(code, replace_node(code, call, f"pd.to_numeric({series}, errors='coerce')"))
+            return with_pandas(code, replace_node(code, call, f"pd.to_numeric({series}, errors='coerce')"), receipt)
     return None
 
 
@@ -332,7 +325,7 @@ def merge_key_dtype(code: str, receipt: ParsedReceipt) -> str | None:
                 continue
             col = f"{frame.id}[{key!r}]"
             cast = f"pd.to_numeric({col})" if dtype.startswith(("int", "float", "uint")) else f"{col}.astype({dtype!r})"
-            return _with_pandas(code, insert_before(code, _statement_line(tree, call), f"{col} = {cast}"))
+            return with_pandas(code, insert_before(code, _statement_line(tree, call), f"{col} = {cast}"), receipt)
     return None
 
 
@@ -428,7 +421,7 @@ def accessor_dtype(code: str, receipt: ParsedReceipt) -> str | None:
         if isinstance(node, ast.Attribute) and node.attr == accessor and on_line(node, receipt.lineno):
             inner = source_of(code, node.value)
             new = f"pd.to_datetime({inner})" if accessor == "dt" else as_text(inner, receipt, _key(node.value))
-            return _with_pandas(code, replace_node(code, node.value, new))
+            return with_pandas(code, replace_node(code, node.value, new), receipt)
     return None
 
 

@@ -12,6 +12,7 @@ import ast
 import io
 import re
 import tokenize
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 # ---------------------------------------------------------------- reading a receipt
@@ -51,6 +52,7 @@ class ParsedReceipt:
     text: str = ""
     values: dict = field(default_factory=dict)
     message: str = ""
+    modules: Mapping[str, str] = field(default_factory=dict)  # the namespace's module names: {"pd": "pandas"}
 
 
 HEADLINE = re.compile(r"^(?P<ename>[A-Za-z_][\w.]*): ?(?P<evalue>.*)$")
@@ -191,6 +193,15 @@ def insert_import(code: str, statement: str) -> str:
         break
     lines.insert(at, statement + "\n")
     return "".join(lines)
+
+
+def with_pandas(code: str, fixed: str, receipt: ParsedReceipt) -> str:
+    """Make sure `pd` is there when a repair introduced it: the cell uses or imports it, or the
+    notebook's namespace binds it to pandas (the loop says so); else the repair imports it."""
+    if (re.search(r"\bpd\.", code) or re.search(r"^\s*import pandas as pd", code, re.MULTILINE)
+            or receipt.modules.get("pd") == "pandas"):
+        return fixed
+    return insert_import(fixed, "import pandas as pd")
 
 
 def insert_before(code: str, lineno: int, statement: str) -> str:

@@ -9,6 +9,7 @@ key and no network; it is called in-process (model.py), without litellm.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from ..prompt import CODE_HEADING, ORIGINAL_HEADING, RECEIPT_HEADING, SAME_AS_ORIGINAL
 from . import repairs
@@ -17,16 +18,17 @@ BLOCK = re.compile(r"```python\n(.*?)\n```", re.DOTALL)
 GUESS_WORDS = "A guess (only a check can tell it is the one meant): "
 
 
-def answer_run(code: str | None, receipt_text: str) -> str:
-    """The reply for the last run as the loop holds it: the code it ran and its receipt's text. The
-    code is never read out of the prompt, whose receipt part is the sandbox's to write (an
-    exception message holding a fenced block and a heading must not become the code repaired)."""
+def answer_run(code: str | None, receipt_text: str, modules: Mapping[str, str] | None = None) -> str:
+    """The reply for the last run as the loop holds it: the code it ran, its receipt's text and the
+    names its namespace binds to modules (`{"pd": "pandas"}`). The code is never read out of the
+    prompt, whose receipt part is the sandbox's to write (an exception message holding a fenced
+    block and a heading must not become the code repaired)."""
     if code is None:
         return (
             "The built-in engine repairs cells from their receipt; it cannot write code from an "
             "instruction. Configure a model (e.g. --model openai/gpt-4o-mini) for generation."
         )
-    return _repaired(code if code.endswith("\n") else code + "\n", receipt_text)
+    return _repaired(code if code.endswith("\n") else code + "\n", receipt_text, modules)
 
 
 def answer(prompt: str) -> str:
@@ -50,8 +52,8 @@ def answer(prompt: str) -> str:
     return _repaired(code, receipt_text)
 
 
-def _repaired(code: str, receipt_text: str) -> str:
-    repair, fixed, doubt = repairs.propose(code, receipt_text)
+def _repaired(code: str, receipt_text: str, modules: Mapping[str, str] | None = None) -> str:
+    repair, fixed, doubt = repairs.propose(code, receipt_text, modules)
     if repair is None and doubt:
         return f"The built-in engine cannot tell how to fix this: {doubt}"
     if repair is None:

@@ -25,6 +25,7 @@ from .edits import (
     source_of,
     span,
     value_kind,
+    with_pandas,
 )
 from .tables import (
     DT_ATTRS,
@@ -312,7 +313,7 @@ def dataframe_append(code: str, receipt: ParsedReceipt) -> str | None:
             other = f"pd.DataFrame({other})"
         keywords = "".join(f", {source_of(code, k)}" for k in call.keywords)
         fixed = replace_node(code, call, f"pd.concat([{frame}, {other}]{keywords})")
-        return fixed if re.search(r"\bpd\b", code.replace(f"{frame}.append", "")) else insert_import(fixed, "import pandas as pd")
+        return with_pandas(code, fixed, receipt)
     return None
 
 

@@ -16,6 +16,8 @@ receipts and edits code safely.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
+from dataclasses import replace
 
 from ...receipt.smells import invisible_added
 from .calls import (
@@ -138,10 +140,12 @@ def _with_strings(code: str) -> str:
     return code + "\n" + "\n".join(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
 
 
-def propose(code: str, receipt_text: str):
+def propose(code: str, receipt_text: str, modules: Mapping[str, str] | None = None):
     """(repair, repaired code, '') of the first repair that changes the code; else (None, None, doubt),
-    where `doubt` is what a repair that fits could not tell ('' when none fits)."""
-    parsed = parse_receipt(receipt_text)
+    where `doubt` is what a repair that fits could not tell ('' when none fits). `modules`: the names
+    the namespace binds to modules (`{"pd": "pandas"}`): a repair that writes `pd.` imports it only
+    when the namespace lacks it."""
+    parsed = replace(parse_receipt(receipt_text), modules=dict(modules or {}))
     doubt = ""
     for repair in REPAIRS:
         try:
