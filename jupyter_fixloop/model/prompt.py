@@ -111,11 +111,10 @@ def _messages(original, instruction, checks, history, hint, note, latest, shown_
         if len(history) > 1:
             earlier = "\n".join(f"- round {i}: {r.headline}" for i, (_, r) in enumerate(history[:-1]))
             parts.append(f"### Earlier attempts (summarized)\n{earlier}")
-        latest_code, latest_receipt = history[-1]
+        latest_code = history[-1][0]
         who = latest or f"your answer in round {len(history) - 1}"
         parts.append(f"{CODE_HEADING} ({who})\n```python\n{latest_code.rstrip()}\n```")
-        shown = latest_receipt.text if first is None else beside_original(latest_receipt.text, first[1].text)
-        shown = shown if shown_latest is None else shown_latest
+        shown = _latest_shown(original, history) if shown_latest is None else shown_latest
         parts.append(f"{RECEIPT_HEADING}\n{shown}")
     if note:
         parts.append(f"### Note\n{note}")
