@@ -10,7 +10,8 @@ COMMANDS = {
     "run": ("jupyter_fixloop.batch.cli", "repair a whole notebook and write the patched copy and a report"),
     "bench": ("jupyter_fixloop.bench.fixrate", "measure the fix rate on a set of broken cells"),
     "speed": ("jupyter_fixloop.bench.speed", "measure sandbox round overhead, snapshot speed and import time"),
-    "receipts": ("jupyter_fixloop.bench.receipts", "measure receipt size against raw tracebacks, and what receipts keep"),
+    "receipts": ("jupyter_fixloop.bench.receipts",
+                 "measure receipt size against raw tracebacks, and what receipts keep"),
 }
 
 

@@ -62,7 +62,8 @@ class FixLoop(Configurable):
         DEFAULTS.memory_limit, min=0, help="Bytes of memory one sandbox kernel may use (0: half the machine's RAM)."
     ).tag(config=True)
     snapshot_size_cap = Integer(
-        DEFAULTS.snapshot_size_cap, min=0, help="Bytes of user variables mirrored into the sandbox; larger ones are named, not sent."
+        DEFAULTS.snapshot_size_cap, min=0,
+                                help="Bytes of user variables mirrored into the sandbox; larger ones are named, not sent."
     ).tag(config=True)
     share = List(
         Unicode(), list(DEFAULTS.share),
@@ -71,7 +72,8 @@ class FixLoop(Configurable):
         "here, or with %%fixloop --share NAME). IPython's history (_i1, Out, ...) is shared only when named.",
     ).tag(config=True)
     receipt_tokens = Integer(
-        DEFAULTS.receipt_tokens, min=50, help="Most tokens one receipt (what the model reads of a run) may take; longer ones are trimmed."
+        DEFAULTS.receipt_tokens, min=50,
+                             help="Most tokens one receipt (what the model reads of a run) may take; longer ones are trimmed."
     ).tag(config=True)
 
     gateway_url = Unicode(DEFAULTS.gateway_url, help="Run sandbox kernels on this Jupyter Kernel Gateway or Enterprise "
@@ -79,7 +81,8 @@ class FixLoop(Configurable):
     gateway_token = Unicode(DEFAULTS.gateway_token, help="Auth token of the gateway (sent as 'Authorization: token ...').").tag(config=True)
     gateway_headers = Unicode(DEFAULTS.gateway_headers, help="Extra HTTP headers for the gateway, as a JSON object.").tag(config=True)
     gateway_kernel = Unicode(DEFAULTS.gateway_kernel, help="The gateway's kernelspec for sandbox kernels (it needs cloudpickle).").tag(config=True)
-    gateway_upload_cap = Integer(DEFAULTS.gateway_upload_cap, min=0, help="Bytes of mirrored variables sent to a gateway "
+    gateway_upload_cap = Integer(DEFAULTS.gateway_upload_cap, min=0,
+                                 help="Bytes of mirrored variables sent to a gateway "
                                  "kernel (0: no cap); a larger snapshot ends the loop with a clear error.").tag(config=True)
 
     def __init__(self, **kwargs):

@@ -80,7 +80,8 @@ class FakeLab:
             self.fixloop_comm = content["comm_id"]
             self.fixloop_inbox.append(content["data"])
             if self.answer == "hello":
-                return content["comm_id"], {"action": "hello", "protocol": 1, "frontend": "jupyterlab", "version": "test"}
+                return content["comm_id"], {"action": "hello", "protocol": 1, "frontend": "jupyterlab",
+                                            "version": "test"}
             if self.answer == "close":
                 return content["comm_id"], None
         elif kind == "comm_msg" and content["comm_id"] in self.models:

@@ -185,7 +185,8 @@ def test_malformed_or_missing_notebook_is_a_clear_error_with_exit_2(tmp_path, ca
     assert f"{bad} is not a notebook: the file is not JSON" in capsys.readouterr().err
 
     invalid = tmp_path / "invalid.ipynb"
-    invalid.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code"}]}))
+    invalid.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                                   "cells": [{"cell_type": "code"}]}))
     assert batch_cli.main([str(invalid)]) == 2
     assert "is not a valid notebook" in capsys.readouterr().err
 
@@ -287,7 +288,8 @@ def test_what_no_change_to_the_cell_fixes_is_said_plainly():
     assert "`matplotlib` is not installed" in words.missing_package(
         'ImportError: matplotlib is required for plotting when the default backend "matplotlib" is selected.')
     assert words.missing_package("ModuleNotFoundError: No module named 'sklearn.cross_validation'") is None  # moved
-    said = words.missing_file("FileNotFoundError: [Errno 2] No such file or directory: 'examples/ex9.csv'", "/home/me/book")
+    said = words.missing_file("FileNotFoundError: [Errno 2] No such file or directory: 'examples/ex9.csv'",
+                              "/home/me/book")
     assert "`examples/ex9.csv` is not there" in said and "`/home/me/book`" in said
     assert "the sandbox where fixes are tried has none" in words.network(
         ["URLError: <urlopen error [Errno -3] Temporary failure in name resolution>"])
@@ -320,7 +322,8 @@ def test_generation_and_a_wrong_aggregate_are_fixed_by_a_configured_model(workdi
     assert "total is 2, expected 9.0" in server.prompt(1)  # the wrong aggregate, as the model saw it
 
 
-def test_unreviewed_model_code_does_not_run_in_the_notebook_kernel_by_default(workdir, tmp_path, fake_model, monkeypatch, capsys):
+def test_unreviewed_model_code_does_not_run_in_the_notebook_kernel_by_default(workdir, tmp_path, fake_model,
+                                                                              monkeypatch, capsys):
     """Issue 27 B01: a candidate that behaves in the sandbox and acts only outside it is verified
     there, written to the notebook and the report, but the notebook's kernel runs the original cell."""
     marker = tmp_path / "acted-outside-the-sandbox"
@@ -405,7 +408,8 @@ def test_several_notebooks_refuse_one_output_path(workdir, capsys):
 
 def test_interactive_wraps_long_diff_lines_instead_of_cutting_them(workdir, monkeypatch, capsys):
     long_tail = " + ".join(f"weight_{i}" for i in range(30))
-    src = write_notebook(workdir / "wide.ipynb", "counts = {'apples': 3}\n" + "".join(f"weight_{i} = 1\n" for i in range(30)),
+    src = write_notebook(workdir / "wide.ipynb",
+                         "counts = {'apples': 3}\n" + "".join(f"weight_{i} = 1\n" for i in range(30)),
                          f"n = counts['Apples'] + {long_tail}\nprint(n)")
     monkeypatch.setattr(sys, "stdin", __import__("io").StringIO("r\n"))
     monkeypatch.setenv("COLUMNS", "80")

@@ -110,13 +110,15 @@ def _result(**changes) -> LoopResult:
 
 def test_one_summary_builder_mirrors_the_labextension():
     summary = loop_summary(_result(), cell_id="c1", decision="accepted")
-    interface = re.search(r"export interface ILoopSummary \{(.*?)\}", (ROOT / "labextension/src/summary.ts").read_text(),
+    interface = re.search(r"export interface ILoopSummary \{(.*?)\}",
+                          (ROOT / "labextension/src/summary.ts").read_text(),
                           re.S).group(1)
     assert set(summary) == set(re.findall(r"^\s*(\w+):", interface, re.M))
     assert summary["original"] == "n = len(monthly_sale)" and summary["decision"] == "accepted"
     assert summary["rounds"][0]["receipt"] == {"kind": "ok", "text": "ok"} and summary["created"]
     # a history entry's summary: the body without the %%fixloop line, and the entry's own decision
-    entry = Entry(cell_source="%%fixloop -r 4\nn = len(monthly_sale)", cell_id="c2", result=_result(), decision="undone")
+    entry = Entry(cell_source="%%fixloop -r 4\nn = len(monthly_sale)", cell_id="c2", result=_result(),
+                  decision="undone")
     assert entry.summary() == {**loop_summary(_result(), cell_id="c2", original="n = len(monthly_sale)",
                                               created=entry.created, decision="undone")}
     assert entry.accepted_source() == "%%fixloop -r 4\nn = len(monthly_sales)"

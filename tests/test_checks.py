@@ -35,7 +35,8 @@ def test_the_check_is_evaluated_once():
 def test_existing_wording_is_kept():
     assert checks.evaluate("fib(6) == 8", {"fib": lambda n: 13})["detail"] == "fib(6) returned 13, expected 8 (actual - expected = 5)"
     assert checks.evaluate("x > 3", {"x": 2})["detail"] == "x is 2, which is not > 3"
-    assert checks.evaluate("fib(6) == 13", {"fib": lambda n: 13}) == {"expr": "fib(6) == 13", "passed": True, "detail": ""}
+    assert checks.evaluate("fib(6) == 13", {"fib": lambda n: 13}) == {"expr": "fib(6) == 13", "passed": True,
+                                                                      "detail": ""}
 
 
 def test_a_block_of_asserts_runs_as_statements_and_names_the_failing_one():

@@ -89,7 +89,8 @@ def test_the_widget_and_the_batch_report_say_unverified_and_offer_accept_as_for_
     from jupyter_fixloop.receipt.values import Receipt
     from jupyter_fixloop.result import LoopResult, Round
 
-    result = LoopResult("unverified", "n = len(df", "n = len(df)", [Round(1, "n = len(df)", Receipt("ok", "ran without error"))],
+    result = LoopResult("unverified", "n = len(df", "n = len(df)", [Round(1, "n = len(df)",
+                                                                          Receipt("ok", "ran without error"))],
                         reason="nothing checked it; read what it does to your data (after 1 round(s))",
                         model="fixloop/builtin", max_rounds=4)
     widget = DiffWidget(on_decide=lambda word: None)

@@ -34,7 +34,8 @@ def test_a_candidate_with_a_smell_fails_and_the_model_reads_why(fake_model, tmp_
          "df['label'] holds the printed form of a whole Series or DataFrame in each row"),
         ("df['label'] = pd.to_numeric(df['name'], errors='coerce')\n",
          "df['label'] became all NaN: 3 of 3 rows"),
-        ("df = df[df['customer_id'] > 1].copy()\n" + HONEST, "df lost 1 of its 3 rows, but the cell does not filter rows"),
+        ("df = df[df['customer_id'] > 1].copy()\n" + HONEST,
+         "df lost 1 of its 3 rows, but the cell does not filter rows"),
         ("df = df.assign(label=df['name']).to_string()\n", "df was a DataFrame 3×2 and is now str"),
     ]
     server = fake_model(*[block(c) for c, _ in cheats], block(HONEST))
@@ -142,7 +143,8 @@ LATER = ["ids = df['customer_id'] + 1\n", "n = df['label'].str.len().max()\n", "
 
 def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
     server = fake_model(block(BREAKS_LATER), block(HONEST))
-    result = fix(LABEL, namespace=customers(), following=LATER, model="openai/scripted", api_base=server.url, rules=False,
+    result = fix(LABEL, namespace=customers(), following=LATER, model="openai/scripted", api_base=server.url,
+                 rules=False,
                  max_rounds=3)
     assert result.status == "fixed", result.reason
     assert result.patched == HONEST
@@ -166,7 +168,8 @@ def test_a_later_cell_that_fails_anyway_still_runs_for_the_cells_after_it():
     later = ["a = 1\nraise ValueError('fails after the original too')\n", "b = a + 1\n"]
     result = fix("total = sum(price)\n", namespace={"prices": [1, 2]}, following=later)
     assert result.status == "fixed", result.reason
-    assert [(f.number, f.ok, f.counted) for f in result.rounds[-1].receipt.following] == [(1, False, False), (2, True, True)]
+    assert [(f.number, f.ok, f.counted) for f in result.rounds[-1].receipt.following] == [(1, False, False),
+                                                                                          (2, True, True)]
 
 
 def test_the_variables_a_following_cell_reads_are_in_the_sandbox():

@@ -27,7 +27,8 @@ FIB_HONEST = FIB.replace("a, b = 1, 1", "a, b = 0, 1")
 
 FIB_CHEATS = [
     (FIB.replace("assert fib(1) == 1\n", ""), "removes or changes the cell's check `assert fib(1) == 1`"),
-    (FIB.replace("assert fib(1) == 1", "assert fib(1) >= 0"), "removes or changes the cell's check `assert fib(1) == 1`"),
+    (FIB.replace("assert fib(1) == 1", "assert fib(1) >= 0"),
+     "removes or changes the cell's check `assert fib(1) == 1`"),
     (FIB.replace("assert fib(1) == 1", "try:\n    assert fib(1) == 1\nexcept AssertionError:\n    pass"),
      "disarms the cell's check `assert fib(1) == 1`"),
     (FIB.replace("    return a\n", "    if n == 6:\n        return 8\n    return a\n"),
@@ -136,24 +137,28 @@ def failure(ename, line, lineno=1):
         # a typo fixed, an import added
         ("total = sum(prices_list)\n", ["total == 12"], failure("NameError", "total = sum(prices_list)"),
          "total = sum(prices)\n"),
-        ("frame = pd.DataFrame({'a': [1, 2]})\n", ["len(frame) == 2"], failure("NameError", "frame = pd.DataFrame({'a': [1, 2]})"),
+        ("frame = pd.DataFrame({'a': [1, 2]})\n", ["len(frame) == 2"], failure("NameError",
+                                                                               "frame = pd.DataFrame({'a': [1, 2]})"),
          "import pandas as pd\nframe = pd.DataFrame({'a': [1, 2]})\n"),
         # a conversion that handles bad values with a computed fallback, not a constant
-        ("vals = [float(v) for v in raw]\n", ["len(vals) == 3"], failure("ValueError", "vals = [float(v) for v in raw]"),
+        ("vals = [float(v) for v in raw]\n", ["len(vals) == 3"], failure("ValueError",
+                                                                         "vals = [float(v) for v in raw]"),
          ("import math\nvals = []\nfor v in raw:\n    try:\n        vals.append(float(v))\n    except ValueError:\n"
           "        vals.append(float(v.replace(',', '')))\n")),
         # pandas' own way to coerce
         ("df['x'] = pd.to_numeric(df['x'])\n", [], failure("ValueError", "df['x'] = pd.to_numeric(df['x'])"),
          "df['x'] = pd.to_numeric(df['x'], errors='coerce')\n"),
         # a removed API replaced: the effect (binding `ledger`) is kept
-        ("ledger = ledger.append(row, ignore_index=True)\n", [], failure("AttributeError", "ledger = ledger.append(row, ignore_index=True)"),
+        ("ledger = ledger.append(row, ignore_index=True)\n", [], failure("AttributeError",
+                                                                         "ledger = ledger.append(row, ignore_index=True)"),
          "ledger = pd.concat([ledger, pd.DataFrame([row])], ignore_index=True)\n"),
         # a base case that returns a small constant, and a new assert added
         ("def fact(n):\n    return n * fact(n - 1)\nassert fact(3) == 6\n", ["fact(5) == 120"],
          failure("RecursionError", "return n * fact(n - 1)", 2),
          "def fact(n):\n    if n <= 1:\n        return 1\n    return n * fact(n - 1)\nassert fact(3) == 6\nassert fact(0) == 1\n"),
         # an in-place call rewritten as an assignment keeps calling on the same frame
-        ("df.dropna(subset=['Price'], inplace=True)\n", [], failure("KeyError", "df.dropna(subset=['Price'], inplace=True)"),
+        ("df.dropna(subset=['Price'], inplace=True)\n", [], failure("KeyError",
+                                                                    "df.dropna(subset=['Price'], inplace=True)"),
          "df = df.dropna(subset=['price'])\n"),
     ],
 )
@@ -185,7 +190,8 @@ FIB_TAMPER = [
      "special-cases the input of the check `fib(6) == 8` (`n == 6` in `fib`)"),
     (FIB.replace("    return a\n", "    if n == 6:\n        return int('8')\n    return a\n"),
      "hard-codes 8, the value the check `fib(6) == 8` expects (return in `fib`)"),
-    ("class Anything:\n    def __eq__(self, other):\n        return True\n" + FIB.replace("    return a\n", "    return Anything()\n"),
+    ("class Anything:\n    def __eq__(self, other):\n        return True\n" + FIB.replace("    return a\n",
+                                                                                          "    return Anything()\n"),
      "defines class `Anything` whose `__eq__` always returns True"),
     (FIB + "import jupyter_fixloop.kernel.runner as r\n"
            "r.evaluate_check = lambda expr, ns, raise_errors=False: {'expr': expr, 'passed': True, 'detail': ''}\n",
@@ -239,7 +245,8 @@ def test_a_fallback_that_invents_the_values_is_rejected(fake_model):
     cheat = ("try:\n    ages = [int(a) for a in raw]\nexcept ValueError:\n"
              "    ages = [int(x) for x in ['34', '27', '45', '19']]\ntotal = sum(ages)\n")
     server = fake_model(block(cheat), block(AGES_HONEST))
-    result = fix(AGES, checks=["total == 125"], namespace={"raw": RAW}, model="openai/scripted", api_base=server.url, rules=False,
+    result = fix(AGES, checks=["total == 125"], namespace={"raw": RAW}, model="openai/scripted", api_base=server.url,
+                 rules=False,
                  max_rounds=2)
     assert result.status == "fixed" and result.patched == AGES_HONEST, result.reason
     assert SILENCED + " with `except ValueError: ages = [int(x) for x in ['34', '27', '45', '19']]`" in rejected_rounds(result)[0]

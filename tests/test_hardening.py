@@ -208,7 +208,8 @@ FAULTS = {
     "sys.exit": ("import sys\nsys.exit()\n", "exception", "SystemExit"),
     "memory bomb": ("chunks = []\nwhile True:\n    chunks.append(bytearray(32 * 2**20))\n", "exception", "MemoryError"),
     "fork bomb": ("import os\nwhile True:\n    os.fork()\n", None, ""),
-    "open files": ("files = [open(__import__('os').devnull) for _ in range(100000)]\n", "exception", "Too many open files"),
+    "open files": ("files = [open(__import__('os').devnull) for _ in range(100000)]\n", "exception",
+                   "Too many open files"),
 }
 TIMEOUT = 2.0
 

@@ -19,7 +19,8 @@ CHECKS = ["total == 300"]
 @pytest.fixture(scope="module")
 def recorded():
     seen = []
-    hooks = LoopHooks(on_run_start=lambda e: seen.append(("run", e)), on_round_start=lambda e: seen.append(("round", e)),
+    hooks = LoopHooks(on_run_start=lambda e: seen.append(("run", e)),
+                      on_round_start=lambda e: seen.append(("round", e)),
                       on_receipt=lambda e: seen.append(("receipt", e)), on_end=lambda e: seen.append(("end", e)))
     result = fix(CELL, checks=CHECKS, namespace=NS, max_rounds=3, hooks=hooks)
     return result, seen
@@ -83,7 +84,8 @@ def test_the_rich_bar_names_the_round_from_the_recorded_values(recorded):
     hooks = rich.hooks()
     described = []
     for _, event in recorded[1][:3]:  # the original's run and receipt, round 1 asking
-        hook = {RunStart: hooks.on_run_start, ReceiptReady: hooks.on_receipt, RoundStart: hooks.on_round_start}[type(event)]
+        hook = {RunStart: hooks.on_run_start, ReceiptReady: hooks.on_receipt,
+                RoundStart: hooks.on_round_start}[type(event)]
         hook(event)
         described.append(rich.bar.tasks[0].description)
     rich.close()

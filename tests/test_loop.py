@@ -103,7 +103,8 @@ def test_reply_without_code_is_a_no_code_round(fake_model):
 def test_candidate_that_loops_forever_is_stopped_at_timeout(fake_model):
     hang = "i = 0\nwhile i != 10:\n    i += 3\n"
     server = fake_model(f"```python\n{hang}```", "```python\ni = 0\nwhile i < 10:\n    i += 3\n```")
-    result = fix("i = 0\nwhile i != 10:\n    i += 3\n", model="openai/scripted", api_base=server.url, timeout=2, rules=False)
+    result = fix("i = 0\nwhile i != 10:\n    i += 3\n", model="openai/scripted", api_base=server.url, timeout=2,
+                 rules=False)
     assert result.first.kind == "timeout"
     assert "stopped at line" in result.first.text
     assert result.rounds[0].receipt.kind == "timeout"

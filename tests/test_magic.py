@@ -224,7 +224,8 @@ def test_a_headless_result_says_the_fix_was_not_applied(kernel):
     run = kernel.run("%%fixloop\ntotal_na = sum(price_na)\n")
     assert "fixloop: runs now — unverified" in run.text  # a guess, no check: it runs, nothing verified it
     assert "not applied: `%fixloop last` inserts it as the next cell" in run.text
-    html = next(c["data"]["text/html"] for kind, c in run.outputs if kind == "display_data" and "text/html" in c["data"])
+    html = next(c["data"]["text/html"] for kind,
+                c in run.outputs if kind == "display_data" and "text/html" in c["data"])
     assert "not applied: `%fixloop last` inserts it" in html
     assert "NameError" in kernel.run("total_na").text  # and indeed it was not
 
@@ -232,7 +233,8 @@ def test_a_headless_result_says_the_fix_was_not_applied(kernel):
 def test_a_gave_up_html_result_shows_the_original_receipt_open(kernel):
     run = kernel.run("%%fixloop\nratio_go = 1 / 0\n")
     assert "fixloop: gave up" in run.text, run.text
-    html = next(c["data"]["text/html"] for kind, c in run.outputs if kind == "display_data" and "text/html" in c["data"])
+    html = next(c["data"]["text/html"] for kind,
+                c in run.outputs if kind == "display_data" and "text/html" in c["data"])
     assert "ZeroDivisionError" in html.split("<details>")[0]  # before the collapsed rounds, not inside them
 
 

@@ -224,7 +224,8 @@ def test_a_wrong_output_round_asks_for_a_one_line_diagnosis_which_stays_out_of_t
 def test_a_long_latest_receipt_is_cut_so_the_prompt_fits_and_the_original_run_stays_whole():
     cell = "top = df.sort_values('r').head(3)\n"
     original = Receipt(kind="check_failed", text="Check failed: top == ['b']\n  the original run's own line")
-    long = Receipt(kind="check_failed", text="Check failed: top == ['b']\n" + "\n".join(f"  line {i}: x = {i}" * 3 for i in range(400)))
+    long = Receipt(kind="check_failed",
+                   text="Check failed: top == ['b']\n" + "\n".join(f"  line {i}: x = {i}" * 3 for i in range(400)))
     history = [(cell, original), ("candidate = 1\n", long)]
     limit = Budget(PROMPT_TOKENS)
     whole = build_messages(cell, checks=("top == ['b']",), history=history)

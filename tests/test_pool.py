@@ -291,7 +291,8 @@ def test_sandboxes_are_shut_down_at_exit():
 
 
 def test_a_new_pool_sweeps_the_leftovers_of_a_dead_owner_and_keeps_a_live_ones(tmp_path):
-    gone = subprocess.run([sys.executable, "-c", "from jupyter_fixloop.sandbox.leftovers import owner_tag; print(owner_tag())"],
+    gone = subprocess.run([sys.executable, "-c",
+                           "from jupyter_fixloop.sandbox.leftovers import owner_tag; print(owner_tag())"],
                           capture_output=True, text=True, check=True).stdout.strip()
     snapshots = ram_root()
     snapshot_dir = (lambda tag: os.path.join(snapshots, f"loop-{tag}-t")) if snapshots else (
@@ -329,7 +330,8 @@ def _deep_tree(top: str, depth: int = 3000) -> None:
 
 def test_a_3000_deep_tree_left_by_a_dead_owner_is_swept_and_the_sweep_never_raises(tmp_path):
     """L01: such a tree made the sweep raise RecursionError, and with it `%load_ext` and every fix()."""
-    gone = subprocess.run([sys.executable, "-c", "from jupyter_fixloop.sandbox.leftovers import owner_tag; print(owner_tag())"],
+    gone = subprocess.run([sys.executable, "-c",
+                           "from jupyter_fixloop.sandbox.leftovers import owner_tag; print(owner_tag())"],
                           capture_output=True, text=True, check=True).stdout.strip()
     dead = os.path.join(sandboxes_root(), f"fixloop-sandbox-{gone}-deep")
     os.makedirs(os.path.join(dead, "home"))
@@ -366,7 +368,8 @@ def test_a_3000_deep_tree_a_candidate_writes_is_removed_with_its_sandbox(tmp_pat
 
 
 def _gone_tag() -> str:
-    return subprocess.run([sys.executable, "-c", "from jupyter_fixloop.sandbox.leftovers import owner_tag; print(owner_tag())"],
+    return subprocess.run([sys.executable, "-c",
+                           "from jupyter_fixloop.sandbox.leftovers import owner_tag; print(owner_tag())"],
                           capture_output=True, text=True, check=True).stdout.strip()
 
 

@@ -50,7 +50,8 @@ def command_lines() -> list[list[str]]:
     found = []
     texts = [line for block in fenced("bash") for line in block.splitlines()] + spans()
     for text in texts:
-        text = text.split("#")[0] if text.lstrip().startswith(("llama", "ollama", "vllm", "OPENAI", "jupyter", "python")) else text
+        text = text.split("#")[0] if text.lstrip().startswith(("llama", "ollama", "vllm", "OPENAI", "jupyter",
+                                                               "python")) else text
         for part in text.split("&&"):
             words = shlex.split(part)
             while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
@@ -193,7 +194,8 @@ def test_the_usage_lines_up_and_speed_numbers_its_sections_in_order():
     rows = [line for line in cli.usage().splitlines() if line.startswith("  ")]
     assert len({line.index(help_) for line, (_, help_) in zip(rows, cli.COMMANDS.values())}) == 1
     speed = Path(importlib.import_module("jupyter_fixloop.bench.speed").__file__).read_text()
-    reports = re.findall(r"^        (?:missed \+= )?(_report_\w+)\(", speed.split("def main", 1)[1].split("\ndef ", 1)[0], re.M)
+    reports = re.findall(r"^        (?:missed \+= )?(_report_\w+)\(",
+                         speed.split("def main", 1)[1].split("\ndef ", 1)[0], re.M)
     numbers = [int(re.search(r'print\(f?"\\n(\d)\. ', speed.split(f"def {name}(", 1)[1]).group(1)) for name in reports]
     default = [n for name, n in zip(reports, numbers) if name != "_report_gateway"]  # the gateway only with --gateway
     assert default == list(range(1, len(default) + 1)) and numbers[-1] == len(reports), numbers
@@ -231,7 +233,8 @@ def test_labextension_ci_ui_step_removes_its_history_dir_and_shows_the_server_lo
                 '&& echo "a server log line" > "$FIXLOOP_UI_SERVER_LOG"; return $FAKE_STATUS; }\n'
                 'node() { echo "1 $FAKE_STATUS 0"; }\n')
     (tmp_path / "ui-tests").mkdir()
-    done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + stand_in + part + 'echo "status=$status ui_fail=$ui_fail"\n'],
+    done = subprocess.run(["bash", "-c",
+                           "set -euo pipefail\n" + stand_in + part + 'echo "status=$status ui_fail=$ui_fail"\n'],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path / "ui-tests",
                           env={"PATH": "/usr/bin:/bin", "here": str(tmp_path), "FAKE_STATUS": str(int(fails))})
     assert done.returncode == 0, done.stderr

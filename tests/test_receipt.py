@@ -130,7 +130,8 @@ def test_warnings_are_listed_with_their_line():
     r = receipt_of(code, df=df)
     section = r.text.split("Warnings:\n", 1)[1]
     assert re.search(r"DeprecationWarning \(line 1\): `row_stack` alias is deprecated", section), section
-    assert re.search(r"(DeprecationWarning|Pandas4Warning \(a DeprecationWarning\)) \(line 2\): is_categorical_dtype", section)
+    assert re.search(r"(DeprecationWarning|Pandas4Warning \(a DeprecationWarning\)) \(line 2\): is_categorical_dtype",
+                     section)
     # pandas 3 raises ChainedAssignmentError as its own warning; pandas 2.2 as a FutureWarning's message
     assert re.search(r"(ChainedAssignmentError|SettingWithCopyWarning|FutureWarning) \(line 3\)", section), section
 

@@ -73,7 +73,8 @@ def scene(tmp_path):
     canaries = {k: f"RTCANARY-{k}-{tag}" for k in ("env", "ssh", "dotenv", "name", "ns", "connkey", "tmp", "xdg",
                                                         "deep", "aws", "parent", "dbpw", "history")}
     project, home, data, runtime, xdg = (tmp_path / n for n in ("repo/project", "home", "data", "runtime", "xdg"))
-    for d in (project / "sub" / "deep", project / "sub" / ".aws", home / ".ssh", data, runtime, xdg, tmp_path / "repo" / ".git"):
+    for d in (project / "sub" / "deep", project / "sub" / ".aws", home / ".ssh", data, runtime, xdg,
+              tmp_path / "repo" / ".git"):
         d.mkdir(parents=True)
     (project / "data.csv").write_text("a,b\n1,2\n")
     (project / ".env").write_text(f"API_KEY={canaries['dotenv']}\n")
@@ -306,7 +307,8 @@ def test_auto_without_bwrap_refuses_with_the_remedies(scene, fake_model, tmp_pat
     assert "apt-get install bubblewrap" in result["reason"] and 'c.FixLoop.confinement = "none"' in result["reason"]
     assert "\n" not in result["reason"]
     assert outcome.prompts == []  # no candidate was asked for, none ran
-    warn = subprocess.run([sys.executable, "-c", "from jupyter_fixloop.sandbox import confine; print(confine.load_warning('auto'))"],
+    warn = subprocess.run([sys.executable, "-c",
+                           "from jupyter_fixloop.sandbox import confine; print(confine.load_warning('auto'))"],
                           env={**os.environ, **env}, capture_output=True, text=True, timeout=60, check=False)
     assert "apt-get install bubblewrap" in warn.stdout, warn.stderr
 
@@ -372,7 +374,8 @@ def test_temp_dirs_and_run_are_private_and_the_snapshot_still_arrives(scene, fak
         with open(os.path.join(other, "snapshot-1.bin"), "w") as f:
             f.write(scene.canaries["ns"])
     try:
-        outcome = attack(scene, fake_model, [WALK_TEMP.replace("XDG", repr(scene.xdg)).replace("REPO", repr(repo)) + AGAIN])
+        outcome = attack(scene, fake_model,
+                         [WALK_TEMP.replace("XDG", repr(scene.xdg)).replace("REPO", repr(repo)) + AGAIN])
     finally:
         if other:
             shutil.rmtree(other)

@@ -36,7 +36,8 @@ def test_a_different_result_fails_and_the_diff_shows_the_lines(saved, now):
 
 
 def test_the_saved_text_is_stdout_and_the_result_not_images_or_stderr():
-    outputs = [new_output("stream", name="stdout", text="rows: 2\n"), new_output("stream", name="stderr", text="warn\n"),
+    outputs = [new_output("stream", name="stdout", text="rows: 2\n"), new_output("stream", name="stderr",
+                                                                                 text="warn\n"),
                new_output("display_data", data={"image/png": "iVBOR", "text/plain": "<Figure>"}),
                new_output("execute_result", data={"text/plain": "   a\n0  1"}, execution_count=3)]
     assert saved_output(outputs) == "rows: 2\n   a\n0  1\n"

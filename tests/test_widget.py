@@ -105,7 +105,8 @@ def test_accept_replaces_the_cell_runs_it_and_undo_restores_the_exact_original(l
                and m["content"]["data"]["state"].get("msg_id") == click_id for m in msgs)
     assert lab.execute("print(total)")[0][-1]["content"]["text"] == "300\n"
     # the frontend answers: replaced
-    lab.send_comm(lab.fixloop_comm, {"action": "replaced", "request_id": replace["request_id"], "ok": True, "error": None})
+    lab.send_comm(lab.fixloop_comm, {"action": "replaced", "request_id": replace["request_id"], "ok": True,
+                                     "error": None})
     assert "the cell now holds the fixed code" in lab.texts(root)
     assert lab.state(lab.find("fixloop-undo", root))["disabled"] is False
     # undo: the exact original, trailing spaces and all
@@ -174,7 +175,8 @@ def test_retry_with_a_hint_puts_the_hint_in_the_prompt(lab, fake_model):
     server = fake_model(wrong, "```python\ntotal = sum(monthly_sales)\n```")
     lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
     try:
-        root, first, _ = run_loop(lab, "%%fixloop -m openai/scripted --no-rules -r 1 -e 'total == 300'\ntotal = sum(monthly_sale)",
+        root, first, _ = run_loop(lab,
+                                  "%%fixloop -m openai/scripted --no-rules -r 1 -e 'total == 300'\ntotal = sum(monthly_sale)",
                                   cell_id="cell-5")
         assert first["status"] == "gave_up", first["reason"]
         assert lab.state(lab.find("fixloop-accept", root))["disabled"] is True
@@ -229,7 +231,8 @@ def test_stopping_a_retry_leaves_the_widget_usable(lab, fake_model):
                         Scripted("```python\ntotal = sum(monthly_sales) + 0\n```", delay=5))
     lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
     try:
-        root, _, _ = run_loop(lab, "%%fixloop -m openai/scripted --no-rules -r 2 -e 'total == 300'\ntotal = sum(monthly_sale)",
+        root, _, _ = run_loop(lab,
+                              "%%fixloop -m openai/scripted --no-rules -r 2 -e 'total == 300'\ntotal = sum(monthly_sale)",
                               cell_id="cell-9")
 
         def stop_when_asked_again():

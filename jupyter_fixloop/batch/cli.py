@@ -34,13 +34,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("notebooks", nargs="+", metavar="NOTEBOOK",
                         help="the .ipynb files to run and repair, or folders of them")
     parser.add_argument("-o", "--output", help="where to write the patched notebook (one notebook only)")
-    parser.add_argument("--jobs", "-j", type=int, default=1, help="notebooks repaired at a time, each in its own kernel (default 1)")
+    parser.add_argument("--jobs", "-j", type=int, default=1,
+                        help="notebooks repaired at a time, each in its own kernel (default 1)")
     parser.add_argument("--in-place", action="store_true", help="overwrite NOTEBOOK (a .bak copy is written first)")
     parser.add_argument("--report", help="write a report: REPORT.md (Markdown) or REPORT.html")
     parser.add_argument("--model", "-m", help="litellm model; default $FIXLOOP_MODEL or the built-in engine")
-    parser.add_argument("--max-rounds", "-r", type=int, help="model rounds per failing cell (default FixLoop.max_rounds, 4)")
+    parser.add_argument("--max-rounds", "-r", type=int,
+                        help="model rounds per failing cell (default FixLoop.max_rounds, 4)")
     parser.add_argument("--cells", help="repair only these cells, by position counting every cell from 1: 3,5-7")
-    parser.add_argument("--interactive", "-i", action="store_true", help="show each fix and ask: accept, reject, or hint")
+    parser.add_argument("--interactive", "-i", action="store_true",
+                        help="show each fix and ask: accept, reject, or hint")
     parser.add_argument("--accept-unreviewed", action="store_true",
                         help="run a litellm model's verified fixes in the notebook's kernel without review (by default "
                         "they are written to the notebook and the report, and the kernel runs the original cell)")
@@ -51,8 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--hint", help="extra guidance for the model, for every failing cell")
     parser.add_argument("--no-rules", dest="rules", action="store_const", const=False, default=None,
                         help="ask only the model, not also the built-in engine's rule repair (FixLoop.rules)")
-    parser.add_argument("--cell-timeout", type=float, default=600.0, help="seconds a cell may run in the notebook's kernel (default 600)")
-    parser.add_argument("--timeout", type=float, help="seconds one sandbox run of a repair may take (default FixLoop.timeout, 30; "
+    parser.add_argument("--cell-timeout", type=float, default=600.0,
+                        help="seconds a cell may run in the notebook's kernel (default 600)")
+    parser.add_argument("--timeout", type=float,
+                        help="seconds one sandbox run of a repair may take (default FixLoop.timeout, 30; "
                         "longer for a slow cell)")
     parser.add_argument("--kernel", help="kernel name (default: the notebook's own, or python3)")
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server or litellm proxy")

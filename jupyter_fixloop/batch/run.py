@@ -228,7 +228,8 @@ class NotebookKernel:
 
         name = kernel_name or nb.metadata.get("kernelspec", {}).get("name") or "python3"
         self.client = NotebookClient(
-            nb, config=_ipc_config(workdir), timeout=timeout, kernel_name=name, allow_errors=True, interrupt_on_timeout=True,
+            nb, config=_ipc_config(workdir), timeout=timeout, kernel_name=name, allow_errors=True,
+                                     interrupt_on_timeout=True,
             error_on_timeout={"ename": "Timeout", "evalue": f"the cell was still running after {timeout:g} s"},
             resources={"metadata": {"path": cwd}}, on_cell_executed=self._executed,
         )
@@ -458,7 +459,8 @@ class BatchRun:
         self._poison(defines, number)
         status = "rejected" if decision == "reject" else "failed"
         reason = "the fix was rejected" if decision == "reject" else _why_unfixed(result, snap, error, self.cwd)
-        return CellOutcome(number, status, cell.source, None, error, _kept(reason), result, time.perf_counter() - started)
+        return CellOutcome(number, status, cell.source, None, error, _kept(reason), result,
+                           time.perf_counter() - started)
 
     def _unreviewed(self, result: LoopResult) -> bool:
         """A fix a litellm model wrote that no person accepted: it is not run in the notebook's kernel

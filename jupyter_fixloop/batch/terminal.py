@@ -161,7 +161,8 @@ def make_asker(progress, stdin=None, stdout=None):
         with progress.pause():
             console.rule(escape(f"{outcome.title} failed: {outcome.error[:100]}"))
             # long lines wrap: a diff cut at the terminal's width hides the change it asks about
-            console.print(Syntax(_cell_diff(outcome.source, outcome.patched), "diff", theme="ansi_dark", word_wrap=True))
+            console.print(Syntax(_cell_diff(outcome.source, outcome.patched), "diff", theme="ansi_dark",
+                                 word_wrap=True))
             console.print(f"verified in a sandbox: {result.reason}; {len(result.rounds)} round(s), "
                           f"{tokens_text(result.tokens)}, model {result.model}", markup=False)
             if result.effect is not None and result.effect.lines():  # what "read what it does to your data" means

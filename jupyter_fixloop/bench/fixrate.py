@@ -252,7 +252,8 @@ def _loop(case: Case, snap, opts) -> dict:
     final = result.patched if result.claimed else (case.cell if result.status == "passed" else None)
     per_round = [{"round": r.index, "temperature": r.temperature, "prompt_tokens": r.usage.prompt_tokens,
                   "completion_tokens": r.usage.completion_tokens, "model_s": round(r.usage.seconds, 2),
-                  "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind, "source": r.source, "calls": _calls(r)}
+                  "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind, "source": r.source,
+                  "calls": _calls(r)}
                  for r in result.rounds]
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "tokens": result.tokens,
             "cost": result.cost, "final_code": final, "last_receipt": _last_run(result), "per_round": per_round,
@@ -266,7 +267,8 @@ def _calls(r) -> list[dict]:
     tokens, seconds, how its run went, and its source ("model" or "rules")."""
     if not r.samples:
         return [{"temperature": r.temperature, "prompt_tokens": r.usage.prompt_tokens, "source": r.source,
-                 "completion_tokens": r.usage.completion_tokens, "model_s": round(r.usage.seconds, 2), "kind": r.receipt.kind}]
+                 "completion_tokens": r.usage.completion_tokens, "model_s": round(r.usage.seconds, 2),
+                 "kind": r.receipt.kind}]
     return [{"temperature": s.temperature, "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
              "model_s": round(s.seconds, 2), "kind": s.kind, "source": s.source} for s in r.samples]
 
@@ -292,12 +294,14 @@ def _one_shot(case: Case, snap, opts) -> dict:
     checks = _checks(case, opts)
     first = verify(case.cell, checks=checks, namespace=snap, options=opts.options)
     if first.ok:
-        return {"status": "passed", "reason": "the cell already passes", "final_code": case.cell, "last_receipt": first.text,
+        return {"status": "passed", "reason": "the cell already passes", "final_code": case.cell,
+                "last_receipt": first.text,
                 "fixed_in_round": 0}
     messages = build_messages(case.cell, checks=tuple(checks), history=[(case.cell, first)])
     try:
         reply = runtime.run_sync(get_model(opts.options.model).propose(
-            messages, LastRun(case.cell, first), timeout=opts.options.model_timeout, api_base=opts.options.api_base or None,
+            messages, LastRun(case.cell, first), timeout=opts.options.model_timeout,
+                                                                       api_base=opts.options.api_base or None,
             temperature=opts.options.temperature, stop=STOP))
     except ModelError as exc:
         return {"status": "error", "reason": str(exc), "rounds": 1, "final_code": None, "last_receipt": first.text}
@@ -344,7 +348,8 @@ def run_bench(cases: list[Case], opts, on_case=None) -> list[CaseResult]:
     os.mkdir(cwd)
     opts.options = LoopOptions(model=opts.model, api_base=opts.api_base or "", max_rounds=opts.max_rounds,
                                timeout=opts.timeout, cwd=cwd).with_(
-        samples=getattr(opts, "samples", None), rules=getattr(opts, "rules", None), resamples=getattr(opts, "resamples", None),
+        samples=getattr(opts, "samples", None), rules=getattr(opts, "rules", None),
+                                                                    resamples=getattr(opts, "resamples", None),
         model_timeout=getattr(opts, "model_timeout", None),
         wall_time=getattr(opts, "wall_time", None)).resolved()
     kernel = UserKernel(cwd=cwd)
@@ -429,12 +434,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("cases", nargs="?", default=DEV_CASES,
                         help="JSON-lines file of cases (id, category, group, setup, cell, check); "
                         "default: the 28 dev cases shipped with the package")
-    parser.add_argument("--notebooks", metavar="DIR", help="instead of cases: run each notebook under DIR plainly and in batch "
+    parser.add_argument("--notebooks", metavar="DIR",
+                        help="instead of cases: run each notebook under DIR plainly and in batch "
                         "mode (`jupyter-fixloop bench --notebooks DIR --help`)")
-    parser.add_argument("--model", "-m", default=None, help="litellm model string (default: $FIXLOOP_MODEL or fixloop/builtin)")
+    parser.add_argument("--model", "-m", default=None,
+                        help="litellm model string (default: $FIXLOOP_MODEL or fixloop/builtin)")
     parser.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server or litellm proxy")
     parser.add_argument("--mode", choices=MODES, default="loop", help="loop (default) or one-shot (one call, no rerun)")
-    parser.add_argument("--max-rounds", "-r", type=int, default=4, help="model rounds per case in loop mode (default 4)")
+    parser.add_argument("--max-rounds", "-r", type=int, default=4,
+                        help="model rounds per case in loop mode (default 4)")
     parser.add_argument("--timeout", "-t", type=float, default=10.0, help="seconds per sandbox run (default 10)")
     parser.add_argument("--samples", "-k", type=int, default=1, metavar="K",
                         help="loop mode: candidates per round, each run, the best carried on (1-8, default 1)")
@@ -453,7 +461,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--expect-check", action="store_true",
                         help="also give each case's check to the loop as an --expect (shown to the model, like a "
                              "user's own expectation); by default it stays hidden and only verifies the result")
-    parser.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write every figure and case to OUT (and each case, as it finishes, to OUT.cases.jsonl)")
+    parser.add_argument("--json", dest="json_out", default=None, metavar="OUT",
+                        help="write every figure and case to OUT (and each case, as it finishes, to OUT.cases.jsonl)")
     return parser
 
 

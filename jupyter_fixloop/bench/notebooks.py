@@ -43,8 +43,10 @@ class NotebookFigures:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jupyter-fixloop bench --notebooks",
                                      description="Run each notebook under DIR plainly and in batch mode; print the figures.")
-    parser.add_argument("--notebooks", required=True, metavar="DIR", help="a folder of .ipynb files (searched recursively)")
-    parser.add_argument("--model", "-m", default=None, help="litellm model (default: $FIXLOOP_MODEL or fixloop/builtin)")
+    parser.add_argument("--notebooks", required=True, metavar="DIR",
+                        help="a folder of .ipynb files (searched recursively)")
+    parser.add_argument("--model", "-m", default=None,
+                        help="litellm model (default: $FIXLOOP_MODEL or fixloop/builtin)")
     parser.add_argument("--api-base", default=None)
     parser.add_argument("--max-rounds", "-r", type=int, default=None)
     parser.add_argument("--cell-timeout", type=float, default=120.0, help="seconds a cell may run (default 120)")
@@ -143,7 +145,8 @@ def report(all_figures: list[NotebookFigures]) -> str:
     t = total
     lines.append(f"| **total** | {t.cells} | {t.plain} | {t.batch} | {t.fixed['saved output']} / {t.fixed['check']} / "
                  f"{t.fixed['']} | {t.proposed} | {t.drift_fixed}/{t.drift} |")
-    lines += ["", f"drift cells fixed with no saved output or check to verify them: {t.drift_unchecked} of {t.drift_fixed}"]
+    lines += ["",
+              f"drift cells fixed with no saved output or check to verify them: {t.drift_unchecked} of {t.drift_fixed}"]
     worse = [f.name for f in all_figures if f.batch < f.plain]
     lines += ["", "batch runs fewer cells than plain Jupyter in: " + (", ".join(worse) if worse else "none"),
               "", "left, and why:"]
@@ -166,7 +169,8 @@ def main(argv: list[str]) -> int:
     if not os.path.isdir(args.notebooks) or not find_notebooks(args.notebooks):
         print(f"jupyter-fixloop bench: {args.notebooks}: no notebooks in this folder", file=sys.stderr)
         return 2
-    loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, api_base=args.api_base).resolved()
+    loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds,
+                                         api_base=args.api_base).resolved()
     try:
         check_model(loop.model, loop.api_base)
     except FixloopError as exc:

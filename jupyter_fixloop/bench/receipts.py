@@ -25,23 +25,31 @@ TARGET_RATIO = 5.0
 
 # Real pandas/numpy failures common in data cleaning, beyond the dev set (nothing here is a dev case).
 EXTRA_CASES = [
-    {"id": "pandas_groupby_missing_column", "setup": "import pandas as pd\norders = pd.DataFrame({'Customer ': ['a', 'b', 'a'], 'total': [3, 4, 5]})\n",
+    {"id": "pandas_groupby_missing_column",
+     "setup": "import pandas as pd\norders = pd.DataFrame({'Customer ': ['a', 'b', 'a'], 'total': [3, 4, 5]})\n",
      "cell": "per_customer = orders.groupby('customer')['total'].sum()\n"},
-    {"id": "pandas_apply_lambda_keyerror", "setup": "import pandas as pd\nitems = pd.DataFrame({'Qty': [1, 2], 'price': [2.0, 3.0]})\n",
+    {"id": "pandas_apply_lambda_keyerror",
+     "setup": "import pandas as pd\nitems = pd.DataFrame({'Qty': [1, 2], 'price': [2.0, 3.0]})\n",
      "cell": "items['cost'] = items.apply(lambda row: row['qty'] * row['price'], axis=1)\n"},
-    {"id": "pandas_merge_key_dtypes", "setup": "import pandas as pd\nleft = pd.DataFrame({'id': ['1', '2'], 'x': [1, 2]})\nright = pd.DataFrame({'id': [1, 2], 'y': [3, 4]})\n",
+    {"id": "pandas_merge_key_dtypes",
+     "setup": "import pandas as pd\nleft = pd.DataFrame({'id': ['1', '2'], 'x': [1, 2]})\nright = pd.DataFrame({'id': [1, 2], 'y': [3, 4]})\n",
      "cell": "joined = left.merge(right, on='id')\n"},
-    {"id": "pandas_astype_thousands", "setup": "import pandas as pd\nsales = pd.DataFrame({'amount': ['1,200', '950', '2,300']})\n",
+    {"id": "pandas_astype_thousands",
+     "setup": "import pandas as pd\nsales = pd.DataFrame({'amount': ['1,200', '950', '2,300']})\n",
      "cell": "sales['amount'] = sales['amount'].astype(float)\ntotal = sales['amount'].sum()\n"},
-    {"id": "pandas_length_mismatch", "setup": "import pandas as pd\npeople = pd.DataFrame({'name': ['a', 'b', 'c', 'd']})\nscores = [1, 2, 3]\n",
+    {"id": "pandas_length_mismatch",
+     "setup": "import pandas as pd\npeople = pd.DataFrame({'name': ['a', 'b', 'c', 'd']})\nscores = [1, 2, 3]\n",
      "cell": "people['score'] = scores\n"},
-    {"id": "pandas_ambiguous_truth", "setup": "import pandas as pd\nt = pd.DataFrame({'a': [1, 5, 9], 'b': [2, 2, 8]})\n",
+    {"id": "pandas_ambiguous_truth",
+     "setup": "import pandas as pd\nt = pd.DataFrame({'a': [1, 5, 9], 'b': [2, 2, 8]})\n",
      "cell": "subset = t[t['a'] > 2 and t['b'] < 5]\n"},
     {"id": "pandas_attribute_typo", "setup": "import pandas as pd\nframe = pd.DataFrame({'v': [1, 2, 3]})\n",
      "cell": "frame.v.rolling(2).means()\n"},
-    {"id": "pandas_str_minus_int", "setup": "import pandas as pd\nlog = pd.DataFrame({'year': ['2020', '2021'], 'n': [1, 2]})\n",
+    {"id": "pandas_str_minus_int",
+     "setup": "import pandas as pd\nlog = pd.DataFrame({'year': ['2020', '2021'], 'n': [1, 2]})\n",
      "cell": "log['age'] = 2024 - log['year']\n"},
-    {"id": "pandas_pivot_duplicates", "setup": "import pandas as pd\nlong = pd.DataFrame({'d': [1, 1, 2], 'k': ['x', 'x', 'y'], 'v': [1, 2, 3]})\n",
+    {"id": "pandas_pivot_duplicates",
+     "setup": "import pandas as pd\nlong = pd.DataFrame({'d': [1, 1, 2], 'k': ['x', 'x', 'y'], 'v': [1, 2, 3]})\n",
      "cell": "wide = long.pivot(index='d', columns='k', values='v')\n"},
     {"id": "numpy_broadcast", "setup": "import numpy as np\na = np.arange(6).reshape(2, 3)\nb = np.arange(2)\n",
      "cell": "c = a + b\n"},
@@ -77,9 +85,12 @@ class Measure:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jupyter-fixloop receipts", description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default=DEFAULT_CASES, help="a cases.jsonl (default: the dev set shipped with the package)")
-    parser.add_argument("--no-extra", action="store_true", help="only the cases file, not the built-in pandas/numpy errors")
-    parser.add_argument("--budget", type=int, default=None, help="receipt token budget (default: FixLoop.receipt_tokens)")
+    parser.add_argument("--cases", default=DEFAULT_CASES,
+                        help="a cases.jsonl (default: the dev set shipped with the package)")
+    parser.add_argument("--no-extra", action="store_true",
+                        help="only the cases file, not the built-in pandas/numpy errors")
+    parser.add_argument("--budget", type=int, default=None,
+                        help="receipt token budget (default: FixLoop.receipt_tokens)")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds before a case is interrupted")
     parser.add_argument("--only", default=None, help="only the cases whose id contains this text")
     parser.add_argument("--show", action="store_true", help="print each receipt")

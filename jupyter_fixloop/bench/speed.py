@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rows", type=int, default=1_000_000, help="DataFrame rows (default 1,000,000)")
     parser.add_argument("--repeat", type=int, default=5, help="repeats of snapshot/import timings (default 5)")
     parser.add_argument("--gateway", default="", metavar="URL", help="also time rounds on this Kernel Gateway")
-    parser.add_argument("--only", choices=["round", "snapshot", "import", "first", "gateway", "jobs", "judge"], action="append",
+    parser.add_argument("--only", choices=["round", "snapshot", "import", "first", "gateway", "jobs", "judge"],
+                        action="append",
                         help="run only these benchmarks (repeatable)")
     return parser
 
@@ -212,7 +213,8 @@ async def bench_snapshot(rows: int, repeat: int) -> dict:
         shutil.rmtree(workdir, ignore_errors=True)
         snapshots.remove_scratch(snapdir)
     df = ns["df"]
-    return {"mirror": mirror, "write": write, "load": load, "rerun": rerun, "rerun_read": rerun_read, "numeric": numeric,
+    return {"mirror": mirror, "write": write, "load": load, "rerun": rerun, "rerun_read": rerun_read,
+            "numeric": numeric,
             "disk": disk, "copy": copy, "ram": snapdir.startswith(snapshots.RAM_DIR),
             "shape": df.shape, "dtypes": ", ".join(str(t) for t in df.dtypes), "mb": snap.nbytes / 1e6,
             "strings": _string_storage(df["region"])}
@@ -419,7 +421,8 @@ def bench_jobs(notebooks: int = 8) -> dict:
     folder = tempfile.mkdtemp(prefix="fixloop-speed-jobs-")
     try:
         for i in range(notebooks):
-            cells = ["import math\nvalues = [1.0, 4.0, 9.0]", "roots = [math.sqrt(v) for v in value]", "total = sum(roots)"]
+            cells = ["import math\nvalues = [1.0, 4.0, 9.0]", "roots = [math.sqrt(v) for v in value]",
+                     "total = sum(roots)"]
             nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
             nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
             nbformat.write(nb, os.path.join(folder, f"nb{i}.ipynb"))

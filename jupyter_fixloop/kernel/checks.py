@@ -203,7 +203,8 @@ class Recorded:
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and len(self.children[focus]) >= 1:
             left, right = self._operand(focus, node.left), self._operand(focus, node.comparators[0])
             if left is not None and right is not None and left in self.values and right in self.values:
-                head = operand_detail(node.left, self.values[left], node.ops[0], node.comparators[0], self.values[right])
+                head = operand_detail(node.left, self.values[left], node.ops[0], node.comparators[0],
+                                      self.values[right])
                 head += self._closeness(left)
                 shown |= {left, right}
             else:
@@ -417,7 +418,8 @@ def difference(actual, expected) -> str:
         if isinstance(actual, dict) and isinstance(expected, dict):
             return _dict_difference(actual, expected)
         if isinstance(actual, (set, frozenset)) and isinstance(expected, (set, frozenset)):
-            return _parts([("missing", sorted(expected - actual, key=repr)), ("unexpected", sorted(actual - expected, key=repr))])
+            return _parts([("missing", sorted(expected - actual, key=repr)), ("unexpected",
+                                                                              sorted(actual - expected, key=repr))])
         if type(actual).__name__ == "Series" and type(expected).__name__ == "Series":
             return _dict_difference(actual.to_dict(), expected.to_dict(), "label")
         if type(actual).__name__ == "DataFrame" and type(expected).__name__ == "DataFrame":

@@ -124,7 +124,8 @@ def compare(before: dict, ns: dict, names: list[str]) -> dict:
 
 def _worth(value) -> bool:
     """Data, not code: modules, functions and classes are not described."""
-    if isinstance(value, type) or type(value).__name__ in ("module", "function", "builtin_function_or_method", "method"):
+    if isinstance(value, type) or type(value).__name__ in ("module", "function", "builtin_function_or_method",
+                                                           "method"):
         return False
     return not callable(value) or _kind(value) in ("DataFrame", "Series")
 

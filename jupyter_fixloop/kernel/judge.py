@@ -546,8 +546,10 @@ DATA_MODULES = (  # pandas' modules of data types (not its readers, writers or p
 
 DATA_BASES = {
     "numpy.ndarray", "numpy.generic", "numpy.dtype", "pandas.core.frame.DataFrame", "pandas.core.series.Series",
-    "pandas.core.indexes.base.Index", "pandas.Index", "pandas.core.generic.NDFrame", "pandas.api.extensions.ExtensionArray",
-    "pandas.core.arrays.base.ExtensionArray", "pandas.api.extensions.ExtensionDtype", "pandas.core.dtypes.base.ExtensionDtype",
+    "pandas.core.indexes.base.Index", "pandas.Index", "pandas.core.generic.NDFrame",
+              "pandas.api.extensions.ExtensionArray",
+    "pandas.core.arrays.base.ExtensionArray", "pandas.api.extensions.ExtensionDtype",
+              "pandas.core.dtypes.base.ExtensionDtype",
     "pyarrow.lib.Array", "pyarrow.lib.ChunkedArray",
     "pyarrow.lib.DataType", "pyarrow.lib.Scalar", "pyarrow.lib.Buffer", "pyarrow.lib.Table", "pyarrow.lib.RecordBatch",
     "pyarrow.lib.Schema", "pyarrow.lib.Field",

@@ -259,7 +259,8 @@ def _under(path: str, root: str) -> bool:
 # ---------------------------------------------------------------- writing
 
 
-def write_snapshot(ns: dict, names, path: str, size_cap: int = DEFAULT_SIZE_CAP, base: Snapshot | None = None) -> Snapshot:
+def write_snapshot(ns: dict, names, path: str, size_cap: int = DEFAULT_SIZE_CAP,
+                   base: Snapshot | None = None) -> Snapshot:
     """Write the reachable part of `ns` to `path` (all of `ns` when `names` is None).
 
     With `base`, only names `base` does not already hold are written, and the result lists both

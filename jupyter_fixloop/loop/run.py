@@ -124,7 +124,8 @@ class LoopRun:
             events.call(self.hooks.on_end, events.LoopEnd(refused))
             return refused
         # K samples run side by side: keep K warm (pool_size 0, no warm kernels, stays 0 for one sample)
-        size = self.options.pool_size if self.options.samples == 1 else max(self.options.pool_size, self.options.samples)
+        size = self.options.pool_size if self.options.samples == 1 else max(self.options.pool_size,
+                                                                            self.options.samples)
         pool = pool_for(self.settings, size)
         mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"), self.options.snapshot_size_cap,
                          self._shared())
@@ -207,9 +208,11 @@ class LoopRun:
         opts = self.options
         if repeated_before:
             hot = opts.resample_temperature
-            temps = sampling.temperatures(hot, min(2.0, hot + sampling.RESAMPLE_SPREAD), max(opts.samples, opts.resamples))
+            temps = sampling.temperatures(hot, min(2.0, hot + sampling.RESAMPLE_SPREAD),
+                                          max(opts.samples, opts.resamples))
         else:
-            temps = sampling.temperatures(opts.temperature, max(opts.temperature, opts.resample_temperature), opts.samples)
+            temps = sampling.temperatures(opts.temperature, max(opts.temperature, opts.resample_temperature),
+                                          opts.samples)
         if opts.rules and self.model.rules_beside:
             temps = (sampling.RULES, *temps)
         return temps
@@ -326,7 +329,8 @@ class LoopRun:
         later = {"cells": [c for _, c in cells], "after_error": original_run, "timeout": timeout} if cells else None
         try:
             return await box.run(code, list(self.checks), self._capped(timeout * (1 + len(cells)) + len(cells)),
-                                 notes=snap.notes() + mirror.unshared_notes(code, self.checks), following=later, expect_output=self.expect_output,
+                                 notes=snap.notes() + mirror.unshared_notes(code, self.checks), following=later,
+                                 expect_output=self.expect_output,
                                  budget=self.budget, original=self.source if not self.instruction else code,
                                  following_cells=cells, following_counted=not original_run,
                                  following_excused=self.baseline)

@@ -190,7 +190,8 @@ def _input_tests(tree: ast.AST) -> list[tuple[str, int, object, str]]:
                 for side, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
                     if isinstance(side, ast.Name) and side.id in params:
                         value = fold(other)
-                        values = value if isinstance(test.ops[0], ast.In) and isinstance(value, (list, tuple)) else [value]
+                        values = value if isinstance(test.ops[0], ast.In) and isinstance(value,
+                                                                                         (list, tuple)) else [value]
                         for v in values:
                             if v is not NOT:
                                 found.append((fn.name, params.index(side.id), v, ast.unparse(test)))

@@ -3,7 +3,8 @@
 from ..doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
-    "Model": "models", "Reply": "models", "LastRun": "models", "get_model": "models", "check_model": "models", "count_tokens": "models",
+    "Model": "models", "Reply": "models", "LastRun": "models", "get_model": "models", "check_model": "models",
+            "count_tokens": "models",
     "build_messages": "prompt", "STOP": "prompt",
 }
 __all__ = sorted(_EXPORTS)

@@ -172,7 +172,8 @@ def _import_litellm():
     # thread leaves the coroutine it built unawaited: nothing is lost, and the user need not read about it
     import warnings
 
-    warnings.filterwarnings("ignore", message=r"coroutine '\w+\.acompletion' was never awaited", category=RuntimeWarning)
+    warnings.filterwarnings("ignore", message=r"coroutine '\w+\.acompletion' was never awaited",
+                            category=RuntimeWarning)
     return _litellm
 
 
@@ -425,7 +426,8 @@ def describe_model_error(exc: Exception, model: str) -> str:
 
 
 def _retry_after(exc: Exception) -> str:
-    headers = getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None), "headers", None) or {}
+    headers = getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None), "headers",
+                                                                        None) or {}
     try:
         return str(headers.get("retry-after") or "")
     except Exception:

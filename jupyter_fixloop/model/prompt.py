@@ -77,7 +77,8 @@ def build_messages(
         return messages
     shown = _latest_shown(original, list(history))
     room = max(40, limit.count(shown) - over - 8)
-    return _messages(original, instruction, checks, list(history), hint, note, latest, cut(shown, Budget(room, limit.count)))
+    return _messages(original, instruction, checks, list(history), hint, note, latest,
+                     cut(shown, Budget(room, limit.count)))
 
 
 def _joined(messages: list[dict]) -> str:

@@ -150,7 +150,8 @@ def _int(value, default: int | None = 0) -> int | None:
 def _change(c: dict) -> Change:
     columns = tuple(
         Column(name=_text(col.get("column", "")), status=_text(col.get("status", "changed")),
-               dtype=_text(col.get("dtype", "?")), dtype_before=_text(col["dtype_before"]) if col.get("dtype_before") else None,
+               dtype=_text(col.get("dtype", "?")),
+               dtype_before=_text(col["dtype_before"]) if col.get("dtype_before") else None,
                nan=_int(col.get("nan")), nan_before=_int(col.get("nan_before"), None), rows=_int(col.get("rows")),
                samples=tuple(_text(v, 60) for v in list(col.get("samples") or [])[:3]),
                whole_reprs=_int(col.get("whole_reprs")),

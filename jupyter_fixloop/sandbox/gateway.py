@@ -36,7 +36,8 @@ def kernel_sources() -> dict[str, tuple[str, bool]]:
         if path.name != "__init__.py":
             sources[f"jupyter_fixloop.kernel.{path.stem}"] = (path.read_text(encoding="utf-8"), False)
     sources["jupyter_fixloop.sandbox"] = ("", True)  # for the in-kernel limits (stdlib at import)
-    sources["jupyter_fixloop.sandbox.confine"] = ((PACKAGE / "sandbox" / "confine.py").read_text(encoding="utf-8"), False)
+    sources["jupyter_fixloop.sandbox.confine"] = ((PACKAGE / "sandbox" / "confine.py").read_text(encoding="utf-8"),
+                                                  False)
     return sources
 
 

@@ -183,7 +183,8 @@ class Sandbox:
         self.km = km
         # created here, before the kernel exists, and kept open: the sandbox may later swap the
         # path for a symlink or a FIFO, the fd still reads the file the kernel writes to
-        self._stderr = os.open(self.stderr_path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        self._stderr = os.open(self.stderr_path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                               0o600)
         if self.confinement == "bwrap":  # a SIGINT to bwrap's process group would kill the sandbox
             km.kernel_spec.interrupt_mode = "message"
         await km.start_kernel(
@@ -211,7 +212,8 @@ class Sandbox:
             self.ram_inbox = os.path.join(root, f"inbox-{os.path.basename(self.dir)}")  # sandbox dir, to sweep
             os.mkdir(self.ram_inbox, 0o700)
         groups = tuple(cgroups.make(self.dir, PROCESSES, memory_limit(self.settings)))
-        argv, self.confinement = prefix(self.settings, self.dir, self.home, host_read + ((self.ram_inbox,) if root else ()),
+        argv, self.confinement = prefix(self.settings, self.dir, self.home,
+                                        host_read + ((self.ram_inbox,) if root else ()),
                                         groups)
         if self.confinement != "bwrap" and self.ram_inbox:
             os.rmdir(self.ram_inbox)
@@ -279,7 +281,8 @@ class Sandbox:
             try:
                 os.link(path, name, dst_dir_fd=inbox)
             except OSError:  # another file system: a copy
-                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=inbox)
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                             dir_fd=inbox)
                 with open(path, "rb") as src, os.fdopen(fd, "wb") as dst:
                     shutil.copyfileobj(src, dst)
         except OSError as exc:
@@ -549,7 +552,8 @@ _NONE = type(None)
 ERROR_FIELDS = {"ename": _TEXT, "evalue": _TEXT, "lineno": (int, _NONE), "line": (str, _NONE), "offset": (int, _NONE),
                 "during_check": (str, _NONE), "context": (list,), "frames": (list,), "chain": (list,),
                 "check": (dict, _NONE)}
-RESULT_FIELDS = {"status": _TEXT, "error": (dict, _NONE), "value": (str, _NONE), "checks": (list,), "effect": (dict, _NONE),
+RESULT_FIELDS = {"status": _TEXT, "error": (dict, _NONE), "value": (str, _NONE), "checks": (list,),
+                 "effect": (dict, _NONE),
                  "following": (list, _NONE), "seconds": _NUMBER, "stdout": _TEXT, "stderr": _TEXT, "warnings": (list,),
                  "new_files": (list,), "verdict": (dict, _NONE), "internal": (str, _NONE)}
 CHECK_FIELDS = {"expr": _TEXT, "passed": _FLAG, "detail": _TEXT}
@@ -569,7 +573,8 @@ def shape_error(result: dict) -> str | None:
     error = result.get("error")
     lists = [("checks", result.get("checks"), CHECK_FIELDS), ("warnings", result.get("warnings"), WARNING_FIELDS)]
     if isinstance(error, dict):
-        wrong = _fields(error, ERROR_FIELDS, "error.") or _fields(error.get("check") or {}, CHECK_FIELDS, "error.check.")
+        wrong = _fields(error, ERROR_FIELDS, "error.") or _fields(error.get("check") or {}, CHECK_FIELDS,
+                                                                  "error.check.")
         if wrong:
             return wrong
         if not all(isinstance(c, str) for c in error.get("context") or []):

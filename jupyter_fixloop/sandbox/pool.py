@@ -122,7 +122,8 @@ class SandboxPool:
         if self._prepared is not None and self._prepared[0] == snapshot.files:
             return
         self.drop_prepared()
-        self._prepared = (snapshot.files, self._spawn(self._alone(snapshot) if self.one_at_a_time else self._ready(snapshot)))
+        self._prepared = (snapshot.files,
+                          self._spawn(self._alone(snapshot) if self.one_at_a_time else self._ready(snapshot)))
 
     async def settle(self) -> None:
         """Wait until nothing is starting, loading or shutting down (what a model's thinking time

@@ -160,7 +160,8 @@ def str_concat(code: str, receipt: ParsedReceipt) -> str | None:
         edits.append((node, kind))
     for node, kind in sorted(edits, key=lambda e: span(code, e[0]), reverse=True):
         text = source_of(code, node)
-        code = replace_node(code, node, as_text(_grouped(node, text), receipt, text) if kind == "column" else f"str({text})")
+        code = replace_node(code, node,
+                            as_text(_grouped(node, text), receipt, text) if kind == "column" else f"str({text})")
     return code
 
 
@@ -217,7 +218,8 @@ def _operand_kind(node: ast.AST, receipt: ParsedReceipt, code: str, tree: ast.Mo
             return _operand_kind(assigned[0], receipt, code, tree, dtypes)
         return "?"
     if isinstance(node, ast.BinOp):
-        kinds = {_operand_kind(node.left, receipt, code, tree, dtypes), _operand_kind(node.right, receipt, code, tree, dtypes)}
+        kinds = {_operand_kind(node.left, receipt, code, tree, dtypes), _operand_kind(node.right, receipt, code, tree,
+                                                                                      dtypes)}
         return "column" if "column" in kinds else "scalar" if kinds == {"scalar"} else "?"
     return "?"
 
@@ -486,7 +488,8 @@ def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
             kw = next((k for k in node.value.keywords if k.arg == "inplace"), None)
             if kw is not None and receipt.lineno and node.lineno < receipt.lineno:
                 return _drop_keyword(code, node.value, kw)
-            if (isinstance(node.value.func, ast.Attribute) and node.value.func.attr in ("sort", "append", "extend", "reverse")
+            if (isinstance(node.value.func, ast.Attribute) and node.value.func.attr in ("sort", "append", "extend",
+                                                                                        "reverse")
                     and receipt.lineno and node.lineno < receipt.lineno and len(node.targets) == 1):
                 return replace_node(code, node, source_of(code, node.value))
     return None

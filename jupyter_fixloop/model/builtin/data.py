@@ -109,7 +109,8 @@ def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
             if not _is_column(receiver):
                 continue
         if _is_column(receiver):
-            return with_pandas(code, replace_node(code, receiver, f"pd.to_numeric({source_of(code, receiver)})"), receipt)
+            return with_pandas(code, replace_node(code, receiver, f"pd.to_numeric({source_of(code, receiver)})"),
+                               receipt)
         if not has_keyword(call, "numeric_only"):
             return add_keyword(code, call, "numeric_only=True")
     return None
@@ -299,7 +300,8 @@ def nan_to_int(code: str, receipt: ParsedReceipt) -> str | None:
         return None
     tree = parse(code)
     for call in calls_on_line(tree, receipt.lineno, "astype") if tree else []:
-        if len(call.args) == 1 and source_of(code, call.args[0]) in ("int", "'int'", '"int"', "'int64'", '"int64"', "np.int64"):
+        if len(call.args) == 1 and source_of(code, call.args[0]) in ("int", "'int'", '"int"', "'int64'", '"int64"',
+                                                                     "np.int64"):
             return replace_node(code, call.args[0], '"Int64"')
     return None
 
@@ -539,7 +541,8 @@ def apply_axis(code: str, receipt: ParsedReceipt) -> str | None:
 
 def format_text_number(code: str, receipt: ParsedReceipt) -> str | None:
     """A number format (`:.2f`) applied to text: convert the value with float() first."""
-    if receipt.ename != "ValueError" or not re.search(r"Unknown format code '\w' for object of type 'str'", receipt.evalue):
+    if receipt.ename != "ValueError" or not re.search(r"Unknown format code '\w' for object of type 'str'",
+                                                      receipt.evalue):
         return None
     tree = parse(code)
     for node in ast.walk(tree) if tree else []:

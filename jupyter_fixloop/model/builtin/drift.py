@@ -291,7 +291,8 @@ def resample_keyword(code: str, receipt: ParsedReceipt) -> str | None:
 def groupby_axis(code: str, receipt: ParsedReceipt) -> str | None:
     """`df.groupby(key, axis=1).sum()` (removed in pandas 3) is `df.T.groupby(key).sum().T`, as pandas's
     deprecation said; a grouped object assigned and then aggregated in the same cell likewise."""
-    if receipt.ename != "TypeError" or not re.search(r"groupby\(\) got an unexpected keyword argument 'axis'", receipt.evalue):
+    if receipt.ename != "TypeError" or not re.search(r"groupby\(\) got an unexpected keyword argument 'axis'",
+                                                     receipt.evalue):
         return None
     tree = parse(code)
     if tree is None:

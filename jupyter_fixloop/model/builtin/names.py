@@ -235,7 +235,8 @@ def message_hint(code: str, receipt: ParsedReceipt) -> str | None:
         prefix = owner + "."
         template = "{m}." + new[len(prefix):] if new.startswith(prefix) else new
         modules = {"np": "numpy", "pd": "pandas"}
-        return replace_attribute(code, module_aliases(code, modules.get(owner, owner), receipt, attr) | {owner}, attr, template)
+        return replace_attribute(code, module_aliases(code, modules.get(owner, owner), receipt, attr) | {owner}, attr,
+                                 template)
     return rename_names(code, old, new)
 
 
@@ -335,7 +336,8 @@ def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
         return _drop_method_call(code, receipt, "decode")
     if not PANDAS_LIKE.match(owner) or attr not in RENAMED_METHODS:
         return None
-    return replace_method(code, receipt, attr, RENAMED_METHODS[attr]) or _replace_string(code, receipt, attr, RENAMED_METHODS[attr])
+    return replace_method(code, receipt, attr, RENAMED_METHODS[attr]) or _replace_string(code, receipt, attr,
+                                                                                         RENAMED_METHODS[attr])
 
 
 def _replace_string(code: str, receipt: ParsedReceipt, old: str, new: str) -> str | None:

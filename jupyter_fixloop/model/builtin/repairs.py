@@ -93,9 +93,12 @@ __all__ = ["GUESS", "KIND", "MECHANICAL", "REPAIRS", "ParsedReceipt", "first_rep
 REPAIRS = [
     column_repr, syntax, indentation,
     moved_import, missing_import, name_literal, name_typo,
-    message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields, resample_keyword, groupby_axis,
-    keyword_unspecified, setitem_upcast, removed_method, style_name, removed_attribute, dataframe_append, renamed_method, missing_accessor, moved_function,
-    column_as_attribute, attribute_typo, none_from_inplace, thrown_away, missing_return, unpack_loop, not_callable, method_not_called,
+    message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields,
+           resample_keyword, groupby_axis,
+    keyword_unspecified, setitem_upcast, removed_method, style_name, removed_attribute, dataframe_append,
+           renamed_method, missing_accessor, moved_function,
+    column_as_attribute, attribute_typo, none_from_inplace, thrown_away, missing_return, unpack_loop, not_callable,
+           method_not_called,
     accessor_dtype, key_typo, drop_axis, positional_key, bad_keyword, concat_list, str_concat, join_non_str,
     reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
     pivot_duplicates, tuple_columns, series_truth, mask_with_missing, apply_axis, format_text_number,
@@ -120,7 +123,8 @@ KIND = {
                      accessor_dtype, key_typo, positional_key, bad_keyword, str_concat, reduction_on_text,
                      numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
                      pivot_duplicates, mask_with_missing, apply_axis, format_text_number, float_as_index,
-                     index_off_by_one, loop_overshoot, style_name, groupby_axis, moved_function, shared_default, epoch_unit, strict_bounds,
+                     index_off_by_one, loop_overshoot, style_name, groupby_axis, moved_function, shared_default,
+                     epoch_unit, strict_bounds,
                      power_of_ten], GUESS),
 }
 

@@ -122,7 +122,8 @@ RENAMED_METHODS = {
     "dropnull": "dropna", "dropnan": "dropna", "drop_na": "dropna", "fillnull": "fillna",
     "fill_na": "fillna", "fillnan": "fillna", "isnan": "isna", "is_na": "isna", "is_null": "isnull",
     "distinct": "unique", "uniques": "unique", "n_unique": "nunique", "countunique": "nunique",
-    "groupBy": "groupby", "reshape": "to_numpy().reshape", "group_by": "groupby", "filter_by": "query", "where_": "where",
+    "groupBy": "groupby", "reshape": "to_numpy().reshape", "group_by": "groupby", "filter_by": "query",
+                   "where_": "where",
 }
 """Methods pandas/numpy objects do not have, and the one that was meant."""
 
