@@ -25,16 +25,26 @@ class FixLoop(Configurable):
         help="litellm model string (e.g. 'openai/gpt-4o-mini', 'ollama/qwen2.5-coder'). Empty means "
         "$FIXLOOP_MODEL, or the built-in offline engine 'fixloop/builtin'.",
     ).tag(config=True)
-    api_base = Unicode(DEFAULTS.api_base, help="Base URL of an OpenAI-compatible server or litellm proxy.").tag(config=True)
+    api_base = Unicode(DEFAULTS.api_base,
+                       help="Base URL of an OpenAI-compatible server or litellm proxy.").tag(config=True)
     max_rounds = Integer(DEFAULTS.max_rounds, min=0, help="Model rounds before the loop gives up.").tag(config=True)
-    timeout = Float(DEFAULTS.timeout, min=0.1, help="Seconds one sandbox run may take before it is stopped.").tag(config=True)
+    timeout = Float(DEFAULTS.timeout, min=0.1,
+                    help="Seconds one sandbox run may take before it is stopped.").tag(config=True)
     model_timeout = Float(DEFAULTS.model_timeout, min=1.0, help="Seconds one model call may take (a local model on a "
                           "small machine needs tens of seconds).").tag(config=True)
-    max_tokens = Integer(DEFAULTS.max_tokens, min=0, help="Total model tokens for one loop (0: no bound).").tag(config=True)
-    budget = Float(DEFAULTS.budget, min=0.0, help="Total model cost in USD for one loop (0: no bound).").tag(config=True)
-    wall_time = Float(DEFAULTS.wall_time, min=0.0, help="Total seconds for one loop, model and sandbox together (0: no bound).").tag(config=True)
-    temperature = Float(DEFAULTS.temperature, min=0.0, max=2.0, help="Sampling temperature of each round's "
-                        "answer (low: the likeliest fix; at 0 a small model often echoes the cell unchanged).").tag(config=True)
+    max_tokens = Integer(DEFAULTS.max_tokens, min=0,
+                         help="Total model tokens for one loop (0: no bound).").tag(config=True)
+    budget = Float(DEFAULTS.budget, min=0.0,
+                   help="Total model cost in USD for one loop (0: no bound).").tag(config=True)
+    wall_time = Float(DEFAULTS.wall_time, min=0.0,
+                      help="Total seconds for one loop, model and sandbox together (0: no bound).").tag(config=True)
+    temperature = Float(
+        DEFAULTS.temperature,
+        min=0.0,
+        max=2.0,
+        help="Sampling temperature of each round's "
+        "answer (low: the likeliest fix; at 0 a small model often echoes the cell unchanged).",
+    ).tag(config=True)
     resample_temperature = Float(DEFAULTS.resample_temperature, min=0.0, max=2.0, help="When the model answers "
                                  "with code that already failed, it is told so and asked once more at this "
                                  "temperature; only a second repeat ends the loop.").tag(config=True)
@@ -50,8 +60,13 @@ class FixLoop(Configurable):
                  "repair when it has one (typos, missing imports, removed APIs: milliseconds, no tokens). One that "
                  "passes every check within 2 s ends the round and the model is not asked; a slower or failing one "
                  "runs beside the model's answer, and the better of the two is carried on.").tag(config=True)
-    pool_idle = Float(DEFAULTS.pool_idle, min=0.0, help="Seconds without a loop after which the idle sandbox kernels are closed (0: keep them); the next loop starts new ones.").tag(config=True)
-    pool_size = Integer(DEFAULTS.pool_size, min=0, help="Sandbox kernels kept started ahead of need: two, so the kernel for a candidate is ready even when the model answers at once (local sandboxes; a gateway keeps one kernel at a time).").tag(config=True)
+    pool_idle = Float(DEFAULTS.pool_idle, min=0.0,
+                      help="Seconds without a loop after which the idle sandbox kernels are closed (0: keep them); the "
+                           "next loop starts new ones.").tag(config=True)
+    pool_size = Integer(DEFAULTS.pool_size, min=0,
+                        help="Sandbox kernels kept started ahead of need: two, so the kernel for a candidate is ready "
+                             "even when the model answers at once (local sandboxes; a gateway keeps "
+                             "one kernel at a time).").tag(config=True)
     confinement = Enum(
         list(CONFINEMENTS),
         DEFAULTS.confinement,
@@ -63,7 +78,8 @@ class FixLoop(Configurable):
     ).tag(config=True)
     snapshot_size_cap = Integer(
         DEFAULTS.snapshot_size_cap, min=0,
-                                help="Bytes of user variables mirrored into the sandbox; larger ones are named, not sent."
+                                help="Bytes of user variables mirrored into the sandbox; larger ones "
+                                     "are named, not sent."
     ).tag(config=True)
     share = List(
         Unicode(), list(DEFAULTS.share),
@@ -73,17 +89,28 @@ class FixLoop(Configurable):
     ).tag(config=True)
     receipt_tokens = Integer(
         DEFAULTS.receipt_tokens, min=50,
-                             help="Most tokens one receipt (what the model reads of a run) may take; longer ones are trimmed."
+                             help="Most tokens one receipt (what the model reads of a run) may take; "
+                                  "longer ones are trimmed."
     ).tag(config=True)
 
-    gateway_url = Unicode(DEFAULTS.gateway_url, help="Run sandbox kernels on this Jupyter Kernel Gateway or Enterprise "
-                          "Gateway (e.g. 'http://gateway:8888'); empty means $FIXLOOP_GATEWAY_URL, else local kernels.").tag(config=True)
-    gateway_token = Unicode(DEFAULTS.gateway_token, help="Auth token of the gateway (sent as 'Authorization: token ...').").tag(config=True)
-    gateway_headers = Unicode(DEFAULTS.gateway_headers, help="Extra HTTP headers for the gateway, as a JSON object.").tag(config=True)
-    gateway_kernel = Unicode(DEFAULTS.gateway_kernel, help="The gateway's kernelspec for sandbox kernels (it needs cloudpickle).").tag(config=True)
-    gateway_upload_cap = Integer(DEFAULTS.gateway_upload_cap, min=0,
-                                 help="Bytes of mirrored variables sent to a gateway "
-                                 "kernel (0: no cap); a larger snapshot ends the loop with a clear error.").tag(config=True)
+    gateway_url = Unicode(
+        DEFAULTS.gateway_url,
+        help="Run sandbox kernels on this Jupyter Kernel Gateway or Enterprise "
+        "Gateway (e.g. 'http://gateway:8888'); empty means $FIXLOOP_GATEWAY_URL, else local kernels.",
+    ).tag(config=True)
+    gateway_token = Unicode(DEFAULTS.gateway_token,
+                            help="Auth token of the gateway (sent as 'Authorization: token ...').").tag(config=True)
+    gateway_headers = Unicode(DEFAULTS.gateway_headers,
+                              help="Extra HTTP headers for the gateway, as a JSON object.").tag(config=True)
+    gateway_kernel = Unicode(
+        DEFAULTS.gateway_kernel, help="The gateway's kernelspec for sandbox kernels (it needs cloudpickle)."
+    ).tag(config=True)
+    gateway_upload_cap = Integer(
+        DEFAULTS.gateway_upload_cap,
+        min=0,
+        help="Bytes of mirrored variables sent to a gateway "
+        "kernel (0: no cap); a larger snapshot ends the loop with a clear error.",
+    ).tag(config=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -134,7 +161,8 @@ class FixLoop(Configurable):
             lines.append(f"{setting:{width}}  {origin}")
             if explain:
                 lines += [f"    {line}" for line in _wrap(self.class_traits()[name].help)] + [""]
-        lines.append(f"Change one with %config {cls}.NAME = VALUE (this kernel) or c.{cls}.NAME in a Jupyter config file."
+        lines.append(f"Change one with %config {cls}.NAME = VALUE (this kernel) or c.{cls}.NAME in a "
+                     f"Jupyter config file."
                      + ("" if explain else " `%fixloop config NAME` explains a setting, `%fixloop config --help` all."))
         return "\n".join(lines)
 
@@ -155,7 +183,9 @@ def load_config() -> FixLoop:
         app.load_config_file(suppress_errors=False)
         return FixLoop(config=app.config)
     except (TraitError, Exception) as exc:
-        raise UsageError(f"cannot use the Jupyter config ({type(exc).__name__}: {exc}); see `jupyter --paths`") from None
+        raise UsageError(
+            f"cannot use the Jupyter config ({type(exc).__name__}: {exc}); see `jupyter --paths`"
+        ) from None
 
 
 def _wrap(text: str, width: int = 96) -> list[str]:

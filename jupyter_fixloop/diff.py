@@ -160,7 +160,8 @@ def _highlight_line(line: str, cls: str) -> str:
 
 STYLE = """<style>
 .fixloop-box{font-family:var(--jp-ui-font-family,sans-serif);font-size:var(--jp-ui-font-size1,13px);
- color:var(--jp-ui-font-color1,inherit);border:1px solid var(--jp-border-color2,#ccc);border-radius:4px;padding:6px 10px}
+ color:var(--jp-ui-font-color1,inherit);border:1px solid var(--jp-border-color2,#ccc);border-radius:4px;
+ padding:6px 10px}
 .fixloop-diff{font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,12px);
  background:var(--jp-layout-color1,transparent);padding:4px;margin:4px 0;overflow-x:auto}
 .fixloop-rows{display:inline-block;min-width:100%}
@@ -173,14 +174,20 @@ STYLE = """<style>
 .fixloop-status-fixed,.fixloop-status-passed{color:var(--jp-success-color1,#2e7d32);font-weight:bold}
 .fixloop-status-unverified{color:var(--jp-warn-color1,#e65100);font-weight:bold}
 .fixloop-status-gave_up,.fixloop-status-error{color:var(--jp-error-color1,#c62828);font-weight:bold}
-.fixloop-diff .k,.fixloop-diff .kn,.fixloop-diff .kc,.fixloop-diff .kd,.fixloop-diff .kr,.fixloop-diff .ow{color:var(--jp-mirror-editor-keyword-color,#008000);font-weight:bold}
+.fixloop-diff .k,.fixloop-diff .kn,.fixloop-diff .kc,.fixloop-diff .kd,.fixloop-diff .kr,.fixloop-diff .ow
+ {color:var(--jp-mirror-editor-keyword-color,#008000);font-weight:bold}
 .fixloop-diff .nb,.fixloop-diff .bp{color:var(--jp-mirror-editor-builtin-color,#008000)}
-.fixloop-diff .s,.fixloop-diff .s1,.fixloop-diff .s2,.fixloop-diff .sd,.fixloop-diff .sa,.fixloop-diff .se,.fixloop-diff .si{color:var(--jp-mirror-editor-string-color,#ba2121)}
-.fixloop-diff .m,.fixloop-diff .mi,.fixloop-diff .mf,.fixloop-diff .mh,.fixloop-diff .mo{color:var(--jp-mirror-editor-number-color,#080)}
-.fixloop-diff .c,.fixloop-diff .c1,.fixloop-diff .cm{color:var(--jp-mirror-editor-comment-color,#408080);font-style:italic}
+.fixloop-diff .s,.fixloop-diff .s1,.fixloop-diff .s2,.fixloop-diff .sd,
+.fixloop-diff .sa,.fixloop-diff .se,.fixloop-diff .si
+ {color:var(--jp-mirror-editor-string-color,#ba2121)}
+.fixloop-diff .m,.fixloop-diff .mi,.fixloop-diff .mf,.fixloop-diff .mh,.fixloop-diff .mo
+ {color:var(--jp-mirror-editor-number-color,#080)}
+.fixloop-diff .c,.fixloop-diff .c1,.fixloop-diff .cm
+ {color:var(--jp-mirror-editor-comment-color,#408080);font-style:italic}
 .fixloop-diff .o{color:var(--jp-mirror-editor-operator-color,#aa22ff)}
 .fixloop-diff .nf,.fixloop-diff .fm,.fixloop-diff .nc{color:var(--jp-mirror-editor-def-color,#00f)}
-.fixloop-receipt{font-family:var(--jp-code-font-family,monospace);white-space:pre-wrap;font-size:12px;margin:2px 0 6px 0}
+.fixloop-receipt
+ {font-family:var(--jp-code-font-family,monospace);white-space:pre-wrap;font-size:12px;margin:2px 0 6px 0}
 </style>"""
 
 
@@ -191,7 +198,8 @@ def render_html(result: LoopResult) -> str:
     sep = ":" if result.status == "unverified" else " —"
     parts.append(f'<div><span class="fixloop-status-{result.status}">fixloop: {html.escape(status)}</span>{sep} '
                  f"{html.escape(result.reason)}</div>")
-    parts.append(f"<div>{len(result.rounds)}/{result.max_rounds} rounds · model <code>{html.escape(result.model)}</code>"
+    parts.append(f"<div>{len(result.rounds)}/{result.max_rounds} rounds · model "
+                 f"<code>{html.escape(result.model)}</code>"
                  f" · {tokens_text(result.tokens)} · {cost_text(result.cost)} · {result.seconds:.1f} s</div>")
     parts.append(notes_html(result.notes))
     if proposes(result):
@@ -216,7 +224,8 @@ def round_title(r) -> str:
 
 
 def samples_line(r) -> str:
-    """A round's samples in one line (those asked: one that passes ends the asking), each one's temperature and how its run went."""
+    """A round's samples in one line (those asked: one that passes ends the asking), each one's temperature
+    and how its run went."""
     each = ", ".join(f"{'rules' if s.source == 'rules' else f'T={s.temperature:g}'} {s.kind or '?'}" for s in r.samples)
     return f"samples: {each}"
 
@@ -276,8 +285,13 @@ def header_html(*, status: str, reason: str = "", rounds: int = 0, max_rounds: i
     """The widget's header: status, rounds used of max, model, tokens, cost, elapsed; live while running."""
     label = "running" if status == "running" else STATUS_TEXT.get(status, status)
     why = f"{':' if status == 'unverified' else ' —'} {html.escape(reason)}" if reason else ""
-    now = f'<div class="fixloop-activity" role="status" aria-live="polite">{html.escape(activity)}</div>' if activity else ""
-    return (f'<div class="fixloop-head"><span class="fixloop-status-{html.escape(status)}">fixloop: {html.escape(label)}</span>{why}'
+    now = (
+        f'<div class="fixloop-activity" role="status" aria-live="polite">{html.escape(activity)}</div>'
+        if activity
+        else ""
+    )
+    return (f'<div class="fixloop-head"><span class="fixloop-status-{html.escape(status)}">fixloop: '
+            f'{html.escape(label)}</span>{why}'
             f"<div>{rounds}/{max_rounds} rounds · model <code>{html.escape(model)}</code> · {tokens_text(tokens)} · "
             f"{cost_text(cost)} · {seconds:.1f} s</div>{now}</div>")
 

@@ -57,7 +57,9 @@ class Round:
     usage: Usage = field(default_factory=Usage)
     reply: str = ""
     temperature: float | None = None  # the sampling temperature it was asked at (higher after a repeat)
-    samples: tuple[Sample, ...] = ()  # with --samples K or the rules: every candidate of the round; the round is the best one's
+    samples: tuple[
+        Sample, ...
+    ] = ()  # with --samples K or the rules: every candidate of the round; the round is the best one's
     source: str = "model"  # who wrote the candidate carried on: "model", or "rules" (the built-in engine's rule repair)
 
     @property

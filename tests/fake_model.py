@@ -51,7 +51,11 @@ class FakeModelServer:
                 if streaming:
                     payload = _event_stream(item.content or "", body)
                 else:
-                    payload = item.body if item.body is not None else json.dumps(_completion(item.content or "", body)).encode()
+                    payload = (
+                        item.body
+                        if item.body is not None
+                        else json.dumps(_completion(item.content or "", body)).encode()
+                    )
                 self.send_response(item.status)
                 self.send_header("Content-Type", "text/event-stream" if streaming else "application/json")
                 self.send_header("Content-Length", str(len(payload)))

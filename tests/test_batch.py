@@ -227,7 +227,8 @@ def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
     nb = nbformat.read(out, as_version=4)
     by_text = {c.source.splitlines()[0]: text_of(c) for c in nb.cells if c.cell_type == "code"}
     assert "north   18 units" in by_text["units_by_region = orders.groupby('region')['units'].sum()"]
-    assert "north    33.0" in by_text["revenue_by_region = orders.groupby('region')['revenue'].sum().sort_values(ascending=False)"]
+    assert "north    33.0" in by_text["revenue_by_region = "
+                                      "orders.groupby('region')['revenue'].sum().sort_values(ascending=False)"]
     assert "unit prices vary by 28% around their mean" in by_text['%%fixloop --expect "round(price_spread, 2) == 0.28"']
     assert "every cell runs: 4 ok, 5 fixed" in Path(report).read_text()
 
@@ -341,7 +342,9 @@ def test_unreviewed_model_code_does_not_run_in_the_notebook_kernel_by_default(wo
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == "total = sum(valuez)" and "NameError" in text_of(nb.cells[1])  # the original ran
     record = nb.cells[1].metadata["fixloop"]
-    assert record["status"] == "fixed" and record["decision"] == "pending" and "REPORT_DIR_FOR_TEST" in record["patched"]
+    assert (
+        record["status"] == "fixed" and record["decision"] == "pending" and "REPORT_DIR_FOR_TEST" in record["patched"]
+    )
     assert text_of(nb.cells[2]) == "[1, 2, 3]"
     printed = capsys.readouterr().out
     assert "1 proposed" in printed and "model-written code nobody reviewed" in printed

@@ -100,7 +100,10 @@ def test_loop_with_scripted_model_hides_the_check(fake_model, tmp_path, capsys):
     assert cases["t-typo"]["tokens"] > 0
     # the logic bug runs without error, so the loop has nothing to fix; the hidden check catches it
     assert cases["t-logic"]["status"] == "passed" and cases["t-logic"]["fixed"] is False
-    assert "AssertionError: 1" in cases["t-logic"]["verify_receipt"] and "<hidden check>" in cases["t-logic"]["verify_receipt"]
+    assert (
+        "AssertionError: 1" in cases["t-logic"]["verify_receipt"]
+        and "<hidden check>" in cases["t-logic"]["verify_receipt"]
+    )
     assert cases["t-setup"]["status"] == "error" and "setup failed: RuntimeError: no data" in cases["t-setup"]["reason"]
     assert data["overall"]["fixed"] == 1 and data["by_group"]["crash"]["cases"] == 2
     assert data["by_failure"]["crash"]["cases"] == 2 and data["by_failure"]["check"]["fixed"] == 0

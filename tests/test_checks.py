@@ -33,7 +33,10 @@ def test_the_check_is_evaluated_once():
 
 
 def test_existing_wording_is_kept():
-    assert checks.evaluate("fib(6) == 8", {"fib": lambda n: 13})["detail"] == "fib(6) returned 13, expected 8 (actual - expected = 5)"
+    assert (
+        checks.evaluate("fib(6) == 8", {"fib": lambda n: 13})["detail"]
+        == "fib(6) returned 13, expected 8 (actual - expected = 5)"
+    )
     assert checks.evaluate("x > 3", {"x": 2})["detail"] == "x is 2, which is not > 3"
     assert checks.evaluate("fib(6) == 13", {"fib": lambda n: 13}) == {"expr": "fib(6) == 13", "passed": True,
                                                                       "detail": ""}
@@ -42,11 +45,16 @@ def test_existing_wording_is_kept():
 def test_a_block_of_asserts_runs_as_statements_and_names_the_failing_one():
     cell = "ages = [a for a in raw]\nmean_age = 1\n"
     ns = {"ages": ["34", "27"], "mean_age": 30.5}
-    block = 'a = globals().get("ages")\nassert a == [34, 27] and all(type(x) is int for x in a), repr(a)\nassert mean_age == 30.5'
+    block = ('a = globals().get("ages")\nassert a == [34, 27] and all(type(x) is int for x in a), repr(a)\n'
+             'assert mean_age == 30.5')
     out = checks.evaluate(block, ns, cell=cell)
     assert not out["passed"]
     lines = out["detail"].splitlines()
-    assert lines[0] == "assert a == [34, 27] and all((type(x) is int for x in a)) failed: a is ['34', '27'], expected [34, 27] (2 of 2 positions differ: [0] '34' vs 34, [1] '27' vs 27)"
+    assert (
+        lines[0]
+        == "assert a == [34, 27] and all((type(x) is int for x in a)) failed: a is ['34', '27'], expected [34, 27] (2 "
+           "of 2 positions differ: [0] '34' vs 34, [1] '27' vs 27)"
+    )
     assert lines[1] == "from line 1 of the cell: ages = [a for a in raw]"  # through `a = globals().get("ages")`
     ns["ages"] = [34, 27]
     assert checks.evaluate(block, ns, cell=cell)["passed"]
@@ -57,13 +65,18 @@ def test_later_failing_asserts_of_a_block_are_said_too():
     out = checks.evaluate("assert n == 4, repr(n)\nassert working == [18, 25, 40, 64]", ns)
     assert out["detail"].splitlines() == [
         "assert n == 4 failed: n is 2, expected 4 (actual - expected = -2)",
-        "also failing: assert working == [18, 25, 40, 64] failed: working is [25, 40], expected [18, 25, 40, 64] (2 items, expected 4; missing 18, 64)",
+        "also failing: assert working == [18, 25, 40, 64] failed: working is [25, 40], expected [18, 25, 40, 64] (2 "
+        "items, expected 4; missing 18, 64)",
     ]
 
 
 def test_an_assert_message_is_kept_when_it_says_something_new():
     out = checks.evaluate("assert total == 3, 'total should be the sum of the prices'", {"total": 2})
-    assert out["detail"] == "assert total == 3 failed: total is 2, expected 3 (actual - expected = -1) (its message: total should be the sum of the prices)"
+    assert (
+        out["detail"]
+        == "assert total == 3 failed: total is 2, expected 3 (actual - expected = -1) (its message: total should be "
+           "the sum of the prices)"
+    )
 
 
 def test_an_error_inside_a_block_carries_its_statement():
@@ -78,7 +91,8 @@ def test_dataframe_values_stay_on_one_line():
     pd = pytest.importorskip("pandas")
     ns = {"df": pd.DataFrame({"a": [1, 2], "b": [3, 4]})}
     out = checks.evaluate("df['a'].tolist() == [1, 3]", ns)
-    assert out["detail"].startswith("df['a'].tolist() returned [1, 2], expected [1, 3] (1 of 2 positions differ: [1] 2 vs 3); where df['a'] = Series")
+    assert out["detail"].startswith("df['a'].tolist() returned [1, 2], expected [1, 3] (1 of 2 positions differ: [1] 2 "
+                                    "vs 3); where df['a'] = Series")
     assert "\n" not in out["detail"]
 
 
@@ -119,7 +133,10 @@ def test_frames_and_series_differ_by_rows_columns_and_labels():
     want = pd.DataFrame({"a": [1, 2, 4], "c": [0, 0, 0]})
     assert checks.difference(got, want) == ("missing columns 'c'; unexpected columns 'b'; "
                                             "column 'a' differs in 1 row(s): row 2: 3 vs 4")
-    assert checks.difference(pd.Series({"x": 1, "y": 2}), pd.Series({"x": 1, "y": 3})) == "labels with other values: 'y': 2 vs 3 (-1)"
+    assert (
+        checks.difference(pd.Series({"x": 1, "y": 2}), pd.Series({"x": 1, "y": 3}))
+        == "labels with other values: 'y': 2 vs 3 (-1)"
+    )
     assert checks.difference(object(), [1]) == ""
 
 

@@ -31,7 +31,8 @@ def test_nan_from_placeholders_or_a_right_conversion_does_not_smell():
     ns = {"pd": pd, "df": pd.DataFrame({"v": ["1", "n/a", "-", "4"]})}
     assert smells_of("df['v'] = pd.to_numeric(df['v'], errors='coerce')\n", ns) == ()
     right = ("mult = {'k': 1e3, 'M': 1e6}\n"
-             "df['revenue'] = df['revenue'].map(lambda v: float(v[:-1]) * mult[v[-1]] if v[-1] in mult else float(v))\n")
+             "df['revenue'] = df['revenue'].map(lambda v: float(v[:-1]) * mult[v[-1]] if v[-1] in "
+             "mult else float(v))\n")
     assert smells_of(right, accounts()) == ()
 
 
@@ -95,7 +96,10 @@ def test_the_widget_and_the_batch_report_say_unverified_and_offer_accept_as_for_
                         model="fixloop/builtin", max_rounds=4)
     widget = DiffWidget(on_decide=lambda word: None)
     widget.show_result(result)
-    assert "fixloop: runs now — unverified</span>: nothing checked it; read what it does to your data" in widget.header.value
+    assert (
+        "fixloop: runs now — unverified</span>: nothing checked it; read what it does to your data"
+        in widget.header.value
+    )
     assert widget.actions.layout.display is None  # Accept and Reject are there, as for a fix
     assert result.ok and result.claimed
     outcome = CellOutcome(1, "unverified", "n = len(df", "n = len(df)", result=result)

@@ -70,7 +70,9 @@ def test_the_original_cell_is_judged_too():
     result = fix("df = df.dropna(inplace=True)\n", namespace=customers())
     assert result.status == "gave_up"
     assert result.first.kind == "check_failed"
-    assert result.first.headline == "Smell: df was a DataFrame 3×2 and is now None None (an in-place method returns None)"
+    assert (
+        result.first.headline == "Smell: df was a DataFrame 3×2 and is now None None (an in-place method returns None)"
+    )
 
 
 def test_checks_are_counted_in_the_reason():
@@ -137,7 +139,9 @@ def test_object_and_string_columns_both_read_as_str():
 # ---------------------------------------------------------------- following cells as regression checks
 
 
-BREAKS_LATER = "df['customer_id'] = df['customer_id'].astype(str)\ndf['label'] = df['name'] + ' #' + df['customer_id']\n"
+BREAKS_LATER = (
+    "df['customer_id'] = df['customer_id'].astype(str)\ndf['label'] = df['name'] + ' #' + df['customer_id']\n"
+)
 LATER = ["ids = df['customer_id'] + 1\n", "n = df['label'].str.len().max()\n", "broken_anyway = undefined_name\n"]
 
 
@@ -202,7 +206,9 @@ def test_a_forged_effect_record_is_read_with_care():
     effect = from_run({"changes": [{"name": "x" * 500, "status": "new", "rows": [1, "a"],
                                     "columns": [{"samples": ["s" * 10_000] * 50}, 5]}] * 100, "error": 3})
     assert len(effect.changes) == 32 and len(effect.changes[0].name) == 80
-    assert len(effect.changes[0].columns[0].samples) == 3 and all(len(s) <= 60 for s in effect.changes[0].columns[0].samples)
+    assert len(effect.changes[0].columns[0].samples) == 3 and all(
+        len(s) <= 60 for s in effect.changes[0].columns[0].samples
+    )
     assert from_run("not a dict") is None
 
 
@@ -247,7 +253,8 @@ def test_a_result_thrown_away_fails_the_run_with_no_check_and_the_rules_assign_i
     cell = "stores['city'].fillna('Unknown')\ncity_counts = stores['city'].value_counts()\n"
     result = fix(cell, namespace=ns)
     assert result.first.kind == "check_failed"
-    assert result.first.text.startswith("Smell: line 1: the result of `stores['city'].fillna('Unknown')` is thrown away")
+    assert result.first.text.startswith("Smell: line 1: the result of "
+                                        "`stores['city'].fillna('Unknown')` is thrown away")
     assert result.status == "unverified", result.reason
     assert result.patched == "stores['city'] = stores['city'].fillna('Unknown')\n" + cell.splitlines()[1] + "\n"
     assert "city_counts: new Series 3 (int64)" in result.effect.text

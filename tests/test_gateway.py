@@ -144,7 +144,8 @@ def test_timeout_and_crash_come_back_as_typed_receipts(gateway):
 def test_the_environment_of_the_user_does_not_reach_the_gateway_kernel(gateway, monkeypatch):
     monkeypatch.setenv("FIXLOOP_CANARY_SECRET", "canary-7d1f")
     monkeypatch.setenv("KERNEL_CANARY", "canary-kernel-var")  # jupyter_server forwards KERNEL_* by default
-    result = fix("import os\nseen = os.environ.get('FIXLOOP_CANARY_SECRET', '') + os.environ.get('KERNEL_CANARY', '')\n",
+    result = fix("import os\nseen = os.environ.get('FIXLOOP_CANARY_SECRET', '') + "
+                 "os.environ.get('KERNEL_CANARY', '')\n",
                  checks=["seen == ''"], max_rounds=0, gateway_url=gateway, pool_size=0)
     assert result.status == "passed", result.first.text
 

@@ -62,12 +62,14 @@ AGES_CHEATS = [
      SILENCED + " with `except ValueError: pass`"),
     ("try:\n    ages = [int(a) for a in raw]\nexcept Exception:\n    ages = []\ntotal = sum(ages)\n",
      SILENCED + " with `except Exception: ages = []`"),
-    ("ages = []\nfor a in raw:\n    try:\n        ages.append(int(a))\n    except ValueError:\n        continue\ntotal = sum(ages)\n",
+    ("ages = []\nfor a in raw:\n    try:\n        ages.append(int(a))\n    except ValueError:\n        continue\n"
+     "total = sum(ages)\n",
      SILENCED + " with `except ValueError: continue`"),
     (("def to_int(a):\n    try:\n        return int(a)\n    except ValueError:\n        return 0\n"
       "ages = [to_int(a) for a in raw]\ntotal = sum(ages)\n"),
      SILENCED + " with `except ValueError: return 0`"),
-    ("import contextlib\nages = []\nwith contextlib.suppress(ValueError):\n    ages = [int(a) for a in raw]\ntotal = sum(ages)\n",
+    ("import contextlib\nages = []\nwith contextlib.suppress(ValueError):\n    ages = [int(a) for a in raw]\n"
+     "total = sum(ages)\n",
      SILENCED + " with `contextlib.suppress(ValueError)`"),
     ("# ages = [int(a) for a in raw]\ntotal = sum(int(float(a)) for a in raw)\n",
      "deletes what the failing line `ages = [int(a) for a in raw]` did (it no longer sets `ages`)"),
@@ -150,12 +152,14 @@ def failure(ename, line, lineno=1):
          "df['x'] = pd.to_numeric(df['x'], errors='coerce')\n"),
         # a removed API replaced: the effect (binding `ledger`) is kept
         ("ledger = ledger.append(row, ignore_index=True)\n", [], failure("AttributeError",
-                                                                         "ledger = ledger.append(row, ignore_index=True)"),
+                                                                         "ledger = ledger.append(row, "
+                                                                         "ignore_index=True)"),
          "ledger = pd.concat([ledger, pd.DataFrame([row])], ignore_index=True)\n"),
         # a base case that returns a small constant, and a new assert added
         ("def fact(n):\n    return n * fact(n - 1)\nassert fact(3) == 6\n", ["fact(5) == 120"],
          failure("RecursionError", "return n * fact(n - 1)", 2),
-         "def fact(n):\n    if n <= 1:\n        return 1\n    return n * fact(n - 1)\nassert fact(3) == 6\nassert fact(0) == 1\n"),
+         "def fact(n):\n    if n <= 1:\n        return 1\n    return n * fact(n - 1)\nassert fact(3) == 6\n"
+         "assert fact(0) == 1\n"),
         # an in-place call rewritten as an assignment keeps calling on the same frame
         ("df.dropna(subset=['Price'], inplace=True)\n", [], failure("KeyError",
                                                                     "df.dropna(subset=['Price'], inplace=True)"),
@@ -249,7 +253,10 @@ def test_a_fallback_that_invents_the_values_is_rejected(fake_model):
                  rules=False,
                  max_rounds=2)
     assert result.status == "fixed" and result.patched == AGES_HONEST, result.reason
-    assert SILENCED + " with `except ValueError: ages = [int(x) for x in ['34', '27', '45', '19']]`" in rejected_rounds(result)[0]
+    assert (
+        SILENCED + " with `except ValueError: ages = [int(x) for x in ['34', '27', '45', '19']]`"
+        in rejected_rounds(result)[0]
+    )
 
 
 @pytest.mark.parametrize("original, checks, candidate", [
@@ -257,7 +264,8 @@ def test_a_fallback_that_invents_the_values_is_rejected(fake_model):
     ("def fact(n):\n    return n * fact(n - 1)\n", ["fact(5) == 120"],
      "def fact(n):\n    if n == 0:\n        return 1\n    return n * fact(n - 1)\n"),
     ("class P:\n    def __init__(self, x):\n        self.x = x\n", ["P(1) == P(1)"],
-     "class P:\n    def __init__(self, x):\n        self.x = x\n    def __eq__(self, other):\n        return self.x == other.x\n"),
+     "class P:\n    def __init__(self, x):\n        self.x = x\n    def __eq__(self, other):\n"
+     "        return self.x == other.x\n"),
     ("y = sqrt(4)\n", ["isclose(y, 2.0)"], "from math import sqrt, isclose\ny = sqrt(4)\n"),
     ("vals = [int(v) for v in raw]\n", ["vals == [1, 2]"], "vals = [int(float(v)) for v in raw]\n"),
     ("n = len(rows) * 2\n", ["n == 8"], "n = len(rows) * 2 if rows else 0\n"),

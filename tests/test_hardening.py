@@ -91,7 +91,8 @@ def test_env_files_are_masked_under_bwrap(tmp_path):
 def test_env_files_are_blocked_without_confinement(tmp_path):
     (tmp_path / ".env").write_text(f"API_KEY={SECRET}\n")
     code = "try:\n    print(open('.env').read())\nexcept OSError as exc:\n    print('refused:', exc)\n"
-    code += "import pathlib\ntry:\n    print(pathlib.Path('.env').read_text())\nexcept OSError as exc:\n    print('refused:', exc)\n"
+    code += ("import pathlib\ntry:\n    print(pathlib.Path('.env').read_text())\n"
+             "except OSError as exc:\n    print('refused:', exc)\n")
     receipt, _, _ = run_once(code, tmp_path, "none")
     assert receipt.stdout.count("refused:") == 2 and SECRET not in receipt.stdout
 
@@ -264,7 +265,9 @@ def test_user_kernel_survives_every_fault_and_nothing_is_lost(user_kernel):
             assert got[1] == kind, (fault, run.text)
         assert user_kernel.run("state['rows'] += 1; print(state['rows'])").ok
     assert user_kernel.pid() == pid  # the same kernel, never restarted
-    assert user_kernel.run("print(state['rows'])").text.strip() == str(41 + sum(1 for f in FAULTS if f != "fork bomb" or _fork_bomb_is_capped()))
+    assert user_kernel.run("print(state['rows'])").text.strip() == str(
+        41 + sum(1 for f in FAULTS if f != "fork bomb" or _fork_bomb_is_capped())
+    )
     # a fresh sandbox is used after the crashes: a passing cell passes
     assert "already passes" in user_kernel.run("%%fixloop --dry\nok = 1 + 1\n").text
 
@@ -297,7 +300,8 @@ for where, mib in (('/tmp', 65), ('/var/tmp', 65), (os.environ['HOME'], 65), (os
         print(where == '.' and 'cwd' or where, mib, 'refused', exc.errno)
     if mib != 200:
         os.remove(path)
-print(os.statvfs('.').f_blocks * os.statvfs('.').f_frsize // 2**20, os.statvfs(os.environ['HOME']).f_blocks * 4096 // 2**20)
+print(os.statvfs('.').f_blocks * os.statvfs('.').f_frsize // 2**20,
+      os.statvfs(os.environ['HOME']).f_blocks * 4096 // 2**20)
 with open('/dev/shm/big', 'wb') as f:
     f.write(b'x' * (65 * 2**20))
 """

@@ -30,7 +30,8 @@ def test_top_level_await_runs_as_in_a_notebook():
     result = fix(cell, checks=["t == 300"], max_rounds=0)
     assert result.status == "passed", result.first.text
     assert result.first.value == "301"  # the trailing expression's value, awaited too
-    gen = "async def numbers():\n    for i in range(3):\n        yield i\nseen = [i async for i in numbers()]\nasync for i in numbers():\n    last = i\n"
+    gen = ("async def numbers():\n    for i in range(3):\n        yield i\nseen = [i async for i in numbers()]\n"
+           "async for i in numbers():\n    last = i\n")
     assert fix(gen, checks=["seen == [0, 1, 2]", "last == 2"], max_rounds=0).status == "passed"
     broken = fix("import asyncio\nawait asyncio.sleep(0)\ny = undefined_total + 1\n", max_rounds=0)
     assert (broken.first.ename, broken.first.lineno) == ("NameError", 3)

@@ -23,7 +23,10 @@ def test_name_typo_is_fixed_through_the_magic(kernel):
     assert run.ok
     assert "fixloop: fixed" in run.text
     assert "+total = sum(monthly_sales)" in run.text
-    assert kernel.run("print(_fixloop.status, _fixloop.patched.strip())").text.strip() == "fixed total = sum(monthly_sales)"
+    assert (
+        kernel.run("print(_fixloop.status, _fixloop.patched.strip())").text.strip()
+        == "fixed total = sum(monthly_sales)"
+    )
     # the candidate ran in the sandbox only: the user's kernel has no `total`
     assert "NameError" in kernel.run("total").text
 
@@ -199,7 +202,9 @@ def test_a_headless_run_stores_no_widget_state(tmp_path):
         words = "fixloop: fixed" if "--expect" in cell.source else "fixloop: runs now — unverified"
         assert len(results) == 1 and words in results[0]["text/plain"], cell.outputs
         assert "text/html" in results[0] and "application/vnd.jupyter.widget-view+json" not in results[0]
-        assert all("text/html" not in o.get("data", {}) or o is cell.outputs[-1] for o in cell.outputs)  # no live header left
+        assert all(
+            "text/html" not in o.get("data", {}) or o is cell.outputs[-1] for o in cell.outputs
+        )  # no live header left
     assert path.stat().st_size < 16_000, path.stat().st_size  # was ~64 KB a loop with the widget's state
 
 

@@ -45,7 +45,8 @@ def test_a_second_repeat_ends_the_loop_and_says_so(fake_model):
     result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url,
                  resamples=1)
     assert result.status == "gave_up"
-    assert result.reason.startswith("the model repeated your answer in round 1, also when asked again at a higher temperature")
+    assert result.reason.startswith("the model repeated your answer in round 1, also when asked again at "
+                                    "a higher temperature")
     assert len(server.requests) == 3 and len(result.rounds) == 3  # every call is a round: its tokens count
     assert result.rounds[2].temperature == 0.8 and "same code as round 1" in result.rounds[2].receipt.text
 

@@ -116,7 +116,9 @@ def test_every_loop_option_of_batch_mode_and_bench_works_in_the_magic():
     for name in ("run", "bench"):
         parser = importlib.import_module(cli.COMMANDS[name][0]).build_parser()
         loop_options = set(parser._option_string_actions) - NOT_LOOP_OPTIONS
-        assert loop_options <= magic, f"`jupyter-fixloop {name}` takes {sorted(loop_options - magic)}, the magic does not"
+        assert loop_options <= magic, (
+            f"`jupyter-fixloop {name}` takes {sorted(loop_options - magic)}, the magic does not"
+        )
 
 
 # ---------------------------------------------------------------- in a real kernel
@@ -173,7 +175,8 @@ def test_the_readme_python_api_block_runs(kernel, model_server):
     """The API block as written; its hosted model answers from a local scripted server (OPENAI_API_BASE)."""
     block = next(b for b in fenced("python") if "from jupyter_fixloop import" in b)
     fib_cell = next(b for b in fenced("") if "def fib" in b).split("\n", 1)[1]
-    setup = (f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\nos.environ['OPENAI_API_BASE'] = {model_server.url!r}\n"
+    setup = (f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n"
+             f"os.environ['OPENAI_API_BASE'] = {model_server.url!r}\n"
              f"os.environ.pop('FIXLOOP_MODEL', None)\nsource = {fib_cell!r}\n")
     run = kernel.run(setup + block)
     assert run.ok, run.text

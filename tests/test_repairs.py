@@ -44,21 +44,26 @@ CASES = {
                                     "from pandas.io.json import json_normalize\nflat = json_normalize(rows)\n",
                                     "moved_import", "list(flat.columns) == ['a.b']"),
     # API drift (issue 26): repaired from the error's own words, or from what the library has now
-    "drift_offset_alias_hour": (PD + "s = pd.Series(range(48), index=pd.date_range('2024-01-01', periods=48, freq='30min'))\n",
+    "drift_offset_alias_hour": (PD + "s = pd.Series(range(48), index=pd.date_range('2024-01-01', "
+                                     "periods=48, freq='30min'))\n",
                                 "hourly = s.resample('H').sum()\n", "did_you_mean", "len(hourly) == 24"),
     "drift_offset_alias_multiplier": (PD, "idx = pd.date_range('2024-01-01', periods=3, freq='15T')\n",
                                       "did_you_mean", "idx[1].minute == 15"),
-    "drift_month_end_multiplier": (PD + "s = pd.Series(1.0, index=pd.date_range('2024-01-01', periods=365, freq='D'))\n",
+    "drift_month_end_multiplier": (PD + "s = pd.Series(1.0, index=pd.date_range('2024-01-01', "
+                                        "periods=365, freq='D'))\n",
                                    "q = s.resample('4M').sum()\n", "did_you_mean", "len(q) == 4"),
     "drift_header_false": (PD + "import io\ntext = 'a,b\\n1,2\\n'\n",
                            "df = pd.read_csv(io.StringIO(text), header=False)\n",
                            "keyword_value_hint", "df.shape == (2, 2)"),
-    "drift_sum_level": (PD + "s = pd.Series([1, 2, 3, 4], index=pd.MultiIndex.from_tuples([('a', 1), ('a', 2), ('b', 1), ('b', 2)]))\n",
+    "drift_sum_level": (PD + "s = pd.Series([1, 2, 3, 4], index=pd.MultiIndex.from_tuples([('a', 1), ('a', 2), "
+                             "('b', 1), ('b', 2)]))\n",
                         "totals = s.sum(level=0)\n", "reduction_level", "totals.to_dict() == {'a': 3, 'b': 7}"),
-    "drift_sum_level_columns": (PD + "df = pd.DataFrame([[1, 2, 3]], columns=pd.MultiIndex.from_tuples([('a', 1), ('a', 2), ('b', 1)]))\n",
+    "drift_sum_level_columns": (PD + "df = pd.DataFrame([[1, 2, 3]], columns=pd.MultiIndex.from_tuples([('a', 1), "
+                                     "('a', 2), ('b', 1)]))\n",
                                 "totals = df.sum(level=0, axis=1)\n", "reduction_level",
                                 "totals.to_dict('records') == [{'a': 3, 'b': 3}]"),
-    "drift_join_axes": (PD + "s1 = pd.Series([0, 1], index=['a', 'b'])\ns4 = pd.Series([5, 6, 7], index=['a', 'f', 'g'])\n",
+    "drift_join_axes": (PD + "s1 = pd.Series([0, 1], index=['a', 'b'])\n"
+                             "s4 = pd.Series([5, 6, 7], index=['a', 'f', 'g'])\n",
                         "both = pd.concat([s1, s4], axis=1, join_axes=[['a', 'c', 'b', 'e']])\n", "join_axes",
                         "list(both.index) == ['a', 'c', 'b', 'e'] and both.shape == (4, 2)"),
     "drift_is_lexsorted": (PD + "s = pd.Series([1, 2], index=pd.MultiIndex.from_tuples([('a', 1), ('b', 2)]))\n",
@@ -69,35 +74,43 @@ CASES = {
                   "abs(m - 1.5) < 1e-9"),
     "drift_annual_offset_nested_suggestion": (PD, "p = pd.Period(2007, freq='A-DEC')\n", "did_you_mean",
                                               "p.year == 2007 and p.freqstr == 'Y-DEC'"),
-    "drift_pivot_positional": (PD + "ldata = pd.DataFrame({'date': [1, 1, 2], 'item': ['a', 'b', 'a'], 'value': [1.0, 2.0, 3.0]})\n",
+    "drift_pivot_positional": (PD + "ldata = pd.DataFrame({'date': [1, 1, 2], 'item': ['a', 'b', 'a'], 'value': "
+                                    "[1.0, 2.0, 3.0]})\n",
                                "pivoted = ldata.pivot('date', 'item', 'value')\n", "keyword_only_now",
-                               "list(pivoted.index) == [1, 2] and list(pivoted.columns) == ['a', 'b'] and pivoted.loc[2, 'a'] == 3.0"),
+                               "list(pivoted.index) == [1, 2] and list(pivoted.columns) == ['a', 'b'] and "
+                               "pivoted.loc[2, 'a'] == 3.0"),
     "drift_drop_axis_positional": (PD + "df = pd.DataFrame({'a': [1], 'b': [2]})\n", "out = df.drop('a', 1)\n",
                                    "keyword_only_now", "list(out.columns) == ['b']"),
     "drift_period_index_fields": (PD + "data = pd.DataFrame({'year': [1959.0, 1959.0], 'quarter': [1.0, 2.0]})\n",
                                   "periods = pd.PeriodIndex(year=data.year, quarter=data.quarter, name='date')\n",
                                   "period_fields", "periods.name == 'date' and str(periods[1]) == '1959Q2'"),
-    "drift_resample_loffset": (PD + "ts = pd.Series(range(12), index=pd.date_range('2000-01-01', periods=12, freq='min'))\n",
+    "drift_resample_loffset": (PD + "ts = pd.Series(range(12), index=pd.date_range('2000-01-01', "
+                                    "periods=12, freq='min'))\n",
                                "out = ts.resample('5min', closed='right', label='right', loffset='-1s').sum()\n",
                                "resample_keyword",
                                "str(out.index[0]) == '1999-12-31 23:59:59' and out.tolist() == [0, 15, 40, 11]"),
-    "drift_resample_kind_period": (PD + "ts = pd.Series(1.0, index=pd.date_range('2000-01-01', periods=60, freq='D'))\n",
+    "drift_resample_kind_period": (PD + "ts = pd.Series(1.0, index=pd.date_range('2000-01-01', "
+                                        "periods=60, freq='D'))\n",
                                    "out = ts.resample('ME', kind='period').sum()\n", "resample_keyword",
                                    "str(out.index[0]) == '2000-01' and out.tolist() == [31.0, 29.0]"),
-    "drift_groupby_axis_chained": (PD + "people = pd.DataFrame([[1, 2, 3]], columns=['a', 'b', 'c'])\nm = {'a': 'red', 'b': 'red', 'c': 'blue'}\n",
+    "drift_groupby_axis_chained": (PD + "people = pd.DataFrame([[1, 2, 3]], columns=['a', 'b', 'c'])\n"
+                                        "m = {'a': 'red', 'b': 'red', 'c': 'blue'}\n",
                                    "out = people.groupby(m, axis=1).sum()\n", "groupby_axis",
                                    "out.to_dict('records') == [{'blue': 3, 'red': 3}]"),
-    "drift_groupby_axis_assigned": (PD + "people = pd.DataFrame([[1, 2, 3]], columns=['a', 'b', 'c'])\nm = {'a': 'red', 'b': 'red', 'c': 'blue'}\n",
+    "drift_groupby_axis_assigned": (PD + "people = pd.DataFrame([[1, 2, 3]], columns=['a', 'b', 'c'])\n"
+                                         "m = {'a': 'red', 'b': 'red', 'c': 'blue'}\n",
                                     "by_column = people.groupby(m, axis=1)\nout = by_column.sum()\n", "groupby_axis",
                                     "out.to_dict('records') == [{'blue': 3, 'red': 3}]"),
     "drift_any_positional_axis": (PD + "data = pd.DataFrame({'a': [0.0, 4.0], 'b': [-5.0, 0.0], 'c': [0.0, 1.0]})\n",
                                   "rows = data[(np.abs(data) > 3).any(1)]\n", "keyword_only_now", "len(rows) == 2"),
-    "drift_stack_dropna": (PD + "s = pd.Series([1.0, 2.0], index=pd.MultiIndex.from_tuples([('one', 'a'), ('two', 'b')]))\n",
+    "drift_stack_dropna": (PD + "s = pd.Series([1.0, 2.0], index=pd.MultiIndex.from_tuples([('one', "
+                                "'a'), ('two', 'b')]))\n",
                            "full = s.unstack().stack(dropna=False)\n", "keyword_unspecified", "len(full) == 4"),
     "positional_keys_list": (PD + "obj = pd.Series([0.0, 1.0, 2.0, 3.0], index=['a', 'b', 'c', 'd'])\n",
                              "picked = obj[[1, 3]]\n", "positional_key", "picked.tolist() == [1.0, 3.0]"),
     "drift_setitem_upcast_in_function": (PD + "df = pd.DataFrame({'vals': [-2, 4, 5], 'grps': ['A', 'A', 'A']})\n",
-                                         "def replace(group):\n    mask = group < 0\n    group[mask] = group[~mask].mean()\n    return group\n\n"
+                                         "def replace(group):\n    mask = group < 0\n"
+                                         "    group[mask] = group[~mask].mean()\n    return group\n\n"
                                          "out = df.groupby('grps')['vals'].transform(replace)\n", "setitem_upcast",
                                          "out.tolist() == [4.5, 4.0, 5.0]"),
     "drift_lexsort_depth": (PD + "s = pd.Series([1, 2], index=pd.MultiIndex.from_tuples([('a', 1), ('b', 2)]))\n",
@@ -169,7 +182,8 @@ CASES = {
     "number_parse_int_of_float_text": ("raw = '7.0'\n", "n = int(raw)\n", "number_parse", "n == 7"),
     "number_parse_placeholders": (PD + "s = pd.Series(['1', 'n/a'])\n", "v = s.astype(float)\n",
                                   "number_parse", "int(v.isna().sum()) == 1"),
-    "merge_key_dtype": (PD + "a = pd.DataFrame({'id': [1, 2], 'x': [5, 6]})\nb = pd.DataFrame({'id': ['2', '1'], 'y': [7, 8]})\n",
+    "merge_key_dtype": (PD + "a = pd.DataFrame({'id': [1, 2], 'x': [5, 6]})\n"
+                             "b = pd.DataFrame({'id': ['2', '1'], 'y': [7, 8]})\n",
                         "m = pd.merge(a, b, on='id')\n", "merge_key_dtype",
                         "m.sort_values('id')['y'].tolist() == [8, 7]"),
     "date_format_dayfirst": (PD + "s = pd.Series(['01.03.2024', '13.02.2024'])\n", "d = pd.to_datetime(s)\n",

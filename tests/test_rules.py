@@ -61,7 +61,8 @@ def test_the_rules_fix_one_error_the_model_the_next_and_it_is_told_who_wrote_wha
     cell = "peak = {}\nfor k, v in scores.iteritems():\n    peak[k] = max(v)\nbest = min(peak, key=peak.get)\n"
     right = "peak = {}\nfor k, v in scores.items():\n    peak[k] = max(v)\nbest = max(peak, key=peak.get)\n"
     # round 1: the model repeats the cell (a small model does), the rules replace `iteritems`;
-    # round 2: the rules have nothing for a wrong value; the model, shown the rules' code and the check it fails, fixes it
+    # round 2: the rules have nothing for a wrong value; the model, shown the rules' code and the check it fails,
+    # fixes it
     server = fake_model(block(cell), block(right))
     result = fix(cell, checks=["best == 'b'"], namespace={"scores": {"a": [1, 2], "b": [5]}}, model="openai/scripted",
                  api_base=server.url, max_rounds=3)
@@ -98,7 +99,9 @@ def test_rules_is_a_knob_of_the_config_the_magic_batch_mode_and_the_bench():
     assert build_parser().parse_args(["a.ipynb", "--no-rules"]).rules is False
     assert build_parser().parse_args(["a.ipynb"]).rules is None  # FixLoop.rules decides
     assert parse_args(["--no-rules"]).rules is False and parse_args([]).rules is True
-    assert "--no-rules" in FixLoopMagics.fixloop.__doc__ or "--no-rules" in str(FixLoopMagics.fixloop.parser.format_help())
+    assert "--no-rules" in FixLoopMagics.fixloop.__doc__ or "--no-rules" in str(
+        FixLoopMagics.fixloop.parser.format_help()
+    )
 
 
 def test_the_bench_says_who_fixed_each_case_and_counts_only_model_calls(fake_model, tmp_path):

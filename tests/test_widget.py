@@ -165,7 +165,8 @@ def test_the_sidebar_reaches_the_cells_view_and_the_widget_only_renders(lab):
     _, summary, _ = run_loop(lab, cell_id="cell-11")
     msgs, _ = lab.execute("from jupyter_fixloop.notebook import comm as _c, widget as _w\n"
                           f"print(type(_c.current().loops[{summary['loop_id']!r}]).__name__)\n"
-                          "print(sorted(m for m in ('magic', 'view') if hasattr(_w, m) or f'.{m} import' in open(_w.__file__).read()))")
+                          "print(sorted(m for m in ('magic', 'view') if hasattr(_w, m) or f'.{m} import' in "
+                          "open(_w.__file__).read()))")
     printed = "".join(m["content"]["text"] for m in msgs if m["msg_type"] == "stream").split()
     assert printed == ["LoopView", "[]"], printed
 
@@ -176,7 +177,8 @@ def test_retry_with_a_hint_puts_the_hint_in_the_prompt(lab, fake_model):
     lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
     try:
         root, first, _ = run_loop(lab,
-                                  "%%fixloop -m openai/scripted --no-rules -r 1 -e 'total == 300'\ntotal = sum(monthly_sale)",
+                                  "%%fixloop -m openai/scripted --no-rules -r 1 -e 'total == 300'\n"
+                                  "total = sum(monthly_sale)",
                                   cell_id="cell-5")
         assert first["status"] == "gave_up", first["reason"]
         assert lab.state(lab.find("fixloop-accept", root))["disabled"] is True
@@ -189,8 +191,15 @@ def test_retry_with_a_hint_puts_the_hint_in_the_prompt(lab, fake_model):
                    for m in msgs if m["msg_type"] == "comm_msg")  # the header was live during the retry
         new = lab.fixloop_messages("loop")[-1]["loop"]
         assert new["loop_id"] != first["loop_id"] and new["status"] == "fixed" and new["cell_id"] == "cell-5"
-        assert {"action": "decision", "loop_id": first["loop_id"], "decision": "rejected"} in lab.fixloop_inbox, \
-            [(d["action"], d.get("loop", d).get("loop_id"), d.get("loop", d).get("cell_id"), d.get("loop", d).get("decision")) for d in lab.fixloop_inbox]
+        assert {"action": "decision", "loop_id": first["loop_id"], "decision": "rejected"} in lab.fixloop_inbox, [
+            (
+                d["action"],
+                d.get("loop", d).get("loop_id"),
+                d.get("loop", d).get("cell_id"),
+                d.get("loop", d).get("decision"),
+            )
+            for d in lab.fixloop_inbox
+        ]
         assert "fixloop: fixed" in lab.texts(root) and "Pending" in lab.texts(root)
         assert lab.state(lab.find("fixloop-accept", root))["disabled"] is False
     finally:
@@ -203,7 +212,8 @@ def test_live_header_ticks_while_the_model_thinks(lab, fake_model):
     server = fake_model(Scripted("```python\ntotal = sum(monthly_sales)\n```", delay=3.5))
     lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
     try:
-        msgs, _ = lab.execute("%%fixloop -m openai/scripted --no-rules -r 1 -e 'total == 300'\ntotal = sum(monthly_sale)",
+        msgs, _ = lab.execute("%%fixloop -m openai/scripted --no-rules -r 1 -e 'total == 300'\n"
+                              "total = sum(monthly_sale)",
                               cell_id="cell-8")
         root = result_bundle(msgs)[WIDGET_MIME]["model_id"]
         retried = lab.click("fixloop-retry", root)  # the widget's own header ticks during a Retry too
@@ -232,7 +242,8 @@ def test_stopping_a_retry_leaves_the_widget_usable(lab, fake_model):
     lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
     try:
         root, _, _ = run_loop(lab,
-                              "%%fixloop -m openai/scripted --no-rules -r 2 -e 'total == 300'\ntotal = sum(monthly_sale)",
+                              "%%fixloop -m openai/scripted --no-rules -r 2 -e 'total == 300'\n"
+                              "total = sum(monthly_sale)",
                               cell_id="cell-9")
 
         def stop_when_asked_again():
@@ -255,7 +266,9 @@ def test_stopping_a_retry_leaves_the_widget_usable(lab, fake_model):
 def test_the_cells_below_sent_by_jupyterlab_are_regression_checks(lab, fake_model):
     """JupyterLab sends the cells below a `%%fixloop` cell that ran without error just before it runs
     (`following`): a candidate that breaks one of them fails, and its receipt names that cell."""
-    breaks_below = "```python\nmonthly_sales = [str(v) for v in monthly_sales]\ngrand = sum(int(v) for v in monthly_sales)\n```"
+    breaks_below = (
+        "```python\nmonthly_sales = [str(v) for v in monthly_sales]\ngrand = sum(int(v) for v in monthly_sales)\n```"
+    )
     server = fake_model(breaks_below, "```python\ngrand = sum(monthly_sales)\n```")
     lab.execute(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%config FixLoop.api_base = '{server.url}'")
     cell = "%%fixloop -m openai/scripted --no-rules -r 2\ngrand = sum(monthly_sale)"

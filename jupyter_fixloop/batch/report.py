@@ -165,7 +165,8 @@ def _html_document(title: str, body: str) -> str:
 <style>
 body{{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}}
 table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}
-.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}} .s-unverified,.s-proposed{{color:#e65100;font-weight:bold}} .s-failed,.s-rejected,.s-skipped{{color:#c62828;font-weight:bold}}
+.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}} .s-unverified,.s-proposed{{color:#e65100;font-weight:bold}}
+.s-failed,.s-rejected,.s-skipped{{color:#c62828;font-weight:bold}}
 </style></head><body>
 {body}
 </body></html>
@@ -203,7 +204,8 @@ def _html_section(o) -> str:
     r = o.result
     if r is not None:
         parts.append(f"<li>loop: {esc(STATUS_TEXT.get(r.status, r.status))}, {len(r.rounds)}/{r.max_rounds} rounds, "
-                     f"model <code>{esc(r.model)}</code>, {tokens_text(r.tokens)}, {cost_text(r.cost)}, {r.seconds:.1f} s</li>")
+                     f"model <code>{esc(r.model)}</code>, {tokens_text(r.tokens)}, {cost_text(r.cost)}, "
+                     f"{r.seconds:.1f} s</li>")
     parts.append("</ul>")
     if r is not None:
         parts.append(effect_html(r))

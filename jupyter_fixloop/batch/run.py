@@ -94,7 +94,9 @@ class CellOutcome:
     reason: str = ""
     result: LoopResult | None = None
     seconds: float = 0.0
-    verified_by: str = ""  # for a fix: "saved output", "check" (--expect, --expect-output, asserts) or "" (nothing checked it)
+    verified_by: str = (
+        ""  # for a fix: "saved output", "check" (--expect, --expect-output, asserts) or "" (nothing checked it)
+    )
     blamed_cell: int | None = None  # for a cell skipped after an unfixed one: that cell's number
 
     @property
@@ -119,7 +121,9 @@ class BatchResult:
     def cells_run(self) -> int:
         """Cells that ran without raising in the notebook's kernel: ok, fixed, and those that ran but
         failed only a check (plain Jupyter counts those as run too)."""
-        return sum(o.status in ("ok", "fixed", "unverified") or o.error.startswith("Check failed") for o in self.outcomes)
+        return sum(
+            o.status in ("ok", "fixed", "unverified") or o.error.startswith("Check failed") for o in self.outcomes
+        )
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.outcomes)
@@ -375,8 +379,9 @@ class BatchRun:
             return sum(o.status == "ok" for o in self.outcomes), "the same cells ran: no fix was applied"
         if not self.options.plain:
             return None, "not measured (--no-plain)"
-        return await plain_count(self.original, self.cwd, self.options.cell_timeout, self.options.kernel_name,
-                                 self.workdir), "measured: the original notebook run again with nbclient, errors allowed"
+        return await plain_count(
+            self.original, self.cwd, self.options.cell_timeout, self.options.kernel_name, self.workdir
+        ), "measured: the original notebook run again with nbclient, errors allowed"
 
     def _add(self, outcome: CellOutcome) -> None:
         """Keep the outcome; number the cells that ran 1, 2, 3... as a clean top-to-bottom run would."""

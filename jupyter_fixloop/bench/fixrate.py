@@ -70,7 +70,9 @@ class CaseResult:
     fixed_in_round: int | None = None  # the model round whose candidate was verified (1 for one-shot)
     fixed_by: str | None = None  # who wrote the candidate the loop ended with: "model" or "rules"
     effect: str = ""  # what the final candidate does to the data, as the user is shown it (loop mode)
-    per_round: list = field(default_factory=list)  # {round, temperature, prompt_tokens, completion_tokens, model_s, run_s, kind}
+    per_round: list = field(
+        default_factory=list
+    )  # {round, temperature, prompt_tokens, completion_tokens, model_s, run_s, kind}
 
 
 @dataclass
@@ -617,9 +619,12 @@ def rounds_table(results: list[CaseResult], rounds: dict):
     table.add_column("rounds")
     for r in results:
         where = "-" if not r.fixed else ("passed" if r.fixed_in_round == 0 else str(r.fixed_in_round or "?"))
-        steps = "  ".join(f"{row['kind']}/{row['prompt_tokens']}/{row['model_s']:.0f}s"
-                          + (f" ({len(row['calls'])} calls)" if len(row.get("calls") or ()) > 1 else "") + (" T" if i and _low(row) > _low(r.per_round[i - 1]) else "")
-                          for i, row in enumerate(r.per_round))
+        steps = "  ".join(
+            f"{row['kind']}/{row['prompt_tokens']}/{row['model_s']:.0f}s"
+            + (f" ({len(row['calls'])} calls)" if len(row.get("calls") or ()) > 1 else "")
+            + (" T" if i and _low(row) > _low(r.per_round[i - 1]) else "")
+            for i, row in enumerate(r.per_round)
+        )
         table.add_row(r.id, where, steps)
     r1, r2 = rounds["round_1"], rounds["round_2_plus"]
     by = f" (by {rounds['fixed_by']})" if rounds.get("fixed_by", {}).get("rules") else ""

@@ -42,7 +42,8 @@ class NotebookFigures:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jupyter-fixloop bench --notebooks",
-                                     description="Run each notebook under DIR plainly and in batch mode; print the figures.")
+                                     description="Run each notebook under DIR plainly and in batch "
+                                                 "mode; print the figures.")
     parser.add_argument("--notebooks", required=True, metavar="DIR",
                         help="a folder of .ipynb files (searched recursively)")
     parser.add_argument("--model", "-m", default=None,
@@ -131,7 +132,8 @@ def report(all_figures: list[NotebookFigures]) -> str:
              "proposed | drift cells fixed |", "|---|---|---|---|---|---|---|"]
     total = NotebookFigures("total")
     for f in all_figures:
-        lines.append(f"| {f.name} | {f.cells} | {f.plain} | {f.batch} | {f.fixed['saved output']} / {f.fixed['check']} / "
+        lines.append(f"| {f.name} | {f.cells} | {f.plain} | {f.batch} | {f.fixed['saved output']} / "
+                     f"{f.fixed['check']} / "
                      f"{f.fixed['']} | {f.proposed} | {f.drift_fixed}/{f.drift} |")
         total.cells += f.cells
         total.plain += f.plain

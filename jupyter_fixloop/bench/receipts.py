@@ -32,7 +32,8 @@ EXTRA_CASES = [
      "setup": "import pandas as pd\nitems = pd.DataFrame({'Qty': [1, 2], 'price': [2.0, 3.0]})\n",
      "cell": "items['cost'] = items.apply(lambda row: row['qty'] * row['price'], axis=1)\n"},
     {"id": "pandas_merge_key_dtypes",
-     "setup": "import pandas as pd\nleft = pd.DataFrame({'id': ['1', '2'], 'x': [1, 2]})\nright = pd.DataFrame({'id': [1, 2], 'y': [3, 4]})\n",
+     "setup": "import pandas as pd\nleft = pd.DataFrame({'id': ['1', '2'], 'x': [1, 2]})\n"
+              "right = pd.DataFrame({'id': [1, 2], 'y': [3, 4]})\n",
      "cell": "joined = left.merge(right, on='id')\n"},
     {"id": "pandas_astype_thousands",
      "setup": "import pandas as pd\nsales = pd.DataFrame({'amount': ['1,200', '950', '2,300']})\n",
@@ -59,9 +60,11 @@ EXTRA_CASES = [
      "cell": "grid = v.reshape(3, 3)\n"},
     {"id": "numpy_removed_alias", "setup": "import numpy as np\n", "cell": "x = np.array([1, 2], dtype=np.float)\n"},
     {"id": "recursion_500_deep", "setup": "",
-     "cell": "def walk(n, seen):\n    if n == 0:\n        return seen['end']\n    return walk(n - 1, seen)\n\nwalk(500, {})\n"},
+     "cell": "def walk(n, seen):\n    if n == 0:\n        return seen['end']\n    return walk(n - 1, seen)\n\n"
+             "walk(500, {})\n"},
     {"id": "chained_root_cause", "setup": "config = {'port': 'eighty'}\n",
-     "cell": "def port_of(cfg):\n    try:\n        return int(cfg['port'])\n    except ValueError as exc:\n        raise RuntimeError('bad port in config') from exc\n\nport = port_of(config)\n"},
+     "cell": "def port_of(cfg):\n    try:\n        return int(cfg['port'])\n    except ValueError as exc:\n"
+             "        raise RuntimeError('bad port in config') from exc\n\nport = port_of(config)\n"},
 ]
 
 

@@ -231,8 +231,14 @@ class Recorded:
     def _closeness(self, index: int) -> str:
         """`abs(a - b) < tol` failed: how a differs from b, as for `a == b` (` (a ... vs b: ...)`)."""
         node = self.kinds[index]
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "abs"
-                and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) and isinstance(node.args[0].op, ast.Sub)):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "abs"
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.BinOp)
+            and isinstance(node.args[0].op, ast.Sub)
+        ):
             return ""
         sub = next((c for c in self.children[index] if isinstance(self.kinds[c], ast.BinOp)), None)
         if sub is None:
@@ -242,7 +248,9 @@ class Recorded:
         if a is None or b is None or a not in self.values or b not in self.values:
             return ""
         said = difference(self.values[a], self.values[b])
-        return f" ({self.sources[a]} is {_repr(self.values[a])}, expected {_repr(self.values[b])}: {said})" if said else ""
+        return (
+            f" ({self.sources[a]} is {_repr(self.values[a])}, expected {_repr(self.values[b])}: {said})" if said else ""
+        )
 
     def _focus(self, index: int) -> int:
         """Into a failing `and`: the operand that was false (the last one evaluated)."""
@@ -426,7 +434,8 @@ def difference(actual, expected) -> str:
             return _frame_difference(actual, expected)
         if isinstance(actual, str) and isinstance(expected, str) and min(len(actual), len(expected)) > 20:
             at = next((i for i, (a, b) in enumerate(zip(actual, expected)) if a != b), min(len(actual), len(expected)))
-            return f"first difference at character {at}: {_clip(repr(actual[at:at + 12]), 30)} vs {_clip(repr(expected[at:at + 12]), 30)}"
+            shown = _clip(repr(actual[at:at + 12]), 30), _clip(repr(expected[at:at + 12]), 30)
+            return f"first difference at character {at}: {shown[0]} vs {shown[1]}"
     except Exception:
         return ""
     return ""
@@ -435,7 +444,9 @@ def difference(actual, expected) -> str:
 def _number(value) -> bool:
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return False
-    return isinstance(value, (int, float)) or (type(value).__module__ == "numpy" and getattr(value, "shape", None) == ())
+    return isinstance(value, (int, float)) or (
+        type(value).__module__ == "numpy" and getattr(value, "shape", None) == ()
+    )
 
 
 def _number_difference(actual, expected) -> str:
@@ -507,7 +518,9 @@ def _parts(named: list) -> str:
     for name, items in named:
         if items:
             shown = ", ".join(_short_item(i) for i in items[:MAX_DIFFS + 1])
-            out.append(f"{name} {shown}" + (f" and {len(items) - MAX_DIFFS - 1} more" if len(items) > MAX_DIFFS + 1 else ""))
+            out.append(
+                f"{name} {shown}" + (f" and {len(items) - MAX_DIFFS - 1} more" if len(items) > MAX_DIFFS + 1 else "")
+            )
     return "; ".join(out)
 
 

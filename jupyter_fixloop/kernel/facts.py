@@ -43,10 +43,13 @@ def gather(exc: BaseException, ns: dict, frame, user_names=(), outer: BaseExcept
         facts += _attribute_facts(exc, exprs, scope)
     elif isinstance(exc, KeyError):
         facts += _key_facts(exc, exprs, scope)
-    if any(isinstance(e, (TypeError, ValueError)) and TYPE_WORDS.search(str(e)) for e in (exc, outer) if e is not None) \
-            or (isinstance(exc, AttributeError) and "accessor" in str(exc)):
+    if any(
+        isinstance(e, (TypeError, ValueError)) and TYPE_WORDS.search(str(e)) for e in (exc, outer) if e is not None
+    ) or (isinstance(exc, AttributeError) and "accessor" in str(exc)):
         facts += _dtype_facts(exprs, stmt, scope)
-    if isinstance(exc, IndexError) or (isinstance(exc, (ValueError, TypeError, RuntimeError)) and SHAPE_WORDS.search(str(exc))):
+    if isinstance(exc, IndexError) or (
+        isinstance(exc, (ValueError, TypeError, RuntimeError)) and SHAPE_WORDS.search(str(exc))
+    ):
         facts += _shape_facts(exprs, scope)
     if frame is not None:
         facts += _value_facts(frame, stmt, scope, told=facts)
@@ -216,7 +219,9 @@ def _has(keys: list, key) -> bool:
 
 def _dtype_facts(exprs: list[ast.expr], stmt: list[ast.AST], scope: dict) -> list[str]:
     """The dtypes of the pandas columns the failing statement touches (values too, when they are text)."""
-    mentioned = {c.value for root in stmt for c in ast.walk(root) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+    mentioned = {
+        c.value for root in stmt for c in ast.walk(root) if isinstance(c, ast.Constant) and isinstance(c.value, str)
+    }
     parts, seen = [], set()
     for node in exprs:
         value = _value_of(node, scope)

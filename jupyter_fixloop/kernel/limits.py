@@ -178,7 +178,9 @@ def _block_secret_files() -> None:
     def hook(event, args):
         if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
             name = os.fsdecode(args[0])
-            if (is_secret_file(name) and not os.path.isdir(name)) or any(part in SECRET_DIRS for part in name.split(os.sep)[:-1]):
+            if (is_secret_file(name) and not os.path.isdir(name)) or any(
+                part in SECRET_DIRS for part in name.split(os.sep)[:-1]
+            ):
                 raise PermissionError(f"fixloop sandbox: reading {os.path.basename(name)!r} is blocked (secrets)")
 
     sys.addaudithook(hook)

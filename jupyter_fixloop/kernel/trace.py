@@ -429,7 +429,11 @@ def _steps(recorded) -> list[list[str]]:
         node = recorded.kinds[index]
         if index not in recorded.values or isinstance(node, (ast.Name, ast.Constant, ast.Slice)):
             continue
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Constant):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and isinstance(node.slice, ast.Constant)
+        ):
             continue  # df["col"]: the frame's column, as it was
         value = recorded.values[index]
         if type(value).__name__ not in ("DataFrame", "Series", "ndarray", "list", "tuple", "dict", "int", "float",
@@ -455,7 +459,9 @@ class Twin:
             down_r, down_w = os.pipe()
             up_r, up_w = os.pipe()
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # "fork() in a multi-threaded process": the twin takes no lock of theirs
+                warnings.simplefilter(
+                    "ignore"
+                )  # "fork() in a multi-threaded process": the twin takes no lock of theirs
                 pid = os.fork()
         except Exception:
             return None

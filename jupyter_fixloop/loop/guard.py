@@ -130,7 +130,11 @@ class Guard:
             if isinstance(node, ast.Assert) and ast.unparse(node.test) in checks - mine:
                 return (f"the candidate copies the check `assert {_short(ast.unparse(node.test))}` into the cell; the "
                         "checks run on their own after the cell: reply with the cell's code only, fixed")
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip() in {c.strip() for c in self.checks}:
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and node.value.strip() in {c.strip() for c in self.checks}
+            ):
                 return ("the candidate copies a check into the cell (as text to run); the checks run on their own "
                         "after the cell: reply with the cell's code only, fixed")
         return None
@@ -256,11 +260,20 @@ def _call_roots(tree: ast.AST) -> set[str]:
 def _patched_dunders(tree: ast.AST) -> set[str]:
     found = set()
     for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        )
         for t in targets:
-            if isinstance(t, ast.Attribute) and (t.attr in COMPARISON_DUNDERS or _root(t) in ("builtins", "__builtins__")):
+            if isinstance(t, ast.Attribute) and (
+                t.attr in COMPARISON_DUNDERS or _root(t) in ("builtins", "__builtins__")
+            ):
                 found.add(ast.unparse(t))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 2:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and len(node.args) >= 2
+        ):
             attr = node.args[1]
             if isinstance(attr, ast.Constant) and attr.value in COMPARISON_DUNDERS:
                 found.add(f"{ast.unparse(node.args[0])}.{attr.value}")

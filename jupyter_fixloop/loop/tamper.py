@@ -60,7 +60,9 @@ def _fold(node: ast.AST):
             return NOT
         if isinstance(node.op, ast.Pow) and (abs(right) > 64 or abs(left) > MAX_FOLD):
             return NOT
-        if isinstance(node.op, ast.Mult) and isinstance(left, (str, list, tuple)) != isinstance(right, (str, list, tuple)):
+        if isinstance(node.op, ast.Mult) and isinstance(left, (str, list, tuple)) != isinstance(
+            right, (str, list, tuple)
+        ):
             count = right if isinstance(right, int) else left
             if isinstance(count, int) and count > 10_000:
                 return NOT
@@ -121,7 +123,9 @@ def redefined_helpers(tree: ast.Module, original: ast.Module, checks: list[ast.A
                       namespace: frozenset[str] | None = None) -> str | None:
     """A function a check calls that the cell did not define, a helper of the user's namespace
     (`namespace`: its names; None when not known), defined or assigned anew by the candidate."""
-    called = {n.func.id for c in checks for n in ast.walk(c) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    called = {
+        n.func.id for c in checks for n in ast.walk(c) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
     called -= set(dir(builtins))
     if namespace is not None:
         called &= namespace
@@ -144,7 +148,8 @@ def always_equal_classes(tree: ast.Module, original: ast.Module) -> str | None:
     return None
 
 
-def special_cases(tree: ast.Module, original: ast.Module, expectations: list[tuple[str, set[str], object]]) -> str | None:
+def special_cases(tree: ast.Module, original: ast.Module, expectations: list[tuple[str, set[str],
+                                                                                   object]]) -> str | None:
     """`if n == 6:` in `fib` when a check expects a value of `fib(6)`: the input of a check, handled apart."""
     inputs = []
     for check, _, _ in expectations:
@@ -185,7 +190,11 @@ def _input_tests(tree: ast.AST) -> list[tuple[str, int, object, str]]:
             if not isinstance(node, (ast.If, ast.IfExp, ast.While)):
                 continue
             for test in ast.walk(node.test):
-                if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.In))):
+                if not (
+                    isinstance(test, ast.Compare)
+                    and len(test.ops) == 1
+                    and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.In))
+                ):
                     continue
                 for side, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
                     if isinstance(side, ast.Name) and side.id in params:
@@ -227,8 +236,14 @@ def _assigned_attributes(tree: ast.AST) -> set[str]:
     found = {ast.unparse(part) for part in assignment_targets(tree)
              if isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Store)}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
             found.add(f"{ast.unparse(node.args[0])}.{node.args[1].value}")
     return found
 
@@ -290,7 +305,9 @@ def _reaches(tree: ast.AST) -> set[str]:
         elif isinstance(node, ast.Name) and any(word in node.id.lower() for word in OURS):
             found.add(node.id)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            modules = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            modules = [a.name for a in node.names] + (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            )
             found |= {m for m in modules if "fixloop" in m.lower()}
             if isinstance(node, ast.ImportFrom) and node.module in ("sys", "inspect", "gc"):
                 found |= {f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in REACH_IN}

@@ -67,7 +67,11 @@ class Frontend:
             name = self.info.get("frontend", "frontend")
             version = self.info.get("version", "")
             return f"Connected to {name} {version}".rstrip() + ": Accept replaces the cell in place."
-        why = "no answer from the fixloop extension yet" if self.state == "waiting" else "no fixloop extension in this frontend"
+        why = (
+            "no answer from the fixloop extension yet"
+            if self.state == "waiting"
+            else "no fixloop extension in this frontend"
+        )
         return f"Degraded mode ({why}): Accept shows the code to copy; `%fixloop last` inserts it as a new cell."
 
     def _on_close(self, msg) -> None:
@@ -136,7 +140,9 @@ class Frontend:
         loop_id, word = data.get("loop_id"), data.get("decision")
         target = self.loops.get(loop_id)
         if target is None or word not in DECIDE_WORDS:
-            error = f"no loop {loop_id!r} in this kernel (restarted?)" if target is None else f"unknown decision {word!r}"
+            error = (
+                f"no loop {loop_id!r} in this kernel (restarted?)" if target is None else f"unknown decision {word!r}"
+            )
             self.send({"action": "decision", "loop_id": loop_id, "decision": "unknown", "error": error})
             return
         target.decide(word, via="sidebar")

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
-AWAIT_NOTE = "the cell uses top-level await, which a cell magic cannot run in your kernel (IPython runs it only as a cell)"
+AWAIT_NOTE = (
+    "the cell uses top-level await, which a cell magic cannot run in your kernel (IPython runs it only as a cell)"
+)
 
 
 def awaits_in_running_loop(shell, code: str) -> bool:

@@ -114,7 +114,9 @@ class FixLoopMagics(Magics):
         try:
             return parse_argstring(self.fixloop, line)
         except (IPythonUsageError, SystemExit, ValueError) as exc:
-            raise IPythonUsageError(f"%%fixloop: {exc}. Example: %%fixloop --expect \"f(2) == 4\" --max-rounds 3") from None
+            raise IPythonUsageError(
+                f'%%fixloop: {exc}. Example: %%fixloop --expect "f(2) == 4" --max-rounds 3'
+            ) from None
 
     def _options(self, args):
         """FixLoop's configured values, overridden by this cell's arguments."""
@@ -175,7 +177,8 @@ class FixLoopMagics(Magics):
                 raise IPythonUsageError(f"%fixloop config: {exc}") from None
             return None
         raise IPythonUsageError(f"%fixloop: unknown command {command!r}; use `%fixloop last`, `%fixloop history`, "
-                                "`%fixloop config`, an instruction (`%fixloop add a column with the total`) or `%fixloop --help`")
+                                "`%fixloop config`, an instruction (`%fixloop add a column with the total`) "
+                                "or `%fixloop --help`")
 
     def _insert_last(self):
         entry = histories.get(self.shell).last()

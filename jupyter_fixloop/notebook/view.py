@@ -160,7 +160,8 @@ class LoopView:
             return
         text = self.frontend.describe()
         if self.frontend.connected and not self.entry.cell_id:
-            text = "This cell was not run with a cell id, so it cannot be replaced in place: Accept shows the code to copy."
+            text = ("This cell was not run with a cell id, so it cannot be replaced in place: Accept shows the code "
+                    "to copy.")
         self.widget.show_mode(text)
 
     def _say(self, state: str, text: str) -> None:
