@@ -100,3 +100,19 @@ def test_anything_but_loophooks_is_refused_with_a_short_error():
         fix("x = 1\n", hooks=lambda kind, info: None)
     with pytest.raises(TypeError, match=r"on_event=\.\.\.\) is gone: pass hooks=LoopHooks"):
         fix("x = 1\n", on_event=lambda kind, info: None)
+
+
+class _Proxy:
+    """A user object whose `__class__` cannot be read (a lazy proxy whose target failed to load)."""
+
+    @property
+    def __class__(self):
+        raise RuntimeError("the proxy's target failed to load")
+
+
+def test_on_end_is_called_once_when_the_loop_raises_before_its_first_run():
+    ended = []
+    with pytest.raises(RuntimeError, match="failed to load"):
+        fix(CELL, checks=CHECKS, namespace={**NS, "lazy": _Proxy()}, max_rounds=1,
+            hooks=LoopHooks(on_end=ended.append))
+    assert ended == [LoopEnd(result=None)]

@@ -124,22 +124,23 @@ class LoopRun:
             events.call(self.hooks.on_end, events.LoopEnd(refused))
             return refused
         # K samples run side by side: keep K warm (pool_size 0, no warm kernels, stays 0 for one sample)
-        size = self.options.pool_size if self.options.samples == 1 else max(self.options.pool_size,
-                                                                            self.options.samples)
-        pool = pool_for(self.settings, size)
-        mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"), self.options.snapshot_size_cap,
-                         self._shared())
-        result = None
-        try:
+        size = max(self.options.pool_size, self.options.samples if self.options.samples > 1 else 0)
+        pool = mirror = result = None
+        try:  # on_end is called once, last, whatever raises (the pool's start and the mirror's set-up too)
+            pool = pool_for(self.settings, size)
+            mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"),
+                             self.options.snapshot_size_cap, self._shared())
             try:
                 result = await self._rounds(pool, mirror)
             except FixloopError as exc:
                 result = self._end("error", str(exc))
             return result
         finally:
-            pool.drop_prepared()  # its snapshot belongs to this loop
-            pool.rest_after(self.options.pool_idle)
-            mirror.cleanup()
+            if pool is not None:
+                pool.drop_prepared()  # its snapshot belongs to this loop
+                pool.rest_after(self.options.pool_idle)
+            if mirror is not None:
+                mirror.cleanup()
             events.call(self.hooks.on_end, events.LoopEnd(result))
 
     async def _rounds(self, pool: SandboxPool, mirror: _Mirror) -> LoopResult:
