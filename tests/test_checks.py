@@ -23,6 +23,14 @@ def test_failing_expression_shows_the_values_inside_it():
     assert rest == ["from line 3 of the cell: return 3.14 * r"]  # the line that produced area(3)
 
 
+def test_a_name_used_as_a_key_is_not_produced_by_the_line_that_writes_through_it():
+    cell = "key = 'total'\nrow = {}\nrow[key] = 5\n"
+    out = checks.evaluate("key == 'sum'", ns_of(cell), cell=cell)
+    # `row[key] = 5` changes row, not key: key came from line 1
+    assert "from line 1 of the cell: key = 'total'" in out["detail"], out["detail"]
+    assert "from line 3" not in out["detail"], out["detail"]
+
+
 def test_the_check_is_evaluated_once():
     calls = []
     ns = {"f": lambda: calls.append(1) or 5}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from jupyter_fixloop.kernel.facts import short_repr
+from jupyter_fixloop.kernel.facts import short_repr, written
 
 CHECK_FILE = "<check>"
 RECORDER = "__fixloop_value__"
@@ -314,7 +314,7 @@ def producers(node: ast.expr, cell: str, block: list[ast.stmt] = ()) -> list[str
     wanted = _read_names(node)
     for stmt in reversed(list(block)):
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
-            if _bound_at_top(stmt) & wanted:
+            if written(stmt, calls=False) & wanted:
                 wanted |= _read_names(stmt.value)
     found: dict[int, str] = {}
     for stmt in tree.body:
@@ -323,7 +323,7 @@ def producers(node: ast.expr, cell: str, block: list[ast.stmt] = ()) -> list[str
                 if isinstance(ret, ast.Return) and ret.value is not None:
                     found[ret.lineno] = stmt.name
             continue
-        for name in _bound_at_top(stmt) & wanted:
+        for name in written(stmt, calls=False) & wanted:
             for key in [k for k, v in found.items() if v == name]:
                 del found[key]  # only the last binding counts
             found[stmt.lineno] = name
@@ -343,27 +343,6 @@ def _read_names(node: ast.expr) -> set[str]:
         if isinstance(call, ast.Subscript) and ast.unparse(call.value) in NAMESPACE_CALLS:
             if isinstance(call.slice, ast.Constant):
                 names.add(str(call.slice.value))
-    return names
-
-
-def _bound_at_top(stmt: ast.stmt) -> set[str]:
-    targets: list[ast.AST] = []
-    if isinstance(stmt, ast.Assign):
-        targets = list(stmt.targets)
-    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
-        targets = [stmt.target]
-    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-        targets = [stmt.target]
-    names = set()
-    for t in targets:
-        for n in ast.walk(t):
-            if isinstance(n, ast.Name):
-                names.add(n.id)
-        root = t
-        while isinstance(root, (ast.Subscript, ast.Attribute)):  # df["x"] = ... changes df
-            root = root.value
-        if isinstance(root, ast.Name):
-            names.add(root.id)
     return names
 
 

@@ -406,3 +406,29 @@ def _list(items, limit: int = 10) -> str:
     shown = ", ".join(repr(i) for i in items[:limit])
     more = f", ... ({len(items) - limit} more)" if len(items) > limit else ""
     return f"[{shown}{more}]" if items else ""
+
+
+def written(stmt: ast.stmt, calls: bool = True) -> set[str]:
+    """Names a statement binds or changes in place (`df["x"] = ...`, `x += 1`, and with `calls` a method
+    call's object, `found.append(v)`)."""
+    targets: list[ast.AST] = []
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        targets = [stmt.target]
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        targets = [stmt.target]
+    elif calls and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+            and isinstance(stmt.value.func, ast.Attribute):
+        targets = [stmt.value.func.value]  # found.append(v), df.sort_values(..., inplace=True)
+    names = set()
+    for t in targets:
+        for n in ast.walk(t):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                names.add(n.id)
+        root = t
+        while isinstance(root, (ast.Subscript, ast.Attribute, ast.Call)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        if isinstance(root, ast.Name):
+            names.add(root.id)
+    return names

@@ -35,7 +35,7 @@ import time
 import warnings
 
 from jupyter_fixloop.kernel import limits
-from jupyter_fixloop.kernel.facts import short_repr
+from jupyter_fixloop.kernel.facts import short_repr, written
 
 CELL_FILE = "<cell>"
 TRACE_SECONDS = 5.0  # the traced re-run's time limit (a tracer slows Python code several times)
@@ -129,30 +129,6 @@ def _statements(tree: ast.Module) -> list[tuple[set[str], list[str]]]:
 
     visit(tree.body, None)
     return found
-
-
-def written(stmt: ast.stmt) -> set[str]:
-    """Names a statement binds or changes in place (`df["x"] = ...`, `found.append(v)`, `x += 1`)."""
-    targets: list[ast.AST] = []
-    if isinstance(stmt, ast.Assign):
-        targets = list(stmt.targets)
-    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
-        targets = [stmt.target]
-    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-        targets = [stmt.target]
-    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
-        targets = [stmt.value.func.value]  # found.append(v), df.sort_values(..., inplace=True)
-    names = set()
-    for t in targets:
-        for n in ast.walk(t):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                names.add(n.id)
-        root = t
-        while isinstance(root, (ast.Subscript, ast.Attribute, ast.Call)):
-            root = root.func if isinstance(root, ast.Call) else root.value
-        if isinstance(root, ast.Name):
-            names.add(root.id)
-    return names
 
 
 def _loads(node: ast.AST) -> list[str]:
