@@ -109,12 +109,6 @@ def test_namespaces_and_functions_are_not_shown_as_values():
     assert out["detail"] == "globals().get('total') returned 84.1, expected 84.12 (actual - expected = -0.02)"
 
 
-def test_which_checks_are_blocks():
-    assert checks.is_expression("x == 1")
-    assert not checks.is_expression("assert x == 1")
-    assert not checks.is_expression("y = x\nassert y")
-
-
 # ---------------------------------------------------------------- expected vs actual, as data
 
 

@@ -239,7 +239,7 @@ class NotebookKernel:
         )
         self.reply: dict | None = None
 
-    def _executed(self, cell, cell_index, execute_reply) -> None:
+    def _executed(self, cell, cell_index, execute_reply) -> None:  # nbclient's hook: all three by name
         self.reply = execute_reply
 
     async def start(self) -> None:

@@ -26,14 +26,6 @@ OPAQUE = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
 NAMESPACE_CALLS = ("globals()", "locals()", "vars()")
 
 
-def is_expression(check: str) -> bool:
-    try:
-        ast.parse(check.strip(), mode="eval")
-        return True
-    except SyntaxError:
-        return False
-
-
 def evaluate(check: str, ns: dict, raise_errors: bool = False, cell: str = "") -> dict:
     """Judge one check in `ns`: {"expr", "passed", "detail"}. With `raise_errors`, an exception
     other than a failed assert propagates, carrying the statement it came from as `check_line`."""
