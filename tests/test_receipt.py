@@ -237,6 +237,49 @@ def test_receipt_text_stays_readable_by_the_builtin_engine():
     assert parsed.values["key"] == "'customer'"  # the value lines after a DataFrame's rows are still context
 
 
+def test_the_engine_reads_the_typed_receipt_as_it_would_read_its_text():
+    from jupyter_fixloop.model.builtin.edits import ParsedReceipt
+
+    orders = pd.DataFrame({"Customer": ["a", "b"], "total": [3, 4]})
+    r = receipt_of("key = 'customer'\nper = orders.groupby(key)['total'].sum()\n", orders=orders)
+    typed, read = ParsedReceipt.of(r), parse_receipt(r.text)
+    for part in ("headline", "ename", "evalue", "lineno", "line", "context", "values", "message"):
+        assert getattr(typed, part) == getattr(read, part), part
+    again = ParsedReceipt.of(r.annotated(same_as="round 1", copied_checks_removed=1))
+    assert (again.headline, again.ename, again.message) == (read.headline, "KeyError", read.message)
+    assert parse_receipt(r.annotated(same_as="round 1").text).ename == ""  # the text's first line is the loop's
+
+
+# ---------------------------------------------------------------- what the loop adds, within the budget
+
+
+NOTE = ("Note: 2 statement(s) copied from the checks were removed from your answer; the checks run on their own "
+        "after the cell.")
+
+
+def test_a_copied_checks_note_is_fitted_into_the_budget_with_the_run():
+    code = "for i in range(40):\n    print('row', i, 'x' * 50)\nraise ValueError('bad value: ' + 'z' * 300)\n"
+    budget = tokens(receipt_of(code, budget=5000).text) + 5  # all of the run's lines just fit
+    r = receipt_of(code, budget=budget)
+    assert "row 7 " in r.text and tokens(r.text) <= budget < tokens(r.text + "\n" + NOTE)  # added after, too long
+    noted = r.annotated(copied_checks_removed=2)
+    assert tokens(noted.text) <= budget and noted.copied_checks_removed == 2
+    assert noted.text.endswith("\n" + NOTE) and noted.text.startswith("ValueError: bad value: zzz")
+    assert "  at line 3 of the cell: raise ValueError('bad value: ' + 'z' * 300)" in noted.text
+    assert "row 7 " not in noted.text and "row 39 " in noted.text  # fewer output lines, to make room
+
+
+def test_the_loops_lines_are_said_once_around_the_run_in_a_fixed_order():
+    r = receipt_of("x = 1\ny = x + 'a'\n", checks=("x == 2",))
+    said = r.annotated(copied_checks_removed=2).annotated(regressions=(("x == 2", 0),)).annotated(same_as="round 1")
+    assert said.text == "\n".join(["(same code as round 1, not run again)", r.text,
+                                    "Regression: x == 2 passed in round 0 and fails now", NOTE])
+    assert said.annotated(same_as="sample 2").text.count(NOTE) == 1
+    assert said.annotated(same_as=None, copied_checks_removed=0, regressions=()).text == r.text
+    given = receipts.rejected("it copies a check")  # a text given as is keeps it
+    assert given.annotated(same_as="round 2").text == "(same code as round 2, not run again)\nRejected: it copies a check"
+
+
 # ---------------------------------------------------------------- through real sandbox kernels
 
 

@@ -324,7 +324,7 @@ def test_repair_fixes_real_error(name, ns):
     if first.ok and "FutureWarning" in first.text and not PANDAS_3:
         pytest.skip("deprecated before pandas 3, removed in it: this pandas only warns")
     assert not first.ok, f"the broken cell should fail: {first.text}"
-    repair, fixed = repairs.first_repair(textwrap.dedent(cell), first.text)
+    repair, fixed = repairs.first_repair(textwrap.dedent(cell), first)
     assert repair is not None, f"no repair for:\n{first.text}"
     assert repair.__name__ == expected, f"{repair.__name__} answered:\n{fixed}"
     again = run(ns, setup, fixed)
@@ -338,7 +338,7 @@ def test_a_function_that_moved_inside_the_library_is_called_where_it_lives_now(n
     cell = "p = pd.core.reshape.util.cartesian_product([np.arange(2), np.arange(3)])\n"
     first = run(ns, PD, cell)
     assert not first.ok
-    repair, fixed = repairs.first_repair(cell, first.text)
+    repair, fixed = repairs.first_repair(cell, first)
     assert repair is not None and repair.__name__ == "moved_function", first.text
     assert run(ns, PD, fixed).ok, fixed
     assert [list(a) for a in ns["p"]] == [[0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2]]
@@ -350,7 +350,7 @@ def test_a_renamed_matplotlib_style_becomes_the_nearest_available_one(ns):
     cell = "import matplotlib.pyplot as plt\nplt.style.use('seaborn-whitegrid')\n"
     first = run(ns, "", cell)
     assert not first.ok
-    repair, fixed = repairs.first_repair(cell, first.text)
+    repair, fixed = repairs.first_repair(cell, first)
     assert repair is not None and repair.__name__ == "style_name", first.text
     assert "'seaborn-v0_8-whitegrid'" in fixed and "seaborn-v0_8-whitegrid" in style.available
     assert run(ns, "", fixed).ok
@@ -374,7 +374,7 @@ def test_no_repair_when_the_receipt_does_not_say(name, ns):
     setup, cell = NO_REPAIR[name]
     first = run(ns, setup, cell)
     assert not first.ok
-    repair, fixed = repairs.first_repair(cell, first.text)
+    repair, fixed = repairs.first_repair(cell, first)
     assert repair is None, f"{repair.__name__} guessed:\n{fixed}"
 
 
@@ -383,11 +383,11 @@ def test_two_bugs_take_two_rounds(ns):
     setup = PD + "df = pd.DataFrame({'a': [1, 2]})\n"
     cell = "rows = [v for k, v in df.iteritems()]\nlabel = 'n=' + len(rows)\n"
     first = run(ns, setup, cell)
-    _, step1 = repairs.first_repair(cell, first.text)
+    _, step1 = repairs.first_repair(cell, first)
     assert "df.items()" in step1 and "'n=' + len(rows)" in step1
     second = run(ns, setup, step1)
     assert second.ename == "TypeError"
-    _, step2 = repairs.first_repair(step1, second.text)
+    _, step2 = repairs.first_repair(step1, second)
     assert run(ns, setup, step2).ok
     assert ns["label"] == "n=1"
 
@@ -432,7 +432,7 @@ def test_text_plus_something_it_cannot_place_is_said_not_guessed(ns):
     cell = "msg = 'n=' + rec['n']\n"
     first = run(ns, "rec = {'n': 3}\n", cell)
     assert first.ename == "TypeError"
-    repair, fixed = repairs.first_repair(cell, first.text)
+    repair, fixed = repairs.first_repair(cell, first)
     assert repair is None, fixed
     reply = answer(build_messages(cell, history=[(cell, first)])[1]["content"])
     assert reply.startswith("The built-in engine cannot tell how to fix this: `rec['n']` is added to text")
@@ -485,7 +485,7 @@ def test_a_guess_the_data_contradicts_is_refused_with_the_reason(name, ns):
     setup, cell, said = CANNOT_TELL[name]
     first = run(ns, setup, cell)
     assert not first.ok, first.text
-    repair, fixed, doubt = repairs.propose(cell, first.text)
+    repair, fixed, doubt = repairs.propose(cell, first)
     assert repair is None, f"{repair.__name__} guessed:\n{fixed}"
     assert said in doubt, doubt
     reply = answer(build_messages(cell, history=[(cell, first)])[1]["content"])
@@ -546,6 +546,6 @@ def test_a_data_repair_writing_pd_imports_it_unless_the_namespace_binds_it(modul
     first = run(ns, "import pandas as pd\ndf = pd.DataFrame({'v': ['1', 'n/a', '3']})\n",
                 "df['v'] = df['v'].astype(float)\n")
     assert not first.ok, first.text
-    repair, fixed, _ = repairs.propose("df['v'] = df['v'].astype(float)\n", first.text, modules)
+    repair, fixed, _ = repairs.propose("df['v'] = df['v'].astype(float)\n", first, modules)
     assert repair is not None and "pd." in fixed, fixed
     assert ("import pandas as pd" in fixed) == (modules.get("pd") != "pandas"), fixed

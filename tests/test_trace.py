@@ -136,7 +136,7 @@ def repaired(cell: str, checks: list[str], ns: dict) -> tuple[str, str]:
     from jupyter_fixloop.model.builtin.repairs import propose
 
     before = {k: v.copy() if hasattr(v, "copy") else v for k, v in ns.items()}
-    repair, fixed, _ = propose(cell, receipt_of(cell, checks, ns).text)
+    repair, fixed, _ = propose(cell, receipt_of(cell, checks, ns))
     assert repair is not None
     assert all(c["passed"] for c in runner.run(fixed, checks, ns=before, judged=False)["checks"]), fixed
     return repair.__name__, fixed

@@ -223,8 +223,7 @@ class LoopRun:
         reply, receipt = best.reply, best.receipt
         removed = self._removed.get(reply.code or "", 0)
         if removed:
-            receipt = replace(receipt, text=receipt.text + f"\nNote: {removed} statement(s) copied from the checks "
-                              "were removed from your answer; the checks run on their own after the cell.")
+            receipt = receipt.annotated(copied_checks_removed=removed)
         usage = sampling.total_usage(candidates, best)
         several = len(candidates) > 1 or self.options.samples > 1
         samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
@@ -307,7 +306,7 @@ class LoopRun:
         tried = _tried_before(code, self.rounds, self.source, self.first)
         if tried is not None:
             label, earlier = tried
-            return replace(earlier, text=f"(same code as {label}, not run again)\n{earlier.text}")
+            return earlier.annotated(same_as=label)
         rejection = guard_.check(code, history[-1][1] if history else None)
         if rejection:
             return rejection

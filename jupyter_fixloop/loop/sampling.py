@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..model.models import Reply
 from ..receipt.values import Receipt, rejected
@@ -152,7 +152,7 @@ class _Round:
         run, same = self._run_of(order, reply)
         receipt = await self._receipt(run)
         if same is not None:
-            receipt = replace(receipt, text=f"(same code as sample {same + 1}, not run again)\n{receipt.text}")
+            receipt = receipt.annotated(same_as=f"sample {same + 1}")
         if receipt.ok and not self.passed and (self.decisive is None or self.decisive(step, reply, receipt)):
             self._stop_the_others()
         if step == RULES:

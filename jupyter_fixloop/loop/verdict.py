@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from dataclasses import replace
 
 from ..receipt.values import Receipt
 
@@ -81,8 +80,7 @@ class PassedBefore:
         regressed = [c for c in receipt.checks if not c.passed and c.expr in self.rounds]
         if not regressed:
             return receipt
-        lines = [f"Regression: {c.expr} passed in round {self.rounds[c.expr]} and fails now" for c in regressed]
-        return replace(receipt, text=receipt.text + "\n" + "\n".join(lines))
+        return receipt.annotated(regressions=tuple((c.expr, self.rounds[c.expr]) for c in regressed))
 
 
 def _asserts(code: str | None, original: str | None = None) -> int:

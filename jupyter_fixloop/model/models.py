@@ -266,7 +266,7 @@ def _builtin(messages: list[dict], last: LastRun | None = None) -> Reply:
 
     started = time.perf_counter()
     if last is not None:
-        text = answer_run(last.code, last.receipt.text if last.receipt is not None else "", last.modules)
+        text = answer_run(last.code, last.receipt, last.modules)
     else:
         text = answer("\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user"))
     usage = Usage(0, 0, 0.0, time.perf_counter() - started)

@@ -7,9 +7,12 @@ for a litellm model): when the full text is too long, it is
 rendered again at a lower level of detail, dropping the least useful parts first; the headline and
 the failing line are never dropped.
 
-The text format is read by the built-in engine (repairs.py); keep these stable: the headline
+In the loop the built-in engine reads the typed fields (edits.ParsedReceipt.of); it reads the text back
+only from a prompt (engine.answer, the bench's cases), so keep these stable: the headline
 `Ename: evalue`, `  at line N of the cell: ...`, and a `Context:` section of lines indented by two
-spaces (continuation lines of one fact by four).
+spaces (continuation lines of one fact by four). What the loop adds about a run (the same code as an
+earlier one, checks copied into it, regressions) are fields too, rendered into the text with the run's
+lines within the budget (`Receipt.annotated`).
 """
 
 from __future__ import annotations
@@ -109,6 +112,11 @@ class Receipt:
     effect: Effect | None = field(default=None, compare=False)
     following: tuple[FollowingOutcome, ...] = field(default=(), compare=False)
     trace: tuple[TracedLine, ...] = field(default=(), compare=False)
+    # what the loop says about the run, rendered into `text` by text.annotated (within the budget):
+    same_as: str | None = field(default=None, compare=False)  # not run again: the same code as this run
+    copied_checks_removed: int = field(default=0, compare=False)  # statements copied from the checks, removed
+    regressions: tuple[tuple[str, int], ...] = field(default=(), compare=False)  # (check, round it passed in)
+    body: Body | None = field(default=None, compare=False, repr=False)  # how `text` was rendered; None: as given
 
     @property
     def ok(self) -> bool:
@@ -118,6 +126,19 @@ class Receipt:
     def headline(self) -> str:
         """One line for tables and progress bars."""
         return self.text.splitlines()[0] if self.text else self.kind
+
+    @property
+    def run_headline(self) -> str:
+        """The first line of what the run produced (the error), after the line saying it was not run again."""
+        lines = self.text.splitlines()[1 if self.same_as else 0:]
+        return lines[0] if lines else self.kind
+
+    def annotated(self, **fields) -> Receipt:
+        """This receipt with what the loop says about the run set (`same_as`, `copied_checks_removed`,
+        `regressions`) and its text rendered again with it, within its budget (`said`)."""
+        body = self.body or Body(lambda detail, text=self.text: text.splitlines(), None)
+        said = replace(self, body=body, **fields)
+        return replace(said, text=_said(said, body))
 
 
 def estimate_tokens(text: str) -> int:
@@ -140,6 +161,15 @@ class Budget:
 
 
 DEFAULT_BUDGET = Budget()
+
+
+@dataclass(frozen=True)
+class Body:
+    """How a receipt's text was rendered: `render(detail)` gives its lines at one level of detail, fitted
+    into `budget`; kept so that what the loop adds later (text.annotated) is fitted with it."""
+
+    render: Callable[[Detail], list[str]]
+    budget: Budget | None = DEFAULT_BUDGET  # None: a text given as is, never cut
 
 
 @dataclass(frozen=True)
@@ -220,7 +250,8 @@ def from_run(
         return _raised(error, parts, budget, common)
     failed = [c for c in checks if not c.passed]
     kind = "check_failed" if failed else "ok"
-    return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, trace=trace if failed else (), **common)
+    return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, trace=trace if failed else (),
+                   body=Body(parts.render, budget), **common)
 
 
 def _judged_effect(result: dict, original: str | None, ran: str | None) -> Effect | None:
@@ -270,6 +301,7 @@ def _raised(error: dict, parts: _Parts, budget: Budget, common: dict) -> Receipt
         line=error.get("line"),
         checks=parts.checks,
         context=tuple(error.get("context", [])),
+        body=Body(parts.render, budget),
         **common,
     )
 
@@ -335,7 +367,8 @@ def timeout(seconds: float, result: dict | None = None, budget: Budget = DEFAULT
             lines += _output_lines(result, detail)
         return lines
 
-    return Receipt(kind="timeout", text=fit(render, budget), ename="Timeout", lineno=lineno, line=line, seconds=seconds)
+    return Receipt(kind="timeout", text=fit(render, budget), ename="Timeout", lineno=lineno, line=line, seconds=seconds,
+                   body=Body(render, budget))
 
 
 def crash(message: str, stderr_tail: str = "", budget: Budget = DEFAULT_BUDGET) -> Receipt:
@@ -348,7 +381,8 @@ def crash(message: str, stderr_tail: str = "", budget: Budget = DEFAULT_BUDGET) 
             lines += _indent(_head_tail(stderr_tail, detail.output_lines, detail.output_lines))
         return lines
 
-    return Receipt(kind="crash", text=fit(render, budget), ename="Crash", evalue=message, stderr=stderr_tail)
+    return Receipt(kind="crash", text=fit(render, budget), ename="Crash", evalue=message, stderr=stderr_tail,
+                   body=Body(render, budget))
 
 
 NO_REPAIR = "the built-in engine has no repair for this"
@@ -375,6 +409,35 @@ def no_code(reply: str) -> Receipt:
 def rejected(reason: str) -> Receipt:
     """The candidate was not run, or not accepted, because it cheats (see guard.py)."""
     return Receipt(kind="rejected", text=f"Rejected: {reason}")
+
+
+# ---------------------------------------------------------------- what the loop says about a run
+#
+# A run's receipt is made from the run alone (`from_run`). The loop then knows more: the candidate is
+# the same code as an earlier run and was not run again (`same_as`), statements copied from the checks
+# were removed from it (`copied_checks_removed`), checks that passed in an earlier round fail now
+# (`regressions`). `Receipt.annotated` sets those fields and renders the text again, here: the line of
+# `same_as` first, the run's own lines, then a line for each regression and the note on copied checks;
+# when all of it does not fit the budget, the run's lines are rendered at a lower level of detail.
+
+
+def _said(receipt: Receipt, body: Body) -> str:
+    """The text of `receipt`: its run's lines (`body`) between the loop's, in the body's budget."""
+    head = [f"(same code as {receipt.same_as}, not run again)"] if receipt.same_as else []
+    tail = [f"Regression: {check} passed in round {index} and fails now" for check, index in receipt.regressions]
+    if receipt.copied_checks_removed:
+        tail.append(f"Note: {receipt.copied_checks_removed} statement(s) copied from the checks were removed from "
+                    "your answer; the checks run on their own after the cell.")
+    if body.budget is None:
+        return "\n".join([*head, *body.render(LEVELS[0]), *tail])
+    budget = replace(body.budget, tokens=max(MIN_BUDGET, int(body.budget.tokens)))
+    for detail in LEVELS:
+        text = "\n".join([*head, *body.render(detail), *tail])
+        if budget.fits(text):
+            return text
+    # cut to fit: the run's lines keep their headline and failing line, in what the loop's lines leave
+    room = replace(budget, tokens=max(MIN_BUDGET, budget.tokens - budget.count("\n".join([*head, *tail])) - 1))
+    return cut("\n".join([*head, fit(body.render, room), *tail]), budget)
 
 
 # ---------------------------------------------------------------- expected output

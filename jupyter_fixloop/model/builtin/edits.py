@@ -1,8 +1,9 @@
-"""What the built-in repairs share: reading a receipt's text, and editing code without breaking it.
+"""What the built-in repairs share: reading a receipt, and editing code without breaking it.
 
-The built-in engine sees only the prompt, so a repair knows the cell through the receipt's text: the
-headline `Ename: message`, `  at line N of the cell: ...`, and the `Context:` facts gathered in the
-sandbox (`defined names close to 'x': [...]`, `name = repr`, ...). Edits go through tokens or the
+A repair knows the run through a `ParsedReceipt`: in the loop it is made from the typed receipt
+(`ParsedReceipt.of`); from a prompt (the bench's cases) it is read back from the receipt's text
+(`parse_receipt`): the headline `Ename: message`, `  at line N of the cell: ...`, and the `Context:`
+facts gathered in the sandbox (`defined names close to 'x': [...]`, `name = repr`, ...). Edits go through tokens or the
 AST, so a name inside a string or an attribute is never touched by mistake.
 """
 
@@ -14,6 +15,8 @@ import re
 import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from ...receipt.values import Receipt
 
 # ---------------------------------------------------------------- reading a receipt
 
@@ -53,6 +56,17 @@ class ParsedReceipt:
     values: dict = field(default_factory=dict)
     message: str = ""
     modules: Mapping[str, str] = field(default_factory=dict)  # the namespace's module names: {"pd": "pandas"}
+
+    @classmethod
+    def of(cls, receipt: Receipt, modules: Mapping[str, str] | None = None) -> ParsedReceipt:
+        """The parts of a typed receipt (the loop's), read from its fields, not from its text: the whole
+        message, every fact of its context (a fact's rows are items of their own, as in the text)."""
+        message = receipt.evalue or ""
+        context = [row.strip() for fact in receipt.context for row in (fact.splitlines() or [""])]
+        facts = [fact.splitlines()[0] if fact.strip() else "" for fact in receipt.context]
+        values = dict(m.groups() for m in map(VALUE.match, facts) if m)
+        return cls(receipt.run_headline, receipt.ename or "", message.split("\n", 1)[0].rstrip(), receipt.lineno,
+                   (receipt.line or "").rstrip(), tuple(context), receipt.text, values, message, dict(modules or {}))
 
 
 HEADLINE = re.compile(r"^(?P<ename>[A-Za-z_][\w.]*): ?(?P<evalue>.*)$")

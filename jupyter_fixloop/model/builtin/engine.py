@@ -1,8 +1,8 @@
 """The built-in offline engine (`fixloop/builtin`): answers a prompt the way a model does.
 
-It reads the same prompt a real model gets (the code that was run and the receipt of what
-happened), applies the first repair from `repairs.REPAIRS` that fits, and answers with a fenced
-code block. The loop cannot tell it from a remote model, so the whole loop is exercised with no
+It reads what a real model gets (the code that was run and the receipt of what happened: in the
+loop the typed receipt, from a prompt its text), applies the first repair from `repairs.REPAIRS`
+that fits, and answers with a fenced code block. The loop cannot tell it from a remote model, so the whole loop is exercised with no
 key and no network; it is called in-process (model.py), without litellm.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ...receipt.values import Receipt
 from ..prompt import CODE_HEADING, ORIGINAL_HEADING, RECEIPT_HEADING, SAME_AS_ORIGINAL
 from . import repairs
 
@@ -18,9 +19,9 @@ BLOCK = re.compile(r"```python\n(.*?)\n```", re.DOTALL)
 GUESS_WORDS = "A guess (only a check can tell it is the one meant): "
 
 
-def answer_run(code: str | None, receipt_text: str, modules: Mapping[str, str] | None = None) -> str:
-    """The reply for the last run as the loop holds it: the code it ran, its receipt's text and the
-    names its namespace binds to modules (`{"pd": "pandas"}`). The code is never read out of the
+def answer_run(code: str | None, receipt: Receipt | None, modules: Mapping[str, str] | None = None) -> str:
+    """The reply for the last run as the loop holds it: the code it ran, its typed receipt and the
+    names its namespace binds to modules (`{"pd": "pandas"}`). Neither is read back out of the
     prompt, whose receipt part is the sandbox's to write (an exception message holding a fenced
     block and a heading must not become the code repaired)."""
     if code is None:
@@ -28,7 +29,7 @@ def answer_run(code: str | None, receipt_text: str, modules: Mapping[str, str] |
             "The built-in engine repairs cells from their receipt; it cannot write code from an "
             "instruction. Configure a model (e.g. --model openai/gpt-4o-mini) for generation."
         )
-    return _repaired(code if code.endswith("\n") else code + "\n", receipt_text, modules)
+    return _repaired(code if code.endswith("\n") else code + "\n", receipt or "", modules)
 
 
 def answer(prompt: str) -> str:
@@ -52,12 +53,13 @@ def answer(prompt: str) -> str:
     return _repaired(code, receipt_text)
 
 
-def _repaired(code: str, receipt_text: str, modules: Mapping[str, str] | None = None) -> str:
-    repair, fixed, doubt = repairs.propose(code, receipt_text, modules)
+def _repaired(code: str, receipt: Receipt | str, modules: Mapping[str, str] | None = None) -> str:
+    repair, fixed, doubt = repairs.propose(code, receipt, modules)
     if repair is None and doubt:
         return f"The built-in engine cannot tell how to fix this: {doubt}"
     if repair is None:
-        return f"The built-in engine has no repair for: {receipt_text.splitlines()[0] if receipt_text else 'this'}"
+        headline = receipt if isinstance(receipt, str) else receipt.text
+        return f"The built-in engine has no repair for: {headline.splitlines()[0] if headline else 'this'}"
     said = repair.__doc__.strip().splitlines()[0]
     if repairs.KIND.get(repair) == repairs.GUESS:  # no guess without saying so
         said = f"{GUESS_WORDS}{said}"

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from ...receipt.smells import invisible_added
+from ...receipt.values import Receipt
 from .calls import (
     bad_keyword,
     column_repr,
@@ -129,9 +130,9 @@ KIND = {
 }
 
 
-def first_repair(code: str, receipt_text: str):
+def first_repair(code: str, receipt: Receipt | str):
     """(repair, repaired code) of the first repair that changes the code, or (None, None)."""
-    repair, fixed, _ = propose(code, receipt_text)
+    repair, fixed, _ = propose(code, receipt)
     return repair, fixed
 
 
@@ -144,12 +145,16 @@ def _with_strings(code: str) -> str:
     return code + "\n" + "\n".join(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
 
 
-def propose(code: str, receipt_text: str, modules: Mapping[str, str] | None = None):
+def propose(code: str, receipt: Receipt | str, modules: Mapping[str, str] | None = None):
     """(repair, repaired code, '') of the first repair that changes the code; else (None, None, doubt),
-    where `doubt` is what a repair that fits could not tell ('' when none fits). `modules`: the names
-    the namespace binds to modules (`{"pd": "pandas"}`): a repair that writes `pd.` imports it only
-    when the namespace lacks it."""
-    parsed = replace(parse_receipt(receipt_text), modules=dict(modules or {}))
+    where `doubt` is what a repair that fits could not tell ('' when none fits). `receipt`: the typed
+    receipt of the run (the loop's), or a receipt's text (a prompt's: read back by `parse_receipt`).
+    `modules`: the names the namespace binds to modules (`{"pd": "pandas"}`): a repair that writes `pd.`
+    imports it only when the namespace lacks it."""
+    if isinstance(receipt, str):
+        parsed = replace(parse_receipt(receipt), modules=dict(modules or {}))
+    else:
+        parsed = ParsedReceipt.of(receipt, modules)
     doubt = ""
     for repair in REPAIRS:
         try:
