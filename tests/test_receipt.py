@@ -242,9 +242,13 @@ def test_the_engine_reads_the_typed_receipt_as_it_would_read_its_text():
 
     orders = pd.DataFrame({"Customer": ["a", "b"], "total": [3, 4]})
     r = receipt_of("key = 'customer'\nper = orders.groupby(key)['total'].sum()\n", orders=orders)
-    typed, read = ParsedReceipt.of(r), parse_receipt(r.text)
-    for part in ("headline", "ename", "evalue", "lineno", "line", "context", "values", "message"):
-        assert getattr(typed, part) == getattr(read, part), part
+    slip = receipt_of("x = 1\ny = [1, 2,, 3]\n")
+    for run in (r, slip):
+        typed, read = ParsedReceipt.of(run), parse_receipt(run.text)
+        for part in ("headline", "ename", "evalue", "lineno", "line", "context", "values", "message", "column"):
+            assert getattr(typed, part) == getattr(read, part), part
+    assert (ParsedReceipt.of(slip).ename, ParsedReceipt.of(slip).column) == ("SyntaxError", slip.column) != ("", None)
+    read = parse_receipt(r.text)
     again = ParsedReceipt.of(r.annotated(same_as="round 1", copied_checks_removed=1))
     assert (again.headline, again.ename, again.message) == (read.headline, "KeyError", read.message)
     assert parse_receipt(r.annotated(same_as="round 1").text).ename == ""  # the text's first line is the loop's

@@ -36,6 +36,7 @@ TAIL_LINES = 8
 MAX_LINE = 200
 OUTPUT_CHECK = "stdout matches --expect-output"
 SMELL_CHECK = "what the cell does to the data looks right"
+_SYNTAX = ("SyntaxError", "IndentationError", "TabError")
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,7 @@ class Receipt:
     effect: Effect | None = field(default=None, compare=False)
     following: tuple[FollowingOutcome, ...] = field(default=(), compare=False)
     trace: tuple[TracedLine, ...] = field(default=(), compare=False)
+    column: int | None = field(default=None, compare=False)  # where on the failing line a SyntaxError points
     # what the loop says about the run, rendered into `text` by text.annotated (within the budget):
     same_as: str | None = field(default=None, compare=False)  # not run again: the same code as this run
     copied_checks_removed: int = field(default=0, compare=False)  # statements copied from the checks, removed
@@ -301,9 +303,16 @@ def _raised(error: dict, parts: _Parts, budget: Budget, common: dict) -> Receipt
         line=error.get("line"),
         checks=parts.checks,
         context=tuple(error.get("context", [])),
+        column=_column(error),
         body=Body(parts.render, budget),
         **common,
     )
+
+
+def _column(error: dict) -> int | None:
+    """The column a SyntaxError points at (the text says it as `  (column N)`)."""
+    offset = error.get("offset")
+    return offset if isinstance(offset, int) and offset and error["ename"] in _SYNTAX else None
 
 
 def _trace(raw) -> tuple[tuple[TracedLine, ...], str]:
@@ -557,7 +566,7 @@ def _error_lines(error: dict, detail: Detail) -> list[str]:
     lines = [f"{error['ename']}: {evalue}".rstrip(": ")]
     if error.get("lineno") is not None:
         lines.append(f"  at line {error['lineno']} of the cell: {error.get('line') or ''}".rstrip())
-        if error.get("offset") and error["ename"] in ("SyntaxError", "IndentationError", "TabError"):
+        if error.get("offset") and error["ename"] in _SYNTAX:
             lines.append(f"  (column {error['offset']})")
     lines += _frame_trail(error, detail)
     if error.get("during_check"):

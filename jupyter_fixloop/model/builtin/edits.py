@@ -56,6 +56,7 @@ class ParsedReceipt:
     values: dict = field(default_factory=dict)
     message: str = ""
     modules: Mapping[str, str] = field(default_factory=dict)  # the namespace's module names: {"pd": "pandas"}
+    column: int | None = None  # where on the failing line a SyntaxError points
 
     @classmethod
     def of(cls, receipt: Receipt, modules: Mapping[str, str] | None = None) -> ParsedReceipt:
@@ -66,12 +67,14 @@ class ParsedReceipt:
         facts = [fact.splitlines()[0] if fact.strip() else "" for fact in receipt.context]
         values = dict(m.groups() for m in map(VALUE.match, facts) if m)
         return cls(receipt.run_headline, receipt.ename or "", message.split("\n", 1)[0].rstrip(), receipt.lineno,
-                   (receipt.line or "").rstrip(), tuple(context), receipt.text, values, message, dict(modules or {}))
+                   (receipt.line or "").rstrip(), tuple(context), receipt.text, values, message, dict(modules or {}),
+                   receipt.column)
 
 
 HEADLINE = re.compile(r"^(?P<ename>[A-Za-z_][\w.]*): ?(?P<evalue>.*)$")
 AT_LINE = re.compile(r"^\s+(?:at|stopped at) line (?P<lineno>\d+)(?: of the cell)?: ?(?P<line>.*)$")
 VALUE = re.compile(r"^([A-Za-z_]\w*) = (.*)$")
+COLUMN = re.compile(r"^\s+\(column (\d+)\)", re.MULTILINE)
 
 
 def parse_receipt(text: str) -> ParsedReceipt:
@@ -109,7 +112,9 @@ def parse_receipt(text: str) -> ParsedReceipt:
         if vm:
             values[vm.group(1)] = vm.group(2)
     context = [c.strip() for c in context]
-    return ParsedReceipt(headline, ename, evalue, lineno, line, tuple(context), text, values, "\n".join(message))
+    column = COLUMN.search(text)
+    return ParsedReceipt(headline, ename, evalue, lineno, line, tuple(context), text, values, "\n".join(message),
+                         column=int(column.group(1)) if column else None)
 
 
 def context_list(receipt: ParsedReceipt, prefix: str) -> list[str]:

@@ -16,11 +16,6 @@ CLOSERS = {"(": ")", "[": "]", "{": "}"}
 COMPOUND = re.compile(r"^\s*(if|elif|else|for|while|def|class|try|except|finally|with|async\s+def|async\s+for|async\s+with)\b")
 
 
-def _column(receipt: ParsedReceipt) -> int | None:
-    m = re.search(r"^\s+\(column (\d+)\)", receipt.text, re.MULTILINE)
-    return int(m.group(1)) if m else None
-
-
 def _error_line(code: str) -> int | None:
     try:
         compile(code, "<cell>", "exec")
@@ -91,16 +86,16 @@ def syntax(code: str, receipt: ParsedReceipt) -> str | None:
         candidates += _close_bracket(lines, n, CLOSERS[m.group(1)])
     m = re.search(r"unmatched '([)\]}])'", message)
     if m:
-        candidates += _drop_char(lines, n, m.group(1), _column(receipt))
+        candidates += _drop_char(lines, n, m.group(1), receipt.column)
     m = re.search(r"closing parenthesis '([)\]}])' does not match opening parenthesis '([(\[{])'", message)
     if m:
-        candidates += _swap_char(lines, n, m.group(1), CLOSERS[m.group(2)], _column(receipt))
+        candidates += _swap_char(lines, n, m.group(1), CLOSERS[m.group(2)], receipt.column)
     if "unterminated string literal" in message:
-        candidates += _close_quote(lines, n, _column(receipt))
+        candidates += _close_quote(lines, n, receipt.column)
     if "Missing parentheses in call to 'print'" in message:
         candidates.append(_print_call(lines, n))
     if "instead of '='" in message:
-        candidates += _double_equals(lines, n, _column(receipt))
+        candidates += _double_equals(lines, n, receipt.column)
     if "forgot a comma" in message:
         candidates += _insert_comma(lines, n)
     if "f-string: expecting '}'" in message:
