@@ -90,6 +90,20 @@ def test_the_check_copied_into_the_cell_is_dropped_and_the_rest_runs(fake_model)
     assert "2 statement(s) copied from the checks were removed" in result.rounds[0].receipt.text
 
 
+def test_the_note_on_copied_checks_fits_the_receipt_budget_with_the_run(fake_model):
+    from jupyter_fixloop.model.models import token_counter
+
+    noisy = "for i in range(60):\n    print('row', i, 'x' * 60)\n" + FIXED
+    server = fake_model(block(noisy + "t = globals().get('total')\nassert t == 12, 'total should be the sum'\n"))
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url,
+                 receipt_tokens=120)
+    text = result.rounds[0].receipt.text
+    assert result.status == "fixed" and text.startswith("ran without error") and "row 59 " in text
+    assert text.endswith("2 statement(s) copied from the checks were removed from your answer; the checks run on "
+                         "their own after the cell.")
+    assert token_counter("openai/scripted")(text) <= 120
+
+
 def test_a_check_copied_inside_the_code_is_rejected(fake_model):
     hidden = FIXED + "def _verify():\n    assert t == 12, 'total should be the sum'\n"
     server = fake_model(block(hidden), block(FIXED))

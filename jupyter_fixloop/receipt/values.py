@@ -114,7 +114,7 @@ class Receipt:
     following: tuple[FollowingOutcome, ...] = field(default=(), compare=False)
     trace: tuple[TracedLine, ...] = field(default=(), compare=False)
     column: int | None = field(default=None, compare=False)  # where on the failing line a SyntaxError points
-    # what the loop says about the run, rendered into `text` by text.annotated (within the budget):
+    # what the loop says about the run, rendered into `text` with it by `annotated`, within the budget:
     same_as: str | None = field(default=None, compare=False)  # not run again: the same code as this run
     copied_checks_removed: int = field(default=0, compare=False)  # statements copied from the checks, removed
     regressions: tuple[tuple[str, int], ...] = field(default=(), compare=False)  # (check, round it passed in)
@@ -137,7 +137,7 @@ class Receipt:
 
     def annotated(self, **fields) -> Receipt:
         """This receipt with what the loop says about the run set (`same_as`, `copied_checks_removed`,
-        `regressions`) and its text rendered again with it, within its budget (`said`)."""
+        `regressions`) and its text rendered again with it, within its budget (`_said`)."""
         body = self.body or Body(lambda detail, text=self.text: text.splitlines(), None)
         said = replace(self, body=body, **fields)
         return replace(said, text=_said(said, body))
@@ -168,7 +168,7 @@ DEFAULT_BUDGET = Budget()
 @dataclass(frozen=True)
 class Body:
     """How a receipt's text was rendered: `render(detail)` gives its lines at one level of detail, fitted
-    into `budget`; kept so that what the loop adds later (text.annotated) is fitted with it."""
+    into `budget`; kept so that what the loop adds later (`Receipt.annotated`) is fitted with it."""
 
     render: Callable[[Detail], list[str]]
     budget: Budget | None = DEFAULT_BUDGET  # None: a text given as is, never cut
