@@ -2,8 +2,9 @@
 
 It reads what a real model gets (the code that was run and the receipt of what happened: in the
 loop the typed receipt, from a prompt its text), applies the first repair from `repairs.REPAIRS`
-that fits, and answers with a fenced code block. The loop cannot tell it from a remote model, so the whole loop is exercised with no
-key and no network; it is called in-process (model.py), without litellm.
+that fits, and answers with a fenced code block. The loop cannot tell it from a remote model, so
+the whole loop is exercised with no key and no network; it is called in-process (model.py), without
+litellm.
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ def _repaired(code: str, receipt: Receipt | str, modules: Mapping[str, str] | No
     if repair is None and doubt:
         return f"The built-in engine cannot tell how to fix this: {doubt}"
     if repair is None:
-        headline = receipt if isinstance(receipt, str) else receipt.text
-        return f"The built-in engine has no repair for: {headline.splitlines()[0] if headline else 'this'}"
+        headline = receipt.run_headline if isinstance(receipt, Receipt) else (receipt.splitlines() or ["this"])[0]
+        return f"The built-in engine has no repair for: {headline}"
     said = repair.__doc__.strip().splitlines()[0]
     if repairs.KIND.get(repair) == repairs.GUESS:  # no guess without saying so
         said = f"{GUESS_WORDS}{said}"
