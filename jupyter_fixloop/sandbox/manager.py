@@ -544,7 +544,7 @@ def _result_of(reply) -> dict | None:
             return None
         result = json.loads(ast.literal_eval(text))
     except (ValueError, SyntaxError, KeyError, TypeError, AttributeError, RecursionError, MemoryError):
-        return None  # deeply nested or malformed: the caller makes a crash receipt of it
+        return None  # deeply nested or malformed: the caller makes a crash of it
     return result if isinstance(result, dict) else None
 
 
