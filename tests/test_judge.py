@@ -1,4 +1,4 @@
-"""The checks' judge (kernel/judge.py) and the host's reading of its verdict (verdict.py): the
+"""The checks' judge (kernel/judge.py) and the host's reading of its verdict (loop/verdict.py): the
 signature, the data-only loader, and a real forked judge evaluating checks on what it was sent."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pickle
 import pytest
 
 from jupyter_fixloop.kernel import judge
-from jupyter_fixloop.sandbox import verdict
+from jupyter_fixloop.loop import verdict
 
 
 class Shell:
@@ -230,7 +230,8 @@ def test_in_a_confined_sandbox_a_loaded_frame_is_found_in_its_snapshot_map(tmp_p
                     "kinds = big(j._Link(0, None, None).pack(df)[1])\n"
                     "df.loc[0, 'a'] = -1.0\n"
                     "after = big(j._Link(0, None, None).pack(df)[1])\n")
-            receipt = await box.run(cell, ["kinds == ['tuple']", "after == ['bytearray']", "df['a'].min() == -1"], 60)
+            raw = await box.run(cell, ["kinds == ['tuple']", "after == ['bytearray']", "df['a'].min() == -1"], 60)
+            receipt = verdict.receipt_of(raw)
             await box.close()
             return receipt
         finally:

@@ -176,7 +176,7 @@ FACES = ("notebook", "batch", "bench", "cli", "demo")
 HOST_MAY_IMPORT = {"wire", "snapshot", "sharing", "limits"}
 # known crossings still to move behind the wire (each named, so a new one fails)
 HOST_CROSSINGS = {
-    ("jupyter_fixloop.sandbox.verdict", "jupyter_fixloop.kernel.judge"),  # the signature's check
+    ("jupyter_fixloop.loop.verdict", "jupyter_fixloop.kernel.judge"),  # the signature's check
     ("jupyter_fixloop.bench.receipts", "jupyter_fixloop.kernel.runner"),  # measures receipts in-process
 }
 
@@ -209,6 +209,14 @@ def test_no_wing_imports_a_wing_above_it_or_a_face():
             if w in FACES or (w in WINGS and w != _wing(m) and WINGS[w] >= WINGS[_wing(m)]):
                 bad.append((m, d))
     assert sorted(bad) == []
+
+
+def test_the_sandbox_runs_and_the_loop_judges():
+    """`sandbox/` gives back a raw run (sandbox/raw.py); the verdict and the receipt are the loop's: it
+    imports nothing of loop/, model/ or receipt/."""
+    bad = sorted((m, d) for m, deps in graph().items() if _wing(m) == "sandbox"
+                 for d in deps if d.startswith("jupyter_fixloop.") and _wing(d) in ("loop", "model", "receipt"))
+    assert bad == []
 
 
 def face_imports_past_the_doors() -> list[str]:

@@ -7,7 +7,7 @@ checks and the cell, and the host takes its public key from that request's reply
 kernel sends it one message: the values the checks read, as data (a data-only loader: builtins,
 numpy, pandas, pyarrow data types) or, for code and the cell's own objects, as handles it calls
 back into the kernel. The judge evaluates each of the host's checks once, with its own copy of the
-check code and of the builtins, and signs the verdict, which the host (verdict.py) verifies. It
+check code and of the builtins, and signs the verdict, which the host (loop/verdict.py) verifies. It
 takes no check from the kernel after the host's, nor a second message of values.
 
 So patching the runner, the check code, `bool`, `abs`, `operator`, `sys.modules`, `pickle.dumps`

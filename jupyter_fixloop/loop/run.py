@@ -33,7 +33,7 @@ from ..sandbox.leftovers import owner_tag
 from ..sandbox.manager import SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
 from . import guard, sampling
-from .verdict import UNVERIFIED, PassedBefore, decisive, evidence, verified
+from .verdict import UNVERIFIED, PassedBefore, decisive, evidence, receipt_of, verified
 
 
 async def afix(
@@ -328,12 +328,13 @@ class LoopRun:
         timeout = self.options.timeout
         later = {"cells": [c for _, c in cells], "after_error": original_run, "timeout": timeout} if cells else None
         try:
-            return await box.run(code, list(self.checks), self._capped(timeout * (1 + len(cells)) + len(cells)),
-                                 notes=snap.notes() + mirror.unshared_notes(code, self.checks), following=later,
-                                 expect_output=self.expect_output,
-                                 budget=self.budget, original=self.source if not self.instruction else code,
-                                 following_cells=cells, following_counted=not original_run,
-                                 following_excused=self.baseline)
+            raw = await box.run(code, list(self.checks), self._capped(timeout * (1 + len(cells)) + len(cells)),
+                                following=later)
+            return receipt_of(raw, notes=snap.notes() + mirror.unshared_notes(code, self.checks),
+                              expect_output=self.expect_output,
+                              budget=self.budget, original=self.source if not self.instruction else code,
+                              following_cells=cells, following_counted=not original_run,
+                              following_excused=self.baseline)
         finally:
             pool.discard(box)
 

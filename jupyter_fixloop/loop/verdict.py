@@ -1,22 +1,93 @@
-"""Did it pass? The loop's verdicts on a candidate's receipt, in one place.
+"""Did it pass? The loop's verdicts on a candidate's run and receipt, in one place.
 
-A receipt arrives from the sandbox with each check's outcome (the judge's signed checks, the expected
-output, the following cells, the smells: see sandbox/verdict.py and receipt/values.py). Here the loop
-decides what that means: what verified a passing run (`evidence`, `verified`), which checks regress
-(`PassedBefore`), whether a rules' pass ends a round (`decisive`), and which candidate of a round is
-carried on (`rank`).
+A sandbox gives back a raw run (sandbox/raw.py): the runner's JSON, the judge's public key, its own
+notes, or a crash or a timeout. Here it becomes a receipt (`receipt_of`, the one way): a check passes
+only where the judge signed so (`judged`), then receipt/values.py types and trims the run. And here the
+loop decides what a receipt means: what verified a passing run (`evidence`, `verified`), which checks
+regress (`PassedBefore`), whether a rules' pass ends a round (`decisive`), and which candidate of a
+round is carried on (`rank`).
+
+The judge (kernel/judge.py) gave its public key before the candidate ran; after the run it signs what
+each check came to. The runner's own claims are the candidate's to forge, so a check counts as passed
+only when the runner *and* the signed verdict say so, and a run whose verdict is missing, for other
+checks, or badly signed fails with one plain line.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Iterable
 
+from ..kernel.judge import verify
+from ..receipt import values as receipts
 from ..receipt.values import Receipt
+from ..sandbox.raw import RawRun, unreadable
 
 UNVERIFIED = "nothing checked it; read what it does to your data"
 _RAN = ("ok", "check_failed")  # the code ran to its end; only checks can say it is wrong
 _RAISED = ("exception", "timeout", "crash")
+FORGED = "the checks' verdict did not arrive (or was forged): the candidate is not counted as fixed"
+MAX_VERDICT = 2**20  # characters of the verdict's text
+
+
+def receipt_of(raw: RawRun, notes: tuple[str, ...] = (), **receipt_options) -> Receipt:
+    """The receipt of a sandbox's raw run: its checks as the judge signed them (when judged), typed and
+    trimmed by receipt/values.py's `from_run` with `receipt_options` (budget, expected output, the
+    following cells...); `notes` go before the sandbox's own. A crash or a timeout gets its receipt."""
+    if raw.outcome == "crash":
+        return receipts.crash(raw.message, raw.report)
+    if raw.outcome == "timeout":
+        try:
+            return receipts.timeout(raw.limit, raw.result)
+        except (TypeError, AttributeError, ValueError):
+            return receipts.timeout(raw.limit)  # a partial result of a forged shape
+    result = dict(raw.result)
+    result.setdefault("seconds", raw.seconds)
+    try:  # the JSON is the sandbox's: a forged shape must end as a receipt, not an error in the user's kernel
+        if raw.judged:
+            result = judged(result, list(raw.checks), raw.key)
+        return receipts.from_run(result, notes=tuple(notes) + raw.notes, ran=raw.source, **receipt_options)
+    except Exception as exc:
+        return receipts.crash(unreadable(exc))
+
+
+def judged(result: dict, checks: list[str], public_key: str | None) -> dict:
+    """`result` (the runner's JSON) with its checks as the signed verdict has them."""
+    if result.get("status") != "ok" or not checks or result.get("internal"):
+        return result  # an error fails the run anyway; no checks, nothing to judge
+    claimed = result.get("checks")
+    claimed = claimed if isinstance(claimed, list) else []
+    signed = _signed(result.get("verdict"), checks, public_key)
+    if signed is None:  # the runner's passes are unproven; its failures stand
+        failed = [c for c in claimed if isinstance(c, dict) and not c.get("passed")]
+        return {**result, "checks": [*failed, {"expr": FORGED, "passed": False, "detail": ""}]}
+    merged = []
+    for at, judge in enumerate(signed):
+        mine = claimed[at] if at < len(claimed) and isinstance(claimed[at], dict) else {}
+        if mine.get("expr") == judge["expr"] and not mine.get("passed"):
+            merged.append(mine)  # the runner's own failure, with its fuller detail
+        else:
+            merged.append(judge)
+    return {**result, "checks": merged}
+
+
+def _signed(verdict, checks: list[str], public_key: str | None) -> list[dict] | None:
+    """The verdict's checks when it is signed by this run's judge and judges exactly `checks`."""
+    if not public_key or not isinstance(verdict, dict):
+        return None
+    text, signature = verdict.get("text"), verdict.get("signature")
+    if not isinstance(text, str) or not isinstance(signature, str) or len(text) > MAX_VERDICT:
+        return None
+    if not verify(public_key, text.encode(), signature):
+        return None
+    try:
+        outcomes = json.loads(text)["checks"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(outcomes, list) or [o.get("expr") if isinstance(o, dict) else None for o in outcomes] != list(checks):
+        return None
+    return [{"expr": o["expr"], "passed": o.get("passed") is True, "detail": str(o.get("detail", ""))} for o in outcomes]
 
 
 def evidence(receipt: Receipt, code: str | None, original: str | None = None) -> int:

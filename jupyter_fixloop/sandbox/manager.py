@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import functools
 import itertools
 import json
 import os
@@ -30,10 +31,7 @@ from ..errors import SandboxError
 from ..kernel import snapshot as snapshots
 from ..kernel import wire
 from ..kernel.snapshot import Snapshot
-from ..receipt import values as receipts
-from ..receipt.values import Receipt
 from . import cgroups
-from . import verdict as verdicts
 from .confine import (
     HOME,
     SCRATCH_SIZE,
@@ -46,6 +44,7 @@ from .confine import (
     scratch_listing,
 )
 from .leftovers import owner_tag, remove_tree, sandboxes_root
+from .raw import RawRun, unreadable
 
 ENV_ALLOW = (
     "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
@@ -297,11 +296,12 @@ class Sandbox:
             code = wire.call("preload", sorted(modules))
             await self._request(code, START_TIMEOUT)
 
-    async def run(self, source: str, checks: list[str], timeout: float, notes: tuple[str, ...] = (),
-                  following: dict | None = None, judged: bool = True, **receipt_options) -> Receipt:
+    async def run(self, source: str, checks: list[str], timeout: float, following: dict | None = None,
+                  judged: bool = True) -> RawRun:
         """Run one candidate and its checks (and the following cells, `{"cells": [...], "after_error":
-        bool}`, see runner.run); always returns a receipt (timeouts and crashes included). With
-        `judged`, a check passes only as the run's judge signed it (verdict.py)."""
+        bool}`, see runner.run); always returns its raw run (timeouts and crashes included), never a
+        verdict or a receipt: the loop types it (loop/verdict.py's `receipt_of`). With `judged`, the
+        run's judge is armed first and its public key is kept, to check the signed verdict by."""
         payload = json.dumps({"source": source, "checks": list(checks), "following": following, "judged": judged})
         view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
         # top-level `await`, `async for`, `async with`: awaited on the kernel's loop, as in a notebook
@@ -315,6 +315,7 @@ class Sandbox:
         running = self._send(code)
         key = None
         started = time.perf_counter()
+        raw = functools.partial(RawRun, source, tuple(checks), judged)
         try:
             if arming is not None:
                 armed = _result_of(await self._wait_reply(arming, START_TIMEOUT))
@@ -323,23 +324,24 @@ class Sandbox:
             started = time.perf_counter()
             reply = await self._wait_reply(running, timeout)
         except _KernelDied:
-            return receipts.crash(await self._death_message(), _crash_report(self._stderr_tail(20_000)))
+            return raw("crash", message=await self._death_message(), report=_crash_report(self._stderr_tail(20_000)))
         except asyncio.TimeoutError:
-            return await self._after_timeout(timeout)
-        result = _result_of(reply)
+            return raw("timeout", limit=timeout, result=await self._after_timeout())
+        return self._raw_result(raw, _result_of(reply), key, time.perf_counter() - started)
+
+    def _raw_result(self, raw, result: dict | None, key: str | None, seconds: float) -> RawRun:
+        """The runner's reply as a raw run (`raw`: RawRun with the run's source, checks and judged):
+        its JSON when it is of the runner's shape, with the sandbox's own notes; else a crash."""
         if result is None:
-            return receipts.crash("the sandbox gave no result", self._stderr_tail())
+            return raw("crash", message="the sandbox gave no result", report=self._stderr_tail())
         wrong = shape_error(result)
         if wrong:
-            return receipts.crash(f"the sandbox's result was not of the runner's shape ({wrong})")
-        result.setdefault("seconds", time.perf_counter() - started)
-        try:  # the JSON is the sandbox's: a forged shape must end as a receipt, not an error in the user's kernel
-            if judged:
-                result = verdicts.judged(result, list(checks), key)
-            return receipts.from_run(result, notes=notes + self._load_notes() + self._file_notes(result)
-                                     + self._limit_notes(result), ran=source, **receipt_options)
+            return raw("crash", message=f"the sandbox's result was not of the runner's shape ({wrong})")
+        try:  # the JSON is the sandbox's: reading it must end as a crash, not an error in the user's kernel
+            notes = self._load_notes() + self._file_notes(result) + self._limit_notes(result)
         except Exception as exc:
-            return receipts.crash(f"the sandbox's result could not be read ({type(exc).__name__})")
+            return raw("crash", message=unreadable(exc))
+        return raw("result", result=result, key=key, notes=notes, seconds=seconds)
 
     def _file_notes(self, result: dict) -> tuple[str, ...]:
         """Files the candidate created in the working directory, and what became of them."""
@@ -372,15 +374,16 @@ class Sandbox:
         failed = (self.loaded or {}).get("failed") or {}
         return tuple(f"not mirrored: {name} (could not be loaded: {why})" for name, why in sorted(failed.items()))
 
-    async def _after_timeout(self, timeout: float) -> Receipt:
-        """Interrupt first, so the receipt can say which line was running; kill if that fails."""
+    async def _after_timeout(self) -> dict | None:
+        """Interrupt first, so the receipt can say which line was running (what the interrupted runner
+        wrote, when of its shape); kill if that fails."""
         try:
             await self.km.interrupt_kernel()
             reply = await self._wait_reply(self._pending, INTERRUPT_GRACE)
             result = _result_of(reply)
-            return receipts.timeout(timeout, result if result is None or shape_error(result) is None else None)
+            return result if result is None or shape_error(result) is None else None
         except (asyncio.TimeoutError, _KernelDied, RuntimeError, TypeError, AttributeError, ValueError):
-            return receipts.timeout(timeout)  # no reply, or one of a forged shape
+            return None  # no reply, or one of a forged shape
 
     async def _request(self, code: str, timeout: float):
         return await self._wait_reply(self._send(code), timeout)
@@ -541,7 +544,7 @@ def _result_of(reply) -> dict | None:
             return None
         result = json.loads(ast.literal_eval(text))
     except (ValueError, SyntaxError, KeyError, TypeError, AttributeError, RecursionError, MemoryError):
-        return None  # deeply nested or malformed: the caller makes a crash receipt of it
+        return None  # deeply nested or malformed: the caller makes a crash of it
     return result if isinstance(result, dict) else None
 
 
