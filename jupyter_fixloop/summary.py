@@ -41,10 +41,16 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
         "effect": result.effect.to_json() if result.effect is not None else None,
         "alternatives": [{"source": a.source, "code": a.code or "", "effect": a.effect} for a in result.alternatives],
         "rounds": [
-            {"index": r.index, "candidate": r.candidate or "", "receipt": {"kind": r.receipt.kind,
-                                                                           "text": r.receipt.text},
-             "tokens": r.usage.tokens, "cost": r.usage.cost, "seconds": round(r.usage.seconds + r.usage.run_seconds, 3),
-             "effect": r.effect.text if r.effect is not None else None, "source": r.source}
+            {
+                "index": r.index,
+                "candidate": r.candidate or "",
+                "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
+                "tokens": r.usage.tokens,
+                "cost": r.usage.cost,
+                "seconds": round(r.usage.seconds + r.usage.run_seconds, 3),
+                "effect": r.effect.text if r.effect is not None else None,
+                "source": r.source,
+            }
             for r in result.rounds
         ],
     }

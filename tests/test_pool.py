@@ -66,7 +66,11 @@ def test_cell_using_frame_function_and_class_fails_the_same_way_and_is_fixed(ker
     error = next(content for kind, content in direct.outputs if kind == "error")
     server = fake_model("```python\nbest = Report(sales.rename(columns={'Region': 'region'})).best()\n```")
     result = fix_in(kernel, FAILING_CELL, ["best == 'n'"], server)
-    assert (result["first"]["ename"], result["first"]["evalue"]) == (error["ename"], error["evalue"]) == ("KeyError", "'region'")
+    assert (
+        (result["first"]["ename"], result["first"]["evalue"])
+        == (error["ename"], error["evalue"])
+        == ("KeyError", "'region'")
+    )
     assert result["status"] == "fixed", result["reason"]
     assert "KeyError" in server.prompt(0)
     assert "NameError" in kernel.run("best").text  # the fix ran in the sandbox only
@@ -104,7 +108,10 @@ def test_a_name_only_a_candidate_reads_is_not_mirrored_unless_shared(fake_model)
                  api_base=server.url, max_rounds=1)
     assert result.first.kind == "check_failed"
     assert result.status != "fixed"
-    assert "`second` is in your namespace but not shared with the sandbox; add --share second" in result.rounds[0].receipt.text
+    assert (
+        "`second` is in your namespace but not shared with the sandbox; add --share second"
+        in result.rounds[0].receipt.text
+    )
     result = fix("total = sum(first)\n", checks=["total == 10"], namespace=ns, model="openai/scripted",
                  api_base=server.url, max_rounds=1, share=("second",))
     assert result.status == "fixed", result.reason
@@ -252,7 +259,9 @@ def test_idle_kernels_are_closed_after_pool_idle_and_come_back_with_the_next_loo
         try:
             assert proc.stdout.readline().strip() == "passed"
             assert wait_until(lambda: len(sandboxes_of(proc.pid)) >= 2)  # the pool of 2, warm
-            assert wait_until(lambda: not sandboxes_of(proc.pid), timeout=30), {p: _ancestry(p) for p in sandboxes_of(proc.pid)}  # 2 s without a loop
+            assert wait_until(lambda: not sandboxes_of(proc.pid), timeout=30), {
+                p: _ancestry(p) for p in sandboxes_of(proc.pid)
+            }  # 2 s without a loop
             proc.stdin.write("\n")
             proc.stdin.flush()
             assert proc.stdout.readline().strip() == "passed"  # the next loop starts kernels again

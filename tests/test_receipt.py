@@ -198,7 +198,10 @@ def test_recursion_500_deep_collapses_into_one_line_and_names_the_failing_line()
         assert tokens(r.text) <= budget
         assert r.text.splitlines()[:2] == ["KeyError: 'end'", "  at line 3 of the cell: return seen['end']"]
     full = receipt_of(code)
-    assert "called from line 4 (walk): return walk(n - 1, seen) -- recursion: line 4 (walk) repeated 500 times" in full.text
+    assert (
+        "called from line 4 (walk): return walk(n - 1, seen) -- recursion: line 4 (walk) repeated 500 times"
+        in full.text
+    )
     assert full.text.count("return walk(n - 1, seen)") == 1
 
 
@@ -281,7 +284,9 @@ def test_the_loops_lines_are_said_once_around_the_run_in_a_fixed_order():
     assert said.annotated(same_as="sample 2").text.count(NOTE) == 1
     assert said.annotated(same_as=None, copied_checks_removed=0, regressions=()).text == r.text
     given = receipts.rejected("it copies a check")  # a text given as is keeps it
-    assert given.annotated(same_as="round 2").text == "(same code as round 2, not run again)\nRejected: it copies a check"
+    assert (
+        given.annotated(same_as="round 2").text == "(same code as round 2, not run again)\nRejected: it copies a check"
+    )
 
 
 # ---------------------------------------------------------------- through real sandbox kernels

@@ -151,8 +151,12 @@ def combined_report(items, path: str) -> None:
     else:
         parts = [f"# {title}", ""] + [f"- `{batch.path}`: {headline(batch)}" for batch, _ in items]
         for batch, output in items:
-            parts += ["", markdown_report(batch, output).replace("\n# ", "\n## ").replace("# fixloop report",
-                                                                                          "## fixloop report", 1)]
+            parts += [
+                "",
+                markdown_report(batch, output)
+                .replace("\n# ", "\n## ")
+                .replace("# fixloop report", "## fixloop report", 1),
+            ]
         text = "\n".join(parts) + "\n"
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)

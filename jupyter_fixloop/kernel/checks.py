@@ -397,8 +397,9 @@ def difference(actual, expected) -> str:
         if isinstance(actual, dict) and isinstance(expected, dict):
             return _dict_difference(actual, expected)
         if isinstance(actual, (set, frozenset)) and isinstance(expected, (set, frozenset)):
-            return _parts([("missing", sorted(expected - actual, key=repr)), ("unexpected",
-                                                                              sorted(actual - expected, key=repr))])
+            return _parts(
+                [("missing", sorted(expected - actual, key=repr)), ("unexpected", sorted(actual - expected, key=repr))]
+            )
         if type(actual).__name__ == "Series" and type(expected).__name__ == "Series":
             return _dict_difference(actual.to_dict(), expected.to_dict(), "label")
         if type(actual).__name__ == "DataFrame" and type(expected).__name__ == "DataFrame":

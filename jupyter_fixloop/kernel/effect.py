@@ -398,7 +398,9 @@ def _short(value, limit: int) -> str:
             value = value.item()  # 6, not np.int64(6)
         except Exception:
             pass
-    if type(value).__name__ == "Timestamp" and hasattr(value, "normalize"):  # 2024-02-03, not Timestamp('2024-02-03 00:00:00')
+    if type(value).__name__ == "Timestamp" and hasattr(
+        value, "normalize"
+    ):  # 2024-02-03, not Timestamp('2024-02-03 00:00:00')
         try:
             text = str(value.date()) if value == value.normalize() and value.tz is None else str(value)
             return text[:limit]

@@ -400,8 +400,9 @@ def _swallowing_stmt(stmt: ast.stmt) -> bool:
         call = stmt.value
         if isinstance(call, ast.Call) and _dotted_tail(call.func) in ("append", "extend", "add", "insert"):
             return all(_invented(a) for a in call.args[-1:])  # a placeholder put in the value's place
-        return isinstance(call, ast.Call) and (_dotted_tail(call.func) in ("print", "warn", "warning", "info", "debug",
-                                                                           "error", "exception"))
+        return isinstance(call, ast.Call) and (
+            _dotted_tail(call.func) in ("print", "warn", "warning", "info", "debug", "error", "exception")
+        )
     if isinstance(stmt, ast.Return):
         return stmt.value is None or _invented(stmt.value)
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -428,8 +429,9 @@ def _is_literal(node: ast.AST) -> bool:
 def _never_ran(failure) -> bool:
     """The failing call never ran: its method does not exist (`'MultiIndex' object has no attribute 'x'`)."""
     stmt = _parse(failure.line.strip())
-    call = stmt.body[0].value if stmt is not None and len(stmt.body) == 1 and isinstance(stmt.body[0],
-                                                                                         ast.Expr) else None
+    call = (
+        stmt.body[0].value if stmt is not None and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Expr) else None
+    )
     return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and failure.ename == "AttributeError"
             and f"has no attribute '{call.func.attr}'" in (failure.evalue or ""))
 

@@ -459,7 +459,9 @@ def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:
                     continue
                 except SyntaxError:
                     pass
-            raise UsageError(f"--expect {check!r} is not a Python expression ({exc.msg}); quote it as one expression") from None
+            raise UsageError(
+                f"--expect {check!r} is not a Python expression ({exc.msg}); quote it as one expression"
+            ) from None
     return checks
 
 

@@ -4,8 +4,8 @@ A small model's likeliest answer is often wrong where a slightly hotter one is r
 all tells which. A round makes K model calls (llama-server rejects n>1, so they are K requests, at
 temperatures spread from the round's own up to `resample_temperature`), one after another; each
 reply runs in a kernel of the warm pool as soon as it arrives, beside the next call, and a
-candidate that passes every check cancels the call under way. Code that a sample of the same round already proposed is not run
-again (the loop already skips code an earlier round ran).
+candidate that passes every check cancels the call under way. Code that a sample of the same round
+already proposed is not run again (the loop already skips code an earlier round ran).
 
 With a litellm model, a round starts with the built-in engine's rule repair (`RULES`) when it has one:
 it answers in milliseconds for no tokens, and its run gets a head start of `RULES_GRACE` seconds
@@ -87,7 +87,9 @@ Judge = Callable[[Reply], Awaitable[Receipt]]
 Decisive = Callable[[float | str, Reply, Receipt], bool]
 
 
-async def gather(temps: Sequence[float | str], ask: Ask, judge: Judge, decisive: Decisive | None = None) -> list[Candidate]:
+async def gather(
+    temps: Sequence[float | str], ask: Ask, judge: Judge, decisive: Decisive | None = None
+) -> list[Candidate]:
     """Ask at each temperature (or RULES) in turn, and run each reply as soon as it arrives (beside
     the next call); the first candidate that passes ends the round: the call under way is cancelled (no
     reply, so no tokens to count) and runs still going are stopped (their replies are kept, "not
@@ -118,7 +120,9 @@ class _Round:
         candidates = [o for o in outcomes if isinstance(o, Candidate)]
         if candidates:
             return candidates
-        errors = [o for o in (error, *outcomes) if isinstance(o, BaseException) and not isinstance(o, asyncio.CancelledError)]
+        errors = [
+            o for o in (error, *outcomes) if isinstance(o, BaseException) and not isinstance(o, asyncio.CancelledError)
+        ]
         if errors:
             raise errors[0]
         raise asyncio.CancelledError()

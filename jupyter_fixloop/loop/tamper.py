@@ -148,8 +148,9 @@ def always_equal_classes(tree: ast.Module, original: ast.Module) -> str | None:
     return None
 
 
-def special_cases(tree: ast.Module, original: ast.Module, expectations: list[tuple[str, set[str],
-                                                                                   object]]) -> str | None:
+def special_cases(
+    tree: ast.Module, original: ast.Module, expectations: list[tuple[str, set[str], object]]
+) -> str | None:
     """`if n == 6:` in `fib` when a check expects a value of `fib(6)`: the input of a check, handled apart."""
     inputs = []
     for check, _, _ in expectations:
@@ -199,8 +200,9 @@ def _input_tests(tree: ast.AST) -> list[tuple[str, int, object, str]]:
                 for side, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
                     if isinstance(side, ast.Name) and side.id in params:
                         value = fold(other)
-                        values = value if isinstance(test.ops[0], ast.In) and isinstance(value,
-                                                                                         (list, tuple)) else [value]
+                        values = (
+                            value if isinstance(test.ops[0], ast.In) and isinstance(value, (list, tuple)) else [value]
+                        )
                         for v in values:
                             if v is not NOT:
                                 found.append((fn.name, params.index(side.id), v, ast.unparse(test)))

@@ -85,9 +85,12 @@ def _signed(verdict, checks: list[str], public_key: str | None) -> list[dict] | 
         outcomes = json.loads(text)["checks"]
     except (ValueError, KeyError, TypeError):
         return None
-    if not isinstance(outcomes, list) or [o.get("expr") if isinstance(o, dict) else None for o in outcomes] != list(checks):
+    if not isinstance(outcomes, list) or [o.get("expr") if isinstance(o, dict) else None for o in outcomes] != list(
+        checks
+    ):
         return None
-    return [{"expr": o["expr"], "passed": o.get("passed") is True, "detail": str(o.get("detail", ""))} for o in outcomes]
+    return [{"expr": o["expr"], "passed": o.get("passed") is True,
+             "detail": str(o.get("detail", ""))} for o in outcomes]
 
 
 def evidence(receipt: Receipt, code: str | None, original: str | None = None) -> int:

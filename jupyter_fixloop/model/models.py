@@ -330,7 +330,9 @@ def _check_litellm_model(model: str, api_base: str | None = None) -> None:
     try:
         lib.get_llm_provider(model)
     except Exception:
-        raise UsageError(f"unknown model or provider {model!r}: model names are provider/model, e.g. {EXAMPLES}") from None
+        raise UsageError(
+            f"unknown model or provider {model!r}: model names are provider/model, e.g. {EXAMPLES}"
+        ) from None
     if missing := missing_key(model):
         local = f" (for a local server any value does: {missing[0]}=x)" if api_base else ""
         raise UsageError(f"model {model} needs {' or '.join(missing)} in the environment{local}; set it, "
@@ -417,17 +419,24 @@ def describe_model_error(exc: Exception, model: str) -> str:
         hint = "the model server could not be reached; check api_base / network, or use --model fixloop/builtin"
     elif "Missing credentials" in text or "api_key" in text:  # no server was asked: no status to show
         name, status = "no API key", None
-        text, hint = "the provider's key is not set", "set its key in the environment (e.g. OPENAI_API_KEY) or use --model fixloop/builtin"
+        text, hint = (
+            "the provider's key is not set",
+            "set its key in the environment (e.g. OPENAI_API_KEY) or use --model fixloop/builtin",
+        )
     elif "LLM Provider NOT provided" in text:
         text, hint = "litellm does not know this provider", f"model names are provider/model, e.g. {EXAMPLES}"
     elif "Expecting value" in text or "JSONDecodeError" in text:
-        text, hint = "the server's reply was not valid JSON (empty or cut off)", "check api_base points at the model API"
+        text, hint = (
+            "the server's reply was not valid JSON (empty or cut off)",
+            "check api_base points at the model API",
+        )
     return f"model {model}: {name}{f' {status}' if status else ''}: {text}" + (f" ({hint})" if hint else "")
 
 
 def _retry_after(exc: Exception) -> str:
-    headers = getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None), "headers",
-                                                                        None) or {}
+    headers = (
+        getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None), "headers", None) or {}
+    )
     try:
         return str(headers.get("retry-after") or "")
     except Exception:

@@ -42,8 +42,10 @@ REPLY_LINE = "### Your reply\nThe complete cell, changed so that it no longer fa
 # a cell that ran and gave a wrong value: the model names the bug in one comment line first (read out of
 # the reply and dropped from the cell), a one-line diagnosis before the code
 DIAGNOSIS = "# bug:"
-WRONG_OUTPUT_REPLY = ("### Your reply\nThe cell ran without an error but a value is wrong. In one ```python block: first one "
-                      f"line `{DIAGNOSIS} ...` saying which line makes the wrong value and why, then the complete corrected cell.")
+WRONG_OUTPUT_REPLY = ("### Your reply\n"
+                      "The cell ran without an error but a value is wrong. In one ```python block: first one "
+                      f"line `{DIAGNOSIS} ...` saying which line makes the wrong value and why, then the "
+                      "complete corrected cell.")
 
 
 def build_messages(

@@ -17,7 +17,8 @@ SAVED_CHECK = "output matches the one saved in the notebook"
 REL_TOL = 1e-3  # printed numbers are rounded; a result that changed differs by more
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b", re.IGNORECASE)
-_FOOTER = re.compile(r"^(?:Name: .*?,\s*)?(?:Length: \d+,\s*)?dtype: [\w\[\], ]+$|^Name: [^,]*$|^Freq: \w+,? ?(?:dtype: .*)?$")
+_FOOTER = re.compile(r"^(?:Name: .*?,\s*)?(?:Length: \d+,\s*)?dtype: [\w\[\], ]+$|^Name: [^,]*$|^Freq: "
+                     r"\w+,? ?(?:dtype: .*)?$")
 _SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_|str_|complex)\w*\((.*?)\)")
 _OLD_INDEX = re.compile(r"\b(?:Int64|UInt64|Float64)Index\(")
 _DTYPE_ARG = re.compile(r",\s*dtype=['\"]?[\w\[\], ]+?['\"]?(?=[,)])")

@@ -134,7 +134,11 @@ def thrown_away(code: str | None, original: str | None = None) -> tuple[str, ...
 def _pure_call(call: ast.Call, name: str) -> bool:
     """Whether a `rename`, `replace` or `drop` call reads as pandas' or str's (a new object) rather than
     one that acts on the world: `os.rename(a, b)`, `path.replace(target)`, `table.drop(engine)`."""
-    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id in ("os", "shutil"):
+    if (
+        isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id in ("os", "shutil")
+    ):
         return False
     words = {k.arg for k in call.keywords}
     mapping = any(isinstance(a, (ast.Dict, ast.List)) for a in call.args)
@@ -245,7 +249,8 @@ def _float_text(change: Change) -> list[str]:
             continue
         shown = [v for v in col.samples if v.strip("'") not in ("nan", "<NA>", "None")]
         if shown and all(FLOAT_TEXT.match(v) for v in shown):
-            out.append(f"{_label(change, col.name)} holds whole numbers printed as floats ({', '.join(shown)}): a float "
+            out.append(f"{_label(change, col.name)} holds whole numbers printed as floats "
+                       f"({', '.join(shown)}): a float "
                        "column turned into text; format them as integers (.astype('Int64').astype(str))")
     return out
 

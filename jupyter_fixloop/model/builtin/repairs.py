@@ -142,7 +142,11 @@ def _with_strings(code: str) -> str:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return code
-    return code + "\n" + "\n".join(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    return (
+        code
+        + "\n"
+        + "\n".join(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    )
 
 
 def propose(code: str, receipt: Receipt | str, modules: Mapping[str, str] | None = None):
@@ -168,7 +172,8 @@ def propose(code: str, receipt: Receipt | str, modules: Mapping[str, str] | None
             hidden = invisible_added(_with_strings(code), _with_strings(fixed))
             if hidden:  # a name with a BOM or a zero-width space in it: the fix is in how the data is read
                 doubt = doubt or (f"the fix would write an invisible character ({hidden}) into the code: the data's "
-                                  "names hold it (a BOM: read the file with encoding='utf-8-sig'; else strip the names)")
+                                  "names hold it (a BOM: read the file with encoding='utf-8-sig'; "
+                                  "else strip the names)")
                 continue
             return repair, fixed, ""
     return None, None, doubt

@@ -13,7 +13,9 @@ import re
 from .edits import ParsedReceipt
 
 CLOSERS = {"(": ")", "[": "]", "{": "}"}
-COMPOUND = re.compile(r"^\s*(if|elif|else|for|while|def|class|try|except|finally|with|async\s+def|async\s+for|async\s+with)\b")
+COMPOUND = re.compile(
+    r"^\s*(if|elif|else|for|while|def|class|try|except|finally|with|async\s+def|async\s+for|async\s+with)\b"
+)
 
 
 def _error_line(code: str) -> int | None:

@@ -78,7 +78,11 @@ def _fresh_default(code: str, tree: ast.Module, func: str, param: str, value: st
             indent = " " * first.col_offset
             guard = f"{indent}if {param} is None:\n{indent}    {param} = {empty}\n"
             at = first.lineno - 1
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 at = (first.end_lineno or first.lineno)  # after the docstring
             inserted = "".join(lines[:at]) + guard + "".join(lines[at:])
             return replace_node(inserted, default, "None")  # the default is above the insertion: same offsets
