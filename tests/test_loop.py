@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from jupyter_fixloop import LoopResult, Receipt, Round, UsageError, fix
-from jupyter_fixloop.diff import render_html, render_text
+from jupyter_fixloop.render import render_html, render_text
 
 FIB = """def fib(n):
     a, b = 1, 1

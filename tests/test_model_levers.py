@@ -181,8 +181,8 @@ def test_bench_reports_the_round_that_fixed_each_case(fake_model, tmp_path):
 
 
 def test_the_live_header_shows_the_model_writing(fake_model):
-    from jupyter_fixloop.diff import activity_text
     from jupyter_fixloop.hooks import ModelWriting
+    from jupyter_fixloop.render import activity_text
 
     server = fake_model(block(FIXED + "# " + "x" * 200 + "\n"))
     events = []

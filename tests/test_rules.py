@@ -9,7 +9,7 @@ from fake_model import Scripted
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.config import FixLoop
-from jupyter_fixloop.diff import render_text
+from jupyter_fixloop.render import render_text
 from jupyter_fixloop.summary import loop_summary
 
 TYPO = "total = sum(price) * 2\n"  # `price` for `prices`: a rule repairs it

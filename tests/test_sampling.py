@@ -9,11 +9,11 @@ from traitlets import TraitError
 
 from jupyter_fixloop import LoopHooks, fix
 from jupyter_fixloop.config import FixLoop
-from jupyter_fixloop.diff import render_html, render_text
 from jupyter_fixloop.errors import UsageError
 from jupyter_fixloop.loop.sampling import Candidate, best_of, temperatures
 from jupyter_fixloop.model.models import Reply
 from jupyter_fixloop.receipt.values import CheckOutcome, Receipt
+from jupyter_fixloop.render import render_html, render_text
 from jupyter_fixloop.result import Usage
 
 CELL = "total = sum(prices) - 1\n"

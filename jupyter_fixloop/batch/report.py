@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import os
 
-from ..diff import (
+from ..render import (
     STATUS_TEXT,
     STYLE,
     cost_text,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from ..diff import tokens_text
 from ..hooks import LoopHooks, ReceiptReady, RoundStart, RunStart
+from ..render import tokens_text
 from ..result import LoopResult
 
 ROUND_TEXT = {RunStart: "running in a sandbox", RoundStart: "asking the model", ReceiptReady: "reading the receipt"}

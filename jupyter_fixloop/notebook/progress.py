@@ -8,7 +8,7 @@ import contextvars
 import threading
 import time
 
-from .. import diff
+from .. import render
 from ..hooks import LoopEnd, LoopEvent, LoopHooks, ReceiptReady
 
 TICK = 1.0  # seconds between refreshes of the live header's elapsed time
@@ -28,7 +28,7 @@ class Progress:
 
     def update(self, event: LoopEvent) -> None:
         """Any of the loop's events (every hook of `LoopHooks.every(progress.update)`)."""
-        self.activity = diff.activity_text(event)
+        self.activity = render.activity_text(event)
         if isinstance(event, LoopEnd):
             return
         self.round = max(self.round, event.round)
@@ -48,7 +48,7 @@ class Progress:
         return LoopHooks.every(on_any)
 
     def html(self) -> str:
-        return diff.header_html(status="running", rounds=self.round, max_rounds=self.max_rounds, model=self.model,
+        return render.header_html(status="running", rounds=self.round, max_rounds=self.max_rounds, model=self.model,
                                 tokens=self.tokens, cost=self.cost, seconds=time.perf_counter() - self.started,
                                 activity=self.activity)
 

@@ -4,7 +4,7 @@ Before the loop runs, the exact cell goes to the history and a live header (HTML
 shows the loop's progress. When the loop ends, its result is recorded in the history, announced on the
 comm, and displayed with the LoopSummary (`application/vnd.jupyter.fixloop+json`) in the bundle so the
 notebook keeps it: as the diff widget where a frontend can render widgets, else as HTML and text
-(diff.py), which is also all a headless run (nbclient, nbconvert) stores.
+(render.py), which is also all a headless run (nbclient, nbconvert) stores.
 
 Then the view owns the decision. Nothing changes until Accept; Accept asks the frontend to replace
 the cell (keeping the `%%fixloop` line) and runs the code in the user's kernel; Undo puts back the
@@ -20,8 +20,8 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from .. import diff
 from .. import history as histories
+from .. import render
 from ..cell import join_magic, magic_line, split_magic
 from ..errors import FixloopError
 from ..history import Entry
@@ -63,7 +63,7 @@ def cell_source(shell, line: str, cell: str) -> tuple[str, str | None]:
 
 def bundle(result: LoopResult, summary: dict) -> dict:
     """The display bundle without the widget: text, HTML and the LoopSummary."""
-    return {"text/plain": diff.render_text(result), "text/html": diff.render_html(result), MIMETYPE: summary}
+    return {"text/plain": render.render_text(result), "text/html": render.render_html(result), MIMETYPE: summary}
 
 
 class LoopView:
@@ -101,7 +101,7 @@ class LoopView:
 
     def _progress_bundle(self) -> dict:
         text = f"fixloop: running ({self.progress.activity})"
-        return {"text/plain": text, "text/html": diff.STYLE + diff.WIDGET_STYLE + '<div class="fixloop-box">'
+        return {"text/plain": text, "text/html": render.STYLE + render.WIDGET_STYLE + '<div class="fixloop-box">'
                 + self.progress.html() + "</div>"}
 
     def hooks(self) -> LoopHooks:
@@ -133,7 +133,7 @@ class LoopView:
         self._show_result()
         if self.widget is not None:
             data.update(self.widget._repr_mimebundle_())
-            data["text/plain"] = diff.render_text(result)
+            data["text/plain"] = render.render_text(result)
         display(data, raw=True)
 
     def _publish(self) -> dict:

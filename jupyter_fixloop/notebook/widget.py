@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from .. import diff
+from .. import render
 from ..result import LoopResult
 
 TOOLTIPS = {
@@ -74,16 +74,16 @@ class DiffWidget(widgets.VBox):
     def show_result(self, result: LoopResult) -> None:
         """A loop's result: its header, diff and rounds; no code to copy yet. A passing cell has nothing to decide."""
         self.result = result
-        self.header.value = diff.STYLE + diff.WIDGET_STYLE + diff.result_header_html(result)
+        self.header.value = render.STYLE + render.WIDGET_STYLE + render.result_header_html(result)
         self._show_diff()
-        self.effect.value = diff.effect_html(result) + diff.alternatives_html(result)
+        self.effect.value = render.effect_html(result) + render.alternatives_html(result)
         self._show_rounds()
         self.show_code(None)
         self.actions.layout.display = "none" if result.status == "passed" else None
 
     def show_header(self, header_html: str) -> None:
         """The header of a loop still running (a Retry), refreshed by the view."""
-        self.header.value = diff.STYLE + diff.WIDGET_STYLE + header_html
+        self.header.value = render.STYLE + render.WIDGET_STYLE + header_html
 
     def show_state(self, state: str, text: str) -> None:
         """The state line (`text` is HTML): pending, accepted, rejected, undone, running, done."""
@@ -119,8 +119,8 @@ class DiffWidget(widgets.VBox):
             self.view.layout.display = "none"
             return
         self.view.layout.display = None
-        render = diff.side_by_side_html if self.view.value == "side" else diff.diff_html
-        self.diff.value = render(result.source, result.patched)
+        show = render.side_by_side_html if self.view.value == "side" else render.diff_html
+        self.diff.value = show(result.source, result.patched)
 
     def _show_rounds(self) -> None:
         """One collapsed section per round: its candidate's diff against the previous code, its receipt."""
@@ -132,10 +132,10 @@ class DiffWidget(widgets.VBox):
         for r in result.rounds:
             body = ""
             if r.candidate is not None:
-                body = diff.diff_html(previous, r.candidate)
+                body = render.diff_html(previous, r.candidate)
                 previous = r.candidate
             children.append(widgets.HTML(body + _receipt(r.receipt.text)))
-            titles.append(f"{diff.round_title(r)} — {r.receipt.headline[:80]}")
+            titles.append(f"{render.round_title(r)} — {r.receipt.headline[:80]}")
         self.rounds.children = children
         self.rounds.titles = tuple(titles)
         self.rounds.selected_index = None

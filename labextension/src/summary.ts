@@ -268,7 +268,7 @@ export function statusLabel(value: LoopStatus): string {
   }[value];
 }
 
-/** "round 2: check_failed", and who wrote the candidate when it was not the model (as diff.py's round_title). */
+/** "round 2: check_failed", and who wrote the candidate when it was not the model (as render.py's round_title). */
 export function roundTitle(round: IRound): string {
   return `round ${round.index}${round.source === 'rules' ? ' (built-in rules)' : ''}: ${round.receipt.kind}`;
 }
