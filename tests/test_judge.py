@@ -114,7 +114,7 @@ def test_patching_the_check_code_in_the_kernel_does_not_reach_the_judge(monkeypa
 
     key = judge.arm(["x == 2"], "")
     monkeypatch.setattr(checks, "truth", lambda value: True)  # after the fork: the candidate's moment
-    monkeypatch.setattr(checks, "judge", lambda node, ns: (True, ""))
+    monkeypatch.setattr(checks, "assess", lambda node, ns: (True, ""))
     assert checks.evaluate("x == 2", {"x": 1})["passed"]  # the kernel's own evaluation is fooled
     out, _ = judge.verdict({"x": 1})
     assert judge.verify(key, out["text"].encode(), out["signature"])

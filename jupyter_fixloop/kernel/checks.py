@@ -40,7 +40,7 @@ def evaluate(check: str, ns: dict, raise_errors: bool = False, cell: str = "") -
             return {"expr": check, "passed": False, "detail": f"the check is not Python: {exc.msg}"}
     try:
         if body is None:
-            passed, detail = judge(tree.body, ns)
+            passed, detail = assess(tree.body, ns)
             failed_node = tree.body
         else:
             passed, detail, failed_node = _run_block(body, ns)
@@ -63,7 +63,7 @@ def _run_block(body: list[ast.stmt], ns: dict):
     for at, stmt in enumerate(body):
         try:
             if isinstance(stmt, ast.Assert):
-                passed, detail = judge(stmt.test, ns)
+                passed, detail = assess(stmt.test, ns)
                 if not passed:
                     return False, _failure(stmt, detail, ns) + _later_failures(body[at + 1:], ns), stmt.test
             else:
@@ -88,7 +88,7 @@ def _later_failures(rest: list[ast.stmt], ns: dict) -> str:
     for stmt in rest:
         try:
             if isinstance(stmt, ast.Assert):
-                passed, detail = judge(stmt.test, ns)
+                passed, detail = assess(stmt.test, ns)
                 if not passed:
                     found.append(_failure(stmt, detail, ns))
             else:
@@ -112,7 +112,7 @@ def _message(stmt: ast.Assert, ns: dict) -> str:
 # ---------------------------------------------------------------- one evaluation, every value recorded
 
 
-def judge(node: ast.expr, ns: dict) -> tuple[bool, str]:
+def assess(node: ast.expr, ns: dict) -> tuple[bool, str]:
     """Whether the expression holds, and when it does not, the values that decided it."""
     recorded = Recorded(node)
     value = recorded.evaluate(ns)

@@ -25,8 +25,8 @@ import warnings
 
 from jupyter_fixloop.kernel import checks, effect, facts, judge
 from jupyter_fixloop.kernel import trace as value_trace
+from jupyter_fixloop.kernel.checks import assess
 from jupyter_fixloop.kernel.checks import evaluate as _evaluate_check
-from jupyter_fixloop.kernel.checks import judge as _judge_expression
 from jupyter_fixloop.kernel.facts import gather, short_repr
 
 CELL_FILE = "<cell>"
@@ -410,10 +410,6 @@ def evaluate_check(expr: str, ns: dict, raise_errors: bool = False, cell: str = 
     return _evaluate_check(expr, ns, raise_errors=raise_errors, cell=cell)
 
 
-def _judge(node: ast.expr, ns: dict) -> tuple[bool, str]:
-    return _judge_expression(node, ns)
-
-
 # ---------------------------------------------------------------- describing an error
 
 
@@ -529,7 +525,7 @@ def _failed_assert(tree: ast.Module, lineno: int, ns: dict) -> dict | None:
         if isinstance(node, ast.Assert) and node.lineno <= lineno <= (node.end_lineno or node.lineno):
             expr = ast.unparse(node.test)
             try:
-                _, detail = _judge(node.test, ns)
+                _, detail = assess(node.test, ns)
             except BaseException as exc:
                 detail = f"raised {type(exc).__name__}: {_short(exc)}"
             return {"expr": expr, "passed": False, "detail": detail}

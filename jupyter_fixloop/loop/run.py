@@ -290,16 +290,16 @@ class LoopRun:
                     self._removed[code] = removed
             return reply, self._repeated(reply)
 
-        async def judge(reply: model.Reply) -> Receipt:
-            receipt = await self._judge(reply.code, reply.text, guard_, history, pool, mirror)
+        async def trial(reply: model.Reply) -> Receipt:
+            receipt = await self._trial(reply.code, reply.text, guard_, history, pool, mirror)
             return passed_before.marked(receipt)
 
         def ends_round(step, reply: model.Reply, receipt: Receipt) -> bool:
             return decisive(step == sampling.RULES, receipt, reply.code, self.source)
 
-        return await sampling.gather(temps, ask, judge, ends_round)
+        return await sampling.gather(temps, ask, trial, ends_round)
 
-    async def _judge(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
+    async def _trial(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
         if code is None:
             return self.model.without_code(text)

@@ -82,13 +82,13 @@ def total_usage(candidates: Sequence[Candidate], best: Candidate) -> Usage:
 
 # a temperature, or RULES -> (reply, what it repeats); None when the step has nothing new to run
 Ask = Callable[[float | str], Awaitable[tuple[Reply, str] | None]]
-Judge = Callable[[Reply], Awaitable[Receipt]]
+Trial = Callable[[Reply], Awaitable[Receipt]]
 # (step, reply, receipt of a passing run) -> whether that pass ends the round
 Decisive = Callable[[float | str, Reply, Receipt], bool]
 
 
 async def gather(
-    temps: Sequence[float | str], ask: Ask, judge: Judge, decisive: Decisive | None = None
+    temps: Sequence[float | str], ask: Ask, trial: Trial, decisive: Decisive | None = None
 ) -> list[Candidate]:
     """Ask at each temperature (or RULES) in turn, and run each reply as soon as it arrives (beside
     the next call); the first candidate that passes ends the round: the call under way is cancelled (no
@@ -96,14 +96,14 @@ async def gather(
     run", and their tokens counted). A call that fails ends the asking; the round goes on with the
     replies it has, and raises that error when it has none. `decisive` (default: every pass) says
     which passes end the round; the others are kept, and the asking goes on."""
-    return await _Round(ask, judge, decisive).gather(temps)
+    return await _Round(ask, trial, decisive).gather(temps)
 
 
 class _Round:
     """The state of one `gather`: the runs by code, the replies being settled, whether one passed."""
 
-    def __init__(self, ask: Ask, judge: Judge, decisive: Decisive | None):
-        self.ask, self.judge, self.decisive = ask, judge, decisive
+    def __init__(self, ask: Ask, trial: Trial, decisive: Decisive | None):
+        self.ask, self.trial, self.decisive = ask, trial, decisive
         self.runs: dict[str, tuple[int, asyncio.Future]] = {}
         self.settling: list[asyncio.Task] = []
         self.stopped: list[asyncio.Future] = []  # runs this round stopped itself (not a cancellation from outside)
@@ -170,7 +170,7 @@ class _Round:
         same = self.runs.get(key) if reply.code is not None else None
         if same is not None:
             return same[1], same[0]
-        run = asyncio.ensure_future(self.judge(reply))
+        run = asyncio.ensure_future(self.trial(reply))
         if reply.code is not None:
             self.runs[key] = (order, run)
         return run, None
