@@ -2,13 +2,16 @@
 
 Design. Before any candidate code runs, the sandbox kernel forks a judge, made non-dumpable (the
 candidate, the same uid, can neither ptrace it nor read its memory), whose one-time Lamport key
-never leaves it; in the request before the run (`arm`, the host's payload) it is given the host's
-checks and the cell, and the host takes its public key from that request's reply. After the run the
+never leaves it. In a request of its own (`arm`, the host's payload), sent when the kernel is made
+ready for a loop (after the snapshot's load, while the model thinks) or else ahead of the run's
+request, it is given the host's checks, and the host takes its public key from that request's reply
+and keeps it for the kernel's one run. The run's request then hands it the cell (`give_cell`, from
+the host's payload) before the runner executes any of it. After the run the
 kernel sends it one message: the values the checks read, as data (a data-only loader: builtins,
 numpy, pandas, pyarrow data types) or, for code and the cell's own objects, as handles it calls
 back into the kernel. The judge evaluates each of the host's checks once, with its own copy of the
 check code and of the builtins, and signs the verdict, which the host (verdict.py) verifies. It
-takes no check from the kernel after the host's, nor a second message of values.
+takes no check after the host's, no second cell, nor a second message of values.
 
 So patching the runner, the check code, `bool`, `abs`, `operator`, `sys.modules`, `pickle.dumps`
 or `json.dumps`, or sending the judge checks of one's own, cannot turn a failing check into a pass.
@@ -123,21 +126,32 @@ def start() -> str:
     return key
 
 
-def arm(checks: list[str], cell: str) -> str:
-    """Give the judge the host's checks and the cell, before any candidate code runs (forking one
-    if none waits); its public key. The judge evaluates these checks and no others, once each."""
+def arm(checks: list[str]) -> str:
+    """Give the judge the host's checks, before any candidate code runs (forking one if none
+    waits); its public key. The judge evaluates these checks and no others, once each."""
     checks = [str(c) for c in checks]
     for attempt in range(2):
         if attempt or _link is None or _link.checks is not None:
             start()
         assert _link is not None
         try:
-            _link.send(("checks", list(checks), str(cell)))
+            _link.send(("checks", list(checks)))
         except OSError:  # the judge forked at load is gone: a new one
             continue
         _link.checks = checks
         return _link.key
     raise RuntimeError("the judge took no checks")
+
+
+def give_cell(cell: str) -> None:
+    """Hand the armed judge the cell (the host's, from the run's payload) before the runner executes
+    it: a check's detail names the cell's lines that produced what it read. Once per judge; a judge
+    gone by now gives no verdict, and the host says so."""
+    if _link is None or _link.checks is None or _link.cell:
+        return
+    with contextlib.suppress(OSError):
+        _link.send(("cell", str(cell)))
+        _link.cell = True
 
 
 def started() -> bool:
@@ -160,8 +174,10 @@ def verdict(ns: dict) -> tuple[dict, list[BaseException]]:
     ({"text", "signature"} or {"error"}, the exceptions the cell's objects raised answering it)."""
     global _link
     link, _link = _link, None  # one verdict per judge
-    if link is None or link.checks is None:
-        return {"error": "no judge was armed with the checks"}, []
+    if link is None or link.checks is None or not link.cell:
+        if link is not None:
+            link.close()
+        return {"error": "no judge was armed with the checks and the cell"}, []
     try:
         values = {name: link.pack(ns[name]) for name in sorted(wanted(link.checks, ns))}
         link.send(("values", values))
@@ -213,6 +229,7 @@ class _Link:
         self.pid, self.down, self.up = pid, down, up
         self.key = ""
         self.checks: list[str] | None = None  # the host's, once armed
+        self.cell = False  # given the cell, before it ran
         self.lent: list = []
         self.raised: list[BaseException] = []  # what the cell's objects raised answering the judge
 
@@ -349,8 +366,8 @@ class _Answers(_Unpickler):
 
 class Judge:
     """The forked process: makes the key, takes the host's checks (sent before any candidate code
-    ran), then one message of values; evaluates each check once, signs, exits. Any other message
-    ends it without a verdict."""
+    ran), the cell (before the runner executed it), then one message of values; evaluates each check
+    once, signs, exits. Any other message ends it without a verdict."""
 
     def __init__(self, down, up):
         self.down, self.up = down, up
@@ -358,12 +375,14 @@ class Judge:
 
     def serve(self, sample=None) -> None:
         _write(self.up, pickle.dumps(("key", public_key(self.secret))))
-        warm(sample, lambda: bool(select.select([self.down], [], [], 0)[0]))
-        message = DataLoader(io.BytesIO(_read(self.down))).load()  # no handles: plain data only
-        if not (isinstance(message, tuple) and len(message) == 3 and message[0] == "checks"):
+        steps = warming(sample)
+        warm(steps, self._waiting)  # until the checks arrive; the rest once they have
+        checks = self._plain("checks")
+        if not (isinstance(checks, list) and all(isinstance(c, str) for c in checks)):
             return
-        _, checks, cell = message
-        if not (isinstance(checks, list) and all(isinstance(c, str) for c in checks) and isinstance(cell, str)):
+        warm(steps, self._waiting)
+        cell = self._plain("cell")
+        if not isinstance(cell, str):
             return
         message = DataLoader(io.BytesIO(_read(self.down)), self).load()
         if not (isinstance(message, tuple) and len(message) == 2 and message[0] == "values"
@@ -372,6 +391,14 @@ class Judge:
         outcomes = self.judge(checks, cell, message[1])
         text = json.dumps({"checks": outcomes}, sort_keys=True)
         _write(self.up, pickle.dumps(("verdict", text, sign(self.secret, text.encode()))))
+
+    def _waiting(self) -> bool:
+        return bool(select.select([self.down], [], [], 0)[0])
+
+    def _plain(self, kind: str):
+        """The next message, plain data (no handles): `(kind, value)`'s value, else None."""
+        message = DataLoader(io.BytesIO(_read(self.down))).load()
+        return message[1] if isinstance(message, tuple) and len(message) == 2 and message[0] == kind else None
 
     def judge(self, checks: list[str], cell: str, values: dict) -> list[dict]:
         ns: dict = {"__builtins__": dict(JUDGE_BUILTINS)}  # its own: the candidate's names never stand in for them
@@ -433,27 +460,31 @@ def _warm_value():
         return [1]
 
 
-def warm(value, waiting=lambda: False) -> None:
-    """In a judge just forked, before the checks arrive (off the round's clock: after a snapshot
-    load, while the model thinks): take once the paths a verdict takes, on a value of our own:
-    packing and loading it, evaluating a check that holds and one that fails, signing with a
-    throwaway key. The pages they write (reference counts, the allocator's) become the judge's own
-    copies now, not copy-on-write faults during the round. It stops between steps as soon as
-    `waiting()` says the checks arrived (a run that starts right after the load waits for no warm-up)."""
+def warming(value):
+    """The steps of `warm`, one per `next`."""
     with contextlib.suppress(Exception):
-        if waiting():
-            return
         buffer, buffers = io.BytesIO(), []
         _DataPickler(buffer, [], buffers.append).dump(value)
         ns = {"__builtins__": dict(JUDGE_BUILTINS),
               "x": DataLoader(io.BytesIO(buffer.getvalue()), buffers=[b.raw() for b in buffers]).load()}
+        yield
         outcomes = []
         for check in ("len(x) == 1", "assert len(x) == 2"):
-            if waiting():
-                return
             outcomes.append(check_code.evaluate(check, ns, cell="y = len(x)"))
-        if not waiting():
-            sign(os.urandom(2 * BITS * SECRET), json.dumps({"checks": outcomes}, sort_keys=True).encode())  # never the judge's own key
+            yield
+        sign(os.urandom(2 * BITS * SECRET), json.dumps({"checks": outcomes}, sort_keys=True).encode())  # never the judge's own key
+
+
+def warm(steps, waiting=lambda: False) -> None:
+    """In a judge just forked, off the round's clock (after a snapshot load, while the model thinks):
+    take once the paths a verdict takes, on a value of our own (`warming`): packing and loading it,
+    evaluating a check that holds and one that fails, signing with a throwaway key. The pages they
+    write (reference counts, the allocator's) become the judge's own copies now, not copy-on-write
+    faults during the round. It stops between steps as soon as `waiting()` says a message arrived
+    (a run that starts right after the load waits for no warm-up); called again, it goes on."""
+    while not waiting():
+        if next(steps, StopIteration) is StopIteration:
+            return
 
 
 class _Questions(_Pickler):
