@@ -92,9 +92,10 @@ _DISPATCH = dict(copyreg.dispatch_table)
 # ---------------------------------------------------------------- the kernel's side
 
 
-def start() -> str:
-    """Fork a judge for the next run (replacing an unused one); its public key, hex. It judges
-    nothing until `arm` gives it the host's checks."""
+def start() -> None:
+    """Fork a judge for the next run (replacing an unused one). It judges nothing until `arm` gives
+    it the host's checks; its key is read then (the fork does not wait for it: the judge makes it
+    on the other core while the kernel goes on)."""
     global _link
     stop()
     down_r, down_w = _pipe()  # kernel -> judge
@@ -117,13 +118,7 @@ def start() -> str:
             os._exit(code)
     os.close(down_r)
     os.close(up_w)
-    link = _Link(pid, _fdopen(down_w, "wb", buffering=0), _fdopen(up_r, "rb", buffering=0))
-    kind, key = link.receive()
-    if kind != "key" or not isinstance(key, str):
-        link.close()
-        raise RuntimeError("the judge gave no key")
-    link.key, _link = key, link
-    return key
+    _link = _Link(pid, _fdopen(down_w, "wb", buffering=0), _fdopen(up_r, "rb", buffering=0))
 
 
 def arm(checks: list[str]) -> str:
@@ -135,11 +130,12 @@ def arm(checks: list[str]) -> str:
             start()
         assert _link is not None
         try:
+            key = _link.public_key()
             _link.send(("checks", list(checks)))
-        except OSError:  # the judge forked at load is gone: a new one
+        except (OSError, EOFError, RuntimeError):  # the judge forked at load is gone: a new one
             continue
         _link.checks = checks
-        return _link.key
+        return key
     raise RuntimeError("the judge took no checks")
 
 
@@ -232,6 +228,15 @@ class _Link:
         self.cell = False  # given the cell, before it ran
         self.lent: list = []
         self.raised: list[BaseException] = []  # what the cell's objects raised answering the judge
+
+    def public_key(self) -> str:
+        """The judge's public key, its first message (read once, when the host is to take it)."""
+        if not self.key:
+            kind, key = self.receive()
+            if kind != "key" or not isinstance(key, str):
+                raise RuntimeError("the judge gave no key")
+            self.key = key
+        return self.key
 
     def send(self, message) -> None:
         buffer = _BytesIO()
