@@ -380,12 +380,12 @@ class Judge:
 
     def serve(self, sample=None) -> None:
         _write(self.up, pickle.dumps(("key", public_key(self.secret))))
-        steps = warming(sample)
-        warm(steps, self._waiting)  # until the checks arrive; the rest once they have
         checks = self._plain("checks")
         if not (isinstance(checks, list) and all(isinstance(c, str) for c in checks)):
             return
-        warm(steps, self._waiting)
+        # armed ahead (while the model thinks), it warms up until the cell arrives; not before the
+        # checks: a load's reply and a round's first run are not to share the CPU with it
+        warm(warming(sample), self._waiting)
         cell = self._plain("cell")
         if not isinstance(cell, str):
             return
@@ -456,13 +456,22 @@ class Judge:
         raise kind(f"{text}")
 
 
+_samples: dict = {}
+
+
 def _warm_value():
-    """A one-row frame of the usual dtypes when pandas is loaded (else a list), for `warm`."""
+    """A one-row frame of the usual dtypes when pandas is loaded (else a list), for `warm`: made
+    once per kernel, in an idle one when its packages are preloaded (snapshot.preload; the first
+    frame of text pulls in pandas' lazy imports, ~10 ms), not on a load's clock."""
     pd = sys.modules.get("pandas")
-    try:
-        return pd.DataFrame({"n": [1.5], "i": [1], "s": ["a"]}) if pd is not None else [1]
-    except Exception:
+    if pd is None:
         return [1]
+    if "frame" not in _samples:
+        try:
+            _samples["frame"] = pd.DataFrame({"n": [1.5], "i": [1], "s": ["a"]})
+        except Exception:
+            return [1]
+    return _samples["frame"]
 
 
 def warming(value):
@@ -481,12 +490,12 @@ def warming(value):
 
 
 def warm(steps, waiting=lambda: False) -> None:
-    """In a judge just forked, off the round's clock (after a snapshot load, while the model thinks):
-    take once the paths a verdict takes, on a value of our own (`warming`): packing and loading it,
-    evaluating a check that holds and one that fails, signing with a throwaway key. The pages they
-    write (reference counts, the allocator's) become the judge's own copies now, not copy-on-write
-    faults during the round. It stops between steps as soon as `waiting()` says a message arrived
-    (a run that starts right after the load waits for no warm-up); called again, it goes on."""
+    """In a judge armed with its checks ahead of the run (while the model thinks): take once the
+    paths a verdict takes, on a value of our own (`warming`): packing and loading it, evaluating a
+    check that holds and one that fails, signing with a throwaway key. The pages they write
+    (reference counts, the allocator's) become the judge's own copies now, not copy-on-write faults
+    during the round. It stops between steps as soon as `waiting()` says the cell arrived (a run
+    armed just before it waits for no warm-up)."""
     while not waiting():
         if next(steps, StopIteration) is StopIteration:
             return
