@@ -45,7 +45,7 @@ import sys
 import warnings
 
 from jupyter_fixloop.kernel import checks as check_code
-from jupyter_fixloop.kernel import mapped
+from jupyter_fixloop.kernel import limits, mapped
 from jupyter_fixloop.kernel.facts import short_repr
 
 BITS = 256  # a SHA-256 digest is signed, one bit at a time
@@ -290,12 +290,12 @@ class _Link:
             return ("answer", False, (type(exc).__name__, str(exc)[:300]))
 
     def close(self) -> None:
+        """Kill the judge; it is reaped without waiting for its exit, now or at the next judge's
+        (the verdict is in hand: a run does not wait for its address space to be torn down)."""
         for f in (self.down, self.up):
             with contextlib.suppress(OSError):
                 f.close()
-        with contextlib.suppress(OSError, ChildProcessError):
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+        limits.kill_unwaited(self.pid)
 
 
 def _buffer_ref(buffer: pickle.PickleBuffer):

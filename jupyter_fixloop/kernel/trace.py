@@ -520,26 +520,12 @@ class Twin:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.down = self.up = -1
-        with contextlib.suppress(OSError, ChildProcessError):
-            os.kill(self.pid, signal.SIGKILL)
-        _unreaped.add(self.pid)
-        reap()
-
-
-_unreaped: set[int] = set()
+        limits.kill_unwaited(self.pid)
 
 
 def reap() -> None:
-    """Collect the twins that have exited (no zombies left behind), without waiting for any."""
-    for pid in list(_unreaped):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        except OSError:
-            continue
-        if done:
-            _unreaped.discard(pid)
+    """Collect the twins and judges that have exited (no zombies left behind), without waiting."""
+    limits.reap()
 
 
 def _wait_and_trace(down: int, up: int, ns: dict) -> None:
