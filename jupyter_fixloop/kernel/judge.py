@@ -38,7 +38,6 @@ import json
 import operator
 import os
 import pickle
-import select
 import signal
 import struct
 import sys
@@ -121,9 +120,11 @@ def start() -> None:
     _link = _Link(pid, _fdopen(down_w, "wb", buffering=0), _fdopen(up_r, "rb", buffering=0))
 
 
-def arm(checks: list[str]) -> str:
+def arm(checks: list[str], ahead: bool = False) -> str:
     """Give the judge the host's checks, before any candidate code runs (forking one if none
-    waits); its public key. The judge evaluates these checks and no others, once each."""
+    waits); its public key. The judge evaluates these checks and no others, once each. `ahead`
+    (a kernel made ready while the model thinks): the judge warms up first and says when it is done,
+    so that its warm-up is over before the run (else it takes none: the run follows at once)."""
     checks = [str(c) for c in checks]
     for attempt in range(2):
         if attempt or _link is None or _link.checks is not None:
@@ -131,7 +132,9 @@ def arm(checks: list[str]) -> str:
         assert _link is not None
         try:
             key = _link.public_key()
-            _link.send(("checks", list(checks)))
+            _link.send(("checks, warm" if ahead else "checks", list(checks)))
+            if ahead and _link.receive() != ("warm",):
+                raise RuntimeError("the judge did not warm up")
         except (OSError, EOFError, RuntimeError):  # the judge forked at load is gone: a new one
             continue
         _link.checks = checks
@@ -380,12 +383,15 @@ class Judge:
 
     def serve(self, sample=None) -> None:
         _write(self.up, pickle.dumps(("key", public_key(self.secret))))
-        checks = self._plain("checks")
+        message = DataLoader(io.BytesIO(_read(self.down))).load()  # no handles: plain data only
+        if not (isinstance(message, tuple) and len(message) == 2 and message[0] in ("checks", "checks, warm")):
+            return
+        checks = message[1]
         if not (isinstance(checks, list) and all(isinstance(c, str) for c in checks)):
             return
-        # armed ahead (while the model thinks), it warms up until the cell arrives; not before the
-        # checks: a load's reply and a round's first run are not to share the CPU with it
-        warm(warming(sample), self._waiting)
+        if message[0] == "checks, warm":  # armed ahead, while the model thinks: warm up now, then say so
+            warm(warming(sample))  # (not from the fork: a load's reply is not to share the CPU with it)
+            _write(self.up, pickle.dumps(("warm",)))
         cell = self._plain("cell")
         if not isinstance(cell, str):
             return
@@ -396,9 +402,6 @@ class Judge:
         outcomes = self.judge(checks, cell, message[1])
         text = json.dumps({"checks": outcomes}, sort_keys=True)
         _write(self.up, pickle.dumps(("verdict", text, sign(self.secret, text.encode()))))
-
-    def _waiting(self) -> bool:
-        return bool(select.select([self.down], [], [], 0)[0])
 
     def _plain(self, kind: str):
         """The next message, plain data (no handles): `(kind, value)`'s value, else None."""
@@ -489,16 +492,14 @@ def warming(value):
         sign(os.urandom(2 * BITS * SECRET), json.dumps({"checks": outcomes}, sort_keys=True).encode())  # never the judge's own key
 
 
-def warm(steps, waiting=lambda: False) -> None:
+def warm(steps) -> None:
     """In a judge armed with its checks ahead of the run (while the model thinks): take once the
     paths a verdict takes, on a value of our own (`warming`): packing and loading it, evaluating a
     check that holds and one that fails, signing with a throwaway key. The pages they write
     (reference counts, the allocator's) become the judge's own copies now, not copy-on-write faults
-    during the round. It stops between steps as soon as `waiting()` says the cell arrived (a run
-    armed just before it waits for no warm-up)."""
-    while not waiting():
-        if next(steps, StopIteration) is StopIteration:
-            return
+    during the round."""
+    for _ in steps:
+        pass
 
 
 class _Questions(_Pickler):

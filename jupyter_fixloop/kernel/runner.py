@@ -83,7 +83,7 @@ def judge_request(payload_json: str) -> None:
     global _last_json
     payload = json.loads(payload_json)
     try:
-        key = judge.arm(payload.get("checks", []))
+        key = judge.arm(payload.get("checks", []), ahead=payload.get("ahead") is True)
     except Exception:
         key = None  # no judge: the host counts no check as passed, and says why
     _last_json = json.dumps({"key": key})

@@ -310,7 +310,7 @@ class Sandbox:
         self.judge_key = None
         if not checks or self._ran:
             return False
-        armed = _result_of(await self._request(_arming(checks), START_TIMEOUT))
+        armed = _result_of(await self._request(_arming(checks, ahead=True), START_TIMEOUT))
         key = armed.get("key") if isinstance(armed, dict) else None
         if isinstance(key, str) and not self._ran:
             self.judge_key, self.judge_checks = key, checks
@@ -493,9 +493,10 @@ class _KernelDied(Exception):
     pass
 
 
-def _arming(checks) -> str:
-    """The request that arms a kernel's judge with the host's checks (runner.judge_request)."""
-    return wire.call("judge", json.dumps({"checks": list(checks)}))
+def _arming(checks, ahead: bool = False) -> str:
+    """The request that arms a kernel's judge with the host's checks (runner.judge_request);
+    `ahead` of the run, the judge warms up before the answer (kernel/judge.py's `warm`)."""
+    return wire.call("judge", json.dumps({"checks": list(checks), "ahead": ahead}))
 
 
 def _plain_files(path: str) -> list[str]:
