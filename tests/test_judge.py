@@ -28,6 +28,15 @@ def signed(outcomes: list[dict]) -> tuple[str, dict]:
     return judge.public_key(secret), {"text": text, "signature": judge.sign(secret, text.encode())}
 
 
+def armed(checks: list[str], cell: str = "") -> str:
+    """Arm the judge with the checks, then hand it the cell, as a sandbox does (the pool's `arm`
+    request, then the run's): its public key."""
+    key = judge.arm(checks)
+    judge.give_cell(cell)
+    return key
+
+
+
 def test_the_judges_signature_verifies_and_a_tampered_verdict_does_not():
     key, signed_verdict = signed([{"expr": "x == 2", "passed": False, "detail": "x is 1, expected 2"}])
     text, signature = signed_verdict["text"], signed_verdict["signature"]
@@ -94,7 +103,7 @@ def test_a_forked_judge_evaluates_the_checks_on_what_it_was_sent():
     hidden = "exec(compile(\"assert globals().get('x') == 1\", '<t>', 'exec'), globals()) is None"
     checks = ["x == 2", "x == 1", "fib(6) == 8", "box.get() + 1 == 4", "shell is not None", hidden]
     judge.start()
-    key = judge.arm(checks, "x = 1")
+    key = armed(checks, "x = 1")
     out, _ = judge.verdict(ns)
     assert not judge.started()  # one verdict per judge
     assert judge.verify(key, out["text"].encode(), out["signature"])
@@ -112,7 +121,7 @@ def test_a_forked_judge_evaluates_the_checks_on_what_it_was_sent():
 def test_patching_the_check_code_in_the_kernel_does_not_reach_the_judge(monkeypatch):
     from jupyter_fixloop.kernel import checks
 
-    key = judge.arm(["x == 2"], "")
+    key = armed(["x == 2"])
     monkeypatch.setattr(checks, "truth", lambda value: True)  # after the fork: the candidate's moment
     monkeypatch.setattr(checks, "assess", lambda node, ns: (True, ""))
     assert checks.evaluate("x == 2", {"x": 1})["passed"]  # the kernel's own evaluation is fooled
@@ -127,19 +136,35 @@ def outcomes(out: dict, key: str) -> dict:
 
 
 def test_the_judge_takes_the_hosts_checks_and_nothing_after_them():
-    """J02/J03: after the host's checks, a request of the candidate's own (checks of its choosing, the
-    old one-message request) ends the judge without a verdict; arming a judge of one's own makes a
-    new key, which the host never took."""
-    for forged in (("checks", ["True"], ""), ("judge", ["x == 2"], "", {"x": pickle.dumps(2)})):
-        judge.start()
-        key = judge.arm(["x == 2"], "x = 1")
-        judge._link.send(forged)
-        out, _ = judge.verdict({"x": 1})
-        assert "error" in out, out
-    other = judge.arm(["True"], "")
+    """J02/J03: after the host's checks, a request of the candidate's own (checks of its choosing, a
+    second cell, the old one-message requests) ends the judge without a verdict; arming a judge of
+    one's own makes a new key, which the host never took."""
+    forgeries = (("checks", ["True"]), ("checks", ["True"], ""), ("judge", ["x == 2"], "", {"x": pickle.dumps(2)}),
+                 ("cell", "x = 2"))
+    for forged in forgeries:
+        for cell_given in (False, True) if forged[0] != "cell" else (True,):  # the runner's hand-over comes first
+            judge.start()
+            key = judge.arm(["x == 2"])
+            if cell_given:
+                judge.give_cell("x = 1")
+            judge._link.send(forged)
+            judge._link.cell = True
+            out, _ = judge.verdict({"x": 1})
+            assert "error" in out, (forged, cell_given, out)
+    other = armed(["True"])
     assert other != key
     out, _ = judge.verdict({})
     assert not judge.verify(key, out["text"].encode(), out["signature"])
+
+
+def test_a_judge_without_the_cell_gives_no_verdict_and_takes_one_cell():
+    """The cell comes once, from the run's request; a verdict asked before it is none."""
+    judge.arm(["x == 1"])
+    out, _ = judge.verdict({"x": 1})
+    assert "error" in out and "cell" in out["error"], out
+    key = armed(["x == 1"], "x = 1")
+    judge.give_cell("x = 2")  # a second hand-over is not sent
+    assert outcomes(judge.verdict({"x": 1})[0], key) == {"x == 1": True}
 
 
 def test_a_shadowed_builtin_and_wrapped_serialisers_do_not_reach_the_judge(monkeypatch):
@@ -147,7 +172,7 @@ def test_a_shadowed_builtin_and_wrapped_serialisers_do_not_reach_the_judge(monke
     and copyreg's table changed after the kernel imported fixloop change nothing of what is sent."""
     import copyreg
 
-    key = judge.arm(["abs(x - 2) < 0.5", "x == 1"], "x = 1")
+    key = armed(["abs(x - 2) < 0.5", "x == 1"], "x = 1")
     real = pickle.dumps
     monkeypatch.setattr(pickle, "dumps", lambda obj, *a, **k: real({"x": 2} if isinstance(obj, dict) else obj, *a, **k))
     monkeypatch.setattr(pickle, "Pickler", None)
@@ -161,7 +186,7 @@ def test_a_check_is_evaluated_once_in_the_judge_not_again_in_the_kernel():
 
     cell = "class Counter:\n    n = 0\n    def hit(self):\n        self.n += 1\n        return self.n\nc = Counter()\n"
     checks = ["c.hit() == 1"]
-    key = judge.arm(checks, cell)
+    key = judge.arm(checks)  # the run hands it the cell
     result = runner.run(cell, checks, ns={})
     assert result["checks"] == [{"expr": "c.hit() == 1", "passed": True, "detail": ""}], result["checks"]
     assert outcomes(result["verdict"], key) == {"c.hit() == 1": True}
@@ -174,7 +199,7 @@ def test_a_judge_gone_before_its_checks_arrive_is_replaced_by_a_new_one():
     judge.start()
     os.kill(judge._link.pid, signal.SIGKILL)
     os.waitpid(judge._link.pid, 0)
-    key = judge.arm(["x == 1"], "x = 1")
+    key = armed(["x == 1"], "x = 1")
     out, _ = judge.verdict({"x": 1})
     assert outcomes(out, key) == {"x == 1": True}
 
@@ -195,7 +220,7 @@ def test_the_judge_reads_unchanged_snapshot_buffers_in_its_own_map_and_gets_writ
 
     assert blocks() == ["tuple", "tuple"]  # both: places in the map
     judge.start()
-    key = judge.arm(["df['a'].min() == -1", f"df['q'].sum() == {n * (n - 1) // 2}", "df['a'].iloc[4] == 4"], "")
+    key = armed(["df['a'].min() == -1", f"df['q'].sum() == {n * (n - 1) // 2}", "df['a'].iloc[4] == 4"])
     df.loc[3, "a"] = -1.0  # the candidate's run writes one page of one block
     assert blocks() == ["bytearray", "tuple"]  # only that block travels
     out, _ = judge.verdict({"df": df})
@@ -240,3 +265,44 @@ def test_in_a_confined_sandbox_a_loaded_frame_is_found_in_its_snapshot_map(tmp_p
 
     receipt = runtime.run_sync(run())
     assert receipt.ok, receipt.text  # the pagemap is readable there, and the judge saw the written value
+
+
+def test_a_kernel_the_pool_prepares_has_its_judge_armed_before_any_candidate_and_only_then(tmp_path):
+    """The loop's checks arm the judge while the kernel is made ready (the key taken then, before any
+    candidate code runs there); the run's one request hands it the cell, and the verdict is signed
+    with that key. After a run, no arming is trusted again: a second run in that kernel passes nothing."""
+    from jupyter_fixloop import runtime
+    from jupyter_fixloop.kernel import snapshot
+    from jupyter_fixloop.sandbox.manager import SandboxSettings
+    from jupyter_fixloop.sandbox.pool import SandboxPool
+
+    checks = ["x == 2", "len(cell_lines) == 3"]
+    cell = "cell_lines = [1, 2, 3]\n"
+
+    async def run():
+        snap = snapshot.write_snapshot({"x": 1}, {"x"}, str(tmp_path / "s.bin"))
+        pool = SandboxPool(SandboxSettings(cwd=str(tmp_path)), size=0)
+        try:
+            pool.prepare(snap, checks)
+            await pool.settle()
+            box = await pool.acquire(snap)
+            armed_key = box.judge_key
+            sent = []
+            send = box._send
+            box._send = lambda code: sent.append(code) or send(code)
+            first = verdict.receipt_of(await box.run(cell, checks, 60))
+            requests = len(sent)
+            rearmed = await box.arm(checks)
+            second = verdict.receipt_of(await box.run("x = 2\n", checks, 60))
+            pool.discard(box)
+            return armed_key, requests, first, rearmed, second
+        finally:
+            await pool.close()
+
+    armed_key, requests, first, rearmed, second = runtime.run_sync(run())
+    assert isinstance(armed_key, str) and len(armed_key) == 64
+    assert requests == 1  # the run's own request, no arming request of its own
+    assert first.kind == "check_failed" and "did not arrive" not in first.text, first.text
+    assert [c.passed for c in first.checks] == [False, True], first.checks  # as the judge signed them
+    assert rearmed is False
+    assert second.kind == "check_failed" and "did not arrive (or was forged)" in second.text, second.text

@@ -583,8 +583,8 @@ WRITE_TO_PIPE = (  # J02: requests of its own written straight into the judge's 
     "        pass\n"
     "count = collections.Counter(ends.values())\n"
     "check = 'abs(x - 2)' + ' < 0.5'\n"  # the host's check, spelled so that the guard does not see a copy
-    "for message in [('checks', ['True'], ''), ('judge', [check], '', {'x': pickle.dumps(2)}),\n"
-    "                ('values', {'x': pickle.dumps(2)})]:\n"
+    "for message in [('checks', ['True']), ('cell', 'x = 2'), ('checks', ['True'], ''),\n"
+    "                ('judge', [check], '', {'x': pickle.dumps(2)}), ('values', {'x': pickle.dumps(2)})]:\n"
     "    blob = pickle.dumps(message)\n"
     "    for fd, target in ends.items():\n"
     "        if target.startswith('pipe:') and count[target] == 1:\n"
@@ -599,13 +599,14 @@ SIGN_OWN = (  # J03: a "check" the judge evaluates reads its one-time secret; th
     "import json, os\n"
     "leak = os.environ['HOME'] + '/leak'\n"
     "try:\n"
-    "    j._link.send(('checks', [" + repr(SPY) + "], ''))\n"  # the host's judge, asked for a check of its own
+    "    j._link.send(('checks', [" + repr(SPY) + "]))\n"  # the host's judge, asked for a check of its own
     "    j._link.send(('values', {}))\n"
     "except Exception:\n"
     "    pass\n"
     "__import__('time').sleep(0.5)\n"
     "if not os.path.exists(leak):\n"  # else a judge of its own, made to spy
-    "    j.arm([" + repr(SPY) + "], '')\n"
+    "    j.arm([" + repr(SPY) + "])\n"
+    "    j.give_cell('')\n"
     "    j.verdict({})\n"
     "secret = open(leak, 'rb').read()\n"
     "text = json.dumps({'checks': [{'expr': 'abs(x - 2)' + ' < 0.5', 'passed': True, 'detail': ''}]}, sort_keys=True)\n"

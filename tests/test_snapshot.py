@@ -282,6 +282,30 @@ def _has_pyarrow() -> bool:
 
 
 @pytest.mark.skipif(not _has_pyarrow(), reason="needs pyarrow")
+def test_an_arrow_column_of_several_chunks_travels_as_its_chunks_not_combined(tmp_path):
+    """read_csv gives string columns of many chunks: they are written as they are (pandas' own
+    pickling would copy them into one), load as views of the file, and the judge reads them as data."""
+    import io
+
+    import pyarrow as pa
+
+    from jupyter_fixloop.kernel import judge, mapped
+
+    parts = [[f"order-{i}" for i in range(start, start + 50_000)] for start in (0, 50_000)]
+    column = pd.Series(pd.array(pa.chunked_array(parts), dtype="string[pyarrow]"))
+    frame = pd.DataFrame({"s": column})
+    snap = write_snapshot({"frame": frame}, {"frame"}, str(tmp_path / "s.bin"))
+    out = {}
+    load_into(out, snap.path)
+    loaded = out["frame"]["s"]
+    assert loaded.equals(column) and loaded.array._pa_array.num_chunks == 2
+    start, size, _ = mapped._regions[-1]
+    assert all(start <= c.buffers()[2].address < start + size for c in loaded.array._pa_array.chunks)
+    packed, refs = judge._Link(0, None, None).pack(loaded)
+    back = judge.DataLoader(io.BytesIO(packed), buffers=[judge._buffer_of(r) for r in refs]).load()
+    assert back.equals(column)
+
+
 def test_arrow_string_columns_load_as_views_of_the_file_not_copies(tmp_path):
     from jupyter_fixloop.kernel import mapped
 

@@ -10,7 +10,7 @@ import os
 import pandas as pd
 
 from jupyter_fixloop import fix
-from jupyter_fixloop.kernel import runner
+from jupyter_fixloop.kernel import limits, runner
 from jupyter_fixloop.kernel import trace as value_trace
 from jupyter_fixloop.receipt import values as receipts
 
@@ -112,7 +112,7 @@ def test_the_twin_forked_after_a_load_is_the_runs_and_is_gone_after_it():
     assert "total = 1" in receipts.from_run(result).text  # traced in the twin: xs was [1] there
     time.sleep(0.2)
     value_trace.reap()
-    assert forked not in value_trace._unreaped
+    assert forked not in limits._unreaped
     try:
         os.kill(forked, 0)
         alive = True

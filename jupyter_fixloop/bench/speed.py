@@ -105,7 +105,7 @@ async def _warm_rounds(settings, rounds: int) -> list[float]:
         pool.fill()
         warm = []
         for _ in range(rounds + 1):
-            pool.prepare(snap)
+            pool.prepare(snap, CHECKS)  # as a loop does: its judge armed with the checks
             await pool.settle()  # the model is thinking: the next kernel is ready before the round
             started = time.perf_counter()
             box = await pool.acquire(snap)
@@ -496,7 +496,7 @@ async def bench_judge(rounds: int, rows: int, repeat: int) -> dict:
 async def _judged_round(pool, snap, cell: str, checks: list[str], judged: bool) -> float:
     from ..loop import receipt_of
 
-    pool.prepare(snap)
+    pool.prepare(snap, checks if judged else ())  # as a loop does: a judged round's judge armed ahead
     await pool.settle()
     started = time.perf_counter()
     box = await pool.acquire(snap)

@@ -2,13 +2,16 @@
 
 Design. Before any candidate code runs, the sandbox kernel forks a judge, made non-dumpable (the
 candidate, the same uid, can neither ptrace it nor read its memory), whose one-time Lamport key
-never leaves it; in the request before the run (`arm`, the host's payload) it is given the host's
-checks and the cell, and the host takes its public key from that request's reply. After the run the
+never leaves it. In a request of its own (`arm`, the host's payload), sent when the kernel is made
+ready for a loop (after the snapshot's load, while the model thinks) or else ahead of the run's
+request, it is given the host's checks, and the host takes its public key from that request's reply
+and keeps it for the kernel's one run. The run's request then hands it the cell (`give_cell`, from
+the host's payload) before the runner executes any of it. After the run the
 kernel sends it one message: the values the checks read, as data (a data-only loader: builtins,
 numpy, pandas, pyarrow data types) or, for code and the cell's own objects, as handles it calls
 back into the kernel. The judge evaluates each of the host's checks once, with its own copy of the
 check code and of the builtins, and signs the verdict, which the host (loop/verdict.py) verifies. It
-takes no check from the kernel after the host's, nor a second message of values.
+takes no check after the host's, no second cell, nor a second message of values.
 
 So patching the runner, the check code, `bool`, `abs`, `operator`, `sys.modules`, `pickle.dumps`
 or `json.dumps`, or sending the judge checks of one's own, cannot turn a failing check into a pass.
@@ -35,14 +38,13 @@ import json
 import operator
 import os
 import pickle
-import select
 import signal
 import struct
 import sys
 import warnings
 
 from jupyter_fixloop.kernel import checks as check_code
-from jupyter_fixloop.kernel import mapped
+from jupyter_fixloop.kernel import limits, mapped
 from jupyter_fixloop.kernel.facts import short_repr
 
 BITS = 256  # a SHA-256 digest is signed, one bit at a time
@@ -89,9 +91,10 @@ _DISPATCH = dict(copyreg.dispatch_table)
 # ---------------------------------------------------------------- the kernel's side
 
 
-def start() -> str:
-    """Fork a judge for the next run (replacing an unused one); its public key, hex. It judges
-    nothing until `arm` gives it the host's checks."""
+def start() -> None:
+    """Fork a judge for the next run (replacing an unused one). It judges nothing until `arm` gives
+    it the host's checks; its key is read then (the fork does not wait for it: the judge makes it
+    on the other core while the kernel goes on)."""
     global _link
     stop()
     down_r, down_w = _pipe()  # kernel -> judge
@@ -114,30 +117,40 @@ def start() -> str:
             os._exit(code)
     os.close(down_r)
     os.close(up_w)
-    link = _Link(pid, _fdopen(down_w, "wb", buffering=0), _fdopen(up_r, "rb", buffering=0))
-    kind, key = link.receive()
-    if kind != "key" or not isinstance(key, str):
-        link.close()
-        raise RuntimeError("the judge gave no key")
-    link.key, _link = key, link
-    return key
+    _link = _Link(pid, _fdopen(down_w, "wb", buffering=0), _fdopen(up_r, "rb", buffering=0))
 
 
-def arm(checks: list[str], cell: str) -> str:
-    """Give the judge the host's checks and the cell, before any candidate code runs (forking one
-    if none waits); its public key. The judge evaluates these checks and no others, once each."""
+def arm(checks: list[str], ahead: bool = False) -> str:
+    """Give the judge the host's checks, before any candidate code runs (forking one if none
+    waits); its public key. The judge evaluates these checks and no others, once each. `ahead`
+    (a kernel made ready while the model thinks): the judge warms up first and says when it is done,
+    so that its warm-up is over before the run (else it takes none: the run follows at once)."""
     checks = [str(c) for c in checks]
     for attempt in range(2):
         if attempt or _link is None or _link.checks is not None:
             start()
         assert _link is not None
         try:
-            _link.send(("checks", list(checks), str(cell)))
-        except OSError:  # the judge forked at load is gone: a new one
+            key = _link.public_key()
+            _link.send(("checks, warm" if ahead else "checks", list(checks)))
+            if ahead and _link.receive() != ("warm",):
+                raise RuntimeError("the judge did not warm up")
+        except (OSError, EOFError, RuntimeError):  # the judge forked at load is gone: a new one
             continue
         _link.checks = checks
-        return _link.key
+        return key
     raise RuntimeError("the judge took no checks")
+
+
+def give_cell(cell: str) -> None:
+    """Hand the armed judge the cell (the host's, from the run's payload) before the runner executes
+    it: a check's detail names the cell's lines that produced what it read. Once per judge; a judge
+    gone by now gives no verdict, and the host says so."""
+    if _link is None or _link.checks is None or _link.cell:
+        return
+    with contextlib.suppress(OSError):
+        _link.send(("cell", str(cell)))
+        _link.cell = True
 
 
 def started() -> bool:
@@ -160,8 +173,10 @@ def verdict(ns: dict) -> tuple[dict, list[BaseException]]:
     ({"text", "signature"} or {"error"}, the exceptions the cell's objects raised answering it)."""
     global _link
     link, _link = _link, None  # one verdict per judge
-    if link is None or link.checks is None:
-        return {"error": "no judge was armed with the checks"}, []
+    if link is None or link.checks is None or not link.cell:
+        if link is not None:
+            link.close()
+        return {"error": "no judge was armed with the checks and the cell"}, []
     try:
         values = {name: link.pack(ns[name]) for name in sorted(wanted(link.checks, ns))}
         link.send(("values", values))
@@ -213,8 +228,18 @@ class _Link:
         self.pid, self.down, self.up = pid, down, up
         self.key = ""
         self.checks: list[str] | None = None  # the host's, once armed
+        self.cell = False  # given the cell, before it ran
         self.lent: list = []
         self.raised: list[BaseException] = []  # what the cell's objects raised answering the judge
+
+    def public_key(self) -> str:
+        """The judge's public key, its first message (read once, when the host is to take it)."""
+        if not self.key:
+            kind, key = self.receive()
+            if kind != "key" or not isinstance(key, str):
+                raise RuntimeError("the judge gave no key")
+            self.key = key
+        return self.key
 
     def send(self, message) -> None:
         buffer = _BytesIO()
@@ -268,12 +293,12 @@ class _Link:
             return ("answer", False, (type(exc).__name__, str(exc)[:300]))
 
     def close(self) -> None:
+        """Kill the judge; it is reaped without waiting for its exit, now or at the next judge's
+        (the verdict is in hand: a run does not wait for its address space to be torn down)."""
         for f in (self.down, self.up):
             with contextlib.suppress(OSError):
                 f.close()
-        with contextlib.suppress(OSError, ChildProcessError):
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+        limits.kill_unwaited(self.pid)
 
 
 def _buffer_ref(buffer: pickle.PickleBuffer):
@@ -349,8 +374,8 @@ class _Answers(_Unpickler):
 
 class Judge:
     """The forked process: makes the key, takes the host's checks (sent before any candidate code
-    ran), then one message of values; evaluates each check once, signs, exits. Any other message
-    ends it without a verdict."""
+    ran), the cell (before the runner executed it), then one message of values; evaluates each check
+    once, signs, exits. Any other message ends it without a verdict."""
 
     def __init__(self, down, up):
         self.down, self.up = down, up
@@ -358,12 +383,17 @@ class Judge:
 
     def serve(self, sample=None) -> None:
         _write(self.up, pickle.dumps(("key", public_key(self.secret))))
-        warm(sample, lambda: bool(select.select([self.down], [], [], 0)[0]))
         message = DataLoader(io.BytesIO(_read(self.down))).load()  # no handles: plain data only
-        if not (isinstance(message, tuple) and len(message) == 3 and message[0] == "checks"):
+        if not (isinstance(message, tuple) and len(message) == 2 and message[0] in ("checks", "checks, warm")):
             return
-        _, checks, cell = message
-        if not (isinstance(checks, list) and all(isinstance(c, str) for c in checks) and isinstance(cell, str)):
+        checks = message[1]
+        if not (isinstance(checks, list) and all(isinstance(c, str) for c in checks)):
+            return
+        if message[0] == "checks, warm":  # armed ahead, while the model thinks: warm up now, then say so
+            warm(warming(sample))  # (not from the fork: a load's reply is not to share the CPU with it)
+            _write(self.up, pickle.dumps(("warm",)))
+        cell = self._plain("cell")
+        if not isinstance(cell, str):
             return
         message = DataLoader(io.BytesIO(_read(self.down)), self).load()
         if not (isinstance(message, tuple) and len(message) == 2 and message[0] == "values"
@@ -372,6 +402,11 @@ class Judge:
         outcomes = self.judge(checks, cell, message[1])
         text = json.dumps({"checks": outcomes}, sort_keys=True)
         _write(self.up, pickle.dumps(("verdict", text, sign(self.secret, text.encode()))))
+
+    def _plain(self, kind: str):
+        """The next message, plain data (no handles): `(kind, value)`'s value, else None."""
+        message = DataLoader(io.BytesIO(_read(self.down))).load()
+        return message[1] if isinstance(message, tuple) and len(message) == 2 and message[0] == kind else None
 
     def judge(self, checks: list[str], cell: str, values: dict) -> list[dict]:
         ns: dict = {"__builtins__": dict(JUDGE_BUILTINS)}  # its own: the candidate's names never stand in for them
@@ -424,36 +459,47 @@ class Judge:
         raise kind(f"{text}")
 
 
+_samples: dict = {}
+
+
 def _warm_value():
-    """A one-row frame of the usual dtypes when pandas is loaded (else a list), for `warm`."""
+    """A one-row frame of the usual dtypes when pandas is loaded (else a list), for `warm`: made
+    once per kernel, in an idle one when its packages are preloaded (snapshot.preload; the first
+    frame of text pulls in pandas' lazy imports, ~10 ms), not on a load's clock."""
     pd = sys.modules.get("pandas")
-    try:
-        return pd.DataFrame({"n": [1.5], "i": [1], "s": ["a"]}) if pd is not None else [1]
-    except Exception:
+    if pd is None:
         return [1]
+    if "frame" not in _samples:
+        try:
+            _samples["frame"] = pd.DataFrame({"n": [1.5], "i": [1], "s": ["a"]})
+        except Exception:
+            return [1]
+    return _samples["frame"]
 
 
-def warm(value, waiting=lambda: False) -> None:
-    """In a judge just forked, before the checks arrive (off the round's clock: after a snapshot
-    load, while the model thinks): take once the paths a verdict takes, on a value of our own:
-    packing and loading it, evaluating a check that holds and one that fails, signing with a
-    throwaway key. The pages they write (reference counts, the allocator's) become the judge's own
-    copies now, not copy-on-write faults during the round. It stops between steps as soon as
-    `waiting()` says the checks arrived (a run that starts right after the load waits for no warm-up)."""
+def warming(value):
+    """The steps of `warm`, one per `next`."""
     with contextlib.suppress(Exception):
-        if waiting():
-            return
         buffer, buffers = io.BytesIO(), []
         _DataPickler(buffer, [], buffers.append).dump(value)
         ns = {"__builtins__": dict(JUDGE_BUILTINS),
               "x": DataLoader(io.BytesIO(buffer.getvalue()), buffers=[b.raw() for b in buffers]).load()}
+        yield
         outcomes = []
         for check in ("len(x) == 1", "assert len(x) == 2"):
-            if waiting():
-                return
             outcomes.append(check_code.evaluate(check, ns, cell="y = len(x)"))
-        if not waiting():
-            sign(os.urandom(2 * BITS * SECRET), json.dumps({"checks": outcomes}, sort_keys=True).encode())  # never the judge's own key
+            yield
+        sign(os.urandom(2 * BITS * SECRET), json.dumps({"checks": outcomes}, sort_keys=True).encode())  # never the judge's own key
+
+
+def warm(steps) -> None:
+    """In a judge armed with its checks ahead of the run (while the model thinks): take once the
+    paths a verdict takes, on a value of our own (`warming`): packing and loading it, evaluating a
+    check that holds and one that fails, signing with a throwaway key. The pages they write
+    (reference counts, the allocator's) become the judge's own copies now, not copy-on-write faults
+    during the round."""
+    for _ in steps:
+        pass
 
 
 class _Questions(_Pickler):

@@ -100,16 +100,18 @@ def _clean(address: int, nbytes: int) -> bool:
 
 
 def arrow_reduce(obj):
-    """A pandas Arrow-backed array of one chunk, pickled with that chunk as it is: pandas'
-    __getstate__ calls combine_chunks(), which copies every buffer even of a single chunk."""
+    """A pandas Arrow-backed array pickled with its chunks as they are (one chunk, or the list of
+    them: pandas' __setstate__ rebuilds the chunked array of either): pandas' __getstate__ calls
+    combine_chunks(), which copies every buffer (a column read by read_csv has ~14 chunks)."""
     cls = type(obj)
     if not cls.__module__.startswith("pandas."):
         return None
     data = getattr(obj, "_pa_array", None)
-    if data is None or getattr(data, "num_chunks", 0) != 1 or not hasattr(obj, "__setstate__"):
+    chunks = getattr(data, "num_chunks", 0)
+    if data is None or not chunks or not hasattr(obj, "__setstate__"):
         return None
     state = dict(obj.__dict__)
-    state["_pa_array"] = data.chunk(0)
+    state["_pa_array"] = data.chunk(0) if chunks == 1 else list(data.chunks)
     if "_cache" in state:
         state["_cache"] = {}
     return _newobj, (cls,), state

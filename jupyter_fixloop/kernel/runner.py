@@ -78,12 +78,12 @@ def _store(result: dict) -> None:
 
 
 def judge_request(payload_json: str) -> None:
-    """Give the next run's judge (kernel/judge.py) the host's checks and cell, before the run
-    request; its public key is read back from this request's reply."""
+    """Give the next run's judge (kernel/judge.py) the host's checks, before any candidate runs here
+    (the run's request hands it the cell); its public key is read back from this request's reply."""
     global _last_json
     payload = json.loads(payload_json)
     try:
-        key = judge.arm(payload.get("checks", []), payload.get("source", ""))
+        key = judge.arm(payload.get("checks", []), ahead=payload.get("ahead") is True)
     except Exception:
         key = None  # no judge: the host counts no check as passed, and says why
     _last_json = json.dumps({"key": key})
@@ -99,11 +99,12 @@ def preprint_request() -> None:
 _loaded_names: list[str] = []  # the names the snapshot parts loaded so far
 
 
-def _start_judge() -> str | None:
+def _start_judge() -> bool:
     try:
-        return judge.start()
+        judge.start()
     except Exception:
-        return None  # no judge: the host counts no check as passed, and says why
+        return False  # no judge: the host counts no check as passed, and says why
+    return True
 
 
 def load_request(path: str) -> None:
@@ -174,6 +175,8 @@ def _drive(coro):
 
 async def _run(source: str, checks: list[str], ns: dict | None, allow_await: bool,
                following: dict | None = None, judged: bool = True) -> dict:
+    if checks and judged:
+        judge.give_cell(source)  # before any of it runs
     ns = _namespace() if ns is None else ns
     linecache.cache[CELL_FILE] = (len(source), None, source.splitlines(True), CELL_FILE)
     out, err = io.StringIO(), io.StringIO()

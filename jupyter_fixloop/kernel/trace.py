@@ -428,6 +428,7 @@ class Twin:
 
     def __init__(self, pid: int, down: int, up: int):
         self.pid, self.down, self.up = pid, down, up
+        self.confirmed = False  # said it is ready (and non-dumpable): `ready`
 
     @classmethod
     def fork(cls, ns: dict) -> Twin | None:
@@ -456,14 +457,19 @@ class Twin:
                 os._exit(code)
         os.close(down_r)
         os.close(up_w)
-        if not select.select([up_r], [], [], 2.0)[0] or os.read(up_r, 1) != b"r":
-            for fd in (down_w, up_r):
-                os.close(fd)
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            return None  # no twin: the run goes on untraced
-        return cls(pid, down_w, up_r)
+        return cls(pid, down_w, up_r)  # its "ready" is read before the run (`ready`), not waited for here
+
+    def ready(self) -> bool:
+        """Whether the twin said it is ready and non-dumpable (waiting up to 2 s the first time):
+        asked before the run, so before any candidate code runs. A twin that did not is killed."""
+        if not self.confirmed:
+            try:
+                self.confirmed = bool(select.select([self.up], [], [], 2.0)[0]) and os.read(self.up, 1) == b"r"
+            except (OSError, ValueError):
+                self.confirmed = False
+            if not self.confirmed:
+                self.close()
+        return self.confirmed
 
     def trace(self, source: str, checks: list[str], seconds: float = TRACE_SECONDS) -> dict | None:
         """Ask the twin to trace `source` (Python) for `checks`; None if it gives no trace within
@@ -496,26 +502,12 @@ class Twin:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.down = self.up = -1
-        with contextlib.suppress(OSError, ChildProcessError):
-            os.kill(self.pid, signal.SIGKILL)
-        _unreaped.add(self.pid)
-        reap()
-
-
-_unreaped: set[int] = set()
+        limits.kill_unwaited(self.pid)
 
 
 def reap() -> None:
-    """Collect the twins that have exited (no zombies left behind), without waiting for any."""
-    for pid in list(_unreaped):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        except OSError:
-            continue
-        if done:
-            _unreaped.discard(pid)
+    """Collect the twins and judges that have exited (no zombies left behind), without waiting."""
+    limits.reap()
 
 
 def _wait_and_trace(down: int, up: int, ns: dict) -> None:
@@ -594,7 +586,7 @@ def before(python: str, checks: list[str], allow_await: bool, ns: dict) -> Pendi
         return None
     files = _files(os.getcwd())
     twin = twin or Twin.fork(ns)
-    return Pending(twin, files, python) if twin is not None else None
+    return Pending(twin, files, python) if twin is not None and twin.ready() else None  # no twin: untraced
 
 
 def after(pending: Pending | None, result: dict) -> dict | None:

@@ -321,7 +321,7 @@ class LoopRun:
         candidate, but still run (a later cell may need what they did before they raised)."""
         snap = mirror.snapshot()
         box = await pool.acquire(snap)
-        pool.prepare(snap)
+        pool.prepare(snap, self.checks)  # its judge armed with the checks, while the model thinks
         # every later cell runs again, as Jupyter would run them: one that fails after the original too
         # is not counted, but what it does before it raises is what the cells after it see
         cells = tuple(enumerate(self.following, 1))

@@ -156,6 +156,9 @@ class Sandbox:
         self.confinement = "none"
         self._lifeline: int | None = None
         self.ram_inbox: str | None = None  # snapshots in RAM are linked here (the same file system)
+        self.judge_key: str | None = None  # the armed judge's public key (`arm`), for this kernel's one run
+        self.judge_checks: tuple[str, ...] = ()
+        self._ran = False  # candidate code ran here: no judge armed from now on is trusted
 
     @classmethod
     async def start(cls, settings: SandboxSettings) -> Sandbox:
@@ -242,6 +245,7 @@ class Sandbox:
                 "failed": {**self.loaded.get("failed", {}), **(failed if isinstance(failed, dict) else {})},
             }
             self.loaded_files += (path,)
+            self.judge_key = None  # a part loaded forks a new judge (runner.load_request)
         return self.loaded
 
     async def preprint(self) -> None:
@@ -296,24 +300,42 @@ class Sandbox:
             code = wire.call("preload", sorted(modules))
             await self._request(code, START_TIMEOUT)
 
+    async def arm(self, checks) -> bool:
+        """Arm this kernel's judge with `checks` now, before any candidate runs here (the pool does it
+        when it makes a kernel ready for a loop, while the model thinks): `run` then sends the judge
+        only the cell, in the run's own request. Its public key is kept for the one run; whether the
+        judge took the checks."""
+        checks = tuple(str(c) for c in checks)
+        self.judge_key = None
+        if not checks or self._ran:
+            return False
+        armed = _result_of(await self._request(_arming(checks, ahead=True), START_TIMEOUT))
+        key = armed.get("key") if isinstance(armed, dict) else None
+        if isinstance(key, str) and not self._ran:
+            self.judge_key, self.judge_checks = key, checks
+        return self.judge_key is not None
+
     async def run(self, source: str, checks: list[str], timeout: float, following: dict | None = None,
                   judged: bool = True) -> RawRun:
         """Run one candidate and its checks (and the following cells, `{"cells": [...], "after_error":
         bool}`, see runner.run); always returns its raw run (timeouts and crashes included), never a
         verdict or a receipt: the loop types it (loop/verdict.py's `receipt_of`). With `judged`, the
-        run's judge is armed first and its public key is kept, to check the signed verdict by."""
+        run's judge holds the checks (armed ahead by `arm`, else first here) and its public key is kept, to
+        check the signed verdict by."""
         payload = json.dumps({"source": source, "checks": list(checks), "following": following, "judged": judged})
         view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
         # top-level `await`, `async for`, `async with`: awaited on the kernel's loop, as in a notebook
         awaits = "await" in source or "async" in source
         run = wire.call("arun", payload, awaited=True) if awaits else wire.call("run", payload)
         code = f"{wire.call('before_run', timeout, view)}\n{run}"
-        # the judge gets the checks and the cell in a request of its own, before the run's: the kernel
-        # takes requests in order, so its reply (the judge's key) is written before any candidate code
-        # runs; both are sent at once, no round trip is waited for in between
-        arming = self._send(wire.call("judge", payload)) if judged and checks else None
+        # the judge has the checks from `arm`, or else gets them in a request of its own, before the
+        # run's: the kernel takes requests in order, so its reply (the judge's key) is written before
+        # any candidate code runs; both are sent at once, no round trip is waited for in between. The
+        # run's request hands it the cell before the cell runs. One run per judge (and per kernel).
+        key, self.judge_key = (self.judge_key if self.judge_checks == tuple(checks) else None), None
+        arming = self._send(_arming(checks)) if judged and checks and key is None and not self._ran else None
         running = self._send(code)
-        key = None
+        self._ran = True
         started = time.perf_counter()
         raw = functools.partial(RawRun, source, tuple(checks), judged)
         try:
@@ -473,6 +495,12 @@ class Sandbox:
 
 class _KernelDied(Exception):
     pass
+
+
+def _arming(checks, ahead: bool = False) -> str:
+    """The request that arms a kernel's judge with the host's checks (runner.judge_request);
+    `ahead` of the run, the judge warms up before the answer (kernel/judge.py's `warm`)."""
+    return wire.call("judge", json.dumps({"checks": list(checks), "ahead": ahead}))
 
 
 def _plain_files(path: str) -> list[str]:

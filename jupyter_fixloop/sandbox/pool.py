@@ -50,7 +50,7 @@ class SandboxPool:
         self.size = max(0, size)
         self.modules: tuple[str, ...] = ()  # packages idle kernels import ahead
         self._idle: list[asyncio.Task] = []
-        self._prepared: tuple[tuple[str, ...], asyncio.Task] | None = None
+        self._prepared: tuple[tuple[tuple[str, ...], tuple[str, ...]], asyncio.Task] | None = None
         self._tasks: set[asyncio.Task] = set()
         self._rest: asyncio.TimerHandle | None = None
         self._resting = False  # idle kernels closed for lack of use; `wake` (a new loop) ends it
@@ -102,28 +102,32 @@ class SandboxPool:
             self.discard(box)
         return await self._warm()
 
-    async def _ready(self, snapshot: Snapshot) -> Sandbox:
+    async def _ready(self, snapshot: Snapshot, checks: tuple[str, ...] = ()) -> Sandbox:
         box = await self._empty()
         self.fill()
         try:
             await box.load(snapshot)
             with contextlib.suppress(Exception):  # the run takes them itself if this did not
                 await box.preprint()  # the effect's prints too, off the round's clock
+            with contextlib.suppress(Exception):  # else the run sends them
+                await box.arm(checks)  # the judge's checks, before any candidate runs there
         except BaseException:
             self.discard(box)
             raise
         return box
 
-    def prepare(self, snapshot: Snapshot) -> None:
-        """Start getting a kernel ready with `snapshot` loaded, for the next `acquire` (on a gateway,
-        once the kernel in use is shut down: while a candidate runs, it would reach it)."""
+    def prepare(self, snapshot: Snapshot, checks=()) -> None:
+        """Start getting a kernel ready with `snapshot` loaded (and its judge armed with `checks`, the
+        loop's), for the next `acquire` (on a gateway, once the kernel in use is shut down: while a
+        candidate runs, it would reach it)."""
         if not self.one_at_a_time:
             self.want(snapshot.imports)
-        if self._prepared is not None and self._prepared[0] == snapshot.files:
+        checks = tuple(checks)
+        if self._prepared is not None and self._prepared[0] == (snapshot.files, checks):
             return
         self.drop_prepared()
-        self._prepared = (snapshot.files,
-                          self._spawn(self._alone(snapshot) if self.one_at_a_time else self._ready(snapshot)))
+        self._prepared = ((snapshot.files, checks), self._spawn(
+            self._alone(snapshot, checks) if self.one_at_a_time else self._ready(snapshot, checks)))
 
     async def settle(self) -> None:
         """Wait until nothing is starting, loading or shutting down (what a model's thinking time
@@ -137,7 +141,7 @@ class SandboxPool:
             self.want(snapshot.imports)
         prepared, self._prepared = self._prepared, None
         if prepared is not None:
-            files, task = prepared
+            (files, _), task = prepared
             if snapshot.files[:len(files)] == files:
                 box = await self._take_prepared(task, snapshot)
                 if box is not None:
@@ -146,7 +150,7 @@ class SandboxPool:
                 self._close_when_started(task)
         return await (self._alone(snapshot) if self.one_at_a_time else self._ready(snapshot))
 
-    async def _alone(self, snapshot: Snapshot) -> Sandbox:
+    async def _alone(self, snapshot: Snapshot, checks: tuple[str, ...] = ()) -> Sandbox:
         """The only kernel: started once every earlier one is shut down; it holds the turn until
         it is closed (`discard`, `_close_when_started`)."""
         await self._turn.acquire()
@@ -155,6 +159,8 @@ class SandboxPool:
             box = await self._warm()
             try:
                 await box.load(snapshot)
+                with contextlib.suppress(Exception):  # else the run sends the checks
+                    await box.arm(checks)
             except BaseException:
                 await box.close()
                 raise
