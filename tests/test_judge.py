@@ -71,7 +71,11 @@ def test_the_data_only_loader_refuses_a_reduce_that_calls_os_system():
         judge.DataLoader(io.BytesIO(pickle.dumps(Shell()))).load()
     with pytest.raises(pickle.UnpicklingError):
         judge.DataLoader(io.BytesIO(pickle.dumps([1, {"a": Shell()}]))).load()
-    assert judge.DataLoader(io.BytesIO(pickle.dumps([1, "a", {"b": (2.5, None)}]))).load() == [1, "a", {"b": (2.5, None)}]
+    assert judge.DataLoader(io.BytesIO(pickle.dumps([1, "a", {"b": (2.5, None)}]))).load() == [
+        1,
+        "a",
+        {"b": (2.5, None)},
+    ]
 
 
 def test_the_data_only_loader_reads_numpy_and_pandas_data_but_no_file_opener():
@@ -107,11 +111,17 @@ def test_a_forked_judge_evaluates_the_checks_on_what_it_was_sent():
     out, _ = judge.verdict(ns)
     assert not judge.started()  # one verdict per judge
     assert judge.verify(key, out["text"].encode(), out["signature"])
-    got = {c["expr"]: (c["passed"], c["detail"].splitlines()[0] if c["detail"] else "") for c in json.loads(out["text"])["checks"]}
+    got = {
+        c["expr"]: (c["passed"], c["detail"].splitlines()[0] if c["detail"] else "")
+        for c in json.loads(out["text"])["checks"]
+    }
     assert got == {
         "x == 2": (False, "x is 1, expected 2 (actual - expected = -1)"),
         "x == 1": (True, ""),
-        "fib(6) == 8": (False, "fib(6) returned 13, expected 8 (actual - expected = 5)"),  # the function ran in the kernel, its value judged here
+        "fib(6) == 8": (
+            False,
+            "fib(6) returned 13, expected 8 (actual - expected = 5)",
+        ),  # the function ran in the kernel, its value judged here
         "box.get() + 1 == 4": (True, ""),
         "shell is not None": (True, ""),  # an object of the cell's own class is a handle, never unpickled
         hidden: (True, ""),  # the names read inside code given as a string are sent too

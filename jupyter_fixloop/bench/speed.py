@@ -56,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     opts = parser.parse_args(argv)
-    chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge"] + (["gateway"] if opts.gateway else [])
+    chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge"] + (
+        ["gateway"] if opts.gateway else []
+    )
     from .. import runtime
 
     print(f"jupyter-fixloop speed  (python {sys.version.split()[0]}, {os.cpu_count()} cores, "
@@ -302,7 +304,8 @@ def _report_snapshot(r: dict) -> int:
     print(f"   the limit, a plain memory copy of those {r['mb']:.0f} MB into fresh pages: p50 {copy * 1e3:.0f} ms")
     write, load, disk = (statistics.median(r[k]) for k in ("write", "load", "disk"))
     print(f"   snapshot + load: p50 {mirror * 1e3:.0f} ms = {mirror / copy:.1f} copies (write {write * 1e3:.0f} ms = "
-          f"{write / copy:.1f}, load in a warm kernel {load * 1e3:.0f} ms = {load / copy:.1f}) over {len(r['mirror'])} runs")
+          f"{write / copy:.1f}, load in a warm kernel {load * 1e3:.0f} ms = {load / copy:.1f}) over "
+          f"{len(r['mirror'])} runs")
     where = "RAM (/dev/shm)" if r["ram"] else "the temp dir (/dev/shm has no room)"
     print(f"   the write, to {where}: {write * 1e3:.0f} ms; to the temp dir's disk {disk * 1e3:.0f} ms "
           f"({disk / write:.1f}x)")

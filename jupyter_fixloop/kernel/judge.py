@@ -489,7 +489,9 @@ def warming(value):
         for check in ("len(x) == 1", "assert len(x) == 2"):
             outcomes.append(check_code.evaluate(check, ns, cell="y = len(x)"))
             yield
-        sign(os.urandom(2 * BITS * SECRET), json.dumps({"checks": outcomes}, sort_keys=True).encode())  # never the judge's own key
+        sign(
+            os.urandom(2 * BITS * SECRET), json.dumps({"checks": outcomes}, sort_keys=True).encode()
+        )  # never the judge's own key
 
 
 def warm(steps) -> None:

@@ -117,8 +117,10 @@ def _landlock() -> int:
     if fd < 0:
         return 0
     try:
-        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or libc.syscall(_SYS_LANDLOCK[2], fd,
-                                                                            ctypes.c_uint32(0)) != 0:
+        if (
+            libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+            or libc.syscall(_SYS_LANDLOCK[2], fd, ctypes.c_uint32(0)) != 0
+        ):
             return 0
     finally:
         os.close(fd)

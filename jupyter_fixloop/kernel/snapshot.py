@@ -1,8 +1,9 @@
 """Snapshots: the user's live variables, written once and loaded into every round's sandbox.
 
 Only what the loop shares (sharing.py: the names the cell and its checks read, never a candidate's
-choice) is taken, plus the globals that notebook-defined functions and classes use. cloudpickle carries functions and classes defined
-in the notebook by value; modules travel by name and are re-imported. Large numpy/pandas buffers
+choice) is taken, plus the globals that notebook-defined functions and classes use. cloudpickle
+carries functions and classes defined in the notebook by value; modules travel by name and are
+re-imported. Large numpy/pandas buffers
 go out-of-band (pickle protocol 5), are written raw and 64-byte aligned, and the sandbox maps the
 file copy-on-write: one copy on the user's side, none on the sandbox's, and a round that mutates a
 frame never touches the file the next round loads. Arrays of Python strings (pandas' string

@@ -357,8 +357,9 @@ def _instrument(tree: ast.Module, names: list[str], ns: dict) -> dict:
     for stmt in tree.body:
         if not isinstance(stmt, ast.Assign) or stmt.lineno != getattr(stmt, "end_lineno", stmt.lineno):
             continue
-        if not written(stmt) & set(names) or not isinstance(stmt.value, (ast.Call, ast.Subscript, ast.Attribute,
-                                                                         ast.BinOp)):
+        if not written(stmt) & set(names) or not isinstance(
+            stmt.value, (ast.Call, ast.Subscript, ast.Attribute, ast.BinOp)
+        ):
             continue
         try:
             recorded = Recorded(stmt.value)
