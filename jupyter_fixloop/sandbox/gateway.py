@@ -138,6 +138,7 @@ class GatewaySandbox(Sandbox):
         self.confinement = f"gateway ({settings.gateway_url})"
         self._stderr = None  # the kernel's stderr stays on the gateway
         self._last_check = 0.0
+        self._fresh_judge()
 
     async def _start(self) -> None:
         from jupyter_server.gateway.managers import GatewayKernelManager

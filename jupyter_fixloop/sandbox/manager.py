@@ -156,6 +156,10 @@ class Sandbox:
         self.confinement = "none"
         self._lifeline: int | None = None
         self.ram_inbox: str | None = None  # snapshots in RAM are linked here (the same file system)
+        self._fresh_judge()
+
+    def _fresh_judge(self) -> None:
+        """No judge armed yet, and no candidate run in this kernel (a gateway's kernel starts so too)."""
         self.judge_key: str | None = None  # the armed judge's public key (`arm`), for this kernel's one run
         self.judge_checks: tuple[str, ...] = ()
         self._ran = False  # candidate code ran here: no judge armed from now on is trusted
