@@ -238,6 +238,48 @@ def test_the_judge_reads_unchanged_snapshot_buffers_in_its_own_map_and_gets_writ
     assert [c["passed"] for c in json.loads(out["text"])["checks"]] == [True, True, True]
 
 
+def test_a_loaded_frame_the_run_left_as_it_was_goes_to_the_judge_as_its_fingerprint_only(tmp_path):
+    """Armed ahead, the judge rebuilds from its own copy of the map the frames its checks read; a
+    frame the run left as loaded is sent as its fingerprint, which the judge compares with its own.
+    A frame the run wrote is sent as before, and a fingerprint that is not the judge's own is
+    rebuilt from what was sent: the judge judges what the kernel has, never a stale frame."""
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    from jupyter_fixloop.kernel import effect, mapped, snapshot
+
+    n = 200_000
+    path = str(tmp_path / "s.bin")
+    snapshot.write_snapshot({"df": pd.DataFrame({"a": np.arange(n, dtype=float), "q": np.arange(n)})}, {"df"}, path)
+    ns = dict(snapshot.read_snapshot(path)[0])
+    checks = ["df['a'].min() == -1", f"df['q'].sum() == {n * (n - 1) // 2}", "list(df.columns) == ['a', 'q']"]
+
+    def judged(kept: dict) -> tuple[list[bool], tuple]:
+        judge.start(ns)  # after the load, as the kernel forks it
+        key = judge.arm(checks, ahead=True, ns=ns)
+        judge.give_cell("n = len(df)")
+        link = judge._link
+        sent = link.pack_kept("df", ns["df"], kept)
+        out, _ = judge.verdict(ns, kept)
+        assert judge.verify(key, out["text"].encode(), out["signature"]), out
+        return [c["passed"] for c in json.loads(out["text"])["checks"]], (link.ready, sent[0])
+
+    before = effect.picture(ns, ["df"])
+    assert effect.compare(before, ns, ["df"]) == {"changes": []}
+    kept = effect.kept()
+    assert set(kept) == {"df"}
+    assert judged(kept) == ([False, True, True], ({"df"}, "kept"))
+
+    renamed = ns["df"].rename(columns={"q": "r"})  # shares the map's buffers: a fingerprint, not the judge's
+    forged = {"df": (ns["df"], mapped.fingerprint(renamed))}
+    assert forged["df"][1] is not None
+    assert judged(forged) == ([False, False, False], ({"df"}, "kept"))  # judged on what was sent: no 'q'
+
+    ns["df"].loc[3, "a"] = -1.0  # the run writes a page of the frame
+    assert effect.compare(before, ns, ["df"])["changes"] and "df" not in effect.kept()
+    passed, (_, form) = judged(effect.kept())
+    assert passed == [True, True, True] and form != "kept"
+
+
 def test_a_buffer_reference_outside_the_judges_maps_is_refused():
     for ref in [(0, 1 << 40, 8), (99, 0, 8), (-1, 0, 8), ("0", 0, 8), [0, 0, 8]]:
         with pytest.raises(pickle.UnpicklingError):

@@ -66,6 +66,7 @@ def picture(ns: dict, names: list[str]) -> dict:
     a value printed at the load is not read again."""
     out = {}
     _fingerprints.clear()
+    _kept.clear()
     ready = dict(_preprinted)
     _preprinted.clear()  # for the first run after the load only
     for name in names:
@@ -85,18 +86,29 @@ def picture(ns: dict, names: list[str]) -> dict:
 
 _fingerprints: dict[str, tuple] = {}  # name -> (value, mapped.fingerprint) at `picture`: snapshot data
 _preprinted: dict[str, tuple] = {}  # name -> (value, print, fingerprint) taken at the snapshot load
+_kept: dict[str, tuple] = {}  # name -> (value, fingerprint) of what `compare` found the run left as loaded
 
 
 def _unchanged(name: str, value) -> bool:
     """A snapshot frame or array the run left as it was (same object, same structure, no page of
     its data written): its print is the one taken before, without reading the data again."""
     pictured = _fingerprints.get(name)
-    return pictured is not None and pictured[0] is value and mapped.fingerprint(value) == pictured[1]
+    if pictured is None or pictured[0] is not value or mapped.fingerprint(value) != pictured[1]:
+        return False
+    _kept[name] = (value, pictured[1])
+    return True
+
+
+def kept() -> dict[str, tuple]:
+    """{name: (value, fingerprint)}: the snapshot values the last `compare` found the cell left as
+    they were before it ran (the judge, forked before the run, holds them too: kernel/judge.py)."""
+    return dict(_kept)
 
 
 def compare(before: dict, ns: dict, names: list[str]) -> dict:
     """What changed since `picture`: {"changes": [...]} (new, changed and deleted names)."""
     changes = []
+    _kept.clear()
     for name in names:
         was = before.get(name)
         if name not in ns:

@@ -91,10 +91,11 @@ _DISPATCH = dict(copyreg.dispatch_table)
 # ---------------------------------------------------------------- the kernel's side
 
 
-def start() -> None:
+def start(ns: dict | None = None) -> None:
     """Fork a judge for the next run (replacing an unused one). It judges nothing until `arm` gives
     it the host's checks; its key is read then (the fork does not wait for it: the judge makes it
-    on the other core while the kernel goes on)."""
+    on the other core while the kernel goes on). `ns`: the namespace as the run will find it (a
+    snapshot's load), whose frames the judge, armed ahead, rebuilds from its own copy of the map."""
     global _link
     stop()
     down_r, down_w = _pipe()  # kernel -> judge
@@ -111,7 +112,7 @@ def start() -> None:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the run, not the judge
             sys.stdout = sys.stderr = io.StringIO()  # the kernel's streams need its threads, which a fork lacks
             _not_dumpable()
-            Judge(_fdopen(down_r, "rb", buffering=0), _fdopen(up_w, "wb", buffering=0)).serve(sample)
+            Judge(_fdopen(down_r, "rb", buffering=0), _fdopen(up_w, "wb", buffering=0), ns).serve(sample)
             code = 0
         finally:
             os._exit(code)
@@ -120,21 +121,25 @@ def start() -> None:
     _link = _Link(pid, _fdopen(down_w, "wb", buffering=0), _fdopen(up_r, "rb", buffering=0))
 
 
-def arm(checks: list[str], ahead: bool = False) -> str:
+def arm(checks: list[str], ahead: bool = False, ns: dict | None = None) -> str:
     """Give the judge the host's checks, before any candidate code runs (forking one if none
     waits); its public key. The judge evaluates these checks and no others, once each. `ahead`
     (a kernel made ready while the model thinks): the judge warms up first and says when it is done,
-    so that its warm-up is over before the run (else it takes none: the run follows at once)."""
+    so that its warm-up is over before the run (else it takes none: the run follows at once), and
+    says which of the frames its checks read it has rebuilt already (`Judge.ready`)."""
     checks = [str(c) for c in checks]
     for attempt in range(2):
         if attempt or _link is None or _link.checks is not None:
-            start()
+            start(ns)
         assert _link is not None
         try:
             key = _link.public_key()
             _link.send(("checks, warm" if ahead else "checks", list(checks)))
-            if ahead and _link.receive() != ("warm",):
-                raise RuntimeError("the judge did not warm up")
+            if ahead:
+                reply = _link.receive()
+                if not (isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "warm"):
+                    raise RuntimeError("the judge did not warm up")
+                _link.ready = set(reply[1])
         except (OSError, EOFError, RuntimeError):  # the judge forked at load is gone: a new one
             continue
         _link.checks = checks
@@ -168,9 +173,11 @@ def stop() -> None:
         _link = None
 
 
-def verdict(ns: dict) -> tuple[dict, list[BaseException]]:
+def verdict(ns: dict, kept: dict | None = None) -> tuple[dict, list[BaseException]]:
     """Send the judge the values its checks read of `ns` and take its signed verdict:
-    ({"text", "signature"} or {"error"}, the exceptions the cell's objects raised answering it)."""
+    ({"text", "signature"} or {"error"}, the exceptions the cell's objects raised answering it).
+    `kept`: {name: (value, fingerprint)} of the snapshot frames the run left as loaded
+    (effect.kept): of those the judge has rebuilt already, only the fingerprint is sent."""
     global _link
     link, _link = _link, None  # one verdict per judge
     if link is None or link.checks is None or not link.cell:
@@ -178,7 +185,7 @@ def verdict(ns: dict) -> tuple[dict, list[BaseException]]:
             link.close()
         return {"error": "no judge was armed with the checks and the cell"}, []
     try:
-        values = {name: link.pack(ns[name]) for name in sorted(wanted(link.checks, ns))}
+        values = {name: link.pack_kept(name, ns[name], kept or {}) for name in sorted(wanted(link.checks, ns))}
         link.send(("values", values))
         while True:
             message = link.receive()
@@ -231,6 +238,7 @@ class _Link:
         self.cell = False  # given the cell, before it ran
         self.lent: list = []
         self.raised: list[BaseException] = []  # what the cell's objects raised answering the judge
+        self.ready: set[str] = set()  # the frames the judge rebuilt while armed ahead
 
     def public_key(self) -> str:
         """The judge's public key, its first message (read once, when the host is to take it)."""
@@ -262,6 +270,15 @@ class _Link:
             buffer, buffers = _BytesIO(), []
             _DataPickler(buffer, self.lent, buffers.append).dump(_Handle(self._lend(value)))
         return buffer.getvalue(), [_buffer_ref(b) for b in buffers]
+
+    def pack_kept(self, name: str, value, kept: dict):
+        """As `pack`; a frame the judge rebuilt ahead, which the run left as loaded: its fingerprint
+        only, ("kept", name, pickle, places), which the judge compares with its own."""
+        seen = kept.get(name)
+        if name in self.ready and seen is not None and seen[0] is value:
+            payload, places = seen[1]
+            return ("kept", name, payload, list(places))
+        return self.pack(value)
 
     def _lend(self, value) -> int:
         self.lent.append(value)
@@ -377,9 +394,11 @@ class Judge:
     ran), the cell (before the runner executed it), then one message of values; evaluates each check
     once, signs, exits. Any other message ends it without a verdict."""
 
-    def __init__(self, down, up):
+    def __init__(self, down, up, ns: dict | None = None):
         self.down, self.up = down, up
         self.secret = os.urandom(2 * BITS * SECRET)
+        self.ns = ns if isinstance(ns, dict) else {}  # this process's copy of the kernel's, at the fork
+        self.ready: dict[str, tuple] = {}  # name -> (fingerprint, the frame rebuilt from it)
 
     def serve(self, sample=None) -> None:
         _write(self.up, pickle.dumps(("key", public_key(self.secret))))
@@ -391,7 +410,8 @@ class Judge:
             return
         if message[0] == "checks, warm":  # armed ahead, while the model thinks: warm up now, then say so
             warm(warming(sample))  # (not from the fork: a load's reply is not to share the CPU with it)
-            _write(self.up, pickle.dumps(("warm",)))
+            self.ready = self.rebuild_ahead(checks)
+            _write(self.up, pickle.dumps(("warm", sorted(self.ready))))
         cell = self._plain("cell")
         if not isinstance(cell, str):
             return
@@ -433,9 +453,40 @@ class Judge:
             outcomes.append({"expr": check, "passed": passed, "detail": detail[:MAX_DETAIL]})
         return outcomes
 
+    def rebuild_ahead(self, checks: list[str]) -> dict[str, tuple]:
+        """The snapshot frames and arrays the checks read, as this process's copy of the kernel
+        holds them (the fork came after the load, before any candidate code): each rebuilt as data
+        from its fingerprint (mapped.fingerprint: its pickle, the places of its buffers in this
+        process's copy of the map), as `unpack` would, but while the model thinks."""
+        ready = {}
+        for name in sorted(wanted(checks, self.ns)):
+            value = self.ns[name]
+            if type(value).__name__ not in ("DataFrame", "Series", "ndarray") or \
+                    _root(type(value).__module__) not in ("pandas", "numpy"):
+                continue
+            with contextlib.suppress(Exception):
+                found = mapped.fingerprint(value, pages=False)
+                if found is not None:
+                    ready[name] = (found, self._rebuilt(*found))
+        return ready
+
+    def _rebuilt(self, payload: bytes, places) -> object:
+        buffers = [bytearray(p) if isinstance(p, bytes) else _buffer_of(p) for p in places]
+        return DataLoader(io.BytesIO(payload), buffers=buffers).load()
+
     def unpack(self, packed):
         """A value `_Link.pack` made: its buffers are bytes, or read in this process's own copy
-        of a snapshot map (as it was at the fork, before any candidate code ran)."""
+        of a snapshot map (as it was at the fork, before any candidate code ran). A kept frame's
+        fingerprint equal to the one this judge rebuilt ahead: that frame (a fresh copy of the
+        rebuild per verdict is not needed: one verdict per judge); else rebuilt from it."""
+        if isinstance(packed, tuple) and len(packed) == 4 and packed[0] == "kept":
+            _, name, payload, places = packed
+            if not (isinstance(payload, bytes) and isinstance(places, list)):
+                raise pickle.UnpicklingError("not a kept value")
+            ready = self.ready.get(name)
+            if ready is not None and ready[0] == (payload, tuple(places)):
+                return ready[1]
+            return self._rebuilt(payload, places)
         if not (isinstance(packed, tuple) and len(packed) == 2 and isinstance(packed[0], bytes)
                 and isinstance(packed[1], list)):
             raise pickle.UnpicklingError("not a packed value")

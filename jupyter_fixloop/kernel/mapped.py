@@ -40,9 +40,10 @@ def region(index: int) -> memoryview | None:
     return None
 
 
-def locate(buffer) -> tuple[int, int, int] | None:
+def locate(buffer, pages: bool = True) -> tuple[int, int, int] | None:
     """(map index, offset, length) when `buffer` lies in a snapshot map whose pages it spans were
-    never written by this process; None otherwise (the bytes must travel)."""
+    never written by this process; None otherwise (the bytes must travel). `pages` False: where it
+    lies, unread whether written (the judge, whose copy of the map no candidate code touched)."""
     if not _regions:
         return None
     view = memoryview(buffer)
@@ -53,7 +54,7 @@ def locate(buffer) -> tuple[int, int, int] | None:
         return None
     for index, (start, size, alive) in enumerate(_regions):
         if start <= address and address + view.nbytes <= start + size and alive() is not None:
-            if _clean(address, view.nbytes):
+            if not pages or _clean(address, view.nbytes):
                 return index, address - start, view.nbytes
             return None
     return None
@@ -128,12 +129,12 @@ class _Unmapped(Exception):
     pass
 
 
-def fingerprint(value):
+def fingerprint(value, pages: bool = True):
     """What `value` is, cheaply, when its data lies in clean snapshot pages: its out-of-band pickle
     (shape, dtypes, names, small buffers' bytes) and where each large buffer lies. Equal
     fingerprints before and after a run mean the run did not change the value. None when some large
     buffer is not in a snapshot map or has a written page, or the value holds object arrays (their
-    pickle would be the full copy this avoids)."""
+    pickle would be the full copy this avoids). `pages` False: see `locate`."""
     if not _regions:
         return None
     import io
@@ -157,7 +158,7 @@ def fingerprint(value):
         if raw.nbytes < PAGE:
             places.append(bytes(raw))
             return
-        where = locate(raw)
+        where = locate(raw, pages)
         if where is None:
             raise _Unmapped
         places.append(where)

@@ -83,7 +83,7 @@ def judge_request(payload_json: str) -> None:
     global _last_json
     payload = json.loads(payload_json)
     try:
-        key = judge.arm(payload.get("checks", []), ahead=payload.get("ahead") is True)
+        key = judge.arm(payload.get("checks", []), ahead=payload.get("ahead") is True, ns=_namespace())
     except Exception:
         key = None  # no judge: the host counts no check as passed, and says why
     _last_json = json.dumps({"key": key})
@@ -101,7 +101,7 @@ _loaded_names: list[str] = []  # the names the snapshot parts loaded so far
 
 def _start_judge() -> bool:
     try:
-        judge.start()
+        judge.start(_namespace())
     except Exception:
         return False  # no judge: the host counts no check as passed, and says why
     return True
@@ -202,7 +202,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 result["error"] = describe_error(exc, ns, tree)
             result["effect"] = _effect_after(before, ns, names)
             if result["status"] == "ok" and checks and judged and judge.armed():
-                result["verdict"], raised = judge.verdict(ns)
+                result["verdict"], raised = judge.verdict(ns, effect.kept())
                 result["checks"] = _judged_checks(result["verdict"], checks, result, ns, raised)
             elif result["status"] == "ok":
                 result["checks"] = [_run_check(expr, ns, result, source) for expr in checks]
