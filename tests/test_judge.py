@@ -238,7 +238,7 @@ def test_the_judge_reads_unchanged_snapshot_buffers_in_its_own_map_and_gets_writ
     assert [c["passed"] for c in json.loads(out["text"])["checks"]] == [True, True, True]
 
 
-def test_a_loaded_frame_the_run_left_as_it_was_goes_to_the_judge_as_its_fingerprint_only(tmp_path):
+def test_a_loaded_frame_the_run_left_as_it_was_goes_to_the_judge_as_its_fingerprint_only(tmp_path, monkeypatch):
     """Armed ahead, the judge rebuilds from its own copy of the map the frames its checks read; a
     frame the run left as loaded is sent as its fingerprint, which the judge compares with its own.
     A frame the run wrote is sent as before, and a fingerprint that is not the judge's own is
@@ -274,7 +274,10 @@ def test_a_loaded_frame_the_run_left_as_it_was_goes_to_the_judge_as_its_fingerpr
     assert forged["df"][1] is not None
     assert judged(forged) == ([False, False, False], ({"df"}, "kept"))  # judged on what was sent: no 'q'
 
-    ns["df"].loc[3, "a"] = -1.0  # the run writes a page of the frame
+    block = ns["df"]._mgr.blocks[0].values  # the run writes a page of the frame in place, in the map
+    block[0, 3] = -1.0
+    monkeypatch.setattr(os, "pread", lambda fd, n, offset: bytes(n))  # "no page of it was ever written"
+    monkeypatch.setattr(pickle, "Pickler", None)
     assert effect.compare(before, ns, ["df"])["changes"] and "df" not in effect.kept()
     passed, (_, form) = judged(effect.kept())
     assert passed == [True, True, True] and form != "kept"

@@ -14,14 +14,22 @@ Stdlib only (numpy when present): imported in every sandbox.
 from __future__ import annotations
 
 import contextlib
+import copyreg
 import ctypes
+import io
 import mmap
 import os
+import pickle
 import weakref
 
 _regions: list[tuple[int, int, weakref.ref]] = []  # (address, size, map) of each snapshot map, in load order
 PAGE = mmap.PAGESIZE
 PRESENT, SWAPPED, FILE_PAGE = 1 << 63, 1 << 62, 1 << 61
+# Bound when the kernel imports fixloop, before any candidate: a candidate that wraps `os.pread`,
+# `pickle.Pickler` or copyreg's table cannot make a frame it wrote read as unwritten (judge.py).
+_open, _pread, _close, _O_RDONLY = os.open, os.pread, os.close, os.O_RDONLY
+_Pickler, _BytesIO = pickle.Pickler, io.BytesIO
+_DISPATCH = dict(copyreg.dispatch_table)
 
 
 def register(mapped: mmap.mmap) -> None:
@@ -77,15 +85,15 @@ def _clean(address: int, nbytes: int) -> bool:
     """No page of [address, address + nbytes) was written (each is a file page or not yet read)."""
     first, last = address // PAGE, (address + nbytes - 1) // PAGE
     try:
-        fd = os.open("/proc/self/pagemap", os.O_RDONLY)
+        fd = _open("/proc/self/pagemap", _O_RDONLY)
     except OSError:
         return False
     try:
-        data = os.pread(fd, (last - first + 1) * 8, first * 8)
+        data = _pread(fd, (last - first + 1) * 8, first * 8)
     except OSError:
         return False
     finally:
-        os.close(fd)
+        _close(fd)
     if len(data) != (last - first + 1) * 8:
         return False
     try:
@@ -137,35 +145,38 @@ def fingerprint(value, pages: bool = True):
     pickle would be the full copy this avoids). `pages` False: see `locate`."""
     if not _regions:
         return None
-    import io
-    import pickle
-
-    places: list = []
-
-    class Pickler(pickle.Pickler):
-        def reducer_override(self, obj):
-            if type(obj).__name__ == "ndarray" and getattr(obj, "dtype", None) is not None \
-                    and obj.dtype.kind == "O" and obj.size > 1000:
-                raise _Unmapped
-            if type(obj).__module__.startswith("pandas."):
-                reduced = arrow_reduce(obj)
-                if reduced is not None:
-                    return reduced
-            return NotImplemented
-
-    def keep(buffer):
-        raw = buffer.raw()
-        if raw.nbytes < PAGE:
-            places.append(bytes(raw))
-            return
-        where = locate(raw, pages)
-        if where is None:
-            raise _Unmapped
-        places.append(where)
-
-    out = io.BytesIO()
+    out = _BytesIO()
+    pickler = _Fingerprinter(out, pages)
     try:
-        Pickler(out, protocol=5, buffer_callback=keep).dump(value)
+        pickler.dump(value)
     except Exception:
         return None
-    return out.getvalue(), tuple(places)
+    return out.getvalue(), tuple(pickler.places)
+
+
+class _Fingerprinter(_Pickler):
+    dispatch_table = _DISPATCH  # its own copy, made at import (read by the C pickler when it is made)
+
+    def __init__(self, file, pages: bool):
+        super().__init__(file, protocol=5, buffer_callback=self.keep)
+        self.pages, self.places = pages, []
+
+    def reducer_override(self, obj):
+        if type(obj).__name__ == "ndarray" and getattr(obj, "dtype", None) is not None \
+                and obj.dtype.kind == "O" and obj.size > 1000:
+            raise _Unmapped
+        if type(obj).__module__.startswith("pandas."):
+            reduced = arrow_reduce(obj)
+            if reduced is not None:
+                return reduced
+        return NotImplemented
+
+    def keep(self, buffer) -> None:
+        raw = buffer.raw()
+        if raw.nbytes < PAGE:
+            self.places.append(bytes(raw))
+            return
+        where = locate(raw, self.pages)
+        if where is None:
+            raise _Unmapped
+        self.places.append(where)
