@@ -148,6 +148,8 @@ CASES = {
     "attribute_typo": ("words = ['b', 'a']\n", "words.sotr()\n", "attribute_typo", "words == ['a', 'b']"),
     "key_typo_case": (PD + "df = pd.DataFrame({'Revenue': [1, 2]})\n", "r = df['revenue'].sum()\n",
                       "key_typo", "r == 3"),
+    "key_typo_spelling_among_columns": (PD + "df = pd.DataFrame({'revenue': [1, 2], 'region': ['a', 'b'], "
+                                        "'returns': [0, 1]})\n", "r = df['revnue'].sum()\n", "key_typo", "r == 3"),
     "key_typo_spaces": ("cfg = {'name ': 'x'}\n", "n = cfg['name']\n", "key_typo", "n == 'x'"),
     "bad_keyword_sorted": ("", "xs = sorted([3, 1, 2], ascending=False)\n", "bad_keyword", "xs == [3, 2, 1]"),
     "bad_keyword_pandas_typo": (PD + "df = pd.DataFrame({'a': [2, 1]})\n",
@@ -475,6 +477,8 @@ CANNOT_TELL = {
     "pages_floor_or_ceiling": ("items = list(range(10))\nsize = 3\n",
                                "pages = [items[i * size:(i + 1) * size] for i in range(len(items) / size)]\n",
                                "drops a last, partial chunk"),
+    "two_columns_equally_near": (PD + "df = pd.DataFrame({'ship_date': ['x'], 'shop_data': ['y']})\n",
+                                 "d = df['shop_date']\n", "which one was meant?"),
     "bom_in_a_header": (PD + "df = pd.DataFrame({'\\ufeffid': [1], 'v': [2]})  # read from a CSV saved with a BOM\n",
                         "first = df['id'].iloc[0]\n", "invisible character (U+FEFF)"),
 }

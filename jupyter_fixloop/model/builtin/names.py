@@ -12,6 +12,7 @@ import re
 import sys
 
 from .edits import (
+    CannotTell,
     ParsedReceipt,
     calls_on_line,
     context_list,
@@ -449,6 +450,8 @@ def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
         if not m:
             continue
         key, first = ast.literal_eval(m.group("key")), ast.literal_eval(m.group("first"))
+        columns = [k for name in receipt.values for k in _columns_in_context(receipt, name)]
+        _one_nearest(key, c[m.start("first"):], columns)
         read = _read_keys(code, receipt.lineno, key)
         if read:  # only where the key is read: `df['new'] = df['old']` keeps the column it assigns
             for node in sorted(read, key=lambda n: span(code, n), reverse=True):
@@ -462,6 +465,25 @@ def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
                 return fixed
     return _key_in_message(code, receipt)
 
+
+
+NEAR = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*") \((case|spaces|spelling)\)""")
+TIE = 0.05  # two spellings whose likeness to the key differs by less than this are equally near
+
+
+def _one_nearest(key: str, near: str, columns: list) -> None:
+    """Raise CannotTell when the nearest key is a spelling and another key (of the near matches, or
+    a column of a frame the receipt shows) is about as near (`'dept'`: `'dep_id'` or
+    `'department'`?): either would run, and nothing in the receipt says which was meant."""
+    found = NEAR.findall(near)
+    if not found or found[0][1] != "spelling":
+        return
+    first = ast.literal_eval(found[0][0])
+    others = {ast.literal_eval(q) for q, _ in found[1:]} | {c for c in columns if isinstance(c, str)}
+    near_first = difflib.SequenceMatcher(None, key, first).ratio()
+    for other in sorted(others - {first, key}):
+        if near_first - difflib.SequenceMatcher(None, key, other).ratio() < TIE:
+            raise CannotTell(f"{key!r} is as near to {first!r} as to {other!r}: which one was meant?")
 
 
 def _read_keys(code: str, lineno: int | None, key: str) -> list[ast.Constant]:
