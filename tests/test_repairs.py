@@ -477,6 +477,7 @@ CANNOT_TELL = {
     "pages_floor_or_ceiling": ("items = list(range(10))\nsize = 3\n",
                                "pages = [items[i * size:(i + 1) * size] for i in range(len(items) / size)]\n",
                                "drops a last, partial chunk"),
+    "two_names_equally_near": ("ship_date = 1\nshop_data = 2\n", "d = shop_date + 1\n", "which one was meant?"),
     "two_columns_equally_near": (PD + "df = pd.DataFrame({'ship_date': ['x'], 'shop_data': ['y']})\n",
                                  "d = df['shop_date']\n", "which one was meant?"),
     "bom_in_a_header": (PD + "df = pd.DataFrame({'\\ufeffid': [1], 'v': [2]})  # read from a CSV saved with a BOM\n",

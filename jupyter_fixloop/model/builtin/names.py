@@ -186,6 +186,7 @@ def name_typo(code: str, receipt: ParsedReceipt) -> str | None:
     close = [c for c in context_list(receipt, "defined names close to") if c not in ("True", "False", "None")]
     if not name or not close or not plausible_typo(name, close[0]):
         return None  # `undefined` is not a typo of `runfile`: "I cannot tell" beats a guess that runs
+    one_nearest(name, close[0], close[1:])
     return rename_names(code, name, close[0])
 
 
@@ -478,12 +479,16 @@ def _one_nearest(key: str, near: str, columns: list) -> None:
     found = NEAR.findall(near)
     if not found or found[0][1] != "spelling":
         return
-    first = ast.literal_eval(found[0][0])
-    others = {ast.literal_eval(q) for q, _ in found[1:]} | {c for c in columns if isinstance(c, str)}
-    near_first = difflib.SequenceMatcher(None, key, first).ratio()
-    for other in sorted(others - {first, key}):
-        if near_first - difflib.SequenceMatcher(None, key, other).ratio() < TIE:
-            raise CannotTell(f"{key!r} is as near to {first!r} as to {other!r}: which one was meant?")
+    others = [ast.literal_eval(q) for q, _ in found[1:]] + [c for c in columns if isinstance(c, str)]
+    one_nearest(key, ast.literal_eval(found[0][0]), others)
+
+
+def one_nearest(word: str, first: str, others) -> None:
+    """Raise CannotTell when another of `others` is about as near to the misspelt `word` as `first`."""
+    near_first = difflib.SequenceMatcher(None, word, first).ratio()
+    for other in sorted(set(others) - {first, word}):
+        if near_first - difflib.SequenceMatcher(None, word, other).ratio() < TIE:
+            raise CannotTell(f"{word!r} is as near to {first!r} as to {other!r}: which one was meant?")
 
 
 def _read_keys(code: str, lineno: int | None, key: str) -> list[ast.Constant]:
