@@ -22,10 +22,21 @@ STATUS_TEXT = {
 }
 
 
+ALREADY_RUNS = "the cell already runs"  # how the loop's reason starts when nothing checked a passing cell
+
+
+def status_label(status: str, reason: str = "") -> str:
+    """The status in words; a cell that ran as written with nothing to check it "already runs": it
+    does not "pass" anything."""
+    if status == "passed" and reason.startswith(ALREADY_RUNS):
+        return "already runs"
+    return STATUS_TEXT.get(status, status)
+
+
 def status_words(status: str, reason: str) -> str:
     """"fixed (after 1 round(s): its 1 check passes)", or for an unverified repair the header the issue
     asks for: "runs now — unverified: nothing checked it; read what it does to your data (...)"."""
-    label = STATUS_TEXT.get(status, status)
+    label = status_label(status, reason)
     if not reason:
         return label
     return f"{label}: {reason}" if status == "unverified" else f"{label} ({reason})"
@@ -194,7 +205,7 @@ STYLE = """<style>
 def render_html(result: LoopResult) -> str:
     """The whole result as one HTML block (used where widgets are not available)."""
     parts = [STYLE, '<div class="fixloop-box">']
-    status = STATUS_TEXT.get(result.status, result.status)
+    status = status_label(result.status, result.reason)
     sep = ":" if result.status == "unverified" else " —"
     parts.append(f'<div><span class="fixloop-status-{result.status}">fixloop: {html.escape(status)}</span>{sep} '
                  f"{html.escape(result.reason)}</div>")
@@ -283,7 +294,7 @@ WIDGET_STYLE = """<style>
 def header_html(*, status: str, reason: str = "", rounds: int = 0, max_rounds: int = 0, model: str = "",
                 tokens: int = 0, cost: float = 0.0, seconds: float = 0.0, activity: str = "") -> str:
     """The widget's header: status, rounds used of max, model, tokens, cost, elapsed; live while running."""
-    label = "running" if status == "running" else STATUS_TEXT.get(status, status)
+    label = "running" if status == "running" else status_label(status, reason)
     why = f"{':' if status == 'unverified' else ' —'} {html.escape(reason)}" if reason else ""
     now = (
         f'<div class="fixloop-activity" role="status" aria-live="polite">{html.escape(activity)}</div>'

@@ -83,6 +83,16 @@ def test_checks_are_counted_in_the_reason():
     assert fix("n = len(df)\n", checks=["n == 3"], namespace=ns).reason == "the cell already passes: its 1 check passes"
 
 
+def test_a_cell_that_runs_with_nothing_to_check_it_already_runs_it_does_not_pass():
+    from jupyter_fixloop import render
+
+    ns = customers()
+    unchecked, checked = fix("n = len(df)\n", namespace=ns), fix("n = len(df)\n", checks=["n == 3"], namespace=ns)
+    assert unchecked.status == checked.status == "passed"
+    assert render.summary_line(unchecked).startswith("fixloop: already runs (the cell already runs without error")
+    assert render.summary_line(checked).startswith("fixloop: already passes (the cell already passes: its 1 check")
+
+
 # ---------------------------------------------------------------- the sandbox side, in this process
 
 

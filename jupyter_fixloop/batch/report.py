@@ -11,7 +11,6 @@ import html
 import os
 
 from ..render import (
-    STATUS_TEXT,
     STYLE,
     cost_text,
     diff_html,
@@ -19,6 +18,7 @@ from ..render import (
     effect_lines,
     round_title,
     rounds_html,
+    status_label,
     tokens_text,
 )
 
@@ -95,7 +95,7 @@ def _md_section(o) -> list[str]:
         out.append(f"- {_one_line(o.reason)}")
     r = o.result
     if r is not None:
-        out.append(f"- loop: {STATUS_TEXT.get(r.status, r.status)}, {len(r.rounds)}/{r.max_rounds} rounds, "
+        out.append(f"- loop: {status_label(r.status, r.reason)}, {len(r.rounds)}/{r.max_rounds} rounds, "
                    f"model `{r.model}`, {tokens_text(r.tokens)}, {cost_text(r.cost)}, {r.seconds:.1f} s")
     effect = effect_lines(r) if r is not None else []
     if effect:
@@ -207,7 +207,7 @@ def _html_section(o) -> str:
         parts.append(f"<li>{esc(_one_line(o.reason))}</li>")
     r = o.result
     if r is not None:
-        parts.append(f"<li>loop: {esc(STATUS_TEXT.get(r.status, r.status))}, {len(r.rounds)}/{r.max_rounds} rounds, "
+        parts.append(f"<li>loop: {esc(status_label(r.status, r.reason))}, {len(r.rounds)}/{r.max_rounds} rounds, "
                      f"model <code>{esc(r.model)}</code>, {tokens_text(r.tokens)}, {cost_text(r.cost)}, "
                      f"{r.seconds:.1f} s</li>")
     parts.append("</ul>")

@@ -179,8 +179,10 @@ class LoopView:
             self.widget.show_code(code)
 
     def _pending_text(self) -> str:
-        if self.result.status == "passed":
+        if self.result.status == "passed" and not self.result.reason.startswith(render.ALREADY_RUNS):
             return "The cell already passes its checks; there is nothing to decide."
+        if self.result.status == "passed":
+            return "The cell already runs without error and nothing checked it; there is nothing to decide."
         if self.result.patched is None:
             return "No verified fix. Your cell is unchanged. Retry (with a hint) or edit the cell."
         return "<b>Pending</b>: nothing has changed in your cell yet. Accept, Reject or Retry."
