@@ -4,8 +4,8 @@ A repair knows the run through a `ParsedReceipt`: in the loop it is made from th
 (`ParsedReceipt.of`); from a prompt (the bench's cases) it is read back from the receipt's text
 (`parse_receipt`): the headline `Ename: message`, `  at line N of the cell: ...`, the `Context:`
 facts gathered in the sandbox (`defined names close to 'x': [...]`, `name = repr`, ...), the failed
-checks' details and the value trace. Edits go
-through tokens or the AST, so a name inside a string or an attribute is never touched by mistake.
+checks' details and the value trace. Edits go through tokens or the AST, so a name inside a string
+or an attribute is never touched by mistake.
 """
 
 from __future__ import annotations
