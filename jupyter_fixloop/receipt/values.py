@@ -9,10 +9,11 @@ the failing line are never dropped.
 
 In the loop the built-in engine reads the typed fields (edits.ParsedReceipt.of); it reads the text back
 only from a prompt (engine.answer, the bench's cases), so keep these stable: the headline
-`Ename: evalue`, `  at line N of the cell: ...`, and a `Context:` section of lines indented by two
-spaces (continuation lines of one fact by four). What the loop adds about a run (the same code as an
-earlier one, checks copied into it, regressions) are fields too, rendered into the text with the run's
-lines within the budget (`Receipt.annotated`).
+`Ename: evalue`, `  at line N of the cell: ...`, a `Context:` section of lines indented by two
+spaces (continuation lines of one fact by four), the failed checks' items under the headline
+(`  FAILED: check -- detail`, `  smell: ...`, ...) and the value trace's lines. What the loop adds
+about a run (the same code as an earlier one, checks copied into it, regressions) are fields too,
+rendered into the text with the run's lines within the budget (`Receipt.annotated`).
 """
 
 from __future__ import annotations

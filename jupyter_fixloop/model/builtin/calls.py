@@ -541,7 +541,7 @@ ACCESSORS = ("str", "dt", "cat")  # `s.str.strip()` makes a new object from s, n
 def thrown_away(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['city'].fillna('Unknown')` on a line of its own changes nothing (the smell says so): assign
     the result back to what it was made from (`xs = sorted(xs)`, `df['d'] = pd.to_datetime(df['d'])`)."""
-    m = THROWN_AWAY.search(receipt.text)
+    m = next(filter(None, map(THROWN_AWAY.search, receipt.smells)), None)
     tree = parse(code) if m else None
     if tree is None:
         return None

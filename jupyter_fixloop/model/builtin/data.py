@@ -21,6 +21,7 @@ from .edits import (
     on_line,
     parse,
     replace_node,
+    shown_values,
     source_of,
     span,
     value_kind,
@@ -132,8 +133,8 @@ def numeric_strings(code: str, receipt: ParsedReceipt) -> str | None:
             targets += [a for a in node.args[:1] if _is_column(a)]  # sum(df["x"])
     if not targets:
         return None
-    # text minus text is usually dates written as text, when the receipt shows dates
-    dates = TEXT_MINUS_TEXT.search(receipt.evalue) is not None and DATE_TEXT.search(receipt.text) is not None
+    # text minus text is usually dates written as text, when the error or its context shows dates
+    dates = TEXT_MINUS_TEXT.search(receipt.evalue) is not None and any(map(DATE_TEXT.search, shown_values(receipt)))
     seen, fixed = set(), code
     for node in sorted(targets, key=lambda n: (n.lineno, n.col_offset), reverse=True):
         key = (node.lineno, node.col_offset)
@@ -233,9 +234,9 @@ COMMA_NUMBER = re.compile(r"(?<![\w.,])[-+]?\d+(?:[.,]\d+)+(?![\w.,])")
 
 def _decimal_comma(value: str, receipt: ParsedReceipt) -> bool:
     """Whether the comma of `value` is a decimal comma ('4,99'), not a thousands separator ('1,200'):
-    a comma followed by exactly 1 or 2 digits in every such number the receipt shows. When the
-    numbers disagree ('4,99' beside '1,200') it cannot tell, and says so."""
-    shown = [v for v in COMMA_NUMBER.findall(receipt.text) if "," in v] or [value]
+    a comma followed by exactly 1 or 2 digits in every such number the error and its context show. When
+    the numbers disagree ('4,99' beside '1,200') it cannot tell, and says so."""
+    shown = [v for said in shown_values(receipt) for v in COMMA_NUMBER.findall(said) if "," in v] or [value]
     decimal = [bool(DECIMAL_COMMA.match(v)) for v in (*shown, value)]
     if all(decimal):
         return True

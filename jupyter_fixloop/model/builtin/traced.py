@@ -14,24 +14,9 @@ import re
 
 from .edits import ParsedReceipt, add_keyword, has_keyword, parse, replace_node, source_of
 
-TRACE_HEADING = "Values after each line (the cell re-run under a tracer):"
-CALL_LINE = re.compile(r"^  line (\d+), (\w+) called (\d+) time\(s\): (.*)$")
-VALUES_LINE = re.compile(r"^    (?:call|run) (\d+): (.*)$")
 MISSING = re.compile(r"; missing ([^;)]+)")
 EPOCH = re.compile(r"1970-01-01 (\d\d):(\d\d):(\d\d)(?:\.(\d+))?")
 EMPTY = {"[]", "{}", "set()"}
-
-
-def trace_lines(text: str) -> list[str]:
-    """The lines of a receipt's value trace (after its heading, while indented)."""
-    if TRACE_HEADING not in text:
-        return []
-    out = []
-    for line in text.split(TRACE_HEADING, 1)[1].splitlines()[1:]:
-        if not line.startswith("  "):
-            break
-        out.append(line)
-    return out
 
 
 def shared_default(code: str, receipt: ParsedReceipt) -> str | None:
@@ -40,20 +25,14 @@ def shared_default(code: str, receipt: ParsedReceipt) -> str | None:
     tree = parse(code)
     if tree is None:
         return None
-    func = None
-    for line in trace_lines(receipt.text):
-        m = CALL_LINE.match(line)
-        if m:
-            func = m.group(2)
+    for traced in receipt.trace:
+        if not traced.is_call:
             continue
-        v = VALUES_LINE.match(line)
-        if func is None or v is None or int(v.group(1)) < 2:
-            continue
-        for pair in v.group(2).split("; "):
-            name, _, value = pair.partition(" = ")
-            fixed = _fresh_default(code, tree, func, name, value)
-            if fixed is not None:
-                return fixed
+        for run, values in traced.runs:
+            for name, value in values if run >= 2 else ():
+                fixed = _fresh_default(code, tree, traced.func, name, value)
+                if fixed is not None:
+                    return fixed
     return None
 
 
@@ -99,25 +78,18 @@ def _mutable(node: ast.AST) -> bool:
 def epoch_unit(code: str, receipt: ParsedReceipt) -> str | None:
     """Integers made into dates in the first seconds of 1970 were epoch seconds (or milliseconds)
     read as nanoseconds, `pd.to_datetime`'s default unit: say the unit."""
-    lines = trace_lines(receipt.text)
-    tree = parse(code)
-    if tree is None or not lines:
+    tree = parse(code) if receipt.trace else None
+    if tree is None:
         return None
-    for at, line in enumerate(lines):
-        m = re.match(r"^  line (\d+)", line)
-        if not m:
-            continue
-        said = " ".join(lines[at + 1: at + 4])
-        found = EPOCH.search(said)
-        if not found:
-            continue
-        unit = _unit(found)
+    for traced in receipt.trace:
+        said = [value for _, value in traced.steps] + [value for _, values in traced.runs for _, value in values]
+        found = next(filter(None, map(EPOCH.search, said)), None)
+        unit = _unit(found) if found else None
         if unit is None:
             continue
-        lineno = int(m.group(1))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and getattr(node, "lineno", None) == lineno and _is_to_datetime(node) \
-                    and not has_keyword(node, "unit") and node.args:
+            if isinstance(node, ast.Call) and getattr(node, "lineno", None) == traced.lineno \
+                    and _is_to_datetime(node) and not has_keyword(node, "unit") and node.args:
                 return add_keyword(code, node, f"unit={unit!r}")
     return None
 
@@ -142,7 +114,7 @@ def strict_bounds(code: str, receipt: ParsedReceipt) -> str | None:
     """The items a result lacks are exactly the bounds of the cell's strict comparisons
     (`age > 18`, `age < 64` lost 18 and 64): the bounds were meant inclusive."""
     missing = set()
-    for m in MISSING.finditer(receipt.text):
+    for m in (m for detail in receipt.failed for m in MISSING.finditer(detail)):
         for item in m.group(1).split(", "):
             try:
                 value = ast.literal_eval(item.strip())
@@ -174,7 +146,8 @@ FROM_LINE = re.compile(r"from line (\d+) of the cell: ")
 def power_of_ten(code: str, receipt: ParsedReceipt) -> str | None:
     """The value is the expected one times a power of ten (a fraction where a percentage is meant,
     cents for euros): scale what the line that made it assigns."""
-    scale, made = SCALE.search(receipt.text), FROM_LINE.search(receipt.text)
+    scale = next(filter(None, map(SCALE.search, receipt.failed)), None)
+    made = next(filter(None, map(FROM_LINE.search, receipt.failed)), None)
     tree = parse(code) if scale and made else None
     if tree is None:
         return None
