@@ -16,8 +16,8 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import replace
 
+from .. import cell, runtime
 from .. import hooks as events
-from .. import runtime
 from ..errors import FixloopError, ModelError, UsageError
 from ..hooks import LoopHooks
 from ..kernel import namespace as values
@@ -111,6 +111,10 @@ class LoopRun:
         if not source.strip() and not instruction:
             raise UsageError("nothing to run: the cell is empty; write code, or an instruction for the model")
         self.source, self.checks, self.instruction = source, checks, instruction
+        # what the instruction says the code must define, checked by the judge beside the user's checks;
+        # a fact is not evidence of a right answer: a run that passes only these stays unverified
+        self.facts = tuple(f"{n!r} in globals()" for n in cell.instruction_names(instruction) if f"{n!r}" not in
+                           " ".join(checks))
         self.expect_output = expect_output
         self.following = following
         self.baseline: frozenset[int] = frozenset()  # following cells that fail after the original too
@@ -260,14 +264,19 @@ class LoopRun:
         """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
         reply = best.reply
         by = ", the built-in rules' repair" if best.source == sampling.RULES else ""
+        stated = ""
+        if self.facts:  # held, as the judge signed; not evidence that the answer is right
+            receipt = replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts))
+            named = cell.instruction_names(self.instruction)
+            stated = f"; it defines {', '.join(f'`{n}`' for n in named)}, as the instruction asks"
         if evidence(receipt, reply.code, self.source):
             words = verified(receipt, reply.code, self.source, self.checks)
-            return self._end("fixed", f"after {index} round(s){by}: {words}", reply.code)
+            return self._end("fixed", f"after {index} round(s){by}: {words}{stated}", reply.code)
         others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
         guess = f", a guess: {reply.guess}" if reply.guess else ""
         also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
                 "differently: compare them below") if others else ""
-        return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{guess})",
+        return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{guess}){stated}",
                          reply.code)
 
     @staticmethod
@@ -334,14 +343,15 @@ class LoopRun:
         reads = mirror.share_read(code, self.checks) if not original_run else ()
         snap = mirror.snapshot()
         box = await pool.acquire(snap)
-        pool.prepare(snap, self.checks)  # its judge armed with the checks, while the model thinks
+        judged = (*self.checks, *self.facts)
+        pool.prepare(snap, judged)  # its judge armed with the checks, while the model thinks
         # every later cell runs again, as Jupyter would run them: one that fails after the original too
         # is not counted, but what it does before it raises is what the cells after it see
         cells = tuple(enumerate(self.following, 1))
         timeout = self.options.timeout
         later = {"cells": [c for _, c in cells], "after_error": original_run, "timeout": timeout} if cells else None
         try:
-            raw = await box.run(code, list(self.checks), self._capped(timeout * (1 + len(cells)) + len(cells)),
+            raw = await box.run(code, list(judged), self._capped(timeout * (1 + len(cells)) + len(cells)),
                                 following=later)
             return receipt_of(raw, notes=reads + snap.notes() + mirror.unshared_notes(code, self.checks),
                               expect_output=self.expect_output,
