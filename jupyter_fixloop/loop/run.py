@@ -503,7 +503,7 @@ def _variables(namespace, policy: str, shared: frozenset[str]) -> tuple[values.V
     """What the model is told of the user's values: every data value ("data"), or the shared ones ("named");
     from batch mode's notebook kernel, what its snapshot carries."""
     if isinstance(namespace, Snapshot):
-        return tuple(namespace.variables)
+        return values.variables_from_json(namespace.variables)  # typed, or as JSON from a notebook kernel
     if not isinstance(namespace, dict):
         return ()
     return values.describe(namespace, None if policy == "data" else shared)
