@@ -71,7 +71,7 @@ class FixLoop(Configurable):
         list(CONFINEMENTS),
         DEFAULTS.confinement,
         help="How sandbox kernels are confined: 'auto' and 'bwrap' use bubblewrap and refuse to run candidates "
-        "without it; 'none' runs them unconfined, only when set (see the README's threat model).",
+        "without it; 'none' runs them unconfined, only when set (see SECURITY.md, the threat model).",
     ).tag(config=True)
     memory_limit = Integer(
         DEFAULTS.memory_limit, min=0, help="Bytes of memory one sandbox kernel may use (0: half the machine's RAM)."
@@ -197,6 +197,39 @@ def load_config() -> FixLoop:
         ) from None
 
 
+def markdown() -> str:
+    """docs/options.md: every setting with its default, its kind and the help `%fixloop config --help`
+    prints, made from the traits (`python -m jupyter_fixloop.config --markdown > docs/options.md`)."""
+    cls, traits = FixLoop.__name__, FixLoop.class_traits(config=True)
+    names = sorted(traits)
+    lines = ["# Options", "",
+             "<!-- Generated from the FixLoop traits in jupyter_fixloop/config.py by "
+             "`python -m jupyter_fixloop.config --markdown > docs/options.md`; do not edit. -->", "",
+             *_wrap(FixLoop.__doc__ or ""), "",
+             *_wrap(f"Set one with `%config {cls}.NAME = VALUE` in a notebook or `c.{cls}.NAME = VALUE` in "
+                    f"`jupyter_config.py`. `%fixloop config` shows each value and where it came from, "
+                    f"`%fixloop config --help` the same help as here."), "",
+             "| setting | default | kind |", "|---|---|---|"]
+    lines += [f"| [`{cls}.{name}`](#{cls.lower()}{name}) | `{traits[name].default()!r}` | {_kind(traits[name])} |"
+              for name in names]
+    for name in names:
+        lines += ["", f"## `{cls}.{name}`", "", *_wrap(traits[name].help)]
+    return "\n".join(lines) + "\n"
+
+
+def _kind(trait) -> str:
+    """What a setting takes, in words: its type and bounds."""
+    if isinstance(trait, Enum):
+        return "one of " + ", ".join(f"`{value!r}`" for value in trait.values)
+    kind = {Bool: "True or False", Integer: "an integer", Float: "a number", List: "a list of names"}
+    words = next((text for type_, text in kind.items() if isinstance(trait, type_)), "text")
+    low, high = (bound if bound not in (None, float("inf")) else None
+                 for bound in (getattr(trait, "min", None), getattr(trait, "max", None)))
+    if low is not None and high is not None:
+        return f"{words}, {low:g} to {high:g}"
+    return f"{words}, at least {low:g}" if low is not None else words
+
+
 def _wrap(text: str, width: int = 96) -> list[str]:
     return textwrap.wrap(" ".join(text.split()), width) or [""]
 
@@ -206,3 +239,11 @@ def _empty_model() -> str:
     if os.environ.get("FIXLOOP_MODEL"):
         return f"uses $FIXLOOP_MODEL, {resolve_model()}"
     return f"uses the built-in engine, {resolve_model()}"
+
+
+if __name__ == "__main__":  # python -m jupyter_fixloop.config --markdown > docs/options.md
+    import sys
+
+    if sys.argv[1:] != ["--markdown"]:
+        sys.exit("usage: python -m jupyter_fixloop.config --markdown > docs/options.md")
+    sys.stdout.write(markdown())
