@@ -278,7 +278,7 @@ def test_none_confinement_keeps_the_users_process_out_of_reach(scene, fake_model
             json.dump({"key": scene.canaries["connkey"], "transport": "tcp", "shell_port": port}, f)
         code = WALK_PARENTS.replace("CONNECTION_FILE", repr(scene.connection_file))
         outcome = attack(scene, fake_model, [code], confinement="none", pool_size=2)
-    # what stays open under "none", as the README says: files the user can read, connection files too
+    # what stays open under "none", as SECURITY.md says: files the user can read, connection files too
     assert_nothing_leaked(scene, outcome, readable=("connkey",))
     receipt = outcome.receipts[0]
     assert receipt["kind"] == "ok", receipt["text"]
@@ -513,7 +513,7 @@ def test_a_shared_mmap_bomb_ends_as_a_crash_naming_the_limit_and_the_user_lives(
     made = cgroups.make("/fixloop-sandbox-probe-rt", 1, 2**30)
     cgroups.release("/fixloop-sandbox-probe-rt")
     if not any("/pids/" not in path for path in made):
-        pytest.skip("no memory cgroup can be made here: only RLIMIT_AS applies (see the README)")
+        pytest.skip("no memory cgroup can be made here: only RLIMIT_AS applies (see SECURITY.md)")
     outcome = attack(scene, fake_model, [TOUCH_SHARED + AGAIN], timeout=180)
     assert_nothing_leaked(scene, outcome)
     receipt = outcome.receipts[0]
