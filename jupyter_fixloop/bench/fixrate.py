@@ -341,19 +341,12 @@ def _result(case: Case, fixed: bool, status: str = "", reason: str = "", started
 
 def run_bench(cases: list[Case], opts, on_case=None) -> list[CaseResult]:
     """Run every case with one user-side kernel (reset between cases); `on_case(case, result)` after each."""
-    from ..options import LoopOptions
-
     workdir = tempfile.mkdtemp(prefix="fixloop-bench-")
     # the cases run in a folder of their own: under bwrap the working directory is a view fixed at
     # kernel start, so the snapshot (written later) must live beside it, not in it
     cwd = os.path.join(workdir, "cwd")
     os.mkdir(cwd)
-    opts.options = LoopOptions(model=opts.model, api_base=opts.api_base or "", max_rounds=opts.max_rounds,
-                               timeout=opts.timeout, cwd=cwd).with_(
-        samples=getattr(opts, "samples", None), rules=getattr(opts, "rules", None),
-                                                                    resamples=getattr(opts, "resamples", None),
-        model_timeout=getattr(opts, "model_timeout", None),
-        wall_time=getattr(opts, "wall_time", None)).resolved()
+    opts.options = loop_options(opts, cwd)
     kernel = UserKernel(cwd=cwd)
     results = []
     try:
@@ -439,12 +432,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--notebooks", metavar="DIR",
                         help="instead of cases: run each notebook under DIR plainly and in batch "
                         "mode (`jupyter-fixloop bench --notebooks DIR --help`)")
+    parser.add_argument("--generation", metavar="FILE", nargs="?",
+                        help="instead of cases: steps of an instruction, a setup and a reference solution, one-shot "
+                        "and loop (`jupyter-fixloop bench --generation FILE --help`)")
+    parser.add_argument("--mode", choices=MODES, default="loop", help="loop (default) or one-shot (one call, no rerun)")
+    add_loop_arguments(parser, "case")
+    parser.add_argument("--case", action="append", default=[], metavar="ID", help="only this case (repeatable)")
+    parser.add_argument("--category", action="append", default=[], help="only cases of this category (repeatable)")
+    parser.add_argument("--group", action="append", default=[], help="only cases of this group (repeatable)")
+    parser.add_argument("--expect-check", action="store_true",
+                        help="also give each case's check to the loop as an --expect (shown to the model, like a "
+                             "user's own expectation); by default it stays hidden and only verifies the result")
+    parser.add_argument("--json", dest="json_out", default=None, metavar="OUT",
+                        help="write every figure and case to OUT (and each case, as it finishes, to OUT.cases.jsonl)")
+    return parser
+
+
+def add_loop_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
+    """The model and the loop's bounds, as every bench that runs loops takes them (`unit`: "case", "step")."""
     parser.add_argument("--model", "-m", default=None,
                         help="litellm model string (default: $FIXLOOP_MODEL or fixloop/builtin)")
     parser.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server or litellm proxy")
-    parser.add_argument("--mode", choices=MODES, default="loop", help="loop (default) or one-shot (one call, no rerun)")
     parser.add_argument("--max-rounds", "-r", type=int, default=4,
-                        help="model rounds per case in loop mode (default 4)")
+                        help=f"model rounds per {unit} in loop mode (default 4)")
     parser.add_argument("--timeout", "-t", type=float, default=10.0, help="seconds per sandbox run (default 10)")
     parser.add_argument("--samples", "-k", type=int, default=1, metavar="K",
                         help="loop mode: candidates per round, each run, the best carried on (1-8, default 1)")
@@ -456,16 +466,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model-timeout", type=float, default=None, metavar="S",
                         help="seconds one model call may take (default 120)")
     parser.add_argument("--wall-time", type=float, default=None, metavar="S",
-                        help="seconds for one case's whole loop (default 600; 0: no bound)")
-    parser.add_argument("--case", action="append", default=[], metavar="ID", help="only this case (repeatable)")
-    parser.add_argument("--category", action="append", default=[], help="only cases of this category (repeatable)")
-    parser.add_argument("--group", action="append", default=[], help="only cases of this group (repeatable)")
-    parser.add_argument("--expect-check", action="store_true",
-                        help="also give each case's check to the loop as an --expect (shown to the model, like a "
-                             "user's own expectation); by default it stays hidden and only verifies the result")
-    parser.add_argument("--json", dest="json_out", default=None, metavar="OUT",
-                        help="write every figure and case to OUT (and each case, as it finishes, to OUT.cases.jsonl)")
-    return parser
+                        help=f"seconds for one {unit}'s whole loop (default 600; 0: no bound)")
+
+
+def loop_options(opts, cwd: str):
+    """The LoopOptions of a bench run, from its arguments; the sandboxes work in `cwd`."""
+    from ..options import LoopOptions
+
+    return LoopOptions(model=opts.model, api_base=opts.api_base or "", max_rounds=opts.max_rounds,
+                       timeout=opts.timeout, cwd=cwd).with_(
+        samples=getattr(opts, "samples", None), rules=getattr(opts, "rules", None),
+        resamples=getattr(opts, "resamples", None), model_timeout=getattr(opts, "model_timeout", None),
+        wall_time=getattr(opts, "wall_time", None)).resolved()
 
 
 def parse_args(argv: list[str]):
@@ -481,6 +493,10 @@ def main(argv: list[str]) -> int:
         from . import notebooks  # real notebooks, plainly and in batch mode: a bench of its own
 
         return notebooks.main(argv)
+    if any(a == "--generation" or a.startswith("--generation=") for a in argv):
+        from . import generation  # instructions in a namespace, one-shot and loop: a bench of its own
+
+        return generation.main(argv)
     opts = parse_args(argv)
     try:
         cases = read_cases(opts.cases)
