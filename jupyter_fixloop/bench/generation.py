@@ -29,17 +29,15 @@ import io
 import json
 import os
 import re
-import shutil
 import sys
-import tempfile
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
 
 from ..errors import FixloopError
-from ..kernel import oracle, wire
+from ..kernel import wire
 from ..model import LastRun, get_model
-from .fixrate import UserKernel, add_loop_arguments, loop_options
+from .harness import UserKernel, add_loop_arguments, run_each
 
 HERE = os.path.dirname(__file__)
 DEV_STEPS = os.path.join(HERE, "generation.jsonl")
@@ -266,11 +264,27 @@ def score(code: str | None, seen: Oracle, ns: dict, options) -> tuple[str, str]:
         return "crash", _hidden(receipt.headline, seen)
     if not names.passed:
         return "wrong", _hidden(names.detail, seen)
-    if not shown.passed and not oracle.printed_as(receipt.stdout, list(seen.printed)):
+    if not shown.passed and not printed_as(receipt.stdout, list(seen.printed)):
         return "wrong", _hidden(shown.detail, seen)
-    if seen.stdout.strip() and seen.shows and not oracle.printed_as(receipt.stdout, [seen.stdout]):
+    if seen.stdout.strip() and seen.shows and not printed_as(receipt.stdout, [seen.stdout]):
         return "wrong", "it does not print what the reference prints"
     return "right", ""
+
+
+def printed_as(stdout: str, texts: list[str]) -> bool:
+    """Whether `stdout` holds one of `texts` (a value's str or repr, or what the reference printed)
+    whole: the output equals it, or holds it with no letter, digit or dot on either side ("Total: 19"
+    holds 19). Lines are compared without trailing spaces, as kernel/oracle.py's `normalized`."""
+    out = _normalized(stdout)
+    for text in texts:
+        want = _normalized(text)
+        if want and (out == want or re.search(rf"(?<![\w.]){re.escape(want)}(?![\w.])", out)):
+            return True
+    return False
+
+
+def _normalized(text: str) -> str:
+    return "\n".join(line.rstrip() for line in str(text).strip("\n").splitlines()).strip()
 
 
 def _hidden(text: str, seen: Oracle) -> str:
@@ -305,22 +319,12 @@ def run_step(step: Step, kernel: UserKernel, opts) -> list[StepResult]:
 
 def run_bench(steps: list[Step], opts, on_step=None) -> list[StepResult]:
     """Every step with one user-side kernel (reset between steps); `on_step(step, results)` after each."""
-    workdir = tempfile.mkdtemp(prefix="fixloop-genbench-")
-    cwd = os.path.join(workdir, "cwd")
-    os.mkdir(cwd)
-    opts.options = loop_options(opts, cwd)
-    kernel = UserKernel(cwd=cwd)
-    results: list[StepResult] = []
-    try:
-        for step in steps:
-            done = run_step(step, kernel, opts)
-            results += done
-            if on_step:
-                on_step(step, done)
-    finally:
-        kernel.close()
-        shutil.rmtree(workdir, ignore_errors=True)
-    return results
+    def after(step, done):
+        if on_step and done is not None:
+            on_step(step, done)
+
+    done = run_each(steps, opts, lambda step, kernel, workdir: run_step(step, kernel, opts), after)
+    return [r for results in done for r in results]
 
 
 # ---------------------------------------------------------------- figures and the report

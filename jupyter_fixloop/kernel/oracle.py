@@ -21,7 +21,6 @@ import io
 import json
 import math
 import pickle
-import re
 import sys
 import types
 
@@ -164,16 +163,6 @@ def normalized(text: str) -> str:
     """Printed text compared line by line, trailing spaces and blank lines at either end left out."""
     return "\n".join(line.rstrip() for line in str(text).strip("\n").splitlines()).strip()
 
-
-def printed_as(stdout: str, texts: list[str]) -> bool:
-    """Whether `stdout` holds one of `texts` (a value's str or repr) whole: the printed output
-    equals it, or holds it with no letter, digit or dot on either side ("Total: 19" holds 19)."""
-    out = normalized(stdout)
-    for text in texts:
-        want = normalized(text)
-        if want and (out == want or re.search(rf"(?<![\w.]){re.escape(want)}(?![\w.])", out)):
-            return True
-    return False
 
 
 # ---------------------------------------------------------------- the comparison
