@@ -182,8 +182,8 @@ def observe(kernel: UserKernel, step: Step, timeout: float) -> Oracle:
     if missing:
         raise FixloopError(f"`names` lists {', '.join(missing)}, which the reference does not create or change")
     shows = seen["has_value"] and seen["shows_name"] not in names
-    checks = (wire.call("oracle.changed", wire.NS, seen["blob"], list(names)) + " == ''",
-              wire.call("oracle.shown", wire.NS, seen["blob"], "_", shows) + " == ''")
+    checks = (wire.call("oracle.changed", wire.NS, seen["blob"], list(names)),
+              wire.call("oracle.shown", wire.NS, seen["blob"], "_", shows))
     return Oracle(seen["stdout"], shows, tuple(seen["value_text"]) if shows else (), names, checks)
 
 
@@ -261,11 +261,11 @@ def score(code: str | None, seen: Oracle, ns: dict, options) -> tuple[str, str]:
     outcomes = {c.expr: c for c in receipt.checks}
     names, shown = outcomes.get(seen.checks[0]), outcomes.get(seen.checks[1])
     if names is None or shown is None:  # the judge never ran: the code itself failed
-        return "crash", _hidden(receipt.headline, seen)
+        return "crash", _found(receipt.headline, seen)
     if not names.passed:
-        return "wrong", _hidden(names.detail, seen)
+        return "wrong", _found(names.detail, seen)
     if not shown.passed and not printed_as(receipt.stdout, list(seen.printed)):
-        return "wrong", _hidden(shown.detail, seen)
+        return "wrong", _found(shown.detail, seen)
     if seen.stdout.strip() and seen.shows and not printed_as(receipt.stdout, [seen.stdout]):
         return "wrong", "it does not print what the reference prints"
     return "right", ""
@@ -287,11 +287,15 @@ def _normalized(text: str) -> str:
     return "\n".join(line.rstrip() for line in str(text).strip("\n").splitlines()).strip()
 
 
-def _hidden(text: str, seen: Oracle) -> str:
-    """A check's words without its code (the oracle's blob is long and says nothing to a reader)."""
-    for check, label in zip(seen.checks, ("<variables check>", "<value check>")):
-        text = text.replace(check[: -len(" == ''")], label)
-    return text.split("; where __import__")[0].strip()
+def _found(text: str, seen: Oracle) -> str:
+    """What a check found, without its code (the oracle's blob is long and says nothing to a reader):
+    the oracle raises `Differs` with it (kernel/oracle.py)."""
+    found = re.search(r"raised Differs: (.*)", text, flags=re.S)
+    if found:
+        return found.group(1).strip()
+    for check in seen.checks:
+        text = text.replace(check, "<check>")
+    return text
 
 
 # ---------------------------------------------------------------- one step, every mode

@@ -121,25 +121,34 @@ def _texts(value) -> list[str]:
 # ---------------------------------------------------------------- in a sandbox's judge
 
 
-def changed(ns: dict, blob: str, names: list[str]) -> str:
-    """'' when every variable the reference created or changed (`names`) holds the same value in
-    `ns`; else what differs, for the first that does not."""
+class Differs(AssertionError):
+    """The candidate's result is not the reference's: the judge reports the message, not the check's code."""
+
+
+def changed(ns: dict, blob: str, names: list[str]) -> bool:
+    """True when every variable the reference created or changed (`names`) holds the same value in
+    `ns`; else raises Differs saying what differs, for the first that does not."""
     oracle = _load(blob)
     for name in names:
         if name not in ns:
-            return f"{name} is not defined"
+            raise Differs(f"{name} is not defined")
         differs = same(oracle["names"][name], ns[name])
         if differs:
-            return f"{name}: {differs}"[:MAX_DETAIL]
-    return ""
+            raise Differs(f"{name}: {differs}"[:MAX_DETAIL])
+    return True
 
 
-def shown(ns: dict, blob: str, value_name: str, shows: bool) -> str:
-    """'' when the candidate's last value (`ns[value_name]`, as the runner leaves it) is the reference's
-    (`shows`: the value matters), or else reads as what the reference printed; else why not. A
-    reference that shows and prints nothing asks nothing here."""
-    oracle = _load(blob)
-    got = ns.get(value_name, _MISSING)
+def shown(ns: dict, blob: str, value_name: str, shows: bool) -> bool:
+    """True when the candidate's last value (`ns[value_name]`, as the runner leaves it) is the
+    reference's (`shows`: the value matters), or else reads as what the reference printed; else raises
+    Differs saying why not. A reference that shows and prints nothing asks nothing here."""
+    differs = _shown(_load(blob), ns.get(value_name, _MISSING), shows)
+    if differs:
+        raise Differs(differs)
+    return True
+
+
+def _shown(oracle: dict, got, shows: bool) -> str:
     if isinstance(got, str) and got == "":  # IPython's initial `_`: no value shown
         got = _MISSING
     if shows:
