@@ -78,3 +78,28 @@ def split_instruction(body: str, instruction: str | None) -> tuple[str, str | No
     if instruction is None and text and "\n" not in text and looks_like_prose(text):
         return "", text
     return body, instruction
+
+
+# ---------------------------------------------------------------- what an instruction states
+
+_CONTAINER = (r"(?:variable|var|data ?frame|frame|series|list|dict(?:ionary)?|array|set|tuple|function|result|table|"
+              r"object|value)")
+_NAMED_AS = [
+    re.compile(rf"\b{_CONTAINER}\s+(?:called|named)\s+[`'\"]?([A-Za-z_]\w*)", re.I),
+    re.compile(r"\b(?:call|name)\s+it\s+[`'\"]?([A-Za-z_]\w*)", re.I),
+    re.compile(r"\b(?:assign|save|store|keep|put)\b[^.;]*?\b(?:to|in|into|as)\s+(?:a\s+(?:new\s+)?)?"
+               r"(?:variable\s+)?[`'\"]([A-Za-z_]\w*)[`'\"]", re.I),
+]
+_NOT_NAMES = frozenset({"a", "an", "the", "it", "this", "that", "them", "called", "named", "variable"})
+
+
+def instruction_names(instruction: str | None) -> tuple[str, ...]:
+    """The names an instruction says the code must define: `assign it to a variable called discipline`,
+    `... and call it totals`, `store the result in 'top3'`. Said, not guessed: a column called X or a
+    name in prose without such words is not one."""
+    found: list[str] = []
+    for pattern in _NAMED_AS:
+        for name in pattern.findall(instruction or ""):
+            if name.lower() not in _NOT_NAMES and name.isidentifier() and name not in found:
+                found.append(name)
+    return tuple(found)

@@ -12,7 +12,7 @@ from traitlets import Bool, Enum, Float, Integer, List, Unicode
 from traitlets.config import Configurable
 
 from .errors import UsageError
-from .options import CONFINEMENTS, DEFAULTS, NAMES, LoopOptions, resolve_model
+from .options import CONFINEMENTS, DEFAULTS, NAMES, SHARE_POLICIES, LoopOptions, resolve_model
 
 SECRETS = {"gateway_token", "gateway_headers"}  # never printed by `%fixloop config`
 
@@ -86,6 +86,15 @@ class FixLoop(Configurable):
         help="Names of your variables shared with the sandboxes besides those the cell, its checks and the "
         "following cells read (a candidate cannot widen the set: one that reads another name is told to add it "
         "here, or with %%fixloop --share NAME). IPython's history (_i1, Out, ...) is shared only when named.",
+    ).tag(config=True)
+    share_policy = Enum(
+        list(SHARE_POLICIES),
+        DEFAULTS.share_policy,
+        help="Which of your variables a candidate may read. 'data': any data value (frames, series, arrays, "
+        "numbers, plain strings, containers of those, your functions and classes) is shared as soon as the "
+        "code reads it, and summarised for the model; secrets (a password-like name on a string, a string "
+        "shaped like a key) and live resources (connections, sockets, clients, open files) never are, unless "
+        "named with `share`. 'named': only what the cell, its checks, the following cells and `share` name.",
     ).tag(config=True)
     receipt_tokens = Integer(
         DEFAULTS.receipt_tokens, min=50,

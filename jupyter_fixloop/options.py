@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 
 BUILTIN = "fixloop/builtin"  # the offline engine's model name
 CONFINEMENTS = ("auto", "bwrap", "none")
+SHARE_POLICIES = ("data", "named")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class LoopOptions:
     memory_limit: int = 0  # bytes per sandbox kernel (0: half the machine's RAM)
     snapshot_size_cap: int = 2 * 1024**3  # bytes of user variables mirrored into a sandbox
     share: tuple[str, ...] = ()  # user variables shared with the sandboxes beyond what the cell and checks read
+    share_policy: str = "data"  # "data": a data value a candidate reads is shared; "named": only what user code reads
     receipt_tokens: int = 600  # most tokens one receipt may take
     cwd: str = ""  # the sandboxes' working directory ("": the current one)
     gateway_url: str = ""  # run sandboxes on this Kernel/Enterprise Gateway ("": $FIXLOOP_GATEWAY_URL, else locally)
@@ -71,6 +73,8 @@ class LoopOptions:
             raise UsageError(f"rules must be True or False, not {self.rules!r}")
         if self.timeout <= 0 or self.model_timeout <= 0:
             raise UsageError("timeout and model_timeout must be positive numbers of seconds")
+        if self.share_policy not in SHARE_POLICIES:
+            raise UsageError(f"share_policy must be one of {', '.join(SHARE_POLICIES)}, not {self.share_policy!r}")
         # an unknown confinement is the sandbox's to refuse: the loop's result says so
 
     def with_(self, **changes) -> LoopOptions:

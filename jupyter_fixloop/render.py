@@ -81,6 +81,26 @@ def effect_lines(result: LoopResult) -> list[str]:
     return ["what it does to your data:"] + ["  " + line for line in effect.lines()]
 
 
+OUTPUT_LINES = 8  # lines of what generated code printed, head
+
+
+def output_lines(result: LoopResult) -> list[str]:
+    """What generated code printed and the value of its last line, from the run that verified it:
+    what a generation was asked for is often exactly that (`How many teams scored more than 6?`)."""
+    if not result.instruction or result.status not in ("fixed", "unverified") or not result.rounds:
+        return []
+    receipt = result.rounds[-1].receipt
+    out = []
+    printed = receipt.stdout.rstrip("\n").splitlines()
+    if printed:
+        more = len(printed) - OUTPUT_LINES
+        out += ["it printed:"] + ["  " + line for line in printed[:OUTPUT_LINES]]
+        out += [f"  ... {more} more line(s)"] if more > 0 else []
+    if receipt.value:
+        out += ["its value:", "  " + receipt.value]
+    return out
+
+
 def alternative_lines(result: LoopResult) -> list[str]:
     """An unverified repair's rivals: other candidates of its round that also ran, their code and effect."""
     out = []
@@ -105,11 +125,25 @@ def alternatives_html(result: LoopResult) -> str:
 
 
 def effect_html(result: LoopResult) -> str:
-    lines = effect_lines(result)
-    if not lines:
-        return ""
-    return (f'<div class="fixloop-effect"><b>{html.escape(lines[0])}</b>'
-            f'<pre class="fixloop-receipt">{html.escape(chr(10).join(line[2:] for line in lines[1:]))}</pre></div>')
+    """What the code printed (a generation) and what it does to the data, as HTML."""
+    parts = []
+    for lines in (_sections(output_lines(result)), [effect_lines(result)]):
+        for block in lines:
+            if block:
+                parts.append(f'<div class="fixloop-effect"><b>{html.escape(block[0])}</b><pre class="fixloop-receipt">'
+                             f'{html.escape(chr(10).join(line[2:] for line in block[1:]))}</pre></div>')
+    return "".join(parts)
+
+
+def _sections(lines: list[str]) -> list[list[str]]:
+    """Lines split where an unindented heading starts (`it printed:`, `its value:`)."""
+    blocks: list[list[str]] = []
+    for line in lines:
+        if not line.startswith(" ") or not blocks:
+            blocks.append([line])
+        else:
+            blocks[-1].append(line)
+    return blocks
 
 
 def render_text(result: LoopResult) -> str:
@@ -117,6 +151,7 @@ def render_text(result: LoopResult) -> str:
     out = [summary_line(result)]
     if proposes(result):
         out.append(NOT_APPLIED)
+    out += output_lines(result)
     out += effect_lines(result)
     out += alternative_lines(result)
     if result.first is not None and result.status != "passed":

@@ -40,3 +40,63 @@ def test_modules_and_share_are_added():
 def test_share_is_one_option_value_from_any_spelling():
     assert parse_share("a,b c") == ("a", "b", "c")
     assert LoopOptions(share=["x,y", "x"]).resolved().share == ("x", "y")
+
+
+# ---------------------------------------------------------------- share by what a value is (issue #37), real kernels
+
+def _user_namespace():
+    import sqlite3
+
+    import pandas as pd
+
+    euro12 = pd.DataFrame({"Team": ["Croatia", "Czech Republic", "Denmark"], "Goals": [4, 4, 4]})
+    return {"pd": pd, "euro12": euro12, "db_password": "hunter2-not-for-models",
+            "stripe": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "conn": sqlite3.connect(":memory:")}
+
+
+def test_a_frame_the_instruction_does_not_name_is_summarised_and_shared_when_read(fake_model):
+    from jupyter_fixloop import fix
+
+    server = fake_model("```python\ngoals = euro12.Goals\nprint(goals.sum())\n```")
+    ns = _user_namespace()
+    result = fix("", instruction="Select only the Goal column.", namespace=ns, model="openai/scripted",
+                 api_base=server.url, rules=False)
+    prompt = server.prompt(0)
+    assert "- euro12: DataFrame 3×2" in prompt and "'Goals' int64 [4, 4, 4]" in prompt
+    assert "no longer fails" not in prompt and "does what the instruction asks" in prompt
+    assert result.status == "unverified"  # nothing checked it: it ran, said as such
+    receipt = result.rounds[0].receipt
+    assert receipt.ok and receipt.stdout.strip() == "12"
+    assert "euro12 (DataFrame 3×2) shared: the candidate reads it" in receipt.text
+    ns["conn"].close()
+
+
+def test_a_secret_a_key_shaped_string_and_a_connection_are_never_mirrored_or_shown(fake_model):
+    from jupyter_fixloop import fix
+
+    reads = "print(len(db_password), len(stripe), conn)\n"
+    server = fake_model(f"```python\n{reads}```", f"```python\n{reads}```")
+    ns = _user_namespace()
+    result = fix("", instruction="Show the connection and the passwords.", namespace=ns, model="openai/scripted",
+                 api_base=server.url, rules=False, max_rounds=1)
+    for request in server.requests:
+        text = "\n".join(m["content"] for m in request["messages"])
+        assert "hunter2" not in text and ns["stripe"] not in text
+    assert "- db_password" not in server.prompt(0) and "- conn" not in server.prompt(0)
+    receipt = result.rounds[0].receipt
+    assert receipt.ename == "NameError" and result.status == "gave_up"
+    for name in ("db_password", "stripe", "conn"):
+        assert f"`{name}` is in your namespace but not shared with the sandbox" in receipt.text
+    ns["conn"].close()
+
+
+def test_the_named_policy_shares_only_what_the_users_code_reads(fake_model):
+    from jupyter_fixloop import fix
+
+    server = fake_model("```python\ngoals = euro12.Goals\n```")
+    ns = _user_namespace()
+    result = fix("", instruction="Select only the Goal column.", namespace=ns, model="openai/scripted",
+                 api_base=server.url, rules=False, max_rounds=1, share_policy="named")
+    assert "euro12" not in server.prompt(0)
+    assert result.rounds[0].receipt.ename == "NameError"
+    ns["conn"].close()

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from ..cell import split_magic
 from ..errors import FixloopError, UsageError
-from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, wire
+from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..model import get_model
 from ..options import LoopOptions
 from ..receipt import output_check, repeatable, saved_check, saved_output
@@ -308,6 +308,7 @@ class NotebookKernel:
     async def mirror(self, path: str, share: dict) -> Snapshot:
         """Write the names `share` picks (see sharing.shared_names: the same rule as in a notebook)."""
         fields = await self.call("mirror", path, share)
+        fields["variables"] = variables_from_json(fields.get("variables"))
         return Snapshot(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
 
 
@@ -446,7 +447,7 @@ class BatchRun:
         number = index + 1
         share = {"code": [plan.code, *plan.checks, *self._later(number)], "instruction": plan.instruction,
                  "missing": list(missing_names(*error.split(": ", 1)) if ": " in error else ()),
-                 "share": [*self.loop_options.share, *plan.share]}
+                 "share": [*self.loop_options.share, *plan.share], "policy": self.loop_options.share_policy}
         snap = await kernel.mirror(os.path.join(self.snapdir, f"cell-{number}.bin"), share)
         try:
             result, decision = await self._loop(plan, snap, cell.source, number, error, time.perf_counter() - started)

@@ -16,7 +16,7 @@ import json
 import types
 from dataclasses import asdict, replace
 
-from . import snapshot
+from . import namespace, snapshot
 from .sharing import shared_names, undefined_names
 
 COPY_CAP = 1024**3  # bytes of copies kept per cell; beyond it values are kept by reference only
@@ -121,13 +121,23 @@ def _unchanged(value, blob: bytes) -> bool:
 
 def mirror(ns: dict, path: str, share: dict) -> str:
     """Write the names the loop shares (`share`: the keywords of sharing.shared_names but the
-    namespace; without `missing`, the undefined names of the first `code`) as a snapshot for the
-    sandbox; returns the `Snapshot` as JSON."""
+    namespace and `withheld`; without `missing`, the undefined names of the first `code`) as a
+    snapshot for the sandbox; returns the `Snapshot` as JSON, with the user's data described for the
+    model (`variables`). `share["policy"]`: "data" (the default) describes every data value, and for
+    a generation (an instruction) shares them all, since the loop cannot come back here for the
+    ones a candidate reads; "named" describes and shares only what the user's code names."""
+    share = dict(share)
+    policy = share.pop("policy", "data")
     modules = [n for n, v in ns.items() if isinstance(v, types.ModuleType)]
     if share.get("missing") is None:  # the cell has not run: its NameErrors, read from the code
         share = {**share, "missing": [n for c in share.get("code", ())[:1] for n in undefined_names(c, ns)]}
-    names = shared_names(ns, modules=modules, **share)
+    withheld = [n for n, v in ns.items() if isinstance(n, str) and not namespace.shareable(n, v)]
+    names = shared_names(ns, modules=modules, withheld=withheld, **share)
+    variables = namespace.describe(ns, None if policy == "data" else names)
+    if policy == "data" and share.get("instruction"):
+        described = {v.name for v in variables}
+        names |= {n for n in described if set(snapshot.reachable({n}, ns)) <= described}
     snap = snapshot.write_snapshot(ns, names, path)
     held = set(snap.names) | set(snap.modules) | set(snap.skipped)
     unshared = tuple(sorted(n for n in ns if isinstance(n, str) and n not in held and n not in names))
-    return json.dumps(asdict(replace(snap, unshared=unshared)))
+    return json.dumps(asdict(replace(snap, unshared=unshared, variables=variables)))

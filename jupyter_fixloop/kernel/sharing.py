@@ -35,16 +35,20 @@ def is_history(name: str) -> bool:
 
 
 def shared_names(available: Iterable[str], *, code: Iterable[str] = (), instruction: str | None = None,
-                 missing: Iterable[str] = (), modules: Iterable[str] = (), share: Iterable[str] = ()) -> frozenset[str]:
+                 missing: Iterable[str] = (), modules: Iterable[str] = (), share: Iterable[str] = (),
+                 withheld: Iterable[str] = ()) -> frozenset[str]:
     """The names of `available` (the user's namespace) a loop shares with its sandboxes.
 
     `code`: the original cell, the checks and the following cells; `missing`: names the original run
-    reported undefined; `modules`: the names bound to modules; `share`: names the user gave."""
+    reported undefined; `modules`: the names bound to modules; `share`: names the user gave;
+    `withheld`: secrets and live resources (kernel/namespace.py), never shared for resembling a word
+    of the instruction or a missing name, only when the user's code or `share` names them."""
     available = frozenset(n for n in available if isinstance(n, str))
     explicit = set(share)
     for source in code:
         explicit |= free_names(source)
-    data = sorted(n for n in available if not is_history(n))
+    withheld = frozenset(withheld)
+    data = sorted(n for n in available if not is_history(n) and n not in withheld)
     found = (explicit | set(modules)) & available
     for word in set(_WORD.findall(instruction or "")):
         found.update(difflib.get_close_matches(word, data, n=3, cutoff=INSTRUCTION_CUTOFF))

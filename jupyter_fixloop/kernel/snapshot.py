@@ -68,6 +68,7 @@ class Snapshot:
     imports: tuple[str, ...] = ()
     unshared: tuple[str, ...] = ()  # the user's other names (not values): a candidate reading one is told
     withheld: tuple[str, ...] = ()  # names notebook functions in it read that were left out (NameError there)
+    variables: tuple = ()  # the user's data as the model is told of it (kernel/namespace.py `Variable`s)
 
     @property
     def files(self) -> tuple[str, ...]:

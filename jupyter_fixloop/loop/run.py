@@ -16,10 +16,11 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import replace
 
+from .. import cell, runtime
 from .. import hooks as events
-from .. import runtime
 from ..errors import FixloopError, ModelError, UsageError
 from ..hooks import LoopHooks
+from ..kernel import namespace as values
 from ..kernel import sharing
 from ..kernel import snapshot as snapshots
 from ..kernel.snapshot import Snapshot
@@ -88,6 +89,16 @@ async def averify(source: str, *, checks: Iterable[str] = (), namespace: dict | 
 verify = runtime.sync_twin(averify)
 
 
+def first_messages(source: str, *, instruction: str | None = None, namespace: dict | Snapshot | None = None,
+                   checks: Iterable[str] = (), options: LoopOptions | None = None,
+                   history: list[tuple[str, Receipt]] = ()) -> list[dict]:
+    """The messages round 1 of this loop sends the model (with `history`, the original run and its
+    receipt, for a repair): what a one-shot baseline must be given to be compared with the loop."""
+    options = (options or LoopOptions()).resolved()
+    run = LoopRun(source, _checks(checks), instruction, namespace, None, options, None)
+    return run._messages(list(history), "", "")
+
+
 class LoopRun:
     """One loop: the original run, then rounds of model → guard → sandbox run → receipt, until
     all checks pass or a bound is reached. `run()` returns the LoopResult; each exit says why."""
@@ -100,6 +111,10 @@ class LoopRun:
         if not source.strip() and not instruction:
             raise UsageError("nothing to run: the cell is empty; write code, or an instruction for the model")
         self.source, self.checks, self.instruction = source, checks, instruction
+        # what the instruction says the code must define, checked by the judge beside the user's checks;
+        # a fact is not evidence of a right answer: a run that passes only these stays unverified
+        self.facts = tuple(f"{n!r} in globals()" for n in cell.instruction_names(instruction) if f"{n!r}" not in
+                           " ".join(checks))
         self.expect_output = expect_output
         self.following = following
         self.baseline: frozenset[int] = frozenset()  # following cells that fail after the original too
@@ -111,6 +126,7 @@ class LoopRun:
         self.model = model.get_model(options.model)
         self.budget = Budget(options.receipt_tokens, self.model.token_counter())
         self.namespace = namespace
+        self.variables = _variables(namespace, options.share_policy, self._shared())
         self.loop_id = uuid.uuid4().hex[:12]
         self.rounds: list[Round] = []
         self._removed: dict[str, int] = {}  # candidate code -> statements copied from the checks, removed
@@ -129,7 +145,7 @@ class LoopRun:
         try:  # on_end is called once, last, whatever raises (the pool's start and the mirror's set-up too)
             pool = pool_for(self.settings, size)
             mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"),
-                             self.options.snapshot_size_cap, self._shared())
+                             self.options.snapshot_size_cap, self._shared(), self._readable())
             try:
                 result = await self._rounds(pool, mirror)
             except FixloopError as exc:
@@ -201,7 +217,7 @@ class LoopRun:
         return prompt.build_messages(self.source, instruction=self.instruction, checks=self.checks, history=history,
                                      hint=self.options.hint or None, note=note or None,
                                      latest=self._author(history[-1][0]) if history else None,
-                                     limit=Budget(prompt.PROMPT_TOKENS, self.budget.count))
+                                     limit=Budget(prompt.PROMPT_TOKENS, self.budget.count), variables=self.variables)
 
     def _temperatures(self, repeated_before: str) -> tuple[float | str, ...]:
         """The round's steps: one temperature per model call, after the rules' repair when they run beside
@@ -248,14 +264,19 @@ class LoopRun:
         """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
         reply = best.reply
         by = ", the built-in rules' repair" if best.source == sampling.RULES else ""
+        stated = ""
+        if self.facts:  # held, as the judge signed; not evidence that the answer is right
+            receipt = replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts))
+            named = cell.instruction_names(self.instruction)
+            stated = f"; it defines {', '.join(f'`{n}`' for n in named)}, as the instruction asks"
         if evidence(receipt, reply.code, self.source):
             words = verified(receipt, reply.code, self.source, self.checks)
-            return self._end("fixed", f"after {index} round(s){by}: {words}", reply.code)
+            return self._end("fixed", f"after {index} round(s){by}: {words}{stated}", reply.code)
         others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
         guess = f", a guess: {reply.guess}" if reply.guess else ""
         also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
                 "differently: compare them below") if others else ""
-        return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{guess})",
+        return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{guess}){stated}",
                          reply.code)
 
     @staticmethod
@@ -319,18 +340,20 @@ class LoopRun:
         The following cells run after it, each within the same time limit; after the original cell
         they run even when it fails, to learn which of them fail anyway: those are not counted after a
         candidate, but still run (a later cell may need what they did before they raised)."""
+        reads = mirror.share_read(code, self.checks) if not original_run else ()
         snap = mirror.snapshot()
         box = await pool.acquire(snap)
-        pool.prepare(snap, self.checks)  # its judge armed with the checks, while the model thinks
+        judged = (*self.checks, *self.facts)
+        pool.prepare(snap, judged)  # its judge armed with the checks, while the model thinks
         # every later cell runs again, as Jupyter would run them: one that fails after the original too
         # is not counted, but what it does before it raises is what the cells after it see
         cells = tuple(enumerate(self.following, 1))
         timeout = self.options.timeout
         later = {"cells": [c for _, c in cells], "after_error": original_run, "timeout": timeout} if cells else None
         try:
-            raw = await box.run(code, list(self.checks), self._capped(timeout * (1 + len(cells)) + len(cells)),
+            raw = await box.run(code, list(judged), self._capped(timeout * (1 + len(cells)) + len(cells)),
                                 following=later)
-            return receipt_of(raw, notes=snap.notes() + mirror.unshared_notes(code, self.checks),
+            return receipt_of(raw, notes=reads + snap.notes() + mirror.unshared_notes(code, self.checks),
                               expect_output=self.expect_output,
                               budget=self.budget, original=self.source if not self.instruction else code,
                               following_cells=cells, following_counted=not original_run,
@@ -344,8 +367,19 @@ class LoopRun:
         if not isinstance(ns, dict):
             return frozenset()
         modules = [n for n, v in ns.items() if isinstance(v, types.ModuleType)]
+        withheld = [n for n, v in ns.items() if isinstance(n, str) and not values.shareable(n, v)]
         return sharing.shared_names(ns, code=(self.source, *self.checks, *self.following), instruction=self.instruction,
-                                    missing=missing, modules=modules, share=self.options.share)
+                                    missing=missing, modules=modules, share=self.options.share, withheld=withheld)
+
+    def _readable(self) -> dict[str, values.Variable]:
+        """The user's values a candidate may read, each shared the first time one does (share_policy
+        "data"): the data `self.variables` describes whose functions read no withheld global."""
+        ns = self.namespace
+        if self.options.share_policy != "data" or not isinstance(ns, dict):
+            return {}
+        described = {v.name: v for v in self.variables}
+        return {name: v for name, v in described.items()
+                if all(n in described for n in snapshots.reachable({name}, ns))}
 
     def _capped(self, limit: float) -> float:
         """A per-call time limit that does not run past the loop's total time bound."""
@@ -465,6 +499,16 @@ def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:
     return checks
 
 
+def _variables(namespace, policy: str, shared: frozenset[str]) -> tuple[values.Variable, ...]:
+    """What the model is told of the user's values: every data value ("data"), or the shared ones ("named");
+    from batch mode's notebook kernel, what its snapshot carries."""
+    if isinstance(namespace, Snapshot):
+        return tuple(namespace.variables)
+    if not isinstance(namespace, dict):
+        return ()
+    return values.describe(namespace, None if policy == "data" else shared)
+
+
 def _namespace_names(namespace) -> frozenset[str]:
     """The names of the user's variables (mirrored or not)."""
     if isinstance(namespace, Snapshot):
@@ -497,17 +541,29 @@ class _Mirror:
     part is taken from the namespace as it is: the user's kernel is blocked on the magic for the
     whole loop, so all parts show the state at the moment the magic ran."""
 
-    def __init__(self, namespace, workdir: str, size_cap: int, shared: frozenset[str]):
+    def __init__(self, namespace, workdir: str, size_cap: int, shared: frozenset[str],
+                 readable: dict[str, values.Variable] | None = None):
         self.ns = namespace
         self.workdir = workdir
         self.size_cap = size_cap
         self.shared = shared
+        self.readable = readable or {}
         self.current: Snapshot = snapshots.EMPTY
         self.names: frozenset[str] = frozenset()
         self.count = 0
 
     def share(self, names: frozenset[str]) -> None:
         self.shared |= names
+
+    def share_read(self, code: str, checks: tuple[str, ...]) -> tuple[str, ...]:
+        """Share the data values `code` reads that are not shared yet (share_policy "data"); a receipt
+        line for each: `euro12 (DataFrame 16×35) shared: the candidate reads it`."""
+        wanted = snapshots.free_names(code)
+        for check in checks:
+            wanted |= snapshots.free_names(check)
+        new = sorted(n for n in wanted if n in self.readable and n not in self.shared)
+        self.shared |= frozenset(new)
+        return tuple(f"{self.readable[n].line()} shared: the candidate reads it" for n in new)
 
     def snapshot(self) -> Snapshot:
         if isinstance(self.ns, Snapshot):

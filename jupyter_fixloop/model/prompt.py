@@ -10,7 +10,8 @@ import re
 import sys
 
 from ..cell import split_magic
-from ..receipt.values import Budget, Receipt, cut
+from ..kernel.namespace import Variable
+from ..receipt.values import Budget, Receipt, cut, estimate_tokens
 
 # The prompt of a round stays within this many tokens (issue #29: under 900): the receipt of the latest
 # candidate is cut to what is left after the rest. Measured with the local 1.5B model on the dev set,
@@ -28,9 +29,9 @@ Never copy the checks into the cell, never silence an error with try/except, nev
 Reply with only the complete corrected cell in one ```python block."""
 
 GENERATE_PROMPT = """\
-You write or modify one Jupyter notebook cell, following the user's instruction. The cell runs in a
-kernel that already holds the user's variables. Reply with the complete cell in exactly one
-```python fenced block."""
+You write one Jupyter notebook cell that does what the user's instruction asks. The cell runs in a kernel \
+that already holds the user's variables, listed below: use them by name, never re-create or re-load them. \
+Reply with only the complete cell in one ```python block."""
 
 ORIGINAL_HEADING = "### Original cell"
 CODE_HEADING = "### Code that was run"
@@ -39,6 +40,14 @@ RECEIPT_HEADING = "### What happened"
 # on a small machine each token it writes costs a tenth of a second or more
 STOP = ("\n```\n",)
 REPLY_LINE = "### Your reply\nThe complete cell, changed so that it no longer fails as above, in one ```python block."
+GENERATE_REPLY = ("### Your reply\nThe cell that does what the instruction asks, using the variables above, in one "
+                  "```python block.")
+GENERATE_AGAIN = ("### Your reply\nThe complete cell, doing what the instruction asks, changed so that it no longer "
+                  "fails as above, in one ```python block.")
+VARIABLES_HEADING = "### Your variables (they exist in the kernel already)"
+# the variables' summary takes at most this many of the prompt's tokens (issue #37: 300 of the 880), and in
+# a repair prompt what is left of PROMPT_TOKENS after the rest of round 1
+VARIABLES_TOKENS = 300
 # a cell that ran and gave a wrong value: the model names the bug in one comment line first (read out of
 # the reply and dropped from the cell), a one-line diagnosis before the code
 DIAGNOSIS = "# bug:"
@@ -58,6 +67,7 @@ def build_messages(
     note: str | None = None,
     latest: str | None = None,
     limit: Budget | None = None,
+    variables: tuple[Variable, ...] = (),
 ) -> list[dict]:
     """The conversation for one round. `history` is the list of (code that was run, its receipt),
     oldest first; `latest` says who wrote the last of them ("your answer in round 2"); `note` is
@@ -70,8 +80,12 @@ def build_messages(
 
     With `limit`, a prompt over it has the latest candidate's receipt cut (its first lines kept) so
     that the whole prompt fits; the cell, the checks and the original run's receipt are never cut.
+    `variables` (the user's data, kernel/namespace.py) are summarised in the stable prefix within
+    VARIABLES_TOKENS, or what round 1 leaves of `limit` (the same text every round).
     """
-    messages = _messages(original, instruction, checks, list(history), hint, note, latest, None)
+    known = _variables_text(original, instruction, checks, history, hint, variables, limit)
+    modules = tuple(v.head.split()[-1] for v in variables if v.kind == "module")
+    messages = _messages(original, instruction, checks, list(history), hint, note, latest, None, known, modules)
     if limit is None or len(history) < 2:
         return messages
     over = limit.count(_joined(messages)) - limit.tokens
@@ -80,7 +94,22 @@ def build_messages(
     shown = _latest_shown(original, list(history))
     room = max(40, limit.count(shown) - over - 8)
     return _messages(original, instruction, checks, list(history), hint, note, latest,
-                     cut(shown, Budget(room, limit.count)))
+                     cut(shown, Budget(room, limit.count)), known, modules)
+
+
+def _variables_text(original, instruction, checks, history, hint, variables, limit: Budget | None) -> str:
+    """The variables' section: within VARIABLES_TOKENS, and within what round 1's prompt leaves of `limit`."""
+    if not variables:
+        return ""
+    count = limit.count if limit is not None else estimate_tokens
+    room = VARIABLES_TOKENS
+    if limit is not None:
+        first = list(history[:1])
+        modules = tuple(v.head.split()[-1] for v in variables if v.kind == "module")
+        rest = count(_joined(_messages(original, instruction, checks, first, hint, None, None, None, "", modules)))
+        room = min(room, limit.tokens - rest)
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join([original, instruction or "", *checks])))
+    return variables_section(variables, Budget(room, count), words) if room >= 30 else ""
 
 
 def _joined(messages: list[dict]) -> str:
@@ -93,7 +122,8 @@ def _latest_shown(original: str, history: list[tuple[str, Receipt]]) -> str:
     return beside_original(latest, history[0][1].text) if history[0][0] == original else latest
 
 
-def _messages(original, instruction, checks, history, hint, note, latest, shown_latest) -> list[dict]:
+def _messages(original, instruction, checks, history, hint, note, latest, shown_latest, known="",
+              modules=()) -> list[dict]:
     parts = []
     generating = bool(instruction) and not history
     first = history[0] if history and history[0][0] == original else None  # the cell's own run
@@ -107,7 +137,9 @@ def _messages(original, instruction, checks, history, hint, note, latest, shown_
         parts.append(checks_section(checks))
     if hint:
         parts.append(f"### Hint from the user\n{hint}")
-    parts.append(f"### Environment\n{environment(original)}")
+    parts.append(f"### Environment\n{environment(original, modules)}")
+    if known:
+        parts.append(known)
     if first is not None:
         parts.append(f"{RECEIPT_HEADING}\n{first[1].text}")
     if len(history) > (1 if first is not None else 0):
@@ -122,9 +154,108 @@ def _messages(original, instruction, checks, history, hint, note, latest, shown_
     if note:
         parts.append(f"### Note\n{note}")
     wrong_output = bool(history) and history[-1][1].kind == "check_failed"
-    parts.append(WRONG_OUTPUT_REPLY if wrong_output else REPLY_LINE)
+    if instruction and not first:
+        parts.append(GENERATE_AGAIN if history else GENERATE_REPLY)
+    else:
+        parts.append(WRONG_OUTPUT_REPLY if wrong_output else REPLY_LINE)
     system = GENERATE_PROMPT if generating else SYSTEM_PROMPT
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+# ---------------------------------------------------------------- the user's variables
+
+
+def variables_section(variables: tuple[Variable, ...], budget: Budget, words: set[str] = frozenset()) -> str:
+    """The user's data as the model reads it, within `budget`: the values the cell or instruction
+    names first, then the largest, then the most recently defined. Each starts in full (a frame's
+    columns with dtypes and first values) and, while the section is over budget, the lowest-ranked
+    is made one step shorter (values, then dtypes, then column names, then its one line, then its
+    name alone on the closing `also:` line), so the first ones keep the most."""
+    data = sorted((v for v in variables if v.kind != "module"), key=lambda v: _rank(v, words))
+    modules = [v for v in variables if v.kind == "module"]
+    tail = ("modules: " + ", ".join(f"{v.name} = {v.head.split()[-1]}" for v in modules)) if modules else ""
+    levels = [0] * len(data)
+    cost = {}
+
+    def tokens(i: int) -> int:
+        key = (i, levels[i])
+        if key not in cost:
+            shown = levels[i] < _NAMED
+            cost[key] = budget.count(_block(data[i], levels[i])) + 1 if shown else len(data[i].name) // 3 + 1
+        return cost[key]
+
+    fixed = budget.count(_section([], tail)) + 8  # the heading, the modules, "also: (and N more)"
+
+    def fits() -> bool:
+        return fixed + sum(tokens(j) for j in range(len(data)) if levels[j] <= _NAMED) <= budget.tokens
+
+    for step in range(1, _NAMED):  # everyone shorter, the lowest-ranked first
+        for i in reversed(range(len(data))):
+            if fits():
+                break
+            levels[i] = step
+    for i in reversed(range(len(data))):  # then the lowest-ranked left out, counted
+        if fits():
+            break
+        levels[i] = _NAMED + 1
+    for i in range(len(data)):  # and named on the `also:` line, the highest-ranked first, while they fit
+        if levels[i] > _NAMED:
+            levels[i] = _NAMED
+            if not fits():
+                levels[i] = _NAMED + 1
+                break
+    text = _rendered(data, levels, tail)
+    while not budget.fits(text) and any(level <= _NAMED for level in levels):  # the estimate was short
+        worst = max(i for i, level in enumerate(levels) if level <= _NAMED)
+        levels[worst] += 1
+        text = _rendered(data, levels, tail)
+    return text if budget.fits(text) else ""
+
+
+def _rank(v: Variable, words: set[str]):
+    return (v.name not in words, v.kind != "data", -v.size, -v.order)
+
+
+def _rendered(data: list[Variable], levels: list[int], tail: str) -> str:
+    """The section with each variable at its level: `_NAMED` on the `also:` line, past it counted only."""
+    named = [v.name for v, level in zip(data, levels) if level == _NAMED]
+    more = sum(1 for level in levels if level > _NAMED)
+    also = ", ".join(named) + (f"{' ' if named else ''}(and {more} more)" if more else "")
+    lines = [x for x in (tail, f"also: {also}" if also else "") if x]
+    return _section([_block(v, level) for v, level in zip(data, levels) if level < _NAMED], "\n".join(lines))
+
+
+def _section(blocks: list[str], tail: str) -> str:
+    return "\n".join([VARIABLES_HEADING, *blocks, *([tail] if tail else [])])
+
+
+# how much of a frame each level shows: (columns with their first values, columns with their dtype, column names)
+_LEVELS = ((12, 40, 60), (4, 40, 60), (0, 30, 40), (0, 12, 20), (0, 0, 0))
+_NAMED = len(_LEVELS)  # the level at which a variable is only named, on the `also:` line
+
+
+def _block(v: Variable, level: int) -> str:
+    head = f"- {v.name}: {v.head}"
+    if v.value and level < 4:
+        head += f" = {v.value if level < 2 else _clip(v.value, 40)}"
+    if not v.columns or level >= _NAMED - 1:
+        return head
+    valued, typed, named = _LEVELS[level]
+    cols = []
+    for i, c in enumerate(v.columns):
+        if i < valued and c.values:
+            cols.append(f"{c.name!r} {c.dtype} {c.values}")
+        elif i < typed:
+            cols.append(f"{c.name!r} {c.dtype}")
+        elif i < named:
+            cols.append(repr(c.name))
+    more = len(v.columns) - len(cols)
+    label = "values" if v.head.startswith("Series") else "columns"
+    return head + f"\n  {label}: " + "; ".join(cols) + (f"; ... {more} more" if more > 0 else "")
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 SAME_AS_ORIGINAL = "(the other lines are as in the original run above)"
@@ -173,10 +304,11 @@ def _is_block(check: str) -> bool:
         return True
 
 
-def environment(source: str) -> str:
-    """Python and the versions of the libraries the cell imports (APIs differ between versions)."""
+def environment(source: str, modules: tuple[str, ...] = ()) -> str:
+    """Python and the versions of the libraries the cell imports or the user's namespace holds (APIs
+    differ between versions)."""
     found = [f"Python {sys.version.split()[0]}"]
-    for top in sorted(_imported_modules(source) | _alias_modules(source)):
+    for top in sorted(_imported_modules(source) | _alias_modules(source) | {m.split(".")[0] for m in modules}):
         try:
             found.append(f"{top} {importlib.metadata.version(top)}")
         except importlib.metadata.PackageNotFoundError:

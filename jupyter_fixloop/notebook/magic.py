@@ -61,6 +61,9 @@ class FixLoopMagics(Magics):
     @argument("--hint", default=None, help="Extra guidance added to the prompt.")
     @argument("--share", action="append", default=[], metavar="NAMES",
               help="Variables shared with the sandbox besides those the cell and checks read (a,b; repeatable).")
+    @argument("--share-policy", choices=("data", "named"), default=None,
+              help="data: a data value the code reads is shared, secrets and live resources never; named: only "
+                   "what the cell, checks and --share name (FixLoop.share_policy, data).")
     @argument("--dry", action="store_true", help="Do not run the passing cell in this kernel.")
     @argument("--help", "-h", action="store_true", help="Show this help; the cell does not run.")
     @argument("instruction", nargs="*", help="Optional instruction: write or change the cell's code.")
@@ -124,6 +127,7 @@ class FixLoopMagics(Magics):
             model=args.model, api_base=args.api_base, model_timeout=args.model_timeout, max_rounds=args.max_rounds,
             timeout=args.timeout, max_tokens=args.max_tokens, budget=args.budget, wall_time=args.wall_time,
             hint=args.hint, samples=args.samples, resamples=args.resamples, rules=args.rules,
+            share_policy=args.share_policy,
             share=(*self.config_obj.share, *args.share) if args.share else None).resolved()
 
     def _run(self, source, args, instruction, options, following=(), hooks=None):

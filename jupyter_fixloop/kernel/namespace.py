@@ -1,0 +1,351 @@
+"""What each of the user's values *is*, and a short description of it a model can read.
+
+The wall between the user's kernel and a sandbox is drawn by what a value is, not by what its name
+resembles (issue #37): frames, series, arrays, numbers, plain strings, containers of those,
+dataclasses, the user's own functions and classes are data, shared as soon as code reads them;
+secrets (a password-like name on a string, a string shaped like a key) and live resources
+(connections, sockets, clients, sessions, open files, threads) are never shared unless the user
+names them, and never described. `kind_of` decides; `describe` gives the data's `Variable`s, the
+typed facts the prompt renders within its token budget (model/prompt.py).
+
+Stdlib only, duck-typed (no pandas import): it also runs in batch mode's notebook kernel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import io
+import math
+import re
+import types
+from collections import Counter
+from dataclasses import dataclass
+
+from .sharing import is_history
+
+DATA, FUNCTION, CLASS, MODULE = "data", "function", "class", "module"
+SECRET, RESOURCE, HISTORY, OTHER = "secret", "resource", "history", "other"
+SHAREABLE = frozenset({DATA, FUNCTION, CLASS, MODULE})
+
+# the words of a name (`db_password`, `apiKey`, `AWS_SECRET_ACCESS_KEY`) that make a string a secret
+_SECRET_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "secret", "secrets", "token", "apikey",
+                           "credential", "credentials", "creds", "auth", "bearer", "privatekey", "cookie", "pin"})
+_SECRET_PAIRS = frozenset({("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"),
+                           ("client", "secret"), ("session", "id"), ("auth", "token"), ("conn", "str"),
+                           ("connection", "string"), ("signing", "key"), ("master", "key")})
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# strings shaped like keys whatever their name: vendors' prefixes, JWTs, PEM blocks, URLs with a password
+_KEY_SHAPES = re.compile(
+    r"\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}|\bAKIA[0-9A-Z]{16}\b|\bASIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}"
+    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAIza[0-9A-Za-z_-]{30,}|\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,}"
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----|\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@")
+_HIGH_ENTROPY_MIN = 24  # characters of one unbroken token judged by its entropy
+# what a live resource's type is called, or where it comes from
+_RESOURCE_NAMES = re.compile(r"(Connection|Cursor|Session|Client|Engine|Socket|Pool|Channel|Transport|Lock"
+                             r"|Thread|Process|Popen|Semaphore|Condition|Executor|Store|Writer|Reader)$")
+_RESOURCE_MODULES = ("socket", "ssl", "sqlite3", "subprocess", "threading", "multiprocessing", "asyncio",
+                     "concurrent", "requests", "urllib3", "httpx", "aiohttp", "http", "sqlalchemy", "psycopg",
+                     "psycopg2", "pymongo", "redis", "boto3", "botocore", "paramiko", "smtplib", "ftplib",
+                     "IPython", "ipykernel", "zmq", "tornado", "pandas.io", "h5py", "openai", "litellm")
+_DATA_MODULES = ("pandas", "numpy", "pyarrow", "polars", "xarray", "scipy.sparse", "sklearn", "datetime",
+                 "decimal", "fractions", "pathlib", "collections", "uuid", "ipaddress", "enum")
+_SCALARS = (type(None), bool, int, float, complex, range, slice)
+_SAMPLE = 50  # elements of a container looked at (its first ones)
+_DEPTH = 3
+
+
+def kind_of(name: str, value, depth: int = 0) -> str:
+    """What `value` is, for sharing: data, function, class, module (shareable), or secret,
+    resource, history, other (shared only when the user names them)."""
+    if is_history(name) or name.startswith("_"):
+        return HISTORY
+    if isinstance(value, types.ModuleType):
+        return MODULE
+    kind = _kind_of_value(value, depth)
+    if kind == DATA and secret_name(name) and _could_hold_secret(value):
+        return SECRET
+    return kind
+
+
+def shareable(name: str, value) -> bool:
+    return kind_of(name, value) in SHAREABLE
+
+
+def secret_name(name: str) -> bool:
+    """`db_password`, `OPENAI_API_KEY`, `authToken`: a name whose words say it holds a credential."""
+    words = [w.lower() for w in _WORD.findall(name)]
+    return bool(_SECRET_WORDS.intersection(words)) or any(p in _SECRET_PAIRS for p in zip(words, words[1:]))
+
+
+def key_shaped(text: str) -> bool:
+    """A string shaped like a key or a credential, whatever it is called: a vendor's prefix (`sk-`,
+    `AKIA`, `ghp_`), a JWT, a PEM private key, a URL with a password, or a long unbroken token of
+    high entropy (letters and digits mixed, no spaces)."""
+    if not text or len(text) > 100_000:
+        return len(text or "") > 100_000 and bool(_KEY_SHAPES.search(text[:100_000]))
+    if _KEY_SHAPES.search(text):
+        return True
+    return any(_high_entropy(token) for token in text.split() if len(token) >= _HIGH_ENTROPY_MIN)
+
+
+def _high_entropy(token: str) -> bool:
+    if not (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)) or "/" in token:
+        return False
+    counts = Counter(token)
+    entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+    return entropy >= 4.0
+
+
+def _kind_of_value(value, depth: int) -> str:
+    if isinstance(value, _SCALARS):
+        return DATA
+    if isinstance(value, (str, bytes, bytearray)):
+        text = value if isinstance(value, str) else bytes(value[:4096]).decode("latin-1")
+        return SECRET if key_shaped(text) else DATA
+    if isinstance(value, (io.IOBase, types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
+        return RESOURCE
+    if isinstance(value, (types.MethodType, types.BuiltinMethodType)):  # bound: what it is bound to decides
+        owner = getattr(value, "__self__", None)
+        if owner is None or isinstance(owner, types.ModuleType):
+            return FUNCTION
+        return FUNCTION if _kind_of_value(owner, depth + 1) in (DATA, CLASS) else RESOURCE
+    if isinstance(value, types.FunctionType):  # what its closure and defaults hold travels with it
+        cells = [(n, c.cell_contents) for n, c in zip(value.__code__.co_freevars, value.__closure__ or ())
+                 if _filled(c)]
+        held = cells + [("", d) for d in value.__defaults__ or ()]
+        kind = _kind_of_fields([v for _, v in held], [n for n, _ in held], depth)
+        return FUNCTION if kind == DATA else kind
+    if isinstance(value, type):
+        return CLASS if not _is_resource_type(value) else RESOURCE
+    if isinstance(value, (list, tuple, set, frozenset, dict)):
+        return _kind_of_container(value, depth)
+    cls = type(value)
+    if _is_resource_type(cls):
+        return RESOURCE
+    if dataclasses.is_dataclass(value):
+        return _kind_of_fields([getattr(value, f.name, None) for f in dataclasses.fields(value)],
+                               [f.name for f in dataclasses.fields(value)], depth)
+    module = cls.__module__ or ""
+    if any(module == m or module.startswith(m + ".") for m in _DATA_MODULES):
+        return DATA
+    if module == "__main__" and hasattr(value, "__dict__"):  # an instance of the user's own class
+        fields = vars(value)
+        return _kind_of_fields(list(fields.values()), list(fields), depth)
+    return OTHER
+
+
+def _filled(cell) -> bool:
+    try:
+        return cell.cell_contents is not cell
+    except ValueError:
+        return False
+
+
+def _is_resource_type(cls: type) -> bool:
+    module = getattr(cls, "__module__", "") or ""
+    if any(module == m or module.startswith(m + ".") for m in _RESOURCE_MODULES):
+        return True
+    return any(_RESOURCE_NAMES.search(getattr(c, "__name__", "")) for c in getattr(cls, "__mro__", (cls,))[:-1])
+
+
+def _kind_of_container(value, depth: int) -> str:
+    if depth >= _DEPTH:
+        return DATA if not value else OTHER
+    if isinstance(value, dict):
+        items = list(_first(value.items()))
+        return _kind_of_fields([v for _, v in items], [k for k, _ in items], depth,
+                               keys=[k for k, _ in items])
+    return _kind_of_fields(list(_first(value)), (), depth)
+
+
+def _kind_of_fields(values: list, names, depth: int, keys=()) -> str:
+    """A container, dataclass or instance is data when all it holds (its first items) is data; a
+    secret or a resource inside makes the whole one."""
+    kinds = {_kind_of_value(k, depth + 1) for k in keys}
+    for name, value in zip(list(names) or [""] * len(values), values):
+        kind = _kind_of_value(value, depth + 1)
+        if kind == DATA and isinstance(name, str) and secret_name(name) and _could_hold_secret(value):
+            kind = SECRET
+        kinds.add(kind)
+    for worst in (SECRET, RESOURCE, OTHER):
+        if worst in kinds:
+            return worst
+    return DATA
+
+
+def _first(items):
+    for i, item in enumerate(items):
+        if i >= _SAMPLE:
+            return
+        yield item
+
+
+def _could_hold_secret(value) -> bool:
+    """A password-like name withholds strings and containers of them; a frame, an array or a
+    number called `token_counts` or `max_tokens` is data whatever its name."""
+    if isinstance(value, (str, bytes, bytearray)):
+        return True
+    if isinstance(value, (list, tuple, set, frozenset, dict)):
+        return True
+    module = type(value).__module__ or ""
+    return module == "__main__" or dataclasses.is_dataclass(value)
+
+
+# ---------------------------------------------------------------- what the model reads
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a frame (or a series): its name, dtype and first values."""
+
+    name: str
+    dtype: str
+    values: str = ""
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One of the user's values as the model is told of it: `head` is the one-line essentials
+    (`DataFrame 16×35, index RangeIndex`), `columns` a frame's columns, `value` a small value's repr.
+    `size` (bytes, roughly) and `order` (definition order) rank it when the budget is short."""
+
+    name: str
+    kind: str
+    head: str
+    columns: tuple[Column, ...] = ()
+    value: str = ""
+    size: int = 0
+    order: int = 0
+
+    def line(self) -> str:
+        """The one-line essentials (`euro12: DataFrame 16×35`), for receipts."""
+        return f"{self.name} ({self.head.split(',')[0]})"
+
+
+_REPR_CHARS = 80
+
+
+def variables_from_json(items) -> tuple[Variable, ...]:
+    """`Variable`s back from their JSON form (batch mode's notebook kernel sends them so)."""
+    out = []
+    for item in items or ():
+        if isinstance(item, Variable):
+            out.append(item)
+        elif isinstance(item, dict):
+            columns = tuple(Column(**c) for c in item.get("columns", ()) if isinstance(c, dict))
+            out.append(Variable(**{**item, "columns": columns}))
+    return tuple(out)
+
+
+def describe(ns: dict, names=None) -> tuple[Variable, ...]:
+    """The shareable values of `ns` (or of `names` in it) as `Variable`s, in definition order.
+    Modules are described by what they are (`pd: module pandas`)."""
+    out = []
+    for order, (name, value) in enumerate(ns.items()):
+        if not isinstance(name, str) or (names is not None and name not in names):
+            continue
+        try:
+            kind = kind_of(name, value)
+            if kind in SHAREABLE:
+                out.append(_variable(name, value, kind, order))
+        except Exception:  # a value whose attributes raise is left out, never the summary
+            continue
+    return tuple(out)
+
+
+def _variable(name: str, value, kind: str, order: int) -> Variable:
+    if kind == MODULE:
+        return Variable(name, kind, f"module {value.__name__}", order=order)
+    if kind == FUNCTION:
+        return Variable(name, kind, f"function{_signature(value)}", order=order)
+    if kind == CLASS:
+        return Variable(name, kind, f"class{_signature(value)}", order=order)
+    cls = type(value).__name__
+    if _is_frame(value):
+        rows, cols = value.shape
+        columns = tuple(Column(str(c), str(value[c].dtype) if _unique_column(value, c) else "?",
+                               _values(value[c]) if _unique_column(value, c) else "")
+                        for c in list(value.columns)[:60])
+        return Variable(name, kind, f"{cls} {rows}×{cols}, index {_index(value.index)}", columns,
+                        size=_nbytes(value), order=order)
+    if _is_series(value):
+        head = f"Series len {len(value)}, dtype {value.dtype}, index {_index(value.index)}"
+        column = Column(str(value.name) if value.name is not None else "", str(value.dtype), _values(value))
+        return Variable(name, kind, head, (column,), size=_nbytes(value), order=order)
+    shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+    if isinstance(shape, tuple) and dtype is not None and hasattr(value, "ravel"):
+        dims = "×".join(str(n) for n in shape)
+        return Variable(name, kind, f"{cls} shape ({dims}), dtype {dtype}", value=_short_repr(value),
+                        size=_nbytes(value), order=order)
+    length = f" len {len(value)}" if isinstance(value, (list, tuple, set, frozenset, dict, str)) else ""
+    return Variable(name, kind, f"{cls}{length}", value=_short_repr(value), size=_size_of(value), order=order)
+
+
+def _is_frame(value) -> bool:
+    return type(value).__name__ == "DataFrame" and hasattr(value, "columns") and hasattr(value, "shape")
+
+
+def _is_series(value) -> bool:
+    return type(value).__name__ == "Series" and hasattr(value, "dtype") and hasattr(value, "index")
+
+
+def _unique_column(frame, column) -> bool:
+    try:
+        return bool(frame.columns.is_unique)
+    except Exception:
+        return False
+
+
+def _index(index) -> str:
+    kind = type(index).__name__
+    if kind == "RangeIndex":
+        return "RangeIndex"
+    try:
+        first = ", ".join(repr(v) for v in list(index[:3]))
+        names = [n for n in getattr(index, "names", ()) if n is not None]
+        named = f" {names[0]!r}" if len(names) == 1 else (f" {names}" if names else "")
+        return f"{kind}{named} [{first}{', ...' if len(index) > 3 else ''}]"
+    except Exception:
+        return kind
+
+
+def _values(series) -> str:
+    try:
+        first = [_clip(repr(v), 24) for v in list(series.iloc[:3])]
+        return "[" + ", ".join(first) + (", ...]" if len(series) > 3 else "]")
+    except Exception:
+        return ""
+
+
+def _short_repr(value) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        return ""
+    return _clip(" ".join(text.split()), _REPR_CHARS)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _signature(fn) -> str:
+    try:
+        return str(inspect.signature(fn))
+    except (TypeError, ValueError):
+        return "(...)"
+
+
+def _nbytes(value) -> int:
+    try:
+        usage = value.memory_usage(index=True, deep=False)
+        return int(usage.sum()) if hasattr(usage, "sum") else int(usage)
+    except Exception:
+        return int(getattr(value, "nbytes", 0) or 0)
+
+
+def _size_of(value) -> int:
+    if isinstance(value, (list, tuple, set, frozenset, dict, str, bytes)):
+        return len(value) * 8
+    return 8

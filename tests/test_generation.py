@@ -1,0 +1,44 @@
+"""Generation (`%%fixloop <instruction>`, `fix("", instruction=...)`): what it shows and what it checks,
+with real sandbox kernels and real litellm calls to a scripted server (issue #37)."""
+
+import pandas as pd
+
+from jupyter_fixloop import fix
+from jupyter_fixloop.cell import instruction_names
+from jupyter_fixloop.render import render_html, render_text
+
+
+def _namespace():
+    return {"pd": pd, "euro12": pd.DataFrame({"Team": ["Croatia", "Denmark", "Spain"], "Goals": [4, 4, 12]})}
+
+
+def test_an_instructions_stated_names_are_read_and_nothing_else():
+    assert instruction_names("Assign the Goals column to a variable called goals.") == ("goals",)
+    assert instruction_names("Filter the teams that scored more than 6 goals and call it big") == ("big",)
+    assert instruction_names("store the result in 'top3'") == ("top3",)
+    assert instruction_names("Add a column called total") == ()  # a column is not a variable
+    assert instruction_names("How many teams scored more than 6 goals?") == ()
+
+
+def test_a_stated_name_is_checked_and_said_but_is_not_evidence(fake_model):
+    server = fake_model("```python\neuro12.Goals\n```", "```python\ngoals = euro12.Goals\n```")
+    result = fix("", instruction="Assign the Goals column to a variable called goals.", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=2)
+    first = result.rounds[0].receipt
+    assert first.kind == "check_failed" and "'goals' in globals()" in first.text
+    assert "'goals' in globals()" in server.prompt(1)  # the model is told what is missing
+    assert result.patched == "goals = euro12.Goals\n"
+    assert result.status == "unverified"  # the name exists: that says nothing of its value
+    assert "it defines `goals`, as the instruction asks" in result.reason
+
+
+def test_a_generation_shows_what_it_printed_and_returned(fake_model):
+    code = "big = euro12[euro12.Goals > 6]\nprint(len(big), 'team')\nbig.Team.tolist()\n"
+    server = fake_model(f"```python\n{code}```")
+    result = fix("", instruction="Which teams scored more than 6 goals?", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, rules=False)
+    assert result.status == "unverified"
+    text = render_text(result)
+    assert "it printed:\n  1 team" in text
+    assert "its value:\n  " in text and "Spain" in text.split("its value:")[1].splitlines()[1]
+    assert "<b>it printed:</b>" in render_html(result)
