@@ -213,9 +213,10 @@ def one_shot(step: Step, ns: dict, opts) -> dict:
     """One model call given the loop's round-1 prompt; the code is not run."""
     from .. import runtime
     from ..errors import ModelError
+    from ..loop import first_messages
     from ..model import STOP
 
-    messages = first_messages(step, ns, opts.options)
+    messages = first_messages("", instruction=step.instruction, namespace=ns, options=opts.options)
     try:
         reply = runtime.run_sync(get_model(opts.options.model).propose(
             messages, LastRun(None, None), timeout=opts.options.model_timeout, api_base=opts.options.api_base or None,
@@ -224,18 +225,6 @@ def one_shot(step: Step, ns: dict, opts) -> dict:
         return {"status": "error", "reason": str(exc), "calls": 1, "code": None}
     return {"status": "answered" if reply.code else "no_code", "reason": "one model call, not run",
             "rounds": 1, "calls": 1, "tokens": reply.usage.tokens, "cost": reply.usage.cost, "code": reply.code}
-
-
-def first_messages(step: Step, ns: dict, options) -> list[dict]:
-    """Round 1's messages as the loop would send them for this instruction and namespace."""
-    from .. import loop
-
-    build = getattr(loop, "first_messages", None)
-    if build is not None:
-        return build("", instruction=step.instruction, namespace=ns, options=options)
-    from ..model import build_messages  # before the loop could say what round 1 sends
-
-    return build_messages("", instruction=step.instruction)
 
 
 def run_loop(step: Step, ns: dict, opts) -> dict:
