@@ -153,6 +153,7 @@ NOT_LOOP_OPTIONS = {  # options of batch mode and bench that are about notebooks
     "-h", "--help", "-o", "--output", "--jobs", "-j", "--in-place", "--report", "--cells", "--interactive", "-i",
     "--cell-timeout", "--kernel", "--mode", "--case", "--category", "--group", "--expect-check", "--json",
     "--accept-unreviewed", "--no-plain", "--no-saved-outputs", "--notebooks",  # batch mode's own policy and checks
+    "--generation",  # the generation bench: steps, not the loop
 }
 
 

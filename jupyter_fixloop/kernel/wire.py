@@ -35,6 +35,9 @@ ENTRIES: dict[str, tuple[str, str, bool]] = {
     "checkpoint.hold": ("checkpoint", "hold", False),
     "checkpoint.resume": ("checkpoint", "resume", False),
     "checkpoint.mirror": ("checkpoint", "mirror", False),
+    "oracle.observe": ("oracle", "observe", False),
+    "oracle.changed": ("oracle", "changed", False),
+    "oracle.shown": ("oracle", "shown", False),
 }
 _SELF = "__import__('jupyter_fixloop.kernel.wire', fromlist=['wire'])"
 

@@ -3,7 +3,7 @@
 from ..doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
-    "fix": "run", "afix": "run", "verify": "run", "averify": "run", "sandbox_settings": "run",
+    "fix": "run", "afix": "run", "verify": "run", "averify": "run", "sandbox_settings": "run", "first_messages": "run",
     "receipt_of": "verdict",
 }
 __all__ = sorted(_EXPORTS)

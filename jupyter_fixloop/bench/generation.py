@@ -1,0 +1,488 @@
+"""`jupyter-fixloop bench --generation FILE`: how often generation writes the right code, with numbers.
+
+Each step of FILE (JSON lines: `id`, `setup`, `instruction`, `solution`; optional `group`, and
+`names`, the variables whose values matter) is met the way a user meets it: `setup` (the earlier
+steps' code) builds the user's namespace, and the model is asked to do `instruction` in it:
+
+- `one-shot`: one model call given the loop's own round-1 prompt (the same namespace summary), its
+  code not run;
+- `loop`: `fix("", instruction=..., namespace=...)`, the loop as the magic runs it.
+
+Scoring. The reference `solution` runs in a real user-side kernel after `setup` (it is the bench
+file's own code): what it printed, its last expression's value and the variables it created or
+changed are the oracle (kernel/oracle.py). The candidate runs in a fresh sandbox loaded with the
+same namespace, every name shared, with two checks the model never sees, judged by the sandbox's
+judge as the fix-rate bench's hidden checks are: the variables that matter hold the reference's
+values (frames by pandas' own equality, tolerant of dtype-neutral differences), and the value the
+code shows is the reference's (or what it prints reads as the reference's output). A step is
+`right`, `wrong` (it ran, something differs), `crash` (it raised, timed out or killed its kernel)
+or `none` (no code). Which variables matter: those of the setup the reference changed, the new
+ones the instruction names, or the step's `names`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import io
+import json
+import os
+import re
+import sys
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+
+from ..errors import FixloopError
+from ..kernel import wire
+from ..model import LastRun, get_model
+from .harness import UserKernel, add_loop_arguments, run_each
+
+HERE = os.path.dirname(__file__)
+DEV_STEPS = os.path.join(HERE, "generation.jsonl")
+MODES = ("loop", "one-shot")
+VERDICTS = ("right", "wrong", "crash", "none")
+CLAIMS = ("fixed", "unverified")  # what the loop says of the code it returns
+
+
+@dataclass(frozen=True)
+class Step:
+    """One instruction of a generation bench file (its `solution` is the answer: never shown)."""
+
+    id: str
+    setup: str
+    instruction: str
+    solution: str
+    group: str = "?"
+    names: tuple[str, ...] | None = None  # the variables whose values matter (None: decided from the run)
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """What the reference did, as observe() reports it; `checks` are the judge's two checks."""
+
+    stdout: str  # what the reference printed
+    shows: bool  # its last value matters (not when it only shows a variable it changed)
+    value_text: tuple[str, ...]  # that value printed (str, repr)
+    names: tuple[str, ...]  # the variables whose values matter
+    checks: tuple[str, str]  # the judge's: the variables, the value shown
+
+    @property
+    def printed(self) -> tuple[str, ...]:
+        """What a candidate that prints rather than shows may print to be right."""
+        return self.value_text if self.shows else ((self.stdout,) if self.stdout.strip() else ())
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One step in one mode: what the mode produced, then how its code scored."""
+
+    id: str
+    group: str
+    mode: str
+    verdict: str  # right, wrong, crash, none; "error" when the step itself is broken
+    status: str = ""  # the loop's status (fixed, unverified, gave_up, error); one-shot: answered, no_code
+    reason: str = ""
+    why: str = ""  # what the scoring found, when not right
+    rounds: int = 0
+    calls: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0  # the mode's own time: model calls and the loop's runs, not the scoring
+    code: str | None = None
+
+    @property
+    def right(self) -> bool:
+        return self.verdict == "right"
+
+
+@dataclass
+class Figures:
+    """The figures of a set of results of one mode."""
+
+    steps: int = 0
+    verdicts: dict = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
+    errors: int = 0
+    statuses: dict = field(default_factory=dict)  # status -> {verdict: count}
+    tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+    calls: int = 0
+
+    def add(self, r: StepResult) -> None:
+        self.steps += 1
+        if r.verdict == "error":
+            self.errors += 1
+        else:
+            self.verdicts[r.verdict] += 1
+        by = self.statuses.setdefault(r.status or "-", {})
+        by[r.verdict] = by.get(r.verdict, 0) + 1
+        self.tokens += r.tokens
+        self.cost += r.cost
+        self.seconds += r.seconds
+        self.calls += r.calls
+
+    def figures(self) -> dict:
+        n = max(self.steps, 1)
+        claims = {s: sum(self.statuses.get(s, {}).values()) for s in CLAIMS}
+        false = {s: claims[s] - self.statuses.get(s, {}).get("right", 0) for s in CLAIMS}
+        return {"steps": self.steps, **self.verdicts, "errors": self.errors, "right_rate": self.verdicts["right"] / n,
+                "claimed_fixed": claims["fixed"], "false_fixed": false["fixed"],
+                "claimed_unverified": claims["unverified"], "unverified_not_right": false["unverified"],
+                "by_status": self.statuses, "tokens": self.tokens, "cost": self.cost, "calls": self.calls,
+                "seconds": self.seconds, "seconds_per_step": self.seconds / n}
+
+
+# ---------------------------------------------------------------- reading steps
+
+
+def read_steps(path: str) -> list[Step]:
+    """Steps from a JSON-lines file; a malformed line is a one-line error naming it."""
+    steps, seen = [], set()
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+                names = raw.get("names")
+                step = Step(str(raw["id"]), raw.get("setup", ""), raw["instruction"], raw["solution"],
+                            raw.get("group", "?"), tuple(names) if names is not None else None)
+                if not step.instruction.strip() or not step.solution.strip():
+                    raise ValueError("empty instruction or solution")
+            except (ValueError, KeyError, TypeError) as exc:
+                raise FixloopError(f"{path}:{number}: not a generation step (needs id, setup, instruction, "
+                                   f"solution; {type(exc).__name__}: {exc})") from None
+            if step.id in seen:
+                raise FixloopError(f"{path}:{number}: step id {step.id!r} appears twice")
+            seen.add(step.id)
+            steps.append(step)
+    return steps
+
+
+# ---------------------------------------------------------------- the oracle and the namespace
+
+
+def observe(kernel: UserKernel, step: Step, timeout: float) -> Oracle:
+    """Run the setup, then the reference, in the user-side kernel; the oracle of what it did."""
+    kernel.reset(timeout)
+    kernel.run(step.setup, timeout)
+    expr = wire.call("oracle.observe", wire.NS, step.solution)
+    reply = kernel.kc.execute_interactive("", timeout=timeout, store_history=False, user_expressions={"o": expr},
+                                          output_hook=lambda msg: None)
+    answer = reply["content"]["user_expressions"]["o"]
+    if answer.get("status") != "ok":
+        raise FixloopError(f"the oracle failed: {answer.get('ename')}: {answer.get('evalue')}")
+    seen = json.loads(ast.literal_eval(answer["data"]["text/plain"]))
+    if seen["error"]:
+        raise FixloopError(f"the reference solution fails: {seen['error']}")
+    names = _names_that_matter(step, seen["changed"], seen["new"])
+    missing = sorted(set(names) - set(seen["changed"]))
+    if missing:
+        raise FixloopError(f"`names` lists {', '.join(missing)}, which the reference does not create or change")
+    shows = seen["has_value"] and seen["shows_name"] not in names
+    checks = (wire.call("oracle.changed", wire.NS, seen["blob"], list(names)),
+              wire.call("oracle.shown", wire.NS, seen["blob"], "_", shows))
+    return Oracle(seen["stdout"], shows, tuple(seen["value_text"]) if shows else (), names, checks)
+
+
+def _names_that_matter(step: Step, changed: list[str], new: list[str]) -> tuple[str, ...]:
+    """The step's `names`; else the setup's variables the reference changed and the new ones the
+    instruction names (a helper variable of the reference's own is not asked of the candidate)."""
+    if step.names is not None:
+        return step.names
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", step.instruction))
+    return tuple(n for n in changed if n not in new or n in words)
+
+
+def user_namespace(setup: str) -> dict:
+    """The user's namespace after `setup`, in this process, as the magic holds the user's (the setup is
+    the bench file's own code; what it prints is not shown)."""
+    ns: dict = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(setup, "<setup>", "exec"), ns)
+    return ns
+
+
+# ---------------------------------------------------------------- the modes
+
+
+def one_shot(step: Step, ns: dict, opts) -> dict:
+    """One model call given the loop's round-1 prompt; the code is not run."""
+    from .. import runtime
+    from ..errors import ModelError
+    from ..loop import first_messages
+    from ..model import STOP
+
+    messages = first_messages("", instruction=step.instruction, namespace=ns, options=opts.options)
+    try:
+        reply = runtime.run_sync(get_model(opts.options.model).propose(
+            messages, LastRun(None, None), timeout=opts.options.model_timeout, api_base=opts.options.api_base or None,
+            temperature=opts.options.temperature, stop=STOP))
+    except ModelError as exc:
+        return {"status": "error", "reason": str(exc), "calls": 1, "code": None}
+    return {"status": "answered" if reply.code else "no_code", "reason": "one model call, not run",
+            "rounds": 1, "calls": 1, "tokens": reply.usage.tokens, "cost": reply.usage.cost, "code": reply.code}
+
+
+def run_loop(step: Step, ns: dict, opts) -> dict:
+    """The loop, as `%%fixloop <instruction>` runs it; the code it returns (none when it gave up)."""
+    from ..loop import fix
+
+    result = fix("", instruction=step.instruction, namespace=ns, options=opts.options)
+    calls = sum(max(1, len([s for s in r.samples if s.source != "rules"])) for r in result.rounds)
+    return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "calls": calls,
+            "tokens": result.tokens, "cost": result.cost, "code": result.patched if result.claimed else None}
+
+
+# ---------------------------------------------------------------- scoring
+
+
+def score(code: str | None, seen: Oracle, ns: dict, options) -> tuple[str, str]:
+    """(verdict, why): the code run in a fresh sandbox with every name of `ns` shared, judged against the oracle."""
+    if code is None or not code.strip():
+        return "none", "no code"
+    from ..loop import verify
+
+    receipt = verify(code, checks=list(seen.checks), namespace=ns, options=options)
+    outcomes = {c.expr: c for c in receipt.checks}
+    names, shown = outcomes.get(seen.checks[0]), outcomes.get(seen.checks[1])
+    if names is None or shown is None:  # the judge never ran: the code itself failed
+        return "crash", _found(receipt.headline, seen)
+    if not names.passed:
+        return "wrong", _found(names.detail, seen)
+    if not shown.passed and not printed_as(receipt.stdout, list(seen.printed)):
+        return "wrong", _found(shown.detail, seen)
+    if seen.stdout.strip() and seen.shows and not printed_as(receipt.stdout, [seen.stdout]):
+        return "wrong", "it does not print what the reference prints"
+    return "right", ""
+
+
+def printed_as(stdout: str, texts: list[str]) -> bool:
+    """Whether `stdout` holds one of `texts` (a value's str or repr, or what the reference printed)
+    whole: the output equals it, or holds it with no letter, digit or dot on either side ("Total: 19"
+    holds 19). Lines are compared without trailing spaces, as kernel/oracle.py's `normalized`."""
+    out = _normalized(stdout)
+    for text in texts:
+        want = _normalized(text)
+        if want and (out == want or re.search(rf"(?<![\w.]){re.escape(want)}(?![\w.])", out)):
+            return True
+    return False
+
+
+def _normalized(text: str) -> str:
+    return "\n".join(line.rstrip() for line in str(text).strip("\n").splitlines()).strip()
+
+
+def _found(text: str, seen: Oracle) -> str:
+    """What a check found, without its code (the oracle's blob is long and says nothing to a reader):
+    the oracle raises `Differs` with it (kernel/oracle.py)."""
+    found = re.search(r"raised Differs: (.*)", text, flags=re.S)
+    if found:
+        return found.group(1).strip()
+    for check in seen.checks:
+        text = text.replace(check, "<check>")
+    return text
+
+
+# ---------------------------------------------------------------- one step, every mode
+
+
+def run_step(step: Step, kernel: UserKernel, opts) -> list[StepResult]:
+    """The oracle and the namespace, then each mode's code, scored."""
+    try:
+        seen = observe(kernel, step, opts.timeout * 4)
+        ns = user_namespace(step.setup)
+    except Exception as exc:  # a broken step (its setup or reference): said, not scored
+        why = str(exc) if isinstance(exc, FixloopError) else f"setup failed: {type(exc).__name__}: {exc}"
+        return [StepResult(step.id, step.group, mode, "error", reason=why) for mode in opts.modes]
+    shared = tuple(n for n in ns if isinstance(n, str) and not n.startswith("__"))
+    scoring = opts.options.with_(share=shared, max_rounds=0)  # the candidate gets every name of the setup
+    results = []
+    for mode in opts.modes:
+        started = time.perf_counter()
+        outcome = one_shot(step, ns, opts) if mode == "one-shot" else run_loop(step, ns, opts)
+        seconds = time.perf_counter() - started
+        verdict, why = score(outcome["code"], seen, ns, scoring)
+        results.append(StepResult(step.id, step.group, mode, verdict, why=why, seconds=seconds, **outcome))
+    return results
+
+
+def run_bench(steps: list[Step], opts, on_step=None) -> list[StepResult]:
+    """Every step with one user-side kernel (reset between steps); `on_step(step, results)` after each."""
+    def after(step, done):
+        if on_step and done is not None:
+            on_step(step, done)
+
+    done = run_each(steps, opts, lambda step, kernel, workdir: run_step(step, kernel, opts), after)
+    return [r for results in done for r in results]
+
+
+# ---------------------------------------------------------------- figures and the report
+
+
+def summarize(results: list[StepResult]) -> dict:
+    """Per mode: overall and per group; and the loop's lead over one-shot, in points."""
+    by_mode: dict[str, Figures] = {}
+    by_group: dict[str, dict[str, Figures]] = {}
+    for r in results:
+        by_mode.setdefault(r.mode, Figures()).add(r)
+        by_group.setdefault(r.mode, {}).setdefault(r.group, Figures()).add(r)
+    figures = {"by_mode": {m: f.figures() for m, f in by_mode.items()},
+               "by_group": {m: {g: f.figures() for g, f in sorted(groups.items())} for m, groups in by_group.items()}}
+    if {"loop", "one-shot"} <= set(by_mode):
+        loop, one = figures["by_mode"]["loop"], figures["by_mode"]["one-shot"]
+        figures["loop_minus_one_shot_points"] = round(100 * (loop["right_rate"] - one["right_rate"]), 1)
+    return figures
+
+
+def print_report(console, results: list[StepResult], figures: dict, opts) -> None:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=f"generation, {opts.model}", box=box.SIMPLE_HEAD,
+                  caption="right: the variables and the value shown are the reference's; wrong: it ran, something "
+                  "differs; crash: it raised or timed out; none: no code. fixed, unverified: the loop's status, with "
+                  "how many of those are not right (a 'fixed' that is not right is a false claim); s/step: the "
+                  "mode's own seconds, scoring not counted")
+    table.add_column("", no_wrap=True)
+    for name in ("n", "right", "%", "wrong", "crash", "none", "fixed (false)", "unverified (not right)", "calls",
+                 "tokens", "s/step"):
+        table.add_column(name, justify="right", no_wrap=True)
+
+    def row(label, f, style=None):
+        table.add_row(label, str(f["steps"]), str(f["right"]), f"{f['right_rate']:.0%}", str(f["wrong"]),
+                      str(f["crash"]), str(f["none"]), f"{f['claimed_fixed']} ({f['false_fixed']})",
+                      f"{f['claimed_unverified']} ({f['unverified_not_right']})", str(f["calls"]), str(f["tokens"]),
+                      f"{f['seconds_per_step']:.1f}", style=style)
+
+    for mode in opts.modes:
+        for group, f in figures["by_group"].get(mode, {}).items():
+            row(f"{mode}: {group}", f)
+        row(f"{mode}: all", figures["by_mode"][mode], style="bold")
+        table.add_section()
+    console.print(table)
+    for r in results:
+        if not r.right:
+            console.rule(f"{r.mode}: {r.id} - {r.verdict} ({r.status}: {r.reason})"[:200], style="red")
+            if r.why:
+                console.print(f"why: {r.why}", markup=False, highlight=False)
+            if r.code:
+                console.print(r.code, markup=False, highlight=False)
+    for mode in opts.modes:
+        f = figures["by_mode"][mode]
+        console.print(f"{mode}: {f['right']} of {f['steps']} right ({f['right_rate']:.0%}); wrong {f['wrong']}, "
+                      f"crash {f['crash']}, none {f['none']}, broken steps {f['errors']}", markup=False)
+    if "loop_minus_one_shot_points" in figures:
+        console.print(f"loop - one-shot: {figures['loop_minus_one_shot_points']:+.1f} points", markup=False)
+
+
+def write_json(path: str, results: list[StepResult], figures: dict, opts) -> None:
+    data = {"steps_file": opts.generation, "model": opts.model, "api_base": opts.api_base, "modes": list(opts.modes),
+            "max_rounds": opts.max_rounds, "timeout": opts.timeout, "perfect": opts.perfect, **figures,
+            "results": [asdict(r) for r in results]}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)
+
+
+# ---------------------------------------------------------------- the command
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="jupyter-fixloop bench --generation", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--generation", nargs="?", const=DEV_STEPS, required=True, metavar="FILE",
+                        help="JSON-lines file of steps (id, setup, instruction, solution; optional group, names); "
+                        "default: the dev steps shipped with the package (from 100 pandas puzzles)")
+    parser.add_argument("--perfect", action="store_true",
+                        help="instead of --model: a stand-in server on 127.0.0.1 that answers each step with its "
+                        "reference solution (what the harness itself loses)")
+    parser.add_argument("--mode", choices=(*MODES, "both"), default="both",
+                        help="loop, one-shot (one call given the loop's round-1 prompt, not run) or both (default)")
+    add_loop_arguments(parser, "step")
+    parser.add_argument("--case", action="append", default=[], metavar="ID", help="only this step (repeatable)")
+    parser.add_argument("--group", action="append", default=[], help="only steps of this group (repeatable)")
+    parser.add_argument("--json", dest="json_out", default=None, metavar="OUT",
+                        help="write every figure and step to OUT (and each step, as it finishes, to OUT.steps.jsonl)")
+    return parser
+
+
+def parse_args(argv: list[str]):
+    from ..options import resolve_model
+
+    opts = build_parser().parse_args(argv)
+    if opts.perfect and opts.model:
+        raise FixloopError("--perfect is a model of its own: give --perfect or --model, not both")
+    opts.model = resolve_model(opts.model)
+    opts.modes = MODES if opts.mode == "both" else (opts.mode,)
+    return opts
+
+
+def main(argv: list[str]) -> int:
+    try:
+        opts = parse_args(argv)
+        steps = _chosen(read_steps(opts.generation), opts)
+    except (OSError, FixloopError) as exc:
+        print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
+        return 2
+    with contextlib.ExitStack() as stack:
+        if opts.perfect:
+            from .perfect import MODEL, PerfectModel
+
+            server = stack.enter_context(PerfectModel({s.instruction: s.solution for s in steps}))
+            opts.model, opts.api_base = MODEL, server.url
+            os.environ.setdefault("OPENAI_API_KEY", "not-needed-by-the-stand-in")
+        return _run(steps, opts)
+
+
+def _chosen(steps: list[Step], opts) -> list[Step]:
+    unknown = sorted(set(opts.case) - {s.id for s in steps})
+    if unknown:
+        raise FixloopError(f"no step {unknown[0]!r} in {opts.generation}")
+    steps = [s for s in steps if (not opts.case or s.id in opts.case) and (not opts.group or s.group in opts.group)]
+    if not steps:
+        raise FixloopError("no steps to run")
+    return steps
+
+
+def _run(steps: list[Step], opts) -> int:
+    from rich.console import Console
+
+    from ..model import check_model
+
+    try:
+        check_model(opts.model, opts.api_base)  # one line, before any step runs
+    except FixloopError as exc:
+        print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    results = _run_with_progress(steps, opts)
+    figures = summarize(results)
+    figures["wall_seconds"] = time.perf_counter() - started
+    console = Console()
+    print_report(console, results, figures, opts)
+    if opts.json_out:
+        write_json(opts.json_out, results, figures, opts)
+        console.print(f"figures written to {opts.json_out}")
+    return 0
+
+
+def _run_with_progress(steps: list[Step], opts) -> list[StepResult]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("right {task.fields[right]}"))
+    with Progress(*columns, transient=False) as progress:
+        task = progress.add_task(f"generation {opts.model}", total=len(steps), right="")
+        right: dict[str, int] = dict.fromkeys(opts.modes, 0)
+
+        def on_step(step, done):
+            for r in done:
+                right[r.mode] += r.right
+            progress.update(task, advance=1, right=", ".join(f"{m} {n}" for m, n in right.items()))
+            if opts.json_out:  # a long run stopped early keeps the steps it finished
+                with open(opts.json_out + ".steps.jsonl", "a", encoding="utf-8") as f:
+                    f.writelines(json.dumps(asdict(r)) + "\n" for r in done)
+
+        return run_bench(steps, opts, on_step)

@@ -1,0 +1,128 @@
+"""The generation bench: a real user-side kernel runs each reference, candidates run in real sandboxes and are
+judged there, the model is reached through real litellm calls (a scripted server, or the perfect stand-in)."""
+
+import json
+import os
+
+import pytest
+
+from jupyter_fixloop.bench import generation
+from jupyter_fixloop.bench.perfect import NO_MATCH, PerfectModel
+from jupyter_fixloop.errors import FixloopError
+from jupyter_fixloop.kernel import oracle
+
+FRAME = "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2, 3], 'b': ['x', 'y', 'z']})\n"
+STEPS = [
+    {"id": "rows", "group": "select", "setup": FRAME, "instruction": "Return the first 2 rows of `df`.",
+     "solution": "df.head(2)\n"},
+    {"id": "column", "group": "change", "setup": FRAME, "instruction": "Add a column c to `df` that is twice a.",
+     "solution": "doubled = df['a'] * 2\ndf['c'] = doubled\n"},
+    {"id": "crash", "group": "change", "setup": FRAME, "instruction": "Add a column d to `df` that is a plus one.",
+     "solution": "df['d'] = df['a'] + 1\n"},
+    {"id": "total", "group": "select", "setup": FRAME, "instruction": "What is the total of a in `df`?",
+     "solution": "df['a'].sum()\n"},
+    {"id": "nothing", "group": "select", "setup": FRAME, "instruction": "Print the last value of b in `df`.",
+     "solution": "print(df['b'].iloc[-1])\n"},
+]
+
+
+def write_steps(tmp_path, *steps):
+    path = tmp_path / "steps.jsonl"
+    path.write_text("".join(json.dumps(s) + "\n" for s in steps))
+    return str(path)
+
+
+def test_scoring_tells_right_wrong_crash_and_none(fake_model, tmp_path, capsys):
+    """One-shot, one scripted answer per step: the right rows; a wrong column (a helper variable of the
+    reference's own is not asked for); code that raises; the total printed rather than shown (right);
+    a reply without code."""
+    server = fake_model("```python\ndf.iloc[:2]\n```",
+                        "```python\ndf['c'] = df['a'] * 3\n```",
+                        "```python\ndf['d'] = df['A'] + 1\n```",
+                        "```python\nprint('total:', df['a'].sum())\n```",
+                        "I would rather not.")
+    out = tmp_path / "figures.json"
+    rc = generation.main(["--generation", write_steps(tmp_path, *STEPS), "--mode", "one-shot",
+                          "--model", "openai/scripted", "--api-base", server.url, "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    results = {r["id"]: r for r in data["results"]}
+    assert {k: r["verdict"] for k, r in results.items()} == {
+        "rows": "right", "column": "wrong", "crash": "crash", "total": "right", "nothing": "none"}
+    assert "df: " in results["column"]["why"] and "doubled" not in results["column"]["why"]
+    assert "KeyError" in results["crash"]["why"]
+    assert results["rows"]["status"] == "answered" and results["rows"]["tokens"] > 0
+    figures = data["by_mode"]["one-shot"]
+    assert (figures["right"], figures["wrong"], figures["crash"], figures["none"]) == (2, 1, 1, 1)
+    assert data["by_group"]["one-shot"]["select"]["right"] == 2
+    prompts = [server.prompt(i) for i in range(len(server.requests))]
+    assert all("doubled" not in p and "head(2)" not in p for p in prompts)  # the reference is never shown
+    shown = capsys.readouterr().out
+    assert "one-shot: 2 of 5 right (40%); wrong 1, crash 1, none 1" in shown
+
+
+def test_the_loop_with_the_perfect_model_returns_the_reference(tmp_path):
+    """`--perfect`: the stand-in answers each step with its solution; the loop's code scores right,
+    and the loop does not call an unchecked answer fixed."""
+    out = tmp_path / "perfect.json"
+    rc = generation.main(["--generation", write_steps(tmp_path, STEPS[0], STEPS[3]), "--perfect", "--mode", "loop",
+                          "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert [r["verdict"] for r in data["results"]] == ["right", "right"]
+    assert data["by_mode"]["loop"]["false_fixed"] == 0 and data["perfect"] is True
+    assert all(r["code"].strip() == s["solution"].strip() for r, s in zip(data["results"], (STEPS[0], STEPS[3])))
+
+
+def test_a_broken_step_is_said_not_scored(tmp_path, capsys):
+    broken = dict(STEPS[0], id="broken", solution="df.no_such_method()\n")
+    out = tmp_path / "broken.json"
+    assert generation.main(["--generation", write_steps(tmp_path, broken), "--mode", "one-shot",
+                            "--json", str(out)]) == 0
+    result = json.loads(out.read_text())["results"][0]
+    assert result["verdict"] == "error" and "the reference solution fails: AttributeError" in result["reason"]
+
+
+def test_reading_steps_names_the_bad_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(STEPS[0]) + "\n" + json.dumps({"id": "x", "setup": ""}) + "\n")
+    with pytest.raises(FixloopError, match=r"bad.jsonl:2: not a generation step"):
+        generation.read_steps(str(path))
+    path.write_text(json.dumps(STEPS[0]) + "\n" + json.dumps(STEPS[0]) + "\n")
+    with pytest.raises(FixloopError, match="step id 'rows' appears twice"):
+        generation.read_steps(str(path))
+
+
+def test_the_dev_and_held_out_steps_ship_with_the_package_and_their_license():
+    dev = generation.read_steps(generation.DEV_STEPS)
+    held_out = generation.read_steps(os.path.join(generation.HERE, "generation-heldout.jsonl"))
+    assert len(dev) == 47 and len(held_out) == 15
+    assert len({s.instruction for s in dev + held_out}) == 62  # the perfect model tells them apart
+    with open(os.path.join(generation.HERE, "generation-LICENSE.txt"), encoding="utf-8") as f:
+        notice = f.read()
+    assert "Copyright (c) 2018 Alex Riley" in notice and "MIT License" in notice
+
+
+def test_the_perfect_model_answers_the_step_whose_instruction_the_prompt_holds():
+    with PerfectModel({"Sum a.": "df['a'].sum()", "Sum a. Then double it.": "df['a'].sum() * 2"}) as model:
+        answers = [model.answer("Write code that does this:\nSum a.  Then\ndouble it.\n"), model.answer("Sum a."),
+                   model.answer("Sum b.")]
+    assert answers == ["```python\ndf['a'].sum() * 2\n```", "```python\ndf['a'].sum()\n```", NO_MATCH]
+    assert model.answered == ["Sum a. Then double it.", "Sum a.", None]
+
+
+def test_same_is_pandas_equality_tolerant_of_dtype_neutral_differences():
+    import numpy as np
+    import pandas as pd
+
+    ints = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    assert oracle.same(ints, ints.astype({"a": float, "b": object})) == ""
+    assert oracle.same(ints["a"].rename("total"), pd.Series([1, 2], name="a")) == ""  # names are not values
+    assert "values are different" in oracle.same(ints, ints.assign(a=[1, 3]))
+    assert oracle.same(ints, ints["a"]) == "a Series, expected a DataFrame"
+    assert oracle.same([(5, 7), (6, 4)], [[5, 7], [6, 4]]) == ""  # tuples and lists, item by item
+    assert oracle.same(pd.Index(["a", "b"]), ["a", "b"]) == ""
+    assert oracle.same(np.array([1.0, np.nan]), [1, np.nan]) == ""
+    assert oracle.same(0.1 + 0.2, 0.3) == "" and oracle.same(np.int64(19), 19) == ""
+    assert oracle.same(19, 20) == "20, expected 19" and oracle.same("c", "d") == "'d', expected 'c'"
+    assert oracle.same({"a": 1}, {"a": 1.0}) == "" and "[1]" in oracle.same([1, 2], [1, 3])
