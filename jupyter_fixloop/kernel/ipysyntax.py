@@ -4,11 +4,11 @@ IPython turns `%matplotlib inline`, `!pip install x`, `df?` and `files = !ls` in
 (`get_ipython().run_line_magic(...)`) before Python sees the cell. Two views of a cell, each with
 every line where the cell has it, so an error's line number is the cell's:
 - `ran(source, shell)`: what the runner executes. IPython's own transform; a magic continued over
-  several lines with `\\` keeps its lines (as blank ones); a `%%time`, `%%timeit` or `%%capture`
-  body runs as plain Python, once, so that its errors are raised at their lines (IPython 8's
-  `%%time` prints an error and carries on).
+  several lines with `\\` keeps its lines (as blank ones); a `%%time` or `%%timeit` body runs as
+  plain Python, once, so that its errors are raised at their lines (IPython 8's `%%time` prints an
+  error and carries on; the timing is not measured in a sandbox).
 - `readable(source)`: what the rules and the guard read: the same, except that a `%time`/`%timeit`
-  statement and a `%%time`/`%%timeit`/`%%capture` body stand as plain Python, so a repair reaches
+  statement and a `%%time`/`%%timeit` body stand as plain Python, so a repair reaches
   inside them. `View.back(code)` puts the IPython lines back into a repaired view.
 Runs in kernels and on the host; IPython is imported on first use.
 """
@@ -20,7 +20,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-BODY_MAGICS = frozenset({"time", "timeit", "capture"})  # cell magics whose body is Python run in the namespace
+BODY_MAGICS = frozenset({"time", "timeit"})  # cell magics whose body is Python (`%%capture`'s binds its output)
 STATEMENT_MAGICS = frozenset({"time", "timeit"})  # line magics whose argument is one Python statement
 TIMEIT_OPTIONS = re.compile(r"^(?:\s*-(?:[nrp]\s*\d+|[tcqo]))*\s*")  # `-n 3 -r 1 -q ` before timeit's code
 CELL_MAGIC = re.compile(r"^%%(\w+)")
