@@ -470,3 +470,30 @@ def test_a_hosted_model_without_its_key_exits_2_naming_the_variable(workdir, cap
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "ANTHROPIC_API_KEY" in err and "500" not in err
     assert not (workdir / "ran.txt").exists()
+
+
+def test_cells_with_ipython_syntax_are_repaired_with_their_magic_lines_kept(workdir, capsys):
+    """A line magic, a shell line, a help line, a `%%time` body and a `%timeit` over two lines: the rules
+    read each cell as IPython transforms it, and the repaired cell keeps its IPython lines."""
+    pytest.importorskip("matplotlib")
+    src = write_notebook(
+        workdir / "ipython.ipynb",
+        "%matplotlib inline\nimport matplotlib.pyplot as plt\nplt.style.use('seaborn-darkgrid')\n"
+        "fig, ax = plt.subplots()",
+        "!pip --version\nweights = [2, 5, 3]\nweights?\nheaviest = max(wieghts)\nprint(heaviest)",
+        "%%time\nordered = sroted(weights)\nprint(ordered)",
+        "import numpy as np\n%timeit -n 1 -r 1 np.array(weights, dtype=np.float) \\\n    .sum()",
+    )
+    out = str(workdir / "ipython.out.ipynb")
+    batch_cli.main([src, "-o", out])
+    said = capsys.readouterr()
+    cells = nbformat.read(out, as_version=4).cells
+    assert cells[0].source.splitlines()[:3] == ["%matplotlib inline", "import matplotlib.pyplot as plt",
+                                                "plt.style.use('seaborn-v0_8-darkgrid')"], said
+    assert cells[1].source.splitlines()[:4] == ["!pip --version", "weights = [2, 5, 3]", "weights?",
+                                                "heaviest = max(weights)"]
+    assert text_of(cells[1]).endswith("5")
+    assert cells[2].source == "%%time\nordered = sorted(weights)\nprint(ordered)"
+    assert "[2, 3, 5]" in text_of(cells[2]) and "Error" not in text_of(cells[2])
+    assert cells[3].source == "import numpy as np\n%timeit -n 1 -r 1 np.array(weights, dtype=float) \\\n    .sum()"
+    assert all(c.metadata["fixloop"]["decision"] == "accepted" for c in cells), said

@@ -265,8 +265,10 @@ class NotebookKernel:
         finally:
             cell.source = source
         content = (self.reply or {}).get("content", {})
-        if content.get("status") == "error" and "raises-exception" not in cell.metadata.get("tags", []):
-            return f"{content.get('ename')}: {content.get('evalue')}".strip()
+        error = content if content.get("status") == "error" else next(  # IPython 8's `%%time` shows one, goes on
+            (o for o in cell.outputs if o.get("output_type") == "error"), None)
+        if error and "raises-exception" not in cell.metadata.get("tags", []):
+            return f"{error.get('ename')}: {error.get('evalue')}".strip()
         if plan is None:
             return None
         if plan.expect_output is not None:

@@ -22,6 +22,7 @@ import difflib
 from collections import Counter
 
 from ..cell import LINE_MAGIC, MAGIC
+from ..kernel.ipysyntax import readable
 from ..receipt import values as receipts
 from ..receipt.values import Receipt
 from . import tamper
@@ -44,7 +45,7 @@ class Guard:
         self.namespace = namespace
         self.checks = tuple(checks)
         self.expect_output = expect_output
-        self.tree = _parse(original) or ast.Module(body=[], type_ignores=[])
+        self.tree = _cell_tree(original) or ast.Module(body=[], type_ignores=[])
         self.asserts = [node for node in ast.walk(self.tree) if isinstance(node, ast.Assert)]
         self.expectations = _expectations(self.checks, self.asserts)
         self.failure: Receipt | None = None  # the last receipt of a run that failed
@@ -56,7 +57,7 @@ class Guard:
         if any(line.lstrip().startswith((MAGIC, LINE_MAGIC)) for line in candidate.splitlines()):
             return receipts.rejected("the candidate contains a %%fixloop line, which would change the checks; "
                                      "reply with the cell's code only")
-        tree = _parse(candidate)
+        tree = _cell_tree(candidate)
         if tree is None:
             return None  # it runs, and its receipt shows the syntax error
         for rule in (self._leaves_fixloop_alone, self._keeps_asserts, self._leaves_checks_alone,
@@ -72,7 +73,7 @@ class Guard:
         check, a check block's own lines), and how many it had. The checks run on their own after the
         cell, so the copies are dropped and the rest runs: a small model often appends the checks to
         a right fix. A copy elsewhere (in a function, in a string) is still rejected by `check`."""
-        tree = _parse(candidate)
+        tree = _cell_tree(candidate)
         if tree is None:
             return candidate, 0
         lines, tests = set(), {ast.unparse(t) for t in _check_tests(self.checks)}
@@ -208,6 +209,12 @@ class Guard:
 
 
 # ---------------------------------------------------------------- reading code
+
+
+def _cell_tree(source: str) -> ast.Module | None:
+    """A cell's tree, its IPython syntax seen as Python line for line (`%timeit f()` as `f()`)."""
+    view = readable(source)
+    return _parse(view.python) if view is not None else None
 
 
 def _parse(source: str) -> ast.Module | None:

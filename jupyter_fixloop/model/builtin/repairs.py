@@ -19,6 +19,7 @@ import ast
 from collections.abc import Mapping
 from dataclasses import replace
 
+from ...kernel.ipysyntax import readable
 from ...receipt.smells import invisible_added
 from ...receipt.values import Receipt
 from .calls import (
@@ -153,16 +154,21 @@ def propose(code: str, receipt: Receipt | str, modules: Mapping[str, str] | None
     """(repair, repaired code, '') of the first repair that changes the code; else (None, None, doubt),
     where `doubt` is what a repair that fits could not tell ('' when none fits). `receipt`: the typed
     receipt of the run (the loop's), or a receipt's text (a prompt's: read back by `parse_receipt`).
+    A cell with IPython syntax is repaired as Python, line for line (`ipysyntax.readable`): a magic or
+    shell line stands as IPython's call, a `%timeit` statement or `%%time` body as itself.
     `modules`: the names the namespace binds to modules (`{"pd": "pandas"}`): a repair that writes `pd.`
     imports it only when the namespace lacks it."""
     if isinstance(receipt, str):
         parsed = replace(parse_receipt(receipt), modules=dict(modules or {}))
     else:
         parsed = ParsedReceipt.of(receipt, modules)
+    view = readable(code)
+    if view is None:  # a `%%bash`-like cell: no Python to repair
+        return None, None, ""
     doubt = ""
     for repair in REPAIRS:
         try:
-            fixed = repair(code, parsed)
+            fixed = view.back(repair(view.python, parsed) or view.python)
         except CannotTell as exc:
             doubt = doubt or str(exc)
             fixed = None
