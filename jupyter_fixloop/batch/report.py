@@ -22,16 +22,22 @@ from ..render import (
     tokens_text,
 )
 
-ICON = {"ok": "ok", "fixed": "fixed", "unverified": "runs now, unverified", "proposed": "fix proposed, not run",
+ICON = {"ok": "ok", "fixed": "fixed", "unverified": "runs now, unverified", "looks_wrong": "runs, but looks wrong",
+        "proposed": "fix proposed, not run", "example": "raised when saved too (the author's example)",
         "failed": "FAILED", "rejected": "rejected", "skipped": "skipped"}
-STATUSES = ("ok", "fixed", "unverified", "proposed", "failed", "rejected", "skipped")
+STATUSES = ("ok", "fixed", "unverified", "looks_wrong", "proposed", "example", "failed", "rejected", "skipped")
+COUNTED = {"looks_wrong": "looking wrong", "example": "raising as saved (the author's examples)"}
 
 
 def headline(batch) -> str:
     """One sentence: did every cell run, and how the cells went."""
-    counts = ", ".join(f"{batch.count(s)} {s}" for s in STATUSES if batch.count(s))
+    counts = ", ".join(f"{batch.count(s)} {COUNTED.get(s, s)}" for s in STATUSES if batch.count(s))
+    doubts = [words for status, words in (("unverified", "nothing checked some repairs"),
+                                          ("looks_wrong", "some cells look wrong")) if batch.count(status)]
     verdict = "some cells could not be fixed" if not batch.ok else (
-        "every cell runs" if batch.verified else "every cell runs, but nothing checked some repairs")
+        "every cell runs" if not doubts else f"every cell runs, but {' and '.join(doubts)}")
+    if batch.ok and batch.count("example"):
+        verdict = verdict.replace("every cell runs", "every cell runs or raises as saved", 1)
     cost = f", ${batch.cost:.4f}" if batch.cost else ""
     return (f"{verdict}: {counts} ({len(batch.outcomes)} code cells, {batch.seconds:.1f} s, "
             f"model {batch.model}, {batch.tokens} tokens{cost}); {cells_run(batch)}")
@@ -90,7 +96,7 @@ def markdown_report(batch, output: str) -> str:
 def _md_section(o) -> list[str]:
     out = [f"## Cell {o.number}: {ICON[o.status]}", ""]
     if o.error:
-        out.append(f"- failed in the notebook with: `{_one_line(o.error)}`")
+        out.append(f"- {_failed_with(o)}: `{_one_line(o.error)}`")
     if o.reason:
         out.append(f"- {_one_line(o.reason)}")
     r = o.result
@@ -112,6 +118,10 @@ def _md_section(o) -> list[str]:
             out += ["", f"- {round_title(rnd)} ({tokens_text(rnd.usage.tokens)}, {cost_text(rnd.usage.cost)})",
                     "", *_md_block(rnd.receipt.text)]
     return out
+
+
+def _failed_with(o) -> str:
+    return "raised in the notebook, as when it was saved" if o.status == "example" else "failed in the notebook with"
 
 
 def _md_block(text: str) -> list[str]:
@@ -169,7 +179,8 @@ def _html_document(title: str, body: str) -> str:
 <style>
 body{{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}}
 table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}
-.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}} .s-unverified,.s-proposed{{color:#e65100;font-weight:bold}}
+.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}}
+.s-unverified,.s-looks_wrong,.s-proposed{{color:#e65100;font-weight:bold}} .s-example{{color:#1565c0}}
 .s-failed,.s-rejected,.s-skipped{{color:#c62828;font-weight:bold}}
 </style></head><body>
 {body}
@@ -202,7 +213,7 @@ def _html_section(o) -> str:
     esc = html.escape
     parts = [f"<h2>Cell {o.number}: <span class='s-{o.status}'>{ICON[o.status]}</span></h2>", "<ul>"]
     if o.error:
-        parts.append(f"<li>failed in the notebook with: <code>{esc(_one_line(o.error))}</code></li>")
+        parts.append(f"<li>{_failed_with(o)}: <code>{esc(_one_line(o.error))}</code></li>")
     if o.reason:
         parts.append(f"<li>{esc(_one_line(o.reason))}</li>")
     r = o.result
