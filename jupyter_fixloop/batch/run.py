@@ -341,6 +341,7 @@ class BatchRun:
         self.original = copy.deepcopy(nb)  # for the plain Jupyter count
         self.poisoned: dict[str, int] = {}  # name -> the cell that failed to define it
         self.saved = SavedOutputs(self.original, options.saved_outputs)  # which saved outputs can check a fix
+        self.decided: dict[int, tuple] = {}  # cell number -> (its saved output as a check, or None; why not)
         self.outcomes: list[CellOutcome] = []
         self.dead = False
         self.executed = 0
@@ -545,7 +546,7 @@ class BatchRun:
         while True:
             options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
-                                expect_output=self._expected(plan, number), following=self._later(number),
+                                expect_output=self._expected(plan, number, error), following=self._later(number),
                                 hooks=self.progress.hooks(), options=options)
             if not result.claimed:
                 return result, "none"
@@ -555,17 +556,18 @@ class BatchRun:
                 return result, decision
             hint = text
 
-    def _expected(self, plan: CellPlan, number: int) -> str | None:
+    def _expected(self, plan: CellPlan, number: int, error: str = "") -> str | None:
         """What the cell must print: its --expect-output, else the output saved in the notebook when it
-        can check this cell (SavedOutputs.check: the cell and what it reads are as they were saved)."""
-        if plan.expect_output is not None:
-            return plan.expect_output
-        return self.saved.check(number, plan.code, cell_names(plan.code)[0])[0]
+        can check this cell (SavedOutputs.check: the cell and what it and a repair of its typo read are as
+        they were saved; decided once, before the loop, and kept for the words)."""
+        missing = missing_names(*error.split(": ", 1)) if ": " in error else ()
+        self.decided[number] = self.saved.check(number, plan.code, cell_names(plan.code)[0], missing)
+        return plan.expect_output if plan.expect_output is not None else self.decided[number][0]
 
     def _verified(self, result: LoopResult, number: int) -> tuple[str, str]:
         """(verified_by, words) for a verified fix: what checked it, said plainly."""
         plan = parse_cell(self.original.cells[number - 1].source)
-        saved, why = self.saved.check(number, plan.code, cell_names(plan.code)[0])
+        saved, why = self.decided.get(number) or self.saved.check(number, plan.code, cell_names(plan.code)[0])
         if plan.expect_output is None and saved is not None:
             return "saved output", f"fixed (matches the output saved in the notebook); {result.reason}"
         if plan.checks or plan.expect_output is not None or "assert" in (result.patched or ""):

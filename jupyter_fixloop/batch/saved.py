@@ -12,10 +12,12 @@ doubt. One random cell no longer takes the checks of the whole notebook below it
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from ..receipt import repeatable, saved_check, saved_output, seeds
 
+MISSING_CUTOFF = 0.6  # how near a misspelt name's repair may be (kernel/sharing.py shares such matches)
 CHAINED = re.compile(r"ChainedAssignmentError: ?([^\n]*)")
 """pandas 3's warning that a chained assignment (`df['a'][mask] = v`) never updates the frame."""
 
@@ -34,9 +36,10 @@ class SavedOutputs:
         """The text cell `number` showed when the notebook was saved (a SavedOutput), or None."""
         return saved_output(self._outputs(number))
 
-    def check(self, number: int, code: str, reads) -> tuple[object | None, str]:
+    def check(self, number: int, code: str, reads, missing=()) -> tuple[object | None, str]:
         """(the saved output, "") when it can check a fix of cell `number` running `code`, which reads
-        `reads`; else (None, why not, in words)."""
+        `reads`; else (None, why not, in words). `missing`: names its run found undefined (a typo): a
+        repair reads their close matches (as the loop shares them, kernel/sharing.py), so those count too."""
         if not self.enabled:
             return None, "saved outputs not used (--no-saved-outputs)"
         saved = self.saved(number)
@@ -44,7 +47,9 @@ class SavedOutputs:
             return None, "no output was saved in the notebook to check it against"
         if not repeatable(code):
             return None, "its saved output is not a check: the cell draws random numbers or reads the clock"
-        name = next((n for n in sorted(reads) if n in self.doubt), None)
+        near = {m for typo in missing for m in difflib.get_close_matches(typo, sorted(self.doubt), n=3,
+                                                                          cutoff=MISSING_CUTOFF)}
+        name = next((n for n in sorted(set(reads) | near) if n in self.doubt), None)
         if name is not None:
             return None, (f"its saved output is not a check here: it reads `{name}`, which may not hold what it held "
                           f"when the notebook was saved ({self.doubt[name]})")
