@@ -497,17 +497,18 @@ class BatchRun:
     def _looks_wrong(self, number: int, plan: CellPlan, warning: str, result: LoopResult, started: float, defines,
                      decision: str) -> CellOutcome:
         """A cell that runs but that pandas says assigns nothing, its repair not applied: proposed (in the
-        report and the cell's record) when the loop has one."""
+        report and the cell's record) when the loop has one. `decision`: "reject" (a person did), "failed"
+        (it failed in the notebook's kernel: `result.reason` says how), else the loop's."""
         source = self.nb.cells[number - 1].source
         self.saved.distrust(defines, f"cell {number} looks wrong")
         said = f"runs, but looks wrong: pandas says an assignment never reaches the frame ({warning[:160]})"
-        if decision == "reject":
-            why = "the repair was rejected"
+        if decision in ("reject", "failed"):
+            why = "the repair was rejected" if decision == "reject" else result.reason
         elif result.claimed:
             why = f"a repair is proposed, not applied: {self._verified(result, number)[1]}"
         else:
             why = f"no repair verified: {result.reason}"
-        patched = plan.source_with(result.patched) if result.claimed and decision != "reject" else None
+        patched = plan.source_with(result.patched) if result.claimed and decision not in ("reject", "failed") else None
         return CellOutcome(number, "looks_wrong", source, patched, "", f"{said}; {why}", result,
                            time.perf_counter() - started)
 
@@ -607,7 +608,7 @@ class BatchRun:
             failed = f"the fix passed in the sandbox but fails in the notebook's kernel: {failure}"
             if looks_wrong:
                 return self._looks_wrong(number, plan, error, replace(result, reason=failed), started, defines,
-                                         "reject")
+                                         "failed")
             self._poison(defines | patched_defines, number)
             return CellOutcome(number, "failed", cell.source, None, error, _kept(failed), result,
                                time.perf_counter() - started)
