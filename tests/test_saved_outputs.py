@@ -115,9 +115,8 @@ def test_a_cell_that_reads_random_data_is_not_checked_by_its_saved_output_unless
     assert batch_cli.main([unseeded, "-o", str(tmp_path / "unseeded.out.ipynb")]) == 3  # the fix runs, unverified
 
     printed = capsys.readouterr().out
-    assert ("its saved output is not a check here: it reads `data`, which may not hold what it held when the "
-            "notebook was saved (cell 1 draws random numbers without a seed, or reads the clock or the "
-            "environment)") in printed, printed
+    assert ("its saved output is not a check here: it reads `data`, not as saved (cell 1 draws random numbers "
+            "without a seed)") in printed, printed
 
     seeded = _notebook(tmp_path / "seeded.ipynb", ("import numpy as np\nnp.random.seed(7)", ""),
                        ("data = np.random.randint(0, 100, 6)", ""), ("print(int(dta.sum()))", saved))
@@ -135,8 +134,7 @@ def test_a_cell_whose_saved_output_is_not_shown_again_leaves_what_it_made_in_dou
     assert batch_cli.main([src, "-o", str(tmp_path / "drifted.out.ipynb")]) == 3
 
     printed = capsys.readouterr().out
-    assert ("it reads `rate`, which may not hold what it held when the notebook was saved (cell 1 shows another "
-            "output than the one saved)") in printed, printed
+    assert "it reads `rate`, not as saved (cell 1 shows another output than the one saved)" in printed, printed
     cell4 = re.search(r"cell 4: .* -- (.*)", printed).group(1)
     assert cell4.startswith("fixed: fixed (matches the output saved in the notebook)"), cell4
 

@@ -501,7 +501,7 @@ class BatchRun:
         (it failed in the notebook's kernel: `result.reason` says how), else the loop's."""
         source = self.nb.cells[number - 1].source
         self.saved.distrust(defines, f"cell {number} looks wrong")
-        said = f"runs, but looks wrong: pandas says an assignment never reaches the frame ({warning[:160]})"
+        said = f"pandas says an assignment never reaches the frame ({warning[:160]})"
         if decision in ("reject", "failed"):
             why = "the repair was rejected" if decision == "reject" else result.reason
         elif result.claimed:

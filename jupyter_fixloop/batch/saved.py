@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from ..receipt import repeatable, saved_check, saved_output, seeds
+from ..receipt import saved_check, saved_output, seeds, unrepeatable
 
 MISSING_CUTOFF = 0.6  # how near a misspelt name's repair may be (kernel/sharing.py shares such matches)
 CHAINED = re.compile(r"ChainedAssignmentError: ?([^\n]*)")
@@ -45,14 +45,13 @@ class SavedOutputs:
         saved = self.saved(number)
         if saved is None:
             return None, "no output was saved in the notebook to check it against"
-        if not repeatable(code):
-            return None, "its saved output is not a check: the cell draws random numbers or reads the clock"
+        if unrepeatable(code):
+            return None, f"its saved output is not a check: the cell {unrepeatable(code)}"
         near = {m for typo in missing for m in difflib.get_close_matches(typo, sorted(self.doubt), n=3,
                                                                           cutoff=MISSING_CUTOFF)}
         name = next((n for n in sorted(set(reads) | near) if n in self.doubt), None)
         if name is not None:
-            return None, (f"its saved output is not a check here: it reads `{name}`, which may not hold what it held "
-                          f"when the notebook was saved ({self.doubt[name]})")
+            return None, f"its saved output is not a check here: it reads `{name}`, not as saved ({self.doubt[name]})"
         return saved, ""
 
     def ran(self, number: int, code: str, reads, defines, outputs, checked: bool = False) -> None:
@@ -68,8 +67,8 @@ class SavedOutputs:
                 why = inherited
             elif saved is not None:
                 why = f"cell {number} shows another output than the one saved"
-            elif not repeatable(code, self.seeded):
-                why = f"cell {number} draws random numbers without a seed, or reads the clock or the environment"
+            elif unrepeatable(code, self.seeded):
+                why = f"cell {number} {unrepeatable(code, self.seeded)}"
         for name in defines:
             if why:
                 self.doubt[name] = why
@@ -90,8 +89,8 @@ class SavedOutputs:
         saved = [o for o in self._outputs(number) if o.get("output_type") == "error"]
         if not ename or not saved or saved[0].get("ename") != ename:
             return ""
-        return (f"raised when saved too (the author's example): the saved output shows the same {ename}; left as "
-                "written (the %%fixloop magic or the Fix button repairs it on request)")
+        return (f"the saved output shows the same {ename}; left as written (the %%fixloop magic or the Fix button "
+                "repairs it on request)")
 
     def _outputs(self, number: int) -> list:
         cells = self.original.cells

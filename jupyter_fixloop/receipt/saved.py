@@ -38,10 +38,15 @@ class SavedOutput(str):
     where `--expect-output` text goes; the receipt compares it with `saved_check`."""
 
 
-def repeatable(code: str, seeded: bool = False) -> bool:
-    """Whether running `code` again can show the same output: no clock, no environment, and no random
-    draws, unless a generator is seeded (`seeded`: before the code, in the same kernel; or in the code)."""
-    return not CLOCK.search(code) and (seeded or seeds(code) or not RANDOM.search(code))
+def unrepeatable(code: str, seeded: bool = False) -> str:
+    """Why running `code` again may show another output ("draws random numbers without a seed", "reads
+    the clock or the environment"), or "" when it can show the same: no clock, no environment, and no
+    random draws unless a generator is seeded (`seeded`: before the code, in the same kernel; or in it)."""
+    if CLOCK.search(code):
+        return "reads the clock or the environment"
+    if RANDOM.search(code) and not (seeded or seeds(code)):
+        return "draws random numbers without a seed"
+    return ""
 
 
 def seeds(code: str) -> bool:
