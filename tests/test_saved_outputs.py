@@ -2,6 +2,7 @@
 cell showed when it worked; what differs between library versions only is tolerated."""
 
 import re
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -168,6 +169,6 @@ def test_the_authors_own_error_is_kept_as_written(tmp_path, capsys):
     assert result.cells[1].source == "flags and other" and "fixloop" not in result.cells[1].metadata
     assert "ValueError" in result.cells[1].outputs[0]["ename"]
     assert "fixloop" in result.cells[3].metadata  # repaired as usual (and not fixed)
-    text = open(report).read()
+    text = Path(report).read_text()
     assert "## Cell 2: raised when saved too (the author's example)" in text
     assert "- raised in the notebook, as when it was saved: `ValueError: The truth value" in text
