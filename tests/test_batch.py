@@ -235,6 +235,7 @@ def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
     text = Path(report).read_text()
     assert "every cell runs, but nothing checked some repairs: 4 ok, 3 fixed, 2 unverified" in text
     assert "it failed after the original cell and runs now" in text  # the revenue column's fix
+    assert "- repairs run, by what verified them: 1 a later cell that discriminates, 2 a check, 2 nothing" in text
     assert text.count("a regression check, not evidence") >= 2
 
 

@@ -49,6 +49,18 @@ def cells_run(batch) -> str:
     return f"{batch.cells_run} cells run (plain Jupyter: {plain})"
 
 
+def verified_by(batch) -> str:
+    """"repairs run, by what verified them: 2 the saved output, ..." ("" when no repair ran)."""
+    fixes = [o for o in batch.outcomes if o.status in ("fixed", "unverified")]
+    if not fixes:
+        return ""
+    counts = [(sum(o.verified_by == by and o.status == "fixed" for o in fixes), words) for by, words in (
+        ("saved output", "the output saved in the notebook"), ("following cell", "a later cell that discriminates"),
+        ("check", "a check"))]
+    counts.append((sum(o.status == "unverified" or not o.verified_by for o in fixes), "nothing"))
+    return "repairs run, by what verified them: " + ", ".join(f"{n} {words}" for n, words in counts if n)
+
+
 def summary_text(batch, output: str, report: str | None, backup: str | None) -> str:
     """What the command prints when it is done."""
     lines = [f"fixloop run {batch.path}: {headline(batch)}"]
@@ -77,7 +89,8 @@ def markdown_report(batch, output: str) -> str:
     out = [f"# fixloop report: {os.path.basename(batch.path)}", "",
            f"**{headline(batch)}**", "",
            f"- notebook: `{batch.path}`", f"- patched notebook: `{output}`",
-           f"- {cells_run(batch)}: cells that ran without error; plain Jupyter's count {batch.plain_how}", "",
+           f"- {cells_run(batch)}: cells that ran without error; plain Jupyter's count {batch.plain_how}",
+           *([f"- {verified_by(batch)}"] if verified_by(batch) else []), "",
            "| cell | status | rounds | tokens | cost | time | code |", "|---|---|---|---|---|---|---|"]
     for o in batch.outcomes:
         r = o.result
@@ -202,7 +215,8 @@ def _html_body(batch, output: str, level: int) -> str:
     return f"""<h{level}>fixloop report: {esc(os.path.basename(batch.path))}</h{level}>
 <p><b>{esc(headline(batch))}</b></p>
 <ul><li>notebook: <code>{esc(batch.path)}</code></li><li>patched notebook: <code>{esc(output)}</code></li>
-<li>{esc(cells_run(batch))}: cells that ran without error; plain Jupyter's count {esc(batch.plain_how)}</li></ul>
+<li>{esc(cells_run(batch))}: cells that ran without error; plain Jupyter's count {esc(batch.plain_how)}</li>
+{f"<li>{esc(verified_by(batch))}</li>" if verified_by(batch) else ""}</ul>
 <table><tr><th>cell</th><th>status</th><th>rounds</th><th>tokens</th><th>cost</th><th>time</th><th>code</th></tr>
 {chr(10).join(rows)}
 </table>
