@@ -217,12 +217,14 @@ def test_jupyter_finds_the_fixloop_subcommand(tmp_path):
 
 
 def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
-    """The README's batch-mode command: notebooks/cleaning.ipynb comes out fully running, each repair
-    verified by a check or by a later cell that now runs (the column's near match: the cell below reads it)."""
+    """The README's batch-mode command: notebooks/cleaning.ipynb comes out fully running. A repair is
+    "fixed" only when a check or a later cell that discriminates verified it (the revenue column: the last
+    cell reads it, and failed before the fix); the two repairs no cell reads are unverified (exit 3), and
+    say that the last cell, which ran before them too, is a regression check only (issue 38)."""
     src = str(Path(__file__).parent.parent / "notebooks" / "cleaning.ipynb")
     out, report = str(tmp_path / "cleaning.fixed.ipynb"), str(tmp_path / "cleaning-report.md")
 
-    assert batch_cli.main([src, "-o", out, "--report", report]) == 0
+    assert batch_cli.main([src, "-o", out, "--report", report]) == 3
 
     nb = nbformat.read(out, as_version=4)
     by_text = {c.source.splitlines()[0]: text_of(c) for c in nb.cells if c.cell_type == "code"}
@@ -230,7 +232,11 @@ def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
     assert "north    33.0" in by_text["revenue_by_region = "
                                       "orders.groupby('region')['revenue'].sum().sort_values(ascending=False)"]
     assert "unit prices vary by 28% around their mean" in by_text['%%fixloop --expect "round(price_spread, 2) == 0.28"']
-    assert "every cell runs: 4 ok, 5 fixed" in Path(report).read_text()
+    text = Path(report).read_text()
+    assert "every cell runs, but nothing checked some repairs: 4 ok, 3 fixed, 2 unverified" in text
+    assert "it failed after the original cell and runs now" in text  # the revenue column's fix
+    assert "- repairs run, by what verified them: 1 a later cell that discriminates, 2 a check, 2 nothing" in text
+    assert text.count("a regression check, not evidence") >= 2
 
 
 def test_the_readme_first_command_runs_the_demo_and_says_what_was_verified(tmp_path):
@@ -497,3 +503,70 @@ def test_cells_with_ipython_syntax_are_repaired_with_their_magic_lines_kept(work
     assert "[2, 3, 5]" in text_of(cells[2]) and "Error" not in text_of(cells[2])
     assert cells[3].source == "import numpy as np\n%timeit -n 1 -r 1 np.array(weights, dtype=float) \\\n    .sum()"
     assert all(c.metadata["fixloop"]["decision"] == "accepted" for c in cells), said
+def test_a_later_cell_that_reads_nothing_of_a_fix_does_not_verify_it(workdir, capsys):
+    """Issue 38: a notebook that ends in an independent cell. The cell after the first fix reads the
+    column it makes and failed after the original cell: it verifies that fix, and the words name it. The
+    last cell reads nothing the second fix wrote and ran after its original cell too: a regression check,
+    so that fix stays unverified (exit 3), and says why."""
+    src = write_notebook(
+        workdir / "independent.ipynb",
+        "import pandas as pd\norders = pd.DataFrame({'region': ['n', 's', 'n'], 'qty': [1, 2, 3], "
+        "'price': [2.0, 3.0, 4.0]})",
+        "orders['revenue'] = orders['qty'] * orders['prise']",
+        "print(orders.groupby('region')['revenue'].sum().to_dict())",
+        "for region, qty in orders.groupby('region')['qty'].sum().iteritems():\n    print(region, qty)",
+        "print(orders.dtypes.to_dict())",
+    )
+
+    code = batch_cli.main([src, "-o", str(workdir / "independent.out.ipynb")])
+
+    printed = capsys.readouterr().out
+    assert code == 3, printed
+    first = re.search(r"cell 2: .* -- (.*)", printed).group(1)
+    assert first.startswith("fixed: after 1 round(s): its 1 check passes (following cell 1 (`print(orders.groupby("
+                            "'region')['revenue'].sum().to_dict())`): it failed after the original cell and runs "
+                            "now)"), first
+    last = re.search(r"cell 4: .* -- (.*)", printed).group(1)
+    assert last.startswith("runs now, unverified: nothing checked it"), last
+    assert ("1 later cell still runs, but ran after the original cell too and reads nothing the code wrote: a "
+            "regression check, not evidence") in last
+    result = nbformat.read(str(workdir / "independent.out.ipynb"), as_version=4)
+    assert text_of(result.cells[3]) == "n 4\ns 2"
+
+
+def test_a_cell_that_runs_but_assigns_through_a_chain_is_repaired_when_its_saved_output_can_tell(tmp_path, capsys):
+    """Issue 38: pandas 3 warns that `df['b'][mask] = v` never reaches the frame (ChainedAssignmentError),
+    and the cell runs. Batch mode says it looks wrong and proposes `df.loc[mask, 'b'] = v`: applied when
+    the output saved when it worked verifies it; proposed only, where nothing can."""
+    from nbformat.v4 import new_output
+
+    cells = [("import pandas as pd\ndf = pd.DataFrame({'a': [1, 2, 3], 'b': [0, 0, 0], 'c': [1, 1, 1]})", None),
+             ("df['b'][df['a'] > 1] = 5\nprint(df['b'].tolist())", "[0, 5, 5]\n"),  # what pandas 1 printed
+             ("print(int(df['a'].sum()))", "6\n"),
+             ("df['c'][df['a'] > 2] = 0", None)]
+    nb = new_notebook(cells=[new_code_cell(src, outputs=[new_output("stream", name="stdout", text=out)] if out else [])
+                             for src, out in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    src, out, report = str(tmp_path / "chained.ipynb"), str(tmp_path / "chained.out.ipynb"), str(tmp_path / "c.md")
+    nbformat.write(nb, src)
+
+    code = batch_cli.main([src, "-o", out, "--report", report])
+
+    printed = capsys.readouterr().out
+    assert code == 3, printed  # every cell runs, one looks wrong
+    assert "every cell runs, but some cells look wrong: 2 ok, 1 fixed, 1 looking wrong" in printed, printed
+    fixed = re.search(r"cell 2: .* -- (.*)", printed).group(1)
+    assert fixed.startswith("fixed: ran, but looked wrong (pandas: ChainedAssignmentError: A value is being set on a "
+                            "copy"), fixed
+    assert "fixed (matches the output saved in the notebook)" in fixed
+    result = nbformat.read(out, as_version=4)
+    assert result.cells[1].source == "df.loc[df['a'] > 1, 'b'] = 5\nprint(df['b'].tolist())"
+    assert text_of(result.cells[1]) == "[0, 5, 5]"
+    wrong = re.search(r"cell 4: .* -- (.*)", printed).group(1)
+    assert wrong.startswith("runs, but looks wrong: pandas says an assignment never reaches the frame "
+                            "(ChainedAssignmentError: "), wrong
+    assert "a repair is proposed, not applied: nothing checked it" in wrong
+    assert result.cells[3].source == "df['c'][df['a'] > 2] = 0"  # as written: the proposal is in its record
+    assert result.cells[3].metadata["fixloop"]["decision"] == "pending"
+    assert result.cells[3].metadata["fixloop"]["patched"].startswith("df.loc[df['a'] > 2, 'c'] = 0")
+    assert "+df.loc[df['a'] > 2, 'c'] = 0" in Path(report).read_text()

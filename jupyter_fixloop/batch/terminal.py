@@ -117,7 +117,8 @@ class RichProgress(QuietProgress):
 
     def done(self, outcome) -> None:
         if outcome.status != "ok":
-            colour = {"fixed": "green", "unverified": "yellow"}.get(outcome.status, "red")
+            colour = {"fixed": "green", "unverified": "yellow", "looks_wrong": "yellow", "example": "blue"}.get(
+                outcome.status, "red")
             self.bar.console.print(f"{self.label}cell {outcome.number}: [{colour}]{outcome.status}[/{colour}] "
                                    f"{(outcome.reason or outcome.error)[:120]}", markup=True, highlight=False)
         self.bar.advance(self.task)

@@ -27,14 +27,14 @@ from ..kernel.snapshot import Snapshot
 from ..model import models as model
 from ..model import prompt
 from ..options import LoopOptions, knob_signature
-from ..receipt.values import Budget, Receipt
+from ..receipt.values import Baseline, Budget, Receipt
 from ..result import LoopResult, Round, Usage
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
 from ..sandbox.manager import SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
 from . import guard, sampling
-from .verdict import UNVERIFIED, PassedBefore, decisive, evidence, receipt_of, verified
+from .verdict import UNVERIFIED, PassedBefore, decisive, evidence, receipt_of, still_run, verified
 
 
 async def afix(
@@ -117,7 +117,9 @@ class LoopRun:
                            " ".join(checks))
         self.expect_output = expect_output
         self.following = following
-        self.baseline: frozenset[int] = frozenset()  # following cells that fail after the original too
+        # how the following cells went after the original cell, and what it wrote (set by its run; with an
+        # instruction there is none, and a later cell that runs verifies only by reading what the code wrote)
+        self.baseline = Baseline(ran=frozenset(range(1, len(following) + 1)))
         self.options = options
         if hooks is not None and not isinstance(hooks, LoopHooks):
             raise UsageError(f"hooks must be a LoopHooks (jupyter_fixloop.hooks), not {type(hooks).__name__}")
@@ -202,11 +204,11 @@ class LoopRun:
         self.first = first = await self._run(pool, mirror, self.source, original_run=True)
         # a typo the cell made (`dff`) shares its close match (`df`); then the set is fixed
         mirror.share(self._shared(sharing.missing_names(first.ename, first.evalue)))
-        self.baseline = frozenset(f.number for f in first.following if not f.ok)
+        self.baseline = Baseline.of(first)
         events.call(self.hooks.on_receipt, events.ReceiptReady(0, self.options.max_rounds, first))
 
     def _already_passes(self) -> LoopResult:
-        words = verified(self.first, self.source, self.source, self.checks)
+        words = verified(self.first, self.source, self.source, self.checks, candidate=False)
         return self._end("passed", f"the cell already {words}" if words.startswith("runs")
                          else f"the cell already passes: {words}")
 
@@ -276,7 +278,8 @@ class LoopRun:
         guess = f", a guess: {reply.guess}" if reply.guess else ""
         also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
                 "differently: compare them below") if others else ""
-        return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{guess}){stated}",
+        return self._end("unverified",
+                         f"{UNVERIFIED}{also} (after {index} round(s){by}{guess}){stated}{still_run(receipt)}",
                          reply.code)
 
     @staticmethod
@@ -356,8 +359,7 @@ class LoopRun:
             return receipt_of(raw, notes=reads + snap.notes() + mirror.unshared_notes(code, self.checks),
                               expect_output=self.expect_output,
                               budget=self.budget, original=self.source if not self.instruction else code,
-                              following_cells=cells, following_counted=not original_run,
-                              following_excused=self.baseline)
+                              following_cells=cells, baseline=None if original_run else self.baseline)
         finally:
             pool.discard(box)
 

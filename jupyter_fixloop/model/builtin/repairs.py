@@ -41,6 +41,7 @@ from .calls import (
 from .data import (
     accessor_dtype,
     apply_axis,
+    chained_assignment,
     concat_list,
     date_format,
     drop_axis,
@@ -93,7 +94,7 @@ from .traced import epoch_unit, power_of_ten, shared_default, strict_bounds
 __all__ = ["GUESS", "KIND", "MECHANICAL", "REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
 
 REPAIRS = [
-    column_repr, syntax, indentation,
+    column_repr, syntax, indentation, chained_assignment,
     moved_import, missing_import, name_literal, name_typo,
     message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields,
            resample_keyword, groupby_axis,
@@ -119,7 +120,7 @@ KIND = {
                      method_not_called, drop_axis, concat_list, join_non_str, tuple_columns, series_truth,
                      int_not_iterable, did_you_mean, keyword_value_hint, reduction_level, join_axes, removed_method,
                      keyword_only_now, period_fields, resample_keyword, keyword_unspecified,
-                     setitem_upcast],
+                     setitem_upcast, chained_assignment],
                     MECHANICAL),
     **dict.fromkeys([column_repr, name_typo, column_as_attribute, attribute_typo, missing_return, unpack_loop,
                      accessor_dtype, key_typo, positional_key, bad_keyword, str_concat, reduction_on_text,
