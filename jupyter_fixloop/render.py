@@ -11,7 +11,7 @@ import difflib
 import html
 
 from .hooks import LoopEnd, LoopEvent, ModelWriting, RoundStart, RunStart
-from .result import LoopResult, unified_diff
+from .result import LoopResult, unified_diff, written_aside
 
 STATUS_TEXT = {
     "passed": "already passes",
@@ -85,7 +85,7 @@ def alternative_lines(result: LoopResult) -> list[str]:
     """An unverified repair's rivals: other candidates of its round that also ran, their code and effect."""
     out = []
     for s in result.alternatives:
-        who = "the built-in rules" if s.source == "rules" else "the model"
+        who = s.writer
         out += ["", f"another candidate that also runs ({who}), nothing tells which is right:"]
         out += ["  " + line for line in unified_diff(result.source, s.code or "", "original", who).splitlines()]
         if s.effect:
@@ -96,7 +96,7 @@ def alternative_lines(result: LoopResult) -> list[str]:
 def alternatives_html(result: LoopResult) -> str:
     parts = []
     for s in result.alternatives:
-        who = "the built-in rules" if s.source == "rules" else "the model"
+        who = s.writer
         effect = (f'<div>what it does to your data:</div><pre class="fixloop-receipt">{html.escape(s.effect)}</pre>'
                   if s.effect else "")
         parts.append(f'<div class="fixloop-alternative"><b>another candidate that also runs ({who}); nothing '
@@ -231,7 +231,7 @@ def notes_html(notes) -> str:
 
 def round_title(r) -> str:
     """"round 2: check_failed", and who wrote the candidate when it was not the model."""
-    return f"round {r.index}{' (built-in rules)' if r.source == 'rules' else ''}: {r.receipt.kind}"
+    return f"round {r.index}{written_aside(r.source, r.model_written)}: {r.receipt.kind}"
 
 
 def samples_line(r) -> str:

@@ -124,7 +124,12 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
     node.append(effect);
   }
   for (const other of loop.alternatives) {
-    const who = other.source === 'rules' ? 'the built-in rules' : 'the model';
+    const who =
+      other.source !== 'rules'
+        ? 'the model'
+        : other.model_written
+          ? "the rules' repair of the model's code"
+          : 'the built-in rules';
     const alt = el('div', 'jp-fixloop-entry-effect');
     alt.append(
       el('div', 'jp-fixloop-entry-effect-title', `Another candidate that also runs (${who}); nothing tells which is right:`),
