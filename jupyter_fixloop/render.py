@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import html
 
+from .hidden import code_lines, visible
 from .hooks import LoopEnd, LoopEvent, ModelWriting, RoundStart, RunStart
 from .result import LoopResult, unified_diff, written_aside
 
@@ -134,7 +135,7 @@ def render_text(result: LoopResult) -> str:
         out.append(result.diff.rstrip("\n"))
     for note in result.notes:
         out.append(note)
-    return "\n".join(out)
+    return visible("\n".join(out))  # a sandbox's text and the code as escapes: a terminal acts on neither
 
 
 def diff_html(before: str, after: str) -> str:
@@ -221,7 +222,7 @@ def render_html(result: LoopResult) -> str:
     parts.append(alternatives_html(result))
     parts.append(rounds_html(result))
     parts.append("</div>")
-    return "\n".join(parts)
+    return visible("\n".join(parts))  # bidi overrides and zero-width characters shown as escapes, not obeyed
 
 
 def notes_html(notes) -> str:
@@ -331,7 +332,7 @@ def activity_text(event: LoopEvent) -> str:
 
 def side_by_side_html(before: str, after: str) -> str:
     """Original left, proposed right; changed lines marked -/+ as well as coloured, code highlighted."""
-    a, b = before.splitlines(), after.splitlines()
+    a, b = code_lines(before), code_lines(after)
     if a == b:
         return '<pre class="fixloop-diff fixloop-nodiff">(no change)</pre>'
     rows = ['<tr><th></th><th></th><th>original</th><th></th><th></th><th>proposed</th></tr>']

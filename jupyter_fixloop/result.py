@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+from .hidden import code_lines
 from .receipt.effect import Effect
 from .receipt.values import Receipt
 
@@ -210,8 +211,10 @@ def writer_words(source: str, authors: tuple[str, ...]) -> str:
 
 
 def unified_diff(before: str, after: str, before_name: str = "original", after_name: str = "proposed") -> str:
-    """A unified diff that ignores a missing final newline (cells rarely end with one)."""
-    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), before_name, after_name, lineterm="")
+    """A unified diff for a person to read, of the lines as Python reads them, every hidden character
+    (ESC, CR, bidi overrides, zero-width: hidden.py) written as its escape, so what it shows is what
+    runs; it ignores a missing final newline (cells rarely end with one)."""
+    lines = difflib.unified_diff(code_lines(before), code_lines(after), before_name, after_name, lineterm="")
     return "".join(line + "\n" for line in lines)
 
 

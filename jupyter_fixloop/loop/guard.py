@@ -8,6 +8,8 @@ What counts as cheating, each rule one function returning the reason (or None):
   swallows it (pass, continue, a constant), or deleting what the failing line did;
 - hard-coding the value a check expects (`return 8`, `return 4 * 2`, `if n == 6:` when the check is
   `fib(6) == 8`);
+- characters a reader cannot see (hidden.py: ESC, CR, bidi overrides, zero-width) the cell has not:
+  a diff could not show the person reviewing it what runs;
 - tampering with how the checks judge (tamper.py): patching a function a check calls, redefining a
   helper of the user's namespace a check calls, a class whose `__eq__` always says yes, reaching
   into fixloop's own code.
@@ -22,6 +24,7 @@ import difflib
 from collections import Counter
 
 from ..cell import LINE_MAGIC, MAGIC
+from ..hidden import added
 from ..receipt import values as receipts
 from ..receipt.values import Receipt
 from . import tamper
@@ -53,6 +56,12 @@ class Guard:
         """A `rejected` receipt when the candidate cheats, else None (the candidate is run)."""
         if last is not None and last.kind not in ("rejected", "no_code", "no_repair", "ok"):
             self.failure = last
+        hidden = added(self.original, candidate)
+        if hidden:  # read from the text, before it runs: what it defines or deletes when it runs cannot matter
+            return receipts.rejected(
+                f"the candidate holds characters a reader cannot see ({hidden}) that the cell does not have: a "
+                "diff would not show what runs; write them as escapes in a string ('\\x1b', '\\u200b'), or "
+                "leave them out")
         if any(line.lstrip().startswith((MAGIC, LINE_MAGIC)) for line in candidate.splitlines()):
             return receipts.rejected("the candidate contains a %%fixloop line, which would change the checks; "
                                      "reply with the cell's code only")

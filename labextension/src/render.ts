@@ -2,7 +2,7 @@
  * DOM for one loop entry: header, facts, diff (unified or side by side),
  * receipts and decision buttons. No JupyterLab imports.
  */
-import { IDiffRow, ISideBySideRow, loopDiffRows, sideBySide } from './diff';
+import { IDiffRow, ISideBySideRow, loopDiffRows, sideBySide, visible } from './diff';
 import { actionsFor, decisionLabel, ILoopEntry } from './loops';
 import { DecideAction, formatCost, isClaim, roundTitle, statusLabel } from './summary';
 
@@ -28,7 +28,7 @@ function el<K extends keyof HTMLElementTagNameMap>(
     node.className = className;
   }
   if (text !== undefined) {
-    node.textContent = text;
+    node.textContent = visible(text); // a bidi override or a zero-width character is shown, not obeyed
   }
   return node;
 }
