@@ -18,7 +18,7 @@ from traitlets import Unicode, default
 from traitlets.config import Configurable
 
 from .cell import MAGIC, join_magic, split_magic
-from .result import LoopResult
+from .result import LoopResult, written_aside
 from .summary import loop_summary, now
 
 
@@ -165,7 +165,7 @@ class FixLoopHistory(Configurable):
                 if (e.get("effect") or {}).get("text"):
                     out += ["", "what it does to your data:", e["effect"]["text"]]
                 for r in e.get("rounds") or []:
-                    by = " (built-in rules)" if r.get("source") == "rules" else ""
+                    by = written_aside(r.get("source", ""), bool(r.get("model_written")))
                     out += ["", f"round {r['index']}{by}: {r['receipt']['kind']}", r["receipt"]["text"]]
                 return "\n".join(out)
         return f"fixloop history: no loop {loop_id!r} in {self.path}"

@@ -39,7 +39,9 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
         "created": created or now(),
         "decision": decision,
         "effect": result.effect.to_json() if result.effect is not None else None,
-        "alternatives": [{"source": a.source, "code": a.code or "", "effect": a.effect} for a in result.alternatives],
+        "alternatives": [{"source": a.source, "code": a.code or "", "effect": a.effect,
+                          "model_written": "model" in a.authors} for a in result.alternatives],
+        "model_written": result.model_written,
         "rounds": [
             {
                 "index": r.index,
@@ -50,6 +52,7 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
                 "seconds": round(r.usage.seconds + r.usage.run_seconds, 3),
                 "effect": r.effect.text if r.effect is not None else None,
                 "source": r.source,
+                "model_written": r.model_written,
             }
             for r in result.rounds
         ],

@@ -362,6 +362,41 @@ def test_unreviewed_model_code_does_not_run_in_the_notebook_kernel_by_default(wo
     assert marker.read_text() == "token"  # what --accept-unreviewed lets through: why it is not the default
 
 
+# issue 41, critical: the rules' repair of a model's code is the model's code
+PAYLOAD = ("import os\nif os.environ.get('REPORT_DIR_FOR_TEST'):\n"
+           "    open(os.environ['REPORT_DIR_FOR_TEST'], 'w').write('token')\ny = int(math.sqrt(4))")
+
+
+@pytest.mark.parametrize("cell_model", [False, True], ids=["model-flag", "model-on-the-cell-line"])
+def test_the_rules_repair_of_a_models_code_is_proposed_not_applied(workdir, tmp_path, fake_model, monkeypatch,
+                                                                    capsys, cell_model):
+    """The model's reply carries a payload and `y = int(math.sqrt(4))` without `import math`: it fails in
+    round 1, the rules add the import in round 2 and it passes. Every line but the import is the model's,
+    so the fix is proposed (exit 1) and the notebook's kernel never runs the payload; also when the
+    model is named on the cell's `%%fixloop` line and the run's own model is the built-in engine."""
+    marker = tmp_path / "written-by-the-models-payload"
+    monkeypatch.setenv("REPORT_DIR_FOR_TEST", str(marker))  # inherited by the notebook kernel, not the sandbox
+    server = fake_model(f"```python\n{PAYLOAD}\n```")
+    line = "%%fixloop --model openai/scripted --expect 'y == 2'" if cell_model else "%%fixloop --expect 'y == 2'"
+    src = write_notebook(workdir / f"provenance-{cell_model}.ipynb", f"{line}\ny = root_of_four", "print(y)")
+    out, report = str(workdir / f"provenance-{cell_model}.out.ipynb"), str(workdir / f"provenance-{cell_model}.md")
+    flags = ["--api-base", server.url] + ([] if cell_model else ["--model", "openai/scripted"])
+
+    code = batch_cli.main([src, "-o", out, "--report", report, "--max-rounds", "3", *flags])
+
+    printed = capsys.readouterr().out
+    assert code == 1 and not marker.exists(), printed
+    nb = nbformat.read(out, as_version=4)
+    record = nb.cells[0].metadata["fixloop"]
+    assert record["status"] == "fixed" and record["decision"] == "pending" and record["model_written"], record
+    assert [r["source"] for r in record["rounds"]] == ["model", "rules"] and record["rounds"][1]["model_written"]
+    assert "REPORT_DIR_FOR_TEST" in record["patched"] and "import math" in record["patched"]
+    assert "the rules' repair of the model's code" in record["reason"]
+    assert "built-in rules' repair" not in record["reason"] and "built-in rules' repair" not in printed
+    assert "1 proposed" in printed and "model-written code nobody reviewed" in printed
+    assert "NameError" in text_of(nb.cells[0])  # the original ran, as plain Jupyter would
+
+
 def test_an_unknown_model_is_refused_before_any_cell_runs(workdir, capsys):
     src = write_notebook(workdir / "model.ipynb", "open('ran.txt', 'w').write('x')")
     assert batch_cli.main([src, "--model", "nosuchprovider/some-model"]) == 2

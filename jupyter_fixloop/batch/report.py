@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import os
 
+from ..hidden import visible
 from ..render import (
     STYLE,
     cost_text,
@@ -72,14 +73,14 @@ def summary_text(batch, output: str, report: str | None, backup: str | None) -> 
     lines.append(f"patched notebook: {output}")
     if report:
         lines.append(f"report: {report}")
-    return "\n".join(lines)
+    return visible("\n".join(lines))
 
 
 def write_report(batch, path: str, output: str) -> None:
     """Markdown or HTML, by the extension of `path`."""
     text = html_report(batch, output) if path.lower().endswith((".html", ".htm")) else markdown_report(batch, output)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+        f.write(visible(text))  # read in a terminal (`cat`) or a browser: hidden characters as escapes
 
 
 # ---------------------------------------------------------------- Markdown
@@ -182,7 +183,7 @@ def combined_report(items, path: str) -> None:
             ]
         text = "\n".join(parts) + "\n"
     with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+        f.write(visible(text))
 
 
 def _html_document(title: str, body: str) -> str:

@@ -516,14 +516,13 @@ class BatchRun:
                            time.perf_counter() - started)
 
     def _unreviewed(self, result: LoopResult) -> bool:
-        """A fix a litellm model wrote that no person accepted: it is not run in the notebook's kernel
-        (which is not a sandbox) unless --accept-unreviewed. The built-in engine's repairs are rules
-        templated from the cell, not model code, and are applied."""
+        """A fix holding lines a model wrote that no person accepted: it is not run in the notebook's kernel
+        (which is not a sandbox) unless --accept-unreviewed. Read from who wrote each line, never from
+        which step answered last: the rules' repair of a model's code is the model's code. A fix whose
+        every changed line the built-in engine templated from the cell is applied."""
         if self.options.accept_unreviewed or self.decide is not accept_all:
             return False
-        if get_model(self.loop_options.model).applied_unreviewed:
-            return False
-        return not (result.rounds and result.rounds[-1].source == "rules")
+        return result.model_written
 
     async def _propose(self, kernel, index, plan, error, result: LoopResult, started, defines) -> CellOutcome:
         """Write the model's verified fix into the notebook (the cell's `fixloop` record, pending) and

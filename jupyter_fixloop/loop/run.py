@@ -28,7 +28,7 @@ from ..model import models as model
 from ..model import prompt
 from ..options import LoopOptions, knob_signature
 from ..receipt.values import Baseline, Budget, Receipt
-from ..result import LoopResult, Round, Usage
+from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
 from ..sandbox.manager import SandboxSettings
@@ -246,7 +246,8 @@ class LoopRun:
         several = len(candidates) > 1 or self.options.samples > 1
         samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
         self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
-                                 temperature=best.temperature, samples=samples, source=best.source))
+                                 temperature=best.temperature, samples=samples, source=best.source,
+                                 authors=best.authors))
         events.call(self.hooks.on_receipt, events.ReceiptReady(index, self.options.max_rounds, receipt, usage))
         return receipt
 
@@ -265,7 +266,7 @@ class LoopRun:
     def _passed(self, index: int, best: sampling.Candidate, receipt: Receipt) -> LoopResult:
         """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
         reply = best.reply
-        by = ", the built-in rules' repair" if best.source == sampling.RULES else ""
+        by = f", {_repair_words(best.authors)}" if best.source == sampling.RULES else ""
         stated = ""
         if self.facts:  # held, as the judge signed; not evidence that the answer is right
             receipt = replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts))
@@ -298,21 +299,24 @@ class LoopRun:
                       mirror) -> list[sampling.Candidate]:
         """The round's candidates: one model call per temperature, each reply cleaned by the guard and run."""
 
-        async def ask(step: float | str) -> tuple[model.Reply, str] | None:
+        async def ask(step: float | str) -> tuple[model.Reply, str, tuple[str, ...]] | None:
             last = model.LastRun(history[-1][0] if history else None, history[-1][1] if history else None,
                                  mirror.modules())  # typed, never re-read from the prompt
-            if step == sampling.RULES:
+            if step == sampling.RULES:  # the rules repair the code that last ran, whoever wrote it
                 reply = await self._rules(messages, last)
                 if reply is None:
                     return None
-            else:
+                base, writer = last.code or self.source, RULES
+            else:  # a model writes from the cell (what it keeps of it is the user's)
                 reply = await self._propose(messages, step, last)
+                base, writer = self.source, self.model.author
             if reply.code is not None:
                 code, removed = guard_.without_copied_checks(reply.code)
                 reply = replace(reply, code=code)
                 if removed:  # said in the receipt of the round that carries it on
                     self._removed[code] = removed
-            return reply, self._repeated(reply)
+            authors = authored(base, self._authors_of(base), reply.code or "", writer)
+            return reply, self._repeated(reply), authors
 
         async def trial(reply: model.Reply) -> Receipt:
             receipt = await self._trial(reply.code, reply.text, guard_, history, pool, mirror)
@@ -408,12 +412,23 @@ class LoopRun:
             return "your previous answer"
         return ""
 
+    def _authors_of(self, code: str) -> tuple[str, ...]:
+        """Who wrote each line of code that ran: the cell is the user's; a round's candidate carries its own."""
+        if code.strip() == self.source.strip():
+            return (USER,) * len(code.splitlines())
+        for r in reversed(self.rounds):
+            if r.candidate is not None and r.candidate.strip() == code.strip():
+                return r.authors
+        return ()  # unknown: `authored` takes it as the least trusted
+
     def _author(self, code: str) -> str:
         """Who wrote code that ran in a round, as the model is told: "your answer in round 2", or
         "the built-in rules' repair in round 1"."""
         for r in self.rounds:
             if r.candidate is not None and r.candidate.strip() == code.strip():
-                who = "the built-in rules' repair" if r.source == sampling.RULES else "your answer"
+                who = "your answer"
+                if r.source == sampling.RULES:
+                    who = "the built-in rules' repair of your code" if r.model_written else "the built-in rules' repair"
                 return f"{who} in round {r.index}"
         return "the code that was run"
 
@@ -461,6 +476,11 @@ class LoopRun:
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
                           notes=(describe_sandbox(self.settings),))
+
+
+def _repair_words(authors: tuple[str, ...]) -> str:
+    """A rules' candidate in a result's words: a repair of the model's code is said to be one."""
+    return "the rules' repair of the model's code" if MODEL in authors else "the built-in rules' repair"
 
 
 def sandbox_settings(options: LoopOptions) -> SandboxSettings:

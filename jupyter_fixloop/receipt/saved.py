@@ -102,6 +102,15 @@ def _same_line(want: str, got: str) -> bool:
     return True
 
 
+def holds(text: str, saved: str) -> bool:
+    """Whether the saved output's lines are whole lines of `text`, in a row, compared as `saved_check`
+    compares them ('6' is in '6.0' but not in 'Loaded 16 rows')."""
+    want, got = normalized(saved), normalized(text)
+    n = len(want)
+    starts = range(len(got) - n + 1)
+    return bool(want) and any(all(_same_line(w, g) for w, g in zip(want, got[i:i + n])) for i in starts)
+
+
 def saved_check(stdout: str, shown: str | None, saved: str) -> tuple[bool, str, list[str]]:
     """Compare what a run printed and showed with the saved output: (matches, detail, a compact diff
     (`-` saved, `+` this run) of the lines that differ)."""

@@ -117,7 +117,8 @@ export function buildLoopList(
         decision: record.decision,
         rounds: [],
         effect: null,
-        alternatives: []
+        alternatives: [],
+        model_written: true // not recorded: the least trusted
       };
       note(loop, cell.id, record.decision, Math.max(record.rounds, loop.rounds.length));
     }
