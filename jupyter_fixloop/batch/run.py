@@ -639,7 +639,8 @@ def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str =
 
 def _record(cell, result: LoopResult, decision: str) -> None:
     """The LoopSummary kept in a cell's metadata; `original` and `patched` are code without a `%%fixloop` line."""
-    cell.metadata[METADATA_KEY] = loop_summary(result, cell_id=cell.get("id"), decision=decision)
+    cell.metadata[METADATA_KEY] = loop_summary(result, cell_id=cell.get("id"), decision=decision,
+                                               plain=split_magic(cell.source)[0] is None)
 
 
 async def fix_notebook(nb, path: str, options: BatchOptions, progress=None, decide: Decide = accept_all) -> BatchResult:

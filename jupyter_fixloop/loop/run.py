@@ -46,6 +46,7 @@ async def afix(
     following: Iterable[str] = (),
     hooks: LoopHooks | None = None,
     options: LoopOptions | None = None,
+    notes: Iterable[str] = (),
     **knobs,
 ) -> LoopResult:
     """Run `source` in a sandbox kernel and repair it until its checks pass.
@@ -55,7 +56,9 @@ async def afix(
     (a dict, of which the names the cell, checks and following cells read are mirrored, see
     sharing.py and `share`; or a Snapshot); `following`: the notebook's later cells, run in
     order after each candidate as regression checks (a cell that also fails after the original
-    cell is not counted); `hooks`: progress, a `LoopHooks` of named callables (hooks.py). The other
+    cell is not counted); `hooks`: progress, a `LoopHooks` of named callables (hooks.py); `notes`:
+    lines every receipt carries, what the caller knows of the state the sandbox starts from (e.g. the
+    names a failed run changed that could not be put back). The other
     keywords are the fields of
     `LoopOptions` (model, max_rounds, timeout, model_timeout, wall_time, ...): each overrides
     `options` (default `LoopOptions()`); an unknown one is a TypeError.
@@ -64,7 +67,7 @@ async def afix(
         raise TypeError("fix(on_event=...) is gone: pass hooks=LoopHooks(on_receipt=..., ...) (jupyter_fixloop.hooks)")
     options = (options or LoopOptions()).with_(**knobs).resolved()
     run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, hooks,
-                  following=_following(following))
+                  following=_following(following), notes=tuple(notes))
     return await runtime.run_here(run.run())
 
 
@@ -94,7 +97,7 @@ class LoopRun:
 
     def __init__(self, source: str, checks: tuple[str, ...], instruction: str | None, namespace,
                  expect_output: str | None, options: LoopOptions, hooks: LoopHooks | None,
-                 following: tuple[str, ...] = ()):
+                 following: tuple[str, ...] = (), notes: tuple[str, ...] = ()):
         if not isinstance(source, str):
             raise UsageError(f"source must be a string of Python code, not {type(source).__name__}")
         if not source.strip() and not instruction:
@@ -102,6 +105,7 @@ class LoopRun:
         self.source, self.checks, self.instruction = source, checks, instruction
         self.expect_output = expect_output
         self.following = following
+        self.notes = notes
         self.baseline: frozenset[int] = frozenset()  # following cells that fail after the original too
         self.options = options
         if hooks is not None and not isinstance(hooks, LoopHooks):
@@ -330,7 +334,7 @@ class LoopRun:
         try:
             raw = await box.run(code, list(self.checks), self._capped(timeout * (1 + len(cells)) + len(cells)),
                                 following=later)
-            return receipt_of(raw, notes=snap.notes() + mirror.unshared_notes(code, self.checks),
+            return receipt_of(raw, notes=self.notes + snap.notes() + mirror.unshared_notes(code, self.checks),
                               expect_output=self.expect_output,
                               budget=self.budget, original=self.source if not self.instruction else code,
                               following_cells=cells, following_counted=not original_run,
