@@ -87,7 +87,9 @@ class AutoFix:
         shell.events.register("pre_run_cell", self._pre_run_cell)
         shell.events.register("post_run_cell", self._post_run_cell)
         self.frontend.on_fix = self.fix_request
+        self.frontend.watchers.append(self.announce)
         config.observe(self._configured, names="auto")
+        config.observe(self.announce, names=["model", "api_base"])
 
     def close(self) -> None:
         """`%unload_ext`: IPython's handler back, no checkpoints, no `fix` requests."""
@@ -99,7 +101,20 @@ class AutoFix:
                 pass
         if self.frontend.on_fix == self.fix_request:
             self.frontend.on_fix = None
+        if self.announce in self.frontend.watchers:
+            self.frontend.watchers.remove(self.announce)
         self.config.unobserve(self._configured, names="auto")
+        self.config.unobserve(self.announce, names=["model", "api_base"])
+
+    def announce(self, change=None) -> None:
+        """Tell the frontend what a Fix would use (`settings`, docs/protocol.md): on hello, and when it changes."""
+        if not self.frontend.connected:
+            return
+        try:
+            model = self.config.options().resolved().model
+        except FixloopError:
+            model = ""
+        self.frontend.send({"action": "settings", "auto": self.mode, "model": model, "rules": BUILTIN})
 
     @property
     def keeping(self) -> bool:
@@ -124,6 +139,7 @@ class AutoFix:
         self.mode = mode
         if self.config.auto != mode:
             self.config.auto = mode
+        self.announce()
         asks = "the built-in rules (no tokens); `%fixloop last --model` asks the model" if mode == "rules" else (
             f"the built-in rules and {self.config.options().resolved().model}")
         return (f"fixloop auto: on. Under each error, a repair by {asks} is tried in a sandbox from the state the "
@@ -141,6 +157,7 @@ class AutoFix:
         if self.config.auto != "off":
             self.config.auto = "off"
         self.checkpoint = None
+        self.announce()
         return words
 
     # ------------------------------------------------------------------ before and after each cell
