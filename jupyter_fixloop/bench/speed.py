@@ -11,6 +11,8 @@
 7. The checks' judge (kernel/judge.py): a warm round with one check, judged against not judged, and
    the same on a 1,000,000-row frame the check reads (what the cell did not change, the judge reads
    in its own copy of the snapshot map). Target on the frame: judged <= 1.3x not judged.
+8. (precell) The state kept before each cell while `%fixloop auto` is on (bench/precell.py): the
+   per-cell overhead on a 1,000,000-row frame, against the cell's own run. Target: <= 5 %.
 4. The first repair in a fresh process (`%load_ext`, then `%%fixloop` on a one-word typo, built-in
    engine) against one cold kernel start timed in the same run. Target: <= 2 cold starts, and
    litellm never imported.
@@ -47,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rows", type=int, default=1_000_000, help="DataFrame rows (default 1,000,000)")
     parser.add_argument("--repeat", type=int, default=5, help="repeats of snapshot/import timings (default 5)")
     parser.add_argument("--gateway", default="", metavar="URL", help="also time rounds on this Kernel Gateway")
-    parser.add_argument("--only", choices=["round", "snapshot", "import", "first", "gateway", "jobs", "judge"],
+    parser.add_argument("--only", choices=["round", "snapshot", "import", "first", "gateway", "jobs", "judge",
+                                           "precell"],
                         action="append",
                         help="run only these benchmarks (repeatable)")
     return parser
@@ -56,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     opts = parser.parse_args(argv)
-    chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge"] + (
+    chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge", "precell"] + (
         ["gateway"] if opts.gateway else []
     )
     from .. import runtime
@@ -76,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         _report_jobs(bench_jobs())
     if "judge" in chosen:
         missed += _report_judge(runtime.run_sync(bench_judge(opts.rounds, opts.rows, opts.repeat)))
+    if "precell" in chosen:
+        from .precell import bench_precell, report_precell
+
+        missed += report_precell(bench_precell(opts.rows, opts.repeat))
     if "gateway" in chosen:  # last: the default run, without a gateway, numbers its sections 1 to 6
         if not opts.gateway:
             parser.error("--only gateway needs --gateway URL")
