@@ -91,8 +91,7 @@ def _timed_hooks(shell, auto) -> list[float]:
 
 
 def report_precell(r: dict) -> int:
-    print(f"\n8. the state before each cell (`%fixloop auto`): a {r['rows']:,}-row frame ({r['mb']:.0f} MB), "
-          "each cell run by IPython with auto mode off and on, alternating")
+    """The rows of section 7 of `jupyter-fixloop speed` (its title is speed.py's); returns targets missed."""
     missed = 0
     for name, runs in r["runs"].items():
         off, on, hooks = (statistics.median(runs[k]) for k in ("off", "on", "hooks"))

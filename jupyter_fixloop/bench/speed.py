@@ -11,7 +11,7 @@
 7. The checks' judge (kernel/judge.py): a warm round with one check, judged against not judged, and
    the same on a 1,000,000-row frame the check reads (what the cell did not change, the judge reads
    in its own copy of the snapshot map). Target on the frame: judged <= 1.3x not judged.
-8. (precell) The state kept before each cell while `%fixloop auto` is on (bench/precell.py): the
+8. (precell, printed as 7) The state kept before each cell while `%fixloop auto` is on (bench/precell.py): the
    per-cell overhead on a 1,000,000-row frame, against the cell's own run. Target: <= 5 %.
 4. The first repair in a fresh process (`%load_ext`, then `%%fixloop` on a one-word typo, built-in
    engine) against one cold kernel start timed in the same run. Target: <= 2 cold starts, and
@@ -80,10 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     if "judge" in chosen:
         missed += _report_judge(runtime.run_sync(bench_judge(opts.rounds, opts.rows, opts.repeat)))
     if "precell" in chosen:
-        from .precell import bench_precell, report_precell
-
-        missed += report_precell(bench_precell(opts.rows, opts.repeat))
-    if "gateway" in chosen:  # last: the default run, without a gateway, numbers its sections 1 to 6
+        missed += _report_precell(opts.rows, opts.repeat)
+    if "gateway" in chosen:  # last: the default run, without a gateway, numbers its sections 1 to 7
         if not opts.gateway:
             parser.error("--only gateway needs --gateway URL")
         _report_gateway(runtime.run_sync(bench_gateway(opts.gateway, opts.rounds)))
@@ -140,7 +138,7 @@ async def bench_gateway(url: str, rounds: int) -> dict:
 
 def _report_gateway(r: dict) -> None:
     local, gateway = statistics.median(r["local"]), statistics.median(r["gateway"])
-    print(f"\n7. one warm round through the gateway ({r['url']}) vs the local warm pool")
+    print(f"\n8. one warm round through the gateway ({r['url']}) vs the local warm pool")
     print(f"   gateway: p50 {gateway * 1e3:.1f} ms over {len(r['gateway'])} rounds; local: p50 {local * 1e3:.1f} ms "
           f"-> the gateway costs {gateway / local:.1f}x (the same snapshot, cell and check)")
 
@@ -530,6 +528,15 @@ def _report_judge(r: dict) -> int:
           f"a plain memory copy of the frame's bytes: {p50['copy'] * 1e3:.0f} ms")
     print(f"   target on the frame <= 1.3x: {_verdict(ratio <= 1.3)}")
     return 0 if ratio <= 1.3 else 1
+
+
+def _report_precell(rows: int, repeat: int) -> int:
+    from .precell import bench_precell, report_precell
+
+    r = bench_precell(rows, repeat)
+    print(f"\n7. the state before each cell (`%fixloop auto`): a {r['rows']:,}-row frame ({r['mb']:.0f} MB), "
+          "each cell run by IPython with auto mode off and on, in pairs back to back")
+    return report_precell(r)
 
 
 def _fresh_output(code: str) -> str:
