@@ -121,10 +121,33 @@ def test_the_fix_button_request_repairs_a_cell_from_the_state_before_it(kernel):
     assert kernel.run("print(df['x'].tolist())").text.strip() == "[1, 2, 3]"
 
 
+def test_the_model_is_asked_only_when_the_user_says_so(fake_model):
+    from fake_model import Scripted
+
+    server = fake_model(Scripted("```python\ndf['x'] = df['x'] * 2\nlast = df['x'].tolist()[-1]\n```"))
+    k = UserKernel()  # started after fake_model set OPENAI_API_KEY
+    try:
+        k.run(f"%load_ext jupyter_fixloop\n%config FixLoop.api_base = '{server.url}'\n"
+              "%config FixLoop.model = 'openai/scripted'")
+        k.run("%fixloop auto")
+        k.run(FRAME)
+        run = k.run("df['x'] = df['x'] * 2\nlast = df['x'].tolist()[5]")
+        assert "IndexError" in run.text and not server.requests  # auto = "rules": no model call
+        assert "the built-in rules have no repair for this error; `%fixloop last --model` asks openai/scripted" \
+            in run.text
+        run = k.run("%fixloop last --model")
+        assert "+last = df['x'].tolist()[-1]" in run.text and len(server.requests) == 1
+        assert "last = 6 (new)" in run.text  # from the state before the cell: x doubled once
+        assert "put back" in str(server.requests[0])  # the model reads that the state was put back
+    finally:
+        k.close()
+
+
 def test_terminal_ipython_shows_the_traceback_then_the_repair_as_text(tmp_path):
     script = "\n".join(["%load_ext jupyter_fixloop", "%fixloop auto", "import pandas as pd",
                         "df = pd.DataFrame({'x': [1, 2, 3], 'Y': [4, 5, 6]})",
-                        "df['x'] = df['x'] * 2; df['y'].sum()", "print('x is', df['x'].tolist())", "exit", ""])
+                        "df['x'] = df['x'] * 2; df['y'].sum()", "print('x is', df['x'].tolist())", "[1, 2][5]",
+                        "exit", ""])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH")) if p)}
     done = subprocess.run([sys.executable, "-m", "IPython", "--simple-prompt", "--no-banner", "--colors=NoColor",
                            f"--ipython-dir={tmp_path}"], input=script, capture_output=True, text=True, timeout=240,
@@ -135,3 +158,4 @@ def test_terminal_ipython_shows_the_traceback_then_the_repair_as_text(tmp_path):
     assert "+df['x'] = df['x'] * 2; df['Y'].sum()" in out
     assert "column 'x' changed (int64): 2, 4, 6" in out
     assert "x is [2, 4, 6]" in out
+    assert "IndexError: list index out of range\nfixloop: the built-in rules have no repair for this error" in out

@@ -246,8 +246,27 @@ class AutoFix:
             view.stopped(str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__}: {exc}")
             raise
         ns["_fixloop"] = result
-        view.finish(result, retry=self._retrier(failure, following))
+        brief = self._brief(result) if shown and not ask_model else ""
+        if brief:
+            view.finish_brief(result, brief)
+        else:
+            view.finish(result, retry=self._retrier(failure, following))
         return result
+
+    def _brief(self, result) -> str:
+        """One line instead of the result when the rules offer nothing ("" to show the result)."""
+        if result.patched is not None:
+            return ""
+        model = self.config.options().resolved().model
+        ask = ("`%fixloop last --model` asks " + model if model != BUILTIN
+               else "a model may: `%fixloop last --model openai/NAME`, or set FixLoop.model")
+        if result.status == "passed":
+            return ("fixloop: from the state it started from, this cell runs without error in a sandbox, so there is "
+                    "nothing to repair there: what failed here is outside what the sandbox has (files it cannot "
+                    "write, the network, the clock, or a value it does not share).")
+        if result.status == "error":
+            return f"fixloop: no repair offered: {result.reason}"
+        return f"fixloop: the built-in rules have no repair for this error; {ask}."
 
     def _retrier(self, failure: Failure, following: tuple[str, ...]):
         """The widget's Retry: the configured model (the rules too, beside it), with the user's hint."""

@@ -161,6 +161,18 @@ class LoopView:
         if self.shown:
             display(data, raw=True)
 
+    def finish_brief(self, result: LoopResult, text: str) -> None:
+        """A loop with nothing to decide, said in one line in place of the result (auto mode: under a
+        traceback, a long "gave up" would repeat it); recorded and announced like any other."""
+        from IPython.display import display
+
+        self.entry.result = result
+        summary = self._publish()
+        if self.live:
+            self.ticker.stop(lambda: self.handle.update({"text/plain": "", "text/html": ""}, raw=True))
+        if self.shown:
+            display({"text/plain": text, "text/html": f"<div>{html.escape(text)}</div>", MIMETYPE: summary}, raw=True)
+
     def _publish(self) -> dict:
         """Record the finished loop in the history and announce it on the comm; returns its LoopSummary."""
         summary = self.entry.summary()
