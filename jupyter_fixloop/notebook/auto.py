@@ -140,10 +140,12 @@ class AutoFix:
         if self.config.auto != mode:
             self.config.auto = mode
         self.announce()
-        asks = "the built-in rules (no tokens); `%fixloop last --model` asks the model" if mode == "rules" else (
-            f"the built-in rules and {self.config.options().resolved().model}")
-        return (f"fixloop auto: on. Under each error, a repair by {asks} is tried in a sandbox from the state the "
-                "cell started from, and offered; nothing runs here until you accept. `%fixloop auto off` stops it.")
+        model = self.config.options().resolved().model
+        by = "the built-in rules" + (" (no tokens)" if mode == "rules" or model == BUILTIN else f" and {model}")
+        then = "; `%fixloop last --model` asks the model" if mode == "rules" else (
+            " (no model is configured: FixLoop.model)" if model == BUILTIN else "")
+        return (f"fixloop auto: on. Under each error, a repair by {by} is tried in a sandbox from the state the cell "
+                f"started from, and offered{then}. Nothing runs here until you accept; `%fixloop auto off` stops it.")
 
     def _off(self) -> str:
         if self.mode == "off":
