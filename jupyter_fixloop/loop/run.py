@@ -47,6 +47,7 @@ async def afix(
     hooks: LoopHooks | None = None,
     options: LoopOptions | None = None,
     notes: Iterable[str] = (),
+    downstream: Iterable[str] = (),
     **knobs,
 ) -> LoopResult:
     """Run `source` in a sandbox kernel and repair it until its checks pass.
@@ -58,7 +59,10 @@ async def afix(
     order after each candidate as regression checks (a cell that also fails after the original
     cell is not counted); `hooks`: progress, a `LoopHooks` of named callables (hooks.py); `notes`:
     lines every receipt carries, what the caller knows of the state the sandbox starts from (e.g. the
-    names a failed run changed that could not be put back). The other
+    names a failed run changed that could not be put back); `downstream`: for a repair of the cause of
+    a failure further down (an earlier cell), the cells from this one down to the cell that failed,
+    that one last: they run after each candidate, before `following`, and each must run without
+    error (none is excused for failing after the original too). The other
     keywords are the fields of
     `LoopOptions` (model, max_rounds, timeout, model_timeout, wall_time, ...): each overrides
     `options` (default `LoopOptions()`); an unknown one is a TypeError.
@@ -66,8 +70,9 @@ async def afix(
     if "on_event" in knobs:
         raise TypeError("fix(on_event=...) is gone: pass hooks=LoopHooks(on_receipt=..., ...) (jupyter_fixloop.hooks)")
     options = (options or LoopOptions()).with_(**knobs).resolved()
+    downstream = _following(downstream)
     run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, hooks,
-                  following=_following(following), notes=tuple(notes))
+                  following=downstream + _following(following), notes=tuple(notes), required=len(downstream))
     return await runtime.run_here(run.run())
 
 
@@ -97,7 +102,7 @@ class LoopRun:
 
     def __init__(self, source: str, checks: tuple[str, ...], instruction: str | None, namespace,
                  expect_output: str | None, options: LoopOptions, hooks: LoopHooks | None,
-                 following: tuple[str, ...] = (), notes: tuple[str, ...] = ()):
+                 following: tuple[str, ...] = (), notes: tuple[str, ...] = (), required: int = 0):
         if not isinstance(source, str):
             raise UsageError(f"source must be a string of Python code, not {type(source).__name__}")
         if not source.strip() and not instruction:
@@ -105,6 +110,7 @@ class LoopRun:
         self.source, self.checks, self.instruction = source, checks, instruction
         self.expect_output = expect_output
         self.following = following
+        self.required = required  # the first `required` following cells must run: never excused
         self.notes = notes
         self.baseline: frozenset[int] = frozenset()  # following cells that fail after the original too
         self.options = options
@@ -190,7 +196,7 @@ class LoopRun:
         self.first = first = await self._run(pool, mirror, self.source, original_run=True)
         # a typo the cell made (`dff`) shares its close match (`df`); then the set is fixed
         mirror.share(self._shared(sharing.missing_names(first.ename, first.evalue)))
-        self.baseline = frozenset(f.number for f in first.following if not f.ok)
+        self.baseline = frozenset(f.number for f in first.following if not f.ok and f.number > self.required)
         events.call(self.hooks.on_receipt, events.ReceiptReady(0, self.options.max_rounds, first))
 
     def _already_passes(self) -> LoopResult:
