@@ -270,12 +270,21 @@ def _base_name(node) -> str:
 
 # ---------------------------------------------------------------- batch mode, through the wire
 
-_batch = Checkpoint()
+KEEP_CELLS = 12  # batch mode keeps the checkpoints of this many cells: how far back a cause is looked for
+_batch = Checkpoint()  # the cell running now
+_cells: dict[int, Checkpoint] = {}  # cell number -> its checkpoint, the last KEEP_CELLS cells
 
 
-def save(ns: dict, names: list[str]) -> str:
-    """Remember what the next cell can reach. Returns the names whose changes cannot be undone."""
-    return json.dumps(_batch.save(ns, names))
+def save(ns: dict, names: list[str], number: int | None = None) -> str:
+    """Remember what the next cell (`number`) can reach. Returns the names whose changes cannot be undone."""
+    global _batch
+    _batch = Checkpoint()
+    answer = _batch.save(ns, names)
+    if number is not None:
+        _cells[number] = _batch
+        for old in sorted(_cells)[:-KEEP_CELLS]:
+            del _cells[old]
+    return json.dumps(answer)
 
 
 def hold(ns: dict) -> str:
@@ -290,10 +299,39 @@ def restore(ns: dict) -> str:
     return json.dumps(_batch.restore(ns))
 
 
-def mirror(ns: dict, path: str, share: dict) -> str:
+def kept_from(ns: dict) -> str:
+    """The first cell number whose state before it can still be rebuilt (`restore_before`), or None."""
+    return json.dumps(min(_cells) if _cells else None)
+
+
+def state_before(ns: dict, number: int) -> dict:
+    """The namespace as it was before cell `number` ran (a new dict): each later cell's checkpoint
+    applied, the latest first, then that cell's. `ns` is not touched."""
+    if number not in _cells:
+        raise KeyError(f"the state before cell {number} is no longer kept")
+    state = dict(ns)
+    for n in sorted((n for n in _cells if n >= number), reverse=True):
+        state = _cells[n].state(state)
+    return state
+
+
+def restore_before(ns: dict, number: int) -> str:
+    """Put the kernel back as it was before cell `number` (to run a fix of it and the cells after it)."""
+    if number not in _cells:
+        raise KeyError(f"the state before cell {number} is no longer kept")
+    changed: set[str] = set()
+    for n in sorted((n for n in _cells if n >= number), reverse=True):
+        done = _cells[n].restore(ns)
+        changed.update(done["changed"], done["removed"])
+    return json.dumps({"changed": sorted(changed)})
+
+
+def mirror(ns: dict, path: str, share: dict, before: int | None = None) -> str:
     """Write the names the loop shares (`share`: the keywords of sharing.shared_names but the
     namespace; without `missing`, the undefined names of the first `code`) as a snapshot for the
-    sandbox; returns the `Snapshot` as JSON."""
+    sandbox; returns the `Snapshot` as JSON. With `before`, from the state before that cell."""
+    if before is not None:
+        ns = state_before(ns, before)
     modules = [n for n, v in ns.items() if isinstance(v, types.ModuleType)]
     if share.get("missing") is None:  # the cell has not run: its NameErrors, read from the code
         share = {**share, "missing": [n for c in share.get("code", ())[:1] for n in undefined_names(c, ns)]}

@@ -35,6 +35,8 @@ ENTRIES: dict[str, tuple[str, str, bool]] = {
     "checkpoint.hold": ("checkpoint", "hold", False),
     "checkpoint.resume": ("checkpoint", "resume", False),
     "checkpoint.mirror": ("checkpoint", "mirror", False),
+    "checkpoint.kept_from": ("checkpoint", "kept_from", False),
+    "checkpoint.restore_before": ("checkpoint", "restore_before", False),
 }
 _SELF = "__import__('jupyter_fixloop.kernel.wire', fromlist=['wire'])"
 
