@@ -439,6 +439,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--notebooks", metavar="DIR",
                         help="instead of cases: run each notebook under DIR plainly and in batch "
                         "mode (`jupyter-fixloop bench --notebooks DIR --help`)")
+    parser.add_argument("--causes", nargs="?", metavar="DIR",
+                        help="instead of cases: notebooks whose error surfaces below the cell that caused it (the "
+                        "shipped set without DIR): where batch mode repairs them (`bench --causes --help`)")
     parser.add_argument("--model", "-m", default=None,
                         help="litellm model string (default: $FIXLOOP_MODEL or fixloop/builtin)")
     parser.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server or litellm proxy")
@@ -481,6 +484,10 @@ def main(argv: list[str]) -> int:
         from . import notebooks  # real notebooks, plainly and in batch mode: a bench of its own
 
         return notebooks.main(argv)
+    if any(a == "--causes" or a.startswith("--causes=") for a in argv):
+        from . import causes  # errors that surface below their cause: where batch mode repairs them
+
+        return causes.main(argv)
     opts = parse_args(argv)
     try:
         cases = read_cases(opts.cases)
