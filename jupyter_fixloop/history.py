@@ -35,6 +35,7 @@ class Entry:
     decision: str = "pending"
     run: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     created: str = field(default_factory=now)
+    plain: bool = False  # no `%%fixloop` line (`%fixloop auto`, the Fix button): Accept writes the code alone
 
     @property
     def magic_line(self) -> str:
@@ -43,20 +44,21 @@ class Entry:
     @property
     def body(self) -> str:
         """The cell without its `%%fixloop` line (the protocol's `original`)."""
-        return split_magic(self.cell_source)[1]
+        return self.cell_source if self.plain else split_magic(self.cell_source)[1]
 
     @property
     def loop_id(self) -> str:
         return self.result.loop_id if self.result is not None else self.run
 
     def accepted_source(self) -> str:
-        """The cell after Accept: the same `%%fixloop` line, then the verified code."""
-        return join_magic(self.magic_line, (self.result.patched or "").rstrip("\n"))
+        """The cell after Accept: the same `%%fixloop` line, then the verified code (the code alone in a plain cell)."""
+        code = (self.result.patched or "").rstrip("\n")
+        return code if self.plain else join_magic(self.magic_line, code)
 
     def summary(self) -> dict:
         """Its LoopSummary (docs/protocol.md), with the decision as it stands."""
         return loop_summary(self.result, cell_id=self.cell_id, original=self.body, created=self.created,
-                            decision=self.decision)
+                            decision=self.decision, plain=self.plain)
 
 
 class FixLoopHistory(Configurable):

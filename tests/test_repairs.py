@@ -393,6 +393,25 @@ def test_no_repair_when_the_receipt_does_not_say(name, ns):
     assert repair is None, f"{repair.__name__} guessed:\n{fixed}"
 
 
+@pytest.mark.skipif(not PANDAS_3, reason="copy-on-write (and its ChainedAssignmentError) is pandas 3's default")
+@pytest.mark.parametrize("cell, check", [
+    ("df[df['a'] > 2]['b'] = 1", "df['b'].tolist() == [0, 1, 1]"),
+    ("df['b'][df['a'] > 2] = 1", "df['b'].tolist() == [0, 1, 1]"),
+    ("df.loc[df['a'] > 2]['b'] = 1", "df['b'].tolist() == [0, 1, 1]"),
+    ("df['b'].replace(0, 9, inplace=True)", "df['b'].tolist() == [9, 9, 9]"),
+])
+def test_a_chained_assignment_that_never_wrote_is_written_in_one_step(ns, cell, check):
+    """Under copy-on-write the write lands in a copy: the run passes with pandas' warning, the frame is
+    unchanged (the error shows up in a later cell); the repair is mechanical."""
+    setup = PD + "df = pd.DataFrame({'a': [1, 5, 7], 'b': [0, 0, 0]})\n"
+    first = run(ns, setup, cell)
+    assert "ChainedAssignmentError" in first.text and not eval(check, ns)
+    repair, fixed = repairs.first_repair(cell, first)
+    assert repair is not None and repair.__name__ == "chained_assignment", fixed
+    again = run(ns, setup, fixed)
+    assert again.ok and "ChainedAssignmentError" not in again.text and eval(check, ns), fixed
+
+
 def test_two_bugs_take_two_rounds(ns):
     """One repair per round: the second bug shows only once the first is fixed."""
     setup = PD + "df = pd.DataFrame({'a': [1, 2]})\n"

@@ -43,6 +43,7 @@ from ..summary import METADATA_KEY, loop_summary
 from . import words
 from .cells import CellPlan, cell_names, parse_cell
 from .saved import SavedOutputs, chained_warning
+from .upstream import CauseFix, find_cause, plan_or_none
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 
@@ -101,6 +102,8 @@ class CellOutcome:
         ""  # "following cell" (a later cell that failed before it or reads what it wrote) or "" (nothing did)
     )
     blamed_cell: int | None = None  # for a cell skipped after an unfixed one: that cell's number
+    cause: int | None = None  # for a cell that runs as written after an earlier cell, its cause, was fixed
+    caused: int | None = None  # for that earlier cell: the number of the cell whose error it caused
 
     @property
     def title(self) -> str:
@@ -313,9 +316,10 @@ class NotebookKernel:
                               "install jupyter-fixloop in the kernel's environment")
         return json.loads(ast.literal_eval(answer["data"]["text/plain"]))
 
-    async def mirror(self, path: str, share: dict) -> Snapshot:
-        """Write the names `share` picks (see sharing.shared_names: the same rule as in a notebook)."""
-        fields = await self.call("mirror", path, share)
+    async def mirror(self, path: str, share: dict, before: int | None = None) -> Snapshot:
+        """Write the names `share` picks (see sharing.shared_names: the same rule as in a notebook); with
+        `before`, from the state before that cell (an earlier one: the cause of a failure below it)."""
+        fields = await self.call("mirror", path, share, before)
         fields["variables"] = variables_from_json(fields.get("variables"))
         return Snapshot(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
 
@@ -421,7 +425,7 @@ class BatchRun:
         """Checkpoint and run; on failure, blame an unfixed cell or repair (unless --cells leaves this cell alone)."""
         cell = self.nb.cells[index]
         number = index + 1
-        await kernel.call("save", sorted(reads | defines))
+        await kernel.call("save", sorted(reads | defines), number)
         error = "generation requested" if plan.instruction else await kernel.run(index, cell, plan.code, plan)
         if error is None:
             smell = chained_warning(cell.outputs)
@@ -471,7 +475,7 @@ class BatchRun:
         repair of it is applied only when something verified it (or a person accepted it)."""
         cell = self.nb.cells[index]
         number = index + 1
-        share = {"code": [plan.code, *plan.checks, *self._later(number)], "instruction": plan.instruction,
+        share = {"code": [plan.code, *plan.checks, *self.later(number)], "instruction": plan.instruction,
                  "missing": list(missing_names(*error.split(": ", 1)) if ": " in error else ()),
                  "share": [*self.loop_options.share, *plan.share], "policy": self.loop_options.share_policy}
         snap = await kernel.mirror(os.path.join(self.snapdir, f"cell-{number}.bin"), share)
@@ -487,6 +491,10 @@ class BatchRun:
             if self._unreviewed(result):
                 return await self._propose(kernel, index, plan, error, result, started, defines)
             return await self._apply(kernel, index, plan, error, result, started, defines, looks_wrong)
+        if not result.claimed and decision != "reject" and not looks_wrong:  # the cause in an earlier cell?
+            cause = await find_cause(self, kernel, index, plan, error)
+            if cause is not None and self._accepts_cause(cause, error):
+                return await self._apply_cause(kernel, cause, plan, error, started, defines)
         await kernel.call("resume")  # the kernel as plain Jupyter leaves it after this cell
         _record(cell, result, "rejected" if decision == "reject" else "pending")
         if looks_wrong:
@@ -549,7 +557,7 @@ class BatchRun:
         while True:
             options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
-                                expect_output=self._expected(plan, number, error), following=self._later(number),
+                                expect_output=self._expected(plan, number, error), following=self.later(number),
                                 hooks=self.progress.hooks(), options=options)
             if not result.claimed:
                 return result, "none"
@@ -580,7 +588,7 @@ class BatchRun:
             return "following cell", f"{result.reason}; {why}"
         return "", f"{result.reason}; {why}"
 
-    def _later(self, number: int) -> tuple[str, ...]:
+    def later(self, number: int) -> tuple[str, ...]:
         """The code of the notebook's cells after cell `number`: each candidate must leave them working."""
         later = []
         for cell in self.nb.cells[number:]:
@@ -601,7 +609,7 @@ class BatchRun:
         cell = self.nb.cells[index]
         number = index + 1
         patched_reads, patched_defines = cell_names(result.patched)
-        await kernel.call("save", sorted(patched_reads | patched_defines | defines))
+        await kernel.call("save", sorted(patched_reads | patched_defines | defines), number)
         failure = await kernel.run(index, cell, result.patched, plan)
         if failure is not None:  # undo the fix, then run the original cell as plain Jupyter would
             await kernel.call("restore")
@@ -625,6 +633,60 @@ class BatchRun:
             words = f"ran, but looked wrong (pandas: {error[:160]}); {words}"
         return CellOutcome(number, result.status, original, cell.source, "" if looks_wrong else error, words, result,
                            time.perf_counter() - started, verified_by)
+
+    def plan_of(self, number: int) -> CellPlan | None:
+        """Cell `number` (from 1) as batch mode runs it, None for a cell that is not code."""
+        cell = self.nb.cells[number - 1]
+        return plan_or_none(cell.source) if cell.cell_type == "code" and cell.source.strip() else None
+
+    def _accepts_cause(self, cause: CauseFix, error: str) -> bool:
+        """A change to an earlier cell is run in the notebook's kernel as a fix is: the built-in engine's,
+        or one a person accepted (--interactive), or with --accept-unreviewed."""
+        if self._unreviewed(cause.result):
+            return False
+        outcome = CellOutcome(cause.number, cause.result.status, self.nb.cells[cause.number - 1].source,
+                              cause.plan.source_with(cause.result.patched), error, result=cause.result)
+        return self.decide(outcome, cause.result)[0] == "accept"
+
+    async def _apply_cause(self, kernel, cause: CauseFix, plan: CellPlan, error: str, started, defines) -> CellOutcome:
+        """Run the changed earlier cell and every cell down to the failing one again, in the notebook's
+        kernel, from the state before the earlier cell; the earlier cell's outcome becomes its fix."""
+        await kernel.call("restore_before", cause.number)
+        for number in range(cause.number, cause.failing + 1):
+            step = cause.plan if number == cause.number else self.plan_of(number)
+            if step is None:
+                continue
+            code = cause.result.patched if number == cause.number else step.code
+            cell = self.nb.cells[number - 1]
+            reads, binds = cell_names(code)
+            await kernel.call("save", sorted(reads | binds), number)
+            count = cell.get("execution_count")
+            failure = await kernel.run(number - 1, cell, code, step)
+            cell.execution_count = count  # numbered as in the top-to-bottom run
+            if failure is not None:  # the sandbox and the kernel disagree: said, and left as Jupyter leaves it
+                self._poison(defines, cause.failing)
+                return CellOutcome(cause.failing, "failed", self.nb.cells[cause.failing - 1].source, None, error,
+                                   _kept(f"a change to cell {cause.number} passed in the sandbox, but cell {number} "
+                                         f"then failed in the notebook's kernel: {failure}"),
+                                   cause.result, time.perf_counter() - started)
+        self._fixed_cause(cause, error)
+        self._cleared(defines)
+        return CellOutcome(cause.failing, "fixed", self.nb.cells[cause.failing - 1].source, None, error,
+                           f"the cause is in cell [{cause.number}], which was changed; this cell runs as written",
+                           seconds=time.perf_counter() - started, verified_by="check", cause=cause.number)
+
+    def _fixed_cause(self, cause: CauseFix, error: str) -> None:
+        """The earlier cell's outcome, record and source, now that its change ran."""
+        cell = self.nb.cells[cause.number - 1]
+        original = cell.source
+        cell.source = cause.plan.source_with(cause.result.patched)
+        _record(cell, cause.result, "accepted")
+        at = next(i for i, o in enumerate(self.outcomes) if o.number == cause.number)
+        self.outcomes[at] = CellOutcome(
+            cause.number, cause.result.status, original, cell.source, error,
+            f"the cause of cell {cause.failing}'s error ({error}): changed so that the cells below it run; "
+            f"{cause.result.reason}", cause.result, cause.result.seconds, "check", caused=cause.failing)
+        self.progress.done(self.outcomes[at])
 
     def _failed(self, index, source, reason, error, started, defines=frozenset()) -> CellOutcome:
         self._poison(set(defines), index + 1)
@@ -680,7 +742,8 @@ def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str =
 
 def _record(cell, result: LoopResult, decision: str) -> None:
     """The LoopSummary kept in a cell's metadata; `original` and `patched` are code without a `%%fixloop` line."""
-    cell.metadata[METADATA_KEY] = loop_summary(result, cell_id=cell.get("id"), decision=decision)
+    cell.metadata[METADATA_KEY] = loop_summary(result, cell_id=cell.get("id"), decision=decision,
+                                               plain=split_magic(cell.source)[0] is None)
 
 
 async def fix_notebook(nb, path: str, options: BatchOptions, progress=None, decide: Decide = accept_all) -> BatchResult:

@@ -47,6 +47,8 @@ async def afix(
     following: Iterable[str] = (),
     hooks: LoopHooks | None = None,
     options: LoopOptions | None = None,
+    notes: Iterable[str] = (),
+    downstream: Iterable[str] = (),
     **knobs,
 ) -> LoopResult:
     """Run `source` in a sandbox kernel and repair it until its checks pass.
@@ -56,7 +58,12 @@ async def afix(
     (a dict, of which the names the cell, checks and following cells read are mirrored, see
     sharing.py and `share`; or a Snapshot); `following`: the notebook's later cells, run in
     order after each candidate as regression checks (a cell that also fails after the original
-    cell is not counted); `hooks`: progress, a `LoopHooks` of named callables (hooks.py). The other
+    cell is not counted); `hooks`: progress, a `LoopHooks` of named callables (hooks.py); `notes`:
+    lines every receipt carries, what the caller knows of the state the sandbox starts from (e.g. the
+    names a failed run changed that could not be put back); `downstream`: for a repair of the cause of
+    a failure further down (an earlier cell), the cells from this one down to the cell that failed,
+    that one last: they run after each candidate, before `following`, and each must run without
+    error (none is excused for failing after the original too). The other
     keywords are the fields of
     `LoopOptions` (model, max_rounds, timeout, model_timeout, wall_time, ...): each overrides
     `options` (default `LoopOptions()`); an unknown one is a TypeError.
@@ -64,8 +71,9 @@ async def afix(
     if "on_event" in knobs:
         raise TypeError("fix(on_event=...) is gone: pass hooks=LoopHooks(on_receipt=..., ...) (jupyter_fixloop.hooks)")
     options = (options or LoopOptions()).with_(**knobs).resolved()
+    downstream = _following(downstream)
     run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, hooks,
-                  following=_following(following))
+                  following=downstream + _following(following), notes=tuple(notes), required=len(downstream))
     return await runtime.run_here(run.run())
 
 
@@ -105,7 +113,7 @@ class LoopRun:
 
     def __init__(self, source: str, checks: tuple[str, ...], instruction: str | None, namespace,
                  expect_output: str | None, options: LoopOptions, hooks: LoopHooks | None,
-                 following: tuple[str, ...] = ()):
+                 following: tuple[str, ...] = (), notes: tuple[str, ...] = (), required: int = 0):
         if not isinstance(source, str):
             raise UsageError(f"source must be a string of Python code, not {type(source).__name__}")
         if not source.strip() and not instruction:
@@ -120,6 +128,8 @@ class LoopRun:
         # how the following cells went after the original cell, and what it wrote (set by its run; with an
         # instruction there is none, and a later cell that runs verifies only by reading what the code wrote)
         self.baseline = Baseline(ran=frozenset(range(1, len(following) + 1)))
+        self.required = required  # the first `required` following cells must run: never excused
+        self.notes = notes
         self.options = options
         if hooks is not None and not isinstance(hooks, LoopHooks):
             raise UsageError(f"hooks must be a LoopHooks (jupyter_fixloop.hooks), not {type(hooks).__name__}")
@@ -204,7 +214,8 @@ class LoopRun:
         self.first = first = await self._run(pool, mirror, self.source, original_run=True)
         # a typo the cell made (`dff`) shares its close match (`df`); then the set is fixed
         mirror.share(self._shared(sharing.missing_names(first.ename, first.evalue)))
-        self.baseline = Baseline.of(first)
+        baseline = Baseline.of(first)  # the first `required` following cells are never excused
+        self.baseline = replace(baseline, failed=frozenset(n for n in baseline.failed if n > self.required))
         events.call(self.hooks.on_receipt, events.ReceiptReady(0, self.options.max_rounds, first))
 
     def _already_passes(self) -> LoopResult:
@@ -360,7 +371,7 @@ class LoopRun:
         try:
             raw = await box.run(code, list(judged), self._capped(timeout * (1 + len(cells)) + len(cells)),
                                 following=later)
-            return receipt_of(raw, notes=reads + snap.notes() + mirror.unshared_notes(code, self.checks),
+            return receipt_of(raw, notes=reads + self.notes + snap.notes() + mirror.unshared_notes(code, self.checks),
                               expect_output=self.expect_output,
                               budget=self.budget, original=self.source if not self.instruction else code,
                               following_cells=cells, baseline=None if original_run else self.baseline)

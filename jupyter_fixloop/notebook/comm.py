@@ -41,6 +41,7 @@ class Frontend:
         self.watchers: list[Callable[[], None]] = []
         self._replies: dict[str, Callable[[dict], None]] = {}
         self._following: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # cell id -> the cells below it
+        self.on_fix: Callable[[dict], None] | None = None  # the Fix button's `fix` request (auto.py sets it)
 
     # ------------------------------------------------------------------ connection
 
@@ -101,18 +102,20 @@ class Frontend:
         self.send({"action": "decision", "loop_id": loop_id, "decision": decision})
 
     def replace(self, cell_id: str, source: str, summary: dict, decision: str,
-                on_reply: Callable[[dict], None], expected: str | None = None) -> str | None:
+                on_reply: Callable[[dict], None], expected: str | None = None, run: bool = False) -> str | None:
         """Ask the frontend to set the cell's source; `on_reply` gets its `replaced` answer later.
 
         `expected` is what the kernel believes the cell holds now, so that a frontend can refuse
-        rather than overwrite edits the user made after the loop ran.
+        rather than overwrite edits the user made after the loop ran. `run`: the frontend then runs
+        the cell (a Fix button's loop: the kernel does not run the code itself).
         """
         if not self.connected or not cell_id:
             return None
         request_id = uuid.uuid4().hex
         self._replies[request_id] = on_reply
         self.send({"action": "replace", "request_id": request_id, "cell_id": cell_id, "source": source,
-                   "loop_id": summary["loop_id"], "decision": decision, "loop": summary, "expected": expected})
+                   "loop_id": summary["loop_id"], "decision": decision, "loop": summary, "expected": expected,
+                   "run": run})
         return request_id
 
     def _on_msg(self, msg) -> None:
@@ -128,6 +131,12 @@ class Frontend:
             self._on_decide(data)
         elif action == "following":
             self._on_following(data)
+        elif action == "fix":
+            if self.on_fix is None:
+                self.send({"action": "fixing", "request_id": data.get("request_id"), "state": "refused",
+                           "error": "this kernel's fixloop cannot fix cells from the frontend (reload the extension)"})
+            else:
+                self.on_fix(data)
 
     def _on_hello(self, data: dict) -> None:
         if data.get("protocol") == PROTOCOL:

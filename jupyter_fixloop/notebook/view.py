@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from .. import history as histories
 from .. import render
@@ -61,6 +62,23 @@ def cell_source(shell, line: str, cell: str) -> tuple[str, str | None]:
     return join_magic(magic_line(line), cell), None
 
 
+@dataclass(frozen=True)
+class PlainCell:
+    """A cell without a `%%fixloop` line that raised (`%fixloop auto`, the Fix button), repaired as it ran.
+
+    `shown`: the result is displayed under the cell's traceback (auto mode), or only sent on the comm
+    (the Fix button's request: its outputs would reach no cell; Accept then asks the frontend to
+    replace the cell and run it, `"run": true`). `before_accept` puts back the state the cell started
+    from before the accepted code runs, and returns what it did in words ("" for nothing);
+    `request_id` names the Fix button's request on the progress messages."""
+
+    source: str
+    cell_id: str | None
+    shown: bool = True
+    before_accept: Callable[[], str] | None = None
+    request_id: str | None = None
+
+
 def bundle(result: LoopResult, summary: dict) -> dict:
     """The display bundle without the widget: text, HTML and the LoopSummary."""
     return {"text/plain": render.render_text(result), "text/html": render.render_html(result), MIMETYPE: summary}
@@ -69,17 +87,19 @@ def bundle(result: LoopResult, summary: dict) -> dict:
 class LoopView:
     """One `%%fixloop` cell's display and decisions: started before the loop, finished with its result."""
 
-    def __init__(self, shell, line: str, cell: str, model: str, max_rounds: int):
+    def __init__(self, shell, line: str, cell: str, model: str, max_rounds: int, plain: PlainCell | None = None):
         self.shell = shell
         self.history = histories.get(shell)
         self.frontend = frontends.current()
-        source, cell_id = cell_source(shell, line, cell)
-        self.entry = Entry(cell_source=source, cell_id=cell_id)
+        self.plain = plain
+        source, cell_id = cell_source(shell, line, cell) if plain is None else (plain.source, plain.cell_id)
+        self.entry = Entry(cell_source=source, cell_id=cell_id, plain=plain is not None)
         for shown in list(self.frontend.loops.values()):  # a pending loop of this cell is closed
             if cell_id and shown.entry.cell_id == cell_id:
                 shown.supersede()
         self.history.start(self.entry, model)
-        self.live = renders_widgets(shell, self.frontend)
+        self.shown = plain is None or plain.shown
+        self.live = self.shown and renders_widgets(shell, self.frontend)
         self.progress = Progress(model, max_rounds)
         self.retry_loop: Retry | None = None
         self.busy = False
@@ -105,7 +125,11 @@ class LoopView:
                 + self.progress.html() + "</div>"}
 
     def hooks(self) -> LoopHooks:
-        """The loop's hooks: each refreshes the live header (called from the loop's thread)."""
+        """The loop's hooks: each refreshes the live header, or sends the Fix button the progress (called
+        from the loop's thread)."""
+        if not self.shown:
+            return self.progress.hooks(then=lambda: self.frontend.send({
+                "action": "progress", "request_id": self.plain.request_id, "text": self.progress.activity}))
         return self.progress.hooks(then=self.ticker.refresh if self.ticker is not None else None)
 
     def stopped(self, message: str) -> None:
@@ -134,7 +158,20 @@ class LoopView:
         if self.widget is not None:
             data.update(self.widget._repr_mimebundle_())
             data["text/plain"] = render.render_text(result)
-        display(data, raw=True)
+        if self.shown:
+            display(data, raw=True)
+
+    def finish_brief(self, result: LoopResult, text: str) -> None:
+        """A loop with nothing to decide, said in one line in place of the result (auto mode: under a
+        traceback, a long "gave up" would repeat it); recorded and announced like any other."""
+        from IPython.display import display
+
+        self.entry.result = result
+        summary = self._publish()
+        if self.live:
+            self.ticker.stop(lambda: self.handle.update({"text/plain": "", "text/html": ""}, raw=True))
+        if self.shown:
+            display({"text/plain": text, "text/html": f"<div>{html.escape(text)}</div>", MIMETYPE: summary}, raw=True)
 
     def _publish(self) -> dict:
         """Record the finished loop in the history and announce it on the comm; returns its LoopSummary."""
@@ -236,12 +273,16 @@ class LoopView:
             return
         code = self.result.patched
         self._record("accepted", via)
+        restored = self.plain.before_accept() if self.plain is not None and self.plain.before_accept else ""
         if self.frontend.replace(self.entry.cell_id, self.entry.accepted_source(), self.entry.summary(), "accepted",
-                                 self._on_replaced, expected=self.entry.cell_source):
+                                 self._on_replaced, expected=self.entry.cell_source, run=not self.shown):
             self._say("accepted", "<b>Accepted</b>: replacing the cell in the notebook…")
         else:
             self._degraded_accept(code, "")
-        self._run_accepted(code)
+        if restored:
+            self._say_more(f"<div>{html.escape(restored)}</div>")
+        if self.shown:  # else the frontend runs the replaced cell, so its output lands in the cell
+            self._run_accepted(code)
 
     def _degraded_accept(self, code: str, why: str) -> None:
         self._say("accepted", f"<b>Accepted</b>{html.escape(why)}. Your cell was not changed here: copy the code "

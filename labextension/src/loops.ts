@@ -115,6 +115,7 @@ export function buildLoopList(
         seconds: 0,
         created: '',
         decision: record.decision,
+        plain: false,
         rounds: [],
         effect: null,
         alternatives: [],

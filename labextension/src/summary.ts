@@ -64,6 +64,8 @@ export interface ILoopSummary {
   seconds: number;
   created: string;
   decision: Decision;
+  /** No `%%fixloop` line (`%fixloop auto`, the Fix button): accept writes `patched` alone. */
+  plain: boolean;
   rounds: IRound[];
   effect: IEffect | null;
   alternatives: IAlternative[];
@@ -189,6 +191,7 @@ export function parseSummary(value: unknown): ILoopSummary | null {
     seconds: num(value.seconds),
     created: str(value.created),
     decision: decision(value.decision),
+    plain: value.plain === true,
     rounds,
     effect: parseEffect(value.effect),
     alternatives: Array.isArray(value.alternatives)
@@ -239,12 +242,10 @@ export function cellRecord(loop: ILoopSummary, decision: Decision): ICellRecord 
   };
 }
 
-/** The cell source a decision leaves: protocol "LoopSummary", last line. */
+/** The cell source a decision leaves: protocol "LoopSummary", last line (a plain cell gets no magic line). */
 export function sourceFor(loop: ILoopSummary, decision: Decision): string {
-  if (decision === 'accepted' && loop.patched !== null) {
-    return withMagic(loop.patched);
-  }
-  return withMagic(loop.original);
+  const body = decision === 'accepted' && loop.patched !== null ? loop.patched : loop.original;
+  return loop.plain ? body : withMagic(body);
 }
 
 /** Prefix a cell body with the `%%fixloop` line unless it already has one. */

@@ -130,6 +130,13 @@ describe('sources', () => {
   it('keeps a body that already has the magic', () => {
     assert.equal(withMagic('%%fixloop -r 2\nx'), '%%fixloop -r 2\nx');
   });
+  it('writes a plain cell (auto mode, the Fix button) without the magic line', () => {
+    const plain = parseSummary(summary({ plain: true }))!;
+    assert.equal(plain.plain, true);
+    assert.equal(loop.plain, false);
+    assert.equal(sourceFor(plain, 'accepted'), "df['price'].sum()\n");
+    assert.equal(sourceFor(plain, 'undone'), "df['prise'].sum()\n");
+  });
 });
 
 describe('words', () => {

@@ -8,9 +8,9 @@ reruns everything after each. `REPAIRS` is the order they are tried in, the most
 
 Where they live: `repairs_syntax` (code that does not compile), `repairs_names` (imports, names,
 attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, returns),
-`repairs_data` (pandas/numpy data cleaning), `drift` (code written for an older library, from the
-error's own words), `traced` (wrong outputs, from the values a receipt shows); `repair_edits` reads
-receipts and edits code safely.
+`repairs_data` (pandas/numpy data cleaning), `chained` (writes that never reach the frame), `drift`
+(code written for an older library, from the error's own words), `traced` (wrong outputs, from the
+values a receipt shows); `repair_edits` reads receipts and edits code safely.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from .calls import (
     thrown_away,
     unpack_loop,
 )
+from .chained import chained_assignment as chained_write  # also `df[c].fillna(..., inplace=True)`
 from .data import (
     accessor_dtype,
     apply_axis,
@@ -94,7 +95,7 @@ from .traced import epoch_unit, power_of_ten, shared_default, strict_bounds
 __all__ = ["GUESS", "KIND", "MECHANICAL", "REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
 
 REPAIRS = [
-    column_repr, syntax, indentation, chained_assignment,
+    column_repr, syntax, indentation, chained_assignment, chained_write,
     moved_import, missing_import, name_literal, name_typo,
     message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields,
            resample_keyword, groupby_axis,
@@ -115,12 +116,13 @@ GUESS = "guess"  # the likeliest of several readings: only a check can say it is
 
 # what each repair is: a guess never claims more than "runs" without a check (the engine says so)
 KIND = {
-    **dict.fromkeys([syntax, indentation, moved_import, missing_import, name_literal, message_hint, removed_attribute,
+    **dict.fromkeys([chained_assignment, chained_write,
+                     syntax, indentation, moved_import, missing_import, name_literal, message_hint, removed_attribute,
                      dataframe_append, renamed_method, missing_accessor, none_from_inplace, thrown_away, not_callable,
                      method_not_called, drop_axis, concat_list, join_non_str, tuple_columns, series_truth,
                      int_not_iterable, did_you_mean, keyword_value_hint, reduction_level, join_axes, removed_method,
                      keyword_only_now, period_fields, resample_keyword, keyword_unspecified,
-                     setitem_upcast, chained_assignment],
+                     setitem_upcast],
                     MECHANICAL),
     **dict.fromkeys([column_repr, name_typo, column_as_attribute, attribute_typo, missing_return, unpack_loop,
                      accessor_dtype, key_typo, positional_key, bad_keyword, str_concat, reduction_on_text,
