@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from traitlets import Unicode, default
 from traitlets.config import Configurable
 
-from .cell import MAGIC, join_magic, split_magic
+from .cell import join_magic, split_magic
 from .result import LoopResult
 from .summary import loop_summary, now
 
@@ -37,8 +37,9 @@ class Entry:
     created: str = field(default_factory=now)
 
     @property
-    def magic_line(self) -> str:
-        return split_magic(self.cell_source)[0] or MAGIC
+    def magic_line(self) -> str | None:
+        """The cell's `%%fixloop` line; None for a plain cell (the extension's Fix button)."""
+        return split_magic(self.cell_source)[0]
 
     @property
     def body(self) -> str:
@@ -50,7 +51,7 @@ class Entry:
         return self.result.loop_id if self.result is not None else self.run
 
     def accepted_source(self) -> str:
-        """The cell after Accept: the same `%%fixloop` line, then the verified code."""
+        """The cell after Accept: the same `%%fixloop` line (when it had one), then the verified code."""
         return join_magic(self.magic_line, (self.result.patched or "").rstrip("\n"))
 
     def summary(self) -> dict:

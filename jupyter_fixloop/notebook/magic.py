@@ -213,9 +213,10 @@ def expected_output(value: str | None) -> str | None:
 
 
 def load_ipython_extension(ipython) -> None:
-    ipython.register_magics(FixLoopMagics(ipython))
+    magics = FixLoopMagics(ipython)
+    ipython.register_magics(magics)
     sweep()  # sandbox and snapshot dirs of kernels that died mid-loop
-    connect(ipython)  # hello to the frontend: can it replace cells in place?
+    connect(ipython, magics.config_obj)  # hello to the frontend: can it replace cells in place? (and which model)
     configured = FixLoop(parent=ipython).options().resolved()
     if not configured.gateway_url and (warning := load_warning(configured.confinement)):  # e.g. no bwrap: say so now
         print(warning)
