@@ -53,11 +53,16 @@ export type DecideResult = 'sent' | 'local' | 'failed';
 
 /**
  * Whoever added outputs of their own to a loop's cell (the Fix button): told
- * when the user rejects the loop, so it can take them away.
+ * when a loop is rejected, so it can take them away.
  */
 export interface ILoopOwner {
-  /** True when it restored the cell; then no `metadata.fixloop` is written. */
-  rejected(panel: NotebookPanel, loop: ILoopSummary): boolean;
+  /**
+   * `loop` was rejected: by the user (`byUser`), or closed by Retry or by a
+   * new run of its cell. True when the loop is the owner's and it took care
+   * of the cell (put it back as it was after a user's Reject, or keeps
+   * showing the loop that replaced it); then no `metadata.fixloop` is written.
+   */
+  rejected(panel: NotebookPanel, loop: ILoopSummary, byUser: boolean): boolean;
 }
 
 /**
@@ -407,10 +412,10 @@ export class FixloopComms {
     }
   }
 
-  /** A loop the user rejected whose owner put the cell back as it was (the Fix button's). */
+  /** A rejected loop whose owner took care of its cell (the Fix button's). */
   private _restored(panel: NotebookPanel, loop: ILoopSummary, via: unknown): boolean {
     const byUser = via === 'button' || via === 'sidebar'; // not Retry, not a new run of the cell
-    return byUser && !!this.owner && this.owner.rejected(panel, loop);
+    return !!this.owner && this.owner.rejected(panel, loop, byUser);
   }
 
   private _remember(

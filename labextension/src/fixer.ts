@@ -151,12 +151,19 @@ export class CellFixer implements ILoopOwner {
     }
   }
 
-  /** The user rejected `loop`: when it is a Fix's and its outputs are as it left them, remove them. */
-  rejected(panel: NotebookPanel, loop: ILoopSummary): boolean {
+  /**
+   * A loop of a cell with a Fix's outputs was rejected. By the user: remove
+   * those outputs, when they are as the Fix left them. By Retry or a new Fix:
+   * keep them, they show the loop that replaced it.
+   */
+  rejected(panel: NotebookPanel, loop: ILoopSummary, byUser: boolean): boolean {
     const runs = this._runs(panel);
     const run = loop.cell_id ? runs.get(loop.cell_id) : undefined;
     if (!run || !loop.cell_id) {
       return false;
+    }
+    if (!byUser) {
+      return true;
     }
     runs.delete(loop.cell_id);
     const restored = run.mirror.undo();
