@@ -38,8 +38,9 @@ class Entry:
     plain: bool = False  # no `%%fixloop` line (`%fixloop auto`, the Fix button): Accept writes the code alone
 
     @property
-    def magic_line(self) -> str:
-        return split_magic(self.cell_source)[0] or MAGIC
+    def magic_line(self) -> str | None:
+        """The cell's `%%fixloop` line; None for a plain cell (the extension's Fix button)."""
+        return split_magic(self.cell_source)[0]
 
     @property
     def body(self) -> str:

@@ -248,7 +248,7 @@ def load_ipython_extension(ipython) -> None:
     magics = FixLoopMagics(ipython)
     ipython.register_magics(magics)
     sweep()  # sandbox and snapshot dirs of kernels that died mid-loop
-    connect(ipython)  # hello to the frontend: can it replace cells in place?
+    connect(ipython, magics.config_obj)  # hello to the frontend: can it replace cells in place? (and which model)
     configured = magics.config_obj.options().resolved()
     if not configured.gateway_url and (warning := load_warning(configured.confinement)):  # e.g. no bwrap: say so now
         print(warning)

@@ -10,9 +10,10 @@ Then the view owns the decision. Nothing changes until Accept; Accept asks the f
 the cell (keeping the `%%fixloop` line) and runs the code in the user's kernel; Undo puts back the
 exact original; Reject says that nothing changed; Retry runs the loop again; running the cell again
 closes a pending loop (supersede). Without the JupyterLab extension (degraded mode) Accept shows the
-code to copy and `%fixloop last` inserts it. Every decision goes to the history and the comm. The
-widget's buttons and the sidebar's `decide` (comm.py) call the same methods here; the widget only
-shows what it is told.
+code to copy and `%fixloop last` inserts it. A loop the extension's Fix button started on a plain
+cell (comm.fix_request) proposes the code alone, and on Accept the frontend reruns the cell. Every
+decision goes to the history and the comm. The widget's buttons and the sidebar's `decide`
+(comm.py) call the same methods here; the widget only shows what it is told.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def cell_source(shell, line: str, cell: str) -> tuple[str, str | None]:
     """The exact cell as typed and its cellId; rebuilt from line and body when the request is not this cell."""
     cell_id, code = frontends.request_cell(shell)
     if code is not None and split_magic(code)[0] is not None:
-        return code, cell_id
+        # the Fix button's request: its `%%fixloop` line is the frontend's, the cell holds the code alone
+        return (split_magic(code)[1] if frontends.fix_request(shell) else code), cell_id
     # called some other way (run_cell_magic from another cell): never replace that other cell
     return join_magic(magic_line(line), cell), None
 
@@ -94,6 +96,7 @@ class LoopView:
         self.plain = plain
         source, cell_id = cell_source(shell, line, cell) if plain is None else (plain.source, plain.cell_id)
         self.entry = Entry(cell_source=source, cell_id=cell_id, plain=plain is not None)
+        self.reruns = frontends.fix_request(shell)  # the Fix button's: on Accept the frontend reruns the cell
         for shown in list(self.frontend.loops.values()):  # a pending loop of this cell is closed
             if cell_id and shown.entry.cell_id == cell_id:
                 shown.supersede()
@@ -196,6 +199,8 @@ class LoopView:
         if self.widget is None:
             return
         text = self.frontend.describe()
+        if self.frontend.connected and self.reruns:
+            text = text.replace("in place.", "in place and runs it.")
         if self.frontend.connected and not self.entry.cell_id:
             text = ("This cell was not run with a cell id, so it cannot be replaced in place: Accept shows the code "
                     "to copy.")
@@ -263,7 +268,7 @@ class LoopView:
     def _record(self, decision: str, via: str, **extra) -> None:
         self.entry.decision = decision
         self.history.decision(self.entry, decision, via=via, mode=self.frontend.mode, **extra)
-        self.frontend.send_decision(self.entry.loop_id, decision)
+        self.frontend.send_decision(self.entry.loop_id, decision, via)
 
     def accept(self, via: str = "button") -> None:
         if not self._decidable() or self.busy:
@@ -275,8 +280,10 @@ class LoopView:
         self._record("accepted", via)
         restored = self.plain.before_accept() if self.plain is not None and self.plain.before_accept else ""
         if self.frontend.replace(self.entry.cell_id, self.entry.accepted_source(), self.entry.summary(), "accepted",
-                                 self._on_replaced, expected=self.entry.cell_source, run=not self.shown):
+                                 self._on_replaced, expected=self.entry.cell_source, run=self.reruns or not self.shown):
             self._say("accepted", "<b>Accepted</b>: replacing the cell in the notebook…")
+            if self.reruns:
+                return  # the frontend runs the cell once it holds the code
         else:
             self._degraded_accept(code, "")
         if restored:
@@ -294,6 +301,9 @@ class LoopView:
         if data.get("ok"):
             if undone:
                 self._say("undone", "<b>Undone</b>: your original cell is back, exactly as you typed it.")
+            elif self.reruns:
+                self._say("accepted", "<b>Accepted</b>: the cell now holds the fixed code and runs again. "
+                          "Undo (in the Fixloop sidebar) puts back your original.")
             else:
                 self._say("accepted", "<b>Accepted</b>: the cell now holds the fixed code and it ran (output below). "
                           "Undo puts back your original.")
@@ -355,7 +365,7 @@ class LoopView:
         if old.decision == "pending":  # retrying closes the loop shown so far: never left in limbo
             old.decision = "rejected"
             self.history.decision(old, "rejected", via="retry", hint=hint)
-            self.frontend.send_decision(old.loop_id, "rejected")
+            self.frontend.send_decision(old.loop_id, "rejected", "retry")
         self.frontend.loops.pop(old.loop_id, None)
         new = Entry(cell_source=old.cell_source, cell_id=old.cell_id)
         self.history.start(new, self.result.model)
