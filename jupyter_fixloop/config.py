@@ -12,7 +12,7 @@ from traitlets import Bool, Enum, Float, Integer, List, Unicode
 from traitlets.config import Configurable
 
 from .errors import UsageError
-from .options import CONFINEMENTS, DEFAULTS, NAMES, SHARE_POLICIES, LoopOptions, resolve_model
+from .options import AUTO_MODES, CONFINEMENTS, DEFAULTS, NAMES, SHARE_POLICIES, LoopOptions, resolve_model
 
 SECRETS = {"gateway_token", "gateway_headers"}  # never printed by `%fixloop config`
 
@@ -100,6 +100,14 @@ class FixLoop(Configurable):
         DEFAULTS.receipt_tokens, min=50,
                              help="Most tokens one receipt (what the model reads of a run) may take; "
                                   "longer ones are trimmed."
+    ).tag(config=True)
+    auto = Enum(
+        list(AUTO_MODES), DEFAULTS.auto,
+        help="Offer a repair under every error of an ordinary cell (`%fixloop auto` turns it on in one kernel): "
+        "'rules' tries the built-in rules' repair at once in a sandbox, from the state the cell started from (no "
+        "tokens), and asks the model only when you say so (`%fixloop last --model`, or the widget's Retry); "
+        "'model' asks the configured model too; 'off' leaves IPython's error handler alone. Your traceback is "
+        "shown unchanged, and nothing runs in your kernel until you accept.",
     ).tag(config=True)
 
     gateway_url = Unicode(

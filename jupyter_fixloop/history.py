@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from traitlets import Unicode, default
 from traitlets.config import Configurable
 
-from .cell import MAGIC, join_magic, split_magic
-from .result import LoopResult
+from .cell import join_magic, split_magic
+from .result import LoopResult, written_aside
 from .summary import loop_summary, now
 
 
@@ -35,28 +35,31 @@ class Entry:
     decision: str = "pending"
     run: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     created: str = field(default_factory=now)
+    plain: bool = False  # no `%%fixloop` line (`%fixloop auto`, the Fix button): Accept writes the code alone
 
     @property
-    def magic_line(self) -> str:
-        return split_magic(self.cell_source)[0] or MAGIC
+    def magic_line(self) -> str | None:
+        """The cell's `%%fixloop` line; None for a plain cell (the extension's Fix button)."""
+        return split_magic(self.cell_source)[0]
 
     @property
     def body(self) -> str:
         """The cell without its `%%fixloop` line (the protocol's `original`)."""
-        return split_magic(self.cell_source)[1]
+        return self.cell_source if self.plain else split_magic(self.cell_source)[1]
 
     @property
     def loop_id(self) -> str:
         return self.result.loop_id if self.result is not None else self.run
 
     def accepted_source(self) -> str:
-        """The cell after Accept: the same `%%fixloop` line, then the verified code."""
-        return join_magic(self.magic_line, (self.result.patched or "").rstrip("\n"))
+        """The cell after Accept: the same `%%fixloop` line, then the verified code (the code alone in a plain cell)."""
+        code = (self.result.patched or "").rstrip("\n")
+        return code if self.plain else join_magic(self.magic_line, code)
 
     def summary(self) -> dict:
         """Its LoopSummary (docs/protocol.md), with the decision as it stands."""
         return loop_summary(self.result, cell_id=self.cell_id, original=self.body, created=self.created,
-                            decision=self.decision)
+                            decision=self.decision, plain=self.plain)
 
 
 class FixLoopHistory(Configurable):
@@ -165,7 +168,7 @@ class FixLoopHistory(Configurable):
                 if (e.get("effect") or {}).get("text"):
                     out += ["", "what it does to your data:", e["effect"]["text"]]
                 for r in e.get("rounds") or []:
-                    by = " (built-in rules)" if r.get("source") == "rules" else ""
+                    by = written_aside(r.get("source", ""), bool(r.get("model_written")))
                     out += ["", f"round {r['index']}{by}: {r['receipt']['kind']}", r["receipt"]["text"]]
                 return "\n".join(out)
         return f"fixloop history: no loop {loop_id!r} in {self.path}"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 BUILTIN = "fixloop/builtin"  # the offline engine's model name
 CONFINEMENTS = ("auto", "bwrap", "none")
 SHARE_POLICIES = ("data", "named")
+AUTO_MODES = ("off", "rules", "model")  # `%fixloop auto`: no repair offered / the built-in rules' / also the model's
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class LoopOptions:
     share: tuple[str, ...] = ()  # user variables shared with the sandboxes beyond what the cell and checks read
     share_policy: str = "data"  # "data": a data value a candidate reads is shared; "named": only what user code reads
     receipt_tokens: int = 600  # most tokens one receipt may take
+    auto: str = "off"  # a repair offered under every error: "off", "rules" (built-in, no tokens) or "model"
     cwd: str = ""  # the sandboxes' working directory ("": the current one)
     gateway_url: str = ""  # run sandboxes on this Kernel/Enterprise Gateway ("": $FIXLOOP_GATEWAY_URL, else locally)
     gateway_token: str = field(default="", repr=False)  # its auth token
@@ -71,6 +73,8 @@ class LoopOptions:
             raise UsageError(f"resamples must be a whole number from 1 to 8, not {self.resamples!r}")
         if not isinstance(self.rules, bool):
             raise UsageError(f"rules must be True or False, not {self.rules!r}")
+        if self.auto not in AUTO_MODES:
+            raise UsageError(f"auto must be one of {', '.join(AUTO_MODES)}, not {self.auto!r}")
         if self.timeout <= 0 or self.model_timeout <= 0:
             raise UsageError("timeout and model_timeout must be positive numbers of seconds")
         if self.share_policy not in SHARE_POLICIES:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import difflib
 import html
 
+from .hidden import code_lines, visible
 from .hooks import LoopEnd, LoopEvent, ModelWriting, RoundStart, RunStart
-from .result import LoopResult, unified_diff
+from .result import LoopResult, unified_diff, written_aside
 
 STATUS_TEXT = {
     "passed": "already passes",
@@ -105,7 +106,7 @@ def alternative_lines(result: LoopResult) -> list[str]:
     """An unverified repair's rivals: other candidates of its round that also ran, their code and effect."""
     out = []
     for s in result.alternatives:
-        who = "the built-in rules" if s.source == "rules" else "the model"
+        who = s.writer
         out += ["", f"another candidate that also runs ({who}), nothing tells which is right:"]
         out += ["  " + line for line in unified_diff(result.source, s.code or "", "original", who).splitlines()]
         if s.effect:
@@ -116,7 +117,7 @@ def alternative_lines(result: LoopResult) -> list[str]:
 def alternatives_html(result: LoopResult) -> str:
     parts = []
     for s in result.alternatives:
-        who = "the built-in rules" if s.source == "rules" else "the model"
+        who = s.writer
         effect = (f'<div>what it does to your data:</div><pre class="fixloop-receipt">{html.escape(s.effect)}</pre>'
                   if s.effect else "")
         parts.append(f'<div class="fixloop-alternative"><b>another candidate that also runs ({who}); nothing '
@@ -169,7 +170,7 @@ def render_text(result: LoopResult) -> str:
         out.append(result.diff.rstrip("\n"))
     for note in result.notes:
         out.append(note)
-    return "\n".join(out)
+    return visible("\n".join(out))  # a sandbox's text and the code as escapes: a terminal acts on neither
 
 
 def diff_html(before: str, after: str) -> str:
@@ -256,7 +257,7 @@ def render_html(result: LoopResult) -> str:
     parts.append(alternatives_html(result))
     parts.append(rounds_html(result))
     parts.append("</div>")
-    return "\n".join(parts)
+    return visible("\n".join(parts))  # bidi overrides and zero-width characters shown as escapes, not obeyed
 
 
 def notes_html(notes) -> str:
@@ -266,7 +267,7 @@ def notes_html(notes) -> str:
 
 def round_title(r) -> str:
     """"round 2: check_failed", and who wrote the candidate when it was not the model."""
-    return f"round {r.index}{' (built-in rules)' if r.source == 'rules' else ''}: {r.receipt.kind}"
+    return f"round {r.index}{written_aside(r.source, r.model_written)}: {r.receipt.kind}"
 
 
 def samples_line(r) -> str:
@@ -366,7 +367,7 @@ def activity_text(event: LoopEvent) -> str:
 
 def side_by_side_html(before: str, after: str) -> str:
     """Original left, proposed right; changed lines marked -/+ as well as coloured, code highlighted."""
-    a, b = before.splitlines(), after.splitlines()
+    a, b = code_lines(before), code_lines(after)
     if a == b:
         return '<pre class="fixloop-diff fixloop-nodiff">(no change)</pre>'
     rows = ['<tr><th></th><th></th><th>original</th><th></th><th></th><th>proposed</th></tr>']

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+from .hidden import code_lines
 from .receipt.effect import Effect
 from .receipt.values import Receipt
 
@@ -38,10 +39,16 @@ class Sample:
     seconds: float = 0.0  # model time of this call
     source: str = "model"  # "model", or "rules": the built-in engine's rule repair (no tokens)
     effect: str = ""  # what its run did to the user's data, in words ("" when it did not run)
+    authors: tuple[str, ...] = ()  # who wrote each line of `code` (see `authored`)
 
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def writer(self) -> str:
+        """Who wrote it, in words: "the model", "the built-in rules", "the rules' repair of the model's code"."""
+        return writer_words(self.source, self.authors)
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,18 @@ class Round:
     samples: tuple[
         Sample, ...
     ] = ()  # with --samples K or the rules: every candidate of the round; the round is the best one's
-    source: str = "model"  # who wrote the candidate carried on: "model", or "rules" (the built-in engine's rule repair)
+    source: str = "model"  # what answered the step carried on: "model", or "rules" (the built-in engine's rule repair)
+    authors: tuple[str, ...] = ()  # who wrote each line of `candidate`: "user", "rules", "model" (see `authored`)
+
+    @property
+    def model_written(self) -> bool:
+        """Some line of its candidate is a model's (a rules' repair of a model's code included)."""
+        return MODEL in self.authors
+
+    @property
+    def writer(self) -> str:
+        """Who wrote the candidate, in words (`writer_words`)."""
+        return writer_words(self.source, self.authors)
 
     @property
     def effect(self) -> Effect | None:
@@ -132,6 +150,23 @@ class LoopResult:
         return tuple(out)
 
     @property
+    def authors(self) -> frozenset[str]:
+        """Who wrote the lines of the proposed code ("user", "rules", "model"); empty when none is proposed.
+
+        Data, not a label: a rules' repair of code a model wrote holds the model's lines, so "model" is here."""
+        if self.patched is None:
+            return frozenset()
+        for r in reversed(self.rounds):
+            if r.candidate is not None and r.candidate.strip() == self.patched.strip():
+                return frozenset(r.authors) if r.authors else frozenset({MODEL})  # unknown: the least trusted
+        return frozenset({MODEL})
+
+    @property
+    def model_written(self) -> bool:
+        """Some line of the proposed code is a model's: a person reviews it before it runs outside a sandbox."""
+        return MODEL in self.authors
+
+    @property
     def last_receipt(self) -> Receipt | None:
         return self.rounds[-1].receipt if self.rounds else self.first
 
@@ -149,8 +184,43 @@ class LoopResult:
 
 CLAIMS = ("fixed", "unverified")  # statuses that propose code as a repair
 
+USER, RULES, MODEL = "user", "rules", "model"  # who wrote a line, least trusted last
+_TRUST = {USER: 0, RULES: 1, MODEL: 2}
+
+
+def authored(base: str, base_authors: tuple[str, ...], code: str, writer: str) -> tuple[str, ...]:
+    """Who wrote each line of `code`, which `writer` ("rules" or "model") made from `base` (whose lines
+    `base_authors` holds). A line kept as it was keeps its author; a line added or changed is the
+    writer's, or the least trusted author of `base` when that is less trusted: the rules' repair of
+    code a model wrote is the model's code (its names, its calls, what the rule templated from it)."""
+    old, new = base.splitlines(), code.splitlines()
+    if len(base_authors) != len(old):
+        base_authors = (MODEL,) * len(old)  # unknown: the least trusted
+    who = max((writer, *base_authors), key=_TRUST.__getitem__)
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        out.extend(base_authors[i1:i2] if tag == "equal" else (who,) * (j2 - j1))
+    return tuple(out)
+
+
+def writer_words(source: str, authors: tuple[str, ...]) -> str:
+    """Who wrote a candidate, in words, from the data: what answered the step (`source`) and the lines' authors."""
+    if source != RULES:
+        return "the model"
+    return "the rules' repair of the model's code" if MODEL in authors else "the built-in rules"
+
 
 def unified_diff(before: str, after: str, before_name: str = "original", after_name: str = "proposed") -> str:
-    """A unified diff that ignores a missing final newline (cells rarely end with one)."""
-    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), before_name, after_name, lineterm="")
+    """A unified diff for a person to read, of the lines as Python reads them, every hidden character
+    (ESC, CR, bidi overrides, zero-width: hidden.py) written as its escape, so what it shows is what
+    runs; it ignores a missing final newline (cells rarely end with one)."""
+    lines = difflib.unified_diff(code_lines(before), code_lines(after), before_name, after_name, lineterm="")
     return "".join(line + "\n" for line in lines)
+
+
+def written_aside(source: str, model_written: bool) -> str:
+    """A round's title's aside on who wrote its candidate when not the model alone: " (built-in rules)",
+    or " (the rules' repair of the model's code)"; "" for the model's."""
+    if source != RULES:
+        return ""
+    return " (the rules' repair of the model's code)" if model_written else " (built-in rules)"

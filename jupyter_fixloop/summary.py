@@ -21,8 +21,9 @@ def now() -> str:
 
 
 def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: str | None = None,
-                 created: str | None = None, decision: str = "pending") -> dict:
-    """The LoopSummary (JSON-ready) of a LoopResult; `original` defaults to the code the loop started from."""
+                 created: str | None = None, decision: str = "pending", plain: bool = False) -> dict:
+    """The LoopSummary (JSON-ready) of a LoopResult; `original` defaults to the code the loop started from.
+    `plain`: the cell has no `%%fixloop` line (`%fixloop auto`, the Fix button), so Accept writes `patched` alone."""
     return {
         "loop_id": result.loop_id,
         "cell_id": cell_id,
@@ -38,8 +39,11 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
         "seconds": round(result.seconds, 3),
         "created": created or now(),
         "decision": decision,
+        "plain": plain,
         "effect": result.effect.to_json() if result.effect is not None else None,
-        "alternatives": [{"source": a.source, "code": a.code or "", "effect": a.effect} for a in result.alternatives],
+        "alternatives": [{"source": a.source, "code": a.code or "", "effect": a.effect,
+                          "model_written": "model" in a.authors} for a in result.alternatives],
+        "model_written": result.model_written,
         "rounds": [
             {
                 "index": r.index,
@@ -50,6 +54,7 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
                 "seconds": round(r.usage.seconds + r.usage.run_seconds, 3),
                 "effect": r.effect.text if r.effect is not None else None,
                 "source": r.source,
+                "model_written": r.model_written,
             }
             for r in result.rounds
         ],

@@ -24,12 +24,14 @@ class FakeLab:
 
     # ------------------------------------------------------------------ talking to the kernel
 
-    def execute(self, code: str, cell_id: str | None = None, timeout: float = 240) -> tuple[list[dict], dict]:
+    def execute(self, code: str, cell_id: str | None = None, timeout: float = 240,
+                metadata: dict | None = None) -> tuple[list[dict], dict]:
+        """An execute request as JupyterLab sends it (`cellId` in its metadata, with `metadata` added)."""
         kc = self.kernel.kc
         msg = kc.session.msg("execute_request", {
             "code": code, "silent": False, "store_history": True, "user_expressions": {},
             "allow_stdin": False, "stop_on_error": True,
-        }, metadata={"cellId": cell_id} if cell_id else {})
+        }, metadata={**({"cellId": cell_id} if cell_id else {}), **(metadata or {})})
         kc.shell_channel.send(msg)
         return self._collect(msg, timeout), self._reply(msg, timeout)
 

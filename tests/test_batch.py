@@ -217,12 +217,14 @@ def test_jupyter_finds_the_fixloop_subcommand(tmp_path):
 
 
 def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
-    """The README's batch-mode command: notebooks/cleaning.ipynb comes out fully running, each repair
-    verified by a check or by a later cell that now runs (the column's near match: the cell below reads it)."""
+    """The README's batch-mode command: notebooks/cleaning.ipynb comes out fully running. A repair is
+    "fixed" only when a check or a later cell that discriminates verified it (the revenue column: the last
+    cell reads it, and failed before the fix); the two repairs no cell reads are unverified (exit 3), and
+    say that the last cell, which ran before them too, is a regression check only (issue 38)."""
     src = str(Path(__file__).parent.parent / "notebooks" / "cleaning.ipynb")
     out, report = str(tmp_path / "cleaning.fixed.ipynb"), str(tmp_path / "cleaning-report.md")
 
-    assert batch_cli.main([src, "-o", out, "--report", report]) == 0
+    assert batch_cli.main([src, "-o", out, "--report", report]) == 3
 
     nb = nbformat.read(out, as_version=4)
     by_text = {c.source.splitlines()[0]: text_of(c) for c in nb.cells if c.cell_type == "code"}
@@ -230,7 +232,11 @@ def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
     assert "north    33.0" in by_text["revenue_by_region = "
                                       "orders.groupby('region')['revenue'].sum().sort_values(ascending=False)"]
     assert "unit prices vary by 28% around their mean" in by_text['%%fixloop --expect "round(price_spread, 2) == 0.28"']
-    assert "every cell runs: 4 ok, 5 fixed" in Path(report).read_text()
+    text = Path(report).read_text()
+    assert "every cell runs, but nothing checked some repairs: 4 ok, 3 fixed, 2 unverified" in text
+    assert "it failed after the original cell and runs now" in text  # the revenue column's fix
+    assert "- repairs run, by what verified them: 1 a later cell that discriminates, 2 a check, 2 nothing" in text
+    assert text.count("a regression check, not evidence") >= 2
 
 
 def test_the_readme_first_command_runs_the_demo_and_says_what_was_verified(tmp_path):
@@ -356,6 +362,41 @@ def test_unreviewed_model_code_does_not_run_in_the_notebook_kernel_by_default(wo
     assert marker.read_text() == "token"  # what --accept-unreviewed lets through: why it is not the default
 
 
+# issue 41, critical: the rules' repair of a model's code is the model's code
+PAYLOAD = ("import os\nif os.environ.get('REPORT_DIR_FOR_TEST'):\n"
+           "    open(os.environ['REPORT_DIR_FOR_TEST'], 'w').write('token')\ny = int(math.sqrt(4))")
+
+
+@pytest.mark.parametrize("cell_model", [False, True], ids=["model-flag", "model-on-the-cell-line"])
+def test_the_rules_repair_of_a_models_code_is_proposed_not_applied(workdir, tmp_path, fake_model, monkeypatch,
+                                                                    capsys, cell_model):
+    """The model's reply carries a payload and `y = int(math.sqrt(4))` without `import math`: it fails in
+    round 1, the rules add the import in round 2 and it passes. Every line but the import is the model's,
+    so the fix is proposed (exit 1) and the notebook's kernel never runs the payload; also when the
+    model is named on the cell's `%%fixloop` line and the run's own model is the built-in engine."""
+    marker = tmp_path / "written-by-the-models-payload"
+    monkeypatch.setenv("REPORT_DIR_FOR_TEST", str(marker))  # inherited by the notebook kernel, not the sandbox
+    server = fake_model(f"```python\n{PAYLOAD}\n```")
+    line = "%%fixloop --model openai/scripted --expect 'y == 2'" if cell_model else "%%fixloop --expect 'y == 2'"
+    src = write_notebook(workdir / f"provenance-{cell_model}.ipynb", f"{line}\ny = root_of_four", "print(y)")
+    out, report = str(workdir / f"provenance-{cell_model}.out.ipynb"), str(workdir / f"provenance-{cell_model}.md")
+    flags = ["--api-base", server.url] + ([] if cell_model else ["--model", "openai/scripted"])
+
+    code = batch_cli.main([src, "-o", out, "--report", report, "--max-rounds", "3", *flags])
+
+    printed = capsys.readouterr().out
+    assert code == 1 and not marker.exists(), printed
+    nb = nbformat.read(out, as_version=4)
+    record = nb.cells[0].metadata["fixloop"]
+    assert record["status"] == "fixed" and record["decision"] == "pending" and record["model_written"], record
+    assert [r["source"] for r in record["rounds"]] == ["model", "rules"] and record["rounds"][1]["model_written"]
+    assert "REPORT_DIR_FOR_TEST" in record["patched"] and "import math" in record["patched"]
+    assert "the rules' repair of the model's code" in record["reason"]
+    assert "built-in rules' repair" not in record["reason"] and "built-in rules' repair" not in printed
+    assert "1 proposed" in printed and "model-written code nobody reviewed" in printed
+    assert "NameError" in text_of(nb.cells[0])  # the original ran, as plain Jupyter would
+
+
 def test_an_unknown_model_is_refused_before_any_cell_runs(workdir, capsys):
     src = write_notebook(workdir / "model.ipynb", "open('ran.txt', 'w').write('x')")
     assert batch_cli.main([src, "--model", "nosuchprovider/some-model"]) == 2
@@ -470,3 +511,97 @@ def test_a_hosted_model_without_its_key_exits_2_naming_the_variable(workdir, cap
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "ANTHROPIC_API_KEY" in err and "500" not in err
     assert not (workdir / "ran.txt").exists()
+
+
+def test_cells_with_ipython_syntax_are_repaired_with_their_magic_lines_kept(workdir, capsys):
+    """A line magic, a shell line, a help line, a `%%time` body and a `%timeit` over two lines: the rules
+    read each cell as IPython transforms it, and the repaired cell keeps its IPython lines."""
+    pytest.importorskip("matplotlib")
+    src = write_notebook(
+        workdir / "ipython.ipynb",
+        "%matplotlib inline\nimport matplotlib.pyplot as plt\nplt.style.use('seaborn-darkgrid')\n"
+        "fig, ax = plt.subplots()",
+        "!pip --version\nweights = [2, 5, 3]\nweights?\nheaviest = max(wieghts)\nprint(heaviest)",
+        "%%time\nordered = sroted(weights)\nprint(ordered)",
+        "import numpy as np\n%timeit -n 1 -r 1 np.array(weights, dtype=np.float) \\\n    .sum()",
+    )
+    out = str(workdir / "ipython.out.ipynb")
+    batch_cli.main([src, "-o", out])
+    said = capsys.readouterr()
+    cells = nbformat.read(out, as_version=4).cells
+    assert cells[0].source.splitlines()[:3] == ["%matplotlib inline", "import matplotlib.pyplot as plt",
+                                                "plt.style.use('seaborn-v0_8-darkgrid')"], said
+    assert cells[1].source.splitlines()[:4] == ["!pip --version", "weights = [2, 5, 3]", "weights?",
+                                                "heaviest = max(weights)"]
+    assert text_of(cells[1]).endswith("5")
+    assert cells[2].source == "%%time\nordered = sorted(weights)\nprint(ordered)"
+    assert "[2, 3, 5]" in text_of(cells[2]) and "Error" not in text_of(cells[2])
+    assert cells[3].source == "import numpy as np\n%timeit -n 1 -r 1 np.array(weights, dtype=float) \\\n    .sum()"
+    assert all(c.metadata["fixloop"]["decision"] == "accepted" for c in cells), said
+def test_a_later_cell_that_reads_nothing_of_a_fix_does_not_verify_it(workdir, capsys):
+    """Issue 38: a notebook that ends in an independent cell. The cell after the first fix reads the
+    column it makes and failed after the original cell: it verifies that fix, and the words name it. The
+    last cell reads nothing the second fix wrote and ran after its original cell too: a regression check,
+    so that fix stays unverified (exit 3), and says why."""
+    src = write_notebook(
+        workdir / "independent.ipynb",
+        "import pandas as pd\norders = pd.DataFrame({'region': ['n', 's', 'n'], 'qty': [1, 2, 3], "
+        "'price': [2.0, 3.0, 4.0]})",
+        "orders['revenue'] = orders['qty'] * orders['prise']",
+        "print(orders.groupby('region')['revenue'].sum().to_dict())",
+        "for region, qty in orders.groupby('region')['qty'].sum().iteritems():\n    print(region, qty)",
+        "print(orders.dtypes.to_dict())",
+    )
+
+    code = batch_cli.main([src, "-o", str(workdir / "independent.out.ipynb")])
+
+    printed = capsys.readouterr().out
+    assert code == 3, printed
+    first = re.search(r"cell 2: .* -- (.*)", printed).group(1)
+    assert first.startswith("fixed: after 1 round(s): its 1 check passes (following cell 1 (`print(orders.groupby("
+                            "'region')['revenue'].sum().to_dict())`): it failed after the original cell and runs "
+                            "now)"), first
+    last = re.search(r"cell 4: .* -- (.*)", printed).group(1)
+    assert last.startswith("runs now, unverified: nothing checked it"), last
+    assert ("1 later cell still runs, but ran after the original cell too and reads nothing the code wrote: a "
+            "regression check, not evidence") in last
+    result = nbformat.read(str(workdir / "independent.out.ipynb"), as_version=4)
+    assert text_of(result.cells[3]) == "n 4\ns 2"
+
+
+def test_a_cell_that_runs_but_assigns_through_a_chain_is_repaired_when_its_saved_output_can_tell(tmp_path, capsys):
+    """Issue 38: pandas 3 warns that `df['b'][mask] = v` never reaches the frame (ChainedAssignmentError),
+    and the cell runs. Batch mode says it looks wrong and proposes `df.loc[mask, 'b'] = v`: applied when
+    the output saved when it worked verifies it; proposed only, where nothing can."""
+    from nbformat.v4 import new_output
+
+    cells = [("import pandas as pd\ndf = pd.DataFrame({'a': [1, 2, 3], 'b': [0, 0, 0], 'c': [1, 1, 1]})", None),
+             ("df['b'][df['a'] > 1] = 5\nprint(df['b'].tolist())", "[0, 5, 5]\n"),  # what pandas 1 printed
+             ("print(int(df['a'].sum()))", "6\n"),
+             ("df['c'][df['a'] > 2] = 0", None)]
+    nb = new_notebook(cells=[new_code_cell(src, outputs=[new_output("stream", name="stdout", text=out)] if out else [])
+                             for src, out in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    src, out, report = str(tmp_path / "chained.ipynb"), str(tmp_path / "chained.out.ipynb"), str(tmp_path / "c.md")
+    nbformat.write(nb, src)
+
+    code = batch_cli.main([src, "-o", out, "--report", report])
+
+    printed = capsys.readouterr().out
+    assert code == 3, printed  # every cell runs, one looks wrong
+    assert "every cell runs, but some cells look wrong: 2 ok, 1 fixed, 1 looking wrong" in printed, printed
+    fixed = re.search(r"cell 2: .* -- (.*)", printed).group(1)
+    assert fixed.startswith("fixed: ran, but looked wrong (pandas: ChainedAssignmentError: A value is being set on a "
+                            "copy"), fixed
+    assert "fixed (matches the output saved in the notebook)" in fixed
+    result = nbformat.read(out, as_version=4)
+    assert result.cells[1].source == "df.loc[df['a'] > 1, 'b'] = 5\nprint(df['b'].tolist())"
+    assert text_of(result.cells[1]) == "[0, 5, 5]"
+    wrong = re.search(r"cell 4: .* -- (.*)", printed).group(1)
+    assert wrong.startswith("runs, but looks wrong: pandas says an assignment never reaches the frame "
+                            "(ChainedAssignmentError: "), wrong
+    assert "a repair is proposed, not applied: nothing checked it" in wrong
+    assert result.cells[3].source == "df['c'][df['a'] > 2] = 0"  # as written: the proposal is in its record
+    assert result.cells[3].metadata["fixloop"]["decision"] == "pending"
+    assert result.cells[3].metadata["fixloop"]["patched"].startswith("df.loc[df['a'] > 2, 'c'] = 0")
+    assert "+df.loc[df['a'] > 2, 'c'] = 0" in Path(report).read_text()

@@ -185,7 +185,8 @@ def test_the_notebook_bench_runs_each_notebook_plainly_and_in_batch_mode(tmp_pat
     assert bench.main(["--notebooks", str(tmp_path / "corpus")]) == 0
 
     out = capsys.readouterr().out
-    assert "| sub/old.ipynb | 4 | 1 | 2 | 1 / 0 / 0 | 0 | 1/1 |" in out, out
-    assert "drift cells fixed with no saved output or check to verify them: 0 of 1" in out
+    assert "| sub/old.ipynb | 4 | 1 | 2 | 1 / 0 / 0 / 0 | 0 | 0 | 0 | 1/1 |" in out, out
+    assert "- sub: 1 saved output / 0 following cell / 0 check / 0 unverified" in out
+    assert "drift cells fixed that nothing verified (no saved output, following cell or check): 0 of 1" in out
     assert "batch runs fewer cells than plain Jupyter in: none" in out
     assert "- 1 package not installed" in out and "- 1 an earlier cell was not fixed" in out

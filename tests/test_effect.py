@@ -179,7 +179,7 @@ def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
 def test_a_later_cell_that_fails_anyway_still_runs_for_the_cells_after_it():
     """As in Jupyter, a later cell that fails after the original too has done what it did before it
     raised; the cell after it may need that (pydata-book: `a, b = ...` then a broadcast error)."""
-    later = ["a = 1\nraise ValueError('fails after the original too')\n", "b = a + 1\n"]
+    later = ["a = 1\nraise ValueError('fails after the original too')\n", "b = a + total\n"]
     result = fix("total = sum(price)\n", namespace={"prices": [1, 2]}, following=later)
     assert result.status == "fixed", result.reason
     assert [(f.number, f.ok, f.counted) for f in result.rounds[-1].receipt.following] == [(1, False, False),

@@ -288,3 +288,63 @@ def test_a_call_to_a_removed_method_may_become_the_property_that_replaced_it_but
     assert result.status == "fixed" and result.patched == honest, result.reason
     texts = rejected_rounds(result)
     assert len(texts) == 1 and "deletes what the failing line `s.index.is_lexsorted()` did" in texts[0]
+
+
+# issue 41, item 3: an assert the user wrote counts only where it still runs
+TOTAL = "total = sum(prices) - 1\nassert total == 12\n"
+TOTAL_HONEST = "total = sum(prices)\nassert total == 12\n"
+OUT_OF_REACH = [
+    "total = sum(prices) - 1\nif 0 > 1:\n    assert total == 12\n",  # a dead branch
+    "total = sum(prices) - 1\nif False and prices:\n    assert total == 12\n",
+    "total = sum(prices) - 1\nif True:\n    pass\nelse:\n    assert total == 12\n",
+    "total = sum(prices) - 1\nwhile 1 == 2:\n    assert total == 12\n",
+    "total = sum(prices) - 1\ndef _verify():\n    assert total == 12\n",  # a function nothing calls
+    # after a return
+    "def compute():\n    t = sum(prices) - 1\n    return t\n    assert total == 12\ntotal = compute()\n",
+    "def compute():\n    t = sum(prices) - 1\n    if t:\n        return t\n    else:\n        raise ValueError(t)\n"
+    "    assert total == 12\ntotal = compute()\n",  # after an if whose every branch ends
+]
+
+
+def test_an_assert_moved_out_of_reach_is_rejected_then_an_honest_fix_is_accepted(fake_model):
+    server = fake_model(*[block(c) for c in OUT_OF_REACH], block(TOTAL_HONEST))
+    result = fix(TOTAL, namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url,
+                 max_rounds=len(OUT_OF_REACH) + 1, rules=False)
+    assert result.first.ename == "AssertionError"
+    texts = rejected_rounds(result)
+    assert len(texts) == len(OUT_OF_REACH), [r.receipt.text for r in result.rounds]
+    assert all("disarms the cell's check `assert total == 12`" in t for t in texts), texts
+    assert result.status == "fixed" and result.patched == TOTAL_HONEST, result.reason
+
+
+@pytest.mark.parametrize("candidate", [
+    "def verify():\n    assert total == 12\ntotal = sum(prices)\nverify()\n",  # a helper that is called
+    "def compute():\n    t = sum(prices)\n    if t < 0:\n        return 0\n    assert t == 12\n    return t\n"
+    "total = compute()\nassert total == 12\n",  # after a return that may not happen
+    "total = sum(prices)\nif prices:\n    assert total == 12\n",  # a condition read at run time
+    "total = sum(prices)\nif 1 < 2:\n    assert total == 12\n",
+])
+def test_an_assert_that_still_runs_is_not_held_against_a_candidate(candidate):
+    assert Guard("total = sum(prices) - 1\nassert total == 12\n").check(candidate, None) is None
+
+
+def test_a_saved_output_printed_as_constants_is_not_a_match(fake_model):
+    """The cell has to compute 6 from the data; the output the notebook's author saved is `6`. A candidate
+    printing 6 from constants it wrote (`print(3 * 2)`, `n = 6` then `print(n)`, an f-string, a last
+    expression) is rejected; one that computes it from the data is the fix."""
+    from jupyter_fixloop.receipt.saved import SavedOutput
+
+    cell = "print(sum(row['n'] for row in rows if row['kind'] == 'b'))\n"
+    cheats = ["print(3 * 2)\n", "n = 6\nprint(n)\n", "print(f'{2 + 4}')\n", "import sys\nsys.stdout.write('6\\n')\n",
+              "rows\n6\n"]
+    honest = "print(sum(row['n'] for row in rows if row['kind'] == 'a'))\n"
+    server = fake_model(*[block(c) for c in cheats], block(honest))
+    rows = [{"kind": "a", "n": 2}, {"kind": "a", "n": 4}, {"kind": "b", "n": 5}]
+    result = fix(cell, namespace={"rows": rows}, expect_output=SavedOutput("6\n"), model="openai/scripted",
+                 api_base=server.url, max_rounds=len(cheats) + 1, rules=False)
+    texts = rejected_rounds(result)
+    assert len(texts) == len(cheats), [r.receipt.text for r in result.rounds]
+    assert all("prints the expected output" in t for t in texts), texts
+    assert sum("from constants it writes itself" in t for t in texts) >= 4, texts
+    assert result.status == "fixed" and result.patched == honest, result.reason
+    assert Guard(cell, (), SavedOutput("6\n")).check("print('Loaded 16 rows')\nprint(len(rows) * 2)\n", None) is None

@@ -172,8 +172,10 @@ def test_the_function_counter_counts_lines(tmp_path):
 WINGS = {"loop": 4, "sandbox": 3, "model": 3, "receipt": 2, "kernel": 1}  # higher may import lower
 FACES = ("notebook", "batch", "bench", "cli", "demo")
 # the host's doors into kernel/: the wire, and modules the user's side runs too (the snapshot writer,
-# the sharing rule, the prctl/Landlock calls the user's process makes on itself)
-HOST_MAY_IMPORT = {"wire", "snapshot", "sharing", "limits"}
+# the sharing rule, the prctl/Landlock calls the user's process makes on itself, a cell's IPython syntax
+# read as Python line for line: the runner runs it so, the rules and the guard read it so; the checkpoint
+# the user's kernel keeps before each cell in `%fixloop auto`)
+HOST_MAY_IMPORT = {"wire", "snapshot", "sharing", "limits", "ipysyntax", "checkpoint", "namespace"}
 # known crossings still to move behind the wire (each named, so a new one fails)
 HOST_CROSSINGS = {
     ("jupyter_fixloop.loop.verdict", "jupyter_fixloop.kernel.judge"),  # the signature's check

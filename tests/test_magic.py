@@ -250,3 +250,39 @@ def test_line_magic_help_prints_the_full_usage_and_an_instruction_runs_as_a_line
     run = kernel.run("%fixloop add a column with the total")
     assert "cannot write code from an instruction" in run.text, run.text  # the loop ran, on the built-in engine
     assert "UsageError" in kernel.run("%fixloop histroy").text  # a mistyped command is not an instruction
+
+
+def test_a_plotting_cell_that_starts_with_a_line_magic_is_repaired_with_the_magic_kept(kernel):
+    """`%matplotlib inline` first, then a style matplotlib renamed: the rules read the cell as Python."""
+    pytest.importorskip("matplotlib")
+    run = kernel.run("%%fixloop\n%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+                     "plt.style.use('seaborn-darkgrid')\nfig, ax = plt.subplots()\n")
+    assert run.ok, run.text
+    patched = kernel.run("print(_fixloop.patched.strip())").text
+    assert patched.splitlines()[:3] == ["%matplotlib inline", "import matplotlib.pyplot as plt",
+                                        "plt.style.use('seaborn-v0_8-darkgrid')"], patched
+
+
+def test_shell_and_help_lines_stay_and_the_typo_below_them_is_fixed(kernel):
+    run = kernel.run("%%fixloop --expect 'total == 6'\n!pip --version\namounts = [1, 2, 3]\namounts?\n"
+                     "total = sum(amonts)\n")
+    assert "fixloop: fixed" in run.text, run.text
+    patched = kernel.run("print(_fixloop.patched.strip())").text
+    assert patched.splitlines() == ["!pip --version", "amounts = [1, 2, 3]", "amounts?", "total = sum(amounts)"]
+
+
+def test_the_body_of_a_time_cell_magic_is_repaired_inside(kernel):
+    """IPython 8's `%%time` prints an error and carries on: the sandbox runs the body itself, so the
+    error is seen at its line and the repaired body keeps the magic above it."""
+    run = kernel.run("%%fixloop --expect 'ys == [1, 3]'\n%%time\nxs = [3, 1]\nys = sroted(xs)\n")
+    assert "fixloop: fixed" in run.text, run.text
+    patched = kernel.run("print(_fixloop.patched.strip())").text
+    assert patched.splitlines() == ["%%time", "xs = [3, 1]", "ys = sorted(xs)"]
+
+
+def test_a_timeit_statement_continued_over_two_lines_is_repaired_inside(kernel):
+    run = kernel.run("%%fixloop\nimport numpy as np\n%timeit -n 1 -r 1 np.array([1, 2], dtype=np.float) \\\n"
+                     "    .sum()\n")
+    assert run.ok, run.text
+    assert kernel.run("print(_fixloop.patched.strip())").text.splitlines() == [
+        "import numpy as np", "%timeit -n 1 -r 1 np.array([1, 2], dtype=float) \\", "    .sum()"]

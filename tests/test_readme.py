@@ -213,16 +213,21 @@ def test_each_cell_magic_line_of_the_docs_is_taken_by_the_magic(kernel):
         assert "%%fixloop [--expect EXPR]" in run.text, run.text
 
 
-def test_each_line_magic_of_the_docs_runs(kernel):
+def test_each_line_magic_of_the_docs_runs(kernel, model_server):
     lines = [line for line in magic_lines("%fixloop") if not line.startswith("%%")]
     assert "%fixloop last" in lines and "%fixloop history" in lines
     for line in lines:
         line = " ".join(PLACEHOLDERS.get(w, w) for w in line.split())
-        if line.startswith(("%fixloop last", "%fixloop history")):  # after a loop that proposed code
+        if line.startswith("%fixloop last --model"):  # asks a model about a cell that failed in auto mode
+            kernel.run(f"import os\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n%fixloop auto\n"
+                       f"%config FixLoop.api_base = {model_server.url!r}\n%config FixLoop.model = 'openai/fib'")
+            assert "fixloop: the built-in rules have no repair" in kernel.run("[1, 2][5]").text
+        elif line.startswith(("%fixloop last", "%fixloop history")):  # after a loop that proposed code
             assert kernel.run("%%fixloop\ncounts = {'apples': 3}\nn = counts['Apples']\n").ok
         run = kernel.run(line)
         assert run.ok, f"{line}\n{run.text}"
         assert "unknown command" not in run.text and "no setting" not in run.text, run.text
+    kernel.run("%fixloop auto off\n%config FixLoop.model = ''\n%config FixLoop.api_base = ''")
 
 
 def test_every_python_block_of_the_docs_is_run_here():

@@ -121,6 +121,19 @@ CASES = {
                   "f.tolist() == [1.0, 1.0, 3.0]"),
     "name_typo_not_import": ("products = [2, 3]\n", "n = len(product)\n", "name_typo", "n == 2"),
     "name_typo": ("inventory = {'apples': 3}\n", "count = inventroy['apples']\n", "name_typo", "count == 3"),
+    # a tie between two names about as near is broken by what the receipt and the cell show
+    "name_tie_iterable_beats_builtin_type": ("rangs = [4, 5]\n", "total = sum(ranges)\n", "name_typo", "total == 9"),
+    "name_tie_iterable_beats_builtin_for_start": ("", "lsts = [[1], [2]]\nflat = sum(lst, [])\n", "name_typo",
+                                                  "flat == [1, 2]"),
+    "name_tie_callable_for_a_call": ("cuts = [1, 2]\ndef cats(x):\n    return x * 2\n", "y = cnts(4)\n",
+                                     "name_typo", "y == 8"),
+    "name_tie_subscriptable_for_a_subscript": ("cuts = [1, 2]\ndef cats(x):\n    return x * 2\n", "y = cnts[1]\n",
+                                               "name_typo", "y == 2"),
+    "name_tie_frame_for_a_column": (PD + "cats = pd.DataFrame({'n': [1, 2]})\ncuts = 3\n", "m = cnts['n'].sum()\n",
+                                    "name_typo", "m == 3"),
+    "name_tie_same_cell_beats_elsewhere": ("cats = [1, 2]\n", "cuts = [3, 4]\nm = max(cnts)\n", "name_typo", "m == 4"),
+    "name_tie_builtin_callable_beats_user_list": ("rangs = [7]\n", "r = list(ranges(3))\n", "name_typo",
+                                                  "r == [0, 1, 2]"),
     "message_hint_np_inf": (PD, "cap = np.Inf\nbig = cap > 10\n", "message_hint", "big is True or big == True"),
     "removed_np_int": (PD, "vals = np.array(['1', '2']).astype(np.int)\ns = int(vals.sum())\n",
                        "removed_attribute", "s == 3"),
@@ -380,6 +393,25 @@ def test_no_repair_when_the_receipt_does_not_say(name, ns):
     assert repair is None, f"{repair.__name__} guessed:\n{fixed}"
 
 
+@pytest.mark.skipif(not PANDAS_3, reason="copy-on-write (and its ChainedAssignmentError) is pandas 3's default")
+@pytest.mark.parametrize("cell, check", [
+    ("df[df['a'] > 2]['b'] = 1", "df['b'].tolist() == [0, 1, 1]"),
+    ("df['b'][df['a'] > 2] = 1", "df['b'].tolist() == [0, 1, 1]"),
+    ("df.loc[df['a'] > 2]['b'] = 1", "df['b'].tolist() == [0, 1, 1]"),
+    ("df['b'].replace(0, 9, inplace=True)", "df['b'].tolist() == [9, 9, 9]"),
+])
+def test_a_chained_assignment_that_never_wrote_is_written_in_one_step(ns, cell, check):
+    """Under copy-on-write the write lands in a copy: the run passes with pandas' warning, the frame is
+    unchanged (the error shows up in a later cell); the repair is mechanical."""
+    setup = PD + "df = pd.DataFrame({'a': [1, 5, 7], 'b': [0, 0, 0]})\n"
+    first = run(ns, setup, cell)
+    assert "ChainedAssignmentError" in first.text and not eval(check, ns)
+    repair, fixed = repairs.first_repair(cell, first)
+    assert repair is not None and repair.__name__ == "chained_assignment", fixed
+    again = run(ns, setup, fixed)
+    assert again.ok and "ChainedAssignmentError" not in again.text and eval(check, ns), fixed
+
+
 def test_two_bugs_take_two_rounds(ns):
     """One repair per round: the second bug shows only once the first is fixed."""
     setup = PD + "df = pd.DataFrame({'a': [1, 2]})\n"
@@ -478,6 +510,9 @@ CANNOT_TELL = {
                                "pages = [items[i * size:(i + 1) * size] for i in range(len(items) / size)]\n",
                                "drops a last, partial chunk"),
     "two_names_equally_near": ("ship_date = 1\nshop_data = 2\n", "d = shop_date + 1\n", "which one was meant?"),
+    "two_lists_bound_in_the_cell_equally_near": ("", "cats = [1]\ncuts = [2]\nm = max(cnts)\n", "which one was meant?"),
+    "two_callables_equally_near": ("def cats(x):\n    return x\ndef cuts(x):\n    return -x\n", "y = cnts(4)\n",
+                                   "which one was meant?"),
     "two_columns_equally_near": (PD + "df = pd.DataFrame({'ship_date': ['x'], 'shop_data': ['y']})\n",
                                  "d = df['shop_date']\n", "which one was meant?"),
     "bom_in_a_header": (PD + "df = pd.DataFrame({'\\ufeffid': [1], 'v': [2]})  # read from a CSV saved with a BOM\n",

@@ -139,7 +139,8 @@ def test_with_no_checks_a_rule_repair_does_not_end_the_round_and_both_candidates
     assert "another candidate that also runs (the built-in rules)" in text and "+total = sum(prices) * 2" in text
     summary = loop_summary(result)
     assert summary["status"] == "unverified"
-    assert summary["alternatives"] == [{"source": "rules", "code": "total = sum(prices) * 2\n", "effect": other.effect}]
+    assert summary["alternatives"] == [{"source": "rules", "code": "total = sum(prices) * 2\n", "effect": other.effect,
+                                        "model_written": False}]
 
 
 def test_with_no_checks_the_same_repair_from_both_is_one_candidate(fake_model):
@@ -156,3 +157,32 @@ def test_a_check_or_an_assert_of_the_cell_makes_it_fixed_one_the_candidate_wrote
     server = fake_model(block("total = sum(prices) * 2\nassert total == 24\n"))
     result = fix(TYPO, namespace=NS, model="openai/scripted", api_base=server.url, max_rounds=1, rules=False)
     assert result.status == "unverified", result.reason  # the model's assert is no evidence of the user's
+
+
+def test_the_rules_repair_of_a_models_code_is_said_to_be_that_and_is_model_written(fake_model):
+    """Issue 41: who wrote a candidate is data on its lines. The model's round-1 code misses `import math`;
+    the rules' round-2 repair adds it and passes. That is "the rules' repair of the model's code", never
+    "the built-in rules' repair": in the reason, the text and HTML, the summary, and the model's next prompt."""
+    payload = "import os\nsecret = os.environ.get('HOME')\ny = int(math.sqrt(4))\n"
+    server = fake_model(block(payload))
+    result = fix("y = root_of_four\n", checks=["y == 2"], model="openai/scripted", api_base=server.url, max_rounds=3)
+    assert result.status == "fixed" and result.model_written, result.reason
+    model_round, rules_round = result.rounds
+    assert (model_round.source, rules_round.source) == ("model", "rules")
+    assert set(model_round.authors) == {"model"} and rules_round.model_written
+    assert "the rules' repair of the model's code" in result.reason and "built-in rules" not in result.reason
+    text = render_text(result)
+    assert "round 2 (the rules' repair of the model's code): ok" in text and "built-in rules" not in text
+    summary = loop_summary(result)
+    assert summary["model_written"] and summary["rounds"][1]["model_written"]
+    assert summary["rounds"][1]["source"] == "rules"
+
+
+def test_a_rules_repair_of_the_users_cell_is_the_rules_and_the_users(fake_model):
+    """The same data for a repair of the user's own cell: its lines are the user's and the rules', no model's."""
+    server = fake_model(block("total = 0\n"))
+    result = fix("import os\n" + TYPO, checks=["total == 24"], namespace=NS, model="openai/scripted",
+                 api_base=server.url)
+    (only,) = result.rounds
+    assert only.source == "rules" and only.authors == ("user", "rules") and not result.model_written
+    assert result.authors == {"user", "rules"} and "the built-in rules' repair" in result.reason

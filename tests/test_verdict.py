@@ -2,7 +2,9 @@
 needed; tests/test_judge.py signs real verdicts)."""
 
 from jupyter_fixloop.loop.verdict import FORGED, PassedBefore, decisive, evidence, rank, receipt_of, verified
-from jupyter_fixloop.receipt.values import CheckOutcome, Receipt
+from jupyter_fixloop.receipt.effect import Change, Column, Effect
+from jupyter_fixloop.receipt.reads import read_by, written
+from jupyter_fixloop.receipt.values import Baseline, CheckOutcome, FollowingOutcome, Receipt
 from jupyter_fixloop.sandbox.raw import RawRun
 
 RAN = {"status": "ok", "error": None, "checks": [{"expr": "x == 1", "passed": True, "detail": ""}],
@@ -60,3 +62,77 @@ def test_a_crash_a_timeout_and_an_unreadable_result_are_receipts_not_errors():
     assert stopped.kind == "timeout" and stopped.text == "Timeout: the cell was still running after 3 s and was stopped"
     forged = receipt_of(RawRun("x", (), False, "result", result={**RAN, "warnings": ["not an object"]}))
     assert (forged.kind, forged.evalue) == ("crash", "the sandbox's result could not be read (AttributeError)")
+
+
+# ---------------------------------------------------------------- following cells: evidence or regression check
+
+LATER = ((1, "by_region = orders.groupby('region')['revenue'].sum()\n"),  # reads the column the fix makes
+         (2, "print(orders.dtypes)\n"),  # reads `orders`, not the column: ran after the original cell too
+         (3, "print(len(orders))\n"))
+
+
+def _run(code: str, following: list[dict], baseline: Baseline | None, effect: dict | None = None):
+    result = {**RAN, "checks": [], "following": following}
+    if effect is not None:
+        result["effect"] = effect
+    return receipt_of(RawRun(code, (), False, "result", result=result), following_cells=LATER, baseline=baseline)
+
+
+def test_a_later_cell_that_ran_after_the_original_too_and_reads_nothing_the_fix_wrote_is_no_evidence():
+    fix = "orders['revenue'] = orders['units'] * orders['price']\n"
+    after_original = Baseline(ran=frozenset({2, 3}), failed=frozenset({1}))
+    receipt = _run(fix, [{"ok": True}] * 3, after_original)
+    assert [(f.number, f.verifies) for f in receipt.following] == [
+        (1, "it failed after the original cell and runs now"), (2, ""), (3, "")]
+    assert evidence(receipt, fix, "orders['revenue'] = orders['units'] * orders['prise']\n") == 1
+    words = verified(receipt, fix, "")
+    assert words.startswith("its 1 check passes (following cell 1 (`by_region = orders.groupby('region')"
+                            "['revenue'].sum()`): it failed after the original cell and runs now)"), words
+    assert words.endswith("; 2 later cells still run, but ran after the original cell too and read nothing the code "
+                          "wrote: a regression check, not evidence"), words
+
+    # only the cells that ran after the original cell too and do not read 'revenue': nothing verified it
+    raw = RawRun(fix, (), False, "result", result={**RAN, "checks": [], "following": [{"ok": True}] * 2})
+    independent = receipt_of(raw, following_cells=LATER[1:], baseline=Baseline(ran=frozenset({2, 3})))
+    assert evidence(independent, fix, "") == 0 and not [c for c in independent.checks if c.passed]
+    assert verified(independent, fix, "").startswith("runs without error; no checks were given")
+    assert [f.ok for f in independent.following] == [True, True]  # still listed: regression checks
+
+
+def test_a_later_cell_that_ran_before_the_fix_verifies_it_only_by_reading_what_it_wrote():
+    fix = "total = sum(prices)\n"
+    later = ((1, "print(total * 2)\n"), (2, "print(prices)\n"))
+    raw = RawRun(fix, (), False, "result", result={**RAN, "checks": [], "following": [{"ok": True}, {"ok": True}]})
+    receipt = receipt_of(raw, following_cells=later, baseline=Baseline(ran=frozenset({1, 2})))
+    assert [f.verifies for f in receipt.following] == ["it reads `total`, which the code wrote", ""]
+    # a later cell that breaks still fails the run, whether it verifies or not
+    broken = receipt_of(RawRun(fix, (), False, "result", result={
+        **RAN, "checks": [], "following": [{"ok": True}, {"ok": False, "ename": "TypeError", "evalue": "x"}]}),
+        following_cells=later, baseline=Baseline(ran=frozenset({1, 2})))
+    assert broken.kind == "check_failed" and "following cell 2 (`print(prices)`)" in broken.text
+
+
+def test_what_a_run_wrote_is_read_from_its_code_and_effect_not_what_the_original_did_the_same():
+    wrote = written("orders['product'] = orders['Product '].str.strip()\nimport numpy as np\nn = np.std(x)\n")
+    assert wrote.whole == {"n"} and dict(wrote.keys) == {"orders": {"product"}}  # a module is no evidence
+    assert read_by("orders.groupby('region')['revenue'].sum()", wrote) == ""
+    assert read_by("orders['product'].value_counts()", wrote) == "`orders['product']`"
+    assert read_by("orders.query('product == \"pear\"')", wrote) == "`orders['product']`"
+    assert read_by("%matplotlib inline\nprint(n)", wrote) == "`n`"
+    assert written("df.loc[df.a > 1, 'b'] = 2").keys == (("df", frozenset({"b"})),)
+    assert written("df[df.a > 1] = 0\nxs.append(1)\ndf2.fillna(0, inplace=True)").whole == {"df", "xs", "df2"}
+    # a frame that lost rows changed as a whole, whatever column the code names
+    rows = Change("df", "changed", "DataFrame 3×2", "DataFrame 2×2", "DataFrame", "DataFrame", rows=(3, 2),
+                  columns=(Column("'b'", "changed", "int64"),))
+    assert written("df['b'] = f(df)", Effect((rows,))).whole == {"df"}
+    # the loop's first line defined `by_region` before it raised: the fix did not change it
+    same = Change("by_region", "new", "", "Series 2 (int64)", "", "Series")
+    assert written("by_region = s.sum()\nfor k, v in by_region.items():\n    print(k)\n", Effect((same,)),
+                   Effect((same,))).whole == {"k", "v"}
+
+
+def test_the_following_cells_that_ran_in_an_earlier_round_are_regression_checks():
+    first = Receipt(kind="ok", text="ok", following=(FollowingOutcome(1, "print(x)\n", True),))
+    before = PassedBefore(first)
+    now = Receipt(kind="check_failed", text="failed", checks=(CheckOutcome("following cell 1 (`print(x)`)", False),))
+    assert "following cell 1 (`print(x)`) passed in round 0 and fails now" in before.marked(now).text

@@ -43,7 +43,8 @@ def run_loop(lab, cell=CELL, cell_id="cell-1"):
 
 
 def test_hello_live_header_and_summary(lab):
-    assert lab.fixloop_inbox[0] == {"action": "hello", "protocol": 1}
+    # the hello names the model a loop started now uses (the extension's Fix button says it)
+    assert lab.fixloop_inbox[0] == {"action": "hello", "protocol": 1, "model": "fixloop/builtin"}
     root, summary, msgs = run_loop(lab)
     # live header: the progress display was updated while the loop ran
     updates = [m["content"]["data"].get("text/html", "") for m in msgs if m["msg_type"] == "update_display_data"]
@@ -94,7 +95,7 @@ def test_accept_replaces_the_cell_runs_it_and_undo_restores_the_exact_original(l
     assert replace["loop"]["loop_id"] == summary["loop_id"] == replace["loop_id"]
     assert replace["expected"] == CELL  # lets the frontend refuse to overwrite later edits
     assert lab.fixloop_messages("decision")[-1] == {"action": "decision", "loop_id": summary["loop_id"],
-                                                    "decision": "accepted"}
+                                                    "decision": "accepted", "via": "button"}
     # the accepted code ran in the user's kernel, its output captured by the widget's Output
     click_id = msgs[0]["parent_header"]["msg_id"]
     streams = [m["content"]["text"] for m in msgs if m["msg_type"] == "stream"]
@@ -135,7 +136,8 @@ def test_reject_changes_nothing_and_says_so(lab):
 def test_running_the_cell_again_closes_its_pending_loop(lab):
     root, first, _ = run_loop(lab, cell_id="cell-7")
     run_loop(lab, cell_id="cell-7")
-    assert {"action": "decision", "loop_id": first["loop_id"], "decision": "rejected"} in lab.fixloop_inbox
+    assert {"action": "decision", "loop_id": first["loop_id"], "decision": "rejected", "via": "rerun"} \
+        in lab.fixloop_inbox
     assert "the cell ran again" in lab.texts(root)
     assert lab.state(lab.find("fixloop-accept", root))["disabled"] is False  # still acceptable, if it shows
     history = lab.execute("%fixloop history")[0]
@@ -191,7 +193,8 @@ def test_retry_with_a_hint_puts_the_hint_in_the_prompt(lab, fake_model):
                    for m in msgs if m["msg_type"] == "comm_msg")  # the header was live during the retry
         new = lab.fixloop_messages("loop")[-1]["loop"]
         assert new["loop_id"] != first["loop_id"] and new["status"] == "fixed" and new["cell_id"] == "cell-5"
-        assert {"action": "decision", "loop_id": first["loop_id"], "decision": "rejected"} in lab.fixloop_inbox, [
+        assert {"action": "decision", "loop_id": first["loop_id"], "decision": "rejected", "via": "retry"} \
+            in lab.fixloop_inbox, [
             (
                 d["action"],
                 d.get("loop", d).get("loop_id"),
@@ -276,13 +279,15 @@ def test_the_cells_below_sent_by_jupyterlab_are_regression_checks(lab, fake_mode
         lab.send_comm(lab.fixloop_comm, {"action": "following", "cell_id": "cell-10",
                                          "cells": ["half = monthly_sales[0] / 2\n", "print(half)\n"]})
         _, summary, _ = run_loop(lab, cell, cell_id="cell-10")
-        assert summary["status"] == "fixed", summary["reason"]
+        # the cells below ran after the original cell too and do not read `grand`: regression checks, not
+        # evidence (issue 38), so the fix that keeps them running is unverified
+        assert summary["status"] == "unverified", summary["reason"]
         assert summary["patched"].rstrip("\n") == "grand = sum(monthly_sales)"
         first = summary["rounds"][0]["receipt"]
         assert first["kind"] == "check_failed"
         assert "following cell 1 (`half = monthly_sales[0] / 2`)" in first["text"] and "TypeError" in first["text"]
-        assert summary["reason"] == ("after 2 round(s): all 2 checks pass (2 of them following cells); "
-                                     "2 of them are the sandbox's own report, unsigned")
+        assert summary["reason"].endswith("; 2 later cells still run, but ran after the original cell too and read "
+                                          "nothing the code wrote: a regression check, not evidence")
         assert "following cell 1" in server.prompt(1)
         # taken once: the same cell run again without a new message has no cells below
         _, again, _ = run_loop(lab, "%%fixloop\ngrand = sum(monthly_sales)", cell_id="cell-10")
@@ -308,8 +313,61 @@ def test_a_following_message_of_the_wrong_shape_is_ignored(lab):
     _, other, _ = run_loop(lab, passing, cell_id="cell-13")
     assert "no checks were given" in other["reason"]
     _, own, _ = run_loop(lab, passing, cell_id="cell-12")
-    assert own["reason"].endswith("its 1 check passes (a following cell); it is the sandbox's own report, unsigned"), \
-        own["reason"]
+    assert own["reason"].endswith("its 1 check passes (following cell 1 (`assert small == 1`): it reads `small`, "
+                                  "which the code wrote); it is the sandbox's own report, unsigned"), own["reason"]
+
+
+PLAIN = "total = sum(monthly_sale)\nprint('the total is', total)"
+
+
+def run_fix_button(lab, cell_id: str, source: str = PLAIN):
+    """What the extension's Fix button sends for a plain cell that failed (docs/protocol.md, "The Fix button")."""
+    msgs, reply = lab.execute(f"%%fixloop --dry\n{source}", cell_id=cell_id, metadata={"fixloop": "fix"})
+    assert reply["content"]["status"] == "ok", msgs
+    bundle = result_bundle(msgs)
+    return bundle[WIDGET_MIME]["model_id"], bundle[MIME], msgs
+
+
+def test_the_fix_button_loop_proposes_the_code_alone_and_the_frontend_reruns_the_cell(lab):
+    root, summary, _ = run_fix_button(lab, "plain-1")
+    assert summary["status"] == "unverified" and summary["cell_id"] == "plain-1"
+    assert summary["original"] == PLAIN and summary["patched"].rstrip("\n") == FIXED
+    assert "in place and runs it" in lab.texts(root)
+    before = len(lab.fixloop_messages("replace"))
+    msgs = lab.click("fixloop-accept", root)
+    replace = lab.fixloop_messages("replace")[before]
+    # the plain cell gets the code alone (no %%fixloop line) and the frontend runs it: the kernel did not
+    assert replace["source"] == FIXED and replace["expected"] == PLAIN and replace["run"] is True
+    assert not [m for m in msgs if m["msg_type"] == "stream"], msgs
+    assert lab.fixloop_messages("decision")[-1]["via"] == "button"
+    lab.send_comm(lab.fixloop_comm, {"action": "replaced", "request_id": replace["request_id"], "ok": True,
+                                     "error": None})
+    assert "runs again" in lab.texts(root)
+    lab.send_comm(lab.fixloop_comm, {"action": "decide", "loop_id": summary["loop_id"], "decision": "undo"})
+    undo = lab.fixloop_messages("replace")[-1]
+    assert undo["source"] == PLAIN and undo["decision"] == "undone" and "run" not in undo
+    assert lab.fixloop_messages("decision")[-1] == {"action": "decision", "loop_id": summary["loop_id"],
+                                                    "decision": "undone", "via": "sidebar"}
+
+
+def test_a_fix_button_loop_whose_cell_was_edited_shows_the_code_and_runs_nothing(lab):
+    root, _, _ = run_fix_button(lab, "plain-2")
+    lab.click("fixloop-accept", root)
+    replace = lab.fixloop_messages("replace")[-1]
+    msgs = lab.send_comm(lab.fixloop_comm, {"action": "replaced", "request_id": replace["request_id"], "ok": False,
+                                            "error": "the cell was edited since; not overwriting it"})
+    assert not [m for m in msgs if m["msg_type"] == "stream"], msgs
+    text = lab.texts(root)
+    assert "the cell was edited since" in text and "fixloop-code" in text and "sum(monthly_sales)" in text
+
+
+def test_the_frontend_hears_which_model_the_fix_button_uses(lab):
+    lab.execute("%config FixLoop.model = 'openai/gpt-4o-mini'")
+    try:
+        assert lab.fixloop_messages("model")[-1] == {"action": "model", "model": "openai/gpt-4o-mini"}
+    finally:
+        lab.execute("%config FixLoop.model = ''")
+    assert lab.fixloop_messages("model")[-1] == {"action": "model", "model": "fixloop/builtin"}
 
 
 def test_degraded_mode_shows_the_code_and_fixloop_last_inserts_it(lab):

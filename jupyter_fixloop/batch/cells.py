@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..cell import MAGIC, join_magic, magic_arguments, split_instruction, split_magic
 from ..errors import UsageError
+from ..kernel import readable
 from ..notebook.magic import FixLoopMagics, expected_output
 from ..options import parse_share
 
@@ -129,20 +130,12 @@ def _names_of(node) -> _Names:
 
 
 def _as_python(code: str) -> tuple[str, set[str]]:
-    """IPython syntax (`%magic`, `!cmd`) as Python, and the words inside magics (their code is a string)."""
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    try:
-        python = TransformerManager().transform_cell(code)
-    except Exception:
-        return code, set()
-    words = set()
-    for line in code.splitlines():
-        if line.lstrip().startswith(("%", "!")):
-            words |= set(re.findall(r"[A-Za-z_]\w*", line))
-    if python.startswith("get_ipython().run_cell_magic"):
-        words |= set(re.findall(r"[A-Za-z_]\w*", code))
-    return python, words
+    """IPython syntax (`%magic`, `!cmd`) as Python line for line (a `%%time` body as itself), and the
+    words of the magic lines (their code is a string); a `%%bash`-like cell is words only."""
+    view = readable(code)
+    if view is None:
+        return "", set(re.findall(r"[A-Za-z_]\w*", code))
+    return view.python, {w for s in view.special for w in re.findall(r"[A-Za-z_]\w*", s.original)}
 
 
 class _Names(ast.NodeVisitor):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import os
 
+from ..hidden import visible
 from ..render import (
     STYLE,
     cost_text,
@@ -22,16 +23,22 @@ from ..render import (
     tokens_text,
 )
 
-ICON = {"ok": "ok", "fixed": "fixed", "unverified": "runs now, unverified", "proposed": "fix proposed, not run",
+ICON = {"ok": "ok", "fixed": "fixed", "unverified": "runs now, unverified", "looks_wrong": "runs, but looks wrong",
+        "proposed": "fix proposed, not run", "example": "raised when saved too (the author's example)",
         "failed": "FAILED", "rejected": "rejected", "skipped": "skipped"}
-STATUSES = ("ok", "fixed", "unverified", "proposed", "failed", "rejected", "skipped")
+STATUSES = ("ok", "fixed", "unverified", "looks_wrong", "proposed", "example", "failed", "rejected", "skipped")
+COUNTED = {"looks_wrong": "looking wrong", "example": "raising as saved (the author's examples)"}
 
 
 def headline(batch) -> str:
     """One sentence: did every cell run, and how the cells went."""
-    counts = ", ".join(f"{batch.count(s)} {s}" for s in STATUSES if batch.count(s))
+    counts = ", ".join(f"{batch.count(s)} {COUNTED.get(s, s)}" for s in STATUSES if batch.count(s))
+    doubts = [words for status, words in (("unverified", "nothing checked some repairs"),
+                                          ("looks_wrong", "some cells look wrong")) if batch.count(status)]
     verdict = "some cells could not be fixed" if not batch.ok else (
-        "every cell runs" if batch.verified else "every cell runs, but nothing checked some repairs")
+        "every cell runs" if not doubts else f"every cell runs, but {' and '.join(doubts)}")
+    if batch.ok and batch.count("example"):
+        verdict = verdict.replace("every cell runs", "every cell runs or raises as saved", 1)
     cost = f", ${batch.cost:.4f}" if batch.cost else ""
     return (f"{verdict}: {counts} ({len(batch.outcomes)} code cells, {batch.seconds:.1f} s, "
             f"model {batch.model}, {batch.tokens} tokens{cost}); {cells_run(batch)}")
@@ -41,6 +48,18 @@ def cells_run(batch) -> str:
     """"N cells run (plain Jupyter: M)": cells that ran without error, here and in a plain run."""
     plain = "not measured" if batch.plain is None else str(batch.plain)
     return f"{batch.cells_run} cells run (plain Jupyter: {plain})"
+
+
+def verified_by(batch) -> str:
+    """"repairs run, by what verified them: 2 the saved output, ..." ("" when no repair ran)."""
+    fixes = [o for o in batch.outcomes if o.status in ("fixed", "unverified")]
+    if not fixes:
+        return ""
+    counts = [(sum(o.verified_by == by and o.status == "fixed" for o in fixes), words) for by, words in (
+        ("saved output", "the output saved in the notebook"), ("following cell", "a later cell that discriminates"),
+        ("check", "a check"))]
+    counts.append((sum(o.status == "unverified" or not o.verified_by for o in fixes), "nothing"))
+    return "repairs run, by what verified them: " + ", ".join(f"{n} {words}" for n, words in counts if n)
 
 
 def summary_text(batch, output: str, report: str | None, backup: str | None) -> str:
@@ -54,14 +73,14 @@ def summary_text(batch, output: str, report: str | None, backup: str | None) -> 
     lines.append(f"patched notebook: {output}")
     if report:
         lines.append(f"report: {report}")
-    return "\n".join(lines)
+    return visible("\n".join(lines))
 
 
 def write_report(batch, path: str, output: str) -> None:
     """Markdown or HTML, by the extension of `path`."""
     text = html_report(batch, output) if path.lower().endswith((".html", ".htm")) else markdown_report(batch, output)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+        f.write(visible(text))  # read in a terminal (`cat`) or a browser: hidden characters as escapes
 
 
 # ---------------------------------------------------------------- Markdown
@@ -71,7 +90,8 @@ def markdown_report(batch, output: str) -> str:
     out = [f"# fixloop report: {os.path.basename(batch.path)}", "",
            f"**{headline(batch)}**", "",
            f"- notebook: `{batch.path}`", f"- patched notebook: `{output}`",
-           f"- {cells_run(batch)}: cells that ran without error; plain Jupyter's count {batch.plain_how}", "",
+           f"- {cells_run(batch)}: cells that ran without error; plain Jupyter's count {batch.plain_how}",
+           *([f"- {verified_by(batch)}"] if verified_by(batch) else []), "",
            "| cell | status | rounds | tokens | cost | time | code |", "|---|---|---|---|---|---|---|"]
     for o in batch.outcomes:
         r = o.result
@@ -90,7 +110,7 @@ def markdown_report(batch, output: str) -> str:
 def _md_section(o) -> list[str]:
     out = [f"## Cell {o.number}: {ICON[o.status]}", ""]
     if o.error:
-        out.append(f"- failed in the notebook with: `{_one_line(o.error)}`")
+        out.append(f"- {_failed_with(o)}: `{_one_line(o.error)}`")
     if o.reason:
         out.append(f"- {_one_line(o.reason)}")
     r = o.result
@@ -112,6 +132,10 @@ def _md_section(o) -> list[str]:
             out += ["", f"- {round_title(rnd)} ({tokens_text(rnd.usage.tokens)}, {cost_text(rnd.usage.cost)})",
                     "", *_md_block(rnd.receipt.text)]
     return out
+
+
+def _failed_with(o) -> str:
+    return "raised in the notebook, as when it was saved" if o.status == "example" else "failed in the notebook with"
 
 
 def _md_block(text: str) -> list[str]:
@@ -159,7 +183,7 @@ def combined_report(items, path: str) -> None:
             ]
         text = "\n".join(parts) + "\n"
     with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+        f.write(visible(text))
 
 
 def _html_document(title: str, body: str) -> str:
@@ -169,7 +193,8 @@ def _html_document(title: str, body: str) -> str:
 <style>
 body{{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}}
 table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}
-.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}} .s-unverified,.s-proposed{{color:#e65100;font-weight:bold}}
+.s-ok,.s-fixed{{color:#2e7d32;font-weight:bold}}
+.s-unverified,.s-looks_wrong,.s-proposed{{color:#e65100;font-weight:bold}} .s-example{{color:#1565c0}}
 .s-failed,.s-rejected,.s-skipped{{color:#c62828;font-weight:bold}}
 </style></head><body>
 {body}
@@ -191,7 +216,8 @@ def _html_body(batch, output: str, level: int) -> str:
     return f"""<h{level}>fixloop report: {esc(os.path.basename(batch.path))}</h{level}>
 <p><b>{esc(headline(batch))}</b></p>
 <ul><li>notebook: <code>{esc(batch.path)}</code></li><li>patched notebook: <code>{esc(output)}</code></li>
-<li>{esc(cells_run(batch))}: cells that ran without error; plain Jupyter's count {esc(batch.plain_how)}</li></ul>
+<li>{esc(cells_run(batch))}: cells that ran without error; plain Jupyter's count {esc(batch.plain_how)}</li>
+{f"<li>{esc(verified_by(batch))}</li>" if verified_by(batch) else ""}</ul>
 <table><tr><th>cell</th><th>status</th><th>rounds</th><th>tokens</th><th>cost</th><th>time</th><th>code</th></tr>
 {chr(10).join(rows)}
 </table>
@@ -202,7 +228,7 @@ def _html_section(o) -> str:
     esc = html.escape
     parts = [f"<h2>Cell {o.number}: <span class='s-{o.status}'>{ICON[o.status]}</span></h2>", "<ul>"]
     if o.error:
-        parts.append(f"<li>failed in the notebook with: <code>{esc(_one_line(o.error))}</code></li>")
+        parts.append(f"<li>{_failed_with(o)}: <code>{esc(_one_line(o.error))}</code></li>")
     if o.reason:
         parts.append(f"<li>{esc(_one_line(o.reason))}</li>")
     r = o.result

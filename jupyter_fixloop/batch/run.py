@@ -29,19 +29,21 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..cell import split_magic
 from ..errors import FixloopError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..model import get_model
 from ..options import LoopOptions
-from ..receipt import output_check, repeatable, saved_check, saved_output
+from ..receipt import output_check
 from ..result import LoopResult
 from ..sandbox import owner_tag, remove_tree
 from ..summary import METADATA_KEY, loop_summary
 from . import words
 from .cells import CellPlan, cell_names, parse_cell
+from .saved import SavedOutputs, chained_warning
+from .upstream import CauseFix, find_cause, plan_or_none
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 
@@ -82,9 +84,11 @@ class BatchOptions:
 @dataclass(frozen=True)
 class CellOutcome:
     """How one code cell went. `status`: "ok", "fixed" (a repair something verified), "unverified" (a
-    repair that runs, nothing checked it), "proposed" (a model's fix, written to the notebook but not
-    run in its kernel: nobody reviewed it), "failed", "rejected" or "skipped" (failed because an
-    earlier cell was not fixed). Every cell but those after a kernel death ran."""
+    repair that runs, nothing checked it), "looks_wrong" (it runs, but pandas says an assignment never
+    reached the frame; a repair nothing verified is proposed, not applied), "proposed" (a model's fix,
+    written to the notebook but not run in its kernel: nobody reviewed it), "example" (it raised when the
+    notebook was saved too: the author's example, left as written), "failed", "rejected" or "skipped"
+    (failed because an earlier cell was not fixed). Every cell but those after a kernel death ran."""
 
     number: int
     status: str
@@ -94,16 +98,21 @@ class CellOutcome:
     reason: str = ""
     result: LoopResult | None = None
     seconds: float = 0.0
-    verified_by: str = (
-        ""  # for a fix: "saved output", "check" (--expect, --expect-output, asserts) or "" (nothing checked it)
+    verified_by: str = (  # for a fix: "saved output", "check" (--expect, --expect-output, asserts),
+        ""  # "following cell" (a later cell that failed before it or reads what it wrote) or "" (nothing did)
     )
     blamed_cell: int | None = None  # for a cell skipped after an unfixed one: that cell's number
+    cause: int | None = None  # for a cell that runs as written after an earlier cell, its cause, was fixed
+    caused: int | None = None  # for that earlier cell: the number of the cell whose error it caused
 
     @property
     def title(self) -> str:
         lines = [line for line in self.source.splitlines() if line.strip()]
         first = next((line for line in lines if split_magic(line)[0] is None), lines[0] if lines else "")
         return f"cell {self.number}: {first[:60]}"
+
+
+RAN = ("ok", "fixed", "unverified", "looks_wrong")  # statuses of cells that ran without raising
 
 
 @dataclass(frozen=True)
@@ -121,21 +130,21 @@ class BatchResult:
     def cells_run(self) -> int:
         """Cells that ran without raising in the notebook's kernel: ok, fixed, and those that ran but
         failed only a check (plain Jupyter counts those as run too)."""
-        return sum(
-            o.status in ("ok", "fixed", "unverified") or o.error.startswith("Check failed") for o in self.outcomes
-        )
+        return sum(o.status in RAN or o.error.startswith("Check failed") for o in self.outcomes)
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.outcomes)
 
     @property
     def ok(self) -> bool:
-        return all(o.status in ("ok", "fixed", "unverified") for o in self.outcomes)
+        """Every cell runs (or raises as it did when the notebook was saved: the author's example)."""
+        return all(o.status in (*RAN, "example") for o in self.outcomes)
 
     @property
     def verified(self) -> bool:
-        """No repair is unverified (each one a check, an assert, an output or a later cell verified)."""
-        return not self.count("unverified")
+        """No repair is unverified (each one a check, an assert, an output or a later cell verified), and no
+        cell that runs looks wrong."""
+        return not self.count("unverified") and not self.count("looks_wrong")
 
     @property
     def tokens(self) -> int:
@@ -265,8 +274,10 @@ class NotebookKernel:
         finally:
             cell.source = source
         content = (self.reply or {}).get("content", {})
-        if content.get("status") == "error" and "raises-exception" not in cell.metadata.get("tags", []):
-            return f"{content.get('ename')}: {content.get('evalue')}".strip()
+        error = content if content.get("status") == "error" else next(  # IPython 8's `%%time` shows one, goes on
+            (o for o in cell.outputs if o.get("output_type") == "error"), None)
+        if error and "raises-exception" not in cell.metadata.get("tags", []):
+            return f"{error.get('ename')}: {error.get('evalue')}".strip()
         if plan is None:
             return None
         if plan.expect_output is not None:
@@ -305,9 +316,10 @@ class NotebookKernel:
                               "install jupyter-fixloop in the kernel's environment")
         return json.loads(ast.literal_eval(answer["data"]["text/plain"]))
 
-    async def mirror(self, path: str, share: dict) -> Snapshot:
-        """Write the names `share` picks (see sharing.shared_names: the same rule as in a notebook)."""
-        fields = await self.call("mirror", path, share)
+    async def mirror(self, path: str, share: dict, before: int | None = None) -> Snapshot:
+        """Write the names `share` picks (see sharing.shared_names: the same rule as in a notebook); with
+        `before`, from the state before that cell (an earlier one: the cause of a failure below it)."""
+        fields = await self.call("mirror", path, share, before)
         fields["variables"] = variables_from_json(fields.get("variables"))
         return Snapshot(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
 
@@ -335,7 +347,8 @@ class BatchRun:
         self.decide = decide
         self.original = copy.deepcopy(nb)  # for the plain Jupyter count
         self.poisoned: dict[str, int] = {}  # name -> the cell that failed to define it
-        self.unreproduced = 0  # the first cell run as written whose output is not the one saved
+        self.saved = SavedOutputs(self.original, options.saved_outputs)  # which saved outputs can check a fix
+        self.decided: dict[int, tuple] = {}  # cell number -> (its saved output as a check, or None; why not)
         self.outcomes: list[CellOutcome] = []
         self.dead = False
         self.executed = 0
@@ -412,19 +425,29 @@ class BatchRun:
         """Checkpoint and run; on failure, blame an unfixed cell or repair (unless --cells leaves this cell alone)."""
         cell = self.nb.cells[index]
         number = index + 1
-        await kernel.call("save", sorted(reads | defines))
+        await kernel.call("save", sorted(reads | defines), number)
         error = "generation requested" if plan.instruction else await kernel.run(index, cell, plan.code, plan)
         if error is None:
+            smell = chained_warning(cell.outputs)
+            if smell and self._repairable(number):  # it runs, but pandas says an assignment did nothing
+                await kernel.call("hold")
+                await kernel.call("restore")
+                return await self._repair(kernel, index, plan, smell, started, defines, looks_wrong=True)
             self._cleared(defines)
-            self._reproduces(number)
+            self.saved.ran(number, plan.code, reads, defines, cell.outputs)
             return CellOutcome(number, "ok", cell.source, seconds=time.perf_counter() - started)
+        example = self.saved.example(number, error)
+        if example:  # the author saved this error: the cell shows it on purpose
+            self._poison(defines, number)
+            return CellOutcome(number, "example", cell.source, error=error, reason=example,
+                               seconds=time.perf_counter() - started)
         blamed = self._blamed(error, reads)
         if blamed:  # left as plain Jupyter leaves it: the failure is the earlier cell's
             self._poison(defines, self.poisoned[blamed])
             return CellOutcome(number, "skipped", cell.source, error=error, seconds=time.perf_counter() - started,
                                reason=f"not repaired: it fails because cell {self.poisoned[blamed]}, which was not "
                                       f"fixed, did not define `{blamed}`", blamed_cell=self.poisoned[blamed])
-        if self.options.cells is not None and number not in self.options.cells:
+        if not self._repairable(number):
             return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines)
         not_code = words.missing_package(error)
         if not_code:  # nothing a change to the cell can fix: no loop (a model would delete the import)
@@ -432,6 +455,9 @@ class BatchRun:
         await kernel.call("hold")
         await kernel.call("restore")
         return await self._repair(kernel, index, plan, error, started, defines)
+
+    def _repairable(self, number: int) -> bool:
+        return self.options.cells is None or number in self.options.cells
 
     def _blamed(self, error: str, reads) -> str | None:
         """The name an unfixed cell should have defined that this failure is about, if any (read by
@@ -442,10 +468,14 @@ class BatchRun:
         name = m and m.group(1)
         return name if name and name in self.poisoned else None
 
-    async def _repair(self, kernel, index, plan: CellPlan, error: str, started: float, defines) -> CellOutcome:
+    async def _repair(self, kernel, index, plan: CellPlan, error: str, started: float, defines,
+                      looks_wrong: bool = False) -> CellOutcome:
+        """Repair the cell in a sandbox holding the kernel's state before it; apply, propose or leave it.
+        `looks_wrong`: the cell ran, and `error` is pandas' warning that an assignment did nothing; a
+        repair of it is applied only when something verified it (or a person accepted it)."""
         cell = self.nb.cells[index]
         number = index + 1
-        share = {"code": [plan.code, *plan.checks, *self._later(number)], "instruction": plan.instruction,
+        share = {"code": [plan.code, *plan.checks, *self.later(number)], "instruction": plan.instruction,
                  "missing": list(missing_names(*error.split(": ", 1)) if ": " in error else ()),
                  "share": [*self.loop_options.share, *plan.share], "policy": self.loop_options.share_policy}
         snap = await kernel.mirror(os.path.join(self.snapdir, f"cell-{number}.bin"), share)
@@ -456,27 +486,51 @@ class BatchRun:
             return self._failed(index, cell.source, str(exc), error, started, defines)
         finally:
             os.unlink(snap.path)
-        if result.claimed and decision == "accept":
+        if result.claimed and decision == "accept" and (
+                not looks_wrong or result.status == "fixed" or self.decide is not accept_all):
             if self._unreviewed(result):
                 return await self._propose(kernel, index, plan, error, result, started, defines)
-            return await self._apply(kernel, index, plan, error, result, started, defines)
+            return await self._apply(kernel, index, plan, error, result, started, defines, looks_wrong)
+        if not result.claimed and decision != "reject" and not looks_wrong:  # the cause in an earlier cell?
+            cause = await find_cause(self, kernel, index, plan, error)
+            if cause is not None and self._accepts_cause(cause, error):
+                return await self._apply_cause(kernel, cause, plan, error, started, defines)
         await kernel.call("resume")  # the kernel as plain Jupyter leaves it after this cell
         _record(cell, result, "rejected" if decision == "reject" else "pending")
+        if looks_wrong:
+            return self._looks_wrong(number, plan, error, result, started, defines, decision)
         self._poison(defines, number)
         status = "rejected" if decision == "reject" else "failed"
         reason = "the fix was rejected" if decision == "reject" else _why_unfixed(result, snap, error, self.cwd)
         return CellOutcome(number, status, cell.source, None, error, _kept(reason), result,
                            time.perf_counter() - started)
 
+    def _looks_wrong(self, number: int, plan: CellPlan, warning: str, result: LoopResult, started: float, defines,
+                     decision: str) -> CellOutcome:
+        """A cell that runs but that pandas says assigns nothing, its repair not applied: proposed (in the
+        report and the cell's record) when the loop has one. `decision`: "reject" (a person did), "failed"
+        (it failed in the notebook's kernel: `result.reason` says how), else the loop's."""
+        source = self.nb.cells[number - 1].source
+        self.saved.distrust(defines, f"cell {number} looks wrong")
+        said = f"pandas says an assignment never reaches the frame ({warning[:160]})"
+        if decision in ("reject", "failed"):
+            why = "the repair was rejected" if decision == "reject" else result.reason
+        elif result.claimed:
+            why = f"a repair is proposed, not applied: {self._verified(result, number)[1]}"
+        else:
+            why = f"no repair verified: {result.reason}"
+        patched = plan.source_with(result.patched) if result.claimed and decision not in ("reject", "failed") else None
+        return CellOutcome(number, "looks_wrong", source, patched, "", f"{said}; {why}", result,
+                           time.perf_counter() - started)
+
     def _unreviewed(self, result: LoopResult) -> bool:
-        """A fix a litellm model wrote that no person accepted: it is not run in the notebook's kernel
-        (which is not a sandbox) unless --accept-unreviewed. The built-in engine's repairs are rules
-        templated from the cell, not model code, and are applied."""
+        """A fix holding lines a model wrote that no person accepted: it is not run in the notebook's kernel
+        (which is not a sandbox) unless --accept-unreviewed. Read from who wrote each line, never from
+        which step answered last: the rules' repair of a model's code is the model's code. A fix whose
+        every changed line the built-in engine templated from the cell is applied."""
         if self.options.accept_unreviewed or self.decide is not accept_all:
             return False
-        if get_model(self.loop_options.model).applied_unreviewed:
-            return False
-        return not (result.rounds and result.rounds[-1].source == "rules")
+        return result.model_written
 
     async def _propose(self, kernel, index, plan, error, result: LoopResult, started, defines) -> CellOutcome:
         """Write the model's verified fix into the notebook (the cell's `fixloop` record, pending) and
@@ -503,7 +557,7 @@ class BatchRun:
         while True:
             options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
-                                expect_output=self._expected(plan, number), following=self._later(number),
+                                expect_output=self._expected(plan, number, error), following=self.later(number),
                                 hooks=self.progress.hooks(), options=options)
             if not result.claimed:
                 return result, "none"
@@ -513,45 +567,28 @@ class BatchRun:
                 return result, decision
             hint = text
 
-    def _reproduces(self, number: int) -> None:
-        """Saved outputs are checks only while the cells that run as written reproduce theirs: once one
-        shows something else (random data without a seed, the clock, a library that prints differently),
-        a later cell's saved output cannot be expected either."""
-        if self.unreproduced or not self.options.saved_outputs:
-            return
-        saved = saved_output(self.original.cells[number - 1].get("outputs", []))
-        now = saved_output(self.nb.cells[number - 1].get("outputs", []))
-        if saved is not None and not saved_check(now or "", None, saved)[0]:
-            self.unreproduced = number
-
-    def _expected(self, plan: CellPlan, number: int) -> str | None:
-        """What the cell must print: its --expect-output, else the output saved in the notebook
-        (while the notebook reproduces its saved outputs)."""
-        if plan.expect_output is not None or not self.options.saved_outputs or self.unreproduced:
-            return plan.expect_output
-        if not repeatable(plan.code):
-            return None
-        return saved_output(self.original.cells[number - 1].get("outputs", []))
+    def _expected(self, plan: CellPlan, number: int, error: str = "") -> str | None:
+        """What the cell must print: its --expect-output, else the output saved in the notebook when it
+        can check this cell (SavedOutputs.check: the cell and what it and a repair of its typo read are as
+        they were saved; decided once, before the loop, and kept for the words)."""
+        missing = missing_names(*error.split(": ", 1)) if ": " in error else ()
+        self.decided[number] = self.saved.check(number, plan.code, cell_names(plan.code)[0], missing)
+        return plan.expect_output if plan.expect_output is not None else self.decided[number][0]
 
     def _verified(self, result: LoopResult, number: int) -> tuple[str, str]:
         """(verified_by, words) for a verified fix: what checked it, said plainly."""
         plan = parse_cell(self.original.cells[number - 1].source)
-        if plan.expect_output is None and self._expected(plan, number) is not None:
+        saved, why = self.decided.get(number) or self.saved.check(number, plan.code, cell_names(plan.code)[0])
+        if plan.expect_output is None and saved is not None:
             return "saved output", f"fixed (matches the output saved in the notebook); {result.reason}"
         if plan.checks or plan.expect_output is not None or "assert" in (result.patched or ""):
             return "check", result.reason
-        if not self.options.saved_outputs:
-            why = "saved outputs not used (--no-saved-outputs)"
-        elif saved_output(self.original.cells[number - 1].get("outputs", [])) is not None and not repeatable(plan.code):
-            why = "its saved output is not a check: the cell draws random numbers or reads the clock"
-        elif self.unreproduced and saved_output(self.original.cells[number - 1].get("outputs", [])) is not None:
-            why = (f"its saved output is not a check here: cell {self.unreproduced} already shows another output "
-                   "than the one saved (random data, the clock, or a library that prints differently)")
-        else:
-            why = "no output was saved in the notebook to check it against"
+        last = result.rounds[-1].receipt if result.rounds else None
+        if result.status == "fixed" and last is not None and any(f.ok and f.verifies for f in last.following):
+            return "following cell", f"{result.reason}; {why}"
         return "", f"{result.reason}; {why}"
 
-    def _later(self, number: int) -> tuple[str, ...]:
+    def later(self, number: int) -> tuple[str, ...]:
         """The code of the notebook's cells after cell `number`: each candidate must leave them working."""
         later = []
         for cell in self.nb.cells[number:]:
@@ -565,28 +602,91 @@ class BatchRun:
                 later.append(plan.code)
         return tuple(later)
 
-    async def _apply(self, kernel, index, plan, error, result: LoopResult, started, defines) -> CellOutcome:
-        """Run the verified fix in the notebook's kernel: its outputs are the ones saved."""
+    async def _apply(self, kernel, index, plan, error, result: LoopResult, started, defines,
+                     looks_wrong: bool = False) -> CellOutcome:
+        """Run the verified fix in the notebook's kernel: its outputs are the ones saved. `looks_wrong`: the
+        cell ran, and `error` is the warning that it did not do what it says."""
         cell = self.nb.cells[index]
         number = index + 1
         patched_reads, patched_defines = cell_names(result.patched)
-        await kernel.call("save", sorted(patched_reads | patched_defines | defines))
+        await kernel.call("save", sorted(patched_reads | patched_defines | defines), number)
         failure = await kernel.run(index, cell, result.patched, plan)
         if failure is not None:  # undo the fix, then run the original cell as plain Jupyter would
             await kernel.call("restore")
             await kernel.run(index, cell, plan.code, plan)
-            self._poison(defines | patched_defines, number)
             _record(cell, result, "pending")
-            return CellOutcome(number, "failed", cell.source, None, error,
-                               _kept(f"the fix passed in the sandbox but fails in the notebook's kernel: {failure}"),
-                               result, time.perf_counter() - started)
+            failed = f"the fix passed in the sandbox but fails in the notebook's kernel: {failure}"
+            if looks_wrong:
+                return self._looks_wrong(number, plan, error, replace(result, reason=failed), started, defines,
+                                         "failed")
+            self._poison(defines | patched_defines, number)
+            return CellOutcome(number, "failed", cell.source, None, error, _kept(failed), result,
+                               time.perf_counter() - started)
         original = cell.source
         cell.source = plan.source_with(result.patched)
         _record(cell, result, "accepted")
         self._cleared(patched_defines)
         verified_by, words = self._verified(result, number)
-        return CellOutcome(number, result.status, original, cell.source, error, words, result,
+        self.saved.ran(number, result.patched, patched_reads, patched_defines, cell.outputs,
+                       checked=verified_by == "saved output")
+        if looks_wrong:
+            words = f"ran, but looked wrong (pandas: {error[:160]}); {words}"
+        return CellOutcome(number, result.status, original, cell.source, "" if looks_wrong else error, words, result,
                            time.perf_counter() - started, verified_by)
+
+    def plan_of(self, number: int) -> CellPlan | None:
+        """Cell `number` (from 1) as batch mode runs it, None for a cell that is not code."""
+        cell = self.nb.cells[number - 1]
+        return plan_or_none(cell.source) if cell.cell_type == "code" and cell.source.strip() else None
+
+    def _accepts_cause(self, cause: CauseFix, error: str) -> bool:
+        """A change to an earlier cell is run in the notebook's kernel as a fix is: the built-in engine's,
+        or one a person accepted (--interactive), or with --accept-unreviewed."""
+        if self._unreviewed(cause.result):
+            return False
+        outcome = CellOutcome(cause.number, cause.result.status, self.nb.cells[cause.number - 1].source,
+                              cause.plan.source_with(cause.result.patched), error, result=cause.result)
+        return self.decide(outcome, cause.result)[0] == "accept"
+
+    async def _apply_cause(self, kernel, cause: CauseFix, plan: CellPlan, error: str, started, defines) -> CellOutcome:
+        """Run the changed earlier cell and every cell down to the failing one again, in the notebook's
+        kernel, from the state before the earlier cell; the earlier cell's outcome becomes its fix."""
+        await kernel.call("restore_before", cause.number)
+        for number in range(cause.number, cause.failing + 1):
+            step = cause.plan if number == cause.number else self.plan_of(number)
+            if step is None:
+                continue
+            code = cause.result.patched if number == cause.number else step.code
+            cell = self.nb.cells[number - 1]
+            reads, binds = cell_names(code)
+            await kernel.call("save", sorted(reads | binds), number)
+            count = cell.get("execution_count")
+            failure = await kernel.run(number - 1, cell, code, step)
+            cell.execution_count = count  # numbered as in the top-to-bottom run
+            if failure is not None:  # the sandbox and the kernel disagree: said, and left as Jupyter leaves it
+                self._poison(defines, cause.failing)
+                return CellOutcome(cause.failing, "failed", self.nb.cells[cause.failing - 1].source, None, error,
+                                   _kept(f"a change to cell {cause.number} passed in the sandbox, but cell {number} "
+                                         f"then failed in the notebook's kernel: {failure}"),
+                                   cause.result, time.perf_counter() - started)
+        self._fixed_cause(cause, error)
+        self._cleared(defines)
+        return CellOutcome(cause.failing, "fixed", self.nb.cells[cause.failing - 1].source, None, error,
+                           f"the cause is in cell [{cause.number}], which was changed; this cell runs as written",
+                           seconds=time.perf_counter() - started, verified_by="check", cause=cause.number)
+
+    def _fixed_cause(self, cause: CauseFix, error: str) -> None:
+        """The earlier cell's outcome, record and source, now that its change ran."""
+        cell = self.nb.cells[cause.number - 1]
+        original = cell.source
+        cell.source = cause.plan.source_with(cause.result.patched)
+        _record(cell, cause.result, "accepted")
+        at = next(i for i, o in enumerate(self.outcomes) if o.number == cause.number)
+        self.outcomes[at] = CellOutcome(
+            cause.number, cause.result.status, original, cell.source, error,
+            f"the cause of cell {cause.failing}'s error ({error}): changed so that the cells below it run; "
+            f"{cause.result.reason}", cause.result, cause.result.seconds, "check", caused=cause.failing)
+        self.progress.done(self.outcomes[at])
 
     def _failed(self, index, source, reason, error, started, defines=frozenset()) -> CellOutcome:
         self._poison(set(defines), index + 1)
@@ -599,8 +699,10 @@ class BatchRun:
         return CellOutcome(index + 1, "skipped", cell.source, reason=reason)
 
     def _poison(self, names, number: int) -> None:
+        """Cell `number` failed and was not fixed: these names are not what it should have made."""
         for name in names:
             self.poisoned.setdefault(name, number)
+        self.saved.distrust(names, f"cell {number} was not fixed")
 
     def _cleared(self, names) -> None:
         """A cell that ran defines these names afresh: later cells may read them again."""
@@ -640,7 +742,8 @@ def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str =
 
 def _record(cell, result: LoopResult, decision: str) -> None:
     """The LoopSummary kept in a cell's metadata; `original` and `patched` are code without a `%%fixloop` line."""
-    cell.metadata[METADATA_KEY] = loop_summary(result, cell_id=cell.get("id"), decision=decision)
+    cell.metadata[METADATA_KEY] = loop_summary(result, cell_id=cell.get("id"), decision=decision,
+                                               plain=split_magic(cell.source)[0] is None)
 
 
 async def fix_notebook(nb, path: str, options: BatchOptions, progress=None, decide: Decide = accept_all) -> BatchResult:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from ..hidden import visible
 from ..hooks import LoopHooks, ReceiptReady, RoundStart, RunStart
 from ..render import tokens_text
 from ..result import LoopResult
@@ -64,12 +65,12 @@ class PlainProgress(QuietProgress):
     def _receipt(self, event: ReceiptReady) -> None:
         if event.round:
             receipt = event.receipt
-            self._line(f"  cell {self.number}, round {event.round}: {receipt.kind}: {receipt.headline[:100]}")
+            self._line(f"  cell {self.number}, round {event.round}: {receipt.kind}: {visible(receipt.headline[:100])}")
 
     def done(self, outcome) -> None:
         text = f"cell {outcome.number}: {outcome.status}"
         if outcome.status != "ok":
-            text += f" ({(outcome.reason or outcome.error)[:120]})"
+            text += f" ({visible((outcome.reason or outcome.error)[:120])})"
         self._line(text)
 
     def _line(self, text: str) -> None:
@@ -116,10 +117,14 @@ class RichProgress(QuietProgress):
                         f"{ROUND_TEXT[type(event)]}")
 
     def done(self, outcome) -> None:
+        from rich.markup import escape
+
         if outcome.status != "ok":
-            colour = {"fixed": "green", "unverified": "yellow"}.get(outcome.status, "red")
+            colour = {"fixed": "green", "unverified": "yellow", "looks_wrong": "yellow", "example": "blue"}.get(
+                outcome.status, "red")
             self.bar.console.print(f"{self.label}cell {outcome.number}: [{colour}]{outcome.status}[/{colour}] "
-                                   f"{(outcome.reason or outcome.error)[:120]}", markup=True, highlight=False)
+                                   f"{escape(visible((outcome.reason or outcome.error)[:120]))}", markup=True,
+                                   highlight=False)
         self.bar.advance(self.task)
 
     def close(self) -> None:
@@ -148,7 +153,9 @@ def make_progress(bar=None, label: str = ""):
 
 
 def make_asker(progress, stdin=None, stdout=None):
-    """The `--interactive` decision: show the verified fix as a coloured diff, then ask."""
+    """The `--interactive` decision: show the verified fix as a coloured diff, then ask. Every text shown
+    (the diff, the reason, the effect, all written or reported by the sandbox) has its hidden characters
+    as escapes (hidden.py): an ESC sequence, a CR or a bidi override in a candidate cannot hide its lines."""
 
     def ask(outcome, result: LoopResult) -> tuple[str, str]:
         from rich.console import Console
@@ -159,15 +166,15 @@ def make_asker(progress, stdin=None, stdout=None):
 
         console = Console(file=stdout or sys.stdout, highlight=False)
         with progress.pause():
-            console.rule(escape(f"{outcome.title} failed: {outcome.error[:100]}"))
+            console.rule(escape(visible(f"{outcome.title} failed: {outcome.error[:100]}")))
             # long lines wrap: a diff cut at the terminal's width hides the change it asks about
             console.print(Syntax(_cell_diff(outcome.source, outcome.patched), "diff", theme="ansi_dark",
                                  word_wrap=True))
-            console.print(f"verified in a sandbox: {result.reason}; {len(result.rounds)} round(s), "
-                          f"{tokens_text(result.tokens)}, model {result.model}", markup=False)
+            console.print(visible(f"verified in a sandbox: {result.reason}; {len(result.rounds)} round(s), "
+                                  f"{tokens_text(result.tokens)}, model {result.model}"), markup=False)
             if result.effect is not None and result.effect.lines():  # what "read what it does to your data" means
-                console.print("what it does to your data:\n" + "\n".join("  " + line for line in result.effect.lines()),
-                              markup=False)
+                console.print(visible("what it does to your data:\n" + "\n".join(
+                    "  " + line for line in result.effect.lines())), markup=False)
             while True:
                 console.print("[a]ccept, [r]eject, or [h]int to retry with guidance? ", end="", markup=False)
                 answer = _read(stdin, console).strip().lower()

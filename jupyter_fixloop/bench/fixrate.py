@@ -351,6 +351,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--generation", metavar="FILE", nargs="?",
                         help="instead of cases: steps of an instruction, a setup and a reference solution, one-shot "
                         "and loop (`jupyter-fixloop bench --generation FILE --help`)")
+    parser.add_argument("--causes", nargs="?", metavar="DIR",
+                        help="instead of cases: notebooks whose error surfaces below the cell that caused it (the "
+                        "shipped set without DIR): where batch mode repairs them (`bench --causes --help`)")
+    parser.add_argument("--model", "-m", default=None,
+                        help="litellm model string (default: $FIXLOOP_MODEL or fixloop/builtin)")
+    parser.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server or litellm proxy")
     parser.add_argument("--mode", choices=MODES, default="loop", help="loop (default) or one-shot (one call, no rerun)")
     add_loop_arguments(parser, "case")
     parser.add_argument("--case", action="append", default=[], metavar="ID", help="only this case (repeatable)")
@@ -381,6 +387,10 @@ def main(argv: list[str]) -> int:
         from . import generation  # instructions in a namespace, one-shot and loop: a bench of its own
 
         return generation.main(argv)
+    if any(a == "--causes" or a.startswith("--causes=") for a in argv):
+        from . import causes  # errors that surface below their cause: where batch mode repairs them
+
+        return causes.main(argv)
     opts = parse_args(argv)
     try:
         cases = read_cases(opts.cases)

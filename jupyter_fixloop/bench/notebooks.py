@@ -1,8 +1,10 @@
 """`jupyter-fixloop bench --notebooks DIR`: real notebooks, run plainly and in batch mode.
 
-For each notebook under DIR: the cells plain Jupyter runs (nbclient, errors allowed) against the
-cells batch mode runs; the fixes, by what verified them (the output saved in the notebook, a check,
-or nothing); the API-drift cells (cells whose saved outputs show they ran when the notebook was saved,
+For each notebook under DIR, and for each corpus (DIR's top folders): the cells plain Jupyter runs
+(nbclient, errors allowed) against the cells batch mode runs; the fixes, by what verified them (the
+output saved in the notebook, a following cell that discriminates, a check, or nothing); the cells
+kept as their author's examples (they raised when saved too) and those that run but look wrong;
+the API-drift cells (cells whose saved outputs show they ran when the notebook was saved,
 and that fail here when run plainly, not for a missing package, theirs or that of the cell they fail
 after) and how many batch mode runs (repaired, or running once a cell above it was); and what was left,
 and why. Each run works on its own copy of DIR (notebooks write files).
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from ..errors import FixloopError
 
 FIXED = ("fixed", "unverified")  # a repair that runs: verified by something, or by nothing
+VERIFIED_BY = ("saved output", "following cell", "check", "")  # batch's CellOutcome.verified_by; "": unverified
 
 
 @dataclass
@@ -30,11 +33,13 @@ class NotebookFigures:
     cells: int = 0
     plain: int = 0
     batch: int = 0
-    fixed: Counter = field(default_factory=Counter)  # by what verified them: "saved output", "check", ""
+    fixed: Counter = field(default_factory=Counter)  # by what verified them: VERIFIED_BY
+    examples: int = 0  # cells that raise as they did when saved: the author's examples, kept
+    looks_wrong: int = 0  # cells that run, but pandas says an assignment in them did nothing
     proposed: int = 0
     drift: int = 0
     drift_fixed: int = 0
-    drift_unchecked: int = 0  # drift fixes nothing verified (no usable saved output, no check)
+    drift_unchecked: int = 0  # drift fixes nothing verified (no usable saved output, following cell or check)
     left: list = field(default_factory=list)  # (cell number, status, why)
     drift_left: list = field(default_factory=list)  # (cell number, the error) of drift cells not fixed
     seconds: float = 0.0
@@ -89,6 +94,8 @@ async def measure(folder: str, rel: str, options, scratch: str) -> NotebookFigur
         if o.status in FIXED:  # "unverified": repaired and runs, but nothing checked it
             figures.fixed[o.verified_by if o.status == "fixed" else ""] += 1
         figures.proposed += o.status == "proposed"
+        figures.examples += o.status == "example"
+        figures.looks_wrong += o.status == "looks_wrong"
         # a drift cell ran when the notebook was saved and fails here plainly, not for a missing package
         # (its own, or that of the unfixed cell it fails after); batch mode fixes it by repairing it or a
         # cell above it
@@ -122,33 +129,60 @@ def why_left(outcome) -> str:
         return "an earlier cell was not fixed"
     if outcome.status == "proposed":
         return "model fix proposed, not run (unreviewed)"
+    if outcome.status == "example":
+        return "raised when saved too (the author's example), kept"
+    if outcome.status == "looks_wrong":
+        return "runs, but looks wrong" + (" (a repair proposed)" if outcome.patched else "")
     if "output matches the one saved" in reason:
         return "no candidate matched the saved output"
     return "no repair: " + (outcome.error.split(":", 1)[0] or "?")
 
 
-def report(all_figures: list[NotebookFigures]) -> str:
-    lines = ["| notebook | code cells | run plain | run batch | fixed (saved output / check / unverified) | "
-             "proposed | drift cells fixed |", "|---|---|---|---|---|---|---|"]
-    total = NotebookFigures("total")
-    for f in all_figures:
-        lines.append(f"| {f.name} | {f.cells} | {f.plain} | {f.batch} | {f.fixed['saved output']} / "
-                     f"{f.fixed['check']} / "
-                     f"{f.fixed['']} | {f.proposed} | {f.drift_fixed}/{f.drift} |")
-        total.cells += f.cells
-        total.plain += f.plain
-        total.batch += f.batch
+HEADER = ["| notebook | code cells | run plain | run batch | fixed (saved output / following cell / check / "
+          "unverified) | proposed | examples kept | look wrong | drift cells fixed |",
+          "|---|---|---|---|---|---|---|---|---|"]
+
+
+def _row(f: NotebookFigures, name: str) -> str:
+    fixed = " / ".join(str(f.fixed[by]) for by in VERIFIED_BY)
+    return (f"| {name} | {f.cells} | {f.plain} | {f.batch} | {fixed} | {f.proposed} | {f.examples} | "
+            f"{f.looks_wrong} | {f.drift_fixed}/{f.drift} |")
+
+
+def _sum(name: str, figures: list[NotebookFigures]) -> NotebookFigures:
+    total = NotebookFigures(name)
+    for f in figures:
+        for attr in ("cells", "plain", "batch", "proposed", "examples", "looks_wrong", "drift", "drift_fixed",
+                     "drift_unchecked"):
+            setattr(total, attr, getattr(total, attr) + getattr(f, attr))
         total.fixed.update(f.fixed)
-        total.proposed += f.proposed
-        total.drift += f.drift
-        total.drift_fixed += f.drift_fixed
-        total.drift_unchecked += f.drift_unchecked
         total.left += f.left
-    t = total
-    lines.append(f"| **total** | {t.cells} | {t.plain} | {t.batch} | {t.fixed['saved output']} / {t.fixed['check']} / "
-                 f"{t.fixed['']} | {t.proposed} | {t.drift_fixed}/{t.drift} |")
+    return total
+
+
+def corpus(name: str) -> str:
+    """The corpus a notebook belongs to: the first folder of its path under DIR ("" at DIR's top)."""
+    return name.split("/", 1)[0] if "/" in name else ""
+
+
+def report(all_figures: list[NotebookFigures]) -> str:
+    lines = list(HEADER)
+    corpora = sorted({corpus(f.name) for f in all_figures})
+    for c in corpora:
+        mine = [f for f in all_figures if corpus(f.name) == c]
+        lines += [_row(f, f.name) for f in mine]
+        if len(corpora) > 1:
+            lines.append(_row(_sum(c, mine), f"*{c or '.'} (corpus)*"))
+    t = _sum("total", all_figures)
+    lines.append(_row(t, "**total**"))
+    lines += ["", "fixes by what verified them, per corpus (saved output / a following cell that failed before the "
+              "fix or reads what it wrote / a check / nothing):"]
+    for c in corpora:
+        s = _sum(c, [f for f in all_figures if corpus(f.name) == c])
+        lines.append(f"- {c or '.'}: " + " / ".join(f"{s.fixed[by]} {by or 'unverified'}" for by in VERIFIED_BY))
     lines += ["",
-              f"drift cells fixed with no saved output or check to verify them: {t.drift_unchecked} of {t.drift_fixed}"]
+              f"drift cells fixed that nothing verified (no saved output, following cell or check): "
+              f"{t.drift_unchecked} of {t.drift_fixed}"]
     worse = [f.name for f in all_figures if f.batch < f.plain]
     lines += ["", "batch runs fewer cells than plain Jupyter in: " + (", ".join(worse) if worse else "none"),
               "", "left, and why:"]

@@ -11,6 +11,8 @@
 7. The checks' judge (kernel/judge.py): a warm round with one check, judged against not judged, and
    the same on a 1,000,000-row frame the check reads (what the cell did not change, the judge reads
    in its own copy of the snapshot map). Target on the frame: judged <= 1.3x not judged.
+8. (precell, printed as 7) The state kept before each cell while `%fixloop auto` is on (bench/precell.py): the
+   per-cell overhead on a 1,000,000-row frame, against the cell's own run. Target: <= 5 %.
 4. The first repair in a fresh process (`%load_ext`, then `%%fixloop` on a one-word typo, built-in
    engine) against one cold kernel start timed in the same run. Target: <= 2 cold starts, and
    litellm never imported.
@@ -47,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rows", type=int, default=1_000_000, help="DataFrame rows (default 1,000,000)")
     parser.add_argument("--repeat", type=int, default=5, help="repeats of snapshot/import timings (default 5)")
     parser.add_argument("--gateway", default="", metavar="URL", help="also time rounds on this Kernel Gateway")
-    parser.add_argument("--only", choices=["round", "snapshot", "import", "first", "gateway", "jobs", "judge"],
+    parser.add_argument("--only", choices=["round", "snapshot", "import", "first", "gateway", "jobs", "judge",
+                                           "precell"],
                         action="append",
                         help="run only these benchmarks (repeatable)")
     return parser
@@ -56,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     opts = parser.parse_args(argv)
-    chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge"] + (
+    chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge", "precell"] + (
         ["gateway"] if opts.gateway else []
     )
     from .. import runtime
@@ -76,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         _report_jobs(bench_jobs())
     if "judge" in chosen:
         missed += _report_judge(runtime.run_sync(bench_judge(opts.rounds, opts.rows, opts.repeat)))
-    if "gateway" in chosen:  # last: the default run, without a gateway, numbers its sections 1 to 6
+    if "precell" in chosen:
+        missed += _report_precell(opts.rows, opts.repeat)
+    if "gateway" in chosen:  # last: the default run, without a gateway, numbers its sections 1 to 7
         if not opts.gateway:
             parser.error("--only gateway needs --gateway URL")
         _report_gateway(runtime.run_sync(bench_gateway(opts.gateway, opts.rounds)))
@@ -133,7 +138,7 @@ async def bench_gateway(url: str, rounds: int) -> dict:
 
 def _report_gateway(r: dict) -> None:
     local, gateway = statistics.median(r["local"]), statistics.median(r["gateway"])
-    print(f"\n7. one warm round through the gateway ({r['url']}) vs the local warm pool")
+    print(f"\n8. one warm round through the gateway ({r['url']}) vs the local warm pool")
     print(f"   gateway: p50 {gateway * 1e3:.1f} ms over {len(r['gateway'])} rounds; local: p50 {local * 1e3:.1f} ms "
           f"-> the gateway costs {gateway / local:.1f}x (the same snapshot, cell and check)")
 
@@ -523,6 +528,15 @@ def _report_judge(r: dict) -> int:
           f"a plain memory copy of the frame's bytes: {p50['copy'] * 1e3:.0f} ms")
     print(f"   target on the frame <= 1.3x: {_verdict(ratio <= 1.3)}")
     return 0 if ratio <= 1.3 else 1
+
+
+def _report_precell(rows: int, repeat: int) -> int:
+    from .precell import bench_precell, report_precell
+
+    r = bench_precell(rows, repeat)
+    print(f"\n7. the state before each cell (`%fixloop auto`): a {r['rows']:,}-row frame ({r['mb']:.0f} MB), "
+          "each cell run by IPython with auto mode off and on, in pairs back to back")
+    return report_precell(r)
 
 
 def _fresh_output(code: str) -> str:

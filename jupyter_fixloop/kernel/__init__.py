@@ -5,6 +5,7 @@ from importlib import import_module
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "wire": "wire", "runner": "runner", "snapshot": "snapshot", "Snapshot": "snapshot", "scratch_dir": "snapshot",
     "remove_scratch": "snapshot", "missing_names": "sharing", "variables_from_json": "namespace",
+    "readable": "ipysyntax", "Checkpoint": "checkpoint", "cell_names": "checkpoint", "written_names": "checkpoint",
 }
 __all__ = sorted(_EXPORTS)
 

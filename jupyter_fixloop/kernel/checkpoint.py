@@ -1,18 +1,27 @@
-"""Runs inside the notebook kernel of batch mode: undo a failed cell, mirror the state before it,
-and, when no fix is applied, return to what the failed cell left (as plain Jupyter would).
+"""The state a cell started from: kept before it runs, put back (or read) after it fails.
 
 A cell that fails halfway has already changed the kernel (`df = df.drop(columns=...)` ran, the next
-line raised). Rerunning a fix on top of that state would drop the column twice. So before each cell
-batch mode saves the values the cell can reach (a reference for every name, a pickled copy of each
-mutable value), and after a failure puts them back and removes the names the cell created. The
-sandbox then starts from exactly the state the cell saw, and so does the fix when it is applied.
+line raised). Judging a fix on top of that state would drop the column twice. So before a cell runs
+a `Checkpoint` keeps the values the cell can reach: a reference for every name, and a copy of each
+value the cell could change in place. A pandas object is copied copy-on-write where pandas does
+copy-on-write (pandas 3, or 2.x with `mode.copy_on_write`): a shallow copy that costs microseconds
+whatever the frame's size, because pandas copies a column only when one side writes to it. Other
+mutable values are pickled (cloudpickle), up to `cap` bytes per cell; a value that cannot be copied
+is kept by reference, and `changes` says so after a failure.
 
-Called through `user_expressions` (nothing is bound in the user's namespace); answers are JSON text.
+Two users: batch mode's notebook kernel (the module functions below, called through the wire: after
+a failure `hold` keeps what the cell left, `restore` puts the state before it back for the sandbox,
+`resume` returns to what plain Jupyter would leave), and the user's own kernel while `%fixloop auto`
+or the JupyterLab extension is on (a `Checkpoint` before each cell; `state` is the namespace as it
+was before the failed cell, for the sandbox, without touching the kernel; `restore` before an
+accepted fix runs).
 """
 
 from __future__ import annotations
 
+import ast
 import json
+import sys
 import types
 from dataclasses import asdict, replace
 
@@ -21,43 +30,160 @@ from .sharing import shared_names, undefined_names
 
 COPY_CAP = 1024**3  # bytes of copies kept per cell; beyond it values are kept by reference only
 IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), frozenset, range)
-
-_refs: dict[str, object] = {}
-_copies: dict[str, bytes] = {}
-_absent: set[str] = set()
-_held: dict[str, object] = {}  # the names `save` covered, as the failed cell left them (MISSING: unbound)
 MISSING = object()
 
 
-def save(ns: dict, names: list[str]) -> str:
-    """Remember what the next cell can reach. Returns the names whose changes cannot be undone."""
-    import cloudpickle
+class _Kept:
+    """One value's copy: copy-on-write (a pandas object under CoW), a deep copy (pandas without
+    CoW), or a pickle. `fresh()` makes a new object holding the kept state; `same(value)` tells
+    whether `value` still holds it."""
 
-    _held.clear()
-    _refs.clear()
-    _copies.clear()
-    _absent.clear()
-    reached = set(snapshot.reachable(set(names), ns)) | set(names)
-    uncopied, total = [], 0
-    for name in sorted(reached):
-        if name in snapshot.IGNORED:
-            continue
-        if name not in ns:
-            _absent.add(name)
-            continue
-        value = _refs[name] = ns[name]
-        if _needs_copy(value):
+    def __init__(self, kind: str, data, nbytes: int):
+        self.kind, self.data, self.nbytes = kind, data, nbytes
+
+    def fresh(self):
+        if self.kind == "pickle":
+            import pickle
+
+            return pickle.loads(self.data)
+        return self.data.copy(deep=self.kind == "deep")
+
+    def same(self, value) -> bool:
+        if self.kind == "pickle":
+            import cloudpickle
+
             try:
-                blob = cloudpickle.dumps(value, protocol=5)
+                return cloudpickle.dumps(value, protocol=5) == self.data
             except Exception:
-                uncopied.append(name)
+                return False
+        return _same_pandas(value, self.data)
+
+
+def _same_pandas(value, kept) -> bool:
+    """Whether a DataFrame or Series holds what `kept` holds: type, labels, dtypes and values."""
+    try:
+        if type(value) is not type(kept) or not value.index.equals(kept.index):
+            return False
+        if hasattr(kept, "columns") and not (value.columns.equals(kept.columns)
+                                             and value.dtypes.equals(kept.dtypes)):
+            return False
+        if not hasattr(kept, "columns") and (value.dtype != kept.dtype or value.name != kept.name):
+            return False
+        return bool(value.equals(kept))
+    except Exception:
+        return False
+
+
+def copy_on_write(value) -> bool:
+    """Whether `value` is a pandas DataFrame or Series and pandas copies on write (so a shallow
+    copy keeps its state). pandas is never imported here: a value of it means it is loaded."""
+    pd = sys.modules.get("pandas")
+    if pd is None or not isinstance(value, (pd.DataFrame, pd.Series)):
+        return False
+    if int(pd.__version__.split(".")[0]) >= 3:
+        return True
+    try:
+        return pd.get_option("mode.copy_on_write") is True
+    except Exception:
+        return False
+
+
+def _pandas(value) -> bool:
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(value, (pd.DataFrame, pd.Series))
+
+
+class Checkpoint:
+    """What one cell can reach, kept before it runs (see the module docstring)."""
+
+    def __init__(self, cap: int = COPY_CAP):
+        self.cap = cap
+        self.refs: dict[str, object] = {}
+        self.kept: dict[str, _Kept] = {}
+        self.absent: set[str] = set()
+        self.uncopied: dict[str, str] = {}  # name -> why it is kept by reference only
+        self.held: dict[str, object] = {}  # the names `save` covered, as the failed cell left them
+
+    def save(self, ns: dict, names) -> dict:
+        """Remember what the next cell can reach (`names` and what notebook functions among them use)."""
+        self.held.clear()
+        self.refs, self.kept, self.absent, self.uncopied = {}, {}, set(), {}
+        total = 0
+        for name in sorted(set(snapshot.reachable(set(names), ns)) | set(names)):
+            if name in snapshot.IGNORED:
                 continue
-            if total + len(blob) > COPY_CAP:
-                uncopied.append(name)
+            if name not in ns:
+                self.absent.add(name)
                 continue
-            _copies[name] = blob
-            total += len(blob)
-    return json.dumps({"uncopied": uncopied, "bytes": total})
+            value = self.refs[name] = ns[name]
+            if not _needs_copy(value):
+                continue
+            kept, why = _keep(value, self.cap - total)
+            if kept is None:
+                self.uncopied[name] = why
+                continue
+            self.kept[name] = kept
+            total += kept.nbytes
+        return {"uncopied": sorted(self.uncopied), "bytes": total,
+                "copy_on_write": sorted(n for n, k in self.kept.items() if k.kind == "cow")}
+
+    def hold(self, ns: dict) -> dict:
+        """Keep what the failed cell left in the names `save` covered, before `restore` puts the state
+        before the cell back; `resume` returns to it. `restore` binds fresh copies and never changes a
+        held object, so the held state is the one the failed cell left."""
+        self.held = {name: ns.get(name, MISSING) for name in set(self.refs) | self.absent}
+        return {"held": len(self.held)}
+
+    def resume(self, ns: dict) -> dict:
+        """Put back what `hold` kept: the kernel as plain Jupyter leaves it after the cell raised."""
+        for name, value in self.held.items():
+            if value is MISSING:
+                ns.pop(name, None)
+            else:
+                ns[name] = value
+        held = len(self.held)
+        self.held = {}
+        return {"resumed": held}
+
+    def restore(self, ns: dict) -> dict:
+        """Put back what `save` remembered; the copies stay, so a restore can be repeated. A value
+        the cell did not change keeps its identity (other names may share it)."""
+        for name in self.absent:
+            ns.pop(name, None)
+        changed = []
+        for name, value in self.refs.items():
+            kept = self.kept.get(name)
+            if kept is not None and not (ns.get(name) is value and kept.same(value)):
+                ns[name] = kept.fresh()
+                changed.append(name)
+            else:
+                ns[name] = value
+        return {"changed": sorted(changed), "removed": sorted(self.absent)}
+
+    def changes(self, ns: dict) -> dict:
+        """What the failed cell changed, read right after it raised: `changed` (rebound, deleted or
+        changed in place, all put back by `state` and `restore`), `created` (bound by the cell,
+        dropped by them) and `uncertain` (name -> why: kept by reference only, so a change the cell
+        made in place cannot be undone or even seen)."""
+        changed, uncertain = [], {}
+        for name, value in self.refs.items():
+            now = ns.get(name, MISSING)
+            if now is not value or (name in self.kept and not self.kept[name].same(value)):
+                changed.append(name)
+            elif name in self.uncopied:
+                uncertain[name] = self.uncopied[name]
+        created = sorted(n for n in self.absent if n in ns)
+        return {"changed": sorted(changed), "created": created, "uncertain": uncertain}
+
+    def state(self, ns: dict) -> dict:
+        """The namespace as it was before the cell, as a new dict (`ns` is not touched): each kept
+        name as `save` saw it (its copy where one was kept), the names the cell created left out,
+        every other name as `ns` holds it now."""
+        before = {k: v for k, v in ns.items() if k not in self.absent}
+        for name, value in self.refs.items():
+            kept = self.kept.get(name)
+            before[name] = value if kept is None else kept.data if kept.kind != "pickle" else kept.fresh()
+        return before
 
 
 def _needs_copy(value) -> bool:
@@ -70,62 +196,146 @@ def _needs_copy(value) -> bool:
     return type(value).__module__ != "__main__"
 
 
-def hold(ns: dict) -> str:
-    """Keep what the failed cell left in the names `save` covered, before `restore` puts the state
-    before the cell back for the sandbox; `resume` returns to it. `restore` binds fresh copies and
-    never changes a held object, so the held state is the one the failed cell left."""
-    _held.clear()
-    for name in set(_refs) | _absent:
-        _held[name] = ns.get(name, MISSING)
-    return json.dumps({"held": len(_held)})
-
-
-def resume(ns: dict) -> str:
-    """Put back what `hold` kept: the kernel as plain Jupyter leaves it after the cell raised."""
-    for name, value in _held.items():
-        if value is MISSING:
-            ns.pop(name, None)
-        else:
-            ns[name] = value
-    held = len(_held)
-    _held.clear()
-    return json.dumps({"resumed": held})
-
-
-def restore(ns: dict) -> str:
-    """Put back what `save` remembered; the copies stay, so a restore can be repeated.
-
-    A value the cell did not change keeps its identity (other names may share it)."""
-    import pickle
-
-    for name in _absent:
-        ns.pop(name, None)
-    changed = []
-    for name, value in _refs.items():
-        if name in _copies and not (ns.get(name) is value and _unchanged(value, _copies[name])):
-            ns[name] = pickle.loads(_copies[name])
-            changed.append(name)
-        else:
-            ns[name] = value
-    return json.dumps({"changed": sorted(changed), "removed": sorted(_absent)})
-
-
-def _unchanged(value, blob: bytes) -> bool:
+def _keep(value, room: int) -> tuple[_Kept | None, str]:
+    """A copy of `value` within `room` bytes, or (None, why not)."""
+    if copy_on_write(value):
+        return _Kept("cow", value.copy(deep=False), 0), ""
+    if _pandas(value):
+        nbytes = int(value.memory_usage(index=True, deep=False).sum()) if hasattr(value, "columns") else int(
+            value.memory_usage(index=True, deep=False))
+        if nbytes > room:
+            return None, f"{nbytes:,} bytes: more than the copies kept before a cell may take"
+        return _Kept("deep", value.copy(deep=True), nbytes), ""
     import cloudpickle
 
     try:
-        return cloudpickle.dumps(value, protocol=5) == blob
-    except Exception:
-        return False
+        blob = cloudpickle.dumps(value, protocol=5)
+    except Exception as exc:
+        return None, f"it cannot be copied ({type(exc).__name__})"
+    if len(blob) > room:
+        return None, f"{len(blob):,} bytes: more than the copies kept before a cell may take"
+    return _Kept("pickle", blob, len(blob)), ""
 
 
-def mirror(ns: dict, path: str, share: dict) -> str:
+def cell_names(source: str) -> set[str]:
+    """Every name a cell reads, binds or deletes (a superset is fine: a name the namespace does not
+    hold costs nothing to keep)."""
+    names = snapshot.free_names(source)
+    stripped = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+    try:
+        tree = ast.parse(stripped)
+    except SyntaxError:
+        return names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names
+
+
+def written_names(source: str) -> set[str]:
+    """The names a cell binds or may change in place: assigned (`df = ...`, `df['x'] = ...`,
+    `df.x += 1`), deleted, defined, imported, or whose method it calls (`rows.append(...)`)."""
+    stripped = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+    try:
+        tree = ast.parse(stripped)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
+            names.add(_base_name(node))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            names.add(_base_name(node.func))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+    names.discard("")
+    return names
+
+
+def _base_name(node) -> str:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+# ---------------------------------------------------------------- batch mode, through the wire
+
+KEEP_CELLS = 12  # batch mode keeps the checkpoints of this many cells: how far back a cause is looked for
+_batch = Checkpoint()  # the cell running now
+_cells: dict[int, Checkpoint] = {}  # cell number -> its checkpoint, the last KEEP_CELLS cells
+
+
+def save(ns: dict, names: list[str], number: int | None = None) -> str:
+    """Remember what the next cell (`number`) can reach. Returns the names whose changes cannot be undone."""
+    global _batch
+    _batch = Checkpoint()
+    answer = _batch.save(ns, names)
+    if number is not None:
+        _cells[number] = _batch
+        for old in sorted(_cells)[:-KEEP_CELLS]:
+            del _cells[old]
+    return json.dumps(answer)
+
+
+def hold(ns: dict) -> str:
+    return json.dumps(_batch.hold(ns))
+
+
+def resume(ns: dict) -> str:
+    return json.dumps(_batch.resume(ns))
+
+
+def restore(ns: dict) -> str:
+    return json.dumps(_batch.restore(ns))
+
+
+def kept_from(ns: dict) -> str:
+    """The first cell number whose state before it can still be rebuilt (`restore_before`), or None."""
+    return json.dumps(min(_cells) if _cells else None)
+
+
+def state_before(ns: dict, number: int) -> dict:
+    """The namespace as it was before cell `number` ran (a new dict): each later cell's checkpoint
+    applied, the latest first, then that cell's. `ns` is not touched."""
+    if number not in _cells:
+        raise KeyError(f"the state before cell {number} is no longer kept")
+    state = dict(ns)
+    for n in sorted((n for n in _cells if n >= number), reverse=True):
+        state = _cells[n].state(state)
+    return state
+
+
+def restore_before(ns: dict, number: int) -> str:
+    """Put the kernel back as it was before cell `number` (to run a fix of it and the cells after it)."""
+    if number not in _cells:
+        raise KeyError(f"the state before cell {number} is no longer kept")
+    changed: set[str] = set()
+    for n in sorted((n for n in _cells if n >= number), reverse=True):
+        done = _cells[n].restore(ns)
+        changed.update(done["changed"], done["removed"])
+    return json.dumps({"changed": sorted(changed)})
+
+
+def mirror(ns: dict, path: str, share: dict, before: int | None = None) -> str:
     """Write the names the loop shares (`share`: the keywords of sharing.shared_names but the
     namespace and `withheld`; without `missing`, the undefined names of the first `code`) as a
     snapshot for the sandbox; returns the `Snapshot` as JSON, with the user's data described for the
     model (`variables`). `share["policy"]`: "data" (the default) describes every data value, and for
     a generation (an instruction) shares them all, since the loop cannot come back here for the
-    ones a candidate reads; "named" describes and shares only what the user's code names."""
+    ones a candidate reads; "named" describes and shares only what the user's code names. With
+    `before`, from the state before that cell."""
+    if before is not None:
+        ns = state_before(ns, before)
     share = dict(share)
     policy = share.pop("policy", "data")
     modules = [n for n, v in ns.items() if isinstance(v, types.ModuleType)]

@@ -6,8 +6,8 @@ attributes, never imported. Each fact is one line (a DataFrame's rows may follow
 the most specific facts come first, so that trimming a receipt to its budget drops the least useful.
 
 Formats the built-in engine reads (repairs.py), keep them stable:
-`defined names close to 'x': [...]`, `attributes of T close to 'x': [...]`,
-`near matches for 'k': 'K' (case)`, `name = repr`.
+`defined names close to 'x': [...]`, `what the names close to 'x' are: {name: 'kind: abilities'}`,
+`attributes of T close to 'x': [...]`, `near matches for 'k': 'K' (case)`, `name = repr`.
 """
 
 from __future__ import annotations
@@ -150,7 +150,24 @@ def _name_facts(name: str, scope: dict, user_names) -> list[str]:
     if name in user_names and name not in scope:  # the user has it; the loop did not share it
         return [f"`{name}` is in your namespace but not shared with the sandbox; add --share {name} "
                 "(fix(share=...), c.FixLoop.share)"]
-    return [f"defined names close to {name!r}: {_list(close) or 'none'}"]
+    facts = [f"defined names close to {name!r}: {_list(close) or 'none'}"]
+    if len(close) > 1:  # which of them could serve where the typo stands: the engine breaks a tie with it
+        kinds = {n: _kind_of(n, scope) for n in close if n in scope or hasattr(builtins, n)}
+        facts.append(f"what the names close to {name!r} are: {kinds!r}")
+    return facts
+
+
+def _kind_of(name: str, scope: dict) -> str:
+    """`list: iterable, subscriptable`, `builtin function: callable`: what a name is and what it can do."""
+    builtin = name not in scope
+    value = getattr(builtins, name) if builtin else scope[name]
+    kind = type(value).__name__
+    if builtin:
+        kind = "builtin " + ("function" if kind == "builtin_function_or_method" else kind)
+    cls = type(value)
+    can = [word for word, able in (("callable", callable(value)), ("iterable", hasattr(cls, "__iter__")),
+                                   ("subscriptable", hasattr(cls, "__getitem__"))) if able]
+    return f"{kind}: {', '.join(can)}" if can else kind
 
 
 def _attribute_facts(exc: AttributeError, exprs: list[ast.expr], scope: dict) -> list[str]:

@@ -23,7 +23,7 @@ import time
 import traceback
 import warnings
 
-from jupyter_fixloop.kernel import checks, effect, facts, judge
+from jupyter_fixloop.kernel import checks, effect, facts, ipysyntax, judge
 from jupyter_fixloop.kernel import trace as value_trace
 from jupyter_fixloop.kernel.checks import assess
 from jupyter_fixloop.kernel.checks import evaluate as _evaluate_check
@@ -140,13 +140,13 @@ def _namespace() -> dict:
 
 
 def _transform(source: str) -> str:
-    """IPython syntax (`%magic`, `!cmd`) becomes Python, keeping line numbers."""
+    """IPython syntax (`%magic`, `!cmd`) becomes Python, keeping line numbers (ipysyntax.ran)."""
     try:
         from IPython import get_ipython
 
         shell = get_ipython()
         if shell is not None:
-            return shell.transform_cell(source)
+            return ipysyntax.ran(source, shell)
     except Exception:
         pass
     return source

@@ -38,6 +38,8 @@ ENTRIES: dict[str, tuple[str, str, bool]] = {
     "oracle.observe": ("oracle", "observe", False),
     "oracle.changed": ("oracle", "changed", False),
     "oracle.shown": ("oracle", "shown", False),
+    "checkpoint.kept_from": ("checkpoint", "kept_from", False),
+    "checkpoint.restore_before": ("checkpoint", "restore_before", False),
 }
 _SELF = "__import__('jupyter_fixloop.kernel.wire', fromlist=['wire'])"
 

@@ -2,12 +2,15 @@
 
 A rejected candidate still costs a round, and its receipt says why, so the model can try again.
 What counts as cheating, each rule one function returning the reason (or None):
-- removing, changing or disarming an `assert` of the original cell;
+- removing, changing or disarming an `assert` of the original cell (reach.py: under a dead branch,
+  in a function nothing calls, after a return or exit, under a handler of AssertionError);
 - touching a check: a `%%fixloop` line, rebinding a builtin a check uses, patching `__eq__` & co;
 - silencing the failure: a new try/except (or `suppress`) around the failing line whose handler
   swallows it (pass, continue, a constant), or deleting what the failing line did;
 - hard-coding the value a check expects (`return 8`, `return 4 * 2`, `if n == 6:` when the check is
   `fib(6) == 8`);
+- characters a reader cannot see (hidden.py: ESC, CR, bidi overrides, zero-width) the cell has not:
+  a diff could not show the person reviewing it what runs;
 - tampering with how the checks judge (tamper.py): patching a function a check calls, redefining a
   helper of the user's namespace a check calls, a class whose `__eq__` always says yes, reaching
   into fixloop's own code.
@@ -22,14 +25,19 @@ import difflib
 from collections import Counter
 
 from ..cell import LINE_MAGIC, MAGIC
+from ..hidden import added
+from ..kernel.ipysyntax import readable
+from ..receipt import saved
 from ..receipt import values as receipts
 from ..receipt.values import Receipt
-from . import tamper
+from . import reach, tamper
 
 TRIVIAL = (None, True, False, 0, 1, -1, "", 0.0, 1.0)
 COMPARISON_DUNDERS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__",
                       "__contains__", "__hash__", "__repr__", "__str__"}
 SIMILAR_LINE = 0.6
+SUBSTANTIAL = 8  # an expected output this long inside a literal is no coincidence; a shorter one ('6') must
+# be whole lines of it ('Loaded 16 rows' does not print 6)
 
 
 class Guard:
@@ -44,7 +52,7 @@ class Guard:
         self.namespace = namespace
         self.checks = tuple(checks)
         self.expect_output = expect_output
-        self.tree = _parse(original) or ast.Module(body=[], type_ignores=[])
+        self.tree = _cell_tree(original) or ast.Module(body=[], type_ignores=[])
         self.asserts = [node for node in ast.walk(self.tree) if isinstance(node, ast.Assert)]
         self.expectations = _expectations(self.checks, self.asserts)
         self.failure: Receipt | None = None  # the last receipt of a run that failed
@@ -53,10 +61,16 @@ class Guard:
         """A `rejected` receipt when the candidate cheats, else None (the candidate is run)."""
         if last is not None and last.kind not in ("rejected", "no_code", "no_repair", "ok"):
             self.failure = last
+        hidden = added(self.original, candidate)
+        if hidden:  # read from the text, before it runs: what it defines or deletes when it runs cannot matter
+            return receipts.rejected(
+                f"the candidate holds characters a reader cannot see ({hidden}) that the cell does not have: a "
+                "diff would not show what runs; write them as escapes in a string ('\\x1b', '\\u200b'), or "
+                "leave them out")
         if any(line.lstrip().startswith((MAGIC, LINE_MAGIC)) for line in candidate.splitlines()):
             return receipts.rejected("the candidate contains a %%fixloop line, which would change the checks; "
                                      "reply with the cell's code only")
-        tree = _parse(candidate)
+        tree = _cell_tree(candidate)
         if tree is None:
             return None  # it runs, and its receipt shows the syntax error
         for rule in (self._leaves_fixloop_alone, self._keeps_asserts, self._leaves_checks_alone,
@@ -72,7 +86,7 @@ class Guard:
         check, a check block's own lines), and how many it had. The checks run on their own after the
         cell, so the copies are dropped and the rest runs: a small model often appends the checks to
         a right fix. A copy elsewhere (in a function, in a string) is still rejected by `check`."""
-        tree = _parse(candidate)
+        tree = _cell_tree(candidate)
         if tree is None:
             return candidate, 0
         lines, tests = set(), {ast.unparse(t) for t in _check_tests(self.checks)}
@@ -101,10 +115,12 @@ class Guard:
                 return (f"the candidate removes or changes the cell's check `{text}`; keep every assert of the "
                         "original cell unchanged and fix the code it checks")
             kept[text] -= 1
-        disarmed = _disarmed_asserts(tree) - _disarmed_asserts(self.tree)
+        disarmed = (reach.disarmed_asserts(tree) - reach.disarmed_asserts(self.tree)) & {
+            ast.unparse(n) for n in self.asserts}
         if disarmed:
             return (f"the candidate disarms the cell's check `{min(disarmed)}` (under a try/except that "
-                    "catches AssertionError, or a condition that is never true); the check must run as written")
+                    "catches AssertionError, a condition that is never true, in a function nothing calls, or "
+                    "after a return, raise or exit); the check must run as written")
         return None
 
     def _leaves_checks_alone(self, tree: ast.Module, candidate: str) -> str | None:
@@ -195,12 +211,26 @@ class Guard:
         if special:
             return special
         if self.expect_output is not None:
-            want = "\n".join(receipts._normalized(self.expect_output))
-            before = set(_strings(self.tree))
-            for text in _strings(tree):
-                if want and text not in before and want in "\n".join(receipts._normalized(text)):
-                    return ("the candidate prints the expected output as a literal string; "
-                            "produce it from the data instead")
+            return self._computes_output(tree)
+        return None
+
+    def _computes_output(self, tree: ast.Module) -> str | None:
+        """The expected output (a saved output in batch mode) is matched only by output the code computes:
+        not by a string holding it, nor by constants it prints (`print(3 * 2)` for a cell that had to
+        compute 6 from the data)."""
+        want = "\n".join(receipts._normalized(self.expect_output))
+        if not want:
+            return None
+        before = set(_strings(self.tree))
+        for text in _strings(tree):
+            inside = want in "\n".join(receipts._normalized(text)) if len(want) >= SUBSTANTIAL else False
+            if text not in before and (inside or saved.holds(text, self.expect_output)):
+                return ("the candidate prints the expected output as a literal string; "
+                        "produce it from the data instead")
+        if (saved.holds(tamper.printed_constants(tree), self.expect_output)
+                and not saved.holds(tamper.printed_constants(self.tree), self.expect_output)):
+            return ("the candidate prints the expected output from constants it writes itself (a literal "
+                    "value, not one computed from the data); produce it from the data instead")
         return None
 
     def _check_exprs(self) -> list[ast.AST]:
@@ -208,6 +238,12 @@ class Guard:
 
 
 # ---------------------------------------------------------------- reading code
+
+
+def _cell_tree(source: str) -> ast.Module | None:
+    """A cell's tree, its IPython syntax seen as Python line for line (`%timeit f()` as `f()`)."""
+    view = readable(source)
+    return _parse(view.python) if view is not None else None
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -284,27 +320,6 @@ def _patched_dunders(tree: ast.AST) -> set[str]:
 
 def _strings(tree: ast.AST) -> list[str]:
     return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-
-
-# ---------------------------------------------------------------- asserts disarmed
-
-
-def _disarmed_asserts(tree: ast.AST) -> set[str]:
-    """Asserts that can no longer fail: under a handler that catches AssertionError, or `if False:`."""
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Try) and any(_catches(h, "AssertionError") for h in node.handlers):
-            found |= {ast.unparse(a) for s in node.body for a in ast.walk(s) if isinstance(a, ast.Assert)}
-        if isinstance(node, (ast.If, ast.While)) and _never_true(node.test):
-            found |= {ast.unparse(a) for s in node.body for a in ast.walk(s) if isinstance(a, ast.Assert)}
-    return found
-
-
-def _never_true(test: ast.expr) -> bool:
-    try:
-        return not ast.literal_eval(test)
-    except (ValueError, TypeError, SyntaxError):
-        return False
 
 
 # ---------------------------------------------------------------- silencing a failure

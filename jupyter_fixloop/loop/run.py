@@ -27,14 +27,14 @@ from ..kernel.snapshot import Snapshot
 from ..model import models as model
 from ..model import prompt
 from ..options import LoopOptions, knob_signature
-from ..receipt.values import Budget, Receipt
-from ..result import LoopResult, Round, Usage
+from ..receipt.values import Baseline, Budget, Receipt
+from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
 from ..sandbox.manager import SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
 from . import guard, sampling
-from .verdict import UNVERIFIED, PassedBefore, decisive, evidence, receipt_of, verified
+from .verdict import UNVERIFIED, PassedBefore, decisive, evidence, receipt_of, still_run, verified
 
 
 async def afix(
@@ -47,6 +47,8 @@ async def afix(
     following: Iterable[str] = (),
     hooks: LoopHooks | None = None,
     options: LoopOptions | None = None,
+    notes: Iterable[str] = (),
+    downstream: Iterable[str] = (),
     **knobs,
 ) -> LoopResult:
     """Run `source` in a sandbox kernel and repair it until its checks pass.
@@ -56,7 +58,12 @@ async def afix(
     (a dict, of which the names the cell, checks and following cells read are mirrored, see
     sharing.py and `share`; or a Snapshot); `following`: the notebook's later cells, run in
     order after each candidate as regression checks (a cell that also fails after the original
-    cell is not counted); `hooks`: progress, a `LoopHooks` of named callables (hooks.py). The other
+    cell is not counted); `hooks`: progress, a `LoopHooks` of named callables (hooks.py); `notes`:
+    lines every receipt carries, what the caller knows of the state the sandbox starts from (e.g. the
+    names a failed run changed that could not be put back); `downstream`: for a repair of the cause of
+    a failure further down (an earlier cell), the cells from this one down to the cell that failed,
+    that one last: they run after each candidate, before `following`, and each must run without
+    error (none is excused for failing after the original too). The other
     keywords are the fields of
     `LoopOptions` (model, max_rounds, timeout, model_timeout, wall_time, ...): each overrides
     `options` (default `LoopOptions()`); an unknown one is a TypeError.
@@ -64,8 +71,9 @@ async def afix(
     if "on_event" in knobs:
         raise TypeError("fix(on_event=...) is gone: pass hooks=LoopHooks(on_receipt=..., ...) (jupyter_fixloop.hooks)")
     options = (options or LoopOptions()).with_(**knobs).resolved()
+    downstream = _following(downstream)
     run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, hooks,
-                  following=_following(following))
+                  following=downstream + _following(following), notes=tuple(notes), required=len(downstream))
     return await runtime.run_here(run.run())
 
 
@@ -105,7 +113,7 @@ class LoopRun:
 
     def __init__(self, source: str, checks: tuple[str, ...], instruction: str | None, namespace,
                  expect_output: str | None, options: LoopOptions, hooks: LoopHooks | None,
-                 following: tuple[str, ...] = ()):
+                 following: tuple[str, ...] = (), notes: tuple[str, ...] = (), required: int = 0):
         if not isinstance(source, str):
             raise UsageError(f"source must be a string of Python code, not {type(source).__name__}")
         if not source.strip() and not instruction:
@@ -117,7 +125,11 @@ class LoopRun:
                            " ".join(checks))
         self.expect_output = expect_output
         self.following = following
-        self.baseline: frozenset[int] = frozenset()  # following cells that fail after the original too
+        # how the following cells went after the original cell, and what it wrote (set by its run; with an
+        # instruction there is none, and a later cell that runs verifies only by reading what the code wrote)
+        self.baseline = Baseline(ran=frozenset(range(1, len(following) + 1)))
+        self.required = required  # the first `required` following cells must run: never excused
+        self.notes = notes
         self.options = options
         if hooks is not None and not isinstance(hooks, LoopHooks):
             raise UsageError(f"hooks must be a LoopHooks (jupyter_fixloop.hooks), not {type(hooks).__name__}")
@@ -202,11 +214,12 @@ class LoopRun:
         self.first = first = await self._run(pool, mirror, self.source, original_run=True)
         # a typo the cell made (`dff`) shares its close match (`df`); then the set is fixed
         mirror.share(self._shared(sharing.missing_names(first.ename, first.evalue)))
-        self.baseline = frozenset(f.number for f in first.following if not f.ok)
+        baseline = Baseline.of(first)  # the first `required` following cells are never excused
+        self.baseline = replace(baseline, failed=frozenset(n for n in baseline.failed if n > self.required))
         events.call(self.hooks.on_receipt, events.ReceiptReady(0, self.options.max_rounds, first))
 
     def _already_passes(self) -> LoopResult:
-        words = verified(self.first, self.source, self.source, self.checks)
+        words = verified(self.first, self.source, self.source, self.checks, candidate=False)
         return self._end("passed", f"the cell already {words}" if words.startswith("runs")
                          else f"the cell already passes: {words}")
 
@@ -244,7 +257,8 @@ class LoopRun:
         several = len(candidates) > 1 or self.options.samples > 1
         samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
         self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
-                                 temperature=best.temperature, samples=samples, source=best.source))
+                                 temperature=best.temperature, samples=samples, source=best.source,
+                                 authors=best.authors))
         events.call(self.hooks.on_receipt, events.ReceiptReady(index, self.options.max_rounds, receipt, usage))
         return receipt
 
@@ -263,7 +277,7 @@ class LoopRun:
     def _passed(self, index: int, best: sampling.Candidate, receipt: Receipt) -> LoopResult:
         """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
         reply = best.reply
-        by = ", the built-in rules' repair" if best.source == sampling.RULES else ""
+        by = f", {_repair_words(best.authors)}" if best.source == sampling.RULES else ""
         stated = ""
         if self.facts:  # held, as the judge signed; not evidence that the answer is right
             receipt = replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts))
@@ -276,7 +290,8 @@ class LoopRun:
         guess = f", a guess: {reply.guess}" if reply.guess else ""
         also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
                 "differently: compare them below") if others else ""
-        return self._end("unverified", f"{UNVERIFIED}{also} (after {index} round(s){by}{guess}){stated}",
+        return self._end("unverified",
+                         f"{UNVERIFIED}{also} (after {index} round(s){by}{guess}){stated}{still_run(receipt)}",
                          reply.code)
 
     @staticmethod
@@ -295,21 +310,24 @@ class LoopRun:
                       mirror) -> list[sampling.Candidate]:
         """The round's candidates: one model call per temperature, each reply cleaned by the guard and run."""
 
-        async def ask(step: float | str) -> tuple[model.Reply, str] | None:
+        async def ask(step: float | str) -> tuple[model.Reply, str, tuple[str, ...]] | None:
             last = model.LastRun(history[-1][0] if history else None, history[-1][1] if history else None,
                                  mirror.modules())  # typed, never re-read from the prompt
-            if step == sampling.RULES:
+            if step == sampling.RULES:  # the rules repair the code that last ran, whoever wrote it
                 reply = await self._rules(messages, last)
                 if reply is None:
                     return None
-            else:
+                base, writer = last.code or self.source, RULES
+            else:  # a model writes from the cell (what it keeps of it is the user's)
                 reply = await self._propose(messages, step, last)
+                base, writer = self.source, self.model.author
             if reply.code is not None:
                 code, removed = guard_.without_copied_checks(reply.code)
                 reply = replace(reply, code=code)
                 if removed:  # said in the receipt of the round that carries it on
                     self._removed[code] = removed
-            return reply, self._repeated(reply)
+            authors = authored(base, self._authors_of(base), reply.code or "", writer)
+            return reply, self._repeated(reply), authors
 
         async def trial(reply: model.Reply) -> Receipt:
             receipt = await self._trial(reply.code, reply.text, guard_, history, pool, mirror)
@@ -353,11 +371,10 @@ class LoopRun:
         try:
             raw = await box.run(code, list(judged), self._capped(timeout * (1 + len(cells)) + len(cells)),
                                 following=later)
-            return receipt_of(raw, notes=reads + snap.notes() + mirror.unshared_notes(code, self.checks),
+            return receipt_of(raw, notes=reads + self.notes + snap.notes() + mirror.unshared_notes(code, self.checks),
                               expect_output=self.expect_output,
                               budget=self.budget, original=self.source if not self.instruction else code,
-                              following_cells=cells, following_counted=not original_run,
-                              following_excused=self.baseline)
+                              following_cells=cells, baseline=None if original_run else self.baseline)
         finally:
             pool.discard(box)
 
@@ -406,12 +423,23 @@ class LoopRun:
             return "your previous answer"
         return ""
 
+    def _authors_of(self, code: str) -> tuple[str, ...]:
+        """Who wrote each line of code that ran: the cell is the user's; a round's candidate carries its own."""
+        if code.strip() == self.source.strip():
+            return (USER,) * len(code.splitlines())
+        for r in reversed(self.rounds):
+            if r.candidate is not None and r.candidate.strip() == code.strip():
+                return r.authors
+        return ()  # unknown: `authored` takes it as the least trusted
+
     def _author(self, code: str) -> str:
         """Who wrote code that ran in a round, as the model is told: "your answer in round 2", or
         "the built-in rules' repair in round 1"."""
         for r in self.rounds:
             if r.candidate is not None and r.candidate.strip() == code.strip():
-                who = "the built-in rules' repair" if r.source == sampling.RULES else "your answer"
+                who = "your answer"
+                if r.source == sampling.RULES:
+                    who = "the built-in rules' repair of your code" if r.model_written else "the built-in rules' repair"
                 return f"{who} in round {r.index}"
         return "the code that was run"
 
@@ -459,6 +487,11 @@ class LoopRun:
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
                           notes=(describe_sandbox(self.settings),))
+
+
+def _repair_words(authors: tuple[str, ...]) -> str:
+    """A rules' candidate in a result's words: a repair of the model's code is said to be one."""
+    return "the rules' repair of the model's code" if MODEL in authors else "the built-in rules' repair"
 
 
 def sandbox_settings(options: LoopOptions) -> SandboxSettings:

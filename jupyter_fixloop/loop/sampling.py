@@ -43,6 +43,7 @@ class Candidate:
     temperature: float | None
     repeated: str = ""
     source: str = "model"  # "model", or "rules": the built-in engine's rule repair
+    authors: tuple[str, ...] = ()  # who wrote each line of its code (result.authored)
 
     @property
     def rank(self) -> tuple:
@@ -53,7 +54,7 @@ class Candidate:
         u = self.reply.usage
         return Sample(self.reply.code, self.temperature, self.receipt.headline, self.receipt.kind,
                       u.prompt_tokens, u.completion_tokens, u.seconds, self.source,
-                      self.receipt.effect.text if self.receipt.effect is not None else "")
+                      self.receipt.effect.text if self.receipt.effect is not None else "", self.authors)
 
 
 def best_of(candidates: Sequence[Candidate]) -> Candidate:
@@ -80,8 +81,9 @@ def total_usage(candidates: Sequence[Candidate], best: Candidate) -> Usage:
                  sum(u.seconds for u in us), best.receipt.seconds)
 
 
-# a temperature, or RULES -> (reply, what it repeats); None when the step has nothing new to run
-Ask = Callable[[float | str], Awaitable[tuple[Reply, str] | None]]
+# a temperature, or RULES -> (reply, what it repeats, who wrote each line of its code); None when the
+# step has nothing new to run
+Ask = Callable[[float | str], Awaitable[tuple[Reply, str, tuple[str, ...]] | None]]
 Trial = Callable[[Reply], Awaitable[Receipt]]
 # (step, reply, receipt of a passing run) -> whether that pass ends the round
 Decisive = Callable[[float | str, Reply, Receipt], bool]
@@ -152,7 +154,8 @@ class _Round:
             return exc
         return None
 
-    async def _settle(self, order: int, step: float | str, reply: Reply, repeated: str) -> Candidate:
+    async def _settle(self, order: int, step: float | str, reply: Reply, repeated: str,
+                      authors: tuple[str, ...]) -> Candidate:
         run, same = self._run_of(order, reply)
         receipt = await self._receipt(run)
         if same is not None:
@@ -160,8 +163,8 @@ class _Round:
         if receipt.ok and not self.passed and (self.decisive is None or self.decisive(step, reply, receipt)):
             self._stop_the_others()
         if step == RULES:
-            return Candidate(order, reply, receipt, None, repeated, RULES)
-        return Candidate(order, reply, receipt, step, repeated)
+            return Candidate(order, reply, receipt, None, repeated, RULES, authors)
+        return Candidate(order, reply, receipt, step, repeated, authors=authors)
 
     def _run_of(self, order: int, reply: Reply) -> tuple[asyncio.Future, int | None]:
         """The run of a reply's code, and the order of the sample of this round that proposed the

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import math
+import operator
 
 COMPARISON_DUNDERS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__",
                       "__contains__", "__hash__"}
@@ -77,9 +79,41 @@ def _fold(node: ast.AST):
         if any(a is NOT for a in args):
             return NOT
         return _small(PURE_BUILTINS[node.func.id](*args))
-    if isinstance(node, ast.IfExp):
-        return NOT  # each branch is looked at on its own (guard._literal_branches)
-    return NOT
+    if isinstance(node, (ast.Compare, ast.BoolOp, ast.JoinedStr)):
+        return _fold_more(node)
+    return NOT  # names, other calls; `a if c else b`: each branch is looked at on its own (guard._literal_branches)
+
+
+def _fold_more(node: ast.Compare | ast.BoolOp | ast.JoinedStr):
+    """`0 > 1`, `1 < 2 < 3`, `0 or 2`: comparisons and `and`/`or` of constants (a dead branch's test);
+    `f"{3 * 2:>4}"`: an f-string of constants (a printed literal)."""
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for part in node.values:
+            if isinstance(part, ast.FormattedValue):
+                value, spec = _fold(part.value), _fold(part.format_spec) if part.format_spec else ""
+                if value is NOT or spec is NOT:
+                    return NOT
+                value = {115: str, 114: repr, 97: ascii}.get(part.conversion, lambda v: v)(value)
+                parts.append(format(value, spec))
+            else:
+                parts.append(_fold(part))
+        return _small("".join(parts)) if all(isinstance(p, str) for p in parts) else NOT
+    if isinstance(node, ast.Compare):
+        values = [_fold(node.left), *(_fold(c) for c in node.comparators)]
+        if any(v is NOT for v in values):
+            return NOT
+        return all(COMPARE[type(op)](a, b) for op, a, b in zip(node.ops, values, values[1:], strict=False))
+    values = [_fold(v) for v in node.values]
+    if any(v is NOT for v in values):
+        return NOT
+    stop = (lambda v: not v) if isinstance(node.op, ast.And) else bool
+    return next((v for v in values[:-1] if stop(v)), values[-1])
+
+
+COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+           ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+           ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 
 
 def _small(value):
@@ -90,6 +124,68 @@ def _small(value):
     if isinstance(value, (str, list, tuple)) and len(value) > 10_000:
         return NOT
     return value
+
+
+def printed_constants(tree: ast.Module) -> str:
+    """What the code shows that it writes as constants: each `print(...)`, `display(...)` or `.write(...)`
+    whose arguments fold (`print(3 * 2)`, `print(f"total: {6}")`, `x = 6` then `print(x)`), and the
+    cell's last expression when it folds (the notebook shows its repr), one line each, in the code's order."""
+    known = _Constants(_bound_once_to_constants(tree))
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or node.keywords and not _only_sep(node):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+        if name not in ("print", "display", "write") or not node.args:
+            continue
+        values = [known.fold(a) for a in node.args]
+        if all(v is not NOT for v in values):
+            sep = fold(node.keywords[0].value) if node.keywords else " "
+            out.append((node.lineno, node.col_offset, (sep if isinstance(sep, str) else " ").join(map(str, values))))
+    last = tree.body[-1] if tree.body else None
+    if isinstance(last, ast.Expr) and not isinstance(last.value, ast.Call):
+        value = known.fold(last.value)
+        if value is not NOT:
+            out.append((last.lineno, last.col_offset, repr(value)))
+    return "\n".join(text for _, _, text in sorted(out))
+
+
+def _bound_once_to_constants(tree: ast.Module) -> dict[str, object]:
+    """Names the code binds exactly once, to a value that folds (`x = 3 * 2`)."""
+    bound: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound[node.id] = bound.get(node.id, 0) + 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            for name in [getattr(node, "name", None), *((a.asname or a.name) for a in getattr(node, "names", ()))]:
+                if name:
+                    bound[name] = bound.get(name, 0) + 2
+    out = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name, value = stmt.targets[0].id, fold(stmt.value)
+            if bound.get(name) == 1 and value is not NOT:
+                out[name] = value
+    return out
+
+
+class _Constants(ast.NodeTransformer):
+    """Folds an expression with the names bound once to constants read as those constants."""
+
+    def __init__(self, values: dict[str, object]):
+        self.values = values
+
+    def fold(self, node: ast.AST):
+        if not self.values:
+            return fold(node)
+        return fold(self.visit(copy.deepcopy(node)))
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Constant(self.values[node.id]) if node.id in self.values else node
+
+
+def _only_sep(call: ast.Call) -> bool:
+    return len(call.keywords) == 1 and call.keywords[0].arg == "sep"
 
 
 def data_independent(node: ast.AST) -> bool:

@@ -95,29 +95,52 @@ def _signed(verdict, checks: list[str], public_key: str | None) -> list[dict] | 
 
 def evidence(receipt: Receipt, code: str | None, original: str | None = None) -> int:
     """How many things the user owns verified a passing run: checks and expected output that passed,
-    following cells that ran, asserts in the code (with `original`: only the asserts the user's cell
-    has too; an assert a candidate wrote itself is no evidence). 0: it only ran without error."""
+    following cells that verify it (each one failed after the original cell and runs now, or reads what
+    the run wrote: receipt/values.py `FollowingOutcome.verifies`; a later cell that merely still runs is
+    a regression check, not evidence), asserts in the code (with `original`: only the asserts the user's
+    cell has too; an assert a candidate wrote itself is no evidence). 0: it only ran without error."""
     return sum(1 for c in receipt.checks if c.passed) + _asserts(code, original)
 
 
-def verified(receipt: Receipt, code: str | None, original: str | None = None, checks: Iterable[str] = ()) -> str:
-    """What a passing run verified, in words: how many checks passed, or that there were none. Only
-    your checks are signed by the judge; the rest (the cell's own asserts, following cells, the
-    expected output) is the sandbox's own report, and the words say how many of them that is."""
+def verified(receipt: Receipt, code: str | None, original: str | None = None, checks: Iterable[str] = (),
+             candidate: bool = True) -> str:
+    """What a passing run verified, in words: how many checks passed, which following cells verified it
+    and how, or that there were none. Only your checks are signed by the judge; the rest (the cell's own
+    asserts, following cells, the expected output) is the sandbox's own report, and the words say how many
+    of them that is. Later cells that still run but verify nothing are said apart."""
     passed = [c for c in receipt.checks if c.passed]
-    later = sum(1 for f in receipt.following if f.ok and f.counted)
+    later = [f for f in receipt.following if f.ok and f.verifies]
     count = evidence(receipt, code, original)
     if not count:
-        return "runs without error; no checks were given — read what it does to your data"
+        words = "runs without error; no checks were given — read what it does to your data"
+        return words + still_run(receipt, candidate)
     words = "its 1 check passes" if count == 1 else f"all {count} checks pass"
     if later:
-        words += f" ({later} of them following cell{'s' if later > 1 else ''})" if count > 1 else " (a following cell)"
+        which = "; ".join(f"{f.label}: {f.verifies}" for f in later[:MAX_NAMED])
+        which += f"; and {len(later) - MAX_NAMED} more" if len(later) > MAX_NAMED else ""
+        several = f"{len(later)} of them following cell{'s' if len(later) > 1 else ''}"
+        words += f" ({which})" if count == 1 else f" ({several}: {which})"
     own = set(checks)
     unsigned = count - sum(1 for c in passed if c.expr in own)
     if unsigned:
         words += ("; it is the sandbox's own report, unsigned" if count == 1 else
                   f"; {unsigned} of them {'is' if unsigned == 1 else 'are'} the sandbox's own report, unsigned")
-    return words
+    return words + still_run(receipt, candidate)
+
+
+MAX_NAMED = 3  # following cells named in the words of what verified a run
+
+
+def still_run(receipt: Receipt, candidate: bool = True) -> str:
+    """"; 2 later cells still run, ...": the following cells that run but verify nothing, said apart
+    (after a `candidate`: they ran after the original cell too, and read nothing it wrote)."""
+    n = sum(1 for f in receipt.following if f.ok and not f.verifies)
+    if not n:
+        return ""
+    cells = "1 later cell still runs" if n == 1 else f"{n} later cells still run"
+    reads = "reads" if n == 1 else "read"
+    why = f"ran after the original cell too and {reads}" if candidate else reads
+    return f"; {cells}, but {why} nothing the code wrote: a regression check, not evidence"
 
 
 def decisive(from_rules: bool, receipt: Receipt, code: str | None, original: str | None) -> bool:
@@ -142,12 +165,15 @@ class PassedBefore:
     is a regression, and the receipt says so."""
 
     def __init__(self, first: Receipt | None = None):
-        self.rounds: dict[str, int] = {c.expr: 0 for c in (first.checks if first else ()) if c.passed}
+        self.rounds: dict[str, int] = {}
+        if first is not None:
+            self.record(first, 0)
 
     def record(self, receipt: Receipt, index: int) -> None:
-        for c in receipt.checks:
-            if c.passed:
-                self.rounds.setdefault(c.expr, index)
+        """The checks that passed in this round, and the following cells that ran (a regression check each,
+        evidence or not)."""
+        for expr in [c.expr for c in receipt.checks if c.passed] + [f.label for f in receipt.following if f.ok]:
+            self.rounds.setdefault(expr, index)
 
     def marked(self, receipt: Receipt) -> Receipt:
         """`receipt` with a line for each check that passed before and fails now."""

@@ -2,7 +2,7 @@
 
 Both are a `Model` (as simonw/llm's models.py): `get_model(name)` returns a `BuiltinModel` or a
 `LiteLLMModel`, and callers ask it what they need to know (is it deterministic, does the rules'
-repair run beside it, are its repairs applied without review) instead of comparing its name.
+repair run beside it, who wrote its code: rules or a model) instead of comparing its name.
 
 This is litellm's only home in the package; it is imported on first use of a litellm model (it
 takes seconds), never for the built-in engine.
@@ -21,7 +21,7 @@ from typing import Protocol
 from ..errors import ModelError, UsageError
 from ..options import BUILTIN
 from ..receipt.values import Receipt, no_code, no_repair
-from ..result import Usage
+from ..result import MODEL, RULES, Usage
 from .prompt import extract_code
 
 
@@ -55,7 +55,7 @@ class Model(Protocol):
     name: str
     deterministic: bool  # the same prompt gets the same answer: asking again cannot help
     rules_beside: bool  # the built-in engine's rule repair runs beside it each round
-    applied_unreviewed: bool  # its repairs are rules templated from the cell: batch mode applies them unreviewed
+    author: str  # who wrote the lines of its answers: "rules" (templated from the code it repairs) or "model"
 
     async def propose(self, messages: list[dict], last: LastRun | None = None, *, timeout: float = 120.0,
                       max_tokens: int | None = None, api_base: str | None = None, api_key: str | None = None,
@@ -79,7 +79,7 @@ class BuiltinModel:
     name: str = BUILTIN
     deterministic = True
     rules_beside = False  # it is those rules
-    applied_unreviewed = True
+    author = RULES
 
     async def propose(self, messages: list[dict], last: LastRun | None = None, **_call) -> Reply:
         """With `last` (the code that last ran and its typed receipt, as the loop holds them) it repairs
@@ -109,7 +109,7 @@ class LiteLLMModel:
     name: str
     deterministic = False
     rules_beside = True
-    applied_unreviewed = False  # a model wrote it: a person accepts it first (batch mode's --accept-unreviewed)
+    author = MODEL  # a model wrote it: a person accepts it first (batch mode's --accept-unreviewed)
 
     async def propose(self, messages: list[dict], last: LastRun | None = None, **call) -> Reply:
         """`last` is not read: a model reads the prompt."""

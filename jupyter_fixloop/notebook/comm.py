@@ -4,7 +4,9 @@ Replacing a cell's source is something only the frontend can do, so the kernel a
 opens a comm with `hello`; a frontend with the extension answers it, one without closes it. Until an
 answer arrives the kernel assumes *degraded* mode, where Accept shows the code to copy instead.
 Only the frontend also knows which cells below a `%%fixloop` cell ran: it sends them (`following`)
-just before that cell's execute request, and they wait here until its run takes them.
+just before that cell's execute request, and they wait here until its run takes them. The
+extension's Fix button runs a failed plain cell's code as a `%%fixloop` request marked as the
+button's (`fix_request`); the hello and `model` messages tell the button which model it will use.
 Only the `comm` package is used here (no ipywidgets), so `%load_ext` stays cheap. What a loop's
 summary holds is summary.py's; what a decision does is the LoopView's (view.py), which `decide`
 reaches through `loops`.
@@ -16,6 +18,8 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 
+from ..options import resolve_model
+
 TARGET = "jupyter_fixloop"
 PROTOCOL = 1
 
@@ -24,6 +28,7 @@ FOLLOWING_CELLS, FOLLOWING_CELL_CHARS, FOLLOWING_TOTAL_CHARS = 20, 20_000, 100_0
 FOLLOWING_KEPT = 32  # lists kept for cells whose run has not started yet
 
 DECIDE_WORDS = {"accept": "accepted", "reject": "rejected", "undo": "undone"}
+FIX_REQUEST = "fix"  # execute request metadata `fixloop` of the Fix button's request
 
 
 class Frontend:
@@ -41,6 +46,8 @@ class Frontend:
         self.watchers: list[Callable[[], None]] = []
         self._replies: dict[str, Callable[[dict], None]] = {}
         self._following: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # cell id -> the cells below it
+        self.on_fix: Callable[[dict], None] | None = None  # the Fix button's `fix` request (auto.py sets it)
+        self._config = None  # the FixLoop whose model the hello and `model` messages name
 
     # ------------------------------------------------------------------ connection
 
@@ -48,9 +55,27 @@ class Frontend:
         from comm import create_comm
 
         self.state = "waiting"
-        self.comm = create_comm(target_name=TARGET, data={"action": "hello", "protocol": PROTOCOL})
+        hello = {"action": "hello", "protocol": PROTOCOL}
+        if self._config is not None:
+            hello["model"] = self.model
+        self.comm = create_comm(target_name=TARGET, data=hello)
         self.comm.on_msg(self._on_msg)
         self.comm.on_close(self._on_close)
+
+    def follow_config(self, config) -> None:
+        """Name `config`'s model in the hello, and tell the frontend when it changes (`%config FixLoop.model`)."""
+        if self._config is not None:
+            self._config.unobserve(self._model_changed, names="model")
+        self._config = config
+        config.observe(self._model_changed, names="model")
+
+    @property
+    def model(self) -> str:
+        """The model a loop started now uses (FixLoop.model, else $FIXLOOP_MODEL, else the built-in engine)."""
+        return resolve_model(self._config.model if self._config is not None else None)
+
+    def _model_changed(self, change) -> None:
+        self.send({"action": "model", "model": self.model})
 
     @property
     def connected(self) -> bool:
@@ -97,22 +122,25 @@ class Frontend:
     def send_loop(self, summary: dict) -> None:
         self.send({"action": "loop", "loop": summary})
 
-    def send_decision(self, loop_id: str, decision: str) -> None:
-        self.send({"action": "decision", "loop_id": loop_id, "decision": decision})
+    def send_decision(self, loop_id: str, decision: str, via: str) -> None:
+        """`via`: "button", "sidebar", "retry" (Retry closed it) or "rerun" (its cell ran `%%fixloop` again)."""
+        self.send({"action": "decision", "loop_id": loop_id, "decision": decision, "via": via})
 
     def replace(self, cell_id: str, source: str, summary: dict, decision: str,
-                on_reply: Callable[[dict], None], expected: str | None = None) -> str | None:
+                on_reply: Callable[[dict], None], expected: str | None = None, run: bool = False) -> str | None:
         """Ask the frontend to set the cell's source; `on_reply` gets its `replaced` answer later.
 
         `expected` is what the kernel believes the cell holds now, so that a frontend can refuse
-        rather than overwrite edits the user made after the loop ran.
+        rather than overwrite edits the user made after the loop ran. `run`: the frontend then runs
+        the cell (a Fix button's loop, or its Accept: the kernel does not run the code itself).
         """
         if not self.connected or not cell_id:
             return None
         request_id = uuid.uuid4().hex
         self._replies[request_id] = on_reply
         self.send({"action": "replace", "request_id": request_id, "cell_id": cell_id, "source": source,
-                   "loop_id": summary["loop_id"], "decision": decision, "loop": summary, "expected": expected})
+                   "loop_id": summary["loop_id"], "decision": decision, "loop": summary, "expected": expected,
+                   **({"run": True} if run else {})})
         return request_id
 
     def _on_msg(self, msg) -> None:
@@ -128,6 +156,12 @@ class Frontend:
             self._on_decide(data)
         elif action == "following":
             self._on_following(data)
+        elif action == "fix":
+            if self.on_fix is None:
+                self.send({"action": "fixing", "request_id": data.get("request_id"), "state": "refused",
+                           "error": "this kernel's fixloop cannot fix cells from the frontend (reload the extension)"})
+            else:
+                self.on_fix(data)
 
     def _on_hello(self, data: dict) -> None:
         if data.get("protocol") == PROTOCOL:
@@ -179,9 +213,14 @@ def valid_following(cells) -> tuple[str, ...] | None:
 _current: Frontend | None = None
 
 
-def connect(shell) -> Frontend:
-    """Open the hello comm once per kernel (`%load_ext`); plain IPython gets an absent frontend."""
+def connect(shell, config=None) -> Frontend:
+    """Open the hello comm once per kernel (`%load_ext`); plain IPython gets an absent frontend.
+
+    `config` (the magics' FixLoop) names the model the extension's Fix button will use.
+    """
     frontend = current()
+    if config is not None:
+        frontend.follow_config(config)
     if frontend.comm is None and getattr(shell, "kernel", None) is not None:
         frontend.open()  # the same object: widgets already shown follow its new state
     return frontend
@@ -202,16 +241,26 @@ def following_code(shell) -> tuple[str, ...]:
 
 def request_cell(shell) -> tuple[str | None, str | None]:
     """(cellId, exact source) of the execute request being run, when the frontend sent them."""
-    kernel = getattr(shell, "kernel", None)
-    if kernel is None:
-        return None, None
-    try:
-        parent = kernel.get_parent("shell") or {}
-    except Exception:
-        return None, None
-    if parent.get("header", {}).get("msg_type") != "execute_request":
-        return None, None
+    parent = _execute_request(shell)
     cell_id = (parent.get("metadata") or {}).get("cellId")
     code = (parent.get("content") or {}).get("code")
     return (cell_id if isinstance(cell_id, str) and cell_id else None), (code if isinstance(code, str) else None)
+
+
+def fix_request(shell) -> bool:
+    """Whether the execute request being run is the extension's Fix button's: `%%fixloop --dry` over
+    the code a plain cell ran, which holds that code alone (docs/protocol.md, "The Fix button")."""
+    return (_execute_request(shell).get("metadata") or {}).get("fixloop") == FIX_REQUEST
+
+
+def _execute_request(shell) -> dict:
+    """The execute request being run ({} when none: plain IPython, a comm message, ...)."""
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return {}
+    try:
+        parent = kernel.get_parent("shell") or {}
+    except Exception:
+        return {}
+    return parent if parent.get("header", {}).get("msg_type") == "execute_request" else {}
 

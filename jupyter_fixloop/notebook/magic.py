@@ -21,6 +21,7 @@ from ..config import FixLoop
 from ..errors import FixloopError, UsageError
 from ..model import check_model
 from ..sandbox import load_warning, sweep
+from .auto import AutoFix
 from .comm import connect, following_code
 from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
 from .view import LoopView
@@ -35,6 +36,7 @@ class FixLoopMagics(Magics):
         self.config_obj = FixLoop(parent=shell)
         if hasattr(shell, "configurables"):
             shell.configurables.append(self.config_obj)  # so that `%config FixLoop.x = ...` reaches it
+        self.auto = AutoFix(shell, self.config_obj)
 
     @magic_arguments()
     @argument("--expect", "-e", action="append", default=[], metavar="EXPR",
@@ -156,7 +158,11 @@ class FixLoopMagics(Magics):
     @line_magic("fixloop")
     def fixloop_line(self, line):
         """`%fixloop last`: insert the last loop's code as the next cell (the accepted code, the original
-        after Undo, else the proposal). `%fixloop history [ID]`: list past loops, or show one with its
+        after Undo, else the proposal). `%fixloop auto [rules | model | off]`: under each error of an
+        ordinary cell, the built-in rules' repair (with `model`, the configured model's too) is tried in
+        a sandbox from the state the cell started from and offered; `off` puts IPython's handler back.
+        `%fixloop last --model [NAME]`: ask the model about the last cell that failed in auto mode.
+        `%fixloop history [ID]`: list past loops, or show one with its
         original cell. `%fixloop config [NAME | --help]`: the settings, where each value came from, and
         what a setting does. `%fixloop --help`: all of this and the `%%fixloop` options.
         `%fixloop INSTRUCTION` (`%fixloop add a column with the total`, options first if any): the
@@ -166,8 +172,12 @@ class FixLoopMagics(Magics):
         if command in ("--help", "-h", "help"):
             print(self.fixloop_line.__doc__ + "\n\n" + self.fixloop.__doc__.replace("%fixloop [", "%%fixloop [", 1))
             return None
-        if command not in ("last", "history", "config") and (command.startswith("-") or looks_like_prose(line)):
+        if command not in ("last", "history", "config", "auto") and (command.startswith("-") or looks_like_prose(line)):
             return self.fixloop(line, "")  # an instruction (with options): a cell magic with no code
+        if command == "auto":
+            return self._auto(words[1:])
+        if command == "last" and len(words) > 1:
+            return self._ask_model(words[1:])
         if command == "last":
             return self._insert_last()
         if command == "history":
@@ -183,6 +193,24 @@ class FixLoopMagics(Magics):
         raise IPythonUsageError(f"%fixloop: unknown command {command!r}; use `%fixloop last`, `%fixloop history`, "
                                 "`%fixloop config`, an instruction (`%fixloop add a column with the total`) "
                                 "or `%fixloop --help`")
+
+    def _auto(self, words: list[str]) -> None:
+        mode = words[0] if words else "rules"
+        mode = {"on": "rules"}.get(mode, mode)
+        try:
+            print(self.auto.set_mode(mode))
+        except UsageError as exc:
+            raise IPythonUsageError(f"%fixloop auto: {exc}; e.g. `%fixloop auto`, `%fixloop auto model`, "
+                                    "`%fixloop auto off`") from None
+
+    def _ask_model(self, words: list[str]) -> None:
+        if words[0] not in ("--model", "-m") or len(words) > 2:
+            raise IPythonUsageError("%fixloop last: `%fixloop last` inserts the last loop's code; `%fixloop last "
+                                    "--model [NAME]` asks the model about the last cell that failed in auto mode")
+        try:
+            self.auto.ask(words[1] if len(words) > 1 else None)
+        except FixloopError as exc:
+            raise IPythonUsageError(f"%fixloop last --model: {exc}") from None
 
     def _insert_last(self):
         entry = histories.get(self.shell).last()
@@ -217,16 +245,23 @@ def expected_output(value: str | None) -> str | None:
 
 
 def load_ipython_extension(ipython) -> None:
-    ipython.register_magics(FixLoopMagics(ipython))
+    magics = FixLoopMagics(ipython)
+    ipython.register_magics(magics)
     sweep()  # sandbox and snapshot dirs of kernels that died mid-loop
-    connect(ipython)  # hello to the frontend: can it replace cells in place?
-    configured = FixLoop(parent=ipython).options().resolved()
+    connect(ipython, magics.config_obj)  # hello to the frontend: can it replace cells in place? (and which model)
+    configured = magics.config_obj.options().resolved()
     if not configured.gateway_url and (warning := load_warning(configured.confinement)):  # e.g. no bwrap: say so now
         print(warning)
+    if configured.auto != "off":  # c.FixLoop.auto in a config file
+        print(magics.auto.set_mode(configured.auto))
 
 
 def unload_ipython_extension(ipython) -> None:
     magics = ipython.magics_manager.magics
+    bound = magics["line"].get("fixloop")
+    owner = getattr(bound, "__self__", None)
+    if isinstance(owner, FixLoopMagics):
+        owner.auto.close()  # IPython's error handler back, no checkpoints
     magics["cell"].pop("fixloop", None)
     magics["line"].pop("fixloop", None)
 

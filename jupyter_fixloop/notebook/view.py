@@ -10,15 +10,17 @@ Then the view owns the decision. Nothing changes until Accept; Accept asks the f
 the cell (keeping the `%%fixloop` line) and runs the code in the user's kernel; Undo puts back the
 exact original; Reject says that nothing changed; Retry runs the loop again; running the cell again
 closes a pending loop (supersede). Without the JupyterLab extension (degraded mode) Accept shows the
-code to copy and `%fixloop last` inserts it. Every decision goes to the history and the comm. The
-widget's buttons and the sidebar's `decide` (comm.py) call the same methods here; the widget only
-shows what it is told.
+code to copy and `%fixloop last` inserts it. A loop the extension's Fix button started on a plain
+cell (comm.fix_request) proposes the code alone, and on Accept the frontend reruns the cell. Every
+decision goes to the history and the comm. The widget's buttons and the sidebar's `decide`
+(comm.py) call the same methods here; the widget only shows what it is told.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from .. import history as histories
 from .. import render
@@ -56,9 +58,27 @@ def cell_source(shell, line: str, cell: str) -> tuple[str, str | None]:
     """The exact cell as typed and its cellId; rebuilt from line and body when the request is not this cell."""
     cell_id, code = frontends.request_cell(shell)
     if code is not None and split_magic(code)[0] is not None:
-        return code, cell_id
+        # the Fix button's request: its `%%fixloop` line is the frontend's, the cell holds the code alone
+        return (split_magic(code)[1] if frontends.fix_request(shell) else code), cell_id
     # called some other way (run_cell_magic from another cell): never replace that other cell
     return join_magic(magic_line(line), cell), None
+
+
+@dataclass(frozen=True)
+class PlainCell:
+    """A cell without a `%%fixloop` line that raised (`%fixloop auto`, the Fix button), repaired as it ran.
+
+    `shown`: the result is displayed under the cell's traceback (auto mode), or only sent on the comm
+    (the Fix button's request: its outputs would reach no cell; Accept then asks the frontend to
+    replace the cell and run it, `"run": true`). `before_accept` puts back the state the cell started
+    from before the accepted code runs, and returns what it did in words ("" for nothing);
+    `request_id` names the Fix button's request on the progress messages."""
+
+    source: str
+    cell_id: str | None
+    shown: bool = True
+    before_accept: Callable[[], str] | None = None
+    request_id: str | None = None
 
 
 def bundle(result: LoopResult, summary: dict) -> dict:
@@ -69,17 +89,20 @@ def bundle(result: LoopResult, summary: dict) -> dict:
 class LoopView:
     """One `%%fixloop` cell's display and decisions: started before the loop, finished with its result."""
 
-    def __init__(self, shell, line: str, cell: str, model: str, max_rounds: int):
+    def __init__(self, shell, line: str, cell: str, model: str, max_rounds: int, plain: PlainCell | None = None):
         self.shell = shell
         self.history = histories.get(shell)
         self.frontend = frontends.current()
-        source, cell_id = cell_source(shell, line, cell)
-        self.entry = Entry(cell_source=source, cell_id=cell_id)
+        self.plain = plain
+        source, cell_id = cell_source(shell, line, cell) if plain is None else (plain.source, plain.cell_id)
+        self.entry = Entry(cell_source=source, cell_id=cell_id, plain=plain is not None)
+        self.reruns = frontends.fix_request(shell)  # the Fix button's: on Accept the frontend reruns the cell
         for shown in list(self.frontend.loops.values()):  # a pending loop of this cell is closed
             if cell_id and shown.entry.cell_id == cell_id:
                 shown.supersede()
         self.history.start(self.entry, model)
-        self.live = renders_widgets(shell, self.frontend)
+        self.shown = plain is None or plain.shown
+        self.live = self.shown and renders_widgets(shell, self.frontend)
         self.progress = Progress(model, max_rounds)
         self.retry_loop: Retry | None = None
         self.busy = False
@@ -105,7 +128,11 @@ class LoopView:
                 + self.progress.html() + "</div>"}
 
     def hooks(self) -> LoopHooks:
-        """The loop's hooks: each refreshes the live header (called from the loop's thread)."""
+        """The loop's hooks: each refreshes the live header, or sends the Fix button the progress (called
+        from the loop's thread)."""
+        if not self.shown:
+            return self.progress.hooks(then=lambda: self.frontend.send({
+                "action": "progress", "request_id": self.plain.request_id, "text": self.progress.activity}))
         return self.progress.hooks(then=self.ticker.refresh if self.ticker is not None else None)
 
     def stopped(self, message: str) -> None:
@@ -134,7 +161,20 @@ class LoopView:
         if self.widget is not None:
             data.update(self.widget._repr_mimebundle_())
             data["text/plain"] = render.render_text(result)
-        display(data, raw=True)
+        if self.shown:
+            display(data, raw=True)
+
+    def finish_brief(self, result: LoopResult, text: str) -> None:
+        """A loop with nothing to decide, said in one line in place of the result (auto mode: under a
+        traceback, a long "gave up" would repeat it); recorded and announced like any other."""
+        from IPython.display import display
+
+        self.entry.result = result
+        summary = self._publish()
+        if self.live:
+            self.ticker.stop(lambda: self.handle.update({"text/plain": "", "text/html": ""}, raw=True))
+        if self.shown:
+            display({"text/plain": text, "text/html": f"<div>{html.escape(text)}</div>", MIMETYPE: summary}, raw=True)
 
     def _publish(self) -> dict:
         """Record the finished loop in the history and announce it on the comm; returns its LoopSummary."""
@@ -159,6 +199,8 @@ class LoopView:
         if self.widget is None:
             return
         text = self.frontend.describe()
+        if self.frontend.connected and self.reruns:
+            text = text.replace("in place.", "in place and runs it.")
         if self.frontend.connected and not self.entry.cell_id:
             text = ("This cell was not run with a cell id, so it cannot be replaced in place: Accept shows the code "
                     "to copy.")
@@ -226,7 +268,7 @@ class LoopView:
     def _record(self, decision: str, via: str, **extra) -> None:
         self.entry.decision = decision
         self.history.decision(self.entry, decision, via=via, mode=self.frontend.mode, **extra)
-        self.frontend.send_decision(self.entry.loop_id, decision)
+        self.frontend.send_decision(self.entry.loop_id, decision, via)
 
     def accept(self, via: str = "button") -> None:
         if not self._decidable() or self.busy:
@@ -236,12 +278,18 @@ class LoopView:
             return
         code = self.result.patched
         self._record("accepted", via)
+        restored = self.plain.before_accept() if self.plain is not None and self.plain.before_accept else ""
         if self.frontend.replace(self.entry.cell_id, self.entry.accepted_source(), self.entry.summary(), "accepted",
-                                 self._on_replaced, expected=self.entry.cell_source):
+                                 self._on_replaced, expected=self.entry.cell_source, run=self.reruns or not self.shown):
             self._say("accepted", "<b>Accepted</b>: replacing the cell in the notebook…")
+            if self.reruns:
+                return  # the frontend runs the cell once it holds the code
         else:
             self._degraded_accept(code, "")
-        self._run_accepted(code)
+        if restored:
+            self._say_more(f"<div>{html.escape(restored)}</div>")
+        if self.shown:  # else the frontend runs the replaced cell, so its output lands in the cell
+            self._run_accepted(code)
 
     def _degraded_accept(self, code: str, why: str) -> None:
         self._say("accepted", f"<b>Accepted</b>{html.escape(why)}. Your cell was not changed here: copy the code "
@@ -253,6 +301,9 @@ class LoopView:
         if data.get("ok"):
             if undone:
                 self._say("undone", "<b>Undone</b>: your original cell is back, exactly as you typed it.")
+            elif self.reruns:
+                self._say("accepted", "<b>Accepted</b>: the cell now holds the fixed code and runs again. "
+                          "Undo (in the Fixloop sidebar) puts back your original.")
             else:
                 self._say("accepted", "<b>Accepted</b>: the cell now holds the fixed code and it ran (output below). "
                           "Undo puts back your original.")
@@ -314,7 +365,7 @@ class LoopView:
         if old.decision == "pending":  # retrying closes the loop shown so far: never left in limbo
             old.decision = "rejected"
             self.history.decision(old, "rejected", via="retry", hint=hint)
-            self.frontend.send_decision(old.loop_id, "rejected")
+            self.frontend.send_decision(old.loop_id, "rejected", "retry")
         self.frontend.loops.pop(old.loop_id, None)
         new = Entry(cell_source=old.cell_source, cell_id=old.cell_id)
         self.history.start(new, self.result.model)

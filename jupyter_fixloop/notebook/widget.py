@@ -16,6 +16,7 @@ from collections.abc import Callable
 import ipywidgets as widgets
 
 from .. import render
+from ..hidden import visible
 from ..result import LoopResult
 
 TOOLTIPS = {
@@ -74,9 +75,9 @@ class DiffWidget(widgets.VBox):
     def show_result(self, result: LoopResult) -> None:
         """A loop's result: its header, diff and rounds; no code to copy yet. A passing cell has nothing to decide."""
         self.result = result
-        self.header.value = render.STYLE + render.WIDGET_STYLE + render.result_header_html(result)
+        self.header.value = render.STYLE + render.WIDGET_STYLE + visible(render.result_header_html(result))
         self._show_diff()
-        self.effect.value = render.effect_html(result) + render.alternatives_html(result)
+        self.effect.value = visible(render.effect_html(result) + render.alternatives_html(result))
         self._show_rounds()
         self.show_code(None)
         self.actions.layout.display = "none" if result.status == "passed" else None
@@ -127,7 +128,7 @@ class DiffWidget(widgets.VBox):
         result, children, titles = self.result, [], []
         if result.first is not None and result.status != "passed":
             children.append(widgets.HTML(_receipt(result.first.text)))
-            titles.append(f"original run: {result.first.headline}")
+            titles.append(visible(f"original run: {result.first.headline}"))
         previous = result.source
         for r in result.rounds:
             body = ""
@@ -135,7 +136,7 @@ class DiffWidget(widgets.VBox):
                 body = render.diff_html(previous, r.candidate)
                 previous = r.candidate
             children.append(widgets.HTML(body + _receipt(r.receipt.text)))
-            titles.append(f"{render.round_title(r)} — {r.receipt.headline[:80]}")
+            titles.append(visible(f"{render.round_title(r)} — {r.receipt.headline[:80]}"))
         self.rounds.children = children
         self.rounds.titles = tuple(titles)
         self.rounds.selected_index = None
@@ -143,7 +144,7 @@ class DiffWidget(widgets.VBox):
 
 
 def _receipt(text: str) -> str:
-    return f'<pre class="fixloop-receipt">{html.escape(text)}</pre>'
+    return f'<pre class="fixloop-receipt">{html.escape(visible(text))}</pre>'
 
 
 def _code_block(code: str) -> str:

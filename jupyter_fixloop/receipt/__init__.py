@@ -3,8 +3,8 @@
 from ..doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
-    "values": "values", "output_check": "values", "repeatable": "saved", "saved_check": "saved",
-    "saved_output": "saved",
+    "values": "values", "output_check": "values", "saved_check": "saved",
+    "saved_output": "saved", "seeds": "saved", "unrepeatable": "saved",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -25,10 +25,12 @@ _DTYPE_ARG = re.compile(r",\s*dtype=['\"]?[\w\[\], ]+?['\"]?(?=[,)])")
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 _CATEGORIES = re.compile(r"\bCategories \((\d+), (?:object|str|string)\)")  # pandas 3's string dtype
 _BOOL = {"True": "1", "False": "0"}  # get_dummies and friends: 0/1 in pandas 1, booleans since pandas 2
-UNREPEATABLE = re.compile(r"\brandom\.|\brandn?\(|\brandint\(|\.sample\(|\bshuffle\(|\bpermutation\(|"
-                          r"\bdefault_rng\(\s*\)|\.now\(|\.today\(|\btime\.time\(|\buuid\d\(")
-"""Code whose output is new each run: random draws (their generator's state is not mirrored into the
-sandbox), the clock, fresh ids. Its saved output cannot be a check."""
+# Code whose output is new on each run: random draws (a generator's state is not mirrored into the
+# sandbox), unless seeded; the clock, fresh ids, the machine and its environment.
+RANDOM = re.compile(r"\brandom\.|\brandn?\(|\brandint\(|\.sample\(|\bshuffle\(|\bpermutation\(|\bdefault_rng\(\s*\)")
+CLOCK = re.compile(r"\.now\(|\.today\(|\btime\.time\(|\buuid\d\(|\bos\.environ\b|\bgetenv\(|\bgetcwd\(|"
+                   r"\bgethostname\(|\bgetuser\(|\bplatform\.\w|\bsys\.version")
+SEED = re.compile(r"\b(?:seed|default_rng|RandomState)\(\s*[^\s)]|\brandom_state\s*=\s*(?!None\b)\w")
 
 
 class SavedOutput(str):
@@ -36,9 +38,20 @@ class SavedOutput(str):
     where `--expect-output` text goes; the receipt compares it with `saved_check`."""
 
 
-def repeatable(code: str) -> bool:
-    """Whether running `code` again can show the same output (no random draws, no clock)."""
-    return not UNREPEATABLE.search(code)
+def unrepeatable(code: str, seeded: bool = False) -> str:
+    """Why running `code` again may show another output ("draws random numbers without a seed", "reads
+    the clock or the environment"), or "" when it can show the same: no clock, no environment, and no
+    random draws unless a generator is seeded (`seeded`: before the code, in the same kernel; or in it)."""
+    if CLOCK.search(code):
+        return "reads the clock or the environment"
+    if RANDOM.search(code) and not (seeded or seeds(code)):
+        return "draws random numbers without a seed"
+    return ""
+
+
+def seeds(code: str) -> bool:
+    """Whether `code` seeds a random generator (`np.random.seed(0)`, `default_rng(42)`)."""
+    return SEED.search(code) is not None
 
 
 def saved_output(outputs: list) -> SavedOutput | None:
@@ -87,6 +100,15 @@ def _same_line(want: str, got: str) -> bool:
         if not (math.isclose(x, y, rel_tol=REL_TOL, abs_tol=1e-9) or (math.isnan(x) and math.isnan(y))):
             return False
     return True
+
+
+def holds(text: str, saved: str) -> bool:
+    """Whether the saved output's lines are whole lines of `text`, in a row, compared as `saved_check`
+    compares them ('6' is in '6.0' but not in 'Loaded 16 rows')."""
+    want, got = normalized(saved), normalized(text)
+    n = len(want)
+    starts = range(len(got) - n + 1)
+    return bool(want) and any(all(_same_line(w, g) for w, g in zip(want, got[i:i + n])) for i in starts)
 
 
 def saved_check(stdout: str, shown: str | None, saved: str) -> tuple[bool, str, list[str]]:

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import ast
 import re
-import unicodedata
 from dataclasses import replace
 
+from ..hidden import is_hidden
 from .effect import DATA, Change, Effect
 
 FILTERING_CALLS = {
@@ -56,8 +56,6 @@ def judged(effect: Effect | None, original: str | None, ran: str | None = None) 
 NUMERIC = re.compile(r"^(u?int|float|Int|UInt|Float|complex|decimal)")
 FLOAT_TEXT = re.compile(r"^'-?\d+\.0'$")
 LOST_ASSIGNMENT = re.compile(r"ChainedAssignmentError|SettingWithCopyWarning")
-INVISIBLE = {"Cc", "Cf", "Co", "Cs", "Zl", "Zp"}  # control, format (BOM, zero-width), private use
-SPACES = "\u00a0\u2007\u202f"  # spaces that look like one and are not
 
 
 def invisible_added(before: str, after: str) -> str:
@@ -66,7 +64,7 @@ def invisible_added(before: str, after: str) -> str:
     def count(text: str) -> dict[str, int]:
         out: dict[str, int] = {}
         for ch in text:
-            if ch not in "\n\t\r" and (unicodedata.category(ch) in INVISIBLE or ch in SPACES):
+            if ch != "\r" and is_hidden(ch):  # one definition (hidden.py); a CR is a line break here
                 out[ch] = out.get(ch, 0) + 1
         return out
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from . import effect as effects
-from . import saved
+from . import reads, saved
 from . import smells as smell_rules
 from .effect import Effect
 
@@ -51,8 +51,11 @@ class CheckOutcome:
 
 @dataclass(frozen=True)
 class FollowingOutcome:
-    """How one later cell of the notebook went after the run (`counted`: it judges the run; a cell
-    that fails after the original cell too is not counted)."""
+    """How one later cell of the notebook went after the run. `counted`: its failure fails the run (a
+    cell that fails after the original cell too is not counted). `verifies`: why its running verifies the
+    run ("it failed after the original cell", "it reads `total`"); "" when it only shows that later cells
+    still run (it ran after the original cell too and reads nothing the run wrote): a regression check,
+    no evidence."""
 
     number: int
     source: str
@@ -62,6 +65,7 @@ class FollowingOutcome:
     lineno: int | None = None
     line: str = ""
     counted: bool = True
+    verifies: str = ""
 
     @property
     def label(self) -> str:
@@ -214,8 +218,7 @@ def from_run(
     expect_output: str | None = None,
     original: str | None = None,
     following_cells: tuple[tuple[int, str], ...] = (),
-    following_counted: bool = True,
-    following_excused: frozenset[int] = frozenset(),
+    baseline: Baseline | None = None,
     ran: str | None = None,
 ) -> Receipt:
     """Turn the runner's JSON description of a run into a typed receipt of at most `budget` tokens.
@@ -223,14 +226,15 @@ def from_run(
     `expect_output`: what the cell should print; compared with its stdout when it ran without error.
     `original`: the user's cell; when given, the run's effect is judged for smells (smells.py), and
     a smell fails the run. `following_cells`: (number, source) of the later cells that ran after it, in
-    order; `following_counted`: whether they judge this run (not after the original cell itself);
-    `following_excused`: the numbers of those that fail after the original cell too (not counted);
-    `ran`: the code that ran, read for smells in the code itself (a result thrown away).
+    order; `baseline`: how they went after the original cell (None: this is the original cell's run, and
+    they do not judge it); `ran`: the code that ran, read for smells in the code itself (a result thrown
+    away) and for what it wrote (a later cell that reads it verifies the run).
     """
     if result.get("internal"):
         return crash(f"the sandbox runner failed: {result['internal']}")
     effect = _judged_effect(result, original, ran)
-    later = _following(result.get("following") or [], following_cells, following_counted, following_excused)
+    wrote = reads.written(ran, effect, baseline.effect if baseline else None)
+    later = _following(result.get("following") or [], following_cells, baseline, wrote)
     notes = tuple(notes) + tuple(f"{f.label} fails after the original cell, so it is not counted: {f.error}"
                                  for f in later if not f.ok and not f.counted)
     warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
@@ -285,7 +289,9 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
         else:
             outcome, diff = output_check(result.get("stdout", ""), expect_output)
         checks += (outcome,)
-    checks += tuple(CheckOutcome(f.label, f.ok, "" if f.ok else f.error) for f in later if f.counted)
+    # a later cell that still runs is evidence only when it discriminates (FollowingOutcome.verifies)
+    checks += tuple(CheckOutcome(f.label, f.ok, f.verifies if f.ok else f.error) for f in later
+                    if f.verifies or (f.counted and not f.ok))
     checks += tuple(CheckOutcome(SMELL_CHECK, False, s) for s in (effect.smells if effect else ()))
     return checks, diff
 
@@ -342,19 +348,48 @@ def _trace(raw) -> tuple[tuple[TracedLine, ...], str]:
     return tuple(found), _clip(str(note), 200) if note else ""
 
 
-def _following(outcomes, cells: tuple[tuple[int, str], ...], counted: bool,
-               excused: frozenset[int] = frozenset()) -> tuple[FollowingOutcome, ...]:
-    """How the following cells went, read with care (what the sandbox sends is the sandbox's to forge)."""
+@dataclass(frozen=True)
+class Baseline:
+    """What a candidate's run is compared with: how the following cells went after the original cell
+    (`ran`: without error; `failed`: raised, so not counted against a candidate) and what it wrote."""
+
+    ran: frozenset[int] = frozenset()
+    failed: frozenset[int] = frozenset()
+    effect: Effect | None = None
+
+    @classmethod
+    def of(cls, original: Receipt) -> Baseline:
+        return cls(frozenset(f.number for f in original.following if f.ok),
+                   frozenset(f.number for f in original.following if not f.ok), original.effect)
+
+
+def _following(outcomes, cells: tuple[tuple[int, str], ...], baseline: Baseline | None,
+               wrote: reads.Written) -> tuple[FollowingOutcome, ...]:
+    """How the following cells went, read with care (what the sandbox sends is the sandbox's to forge),
+    and which of them verify the run: one that failed (or did not run) after the original cell and runs
+    now, or one that reads what the run wrote."""
     found = []
     for o, (number, source) in zip(outcomes if isinstance(outcomes, list) else [], cells):
         o = o if isinstance(o, dict) else {"ok": False, "ename": "?"}
         ok = o.get("ok") is True
         lineno = o.get("lineno") if isinstance(o.get("lineno"), int) else None
+        counted = baseline is not None and number not in baseline.failed
         found.append(FollowingOutcome(number, source, ok, _clip(str(o.get("ename") or ""), 80),
                                       _clip(str(o.get("evalue") or ""), 300), lineno,
                                       _clip(str(o.get("line") or ""), MAX_LINE),
-                                      counted=(counted and number not in excused) or ok))
+                                      counted=counted or ok, verifies=_verifies(ok, number, source, baseline, wrote)))
     return tuple(found)
+
+
+def _verifies(ok: bool, number: int, source: str, baseline: Baseline | None, wrote: reads.Written) -> str:
+    """Why a following cell that runs verifies the run, in words; "" when it does not."""
+    if not ok:
+        return ""
+    if baseline is not None and number not in baseline.ran:
+        return ("it failed after the original cell and runs now" if number in baseline.failed else
+                "it did not run after the original cell and runs now")
+    read = reads.read_by(source, wrote)
+    return f"it reads {read}, which the code wrote" if read else ""
 
 
 def timeout(seconds: float, result: dict | None = None, budget: Budget = DEFAULT_BUDGET) -> Receipt:

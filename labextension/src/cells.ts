@@ -4,7 +4,7 @@
  * list is built from.
  */
 import { ICodeCellModel } from '@jupyterlab/cells';
-import { NotebookPanel } from '@jupyterlab/notebook';
+import { NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 
 import { IFollowingCell } from './following';
 import { ICellSnapshot } from './loops';
@@ -78,6 +78,25 @@ export function markCell(panel: NotebookPanel, cellId: string, record: ICellReco
 export function magicLineOf(source: string): string | undefined {
   const first = source.split('\n', 1)[0];
   return first.startsWith('%%fixloop') ? first : undefined;
+}
+
+/**
+ * Run the cell with model id `cellId` as the notebook runs a cell (its
+ * outputs replaced, the run log kept), without moving the selection.
+ */
+export async function runCell(panel: NotebookPanel, cellId: string): Promise<boolean> {
+  const index = findCellIndex(panel, cellId);
+  if (index < 0) {
+    return false;
+  }
+  const notebook = panel.content;
+  if (typeof NotebookActions.runCells === 'function') {
+    return NotebookActions.runCells(notebook, [notebook.widgets[index]], panel.sessionContext);
+  }
+  // JupyterLab 4.0 has no runCells: run it as the active cell
+  notebook.activeCellIndex = index;
+  notebook.deselectAll();
+  return NotebookActions.run(notebook, panel.sessionContext);
 }
 
 /** The current source of a cell, or undefined when it is gone. */

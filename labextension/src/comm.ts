@@ -13,10 +13,12 @@ import {
   findCellIndex,
   magicLineOf,
   markCell,
-  replaceCell
+  replaceCell,
+  runCell
 } from './cells';
 import {
   followingCells,
+  ICodeRun,
   isFixloopSource,
   recordExecuted,
   recordScheduled,
@@ -50,6 +52,20 @@ type Json = { [key: string]: any };
 export type DecideResult = 'sent' | 'local' | 'failed';
 
 /**
+ * Whoever added outputs of their own to a loop's cell (the Fix button): told
+ * when a loop is rejected, so it can take them away.
+ */
+export interface ILoopOwner {
+  /**
+   * `loop` was rejected: by the user (`byUser`), or closed by Retry or by a
+   * new run of its cell. True when the loop is the owner's and it took care
+   * of the cell (put it back as it was after a user's Reject, or keeps
+   * showing the loop that replaced it); then no `metadata.fixloop` is written.
+   */
+  rejected(panel: NotebookPanel, loop: ILoopSummary, byUser: boolean): boolean;
+}
+
+/**
  * Registers the comm target on every notebook kernel, answers `hello`,
  * carries out `replace`, and keeps what the kernel said per notebook.
  */
@@ -62,6 +78,9 @@ export class FixloopComms {
   get changed(): ISignal<this, NotebookPanel> {
     return this._changed;
   }
+
+  /** Told of loops rejected by the user (the Fix button's), before the cell's record is written. */
+  owner: ILoopOwner | null = null;
 
   /** Start watching a notebook panel (call once per panel). */
   track(panel: NotebookPanel): void {
@@ -95,6 +114,28 @@ export class FixloopComms {
   isConnected(panel: NotebookPanel): boolean {
     const kernel = panel.sessionContext.session?.kernel;
     return !!kernel && this._activeComm(kernel) !== null;
+  }
+
+  /** The model the kernel of `panel` said a loop started now uses (hello, `model`); null if it did not. */
+  modelOf(panel: NotebookPanel): string | null {
+    const kernel = panel.sessionContext.session?.kernel;
+    return (kernel && this._models.get(kernel)) ?? null;
+  }
+
+  /** The last run of cell `cellId` in the kernel of `panel` since it (re)started. */
+  lastRun(panel: NotebookPanel, cellId: string): ICodeRun | undefined {
+    return this._runLog(panel).get(cellId);
+  }
+
+  /** How many cells below `cellId` a `following` message would send now. */
+  followingCount(panel: NotebookPanel, cellId: string): number {
+    const index = findCellIndex(panel, cellId);
+    return index < 0 ? 0 : followingCells(cellList(panel), index, this._runLog(panel)).length;
+  }
+
+  /** Send the kernel of `panel` the cells below `cellId` (protocol `following`); false without a comm. */
+  sendFollowing(panel: NotebookPanel, cellId: string): boolean {
+    return this._sendFollowing(panel, cellId, this._runLog(panel));
   }
 
   /**
@@ -177,16 +218,17 @@ export class FixloopComms {
     return runs;
   }
 
-  private _sendFollowing(panel: NotebookPanel, cellId: string, runs: RunLog): void {
+  private _sendFollowing(panel: NotebookPanel, cellId: string, runs: RunLog): boolean {
     const kernel = panel.sessionContext.session?.kernel;
     const comm = kernel ? this._activeComm(kernel) : null;
     const index = findCellIndex(panel, cellId);
     if (!comm || index < 0) {
-      return;
+      return false;
     }
     // sent even when empty: it replaces a list the kernel kept from a run that never started
     const cells = followingCells(cellList(panel), index, runs);
     comm.send({ action: 'following', cell_id: cellId, cells });
+    return true;
   }
 
   private _watchKernel(kernel: Kernel.IKernelConnection): void {
@@ -263,6 +305,7 @@ export class FixloopComms {
   private _handle(kernel: Kernel.IKernelConnection, comm: Kernel.IComm, data: Json): void {
     switch (data?.action) {
       case 'hello':
+        this._noteModel(kernel, data.model);
         comm.send({
           action: 'hello',
           protocol: PROTOCOL,
@@ -273,8 +316,18 @@ export class FixloopComms {
       case 'loop':
         this._remember(kernel, parseSummary(data.loop), null);
         break;
-      case 'replace':
-        comm.send(this._replace(kernel, data));
+      case 'replace': {
+        const answer = this._replace(kernel, data);
+        comm.send(answer);
+        if (answer.ok && data.run === true) {
+          // the Fix button's Accept: the cell runs once it holds the code (after the answer)
+          this._runReplaced(kernel, data.cell_id);
+        }
+        break;
+      }
+      case 'model':
+        this._noteModel(kernel, data.model);
+        this._emitFor(kernel);
         break;
       case 'decision':
         this._onDecision(kernel, data);
@@ -313,6 +366,21 @@ export class FixloopComms {
     return answer(false, `no cell with id ${data.cell_id} in the notebook of this kernel`);
   }
 
+  private _noteModel(kernel: Kernel.IKernelConnection, model: unknown): void {
+    if (typeof model === 'string' && model) {
+      this._models.set(kernel, model);
+    }
+  }
+
+  private _runReplaced(kernel: Kernel.IKernelConnection, cellId: string): void {
+    for (const panel of this._panelsOf(kernel)) {
+      if (findCellIndex(panel, cellId) >= 0) {
+        void runCell(panel, cellId);
+        return;
+      }
+    }
+  }
+
   private _onDecision(kernel: Kernel.IKernelConnection, data: Json): void {
     const loopId = typeof data.loop_id === 'string' ? data.loop_id : null;
     if (!loopId) {
@@ -334,7 +402,7 @@ export class FixloopComms {
         const loop = live.summaries.get(loopId);
         if (loop) {
           live.summaries.set(loopId, { ...loop, decision: data.decision as Decision });
-          if (data.decision === 'rejected' && loop.cell_id) {
+          if (data.decision === 'rejected' && loop.cell_id && !this._restored(panel, loop, data.via)) {
             // saved with the notebook: after a reload the loop is not shown as pending again
             markCell(panel, loop.cell_id, cellRecord(loop, 'rejected'));
           }
@@ -342,6 +410,12 @@ export class FixloopComms {
       }
       this._changed.emit(panel);
     }
+  }
+
+  /** A rejected loop whose owner took care of its cell (the Fix button's). */
+  private _restored(panel: NotebookPanel, loop: ILoopSummary, via: unknown): boolean {
+    const byUser = via === 'button' || via === 'sidebar'; // not Retry, not a new run of the cell
+    return !!this.owner && this.owner.rejected(panel, loop, byUser);
   }
 
   private _remember(
@@ -383,6 +457,7 @@ export class FixloopComms {
     { kernel: Kernel.IKernelConnection | null; runs: RunLog }
   >();
   private _comms = new Map<Kernel.IKernelConnection, Kernel.IComm[]>();
+  private _models = new Map<Kernel.IKernelConnection, string>();
   private _pending = new Map<
     string,
     { panel: NotebookPanel; loop: ILoopSummary; action: DecideAction }

@@ -23,6 +23,27 @@ export interface ISideBySideRow {
   right: { line: number; text: string; changed: boolean } | null;
 }
 
+// Characters a reader cannot see (as jupyter_fixloop/hidden.py): controls (ESC, CR, BS), format
+// characters (bidi overrides, zero-width), private use, surrogates, unassigned, separators, spaces
+// other than U+0020, and the blank lookalikes. Newline and tab stay.
+const HIDDEN =
+  /(?![\n\t ])[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Cn}\p{Zl}\p{Zp}\p{Zs}\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
+const NAMED: Record<string, string> = { '\r': '\\r' };
+
+/** `text` with every hidden character written as Python's `ascii()` writes it (`\x1b`, `\u202e`). */
+export function visible(text: string): string {
+  return text.replace(HIDDEN, ch => {
+    const code = ch.codePointAt(0) ?? 0;
+    if (NAMED[ch]) {
+      return NAMED[ch];
+    }
+    if (code < 0x100) {
+      return '\\x' + code.toString(16).padStart(2, '0');
+    }
+    return code < 0x10000 ? '\\u' + code.toString(16).padStart(4, '0') : '\\U' + code.toString(16).padStart(8, '0');
+  });
+}
+
 const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
 
 /** Parse a unified diff (`difflib.unified_diff` style) into rows. */

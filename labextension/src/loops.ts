@@ -115,9 +115,11 @@ export function buildLoopList(
         seconds: 0,
         created: '',
         decision: record.decision,
+        plain: false,
         rounds: [],
         effect: null,
-        alternatives: []
+        alternatives: [],
+        model_written: true // not recorded: the least trusted
       };
       note(loop, cell.id, record.decision, Math.max(record.rounds, loop.rounds.length));
     }

@@ -2,7 +2,7 @@
  * DOM for one loop entry: header, facts, diff (unified or side by side),
  * receipts and decision buttons. No JupyterLab imports.
  */
-import { IDiffRow, ISideBySideRow, loopDiffRows, sideBySide } from './diff';
+import { IDiffRow, ISideBySideRow, loopDiffRows, sideBySide, visible } from './diff';
 import { actionsFor, decisionLabel, ILoopEntry } from './loops';
 import { DecideAction, formatCost, isClaim, roundTitle, statusLabel } from './summary';
 
@@ -28,7 +28,7 @@ function el<K extends keyof HTMLElementTagNameMap>(
     node.className = className;
   }
   if (text !== undefined) {
-    node.textContent = text;
+    node.textContent = visible(text); // a bidi override or a zero-width character is shown, not obeyed
   }
   return node;
 }
@@ -124,7 +124,12 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
     node.append(effect);
   }
   for (const other of loop.alternatives) {
-    const who = other.source === 'rules' ? 'the built-in rules' : 'the model';
+    const who =
+      other.source !== 'rules'
+        ? 'the model'
+        : other.model_written
+          ? "the rules' repair of the model's code"
+          : 'the built-in rules';
     const alt = el('div', 'jp-fixloop-entry-effect');
     alt.append(
       el('div', 'jp-fixloop-entry-effect-title', `Another candidate that also runs (${who}); nothing tells which is right:`),

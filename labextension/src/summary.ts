@@ -29,8 +29,10 @@ export interface IRound {
   seconds: number;
   /** What this round's run did to the user's data (null: it did not run, or an older kernel). */
   effect: string | null;
-  /** Who wrote the candidate: the model, or the built-in engine's rule repair (an older kernel: model). */
+  /** What answered the round: the model, or the built-in engine's rule repair (an older kernel: model). */
   source: 'model' | 'rules';
+  /** A model wrote some line of the candidate (the rules' repair of a model's code included). */
+  model_written: boolean;
 }
 
 /** An unverified repair's rival: another candidate of its round that also ran, with different code. */
@@ -38,6 +40,7 @@ export interface IAlternative {
   source: 'model' | 'rules';
   code: string;
   effect: string;
+  model_written: boolean;
 }
 
 /** What the proposed code does to the user's data (protocol "LoopSummary", `effect`). */
@@ -61,9 +64,13 @@ export interface ILoopSummary {
   seconds: number;
   created: string;
   decision: Decision;
+  /** No `%%fixloop` line (`%fixloop auto`, the Fix button): accept writes `patched` alone. */
+  plain: boolean;
   rounds: IRound[];
   effect: IEffect | null;
   alternatives: IAlternative[];
+  /** A model wrote some line of the proposed code: read from each line's author, not from a round's source. */
+  model_written: boolean;
 }
 
 /**
@@ -131,7 +138,8 @@ function parseRound(value: unknown, position: number): IRound | null {
     cost: num(value.cost),
     seconds: num(value.seconds),
     effect: typeof value.effect === 'string' ? value.effect : null,
-    source: value.source === 'rules' ? 'rules' : 'model'
+    source: value.source === 'rules' ? 'rules' : 'model',
+    model_written: value.model_written === true
   };
 }
 
@@ -183,15 +191,18 @@ export function parseSummary(value: unknown): ILoopSummary | null {
     seconds: num(value.seconds),
     created: str(value.created),
     decision: decision(value.decision),
+    plain: value.plain === true,
     rounds,
     effect: parseEffect(value.effect),
     alternatives: Array.isArray(value.alternatives)
       ? value.alternatives.filter(isObject).map(a => ({
           source: a.source === 'rules' ? ('rules' as const) : ('model' as const),
           code: str(a.code),
-          effect: str(a.effect)
+          effect: str(a.effect),
+          model_written: a.model_written === true
         }))
-      : []
+      : [],
+    model_written: value.model_written === true
   };
 }
 
@@ -231,12 +242,10 @@ export function cellRecord(loop: ILoopSummary, decision: Decision): ICellRecord 
   };
 }
 
-/** The cell source a decision leaves: protocol "LoopSummary", last line. */
+/** The cell source a decision leaves: protocol "LoopSummary", last line (a plain cell gets no magic line). */
 export function sourceFor(loop: ILoopSummary, decision: Decision): string {
-  if (decision === 'accepted' && loop.patched !== null) {
-    return withMagic(loop.patched);
-  }
-  return withMagic(loop.original);
+  const body = decision === 'accepted' && loop.patched !== null ? loop.patched : loop.original;
+  return loop.plain ? body : withMagic(body);
 }
 
 /** Prefix a cell body with the `%%fixloop` line unless it already has one. */
@@ -270,5 +279,13 @@ export function statusLabel(value: LoopStatus): string {
 
 /** "round 2: check_failed", and who wrote the candidate when it was not the model (as render.py's round_title). */
 export function roundTitle(round: IRound): string {
-  return `round ${round.index}${round.source === 'rules' ? ' (built-in rules)' : ''}: ${round.receipt.kind}`;
+  return `round ${round.index}${writtenAside(round.source, round.model_written)}: ${round.receipt.kind}`;
+}
+
+/** Who wrote a candidate when not the model alone (as result.py's written_aside). */
+export function writtenAside(source: 'model' | 'rules', modelWritten: boolean): string {
+  if (source !== 'rules') {
+    return '';
+  }
+  return modelWritten ? " (the rules' repair of the model's code)" : ' (built-in rules)';
 }

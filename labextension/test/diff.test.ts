@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { diffLines, hasChanges, loopDiffRows, parseUnifiedDiff, sideBySide } from '../src/diff';
+import { diffLines, hasChanges, loopDiffRows, parseUnifiedDiff, sideBySide, visible } from '../src/diff';
 
 const DIFF = [
   '--- original',
@@ -104,5 +104,14 @@ describe('sideBySide', () => {
     assert.equal(rows.length, 2);
     assert.equal(rows[1].right, null);
     assert.equal(rows[1].left?.text, 'b');
+  });
+});
+
+describe('visible', () => {
+  it('writes hidden characters as escapes, as hidden.py does (issue 41)', () => {
+    assert.equal(visible('y = 2  # \x1b[2K\x1b[1A'), 'y = 2  # \\x1b[2K\\x1b[1A');
+    assert.equal(visible("if a != 'none\u202e \u2066# admin\u2069':"), "if a != 'none\\u202e \\u2066# admin\\u2069':");
+    assert.equal(visible('a\u200bb\rc\bd\u00a0e\u{e0041}'), 'a\\u200bb\\rc\\x08d\\xa0e\\U000e0041');
+    assert.equal(visible('x = 1\n\tcafé = 2'), 'x = 1\n\tcafé = 2');
   });
 });

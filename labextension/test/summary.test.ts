@@ -45,12 +45,18 @@ describe('parseSummary', () => {
   it('says which rounds the built-in rules wrote', () => {
     const loop = parseSummary({
       ...summary(),
-      rounds: [{ index: 1, receipt: { kind: 'ok', text: '' }, source: 'rules' }, { index: 2, source: 'odd' }]
+      rounds: [
+        { index: 1, receipt: { kind: 'ok', text: '' }, source: 'rules' },
+        { index: 2, source: 'odd' },
+        { index: 3, receipt: { kind: 'ok', text: '' }, source: 'rules', model_written: true }
+      ]
     });
     assert.equal(loop?.rounds[0].source, 'rules');
     assert.equal(loop?.rounds[1].source, 'model'); // an older kernel, or a value it does not know
     assert.equal(roundTitle(loop!.rounds[0]), 'round 1 (built-in rules): ok');
     assert.equal(roundTitle(loop!.rounds[1]), 'round 2: unknown');
+    // issue 41: the rules' repair of code a model wrote is the model's code, and is said to be
+    assert.equal(roundTitle(loop!.rounds[2]), "round 3 (the rules' repair of the model's code): ok");
   });
 
   it('reads a JSON string', () => {
@@ -73,7 +79,7 @@ describe('parseSummary', () => {
     assert.ok(isClaim('unverified') && isClaim('fixed') && !isClaim('passed') && !isClaim('gave_up'));
     assert.deepEqual(loop.alternatives, []);
     const two = parseSummary(summary({ status: 'unverified', alternatives: [{ source: 'rules', code: 'x = 2', effect: 'x = 2 (new)' }, 7] }));
-    assert.deepEqual(two?.alternatives, [{ source: 'rules', code: 'x = 2', effect: 'x = 2 (new)' }]);
+    assert.deepEqual(two?.alternatives, [{ source: 'rules', code: 'x = 2', effect: 'x = 2 (new)', model_written: false }]);
   });
 
   it('fills defaults for missing or odd fields', () => {
@@ -123,6 +129,13 @@ describe('sources', () => {
   });
   it('keeps a body that already has the magic', () => {
     assert.equal(withMagic('%%fixloop -r 2\nx'), '%%fixloop -r 2\nx');
+  });
+  it('writes a plain cell (auto mode, the Fix button) without the magic line', () => {
+    const plain = parseSummary(summary({ plain: true }))!;
+    assert.equal(plain.plain, true);
+    assert.equal(loop.plain, false);
+    assert.equal(sourceFor(plain, 'accepted'), "df['price'].sum()\n");
+    assert.equal(sourceFor(plain, 'undone'), "df['prise'].sum()\n");
   });
 });
 

@@ -578,3 +578,57 @@ def mask_with_missing(code: str, receipt: ParsedReceipt) -> str | None:
         if name in ("contains", "startswith", "endswith", "match", "fullmatch") and not has_keyword(call, "na"):
             return add_keyword(code, call, "na=False")
     return None
+
+
+def chained_assignment(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df['b'][mask] = v` sets a copy (pandas says so: ChainedAssignmentError): one step on the frame,
+    `df.loc[mask, 'b'] = v`."""
+    if not any(LOST_ASSIGNMENT in s for s in receipt.smells):
+        return None
+    tree = parse(code)
+    found = []
+    for node in ast.walk(tree) if tree else []:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AugAssign) else []
+        for target in targets:
+            one_step = _one_step(code, target)
+            if one_step is not None:
+                found.append((span(code, target), one_step))
+    for (start, end), text in sorted(found, reverse=True):  # from the end: earlier offsets stay right
+        code = code[:start] + text + code[end:]
+    return code if found else None
+
+
+LOST_ASSIGNMENT = "pandas warns the assignment may not reach the frame"  # receipt/smells.py `warned`
+
+
+def _one_step(code: str, target: ast.AST) -> str | None:
+    """`frame.loc[rows, column]` for a chained assignment target: `frame[column][rows]`, `frame.column[rows]`,
+    `frame[mask][column]` or `frame.loc[rows][column]`; None for any other target. Rows given as a slice are left alone
+    (`s[1:3]` counts positions, `.loc[1:3]` labels)."""
+    if not isinstance(target, ast.Subscript) or not isinstance(target.value, (ast.Subscript, ast.Attribute)):
+        return None
+    inner = target.value
+    if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Attribute) and inner.value.attr == "loc":
+        frame, rows, column = inner.value.value, inner.slice, target.slice  # frame.loc[rows][column]
+        column_text = source_of(code, column) if _is_label(column) else None
+    elif isinstance(inner, ast.Subscript) and _is_label(inner.slice):
+        frame, rows, column_text = inner.value, target.slice, source_of(code, inner.slice)  # frame[column][rows]
+    elif isinstance(inner, ast.Subscript) and isinstance(inner.slice, (ast.Compare, ast.BoolOp, ast.BinOp,
+                                                                       ast.UnaryOp, ast.Call)):
+        frame, rows, column = inner.value, inner.slice, target.slice  # frame[mask][column]
+        column_text = source_of(code, column) if _is_label(column) else None
+    elif isinstance(inner, ast.Attribute) and inner.attr not in ("loc", "iloc", "at", "iat", "str", "dt", "cat",
+                                                                   "values", "index", "columns"):
+        frame, rows, column_text = inner.value, target.slice, repr(inner.attr)  # frame.column[rows]
+    else:
+        return None
+    if column_text is None or not isinstance(frame, ast.Name) or isinstance(rows, (ast.Slice, ast.Tuple)):
+        return None
+    return f"{frame.id}.loc[{source_of(code, rows)}, {column_text}]"
+
+
+def _is_label(node: ast.AST) -> bool:
+    """A column label: a text or number literal, or a list of them."""
+    items = node.elts if isinstance(node, ast.List) else [node]
+    return bool(items) and all(isinstance(n, ast.Constant) and isinstance(n.value, (str, int)) for n in items)

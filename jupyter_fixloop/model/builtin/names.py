@@ -12,7 +12,6 @@ import re
 import sys
 
 from .edits import (
-    CannotTell,
     ParsedReceipt,
     calls_on_line,
     context_list,
@@ -42,6 +41,7 @@ from .tables import (
     STR_METHODS,
     SUBMODULES,
 )
+from .ties import meant_name, one_nearest
 
 
 def module_aliases(code: str, module: str, receipt: ParsedReceipt | None = None, attr: str = "") -> set[str]:
@@ -179,15 +179,18 @@ def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str
 
 
 def name_typo(code: str, receipt: ParsedReceipt) -> str | None:
-    """Replace a misspelt name by the closest defined name."""
+    """Replace a misspelt name by the closest defined name (of those about as near, the one the
+    evidence favours: `ties.meant_name`)."""
     if receipt.ename != "NameError":
         return None
     name = quoted(receipt.evalue)
     close = [c for c in context_list(receipt, "defined names close to") if c not in ("True", "False", "None")]
-    if not name or not close or not plausible_typo(name, close[0]):
+    if not name or not close:
+        return None
+    meant = meant_name(code, receipt, name, close)
+    if not plausible_typo(name, meant):
         return None  # `undefined` is not a typo of `runfile`: "I cannot tell" beats a guess that runs
-    one_nearest(name, close[0], close[1:])
-    return rename_names(code, name, close[0])
+    return rename_names(code, name, meant)
 
 
 # names every kernel defines that a cell never means when it misspells one of its own
@@ -469,7 +472,6 @@ def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 NEAR = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*") \((case|spaces|spelling)\)""")
-TIE = 0.05  # two spellings whose likeness to the key differs by less than this are equally near
 
 
 def _one_nearest(key: str, near: str, columns: list) -> None:
@@ -481,14 +483,6 @@ def _one_nearest(key: str, near: str, columns: list) -> None:
         return
     others = [ast.literal_eval(q) for q, _ in found[1:]] + [c for c in columns if isinstance(c, str)]
     one_nearest(key, ast.literal_eval(found[0][0]), others)
-
-
-def one_nearest(word: str, first: str, others) -> None:
-    """Raise CannotTell when another of `others` is about as near to the misspelt `word` as `first`."""
-    near_first = difflib.SequenceMatcher(None, word, first).ratio()
-    for other in sorted(set(others) - {first, word}):
-        if near_first - difflib.SequenceMatcher(None, word, other).ratio() < TIE:
-            raise CannotTell(f"{word!r} is as near to {first!r} as to {other!r}: which one was meant?")
 
 
 def _read_keys(code: str, lineno: int | None, key: str) -> list[ast.Constant]:

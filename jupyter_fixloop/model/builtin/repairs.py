@@ -8,9 +8,9 @@ reruns everything after each. `REPAIRS` is the order they are tried in, the most
 
 Where they live: `repairs_syntax` (code that does not compile), `repairs_names` (imports, names,
 attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, returns),
-`repairs_data` (pandas/numpy data cleaning), `drift` (code written for an older library, from the
-error's own words), `traced` (wrong outputs, from the values a receipt shows); `repair_edits` reads
-receipts and edits code safely.
+`repairs_data` (pandas/numpy data cleaning), `chained` (writes that never reach the frame), `drift`
+(code written for an older library, from the error's own words), `traced` (wrong outputs, from the
+values a receipt shows); `repair_edits` reads receipts and edits code safely.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import ast
 from collections.abc import Mapping
 from dataclasses import replace
 
+from ...kernel.ipysyntax import readable
 from ...receipt.smells import invisible_added
 from ...receipt.values import Receipt
 from .calls import (
@@ -37,9 +38,11 @@ from .calls import (
     thrown_away,
     unpack_loop,
 )
+from .chained import chained_assignment as chained_write  # also `df[c].fillna(..., inplace=True)`
 from .data import (
     accessor_dtype,
     apply_axis,
+    chained_assignment,
     concat_list,
     date_format,
     drop_axis,
@@ -92,7 +95,7 @@ from .traced import epoch_unit, power_of_ten, shared_default, strict_bounds
 __all__ = ["GUESS", "KIND", "MECHANICAL", "REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
 
 REPAIRS = [
-    column_repr, syntax, indentation,
+    column_repr, syntax, indentation, chained_assignment, chained_write,
     moved_import, missing_import, name_literal, name_typo,
     message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields,
            resample_keyword, groupby_axis,
@@ -113,7 +116,8 @@ GUESS = "guess"  # the likeliest of several readings: only a check can say it is
 
 # what each repair is: a guess never claims more than "runs" without a check (the engine says so)
 KIND = {
-    **dict.fromkeys([syntax, indentation, moved_import, missing_import, name_literal, message_hint, removed_attribute,
+    **dict.fromkeys([chained_assignment, chained_write,
+                     syntax, indentation, moved_import, missing_import, name_literal, message_hint, removed_attribute,
                      dataframe_append, renamed_method, missing_accessor, none_from_inplace, thrown_away, not_callable,
                      method_not_called, drop_axis, concat_list, join_non_str, tuple_columns, series_truth,
                      int_not_iterable, did_you_mean, keyword_value_hint, reduction_level, join_axes, removed_method,
@@ -153,16 +157,21 @@ def propose(code: str, receipt: Receipt | str, modules: Mapping[str, str] | None
     """(repair, repaired code, '') of the first repair that changes the code; else (None, None, doubt),
     where `doubt` is what a repair that fits could not tell ('' when none fits). `receipt`: the typed
     receipt of the run (the loop's), or a receipt's text (a prompt's: read back by `parse_receipt`).
+    A cell with IPython syntax is repaired as Python, line for line (`ipysyntax.readable`): a magic or
+    shell line stands as IPython's call, a `%timeit` statement or `%%time` body as itself.
     `modules`: the names the namespace binds to modules (`{"pd": "pandas"}`): a repair that writes `pd.`
     imports it only when the namespace lacks it."""
     if isinstance(receipt, str):
         parsed = replace(parse_receipt(receipt), modules=dict(modules or {}))
     else:
         parsed = ParsedReceipt.of(receipt, modules)
+    view = readable(code)
+    if view is None:  # a `%%bash`-like cell: no Python to repair
+        return None, None, ""
     doubt = ""
     for repair in REPAIRS:
         try:
-            fixed = repair(code, parsed)
+            fixed = view.back(repair(view.python, parsed) or view.python)
         except CannotTell as exc:
             doubt = doubt or str(exc)
             fixed = None

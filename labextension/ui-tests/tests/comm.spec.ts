@@ -39,7 +39,11 @@ test.describe('labextension', () => {
     const plugins = await page.evaluate(() =>
       (window as any).jupyterapp.listPlugins().filter((id: string) => id.startsWith('jupyter-fixloop'))
     );
-    expect(plugins.sort()).toEqual(['jupyter-fixloop:comm', 'jupyter-fixloop:sidebar']);
+    expect(plugins.sort()).toEqual([
+      'jupyter-fixloop:comm',
+      'jupyter-fixloop:fix',
+      'jupyter-fixloop:sidebar'
+    ]);
     const sidebar = await openSidebar(page);
     await expect(sidebar.locator('.jp-fixloop-empty')).toContainText('Open a notebook');
     await page.notebook.createNew('empty.ipynb');

@@ -1,0 +1,343 @@
+"""`%fixloop auto`: under the traceback of any ordinary cell, a repair tried at once and offered.
+
+The hook is IPython's own exception hook (`shell.set_custom_exc`): the traceback is shown exactly as
+IPython shows it, then the built-in rules' repair (with `auto = "model"`, the configured model's too)
+runs in a sandbox from the state the cell started from, and is offered with the display `%%fixloop`
+uses: the widget, or HTML and text. Nothing runs in the user's kernel until Accept; Accept first puts
+back the state the cell started from (when no other cell ran since), so the lines that ran before the
+error do not run twice. `%fixloop auto off` puts back IPython's handler exactly as it was.
+
+The state a cell started from: while auto mode or the JupyterLab extension is on, a `Checkpoint`
+(batch mode's, kernel/checkpoint.py: copy-on-write for pandas objects) is taken before each cell and
+dropped when the cell ends without error; a failure keeps it (`Failure`) for the loop, for
+`%fixloop last --model`, and for the Fix button's `fix` request (docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+
+from IPython.core.error import UsageError as IPythonUsageError
+
+from ..config import FixLoop
+from ..errors import FixloopError, UsageError
+from ..kernel import Checkpoint, cell_names, written_names
+from ..model import check_model
+from ..options import AUTO_MODES, BUILTIN
+from . import comm as frontends
+from .view import LoopView, PlainCell
+
+KEEP_CAP = 256 * 1024**2  # bytes of pickled copies kept before one cell (pandas under CoW costs none)
+SOURCE_CHARS = 100_000  # a `fix` request's cell, at most
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A cell that raised, and the state it started from (None: it was not kept)."""
+
+    source: str
+    cell_id: str | None
+    error: str
+    checkpoint: Checkpoint | None = None
+    changes: dict = field(default_factory=dict)  # Checkpoint.changes, read right after the cell raised
+
+    def namespace(self, ns: dict) -> dict:
+        """What the sandbox mirrors: the namespace as it was before the cell, where it was kept."""
+        return ns if self.checkpoint is None else self.checkpoint.state(ns)
+
+    def notes(self, ns: dict) -> tuple[str, ...]:
+        """What every receipt says about the state the sandbox starts from."""
+        if self.checkpoint is None:
+            written = sorted(n for n in written_names(self.source) if n in ns)
+            return ("The sandbox starts from the kernel as it is now: the state before this cell was not kept "
+                    "(auto mode and the JupyterLab extension were off when it ran)"
+                    + (f"; the failed run may already have changed {', '.join(written)}" if written else "") + ".",)
+        notes = []
+        undone = [*self.changes.get("changed", ()), *self.changes.get("created", ())]
+        if undone:
+            notes.append("The sandbox starts from the state before the cell ran: what the failed run had already "
+                         f"changed ({', '.join(undone)}) is put back.")
+        for name, why in sorted(self.changes.get("uncertain", {}).items()):
+            notes.append(f"not put back: {name} (kept by reference only: {why}); the failed run may already have "
+                         "changed it in place")
+        return tuple(notes)
+
+
+def fixloop_cell(source: str) -> bool:
+    """A `%%fixloop` cell or a `%fixloop` line: it runs its own loop, nothing is offered under it."""
+    return source.lstrip().startswith(("%%fixloop", "%fixloop"))
+
+
+class AutoFix:
+    """One kernel's auto mode: the exception hook, the checkpoint before each cell, the last failure."""
+
+    def __init__(self, shell, config: FixLoop):
+        self.shell, self.config = shell, config
+        self.frontend = frontends.current()
+        self.mode = "off"
+        self.saved = None  # (CustomTB, custom_exceptions) as they were before auto mode took the hook
+        self.installed = None  # the CustomTB auto mode set, to know it is still ours
+        self.running: list = []  # ExecutionInfo of the cells running; more than one: a nested run_cell
+        self.cell: tuple[str, str | None] = ("", None)  # the top-level cell running: source, cell id
+        self.checkpoint: Checkpoint | None = None
+        self.last: Failure | None = None
+        self.since = 0  # cells run since `last` failed (a `%fixloop` line does not count)
+        self.busy = False
+        shell.events.register("pre_run_cell", self._pre_run_cell)
+        shell.events.register("post_run_cell", self._post_run_cell)
+        self.frontend.on_fix = self.fix_request
+        self.frontend.watchers.append(self.announce)
+        config.observe(self._configured, names="auto")
+        config.observe(self.announce, names=["model", "api_base"])
+
+    def close(self) -> None:
+        """`%unload_ext`: IPython's handler back, no checkpoints, no `fix` requests."""
+        self.set_mode("off")
+        for event, callback in (("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)):
+            try:
+                self.shell.events.unregister(event, callback)
+            except ValueError:
+                pass
+        if self.frontend.on_fix == self.fix_request:
+            self.frontend.on_fix = None
+        if self.announce in self.frontend.watchers:
+            self.frontend.watchers.remove(self.announce)
+        self.config.unobserve(self._configured, names="auto")
+        self.config.unobserve(self.announce, names=["model", "api_base"])
+
+    def announce(self, change=None) -> None:
+        """Tell the frontend what a Fix would use (`settings`, docs/protocol.md): on hello, and when it changes."""
+        if not self.frontend.connected:
+            return
+        try:
+            model = self.config.options().resolved().model
+        except FixloopError:
+            model = ""
+        self.frontend.send({"action": "settings", "auto": self.mode, "model": model, "rules": BUILTIN})
+
+    @property
+    def keeping(self) -> bool:
+        """Whether the state before each cell is kept: auto mode is on, or the JupyterLab extension is."""
+        return self.mode != "off" or self.frontend.connected
+
+    # ------------------------------------------------------------------ on and off
+
+    def _configured(self, change) -> None:
+        self.set_mode(change["new"])
+
+    def set_mode(self, mode: str) -> str:
+        """Turn auto mode to `mode` ("off", "rules" or "model"); returns what changed, in words."""
+        if mode not in AUTO_MODES:
+            raise UsageError(f"auto mode is one of {', '.join(AUTO_MODES)}, not {mode!r}")
+        if mode == "off":
+            return self._off()
+        if self.mode == "off":
+            self.saved = (self.shell.CustomTB, self.shell.custom_exceptions)
+            self.shell.set_custom_exc((Exception,), self._handler)
+            self.installed = self.shell.CustomTB
+        self.mode = mode
+        if self.config.auto != mode:
+            self.config.auto = mode
+        self.announce()
+        model = self.config.options().resolved().model
+        by = "the built-in rules" + (" (no tokens)" if mode == "rules" or model == BUILTIN else f" and {model}")
+        then = "; `%fixloop last --model` asks the model" if mode == "rules" else (
+            " (no model is configured: FixLoop.model)" if model == BUILTIN else "")
+        return (f"fixloop auto: on. Under each error, a repair by {by} is tried in a sandbox from the state the cell "
+                f"started from, and offered{then}. Nothing runs here until you accept; `%fixloop auto off` stops it.")
+
+    def _off(self) -> str:
+        if self.mode == "off":
+            return "fixloop auto: already off."
+        words = "fixloop auto: off; IPython's error handler is back as it was."
+        if self.shell.CustomTB is self.installed:
+            self.shell.CustomTB, self.shell.custom_exceptions = self.saved
+        else:  # someone set their own handler after ours: theirs stays
+            words = "fixloop auto: off; another error handler replaced fixloop's since, and stays."
+        self.mode, self.saved, self.installed = "off", None, None
+        if self.config.auto != "off":
+            self.config.auto = "off"
+        self.checkpoint = None
+        self.announce()
+        return words
+
+    # ------------------------------------------------------------------ before and after each cell
+
+    def _pre_run_cell(self, info) -> None:
+        if self.running and getattr(info, "store_history", False) and len(self.running) > 8:
+            self.running.clear()  # a run whose end never came: never let it hide every later cell
+        self.running.append(info)
+        if len(self.running) > 1:
+            return  # a nested run_cell (an accepted fix, a passing %%fixloop cell): not a cell of the user's
+        source = getattr(info, "raw_cell", "") or ""
+        cell_id = getattr(info, "cell_id", None) or frontends.request_cell(self.shell)[0]
+        self.cell, self.checkpoint = (source, cell_id), None
+        if not source.lstrip().startswith("%fixloop"):
+            self.since += 1
+        if not self.keeping or fixloop_cell(source):
+            return
+        checkpoint = Checkpoint(cap=KEEP_CAP)
+        try:
+            checkpoint.save(self.shell.user_ns, cell_names(source))
+        except Exception:  # keeping the state must never stop the user's cell
+            return
+        self.checkpoint = checkpoint
+
+    def _post_run_cell(self, result) -> None:
+        top = len(self.running) == 1
+        if self.running and (result is None or getattr(result, "info", None) is self.running[-1]):
+            self.running.pop()
+        if not top:
+            return
+        error = getattr(result, "error_in_exec", None)
+        if error is not None and self.checkpoint is not None:
+            self._freeze(error)  # the Fix button may ask for it
+        self.checkpoint = None  # a cell that ran: its copies go (and with them any copy-on-write cost)
+
+    def _freeze(self, error: BaseException) -> Failure:
+        """Keep the failed cell and the state it started from; what it changed is read now."""
+        source, cell_id = self.cell
+        checkpoint, self.checkpoint = self.checkpoint, None
+        changes = checkpoint.changes(self.shell.user_ns) if checkpoint is not None else {}
+        self.last = Failure(source, cell_id, f"{type(error).__name__}: {error}", checkpoint, changes)
+        self.since = 0
+        return self.last
+
+    # ------------------------------------------------------------------ the exception hook
+
+    def _handler(self, shell, etype, value, tb, tb_offset=None):
+        """IPython's CustomTB: the usual traceback, then the repair offered under it. Never raises
+        (IPython would drop the hook and print its own complaint)."""
+        self._traceback(etype, value, tb, tb_offset)
+        source = self.cell[0]
+        if self.mode == "off" or len(self.running) != 1 or etype is IPythonUsageError or fixloop_cell(source):
+            return None
+        try:
+            self.run(self._freeze(value), ask_model=self.mode == "model")
+        except BaseException as exc:  # the stop button, or a bad model setting: said, and the kernel goes on
+            print(f"fixloop: no repair offered: {type(exc).__name__}: {exc}".rstrip(": "), file=sys.stderr)
+        return None
+
+    def _traceback(self, etype, value, tb, tb_offset) -> None:
+        """The traceback as it would be shown without auto mode (by the handler before ours, if it covers it)."""
+        before, covered = self.saved or (None, ())
+        if covered and issubclass(etype, covered):
+            before(etype, value, tb, tb_offset=tb_offset)
+        else:
+            self.shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self, failure: Failure, ask_model: bool, shown: bool = True, request_id: str | None = None,
+            following: tuple[str, ...] = (), model: str | None = None):
+        """Repair `failure`'s cell in a sandbox from the state it started from; show or send the result."""
+        from ..loop import fix  # the loop brings jupyter_client and the sandbox: `%load_ext` stays cheap
+
+        options = self.config.options().with_(model=model).resolved()
+        if not ask_model:
+            options = replace(options, model=BUILTIN)
+        check_model(options.model, options.api_base)
+        plain = PlainCell(failure.source, failure.cell_id, shown, lambda: self._put_back(failure), request_id)
+        view = LoopView(self.shell, "", failure.source, options.model, options.max_rounds, plain=plain)
+        ns = self.shell.user_ns
+        try:
+            result = fix(failure.source, namespace=failure.namespace(ns), notes=failure.notes(ns), following=following,
+                         hooks=view.hooks(), options=options)
+        except BaseException as exc:
+            view.stopped(str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__}: {exc}")
+            raise
+        ns["_fixloop"] = result
+        brief = self._brief(result) if shown and not ask_model else ""
+        if brief:
+            view.finish_brief(result, brief)
+        else:
+            view.finish(result, retry=self._retrier(failure, following))
+        return result
+
+    def _brief(self, result) -> str:
+        """One line instead of the result when the rules offer nothing ("" to show the result)."""
+        if result.patched is not None:
+            return ""
+        model = self.config.options().resolved().model
+        ask = ("`%fixloop last --model` asks " + model if model != BUILTIN
+               else "a model may: `%fixloop last --model openai/NAME`, or set FixLoop.model")
+        if result.status == "passed":
+            return ("fixloop: from the state it started from, this cell runs without error in a sandbox, so there is "
+                    "nothing to repair there: what failed here is outside what the sandbox has (files it cannot "
+                    "write, the network, the clock, or a value it does not share).")
+        if result.status == "error":
+            return f"fixloop: no repair offered: {result.reason}"
+        return f"fixloop: the built-in rules have no repair for this error; {ask}."
+
+    def _retrier(self, failure: Failure, following: tuple[str, ...]):
+        """The widget's Retry: the configured model (the rules too, beside it), with the user's hint."""
+        from ..loop import fix
+
+        def retry(hint, hooks):
+            options = self.config.options().resolved()
+            options = replace(options, hint="\n".join(h for h in (options.hint, hint) if h))
+            ns = self.shell.user_ns
+            result = fix(failure.source, namespace=failure.namespace(ns), notes=failure.notes(ns),
+                         following=following, hooks=hooks, options=options)
+            ns["_fixloop"] = result
+            return result
+
+        return retry
+
+    def _put_back(self, failure: Failure) -> str:
+        """Before an accepted fix runs: the state the cell started from, back in the kernel (only when
+        no cell ran since: theirs would be undone). Returns what was done, in words."""
+        if failure.checkpoint is None:
+            return ""
+        if self.last is not failure or self.since:
+            return ("Other cells ran since this one failed, so the fix ran on the kernel as it is now, not on the "
+                    "state the cell started from.")
+        failure.checkpoint.restore(self.shell.user_ns)
+        undone = [*failure.changes.get("changed", ()), *failure.changes.get("created", ())]
+        return (f"Before it ran, what the failed run had changed ({', '.join(undone)}) was put back as it was "
+                "before the cell." if undone else "")
+
+    def ask(self, model: str | None) -> None:
+        """`%fixloop last --model [NAME]`: the model (and the rules beside it) on the last failed cell."""
+        if self.last is None:
+            raise UsageError("no cell has failed since `%fixloop auto` (or the JupyterLab extension) was on")
+        if self.config.options().with_(model=model).resolved().model == BUILTIN:
+            raise UsageError("no model is configured: `%fixloop last --model openai/NAME`, or "
+                             "`%config FixLoop.model = \"...\"` first")
+        self.run(self.last, ask_model=True, model=model)
+
+    # ------------------------------------------------------------------ the Fix button (docs/protocol.md)
+
+    def fix_request(self, data: dict) -> None:
+        """The frontend's `fix`: repair the cell `source` that failed, from the state it started from."""
+        request_id, cell_id, source = data.get("request_id"), data.get("cell_id"), data.get("source")
+        if not isinstance(source, str) or not source.strip() or len(source) > SOURCE_CHARS:
+            return self._answer(request_id, "refused", {"error": "`source` must be the cell's code as it ran"})
+        if self.busy:
+            return self._answer(request_id, "busy")
+        last = self.last
+        same = last is not None and last.source == source and (not cell_id or last.cell_id == cell_id)
+        failure = last if same else Failure(source, cell_id if isinstance(cell_id, str) else None, "")
+        following = frontends.valid_following(data.get("following")) or ()
+        ask_model = data.get("model") == "model"
+        self.busy = True
+        try:
+            uses = self.config.options().resolved().model if ask_model else BUILTIN
+            self._answer(request_id, "started", {
+                "uses": uses, "from": "before the cell" if failure.checkpoint is not None else "the kernel now"})
+            result = self.run(failure, ask_model=ask_model, shown=False, request_id=request_id, following=following)
+        except BaseException as exc:
+            why = str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__}: {exc}"
+            self.frontend.send({"action": "fixed", "request_id": request_id, "status": "error", "error": why})
+            if not isinstance(exc, (Exception, KeyboardInterrupt)):
+                raise
+            return None
+        finally:
+            self.busy = False
+        self.frontend.send({"action": "fixed", "request_id": request_id, "loop_id": result.loop_id,
+                            "status": result.status})
+        return None
+
+    def _answer(self, request_id, state: str, extra: dict | None = None) -> None:
+        self.frontend.send({"action": "fixing", "request_id": request_id, "state": state, **(extra or {})})

@@ -1,0 +1,161 @@
+"""`%fixloop auto`: a repair offered under the traceback of an ordinary cell, judged on the state the
+cell started from, in a real kernel run by nbclient, in terminal IPython, and with the JupyterLab
+extension played by FakeLab; `%fixloop auto off` puts IPython's handler back exactly."""
+
+import os
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from fakelab import MIME, FakeLab, result_bundle
+from kernel import UserKernel
+from nbclient import NotebookClient
+
+FRAME = "import pandas as pd\ndf = pd.DataFrame({'x': [1, 2, 3], 'Y': [4, 5, 6]})"
+FAILING = "df['x'] = df['x'] * 2\ndf['y'].sum()"  # the first line runs before the KeyError
+
+
+def executed(*cells: str) -> list:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=240, kernel_name="python3", allow_errors=True).execute()
+    return nb.cells
+
+
+def error_of(cell) -> dict:
+    errors = [o for o in cell.outputs if o.output_type == "error"]
+    assert len(errors) == 1, cell.outputs
+    return errors[0]
+
+
+def test_a_failing_cell_keeps_its_traceback_and_gets_a_repair_judged_on_the_state_before_it():
+    cells = executed("%load_ext jupyter_fixloop", "%fixloop auto", FRAME, FAILING, "print(df['x'].tolist())")
+    assert "fixloop auto: on" in cells[1].outputs[0]["text"]
+    failing = cells[3]
+    error = error_of(failing)
+    assert (error.ename, error.evalue) == ("KeyError", "'y'")
+    assert failing.outputs.index(error) == 0  # the traceback first, the offer under it
+    offers = [o for o in failing.outputs if o.output_type == "display_data" and MIME in o.data]
+    assert len(offers) == 1
+    summary = offers[0].data[MIME]
+    assert summary["status"] == "unverified" and summary["plain"] is True
+    assert summary["patched"].strip() == "df['x'] = df['x'] * 2\ndf['Y'].sum()"
+    assert summary["decision"] == "pending" and summary["model"] == "fixloop/builtin"
+    # judged from the state before the cell: x doubled once (2, 4, 6), not twice (4, 8, 12)
+    (change,) = [n for n in summary["effect"]["names"] if n["name"] == "df"]
+    assert "'x' changed (int64): 2, 4, 6" in change["text"], change
+    assert "not applied: `%fixloop last` inserts it" in offers[0].data["text/plain"]
+    assert "put back" in summary["rounds"][0]["receipt"]["text"]  # the receipt says the state was put back
+    # nothing ran in the user's kernel: it holds what the failed run left, as plain Jupyter would
+    assert cells[4].outputs[0]["text"].strip() == "[2, 4, 6]"
+
+
+def test_the_traceback_is_the_one_ipython_shows_without_auto_mode():
+    on = executed("%load_ext jupyter_fixloop", "%fixloop auto", FRAME, FAILING)
+    off = executed("%load_ext jupyter_fixloop", "%fixloop auto off", FRAME, FAILING)
+    assert error_of(on[3]).traceback == error_of(off[3]).traceback
+    assert [o.output_type for o in off[3].outputs] == ["error"]
+
+
+@pytest.fixture()
+def kernel():
+    k = UserKernel()
+    yield k
+    k.close()
+
+
+def test_off_restores_ipython_handler_exactly_also_one_set_before(kernel):
+    assert kernel.run("%load_ext jupyter_fixloop").ok
+    kernel.run("ip = get_ipython()\nbefore = (ip.CustomTB, ip.custom_exceptions)")
+    assert "fixloop auto: on" in kernel.run("%fixloop auto").text
+    assert kernel.run("print(ip.CustomTB is before[0], ip.custom_exceptions)").text.strip() == "False (<class " \
+        "'Exception'>,)"
+    assert "IPython's error handler is back" in kernel.run("%fixloop auto off").text
+    assert kernel.run("print(ip.CustomTB is before[0], ip.custom_exceptions == before[1])").text.strip() == "True True"
+    run = kernel.run("1 / 0")
+    assert [kind for kind, _ in run.outputs] == ["error"]  # no offer once off
+    # a handler of the user's: it still shows its errors while auto mode is on, and is back after off
+    kernel.run("def mine(shell, etype, value, tb, tb_offset=None):\n    print('MINE', etype.__name__)\n"
+               "ip.set_custom_exc((ZeroDivisionError,), mine)\ntheirs = ip.CustomTB")
+    kernel.run("%fixloop auto")
+    assert "MINE ZeroDivisionError" in kernel.run("1 / 0").text
+    kernel.run("%fixloop auto off")
+    assert kernel.run("print(ip.CustomTB is theirs)").text.strip() == "True"
+
+
+def test_accept_runs_the_fix_on_the_state_the_cell_started_from(kernel):
+    lab = FakeLab(kernel)
+    lab.execute("%load_ext jupyter_fixloop")
+    lab.execute("%fixloop auto")
+    lab.execute(FRAME)
+    msgs, reply = lab.execute(FAILING, cell_id="cell-7")
+    assert reply["content"]["status"] == "error"
+    summary = result_bundle(msgs)[MIME]
+    assert summary["cell_id"] == "cell-7" and summary["status"] == "unverified"
+    lab.send_comm(lab.fixloop_comm, {"action": "decide", "loop_id": summary["loop_id"], "decision": "accept"})
+    (replace,) = lab.fixloop_messages("replace")
+    assert replace["source"] == "df['x'] = df['x'] * 2\ndf['Y'].sum()" and replace["run"] is False
+    assert kernel.run("print(df['x'].tolist())").text.strip() == "[2, 4, 6]"  # doubled once, not twice
+
+
+def test_the_fix_button_request_repairs_a_cell_from_the_state_before_it(kernel):
+    """Auto mode off, the extension on: the state before each cell is kept; `fix` runs the loop."""
+    lab = FakeLab(kernel)
+    lab.execute("%load_ext jupyter_fixloop")
+    lab.execute(FRAME)
+    msgs, _ = lab.execute(FAILING, cell_id="cell-3")
+    assert not [m for m in msgs if m["msg_type"] == "display_data"]  # auto mode is off: no offer
+    lab.send_comm(lab.fixloop_comm, {"action": "fix", "request_id": "r1", "cell_id": "cell-3", "source": FAILING})
+    (started,) = lab.fixloop_messages("fixing")
+    assert started == {"action": "fixing", "request_id": "r1", "state": "started", "uses": "fixloop/builtin",
+                       "from": "before the cell"}
+    assert lab.fixloop_messages("progress") and lab.fixloop_messages("progress")[0]["request_id"] == "r1"
+    (fixed,) = lab.fixloop_messages("fixed")
+    (loop,) = [m["loop"] for m in lab.fixloop_messages("loop") if m["loop"]["loop_id"] == fixed["loop_id"]]
+    assert fixed["status"] == "unverified" and loop["plain"] and loop["cell_id"] == "cell-3"
+    assert "2, 4, 6" in loop["effect"]["text"]
+    lab.send_comm(lab.fixloop_comm, {"action": "decide", "loop_id": loop["loop_id"], "decision": "accept"})
+    (replace,) = lab.fixloop_messages("replace")
+    assert replace["run"] is True  # the frontend runs the cell: its output lands in it
+    # the state the cell started from is back, for the replaced cell's run
+    assert kernel.run("print(df['x'].tolist())").text.strip() == "[1, 2, 3]"
+
+
+def test_the_model_is_asked_only_when_the_user_says_so(fake_model):
+    from fake_model import Scripted
+
+    server = fake_model(Scripted("```python\ndf['x'] = df['x'] * 2\nlast = df['x'].tolist()[-1]\n```"))
+    k = UserKernel()  # started after fake_model set OPENAI_API_KEY
+    try:
+        k.run(f"%load_ext jupyter_fixloop\n%config FixLoop.api_base = '{server.url}'\n"
+              "%config FixLoop.model = 'openai/scripted'")
+        k.run("%fixloop auto")
+        k.run(FRAME)
+        run = k.run("df['x'] = df['x'] * 2\nlast = df['x'].tolist()[5]")
+        assert "IndexError" in run.text and not server.requests  # auto = "rules": no model call
+        assert "the built-in rules have no repair for this error; `%fixloop last --model` asks openai/scripted" \
+            in run.text
+        run = k.run("%fixloop last --model")
+        assert "+last = df['x'].tolist()[-1]" in run.text and len(server.requests) == 1
+        assert "last = 6 (new)" in run.text  # from the state before the cell: x doubled once
+        assert "put back" in str(server.requests[0])  # the model reads that the state was put back
+    finally:
+        k.close()
+
+
+def test_terminal_ipython_shows_the_traceback_then_the_repair_as_text(tmp_path):
+    script = "\n".join(["%load_ext jupyter_fixloop", "%fixloop auto", "import pandas as pd",
+                        "df = pd.DataFrame({'x': [1, 2, 3], 'Y': [4, 5, 6]})",
+                        "df['x'] = df['x'] * 2; df['y'].sum()", "print('x is', df['x'].tolist())", "[1, 2][5]",
+                        "exit", ""])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH")) if p)}
+    done = subprocess.run([sys.executable, "-m", "IPython", "--simple-prompt", "--no-banner", "--colors=NoColor",
+                           f"--ipython-dir={tmp_path}"], input=script, capture_output=True, text=True, timeout=240,
+                          env=env, cwd=tmp_path)
+    out = done.stdout
+    assert "KeyError: 'y'" in out and "Traceback (most recent call last)" in out
+    assert out.index("KeyError: 'y'") < out.index("fixloop: runs now — unverified")
+    assert "+df['x'] = df['x'] * 2; df['Y'].sum()" in out
+    assert "column 'x' changed (int64): 2, 4, 6" in out
+    assert "x is [2, 4, 6]" in out
+    assert "IndexError: list index out of range\nfixloop: the built-in rules have no repair for this error" in out
