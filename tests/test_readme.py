@@ -51,7 +51,7 @@ def spans() -> list[str]:
 def magic_lines(prefix: str) -> list[str]:
     lines = [s for s in spans() if s == prefix or s.startswith(prefix + " ")]
     lines += [b.splitlines()[0] for b in fenced("") if b.startswith(prefix + " ") or b.strip() == prefix]
-    return list(dict.fromkeys(lines))
+    return [line for line in dict.fromkeys(lines) if "..." not in line.split()]  # `%fixloop ...` describes
 
 
 def command_lines() -> list[list[str]]:
@@ -63,6 +63,8 @@ def command_lines() -> list[list[str]]:
         text = text.split("#")[0] if text.lstrip().startswith(("llama", "ollama", "vllm", "OPENAI", "jupyter",
                                                                "python", "pip")) else text
         for part in text.split("&&"):
+            if not re.search(r"jupyter[- ]fixloop", part):
+                continue  # not a command of ours (JSON, Python, another tool's line)
             words = shlex.split(part)
             while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
                 words.pop(0)  # VAR=value before the command
@@ -153,7 +155,7 @@ NOT_LOOP_OPTIONS = {  # options of batch mode and bench that are about notebooks
     "-h", "--help", "-o", "--output", "--jobs", "-j", "--in-place", "--report", "--cells", "--interactive", "-i",
     "--cell-timeout", "--kernel", "--mode", "--case", "--category", "--group", "--expect-check", "--json",
     "--accept-unreviewed", "--no-plain", "--no-saved-outputs", "--notebooks",  # batch mode's own policy and checks
-    "--generation",  # the generation bench: steps, not the loop
+    "--generation", "--causes",  # the generation and causes benches: steps and notebooks, not the loop
 }
 
 
