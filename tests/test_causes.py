@@ -20,6 +20,20 @@ def test_suspects_are_the_cells_that_wrote_what_the_failing_cell_reads_nearest_f
     assert suspects(earlier, {"total"}) == [5, 4, 2]  # then what cell 5 read: df, written by 4 and 2
 
 
+def test_the_cells_down_to_a_failure_judge_a_change_to_the_cell_that_caused_it():
+    """`downstream`: the cells below must run, also after the original (none is excused)."""
+    import pandas as pd
+
+    from jupyter_fixloop import fix
+
+    orders = pd.DataFrame({"qty": [1, 5, 1, 8], "vip": [True, False, False, False]})
+    result = fix("priority = orders[orders['qty'] > 4 | orders['vip']]", namespace={"orders": orders},
+                 downstream=["assert len(priority) == 3, len(priority)"])
+    assert not result.first.ok and "following cell 1" in result.first.text
+    assert result.status == "fixed" and "a following cell" in result.reason
+    assert result.patched.strip() == "priority = orders[(orders['qty'] > 4) | orders['vip']]"
+
+
 def test_a_chained_assignment_is_repaired_in_its_cell_and_the_cells_below_run_again(tmp_path):
     path = tmp_path / "chained.ipynb"
     shutil.copy(os.path.join(SHIPPED, "chained_rows_then_column.ipynb"), path)

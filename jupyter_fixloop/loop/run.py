@@ -343,8 +343,9 @@ class LoopRun:
             return receipt_of(raw, notes=self.notes + snap.notes() + mirror.unshared_notes(code, self.checks),
                               expect_output=self.expect_output,
                               budget=self.budget, original=self.source if not self.instruction else code,
-                              following_cells=cells, following_counted=not original_run,
-                              following_excused=self.baseline)
+                              following_cells=cells, following_counted=not original_run or self.required > 0,
+                              following_excused=frozenset(n for n, _ in cells if n > self.required)
+                              if original_run else self.baseline)
         finally:
             pool.discard(box)
 
