@@ -12,7 +12,7 @@ FAILING = "df['x'] = df['x'] * 2\nrows.append(4)\nlabel = 'new'\ndf['y'].foo()\n
 
 def ran(ns: dict, code: str) -> None:
     """Run `code` in `ns` as a cell would, up to the line that raises."""
-    with pytest.raises(AttributeError):
+    with pytest.raises(KeyError):
         exec(code, ns)
 
 

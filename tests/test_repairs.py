@@ -412,6 +412,18 @@ def test_a_chained_assignment_that_never_wrote_is_written_in_one_step(ns, cell, 
     assert again.ok and "ChainedAssignmentError" not in again.text and eval(check, ns), fixed
 
 
+@pytest.mark.parametrize("cell", ["big = orders[orders['qty'] > 4 | orders['vip']]",
+                                  "big = orders[orders['vip'] | orders['qty'] > 4]"])
+def test_a_mask_with_the_wrong_precedence_gets_its_comparison_in_parentheses(ns, cell):
+    """`|` binds tighter than `>`: the cell runs and selects the wrong rows (a cell below fails)."""
+    setup = PD + "orders = pd.DataFrame({'qty': [1, 5, 1, 8], 'vip': [True, False, False, False]})\n"
+    first = run(ns, setup, cell)
+    assert first.ok and len(ns["big"]) != 3
+    repair, fixed = repairs.first_repair(cell, first)
+    assert repair is not None and repair.__name__ == "mask_precedence", fixed
+    assert run(ns, setup, fixed).ok and len(ns["big"]) == 3, fixed
+
+
 def test_two_bugs_take_two_rounds(ns):
     """One repair per round: the second bug shows only once the first is fixed."""
     setup = PD + "df = pd.DataFrame({'a': [1, 2]})\n"

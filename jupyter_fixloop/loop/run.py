@@ -374,7 +374,7 @@ class LoopRun:
             return receipt_of(raw, notes=reads + self.notes + snap.notes() + mirror.unshared_notes(code, self.checks),
                               expect_output=self.expect_output,
                               budget=self.budget, original=self.source if not self.instruction else code,
-                              following_cells=cells, baseline=None if original_run else self.baseline)
+                              following_cells=cells, baseline=self._baseline(cells, original_run))
         finally:
             pool.discard(box)
 
@@ -387,6 +387,16 @@ class LoopRun:
         withheld = [n for n, v in ns.items() if isinstance(n, str) and not values.shareable(n, v)]
         return sharing.shared_names(ns, code=(self.source, *self.checks, *self.following), instruction=self.instruction,
                                     missing=missing, modules=modules, share=self.options.share, withheld=withheld)
+
+    def _baseline(self, cells: tuple[tuple[int, str], ...], original_run: bool) -> Baseline | None:
+        """What the following cells are judged against: after a candidate, the original run; after the
+        original run none is counted, but the first `required` (the cells down to a failure an earlier
+        cell caused: the cause's own run is the first that fails there)."""
+        if not original_run:
+            return self.baseline
+        if not self.required:
+            return None
+        return Baseline(ran=frozenset(n for n, _ in cells), failed=frozenset(n for n, _ in cells if n > self.required))
 
     def _readable(self) -> dict[str, values.Variable]:
         """The user's values a candidate may read, each shared the first time one does (share_policy

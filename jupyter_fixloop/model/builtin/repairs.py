@@ -8,9 +8,9 @@ reruns everything after each. `REPAIRS` is the order they are tried in, the most
 
 Where they live: `repairs_syntax` (code that does not compile), `repairs_names` (imports, names,
 attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, returns),
-`repairs_data` (pandas/numpy data cleaning), `chained` (writes that never reach the frame), `drift`
-(code written for an older library, from the error's own words), `traced` (wrong outputs, from the
-values a receipt shows); `repair_edits` reads receipts and edits code safely.
+`repairs_data` (pandas/numpy data cleaning), `chained` (writes that never reach the frame), `masks`
+(`a > 4 | b`), `drift` (code written for an older library, from the error's own words), `traced`
+(wrong outputs, from the values a receipt shows); `repair_edits` reads receipts and edits code safely.
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ from .drift import (
     style_name,
 )
 from .edits import CannotTell, ParsedReceipt, parse_receipt
+from .masks import mask_precedence
 from .names import (
     attribute_typo,
     column_as_attribute,
@@ -105,7 +106,7 @@ REPAIRS = [
            method_not_called,
     accessor_dtype, key_typo, drop_axis, positional_key, bad_keyword, concat_list, str_concat, join_non_str,
     reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
-    pivot_duplicates, tuple_columns, series_truth, mask_with_missing, apply_axis, format_text_number,
+    pivot_duplicates, tuple_columns, series_truth, mask_precedence, mask_with_missing, apply_axis, format_text_number,
     float_as_index, index_off_by_one, int_not_iterable, loop_overshoot,
     shared_default, epoch_unit, strict_bounds, power_of_ten,
 ]
@@ -127,7 +128,8 @@ KIND = {
     **dict.fromkeys([column_repr, name_typo, column_as_attribute, attribute_typo, missing_return, unpack_loop,
                      accessor_dtype, key_typo, positional_key, bad_keyword, str_concat, reduction_on_text,
                      numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
-                     pivot_duplicates, mask_with_missing, apply_axis, format_text_number, float_as_index,
+                     pivot_duplicates, mask_precedence, mask_with_missing, apply_axis, format_text_number,
+                     float_as_index,
                      index_off_by_one, loop_overshoot, style_name, groupby_axis, moved_function, shared_default,
                      epoch_unit, strict_bounds,
                      power_of_ten], GUESS),
