@@ -140,7 +140,7 @@ class Frontend:
         self._replies[request_id] = on_reply
         self.send({"action": "replace", "request_id": request_id, "cell_id": cell_id, "source": source,
                    "loop_id": summary["loop_id"], "decision": decision, "loop": summary, "expected": expected,
-                   **({"run": True} if run else {})})
+                   **({"run": run} if run or decision == "accepted" else {})})  # said on every accept
         return request_id
 
     def _on_msg(self, msg) -> None:
