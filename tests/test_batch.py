@@ -348,8 +348,10 @@ def test_unreviewed_model_code_does_not_run_in_the_notebook_kernel_by_default(wo
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == "total = sum(valuez)" and "NameError" in text_of(nb.cells[1])  # the original ran
     record = nb.cells[1].metadata["fixloop"]
+    # verified to run; the last cell reads nothing it wrote, so nothing checked it (issue 38)
     assert (
-        record["status"] == "fixed" and record["decision"] == "pending" and "REPORT_DIR_FOR_TEST" in record["patched"]
+        record["status"] == "unverified" and record["decision"] == "pending"
+        and "REPORT_DIR_FOR_TEST" in record["patched"]
     )
     assert text_of(nb.cells[2]) == "[1, 2, 3]"
     printed = capsys.readouterr().out
@@ -358,7 +360,7 @@ def test_unreviewed_model_code_does_not_run_in_the_notebook_kernel_by_default(wo
 
     server = fake_model(f"```python\n{sly}\n```")
     assert batch_cli.main([src, "-o", out, "--model", "openai/scripted", "--api-base", server.url, "--no-rules",
-                           "--accept-unreviewed"]) == 0
+                           "--accept-unreviewed"]) == 3  # it ran, unverified
     assert marker.read_text() == "token"  # what --accept-unreviewed lets through: why it is not the default
 
 
@@ -477,7 +479,9 @@ def test_later_cells_judge_each_candidate_and_the_report_shows_the_effect(workdi
     out, report = str(workdir / "later.out.ipynb"), str(workdir / "later.md")
     code = batch_cli.main([src, "-o", out, "--report", report, "--model", "openai/scripted", "--api-base", server.url,
                            "--no-rules", "--accept-unreviewed"])
-    assert code == 0
+    # the later cell judged each candidate, but ran after the original cell too and reads no 'label': a regression
+    # check, not evidence, so the honest fix is unverified (issue 38)
+    assert code == 3
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == honest
     assert text_of(nb.cells[2]) == "[2, 3, 4]"

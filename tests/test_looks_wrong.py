@@ -18,12 +18,16 @@ REWRITES = [
     ("df[df.a > 1]['b'] = 5\n", "df.loc[df.a > 1, 'b'] = 5\n"),
     ("df.loc[df.a > 1]['b'] += 1\n", "df.loc[df.a > 1, 'b'] += 1\n"),
     ("df[['b', 'c']][m] = 0\nx = 1\ndf['c'][m] = 2\n", "df.loc[m, ['b', 'c']] = 0\nx = 1\ndf.loc[m, 'c'] = 2\n"),
+    ("df['b'].fillna(0, inplace=True)\n", "df['b'] = df['b'].fillna(0)\n"),  # pandas' own advice
+    ("df['b'].replace('x', 'y', inplace=True, regex=False)\n", "df['b'] = df['b'].replace('x', 'y', regex=False)\n"),
 ]
 LEFT_ALONE = [
     "df['b'][1:3] = 0\n",  # `s[1:3]` counts positions, `.loc[1:3]` labels: not the same rows
     "df[col][mask] = 0\n",  # a name: a column or a row mask, the code does not say
     "df.values[0] = 1\n",
     "df['b'] = 0\n",
+    "df.fillna(0, inplace=True)\n",  # on the frame itself: it works
+    "df['b'].fillna(0, inplace=False)\n",
 ]
 
 

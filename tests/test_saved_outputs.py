@@ -18,11 +18,16 @@ SAME = [
     ("a    x\nb    y\ndtype: object\n", "a    x\nb    y\ndtype: str"),  # pandas 3's string dtype
     ("3.1416\n", "np.float64(3.14159)"),  # numpy 2 scalars
     ("Int64Index([1, 2, 3], dtype='int64')\n", "Index([1, 2, 3], dtype='int64')"),
+    ("Period('2007', 'A-DEC')\n", "Period('2007', 'Y-DEC')"),  # pandas 2.2's frequency names
+    ("DatetimeIndex(['2000-01-31', '2000-02-29'],\n dtype='datetime64[ns]', freq='BM')\n",
+     "DatetimeIndex(['2000-01-31', '2000-02-29'],\n dtype='datetime64[us]', freq='BME')"),
 ]
 DIFFERENT = [
     ("a    4\ndtype: int64\n", "a    3\ndtype: int64"),
     ("   a\n0  1\n1  2\n", "   a\n0  1"),
     ("total: 6\n", "total: 12"),
+    ("Period('2007', 'A-DEC')\n", "Period('2007', 'Y-JUN')"),  # another frequency
+    ("Period('2007-01', 'M')\n", "Period('2007-01', 'D')"),
 ]
 
 

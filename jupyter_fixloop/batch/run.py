@@ -542,8 +542,8 @@ class BatchRun:
         self._poison(defines, number)
         verified_by, words = self._verified(result, number)
         return CellOutcome(number, "proposed", cell.source, plan.source_with(result.patched), error,
-                           f"{words}; not run in the notebook's kernel: model-written code nobody reviewed "
-                           "(review it in the report or JupyterLab; --interactive or --accept-unreviewed to run it)",
+                           "not run in the notebook's kernel: model-written code nobody reviewed (review it in the "
+                           f"report or JupyterLab; --interactive or --accept-unreviewed to run it); {words}",
                            result, time.perf_counter() - started, verified_by)
 
     async def _loop(self, plan: CellPlan, snap: Snapshot, source: str, number: int, error: str, took: float):

@@ -21,10 +21,16 @@ _FOOTER = re.compile(r"^(?:Name: .*?,\s*)?(?:Length: \d+,\s*)?dtype: [\w\[\], ]+
                      r"\w+,? ?(?:dtype: .*)?$")
 _SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_|str_|complex)\w*\((.*?)\)")
 _OLD_INDEX = re.compile(r"\b(?:Int64|UInt64|Float64)Index\(")
-_DTYPE_ARG = re.compile(r",\s*dtype=['\"]?[\w\[\], ]+?['\"]?(?=[,)])")
+_DTYPE_ARG = re.compile(r"(?:,\s*|^)dtype=['\"]?[\w\[\], ]+?['\"]?(?=[,)])")
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 _CATEGORIES = re.compile(r"\bCategories \((\d+), (?:object|str|string)\)")  # pandas 3's string dtype
 _BOOL = {"True": "1", "False": "0"}  # get_dummies and friends: 0/1 in pandas 1, booleans since pandas 2
+# a frequency as pandas prints it (freq='BM', Period('2007', 'A-DEC'), period[Q-DEC]): pandas 2.2 renamed
+# the aliases (A -> Y, M -> ME for offsets, H -> h, T -> min, ...); compared by one spelling
+_FREQ = re.compile(r"(freq=['\"]|Period\('[^']*', '|period\[)([A-Za-z]+)(-[A-Z]{3})?(?=['\"\]])")
+_FREQ_NAMES = {"A": "Y", "YE": "Y", "BA": "BY", "BYE": "BY", "AS": "YS", "BAS": "BYS", "QE": "Q", "BQE": "BQ",
+               "ME": "M", "BME": "BM", "SME": "SM", "CBME": "CBM", "H": "h", "BH": "bh", "T": "min", "S": "s",
+               "L": "ms", "U": "us", "N": "ns"}
 # Code whose output is new on each run: random draws (a generator's state is not mirrored into the
 # sandbox), unless seeded; the clock, fresh ids, the machine and its environment.
 RANDOM = re.compile(r"\brandom\.|\brandn?\(|\brandint\(|\.sample\(|\bshuffle\(|\bpermutation\(|\bdefault_rng\(\s*\)")
@@ -85,6 +91,7 @@ def normalized(text: str) -> list[str]:
         line = _DTYPE_ARG.sub("", line)
         line = _ADDRESS.sub(" at 0x", line)
         line = _CATEGORIES.sub(r"Categories (\1, object)", line)
+        line = _FREQ.sub(lambda m: m.group(1) + _FREQ_NAMES.get(m.group(2), m.group(2)) + (m.group(3) or ""), line)
         line = " ".join(_BOOL.get(word, word) for word in line.split(" "))
         lines.append(line)
     return lines

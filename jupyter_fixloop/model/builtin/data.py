@@ -582,7 +582,8 @@ def mask_with_missing(code: str, receipt: ParsedReceipt) -> str | None:
 
 def chained_assignment(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['b'][mask] = v` sets a copy (pandas says so: ChainedAssignmentError): one step on the frame,
-    `df.loc[mask, 'b'] = v`."""
+    `df.loc[mask, 'b'] = v`; `df['b'].fillna(0, inplace=True)` changes a copy: `df['b'] = df['b'].fillna(0)`
+    (pandas' own advice)."""
     if not any(LOST_ASSIGNMENT in s for s in receipt.smells):
         return None
     tree = parse(code)
@@ -594,12 +595,32 @@ def chained_assignment(code: str, receipt: ParsedReceipt) -> str | None:
             one_step = _one_step(code, target)
             if one_step is not None:
                 found.append((span(code, target), one_step))
+        assigned = _inplace_on_column(code, node)
+        if assigned is not None:
+            found.append((span(code, node), assigned))
     for (start, end), text in sorted(found, reverse=True):  # from the end: earlier offsets stay right
         code = code[:start] + text + code[end:]
     return code if found else None
 
 
 LOST_ASSIGNMENT = "pandas warns the assignment may not reach the frame"  # receipt/smells.py `warned`
+
+
+def _inplace_on_column(code: str, node: ast.AST) -> str | None:
+    """`column = column.method(...)` for a statement `frame['b'].method(..., inplace=True)`; else None."""
+    call = node.value if isinstance(node, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and has_keyword(call, "inplace")):
+        return None
+    column = call.func.value
+    if not (isinstance(column, ast.Subscript) and isinstance(column.value, ast.Name) and _is_label(column.slice)
+            and not isinstance(column.slice, ast.List)):
+        return None
+    inplace = next(k for k in call.keywords if k.arg == "inplace")
+    if not (isinstance(inplace.value, ast.Constant) and inplace.value.value is True):
+        return None
+    args = [source_of(code, a) for a in call.args] + [source_of(code, k) for k in call.keywords if k is not inplace]
+    target = source_of(code, column)
+    return f"{target} = {target}.{call.func.attr}({', '.join(args)})"
 
 
 def _one_step(code: str, target: ast.AST) -> str | None:
