@@ -29,6 +29,7 @@ from . import comm as frontends
 from .view import LoopView, PlainCell
 
 KEEP_CAP = 256 * 1024**2  # bytes of pickled copies kept before one cell (pandas under CoW costs none)
+KEEP_FAILURES = 8  # failed cells whose starting state is kept for a `fix` request (by cell id)
 SOURCE_CHARS = 100_000  # a `fix` request's cell, at most
 
 
@@ -82,6 +83,7 @@ class AutoFix:
         self.cell: tuple[str, str | None] = ("", None)  # the top-level cell running: source, cell id
         self.checkpoint: Checkpoint | None = None
         self.last: Failure | None = None
+        self.failures: dict[str, Failure] = {}  # cell id -> its last failure, the last KEEP_FAILURES
         self.since = 0  # cells run since `last` failed (a `%fixloop` line does not count)
         self.busy = False
         shell.events.register("pre_run_cell", self._pre_run_cell)
@@ -202,6 +204,11 @@ class AutoFix:
         changes = checkpoint.changes(self.shell.user_ns) if checkpoint is not None else {}
         self.last = Failure(source, cell_id, f"{type(error).__name__}: {error}", checkpoint, changes)
         self.since = 0
+        if cell_id:
+            self.failures.pop(cell_id, None)
+            self.failures[cell_id] = self.last
+            for old in list(self.failures)[:-KEEP_FAILURES]:
+                del self.failures[old]
         return self.last
 
     # ------------------------------------------------------------------ the exception hook
@@ -316,9 +323,9 @@ class AutoFix:
             return self._answer(request_id, "refused", {"error": "`source` must be the cell's code as it ran"})
         if self.busy:
             return self._answer(request_id, "busy")
-        last = self.last
-        same = last is not None and last.source == source and (not cell_id or last.cell_id == cell_id)
-        failure = last if same else Failure(source, cell_id if isinstance(cell_id, str) else None, "")
+        cell_id = cell_id if isinstance(cell_id, str) and cell_id else None
+        kept = self.failures.get(cell_id) if cell_id else self.last
+        failure = kept if kept is not None and kept.source == source else Failure(source, cell_id, "")
         following = frontends.valid_following(data.get("following")) or ()
         ask_model = data.get("model") == "model"
         self.busy = True
