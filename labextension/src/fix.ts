@@ -96,7 +96,9 @@ export interface IOutputSink {
   readonly length: number;
   add(output: IOutputLike): number;
   set(index: number, output: IOutputLike): void;
-  remove(index: number): void;
+  clear(): void;
+  fromJSON(values: IOutputLike[]): void;
+  toJSON(): IOutputLike[];
 }
 
 /** The part of an iopub message the mirror reads. */
@@ -172,9 +174,11 @@ export class OutputMirror {
       this._attached = false;
       return false;
     }
-    for (let index = this._sink.length - 1; index >= this._start; index--) {
-      this._sink.remove(index);
-    }
+    // not `remove`: JupyterLab 4.6's cell model drops a removal past index 0
+    // from the outputs it saves (updateOutputs(oldIndex, oldValues.length))
+    const kept = this._sink.toJSON().slice(0, this._start);
+    this._sink.clear();
+    this._sink.fromJSON(kept);
     this._attached = false;
     this._added = 0;
     return true;

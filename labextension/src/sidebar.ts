@@ -146,7 +146,9 @@ export class FixloopSidebar extends Widget {
     this._entries = buildLoopList(snapshotCells(panel), this._comms.live(panel));
     if (!this._entries.length) {
       this._list.append(
-        this._empty('No fixloop runs in this notebook yet. Run a cell with %%fixloop.')
+        this._empty(
+          'No fixloop runs in this notebook yet. Run a cell with %%fixloop, or click Fix under an error.'
+        )
       );
       return;
     }

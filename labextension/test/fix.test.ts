@@ -103,8 +103,14 @@ class Outputs implements IOutputSink {
   set(index: number, output: IOutputLike): void {
     this.items[index] = { ...output };
   }
-  remove(index: number): void {
-    this.items.splice(index, 1);
+  clear(): void {
+    this.items = [];
+  }
+  fromJSON(values: IOutputLike[]): void {
+    values.forEach(value => this.add(value));
+  }
+  toJSON(): IOutputLike[] {
+    return this.items.map(item => ({ ...item }));
   }
   items: IOutputLike[];
 }

@@ -33,7 +33,7 @@ const BELOW = "assert df['qty'].sum() == 5";
 
 test.describe('the Fix button', () => {
   test.skip(!HAS_KERNEL_SIDE, 'the kernel side of the Fix button (comm.fix_request) is not there');
-  test.setTimeout(240 * 1000);
+  test.setTimeout(900 * 1000);
   test.beforeEach(async ({ page }) => installHelpers(page));
 
   test('error → Fix → Accept: the cell holds the fix and its new output; Undo from the sidebar', async ({

@@ -34,7 +34,7 @@ const BELOW = "assert df['qty'].sum() == 5";
 
 test.describe('%%fixloop in JupyterLab', () => {
   test.skip(!HAS_KERNEL_SIDE, 'the kernel side (notebook/comm.py, notebook/widget.py) is not there yet');
-  test.setTimeout(240 * 1000);
+  test.setTimeout(480 * 1000);
   test.beforeEach(async ({ page }) => installHelpers(page));
 
   test('Accept and Undo in the widget, then the sidebar after a reload', async ({
