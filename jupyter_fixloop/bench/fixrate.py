@@ -354,9 +354,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--causes", nargs="?", metavar="DIR",
                         help="instead of cases: notebooks whose error surfaces below the cell that caused it (the "
                         "shipped set without DIR): where batch mode repairs them (`bench --causes --help`)")
-    parser.add_argument("--model", "-m", default=None,
-                        help="litellm model string (default: $FIXLOOP_MODEL or fixloop/builtin)")
-    parser.add_argument("--api-base", default=None, help="base URL of an OpenAI-compatible server or litellm proxy")
     parser.add_argument("--mode", choices=MODES, default="loop", help="loop (default) or one-shot (one call, no rerun)")
     add_loop_arguments(parser, "case")
     parser.add_argument("--case", action="append", default=[], metavar="ID", help="only this case (repeatable)")
