@@ -100,21 +100,25 @@ def test_open_file_is_named_as_not_mirrored_and_the_loop_completes(kernel, fake_
     assert kernel.run("print(log.closed, base)").text.strip() == "False 41"
 
 
-def test_a_name_only_a_candidate_reads_is_not_mirrored_unless_shared(fake_model):
-    """Finding 7: the candidate does not decide what is mirrored; `share` adds a part before it runs."""
+def test_a_name_only_a_candidate_reads_is_shared_by_what_it_is_or_by_name(fake_model):
+    """Finding 7, under each share policy: with "named" the candidate does not decide what is mirrored
+    (`share` adds a part before it runs); with "data" (the default) a data value it reads is mirrored,
+    and the receipt says so."""
     ns = {"first": [1, 2], "second": [3, 4]}
     server = fake_model("```python\ntotal = sum(first) + sum(second)\n```")
-    result = fix("total = sum(first)\n", checks=["total == 10"], namespace=ns, model="openai/scripted",
-                 api_base=server.url, max_rounds=1)
+    named = dict(checks=["total == 10"], namespace=ns, model="openai/scripted", api_base=server.url, max_rounds=1)
+    result = fix("total = sum(first)\n", share_policy="named", **named)
     assert result.first.kind == "check_failed"
     assert result.status != "fixed"
     assert (
         "`second` is in your namespace but not shared with the sandbox; add --share second"
         in result.rounds[0].receipt.text
     )
-    result = fix("total = sum(first)\n", checks=["total == 10"], namespace=ns, model="openai/scripted",
-                 api_base=server.url, max_rounds=1, share=("second",))
+    result = fix("total = sum(first)\n", share_policy="named", share=("second",), **named)
     assert result.status == "fixed", result.reason
+    result = fix("total = sum(first)\n", **named)
+    assert result.status == "fixed", result.reason
+    assert "second (list len 2) shared: the candidate reads it" in result.rounds[0].receipt.text
 
 
 def test_idle_kernels_import_the_packages_snapshots_needed():

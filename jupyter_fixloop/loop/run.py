@@ -104,6 +104,7 @@ def first_messages(source: str, *, instruction: str | None = None, namespace: di
     receipt, for a repair): what a one-shot baseline must be given to be compared with the loop."""
     options = (options or LoopOptions()).resolved()
     run = LoopRun(source, _checks(checks), instruction, namespace, None, options, None)
+    run.variables = _variables(namespace, options.share_policy, run._shared())
     return run._messages(list(history), "", "")
 
 
@@ -138,7 +139,7 @@ class LoopRun:
         self.model = model.get_model(options.model)
         self.budget = Budget(options.receipt_tokens, self.model.token_counter())
         self.namespace = namespace
-        self.variables = _variables(namespace, options.share_policy, self._shared())
+        self.variables: tuple[values.Variable, ...] = ()  # described when the loop runs (on_end sees a failure)
         self.loop_id = uuid.uuid4().hex[:12]
         self.rounds: list[Round] = []
         self._removed: dict[str, int] = {}  # candidate code -> statements copied from the checks, removed
@@ -155,6 +156,7 @@ class LoopRun:
         size = max(self.options.pool_size, self.options.samples if self.options.samples > 1 else 0)
         pool = mirror = result = None
         try:  # on_end is called once, last, whatever raises (the pool's start and the mirror's set-up too)
+            self.variables = _variables(self.namespace, self.options.share_policy, self._shared())
             pool = pool_for(self.settings, size)
             mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"),
                              self.options.snapshot_size_cap, self._shared(), self._readable())
