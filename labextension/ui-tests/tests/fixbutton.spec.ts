@@ -43,7 +43,7 @@ test.describe('the Fix button', () => {
     const button = cell.locator('.jp-fixloop-fix');
     await expect(button).toHaveText('Fix with built-in rules');
     await expect(button).toHaveAttribute('title', /the 1 cell below that ran without error check it/);
-    await artifact(cell, 'fix-button.png');
+    await artifact(cell.locator('.jp-fixloop-fix-bar'), 'fix-button.png');
 
     // a second click while the loop runs does nothing: one loop, one result under the cell
     const id = await cellId(page, 1);
@@ -62,7 +62,7 @@ test.describe('the Fix button', () => {
     expect(await fixloopOutputs(page, 1)).toBe(1);
     await expect(cell.locator('.jp-OutputArea-output').first()).toContainText('KeyError');
     await expect(widget).toContainText('in place and runs it');
-    await artifact(cell, 'fix-widget.png');
+    await artifact(widget, 'fix-widget.png');
 
     // Accept: the cell gets the code alone (no %%fixloop line) and runs again
     await widget.locator('.fixloop-accept').click();
