@@ -361,3 +361,42 @@ def test_a_kernel_the_pool_prepares_has_its_judge_armed_before_any_candidate_and
     assert [c.passed for c in first.checks] == [False, True], first.checks  # as the judge signed them
     assert rearmed is False
     assert second.kind == "check_failed" and "did not arrive (or was forged)" in second.text, second.text
+
+
+def test_a_checks_modules_and_library_functions_are_the_judges_own(monkeypatch):
+    """Issue 41: `math.isclose`, `np.isclose` and `pd.testing.assert_series_equal` patched in the kernel after
+    the judge's fork (the candidate's moment), a library function's name rebound to a lambda, a module the
+    cell imports itself: each check calls this process's own, as imported before the fork. A name the cell
+    rebinds to data is that data."""
+    import math
+    import statistics
+    import types
+
+    import numpy as np
+    import pandas as pd
+
+    before = {"math": math, "np": np, "pd": pd, "isclose": math.isclose, "mean": statistics.mean, "x": 1}
+    checks = ["math.isclose(x, 2)", "bool(np.isclose(x, 2))", "isclose(x, 2)", "m.isclose(x, 2)", "mean == 1.0",
+              "pd.testing.assert_series_equal(s, pd.Series([2, 2])) is None"]
+    judge.start(before)  # the fork: its copy of the namespace is the one before any candidate code
+    key = armed(checks, "x = 1")
+    patches = ((math, "isclose", True), (np, "isclose", True), (pd.testing, "assert_series_equal", None))
+    for module, name, says in patches:
+        monkeypatch.setattr(module, name, lambda *a, said=says, **k: said)
+    fake = types.ModuleType("math")  # a module of the candidate's, named as the real one
+    fake.isclose = lambda *a, **k: True
+    after = {**before, "isclose": lambda *a, **k: True, "m": fake, "mean": 1.0, "s": pd.Series([1, 1])}
+    out, _ = judge.verdict(after)
+    assert outcomes(out, key) == {"math.isclose(x, 2)": False, "bool(np.isclose(x, 2))": False,
+                                  "isclose(x, 2)": False, "m.isclose(x, 2)": False, "mean == 1.0": True,
+                                  "pd.testing.assert_series_equal(s, pd.Series([2, 2])) is None": False}
+
+
+def test_only_the_installations_modules_are_the_judges_own():
+    import math
+
+    assert judge.own_object("math", "isclose") is math.isclose and judge.own_library(math) is math
+    assert judge.own_object("jupyter_fixloop.kernel.judge", "") is None or "site-packages" in judge.__file__
+    assert judge.own_object("os.path", "join.__globals__") is None  # a qualname is names, no more
+    assert judge.own_object("not a module", "") is None and judge.library_name(lambda: 1) is None
+
