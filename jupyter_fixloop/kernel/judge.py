@@ -189,7 +189,8 @@ def verdict(ns: dict, kept: dict | None = None) -> tuple[dict, list[BaseExceptio
             link.close()
         return {"error": "no judge was armed with the checks and the cell"}, []
     try:
-        values = {name: link.pack_top(name, ns[name], kept or {}) for name in sorted(wanted(link.checks, ns))}
+        with mapped.one_reading():
+            values = {name: link.pack_top(name, ns[name], kept or {}) for name in sorted(wanted(link.checks, ns))}
         link.send(("values", values))
         while True:
             message = link.receive()
