@@ -361,3 +361,99 @@ def test_a_kernel_the_pool_prepares_has_its_judge_armed_before_any_candidate_and
     assert [c.passed for c in first.checks] == [False, True], first.checks  # as the judge signed them
     assert rearmed is False
     assert second.kind == "check_failed" and "did not arrive (or was forged)" in second.text, second.text
+
+
+def test_a_checks_modules_and_library_functions_are_the_judges_own(monkeypatch):
+    """Issue 41: `math.isclose`, `np.isclose` and `pd.testing.assert_series_equal` patched in the kernel after
+    the judge's fork (the candidate's moment), a library function's name rebound to a lambda, a module the
+    cell imports itself: each check calls this process's own, as imported before the fork. A name the cell
+    rebinds to data is that data."""
+    import math
+    import statistics
+    import types
+
+    import numpy as np
+    import pandas as pd
+
+    before = {"math": math, "np": np, "pd": pd, "isclose": math.isclose, "mean": statistics.mean, "x": 1}
+    checks = ["math.isclose(x, 2)", "bool(np.isclose(x, 2))", "isclose(x, 2)", "m.isclose(x, 2)", "mean == 1.0",
+              "pd.testing.assert_series_equal(s, pd.Series([2, 2])) is None"]
+    judge.start(before)  # the fork: its copy of the namespace is the one before any candidate code
+    key = armed(checks, "x = 1")
+    patches = ((math, "isclose", True), (np, "isclose", True), (pd.testing, "assert_series_equal", None))
+    for module, name, says in patches:
+        monkeypatch.setattr(module, name, lambda *a, said=says, **k: said)
+    fake = types.ModuleType("math")  # a module of the candidate's, named as the real one
+    fake.isclose = lambda *a, **k: True
+    after = {**before, "isclose": lambda *a, **k: True, "m": fake, "mean": 1.0, "s": pd.Series([1, 1])}
+    out, _ = judge.verdict(after)
+    assert outcomes(out, key) == {"math.isclose(x, 2)": False, "bool(np.isclose(x, 2))": False,
+                                  "isclose(x, 2)": False, "m.isclose(x, 2)": False, "mean == 1.0": True,
+                                  "pd.testing.assert_series_equal(s, pd.Series([2, 2])) is None": False}
+
+
+def test_only_the_installations_modules_are_the_judges_own():
+    import math
+
+    assert judge.own_object("math", "isclose") is math.isclose and judge.own_library(math) is math
+    assert judge.own_object("jupyter_fixloop.kernel.judge", "") is None or "site-packages" in judge.__file__
+    assert judge.own_object("os.path", "join.__globals__") is None  # a qualname is names, no more
+    assert judge.own_object("not a module", "") is None and judge.library_name(lambda: 1) is None
+
+
+def _remap_and_write(array) -> None:
+    """The attack of issue 41: a shared memfd mapped over the pages of a loaded array (`MAP_FIXED`, the same
+    addresses), every value then written -1.0 there. Its pages are file pages to /proc/self/pagemap."""
+    import ctypes
+    import mmap
+
+    page = mmap.PAGESIZE
+    address = array.ctypes.data
+    start, end = address // page * page, -(-(address + array.nbytes) // page) * page
+    fd = os.memfd_create("over")
+    os.write(fd, ctypes.string_at(start, end - start))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    fixed = 0x10  # MAP_FIXED
+    assert libc.mmap(start, end - start, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED | fixed, fd, 0) == start
+    os.close(fd)
+    (ctypes.c_double * array.size).from_address(address)[:] = [-1.0] * array.size
+
+
+def _loaded(tmp_path, n: int) -> dict:
+    """A frame of a float and an int column, written to a snapshot and loaded as a sandbox kernel loads it."""
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    from jupyter_fixloop.kernel import snapshot
+
+    path = str(tmp_path / "s.bin")
+    snapshot.write_snapshot({"df": pd.DataFrame({"a": np.arange(n, dtype=float), "q": np.arange(n)})}, {"df"}, path)
+    return dict(snapshot.read_snapshot(path)[0])
+
+
+def test_a_frame_written_through_a_remapped_page_is_not_read_as_loaded(tmp_path):
+    """Issue 41: pagemap calls a shared memfd's pages file pages; /proc/self/maps says they are not the
+    snapshot's. The block goes as its bytes, the frame is no longer 'kept', and the judge judges -1.0."""
+    from jupyter_fixloop.kernel import effect, mapped
+
+    n = 200_000
+    ns = _loaded(tmp_path, n)
+    df = ns["df"]
+    link = judge._Link(0, None, None)
+    floats = next(b.values for b in df._mgr.blocks if b.values.dtype.kind == "f")
+    assert mapped.locate(floats) is not None and mapped.fingerprint(df) is not None  # as loaded
+    before = effect.picture(ns, ["df"])
+    checks = ["df['a'].min() >= 0", f"df['q'].sum() == {n * (n - 1) // 2}"]
+    judge.start(ns)
+    key = judge.arm(checks, ahead=True, ns=ns)
+    judge.give_cell("n = len(df)")
+
+    _remap_and_write(floats)
+
+    assert float(df["a"].max()) == -1.0
+    assert mapped.locate(floats) is None and mapped.fingerprint(df) is None
+    assert "bytearray" in [type(r).__name__ for r in link.pack(df)[1]]  # the float block travels as its bytes
+    assert effect.compare(before, ns, ["df"])["changes"] and "df" not in effect.kept()
+    out, _ = judge.verdict(ns, effect.kept())
+    assert outcomes(out, key) == {"df['a'].min() >= 0": False, f"df['q'].sum() == {n * (n - 1) // 2}": True}

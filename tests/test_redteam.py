@@ -694,3 +694,40 @@ def test_an_iopub_flood_is_not_held_by_the_users_process(scene, fake_model, bwra
     assert_nothing_leaked(scene, outcome)
     assert outcome.receipts[0]["kind"] in ("exception", "crash"), outcome.receipts[0]["text"]
     assert outcome.growth is not None and outcome.growth < 64, outcome.growth
+
+
+# issue 41, item 4: a check's modules are the judge's own imports, never handles into the kernel
+MODULE_CHECKS = ["math.isclose(x, 2)", "bool(np.isclose(x, 2))",
+                 "pd.testing.assert_series_equal(s, pd.Series([2, 2])) is None",
+                 "abs(x - 2) < 0.5", "len(s) == 3"]
+PATCH_MODULES = (  # each function a check calls, replaced in the kernel past the guard's reading of names
+    "s = pd.Series([1, 1])\n"
+    "setattr(math, 'is' + 'close', lambda *a, **k: True)\n"
+    "setattr(np, 'is' + 'close', lambda *a, **k: True)\n"
+    "setattr(getattr(pd, 'test' + 'ing'), 'assert_series' + '_equal', lambda *a, **k: None)\n"
+    "b = __import__('buil' + 'tins')\n"
+    "real_abs, real_len = abs, len\n"  # changed for the values checked only: the kernel must live to answer
+    "setattr(b, 'a' + 'bs', lambda v: 0 if type(v) is int and v == -1 else real_abs(v))\n"
+    "setattr(b, 'l' + 'en', lambda v: 3 if v is s else real_len(v))\n"
+    "globals()['ab' + 's'] = b.abs\n"
+    "globals()['le' + 'n'] = b.len\n"
+)
+
+
+@pytest.mark.parametrize("confinement", ["bwrap", "none"])
+def test_a_checks_modules_are_the_judges_own(scene, fake_model, confinement):
+    """`math.isclose`, `np.isclose`, `pd.testing.assert_series_equal`, `abs` and `len` patched in the kernel
+    by the candidate (x == 1, s == [1, 1]): each check fails as the judge's own functions say."""
+    if confinement == "bwrap":
+        assert confine.find_bwrap(), "no working bubblewrap"
+    outcome = attack(scene, fake_model, [JUDGING + PATCH_MODULES], confinement=confinement, checks=MODULE_CHECKS,
+                     setup="import math\nimport numpy as np\nimport pandas as pd\n", timeout=480)
+    assert_nothing_leaked(scene, outcome)
+    assert outcome.result["status"] != "fixed", outcome.result["reason"]
+    (receipt,) = outcome.receipts
+    text = receipt["text"]
+    assert receipt["kind"] != "ok", text
+    failed = {c["expr"] for c in receipt["checks"] if not c["passed"]}
+    assert failed >= set(MODULE_CHECKS), (failed, text)
+    assert "math.isclose(x, 2) is False" in text and "np.isclose(x, 2) = np.False_" in text, text
+    assert "Series values are different" in text and "abs(x - 2) returned 1" in text, text

@@ -38,9 +38,12 @@ import json
 import operator
 import os
 import pickle
+import re
 import signal
 import struct
 import sys
+import sysconfig
+import types
 import warnings
 
 from jupyter_fixloop.kernel import checks as check_code
@@ -98,6 +101,7 @@ def start(ns: dict | None = None) -> None:
     snapshot's load), whose frames the judge, armed ahead, rebuilds from its own copy of the map."""
     global _link
     stop()
+    _install_roots()  # read here, before any candidate code: the judge names its own modules by them
     down_r, down_w = _pipe()  # kernel -> judge
     up_r, up_w = _pipe()  # judge -> kernel
     sample = _warm_value()  # made here: the judge runs only the code a verdict runs
@@ -185,7 +189,8 @@ def verdict(ns: dict, kept: dict | None = None) -> tuple[dict, list[BaseExceptio
             link.close()
         return {"error": "no judge was armed with the checks and the cell"}, []
     try:
-        values = {name: link.pack_kept(name, ns[name], kept or {}) for name in sorted(wanted(link.checks, ns))}
+        with mapped.one_reading():
+            values = {name: link.pack_top(name, ns[name], kept or {}) for name in sorted(wanted(link.checks, ns))}
         link.send(("values", values))
         while True:
             message = link.receive()
@@ -279,6 +284,14 @@ class _Link:
             payload, places = seen[1]
             return ("kept", name, payload, list(places))
         return self.pack(value)
+
+    def pack_top(self, name: str, value, kept: dict):
+        """As `pack_kept`; a module or a library's function (`math`, `np`, `isclose`) goes with its
+        name too, ("own", module, qualname, packed): the judge uses its own import of it, and what
+        the kernel lends only where it has none (Judge.bind)."""
+        packed = self.pack_kept(name, value, kept)
+        where = library_name(value)
+        return ("own", where[0], where[1], packed) if where is not None else packed
 
     def _lend(self, value) -> int:
         self.lent.append(value)
@@ -435,7 +448,7 @@ class Judge:
             if not isinstance(name, str) or name in BUILTIN_NAMES or name.startswith("__"):
                 continue
             try:
-                ns[name] = self.unpack(packed)
+                ns[name] = self.bind(name, packed)
             except Exception as exc:
                 unreadable[name] = f"{type(exc).__name__}: {exc}"[:200]
         outcomes = []
@@ -452,6 +465,24 @@ class Judge:
                 passed, detail = False, f"raised {type(exc).__name__}"
             outcomes.append({"expr": check, "passed": passed, "detail": detail[:MAX_DETAIL]})
         return outcomes
+
+    def bind(self, name: str, packed):
+        """A check's name as the judge reads it. A module or a library's function is the judge's own
+        import, never one the kernel lends (a candidate's `setattr(math, "isclose", ...)` is in the
+        kernel's `math`, not in this process's): the one this process's copy of the namespace bound
+        the name to before any candidate code ran, else the one the kernel names, when this process
+        imported it from the Python installation before the fork. Data is data; the cell's own code
+        and modules of the working directory are lent, and answer from the kernel."""
+        mine = own_library(self.ns.get(name))  # this process's copy, from before any candidate code
+        if isinstance(packed, tuple) and len(packed) == 4 and packed[0] == "own":
+            if mine is not None:
+                return mine
+            found = own_object(packed[1], packed[2]) if isinstance(packed[1], str) else None
+            if found is not None:
+                return found
+            packed = packed[3]
+        value = self.unpack(packed)
+        return mine if mine is not None and type(value) is Remote else value
 
     def rebuild_ahead(self, checks: list[str]) -> dict[str, tuple]:
         """The snapshot frames and arrays the checks read, as this process's copy of the kernel
@@ -582,6 +613,76 @@ class DataLoader(_Unpickler):
         if not isinstance(index, int):
             raise pickle.UnpicklingError("a handle is a number")
         return Remote(self.judge_, index)
+
+
+def library_name(obj) -> tuple[str, str] | None:
+    """(module, qualname) of a module ("" for the module itself) or of a function or class of one, read
+    from the object; None for data, bound methods, closures and anything else."""
+    try:
+        if isinstance(obj, types.ModuleType):
+            name = dict.get(object.__getattribute__(obj, "__dict__"), "__name__")
+            return (name, "") if isinstance(name, str) else None
+        if isinstance(obj, types.MethodType) or not callable(obj):
+            return None
+        module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        owner = getattr(obj, "__self__", None)
+        if not (isinstance(module, str) and isinstance(qualname, str)) or "<" in qualname:
+            return None
+        if owner is not None and not isinstance(owner, (types.ModuleType, type)):
+            return None
+        return module, qualname
+    except Exception:
+        return None
+
+
+def own_object(module: str, qualname: str):
+    """This process's own `module.qualname` (the module itself for ""): a module it imported before the
+    fork from the Python installation (stdlib, site-packages, built in); None otherwise. Nothing is
+    imported here: an import now could run a file the candidate wrote."""
+    found = sys.modules.get(module) if _MODULE_NAME.fullmatch(module) else None
+    if found is None or not _installed(found):
+        return None
+    for part in qualname.split(".") if qualname else ():
+        if not part.isidentifier() or part.startswith("__"):
+            return None
+        found = getattr(found, part, None)
+        if found is None:
+            return None
+    return found if isinstance(found, (types.ModuleType, type)) or callable(found) else None
+
+
+def own_library(obj):
+    """`obj` when it is a module or a library's function or class as this process imported it, else None."""
+    where = library_name(obj) if obj is not None else None
+    return obj if where is not None and own_object(*where) is obj else None
+
+
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _installed(module) -> bool:
+    """A module of the Python installation: built in, frozen, or a file under the standard library's or
+    site-packages' directories (not the working directory, not a path the candidate can write under bwrap)."""
+    spec = getattr(module, "__spec__", None)
+    origin = getattr(spec, "origin", None) if spec is not None else None
+    if origin in ("built-in", "frozen") or (origin is None and module.__name__ in sys.builtin_module_names):
+        return True
+    path = getattr(module, "__file__", None) or origin
+    if not isinstance(path, str):
+        return False
+    path = os.path.realpath(path)
+    return any(path.startswith(root + os.sep) for root in _install_roots())
+
+
+def _install_roots() -> tuple[str, ...]:
+    if not _ROOTS:
+        paths = sysconfig.get_paths()
+        _ROOTS.extend(sorted({os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                              if paths.get(k)}))
+    return tuple(_ROOTS)
+
+
+_ROOTS: list[str] = []
 
 
 def _buffer_of(ref):

@@ -5,7 +5,10 @@ holds are pages of that map. The judge, forked after the load, has the same map 
 When the checks read a frame, the kernel sends its small pickle and, for each buffer, either where
 it lies in the map (when none of its pages was written since the load: the judge reads the same
 bytes in its own copy of the map) or the bytes themselves. Written pages are found in
-/proc/self/pagemap: a page the kernel wrote is a private anonymous copy, no longer a file page.
+/proc/self/pagemap: a page the kernel wrote is a private anonymous copy, no longer a file page. A
+page mapped anew over the snapshot's (a shared memfd written there, `MAP_FIXED`) is a file page
+too, so each buffer's range must also still be the snapshot file's mapping, at its place in the
+file, as /proc/self/maps says (the kernel writes that file; a process cannot).
 Where the pagemap cannot be read, or numpy is missing, every buffer goes as bytes, as before.
 
 Stdlib only (numpy when present): imported in every sandbox.
@@ -23,6 +26,7 @@ import pickle
 import weakref
 
 _regions: list[tuple[int, int, weakref.ref]] = []  # (address, size, map) of each snapshot map, in load order
+_files: list[tuple[str, str, int] | None] = []  # per map: (device, inode, file offset at its start), from maps
 PAGE = mmap.PAGESIZE
 PRESENT, SWAPPED, FILE_PAGE = 1 << 63, 1 << 62, 1 << 61
 # Bound when the kernel imports fixloop, before any candidate: a candidate that wraps `os.pread`,
@@ -38,6 +42,8 @@ def register(mapped: mmap.mmap) -> None:
     with contextlib.suppress(TypeError, ValueError):
         address = ctypes.addressof(ctypes.c_char.from_buffer(mapped))
         _regions.append((address, len(mapped), weakref.ref(mapped)))
+        spans = _spans(address, 1)
+        _files.append((spans[0][2], spans[0][3], spans[0][4]) if spans else None)
 
 
 def region(index: int) -> memoryview | None:
@@ -62,7 +68,7 @@ def locate(buffer, pages: bool = True) -> tuple[int, int, int] | None:
         return None
     for index, (start, size, alive) in enumerate(_regions):
         if start <= address and address + view.nbytes <= start + size and alive() is not None:
-            if not pages or _clean(address, view.nbytes):
+            if not pages or (_as_loaded(index, address, view.nbytes) and _clean(address, view.nbytes)):
                 return index, address - start, view.nbytes
             return None
     return None
@@ -79,6 +85,75 @@ def _address(view: memoryview) -> int | None:
     with contextlib.suppress(Exception):
         return int(np.frombuffer(view.cast("B"), dtype=np.uint8).ctypes.data)
     return None
+
+
+def _as_loaded(index: int, address: int, nbytes: int) -> bool:
+    """[address, address + nbytes) is still mapped from snapshot map `index`'s file, each byte at its
+    place in the file (no other file, memfd or anonymous mapping put over it since the load)."""
+    loaded = _files[index] if index < len(_files) else None
+    if loaded is None:
+        return False
+    device, inode, first = loaded
+    start = _regions[index][0]
+    covered = address
+    for low, high, dev, ino, offset in _spans(address, nbytes):
+        if low > covered or (dev, ino) != (device, inode) or offset - low != first - start:
+            return False
+        covered = max(covered, high)
+    return covered >= address + nbytes
+
+
+@contextlib.contextmanager
+def one_reading():
+    """Inside: /proc/self/maps is read once, for every buffer packed (a frame's dozens of buffers)."""
+    _held.append(None)
+    try:
+        yield
+    finally:
+        _held.pop()
+
+
+_held: list[bytes | None] = []
+
+
+def _spans(address: int, nbytes: int) -> list[tuple[int, int, str, str, int]]:
+    """The mappings /proc/self/maps lists over [address, address + nbytes), in order: (start, end,
+    device, inode, file offset); [] when it cannot be read."""
+    text = _held[-1] if _held else None
+    if text is None:
+        text = _maps()
+        if _held:
+            _held[-1] = text
+    out, end = [], address + nbytes
+    for line in text.split(b"\n"):
+        fields = line.split(None, 5)
+        if len(fields) < 5:
+            continue
+        low, _, high = fields[0].partition(b"-")
+        low, high = int(low, 16), int(high, 16)
+        if high > address and low < end:
+            out.append((low, high, fields[3].decode(), fields[4].decode(), int(fields[2], 16)))
+    return out
+
+
+def _maps() -> bytes:
+    try:
+        fd = _open("/proc/self/maps", _O_RDONLY)
+    except OSError:
+        return b""
+    chunks, at = [], 0
+    try:
+        while True:
+            chunk = _pread(fd, 1 << 16, at)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            at += len(chunk)
+    except OSError:
+        return b""
+    finally:
+        _close(fd)
+    return b"".join(chunks)
 
 
 def _clean(address: int, nbytes: int) -> bool:
@@ -148,7 +223,8 @@ def fingerprint(value, pages: bool = True):
     out = _BytesIO()
     pickler = _Fingerprinter(out, pages)
     try:
-        pickler.dump(value)
+        with one_reading():
+            pickler.dump(value)
     except Exception:
         return None
     return out.getvalue(), tuple(pickler.places)
