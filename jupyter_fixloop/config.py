@@ -6,6 +6,7 @@ Each trait's default is the `LoopOptions` default; `FixLoop.options()` is the on
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 
 from traitlets import Bool, Enum, Float, Integer, List, Unicode
@@ -15,6 +16,16 @@ from .errors import UsageError
 from .options import AUTO_MODES, CONFINEMENTS, DEFAULTS, NAMES, SHARE_POLICIES, LoopOptions, resolve_model
 
 SECRETS = {"gateway_token", "gateway_headers"}  # never printed by `%fixloop config`
+
+# The one table of knobs: every FixLoop setting is a keyword of fix(), and a flag of `%%fixloop` and
+# `jupyter-fixloop run` named as the setting (`max_rounds` -> `--max-rounds`, default "as configured"),
+# with these short forms, except the settings below and why.
+SHORT_FLAGS = {"model": "-m", "max_rounds": "-r", "timeout": "-t", "samples": "-k"}
+NOT_FLAGS = {
+    "auto": "a mode of the whole kernel, not of one cell or run: `%fixloop auto rules|model|off`",
+    "gateway_token": "a secret: a flag would leave it in the notebook or the shell's history; set it in a config file",
+    "gateway_headers": "may hold secrets: a flag would leave them in the notebook or the shell's history",
+}
 
 
 class FixLoop(Configurable):
@@ -84,8 +95,9 @@ class FixLoop(Configurable):
     share = List(
         Unicode(), list(DEFAULTS.share),
         help="Names of your variables shared with the sandboxes besides those the cell, its checks and the "
-        "following cells read (a candidate cannot widen the set: one that reads another name is told to add it "
-        "here, or with %%fixloop --share NAME). IPython's history (_i1, Out, ...) is shared only when named.",
+        "following cells read: a secret or a live resource shared only because you name it here, or with "
+        "%%fixloop --share NAME (under share_policy 'named', any other name too). IPython's history (_i1, Out, "
+        "...) is shared only when named.",
     ).tag(config=True)
     share_policy = Enum(
         list(SHARE_POLICIES),
@@ -182,6 +194,38 @@ class FixLoop(Configurable):
                      f"Jupyter config file."
                      + ("" if explain else " `%fixloop config NAME` explains a setting, `%fixloop config --help` all."))
         return "\n".join(lines)
+
+
+def flag_arguments() -> list[tuple[tuple[str, ...], dict]]:
+    """Each setting as a flag: `(flags, keywords)` for argparse's `add_argument` (IPython's `argument`
+    takes the same), in the order the settings are declared; each default is None, "as configured"."""
+    arguments = []
+    for name, trait in FixLoop.class_traits(config=True).items():
+        if name in NOT_FLAGS:
+            continue
+        flag = "--" + name.replace("_", "-")
+        first = re.split(r"(?<!e\.g)\. ", " ".join(trait.help.split()))[0].rstrip(".").replace("%", "%%")
+        keywords = {"dest": name, "default": None, "help": f"{first} (FixLoop.{name}, {trait.default()!r})."}
+        if isinstance(trait, Bool):  # a flag that says the other value than the default's
+            flag = f"--no-{flag[2:]}" if trait.default() else flag
+            keywords.update(action="store_const", const=not trait.default())
+        elif isinstance(trait, List):
+            keywords.update(action="append", metavar="NAMES")
+        elif isinstance(trait, Enum):
+            keywords.update(choices=list(trait.values))
+        else:
+            keywords.update(type={Integer: int, Float: float}.get(type(trait), str))
+        arguments.append(((flag, *([SHORT_FLAGS[name]] if name in SHORT_FLAGS else [])), keywords))
+    return arguments
+
+
+def with_flags(configured: LoopOptions, args) -> LoopOptions:
+    """`configured` overridden by the settings `args` gives (parsed from `flag_arguments`; None: not
+    given); names given with --share are added to the configured ones."""
+    given = {name: getattr(args, name, None) for name in NAMES if name not in NOT_FLAGS}
+    if given.get("share"):
+        given["share"] = (*configured.share, *given["share"])
+    return configured.with_(**{name: value for name, value in given.items() if value not in (None, [])})
 
 
 def load_config() -> FixLoop:

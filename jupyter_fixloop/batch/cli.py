@@ -14,7 +14,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 
-from ..config import load_config
+from ..config import flag_arguments, load_config, with_flags
 from ..errors import FixloopError, UsageError
 from ..model import check_model
 from ..sandbox import confine
@@ -38,9 +38,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="notebooks repaired at a time, each in its own kernel (default 1)")
     parser.add_argument("--in-place", action="store_true", help="overwrite NOTEBOOK (a .bak copy is written first)")
     parser.add_argument("--report", help="write a report: REPORT.md (Markdown) or REPORT.html")
-    parser.add_argument("--model", "-m", help="litellm model; default $FIXLOOP_MODEL or the built-in engine")
-    parser.add_argument("--max-rounds", "-r", type=int,
-                        help="model rounds per failing cell (default FixLoop.max_rounds, 4)")
     parser.add_argument("--cells", help="repair only these cells, by position counting every cell from 1: 3,5-7")
     parser.add_argument("--interactive", "-i", action="store_true",
                         help="show each fix and ask: accept, reject, or hint")
@@ -52,15 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-plain", dest="plain", action="store_false",
                         help="do not run the notebook a second time, plainly, to count the cells plain Jupyter runs")
     parser.add_argument("--hint", help="extra guidance for the model, for every failing cell")
-    parser.add_argument("--no-rules", dest="rules", action="store_const", const=False, default=None,
-                        help="ask only the model, not also the built-in engine's rule repair (FixLoop.rules)")
     parser.add_argument("--cell-timeout", type=float, default=600.0,
                         help="seconds a cell may run in the notebook's kernel (default 600)")
-    parser.add_argument("--timeout", type=float,
-                        help="seconds one sandbox run of a repair may take (default FixLoop.timeout, 30; "
-                        "longer for a slow cell)")
     parser.add_argument("--kernel", help="kernel name (default: the notebook's own, or python3)")
-    parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server or litellm proxy")
+    settings = parser.add_argument_group("settings", "each overrides the FixLoop setting of its name "
+                                         "(jupyter_fixloop_config.py; docs/options.md)")
+    for flags, keywords in flag_arguments():
+        settings.add_argument(*flags, **keywords)
     return parser
 
 
@@ -141,8 +136,7 @@ def main(argv: list[str]) -> int:
         if args.cell_timeout <= 0:
             raise UsageError("--cell-timeout must be a positive number of seconds")
         work = [(read_notebook(src), plan_paths(args, src)) for src in sources]
-        loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, timeout=args.timeout,
-                                             hint=args.hint, api_base=args.api_base, rules=args.rules).resolved()
+        loop = with_flags(load_config().options(), args).resolved()
         check_model(loop.model, loop.api_base)  # before any cell runs
         if not loop.gateway_url and confine.resolve(loop.confinement) == "refused":
             raise UsageError(confine.REFUSAL)

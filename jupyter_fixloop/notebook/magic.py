@@ -17,7 +17,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from .. import history as histories
 from ..cell import looks_like_prose, split_instruction
-from ..config import FixLoop
+from ..config import FixLoop, flag_arguments, with_flags
 from ..errors import FixloopError, UsageError
 from ..model import check_model
 from ..sandbox import load_warning, sweep
@@ -25,6 +25,13 @@ from .auto import AutoFix
 from .comm import connect, following_code
 from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
 from .view import LoopView
+
+
+def setting_arguments(magic):
+    """Every FixLoop setting as a flag of the magic, from the one table (config.flag_arguments)."""
+    for flags, keywords in reversed(flag_arguments()):  # IPython lists them in the reverse of application
+        magic = argument(*flags, **keywords)(magic)
+    return magic
 
 
 @magics_class
@@ -43,29 +50,8 @@ class FixLoopMagics(Magics):
               help="A Python expression that must be true after the cell runs (repeatable).")
     @argument("--expect-output", default=None, metavar="TEXT",
               help="What the cell must print (stdout; \\n for a new line), or the path of a file holding it.")
-    @argument("--model", "-m", default=None, help="litellm model string; default FixLoop.model or the built-in engine.")
-    @argument("--api-base", default=None, metavar="URL",
-              help="Base URL of an OpenAI-compatible server or litellm proxy (FixLoop.api_base).")
-    @argument("--model-timeout", type=float, default=None, metavar="S",
-              help="Seconds one model call may take (FixLoop.model_timeout, 120).")
-    @argument("--max-rounds", "-r", type=int, default=None, help="Model rounds before giving up (default 4).")
-    @argument("--timeout", "-t", type=float, default=None, help="Seconds per sandbox run (default 30).")
-    @argument("--samples", "-k", type=int, default=None, metavar="K",
-              help="Candidates per round, each run, the best carried on (1-8; default FixLoop.samples, 1).")
-    @argument("--resamples", type=int, default=None, metavar="K",
-              help="Candidates asked in a round after the model repeated code that failed (1-8; FixLoop.resamples, 3).")
-    @argument("--no-rules", dest="rules", action="store_const", const=False, default=None,
-              help="Ask only the model, not also the built-in engine's rule repair (FixLoop.rules).")
-    @argument("--max-tokens", type=int, default=None, help="Total model tokens for this loop.")
-    @argument("--budget", type=float, default=None, help="Total model cost in USD for this loop.")
-    @argument("--wall-time", type=float, default=None, metavar="S",
-              help="Total seconds for this loop, model and sandbox together (FixLoop.wall_time, 600).")
     @argument("--hint", default=None, help="Extra guidance added to the prompt.")
-    @argument("--share", action="append", default=[], metavar="NAMES",
-              help="Variables shared with the sandbox besides those the cell and checks read (a,b; repeatable).")
-    @argument("--share-policy", choices=("data", "named"), default=None,
-              help="data: a data value the code reads is shared, secrets and live resources never; named: only "
-                   "what the cell, checks and --share name (FixLoop.share_policy, data).")
+    @setting_arguments
     @argument("--dry", action="store_true", help="Do not run the passing cell in this kernel.")
     @argument("--help", "-h", action="store_true", help="Show this help; the cell does not run.")
     @argument("instruction", nargs="*", help="Optional instruction: write or change the cell's code.")
@@ -125,12 +111,7 @@ class FixLoopMagics(Magics):
 
     def _options(self, args):
         """FixLoop's configured values, overridden by this cell's arguments."""
-        return self.config_obj.options().with_(
-            model=args.model, api_base=args.api_base, model_timeout=args.model_timeout, max_rounds=args.max_rounds,
-            timeout=args.timeout, max_tokens=args.max_tokens, budget=args.budget, wall_time=args.wall_time,
-            hint=args.hint, samples=args.samples, resamples=args.resamples, rules=args.rules,
-            share_policy=args.share_policy,
-            share=(*self.config_obj.share, *args.share) if args.share else None).resolved()
+        return with_flags(self.config_obj.options(), args).resolved()
 
     def _run(self, source, args, instruction, options, following=(), hooks=None):
         # imported here for start-up cost: the loop brings jupyter_client and the sandbox; `%load_ext` stays cheap
