@@ -12,7 +12,7 @@ that cell's); any other failure gets its own repair.
 Who wrote a fix decides whether it runs in the notebook's kernel, which is not a sandbox: a repair
 of the built-in engine (rules templated from the cell) is applied; a litellm model's verified fix is
 written into the output notebook and the report, but the kernel runs the original cell, unless a
-person accepted it (`--interactive`) or `--accept-unreviewed` was given (README, threat model).
+person accepted it (`--interactive`) or `--accept-unreviewed` was given (SECURITY.md).
 
 `%%fixloop` cells are not run through the magic (its fixes stay proposals, and it needs
 `%load_ext`): batch mode runs the cell's body in the kernel, evaluates its `--expect` checks there,
