@@ -42,3 +42,29 @@ def test_a_generation_shows_what_it_printed_and_returned(fake_model):
     assert "it printed:\n  1 team" in text
     assert "its value:\n  " in text and "Spain" in text.split("its value:")[1].splitlines()[1]
     assert "<b>it printed:</b>" in render_html(result)
+
+
+def test_an_instruction_that_asks_to_see_is_asked_once_more_when_the_code_shows_nothing(fake_model):
+    from jupyter_fixloop.cell import asks_to_see
+
+    assert asks_to_see("How many teams scored more than 6 goals?") and asks_to_see("Select only the Goal column.")
+    assert not asks_to_see("Change the age in row 'f' to 1.5.") and not asks_to_see("Create a frame `df`.")
+    server = fake_model("```python\nn = (euro12.Goals > 6).sum()\n```", "```python\n(euro12.Goals > 6).sum()\n```")
+    result = fix("", instruction="How many teams scored more than 6 goals?", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=3)
+    assert "It ran, but showed nothing" in server.prompt(1)
+    assert result.patched == "(euro12.Goals > 6).sum()\n" and len(result.rounds) == 2
+    assert result.status == "unverified" and "shows nothing" not in result.reason
+    assert "its value:\n  np.int64(1)" in render_text(result) or "its value:\n  1" in render_text(result)
+
+
+def test_code_that_still_shows_nothing_is_kept_and_said_so(fake_model):
+    server = fake_model("```python\nn = (euro12.Goals > 6).sum()\n```", "```python\nn = int(euro12.Goals.gt(6).sum())\n```")
+    result = fix("", instruction="How many teams scored more than 6 goals?", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=2)
+    assert result.status == "unverified" and result.patched == "n = int(euro12.Goals.gt(6).sum())\n"
+    assert "it shows nothing, though the instruction asks for something to see" in result.reason
+    server = fake_model("```python\nn = (euro12.Goals > 6).sum()\n```")  # an instruction that asks nothing to see
+    result = fix("", instruction="Put the number of teams with more than 6 goals in n.", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=2)
+    assert len(result.rounds) == 1 and result.status == "unverified"

@@ -125,6 +125,9 @@ class LoopRun:
         self.facts = tuple(f"{n!r} in globals()" for n in cell.instruction_names(instruction) if f"{n!r}" not in
                            " ".join(checks))
         self.expect_output = expect_output
+        # an instruction that asks for something to see, met by code that shows nothing, is asked once more
+        self.asks_to_see = cell.asks_to_see(instruction)
+        self._silent: tuple[int, sampling.Candidate, Receipt] | None = None  # the code that ran and showed nothing
         self.following = following
         # how the following cells went after the original cell, and what it wrote (set by its run; with an
         # instruction there is none, and a later cell that runs verifies only by reading what the code wrote)
@@ -208,6 +211,10 @@ class LoopRun:
                 return ended
             passed_before.record(receipt, index)
             note, repeated_before = self._carry_on(best, receipt, history), repeated
+            if self._silent and self._silent[0] == index:
+                note = prompt.SHOWS_NOTHING
+        if self._silent:  # it ran and showed nothing; nothing after it ran: that code, said as such
+            return self._passed(*self._silent)
         return self._end("gave_up", f"max rounds ({opts.max_rounds}) reached")
 
     async def _original(self, pool: SandboxPool, mirror: _Mirror) -> None:
@@ -267,6 +274,9 @@ class LoopRun:
     def _ended(self, index: int, best: sampling.Candidate, receipt: Receipt, repeated_twice: str) -> LoopResult | None:
         """The loop's result when this round ends it: it passed, or asking again cannot help; None to go on."""
         reply = best.reply
+        if receipt.ok and self._shows_nothing(receipt) and not self._silent and index < self.options.max_rounds:
+            self._silent = (index, best, receipt)  # asked once more to show it; kept if nothing better runs
+            return None
         if receipt.ok:
             return self._passed(index, best, receipt)
         if repeated_twice and best.repeated:
@@ -275,6 +285,11 @@ class LoopRun:
         if reply.code is None and self.model.deterministic:  # asking again gets the same
             return self._end("gave_up", f"{receipt.text.rstrip('.')}; a model (--model, FixLoop.model) may fix it")
         return None
+
+    def _shows_nothing(self, receipt: Receipt) -> bool:
+        """Code written for an instruction that asks for something to see, which printed nothing and
+        whose last line has no value: a fact about the run, said as such (never evidence of a right answer)."""
+        return bool(self.asks_to_see and not self.checks and not receipt.stdout.strip() and not receipt.value)
 
     def _passed(self, index: int, best: sampling.Candidate, receipt: Receipt) -> LoopResult:
         """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
@@ -290,6 +305,8 @@ class LoopRun:
             return self._end("fixed", f"after {index} round(s){by}: {words}{stated}", reply.code)
         others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
         guess = f", a guess: {reply.guess}" if reply.guess else ""
+        if self._shows_nothing(receipt):
+            stated += "; it shows nothing, though the instruction asks for something to see"
         also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
                 "differently: compare them below") if others else ""
         return self._end("unverified",

@@ -44,6 +44,9 @@ GENERATE_REPLY = ("### Your reply\nThe cell that does what the instruction asks,
                   "```python block.")
 GENERATE_AGAIN = ("### Your reply\nThe complete cell, doing what the instruction asks, changed so that it no longer "
                   "fails as above, in one ```python block.")
+SHOWS_NOTHING = ("It ran, but showed nothing: it printed nothing and its last line is not an expression, while "
+                 "the instruction asks for something to see. End the cell with the expression whose value is asked "
+                 "for (or print it).")
 VARIABLES_HEADING = "### Your variables (they exist in the kernel already)"
 # the variables' summary takes at most this many of the prompt's tokens (issue #37: 300 of the 880), and in
 # a repair prompt what is left of PROMPT_TOKENS after the rest of round 1
