@@ -59,7 +59,8 @@ def test_an_instruction_that_asks_to_see_is_asked_once_more_when_the_code_shows_
 
 
 def test_code_that_still_shows_nothing_is_kept_and_said_so(fake_model):
-    server = fake_model("```python\nn = (euro12.Goals > 6).sum()\n```", "```python\nn = int(euro12.Goals.gt(6).sum())\n```")
+    server = fake_model("```python\nn = (euro12.Goals > 6).sum()\n```",
+                        "```python\nn = int(euro12.Goals.gt(6).sum())\n```")
     result = fix("", instruction="How many teams scored more than 6 goals?", namespace=_namespace(),
                  model="openai/scripted", api_base=server.url, rules=False, max_rounds=2)
     assert result.status == "unverified" and result.patched == "n = int(euro12.Goals.gt(6).sum())\n"
