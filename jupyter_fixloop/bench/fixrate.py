@@ -436,8 +436,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("cases", nargs="?", default=DEV_CASES,
                         help="JSON-lines file of cases (id, category, group, setup, cell, check); "
                         "default: the 28 dev cases shipped with the package")
-    parser.add_argument("--notebooks", metavar="DIR",
-                        help="instead of cases: run each notebook under DIR plainly and in batch "
+    parser.add_argument("--notebooks", metavar="DIR", nargs="+",
+                        help="instead of cases: run each notebook of each corpus DIR plainly and in batch "
                         "mode (`jupyter-fixloop bench --notebooks DIR --help`)")
     parser.add_argument("--model", "-m", default=None,
                         help="litellm model string (default: $FIXLOOP_MODEL or fixloop/builtin)")
@@ -478,9 +478,9 @@ def parse_args(argv: list[str]):
 
 def main(argv: list[str]) -> int:
     if any(a == "--notebooks" or a.startswith("--notebooks=") for a in argv):
-        from . import notebooks  # real notebooks, plainly and in batch mode: a bench of its own
+        from . import corpora  # real notebooks by corpus, plainly and in batch mode: a bench of its own
 
-        return notebooks.main(argv)
+        return corpora.main(argv)
     opts = parse_args(argv)
     try:
         cases = read_cases(opts.cases)
