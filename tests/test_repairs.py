@@ -52,6 +52,21 @@ CASES = {
     "drift_month_end_multiplier": (PD + "s = pd.Series(1.0, index=pd.date_range('2024-01-01', "
                                         "periods=365, freq='D'))\n",
                                    "q = s.resample('4M').sum()\n", "did_you_mean", "len(q) == 4"),
+    # a frequency of several units, or with a multiple or an anchor, rewritten unit by unit (issue 40)
+    "drift_frequency_hours_and_minutes": (PD, "idx = pd.date_range('2024-03-01', periods=3, freq='1H30T')\n",
+                                          "did_you_mean", "str(idx[2]) == '2024-03-01 03:00:00'"),
+    "drift_frequency_days_and_hours_resampled": (PD + "s = pd.Series(1, index=pd.date_range('2024-03-01', "
+                                                      "periods=52, freq='h'))\n",
+                                                 "sums = s.resample('1D2H').sum()\n", "did_you_mean",
+                                                 "sums.tolist() == [26, 26]"),
+    "drift_rolling_window_hours": (PD + "t = pd.Series([1.0, 2.0, 4.0], index=pd.date_range('2024-03-01', "
+                                        "periods=3, freq='h'))\n",
+                                   "moving = t.rolling('2H').sum()\n", "did_you_mean",
+                                   "moving.tolist() == [1.0, 3.0, 6.0]"),
+    "drift_anchored_quarter_alias": (PD + "s = pd.Series(1, index=pd.date_range('2023-01-01', periods=365, "
+                                          "freq='D'))\n",
+                                     "by_q = s.resample('2Q-NOV').sum()\n", "did_you_mean",
+                                     "by_q.index[0].month == 2 and by_q.index[0].day == 28"),
     "drift_header_false": (PD + "import io\ntext = 'a,b\\n1,2\\n'\n",
                            "df = pd.read_csv(io.StringIO(text), header=False)\n",
                            "keyword_value_hint", "df.shape == (2, 2)"),

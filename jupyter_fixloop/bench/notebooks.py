@@ -3,7 +3,7 @@
 For each notebook: the cells plain Jupyter runs (nbclient, errors allowed) against the cells batch
 mode runs; the fixes, by what verified them (the output saved in the notebook, a check, or nothing);
 the API-drift cells (cells that ran when the notebook was saved, without an error, and that fail here
-when run plainly, not for a missing package, theirs or that of the cell they fail after) and how
+when run plainly, not for a missing package, file or network, theirs or that of the cell they fail after) and how
 batch mode left each: fixed right, fixed wrong, fixed but unverified, or not fixed; and what was
 left, and why. Each run works on its own copy of the notebook's folder (notebooks write files).
 
@@ -80,17 +80,22 @@ def ran_when_saved(cell) -> bool:
     return ran and not any(o.get("output_type") == "error" for o in outputs)
 
 
-def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
-    """The cells that ran when the notebook was saved and fail here plainly, not for a missing package
-    (their own, or that of the unfixed cell they fail after)."""
+def environment(error: str) -> bool:
+    """A failure of this machine, not of the code: a package not installed, a file not there, no network."""
     from ..batch import words
 
+    return bool(words.missing_package(error) or words.missing_file(error, "") or words.network([error]))
+
+
+def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
+    """The cells that ran when the notebook was saved and fail here plainly, not for a missing package,
+    file or network (their own, or that of the unfixed cell they fail after)."""
     found = set()
     for o in outcomes:
         error = plain.get(o.number)
         cause = plain.get(o.blamed_cell) if o.status == "skipped" else error
-        if (error is not None and ran_when_saved(original_cells[o.number]) and not words.missing_package(error)
-                and not (o.status == "skipped" and (cause is None or words.missing_package(cause)))):
+        if (error is not None and ran_when_saved(original_cells[o.number]) and not environment(error)
+                and not (o.status == "skipped" and (cause is None or environment(cause)))):
             found.add(o.number)
     return found
 

@@ -2,7 +2,9 @@
 words or from what the library says it has now.
 
 - `did_you_mean`: a string the error rejects and names the replacement of ("Invalid frequency: H.
-  Did you mean h?", "'M' is no longer supported ... use 'ME' instead"), multipliers kept (`'4M'`).
+  Did you mean h?", "'M' is no longer supported ... use 'ME' instead"), multipliers kept (`'4M'`); a
+  frequency of several units (`'1H30T'`) or a rolling window (`'2H'`) rewritten unit by unit, each
+  unit's name now asked of pandas (`'1h30min'`).
 - `keyword_value_hint`: "Use header=None for ..." for a keyword the failing call passes.
 - `reduction_level`: `s.sum(level=0)` (removed in pandas 2) is `s.groupby(level=0).sum()`; with
   `axis=1`, `df.T.groupby(level=0).sum().T`.
@@ -49,16 +51,64 @@ USE_KEYWORD = re.compile(r"\b[Uu]se (\w+)=(None|True|False|-?\d+|'[^']*')\b")
 REDUCTIONS = ("sum", "mean", "median", "min", "max", "std", "var", "prod", "count", "all", "any", "sem", "skew")
 
 
+FREQUENCY_PART = re.compile(r"(-?\d*)([A-Za-z]+(?:-[A-Za-z]+)?)")
+WINDOW = re.compile(r"passed window (\S+) is not compatible with a datetimelike index")
+
+
 def did_you_mean(code: str, receipt: ParsedReceipt) -> str | None:
-    """A string the library rejects and names the replacement of: 'H' -> 'h', '4M' -> '4ME'."""
+    """A string the library rejects and names the replacement of: 'H' -> 'h', '4M' -> '4ME'. A frequency
+    of several units ('1H30T') is rewritten unit by unit, each as pandas names it now ('1h30min')."""
     if receipt.ename not in ("ValueError", "KeyError", "TypeError"):
         return None
+    window = WINDOW.search(receipt.message)
+    if window:  # `rolling('2H')`: the window is a frequency, the error does not say its name now
+        now = frequency_now(window.group(1))
+        return _replace_in_string(code, receipt.lineno, window.group(1), now) if now else None
     for pattern in (DID_YOU_MEAN, NO_LONGER, DID_YOU_MEAN_NESTED):
         for old, new in pattern.findall(receipt.message):
+            if len(FREQUENCY_PART.findall(old)) > 1:  # several units: never collapsed to one unit's name
+                new = frequency_now(old)
+                if new is None:
+                    continue
             fixed = _replace_in_string(code, receipt.lineno, old, new)
             if fixed is not None:
                 return fixed
     return None
+
+
+def suggestion(message: str) -> str | None:
+    """The name an error says to use instead ("Did you mean h?", "Please use 'ME' instead")."""
+    for pattern in (DID_YOU_MEAN, NO_LONGER, DID_YOU_MEAN_NESTED):
+        found = pattern.findall(message)
+        if found:
+            return found[0][1]
+    return None
+
+
+def frequency_now(value: str) -> str | None:
+    """`value`, a pandas frequency of one or more units with their multiples ('2H', '1H30T', 'W-SUN'),
+    with each unit pandas rejects replaced by the one its error names; asked of pandas unit by unit,
+    so that no unit is lost. None when pandas cannot say, or does not take the result."""
+    frequencies = import_optional("pandas.tseries.frequencies")
+    parts = FREQUENCY_PART.findall(value)
+    if frequencies is None or not parts or "".join(n + unit for n, unit in parts) != value:
+        return None
+    now = []
+    for multiple, unit in parts:
+        for _ in range(3):  # 'A-JUN' -> 'Y-JUN' -> 'YE-JUN': each name pandas gives, until it takes one
+            try:
+                frequencies.to_offset(unit)
+                break
+            except ValueError as exc:
+                unit = suggestion(str(exc))
+                if unit is None or not FREQUENCY_PART.fullmatch(unit):
+                    return None
+        now.append(multiple + unit)
+    try:
+        frequencies.to_offset("".join(now))
+    except ValueError:
+        return None
+    return "".join(now)
 
 
 def _replace_in_string(code: str, lineno: int | None, old: str, new: str) -> str | None:
