@@ -19,6 +19,8 @@ words or from what the library says it has now.
 - `setitem_upcast`: a float set into integers (`s[mask] = 13.6`): cast to floats first, as pandas 1 did.
 - `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
 - `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
+- `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
+  of that name (`np.ptp(arr)`).
 """
 
 from __future__ import annotations
@@ -27,11 +29,14 @@ import ast
 import difflib
 import re
 
+from .changed import KEYWORD_ONLY_NOW, STILL_POSITIONAL
 from .edits import (
     ParsedReceipt,
+    call_name,
     calls_on_line,
     has_keyword,
     insert_before,
+    insert_import,
     on_line,
     parse,
     replace_node,
@@ -39,7 +44,6 @@ from .edits import (
     span,
 )
 from .names import attribute_error, import_optional
-from .tables import KEYWORD_ONLY_NOW
 
 DID_YOU_MEAN = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s+Did you mean '?([^?'\"\s]+)'?\?")
 # pandas 3 may nest the suggestion: "Invalid frequency: A-DEC. Failed to parse with error message:
@@ -250,19 +254,44 @@ POSITIONAL = re.compile(r"([\w.]+)\(\) takes (?:from \d+ to )?(\d+) positional a
 
 
 def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
-    """Arguments pandas 2 made keyword-only, passed by position (`ldata.pivot('date', 'item', 'value')`):
-    named in the order pandas 1.5 took them (`pivot(index='date', columns='item', values='value')`)."""
+    """Arguments a library made keyword-only, passed by position (`ldata.pivot('date', 'item', 'value')`,
+    `SVC(1.0, 'linear')`): named in the order its older versions took them (`pivot(index='date',
+    columns='item', values='value')`, `SVC(C=1.0, kernel='linear')`); the table compares both versions'
+    signatures (tools/keyword_only_table.py)."""
     m = POSITIONAL.search(receipt.evalue) if receipt.ename == "TypeError" else None
     tree = parse(code)
-    if not m or tree is None or m.group(1) not in KEYWORD_ONLY_NOW:
+    if tree is None or receipt.ename != "TypeError":
         return None
-    names = KEYWORD_ONLY_NOW[m.group(1)]
+    if not m and receipt.evalue.strip() == "too many positional arguments":  # a signature's bind: the call
+        return _too_many_positional(code, tree, receipt)                   # on the line names it
+    if not m or m.group(1) not in KEYWORD_ONLY_NOW:
+        return None
     method = "." in m.group(1)  # the error counts `self`
-    allowed, given = int(m.group(2)) - method, int(m.group(3)) - method
-    for call in calls_on_line(tree, receipt.lineno, m.group(1).rsplit(".", 1)[-1]):
+    return _name_arguments(code, tree, receipt, m.group(1), int(m.group(2)) - method, int(m.group(3)) - method)
+
+
+def _too_many_positional(code: str, tree: ast.AST, receipt: ParsedReceipt) -> str | None:
+    for call in calls_on_line(tree, receipt.lineno):
+        name = call_name(call)
+        key = name if name in KEYWORD_ONLY_NOW else f"{name}.__init__"
+        if key in KEYWORD_ONLY_NOW and len(call.args) > STILL_POSITIONAL.get(key, len(call.args)):
+            fixed = _name_arguments(code, tree, receipt, key, STILL_POSITIONAL[key], len(call.args))
+            if fixed is not None:
+                return fixed
+    return None
+
+
+def _name_arguments(code: str, tree: ast.AST, receipt: ParsedReceipt, key: str, allowed: int,
+                    given: int) -> str | None:
+    """Name the arguments past the first `allowed` of the calls to `key` on the failing line."""
+    names = KEYWORD_ONLY_NOW[key]
+    method = "." in key
+    constructor = key.endswith(".__init__")  # `SVC.__init__`: the calls are to `SVC`
+    callee = key.split(".")[-2] if constructor else key.rsplit(".", 1)[-1]
+    for call in calls_on_line(tree, receipt.lineno, callee):
         if len(call.args) != given or any(isinstance(a, ast.Starred) for a in call.args):
             continue
-        if method and not isinstance(call.func, ast.Attribute):
+        if method and not constructor and not isinstance(call.func, ast.Attribute):
             continue
         extra = call.args[allowed:]
         if not all(isinstance(a, ast.Constant) for a in extra) and not method:
@@ -491,3 +520,29 @@ def _defined_in(top: str, name: str) -> list[str]:
         if callable(obj) and getattr(obj, "__module__", None) == mod_name and getattr(obj, "__name__", None) == name:
             homes.append(mod_name)
     return homes
+
+
+LIBRARY_OBJECT = re.compile(r"'(\w+)\.([\w.]+)' object has no attribute '(\w+)'")
+
+
+def method_now_function(code: str, receipt: ParsedReceipt) -> str | None:
+    """`arr.ptp()` where numpy 2 took the method off its arrays but keeps the function of that name:
+    `np.ptp(arr)`, the function asked of the library (it must be there, and not a class)."""
+    m = LIBRARY_OBJECT.search(receipt.evalue) if receipt.ename == "AttributeError" else None
+    tree = parse(code)
+    if not m or tree is None:
+        return None
+    module, attr = m.group(1), m.group(3)
+    library = import_optional(module)
+    function = getattr(library, attr, None)
+    if library is None or not callable(function) or isinstance(function, type):
+        return None
+    alias = next((name for name, full in receipt.modules.items() if full == module), None)
+    alias = alias or next(iter(re.findall(rf"^\s*import {module} as (\w+)", code, re.MULTILINE)), None)
+    for call in calls_on_line(tree, receipt.lineno, attr):
+        if not isinstance(call.func, ast.Attribute) or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        args = [source_of(code, call.func.value)] + [source_of(code, a) for a in (*call.args, *call.keywords)]
+        fixed = replace_node(code, call, f"{alias or module}.{attr}({', '.join(args)})")
+        return fixed if alias else insert_import(fixed, f"import {module}")
+    return None
