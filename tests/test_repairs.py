@@ -371,6 +371,10 @@ LIBRARY_CASES = {
                                          "removed_attribute", "n == 24"),
     "numpy_trapz_by_its_deprecation": ("numpy", "import numpy as np\n", "area = np.trapz([1.0, 2.0, 3.0])\n",
                                        "removed_attribute", "area == 4.0"),
+    "sklearn_keyword_renamed_by_its_deprecation": ("sklearn", "from sklearn.preprocessing import OneHotEncoder\n",
+                                                   "enc = OneHotEncoder(sparse=False)\n"
+                                                   "dense = enc.fit_transform([['a'], ['b']])\n",
+                                                   "renamed_keyword", "dense.tolist() == [[1.0, 0.0], [0.0, 1.0]]"),
     "sklearn_imputer_by_its_deprecation": ("sklearn", "import numpy as np\n",
                                            "from sklearn.preprocessing import Imputer\n"
                                            "filled = Imputer(strategy='median').fit_transform([[1.0], [np.nan], "

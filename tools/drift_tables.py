@@ -5,6 +5,8 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
 - `NUMPY_REMOVED`: numpy names that are gone now and that the old numpy's own deprecation text
   names the replacement of ("Please use `prod` instead"), where that replacement is there now. (Names
   numpy still explains in its AttributeError, as `np.float_`, are read from that error instead.)
+- `RENAMED_KEYWORDS`: scikit-learn parameters its old version's warnings say were renamed ("`sparse`
+  was renamed to `sparse_output`"), where the old name is gone now and the new one is there.
 - `SKLEARN_MOVED`: scikit-learn classes and functions that are gone now and that the old version's
   deprecation names the replacement of ("Import impute.SimpleImputer from sklearn instead").
 
@@ -103,8 +105,8 @@ def members(path: str) -> dict:
     return found
 
 
-def estimators() -> dict:
-    """Every scikit-learn estimator's constructor, under its public path."""
+def estimator_classes() -> dict:
+    """Every scikit-learn estimator class, under its public path."""
     import sklearn
 
     found = {}
@@ -117,12 +119,18 @@ def estimators() -> dict:
             continue
         for name in dir(module):
             obj = getattr(module, name, None)
-            if name.startswith("_") or not inspect.isclass(obj) or not hasattr(obj, "get_params"):
-                continue
-            names = positional(obj.__init__)
-            if names:
-                found.setdefault(obj.__module__.split("._")[0].rsplit(".", 1)[0] + "." + name, names)
-                found.setdefault(info.name + "." + name, names)
+            if not name.startswith("_") and inspect.isclass(obj) and hasattr(obj, "get_params"):
+                found.setdefault(info.name + "." + name, obj)
+    return found
+
+
+def estimators() -> dict:
+    """Every scikit-learn estimator's constructor's positional parameters, under its public path."""
+    found = {}
+    for path, cls in estimator_classes().items():
+        names = positional(cls.__init__)
+        if names:
+            found[path] = names
     return found
 
 
@@ -190,12 +198,36 @@ def sklearn_deprecated() -> dict:
     return words
 
 
+_SENTENCE = r"(?:[^.]|\.\d)*?"  # up to the end of a sentence ("1.2" is no end)
+RENAMED = [re.compile(p) for p in (
+    r"``?(\w+)``? was renamed to ``?(\w+)``?",
+    r"``?(\w+)``? (?:is|was|has been) deprecated" + _SENTENCE + r"\. [Uu]se ``?(\w+)``? instead",
+    r"``?(\w+)``? (?:is|was) deprecated in (?:version )?[\d.]+ and will be renamed to ``?(\w+)``?",
+)]
+
+
+def sklearn_renamed() -> dict:
+    """The parameters scikit-learn's estimators renamed, in the warnings their methods raise ("`sparse` was
+    renamed to `sparse_output` in version 1.2"): {class path: [[old, new], ...]}."""
+    found = {}
+    for path, cls in estimator_classes().items():
+        texts = [cls.__doc__ or ""]  # its parameters' notes: ".. deprecated:: 1.2 `sparse` is deprecated ..."
+        for _, method in inspect.getmembers(cls, inspect.isfunction):
+            if getattr(method, "__module__", "").startswith("sklearn"):
+                texts += _strings(method)
+        pairs = [m.groups() for text in texts for pattern in RENAMED for m in pattern.finditer(" ".join(text.split()))]
+        if pairs:
+            found[path] = sorted({tuple(p) for p in pairs})
+    return found
+
+
 def dump(libraries) -> dict:
     found = {}
     if "numpy" in libraries:
         found["numpy deprecated"] = numpy_deprecated()
     if "sklearn" in libraries:
         found["sklearn deprecated"] = sklearn_deprecated()
+        found["sklearn renamed"] = sklearn_renamed()
     for library in libraries:
         if library == "sklearn":
             found.update(estimators())
@@ -250,6 +282,21 @@ def sklearn_moved(words: dict) -> dict:
             new_module, new_name = new.rsplit(".", 1)
             public = new_module.split("._")[0]  # `sklearn.impute._base` -> `sklearn.impute`
             table[(module, name)] = (public if hasattr(resolve(public), new_name) else new_module, new_name)
+    return table
+
+
+def renamed_keywords(renamed: dict) -> dict:
+    """{(a TypeError's name for the constructor, old keyword): new keyword} where the old keyword is gone
+    now and the new one is there."""
+    table = {}
+    for path, pairs in sorted(renamed.items()):
+        cls = resolve(path)
+        if cls is None:
+            continue
+        params = set(positional(cls.__init__) or []) | keyword_only(cls.__init__)
+        for old, new in pairs:
+            if old not in params and new in params:
+                table[(error_name(cls, path), old)] = new
     return table
 
 
@@ -324,6 +371,12 @@ def main(argv) -> int:
             removed.update(numpy_removed(d.get("numpy deprecated", {})))
         for name, new in sorted(removed.items()):
             print(f"    {name!r}: {new!r},")
+        print("}\n\nRENAMED_KEYWORDS = {")
+        renamed = {}
+        for d in dumps:
+            renamed.update(renamed_keywords(d.get("sklearn renamed", {})))
+        for key, new in sorted(renamed.items()):
+            print(f"    {key!r}: {new!r},")
         print("}\n\nSKLEARN_MOVED = {")
         moved = {}
         for d in dumps:

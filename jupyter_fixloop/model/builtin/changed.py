@@ -63,10 +63,6 @@ KEYWORD_ONLY_NOW = {
     'Axes.violinplot': ('vert', 'widths', 'showmeans', 'showextrema', 'showmedians'),
     'Axes.vlines': ('label',),
     'Axes.xcorr': ('normed', 'detrend', 'usevlines', 'maxlags'),
-    'BaseDecisionTree.__init__': (
-        'criterion', 'splitter', 'max_depth', 'min_samples_split', 'min_samples_leaf',
-        'min_weight_fraction_leaf', 'max_features', 'max_leaf_nodes', 'random_state',
-        'min_impurity_decrease'),
     'BaseRandomProjection.__init__': ('eps',),
     'BayesianGaussianMixture.__init__': (
         'n_components', 'covariance_type', 'tol', 'reg_covar', 'max_iter', 'n_init', 'init_params',
@@ -707,12 +703,12 @@ STILL_POSITIONAL = {
     'Axes.eventplot': 1, 'Axes.hexbin': 3, 'Axes.hist': 2, 'Axes.hist2d': 3, 'Axes.hlines': 5, 'Axes.imshow': 3,
     'Axes.magnitude_spectrum': 1, 'Axes.phase_spectrum': 1, 'Axes.pie': 1, 'Axes.psd': 1, 'Axes.scatter': 4,
     'Axes.specgram': 1, 'Axes.spy': 1, 'Axes.violin': 2, 'Axes.violinplot': 2, 'Axes.vlines': 5, 'Axes.xcorr': 2,
-    'BaseDecisionTree.__init__': 0, 'BaseRandomProjection.__init__': 1, 'BayesianGaussianMixture.__init__': 0,
-    'BernoulliNB.__init__': 0, 'BernoulliRBM.__init__': 1, 'Binarizer.__init__': 0, 'Birch.__init__': 0,
-    'CCA.__init__': 1, 'CirclePolygon.__init__': 2, 'Collection.__init__': 0, 'ColumnTransformer.__init__': 1,
-    'ComplementNB.__init__': 0, 'ConnectionPatch.__init__': 4, 'CountVectorizer.__init__': 0, 'DBSCAN.__init__': 1,
-    'DataFrame.all': 0, 'DataFrame.any': 0, 'DataFrame.drop': 1, 'DataFrame.drop_duplicates': 1, 'DataFrame.dropna':
-    0, 'DataFrame.eval': 1, 'DataFrame.kurt': 0, 'DataFrame.max': 0, 'DataFrame.mean': 0, 'DataFrame.median': 0,
+    'BaseRandomProjection.__init__': 1, 'BayesianGaussianMixture.__init__': 0, 'BernoulliNB.__init__': 0,
+    'BernoulliRBM.__init__': 1, 'Binarizer.__init__': 0, 'Birch.__init__': 0, 'CCA.__init__': 1,
+    'CirclePolygon.__init__': 2, 'Collection.__init__': 0, 'ColumnTransformer.__init__': 1, 'ComplementNB.__init__':
+    0, 'ConnectionPatch.__init__': 4, 'CountVectorizer.__init__': 0, 'DBSCAN.__init__': 1, 'DataFrame.all': 0,
+    'DataFrame.any': 0, 'DataFrame.drop': 1, 'DataFrame.drop_duplicates': 1, 'DataFrame.dropna': 0,
+    'DataFrame.eval': 1, 'DataFrame.kurt': 0, 'DataFrame.max': 0, 'DataFrame.mean': 0, 'DataFrame.median': 0,
     'DataFrame.min': 0, 'DataFrame.pivot': 0, 'DataFrame.prod': 0, 'DataFrame.query': 1, 'DataFrame.reindex': 1,
     'DataFrame.rename': 1, 'DataFrame.rename_axis': 1, 'DataFrame.reset_index': 1, 'DataFrame.sem': 0,
     'DataFrame.set_axis': 1, 'DataFrame.set_index': 1, 'DataFrame.skew': 0, 'DataFrame.sort_index': 0,
@@ -826,6 +822,22 @@ NUMPY_REMOVED = {
     'ndfromtxt': '{m}.genfromtxt',
     'product': '{m}.prod',
     'trapz': '{m}.trapezoid',
+}
+
+RENAMED_KEYWORDS = {
+    ('AdaBoostClassifier.__init__', 'base_estimator'): 'estimator',
+    ('AdaBoostRegressor.__init__', 'base_estimator'): 'estimator',
+    ('AgglomerativeClustering.__init__', 'affinity'): 'metric',
+    ('BaggingClassifier.__init__', 'base_estimator'): 'estimator',
+    ('BaggingRegressor.__init__', 'base_estimator'): 'estimator',
+    ('BaseEnsemble.__init__', 'base_estimator'): 'estimator',
+    ('CalibratedClassifierCV.__init__', 'base_estimator'): 'estimator',
+    ('FeatureAgglomeration.__init__', 'affinity'): 'metric',
+    ('LatentDirichletAllocation.__init__', 'n_topics'): 'n_components',
+    ('MiniBatchDictionaryLearning.__init__', 'n_iter'): 'max_iter',
+    ('MiniBatchSparsePCA.__init__', 'n_iter'): 'max_iter',
+    ('OneHotEncoder.__init__', 'sparse'): 'sparse_output',
+    ('RANSACRegressor.__init__', 'base_estimator'): 'estimator',
 }
 
 SKLEARN_MOVED = {

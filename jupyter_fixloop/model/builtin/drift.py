@@ -19,6 +19,7 @@ words or from what the library says it has now.
 - `setitem_upcast`: a float set into integers (`s[mask] = 13.6`): cast to floats first, as pandas 1 did.
 - `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
 - `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
+- `renamed_keyword`: a keyword the library renamed (`OneHotEncoder(sparse=False)` -> `sparse_output=`).
 - `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
   of that name (`np.ptp(arr)`).
 """
@@ -29,7 +30,7 @@ import ast
 import difflib
 import re
 
-from .changed import KEYWORD_ONLY_NOW, STILL_POSITIONAL
+from .changed import KEYWORD_ONLY_NOW, RENAMED_KEYWORDS, STILL_POSITIONAL
 from .edits import (
     ParsedReceipt,
     call_name,
@@ -545,4 +546,23 @@ def method_now_function(code: str, receipt: ParsedReceipt) -> str | None:
         args = [source_of(code, call.func.value)] + [source_of(code, a) for a in (*call.args, *call.keywords)]
         fixed = replace_node(code, call, f"{alias or module}.{attr}({', '.join(args)})")
         return fixed if alias else insert_import(fixed, f"import {module}")
+    return None
+
+
+UNEXPECTED_KEYWORD = re.compile(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
+
+
+def renamed_keyword(code: str, receipt: ParsedReceipt) -> str | None:
+    """A keyword the library renamed: `OneHotEncoder(sparse=False)` is `OneHotEncoder(sparse_output=False)`,
+    as its old version's deprecation said (changed.RENAMED_KEYWORDS)."""
+    m = UNEXPECTED_KEYWORD.search(receipt.evalue) if receipt.ename == "TypeError" else None
+    tree = parse(code)
+    if not m or tree is None or (m.group(1), m.group(2)) not in RENAMED_KEYWORDS:
+        return None
+    new = RENAMED_KEYWORDS[m.group(1), m.group(2)]
+    callee = m.group(1).split(".")[-2] if m.group(1).endswith(".__init__") else m.group(1).rsplit(".", 1)[-1]
+    for call in calls_on_line(tree, receipt.lineno, callee):
+        kw = next((k for k in call.keywords if k.arg == m.group(2)), None)
+        if kw is not None and not has_keyword(call, new):
+            return replace_node(code, kw, f"{new}={source_of(code, kw.value)}")
     return None
