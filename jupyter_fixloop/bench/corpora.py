@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="Run each notebook of each corpus plainly and in batch mode; print "
                                                  "the figures per corpus, and the corpora developed on beside those "
                                                  "held out.")
-    parser.add_argument("--notebooks", required=True, nargs="+", metavar="DIR",
+    parser.add_argument("--notebooks", nargs="*", default=[], metavar="DIR",
                         help="corpora developed on: folders of .ipynb files (searched recursively)")
     parser.add_argument("--held-out", nargs="+", default=[], metavar="DIR",
                         help="corpora held out: notebooks the rules were not developed on")
@@ -148,9 +148,13 @@ def main(argv: list[str]) -> int:
         return int(exc.code or 0)
     folders = {os.path.abspath(d): d in args.held_out for d in [*args.notebooks, *args.held_out]}
     names = {folder: os.path.basename(folder.rstrip(os.sep)) for folder in folders}
+    if not folders:
+        print("jupyter-fixloop bench: no corpus: give --notebooks DIR (and --held-out DIR)", file=sys.stderr)
+        return 2
     for folder in folders:
         if not os.path.isdir(folder) or not find_notebooks(folder, args.only):
-            print(f"jupyter-fixloop bench: {folder}: no notebooks in this folder", file=sys.stderr)
+            why = " that --only picks" if args.only and os.path.isdir(folder) else ""
+            print(f"jupyter-fixloop bench: {folder}: no notebooks{why} in this folder", file=sys.stderr)
             return 2
     try:
         options = _options(args)

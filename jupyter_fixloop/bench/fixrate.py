@@ -477,7 +477,7 @@ def parse_args(argv: list[str]):
 
 
 def main(argv: list[str]) -> int:
-    if any(a == "--notebooks" or a.startswith("--notebooks=") for a in argv):
+    if any(a.split("=")[0] in ("--notebooks", "--held-out") for a in argv):
         from . import corpora  # real notebooks by corpus, plainly and in batch mode: a bench of its own
 
         return corpora.main(argv)
