@@ -375,6 +375,9 @@ LIBRARY_CASES = {
                                                    "enc = OneHotEncoder(sparse=False)\n"
                                                    "dense = enc.fit_transform([['a'], ['b']])\n",
                                                    "renamed_keyword", "dense.tolist() == [[1.0, 0.0], [0.0, 1.0]]"),
+    "matplotlib_call_its_deprecation_named": ("matplotlib", "import matplotlib.pyplot as plt\n",
+                                              "greys = plt.cm.get_cmap('Greys')\nmid = greys(0.5)\n", "moved_call",
+                                              "greys.name == 'Greys' and len(mid) == 4"),
     "sklearn_imputer_by_its_deprecation": ("sklearn", "import numpy as np\n",
                                            "from sklearn.preprocessing import Imputer\n"
                                            "filled = Imputer(strategy='median').fit_transform([[1.0], [np.nan], "

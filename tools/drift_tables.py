@@ -7,6 +7,8 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
   numpy still explains in its AttributeError, as `np.float_`, are read from that error instead.)
 - `RENAMED_KEYWORDS`: scikit-learn parameters its old version's warnings say were renamed ("`sparse`
   was renamed to `sparse_output`"), where the old name is gone now and the new one is there.
+- `MOVED_CALLS`: matplotlib functions of one argument that are gone now and that the old version's
+  deprecation says to call another function instead of ("Use ``matplotlib.colormaps.get_cmap(obj)``").
 - `SKLEARN_MOVED`: scikit-learn classes and functions that are gone now and that the old version's
   deprecation names the replacement of ("Import impute.SimpleImputer from sklearn instead").
 
@@ -221,8 +223,29 @@ def sklearn_renamed() -> dict:
     return found
 
 
+MATPLOTLIB_MODULES = ["matplotlib", "matplotlib.pyplot", "matplotlib.cm", "matplotlib.colors", "matplotlib.mlab",
+                      "matplotlib.ticker", "matplotlib.dates", "matplotlib.cbook"]
+
+
+def matplotlib_deprecated() -> dict:
+    """matplotlib's own words on the module functions it deprecated (the `.. deprecated::` note its
+    `_api.deprecated` writes into the docstring: "Use ``matplotlib.colormaps.get_cmap(obj)`` instead")."""
+    words = {}
+    for path in MATPLOTLIB_MODULES:
+        module = resolve(path)
+        for name in dir(module):
+            obj = getattr(module, name, None)
+            doc = getattr(obj, "__doc__", None) or ""
+            note = re.search(r"\.\. deprecated::(.*?)(?:\n\s*\n|$)", doc, re.DOTALL)
+            if not name.startswith("_") and inspect.isfunction(obj) and note:
+                words[path + "." + name] = " ".join(note.group(1).split())
+    return words
+
+
 def dump(libraries) -> dict:
     found = {}
+    if "matplotlib" in libraries:
+        found["matplotlib deprecated"] = matplotlib_deprecated()
     if "numpy" in libraries:
         found["numpy deprecated"] = numpy_deprecated()
     if "sklearn" in libraries:
@@ -297,6 +320,22 @@ def renamed_keywords(renamed: dict) -> dict:
         for old, new in pairs:
             if old not in params and new in params:
                 table[(error_name(cls, path), old)] = new
+    return table
+
+
+CALL_INSTEAD = re.compile(r"``([\w.]+)\((\w+)\)``")  # "``matplotlib.colormaps.get_cmap(obj)``": one argument
+
+
+def moved_calls(words: dict) -> dict:
+    """{(module, function) gone now: the function of one argument its old deprecation says to call instead}."""
+    table = {}
+    for path, text in sorted(words.items()):
+        if resolve(path) is not None:
+            continue
+        for m in CALL_INSTEAD.finditer(text):
+            if resolve(m.group(1)) is not None:
+                table[tuple(path.rsplit(".", 1))] = m.group(1)
+                break
     return table
 
 
@@ -376,6 +415,12 @@ def main(argv) -> int:
         for d in dumps:
             renamed.update(renamed_keywords(d.get("sklearn renamed", {})))
         for key, new in sorted(renamed.items()):
+            print(f"    {key!r}: {new!r},")
+        print("}\n\n# a function of one argument gone now -> the one its old deprecation said to call\nMOVED_CALLS = {")
+        calls = {}
+        for d in dumps:
+            calls.update(moved_calls(d.get("matplotlib deprecated", {})))
+        for key, new in sorted(calls.items()):
             print(f"    {key!r}: {new!r},")
         print("}\n\nSKLEARN_MOVED = {")
         moved = {}

@@ -10,6 +10,8 @@ scikit-learn 1.9.1), 2026-11-27. Do not edit by hand: run the tool again (its do
 - `STILL_POSITIONAL`: how many arguments each of those still takes by position.
 - `NUMPY_REMOVED`: numpy names gone now that the old numpy's deprecation says to replace
   ("Please use `prod` instead"); `{m}` is the alias the cell uses.
+- `MOVED_CALLS`: (module, function of one argument) gone now -> the function its old deprecation said
+  to call instead.
 - `SKLEARN_MOVED`: (module, name) gone from scikit-learn now -> (module, name) its old deprecation
   said to import instead.
 """
@@ -838,6 +840,14 @@ RENAMED_KEYWORDS = {
     ('MiniBatchSparsePCA.__init__', 'n_iter'): 'max_iter',
     ('OneHotEncoder.__init__', 'sparse'): 'sparse_output',
     ('RANSACRegressor.__init__', 'base_estimator'): 'estimator',
+}
+
+# a function of one argument gone now -> the one its old deprecation said to call
+MOVED_CALLS = {
+    ('matplotlib.cm', 'get_cmap'): 'matplotlib.colormaps.get_cmap',
+    ('matplotlib.cm', 'register_cmap'): 'matplotlib.colormaps.register',
+    ('matplotlib.cm', 'unregister_cmap'): 'matplotlib.colormaps.unregister',
+    ('matplotlib.pyplot', 'register_cmap'): 'matplotlib.colormaps.register',
 }
 
 SKLEARN_MOVED = {

@@ -20,6 +20,8 @@ words or from what the library says it has now.
 - `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
 - `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
 - `renamed_keyword`: a keyword the library renamed (`OneHotEncoder(sparse=False)` -> `sparse_output=`).
+- `moved_call`: a function of one argument matplotlib removed, as the call its deprecation named
+  (`plt.cm.get_cmap('jet')` -> `matplotlib.colormaps.get_cmap('jet')`).
 - `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
   of that name (`np.ptp(arr)`).
 """
@@ -30,7 +32,7 @@ import ast
 import difflib
 import re
 
-from .changed import KEYWORD_ONLY_NOW, RENAMED_KEYWORDS, STILL_POSITIONAL
+from .changed import KEYWORD_ONLY_NOW, MOVED_CALLS, RENAMED_KEYWORDS, STILL_POSITIONAL
 from .edits import (
     ParsedReceipt,
     call_name,
@@ -565,4 +567,26 @@ def renamed_keyword(code: str, receipt: ParsedReceipt) -> str | None:
         kw = next((k for k in call.keywords if k.arg == m.group(2)), None)
         if kw is not None and not has_keyword(call, new):
             return replace_node(code, kw, f"{new}={source_of(code, kw.value)}")
+    return None
+
+
+def moved_call(code: str, receipt: ParsedReceipt) -> str | None:
+    """`plt.cm.get_cmap('viridis')` when matplotlib removed `cm.get_cmap`: the function of one argument its
+    deprecation said to call instead (`matplotlib.colormaps.get_cmap('viridis')`, changed.MOVED_CALLS),
+    under the cell's name for the package (imported when the cell has none)."""
+    found = attribute_error(receipt)
+    tree = parse(code)
+    if not found or not found[0].startswith("module ") or tree is None:
+        return None
+    new = MOVED_CALLS.get((found[0][len("module "):], found[1]))
+    if new is None:
+        return None
+    top, rest = new.split(".", 1)
+    alias = next((name for name, full in receipt.modules.items() if full == top), None)
+    alias = alias or next(iter(re.findall(rf"^\s*import {top}(?: as (\w+))?\s*$", code, re.MULTILINE)), None)
+    alias = alias if alias != "" else top  # `import matplotlib` binds `matplotlib`
+    for call in calls_on_line(tree, receipt.lineno, found[1]):
+        if isinstance(call.func, ast.Attribute) and len(call.args) == 1 and not call.keywords:
+            fixed = replace_node(code, call.func, f"{alias or top}.{rest}")
+            return fixed if alias else insert_import(fixed, f"import {top}")
     return None
