@@ -269,3 +269,14 @@ def test_the_corpora_summary_puts_dev_beside_held_out_and_leaves_each_corpus_out
     assert "| drift cells fixed right | 5/8 (62%) | 6/12 (50%) | +12 points |" in text
     assert "| drift fixes wrong | 1 | 0 | |" in text
     assert "| b | 6/10 (60%) | 8/10 (80%) | +20 points |" in text  # b left out: a and c are the others
+
+
+def test_a_corpus_without_notebooks_is_refused_with_what_to_do(tmp_path, capsys):
+    from jupyter_fixloop.bench import corpora
+
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "a.ipynb").write_text("{}")
+    assert corpora.main([]) == 2
+    assert "give --notebooks DIR" in capsys.readouterr().err
+    assert bench.main(["--held-out", str(tmp_path / "one"), "--only", "zzz"]) == 2
+    assert "no notebooks that --only picks in this folder" in capsys.readouterr().err
