@@ -178,6 +178,10 @@ def main(argv: list[str]) -> int:
                     except FixloopError as exc:
                         print(f"jupyter-fixloop bench: {corpus}/{rel}: {exc}", file=sys.stderr)
                         continue
+                    except (Exception, asyncio.CancelledError) as exc:  # a kernel lost mid-run: measure the rest
+                        print(f"jupyter-fixloop bench: {corpus}/{rel}: not measured ({type(exc).__name__}: {exc})",
+                              file=sys.stderr)
+                        continue
                     f.corpus = corpus
                     print(f"{corpus}/{rel}: {f.batch} cells run (plain Jupyter: {f.plain}), {sum(f.fixed.values())} "
                           f"fixed, {f.drift_fixed}/{f.drift} drift cells fixed ({f.verdicts['wrong']} wrong), "
