@@ -378,6 +378,10 @@ LIBRARY_CASES = {
     "matplotlib_call_its_deprecation_named": ("matplotlib", "import matplotlib.pyplot as plt\n",
                                               "greys = plt.cm.get_cmap('Greys')\nmid = greys(0.5)\n", "moved_call",
                                               "greys.name == 'Greys' and len(mid) == 4"),
+    "sklearn_one_number_as_one_row": ("sklearn", "from sklearn.linear_model import LinearRegression\n"
+                                                  "m = LinearRegression().fit([[1.0], [2.0], [3.0]], [2.0, 4.0, 6.0])\n"
+                                                  "x = 2.5\n",
+                                      "y = m.predict(x)[0]\n", "scalar_as_2d", "abs(y - 5.0) < 1e-9"),
     "sklearn_imputer_by_its_deprecation": ("sklearn", "import numpy as np\n",
                                            "from sklearn.preprocessing import Imputer\n"
                                            "filled = Imputer(strategy='median').fit_transform([[1.0], [np.nan], "

@@ -22,6 +22,8 @@ words or from what the library says it has now.
 - `renamed_keyword`: a keyword the library renamed (`OneHotEncoder(sparse=False)` -> `sparse_output=`).
 - `moved_call`: a function of one argument matplotlib removed, as the call its deprecation named
   (`plt.cm.get_cmap('jet')` -> `matplotlib.colormaps.get_cmap('jet')`).
+- `scalar_as_2d`: one number where scikit-learn wants rows of features: `[[x]]`, as its error's two
+  reshapes both say for one number.
 - `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
   of that name (`np.ptp(arr)`).
 """
@@ -590,3 +592,23 @@ def moved_call(code: str, receipt: ParsedReceipt) -> str | None:
             fixed = replace_node(code, call.func, f"{alias or top}.{rest}")
             return fixed if alias else insert_import(fixed, f"import {top}")
     return None
+
+
+SCALAR_2D = re.compile(r"Expected 2D array, got scalar array instead:\s*array=(\S+?)\.?\s+Reshape your data either "
+                       r"using array\.reshape\(-1, 1\).*?or array\.reshape\(1, -1\)", re.DOTALL)
+
+
+def scalar_as_2d(code: str, receipt: ParsedReceipt) -> str | None:
+    """scikit-learn once took a single number where it wants rows of features; it now says "Expected 2D
+    array, got scalar array instead ... reshape(-1, 1) if ... a single feature or reshape(1, -1) if ... a
+    single sample": for one number both are one row of one feature, `[[x]]`. The call on the failing
+    line with one argument that is a name or an attribute is the one."""
+    m = SCALAR_2D.search(receipt.message) if receipt.ename == "ValueError" else None
+    tree = parse(code)
+    if not m or tree is None:
+        return None
+    calls = [c for c in calls_on_line(tree, receipt.lineno) if isinstance(c.func, ast.Attribute)
+             and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], (ast.Name, ast.Attribute, ast.Constant))]
+    if len(calls) != 1:
+        return None
+    return replace_node(code, calls[0].args[0], f"[[{source_of(code, calls[0].args[0])}]]")
