@@ -400,6 +400,10 @@ LIBRARY_CASES = {
                                            "filled = Imputer(strategy='median').fit_transform([[1.0], [np.nan], "
                                            "[5.0]])\n",
                                            "moved_import", "filled.ravel().tolist() == [1.0, 3.0, 5.0]"),
+    "scipy_numpy_function_by_its_deprecation": ("scipy", "",
+                                                "from scipy import linalg, sqrt\n"
+                                                "side = sqrt(linalg.det([[4.0, 0.0], [0.0, 4.0]]))\n",
+                                                "moved_import", "abs(side - 4.0) < 1e-9"),
 }
 
 

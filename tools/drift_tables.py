@@ -11,8 +11,12 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
   deprecation says to call another function instead of ("Use ``matplotlib.colormaps.get_cmap(obj)``").
 - `SKLEARN_MOVED`: scikit-learn classes and functions that are gone now and that the old version's
   deprecation names the replacement of ("Import impute.SimpleImputer from sklearn instead").
+- `SCIPY_MOVED`: the numpy functions scipy re-exported, deprecated (scipy 1.4-1.11: "scipy.exp is
+  deprecated and will be removed in SciPy 2.0.0, use numpy.exp instead") and removed: the numpy one
+  its deprecation names, where that one is there now.
 
-    # 1. in a side venv with the old versions (see README "Real notebooks"):
+    # 1. in a side venv with the old versions (see docs/benchmarks.md, "The corpora"; scipy 1.10.1
+    #    with numpy<1.25 in a venv of its own: `dump scipy > /tmp/scipy110-sigs.json`):
     /tmp/old37/bin/python tools/drift_tables.py dump pandas numpy matplotlib sklearn > /tmp/old-sigs.json
     /tmp/oldpd/bin/python tools/drift_tables.py dump pandas numpy matplotlib sklearn > /tmp/oldpd-sigs.json
     # 2. here, with today's versions: print the entries (where two old versions differ, what they agree on)
@@ -223,6 +227,35 @@ def sklearn_renamed() -> dict:
     return found
 
 
+def scipy_deprecated() -> dict:
+    """scipy's own words on the numpy functions it re-exported and deprecated: calling `scipy.exp` warned
+    "scipy.exp is deprecated and will be removed in SciPy 2.0.0, use numpy.exp instead"; the wrapper that
+    warns holds that message (its closure), so it is read without calling anything."""
+    import scipy
+
+    words = {}
+    for name, obj in sorted(vars(scipy).items()):  # not dir(): scipy's __dir__ lists its submodules only
+        cells = getattr(obj, "__closure__", None) or ()
+        said = [c.cell_contents for c in cells if isinstance(c.cell_contents, str) and "deprecated" in c.cell_contents]
+        if not name.startswith("_") and callable(obj) and said:
+            words["scipy." + name] = " ".join(said[0].split())
+    return words
+
+
+NUMPY_INSTEAD = re.compile(r"use (numpy(?:\.\w+)+) instead")  # numpy.exp, numpy.lib.scimath.sqrt
+
+
+def scipy_moved(words: dict) -> dict:
+    """Names gone from scipy now whose old deprecation names the numpy function to use instead, where that
+    one is there now: {(module, name): (module, name)}."""
+    table = {}
+    for path, text in sorted(words.items()):
+        m = NUMPY_INSTEAD.search(text)
+        if resolve(path) is None and m and resolve(m.group(1)) is not None:
+            table[tuple(path.rsplit(".", 1))] = tuple(m.group(1).rsplit(".", 1))
+    return table
+
+
 MATPLOTLIB_MODULES = ["matplotlib", "matplotlib.pyplot", "matplotlib.cm", "matplotlib.colors", "matplotlib.mlab",
                       "matplotlib.ticker", "matplotlib.dates", "matplotlib.cbook"]
 
@@ -248,6 +281,8 @@ def dump(libraries) -> dict:
         found["matplotlib deprecated"] = matplotlib_deprecated()
     if "numpy" in libraries:
         found["numpy deprecated"] = numpy_deprecated()
+    if "scipy" in libraries:
+        found["scipy deprecated"] = scipy_deprecated()
     if "sklearn" in libraries:
         found["sklearn deprecated"] = sklearn_deprecated()
         found["sklearn renamed"] = sklearn_renamed()
@@ -404,31 +439,20 @@ def main(argv) -> int:
               "# parameter validation raises a bare \"too many positional arguments\")\nSTILL_POSITIONAL = {")
         print(textwrap.fill(" ".join(f"{k!r}: {STILL_POSITIONAL[k]}," for k in sorted(table)), 116,
                             initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False))
-        print("}\n\nNUMPY_REMOVED = {")
-        removed = {}
-        for d in dumps:
-            removed.update(numpy_removed(d.get("numpy deprecated", {})))
-        for name, new in sorted(removed.items()):
-            print(f"    {name!r}: {new!r},")
-        print("}\n\nRENAMED_KEYWORDS = {")
-        renamed = {}
-        for d in dumps:
-            renamed.update(renamed_keywords(d.get("sklearn renamed", {})))
-        for key, new in sorted(renamed.items()):
-            print(f"    {key!r}: {new!r},")
-        print("}\n\n# a function of one argument gone now -> the one its old deprecation said to call\nMOVED_CALLS = {")
-        calls = {}
-        for d in dumps:
-            calls.update(moved_calls(d.get("matplotlib deprecated", {})))
-        for key, new in sorted(calls.items()):
-            print(f"    {key!r}: {new!r},")
-        print("}\n\nSKLEARN_MOVED = {")
-        moved = {}
-        for d in dumps:
-            moved.update(sklearn_moved(d.get("sklearn deprecated", {})))
-        for key, new in sorted(moved.items()):
-            print(f"    {key!r}: {new!r},")
         print("}")
+        for head, words, read in (("NUMPY_REMOVED", "numpy deprecated", numpy_removed),
+                                  ("RENAMED_KEYWORDS", "sklearn renamed", renamed_keywords),
+                                  ("# a function of one argument gone now -> the one its old deprecation said to "
+                                   "call\nMOVED_CALLS", "matplotlib deprecated", moved_calls),
+                                  ("SKLEARN_MOVED", "sklearn deprecated", sklearn_moved),
+                                  ("SCIPY_MOVED", "scipy deprecated", scipy_moved)):
+            entries = {}
+            for d in dumps:
+                entries.update(read(d.get(words, {})))
+            print(f"\n{head} = {{")
+            for key, new in sorted(entries.items()):
+                print(f"    {key!r}: {new!r},")
+            print("}")
         return 0
     sys.exit(__doc__)
 

@@ -11,7 +11,7 @@ import difflib
 import re
 import sys
 
-from .changed import NUMPY_REMOVED, SKLEARN_MOVED
+from .changed import NUMPY_REMOVED, SCIPY_MOVED, SKLEARN_MOVED
 from .edits import (
     ParsedReceipt,
     calls_on_line,
@@ -159,8 +159,9 @@ def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
 def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str) -> str | None:
     new_module = MOVED_NAMES.get((node.module, name), MOVED_NAMES.get((module, name), ""))
     new_name = name
-    renamed = SKLEARN_MOVED.get((node.module, name)) or SKLEARN_MOVED.get((module, name))
-    if renamed:  # what the old scikit-learn said to import instead, kept under the name the cell uses
+    said = {**SKLEARN_MOVED, **SCIPY_MOVED}
+    renamed = said.get((node.module, name)) or said.get((module, name))
+    if renamed:  # what the old scikit-learn or scipy said to import instead, kept under the name the cell uses
         new_module, new_name = renamed
     if new_module == "" and node.module in MOVED_MODULES:
         new_module = MOVED_MODULES[node.module]
