@@ -404,6 +404,9 @@ LIBRARY_CASES = {
                                                 "from scipy import linalg, sqrt\n"
                                                 "side = sqrt(linalg.det([[4.0, 0.0], [0.0, 4.0]]))\n",
                                                 "moved_import", "abs(side - 4.0) < 1e-9"),
+    "sklearn_externals_package_by_its_deprecation": ("six", "", "from sklearn.externals import six\n"
+                                                     "words = list(six.iterkeys({'a': 1}))\n",
+                                                     "moved_import", "words == ['a']"),
 }
 
 

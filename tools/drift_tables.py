@@ -11,6 +11,9 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
   deprecation says to call another function instead of ("Use ``matplotlib.colormaps.get_cmap(obj)``").
 - `SKLEARN_MOVED`: scikit-learn classes and functions that are gone now and that the old version's
   deprecation names the replacement of ("Import impute.SimpleImputer from sklearn instead").
+- `SKLEARN_MODULES_MOVED`: the modules of `sklearn.externals` that are gone now and whose old
+  deprecation, said on import, names the package to use instead ("Please rely on the official version
+  of six"), where that package is installed.
 - `SCIPY_MOVED`: the numpy functions scipy re-exported, deprecated (scipy 1.4-1.11: "scipy.exp is
   deprecated and will be removed in SciPy 2.0.0, use numpy.exp instead") and removed: the numpy one
   its deprecation names, where that one is there now.
@@ -204,6 +207,28 @@ def sklearn_deprecated() -> dict:
     return words
 
 
+def sklearn_modules_deprecated() -> dict:
+    """scikit-learn's own words on the modules of `sklearn.externals` it deprecated, said when one is
+    imported ("Please rely on the official version of six", "Please import this functionality directly
+    from joblib"). Run before anything imports them: a module warns on its first import only."""
+    import warnings
+
+    import sklearn.externals
+
+    words = {}
+    for info in pkgutil.iter_modules(sklearn.externals.__path__, "sklearn.externals."):
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            try:
+                importlib.import_module(info.name)
+            except Exception:  # noqa: BLE001
+                continue
+        texts = [str(w.message) for w in said if "deprecated" in str(w.message)]
+        if texts:
+            words[info.name] = " ".join(texts[0].split())
+    return words
+
+
 _SENTENCE = r"(?:[^.]|\.\d)*?"  # up to the end of a sentence ("1.2" is no end)
 RENAMED = [re.compile(p) for p in (
     r"``?(\w+)``? was renamed to ``?(\w+)``?",
@@ -284,6 +309,7 @@ def dump(libraries) -> dict:
     if "scipy" in libraries:
         found["scipy deprecated"] = scipy_deprecated()
     if "sklearn" in libraries:
+        found["sklearn modules deprecated"] = sklearn_modules_deprecated()
         found["sklearn deprecated"] = sklearn_deprecated()
         found["sklearn renamed"] = sklearn_renamed()
     for library in libraries:
@@ -324,6 +350,21 @@ def numpy_removed(words: dict) -> dict:
 
 
 SKLEARN_INSTEAD = re.compile(r"Import ([\w.]+) from sklearn instead")  # an import said outright: a drop-in
+
+
+SKLEARN_PACKAGE = re.compile(r"official version of (\w+)|import this functionality directly from (\w+)")
+
+
+def sklearn_modules_moved(words: dict) -> dict:
+    """Modules gone from `sklearn.externals` now whose old deprecation names the package to import instead,
+    where that package is installed: {(package, module): (None, package)} (`import six`)."""
+    table = {}
+    for path, text in sorted(words.items()):
+        m = SKLEARN_PACKAGE.search(text)
+        new = m and (m.group(1) or m.group(2))
+        if new and resolve(path) is None and resolve(new) is not None:
+            table[tuple(path.rsplit(".", 1))] = (None, new)
+    return table
 
 
 def sklearn_moved(words: dict) -> dict:
@@ -445,6 +486,7 @@ def main(argv) -> int:
                                   ("# a function of one argument gone now -> the one its old deprecation said to "
                                    "call\nMOVED_CALLS", "matplotlib deprecated", moved_calls),
                                   ("SKLEARN_MOVED", "sklearn deprecated", sklearn_moved),
+                                  ("SKLEARN_MODULES_MOVED", "sklearn modules deprecated", sklearn_modules_moved),
                                   ("SCIPY_MOVED", "scipy deprecated", scipy_moved)):
             entries = {}
             for d in dumps:

@@ -15,6 +15,8 @@ Do not edit by hand: run the tool again (its docstring says how).
   to call instead.
 - `SKLEARN_MOVED`: (module, name) gone from scikit-learn now -> (module, name) its old deprecation
   said to import instead.
+- `SKLEARN_MODULES_MOVED`: (package, module) gone from `sklearn.externals` now -> (None, the package its
+  old deprecation said to use instead): `import six`.
 - `SCIPY_MOVED`: (module, name) gone from scipy now -> the numpy function its old deprecation said to
   use instead ("scipy.exp is deprecated ..., use numpy.exp instead").
 """
@@ -856,6 +858,11 @@ MOVED_CALLS = {
 SKLEARN_MOVED = {
     ('sklearn.preprocessing', 'Imputer'): ('sklearn.impute', 'SimpleImputer'),
     ('sklearn.preprocessing.imputation', 'Imputer'): ('sklearn.impute', 'SimpleImputer'),
+}
+
+SKLEARN_MODULES_MOVED = {
+    ('sklearn.externals', 'joblib'): (None, 'joblib'),
+    ('sklearn.externals', 'six'): (None, 'six'),
 }
 
 SCIPY_MOVED = {

@@ -11,7 +11,7 @@ import difflib
 import re
 import sys
 
-from .changed import NUMPY_REMOVED, SCIPY_MOVED, SKLEARN_MOVED
+from .changed import NUMPY_REMOVED, SCIPY_MOVED, SKLEARN_MODULES_MOVED, SKLEARN_MOVED
 from .edits import (
     ParsedReceipt,
     calls_on_line,
@@ -159,9 +159,10 @@ def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
 def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str) -> str | None:
     new_module = MOVED_NAMES.get((node.module, name), MOVED_NAMES.get((module, name), ""))
     new_name = name
-    said = {**SKLEARN_MOVED, **SCIPY_MOVED}
+    said = {**SKLEARN_MOVED, **SKLEARN_MODULES_MOVED, **SCIPY_MOVED}
     renamed = said.get((node.module, name)) or said.get((module, name))
-    if renamed:  # what the old scikit-learn or scipy said to import instead, kept under the name the cell uses
+    if renamed:  # what the old scikit-learn or scipy said to import instead (None: a package of its own),
+        # kept under the name the cell uses
         new_module, new_name = renamed
     if new_module == "" and node.module in MOVED_MODULES:
         new_module = MOVED_MODULES[node.module]
