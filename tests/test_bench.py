@@ -182,11 +182,103 @@ def test_the_notebook_bench_runs_each_notebook_plainly_and_in_batch_mode(tmp_pat
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, str(folder / "old.ipynb"))
 
-    assert bench.main(["--notebooks", str(tmp_path / "corpus")]) == 0
+    # a held-out corpus: a plotting cell (it ran when saved: an image, no text) whose style was renamed
+    plots = tmp_path / "plots"
+    plots.mkdir()
+    image = new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})
+    nb = new_notebook(cells=[new_code_cell("import matplotlib.pyplot as plt\nplt.style.use('seaborn-whitegrid')\n"
+                                           "plt.plot([1, 2, 3])\nplt.show()", outputs=[image], execution_count=1)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(plots / "styles.ipynb"))
+
+    assert bench.main(["--notebooks", str(tmp_path / "corpus"), "--held-out", str(plots)]) == 0
 
     out = capsys.readouterr().out
-    assert "| sub/old.ipynb | 4 | 1 | 2 | 1 / 0 / 0 / 0 | 0 | 0 | 0 | 1/1 |" in out, out
-    assert "- sub: 1 saved output / 0 following cell / 0 check / 0 unverified" in out
-    assert "drift cells fixed that nothing verified (no saved output, following cell or check): 0 of 1" in out
+    assert "| sub/old.ipynb | 4 | 1 | 2 | 1 / 0 / 0 / 0 | 0 | 0 | 0 | 1/1 | 1 / 0 / 0 |" in out, out
     assert "batch runs fewer cells than plain Jupyter in: none" in out
     assert "- 1 package not installed" in out and "- 1 an earlier cell was not fixed" in out
+    # the plot ran off-screen (Agg): its drift counts, fixed but verified by nothing
+    assert "| styles.ipynb | 1 | 0 | 1 | 0 / 0 / 0 / 1 | 0 | 0 | 0 | 1/1 | 0 / 0 / 1 |" in out, out
+    assert "| corpus | dev | 1 | 4 | 1 | 2 | 1 / 0 / 0 / 0 | 1/1 (100%) | 1 / 0 / 0 |" in out, out
+    assert "| plots | held out | 1 | 1 | 0 | 1 | 0 / 0 / 0 / 1 | 1/1 (100%) | 0 / 0 / 1 |" in out, out
+    assert "| drift cells fixed right | 1/1 (100%) | 0/1 (0%) | +100 points |" in out, out
+    verifiers = "| fixes verified by saved output / following cell / check / nothing | 1 / 0 / 0 / 0 | 0 / 0 / 0 / 1 |"
+    assert verifiers in out, out
+
+
+def test_each_drift_fix_is_right_wrong_or_unverified_by_the_saved_output():
+    """Right: verified, or showing the saved output; wrong: another output while the notebook still
+    reproduces its saved outputs; unverified: nothing to compare (a plot, random data, or an output
+    above that already differs)."""
+    from nbformat.v4 import new_output
+
+    from jupyter_fixloop.batch.run import CellOutcome
+    from jupyter_fixloop.bench.notebooks import drift_cells, drift_verdicts
+
+    def cell(text=None, image=False):
+        outputs = [new_output("stream", name="stdout", text=text)] if text else []
+        outputs += [new_output("display_data", data={"image/png": "iVBORw0KGgo="})] if image else []
+        return {"outputs": outputs, "execution_count": 1}
+
+    rows = [  # (status, source, saved, now, verified_by)
+        ("ok", "print(1)", cell("1\n"), cell("1\n"), ""),
+        ("unverified", "print(s.sum(level=0))", cell("3\n"), cell("3\n"), ""),  # right: the output saved
+        ("unverified", "print(np.random.rand())", cell("0.5\n"), cell("0.7\n"), ""),  # random: not a check
+        ("fixed", "print(x)", cell(image=True), cell(image=True), "check"),  # right: a check verified it
+        ("unverified", "plt.plot(x)", cell(image=True), cell(image=True), ""),  # a plot: nothing to compare
+        ("unverified", "print(total)", cell("5\n"), cell("6\n"), ""),
+        ("ok", "print(later)", cell("7\n"), cell("8\n"), ""),
+        ("failed", "print(y)", cell("9\n"), cell(), ""),
+    ]
+    outcomes = [CellOutcome(n, status, source, verified_by=by) for n, (status, source, _, _, by) in enumerate(rows, 1)]
+    saved = {n: row[2] for n, row in enumerate(rows, 1)}
+    now = {n: row[3] for n, row in enumerate(rows, 1)}
+    plain = {1: None, **{n: "AttributeError: gone" for n in range(2, 9)}}
+
+    drift = drift_cells(outcomes, saved, plain)
+    assert drift == {2, 3, 4, 5, 6, 7, 8}
+    # a machine without the network, a file or a package is no drift of the library
+    for error in ("URLError: <urlopen error [Errno -2] Name or service not known>",
+                  "FileNotFoundError: [Errno 2] No such file or directory: 'movie_data.csv'",
+                  "ModuleNotFoundError: No module named 'theano'"):
+        assert not drift_cells(outcomes[1:2], saved, {2: error})
+    verdicts = {n: v for n, (v, _) in drift_verdicts(outcomes, saved, now, drift).items()}
+    # cell 3 draws random numbers: it shows another output, but that says nothing (and later outputs are
+    # not checks either)
+    assert verdicts == {2: "right", 3: "unverified", 4: "right", 5: "unverified", 6: "unverified", 7: "unverified"}
+    outcomes[2] = CellOutcome(3, "unverified", "print(rounded)")
+    verdicts = drift_verdicts(outcomes, saved, now, drift)
+    assert verdicts[3] == ("wrong", ["-0.5", "+0.7"])  # repeatable, and every output above was the one saved
+    assert verdicts[6][0] == "unverified"  # below a wrong one, an output is no check
+
+
+def test_the_corpora_summary_puts_dev_beside_held_out_and_leaves_each_corpus_out():
+    from collections import Counter
+
+    from jupyter_fixloop.bench.corpora import summary
+    from jupyter_fixloop.bench.notebooks import NotebookFigures
+
+    def nb(name, drift, right, wrong=0, unverified=0, plain=5, batch=6):
+        return NotebookFigures(name, cells=10, plain=plain, batch=batch, drift=drift,
+                               verdicts=Counter(right=right, wrong=wrong, unverified=unverified), seconds=20.0)
+
+    corpora = {"a": [nb("1.ipynb", 4, 3), nb("2.ipynb", 4, 2, 1, 1)], "b": [nb("3.ipynb", 10, 5, 0, 1)],
+               "c": [nb("4.ipynb", 2, 1, plain=6, batch=5)]}
+    text = summary(corpora, {"b", "c"})
+    assert "| a | dev | 2 | 20 | 10 | 12 | 0 / 0 / 0 / 0 | 7/8 (88%) | 5 / 1 / 1 | 20 | 0 |" in text, text
+    assert "| c | held out | 1 | 10 | 6 | 5 | 0 / 0 / 0 / 0 | 1/2 (50%) | 1 / 0 / 0 | 20 | 1 |" in text
+    assert "| drift cells fixed | 7/8 (88%) | 7/12 (58%) | +29 points |" in text
+    assert "| drift cells fixed right | 5/8 (62%) | 6/12 (50%) | +12 points |" in text
+    assert "| drift fixes wrong | 1 | 0 | |" in text
+    assert "| b | 6/10 (60%) | 8/10 (80%) | +20 points |" in text  # b left out: a and c are the others
+
+
+def test_a_corpus_without_notebooks_is_refused_with_what_to_do(tmp_path, capsys):
+    from jupyter_fixloop.bench import corpora
+
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "a.ipynb").write_text("{}")
+    assert corpora.main([]) == 2
+    assert "give --notebooks DIR" in capsys.readouterr().err
+    assert bench.main(["--held-out", str(tmp_path / "one"), "--only", "zzz"]) == 2
+    assert "no notebooks that --only picks in this folder" in capsys.readouterr().err

@@ -122,7 +122,8 @@ def test_the_architecture_page_lists_every_entry_of_the_kernel_wire():
 # ---------------------------------------------------------------- command lines
 
 
-BENCHES = {"--generation": "jupyter_fixloop.bench.generation", "--causes": "jupyter_fixloop.bench.causes"}
+BENCHES = {"--generation": "jupyter_fixloop.bench.generation", "--causes": "jupyter_fixloop.bench.causes",
+           "--notebooks": "jupyter_fixloop.bench.corpora", "--held-out": "jupyter_fixloop.bench.corpora"}
 
 
 @pytest.mark.parametrize("argv", command_lines(), ids=lambda argv: " ".join(argv)[:60])

@@ -39,12 +39,17 @@ def strip_images(nb) -> None:
 
 def main(src: str, dest: str) -> int:
     src_dir, dest_dir = Path(src).resolve(), Path(dest).resolve()
-    shutil.copytree(src_dir, dest_dir, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.ipynb", ".*"))
+    for path in sorted(src_dir.rglob("*")):  # the other files (no dirs_exist_ok: Python 3.7 runs this too)
+        rel = path.relative_to(src_dir)
+        if path.is_file() and path.suffix != ".ipynb" and not any(p.startswith(".") for p in rel.parts):
+            (dest_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, dest_dir / rel)
     for path in sorted(src_dir.rglob("*.ipynb")):
         rel = path.relative_to(src_dir)
         if any(part.startswith(".") for part in rel.parts):
             continue
         out = dest_dir / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
         nb = nbformat.read(path, as_version=4)
         with tempfile.TemporaryDirectory(prefix="save-outputs-") as scratch:
             work = Path(shutil.copytree(src_dir, Path(scratch) / "src"))

@@ -345,8 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("cases", nargs="?", default=DEV_CASES,
                         help="JSON-lines file of cases (id, category, group, setup, cell, check); "
                         "default: the 28 dev cases shipped with the package")
-    parser.add_argument("--notebooks", metavar="DIR",
-                        help="instead of cases: run each notebook under DIR plainly and in batch "
+    parser.add_argument("--notebooks", metavar="DIR", nargs="+",
+                        help="instead of cases: run each notebook of each corpus DIR plainly and in batch "
                         "mode (`jupyter-fixloop bench --notebooks DIR --help`)")
     parser.add_argument("--generation", metavar="FILE", nargs="?",
                         help="instead of cases: steps of an instruction, a setup and a reference solution, one-shot "
@@ -376,10 +376,10 @@ def parse_args(argv: list[str]):
 
 
 def main(argv: list[str]) -> int:
-    if any(a == "--notebooks" or a.startswith("--notebooks=") for a in argv):
-        from . import notebooks  # real notebooks, plainly and in batch mode: a bench of its own
+    if any(a.split("=")[0] in ("--notebooks", "--held-out") for a in argv):
+        from . import corpora  # real notebooks by corpus, plainly and in batch mode: a bench of its own
 
-        return notebooks.main(argv)
+        return corpora.main(argv)
     if any(a == "--generation" or a.startswith("--generation=") for a in argv):
         from . import generation  # instructions in a namespace, one-shot and loop: a bench of its own
 

@@ -1,35 +1,41 @@
-"""`jupyter-fixloop bench --notebooks DIR`: real notebooks, run plainly and in batch mode.
+"""One real notebook, run plainly and in batch mode: its figures and how each drift cell went.
 
-For each notebook under DIR, and for each corpus (DIR's top folders): the cells plain Jupyter runs
-(nbclient, errors allowed) against the cells batch mode runs; the fixes, by what verified them (the
-output saved in the notebook, a following cell that discriminates, a check, or nothing); the cells
-kept as their author's examples (they raised when saved too) and those that run but look wrong;
-the API-drift cells (cells whose saved outputs show they ran when the notebook was saved,
-and that fail here when run plainly, not for a missing package, theirs or that of the cell they fail
-after) and how many batch mode runs (repaired, or running once a cell above it was); and what was left,
-and why. Each run works on its own copy of DIR (notebooks write files).
+For each notebook: the cells plain Jupyter runs (nbclient, errors allowed) against the cells batch
+mode runs; the fixes, by what verified them (the output saved in the notebook, a following cell that
+discriminates, a check, or nothing); the cells kept as their author's examples (they raised when saved
+too) and those that run but look wrong; the API-drift cells (cells that ran when the notebook was
+saved, without an error, and that fail here when run plainly, not for a missing package, file or
+network, theirs or that of the cell they fail after) and how batch mode left each: fixed right,
+fixed wrong, fixed but unverified, or not fixed; and what was left, and why. Each run works on its
+own copy of the notebook's folder (notebooks write files).
+
+A drift cell batch mode runs (repaired, or running once a cell above it was) is **right** when a
+check or the saved output verified its repair, or when what it shows now matches its saved text
+output; **wrong** when it shows another output than the one saved while the notebook still
+reproduces its saved outputs (every cell above it that ran as written and printed something printed
+what was saved) and the cell draws no random numbers; **unverified** otherwise (no saved text output,
+as for a plot; random data; or a cell above already shows another output than the one saved).
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import os
 import shutil
-import sys
 import tempfile
+import time
 from collections import Counter
-from dataclasses import dataclass, field
-
-from ..errors import FixloopError
+from dataclasses import asdict, dataclass, field
 
 FIXED = ("fixed", "unverified")  # a repair that runs: verified by something, or by nothing
+RAN = ("ok", *FIXED, "looks_wrong")  # ran without raising in the notebook's kernel (batch.run.RAN)
 VERIFIED_BY = ("saved output", "following cell", "check", "")  # batch's CellOutcome.verified_by; "": unverified
+VERDICTS = ("right", "wrong", "unverified")
 
 
 @dataclass
 class NotebookFigures:
     name: str
+    corpus: str = ""
     cells: int = 0
     plain: int = 0
     batch: int = 0
@@ -38,45 +44,93 @@ class NotebookFigures:
     looks_wrong: int = 0  # cells that run, but pandas says an assignment in them did nothing
     proposed: int = 0
     drift: int = 0
-    drift_fixed: int = 0
-    drift_unchecked: int = 0  # drift fixes nothing verified (no usable saved output, following cell or check)
+    verdicts: Counter = field(default_factory=Counter)  # drift cells run: "right", "wrong", "unverified"
     left: list = field(default_factory=list)  # (cell number, status, why)
     drift_left: list = field(default_factory=list)  # (cell number, the error) of drift cells not fixed
+    wrong: list = field(default_factory=list)  # (cell number, the first differing lines) of drift fixes shown wrong
     seconds: float = 0.0
 
+    @property
+    def drift_fixed(self) -> int:
+        return sum(self.verdicts[v] for v in VERDICTS)
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="jupyter-fixloop bench --notebooks",
-                                     description="Run each notebook under DIR plainly and in batch "
-                                                 "mode; print the figures.")
-    parser.add_argument("--notebooks", required=True, metavar="DIR",
-                        help="a folder of .ipynb files (searched recursively)")
-    parser.add_argument("--model", "-m", default=None,
-                        help="litellm model (default: $FIXLOOP_MODEL or fixloop/builtin)")
-    parser.add_argument("--api-base", default=None)
-    parser.add_argument("--max-rounds", "-r", type=int, default=None)
-    parser.add_argument("--cell-timeout", type=float, default=120.0, help="seconds a cell may run (default 120)")
-    parser.add_argument("--accept-unreviewed", action="store_true", help="as `run --accept-unreviewed`")
-    parser.add_argument("--no-saved-outputs", dest="saved_outputs", action="store_false")
-    return parser
+    def as_json(self) -> dict:
+        return {**asdict(self), "fixed": dict(self.fixed), "verdicts": dict(self.verdicts)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> NotebookFigures:
+        data = dict(data)
+        data["fixed"], data["verdicts"] = Counter(data.get("fixed", {})), Counter(data.get("verdicts", {}))
+        data["left"] = [tuple(x) for x in data.get("left", [])]
+        data["drift_left"] = [tuple(x) for x in data.get("drift_left", [])]
+        data["wrong"] = [tuple(x) for x in data.get("wrong", [])]
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+
+    def add(self, other: NotebookFigures) -> None:
+        """Sum `other`'s counts into these (for a corpus's or a side's total)."""
+        for name in ("cells", "plain", "batch", "proposed", "examples", "looks_wrong", "drift", "seconds"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.fixed.update(other.fixed)
+        self.verdicts.update(other.verdicts)
+        self.left += other.left
+        self.drift_left += [(f"{other.name} cell {n}", e) for n, e in other.drift_left]
+        self.wrong += [(f"{other.name} cell {n}", d) for n, d in other.wrong]
 
 
-def find_notebooks(folder: str) -> list[str]:
-    found = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found += [os.path.relpath(os.path.join(root, f), folder) for f in sorted(files)
-                  if f.endswith(".ipynb") and not f.endswith(".fixed.ipynb")]
+def ran_when_saved(cell) -> bool:
+    """The cell ran when the notebook was saved, without an error: it has an execution count or
+    outputs (text or images), none of them an error."""
+    outputs = cell.get("outputs", [])
+    ran = cell.get("execution_count") is not None or bool(outputs)
+    return ran and not any(o.get("output_type") == "error" for o in outputs)
+
+
+def environment(error: str) -> bool:
+    """A failure of this machine, not of the code: a package not installed, a file not there, no network."""
+    from ..batch import words
+
+    return bool(words.missing_package(error) or words.missing_file(error, "") or words.network([error]))
+
+
+def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
+    """The cells that ran when the notebook was saved and fail here plainly, not for a missing package,
+    file or network (their own, or that of the unfixed cell they fail after)."""
+    found = set()
+    for o in outcomes:
+        error = plain.get(o.number)
+        cause = plain.get(o.blamed_cell) if o.status == "skipped" else error
+        if (error is not None and ran_when_saved(original_cells[o.number]) and not environment(error)
+                and not (o.status == "skipped" and (cause is None or environment(cause)))):
+            found.add(o.number)
     return found
 
 
-async def measure(folder: str, rel: str, options, scratch: str) -> NotebookFigures:
-    """One notebook, plainly and in batch mode, each in a fresh copy of `folder`."""
-    import time
+def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set[int]) -> dict[int, tuple]:
+    """For each drift cell batch mode ran: ("right" | "wrong" | "unverified", the lines that differ)."""
+    from ..receipt import saved_check, saved_output, seeds, unrepeatable
 
-    from ..batch import words
+    verdicts, trusted, seeded = {}, True, False
+    for o in outcomes:
+        seeded = seeded or seeds(o.source)
+        saved = saved_output(original_cells[o.number].get("outputs", []))
+        now = saved_output(batch_cells[o.number].get("outputs", [])) if o.status in RAN else None
+        same = saved is not None and o.status in RAN and saved_check(now or "", None, saved)
+        if o.number in drift and o.status in RAN:
+            if o.status == "fixed" and o.verified_by or same and same[0]:
+                verdicts[o.number] = ("right", [])
+            elif same and trusted and not unrepeatable(o.source, seeded):
+                verdicts[o.number] = ("wrong", [line for line in same[2] if line[:1] in "+-"][:6])
+            else:
+                verdicts[o.number] = ("unverified", [])
+        if same and not same[0]:
+            trusted = False  # later saved outputs cannot be expected (random data, the clock, a changed repr)
+    return verdicts
+
+
+async def measure(folder: str, rel: str, options, scratch: str, keep: str | None = None) -> NotebookFigures:
+    """One notebook, plainly and in batch mode, each in a fresh copy of `folder`; with `keep`, the
+    notebook batch mode wrote is saved under `keep` (its fixes, its outputs) for review."""
     from ..batch.run import fix_notebook, plain_errors, read_notebook
-    from ..receipt import saved_output
 
     started = time.perf_counter()
     plain_dir, batch_dir = (shutil.copytree(folder, os.path.join(scratch, f"{kind}-{len(os.listdir(scratch))}"))
@@ -87,31 +141,41 @@ async def measure(folder: str, rel: str, options, scratch: str) -> NotebookFigur
                                options.kernel_name, workdir)
     path = os.path.join(batch_dir, rel)
     nb = read_notebook(path)
-    saved = {i + 1: saved_output(c.get("outputs", [])) for i, c in enumerate(nb.cells) if c.cell_type == "code"}
+    original = {i + 1: c for i, c in enumerate(nb.cells)}
+    original = {n: dict(outputs=list(c.get("outputs", [])), execution_count=c.get("execution_count"))
+                for n, c in original.items()}
     result = await fix_notebook(nb, path, options)
-    figures = NotebookFigures(rel, len(result.outcomes), sum(e is None for e in plain.values()), result.cells_run)
+    if keep:
+        _keep(nb, os.path.join(keep, rel))
+    figures = NotebookFigures(rel, cells=len(result.outcomes), plain=sum(e is None for e in plain.values()),
+                              batch=result.cells_run)
+    drift = drift_cells(result.outcomes, original, plain)
+    verdicts = drift_verdicts(result.outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)}, drift)
+    figures.drift = len(drift)
     for o in result.outcomes:
         if o.status in FIXED:  # "unverified": repaired and runs, but nothing checked it
             figures.fixed[o.verified_by if o.status == "fixed" else ""] += 1
         figures.proposed += o.status == "proposed"
         figures.examples += o.status == "example"
         figures.looks_wrong += o.status == "looks_wrong"
-        # a drift cell ran when the notebook was saved and fails here plainly, not for a missing package
-        # (its own, or that of the unfixed cell it fails after); batch mode fixes it by repairing it or a
-        # cell above it
-        error = plain.get(o.number)
-        cause = plain.get(o.blamed_cell) if o.status == "skipped" else error
-        drift = (error is not None and saved.get(o.number) is not None and not words.missing_package(error)
-                 and not (o.status == "skipped" and (cause is None or words.missing_package(cause))))
-        figures.drift += drift
-        figures.drift_fixed += drift and o.status in ("ok", *FIXED, "proposed")
-        figures.drift_unchecked += drift and o.status in FIXED and not o.verified_by
-        if drift and o.status not in ("ok", *FIXED, "proposed"):
-            figures.drift_left.append((o.number, (o.error or error)[:120]))
-        if o.status not in ("ok", *FIXED):
+        if o.number in verdicts:
+            verdict, diff = verdicts[o.number]
+            figures.verdicts[verdict] += 1
+            if verdict == "wrong":
+                figures.wrong.append((o.number, " | ".join(diff)[:240]))
+        elif o.number in drift:
+            figures.drift_left.append((o.number, (o.error or plain.get(o.number) or "")[:120]))
+        if o.status not in RAN:
             figures.left.append((o.number, o.status, why_left(o)))
     figures.seconds = time.perf_counter() - started
     return figures
+
+
+def _keep(nb, path: str) -> None:
+    import nbformat
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    nbformat.write(nb, path)
 
 
 def why_left(outcome) -> str:
@@ -139,92 +203,40 @@ def why_left(outcome) -> str:
 
 
 HEADER = ["| notebook | code cells | run plain | run batch | fixed (saved output / following cell / check / "
-          "unverified) | proposed | examples kept | look wrong | drift cells fixed |",
-          "|---|---|---|---|---|---|---|---|---|"]
+          "unverified) | proposed | examples kept | look wrong | drift cells fixed | drift fixes right / wrong / "
+          "unverified |", "|---|---|---|---|---|---|---|---|---|---|"]
 
 
-def _row(f: NotebookFigures, name: str) -> str:
-    fixed = " / ".join(str(f.fixed[by]) for by in VERIFIED_BY)
-    return (f"| {name} | {f.cells} | {f.plain} | {f.batch} | {fixed} | {f.proposed} | {f.examples} | "
-            f"{f.looks_wrong} | {f.drift_fixed}/{f.drift} |")
+def by_verifier(f: NotebookFigures) -> str:
+    """The fixes by what verified them: saved output / following cell / check / nothing."""
+    return " / ".join(str(f.fixed[by]) for by in VERIFIED_BY)
 
 
-def _sum(name: str, figures: list[NotebookFigures]) -> NotebookFigures:
-    total = NotebookFigures(name)
-    for f in figures:
-        for attr in ("cells", "plain", "batch", "proposed", "examples", "looks_wrong", "drift", "drift_fixed",
-                     "drift_unchecked"):
-            setattr(total, attr, getattr(total, attr) + getattr(f, attr))
-        total.fixed.update(f.fixed)
-        total.left += f.left
-    return total
+def by_verdict(f: NotebookFigures) -> str:
+    """The drift cells batch mode ran: right / wrong / unverified."""
+    return " / ".join(str(f.verdicts[v]) for v in VERDICTS)
 
 
-def corpus(name: str) -> str:
-    """The corpus a notebook belongs to: the first folder of its path under DIR ("" at DIR's top)."""
-    return name.split("/", 1)[0] if "/" in name else ""
+def _row(name: str, f: NotebookFigures) -> str:
+    return (f"| {name} | {f.cells} | {f.plain} | {f.batch} | {by_verifier(f)} | {f.proposed} | {f.examples} | "
+            f"{f.looks_wrong} | {f.drift_fixed}/{f.drift} | {by_verdict(f)} |")
 
 
 def report(all_figures: list[NotebookFigures]) -> str:
+    """The per-notebook table, the total, what was left and why, and each drift cell not fixed or fixed wrong."""
     lines = list(HEADER)
-    corpora = sorted({corpus(f.name) for f in all_figures})
-    for c in corpora:
-        mine = [f for f in all_figures if corpus(f.name) == c]
-        lines += [_row(f, f.name) for f in mine]
-        if len(corpora) > 1:
-            lines.append(_row(_sum(c, mine), f"*{c or '.'} (corpus)*"))
-    t = _sum("total", all_figures)
-    lines.append(_row(t, "**total**"))
-    lines += ["", "fixes by what verified them, per corpus (saved output / a following cell that failed before the "
-              "fix or reads what it wrote / a check / nothing):"]
-    for c in corpora:
-        s = _sum(c, [f for f in all_figures if corpus(f.name) == c])
-        lines.append(f"- {c or '.'}: " + " / ".join(f"{s.fixed[by]} {by or 'unverified'}" for by in VERIFIED_BY))
-    lines += ["",
-              f"drift cells fixed that nothing verified (no saved output, following cell or check): "
-              f"{t.drift_unchecked} of {t.drift_fixed}"]
+    total = NotebookFigures("total")
+    for f in all_figures:
+        lines.append(_row(f.name, f))
+        total.add(f)
+    lines.append(_row("**total**", total))
     worse = [f.name for f in all_figures if f.batch < f.plain]
     lines += ["", "batch runs fewer cells than plain Jupyter in: " + (", ".join(worse) if worse else "none"),
               "", "left, and why:"]
-    for why, n in Counter(w for _, _, w in t.left).most_common():
+    for why, n in Counter(w for _, _, w in total.left).most_common():
         lines.append(f"- {n} {why}")
     lines += ["", "drift cells not fixed:"]
-    lines += [f"- {f.name} cell {n}: {error}" for f in all_figures for n, error in f.drift_left]
+    lines += [f"- {where}: {error}" for where, error in total.drift_left] or ["- none"]
+    lines += ["", "drift fixes shown wrong (output not the one saved; `-` saved, `+` now):"]
+    lines += [f"- {where}: {diff}" for where, diff in total.wrong] or ["- none"]
     return "\n".join(lines)
-
-
-def main(argv: list[str]) -> int:
-    from ..batch.run import BatchOptions
-    from ..config import load_config
-    from ..model import check_model
-
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    if not os.path.isdir(args.notebooks) or not find_notebooks(args.notebooks):
-        print(f"jupyter-fixloop bench: {args.notebooks}: no notebooks in this folder", file=sys.stderr)
-        return 2
-    loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds,
-                                         api_base=args.api_base).resolved()
-    try:
-        check_model(loop.model, loop.api_base)
-    except FixloopError as exc:
-        print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
-        return 2
-    options = BatchOptions(loop=loop, cell_timeout=args.cell_timeout, accept_unreviewed=args.accept_unreviewed,
-                           plain=False, saved_outputs=args.saved_outputs)
-    folder = os.path.abspath(args.notebooks)
-    figures = []
-    with tempfile.TemporaryDirectory(prefix="fixloop-nbbench-") as scratch:
-        for rel in find_notebooks(folder):
-            try:
-                f = asyncio.run(measure(folder, rel, options, scratch))
-            except FixloopError as exc:
-                print(f"jupyter-fixloop bench: {rel}: {exc}", file=sys.stderr)
-                continue
-            print(f"{rel}: {f.batch} cells run (plain Jupyter: {f.plain}), {sum(f.fixed.values())} fixed, "
-                  f"{f.drift_fixed}/{f.drift} drift cells fixed, {f.seconds:.0f} s", file=sys.stderr, flush=True)
-            figures.append(f)
-    print(report(figures))
-    return 0 if all(f.batch >= f.plain for f in figures) else 1

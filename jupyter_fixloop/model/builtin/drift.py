@@ -2,7 +2,9 @@
 words or from what the library says it has now.
 
 - `did_you_mean`: a string the error rejects and names the replacement of ("Invalid frequency: H.
-  Did you mean h?", "'M' is no longer supported ... use 'ME' instead"), multipliers kept (`'4M'`).
+  Did you mean h?", "'M' is no longer supported ... use 'ME' instead"), multipliers kept (`'4M'`); a
+  frequency of several units (`'1H30T'`) or a rolling window (`'2H'`) rewritten unit by unit, each
+  unit's name now asked of pandas (`'1h30min'`).
 - `keyword_value_hint`: "Use header=None for ..." for a keyword the failing call passes.
 - `reduction_level`: `s.sum(level=0)` (removed in pandas 2) is `s.groupby(level=0).sum()`; with
   `axis=1`, `df.T.groupby(level=0).sum().T`.
@@ -17,6 +19,13 @@ words or from what the library says it has now.
 - `setitem_upcast`: a float set into integers (`s[mask] = 13.6`): cast to floats first, as pandas 1 did.
 - `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
 - `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
+- `renamed_keyword`: a keyword the library renamed (`OneHotEncoder(sparse=False)` -> `sparse_output=`).
+- `moved_call`: a function of one argument matplotlib removed, as the call its deprecation named
+  (`plt.cm.get_cmap('jet')` -> `matplotlib.colormaps.get_cmap('jet')`).
+- `scalar_as_2d`: one number where scikit-learn wants rows of features: `[[x]]`, as its error's two
+  reshapes both say for one number.
+- `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
+  of that name (`np.ptp(arr)`).
 """
 
 from __future__ import annotations
@@ -25,11 +34,14 @@ import ast
 import difflib
 import re
 
+from .changed import KEYWORD_ONLY_NOW, MOVED_CALLS, RENAMED_KEYWORDS, STILL_POSITIONAL
 from .edits import (
     ParsedReceipt,
+    call_name,
     calls_on_line,
     has_keyword,
     insert_before,
+    insert_import,
     on_line,
     parse,
     replace_node,
@@ -37,7 +49,6 @@ from .edits import (
     span,
 )
 from .names import attribute_error, import_optional
-from .tables import KEYWORD_ONLY_NOW
 
 DID_YOU_MEAN = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s+Did you mean '?([^?'\"\s]+)'?\?")
 # pandas 3 may nest the suggestion: "Invalid frequency: A-DEC. Failed to parse with error message:
@@ -49,16 +60,64 @@ USE_KEYWORD = re.compile(r"\b[Uu]se (\w+)=(None|True|False|-?\d+|'[^']*')\b")
 REDUCTIONS = ("sum", "mean", "median", "min", "max", "std", "var", "prod", "count", "all", "any", "sem", "skew")
 
 
+FREQUENCY_PART = re.compile(r"(-?\d*)([A-Za-z]+(?:-[A-Za-z]+)?)")
+WINDOW = re.compile(r"passed window (\S+) is not compatible with a datetimelike index")
+
+
 def did_you_mean(code: str, receipt: ParsedReceipt) -> str | None:
-    """A string the library rejects and names the replacement of: 'H' -> 'h', '4M' -> '4ME'."""
+    """A string the library rejects and names the replacement of: 'H' -> 'h', '4M' -> '4ME'. A frequency
+    of several units ('1H30T') is rewritten unit by unit, each as pandas names it now ('1h30min')."""
     if receipt.ename not in ("ValueError", "KeyError", "TypeError"):
         return None
+    window = WINDOW.search(receipt.message)
+    if window:  # `rolling('2H')`: the window is a frequency, the error does not say its name now
+        now = frequency_now(window.group(1))
+        return _replace_in_string(code, receipt.lineno, window.group(1), now) if now else None
     for pattern in (DID_YOU_MEAN, NO_LONGER, DID_YOU_MEAN_NESTED):
         for old, new in pattern.findall(receipt.message):
+            if len(FREQUENCY_PART.findall(old)) > 1:  # several units: never collapsed to one unit's name
+                new = frequency_now(old)
+                if new is None:
+                    continue
             fixed = _replace_in_string(code, receipt.lineno, old, new)
             if fixed is not None:
                 return fixed
     return None
+
+
+def suggestion(message: str) -> str | None:
+    """The name an error says to use instead ("Did you mean h?", "Please use 'ME' instead")."""
+    for pattern in (DID_YOU_MEAN, NO_LONGER, DID_YOU_MEAN_NESTED):
+        found = pattern.findall(message)
+        if found:
+            return found[0][1]
+    return None
+
+
+def frequency_now(value: str) -> str | None:
+    """`value`, a pandas frequency of one or more units with their multiples ('2H', '1H30T', 'W-SUN'),
+    with each unit pandas rejects replaced by the one its error names; asked of pandas unit by unit,
+    so that no unit is lost. None when pandas cannot say, or does not take the result."""
+    frequencies = import_optional("pandas.tseries.frequencies")
+    parts = FREQUENCY_PART.findall(value)
+    if frequencies is None or not parts or "".join(n + unit for n, unit in parts) != value:
+        return None
+    now = []
+    for multiple, unit in parts:
+        for _ in range(3):  # 'A-JUN' -> 'Y-JUN' -> 'YE-JUN': each name pandas gives, until it takes one
+            try:
+                frequencies.to_offset(unit)
+                break
+            except ValueError as exc:
+                unit = suggestion(str(exc))
+                if unit is None or not FREQUENCY_PART.fullmatch(unit):
+                    return None
+        now.append(multiple + unit)
+    try:
+        frequencies.to_offset("".join(now))
+    except ValueError:
+        return None
+    return "".join(now)
 
 
 def _replace_in_string(code: str, lineno: int | None, old: str, new: str) -> str | None:
@@ -200,19 +259,44 @@ POSITIONAL = re.compile(r"([\w.]+)\(\) takes (?:from \d+ to )?(\d+) positional a
 
 
 def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
-    """Arguments pandas 2 made keyword-only, passed by position (`ldata.pivot('date', 'item', 'value')`):
-    named in the order pandas 1.5 took them (`pivot(index='date', columns='item', values='value')`)."""
+    """Arguments a library made keyword-only, passed by position (`ldata.pivot('date', 'item', 'value')`,
+    `SVC(1.0, 'linear')`): named in the order its older versions took them (`pivot(index='date',
+    columns='item', values='value')`, `SVC(C=1.0, kernel='linear')`); the table compares both versions'
+    signatures (tools/keyword_only_table.py)."""
     m = POSITIONAL.search(receipt.evalue) if receipt.ename == "TypeError" else None
     tree = parse(code)
-    if not m or tree is None or m.group(1) not in KEYWORD_ONLY_NOW:
+    if tree is None or receipt.ename != "TypeError":
         return None
-    names = KEYWORD_ONLY_NOW[m.group(1)]
+    if not m and receipt.evalue.strip() == "too many positional arguments":  # a signature's bind: the call
+        return _too_many_positional(code, tree, receipt)                   # on the line names it
+    if not m or m.group(1) not in KEYWORD_ONLY_NOW:
+        return None
     method = "." in m.group(1)  # the error counts `self`
-    allowed, given = int(m.group(2)) - method, int(m.group(3)) - method
-    for call in calls_on_line(tree, receipt.lineno, m.group(1).rsplit(".", 1)[-1]):
+    return _name_arguments(code, tree, receipt, m.group(1), int(m.group(2)) - method, int(m.group(3)) - method)
+
+
+def _too_many_positional(code: str, tree: ast.AST, receipt: ParsedReceipt) -> str | None:
+    for call in calls_on_line(tree, receipt.lineno):
+        name = call_name(call)
+        key = name if name in KEYWORD_ONLY_NOW else f"{name}.__init__"
+        if key in KEYWORD_ONLY_NOW and len(call.args) > STILL_POSITIONAL.get(key, len(call.args)):
+            fixed = _name_arguments(code, tree, receipt, key, STILL_POSITIONAL[key], len(call.args))
+            if fixed is not None:
+                return fixed
+    return None
+
+
+def _name_arguments(code: str, tree: ast.AST, receipt: ParsedReceipt, key: str, allowed: int,
+                    given: int) -> str | None:
+    """Name the arguments past the first `allowed` of the calls to `key` on the failing line."""
+    names = KEYWORD_ONLY_NOW[key]
+    method = "." in key
+    constructor = key.endswith(".__init__")  # `SVC.__init__`: the calls are to `SVC`
+    callee = key.split(".")[-2] if constructor else key.rsplit(".", 1)[-1]
+    for call in calls_on_line(tree, receipt.lineno, callee):
         if len(call.args) != given or any(isinstance(a, ast.Starred) for a in call.args):
             continue
-        if method and not isinstance(call.func, ast.Attribute):
+        if method and not constructor and not isinstance(call.func, ast.Attribute):
             continue
         extra = call.args[allowed:]
         if not all(isinstance(a, ast.Constant) for a in extra) and not method:
@@ -441,3 +525,90 @@ def _defined_in(top: str, name: str) -> list[str]:
         if callable(obj) and getattr(obj, "__module__", None) == mod_name and getattr(obj, "__name__", None) == name:
             homes.append(mod_name)
     return homes
+
+
+LIBRARY_OBJECT = re.compile(r"'(\w+)\.([\w.]+)' object has no attribute '(\w+)'")
+
+
+def method_now_function(code: str, receipt: ParsedReceipt) -> str | None:
+    """`arr.ptp()` where numpy 2 took the method off its arrays but keeps the function of that name:
+    `np.ptp(arr)`, the function asked of the library (it must be there, and not a class)."""
+    m = LIBRARY_OBJECT.search(receipt.evalue) if receipt.ename == "AttributeError" else None
+    tree = parse(code)
+    if not m or tree is None:
+        return None
+    module, attr = m.group(1), m.group(3)
+    library = import_optional(module)
+    function = getattr(library, attr, None)
+    if library is None or not callable(function) or isinstance(function, type):
+        return None
+    alias = next((name for name, full in receipt.modules.items() if full == module), None)
+    alias = alias or next(iter(re.findall(rf"^\s*import {module} as (\w+)", code, re.MULTILINE)), None)
+    for call in calls_on_line(tree, receipt.lineno, attr):
+        if not isinstance(call.func, ast.Attribute) or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        args = [source_of(code, call.func.value)] + [source_of(code, a) for a in (*call.args, *call.keywords)]
+        fixed = replace_node(code, call, f"{alias or module}.{attr}({', '.join(args)})")
+        return fixed if alias else insert_import(fixed, f"import {module}")
+    return None
+
+
+UNEXPECTED_KEYWORD = re.compile(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
+
+
+def renamed_keyword(code: str, receipt: ParsedReceipt) -> str | None:
+    """A keyword the library renamed: `OneHotEncoder(sparse=False)` is `OneHotEncoder(sparse_output=False)`,
+    as its old version's deprecation said (changed.RENAMED_KEYWORDS)."""
+    m = UNEXPECTED_KEYWORD.search(receipt.evalue) if receipt.ename == "TypeError" else None
+    tree = parse(code)
+    if not m or tree is None or (m.group(1), m.group(2)) not in RENAMED_KEYWORDS:
+        return None
+    new = RENAMED_KEYWORDS[m.group(1), m.group(2)]
+    callee = m.group(1).split(".")[-2] if m.group(1).endswith(".__init__") else m.group(1).rsplit(".", 1)[-1]
+    for call in calls_on_line(tree, receipt.lineno, callee):
+        kw = next((k for k in call.keywords if k.arg == m.group(2)), None)
+        if kw is not None and not has_keyword(call, new):
+            return replace_node(code, kw, f"{new}={source_of(code, kw.value)}")
+    return None
+
+
+def moved_call(code: str, receipt: ParsedReceipt) -> str | None:
+    """`plt.cm.get_cmap('viridis')` when matplotlib removed `cm.get_cmap`: the function of one argument its
+    deprecation said to call instead (`matplotlib.colormaps.get_cmap('viridis')`, changed.MOVED_CALLS),
+    under the cell's name for the package (imported when the cell has none)."""
+    found = attribute_error(receipt)
+    tree = parse(code)
+    if not found or not found[0].startswith("module ") or tree is None:
+        return None
+    new = MOVED_CALLS.get((found[0][len("module "):], found[1]))
+    if new is None:
+        return None
+    top, rest = new.split(".", 1)
+    alias = next((name for name, full in receipt.modules.items() if full == top), None)
+    alias = alias or next(iter(re.findall(rf"^\s*import {top}(?: as (\w+))?\s*$", code, re.MULTILINE)), None)
+    alias = alias if alias != "" else top  # `import matplotlib` binds `matplotlib`
+    for call in calls_on_line(tree, receipt.lineno, found[1]):
+        if isinstance(call.func, ast.Attribute) and len(call.args) == 1 and not call.keywords:
+            fixed = replace_node(code, call.func, f"{alias or top}.{rest}")
+            return fixed if alias else insert_import(fixed, f"import {top}")
+    return None
+
+
+SCALAR_2D = re.compile(r"Expected 2D array, got scalar array instead:\s*array=(\S+?)\.?\s+Reshape your data either "
+                       r"using array\.reshape\(-1, 1\).*?or array\.reshape\(1, -1\)", re.DOTALL)
+
+
+def scalar_as_2d(code: str, receipt: ParsedReceipt) -> str | None:
+    """scikit-learn once took a single number where it wants rows of features; it now says "Expected 2D
+    array, got scalar array instead ... reshape(-1, 1) if ... a single feature or reshape(1, -1) if ... a
+    single sample": for one number both are one row of one feature, `[[x]]`. The call on the failing
+    line with one argument that is a name or an attribute is the one."""
+    m = SCALAR_2D.search(receipt.message) if receipt.ename == "ValueError" else None
+    tree = parse(code)
+    if not m or tree is None:
+        return None
+    calls = [c for c in calls_on_line(tree, receipt.lineno) if isinstance(c.func, ast.Attribute)
+             and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], (ast.Name, ast.Attribute, ast.Constant))]
+    if len(calls) != 1:
+        return None
+    return replace_node(code, calls[0].args[0], f"[[{source_of(code, calls[0].args[0])}]]")

@@ -11,6 +11,7 @@ import difflib
 import re
 import sys
 
+from .changed import NUMPY_REMOVED, SCIPY_MOVED, SKLEARN_MODULES_MOVED, SKLEARN_MOVED
 from .edits import (
     ParsedReceipt,
     calls_on_line,
@@ -157,6 +158,12 @@ def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
 
 def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str) -> str | None:
     new_module = MOVED_NAMES.get((node.module, name), MOVED_NAMES.get((module, name), ""))
+    new_name = name
+    said = {**SKLEARN_MOVED, **SKLEARN_MODULES_MOVED, **SCIPY_MOVED}
+    renamed = said.get((node.module, name)) or said.get((module, name))
+    if renamed:  # what the old scikit-learn or scipy said to import instead (None: a package of its own),
+        # kept under the name the cell uses
+        new_module, new_name = renamed
     if new_module == "" and node.module in MOVED_MODULES:
         new_module = MOVED_MODULES[node.module]
     if new_module == "":
@@ -173,7 +180,10 @@ def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str
     if kept:
         lines.append(f"from {node.module} import {', '.join(alias(a) for a in kept)}")
     for a in moved:
-        lines.append(f"import {alias(a)}" if new_module is None else f"from {new_module} import {alias(a)}")
+        if new_name != name:
+            lines.append(f"from {new_module} import {new_name} as {a.asname or a.name}")
+        else:
+            lines.append(f"import {alias(a)}" if new_module is None else f"from {new_module} import {alias(a)}")
     return replace_node(code, node, "\n".join(lines))
 
 
@@ -228,20 +238,27 @@ QUOTED_HINT = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]
                          r"'([^'\s]+)' instead")
 
 
+# numpy's own words for a name it removed: "`np.float_` was removed in the NumPy 2.0 release. Use
+# `np.float64` instead.", "... It's still available as `np.lib.add_newdoc`.", "`np.float` was a deprecated
+# alias for the builtin `float`. To avoid this error in existing code, use `float` by itself."
+REMOVED_USE = re.compile(r"`([\w.]+)` (?:was|has been) (?:removed|a deprecated alias).*?(?:[Uu]se `(-?[\w.()]+)` "
+                         r"(?:instead|by itself)|still available as `([\w.]+)`)", re.DOTALL)
+
+
 def message_hint(code: str, receipt: ParsedReceipt) -> str | None:
     """Follow an error message that names its replacement: "`np.NaN` was removed ... Use `np.nan` instead",
     "'M' is no longer supported for offsets. Please use 'ME' instead"."""
     quoted = QUOTED_HINT.search(receipt.message)
     if quoted:
         return _replace_literal(code, receipt.lineno, quoted.group(1), quoted.group(2))
-    m = re.search(r"`([\w.]+)` (?:was|has been) removed.*?[Uu]se `([\w.()]+)` instead", receipt.message, re.DOTALL)
+    m = REMOVED_USE.search(receipt.message)
     if not m:
         return None
-    old, new = m.group(1), m.group(2)
+    old, new = m.group(1), m.group(2) or m.group(3)
     if "." in old:
         owner, attr = old.rsplit(".", 1)
-        prefix = owner + "."
-        template = "{m}." + new[len(prefix):] if new.startswith(prefix) else new
+        template = re.sub(rf"(?<![\w.]){re.escape(owner)}\.", "{m}.", new)
+        template = f"({template})" if template.startswith("-") else template  # `-np.inf ** 2` is not `(-inf) ** 2`
         modules = {"np": "numpy", "pd": "pandas"}
         return replace_attribute(code, module_aliases(code, modules.get(owner, owner), receipt, attr) | {owner}, attr,
                                  template)
@@ -272,7 +289,7 @@ def removed_attribute(code: str, receipt: ParsedReceipt) -> str | None:
     owners = module_aliases(code, module, receipt, attr)
     if (module, attr) in REMOVED_CALLS:
         return _replace_call(code, owners, attr, REMOVED_CALLS[module, attr])
-    new = REMOVED_ATTRIBUTES.get(module, {}).get(attr)
+    new = REMOVED_ATTRIBUTES.get(module, {}).get(attr) or (NUMPY_REMOVED.get(attr) if module == "numpy" else None)
     if new is None:
         home = _home_of(module, attr)
         new = f"{{m}}{home[len(module):]}.{attr}" if home else None

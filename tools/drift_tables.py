@@ -1,0 +1,503 @@
+"""What changed between a library's old version and today's, asked of both versions, never written by
+hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
+
+- `KEYWORD_ONLY_NOW`: the arguments a library took by position and takes only by keyword now;
+- `NUMPY_REMOVED`: numpy names that are gone now and that the old numpy's own deprecation text
+  names the replacement of ("Please use `prod` instead"), where that replacement is there now. (Names
+  numpy still explains in its AttributeError, as `np.float_`, are read from that error instead.)
+- `RENAMED_KEYWORDS`: scikit-learn parameters its old version's warnings say were renamed ("`sparse`
+  was renamed to `sparse_output`"), where the old name is gone now and the new one is there.
+- `MOVED_CALLS`: matplotlib functions of one argument that are gone now and that the old version's
+  deprecation says to call another function instead of ("Use ``matplotlib.colormaps.get_cmap(obj)``").
+- `SKLEARN_MOVED`: scikit-learn classes and functions that are gone now and that the old version's
+  deprecation names the replacement of ("Import impute.SimpleImputer from sklearn instead").
+- `SKLEARN_MODULES_MOVED`: the modules of `sklearn.externals` that are gone now and whose old
+  deprecation, said on import, names the package to use instead ("Please rely on the official version
+  of six"), where that package is installed.
+- `SCIPY_MOVED`: the numpy functions scipy re-exported, deprecated (scipy 1.4-1.11: "scipy.exp is
+  deprecated and will be removed in SciPy 2.0.0, use numpy.exp instead") and removed: the numpy one
+  its deprecation names, where that one is there now.
+
+    # 1. in a side venv with the old versions (see docs/benchmarks.md, "The corpora"; scipy 1.10.1
+    #    with numpy<1.25 in a venv of its own: `dump scipy > /tmp/scipy110-sigs.json`):
+    /tmp/old37/bin/python tools/drift_tables.py dump pandas numpy matplotlib sklearn > /tmp/old-sigs.json
+    /tmp/oldpd/bin/python tools/drift_tables.py dump pandas numpy matplotlib sklearn > /tmp/oldpd-sigs.json
+    # 2. here, with today's versions: print the entries (where two old versions differ, what they agree on)
+    python tools/drift_tables.py compare /tmp/old-sigs.json /tmp/oldpd-sigs.json
+
+`dump` writes, for each public function, method and estimator constructor of the libraries named, its
+positional parameters in order. `compare` finds each again where it lives now and prints, keyed as a
+TypeError names it now (`DataFrame.pivot`, `SVC.__init__`, `concat`), the old positional names that
+follow the ones still positional, when those are keyword-only now. Runs on Python 3.7 too.
+"""
+
+import builtins
+import importlib
+import inspect
+import json
+import pkgutil
+import re
+import sys
+import textwrap
+
+USE_INSTEAD = re.compile(r"[Uu]se\s+(?::\w+:)?`*(?:np\.|numpy\.)?([A-Za-z_][\w.]*)`*\s+(?:instead|by itself)")
+
+TARGETS = {  # modules (their functions and classes' constructors) and classes (their methods)
+    "pandas": ["pandas", "pandas.DataFrame", "pandas.Series", "pandas.Index", "pandas.MultiIndex"],
+    "numpy": ["numpy", "numpy.ndarray", "numpy.random", "numpy.linalg"],
+    "matplotlib": ["matplotlib.pyplot", "matplotlib.axes.Axes", "matplotlib.figure.Figure", "matplotlib.patches",
+                   "matplotlib.lines", "matplotlib.text", "matplotlib.collections", "matplotlib.colors",
+                   "matplotlib.ticker", "matplotlib.legend", "matplotlib.gridspec", "matplotlib.cm",
+                   "matplotlib.animation"],
+    "seaborn": ["seaborn"],
+}
+SKLEARN_FUNCTIONS = ["sklearn.model_selection", "sklearn.metrics", "sklearn.datasets", "sklearn.preprocessing",
+                     "sklearn.utils"]
+
+
+def positional(obj):
+    """The names of `obj`'s parameters that can be passed by position (without self), or None."""
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    names = [p.name for p in sig.parameters.values() if p.kind in kinds]
+    return names[1:] if names[:1] in (["self"], ["cls"]) else names
+
+
+def keyword_only(obj):
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return set()
+    return {p.name for p in sig.parameters.values() if p.kind == inspect.Parameter.KEYWORD_ONLY}
+
+
+def resolve(path: str):
+    """The object at a dotted path (`sklearn.svm.SVC`, `pandas.DataFrame.pivot`), or None."""
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except Exception:  # noqa: BLE001 - any import failure means "not there"
+            continue
+        for name in parts[cut:]:
+            try:
+                obj = getattr(obj, name)
+            except Exception:  # noqa: BLE001 - removed (sklearn raises ImportError for load_boston)
+                return None
+        return obj
+    return None
+
+
+def members(path: str) -> dict:
+    """A module's functions and its own classes' constructors, or a class's methods."""
+    owner = resolve(path)
+    top = path.split(".")[0]
+    found = {}
+    for name in dir(owner):
+        if name.startswith("_"):
+            continue
+        try:
+            obj = getattr(owner, name)
+        except Exception:  # noqa: BLE001
+            continue
+        if inspect.isclass(obj):
+            if not inspect.ismodule(owner) or not getattr(obj, "__module__", "").startswith(top):
+                continue
+            names = positional(obj.__init__)
+        else:
+            names = positional(obj) if callable(obj) else None
+        if names:
+            found[path + "." + name] = names
+    return found
+
+
+def estimator_classes() -> dict:
+    """Every scikit-learn estimator class, under its public path."""
+    import sklearn
+
+    found = {}
+    for info in pkgutil.walk_packages(sklearn.__path__, "sklearn."):
+        if any(part.startswith("_") or part == "tests" for part in info.name.split(".")[1:]):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except Exception:  # noqa: BLE001
+            continue
+        for name in dir(module):
+            obj = getattr(module, name, None)
+            if not name.startswith("_") and inspect.isclass(obj) and hasattr(obj, "get_params"):
+                found.setdefault(info.name + "." + name, obj)
+    return found
+
+
+def estimators() -> dict:
+    """Every scikit-learn estimator's constructor's positional parameters, under its public path."""
+    found = {}
+    for path, cls in estimator_classes().items():
+        names = positional(cls.__init__)
+        if names:
+            found[path] = names
+    return found
+
+
+def numpy_deprecated() -> dict:
+    """The old numpy's own words on each name it deprecated: its tables of removed and former names,
+    and the `.. deprecated::` note of a function's docstring."""
+    import numpy
+
+    words = {}
+    for table in ("__deprecated_attrs__", "__expired_functions__", "__former_attrs__", "__expired_attributes__"):
+        for name, text in (getattr(numpy, table, None) or {}).items():
+            words[name] = text if isinstance(text, str) else " ".join(str(t) for t in text)
+    for name in dir(numpy):
+        obj = getattr(numpy, name, None)
+        doc = getattr(obj, "__doc__", None) or ""
+        note = re.search(r"\.\. deprecated::(.*?)(?:\n\s*\n|$)", doc, re.DOTALL)
+        if not name.startswith("_") and note:
+            words.setdefault(name, " ".join(note.group(1).split()))
+        elif not name.startswith("_") and callable(obj):
+            warned = [text for text in _strings(obj) if "deprecated" in text]
+            if warned:
+                words.setdefault(name, " ".join(warned[0].split()))
+    return words
+
+
+def _strings(function):
+    """The string constants in a function's source (a warning's text, its adjacent parts joined)."""
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return []
+    found = []
+    strings = tuple(t for t in (getattr(ast, "Str", None), ast.Constant) if t)  # Python 3.7 parses ast.Str
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "warn":
+            texts = [n.value if hasattr(n, "value") else n.s for n in ast.walk(node) if isinstance(n, strings)]
+            found += [t for t in texts if isinstance(t, str)]
+            found += ["".join(v.value for v in n.values if isinstance(v, ast.Constant))
+                      for n in ast.walk(node) if isinstance(n, ast.JoinedStr)]
+    return found
+
+
+def sklearn_deprecated() -> dict:
+    """scikit-learn's own words on the classes and functions it deprecated (its `deprecated` decorator
+    writes them at the head of the docstring: "DEPRECATED: Imputer was deprecated in version 0.20 ...
+    Import impute.SimpleImputer from sklearn instead.")."""
+    import sklearn
+
+    words = {}
+    for info in pkgutil.walk_packages(sklearn.__path__, "sklearn."):
+        if any(part.startswith("_") or part == "tests" for part in info.name.split(".")[1:]):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except Exception:  # noqa: BLE001
+            continue
+        for name in dir(module):
+            obj = getattr(module, name, None)
+            doc = (obj.__init__.__doc__ if inspect.isclass(obj) else getattr(obj, "__doc__", None)) or ""
+            if not name.startswith("_") and callable(obj) and doc.startswith("DEPRECATED"):
+                words[info.name + "." + name] = " ".join(doc.split("\n\n")[0].split())
+    return words
+
+
+def sklearn_modules_deprecated() -> dict:
+    """scikit-learn's own words on the modules of `sklearn.externals` it deprecated, said when one is
+    imported ("Please rely on the official version of six", "Please import this functionality directly
+    from joblib"). Run before anything imports them: a module warns on its first import only."""
+    import warnings
+
+    import sklearn.externals
+
+    words = {}
+    for info in pkgutil.iter_modules(sklearn.externals.__path__, "sklearn.externals."):
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            try:
+                importlib.import_module(info.name)
+            except Exception:  # noqa: BLE001
+                continue
+        texts = [str(w.message) for w in said if "deprecated" in str(w.message)]
+        if texts:
+            words[info.name] = " ".join(texts[0].split())
+    return words
+
+
+_SENTENCE = r"(?:[^.]|\.\d)*?"  # up to the end of a sentence ("1.2" is no end)
+RENAMED = [re.compile(p) for p in (
+    r"``?(\w+)``? was renamed to ``?(\w+)``?",
+    r"``?(\w+)``? (?:is|was|has been) deprecated" + _SENTENCE + r"\. [Uu]se ``?(\w+)``? instead",
+    r"``?(\w+)``? (?:is|was) deprecated in (?:version )?[\d.]+ and will be renamed to ``?(\w+)``?",
+)]
+
+
+def sklearn_renamed() -> dict:
+    """The parameters scikit-learn's estimators renamed, in the warnings their methods raise ("`sparse` was
+    renamed to `sparse_output` in version 1.2"): {class path: [[old, new], ...]}."""
+    found = {}
+    for path, cls in estimator_classes().items():
+        texts = [cls.__doc__ or ""]  # its parameters' notes: ".. deprecated:: 1.2 `sparse` is deprecated ..."
+        for _, method in inspect.getmembers(cls, inspect.isfunction):
+            if getattr(method, "__module__", "").startswith("sklearn"):
+                texts += _strings(method)
+        pairs = [m.groups() for text in texts for pattern in RENAMED for m in pattern.finditer(" ".join(text.split()))]
+        if pairs:
+            found[path] = sorted({tuple(p) for p in pairs})
+    return found
+
+
+def scipy_deprecated() -> dict:
+    """scipy's own words on the numpy functions it re-exported and deprecated: calling `scipy.exp` warned
+    "scipy.exp is deprecated and will be removed in SciPy 2.0.0, use numpy.exp instead"; the wrapper that
+    warns holds that message (its closure), so it is read without calling anything."""
+    import scipy
+
+    words = {}
+    for name, obj in sorted(vars(scipy).items()):  # not dir(): scipy's __dir__ lists its submodules only
+        cells = getattr(obj, "__closure__", None) or ()
+        said = [c.cell_contents for c in cells if isinstance(c.cell_contents, str) and "deprecated" in c.cell_contents]
+        if not name.startswith("_") and callable(obj) and said:
+            words["scipy." + name] = " ".join(said[0].split())
+    return words
+
+
+NUMPY_INSTEAD = re.compile(r"use (numpy(?:\.\w+)+) instead")  # numpy.exp, numpy.lib.scimath.sqrt
+
+
+def scipy_moved(words: dict) -> dict:
+    """Names gone from scipy now whose old deprecation names the numpy function to use instead, where that
+    one is there now: {(module, name): (module, name)}."""
+    table = {}
+    for path, text in sorted(words.items()):
+        m = NUMPY_INSTEAD.search(text)
+        if resolve(path) is None and m and resolve(m.group(1)) is not None:
+            table[tuple(path.rsplit(".", 1))] = tuple(m.group(1).rsplit(".", 1))
+    return table
+
+
+MATPLOTLIB_MODULES = ["matplotlib", "matplotlib.pyplot", "matplotlib.cm", "matplotlib.colors", "matplotlib.mlab",
+                      "matplotlib.ticker", "matplotlib.dates", "matplotlib.cbook"]
+
+
+def matplotlib_deprecated() -> dict:
+    """matplotlib's own words on the module functions it deprecated (the `.. deprecated::` note its
+    `_api.deprecated` writes into the docstring: "Use ``matplotlib.colormaps.get_cmap(obj)`` instead")."""
+    words = {}
+    for path in MATPLOTLIB_MODULES:
+        module = resolve(path)
+        for name in dir(module):
+            obj = getattr(module, name, None)
+            doc = getattr(obj, "__doc__", None) or ""
+            note = re.search(r"\.\. deprecated::(.*?)(?:\n\s*\n|$)", doc, re.DOTALL)
+            if not name.startswith("_") and inspect.isfunction(obj) and note:
+                words[path + "." + name] = " ".join(note.group(1).split())
+    return words
+
+
+def dump(libraries) -> dict:
+    found = {}
+    if "matplotlib" in libraries:
+        found["matplotlib deprecated"] = matplotlib_deprecated()
+    if "numpy" in libraries:
+        found["numpy deprecated"] = numpy_deprecated()
+    if "scipy" in libraries:
+        found["scipy deprecated"] = scipy_deprecated()
+    if "sklearn" in libraries:
+        found["sklearn modules deprecated"] = sklearn_modules_deprecated()
+        found["sklearn deprecated"] = sklearn_deprecated()
+        found["sklearn renamed"] = sklearn_renamed()
+    for library in libraries:
+        if library == "sklearn":
+            found.update(estimators())
+            for path in SKLEARN_FUNCTIONS:
+                found.update(members(path))
+        for path in TARGETS.get(library, []):
+            found.update(members(path))
+    return found
+
+
+def error_name(obj, path: str) -> str:
+    """How a TypeError about too many positional arguments names `obj` now (Python 3.10+: its qualname)."""
+    if inspect.isclass(obj):
+        return obj.__init__.__qualname__
+    return getattr(obj, "__qualname__", path.rsplit(".", 1)[-1])
+
+
+def numpy_removed(words: dict) -> dict:
+    """Names gone from numpy now whose old deprecation names a replacement numpy has now."""
+    import numpy
+
+    table = {}
+    for name, text in sorted(words.items()):
+        try:
+            getattr(numpy, name)
+            continue  # still there, or explained by numpy's own AttributeError
+        except AttributeError as exc:
+            if "`np." in str(exc) or "`numpy." in str(exc):
+                continue
+        m = USE_INSTEAD.search(text)
+        if m and m.group(1) != name and " by itself" in m.group(0) and hasattr(builtins, m.group(1)):
+            table[name] = m.group(1)  # "use `str` by itself": the builtin
+        elif m and m.group(1) != name and hasattr(numpy, m.group(1).split(".")[0]):
+            table[name] = "{m}." + m.group(1)
+    return table
+
+
+SKLEARN_INSTEAD = re.compile(r"Import ([\w.]+) from sklearn instead")  # an import said outright: a drop-in
+
+
+SKLEARN_PACKAGE = re.compile(r"official version of (\w+)|import this functionality directly from (\w+)")
+
+
+def sklearn_modules_moved(words: dict) -> dict:
+    """Modules gone from `sklearn.externals` now whose old deprecation names the package to import instead,
+    where that package is installed: {(package, module): (None, package)} (`import six`)."""
+    table = {}
+    for path, text in sorted(words.items()):
+        m = SKLEARN_PACKAGE.search(text)
+        new = m and (m.group(1) or m.group(2))
+        if new and resolve(path) is None and resolve(new) is not None:
+            table[tuple(path.rsplit(".", 1))] = (None, new)
+    return table
+
+
+def sklearn_moved(words: dict) -> dict:
+    """Names gone from scikit-learn now whose old deprecation names the one to import instead, where
+    that one is there now: {(module, name): (module, name)}."""
+    table = {}
+    for path, text in sorted(words.items()):
+        module, name = path.rsplit(".", 1)
+        if resolve(path) is not None:
+            continue
+        m = SKLEARN_INSTEAD.search(text)
+        new = m and f"sklearn.{m.group(1)}"
+        if new and resolve(new) is not None:
+            new_module, new_name = new.rsplit(".", 1)
+            public = new_module.split("._")[0]  # `sklearn.impute._base` -> `sklearn.impute`
+            table[(module, name)] = (public if hasattr(resolve(public), new_name) else new_module, new_name)
+    return table
+
+
+def renamed_keywords(renamed: dict) -> dict:
+    """{(a TypeError's name for the constructor, old keyword): new keyword} where the old keyword is gone
+    now and the new one is there."""
+    table = {}
+    for path, pairs in sorted(renamed.items()):
+        cls = resolve(path)
+        if cls is None:
+            continue
+        params = set(positional(cls.__init__) or []) | keyword_only(cls.__init__)
+        for old, new in pairs:
+            if old not in params and new in params:
+                table[(error_name(cls, path), old)] = new
+    return table
+
+
+CALL_INSTEAD = re.compile(r"``([\w.]+)\((\w+)\)``")  # "``matplotlib.colormaps.get_cmap(obj)``": one argument
+
+
+def moved_calls(words: dict) -> dict:
+    """{(module, function) gone now: the function of one argument its old deprecation says to call instead}."""
+    table = {}
+    for path, text in sorted(words.items()):
+        if resolve(path) is not None:
+            continue
+        for m in CALL_INSTEAD.finditer(text):
+            if resolve(m.group(1)) is not None:
+                table[tuple(path.rsplit(".", 1))] = m.group(1)
+                break
+    return table
+
+
+STILL_POSITIONAL = {}  # key -> how many arguments it still takes by position
+
+
+def compare(old: dict) -> dict:
+    table = {}
+    for path, was in sorted(old.items()):
+        if path.endswith(" deprecated"):
+            continue
+        obj = resolve(path)
+        if obj is None:
+            continue
+        target = obj.__init__ if inspect.isclass(obj) else obj
+        now, kw_only = positional(target) or [], keyword_only(target)
+        if was[:len(now)] != now[:len(was)] or len(was) <= len(now):
+            continue  # reordered, or nothing lost
+        moved = []
+        for name in was[len(now):]:
+            if name not in kw_only:
+                break
+            moved.append(name)
+        if moved:
+            key = error_name(obj, path)
+            STILL_POSITIONAL[key] = len(now)
+            if key in table and table[key] != tuple(moved):
+                table[key] = None  # two callables of one name that differ: no entry
+            else:
+                table.setdefault(key, tuple(moved))
+    return {k: v for k, v in table.items() if v}
+
+
+def merged(tables) -> dict:
+    """One table from several old versions': where they name the arguments differently, the names they
+    agree on (a notebook may have been written for either)."""
+    out = {}
+    for table in tables:
+        for key, names in table.items():
+            if key not in out:
+                out[key] = names
+                continue
+            common = 0
+            while common < min(len(names), len(out[key])) and names[common] == out[key][common]:
+                common += 1
+            out[key] = out[key][:common]
+    return {k: v for k, v in out.items() if v}
+
+
+def main(argv) -> int:
+    if len(argv) >= 2 and argv[0] == "dump":
+        json.dump(dump(argv[1:]), sys.stdout, indent=0, sort_keys=True)
+        return 0
+    if len(argv) >= 2 and argv[0] == "compare":
+        dumps = [json.load(open(path)) for path in argv[1:]]
+        table = merged([compare(d) for d in dumps])
+        print("KEYWORD_ONLY_NOW = {")
+        for key, names in sorted(table.items()):
+            line = f"    {key!r}: {names!r},"
+            if len(line) > 118:  # the project's line length
+                items = textwrap.fill(", ".join(repr(n) for n in names) + ("," if len(names) == 1 else ""),
+                                      108, initial_indent=" " * 8, subsequent_indent=" " * 8)
+                line = f"    {key!r}: (\n{items}),"
+            print(line)
+        print("}\n\n# how many arguments each still takes by position: for errors that do not say (scikit-learn's\n"
+              "# parameter validation raises a bare \"too many positional arguments\")\nSTILL_POSITIONAL = {")
+        print(textwrap.fill(" ".join(f"{k!r}: {STILL_POSITIONAL[k]}," for k in sorted(table)), 116,
+                            initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False))
+        print("}")
+        for head, words, read in (("NUMPY_REMOVED", "numpy deprecated", numpy_removed),
+                                  ("RENAMED_KEYWORDS", "sklearn renamed", renamed_keywords),
+                                  ("# a function of one argument gone now -> the one its old deprecation said to "
+                                   "call\nMOVED_CALLS", "matplotlib deprecated", moved_calls),
+                                  ("SKLEARN_MOVED", "sklearn deprecated", sklearn_moved),
+                                  ("SKLEARN_MODULES_MOVED", "sklearn modules deprecated", sklearn_modules_moved),
+                                  ("SCIPY_MOVED", "scipy deprecated", scipy_moved)):
+            entries = {}
+            for d in dumps:
+                entries.update(read(d.get(words, {})))
+            print(f"\n{head} = {{")
+            for key, new in sorted(entries.items()):
+                print(f"    {key!r}: {new!r},")
+            print("}")
+        return 0
+    sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
