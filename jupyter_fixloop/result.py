@@ -61,6 +61,7 @@ class Round:
         Sample, ...
     ] = ()  # with --samples K or the rules: every candidate of the round; the round is the best one's
     source: str = "model"  # who wrote the candidate carried on: "model", or "rules" (the built-in engine's rule repair)
+    model_error: str = ""  # the round's model call failed (one line); the rules' candidate ran on without it
 
     @property
     def effect(self) -> Effect | None:

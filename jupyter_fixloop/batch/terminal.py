@@ -68,7 +68,7 @@ class PlainProgress(QuietProgress):
 
     def done(self, outcome) -> None:
         text = f"cell {outcome.number}: {outcome.status}"
-        if outcome.status != "ok":
+        if outcome.status != "ok" or outcome.reason:
             text += f" ({(outcome.reason or outcome.error)[:120]})"
         self._line(text)
 
@@ -116,8 +116,8 @@ class RichProgress(QuietProgress):
                         f"{ROUND_TEXT[type(event)]}")
 
     def done(self, outcome) -> None:
-        if outcome.status != "ok":
-            colour = {"fixed": "green", "unverified": "yellow"}.get(outcome.status, "red")
+        if outcome.status != "ok" or outcome.reason:
+            colour = {"ok": "green", "fixed": "green", "unverified": "yellow"}.get(outcome.status, "red")
             self.bar.console.print(f"{self.label}cell {outcome.number}: [{colour}]{outcome.status}[/{colour}] "
                                    f"{(outcome.reason or outcome.error)[:120]}", markup=True, highlight=False)
         self.bar.advance(self.task)

@@ -13,6 +13,7 @@ Called through `user_expressions` (nothing is bound in the user's namespace); an
 from __future__ import annotations
 
 import json
+import time
 import types
 from dataclasses import asdict, replace
 
@@ -20,6 +21,7 @@ from . import snapshot
 from .sharing import shared_names, undefined_names
 
 COPY_CAP = 1024**3  # bytes of copies kept per cell; beyond it values are kept by reference only
+COPY_SECONDS = 10.0  # time the copies of one save may take; a value not copied by then is kept by reference
 IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), frozenset, range)
 
 _refs: dict[str, object] = {}
@@ -29,16 +31,17 @@ _held: dict[str, object] = {}  # the names `save` covered, as the failed cell le
 MISSING = object()
 
 
-def save(ns: dict, names: list[str]) -> str:
-    """Remember what the next cell can reach. Returns the names whose changes cannot be undone."""
-    import cloudpickle
-
+def save(ns: dict, names: list[str], seconds: float = COPY_SECONDS, cap: int = COPY_CAP) -> str:
+    """Remember what the next cell can reach. Returns the names whose changes cannot be undone
+    ("uncopied"), and for each why: "cannot be pickled", "too big" (past `cap` bytes of copies in
+    all) or "slow" (the copies took `seconds`: the rest is not tried)."""
     _held.clear()
     _refs.clear()
     _copies.clear()
     _absent.clear()
     reached = set(snapshot.reachable(set(names), ns)) | set(names)
-    uncopied, total = [], 0
+    why: dict[str, str] = {}
+    total, deadline = 0, time.monotonic() + seconds
     for name in sorted(reached):
         if name in snapshot.IGNORED:
             continue
@@ -46,18 +49,53 @@ def save(ns: dict, names: list[str]) -> str:
             _absent.add(name)
             continue
         value = _refs[name] = ns[name]
-        if _needs_copy(value):
-            try:
-                blob = cloudpickle.dumps(value, protocol=5)
-            except Exception:
-                uncopied.append(name)
-                continue
-            if total + len(blob) > COPY_CAP:
-                uncopied.append(name)
-                continue
-            _copies[name] = blob
-            total += len(blob)
-    return json.dumps({"uncopied": uncopied, "bytes": total})
+        if not _needs_copy(value):
+            continue
+        if time.monotonic() > deadline:
+            why[name] = "slow"
+            continue
+        try:
+            _copies[name] = _Copy(cap - total, deadline).of(value)
+        except _Stop as stop:
+            why[name] = str(stop)
+            continue
+        except Exception:
+            why[name] = "cannot be pickled"
+            continue
+        total += len(_copies[name])
+    return json.dumps({"uncopied": sorted(why), "why": why, "bytes": total})
+
+
+class _Stop(Exception):
+    """A copy stopped: "too big" or "slow"."""
+
+
+class _Copy:
+    """Where a value is pickled: stops past `room` bytes or past `deadline`, so one save never sits
+    for minutes on a big value; with `same`, compares with that pickle as it goes instead of keeping."""
+
+    def __init__(self, room: int, deadline: float, same: bytes | None = None):
+        self.parts: list[bytes] = []
+        self.size, self.room, self.deadline, self.same = 0, room, deadline, same
+
+    def write(self, data) -> int:
+        n = len(data)
+        if self.same is not None and self.same[self.size:self.size + n] != data:
+            raise _Stop("changed")
+        self.size += n
+        if self.size > self.room:
+            raise _Stop("too big")
+        if time.monotonic() > self.deadline:
+            raise _Stop("slow")
+        if self.same is None:
+            self.parts.append(bytes(data))
+        return n
+
+    def of(self, value) -> bytes:
+        import cloudpickle
+
+        cloudpickle.dump(value, self, protocol=5)
+        return b"".join(self.parts)
 
 
 def _needs_copy(value) -> bool:
@@ -111,12 +149,14 @@ def restore(ns: dict) -> str:
 
 
 def _unchanged(value, blob: bytes) -> bool:
-    import cloudpickle
-
+    """Whether `value` still pickles to `blob`; one that takes COPY_SECONDS to tell counts as changed
+    (its copy is put back: the same data, a new object)."""
+    same = _Copy(len(blob), time.monotonic() + COPY_SECONDS, same=blob)
     try:
-        return cloudpickle.dumps(value, protocol=5) == blob
+        same.of(value)
     except Exception:
         return False
+    return same.size == len(blob)
 
 
 def mirror(ns: dict, path: str, share: dict) -> str:
