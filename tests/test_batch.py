@@ -711,3 +711,19 @@ def test_a_signal_ends_a_batch_run_in_one_line_with_what_was_done_written(tmp_pa
     assert text_of(cells[0]) == "one"
     assert text_of(cells[2]) == "three" and cells[2].execution_count == 7
     assert f"stopped by {sig} after 1 of 3 code cells" in report.read_text()
+
+
+def test_a_notebook_kernel_that_is_gone_is_said_as_such_not_an_attribute_error(tmp_path):
+    """nbclient drops its kernel client when the kernel is shut down: running a cell or a helper then
+    raises KernelDied (the batch run skips the cells after it), not AttributeError on None."""
+    import asyncio
+
+    from jupyter_fixloop.batch.run import KernelDied, NotebookKernel
+
+    nb = new_notebook(cells=[new_code_cell("x = 1")])
+    kernel = NotebookKernel(nb, str(tmp_path), 30, None, str(tmp_path))
+    assert kernel.client.kc is None
+    for attempt in (kernel.run(0, nb.cells[0], "x = 1"), kernel.call("save", ["x"])):
+        with pytest.raises(KernelDied, match="the notebook's kernel is gone"):
+            asyncio.run(attempt)
+    assert nb.cells[0].source == "x = 1" and not nb.cells[0].outputs

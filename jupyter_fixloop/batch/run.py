@@ -293,7 +293,7 @@ class NotebookKernel:
         """Start the kernel and check that it can run the checkpoint helpers."""
         from jupyter_core.utils import ensure_async
 
-        kc = self.client.kc
+        kc = self._kc()
         info = await self.client.async_wait_for_reply(await ensure_async(kc.kernel_info()))
         if info and "language_info" in info["content"]:
             self.client.nb.metadata["language_info"] = info["content"]["language_info"]
@@ -303,6 +303,7 @@ class NotebookKernel:
         """Run `code` as this cell (outputs land in the cell); the error headline, or None if all went well."""
         from nbclient.exceptions import DeadKernelError
 
+        self._kc()
         source, cell.source = cell.source, code
         self.reply = None
         try:
@@ -330,6 +331,12 @@ class NotebookKernel:
                 return f"Check failed: {check}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
         return None
 
+    def _kc(self):
+        """nbclient's kernel client; a kernel that is gone (it died, or nbclient shut it down) is said as such."""
+        if self.client.kc is None:
+            raise KernelDied("the notebook's kernel is gone (it died or was shut down): no cell can run in it")
+        return self.client.kc
+
     async def call(self, name: str, *args):
         """Call a checkpoint.py function on the kernel's globals; returns its JSON answer, decoded."""
         return await self.expression(wire.call(f"checkpoint.{name}", wire.NS, *args))
@@ -341,7 +348,7 @@ class NotebookKernel:
         from jupyter_core.utils import ensure_async
         from nbclient.exceptions import DeadKernelError
 
-        msg_id = await ensure_async(self.client.kc.execute(
+        msg_id = await ensure_async(self._kc().execute(
             "", silent=True, store_history=False, user_expressions={"r": expr}, stop_on_error=False))
         try:
             reply = await self.client.async_wait_for_reply(msg_id)
@@ -587,8 +594,8 @@ class BatchRun:
         size = (f"{len(plan.code.encode()) / 1024**2:.1f} MB of source, over the {BIG_CELL / 1024**2:g} MB "
                 "batch mode reads and repairs")
         defines = set(re.findall(r"^([A-Za-z_]\w*)\s*=", plan.code, re.MULTILINE))
-        await kernel.call("save", sorted(defines), number)  # the names it binds: what a cause found above undoes
         try:
+            await kernel.call("save", sorted(defines), number)  # the names it binds: what a cause above undoes
             error = await kernel.run(index, cell, plan.code, plan)
         except KernelDied as exc:
             self.dead = True
