@@ -68,6 +68,7 @@ class Round:
         Sample, ...
     ] = ()  # with --samples K or the rules: every candidate of the round; the round is the best one's
     source: str = "model"  # what answered the step carried on: "model", or "rules" (the built-in engine's rule repair)
+    model_error: str = ""  # the round's model call failed (one line); the rules' candidate ran on without it
     authors: tuple[str, ...] = ()  # who wrote each line of `candidate`: "user", "rules", "model" (see `authored`)
 
     @property

@@ -609,3 +609,121 @@ def test_a_cell_that_runs_but_assigns_through_a_chain_is_repaired_when_its_saved
     assert result.cells[3].metadata["fixloop"]["decision"] == "pending"
     assert result.cells[3].metadata["fixloop"]["patched"].startswith("df.loc[df['a'] > 2, 'c'] = 0")
     assert "+df.loc[df['a'] > 2, 'c'] = 0" in Path(report).read_text()
+
+
+
+
+def test_the_name_analysis_reads_a_long_cell_in_one_pass_and_hands_its_set_back():
+    """Names bound earlier in a long cell are not reads, also inside loops, branches, withs and trys;
+    the set of bound names a body is read with comes back as it was given (no copy per statement)."""
+    import ast as ast_
+
+    from jupyter_fixloop.batch.cells import _in_order, cell_names
+
+    lines = ["x0 = seed"]
+    for i in range(1, 3000):
+        lines += [f"for k{i} in range(x{i - 1}):\n    x{i} = k{i} + x{i - 1}", f"if x{i}:\n    y{i} = x{i}\nelse:\n"
+                  f"    y{i} = -x{i}", f"with open(name) as f{i}:\n    z{i} = f{i}.read() + str(y{i})",
+                  f"try:\n    w{i} = z{i}\nexcept ValueError as e{i}:\n    w{i} = e{i}\nfinally:\n    v{i} = w{i}"]
+    reads, defines = cell_names("\n".join(lines))
+    assert reads == {"seed", "range", "open", "name", "str", "ValueError"}
+    assert {"x2999", "y1", "z5", "w7", "v2999", "k3", "f9"} <= defines
+    bound = {"before"}
+    _in_order(ast_.parse("a = 1\nfor b in a:\n    c = b\n").body, bound)
+    assert bound == {"before"}
+
+
+def test_a_cell_over_the_size_cap_runs_as_written_and_says_why(workdir, capsys):
+    """Over 2 MB of source, batch mode neither reads, checkpoints nor repairs a cell: it runs as
+    written; one that fails is not repaired, with the reason, and the cells after it still run."""
+    from jupyter_fixloop.batch.run import BIG_CELL
+
+    literal = "x" * (BIG_CELL + 1000)
+    src = write_notebook(workdir / "big.ipynb", f"blob = '{literal}'\nprint(len(blob))",
+                         f"other = '{literal}'\nboom = 1 / 0", "print(len(blob) + 1)")
+    out, report = str(workdir / "big.out.ipynb"), str(workdir / "big.md")
+    assert batch_cli.main([src, "-o", out, "--report", report, "--no-plain"]) == 1
+    said = capsys.readouterr().out
+    assert "cell 1: blob = " in said and "ran as written, not read: 2.0 MB of source, over the 2 MB" in said
+    assert "not repaired: 2.0 MB of source, over the 2 MB batch mode reads and repairs" in said
+    cells = nbformat.read(out, as_version=4).cells
+    assert text_of(cells[0]) == str(len(literal)) and text_of(cells[2]) == str(len(literal) + 1)
+    assert "ZeroDivisionError" in text_of(cells[1]) and "fixloop" not in cells[1].metadata
+    assert "ran as written, not read" in Path(report).read_text()
+
+
+def test_checkpoint_copies_are_bounded_in_bytes_and_in_time_and_say_what_they_skipped():
+    from jupyter_fixloop.kernel import checkpoint
+
+    ns = {"rows": [{"id": i} for i in range(5000)], "small": [1, 2], "gen": (i for i in range(3))}
+    answer = json.loads(checkpoint.save(ns, ["rows", "small", "gen"], cap=1000))
+    assert sorted(answer["why"]) == ["gen", "rows"] and answer["bytes"] < 1000
+    assert "over 1,000 bytes: more than the copies" in answer["why"]["rows"]
+    assert answer["why"]["gen"] == "it cannot be copied (TypeError)"
+    ns["small"].append(3)
+    assert json.loads(checkpoint.restore(ns))["changed"] == ["small"] and ns["small"] == [1, 2]
+    answer = json.loads(checkpoint.save(ns, ["rows", "small"], seconds=0.0))
+    assert sorted(answer["why"]) == ["rows", "small"] and answer["bytes"] == 0
+    assert all(why.startswith("not copied within the 0 s") for why in answer["why"].values())
+
+
+def test_a_failed_cell_says_which_names_its_checkpoint_could_not_copy(workdir, capsys):
+    """A generator cannot be copied: what the failed cell took from it stays taken, and the outcome says so."""
+    src = write_notebook(workdir / "uncopied.ipynb", "counts = (n for n in [3, 4, 5])\nlimit = 10",
+                         "first = next(counts)\ntotal = first + limt")
+    batch_cli.main([src, "-o", str(workdir / "uncopied.out.ipynb"), "--no-plain"])
+    said = capsys.readouterr().out
+    assert "not copied before the cell, so a change it made to them could not be undone: `counts` (it cannot be " \
+           "copied (TypeError))" in said, said
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_ends_a_batch_run_in_one_line_with_what_was_done_written(tmp_path, sig):
+    """A real `jupyter-fixloop run` stopped while a cell runs: one line, no traceback, the notebook
+    and the report written with the cells done so far; the cells not reached keep their saved outputs."""
+    import signal
+    import time
+
+    nb = new_notebook(cells=[new_code_cell("print('one')"), new_code_cell("import time\ntime.sleep(300)"),
+                             new_code_cell("print('three')")])
+    nb.cells[2].outputs = [nbformat.v4.new_output("stream", name="stdout", text="three\n")]
+    nb.cells[2].execution_count = 7
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    src = tmp_path / "long.ipynb"
+    nbformat.write(nb, str(src))
+    report = tmp_path / "long.md"
+    proc = subprocess.Popen([sys.executable, "-m", "jupyter_fixloop.cli", "run", str(src), "--report", str(report)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    seen = ""
+    while "cell 1: ok" not in seen:
+        line = proc.stderr.readline()
+        assert line, f"the run ended before cell 1 was done: {seen}"
+        seen += line
+    time.sleep(3)  # into cell 2's sleep
+    proc.send_signal(getattr(signal, sig))
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + getattr(signal, sig).value, err
+    assert "Traceback" not in err and out == "", err
+    (line,) = [ln for ln in err.splitlines() if "stopped" in ln]
+    assert line.startswith(f"jupyter-fixloop run: {src}: stopped by {sig} after 1 of 3 code cells")
+    assert len(err.splitlines()) == 1, err
+    cells = nbformat.read(str(tmp_path / "long.fixed.ipynb"), as_version=4).cells
+    assert text_of(cells[0]) == "one"
+    assert text_of(cells[2]) == "three" and cells[2].execution_count == 7
+    assert f"stopped by {sig} after 1 of 3 code cells" in report.read_text()
+
+
+def test_a_notebook_kernel_that_is_gone_is_said_as_such_not_an_attribute_error(tmp_path):
+    """nbclient drops its kernel client when the kernel is shut down: running a cell or a helper then
+    raises KernelDied (the batch run skips the cells after it), not AttributeError on None."""
+    import asyncio
+
+    from jupyter_fixloop.batch.run import KernelDied, NotebookKernel
+
+    nb = new_notebook(cells=[new_code_cell("x = 1")])
+    kernel = NotebookKernel(nb, str(tmp_path), 30, None, str(tmp_path))
+    assert kernel.client.kc is None
+    for attempt in (kernel.run(0, nb.cells[0], "x = 1"), kernel.call("save", ["x"])):
+        with pytest.raises(KernelDied, match="the notebook's kernel is gone"):
+            asyncio.run(attempt)
+    assert nb.cells[0].source == "x = 1" and not nb.cells[0].outputs

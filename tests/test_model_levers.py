@@ -155,8 +155,41 @@ def test_the_server_is_checked_up_front_in_one_line(fake_model):
     assert "\n" not in message and "could not be reached" in message and "openai/local" in message
     check_model(BUILTIN, closed_port_url())  # the built-in engine needs no server
     server = fake_model("unused")
-    check_server(server.url)  # any HTTP answer counts (the scripted server refuses GET)
+    check_server(server.url)  # it lists its models at GET /v1/models
     assert server.requests == []
+
+
+def test_a_web_server_that_is_not_a_model_server_is_said_up_front(fake_model, tmp_path, capsys):
+    """A real HTTP server on 127.0.0.1 that answers 404 at `{api_base}/models` (the URL lacks /v1):
+    a usage error in one line, exit 2 in batch mode, before any cell runs."""
+    root = fake_model("unused").url.removesuffix("/v1")
+    with pytest.raises(UsageError) as caught:
+        check_model("openai/local", root)
+    message = str(caught.value)
+    assert "\n" not in message and "not a model server at this URL (HTTP 404" in message, message
+    assert "is --api-base right (it usually ends in /v1)?" in message
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from jupyter_fixloop.batch import cli as batch_cli
+
+    nb = tmp_path / "one.ipynb"
+    nb.write_text(json.dumps(new_notebook(cells=[new_code_cell("x = 1")])))
+    assert batch_cli.main([str(nb), "--model", "openai/local", "--api-base", root + "/"]) == 2
+    said = capsys.readouterr()
+    assert "not a model server at this URL (HTTP 404" in said.err + said.out
+    assert not (tmp_path / "one.fixed.ipynb").exists()
+
+
+def test_a_failed_model_call_is_said_when_the_rules_repair_is_kept(fake_model):
+    """The server answers its model list but fails the chat call: the rules' repair (which nothing
+    checks, so the model is asked beside it) is kept, and the result says the model's call failed."""
+    server = fake_model(Scripted(status=404, body=json.dumps({"error": {"message": "no such route"}}).encode()))
+    result = fix("total = sum(prics)\n", namespace={"prices": [3, 4, 5]}, model="openai/scripted",
+                 api_base=server.url, max_rounds=1)
+    assert server.requests, "the model was asked"
+    assert result.status == "unverified" and result.rounds[0].source == "rules", result.reason
+    assert "a model call failed in round 1: model openai/scripted: NotFoundError 404" in result.reason, result.reason
+    assert result.rounds[0].model_error.startswith("model openai/scripted: NotFoundError 404")
 
 
 def test_bench_reports_the_round_that_fixed_each_case(fake_model, tmp_path):

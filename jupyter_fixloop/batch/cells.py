@@ -10,6 +10,7 @@ order of the cell: a name the cell assigns before it reads it is not a read (`da
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 import shlex
 from dataclasses import dataclass
@@ -64,63 +65,94 @@ def parse_cell(source: str) -> CellPlan:
 
 
 def cell_names(code: str) -> tuple[set[str], set[str]]:
-    """(names the cell reads, names it binds or changes in place). Errs on the side of more names."""
-    python, magic_words = _as_python(code)
+    """(names the cell reads, names it binds or changes in place). Errs on the side of more names.
+    Linear in the cell's size: one pass, one set of the names bound so far."""
     try:
-        tree = ast.parse(python)
-    except SyntaxError:
-        words = set(re.findall(r"[A-Za-z_]\w*", code))
-        return words, set(re.findall(r"^([A-Za-z_]\w*)\s*[+\-*/]?=", code, re.MULTILINE))
+        tree, magic_words = ast.parse(code), set()
+    except (SyntaxError, ValueError):
+        python, magic_words = _as_python(code)
+        try:
+            tree = ast.parse(python)
+        except (SyntaxError, ValueError):
+            words = set(re.findall(r"[A-Za-z_]\w*", code))
+            return words, set(re.findall(r"^([A-Za-z_]\w*)\s*[+\-*/]?=", code, re.MULTILINE))
     reads, defines = _in_order(tree.body, set())
     return reads | magic_words, defines
 
 
-def _in_order(body: list, defined: set[str]) -> tuple[set[str], set[str]]:
+def _in_order(body: list, bound: set[str]) -> tuple[set[str], set[str]]:
     """Reads and bindings of statements run one after another: a name bound by an earlier statement
-    (in `defined` or in this body) is not read by a later one. A branch's bindings count as made
-    (errs towards fewer reads: a read only decides whether a failure is blamed on an earlier cell)."""
+    (in `bound`, or in this body) is not read by a later one. A branch's bindings count as made
+    (errs towards fewer reads: a read only decides whether a failure is blamed on an earlier cell).
+    `bound` grows while the body is read and is handed back as it came (no copy per statement)."""
     reads: set[str] = set()
     defines: set[str] = set()
-    for stmt in body:
-        r, d = _statement(stmt, defined | defines)
-        reads |= r
-        defines |= d
+    with _also(bound) as add:
+        for stmt in body:
+            r, d = _statement(stmt, bound)
+            reads |= r
+            defines |= d
+            add(d)
     return reads, defines
 
 
-def _statement(stmt, defined: set[str]) -> tuple[set[str], set[str]]:
+@contextlib.contextmanager
+def _also(bound: set[str], names=()):
+    """`bound` with `names` (and whatever is added through the function given) for a while."""
+    added: list[str] = []
+
+    def add(more) -> None:
+        new = [n for n in more if n not in bound]
+        bound.update(new)
+        added.extend(new)
+
+    add(names)
+    try:
+        yield add
+    finally:
+        bound.difference_update(added)
+
+
+def _statement(stmt, bound: set[str]) -> tuple[set[str], set[str]]:
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
         head, target = _names_of(stmt.iter), _names_of(stmt.target)
-        r, d = _in_order([*stmt.body, *stmt.orelse], defined | target.defines)
-        return (head.reads - defined) | r, target.defines | d
+        with _also(bound, target.defines):
+            r, d = _in_order([*stmt.body, *stmt.orelse], bound)
+        return (head.reads - bound) | r, target.defines | d
     if isinstance(stmt, (ast.If, ast.While)):
         test = _names_of(stmt.test)
-        r1, d1 = _in_order(stmt.body, defined)
-        r2, d2 = _in_order(stmt.orelse, defined)
-        return (test.reads - defined) | r1 | r2, d1 | d2
+        r1, d1 = _in_order(stmt.body, bound)
+        r2, d2 = _in_order(stmt.orelse, bound)
+        return (test.reads - bound) | r1 | r2, d1 | d2
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        reads, bound = set(), set()
+        reads, with_bound = set(), set()
         for item in stmt.items:
-            reads |= _names_of(item.context_expr).reads - defined - bound
+            reads |= {n for n in _names_of(item.context_expr).reads if n not in bound and n not in with_bound}
             if item.optional_vars is not None:
-                bound |= _names_of(item.optional_vars).defines
-        r, d = _in_order(stmt.body, defined | bound)
-        return reads | r, bound | d
+                with_bound |= _names_of(item.optional_vars).defines
+        with _also(bound, with_bound):
+            r, d = _in_order(stmt.body, bound)
+        return reads | r, with_bound | d
     if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
-        reads, defines = _in_order(stmt.body, defined)
-        for handler in stmt.handlers:
-            bound = {handler.name} if handler.name else set()
-            head = _names_of(handler.type).reads if handler.type is not None else set()
-            r, d = _in_order(handler.body, defined | bound)
-            reads |= (head - defined) | r
-            defines |= d
-        for part in (stmt.orelse, stmt.finalbody):
-            r, d = _in_order(part, defined | defines)
-            reads |= r
-            defines |= d
-        return reads, defines
+        return _try(stmt, bound)
     names = _names_of(stmt)
-    return names.reads - defined, names.defines
+    return names.reads - bound, names.defines
+
+
+def _try(stmt, bound: set[str]) -> tuple[set[str], set[str]]:
+    reads, defines = _in_order(stmt.body, bound)
+    for handler in stmt.handlers:
+        head = _names_of(handler.type).reads if handler.type is not None else set()
+        with _also(bound, [handler.name] if handler.name else []):
+            r, d = _in_order(handler.body, bound)
+        reads |= (head - bound) | r
+        defines |= d
+    for part in (stmt.orelse, stmt.finalbody):
+        with _also(bound, defines):
+            r, d = _in_order(part, bound)
+        reads |= r
+        defines |= d
+    return reads, defines
 
 
 def _names_of(node) -> _Names:

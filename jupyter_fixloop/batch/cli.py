@@ -11,6 +11,7 @@ import asyncio
 import os
 import re
 import shutil
+import signal
 import sys
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ from ..config import flag_arguments, load_config, with_flags
 from ..errors import FixloopError, UsageError
 from ..model import check_model
 from ..sandbox import confine
-from .run import REPORT_FORMATS, BatchOptions, accept_all, fix_notebook, read_notebook
+from .run import REPORT_FORMATS, BatchOptions, Stop, accept_all, fix_notebook, read_notebook
 
 SEVERITY = (0, 3, 1, 2)  # exit codes, least to most severe: with several notebooks the worst wins
 
@@ -162,11 +163,13 @@ def _run(work: list, args, options: BatchOptions) -> int:
 
     async def all_of():
         slots = asyncio.Semaphore(args.jobs)
+        stop = Stop()
+        stop.listen()
 
         async def one(item, progress):
             async with slots:
                 nb, paths = item
-                return await fix_notebook(nb, paths.notebook, options, progress, decide)
+                return await fix_notebook(nb, paths.notebook, options, progress, decide, stop)
 
         return await asyncio.gather(*(one(item, p) for item, p in zip(work, progresses)), return_exceptions=True)
 
@@ -183,7 +186,7 @@ def _write(work: list, results: list, args) -> int:
 
     from . import report
 
-    codes, done = [], []
+    codes, done, stopped = [], [], 0
     for (nb, paths), result in zip(work, results):
         if isinstance(result, FixloopError):
             print(f"jupyter-fixloop run: {paths.notebook}: {result}", file=sys.stderr)
@@ -199,8 +202,12 @@ def _write(work: list, results: list, args) -> int:
         single_report = paths.report if len(work) == 1 else None
         if single_report:
             report.write_report(result, single_report, paths.output)
-        print(report.summary_text(result, paths.output, single_report, paths.backup))
+        if result.stopped:
+            print(report.stopped_line(result, paths.output, single_report), file=sys.stderr)
+            stopped = 128 + signal.Signals[result.stopped].value
+        else:
+            print(report.summary_text(result, paths.output, single_report, paths.backup))
     if len(work) > 1 and args.report and done:
         report.combined_report(done, args.report)
         print(f"report: {args.report}")
-    return max(codes, key=SEVERITY.index)
+    return stopped or max(codes, key=SEVERITY.index)

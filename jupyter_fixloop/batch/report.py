@@ -39,9 +39,20 @@ def headline(batch) -> str:
         "every cell runs" if not doubts else f"every cell runs, but {' and '.join(doubts)}")
     if batch.ok and batch.count("example"):
         verdict = verdict.replace("every cell runs", "every cell runs or raises as saved", 1)
+    if batch.stopped:
+        verdict = (f"stopped by {batch.stopped} after {len(batch.outcomes)} of {batch.code_cells} code cells "
+                   "(the cells after them did not run and are kept as they were)")
     cost = f", ${batch.cost:.4f}" if batch.cost else ""
     return (f"{verdict}: {counts} ({len(batch.outcomes)} code cells, {batch.seconds:.1f} s, "
             f"model {batch.model}, {batch.tokens} tokens{cost}); {cells_run(batch)}")
+
+
+def stopped_line(batch, output: str, report: str | None) -> str:
+    """The one line a stopped run prints: where what was done so far went."""
+    where = f"{output}" + (f", report {report}" if report else "")
+    return (f"jupyter-fixloop run: {batch.path}: stopped by {batch.stopped} after {len(batch.outcomes)} of "
+            f"{batch.code_cells} code cells; what was done so far is written: {where} (the cells not reached are "
+            "kept as they were)")
 
 
 def cells_run(batch) -> str:
@@ -66,7 +77,7 @@ def summary_text(batch, output: str, report: str | None, backup: str | None) -> 
     """What the command prints when it is done."""
     lines = [f"fixloop run {batch.path}: {headline(batch)}"]
     for o in batch.outcomes:
-        if o.status != "ok":
+        if o.status != "ok" or o.reason:
             lines.append(f"  {o.title} -- {ICON[o.status]}" + (f": {_one_line(o.reason)}" if o.reason else ""))
     if backup:
         lines.append(f"backup of the original: {backup}")
@@ -102,7 +113,7 @@ def markdown_report(batch, output: str) -> str:
         out.append(f"| {o.number} | {ICON[o.status]} | {rounds} | {tokens} | {cost} | {o.seconds:.1f} s | "
                    f"{_md_cell(first)} |")
     for o in batch.outcomes:
-        if o.status != "ok":
+        if o.status != "ok" or o.reason:
             out += ["", *_md_section(o)]
     return "\n".join(out) + "\n"
 
@@ -212,7 +223,7 @@ def _html_body(batch, output: str, level: int) -> str:
             f"<td>{f'{len(r.rounds)}/{r.max_rounds}' if r else ''}</td><td>{r.tokens if r else ''}</td>"
             f"<td>{cost_text(r.cost) if r else ''}</td><td>{o.seconds:.1f} s</td>"
             f"<td><code>{esc(o.title.split(': ', 1)[1])}</code></td></tr>")
-    sections = [_html_section(o) for o in batch.outcomes if o.status != "ok"]
+    sections = [_html_section(o) for o in batch.outcomes if o.status != "ok" or o.reason]
     return f"""<h{level}>fixloop report: {esc(os.path.basename(batch.path))}</h{level}>
 <p><b>{esc(headline(batch))}</b></p>
 <ul><li>notebook: <code>{esc(batch.path)}</code></li><li>patched notebook: <code>{esc(output)}</code></li>

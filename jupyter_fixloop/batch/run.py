@@ -26,6 +26,8 @@ import asyncio
 import contextlib
 import copy
 import os
+import re
+import signal
 import tempfile
 import time
 from collections.abc import Callable
@@ -46,6 +48,8 @@ from .saved import SavedOutputs, chained_warning
 from .upstream import CauseFix, find_cause, plan_or_none
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+BIG_CELL = 2 * 1024**2  # bytes of source above which a cell runs as written: not read for names, not repaired
+STOP_GRACE = 10.0  # seconds a stopped cell's run gets to wind down before the run ends without it
 
 
 class NotebookError(UsageError):
@@ -125,6 +129,8 @@ class BatchResult:
     model: str
     plain: int | None = None  # cells a plain Jupyter run (nbclient, errors allowed) gets through; None: not measured
     plain_how: str = ""  # how `plain` was found
+    stopped: str = ""  # the signal that stopped the run ("SIGTERM"): the cells after the last outcome did not run
+    code_cells: int = 0  # the notebook's code cells (more than the outcomes when the run was stopped)
 
     @property
     def cells_run(self) -> int:
@@ -137,8 +143,9 @@ class BatchResult:
 
     @property
     def ok(self) -> bool:
-        """Every cell runs (or raises as it did when the notebook was saved: the author's example)."""
-        return all(o.status in (*RAN, "example") for o in self.outcomes)
+        """Every cell runs (or raises as it did when the notebook was saved: the author's example); a
+        stopped run is not ok (the cells after it did not run)."""
+        return not self.stopped and all(o.status in (*RAN, "example") for o in self.outcomes)
 
     @property
     def verified(self) -> bool:
@@ -202,35 +209,66 @@ def execute_notebook(nb, cwd: str, timeout: float) -> None:
             raise CellFailed(str(exc)) from None
 
 
-async def plain_count(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str) -> int:
+async def plain_count(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str,
+                      stop: Stop | None = None) -> int | None:
     """Cells of `nb` (a copy is run) that run without error when Jupyter runs it top to bottom,
-    errors allowed (nbclient); a kernel death ends the count there."""
-    return sum(error is None for error in (await plain_errors(nb, cwd, timeout, kernel_name, workdir)).values())
+    errors allowed (nbclient); a kernel death ends the count there. None when `stop` came first."""
+    errors = await plain_errors(nb, cwd, timeout, kernel_name, workdir, stop)
+    return None if errors is None else sum(error is None for error in errors.values())
 
 
-async def plain_errors(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str) -> dict[int, str | None]:
-    """Run a copy of `nb` as plain Jupyter does (errors allowed): for each code cell that ran (numbered
-    among all cells, from 1), its error ("ename: evalue") or None."""
+async def plain_errors(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str,
+                       stop: Stop | None = None) -> dict[int, str | None] | None:
+    """Run a copy of `nb` as plain Jupyter does (errors allowed; cell by cell, as nbclient's execute
+    does): for each code cell that ran (numbered among all cells, from 1), its error ("ename:
+    evalue") or None. None when `stop` came first."""
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
 
-    nb = copy.deepcopy(nb)
+    nb, stop = copy.deepcopy(nb), stop or Stop()
     name = kernel_name or nb.metadata.get("kernelspec", {}).get("name") or "python3"
     sub = tempfile.mkdtemp(prefix="plain-", dir=workdir)
     client = NotebookClient(nb, config=_ipc_config(sub), timeout=timeout, kernel_name=name, allow_errors=True,
                             interrupt_on_timeout=True, resources={"metadata": {"path": cwd}})
+
+    async def every_cell() -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            await _started(client, stack)
+            stop.relisten()
+            for index, cell in enumerate(nb.cells):
+                await client.async_execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
+
     try:
-        await client.async_execute()
+        finished, _ = await stop.until(every_cell())
     except DeadKernelError:
-        pass
+        finished = True
     except Exception:  # a timeout or a kernel that would not start: count what ran
-        pass
+        finished = True
+    stop.relisten()
+    if not finished:
+        return None
     ran = {}
     for i, c in enumerate(nb.cells):
         if c.cell_type == "code" and c.source.strip() and c.get("execution_count"):
             errors = [o for o in c.outputs if o.get("output_type") == "error"]
             ran[i + 1] = f"{errors[0].get('ename', '')}: {errors[0].get('evalue', '')}" if errors else None
     return ran
+
+
+async def _started(client, stack: contextlib.AsyncExitStack) -> None:
+    """Start `client`'s kernel and channels, then enter nbclient's `async_setup_kernel` (which shuts
+    them down at the end of `stack`). Started first, so that the SIGINT/SIGTERM handlers nbclient
+    puts in while it is set up (they shut the kernel down) are there for no await: batch mode's
+    `Stop` takes the signals back at once."""
+    client.km = client.create_kernel_manager()
+    try:
+        await client.async_start_new_kernel()
+        await client.async_start_new_kernel_client()
+    except BaseException:
+        if client.km.has_kernel:
+            await client.km.shutdown_kernel(now=True)
+        raise
+    await stack.enter_async_context(client.async_setup_kernel())
 
 
 class NotebookKernel:
@@ -255,7 +293,7 @@ class NotebookKernel:
         """Start the kernel and check that it can run the checkpoint helpers."""
         from jupyter_core.utils import ensure_async
 
-        kc = self.client.kc
+        kc = self._kc()
         info = await self.client.async_wait_for_reply(await ensure_async(kc.kernel_info()))
         if info and "language_info" in info["content"]:
             self.client.nb.metadata["language_info"] = info["content"]["language_info"]
@@ -265,6 +303,7 @@ class NotebookKernel:
         """Run `code` as this cell (outputs land in the cell); the error headline, or None if all went well."""
         from nbclient.exceptions import DeadKernelError
 
+        self._kc()
         source, cell.source = cell.source, code
         self.reply = None
         try:
@@ -292,6 +331,12 @@ class NotebookKernel:
                 return f"Check failed: {check}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
         return None
 
+    def _kc(self):
+        """nbclient's kernel client; a kernel that is gone (it died, or nbclient shut it down) is said as such."""
+        if self.client.kc is None:
+            raise KernelDied("the notebook's kernel is gone (it died or was shut down): no cell can run in it")
+        return self.client.kc
+
     async def call(self, name: str, *args):
         """Call a checkpoint.py function on the kernel's globals; returns its JSON answer, decoded."""
         return await self.expression(wire.call(f"checkpoint.{name}", wire.NS, *args))
@@ -303,7 +348,7 @@ class NotebookKernel:
         from jupyter_core.utils import ensure_async
         from nbclient.exceptions import DeadKernelError
 
-        msg_id = await ensure_async(self.client.kc.execute(
+        msg_id = await ensure_async(self._kc().execute(
             "", silent=True, store_history=False, user_expressions={"r": expr}, stop_on_error=False))
         try:
             reply = await self.client.async_wait_for_reply(msg_id)
@@ -327,6 +372,58 @@ class NotebookKernel:
 # ---------------------------------------------------------------- the run
 
 
+class Stop:
+    """A request to end a batch run now (SIGTERM, SIGINT): the cell under way is stopped, the cells
+    after it are not run, and what was done so far is written. `why` names the request."""
+
+    def __init__(self):
+        self.event = asyncio.Event()
+        self.why = ""
+        self.listening = False
+
+    def set(self, why: str) -> None:
+        self.why = self.why or why
+        self.event.set()
+
+    def listen(self) -> None:
+        """SIGINT and SIGTERM set this stop (on the running loop, in its main thread); a second signal
+        ends the process at once. nbclient puts in handlers of its own (that shut the kernel down)
+        and takes them out when its kernel is done: `relisten` after each."""
+        self.listening = True
+        self.relisten()
+
+    def relisten(self) -> None:
+        if not self.listening or self.why:
+            return
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self._heard, sig)
+            except (RuntimeError, NotImplementedError, ValueError):  # not the main thread, or no signals here
+                return
+
+    def _heard(self, sig: signal.Signals) -> None:
+        self.set(sig.name)
+        loop = asyncio.get_running_loop()
+        for each in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(each)
+
+    async def until(self, work) -> tuple[bool, object]:
+        """(True, the value of `work`), or (False, None) when this stop comes first: `work` is then
+        cancelled and given STOP_GRACE seconds to wind down."""
+        task = asyncio.ensure_future(work)
+        stopped = asyncio.ensure_future(self.event.wait())
+        try:
+            await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+        if task.done():
+            return True, task.result()
+        task.cancel()
+        await asyncio.wait({task}, timeout=STOP_GRACE)
+        return False, None
+
+
 Decide = Callable[[CellOutcome, LoopResult], tuple[str, str]]
 
 
@@ -338,8 +435,11 @@ def accept_all(outcome: CellOutcome, result: LoopResult) -> tuple[str, str]:
 class BatchRun:
     """One pass over a notebook: runs each code cell, repairs the failures, keeps the outcomes."""
 
-    def __init__(self, nb, path: str, options: BatchOptions, progress, decide: Decide = accept_all):
+    def __init__(self, nb, path: str, options: BatchOptions, progress, decide: Decide = accept_all,
+                 stop: Stop | None = None):
         self.nb = nb
+        self.stop = stop or Stop()
+        self.uncopied: dict[str, str] = {}  # name -> why the last checkpoint could not copy it
         self.path = path
         self.cwd = os.path.dirname(os.path.abspath(path))
         self.options = options
@@ -364,23 +464,41 @@ class BatchRun:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 try:
-                    await stack.enter_async_context(kernel.client.async_setup_kernel())
+                    await _started(kernel.client, stack)
                 except Exception as exc:
                     raise KernelError(f"could not start the notebook's kernel: {type(exc).__name__}: {exc}") from None
+                self.stop.relisten()  # no await since nbclient put its own handlers in
                 await kernel.start()
                 _warm_up(self.loop_options)
                 for index in code_cells:
                     if self.dead:
                         self._add(self._skip(index, "the notebook's kernel died in an earlier cell"))
-                    else:
-                        self._add(await self._cell(kernel, index))
-            plain, plain_how = await self._plain()
+                        continue
+                    if self.stop.why:
+                        break
+                    finished, outcome = await self.stop.until(self._cell(kernel, index))
+                    if not finished:
+                        break
+                    self._add(outcome)
+            self.stop.relisten()  # nbclient took its handlers out, and ours with them
+            plain, plain_how = (None, "") if self.stop.why else await self._plain()
+            if self.stop.why:  # before the plain run, or during it
+                plain, plain_how = None, "not measured: the run was stopped"
         finally:
             self.progress.close()
             remove_tree(self.workdir)  # iterative: a 3,000-deep tree a cell wrote does not stop it
             remove_scratch(self.snapdir)
+            self._unreached()
         return BatchResult(self.path, tuple(self.outcomes), time.perf_counter() - started,
-                           self.loop_options.model, plain, plain_how)
+                           self.loop_options.model, plain, plain_how, self.stop.why, len(code_cells))
+
+    def _unreached(self) -> None:
+        """Cells the run did not finish (stopped, or an error ended it) are put back as they were in
+        the notebook: nothing saved in them is lost."""
+        done = {o.number for o in self.outcomes}
+        for i, cell in enumerate(self.nb.cells):
+            if cell.cell_type == "code" and i + 1 not in done:
+                self.nb.cells[i] = copy.deepcopy(self.original.cells[i])
 
     async def _plain(self) -> tuple[int | None, str]:
         """How many cells plain Jupyter gets through. When no cell was changed (no fix ran, no
@@ -394,11 +512,19 @@ class BatchRun:
         if not self.options.plain:
             return None, "not measured (--no-plain)"
         return await plain_count(
-            self.original, self.cwd, self.options.cell_timeout, self.options.kernel_name, self.workdir
+            self.original, self.cwd, self.options.cell_timeout, self.options.kernel_name, self.workdir, self.stop
         ), "measured: the original notebook run again with nbclient, errors allowed"
 
     def _add(self, outcome: CellOutcome) -> None:
-        """Keep the outcome; number the cells that ran 1, 2, 3... as a clean top-to-bottom run would."""
+        """Keep the outcome; number the cells that ran 1, 2, 3... as a clean top-to-bottom run would.
+        A cell that failed says which names the checkpoint before it could not copy (its repair
+        started from what the cell left in them)."""
+        if outcome.error and self.uncopied and outcome.status != "skipped":
+            why = ", ".join(f"`{n}` ({w})" for n, w in sorted(self.uncopied.items())[:6])
+            more = f" and {len(self.uncopied) - 6} more" if len(self.uncopied) > 6 else ""
+            outcome = replace(outcome, reason=f"{outcome.reason}; not copied before the cell, so a change it made "
+                                              f"to them could not be undone: {why}{more}".lstrip("; "))
+        self.uncopied = {}
         cell = self.nb.cells[outcome.number - 1]
         if cell.get("execution_count") is not None:
             self.executed += 1
@@ -414,6 +540,8 @@ class BatchRun:
             plan = parse_cell(cell.source)
         except UsageError as exc:
             return self._failed(index, cell.source, str(exc), "", started)
+        if len(plan.code.encode()) > BIG_CELL:
+            return await self._run_big(kernel, index, plan, started)
         reads, defines = cell_names(plan.code)
         try:
             return await self._run_cell(kernel, index, plan, reads, defines, started)
@@ -425,7 +553,7 @@ class BatchRun:
         """Checkpoint and run; on failure, blame an unfixed cell or repair (unless --cells leaves this cell alone)."""
         cell = self.nb.cells[index]
         number = index + 1
-        await kernel.call("save", sorted(reads | defines), number)
+        self.uncopied = (await kernel.call("save", sorted(reads | defines), number)).get("why", {})
         error = "generation requested" if plan.instruction else await kernel.run(index, cell, plan.code, plan)
         if error is None:
             smell = chained_warning(cell.outputs)
@@ -458,6 +586,26 @@ class BatchRun:
 
     def _repairable(self, number: int) -> bool:
         return self.options.cells is None or number in self.options.cells
+
+    async def _run_big(self, kernel, index: int, plan: CellPlan, started: float) -> CellOutcome:
+        """A cell over BIG_CELL runs as written, as plain Jupyter runs it: reading it for names, copying
+        what it reaches and repairing it would each take longer than the cell itself."""
+        cell, number = self.nb.cells[index], index + 1
+        size = (f"{len(plan.code.encode()) / 1024**2:.1f} MB of source, over the {BIG_CELL / 1024**2:g} MB "
+                "batch mode reads and repairs")
+        defines = set(re.findall(r"^([A-Za-z_]\w*)\s*=", plan.code, re.MULTILINE))
+        try:
+            await kernel.call("save", sorted(defines), number)  # the names it binds: what a cause above undoes
+            error = await kernel.run(index, cell, plan.code, plan)
+        except KernelDied as exc:
+            self.dead = True
+            return self._failed(index, cell.source, str(exc), "", started, defines)
+        if error is None:
+            self._cleared(defines)
+            self.saved.ran(number, "", set(), defines, cell.outputs)
+            return CellOutcome(number, "ok", cell.source, reason=f"ran as written, not read: {size}",
+                               seconds=time.perf_counter() - started)
+        return self._failed(index, cell.source, _kept(f"not repaired: {size}"), error, started, defines)
 
     def _blamed(self, error: str, reads) -> str | None:
         """The name an unfixed cell should have defined that this failure is about, if any (read by
@@ -746,8 +894,10 @@ def _record(cell, result: LoopResult, decision: str) -> None:
                                                plain=split_magic(cell.source)[0] is None)
 
 
-async def fix_notebook(nb, path: str, options: BatchOptions, progress=None, decide: Decide = accept_all) -> BatchResult:
-    """Run and repair `nb` (changed in place: fixed sources, real outputs, `fixloop` cell metadata)."""
+async def fix_notebook(nb, path: str, options: BatchOptions, progress=None, decide: Decide = accept_all,
+                       stop: Stop | None = None) -> BatchResult:
+    """Run and repair `nb` (changed in place: fixed sources, real outputs, `fixloop` cell metadata);
+    `stop`, when set, ends the run after what was done so far (the result says so)."""
     from .terminal import QuietProgress
 
-    return await BatchRun(nb, path, options, progress or QuietProgress(), decide).run()
+    return await BatchRun(nb, path, options, progress or QuietProgress(), decide, stop).run()

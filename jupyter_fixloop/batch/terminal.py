@@ -69,7 +69,7 @@ class PlainProgress(QuietProgress):
 
     def done(self, outcome) -> None:
         text = f"cell {outcome.number}: {outcome.status}"
-        if outcome.status != "ok":
+        if outcome.status != "ok" or outcome.reason:
             text += f" ({visible((outcome.reason or outcome.error)[:120])})"
         self._line(text)
 
@@ -119,9 +119,9 @@ class RichProgress(QuietProgress):
     def done(self, outcome) -> None:
         from rich.markup import escape
 
-        if outcome.status != "ok":
-            colour = {"fixed": "green", "unverified": "yellow", "looks_wrong": "yellow", "example": "blue"}.get(
-                outcome.status, "red")
+        if outcome.status != "ok" or outcome.reason:
+            colour = {"ok": "green", "fixed": "green", "unverified": "yellow", "looks_wrong": "yellow",
+                      "example": "blue"}.get(outcome.status, "red")
             self.bar.console.print(f"{self.label}cell {outcome.number}: [{colour}]{outcome.status}[/{colour}] "
                                    f"{escape(visible((outcome.reason or outcome.error)[:120]))}", markup=True,
                                    highlight=False)

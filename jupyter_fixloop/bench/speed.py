@@ -13,6 +13,8 @@
    in its own copy of the snapshot map). Target on the frame: judged <= 1.3x not judged.
 8. (precell, printed as 7) The state kept before each cell while `%fixloop auto` is on (bench/precell.py): the
    per-cell overhead on a 1,000,000-row frame, against the cell's own run. Target: <= 5 %.
+9. (names, printed as 8) Batch mode's name analysis of a cell (which names it reads and binds, `batch/cells.py`): a
+   20,000-line cell against a 2,000-line one. Target: <= 15x (linear is 10x; it was quadratic).
 4. The first repair in a fresh process (`%load_ext`, then `%%fixloop` on a one-word typo, built-in
    engine) against one cold kernel start timed in the same run. Target: <= 2 cold starts, and
    litellm never imported.
@@ -50,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--repeat", type=int, default=5, help="repeats of snapshot/import timings (default 5)")
     parser.add_argument("--gateway", default="", metavar="URL", help="also time rounds on this Kernel Gateway")
     parser.add_argument("--only", choices=["round", "snapshot", "import", "first", "gateway", "jobs", "judge",
-                                           "precell"],
+                                           "precell", "names"],
                         action="append",
                         help="run only these benchmarks (repeatable)")
     return parser
@@ -59,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     opts = parser.parse_args(argv)
-    chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge", "precell"] + (
+    chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge", "precell", "names"] + (
         ["gateway"] if opts.gateway else []
     )
     from .. import runtime
@@ -81,7 +83,9 @@ def main(argv: list[str] | None = None) -> int:
         missed += _report_judge(runtime.run_sync(bench_judge(opts.rounds, opts.rows, opts.repeat)))
     if "precell" in chosen:
         missed += _report_precell(opts.rows, opts.repeat)
-    if "gateway" in chosen:  # last: the default run, without a gateway, numbers its sections 1 to 7
+    if "names" in chosen:
+        missed += _report_names(bench_names(opts.repeat))
+    if "gateway" in chosen:  # last: the default run, without a gateway, numbers its sections 1 to 8
         if not opts.gateway:
             parser.error("--only gateway needs --gateway URL")
         _report_gateway(runtime.run_sync(bench_gateway(opts.gateway, opts.rounds)))
@@ -138,7 +142,7 @@ async def bench_gateway(url: str, rounds: int) -> dict:
 
 def _report_gateway(r: dict) -> None:
     local, gateway = statistics.median(r["local"]), statistics.median(r["gateway"])
-    print(f"\n8. one warm round through the gateway ({r['url']}) vs the local warm pool")
+    print(f"\n9. one warm round through the gateway ({r['url']}) vs the local warm pool")
     print(f"   gateway: p50 {gateway * 1e3:.1f} ms over {len(r['gateway'])} rounds; local: p50 {local * 1e3:.1f} ms "
           f"-> the gateway costs {gateway / local:.1f}x (the same snapshot, cell and check)")
 
@@ -537,6 +541,39 @@ def _report_precell(rows: int, repeat: int) -> int:
     print(f"\n7. the state before each cell (`%fixloop auto`): a {r['rows']:,}-row frame ({r['mb']:.0f} MB), "
           "each cell run by IPython with auto mode off and on, in pairs back to back")
     return report_precell(r)
+
+
+# ---------------------------------------------------------------- 8. batch mode's name analysis
+
+
+def bench_names(repeat: int, small: int = 2_000, big: int = 20_000) -> dict:
+    """Seconds of `cell_names` on a cell of `small` lines and one of `big` lines (each line binds a
+    new name from the one before, inside loops and branches too), best of `repeat`."""
+    from ..batch.cells import cell_names
+
+    def cell(lines: int) -> str:
+        shapes = ["x{i} = x{j} + 1", "for k{i} in range(x{j}):\n    y{i} = k{i}", "if x{j}:\n    x{i} = 1\nelse:\n"
+                  "    x{i} = 2", "with open(x{j}) as f{i}:\n    x{i} = f{i}.read()"]
+        return "\n".join(shapes[i % len(shapes)].format(i=i, j=i - 1) for i in range(lines // 3))
+
+    def best(source: str) -> float:
+        times = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            cell_names(source)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    return {"small": small, "big": big, "small_s": best(cell(small)), "big_s": best(cell(big))}
+
+
+def _report_names(r: dict) -> int:
+    ratio = r["big_s"] / r["small_s"]
+    ok = ratio <= 15
+    print(f"\n8. batch mode's name analysis: a {r['big']:,}-line cell {r['big_s']:.2f} s, a {r['small']:,}-line cell "
+          f"{r['small_s']:.3f} s -> {ratio:.1f}x for {r['big'] / r['small']:.0f}x the lines (target <= 15x: "
+          f"{_verdict(ok)})")
+    return 0 if ok else 1
 
 
 def _fresh_output(code: str) -> str:

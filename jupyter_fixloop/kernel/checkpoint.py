@@ -6,8 +6,9 @@ a `Checkpoint` keeps the values the cell can reach: a reference for every name, 
 value the cell could change in place. A pandas object is copied copy-on-write where pandas does
 copy-on-write (pandas 3, or 2.x with `mode.copy_on_write`): a shallow copy that costs microseconds
 whatever the frame's size, because pandas copies a column only when one side writes to it. Other
-mutable values are pickled (cloudpickle), up to `cap` bytes per cell; a value that cannot be copied
-is kept by reference, and `changes` says so after a failure.
+mutable values are pickled (cloudpickle), up to `cap` bytes and `seconds` of copying per cell (a pickle
+is written in pieces and stopped there, so one save never sits for minutes on a big data literal); a
+value that cannot be copied is kept by reference, and `save` and `changes` say why, per name.
 
 Two users: batch mode's notebook kernel (the module functions below, called through the wire: after
 a failure `hold` keeps what the cell left, `restore` puts the state before it back for the sandbox,
@@ -22,6 +23,7 @@ from __future__ import annotations
 import ast
 import json
 import sys
+import time
 import types
 from dataclasses import asdict, replace
 
@@ -29,6 +31,7 @@ from . import namespace, snapshot
 from .sharing import shared_names, undefined_names
 
 COPY_CAP = 1024**3  # bytes of copies kept per cell; beyond it values are kept by reference only
+COPY_SECONDS = 10.0  # time the copies of one save may take; a value not copied by then is kept by reference
 IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), frozenset, range)
 MISSING = object()
 
@@ -49,14 +52,53 @@ class _Kept:
         return self.data.copy(deep=self.kind == "deep")
 
     def same(self, value) -> bool:
+        """A pickled value that takes COPY_SECONDS to compare counts as changed (its copy is put
+        back: the same data, a new object)."""
         if self.kind == "pickle":
-            import cloudpickle
-
+            compare = _Pickler(len(self.data), COPY_SECONDS, same=self.data)
             try:
-                return cloudpickle.dumps(value, protocol=5) == self.data
+                compare.of(value)
             except Exception:
                 return False
+            return compare.size == len(self.data)
         return _same_pandas(value, self.data)
+
+
+class _Stop(Exception):
+    """A bounded pickle stopped: its words say why."""
+
+
+class _Pickler:
+    """Where a value is pickled: stops past `room` bytes or past `deadline`, so one save never sits
+    for minutes on a big value; with `same`, compares with that pickle as it goes instead of keeping."""
+
+    def __init__(self, room: int, left: float, seconds: float = COPY_SECONDS, same: bytes | None = None):
+        self.parts: list[bytes] = []
+        self.size, self.room, self.same = 0, room, same
+        self.seconds, self.deadline = seconds, time.monotonic() + left  # `left` of the `seconds` a save may take
+
+    def write(self, data) -> int:
+        n = len(data)
+        if self.same is not None and self.same[self.size:self.size + n] != data:
+            raise _Stop("changed")
+        self.size += n
+        if self.size > self.room:
+            raise _Stop(f"over {self.room:,} bytes: more than the copies kept before a cell may take")
+        if time.monotonic() > self.deadline:
+            raise _Stop(_slow(self.seconds))
+        if self.same is None:
+            self.parts.append(bytes(data))
+        return n
+
+    def of(self, value) -> bytes:
+        import cloudpickle
+
+        cloudpickle.dump(value, self, protocol=5)
+        return b"".join(self.parts)
+
+
+def _slow(seconds: float) -> str:
+    return f"not copied within the {seconds:g} s the copies kept before a cell may take"
 
 
 def _same_pandas(value, kept) -> bool:
@@ -96,8 +138,8 @@ def _pandas(value) -> bool:
 class Checkpoint:
     """What one cell can reach, kept before it runs (see the module docstring)."""
 
-    def __init__(self, cap: int = COPY_CAP):
-        self.cap = cap
+    def __init__(self, cap: int = COPY_CAP, seconds: float = COPY_SECONDS):
+        self.cap, self.seconds = cap, seconds
         self.refs: dict[str, object] = {}
         self.kept: dict[str, _Kept] = {}
         self.absent: set[str] = set()
@@ -105,10 +147,11 @@ class Checkpoint:
         self.held: dict[str, object] = {}  # the names `save` covered, as the failed cell left them
 
     def save(self, ns: dict, names) -> dict:
-        """Remember what the next cell can reach (`names` and what notebook functions among them use)."""
+        """Remember what the next cell can reach (`names` and what notebook functions among them use).
+        Returns the names kept by reference only (`uncopied`), and for each why (`why`)."""
         self.held.clear()
         self.refs, self.kept, self.absent, self.uncopied = {}, {}, set(), {}
-        total = 0
+        total, deadline = 0, time.monotonic() + self.seconds
         for name in sorted(set(snapshot.reachable(set(names), ns)) | set(names)):
             if name in snapshot.IGNORED:
                 continue
@@ -118,13 +161,13 @@ class Checkpoint:
             value = self.refs[name] = ns[name]
             if not _needs_copy(value):
                 continue
-            kept, why = _keep(value, self.cap - total)
+            kept, why = _keep(value, self.cap - total, deadline - time.monotonic(), self.seconds)
             if kept is None:
                 self.uncopied[name] = why
                 continue
             self.kept[name] = kept
             total += kept.nbytes
-        return {"uncopied": sorted(self.uncopied), "bytes": total,
+        return {"uncopied": sorted(self.uncopied), "why": dict(self.uncopied), "bytes": total,
                 "copy_on_write": sorted(n for n, k in self.kept.items() if k.kind == "cow")}
 
     def hold(self, ns: dict) -> dict:
@@ -196,8 +239,11 @@ def _needs_copy(value) -> bool:
     return type(value).__module__ != "__main__"
 
 
-def _keep(value, room: int) -> tuple[_Kept | None, str]:
-    """A copy of `value` within `room` bytes, or (None, why not)."""
+def _keep(value, room: int, left: float, seconds: float) -> tuple[_Kept | None, str]:
+    """A copy of `value` within `room` bytes and `left` seconds (of the `seconds` a save may take), or
+    (None, why not)."""
+    if left < 0:
+        return None, _slow(seconds)
     if copy_on_write(value):
         return _Kept("cow", value.copy(deep=False), 0), ""
     if _pandas(value):
@@ -206,14 +252,12 @@ def _keep(value, room: int) -> tuple[_Kept | None, str]:
         if nbytes > room:
             return None, f"{nbytes:,} bytes: more than the copies kept before a cell may take"
         return _Kept("deep", value.copy(deep=True), nbytes), ""
-    import cloudpickle
-
     try:
-        blob = cloudpickle.dumps(value, protocol=5)
+        blob = _Pickler(room, left, seconds).of(value)
+    except _Stop as stop:
+        return None, str(stop)
     except Exception as exc:
         return None, f"it cannot be copied ({type(exc).__name__})"
-    if len(blob) > room:
-        return None, f"{len(blob):,} bytes: more than the copies kept before a cell may take"
     return _Kept("pickle", blob, len(blob)), ""
 
 
@@ -275,10 +319,12 @@ _batch = Checkpoint()  # the cell running now
 _cells: dict[int, Checkpoint] = {}  # cell number -> its checkpoint, the last KEEP_CELLS cells
 
 
-def save(ns: dict, names: list[str], number: int | None = None) -> str:
-    """Remember what the next cell (`number`) can reach. Returns the names whose changes cannot be undone."""
+def save(ns: dict, names: list[str], number: int | None = None, seconds: float = COPY_SECONDS,
+         cap: int = COPY_CAP) -> str:
+    """Remember what the next cell (`number`) can reach. Returns the names whose changes cannot be
+    undone, and why (`Checkpoint.save`)."""
     global _batch
-    _batch = Checkpoint()
+    _batch = Checkpoint(cap, seconds)
     answer = _batch.save(ns, names)
     if number is not None:
         _cells[number] = _batch

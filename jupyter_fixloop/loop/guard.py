@@ -242,8 +242,11 @@ class Guard:
 
 def _cell_tree(source: str) -> ast.Module | None:
     """A cell's tree, its IPython syntax seen as Python line for line (`%timeit f()` as `f()`)."""
+    tree = _parse(source)
+    if tree is not None:
+        return tree
     view = readable(source)
-    return _parse(view.python) if view is not None else None
+    return _parse(view.python) if view is not None and not view.plain else None
 
 
 def _parse(source: str) -> ast.Module | None:

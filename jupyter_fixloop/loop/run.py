@@ -146,6 +146,7 @@ class LoopRun:
         self.loop_id = uuid.uuid4().hex[:12]
         self.rounds: list[Round] = []
         self._removed: dict[str, int] = {}  # candidate code -> statements copied from the checks, removed
+        self.model_errors: dict[int, str] = {}  # round -> its model call's failure, when the rules' candidate ran on
         self.first: Receipt | None = None
         self.started = time.perf_counter()
 
@@ -267,7 +268,7 @@ class LoopRun:
         samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
         self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
                                  temperature=best.temperature, samples=samples, source=best.source,
-                                 authors=best.authors))
+                                 authors=best.authors, model_error=self.model_errors.get(index, "")))
         events.call(self.hooks.on_receipt, events.ReceiptReady(index, self.options.max_rounds, receipt, usage))
         return receipt
 
@@ -355,7 +356,10 @@ class LoopRun:
         def ends_round(step, reply: model.Reply, receipt: Receipt) -> bool:
             return decisive(step == sampling.RULES, receipt, reply.code, self.source)
 
-        return await sampling.gather(temps, ask, trial, ends_round)
+        def failed(exc: BaseException) -> None:
+            self.model_errors.setdefault(index, str(exc) or type(exc).__name__)
+
+        return await sampling.gather(temps, ask, trial, ends_round, failed)
 
     async def _trial(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
@@ -511,6 +515,10 @@ class LoopRun:
         return ""
 
     def _end(self, status: str, reason: str, patched: str | None = None) -> LoopResult:
+        if self.model_errors:  # the rules' candidate was kept: the model's failure is said all the same
+            index, error = min(self.model_errors.items())
+            more = len(self.model_errors) - 1
+            reason += f"; a model call failed in round {index}{f' (and in {more} more)' if more else ''}: {error}"
         return LoopResult(status=status, source=self.source, patched=patched, rounds=list(self.rounds),
                           first=self.first, reason=reason, model=self.options.model, checks=self.checks,
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,

@@ -90,15 +90,16 @@ Decisive = Callable[[float | str, Reply, Receipt], bool]
 
 
 async def gather(
-    temps: Sequence[float | str], ask: Ask, trial: Trial, decisive: Decisive | None = None
+    temps: Sequence[float | str], ask: Ask, trial: Trial, decisive: Decisive | None = None,
+    failed: Callable[[BaseException], None] | None = None,
 ) -> list[Candidate]:
     """Ask at each temperature (or RULES) in turn, and run each reply as soon as it arrives (beside
     the next call); the first candidate that passes ends the round: the call under way is cancelled (no
     reply, so no tokens to count) and runs still going are stopped (their replies are kept, "not
     run", and their tokens counted). A call that fails ends the asking; the round goes on with the
-    replies it has, and raises that error when it has none. `decisive` (default: every pass) says
-    which passes end the round; the others are kept, and the asking goes on."""
-    return await _Round(ask, trial, decisive).gather(temps)
+    replies it has (`failed` is told the error), and raises that error when it has none. `decisive`
+    (default: every pass) says which passes end the round; the others are kept, and the asking goes on."""
+    return await _Round(ask, trial, decisive).gather(temps, failed)
 
 
 class _Round:
@@ -112,7 +113,7 @@ class _Round:
         self.passed = False
         self.asking: asyncio.Future | None = None
 
-    async def gather(self, temps: Sequence[float | str]) -> list[Candidate]:
+    async def gather(self, temps: Sequence[float | str], failed=None) -> list[Candidate]:
         self.asking = asyncio.ensure_future(self._ask_in_turn(temps))
         try:
             error = await self._asked()
@@ -121,6 +122,8 @@ class _Round:
             self._cancel_all()
         candidates = [o for o in outcomes if isinstance(o, Candidate)]
         if candidates:
+            if error is not None and failed is not None:
+                failed(error)
             return candidates
         errors = [
             o for o in (error, *outcomes) if isinstance(o, BaseException) and not isinstance(o, asyncio.CancelledError)

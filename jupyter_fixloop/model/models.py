@@ -10,6 +10,7 @@ takes seconds), never for the built-in engine.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -358,25 +359,39 @@ _reachable: set[str] = set()
 
 
 def check_server(api_base: str | None, model: str = "", timeout: float = 3.0) -> None:
-    """Whether a model server answers at `api_base`, asked once per process with one small request
-    (`GET {api_base}/models`); any HTTP answer counts, even 401 or 404. Nothing to check without an
-    api_base (a provider's own endpoint). A server that is not there is one line, before any round."""
+    """Whether a model server answers at `api_base`, asked once per process with one small request:
+    `GET {api_base}/models`, the model list every OpenAI-compatible server serves (`/api/tags` for
+    Ollama's own API). A 2xx answer in JSON is a model server; 401 and 403 are one that wants a key
+    (the first call says which); any other answer is a web server that is not one (HTTP 404: a path
+    without `/v1`). Nothing to check without an api_base (a provider's own endpoint). One line, before
+    any round."""
     if not api_base or api_base in _reachable:
         return
     import urllib.error
     import urllib.request
 
-    url = api_base.rstrip("/") + "/models"
+    ollama = model.split("/", 1)[0] in ("ollama", "ollama_chat")
+    url = api_base.rstrip("/") + ("/api/tags" if ollama else "/models")
+    who = f"model {model}: " if model else ""
+    wrong = f"is --api-base right ({'the server root, without /v1' if ollama else 'it usually ends in /v1'})?"
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, method="GET"), timeout=timeout):
-            pass
-    except urllib.error.HTTPError:
-        pass  # it answered
+        request = urllib.request.Request(url, method="GET", headers={"Accept": "application/json"})
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
+            body = reply.read(1 << 20)
+    except urllib.error.HTTPError as exc:
+        if exc.code not in (401, 403):
+            raise UsageError(f"{who}not a model server at this URL (HTTP {exc.code} from GET {url}): {wrong}") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise UsageError(f"{f'model {model}: ' if model else ''}the model server could not be reached at {api_base} "
-                         f"({reason}); start it (`llama-server -m MODEL.gguf --port 8080`, `ollama serve`, `vllm serve "
-                         "MODEL`) or check --api-base / c.FixLoop.api_base") from None
+        raise UsageError(f"{who}the model server could not be reached at {api_base} ({reason}); start it "
+                         "(`llama-server -m MODEL.gguf --port 8080`, `ollama serve`, `vllm serve MODEL`) or check "
+                         "--api-base / c.FixLoop.api_base") from None
+    else:
+        try:
+            json.loads(body)
+        except ValueError:
+            raise UsageError(f"{who}not a model server at this URL (GET {url} answered, but not in JSON): "
+                             f"{wrong}") from None
     _reachable.add(api_base)
 
 
@@ -405,7 +420,7 @@ def describe_model_error(exc: Exception, model: str) -> str:
     hints = {
         401: "check the API key for this provider",
         403: "the key is not allowed to use this model",
-        404: "check the model name",
+        404: "check the model name, and that api_base is the API root (it usually ends in /v1)",
         429: "rate limited or out of quota; try again later or set a smaller --max-rounds",
     }
     hint = hints.get(status, "")

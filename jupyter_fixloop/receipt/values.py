@@ -235,8 +235,11 @@ def from_run(
     effect = _judged_effect(result, original, ran)
     wrote = reads.written(ran, effect, baseline.effect if baseline else None)
     later = _following(result.get("following") or [], following_cells, baseline, wrote)
-    notes = tuple(notes) + tuple(f"{f.label} fails after the original cell, so it is not counted: {f.error}"
-                                 for f in later if not f.ok and not f.counted)
+    context = (result.get("error") or {}).get("context") or ()
+    said = {c for c in context if isinstance(c, str)}  # a note the error's context holds is said once, there
+    notes = tuple(n for n in notes if n not in said) + tuple(
+        f"{f.label} fails after the original cell, so it is not counted: {f.error}" for f in later
+        if not f.ok and not f.counted)
     warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
     error = result.get("error")
     checks, diff = _outcomes(result, effect, later, expect_output)

@@ -189,8 +189,9 @@ def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str
 
 
 def name_typo(code: str, receipt: ParsedReceipt) -> str | None:
-    """Replace a misspelt name by the closest defined name (of those about as near, the one the
-    evidence favours: `ties.meant_name`)."""
+    """Replace a misspelt name by the closest defined name.
+
+    Of names about as near, the one the evidence favours (`ties.meant_name`)."""
     if receipt.ename != "NameError":
         return None
     name = quoted(receipt.evalue)
