@@ -97,11 +97,12 @@ def sandbox_env(home: str, extra: tuple[tuple[str, str], ...] = ()) -> dict[str,
     return env
 
 
-# what the sandbox can make the user side hold: messages of at most this size (a bigger one drops the
-# connection, which the kernel's side makes again) and this many queued, per channel; iopub is not
-# read here (a flood of output held unread cost 0.5 GB), shell carries the runner's reply
-CHANNEL_LIMITS = {"iopub": {zmq.MAXMSGSIZE: 2**20, zmq.RCVHWM: 8},
-                  "shell": {zmq.MAXMSGSIZE: 8 * MAX_RESULT, zmq.RCVHWM: 4}}
+# what the sandbox can make the user side hold, per channel: messages of at most `size` bytes (locally a
+# bigger one drops the connection, which the kernel's side makes again; a gateway's is read through
+# and dropped, gateway.py) and `queued` held unread; iopub is not read here (a flood of output held
+# unread cost 0.5 GB), shell carries the runner's reply. Local sockets and a gateway's WebSocket alike.
+CHANNEL_CAPS = {"iopub": (2**20, 8), "shell": (8 * MAX_RESULT, 4)}  # channel -> (size, queued)
+CHANNEL_LIMITS = {name: {zmq.MAXMSGSIZE: size, zmq.RCVHWM: queued} for name, (size, queued) in CHANNEL_CAPS.items()}
 
 
 class _Client(AsyncKernelClient):
