@@ -39,6 +39,7 @@ from .confine import (
     address_space,
     can_farm,
     describe_limit,
+    kill_descendants,
     landlock_abi,
     memory_limit,
     scratch_listing,
@@ -477,6 +478,9 @@ class Sandbox:
         try:
             if self.kc is not None:
                 self.kc.stop_channels()
+            process = getattr(self.km.provisioner, "process", None) if self.km is not None else None
+            if self.confinement == "none" and process is not None:  # what a candidate detached, first
+                kill_descendants(process.pid)
             if self.km is not None and self.km.has_kernel:
                 await self.km.shutdown_kernel(now=True)
         except Exception:
