@@ -347,7 +347,7 @@ class GatewaySandbox(Sandbox):
 
     def _file_notes(self, result: dict) -> tuple[str, ...]:
         names = [n for n in result.get("new_files") or [] if isinstance(n, str)][:MAX_LISTED]
-        return _written_notes(names, "on the gateway, discarded with its kernel")
+        return _written_notes(names, "on the gateway, discarded with its kernel (as the sandbox reports it, unsigned)")
 
     async def close(self) -> None:
         try:

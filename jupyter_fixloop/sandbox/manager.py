@@ -380,7 +380,8 @@ class Sandbox:
             where = scratch_listing(process.pid, self.settings.cwd) if process is not None and farmed else None
             written = sorted({*names, *(_plain_files(where) if where else ())})
             return _written_notes(written, "discarded")
-        return _written_notes(names, "kept in the working directory (no confinement)")
+        return _written_notes(names, "kept in the working directory (no confinement; as the sandbox reports it, "
+                                     "unsigned)")
 
     def _limit_notes(self, result: dict) -> tuple[str, ...]:
         """A run that ran out of memory or tmpfs room is told which limit it met."""
