@@ -127,9 +127,7 @@ def _authenticated_client():
             self.response_router.start()
 
         def _route_responses(self):
-            """jupyter_server's router, bounded: a message over its channel's size is dropped unread
-            (never held whole), a channel holds at most its `queued` messages (more are dropped), and
-            iopub keeps only the kernel's status (its output is never read here)."""
+            """jupyter_server's router, bounded (`_route`, `_bounded_frames`): what goes over a cap is dropped."""
             socket_ = self.channel_socket
             try:
                 while not self._channels_stopped:
