@@ -12,6 +12,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from jupyter_fixloop.batch import cli as batch_cli
+from jupyter_fixloop.batch.run import SAVED_WORDS
 
 
 @pytest.fixture(scope="module")
@@ -597,7 +598,7 @@ def test_a_cell_that_runs_but_assigns_through_a_chain_is_repaired_when_its_saved
     fixed = re.search(r"cell 2: .* -- (.*)", printed).group(1)
     assert fixed.startswith("fixed: ran, but looked wrong (pandas: ChainedAssignmentError: A value is being set on a "
                             "copy"), fixed
-    assert "fixed (matches the output saved in the notebook)" in fixed
+    assert SAVED_WORDS in fixed
     result = nbformat.read(out, as_version=4)
     assert result.cells[1].source == "df.loc[df['a'] > 1, 'b'] = 5\nprint(df['b'].tolist())"
     assert text_of(result.cells[1]) == "[0, 5, 5]"

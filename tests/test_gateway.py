@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -263,3 +264,60 @@ def test_a_candidate_on_a_same_host_gateway_cannot_read_the_users_environment(ga
     out = subprocess.run([sys.executable, "-c", code, gateway], capture_output=True, text=True, timeout=180,
                          env=env, check=False)
     assert "STATUS passed" in out.stdout, out.stdout + out.stderr[-2000:]
+
+
+# ---------------------------------------------------------------- floods and the wall time (issue #41, item 6)
+
+FLOOD_USER = """import json, resource, sys
+from jupyter_fixloop import fix
+from jupyter_fixloop.model import models
+models.litellm()
+spec = json.loads(sys.argv[1])
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+r = fix(spec["source"], max_rounds=spec["rounds"], gateway_url=spec["url"], pool_size=0, timeout=spec["timeout"],
+        wall_time=spec["wall"], rules=False)
+print("GROWTH", (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak) // 1024)  # MiB
+print("RESULT", json.dumps({"status": r.status, "reason": r.reason, "kind": r.first.kind if r.first else None,
+                            "text": r.first.text if r.first else ""}))
+"""
+RUNNER = "r = __import__('importlib').import_module('jupyter_fix' + 'loop.kernel.runner')\n"
+IOPUB_FLOOD = ("from IPython.display import display\n"
+               "for i in range(300):\n    display({'text/plain': 'x' * 2**20}, raw=True)\n")
+RESULT_FLOOD = RUNNER + "r.last_json = lambda: 'x' * 200_000_000\n"  # one 200 MB reply to the run's request
+ENDLESS_FLOOD = "from IPython.display import display\nwhile True:\n    display({'text/plain': 'x' * 2**20}, raw=True)\n"
+
+
+def flood(gateway: str, source: str, rounds: int = 0, timeout: float = 30, wall: float = 600) -> tuple[int, dict]:
+    """`fix(source)` on the gateway in a process of its own: how much it grew (MiB), and its result."""
+    spec = {"source": source, "url": gateway, "rounds": rounds, "timeout": timeout, "wall": wall}
+    out = subprocess.run([sys.executable, "-c", FLOOD_USER, json.dumps(spec)], capture_output=True, text=True,
+                         timeout=600, check=False)
+    growth = re.search(r"^GROWTH (\d+)$", out.stdout, re.MULTILINE)
+    result = re.search(r"^RESULT (.*)$", out.stdout, re.MULTILINE)
+    assert growth and result, out.stdout + out.stderr[-3000:]
+    return int(growth.group(1)), json.loads(result.group(1))
+
+
+def test_an_iopub_flood_on_a_gateway_is_not_held_by_the_users_process(gateway):
+    """300 MiB of display output from a gateway kernel: the user's process keeps none of it (it is
+    never read; the red team saw +350 MB). Only the kernel's status messages are kept, 8 at most."""
+    growth, result = flood(gateway, IOPUB_FLOOD)
+    assert result["kind"] in ("ok", "exception", "timeout", "crash"), result
+    assert growth < 64, growth
+
+
+def test_a_huge_result_from_a_gateway_kernel_is_read_through_not_held(gateway):
+    """The runner's reply forged to 200 MB: read off the WebSocket in small pieces and dropped (over
+    the shell channel's 16 MiB, as a local socket drops it), never held whole (+826 MB before): the
+    run has no result, and the user's process stays small."""
+    growth, result = flood(gateway, RESULT_FLOOD, timeout=20)
+    assert result["kind"] in ("timeout", "crash"), result
+    assert growth < 64, growth
+
+
+def test_the_wall_time_bounds_a_run_on_a_gateway(gateway):
+    """An endless flood, with a per-run timeout far above the loop's wall time: the loop ends with the
+    time-bound reason (before, fix() took 238 s and 378 s against 120 s)."""
+    growth, result = flood(gateway, ENDLESS_FLOOD, rounds=1, timeout=600, wall=20)
+    assert result["status"] == "gave_up" and result["reason"].startswith("time bound reached (20 s)"), result
+    assert growth < 64, growth

@@ -185,7 +185,8 @@ def test_writes_go_to_scratch_and_are_reported(tmp_path):
 
 def test_without_confinement_writes_are_real_and_said_so(tmp_path):
     receipt, _, _ = run_once("open('out.csv', 'w').write('x')", tmp_path, "none")
-    assert "wrote out.csv: kept in the working directory (no confinement)" in receipt.text
+    assert ("wrote out.csv: kept in the working directory (no confinement; as the sandbox reports it, unsigned)"
+            in receipt.text)
     assert (tmp_path / "out.csv").exists()
 
 
@@ -448,3 +449,46 @@ def test_the_connection_file_and_lifeline_cannot_be_replaced(tmp_path):
     assert receipt.kind == "ok", receipt.text
     lines = [line for line in receipt.stdout.split("\n") if line.startswith("SWAP")]
     assert len(lines) == 6 and all(" refused " in line for line in lines), receipt.stdout
+
+
+# ---------------------------------------------------------------- a detached daemon under "none" (issue #41)
+
+DAEMON = """import os, time
+kernel = os.getpid()
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(0.5)  # its parent has exited: it is an orphan now
+        with open('daemon.tmp', 'w') as f:
+            f.write(f'{os.getpid()} {os.getppid()}')
+        os.rename('daemon.tmp', 'daemon.pid')
+        while True:
+            time.sleep(0.2)
+    os._exit(0)
+while not os.path.exists('daemon.pid'):
+    time.sleep(0.05)
+print('KERNEL', kernel)
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_daemon_a_candidate_detaches_under_none_dies_with_its_sandbox(tmp_path):
+    """A candidate double-forks a daemon (fork, setsid, fork) under "none": the kernel is its
+    descendants' subreaper, so the orphan is adopted by the kernel (not init), and shutting the
+    sandbox down kills it with the kernel (cgroups or none)."""
+    receipt, _, _ = run_once(DAEMON, tmp_path, mode="none", timeout=30)
+    assert receipt.kind == "ok", receipt.text
+    kernel = int(receipt.stdout.split("KERNEL")[1].split()[0])
+    daemon, parent = map(int, (tmp_path / "daemon.pid").read_text().split())
+    assert parent == kernel  # adopted by the kernel, where the host finds it
+    deadline = time.monotonic() + 30
+    while _running(daemon) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(daemon), f"the daemon {daemon} outlived its sandbox"

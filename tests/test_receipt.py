@@ -176,6 +176,15 @@ def test_expected_output_mismatch_gives_a_compact_diff():
     assert same.ok and same.checks[-1].passed
 
 
+def test_an_output_comparison_is_said_to_read_what_the_sandbox_reports():
+    """The stdout compared with --expect-output is the sandbox's report, not signed by the judge: its
+    passed line says so; a signed check's line does not."""
+    r = receipt_of("x = 1\nprint('ok')\n", checks=["x == 1", "x == 2"], expect_output="ok\n")
+    assert r.kind == "check_failed", r.text
+    assert f"passed: {receipts.OUTPUT_CHECK} (compared with the output the sandbox reports: unsigned)" in r.text
+    assert "passed: x == 1\n" in r.text + "\n" and "x == 1 (compared" not in r.text, r.text
+
+
 def test_expect_check_failure_shows_each_operand():
     r = receipt_of("share = part / whole\n", checks=["share == round(1 / 3, 2)"], part=1, whole=3)
     assert "share is 0.3333333333333333, expected round(1 / 3, 2) = 0.33" in r.text

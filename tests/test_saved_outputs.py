@@ -9,6 +9,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from jupyter_fixloop.batch import cli as batch_cli
+from jupyter_fixloop.batch.run import SAVED_WORDS
 from jupyter_fixloop.receipt.saved import saved_check, saved_output
 
 # the same values, as pandas 1.5 / numpy 1.26 printed them and as pandas 3 / numpy 2 print them
@@ -80,7 +81,7 @@ def test_a_candidate_whose_output_differs_from_the_saved_one_is_a_failed_round(t
     rounds = nb.cells[1].metadata["fixloop"]["rounds"]
     first = rounds[0]["receipt"]["text"]
     assert "FAILED: output matches the one saved in the notebook" in first and "-6" in first and "+12" in first
-    assert "fixed (matches the output saved in the notebook)" in capsys.readouterr().out
+    assert SAVED_WORDS in capsys.readouterr().out
 
     server = fake_model("```python\ntotal = sum(values) * 2\nprint(total)\n```")
     assert _scripted(server, src, out, "--no-saved-outputs") == 3  # runs, nothing checked it
@@ -102,7 +103,7 @@ def test_a_random_cell_does_not_take_the_saved_outputs_of_cells_that_do_not_read
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[2].source == "total = sum(prices)\nprint(total)"
     assert "FAILED: output matches the one saved" in nb.cells[2].metadata["fixloop"]["rounds"][0]["receipt"]["text"]
-    assert "fixed (matches the output saved in the notebook)" in capsys.readouterr().out
+    assert SAVED_WORDS in capsys.readouterr().out
 
 
 def test_a_cell_that_reads_random_data_is_not_checked_by_its_saved_output_unless_it_was_seeded(tmp_path, capsys):
@@ -127,7 +128,7 @@ def test_a_cell_that_reads_random_data_is_not_checked_by_its_saved_output_unless
     seeded = _notebook(tmp_path / "seeded.ipynb", ("import numpy as np\nnp.random.seed(7)", ""),
                        ("data = np.random.randint(0, 100, 6)", ""), ("print(int(dta.sum()))", saved))
     assert batch_cli.main([seeded, "-o", str(tmp_path / "seeded.out.ipynb")]) == 0
-    assert "fixed (matches the output saved in the notebook)" in capsys.readouterr().out
+    assert SAVED_WORDS in capsys.readouterr().out
 
 
 def test_a_cell_whose_saved_output_is_not_shown_again_leaves_what_it_made_in_doubt(tmp_path, capsys):
@@ -142,7 +143,7 @@ def test_a_cell_whose_saved_output_is_not_shown_again_leaves_what_it_made_in_dou
     printed = capsys.readouterr().out
     assert "it reads `rate`, not as saved (cell 1 shows another output than the one saved)" in printed, printed
     cell4 = re.search(r"cell 4: .* -- (.*)", printed).group(1)
-    assert cell4.startswith("fixed: fixed (matches the output saved in the notebook)"), cell4
+    assert cell4.startswith(f"fixed: {SAVED_WORDS}"), cell4
 
 
 def test_the_authors_own_error_is_kept_as_written(tmp_path, capsys):

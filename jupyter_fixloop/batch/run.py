@@ -47,6 +47,8 @@ from .cells import CellPlan, cell_names, parse_cell
 from .saved import SavedOutputs, chained_warning
 from .upstream import CauseFix, find_cause, plan_or_none
 
+SAVED_WORDS = "fixed (matches the output saved in the notebook, as the sandbox reports its output: unsigned)"
+
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 BIG_CELL = 2 * 1024**2  # bytes of source above which a cell runs as written: not read for names, not repaired
 STOP_GRACE = 10.0  # seconds a stopped cell's run gets to wind down before the run ends without it
@@ -728,7 +730,7 @@ class BatchRun:
         plan = parse_cell(self.original.cells[number - 1].source)
         saved, why = self.decided.get(number) or self.saved.check(number, plan.code, cell_names(plan.code)[0])
         if plan.expect_output is None and saved is not None:
-            return "saved output", f"fixed (matches the output saved in the notebook); {result.reason}"
+            return "saved output", f"{SAVED_WORDS}; {result.reason}"
         if plan.checks or plan.expect_output is not None or "assert" in (result.patched or ""):
             return "check", result.reason
         last = result.rounds[-1].receipt if result.rounds else None

@@ -127,6 +127,19 @@ def _landlock() -> int:
     return abi
 
 
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _adopt_orphans() -> None:
+    """Under "none": make the kernel (this process, after exec) its descendants' subreaper, so a process
+    a candidate detaches (fork, `setsid`, fork) stays below the kernel, where the host finds and kills
+    it when it shuts the sandbox down (confine.py's `kill_descendants`). Kept across execve."""
+    try:
+        _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
 def before_run(timeout: float, view: str | None = None) -> None:
     """Called inside the sandbox kernel right before the candidate runs."""
     _limit_cpu(timeout)
@@ -266,6 +279,7 @@ def _launch(argv: list[str]) -> None:
     if "--restrict" in values:  # last: joining the cgroup needs rights this takes away
         _drop_capabilities()
         _landlock()
+        _adopt_orphans()
     os.execvp(cmd[0], cmd)
 
 

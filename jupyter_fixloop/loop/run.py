@@ -31,7 +31,7 @@ from ..receipt.values import Baseline, Budget, Receipt
 from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
-from ..sandbox.manager import SandboxSettings
+from ..sandbox.manager import Sandbox, SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
 from . import guard, sampling
 from .verdict import UNVERIFIED, PassedBefore, decisive, evidence, receipt_of, still_run, verified
@@ -168,6 +168,8 @@ class LoopRun:
                 result = await self._rounds(pool, mirror)
             except FixloopError as exc:
                 result = self._end("error", str(exc))
+            except _TimeBound as exc:
+                result = self._end("gave_up", str(exc))
             return result
         finally:
             if pool is not None:
@@ -383,7 +385,7 @@ class LoopRun:
         candidate, but still run (a later cell may need what they did before they raised)."""
         reads = mirror.share_read(code, self.checks) if not original_run else ()
         snap = mirror.snapshot()
-        box = await pool.acquire(snap)
+        box = await self._acquire(pool, snap)
         judged = (*self.checks, *self.facts)
         pool.prepare(snap, judged)  # its judge armed with the checks, while the model thinks
         # every later cell runs again, as Jupyter would run them: one that fails after the original too
@@ -430,6 +432,20 @@ class LoopRun:
         described = {v.name: v for v in self.variables}
         return {name: v for name, v in described.items()
                 if all(n in described for n in snapshots.reachable({name}, ns))}
+
+    async def _acquire(self, pool: SandboxPool, snap: Snapshot) -> Sandbox:
+        """A kernel for a run, within the loop's time bound: a gateway's kernel, started and sent the
+        snapshot over the network, can take longer than the whole loop may."""
+        wall = self.options.wall_time
+        if not wall:
+            return await pool.acquire(snap)
+        task = asyncio.ensure_future(pool.acquire(snap))
+        done, _ = await asyncio.wait({task}, timeout=self._capped(wall))
+        if task in done:
+            return task.result()
+        task.cancel()  # not waited for: shutting the kernel down is the pool's, in the background
+        task.add_done_callback(lambda t: None if t.cancelled() or t.exception() else pool.discard(t.result()))
+        raise _TimeBound(f"time bound reached ({wall:g} s) while a sandbox kernel was made ready")
 
     def _capped(self, limit: float) -> float:
         """A per-call time limit that does not run past the loop's total time bound."""
@@ -524,6 +540,10 @@ class LoopRun:
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
                           notes=(describe_sandbox(self.settings),))
+
+
+class _TimeBound(Exception):
+    """The loop's time bound (`wall_time`) ran out while a sandbox kernel was made ready."""
 
 
 def _repair_words(authors: tuple[str, ...]) -> str:

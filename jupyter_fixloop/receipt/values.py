@@ -37,6 +37,7 @@ TAIL_LINES = 8
 MAX_LINE = 200
 OUTPUT_CHECK = "stdout matches --expect-output"
 SMELL_CHECK = "what the cell does to the data looks right"
+UNSIGNED = (OUTPUT_CHECK, saved.SAVED_CHECK)  # checks read from what the sandbox reports, never signed by the judge
 _SYNTAX = ("SyntaxError", "IndentationError", "TabError")
 
 
@@ -674,7 +675,8 @@ def _check_lines(checks: tuple[CheckOutcome, ...], detail: Detail, error: dict |
     for c in checks:
         if c.passed:
             if detail.passed_checks:
-                lines.append(f"  passed: {check_label(c)}")
+                unsigned = " (compared with the output the sandbox reports: unsigned)" if c.expr in UNSIGNED else ""
+                lines.append(f"  passed: {check_label(c)}{unsigned}")
             continue
         if error is not None and error.get("check") and c.expr == error["check"]["expr"] and c.detail:
             lines += _item(f"assert failed: {c.detail}", detail.context_rows)  # the assert is the line above

@@ -378,3 +378,45 @@ def _user_tasks() -> int:
 # ---------------------------------------------------------------- the launcher
 
 
+def kill_descendants(pid: int) -> int:
+    """SIGKILL every process below `pid` (not `pid` itself); how many. Each pass stops what it finds
+    (a stopped process cannot fork away) until a pass finds nothing new; then all are killed. Under
+    "none" the kernel is its descendants' subreaper (limits.py), so a detached daemon is among them."""
+    import signal
+
+    found: set[int] = set()
+    for _ in range(50):
+        new = _below(pid) - found
+        if not new:
+            break
+        for child in new:
+            _signal(child, signal.SIGSTOP)
+        found |= new
+    for child in found:
+        _signal(child, signal.SIGKILL)
+    return len(found)
+
+
+def _below(pid: int) -> set[int]:
+    parents: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    parents.setdefault(int(f.read().rsplit(b")", 1)[1].split()[1]), []).append(int(name))
+            except (OSError, ValueError, IndexError):
+                continue
+    below, todo = set(), [pid]
+    while todo:
+        for child in parents.get(todo.pop(), ()):
+            if child not in below:
+                below.add(child)
+                todo.append(child)
+    return below
+
+
+def _signal(pid: int, number: int) -> None:
+    try:
+        os.kill(pid, number)
+    except OSError:
+        pass

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
+import importlib
 import json
 import logging
 import os
@@ -22,7 +24,7 @@ import time
 from ..errors import SandboxError
 from ..kernel import wire
 from .confine import make_undumpable
-from .manager import MAX_LISTED, START_TIMEOUT, Sandbox, SandboxSettings, _written_notes
+from .manager import CHANNEL_CAPS, MAX_LISTED, START_TIMEOUT, Sandbox, SandboxSettings, _written_notes
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent  # jupyter_fixloop/
 CHUNK = 1024 * 1024  # raw bytes per execute request (about 1.4 MB of base64)
@@ -115,14 +117,110 @@ def _authenticated_client():
             url = url_path_join(client.ws_url or "", client.kernels_endpoint, url_escape(self.kernel_id), "channels")
             self.channel_socket = websocket.create_connection(
                 url, timeout=client.KERNEL_LAUNCH_TIMEOUT, enable_multithread=True,
-                header=[f"{k}: {v}" for k, v in headers.items()],
+                header=[f"{k}: {v}" for k, v in headers.items()], skip_utf8_validation=True,  # json.loads checks it
                 sslopt={"ca_certs": client.ca_certs, "certfile": client.client_cert, "keyfile": client.client_key})
+            # what the sandbox sends is bounded as on a local sandbox's sockets (manager.CHANNEL_CAPS)
+            self.channel_socket.frame_buffer = _bounded_frames()(self.channel_socket._recv)
             await ensure_async(super(GatewayKernelClient, self).start_channels(
                 shell=shell, iopub=iopub, stdin=stdin, hb=hb, control=control))
-            self.response_router = Thread(target=self._route_responses)
+            self.response_router = Thread(target=self._route_responses, name="fixloop-gateway-router", daemon=True)
             self.response_router.start()
 
+        def _route_responses(self):
+            """jupyter_server's router, bounded (`_route`, `_bounded_frames`): what goes over a cap is dropped."""
+            socket_ = self.channel_socket
+            try:
+                while not self._channels_stopped:
+                    opcode, data = socket_.recv_data()
+                    if opcode == websocket.ABNF.OPCODE_CLOSE:
+                        break
+                    if not socket_.frame_buffer.dropping:
+                        _route(data, self._channel_queues or {})
+            except Exception:  # closed (shut down, or `stop_channels`'s abort), or a broken stream
+                pass
+            for channel_queue in list((self._channel_queues or {}).values()):
+                channel_queue.response_router_finished = True
+
+        def stop_channels(self):
+            """Stop at once, whatever the router is reading: the socket is shut down under it first."""
+            self._channels_stopped = True
+            socket_ = self.channel_socket
+            if socket_ is not None:
+                socket_.abort()
+            super(GatewayKernelClient, self).stop_channels()
+            if self.response_router is not None:
+                self.response_router.join(5)
+            if socket_ is not None:
+                socket_.shutdown()
+            self._channel_queues = None
+
     return AuthenticatedClient
+
+
+_LARGEST = max(size for size, _ in CHANNEL_CAPS.values())
+
+
+def _route(data: bytes, queues: dict) -> None:
+    """One message from the gateway into its channel's queue, if within that channel's caps."""
+    try:
+        msg = json.loads(data)
+        channel = msg["channel"]
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return  # not a message: dropped
+    size, queued = CHANNEL_CAPS.get(channel, CHANNEL_CAPS["iopub"])
+    if len(data) > size or (channel == "iopub" and msg.get("msg_type") != "status"):
+        return
+    channel_queue = queues.get(channel)
+    if channel_queue is None:
+        return
+    channel_queue.maxsize = queued  # a queue.Queue's bound, read at each put
+    try:
+        channel_queue.put_nowait(msg)
+    except queue.Full:
+        pass
+
+
+@functools.cache
+def _bounded_frames():
+    """websocket-client's frame reader, bounded (made on first use: websocket is imported for a gateway)."""
+    from websocket import ABNF, frame_buffer
+
+    data_frames = (ABNF.OPCODE_TEXT, ABNF.OPCODE_BINARY, ABNF.OPCODE_CONT)
+
+    class BoundedFrames(frame_buffer):
+        """A message over the largest channel size (in one frame or several) is read through in small
+        pieces and dropped, never held: its frames come back empty and `dropping` is set until the
+        next message starts."""
+
+        def __init__(self, recv):
+            super().__init__(recv, skip_utf8_validation=True)
+            self.held, self.dropping = 0, False
+
+        def recv_frame(self):
+            with self.lock:
+                if self.needs_header():
+                    self.recv_header()
+                if self.needs_length():
+                    self.recv_length()
+            fin, rsv1, rsv2, rsv3, opcode, _, _ = self.header
+            if opcode not in data_frames:  # close, ping, pong: at most 125 bytes
+                return super().recv_frame()
+            if opcode != ABNF.OPCODE_CONT:  # a new message
+                self.held, self.dropping = 0, False
+            self.held += self.length
+            self.dropping = self.dropping or self.held > _LARGEST
+            if not self.dropping:
+                return super().recv_frame()
+            with self.lock:
+                if self.needs_mask():
+                    self.recv_mask()
+                left = self.length
+                while left > 0:
+                    left -= len(self.recv(min(2**16, left)))  # raises when the connection closes
+                self.clear()
+            return ABNF(fin, rsv1, rsv2, rsv3, opcode, 0, b"")
+
+    return BoundedFrames
 
 
 class GatewaySandbox(Sandbox):
@@ -141,6 +239,9 @@ class GatewaySandbox(Sandbox):
         self._fresh_judge()
 
     async def _start(self) -> None:
+        # jupyter_server takes seconds to import (a minute on a loaded machine): off the event loop, which
+        # keeps the loop's time bound (and everything else on the loop) running meanwhile
+        await asyncio.to_thread(importlib.import_module, "jupyter_server.gateway.managers")
         from jupyter_server.gateway.managers import GatewayKernelManager
 
         # a gateway on this host runs its kernels as processes of its user, often the user's own:
@@ -244,12 +345,15 @@ class GatewaySandbox(Sandbox):
 
     def _file_notes(self, result: dict) -> tuple[str, ...]:
         names = [n for n in result.get("new_files") or [] if isinstance(n, str)][:MAX_LISTED]
-        return _written_notes(names, "on the gateway, discarded with its kernel")
+        return _written_notes(names, "on the gateway, discarded with its kernel (as the sandbox reports it, unsigned)")
 
     async def close(self) -> None:
         try:
-            if self.kc is not None:
-                self.kc.stop_channels()
+            if self.kc is not None:  # in a thread: it waits (briefly) for the router to end
+                try:
+                    await asyncio.to_thread(self.kc.stop_channels)
+                except RuntimeError:  # at interpreter exit no thread can start
+                    self.kc.stop_channels()
         except Exception:
             pass
         if self.km is None or not self.km.has_kernel:

@@ -39,6 +39,7 @@ from .confine import (
     address_space,
     can_farm,
     describe_limit,
+    kill_descendants,
     landlock_abi,
     memory_limit,
     scratch_listing,
@@ -97,11 +98,12 @@ def sandbox_env(home: str, extra: tuple[tuple[str, str], ...] = ()) -> dict[str,
     return env
 
 
-# what the sandbox can make the user side hold: messages of at most this size (a bigger one drops the
-# connection, which the kernel's side makes again) and this many queued, per channel; iopub is not
-# read here (a flood of output held unread cost 0.5 GB), shell carries the runner's reply
-CHANNEL_LIMITS = {"iopub": {zmq.MAXMSGSIZE: 2**20, zmq.RCVHWM: 8},
-                  "shell": {zmq.MAXMSGSIZE: 8 * MAX_RESULT, zmq.RCVHWM: 4}}
+# what the sandbox can make the user side hold, per channel: messages of at most `size` bytes (locally a
+# bigger one drops the connection, which the kernel's side makes again; a gateway's is read through
+# and dropped, gateway.py) and `queued` held unread; iopub is not read here (a flood of output held
+# unread cost 0.5 GB), shell carries the runner's reply. Local sockets and a gateway's WebSocket alike.
+CHANNEL_CAPS = {"iopub": (2**20, 8), "shell": (8 * MAX_RESULT, 4)}  # channel -> (size, queued)
+CHANNEL_LIMITS = {name: {zmq.MAXMSGSIZE: size, zmq.RCVHWM: queued} for name, (size, queued) in CHANNEL_CAPS.items()}
 
 
 class _Client(AsyncKernelClient):
@@ -378,7 +380,8 @@ class Sandbox:
             where = scratch_listing(process.pid, self.settings.cwd) if process is not None and farmed else None
             written = sorted({*names, *(_plain_files(where) if where else ())})
             return _written_notes(written, "discarded")
-        return _written_notes(names, "kept in the working directory (no confinement)")
+        return _written_notes(names, "kept in the working directory (no confinement; as the sandbox reports it, "
+                                     "unsigned)")
 
     def _limit_notes(self, result: dict) -> tuple[str, ...]:
         """A run that ran out of memory or tmpfs room is told which limit it met."""
@@ -476,6 +479,9 @@ class Sandbox:
         try:
             if self.kc is not None:
                 self.kc.stop_channels()
+            process = getattr(self.km.provisioner, "process", None) if self.km is not None else None
+            if self.confinement == "none" and process is not None:  # what a candidate detached, first
+                kill_descendants(process.pid)
             if self.km is not None and self.km.has_kernel:
                 await self.km.shutdown_kernel(now=True)
         except Exception:
