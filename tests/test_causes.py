@@ -61,3 +61,6 @@ def test_the_bench_tells_a_repair_at_the_symptom_from_one_at_the_cause():
     assert where([o(2, "ok", "a"), o(4, "unverified", "b", "c")], 2, 4)[0] == "symptom"
     assert where([o(2, "fixed", "a", "a2"), o(4, "fixed", "b")], 2, 4)[0] == "right cell"
     assert where([o(2, "ok", "a"), o(4, "failed", "b")], 2, 4)[0] == "not repaired"
+    # repaired where it ran (pandas warned at the cause): the symptom cell then runs as written
+    assert where([o(2, "fixed", "a", "a2"), o(4, "ok", "b")], 2, 4)[0] == "right cell"
+    assert where([o(2, "ok", "a"), o(4, "ok", "b")], 2, 4)[0] == "not repaired"  # the bug never surfaced
