@@ -159,3 +159,34 @@ def test_terminal_ipython_shows_the_traceback_then_the_repair_as_text(tmp_path):
     assert "column 'x' changed (int64): 2, 4, 6" in out
     assert "x is [2, 4, 6]" in out
     assert "IndexError: list index out of range\nfixloop: the built-in rules have no repair for this error" in out
+
+
+FRAMES = ("import pandas as pd\n"
+          "customers = pd.DataFrame({'cust': ['C01', 'C02', 'C03'], 'name': ['Ann', 'Bob', 'Cy']})\n"
+          "orders = pd.DataFrame({'cust': ['c01', 'c03', 'c03'], 'amount': [5, 7, 9]})")
+CAUSE = "orders['amount'] = orders['amount'] * 2\nmerged = orders.merge(customers, on='cust', how='left')"
+SYMPTOM = "assert merged['name'].notna().all(), 'an order has no customer name'\nassert merged['amount'].sum() == 42"
+
+
+def test_a_failure_caused_by_an_earlier_cell_is_offered_a_change_to_that_cell_judged_before_it_ran():
+    """The cause cell doubles a column in place: judged on the state after it, the doubled column would be
+    doubled again and the failing cell's second assert would fail; only the state before it passes."""
+    cells = executed("%load_ext jupyter_fixloop", "%fixloop auto", FRAMES, CAUSE, SYMPTOM)
+    failing = cells[4]
+    assert error_of(failing).ename == "AssertionError"
+    (said,) = [o.data["text/plain"] for o in failing.outputs if o.output_type == "display_data"
+               and "the cause is in cell" in o.data.get("text/plain", "")]
+    assert "the cause is in cell [4]" in said and "judged in a sandbox on the state before cell [4] ran" in said
+    assert "Nothing ran here" in said
+    assert "+merged = orders.merge(customers.assign(cust=customers['cust'].str.lower()), on='cust'" in said or (
+        "+merged = orders.assign(cust=" in said), said
+    # nothing ran in the kernel: the cause cell is as it was, and so is what it left
+    assert "the cause is in cell" not in "".join(o.get("text", "") for c in cells[:4] for o in c.outputs)
+
+
+def test_a_cause_whose_state_was_not_kept_is_offered_and_said_not_judged_on_it():
+    cells = executed("%load_ext jupyter_fixloop", FRAMES, "merged = orders.merge(customers, on='cust', how='left')",
+                     "%fixloop auto", "assert merged['name'].notna().all(), 'an order has no customer name'")
+    (said,) = [o.data["text/plain"] for o in cells[4].outputs if o.output_type == "display_data"
+               and "the cause is in cell" in o.data.get("text/plain", "")]
+    assert "the cause is in cell [3]" in said and "NOT judged on the state before cell [3]" in said

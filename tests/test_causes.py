@@ -8,8 +8,8 @@ import shutil
 import nbformat
 
 from jupyter_fixloop.batch.run import BatchOptions, CellOutcome, fix_notebook, read_notebook
-from jupyter_fixloop.batch.upstream import suspects
 from jupyter_fixloop.bench.causes import SHIPPED, where
+from jupyter_fixloop.kernel import suspects
 from jupyter_fixloop.options import LoopOptions
 from jupyter_fixloop.runtime import run_sync
 
@@ -86,6 +86,7 @@ def test_the_sandbox_says_what_a_filter_a_merge_and_a_concat_matched():
         "values near 'Active' in users['status'] (none equal it): 'active' (case)"]
     assert facts("x = users[users['status'] == 'active']") == []  # a value rows hold: nothing to say
     assert facts("users = users[users['status'] == 'Active']") == []  # rebound: not the value the cell saw
+    assert facts("users['n'] = 1\nx = users[users['status'] == 'Active']") != []  # changed above it: as seen
     assert facts("j = pd.merge(left, right, on='k')") == [
         "merge keys: left['k'] and right['k'] share 1 of 3 values; with .str.strip() on left['k'] they share 3 of 3"]
     assert facts("b = pd.concat([jan, feb])") == [

@@ -4,10 +4,10 @@ A cell can run without error and still have done the wrong thing to the data: a 
 no row holds as written (`df['status'] == 'Active'` where the column says 'active'), a merge on
 keys that match only once their case or spaces agree, a concat of a column that is numbers in one
 frame and numbers written as text in another. The error surfaces in a later cell, whose failure
-says nothing about why. These facts say it, read from the objects the cell used (names not bound
-again by the cell, so their values are the ones it saw), and only when something matched less than
-it would once normalized. Stdlib-only, run inside the sandbox (runner.py), gated on the code: a cell
-with no such call or comparison costs one walk of its tree.
+says nothing about why. These facts say it, read from the objects the cell used (names the cell does
+not bind or change from the statement that used them on, so their values are the ones it saw), and
+only when something matched less than it would once normalized. Stdlib-only, run inside the sandbox
+(runner.py), gated on the code: a cell with no such call or comparison costs one walk of its tree.
 
 Formats the built-in engine reads (model/builtin/matches.py), keep them stable:
 `values near 'x' in df['c'] (none equal it): 'y' (case)`,
@@ -42,9 +42,18 @@ def gather(tree: ast.Module | None, ns: dict) -> list[str]:
     """The facts for the cell `tree` that ran in `ns`; never raises (a fact that cannot be read is left out)."""
     if not wanted(tree):
         return []
-    bound = set().union(*(written(s) for s in ast.walk(tree) if isinstance(s, ast.stmt)))
     facts: list[str] = []
-    for node in ast.walk(tree):
+    for index, top in enumerate(tree.body):
+        # a name bound or changed from this statement on may not hold what the call saw; one changed above it does
+        bound = set().union(*(written(s) for later in tree.body[index:] for s in ast.walk(later)
+                              if isinstance(s, ast.stmt)))
+        facts += _facts_of(top, ns, bound)
+    return list(dict.fromkeys(facts))[:MAX_FACTS]
+
+
+def _facts_of(top: ast.stmt, ns: dict, bound: set[str]) -> list[str]:
+    facts: list[str] = []
+    for node in ast.walk(top):
         try:
             if _filter(node):
                 facts += _value_facts(node, ns, bound)
@@ -54,7 +63,7 @@ def gather(tree: ast.Module | None, ns: dict) -> list[str]:
                 facts += _concat_facts(node, ns, bound)
         except Exception:  # noqa: BLE001 - an object that cannot be read gives no fact, never an error
             continue
-    return list(dict.fromkeys(facts))[:MAX_FACTS]
+    return facts
 
 
 # ---------------------------------------------------------------- a filter on a value no row holds

@@ -25,6 +25,7 @@ from ..errors import FixloopError, UsageError
 from ..kernel import Checkpoint, cell_names, written_names
 from ..model import check_model
 from ..options import AUTO_MODES, BUILTIN
+from . import cause as causes
 from . import comm as frontends
 from .view import LoopView, PlainCell
 
@@ -42,6 +43,7 @@ class Failure:
     error: str
     checkpoint: Checkpoint | None = None
     changes: dict = field(default_factory=dict)  # Checkpoint.changes, read right after the cell raised
+    count: int | None = None  # its execution count: In[count]
 
     def namespace(self, ns: dict) -> dict:
         """What the sandbox mirrors: the namespace as it was before the cell, where it was kept."""
@@ -82,7 +84,10 @@ class AutoFix:
         self.running: list = []  # ExecutionInfo of the cells running; more than one: a nested run_cell
         self.cell: tuple[str, str | None] = ("", None)  # the top-level cell running: source, cell id
         self.checkpoint: Checkpoint | None = None
+        self.count: int | None = None  # the top-level cell running: its execution count
+        self.ran: list[causes.Ran] = []  # the last KEEP_CELLS cells that ran while the state was kept
         self.last: Failure | None = None
+        self.cause: causes.Proposal | None = None  # the last run's change to an earlier cell, if any
         self.failures: dict[str, Failure] = {}  # cell id -> its last failure, the last KEEP_FAILURES
         self.since = 0  # cells run since `last` failed (a `%fixloop` line does not count)
         self.busy = False
@@ -175,6 +180,7 @@ class AutoFix:
         source = getattr(info, "raw_cell", "") or ""
         cell_id = getattr(info, "cell_id", None) or frontends.request_cell(self.shell)[0]
         self.cell, self.checkpoint = (source, cell_id), None
+        self.count = getattr(self.shell, "execution_count", None)
         if not source.lstrip().startswith("%fixloop"):
             self.since += 1
         if not self.keeping or fixloop_cell(source):
@@ -195,14 +201,27 @@ class AutoFix:
         error = getattr(result, "error_in_exec", None)
         if error is not None and self.checkpoint is not None:
             self._freeze(error)  # the Fix button may ask for it
-        self.checkpoint = None  # a cell that ran: its copies go (and with them any copy-on-write cost)
+        self._ran(error is None)
+
+    def _ran(self, ok: bool) -> None:
+        """Keep the cell that ended and the state it started from, the last KEEP_CELLS cells: a later
+        failure's cause is judged on the state before it. Older copies go (and any copy-on-write cost)."""
+        source = self.cell[0]
+        checkpoint = self.checkpoint if ok else (self.last.checkpoint if self.last and self.last.count == self.count
+                                                  else None)
+        self.checkpoint = None
+        if not self.keeping or not isinstance(self.count, int):
+            self.ran.clear()
+            return
+        self.ran = [r for r in self.ran if r.count < self.count][-(causes.KEEP_CELLS - 1):]
+        self.ran.append(causes.Ran(self.count, source, checkpoint, ok))
 
     def _freeze(self, error: BaseException) -> Failure:
         """Keep the failed cell and the state it started from; what it changed is read now."""
         source, cell_id = self.cell
         checkpoint, self.checkpoint = self.checkpoint, None
         changes = checkpoint.changes(self.shell.user_ns) if checkpoint is not None else {}
-        self.last = Failure(source, cell_id, f"{type(error).__name__}: {error}", checkpoint, changes)
+        self.last = Failure(source, cell_id, f"{type(error).__name__}: {error}", checkpoint, changes, self.count)
         self.since = 0
         if cell_id:
             self.failures.pop(cell_id, None)
@@ -251,6 +270,8 @@ class AutoFix:
         try:
             result = fix(failure.source, namespace=failure.namespace(ns), notes=failure.notes(ns), following=following,
                          hooks=view.hooks(), options=options)
+            self.cause = None if result.claimed or result.status in ("passed", "error") else self._cause(
+                failure, options, following)
         except BaseException as exc:
             view.stopped(str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__}: {exc}")
             raise
@@ -260,7 +281,26 @@ class AutoFix:
             view.finish_brief(result, brief)
         else:
             view.finish(result, retry=self._retrier(failure, following))
+        if shown and self.cause is not None:
+            from IPython.display import display
+
+            display(self.cause.bundle(), raw=True)
         return result
+
+    def _cause(self, failure: Failure, options, following: tuple[str, ...]) -> causes.Proposal | None:
+        """A change to an earlier cell of the session that makes the cells down to this one run (cause.py)."""
+        from ..loop import fix
+
+        history = list(getattr(getattr(self.shell, "history_manager", None), "input_hist_raw", None) or [])
+        ns = self.shell.user_ns
+        start = failure.checkpoint.state(ns) if failure.checkpoint is not None else None
+
+        def run(source, namespace, downstream, notes):
+            return fix(source, namespace=namespace, downstream=downstream, following=following, notes=notes,
+                       options=options)
+
+        cells = causes.earlier(history, self.ran, failure.count)
+        return causes.find(cells, self.ran, failure.count, failure.source, start, ns, run)
 
     def _brief(self, result) -> str:
         """One line instead of the result when the rules offer nothing ("" to show the result)."""
@@ -342,8 +382,9 @@ class AutoFix:
             return None
         finally:
             self.busy = False
+        cause = {"cause": self.cause.message()} if self.cause is not None else {}
         self.frontend.send({"action": "fixed", "request_id": request_id, "loop_id": result.loop_id,
-                            "status": result.status})
+                            "status": result.status, **cause})
         return None
 
     def _answer(self, request_id, state: str, extra: dict | None = None) -> None:
