@@ -8,7 +8,7 @@ import sys
 
 import nbformat
 import pytest
-from fakelab import MIME, FakeLab, result_bundle
+from fakelab import MIME, FakeLab, displayed, result_bundle
 from kernel import UserKernel
 from nbclient import NotebookClient
 
@@ -98,27 +98,48 @@ def test_accept_runs_the_fix_on_the_state_the_cell_started_from(kernel):
     assert kernel.run("print(df['x'].tolist())").text.strip() == "[2, 4, 6]"  # doubled once, not twice
 
 
-def test_the_fix_button_request_repairs_a_cell_from_the_state_before_it(kernel):
-    """Auto mode off, the extension on: the state before each cell is kept; `fix` runs the loop."""
+def fix_button(lab, cell_id: str, source: str) -> list:
+    """The extension's Fix button (labextension/src/fixer.ts): `%%fixloop --dry` over the code the cell ran,
+    an execute request of its own marked as the button's."""
+    msgs, reply = lab.execute(f"%%fixloop --dry\n{source}", cell_id=cell_id, metadata={"fixloop": "fix"},
+                              store_history=False)
+    assert reply["content"]["status"] == "ok", msgs
+    return msgs
+
+
+def test_the_fix_button_repairs_a_cell_from_the_state_before_it(kernel):
+    """Auto mode off, the extension on: the state before each cell is kept; the button's request runs the loop
+    from it (the one kernel path of the button: auto.py's `button`, reached through the magic)."""
     lab = FakeLab(kernel)
     lab.execute("%load_ext jupyter_fixloop")
     lab.execute(FRAME)
     msgs, _ = lab.execute(FAILING, cell_id="cell-3")
     assert not [m for m in msgs if m["msg_type"] == "display_data"]  # auto mode is off: no offer
-    lab.send_comm(lab.fixloop_comm, {"action": "fix", "request_id": "r1", "cell_id": "cell-3", "source": FAILING})
-    (started,) = lab.fixloop_messages("fixing")
-    assert started == {"action": "fixing", "request_id": "r1", "state": "started", "uses": "fixloop/builtin",
-                       "from": "before the cell"}
-    assert lab.fixloop_messages("progress") and lab.fixloop_messages("progress")[0]["request_id"] == "r1"
-    (fixed,) = lab.fixloop_messages("fixed")
-    (loop,) = [m["loop"] for m in lab.fixloop_messages("loop") if m["loop"]["loop_id"] == fixed["loop_id"]]
-    assert fixed["status"] == "unverified" and loop["plain"] and loop["cell_id"] == "cell-3"
-    assert "2, 4, 6" in loop["effect"]["text"]
+    loop = result_bundle(fix_button(lab, "cell-3", FAILING))[MIME]
+    assert loop["status"] == "unverified" and loop["plain"] and loop["cell_id"] == "cell-3"
+    assert loop["original"] == FAILING and "2, 4, 6" in loop["effect"]["text"]  # x doubled once, not twice
+    assert "put back" in loop["rounds"][0]["receipt"]["text"]
     lab.send_comm(lab.fixloop_comm, {"action": "decide", "loop_id": loop["loop_id"], "decision": "accept"})
     (replace,) = lab.fixloop_messages("replace")
     assert replace["run"] is True  # the frontend runs the cell: its output lands in it
     # the state the cell started from is back, for the replaced cell's run
     assert kernel.run("print(df['x'].tolist())").text.strip() == "[1, 2, 3]"
+    # the old comm request is gone: the kernel answers nothing to it
+    assert not [m for m in lab.send_comm(lab.fixloop_comm, {"action": "fix", "source": FAILING})
+                if m["msg_type"] == "comm_msg"]
+
+
+def test_the_fix_button_offers_the_earlier_cell_that_caused_a_failure(kernel):
+    lab = FakeLab(kernel)
+    lab.execute("%load_ext jupyter_fixloop")
+    for n, cell in enumerate((FRAMES, CAUSE)):
+        lab.execute(cell, cell_id=f"c{n}")
+    lab.execute(SYMPTOM, cell_id="c-symptom")
+    said = [d["text/plain"] for d in displayed(fix_button(lab, "c-symptom", SYMPTOM))
+            if "the cause is in cell" in d.get("text/plain", "")]
+    assert len(said) == 1 and "the cause is in cell [3]" in said[0], said  # [1] is %load_ext
+    assert "judged in a sandbox on the state before cell [3] ran" in said[0]
+    assert "+merged = orders.merge(customers.assign(cust=customers['cust'].str.lower())" in said[0]
 
 
 def test_the_model_is_asked_only_when_the_user_says_so(fake_model):

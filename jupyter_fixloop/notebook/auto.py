@@ -9,8 +9,9 @@ error do not run twice. `%fixloop auto off` puts back IPython's handler exactly 
 
 The state a cell started from: while auto mode or the JupyterLab extension is on, a `Checkpoint`
 (batch mode's, kernel/checkpoint.py: copy-on-write for pandas objects) is taken before each cell and
-dropped when the cell ends without error; a failure keeps it (`Failure`) for the loop, for
-`%fixloop last --model`, and for the Fix button's `fix` request (docs/protocol.md).
+kept for the last cause.KEEP_CELLS cells (the cause of a later failure is judged on the state before
+it, notebook/cause.py); a failure keeps it (`Failure`) for the loop, for `%fixloop last --model`, and
+for the Fix button's request (`button`: an execute request marked as the button's, docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from .view import LoopView, PlainCell
 
 KEEP_CAP = 256 * 1024**2  # bytes of pickled copies kept before one cell (pandas under CoW costs none)
 KEEP_FAILURES = 8  # failed cells whose starting state is kept for a `fix` request (by cell id)
-SOURCE_CHARS = 100_000  # a `fix` request's cell, at most
 
 
 @dataclass(frozen=True)
@@ -90,38 +90,19 @@ class AutoFix:
         self.cause: causes.Proposal | None = None  # the last run's change to an earlier cell, if any
         self.failures: dict[str, Failure] = {}  # cell id -> its last failure, the last KEEP_FAILURES
         self.since = 0  # cells run since `last` failed (a `%fixloop` line does not count)
-        self.busy = False
         shell.events.register("pre_run_cell", self._pre_run_cell)
         shell.events.register("post_run_cell", self._post_run_cell)
-        self.frontend.on_fix = self.fix_request
-        self.frontend.watchers.append(self.announce)
         config.observe(self._configured, names="auto")
-        config.observe(self.announce, names=["model", "api_base"])
 
     def close(self) -> None:
-        """`%unload_ext`: IPython's handler back, no checkpoints, no `fix` requests."""
+        """`%unload_ext`: IPython's handler back, no checkpoints."""
         self.set_mode("off")
         for event, callback in (("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)):
             try:
                 self.shell.events.unregister(event, callback)
             except ValueError:
                 pass
-        if self.frontend.on_fix == self.fix_request:
-            self.frontend.on_fix = None
-        if self.announce in self.frontend.watchers:
-            self.frontend.watchers.remove(self.announce)
         self.config.unobserve(self._configured, names="auto")
-        self.config.unobserve(self.announce, names=["model", "api_base"])
-
-    def announce(self, change=None) -> None:
-        """Tell the frontend what a Fix would use (`settings`, docs/protocol.md): on hello, and when it changes."""
-        if not self.frontend.connected:
-            return
-        try:
-            model = self.config.options().resolved().model
-        except FixloopError:
-            model = ""
-        self.frontend.send({"action": "settings", "auto": self.mode, "model": model, "rules": BUILTIN})
 
     @property
     def keeping(self) -> bool:
@@ -146,7 +127,6 @@ class AutoFix:
         self.mode = mode
         if self.config.auto != mode:
             self.config.auto = mode
-        self.announce()
         model = self.config.options().resolved().model
         by = "the built-in rules" + (" (no tokens)" if mode == "rules" or model == BUILTIN else f" and {model}")
         then = "; `%fixloop last --model` asks the model" if mode == "rules" else (
@@ -166,7 +146,6 @@ class AutoFix:
         if self.config.auto != "off":
             self.config.auto = "off"
         self.checkpoint = None
-        self.announce()
         return words
 
     # ------------------------------------------------------------------ before and after each cell
@@ -175,8 +154,8 @@ class AutoFix:
         if self.running and getattr(info, "store_history", False) and len(self.running) > 8:
             self.running.clear()  # a run whose end never came: never let it hide every later cell
         self.running.append(info)
-        if len(self.running) > 1:
-            return  # a nested run_cell (an accepted fix, a passing %%fixloop cell): not a cell of the user's
+        if len(self.running) > 1 or not getattr(info, "store_history", True):
+            return  # a nested run_cell (an accepted fix, a passing %%fixloop cell), the Fix button's request
         source = getattr(info, "raw_cell", "") or ""
         cell_id = getattr(info, "cell_id", None) or frontends.request_cell(self.shell)[0]
         self.cell, self.checkpoint = (source, cell_id), None
@@ -193,7 +172,7 @@ class AutoFix:
         self.checkpoint = checkpoint
 
     def _post_run_cell(self, result) -> None:
-        top = len(self.running) == 1
+        top = len(self.running) == 1 and getattr(self.running[0], "store_history", True)
         if self.running and (result is None or getattr(result, "info", None) is self.running[-1]):
             self.running.pop()
         if not top:
@@ -237,7 +216,8 @@ class AutoFix:
         (IPython would drop the hook and print its own complaint)."""
         self._traceback(etype, value, tb, tb_offset)
         source = self.cell[0]
-        if self.mode == "off" or len(self.running) != 1 or etype is IPythonUsageError or fixloop_cell(source):
+        if self.mode == "off" or len(self.running) != 1 or not getattr(self.running[0], "store_history", True) or (
+                etype is IPythonUsageError or fixloop_cell(source)):
             return None
         try:
             self.run(self._freeze(value), ask_model=self.mode == "model")
@@ -356,36 +336,11 @@ class AutoFix:
 
     # ------------------------------------------------------------------ the Fix button (docs/protocol.md)
 
-    def fix_request(self, data: dict) -> None:
-        """The frontend's `fix`: repair the cell `source` that failed, from the state it started from."""
-        request_id, cell_id, source = data.get("request_id"), data.get("cell_id"), data.get("source")
-        if not isinstance(source, str) or not source.strip() or len(source) > SOURCE_CHARS:
-            return self._answer(request_id, "refused", {"error": "`source` must be the cell's code as it ran"})
-        if self.busy:
-            return self._answer(request_id, "busy")
-        cell_id = cell_id if isinstance(cell_id, str) and cell_id else None
+    def button(self, source: str, cell_id: str | None, following: tuple[str, ...]) -> None:
+        """The Fix button's request (`%%fixloop --dry` over the code the cell ran, marked as the button's:
+        comm.fix_request): the loop on that cell from the state it started from when it is the one kept
+        for this cell id, else from the kernel as it is now (the receipts say so); the configured model
+        with the rules beside it. On Accept the state before it is put back and the frontend reruns it."""
         kept = self.failures.get(cell_id) if cell_id else self.last
         failure = kept if kept is not None and kept.source == source else Failure(source, cell_id, "")
-        following = frontends.valid_following(data.get("following")) or ()
-        ask_model = data.get("model") == "model"
-        self.busy = True
-        try:
-            uses = self.config.options().resolved().model if ask_model else BUILTIN
-            self._answer(request_id, "started", {
-                "uses": uses, "from": "before the cell" if failure.checkpoint is not None else "the kernel now"})
-            result = self.run(failure, ask_model=ask_model, shown=False, request_id=request_id, following=following)
-        except BaseException as exc:
-            why = str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__}: {exc}"
-            self.frontend.send({"action": "fixed", "request_id": request_id, "status": "error", "error": why})
-            if not isinstance(exc, (Exception, KeyboardInterrupt)):
-                raise
-            return None
-        finally:
-            self.busy = False
-        cause = {"cause": self.cause.message()} if self.cause is not None else {}
-        self.frontend.send({"action": "fixed", "request_id": request_id, "loop_id": result.loop_id,
-                            "status": result.status, **cause})
-        return None
-
-    def _answer(self, request_id, state: str, extra: dict | None = None) -> None:
-        self.frontend.send({"action": "fixing", "request_id": request_id, "state": state, **(extra or {})})
+        self.run(failure, ask_model=True, following=following)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from .. import render
 from ..kernel import Checkpoint, cell_names, suspects
+from ..options import BUILTIN
 from ..result import LoopResult
 
 KEEP_CELLS = 4  # cells whose starting state is kept after they ran (the cause of a later failure)
@@ -53,7 +54,8 @@ class Proposal:
                  if self.judged else
                  f"NOT judged on the state before cell [{self.count}] (not kept: auto mode keeps the last "
                  f"{KEEP_CELLS} cells); the sandbox ran it on the state {failing} started from, then {after}")
-        return (f"fixloop: the cause is in cell [{self.count}]. The built-in rules have no repair for {failing} "
+        by = "The built-in rules have" if self.result.model in ("", BUILTIN) else f"The loop ({self.result.model}) has"
+        return (f"fixloop: the cause is in cell [{self.count}]. {by} no repair for {failing} "
                 f"itself; this change to cell [{self.count}] makes {after} run ({state}): "
                 f"{render.status_words(self.result.status, self.result.reason)}. Nothing ran here: to apply it, "
                 f"change cell [{self.count}] as shown and run it and the cells below it.")
