@@ -2,7 +2,8 @@
 
 A chained assignment that never wrote, a filter that kept no rows, a merge on keys that do not
 match: the earlier cell runs, and the error surfaces below it. When batch mode could not fix the
-failing cell alone, the loop is asked to change an earlier cell instead: the candidate is that
+failing cell alone (or only with a repair nothing verified, which a verified change at the cause
+then replaces), the loop is asked to change an earlier cell instead: the candidate is that
 cell's new source; the sandbox starts from the state before it (rebuilt from the checkpoints of the
 cells since, kernel/checkpoint.py), runs it, then every cell down to the failing one, each of which
 must run (`fix(downstream=...)`), then the cells after it, as after any repair. The suspects are the
