@@ -92,6 +92,8 @@ def test_the_sandbox_says_what_a_filter_a_merge_and_a_concat_matched():
     assert facts("b = pd.concat([jan, feb])") == [
         "concat: column 'q' is int64 in jan but str in feb; feb.astype({'q': 'int64'}) converts every value"]
     assert facts("b = pd.concat([jan, mixed])") == []  # 'four' is not a number: no conversion to propose
+    assert facts("x = users[users['status'].isin(['Active', 'inactive'])]") == [
+        "values near 'Active' in users['status'] (none equal it): 'active' (case)"]
     assert facts("x = 1 + 2") == []
 
 
@@ -104,6 +106,10 @@ def test_the_rules_repair_a_cell_from_what_it_matched_and_take_nothing_else_from
 
     assert filter_value("a = u[u['s'] == 'Active']\n", said(
         "values near 'Active' in u['s'] (none equal it): 'active' (case)")) == "a = u[u['s'] == 'active']\n"
+    assert filter_value("h = t[t['p'].isin(['High', 'low', 'Urgent'])]\n", said(
+        "values near 'High' in t['p'] (none equal it): 'high' (case)",
+        "values near 'Urgent' in t['p'] (none equal it): 'urgent' (case)")) == (
+        "h = t[t['p'].isin(['high', 'low', 'urgent'])]\n")  # every value named, in one round
     fact = "merge keys: o['c'] and c['c'] share 0 of 2 values; with .str.upper() on o['c'] they share 2 of 2"
     assert merge_keys("m = o.merge(c, on='c')\n", said(fact)) == "m = o.assign(c=o['c'].str.upper()).merge(c, on='c')\n"
     both = fact.replace("on o['c']", "on both").replace(".str.upper()", ".str.strip().str.lower()")

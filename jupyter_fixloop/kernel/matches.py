@@ -70,27 +70,40 @@ def _facts_of(top: ast.stmt, ns: dict, bound: set[str]) -> list[str]:
 
 
 def _filter(node: ast.AST) -> bool:
+    """`col == 'x'`, `col != 'x'`, `col.isin(['x', 'y'])`."""
+    if isinstance(node, ast.Call):
+        return _call(node, "isin") and len(node.args) == 1 and _literals(node.args[0]) != []
     return (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
             and any(_text(n) for n in (node.left, node.comparators[0])))
+
+
+def _literals(node: ast.AST) -> list[str]:
+    """The strings of a list, tuple or set written out in the code ([] when not only strings)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and node.elts and all(_text(e) for e in node.elts):
+        return [e.value for e in node.elts]
+    return []
 
 
 def _text(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
-def _value_facts(node: ast.Compare, ns: dict, bound: set[str]) -> list[str]:
-    column, literal = (node.left, node.comparators[0]) if _text(node.comparators[0]) else (
-        node.comparators[0], node.left)
+def _value_facts(node: ast.AST, ns: dict, bound: set[str]) -> list[str]:
+    if isinstance(node, ast.Call):
+        column, literals = node.func.value, _literals(node.args[0])
+    else:
+        column, literal = (node.left, node.comparators[0]) if _text(node.comparators[0]) else (
+            node.comparators[0], node.left)
+        literals = [literal.value]
     series = _seen(column, ns, bound)
-    if not _is_series(series):
-        return []
-    values = _strings(series)
-    if not values or literal.value in values:
-        return []
-    near, how = _near(literal.value, values)
-    if near is None:
-        return []
-    return [f"values near {literal.value!r} in {ast.unparse(column)} (none equal it): {_clip(repr(near), 200)} ({how})"]
+    values = _strings(series) if _is_series(series) else set()
+    facts = []
+    for text in literals if values else ():
+        near, how = (None, "") if text in values else _near(text, values)
+        if near is not None:
+            facts.append(f"values near {text!r} in {ast.unparse(column)} (none equal it): {_clip(repr(near), 200)} "
+                         f"({how})")
+    return facts
 
 
 def _near(text: str, values: set[str]) -> tuple[str | None, str]:

@@ -31,21 +31,30 @@ DTYPES = {"int64", "int32", "float64", "float32", "Int64", "Float64"}
 
 
 def filter_value(code: str, receipt: ParsedReceipt) -> str | None:
-    """`df[df['s'] == 'Active']` -> `== 'active'`: the value as the column writes it (the receipt says no
-    row holds it as written, and one holds it but for case, spaces or one slip)."""
-    tree = parse(code)
-    for fact in receipt.context if tree else ():
+    """`df[df['s'] == 'Active']` -> `== 'active'` (also in `.isin([...])`): the value as the column writes it
+    (the receipt says no row holds it as written, and one holds it but for case, spaces or one slip)."""
+    fixed = code
+    for fact in receipt.context:  # every value the receipt names, in one round
         m = NEAR.match(fact)
-        if not m:
+        tree = parse(fixed) if m else None
+        if tree is None:
             continue
         wrong, column, right = ast.literal_eval(m.group(1)), m.group(2), ast.literal_eval(m.group(3))
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
-                continue
-            for value, other in ((node.comparators[0], node.left), (node.left, node.comparators[0])):
-                if _is_text(value, wrong) and ast.unparse(other) == column:
-                    return replace_node(code, value, repr(right))
-    return None
+        for value, other in _compared(tree):
+            if _is_text(value, wrong) and ast.unparse(other) == column:
+                fixed = replace_node(fixed, value, repr(right))
+                break
+    return fixed if fixed != code else None
+
+
+def _compared(tree: ast.Module):
+    """(string constant, what it is compared with): `col == 'x'` either way round, `col.isin(['x', ...])`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            yield from ((node.comparators[0], node.left), (node.left, node.comparators[0]))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "isin" \
+                and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple, ast.Set)):
+            yield from ((e, node.func.value) for e in node.args[0].elts)
 
 
 def merge_keys(code: str, receipt: ParsedReceipt) -> str | None:
