@@ -275,9 +275,9 @@ class AutoFix:
         ns = self.shell.user_ns
         start = failure.checkpoint.state(ns) if failure.checkpoint is not None else None
 
-        def run(source, namespace, downstream, notes):
+        def run(source, namespace, downstream, notes):  # the rules only: up to 3 cells, no tokens
             return fix(source, namespace=namespace, downstream=downstream, following=following, notes=notes,
-                       options=options)
+                       options=replace(options, model=BUILTIN))
 
         cells = causes.earlier(history, self.ran, failure.count)
         return causes.find(cells, self.ran, failure.count, failure.source, start, ns, run)

@@ -9,7 +9,8 @@ changed cell, then every cell that ran after it down to the failing one, each of
 the notebook's following cells. It is judged on the state before that earlier cell ran when every
 cell since kept the state it started from (auto mode keeps it for the last KEEP_CELLS cells); else it
 runs on the state the failing cell started from, and the words say it was not judged on the state
-before. Nothing runs in the kernel: the proposal is words and the diff of the cell it changes.
+before. The built-in rules look (no tokens, whatever model the failing cell's loop used). Nothing runs
+in the kernel: the proposal is words and the diff of the cell it changes.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from dataclasses import dataclass
 
 from .. import render
 from ..kernel import Checkpoint, cell_names, suspects
-from ..options import BUILTIN
 from ..result import LoopResult
 
 KEEP_CELLS = 4  # cells whose starting state is kept after they ran (the cause of a later failure)
@@ -54,9 +54,8 @@ class Proposal:
                  if self.judged else
                  f"NOT judged on the state before cell [{self.count}] (not kept: auto mode keeps the last "
                  f"{KEEP_CELLS} cells); the sandbox ran it on the state {failing} started from, then {after}")
-        by = "The built-in rules have" if self.result.model in ("", BUILTIN) else f"The loop ({self.result.model}) has"
-        return (f"fixloop: the cause is in cell [{self.count}]. {by} no repair for {failing} "
-                f"itself; this change to cell [{self.count}] makes {after} run ({state}): "
+        return (f"fixloop: the cause is in cell [{self.count}]. No repair of {failing} itself was found; this "
+                f"change to cell [{self.count}], by the built-in rules, makes {after} run ({state}): "
                 f"{render.status_words(self.result.status, self.result.reason)}. Nothing ran here: to apply it, "
                 f"change cell [{self.count}] as shown and run it and the cells below it.")
 
