@@ -235,8 +235,7 @@ class AutoFix:
 
     # ------------------------------------------------------------------ the loop
 
-    def run(self, failure: Failure, ask_model: bool, shown: bool = True, request_id: str | None = None,
-            following: tuple[str, ...] = (), model: str | None = None):
+    def run(self, failure: Failure, ask_model: bool, following: tuple[str, ...] = (), model: str | None = None):
         """Repair `failure`'s cell in a sandbox from the state it started from; show or send the result."""
         from ..loop import fix  # the loop brings jupyter_client and the sandbox: `%load_ext` stays cheap
 
@@ -244,7 +243,7 @@ class AutoFix:
         if not ask_model:
             options = replace(options, model=BUILTIN)
         check_model(options.model, options.api_base)
-        plain = PlainCell(failure.source, failure.cell_id, shown, lambda: self._put_back(failure), request_id)
+        plain = PlainCell(failure.source, failure.cell_id, lambda: self._put_back(failure))
         view = LoopView(self.shell, "", failure.source, options.model, options.max_rounds, plain=plain)
         ns = self.shell.user_ns
         try:
@@ -256,12 +255,12 @@ class AutoFix:
             view.stopped(str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__}: {exc}")
             raise
         ns["_fixloop"] = result
-        brief = self._brief(result) if shown and not ask_model else ""
+        brief = self._brief(result) if not ask_model else ""
         if brief:
             view.finish_brief(result, brief)
         else:
             view.finish(result, retry=self._retrier(failure, following))
-        if shown and self.cause is not None:
+        if self.cause is not None:
             from IPython.display import display
 
             display(self.cause.bundle(), raw=True)

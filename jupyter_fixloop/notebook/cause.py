@@ -66,12 +66,6 @@ class Proposal:
                 "text/html": f"<div>{html.escape(words)}</div>"
                              + render.diff_html(self.result.source, self.result.patched or "")}
 
-    def message(self) -> dict:
-        """The comm's `cause` (docs/protocol.md)."""
-        return {"execution_count": self.count, "status": self.result.status, "judged": self.judged,
-                "source": self.result.source, "patched": self.result.patched, "diff": self.result.diff,
-                "words": self.words()}
-
 
 def earlier(history: list[str], ran: list[Ran], failing: int | None) -> list[tuple[int, str]]:
     """The cells that ran before cell [failing], in order: (count, source), the last LOOK_BACK. A cell run
