@@ -25,12 +25,13 @@ class FakeLab:
     # ------------------------------------------------------------------ talking to the kernel
 
     def execute(self, code: str, cell_id: str | None = None, timeout: float = 240,
-                metadata: dict | None = None) -> tuple[list[dict], dict]:
-        """An execute request as JupyterLab sends it (`cellId` in its metadata, with `metadata` added)."""
+                metadata: dict | None = None, store_history: bool = True) -> tuple[list[dict], dict]:
+        """An execute request as JupyterLab sends it (`cellId` in its metadata, with `metadata` added; the
+        Fix button's has `store_history` false)."""
         kc = self.kernel.kc
         msg = kc.session.msg("execute_request", {
-            "code": code, "silent": False, "store_history": True, "user_expressions": {},
-            "allow_stdin": False, "stop_on_error": True,
+            "code": code, "silent": False, "store_history": store_history, "user_expressions": {},
+            "allow_stdin": False, "stop_on_error": store_history,
         }, metadata={**({"cellId": cell_id} if cell_id else {}), **(metadata or {})})
         kc.shell_channel.send(msg)
         return self._collect(msg, timeout), self._reply(msg, timeout)

@@ -8,7 +8,7 @@ import sys
 
 import nbformat
 import pytest
-from fakelab import MIME, FakeLab, result_bundle
+from fakelab import MIME, FakeLab, displayed, result_bundle
 from kernel import UserKernel
 from nbclient import NotebookClient
 
@@ -98,27 +98,48 @@ def test_accept_runs_the_fix_on_the_state_the_cell_started_from(kernel):
     assert kernel.run("print(df['x'].tolist())").text.strip() == "[2, 4, 6]"  # doubled once, not twice
 
 
-def test_the_fix_button_request_repairs_a_cell_from_the_state_before_it(kernel):
-    """Auto mode off, the extension on: the state before each cell is kept; `fix` runs the loop."""
+def fix_button(lab, cell_id: str, source: str) -> list:
+    """The extension's Fix button (labextension/src/fixer.ts): `%%fixloop --dry` over the code the cell ran,
+    an execute request of its own marked as the button's."""
+    msgs, reply = lab.execute(f"%%fixloop --dry\n{source}", cell_id=cell_id, metadata={"fixloop": "fix"},
+                              store_history=False)
+    assert reply["content"]["status"] == "ok", msgs
+    return msgs
+
+
+def test_the_fix_button_repairs_a_cell_from_the_state_before_it(kernel):
+    """Auto mode off, the extension on: the state before each cell is kept; the button's request runs the loop
+    from it (the one kernel path of the button: auto.py's `button`, reached through the magic)."""
     lab = FakeLab(kernel)
     lab.execute("%load_ext jupyter_fixloop")
     lab.execute(FRAME)
     msgs, _ = lab.execute(FAILING, cell_id="cell-3")
     assert not [m for m in msgs if m["msg_type"] == "display_data"]  # auto mode is off: no offer
-    lab.send_comm(lab.fixloop_comm, {"action": "fix", "request_id": "r1", "cell_id": "cell-3", "source": FAILING})
-    (started,) = lab.fixloop_messages("fixing")
-    assert started == {"action": "fixing", "request_id": "r1", "state": "started", "uses": "fixloop/builtin",
-                       "from": "before the cell"}
-    assert lab.fixloop_messages("progress") and lab.fixloop_messages("progress")[0]["request_id"] == "r1"
-    (fixed,) = lab.fixloop_messages("fixed")
-    (loop,) = [m["loop"] for m in lab.fixloop_messages("loop") if m["loop"]["loop_id"] == fixed["loop_id"]]
-    assert fixed["status"] == "unverified" and loop["plain"] and loop["cell_id"] == "cell-3"
-    assert "2, 4, 6" in loop["effect"]["text"]
+    loop = result_bundle(fix_button(lab, "cell-3", FAILING))[MIME]
+    assert loop["status"] == "unverified" and loop["plain"] and loop["cell_id"] == "cell-3"
+    assert loop["original"] == FAILING and "2, 4, 6" in loop["effect"]["text"]  # x doubled once, not twice
+    assert "put back" in loop["rounds"][0]["receipt"]["text"]
     lab.send_comm(lab.fixloop_comm, {"action": "decide", "loop_id": loop["loop_id"], "decision": "accept"})
     (replace,) = lab.fixloop_messages("replace")
     assert replace["run"] is True  # the frontend runs the cell: its output lands in it
     # the state the cell started from is back, for the replaced cell's run
     assert kernel.run("print(df['x'].tolist())").text.strip() == "[1, 2, 3]"
+    # the old comm request is gone: the kernel answers nothing to it
+    assert not [m for m in lab.send_comm(lab.fixloop_comm, {"action": "fix", "source": FAILING})
+                if m["msg_type"] == "comm_msg"]
+
+
+def test_the_fix_button_offers_the_earlier_cell_that_caused_a_failure(kernel):
+    lab = FakeLab(kernel)
+    lab.execute("%load_ext jupyter_fixloop")
+    for n, cell in enumerate((FRAMES, CAUSE)):
+        lab.execute(cell, cell_id=f"c{n}")
+    lab.execute(SYMPTOM, cell_id="c-symptom")
+    said = [d["text/plain"] for d in displayed(fix_button(lab, "c-symptom", SYMPTOM))
+            if "the cause is in cell" in d.get("text/plain", "")]
+    assert len(said) == 1 and "the cause is in cell [3]" in said[0], said  # [1] is %load_ext
+    assert "judged in a sandbox on the state before cell [3] ran" in said[0]
+    assert "+merged = orders.merge(customers.assign(cust=customers['cust'].str.lower())" in said[0]
 
 
 def test_the_model_is_asked_only_when_the_user_says_so(fake_model):
@@ -159,3 +180,34 @@ def test_terminal_ipython_shows_the_traceback_then_the_repair_as_text(tmp_path):
     assert "column 'x' changed (int64): 2, 4, 6" in out
     assert "x is [2, 4, 6]" in out
     assert "IndexError: list index out of range\nfixloop: the built-in rules have no repair for this error" in out
+
+
+FRAMES = ("import pandas as pd\n"
+          "customers = pd.DataFrame({'cust': ['C01', 'C02', 'C03'], 'name': ['Ann', 'Bob', 'Cy']})\n"
+          "orders = pd.DataFrame({'cust': ['c01', 'c03', 'c03'], 'amount': [5, 7, 9]})")
+CAUSE = "orders['amount'] = orders['amount'] * 2\nmerged = orders.merge(customers, on='cust', how='left')"
+SYMPTOM = "assert merged['name'].notna().all(), 'an order has no customer name'\nassert merged['amount'].sum() == 42"
+
+
+def test_a_failure_caused_by_an_earlier_cell_is_offered_a_change_to_that_cell_judged_before_it_ran():
+    """The cause cell doubles a column in place: judged on the state after it, the doubled column would be
+    doubled again and the failing cell's second assert would fail; only the state before it passes."""
+    cells = executed("%load_ext jupyter_fixloop", "%fixloop auto", FRAMES, CAUSE, SYMPTOM)
+    failing = cells[4]
+    assert error_of(failing).ename == "AssertionError"
+    (said,) = [o.data["text/plain"] for o in failing.outputs if o.output_type == "display_data"
+               and "the cause is in cell" in o.data.get("text/plain", "")]
+    assert "the cause is in cell [4]" in said and "judged in a sandbox on the state before cell [4] ran" in said
+    assert "Nothing ran here" in said
+    assert "+merged = orders.merge(customers.assign(cust=customers['cust'].str.lower()), on='cust'" in said or (
+        "+merged = orders.assign(cust=" in said), said
+    # nothing ran in the kernel: the cause cell is as it was, and so is what it left
+    assert "the cause is in cell" not in "".join(o.get("text", "") for c in cells[:4] for o in c.outputs)
+
+
+def test_a_cause_whose_state_was_not_kept_is_offered_and_said_not_judged_on_it():
+    cells = executed("%load_ext jupyter_fixloop", FRAMES, "merged = orders.merge(customers, on='cust', how='left')",
+                     "%fixloop auto", "assert merged['name'].notna().all(), 'an order has no customer name'")
+    (said,) = [o.data["text/plain"] for o in cells[4].outputs if o.output_type == "display_data"
+               and "the cause is in cell" in o.data.get("text/plain", "")]
+    assert "the cause is in cell [3]" in said and "NOT judged on the state before cell [3]" in said

@@ -8,8 +8,8 @@ import shutil
 import nbformat
 
 from jupyter_fixloop.batch.run import BatchOptions, CellOutcome, fix_notebook, read_notebook
-from jupyter_fixloop.batch.upstream import suspects
 from jupyter_fixloop.bench.causes import SHIPPED, where
+from jupyter_fixloop.kernel import suspects
 from jupyter_fixloop.options import LoopOptions
 from jupyter_fixloop.runtime import run_sync
 
@@ -61,3 +61,65 @@ def test_the_bench_tells_a_repair_at_the_symptom_from_one_at_the_cause():
     assert where([o(2, "ok", "a"), o(4, "unverified", "b", "c")], 2, 4)[0] == "symptom"
     assert where([o(2, "fixed", "a", "a2"), o(4, "fixed", "b")], 2, 4)[0] == "right cell"
     assert where([o(2, "ok", "a"), o(4, "failed", "b")], 2, 4)[0] == "not repaired"
+    # repaired where it ran (pandas warned at the cause): the symptom cell then runs as written
+    assert where([o(2, "fixed", "a", "a2"), o(4, "ok", "b")], 2, 4)[0] == "right cell"
+    assert where([o(2, "ok", "a"), o(4, "ok", "b")], 2, 4)[0] == "not repaired"  # the bug never surfaced
+
+
+def test_the_sandbox_says_what_a_filter_a_merge_and_a_concat_matched():
+    """Read after the run from the objects the cell used (kernel/matches.py): only when normalising matches more."""
+    import ast
+
+    import pandas as pd
+
+    from jupyter_fixloop.kernel import matches
+
+    ns = {"pd": pd, "users": pd.DataFrame({"status": ["active", "inactive", "active"]}),
+          "left": pd.DataFrame({"k": ["a1 ", " b2", "a1"]}), "right": pd.DataFrame({"k": ["a1", "b2"]}),
+          "jan": pd.DataFrame({"q": [1, 2]}), "feb": pd.DataFrame({"q": ["3", "4"]}),
+          "mixed": pd.DataFrame({"q": ["3", "four"]})}
+
+    def facts(code):
+        return matches.gather(ast.parse(code), ns)
+
+    assert facts("x = users[users['status'] == 'Active']") == [
+        "values near 'Active' in users['status'] (none equal it): 'active' (case)"]
+    assert facts("x = users[users['status'] == 'active']") == []  # a value rows hold: nothing to say
+    assert facts("users = users[users['status'] == 'Active']") == []  # rebound: not the value the cell saw
+    assert facts("users['n'] = 1\nx = users[users['status'] == 'Active']") != []  # changed above it: as seen
+    assert facts("j = pd.merge(left, right, on='k')") == [
+        "merge keys: left['k'] and right['k'] share 1 of 3 values; with .str.strip() on left['k'] they share 3 of 3"]
+    assert facts("b = pd.concat([jan, feb])") == [
+        "concat: column 'q' is int64 in jan but str in feb; feb.astype({'q': 'int64'}) converts every value"]
+    assert facts("b = pd.concat([jan, mixed])") == []  # 'four' is not a number: no conversion to propose
+    assert facts("x = users[users['status'].isin(['Active', 'inactive'])]") == [
+        "values near 'Active' in users['status'] (none equal it): 'active' (case)"]
+    assert facts("x = 1 + 2") == []
+
+
+def test_the_rules_repair_a_cell_from_what_it_matched_and_take_nothing_else_from_the_facts():
+    from jupyter_fixloop.model.builtin.edits import ParsedReceipt
+    from jupyter_fixloop.model.builtin.matches import concat_dtype, filter_value, merge_keys
+
+    def said(*facts):
+        return ParsedReceipt("1 check failed", context=facts)
+
+    assert filter_value("a = u[u['s'] == 'Active']\n", said(
+        "values near 'Active' in u['s'] (none equal it): 'active' (case)")) == "a = u[u['s'] == 'active']\n"
+    assert filter_value("h = t[t['p'].isin(['High', 'low', 'Urgent'])]\n", said(
+        "values near 'High' in t['p'] (none equal it): 'high' (case)",
+        "values near 'Urgent' in t['p'] (none equal it): 'urgent' (case)")) == (
+        "h = t[t['p'].isin(['high', 'low', 'urgent'])]\n")  # every value named, in one round
+    fact = "merge keys: o['c'] and c['c'] share 0 of 2 values; with .str.upper() on o['c'] they share 2 of 2"
+    assert merge_keys("m = o.merge(c, on='c')\n", said(fact)) == "m = o.assign(c=o['c'].str.upper()).merge(c, on='c')\n"
+    both = fact.replace("on o['c']", "on both").replace(".str.upper()", ".str.strip().str.lower()")
+    assert merge_keys("m = pd.merge(o, c, on='c')\n", said(both)) == (
+        "m = pd.merge(o.assign(c=o['c'].str.strip().str.lower()), "
+        "c.assign(c=c['c'].str.strip().str.lower()), on='c')\n")
+    assert concat_dtype("b = pd.concat([j, f])\n", said(
+        "concat: column 'q' is int64 in j but str in f; f.astype(...) converts every value")) == (
+        "b = pd.concat([j, f.astype({'q': 'int64'})])\n")
+    # a forged fact writes nothing of its own: a normalisation or a dtype not on the list is not used
+    forged = fact.replace(".str.upper()", ".str.upper().str.zfill()")
+    assert merge_keys("m = o.merge(c, on='c')\n", said(forged)) is None
+    assert concat_dtype("b = pd.concat([j, f])\n", said("concat: column 'q' is os in j but str in f; x")) is None

@@ -322,7 +322,8 @@ PLAIN = "total = sum(monthly_sale)\nprint('the total is', total)"
 
 def run_fix_button(lab, cell_id: str, source: str = PLAIN):
     """What the extension's Fix button sends for a plain cell that failed (docs/protocol.md, "The Fix button")."""
-    msgs, reply = lab.execute(f"%%fixloop --dry\n{source}", cell_id=cell_id, metadata={"fixloop": "fix"})
+    msgs, reply = lab.execute(f"%%fixloop --dry\n{source}", cell_id=cell_id, metadata={"fixloop": "fix"},
+                              store_history=False)
     assert reply["content"]["status"] == "ok", msgs
     bundle = result_bundle(msgs)
     return bundle[WIDGET_MIME]["model_id"], bundle[MIME], msgs

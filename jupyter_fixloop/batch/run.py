@@ -638,6 +638,10 @@ class BatchRun:
             os.unlink(snap.path)
         if result.claimed and decision == "accept" and (
                 not looks_wrong or result.status == "fixed" or self.decide is not accept_all):
+            if result.status == "unverified" and not looks_wrong:  # nothing checked it: a verified cause comes first
+                cause = await find_cause(self, kernel, index, plan, error)
+                if cause is not None and cause.result.status == "fixed" and self._accepts_cause(cause, error):
+                    return await self._apply_cause(kernel, cause, plan, error, started, defines)
             if self._unreviewed(result):
                 return await self._propose(kernel, index, plan, error, result, started, defines)
             return await self._apply(kernel, index, plan, error, result, started, defines, looks_wrong)

@@ -2,12 +2,13 @@
 
 A chained assignment that never wrote, a filter that kept no rows, a merge on keys that do not
 match: the earlier cell runs, and the error surfaces below it. When batch mode could not fix the
-failing cell alone, the loop is asked to change an earlier cell instead: the candidate is that
+failing cell alone (or only with a repair nothing verified, which a verified change at the cause
+then replaces), the loop is asked to change an earlier cell instead: the candidate is that
 cell's new source; the sandbox starts from the state before it (rebuilt from the checkpoints of the
 cells since, kernel/checkpoint.py), runs it, then every cell down to the failing one, each of which
 must run (`fix(downstream=...)`), then the cells after it, as after any repair. The suspects are the
 earlier cells that bind or change a name the failing cell reads, then those that feed them, nearest
-first, at most MAX_SUSPECTS; the first verified change wins.
+first, at most 3 (kernel/checkpoint.py `suspects`); the first verified change wins.
 """
 
 from __future__ import annotations
@@ -15,11 +16,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..kernel import written_names
+from ..kernel import suspects
 from ..result import LoopResult
 from .cells import CellPlan, cell_names, parse_cell
-
-MAX_SUSPECTS = 3
 
 
 @dataclass(frozen=True)
@@ -30,21 +29,6 @@ class CauseFix:
     failing: int
     plan: CellPlan  # the earlier cell as it was
     result: LoopResult
-
-
-def suspects(earlier: list[tuple[int, str]], reads: set[str]) -> list[int]:
-    """The cells (number, code: those that ran, in notebook order) that may have caused an error in a
-    cell that reads `reads`: each binds or changes a name wanted, nearest first; the names it reads are
-    wanted too (a cause may lie further up)."""
-    wanted, found = set(reads), []
-    for number, code in reversed(earlier):
-        cell_reads, binds = cell_names(code)
-        if (binds | written_names(code)) & wanted:
-            found.append(number)
-            wanted |= cell_reads
-        if len(found) == MAX_SUSPECTS:
-            break
-    return found
 
 
 def note(number: int, failing: int, error: str) -> str:

@@ -6,8 +6,9 @@ merge on keys that do not match, a wrong filter, a dtype lost in a concat, a res
 named in its metadata with the cell that causes (`cause`) and the cell where the error surfaces
 (`symptom`). Batch mode runs each (on a copy) and the bench says where it was repaired: at the right
 cell (the cause changed, the symptom cell runs as written), at the symptom (the failing cell itself
-changed; "weakened" when the change has fewer asserts than the cell), elsewhere, or not at all. A
-model's changes are run as `--accept-unreviewed` would (the notebooks are copies).
+changed; "weakened" when the change has fewer asserts than the cell), elsewhere, or not at all. A cause
+repaired where it ran (pandas warned there), the symptom cell then running as written, is at the right
+cell. A model's changes are run as `--accept-unreviewed` would (the notebooks are copies).
 """
 
 from __future__ import annotations
@@ -52,10 +53,13 @@ def where(outcomes, cause: int, symptom: int) -> tuple[str, str]:
     """(verdict, detail) of one batch run: which cell was changed to make the symptom cell run."""
     by = {o.number: o for o in outcomes}
     hit = by.get(symptom)
+    changed = [o for o in outcomes if o.status in FIXED and o.patched and o.patched != o.source]
+    at_cause = any(o.number == cause for o in changed)
+    if hit is not None and hit.status == "ok" and at_cause:  # repaired at the cause before the error surfaced
+        return "right cell", f"cell {cause} changed (cell {symptom} then ran as written): {by[cause].patched.strip()!r}"
     if hit is None or hit.status not in FIXED:
         return "not repaired", f"cell {symptom}: {hit.status if hit else 'did not run'}: {(hit.reason if hit else '')}"
-    changed = [o for o in outcomes if o.status in FIXED and o.patched and o.patched != o.source]
-    if any(o.number == cause for o in changed):
+    if at_cause:
         return "right cell", f"cell {cause} changed: {by[cause].patched.strip()!r}"
     if hit.patched and hit.patched != hit.source:
         weakened = hit.patched.count("assert") < hit.source.count("assert")

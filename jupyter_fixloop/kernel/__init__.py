@@ -6,6 +6,7 @@ _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import fro
     "wire": "wire", "runner": "runner", "snapshot": "snapshot", "Snapshot": "snapshot", "scratch_dir": "snapshot",
     "remove_scratch": "snapshot", "missing_names": "sharing", "variables_from_json": "namespace",
     "readable": "ipysyntax", "Checkpoint": "checkpoint", "cell_names": "checkpoint", "written_names": "checkpoint",
+    "suspects": "checkpoint",
 }
 __all__ = sorted(_EXPORTS)
 

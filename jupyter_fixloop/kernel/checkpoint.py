@@ -306,6 +306,24 @@ def written_names(source: str) -> set[str]:
     return names
 
 
+MAX_SUSPECTS = 3
+
+
+def suspects(earlier: list[tuple[int, str]], reads: set[str]) -> list[int]:
+    """The cells (number, code: those that ran, in the order they ran) that may have caused an error in
+    a cell that reads `reads`: each binds or changes a name wanted, nearest first; the names it holds
+    are wanted too (a cause may lie further up). At most MAX_SUSPECTS. Batch mode and `%fixloop auto`
+    (the session's cells, by execution count) ask it."""
+    wanted, found = set(reads), []
+    for number, code in reversed(earlier):
+        if written_names(code) & wanted:
+            found.append(number)
+            wanted |= cell_names(code)
+        if len(found) == MAX_SUSPECTS:
+            break
+    return found
+
+
 def _base_name(node) -> str:
     while isinstance(node, (ast.Subscript, ast.Attribute)):
         node = node.value

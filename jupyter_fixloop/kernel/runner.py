@@ -23,7 +23,7 @@ import time
 import traceback
 import warnings
 
-from jupyter_fixloop.kernel import checks, effect, facts, ipysyntax, judge
+from jupyter_fixloop.kernel import checks, effect, facts, ipysyntax, judge, matches
 from jupyter_fixloop.kernel import trace as value_trace
 from jupyter_fixloop.kernel.checks import assess
 from jupyter_fixloop.kernel.checks import evaluate as _evaluate_check
@@ -208,6 +208,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 result["checks"] = [_run_check(expr, ns, result, source) for expr in checks]
             if twin is not None:
                 result["trace"] = value_trace.after(twin, result)
+            result["matches"] = _matched(source, ns)
             judge.stop()  # a judge is for one run
     following = following or {}
     if following.get("cells") and (result["status"] == "ok" or following.get("after_error")):
@@ -258,6 +259,14 @@ async def _maybe_await(code, ns: dict):
     if code.co_flags & inspect.CO_COROUTINE:
         value = await value
     return value
+
+
+def _matched(source: str, ns: dict) -> list[str]:
+    """What the cell's filters, merges and concats matched (matches.py), before a following cell changes it."""
+    try:
+        return matches.gather(ast.parse(_transform(source), CELL_FILE), ns)
+    except Exception:
+        return []
 
 
 def _effect_before(tree: ast.Module, ns: dict) -> tuple[list[str], dict]:

@@ -9,8 +9,9 @@ error do not run twice. `%fixloop auto off` puts back IPython's handler exactly 
 
 The state a cell started from: while auto mode or the JupyterLab extension is on, a `Checkpoint`
 (batch mode's, kernel/checkpoint.py: copy-on-write for pandas objects) is taken before each cell and
-dropped when the cell ends without error; a failure keeps it (`Failure`) for the loop, for
-`%fixloop last --model`, and for the Fix button's `fix` request (docs/protocol.md).
+kept for the last cause.KEEP_CELLS cells (the cause of a later failure is judged on the state before
+it, notebook/cause.py); a failure keeps it (`Failure`) for the loop, for `%fixloop last --model`, and
+for the Fix button's request (`button`: an execute request marked as the button's, docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ from ..errors import FixloopError, UsageError
 from ..kernel import Checkpoint, cell_names, written_names
 from ..model import check_model
 from ..options import AUTO_MODES, BUILTIN
+from . import cause as causes
 from . import comm as frontends
 from .view import LoopView, PlainCell
 
 KEEP_CAP = 256 * 1024**2  # bytes of pickled copies kept before one cell (pandas under CoW costs none)
 KEEP_FAILURES = 8  # failed cells whose starting state is kept for a `fix` request (by cell id)
-SOURCE_CHARS = 100_000  # a `fix` request's cell, at most
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Failure:
     error: str
     checkpoint: Checkpoint | None = None
     changes: dict = field(default_factory=dict)  # Checkpoint.changes, read right after the cell raised
+    count: int | None = None  # its execution count: In[count]
 
     def namespace(self, ns: dict) -> dict:
         """What the sandbox mirrors: the namespace as it was before the cell, where it was kept."""
@@ -82,41 +84,25 @@ class AutoFix:
         self.running: list = []  # ExecutionInfo of the cells running; more than one: a nested run_cell
         self.cell: tuple[str, str | None] = ("", None)  # the top-level cell running: source, cell id
         self.checkpoint: Checkpoint | None = None
+        self.count: int | None = None  # the top-level cell running: its execution count
+        self.ran: list[causes.Ran] = []  # the last KEEP_CELLS cells that ran while the state was kept
         self.last: Failure | None = None
+        self.cause: causes.Proposal | None = None  # the last run's change to an earlier cell, if any
         self.failures: dict[str, Failure] = {}  # cell id -> its last failure, the last KEEP_FAILURES
         self.since = 0  # cells run since `last` failed (a `%fixloop` line does not count)
-        self.busy = False
         shell.events.register("pre_run_cell", self._pre_run_cell)
         shell.events.register("post_run_cell", self._post_run_cell)
-        self.frontend.on_fix = self.fix_request
-        self.frontend.watchers.append(self.announce)
         config.observe(self._configured, names="auto")
-        config.observe(self.announce, names=["model", "api_base"])
 
     def close(self) -> None:
-        """`%unload_ext`: IPython's handler back, no checkpoints, no `fix` requests."""
+        """`%unload_ext`: IPython's handler back, no checkpoints."""
         self.set_mode("off")
         for event, callback in (("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)):
             try:
                 self.shell.events.unregister(event, callback)
             except ValueError:
                 pass
-        if self.frontend.on_fix == self.fix_request:
-            self.frontend.on_fix = None
-        if self.announce in self.frontend.watchers:
-            self.frontend.watchers.remove(self.announce)
         self.config.unobserve(self._configured, names="auto")
-        self.config.unobserve(self.announce, names=["model", "api_base"])
-
-    def announce(self, change=None) -> None:
-        """Tell the frontend what a Fix would use (`settings`, docs/protocol.md): on hello, and when it changes."""
-        if not self.frontend.connected:
-            return
-        try:
-            model = self.config.options().resolved().model
-        except FixloopError:
-            model = ""
-        self.frontend.send({"action": "settings", "auto": self.mode, "model": model, "rules": BUILTIN})
 
     @property
     def keeping(self) -> bool:
@@ -141,7 +127,6 @@ class AutoFix:
         self.mode = mode
         if self.config.auto != mode:
             self.config.auto = mode
-        self.announce()
         model = self.config.options().resolved().model
         by = "the built-in rules" + (" (no tokens)" if mode == "rules" or model == BUILTIN else f" and {model}")
         then = "; `%fixloop last --model` asks the model" if mode == "rules" else (
@@ -161,7 +146,6 @@ class AutoFix:
         if self.config.auto != "off":
             self.config.auto = "off"
         self.checkpoint = None
-        self.announce()
         return words
 
     # ------------------------------------------------------------------ before and after each cell
@@ -170,11 +154,12 @@ class AutoFix:
         if self.running and getattr(info, "store_history", False) and len(self.running) > 8:
             self.running.clear()  # a run whose end never came: never let it hide every later cell
         self.running.append(info)
-        if len(self.running) > 1:
-            return  # a nested run_cell (an accepted fix, a passing %%fixloop cell): not a cell of the user's
+        if len(self.running) > 1 or not getattr(info, "store_history", True):
+            return  # a nested run_cell (an accepted fix, a passing %%fixloop cell), the Fix button's request
         source = getattr(info, "raw_cell", "") or ""
         cell_id = getattr(info, "cell_id", None) or frontends.request_cell(self.shell)[0]
         self.cell, self.checkpoint = (source, cell_id), None
+        self.count = getattr(self.shell, "execution_count", None)
         if not source.lstrip().startswith("%fixloop"):
             self.since += 1
         if not self.keeping or fixloop_cell(source):
@@ -187,7 +172,7 @@ class AutoFix:
         self.checkpoint = checkpoint
 
     def _post_run_cell(self, result) -> None:
-        top = len(self.running) == 1
+        top = len(self.running) == 1 and getattr(self.running[0], "store_history", True)
         if self.running and (result is None or getattr(result, "info", None) is self.running[-1]):
             self.running.pop()
         if not top:
@@ -195,14 +180,27 @@ class AutoFix:
         error = getattr(result, "error_in_exec", None)
         if error is not None and self.checkpoint is not None:
             self._freeze(error)  # the Fix button may ask for it
-        self.checkpoint = None  # a cell that ran: its copies go (and with them any copy-on-write cost)
+        self._ran(error is None)
+
+    def _ran(self, ok: bool) -> None:
+        """Keep the cell that ended and the state it started from, the last KEEP_CELLS cells: a later
+        failure's cause is judged on the state before it. Older copies go (and any copy-on-write cost)."""
+        source = self.cell[0]
+        checkpoint = self.checkpoint if ok else (self.last.checkpoint if self.last and self.last.count == self.count
+                                                  else None)
+        self.checkpoint = None
+        if not self.keeping or not isinstance(self.count, int):
+            self.ran.clear()
+            return
+        self.ran = [r for r in self.ran if r.count < self.count][-(causes.KEEP_CELLS - 1):]
+        self.ran.append(causes.Ran(self.count, source, checkpoint, ok))
 
     def _freeze(self, error: BaseException) -> Failure:
         """Keep the failed cell and the state it started from; what it changed is read now."""
         source, cell_id = self.cell
         checkpoint, self.checkpoint = self.checkpoint, None
         changes = checkpoint.changes(self.shell.user_ns) if checkpoint is not None else {}
-        self.last = Failure(source, cell_id, f"{type(error).__name__}: {error}", checkpoint, changes)
+        self.last = Failure(source, cell_id, f"{type(error).__name__}: {error}", checkpoint, changes, self.count)
         self.since = 0
         if cell_id:
             self.failures.pop(cell_id, None)
@@ -218,7 +216,8 @@ class AutoFix:
         (IPython would drop the hook and print its own complaint)."""
         self._traceback(etype, value, tb, tb_offset)
         source = self.cell[0]
-        if self.mode == "off" or len(self.running) != 1 or etype is IPythonUsageError or fixloop_cell(source):
+        if self.mode == "off" or len(self.running) != 1 or not getattr(self.running[0], "store_history", True) or (
+                etype is IPythonUsageError or fixloop_cell(source)):
             return None
         try:
             self.run(self._freeze(value), ask_model=self.mode == "model")
@@ -236,8 +235,7 @@ class AutoFix:
 
     # ------------------------------------------------------------------ the loop
 
-    def run(self, failure: Failure, ask_model: bool, shown: bool = True, request_id: str | None = None,
-            following: tuple[str, ...] = (), model: str | None = None):
+    def run(self, failure: Failure, ask_model: bool, following: tuple[str, ...] = (), model: str | None = None):
         """Repair `failure`'s cell in a sandbox from the state it started from; show or send the result."""
         from ..loop import fix  # the loop brings jupyter_client and the sandbox: `%load_ext` stays cheap
 
@@ -245,22 +243,43 @@ class AutoFix:
         if not ask_model:
             options = replace(options, model=BUILTIN)
         check_model(options.model, options.api_base)
-        plain = PlainCell(failure.source, failure.cell_id, shown, lambda: self._put_back(failure), request_id)
+        plain = PlainCell(failure.source, failure.cell_id, lambda: self._put_back(failure))
         view = LoopView(self.shell, "", failure.source, options.model, options.max_rounds, plain=plain)
         ns = self.shell.user_ns
         try:
             result = fix(failure.source, namespace=failure.namespace(ns), notes=failure.notes(ns), following=following,
                          hooks=view.hooks(), options=options)
+            self.cause = None if result.claimed or result.status in ("passed", "error") else self._cause(
+                failure, options, following)
         except BaseException as exc:
             view.stopped(str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__}: {exc}")
             raise
         ns["_fixloop"] = result
-        brief = self._brief(result) if shown and not ask_model else ""
+        brief = self._brief(result) if not ask_model else ""
         if brief:
             view.finish_brief(result, brief)
         else:
             view.finish(result, retry=self._retrier(failure, following))
+        if self.cause is not None:
+            from IPython.display import display
+
+            display(self.cause.bundle(), raw=True)
         return result
+
+    def _cause(self, failure: Failure, options, following: tuple[str, ...]) -> causes.Proposal | None:
+        """A change to an earlier cell of the session that makes the cells down to this one run (cause.py)."""
+        from ..loop import fix
+
+        history = list(getattr(getattr(self.shell, "history_manager", None), "input_hist_raw", None) or [])
+        ns = self.shell.user_ns
+        start = failure.checkpoint.state(ns) if failure.checkpoint is not None else None
+
+        def run(source, namespace, downstream, notes):  # the rules only: up to 3 cells, no tokens
+            return fix(source, namespace=namespace, downstream=downstream, following=following, notes=notes,
+                       options=replace(options, model=BUILTIN))
+
+        cells = causes.earlier(history, self.ran, failure.count)
+        return causes.find(cells, self.ran, failure.count, failure.source, start, ns, run)
 
     def _brief(self, result) -> str:
         """One line instead of the result when the rules offer nothing ("" to show the result)."""
@@ -316,35 +335,11 @@ class AutoFix:
 
     # ------------------------------------------------------------------ the Fix button (docs/protocol.md)
 
-    def fix_request(self, data: dict) -> None:
-        """The frontend's `fix`: repair the cell `source` that failed, from the state it started from."""
-        request_id, cell_id, source = data.get("request_id"), data.get("cell_id"), data.get("source")
-        if not isinstance(source, str) or not source.strip() or len(source) > SOURCE_CHARS:
-            return self._answer(request_id, "refused", {"error": "`source` must be the cell's code as it ran"})
-        if self.busy:
-            return self._answer(request_id, "busy")
-        cell_id = cell_id if isinstance(cell_id, str) and cell_id else None
+    def button(self, source: str, cell_id: str | None, following: tuple[str, ...]) -> None:
+        """The Fix button's request (`%%fixloop --dry` over the code the cell ran, marked as the button's:
+        comm.fix_request): the loop on that cell from the state it started from when it is the one kept
+        for this cell id, else from the kernel as it is now (the receipts say so); the configured model
+        with the rules beside it. On Accept the state before it is put back and the frontend reruns it."""
         kept = self.failures.get(cell_id) if cell_id else self.last
         failure = kept if kept is not None and kept.source == source else Failure(source, cell_id, "")
-        following = frontends.valid_following(data.get("following")) or ()
-        ask_model = data.get("model") == "model"
-        self.busy = True
-        try:
-            uses = self.config.options().resolved().model if ask_model else BUILTIN
-            self._answer(request_id, "started", {
-                "uses": uses, "from": "before the cell" if failure.checkpoint is not None else "the kernel now"})
-            result = self.run(failure, ask_model=ask_model, shown=False, request_id=request_id, following=following)
-        except BaseException as exc:
-            why = str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__}: {exc}"
-            self.frontend.send({"action": "fixed", "request_id": request_id, "status": "error", "error": why})
-            if not isinstance(exc, (Exception, KeyboardInterrupt)):
-                raise
-            return None
-        finally:
-            self.busy = False
-        self.frontend.send({"action": "fixed", "request_id": request_id, "loop_id": result.loop_id,
-                            "status": result.status})
-        return None
-
-    def _answer(self, request_id, state: str, extra: dict | None = None) -> None:
-        self.frontend.send({"action": "fixing", "request_id": request_id, "state": state, **(extra or {})})
+        self.run(failure, ask_model=True, following=following)

@@ -5,8 +5,9 @@ opens a comm with `hello`; a frontend with the extension answers it, one without
 answer arrives the kernel assumes *degraded* mode, where Accept shows the code to copy instead.
 Only the frontend also knows which cells below a `%%fixloop` cell ran: it sends them (`following`)
 just before that cell's execute request, and they wait here until its run takes them. The
-extension's Fix button runs a failed plain cell's code as a `%%fixloop` request marked as the
-button's (`fix_request`); the hello and `model` messages tell the button which model it will use.
+extension's Fix button runs a failed plain cell's code as a `%%fixloop --dry` request marked as the
+button's (`fix_request`; auto.py's `button` runs it from the state the cell started from); the hello
+and `model` messages tell the button which model it will use.
 Only the `comm` package is used here (no ipywidgets), so `%load_ext` stays cheap. What a loop's
 summary holds is summary.py's; what a decision does is the LoopView's (view.py), which `decide`
 reaches through `loops`.
@@ -46,7 +47,6 @@ class Frontend:
         self.watchers: list[Callable[[], None]] = []
         self._replies: dict[str, Callable[[dict], None]] = {}
         self._following: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # cell id -> the cells below it
-        self.on_fix: Callable[[dict], None] | None = None  # the Fix button's `fix` request (auto.py sets it)
         self._config = None  # the FixLoop whose model the hello and `model` messages name
 
     # ------------------------------------------------------------------ connection
@@ -156,12 +156,6 @@ class Frontend:
             self._on_decide(data)
         elif action == "following":
             self._on_following(data)
-        elif action == "fix":
-            if self.on_fix is None:
-                self.send({"action": "fixing", "request_id": data.get("request_id"), "state": "refused",
-                           "error": "this kernel's fixloop cannot fix cells from the frontend (reload the extension)"})
-            else:
-                self.on_fix(data)
 
     def _on_hello(self, data: dict) -> None:
         if data.get("protocol") == PROTOCOL:

@@ -16,11 +16,12 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from .. import history as histories
-from ..cell import looks_like_prose, split_instruction
+from ..cell import looks_like_prose, split_instruction, split_magic
 from ..config import FixLoop, flag_arguments, with_flags
 from ..errors import FixloopError, UsageError
 from ..model import check_model
 from ..sandbox import load_warning, sweep
+from . import comm as frontends
 from .auto import AutoFix
 from .comm import connect, following_code
 from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
@@ -78,6 +79,12 @@ class FixLoopMagics(Magics):
         if args.help:  # what `%%fixloop?` shows (IPython writes the usage line with one %)
             print(self.fixloop.__doc__.replace("%fixloop [", "%%fixloop [", 1))
             return
+        if frontends.fix_request(self.shell):  # the Fix button's: the failed cell, from the state it started from
+            cell_id, code = frontends.request_cell(self.shell)
+            try:  # the code as the cell ran it: the request's, exactly (IPython adds a newline to `cell`)
+                return self.auto.button(split_magic(code or "")[1] or cell, cell_id, following)
+            except FixloopError as exc:
+                raise IPythonUsageError(str(exc)) from None
         source, instruction = split_instruction(cell, " ".join(args.instruction).strip() or None)
         try:
             options = self._options(args)

@@ -68,17 +68,14 @@ def cell_source(shell, line: str, cell: str) -> tuple[str, str | None]:
 class PlainCell:
     """A cell without a `%%fixloop` line that raised (`%fixloop auto`, the Fix button), repaired as it ran.
 
-    `shown`: the result is displayed under the cell's traceback (auto mode), or only sent on the comm
-    (the Fix button's request: its outputs would reach no cell; Accept then asks the frontend to
-    replace the cell and run it, `"run": true`). `before_accept` puts back the state the cell started
-    from before the accepted code runs, and returns what it did in words ("" for nothing);
-    `request_id` names the Fix button's request on the progress messages."""
+    The result is displayed under the cell's traceback (auto mode) or in the Fix button's request, whose
+    outputs the frontend adds to the cell (on Accept it replaces the cell and runs it, `"run": true`).
+    `before_accept` puts back the state the cell started from before the accepted code runs, and
+    returns what it did in words ("" for nothing)."""
 
     source: str
     cell_id: str | None
-    shown: bool = True
     before_accept: Callable[[], str] | None = None
-    request_id: str | None = None
 
 
 def bundle(result: LoopResult, summary: dict) -> dict:
@@ -101,8 +98,7 @@ class LoopView:
             if cell_id and shown.entry.cell_id == cell_id:
                 shown.supersede()
         self.history.start(self.entry, model)
-        self.shown = plain is None or plain.shown
-        self.live = self.shown and renders_widgets(shell, self.frontend)
+        self.live = renders_widgets(shell, self.frontend)
         self.progress = Progress(model, max_rounds)
         self.retry_loop: Retry | None = None
         self.busy = False
@@ -128,11 +124,7 @@ class LoopView:
                 + self.progress.html() + "</div>"}
 
     def hooks(self) -> LoopHooks:
-        """The loop's hooks: each refreshes the live header, or sends the Fix button the progress (called
-        from the loop's thread)."""
-        if not self.shown:
-            return self.progress.hooks(then=lambda: self.frontend.send({
-                "action": "progress", "request_id": self.plain.request_id, "text": self.progress.activity}))
+        """The loop's hooks: each refreshes the live header (called from the loop's thread)."""
         return self.progress.hooks(then=self.ticker.refresh if self.ticker is not None else None)
 
     def stopped(self, message: str) -> None:
@@ -161,8 +153,7 @@ class LoopView:
         if self.widget is not None:
             data.update(self.widget._repr_mimebundle_())
             data["text/plain"] = render.render_text(result)
-        if self.shown:
-            display(data, raw=True)
+        display(data, raw=True)
 
     def finish_brief(self, result: LoopResult, text: str) -> None:
         """A loop with nothing to decide, said in one line in place of the result (auto mode: under a
@@ -173,8 +164,7 @@ class LoopView:
         summary = self._publish()
         if self.live:
             self.ticker.stop(lambda: self.handle.update({"text/plain": "", "text/html": ""}, raw=True))
-        if self.shown:
-            display({"text/plain": text, "text/html": f"<div>{html.escape(text)}</div>", MIMETYPE: summary}, raw=True)
+        display({"text/plain": text, "text/html": f"<div>{html.escape(text)}</div>", MIMETYPE: summary}, raw=True)
 
     def _publish(self) -> dict:
         """Record the finished loop in the history and announce it on the comm; returns its LoopSummary."""
@@ -280,7 +270,7 @@ class LoopView:
         self._record("accepted", via)
         restored = self.plain.before_accept() if self.plain is not None and self.plain.before_accept else ""
         if self.frontend.replace(self.entry.cell_id, self.entry.accepted_source(), self.entry.summary(), "accepted",
-                                 self._on_replaced, expected=self.entry.cell_source, run=self.reruns or not self.shown):
+                                 self._on_replaced, expected=self.entry.cell_source, run=self.reruns):
             self._say("accepted", "<b>Accepted</b>: replacing the cell in the notebook…")
             if self.reruns:
                 return  # the frontend runs the cell once it holds the code
@@ -288,8 +278,7 @@ class LoopView:
             self._degraded_accept(code, "")
         if restored:
             self._say_more(f"<div>{html.escape(restored)}</div>")
-        if self.shown:  # else the frontend runs the replaced cell, so its output lands in the cell
-            self._run_accepted(code)
+        self._run_accepted(code)
 
     def _degraded_accept(self, code: str, why: str) -> None:
         self._say("accepted", f"<b>Accepted</b>{html.escape(why)}. Your cell was not changed here: copy the code "

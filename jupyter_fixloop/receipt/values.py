@@ -256,13 +256,21 @@ def from_run(
     )
     trace, trace_note = _trace(result.get("trace")) if error is None else ((), "")
     parts = _Parts(result=result, error=error, checks=checks, warnings=warnings, notes=tuple(notes), diff=diff,
-                   effect=effect, trace=trace, trace_note=trace_note)
+                   effect=effect, trace=trace, trace_note=trace_note, matches=_matches(result.get("matches")))
     if error is not None:
         return _raised(error, parts, budget, common)
     failed = [c for c in checks if not c.passed]
     kind = "check_failed" if failed else "ok"
     return Receipt(kind=kind, text=fit(parts.render, budget), checks=checks, trace=trace if failed else (),
-                   body=Body(parts.render, budget), **common)
+                   context=parts.matches if failed else (), body=Body(parts.render, budget), **common)
+
+
+def _matches(raw) -> tuple[str, ...]:
+    """What the cell's filters, merges and concats matched (kernel/matches.py), read with care: the
+    sandbox's to forge, so only short strings are kept."""
+    if not isinstance(raw, list):
+        return ()
+    return tuple(_clip(m, 600) for m in raw if isinstance(m, str))[:4]
 
 
 def _judged_effect(result: dict, original: str | None, ran: str | None) -> Effect | None:
@@ -313,7 +321,7 @@ def _raised(error: dict, parts: _Parts, budget: Budget, common: dict) -> Receipt
         lineno=error.get("lineno"),
         line=error.get("line"),
         checks=parts.checks,
-        context=tuple(error.get("context", [])),
+        context=tuple(error.get("context", [])) + parts.matches,
         column=_column(error),
         body=Body(parts.render, budget),
         **common,
@@ -572,12 +580,13 @@ class _Parts:
     effect: Effect | None = None
     trace: tuple[TracedLine, ...] = ()
     trace_note: str = ""
+    matches: tuple[str, ...] = ()  # what the cell's filters, merges and concats matched
 
     def render(self, detail: Detail) -> list[str]:
         if self.error is not None:
             lines = _error_lines(self.error, detail)
             lines += _check_lines(self.checks, detail, self.error)
-            lines += _context_lines(self.error.get("context", []), detail)
+            lines += _context_lines([*self.error.get("context", []), *self.matches], detail)
         else:
             failed = [c for c in self.checks if not c.passed]
             smelly = [c for c in failed if c.expr == SMELL_CHECK]
@@ -596,6 +605,7 @@ class _Parts:
             lines += _check_lines(checks, detail, None) if failed and not alone else []
             lines += _trace_lines(self.trace, self.trace_note, detail) if failed else []
             lines += _effect_lines(self.effect, detail, self.trace) if failed else []
+            lines += _context_lines(list(self.matches), detail) if failed else []
             lines += _diff_lines(self.diff, detail)
         if not self.diff:
             lines += _output_lines(self.result, detail)

@@ -9,7 +9,8 @@ reruns everything after each. `REPAIRS` is the order they are tried in, the most
 Where they live: `repairs_syntax` (code that does not compile), `repairs_names` (imports, names,
 attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, returns),
 `repairs_data` (pandas/numpy data cleaning), `chained` (writes that never reach the frame), `masks`
-(`a > 4 | b`), `drift` (code written for an older library, from the error's own words), `traced`
+(`a > 4 | b`), `drift` (code written for an older library, from the error's own words), `matches` (what a
+filter, merge or concat matched, read in the sandbox: kernel/matches.py), `traced`
 (wrong outputs, from the values a receipt shows); `repair_edits` reads receipts and edits code safely.
 """
 
@@ -80,6 +81,7 @@ from .drift import (
 )
 from .edits import CannotTell, ParsedReceipt, parse_receipt
 from .masks import mask_precedence
+from .matches import concat_dtype, filter_value, merge_keys
 from .names import (
     attribute_typo,
     column_as_attribute,
@@ -100,7 +102,7 @@ from .traced import epoch_unit, power_of_ten, shared_default, strict_bounds
 __all__ = ["GUESS", "KIND", "MECHANICAL", "REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
 
 REPAIRS = [
-    column_repr, syntax, indentation, chained_assignment, chained_write,
+    column_repr, syntax, indentation, chained_assignment, chained_write, filter_value, merge_keys, concat_dtype,
     moved_import, missing_import, name_literal, name_typo,
     message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields,
            resample_keyword, groupby_axis,
@@ -139,7 +141,7 @@ KIND = {
                      float_as_index,
                      index_off_by_one, loop_overshoot, style_name, groupby_axis, moved_function, shared_default,
                      epoch_unit, strict_bounds,
-                     power_of_ten], GUESS),
+                     power_of_ten, filter_value, merge_keys, concat_dtype], GUESS),
 }
 
 

@@ -1,0 +1,119 @@
+"""Repairs from what a cell's filters, merges and concats matched (kernel/matches.py's facts).
+
+The cell ran; a cell below it failed, or a check did. When the receipt says the cell compared a
+column with a value no row holds as written but one does once its case or spaces agree, merged on
+keys that match only once normalised, or concatenated a column that is numbers in one frame and
+numbers written as text in another, the repair makes the cell do what the data says it meant: the
+value as the column writes it, the keys normalised the way that makes them match, the text column
+converted. Guesses: only the cells below (or a check) can say the rows are the meant ones.
+
+The facts come from the sandbox, which the code it ran can forge: nothing of their text is written
+into the cell but a string literal (through `repr`), a normalisation from TRANSFORMS and a dtype from
+DTYPES; the expressions edited are the cell's own, found by their source.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import re
+
+from .edits import ParsedReceipt, parse, replace_node, source_of
+
+NEAR = re.compile(r"^values near ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") in (.+) \(none equal it\): "
+                  r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") \((?:case|spaces|case and spaces|spelling)\)$")
+KEYS = re.compile(r"^merge keys: (.+?) and (.+?) share \d+ of \d+ values; with ((?:\.str\.\w+\(\))+) on (.+?) they "
+                  r"share \d+ of \d+$")
+CONCAT = re.compile(r"^concat: column ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") is (\w+) in .+? but \w+ in (.+?); ")
+TRANSFORMS = {".str.strip()", ".str.lower()", ".str.upper()", ".str.title()", ".str.strip().str.lower()",
+              ".str.strip().str.upper()", ".str.strip().str.title()"}
+DTYPES = {"int64", "int32", "float64", "float32", "Int64", "Float64"}
+
+
+def filter_value(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df[df['s'] == 'Active']` -> `== 'active'` (also in `.isin([...])`): the value as the column writes it
+    (the receipt says no row holds it as written, and one holds it but for case, spaces or one slip)."""
+    fixed = code
+    for fact in receipt.context:  # every value the receipt names, in one round
+        m = NEAR.match(fact)
+        tree = parse(fixed) if m else None
+        if tree is None:
+            continue
+        wrong, column, right = ast.literal_eval(m.group(1)), m.group(2), ast.literal_eval(m.group(3))
+        for value, other in _compared(tree):
+            if _is_text(value, wrong) and ast.unparse(other) == column:
+                fixed = replace_node(fixed, value, repr(right))
+                break
+    return fixed if fixed != code else None
+
+
+def _compared(tree: ast.Module):
+    """(string constant, what it is compared with): `col == 'x'` either way round, `col.isin(['x', ...])`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            yield from ((node.comparators[0], node.left), (node.left, node.comparators[0]))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "isin" \
+                and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple, ast.Set)):
+            yield from ((e, node.func.value) for e in node.args[0].elts)
+
+
+def merge_keys(code: str, receipt: ParsedReceipt) -> str | None:
+    """`a.merge(b, on='k')` -> `a.assign(k=a['k'].str.upper()).merge(b, on='k')`: the keys normalised the
+    way the receipt says makes them match (case, spaces), on the side it names (or both)."""
+    tree = parse(code)
+    for fact in receipt.context if tree else ():
+        m = KEYS.match(fact)
+        if not m or m.group(3) not in TRANSFORMS:
+            continue
+        left, right, transform, where = m.groups()
+        sides = [s for s in (left, right) if where in (s, "both")]
+        edits = [e for e in (_assigned(code, tree, side, transform) for side in sides) if e]
+        if len(edits) == len(sides):
+            for node, text in sorted(edits, key=lambda e: -e[0].col_offset - 10**6 * e[0].lineno):
+                code = replace_node(code, node, text)
+            return code
+    return None
+
+
+def concat_dtype(code: str, receipt: ParsedReceipt) -> str | None:
+    """`pd.concat([a, b])` -> `pd.concat([a, b.astype({'q': 'int64'})])`: the frame whose column holds
+    numbers as text, converted to the dtype the other frames have (the receipt says every value converts)."""
+    tree = parse(code)
+    for fact in receipt.context if tree else ():
+        m = CONCAT.match(fact)
+        if not m or m.group(2) not in DTYPES:
+            continue
+        column, dtype, name = ast.literal_eval(m.group(1)), m.group(2), m.group(3)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "concat" \
+                    and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
+                for element in node.args[0].elts:
+                    if ast.unparse(element) == name:
+                        return replace_node(code, element, f"{source_of(code, element)}.astype({{{column!r}: "
+                                                           f"{dtype!r}}})")
+    return None
+
+
+def _is_text(node: ast.AST, text: str) -> bool:
+    return isinstance(node, ast.Constant) and node.value == text
+
+
+def _assigned(code: str, tree: ast.Module, key_expr: str, transform: str):
+    """(node, text): the merge operand `df` of the key `df['k']` rewritten as `df.assign(k=df['k']<transform>)`."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "merge"):
+            continue
+        operands = [node.func.value, *node.args[:2], *(k.value for k in node.keywords if k.arg in ("left", "right"))]
+        for operand in operands:
+            prefix = ast.unparse(operand)
+            if not key_expr.startswith(prefix + "["):
+                continue
+            try:
+                key = ast.literal_eval(key_expr[len(prefix) + 1:-1])
+            except (ValueError, SyntaxError):
+                return None
+            if not (isinstance(key, str) and key.isidentifier()) or keyword.iskeyword(key):
+                return None
+            frame = source_of(code, operand)
+            return operand, f"{frame}.assign({key}={frame}[{key!r}]{transform})"
+    return None
