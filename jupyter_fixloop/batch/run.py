@@ -333,6 +333,11 @@ class NotebookKernel:
                 return f"Check failed: {check}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
         return None
 
+    async def kill(self) -> None:
+        """End the kernel at once (a stopped run): nbclient's shutdown afterwards finds nothing to do."""
+        with contextlib.suppress(Exception):
+            await self.client.km.shutdown_kernel(now=True)
+
     def _kc(self):
         """nbclient's kernel client; a kernel that is gone (it died, or nbclient shut it down) is said as such."""
         if self.client.kc is None:
@@ -479,7 +484,8 @@ class BatchRun:
                     if self.stop.why:
                         break
                     finished, outcome = await self.stop.until(self._cell(kernel, index))
-                    if not finished:
+                    if not finished:  # the cell under way ends now: a kernel asked to shut down mid-cell
+                        await kernel.kill()  # writes its own traceback to the terminal
                         break
                     self._add(outcome)
             self.stop.relisten()  # nbclient took its handlers out, and ours with them
