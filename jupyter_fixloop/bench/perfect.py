@@ -49,6 +49,16 @@ class PerfectModel:
                 self.end_headers()
                 self.wfile.write(payload)
 
+            def do_GET(self):  # the model list, as an OpenAI-compatible server answers `GET /v1/models`
+                found = self.path.rstrip("/").endswith("/v1/models")
+                payload = json.dumps({"object": "list", "data": [{"id": "perfect-stand-in", "object": "model"}]}
+                                     if found else {"error": "not found"}).encode()
+                self.send_response(200 if found else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
