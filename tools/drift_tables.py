@@ -114,18 +114,24 @@ def members(path: str) -> dict:
     return found
 
 
-def estimator_classes() -> dict:
-    """Every scikit-learn estimator class, under its public path."""
+def _sklearn_modules():
+    """scikit-learn's public modules that import here, with their pkgutil info."""
     import sklearn
 
-    found = {}
     for info in pkgutil.walk_packages(sklearn.__path__, "sklearn."):
         if any(part.startswith("_") or part == "tests" for part in info.name.split(".")[1:]):
             continue
         try:
-            module = importlib.import_module(info.name)
+            yield info, importlib.import_module(info.name)
         except Exception:  # noqa: BLE001
             continue
+
+
+def estimator_classes() -> dict:
+    """Every scikit-learn estimator class, under its public path."""
+
+    found = {}
+    for info, module in _sklearn_modules():
         for name in dir(module):
             obj = getattr(module, name, None)
             if not name.startswith("_") and inspect.isclass(obj) and hasattr(obj, "get_params"):
@@ -189,16 +195,9 @@ def sklearn_deprecated() -> dict:
     """scikit-learn's own words on the classes and functions it deprecated (its `deprecated` decorator
     writes them at the head of the docstring: "DEPRECATED: Imputer was deprecated in version 0.20 ...
     Import impute.SimpleImputer from sklearn instead.")."""
-    import sklearn
 
     words = {}
-    for info in pkgutil.walk_packages(sklearn.__path__, "sklearn."):
-        if any(part.startswith("_") or part == "tests" for part in info.name.split(".")[1:]):
-            continue
-        try:
-            module = importlib.import_module(info.name)
-        except Exception:  # noqa: BLE001
-            continue
+    for info, module in _sklearn_modules():
         for name in dir(module):
             obj = getattr(module, name, None)
             doc = (obj.__init__.__doc__ if inspect.isclass(obj) else getattr(obj, "__doc__", None)) or ""
