@@ -115,3 +115,19 @@ def asks_to_see(instruction: str | None) -> bool:
     `Print the version`): a sentence of it starts with such a word. Code blocks in it are not read."""
     prose = re.sub(r"```.*?```", " ", instruction or "", flags=re.S)
     return bool(_ASKS_TO_SEE.search(prose.strip()))
+
+
+def result_shown(code: str) -> tuple[str, str] | None:
+    """`code` with the name its last statement assigns shown on a line of its own (`top = df.head()` ->
+    `... top`), and that name; None when its last statement assigns no single name (or it does not parse)."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return None
+    last = body[-1] if body else None
+    targets = (last.targets if isinstance(last, ast.Assign) else [last.target]
+               if isinstance(last, (ast.AnnAssign, ast.AugAssign)) else [])
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return None
+    name = targets[0].id
+    return f"{code.rstrip()}\n{name}\n", name

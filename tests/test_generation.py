@@ -69,3 +69,24 @@ def test_code_that_still_shows_nothing_is_kept_and_said_so(fake_model):
     result = fix("", instruction="Put the number of teams with more than 6 goals in n.", namespace=_namespace(),
                  model="openai/scripted", api_base=server.url, rules=False, max_rounds=2)
     assert len(result.rounds) == 1 and result.status == "unverified"
+
+
+def test_code_that_assigns_what_the_instruction_asks_to_see_has_it_shown_by_the_rules(fake_model):
+    from jupyter_fixloop.cell import result_shown
+
+    assert result_shown("top = df.head()\n") == ("top = df.head()\ntop\n", "top")
+    assert result_shown("n: int = 3") == ("n: int = 3\nn\n", "n") and result_shown("a, b = 1, 2") is None
+    assert result_shown("df.sort_values('x', inplace=True)") is None and result_shown("%time x = 1") is None
+    server = fake_model("```python\nbig = euro12[euro12.Goals > 6]\n```")
+    result = fix("", instruction="Select the teams that scored more than 6 goals.", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, max_rounds=2)
+    assert result.patched == "big = euro12[euro12.Goals > 6]\nbig\n" and len(server.requests) == 1  # no model call
+    assert result.status == "unverified"  # shown is not checked
+    assert "its last line shows `big`, added by the rules since the instruction asks for something to see" \
+        in result.reason
+    assert "Spain" in render_text(result).split("its value:")[1]
+    server = fake_model("```python\nbig = euro12[euro12.Goals > 6]\nbig.reset_index(drop=True, inplace=True)\n```",
+                        "```python\neuro12[euro12.Goals > 6]\n```")  # nothing to show: the model is asked again
+    result = fix("", instruction="Select the teams that scored more than 6 goals.", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, max_rounds=2)
+    assert "It ran, but showed nothing" in server.prompt(1) and result.patched == "euro12[euro12.Goals > 6]\n"

@@ -128,6 +128,7 @@ class LoopRun:
         # an instruction that asks for something to see, met by code that shows nothing, is asked once more
         self.asks_to_see = cell.asks_to_see(instruction)
         self._silent: tuple[int, sampling.Candidate, Receipt] | None = None  # the code that ran and showed nothing
+        self._shown: dict[str, str] = {}  # code -> the name its last line shows, added by the loop (_with_result_shown)
         self.following = following
         # how the following cells went after the original cell, and what it wrote (set by its run; with an
         # instruction there is none, and a later cell that runs verifies only by reading what the code wrote)
@@ -204,6 +205,7 @@ class LoopRun:
             except asyncio.TimeoutError:
                 return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
             best = sampling.best_of(candidates)
+            best = await self._with_result_shown(best, candidates, guard_, history, pool, mirror)
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
             if repeated and self.model.deterministic:  # asking again gets the same
@@ -289,6 +291,27 @@ class LoopRun:
             return self._end("gave_up", f"{receipt.text.rstrip('.')}; a model (--model, FixLoop.model) may fix it")
         return None
 
+    async def _with_result_shown(self, best: sampling.Candidate, candidates: list[sampling.Candidate],
+                                 guard_: guard.Guard, history, pool, mirror) -> sampling.Candidate:
+        """Code that ran and showed nothing, for an instruction that asks for something to see, run again
+        with the name its last line assigns shown (a line of the rules, no model call): that run instead
+        when it shows something. The name is said in the result (`_passed`). Not with the rules off."""
+        if not (self.options.rules and best.receipt.ok and best.reply.code and self._shows_nothing(best.receipt)):
+            return best
+        shown = cell.result_shown(best.reply.code)
+        if shown is None:
+            return best
+        code, name = shown
+        receipt = await self._trial(code, best.reply.text, guard_, history, pool, mirror)
+        if not receipt.ok or self._shows_nothing(receipt):
+            return best
+        self._shown[code] = name
+        authors = authored(best.reply.code, best.authors, code, RULES)
+        candidate = replace(best, order=len(candidates), reply=replace(best.reply, code=code), receipt=receipt,
+                            repeated="", source=sampling.RULES, authors=authors)
+        candidates.append(candidate)
+        return candidate
+
     def _shows_nothing(self, receipt: Receipt) -> bool:
         """Code written for an instruction that asks for something to see, which printed nothing and
         whose last line has no value: a fact about the run, said as such (never evidence of a right answer)."""
@@ -310,6 +333,9 @@ class LoopRun:
         guess = f", a guess: {reply.guess}" if reply.guess else ""
         if self._shows_nothing(receipt):
             stated += "; it shows nothing, though the instruction asks for something to see"
+        elif reply.code in self._shown:
+            stated += (f"; its last line shows `{self._shown[reply.code]}`, added by the rules since the instruction "
+                       "asks for something to see")
         also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
                 "differently: compare them below") if others else ""
         return self._end("unverified",
