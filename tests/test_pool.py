@@ -178,7 +178,7 @@ def sandboxes_of(pid: int) -> dict[int, str]:
             if ppid == parent and state != "Z":
                 todo.append(child)
                 cmd = _cmdline(child)
-                if "fixloop-sandbox-" in cmd and "ipykernel" in cmd:
+                if "fixloop-sandbox-" in cmd and "start.kernel" in cmd:
                     found[child] = os.path.dirname(cmd.split(" -f ", 1)[1].split()[0])
     return found
 

@@ -40,6 +40,7 @@ ENTRIES: dict[str, tuple[str, str, bool]] = {
     "oracle.shown": ("oracle", "shown", False),
     "checkpoint.kept_from": ("checkpoint", "kept_from", False),
     "checkpoint.restore_before": ("checkpoint", "restore_before", False),
+    "start.kernel": ("start", "kernel", False),  # a process's first line (kernel_command), not a call
 }
 _SELF = "__import__('jupyter_fixloop.kernel.wire', fromlist=['wire'])"
 
@@ -61,6 +62,25 @@ def call(entry: str, *args, awaited: bool = False) -> str:
     arglist = "".join(f", {arg!r}" for arg in args)
     line = f"{_SELF}.serve({VERSION}, {entry!r}{arglist})"
     return f"await {line}" if awaited else line
+
+
+def kernel_command(python: str, lifeline: str, connection_file: str) -> list[str]:
+    """The command line of a sandbox kernel (entry `start.kernel`): like ipykernel_launcher, it never
+    imports from the working directory (the sandbox's scratch directory, which candidates write)."""
+    line = f"import sys\nif sys.path[0] == '': del sys.path[0]\n{_SELF}.serve({VERSION}, 'start.kernel', sys.argv)"
+    return [python, "-c", line, lifeline, "-f", connection_file]
+
+
+def bootstrap(sources: dict[str, tuple[str, bool]]) -> str:
+    """A gateway kernel's first request, before `jupyter_fixloop` can be imported there: it runs
+    `start.py`'s source (one of `sources`, module name -> (source, is a package)) and its `install`,
+    which serves the others. After it, `call` reaches every entry as in a local kernel."""
+    start = sources["jupyter_fixloop.kernel.start"][0]
+    name = "<fixloop:jupyter_fixloop.kernel.start>"
+    return (f"_fixloop_start = {{'__name__': 'jupyter_fixloop.kernel.start'}}\n"
+            f"exec(compile({start!r}, {name!r}, 'exec'), _fixloop_start)\n"
+            f"_fixloop_start['install']({json.dumps(sources)!r})\n"
+            "del _fixloop_start\n")
 
 
 def serve(version: int, entry: str, *args):

@@ -44,28 +44,8 @@ def kernel_sources() -> dict[str, tuple[str, bool]]:
 
 
 def install_code() -> str:
-    """Code that makes `jupyter_fixloop`'s in-kernel modules importable in a kernel without it: a
-    finder serving them from their sources, first on `sys.meta_path` (so they win over any copy)."""
-    payload = json.dumps(kernel_sources())
-    return (
-        "import importlib.abc as _a, importlib.util as _u, json as _j, sys as _s\n"
-        "class _FixloopSources(_a.MetaPathFinder, _a.Loader):\n"
-        f"    sources = _j.loads({payload!r})\n"
-        "    spec_from_loader = staticmethod(_u.spec_from_loader)  # imported now: an import inside "
-        "find_spec recurses\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name in self.sources:\n"
-        "            return self.spec_from_loader(name, self, is_package=self.sources[name][1])\n"
-        "    def create_module(self, spec):\n"
-        "        return None\n"
-        "    def exec_module(self, module):\n"
-        "        name = module.__spec__.name\n"
-        "        module.__file__ = '<fixloop:' + name + '>'\n"
-        "        exec(compile(self.sources[name][0], module.__file__, 'exec'), module.__dict__)\n"
-        "_s.meta_path.insert(0, _FixloopSources())\n"
-        "import jupyter_fixloop.kernel.runner\n"
-        "del _a, _u, _j, _s, _FixloopSources\n"
-    )
+    """A gateway kernel's first request: `jupyter_fixloop`'s in-kernel modules made importable there."""
+    return wire.bootstrap(kernel_sources())
 
 
 def configure(url: str, token: str = "", headers: str = "") -> None:

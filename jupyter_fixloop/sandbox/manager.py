@@ -59,14 +59,6 @@ MAX_LISTED = 1000  # scratch-dir entries looked at
 MAX_WRITTEN = 20  # files named in the receipt as written
 MAX_NAME = 80  # characters of one such name
 CONNECTION_FILE, STDERR_FILE = "kernel.json", "kernel.stderr"
-# ipykernel_launcher, after arming the lifeline (its path is argv[1]); like it, not importing from cwd
-KERNEL_MAIN = (
-    "import sys\nif sys.path[0] == '': del sys.path[0]\n"
-    "from jupyter_fixloop.kernel.limits import watch_lifeline\nwatch_lifeline(sys.argv.pop(1))\n"
-    "from ipykernel.kernelapp import launch_new_instance\nlaunch_new_instance()"
-)
-
-
 @dataclass(frozen=True)
 class SandboxSettings:
     """How sandboxes are started. `confinement` is "auto", "bwrap" or "none"."""
@@ -131,7 +123,7 @@ class _KernelManager(AsyncKernelManager):
     def format_kernel_cmd(self, extra_arguments=None):
         return [
             *self.prefix,
-            sys.executable, "-c", KERNEL_MAIN, self.lifeline, "-f", self.connection_file,
+            *wire.kernel_command(sys.executable, self.lifeline, self.connection_file),
             "--HistoryManager.enabled=False", "--IPKernelApp.log_level=CRITICAL",
             # C-level output (faulthandler on a segfault) goes to our stderr file, not to iopub
             "--IPKernelApp.capture_fd_output=False",
