@@ -74,6 +74,20 @@ def test_the_loop_with_the_perfect_model_returns_the_reference(tmp_path):
     assert all(r["code"].strip() == s["solution"].strip() for r, s in zip(data["results"], (STEPS[0], STEPS[3])))
 
 
+def test_resume_keeps_the_steps_an_earlier_run_finished_and_runs_the_others(fake_model, tmp_path):
+    out = tmp_path / "figures.json"
+    steps = write_steps(tmp_path, STEPS[0], STEPS[3])
+    server = fake_model("```python\ndf.iloc[:2]\n```")
+    argv = ["--generation", steps, "--mode", "one-shot", "--model", "openai/scripted", "--json", str(out)]
+    assert generation.main([*argv, "--api-base", server.url, "--case", "rows"]) == 0
+    assert generation.main(argv[:-2] + ["--api-base", server.url, "--resume"]) == 2  # no --json to resume from
+    again = fake_model("```python\nprint(df['a'].sum())\n```")
+    assert generation.main([*argv, "--api-base", again.url, "--resume"]) == 0
+    assert len(again.requests) == 1  # only the step not finished before
+    data = json.loads(out.read_text())
+    assert [(r["id"], r["verdict"]) for r in data["results"]] == [("rows", "right"), ("total", "right")]
+    assert data["by_mode"]["one-shot"]["right"] == 2
+
 def test_a_broken_step_is_said_not_scored(tmp_path, capsys):
     broken = dict(STEPS[0], id="broken", solution="df.no_such_method()\n")
     out = tmp_path / "broken.json"

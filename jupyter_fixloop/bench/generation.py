@@ -405,6 +405,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--group", action="append", default=[], help="only steps of this group (repeatable)")
     parser.add_argument("--json", dest="json_out", default=None, metavar="OUT",
                         help="write every figure and step to OUT (and each step, as it finishes, to OUT.steps.jsonl)")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --json: keep the steps OUT.steps.jsonl already holds (every chosen mode of them) "
+                        "and run the others; the figures are of both")
     return parser
 
 
@@ -416,6 +419,8 @@ def parse_args(argv: list[str]):
         raise FixloopError("--perfect is a model of its own: give --perfect or --model, not both")
     opts.model = resolve_model(opts.model)
     opts.modes = MODES if opts.mode == "both" else (opts.mode,)
+    if opts.resume and not opts.json_out:
+        raise FixloopError("--resume takes back the steps of --json OUT: give --json too")
     return opts
 
 
@@ -457,7 +462,10 @@ def _run(steps: list[Step], opts) -> int:
         print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    results = _run_with_progress(steps, opts)
+    kept = _finished(opts.json_out + ".steps.jsonl", steps, opts.modes) if opts.resume else []
+    done = {r.id for r in kept}
+    todo = [s for s in steps if s.id not in done]
+    results = kept + (_run_with_progress(todo, opts) if todo else [])
     figures = summarize(results)
     figures["wall_seconds"] = time.perf_counter() - started
     console = Console()
@@ -466,6 +474,20 @@ def _run(steps: list[Step], opts) -> int:
         write_json(opts.json_out, results, figures, opts)
         console.print(f"figures written to {opts.json_out}")
     return 0
+
+
+def _finished(path: str, steps: list[Step], modes: tuple[str, ...]) -> list[StepResult]:
+    """The results an earlier run wrote to `path` for the chosen steps, of the steps it finished in every
+    chosen mode (the last line of a step and mode wins)."""
+    chosen, found = {s.id for s in steps}, {}
+    with contextlib.suppress(FileNotFoundError), open(path, encoding="utf-8") as f:
+        for line in f:
+            r = StepResult(**json.loads(line))
+            if r.id in chosen and r.mode in modes:
+                found[r.id, r.mode] = r
+    whole = {i for i in chosen if all((i, m) in found for m in modes)}
+    order = {s.id: n for n, s in enumerate(steps)}
+    return sorted((r for (i, _), r in found.items() if i in whole), key=lambda r: (order[r.id], modes.index(r.mode)))
 
 
 def _run_with_progress(steps: list[Step], opts) -> list[StepResult]:
