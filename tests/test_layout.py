@@ -256,6 +256,23 @@ def test_each_door_leads_somewhere():
             assert getattr(importlib.import_module(f"jupyter_fixloop.{wing}"), door) is not None, (wing, door, module)
 
 
+def typed_doors(package: str) -> dict[str, str]:
+    """What a wing's `if TYPE_CHECKING:` block imports as `X as X` (name -> module): its doors' types."""
+    path = PACKAGE.parent.joinpath(*package.split("."), "__init__.py")
+    found: dict[str, str] = {}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for imp in (n for n in node.body if isinstance(n, ast.ImportFrom)):
+                found.update({a.name: imp.module or a.name for a in imp.names if a.asname == a.name})
+    return found
+
+
+@pytest.mark.parametrize("wing", sorted(WINGS))
+def test_each_door_is_typed_as_what_it_leads_to(wing):
+    """A door's name imported under `TYPE_CHECKING` from the module it leads to: a reader (and a type
+    checker) sees what `from ..loop import fix` is, while importing the wing stays cheap."""
+    assert typed_doors(f"jupyter_fixloop.{wing}") == exports(f"jupyter_fixloop.{wing}")
+
 def test_code_strings_call_into_kernels_only_through_the_wire():
     """Only kernel/wire.py writes `__import__('jupyter_fixloop...')`: everything else asks `wire.call`."""
     wire = PACKAGE / "kernel" / "wire.py"

@@ -20,8 +20,7 @@ from jupyter_fixloop.kernel.snapshot import ram_root
 from jupyter_fixloop.loop.run import sandbox_settings
 from jupyter_fixloop.loop.verdict import receipt_of
 from jupyter_fixloop.options import LoopOptions
-from jupyter_fixloop.sandbox import leftovers
-from jupyter_fixloop.sandbox import pool as pool_mod
+from jupyter_fixloop.sandbox import leftovers, pool as pool_mod
 from jupyter_fixloop.sandbox.leftovers import owner_tag, sandboxes_root
 from jupyter_fixloop.sandbox.manager import Sandbox, SandboxSettings
 from jupyter_fixloop.sandbox.pool import pool_for

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from jupyter_fixloop.kernel import limits
-from jupyter_fixloop.kernel import snapshot as snapshots
+from jupyter_fixloop.kernel import limits, snapshot as snapshots
 from jupyter_fixloop.sandbox import cgroups, confine
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -10,8 +10,7 @@ import os
 import pandas as pd
 
 from jupyter_fixloop import fix
-from jupyter_fixloop.kernel import limits, runner
-from jupyter_fixloop.kernel import trace as value_trace
+from jupyter_fixloop.kernel import limits, runner, trace as value_trace
 from jupyter_fixloop.receipt import values as receipts
 
 MUTABLE_DEFAULT = """\

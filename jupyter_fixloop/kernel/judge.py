@@ -46,8 +46,7 @@ import sysconfig
 import types
 import warnings
 
-from jupyter_fixloop.kernel import checks as check_code
-from jupyter_fixloop.kernel import limits, mapped
+from jupyter_fixloop.kernel import checks as check_code, limits, mapped
 from jupyter_fixloop.kernel.facts import short_repr
 
 BITS = 256  # a SHA-256 digest is signed, one bit at a time

@@ -23,10 +23,8 @@ import time
 import traceback
 import warnings
 
-from jupyter_fixloop.kernel import checks, effect, facts, ipysyntax, judge, matches
-from jupyter_fixloop.kernel import trace as value_trace
-from jupyter_fixloop.kernel.checks import assess
-from jupyter_fixloop.kernel.checks import evaluate as _evaluate_check
+from jupyter_fixloop.kernel import checks, effect, facts, ipysyntax, judge, matches, trace as value_trace
+from jupyter_fixloop.kernel.checks import assess, evaluate as _evaluate_check
 from jupyter_fixloop.kernel.facts import gather, short_repr
 
 CELL_FILE = "<cell>"

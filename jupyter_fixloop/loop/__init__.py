@@ -1,5 +1,7 @@
 """The loop: rounds of candidates, each run and judged; fix, afix, verify."""
 
+from typing import TYPE_CHECKING
+
 from ..doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
@@ -7,5 +9,16 @@ _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import fro
     "receipt_of": "verdict",
 }
 __all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: exported); none imported at run time
+    from .run import (
+        afix as afix,
+        averify as averify,
+        first_messages as first_messages,
+        fix as fix,
+        sandbox_settings as sandbox_settings,
+        verify as verify,
+    )
+    from .verdict import receipt_of as receipt_of
 
 __getattr__ = doors(__name__, _EXPORTS)

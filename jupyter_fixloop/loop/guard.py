@@ -27,8 +27,7 @@ from collections import Counter
 from ..cell import LINE_MAGIC, MAGIC
 from ..hidden import added
 from ..kernel.ipysyntax import readable
-from ..receipt import saved
-from ..receipt import values as receipts
+from ..receipt import saved, values as receipts
 from ..receipt.values import Receipt
 from . import reach, tamper
 

@@ -16,16 +16,12 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import replace
 
-from .. import cell, runtime
-from .. import hooks as events
+from .. import cell, hooks as events, runtime
 from ..errors import FixloopError, ModelError, UsageError
 from ..hooks import LoopHooks
-from ..kernel import namespace as values
-from ..kernel import sharing
-from ..kernel import snapshot as snapshots
+from ..kernel import namespace as values, sharing, snapshot as snapshots
 from ..kernel.snapshot import Snapshot
-from ..model import models as model
-from ..model import prompt
+from ..model import models as model, prompt
 from ..options import LoopOptions, knob_signature
 from ..receipt.values import Baseline, Budget, Receipt
 from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored

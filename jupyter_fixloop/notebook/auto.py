@@ -26,8 +26,7 @@ from ..errors import FixloopError, UsageError
 from ..kernel import Checkpoint, cell_names, written_names
 from ..model import check_model
 from ..options import AUTO_MODES, BUILTIN
-from . import cause as causes
-from . import comm as frontends
+from . import cause as causes, comm as frontends
 from .view import LoopView, PlainCell
 
 KEEP_CAP = 256 * 1024**2  # bytes of pickled copies kept before one cell (pandas under CoW costs none)

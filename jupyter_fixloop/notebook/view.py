@@ -22,8 +22,7 @@ import html
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .. import history as histories
-from .. import render
+from .. import history as histories, render
 from ..cell import join_magic, magic_line, split_magic
 from ..errors import FixloopError
 from ..history import Entry

@@ -23,9 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from . import effect as effects
-from . import reads, saved
-from . import smells as smell_rules
+from . import effect as effects, reads, saved, smells as smell_rules
 from .effect import Effect
 
 Kind = Literal["ok", "exception", "check_failed", "timeout", "crash", "no_code", "no_repair", "rejected"]

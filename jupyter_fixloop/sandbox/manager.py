@@ -28,8 +28,7 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
 from ..errors import SandboxError
-from ..kernel import snapshot as snapshots
-from ..kernel import wire
+from ..kernel import snapshot as snapshots, wire
 from ..kernel.snapshot import Snapshot
 from . import cgroups
 from .confine import (
