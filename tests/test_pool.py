@@ -130,7 +130,7 @@ def test_idle_kernels_import_the_packages_snapshots_needed():
     async def probe():
         from jupyter_fixloop.kernel.snapshot import EMPTY
 
-        pool = pool_for(settings)
+        pool = pool_for(settings, 2)
         assert "pandas" in pool.modules
         box = await pool.acquire(EMPTY)
         try:

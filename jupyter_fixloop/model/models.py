@@ -58,7 +58,7 @@ class Model(Protocol):
     rules_beside: bool  # the built-in engine's rule repair runs beside it each round
     author: str  # who wrote the lines of its answers: "rules" (templated from the code it repairs) or "model"
 
-    async def propose(self, messages: list[dict], last: LastRun | None = None, *, timeout: float = 120.0,
+    async def propose(self, messages: list[dict], last: LastRun | None = None, *, timeout: float,
                       max_tokens: int | None = None, api_base: str | None = None, api_key: str | None = None,
                       num_retries: int = 2, temperature: float | None = None, stop: tuple[str, ...] = (),
                       on_progress: Progress | None = None) -> Reply: ...
@@ -188,7 +188,7 @@ async def _litellm_call(
     messages: list[dict],
     model: str,
     *,
-    timeout: float = 120.0,
+    timeout: float,  # LoopOptions.model_timeout: the one default
     max_tokens: int | None = None,
     api_base: str | None = None,
     api_key: str | None = None,

@@ -114,7 +114,8 @@ class _Client(AsyncKernelClient):
 
 
 class _KernelManager(AsyncKernelManager):
-    """Launches `python -m ipykernel_launcher` with our own flags (optionally under a confinement prefix)."""
+    """Launches a sandbox kernel (`wire.kernel_command`: ipykernel's start, after the lifeline) with our own flags
+    (optionally under a confinement prefix)."""
 
     prefix: list[str] = []
     lifeline: str = ""

@@ -24,7 +24,7 @@ from .manager import Sandbox, SandboxSettings
 _pools: dict[SandboxSettings, SandboxPool] = {}
 
 
-def pool_for(settings: SandboxSettings, size: int = 2) -> SandboxPool:
+def pool_for(settings: SandboxSettings, size: int) -> SandboxPool:
     """The warm pool for these settings (kept across loops; closed at exit). Call on the runtime loop."""
     pool = _pools.get(settings)
     if pool is None:
@@ -45,7 +45,7 @@ class SandboxPool:
     is discarded: a round never sees what another round did.
     """
 
-    def __init__(self, settings: SandboxSettings, size: int = 1):
+    def __init__(self, settings: SandboxSettings, size: int):
         self.settings = settings
         self.size = max(0, size)
         self.modules: tuple[str, ...] = ()  # packages idle kernels import ahead
