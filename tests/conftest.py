@@ -10,7 +10,7 @@ from fake_model import FakeModelServer  # noqa: E402
 
 @pytest.fixture(scope="session", autouse=True)
 def scratch_history(tmp_path_factory):
-    """Loop history (jupyter_fixloop/history.py) goes to a scratch folder, never the user's Jupyter
+    """Loop history (jupyter_fixloop/notebook/history.py) goes to a scratch folder, never the user's Jupyter
     data dir; kernels started by tests inherit it."""
     before = os.environ.get("FIXLOOP_DATA_DIR")
     path = tmp_path_factory.mktemp("fixloop-history")

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from jupyter_fixloop.cell import MAGIC, join_magic, looks_like_prose, magic_arguments, split_instruction, split_magic
-from jupyter_fixloop.history import Entry, FixLoopHistory, last_code
 from jupyter_fixloop.notebook import comm
+from jupyter_fixloop.notebook.history import Entry, FixLoopHistory, last_code
 from jupyter_fixloop.notebook.view import renders_widgets
 from jupyter_fixloop.receipt.values import Receipt
 from jupyter_fixloop.result import LoopResult, Round

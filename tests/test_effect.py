@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from jupyter_fixloop import fix
-from jupyter_fixloop.history import Entry, FixLoopHistory
 from jupyter_fixloop.kernel import runner
 from jupyter_fixloop.loop.run import verify
+from jupyter_fixloop.notebook.history import Entry, FixLoopHistory
 from jupyter_fixloop.receipt.effect import from_run
 from jupyter_fixloop.receipt.smells import find
 from jupyter_fixloop.render import render_html, render_text

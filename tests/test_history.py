@@ -8,7 +8,7 @@ import textwrap
 
 from fakelab import MIME, WIDGET_MIME
 
-from jupyter_fixloop.history import Entry, FixLoopHistory
+from jupyter_fixloop.notebook.history import Entry, FixLoopHistory
 from jupyter_fixloop.result import LoopResult
 
 # The kernel-restart test is in test_widget.py (it reuses that module's warm kernel).

@@ -15,13 +15,12 @@ from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from .. import history as histories
 from ..cell import looks_like_prose, split_instruction, split_magic
 from ..config import FixLoop, flag_arguments, with_flags
 from ..errors import FixloopError, UsageError
 from ..model import check_model
 from ..sandbox import load_warning, sweep
-from . import comm as frontends
+from . import comm as frontends, history as histories
 from .auto import AutoFix
 from .comm import connect, following_code
 from .kernelrun import AWAIT_NOTE, awaits_in_running_loop

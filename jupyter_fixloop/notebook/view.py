@@ -22,14 +22,14 @@ import html
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .. import history as histories, render
+from .. import render
 from ..cell import join_magic, magic_line, split_magic
 from ..errors import FixloopError
-from ..history import Entry
 from ..hooks import LoopHooks
 from ..result import LoopResult
 from ..summary import MIMETYPE
-from . import comm as frontends
+from . import comm as frontends, history as histories
+from .history import Entry
 from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
 from .progress import Progress, Ticker
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from traitlets import Unicode, default
 from traitlets.config import Configurable
 
-from .cell import join_magic, split_magic
-from .result import LoopResult, written_aside
-from .summary import loop_summary, now
+from ..cell import join_magic, split_magic
+from ..result import LoopResult, written_aside
+from ..summary import loop_summary, now
 
 
 @dataclass
