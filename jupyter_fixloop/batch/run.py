@@ -36,7 +36,6 @@ from dataclasses import dataclass, field, replace
 from ..cell import split_magic
 from ..errors import FixloopError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
-from ..model import get_model
 from ..options import LoopOptions
 from ..receipt import output_check
 from ..result import LoopResult
@@ -476,7 +475,9 @@ class BatchRun:
                     raise KernelError(f"could not start the notebook's kernel: {type(exc).__name__}: {exc}") from None
                 self.stop.relisten()  # no await since nbclient put its own handlers in
                 await kernel.start()
-                _warm_up(self.loop_options)
+                from ..loop import warm_up
+
+                warm_up(self.loop_options)
                 for index in code_cells:
                     if self.dead:
                         self._add(self._skip(index, "the notebook's kernel died in an earlier cell"))
@@ -868,21 +869,6 @@ class BatchRun:
         """A cell that ran defines these names afresh: later cells may read them again."""
         for name in names:
             self.poisoned.pop(name, None)
-
-
-def _warm_up(options: LoopOptions) -> None:
-    """Start the sandboxes, and import litellm if a litellm model is used, while the first cells
-    run, so the first repair waits less."""
-    from .. import runtime
-    from ..loop import sandbox_settings
-    from ..sandbox import pool_for
-
-    async def warm():
-        pool_for(sandbox_settings(options), options.pool_size)
-        await asyncio.sleep(0.5)  # let the sandbox start before an import holds this loop
-        get_model(options.model).warm_up()  # on the runtime loop, where loops call it: no import from two threads
-
-    asyncio.run_coroutine_threadsafe(warm(), runtime.loop())
 
 
 def _kept(reason: str) -> str:

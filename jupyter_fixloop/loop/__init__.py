@@ -6,6 +6,7 @@ from ..doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "fix": "run", "afix": "run", "verify": "run", "averify": "run", "sandbox_settings": "run", "first_messages": "run",
+    "warm_up": "run",
     "receipt_of": "verdict",
 }
 __all__ = sorted(_EXPORTS)
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: expor
         fix as fix,
         sandbox_settings as sandbox_settings,
         verify as verify,
+        warm_up as warm_up,
     )
     from .verdict import receipt_of as receipt_of
 

@@ -573,6 +573,18 @@ def _repair_words(authors: tuple[str, ...]) -> str:
     return "the rules' repair of the model's code" if MODEL in authors else "the built-in rules' repair"
 
 
+def warm_up(options: LoopOptions) -> None:
+    """Start the sandboxes, and import litellm if a litellm model is used, in the background (batch mode
+    calls it while the first cells run, so the first repair waits less)."""
+
+    async def warm():
+        pool_for(sandbox_settings(options), options.pool_size)
+        await asyncio.sleep(0.5)  # let the sandbox start before an import holds this loop
+        model.get_model(options.model).warm_up()  # on the runtime loop, where loops call it: no import from two threads
+
+    asyncio.run_coroutine_threadsafe(warm(), runtime.loop())
+
+
 def sandbox_settings(options: LoopOptions) -> SandboxSettings:
     """How this loop's sandboxes start (the pool's key: loops with the same settings share it)."""
     return SandboxSettings(cwd=options.cwd or os.getcwd(), confinement=options.confinement,
