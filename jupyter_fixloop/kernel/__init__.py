@@ -1,7 +1,8 @@
 """Code that runs inside kernels (the host reaches it through `wire`, and the few doors below)."""
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from .doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "wire": "wire", "runner": "runner", "snapshot": "snapshot", "Snapshot": "snapshot", "scratch_dir": "snapshot",
@@ -25,9 +26,4 @@ if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: expor
     from .snapshot import Snapshot as Snapshot, remove_scratch as remove_scratch, scratch_dir as scratch_dir
 
 
-def __getattr__(name: str):
-    """The doors above, imported on first use (importing the package stays cheap)."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = import_module(f"{__name__}.{_EXPORTS[name]}")
-    return module if name == _EXPORTS[name] else getattr(module, name)
+__getattr__ = doors(__name__, _EXPORTS)

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING
 
-from ..doors import doors
+from ..kernel.doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "values": "values", "output_check": "values", "saved_check": "saved",
