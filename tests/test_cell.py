@@ -1,4 +1,4 @@
-"""A `%%fixloop` cell as text (cell.py), the LoopSummary (summary.py), and the small decisions of the
+"""A `%%fixloop` cell as text (cell.py), the LoopSummary (result.py), and the small decisions of the
 notebook tier that need no kernel: where widgets render, what `%fixloop last` inserts."""
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from jupyter_fixloop.notebook import comm
 from jupyter_fixloop.notebook.history import Entry, FixLoopHistory, last_code
 from jupyter_fixloop.notebook.view import renders_widgets
 from jupyter_fixloop.receipt.values import Receipt
-from jupyter_fixloop.result import LoopResult, Round
-from jupyter_fixloop.summary import loop_summary
+from jupyter_fixloop.result import LoopResult, Round, loop_summary
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

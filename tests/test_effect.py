@@ -13,7 +13,7 @@ from jupyter_fixloop.notebook.history import Entry, FixLoopHistory
 from jupyter_fixloop.receipt.effect import from_run
 from jupyter_fixloop.receipt.smells import find
 from jupyter_fixloop.render import render_html, render_text
-from jupyter_fixloop.summary import loop_summary
+from jupyter_fixloop.result import loop_summary
 
 NO_CHECKS = "runs without error; no checks were given — read what it does to your data"
 LABEL = "df['label'] = df['name'] + ' #' + df['customer_id']\n"

@@ -10,7 +10,7 @@ from fake_model import Scripted
 from jupyter_fixloop import fix
 from jupyter_fixloop.config import FixLoop
 from jupyter_fixloop.render import render_text
-from jupyter_fixloop.summary import loop_summary
+from jupyter_fixloop.result import loop_summary
 
 TYPO = "total = sum(price) * 2\n"  # `price` for `prices`: a rule repairs it
 NS = {"prices": [3, 4, 5]}

@@ -38,9 +38,8 @@ from ..errors import FixloopError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..options import LoopOptions
 from ..receipt import output_check
-from ..result import LoopResult
+from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
-from ..summary import METADATA_KEY, loop_summary
 from . import words
 from .cells import CellPlan, cell_names, parse_cell
 from .saved import SavedOutputs, chained_warning

@@ -9,7 +9,7 @@ extension's Fix button runs a failed plain cell's code as a `%%fixloop --dry` re
 button's (`fix_request`; auto.py's `button` runs it from the state the cell started from); the hello
 and `model` messages tell the button which model it will use.
 Only the `comm` package is used here (no ipywidgets), so `%load_ext` stays cheap. What a loop's
-summary holds is summary.py's; what a decision does is the LoopView's (view.py), which `decide`
+summary holds is result.py's (`loop_summary`); what a decision does is the LoopView's (view.py), which `decide`
 reaches through `loops`.
 """
 

@@ -18,8 +18,7 @@ from traitlets import Unicode, default
 from traitlets.config import Configurable
 
 from ..cell import join_magic, split_magic
-from ..result import LoopResult, written_aside
-from ..summary import loop_summary, now
+from ..result import LoopResult, loop_summary, now, written_aside
 
 
 @dataclass

@@ -26,8 +26,7 @@ from .. import render
 from ..cell import join_magic, magic_line, split_magic
 from ..errors import FixloopError
 from ..hooks import LoopHooks
-from ..result import LoopResult
-from ..summary import MIMETYPE
+from ..result import MIMETYPE, LoopResult
 from . import comm as frontends, history as histories
 from .history import Entry
 from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
