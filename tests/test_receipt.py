@@ -13,19 +13,26 @@ import pytest
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.kernel import runner as runner
+from jupyter_fixloop.loop.verdict import Expectations, judge_result
 from jupyter_fixloop.model.builtin.repairs import parse_receipt
 from jupyter_fixloop.model.models import count_tokens
+from jupyter_fixloop.receipt import text
 from jupyter_fixloop.receipt import values as receipts
 
 
-def receipt_of(code: str, budget: int = receipts.DEFAULT_TOKENS, checks=(), expect_output=None, **names):
+def receipt_of(code: str, budget: int = text.DEFAULT_TOKENS, checks=(), expect_output=None, **names):
     ns = {"pd": pd, "np": np, **names}
     result = runner.run(code, list(checks), ns=ns)
-    return receipts.from_run(result, budget=receipts.Budget(budget, tokens), expect_output=expect_output)
+    return judge_result(result, Expectations(output=expect_output), budget=text.Budget(budget, tokens))
 
 
-def tokens(text: str) -> int:
-    return count_tokens(text)
+def tokens(said: str) -> int:
+    return count_tokens(said)
+
+
+def loop_says(receipt, **fields):
+    """`receipt` with what the loop says about its run, fitted in the budget `receipt_of` made it with."""
+    return text.annotated(receipt, text.Budget(text.DEFAULT_TOKENS, tokens), **fields)
 
 
 # ---------------------------------------------------------------- context, one kind of error at a time
@@ -202,7 +209,7 @@ def test_recursion_500_deep_collapses_into_one_line_and_names_the_failing_line()
         "\n"
         "walk(500, {})\n"
     )
-    for budget in (receipts.DEFAULT_TOKENS, 120):
+    for budget in (text.DEFAULT_TOKENS, 120):
         r = receipt_of(code, budget=budget)
         assert tokens(r.text) <= budget
         assert r.text.splitlines()[:2] == ["KeyError: 'end'", "  at line 3 of the cell: return seen['end']"]
@@ -261,9 +268,9 @@ def test_the_engine_reads_the_typed_receipt_as_it_would_read_its_text():
             assert getattr(typed, part) == getattr(read, part), part
     assert (ParsedReceipt.of(slip).ename, ParsedReceipt.of(slip).column) == ("SyntaxError", slip.column) != ("", None)
     read = parse_receipt(r.text)
-    again = ParsedReceipt.of(r.annotated(same_as="round 1", copied_checks_removed=1))
+    again = ParsedReceipt.of(loop_says(r, same_as="round 1", copied_checks_removed=1))
     assert (again.headline, again.ename, again.message) == (read.headline, "KeyError", read.message)
-    assert parse_receipt(r.annotated(same_as="round 1").text).ename == ""  # the text's first line is the loop's
+    assert parse_receipt(loop_says(r, same_as="round 1").text).ename == ""  # the text's first line is the loop's
 
 
 # ---------------------------------------------------------------- what the loop adds, within the budget
@@ -278,7 +285,7 @@ def test_a_copied_checks_note_is_fitted_into_the_budget_with_the_run():
     budget = tokens(receipt_of(code, budget=5000).text) + 5  # all of the run's lines just fit
     r = receipt_of(code, budget=budget)
     assert "row 7 " in r.text and tokens(r.text) <= budget < tokens(r.text + "\n" + NOTE)  # added after, too long
-    noted = r.annotated(copied_checks_removed=2)
+    noted = text.annotated(r, text.Budget(budget, tokens), copied_checks_removed=2)
     assert tokens(noted.text) <= budget and noted.copied_checks_removed == 2
     assert noted.text.endswith("\n" + NOTE) and noted.text.startswith("ValueError: bad value: zzz")
     assert "  at line 3 of the cell: raise ValueError('bad value: ' + 'z' * 300)" in noted.text
@@ -287,14 +294,14 @@ def test_a_copied_checks_note_is_fitted_into_the_budget_with_the_run():
 
 def test_the_loops_lines_are_said_once_around_the_run_in_a_fixed_order():
     r = receipt_of("x = 1\ny = x + 'a'\n", checks=("x == 2",))
-    said = r.annotated(copied_checks_removed=2).annotated(regressions=(("x == 2", 0),)).annotated(same_as="round 1")
+    said = loop_says(loop_says(loop_says(r, copied_checks_removed=2), regressions=(("x == 2", 0),)), same_as="round 1")
     assert said.text == "\n".join(["(same code as round 1, not run again)", r.text,
                                     "Regression: x == 2 passed in round 0 and fails now", NOTE])
-    assert said.annotated(same_as="sample 2").text.count(NOTE) == 1
-    assert said.annotated(same_as=None, copied_checks_removed=0, regressions=()).text == r.text
+    assert loop_says(said, same_as="sample 2").text.count(NOTE) == 1
+    assert loop_says(said, same_as=None, copied_checks_removed=0, regressions=()).text == r.text
     given = receipts.rejected("it copies a check")  # a text given as is keeps it
     assert (
-        given.annotated(same_as="round 2").text == "(same code as round 2, not run again)\nRejected: it copies a check"
+        loop_says(given, same_as="round 2").text == "(same code as round 2, not run again)\nRejected: it copies a check"
     )
 
 

@@ -38,7 +38,6 @@ from ..errors import FixloopError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..model import get_model
 from ..options import LoopOptions
-from ..receipt import output_check
 from ..result import LoopResult
 from ..sandbox import owner_tag, remove_tree
 from ..summary import METADATA_KEY, loop_summary
@@ -322,6 +321,8 @@ class NotebookKernel:
         if plan is None:
             return None
         if plan.expect_output is not None:
+            from ..loop import output_check
+
             stdout = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
             outcome, _ = output_check(stdout, plan.expect_output)
             if not outcome.passed:
