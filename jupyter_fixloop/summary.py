@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from .receipt.text import for_people
 from .result import LoopResult
 
 MIMETYPE = "application/vnd.jupyter.fixloop+json"
@@ -48,7 +49,7 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
             {
                 "index": r.index,
                 "candidate": r.candidate or "",
-                "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
+                "receipt": {"kind": r.receipt.kind, "text": for_people(r.receipt)},
                 "tokens": r.usage.tokens,
                 "cost": r.usage.cost,
                 "seconds": round(r.usage.seconds + r.usage.run_seconds, 3),

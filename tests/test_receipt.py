@@ -273,6 +273,18 @@ def test_the_engine_reads_the_typed_receipt_as_it_would_read_its_text():
     assert parse_receipt(loop_says(r, same_as="round 1").text).ename == ""  # the text's first line is the loop's
 
 
+def test_people_read_every_detail_of_what_the_model_reads_within_its_budget():
+    code = "for i in range(40):\n    print('row', i, 'x' * 50)\nraise ValueError('bad value: ' + 'z' * 300)\n"
+    short, full = receipt_of(code, budget=120), receipt_of(code, budget=5000)
+    assert "row 7 " not in short.text and "row 7 " in full.text  # the model's text was trimmed
+    assert text.for_people(short) == full.text == text.for_model(short, text.Budget(5000, tokens))
+    assert text.for_model(short, text.Budget(120, tokens)) == short.text  # what the verdict rendered, again
+    said = loop_says(short, same_as="round 1")
+    assert text.for_people(said) == "(same code as round 1, not run again)\n" + full.text
+    given = receipts.rejected("it copies a check")
+    assert text.for_people(given) == given.text == text.for_model(given, text.Budget(50, tokens))
+
+
 # ---------------------------------------------------------------- what the loop adds, within the budget
 
 
@@ -334,7 +346,10 @@ def test_magic_expect_output_and_receipt_budget_trait():
         run = k.run("%%fixloop --max-rounds 0\nfor i in range(300):\n    print('line', i, '-' * 80)\n1 / 0\n")
         assert "ZeroDivisionError: division by zero" in run.text
         assert "lines elided" in run.text
-        assert "line 1 -" not in run.text  # at 60 tokens only the first and last line of the output are left
+        assert "line 1 -" in run.text  # people read every detail; the model reads what fits its budget:
+        model = k.run("print(_fixloop.first.text)").text
+        assert "ZeroDivisionError: division by zero" in model and "lines elided" in model
+        assert "line 1 -" not in model  # at 60 tokens only the first and last line of the output are left
     finally:
         k.close()
 

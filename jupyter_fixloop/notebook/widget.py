@@ -17,6 +17,7 @@ import ipywidgets as widgets
 
 from .. import render
 from ..hidden import visible
+from ..receipt import text as receipt_text
 from ..result import LoopResult
 
 TOOLTIPS = {
@@ -127,7 +128,7 @@ class DiffWidget(widgets.VBox):
         """One collapsed section per round: its candidate's diff against the previous code, its receipt."""
         result, children, titles = self.result, [], []
         if result.first is not None and result.status != "passed":
-            children.append(widgets.HTML(_receipt(result.first.text)))
+            children.append(widgets.HTML(_receipt(receipt_text.for_people(result.first))))
             titles.append(visible(f"original run: {result.first.headline}"))
         previous = result.source
         for r in result.rounds:
@@ -135,7 +136,7 @@ class DiffWidget(widgets.VBox):
             if r.candidate is not None:
                 body = render.diff_html(previous, r.candidate)
                 previous = r.candidate
-            children.append(widgets.HTML(body + _receipt(r.receipt.text)))
+            children.append(widgets.HTML(body + _receipt(receipt_text.for_people(r.receipt))))
             titles.append(visible(f"{render.round_title(r)} — {r.receipt.headline[:80]}"))
         self.rounds.children = children
         self.rounds.titles = tuple(titles)
