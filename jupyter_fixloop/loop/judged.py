@@ -191,7 +191,6 @@ def _trace(raw) -> tuple[tuple[TracedLine, ...], str]:
     return tuple(found), clip(str(note), 200) if note else ""
 
 
-
 def _following(outcomes, cells: tuple[tuple[int, str], ...], baseline: Baseline | None,
                wrote: reads.Written) -> tuple[FollowingOutcome, ...]:
     """How the following cells went, read with care (what the sandbox sends is the sandbox's to forge),

@@ -24,6 +24,7 @@ SMELL_CHECK = "what the cell does to the data looks right"
 UNSIGNED = (OUTPUT_CHECK, saved.SAVED_CHECK)  # checks read from what the sandbox reports, never signed by the judge
 SYNTAX = ("SyntaxError", "IndentationError", "TabError")
 
+
 @dataclass(frozen=True)
 class CheckOutcome:
     """One check (an `--expect` expression or an `assert` of the cell) and how it went."""
@@ -81,7 +82,6 @@ class TracedLine:
         return self.func is not None and self.line.startswith(("def ", "async def "))
 
 
-
 @dataclass(frozen=True)
 class Facts:
     """What a receipt's text is rendered from besides its typed fields (receipt/text.py reads it).
@@ -99,7 +99,6 @@ class Facts:
     matches: tuple[str, ...] = ()
     result: dict | None = None
     said: str = ""
-
 
 
 @dataclass(frozen=True)
