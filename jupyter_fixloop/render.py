@@ -12,6 +12,7 @@ import html
 
 from .hidden import code_lines, visible
 from .hooks import LoopEnd, LoopEvent, ModelWriting, RoundStart, RunStart
+from .receipt.text import for_people
 from .result import LoopResult, unified_diff, written_aside
 
 STATUS_TEXT = {
@@ -158,13 +159,13 @@ def render_text(result: LoopResult) -> str:
     if result.first is not None and result.status != "passed":
         out.append("")
         out.append("original run:")
-        out += ["  " + line for line in result.first.text.splitlines()]
+        out += ["  " + line for line in for_people(result.first).splitlines()]
     for r in result.rounds:
         out.append("")
         out.append(f"{round_title(r)} ({usage_text(r.usage)})")
         if r.samples:
             out.append("  " + samples_line(r))
-        out += ["  " + line for line in r.receipt.text.splitlines()]
+        out += ["  " + line for line in for_people(r.receipt).splitlines()]
     if result.diff:
         out.append("")
         out.append(result.diff.rstrip("\n"))
@@ -281,7 +282,7 @@ def rounds_html(result: LoopResult) -> str:
     """The original run and each round, collapsed; a loop that gave up shows the original run open (it says why)."""
     items, shown = [], ""
     if result.first is not None and result.status != "passed":
-        original = _receipt_html("original run", result.first.text)
+        original = _receipt_html("original run", for_people(result.first))
         if result.status == "gave_up":
             shown = original
         else:
@@ -294,7 +295,7 @@ def rounds_html(result: LoopResult) -> str:
             if (previous, r.candidate) != (result.source, result.patched):  # else the diff shown above, again
                 body = diff_html(previous, r.candidate)
             previous = r.candidate
-        items.append(_receipt_html(title, r.receipt.text, body))
+        items.append(_receipt_html(title, for_people(r.receipt), body))
     if not items:
         return shown
     return shown + "<details><summary>rounds and receipts</summary>" + "".join(items) + "</details>"
@@ -306,6 +307,12 @@ def _receipt_html(title: str, text: str, diff: str = "") -> str:
 
 
 # ---------------------------------------------------------------- pieces of the widget (widget.py)
+
+
+def receipt_block(receipt) -> str:
+    """A receipt as people read it (every detail, hidden characters escaped), as the widget shows it."""
+    return f'<pre class="fixloop-receipt">{html.escape(visible(for_people(receipt)))}</pre>'
+
 
 WIDGET_STYLE = """<style>
 .fixloop-side{border-collapse:collapse;width:100%;font-family:var(--jp-code-font-family,monospace);

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 
 from .hidden import code_lines
 from .receipt.effect import Effect
+from .receipt.text import for_people
 from .receipt.values import Receipt
 
 
@@ -271,7 +272,7 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
             {
                 "index": r.index,
                 "candidate": r.candidate or "",
-                "receipt": {"kind": r.receipt.kind, "text": r.receipt.text},
+                "receipt": {"kind": r.receipt.kind, "text": for_people(r.receipt)},
                 "tokens": r.usage.tokens,
                 "cost": r.usage.cost,
                 "seconds": round(r.usage.seconds + r.usage.run_seconds, 3),

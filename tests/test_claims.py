@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from jupyter_fixloop.kernel import runner
-from jupyter_fixloop.receipt import values as receipts
+from jupyter_fixloop.loop.verdict import Expectations, judge_result
 from jupyter_fixloop.receipt.effect import from_run
 from jupyter_fixloop.receipt.smells import judged
 
@@ -60,13 +60,13 @@ def test_rows_lost_by_a_candidate_when_the_cell_does_not_filter_smell():
 def test_a_chained_assignment_warning_fails_a_run_that_otherwise_passes():
     ns = {"df": pd.DataFrame({"a": [1, 2, 3], "b": [0, 0, 0]})}
     cell = "df[df['a'] > 1]['b'] = 9\n"
-    receipt = receipts.from_run(runner.run(cell, [], ns), original=cell, ran=cell)
+    receipt = judge_result(runner.run(cell, [], ns), Expectations(original=cell), ran=cell)
     assert receipt.kind == "check_failed", receipt.text
     assert "pandas warns the assignment may not reach the frame" in receipt.text
     assert ns["df"]["b"].tolist() == [0, 0, 0]  # indeed: nothing was assigned
     right = "df.loc[df['a'] > 1, 'b'] = 9\n"
     ns = {"df": pd.DataFrame({"a": [1, 2, 3], "b": [0, 0, 0]})}
-    assert receipts.from_run(runner.run(right, [], ns), original=cell, ran=right).ok
+    assert judge_result(runner.run(right, [], ns), Expectations(original=cell), ran=right).ok
 
 
 def test_an_invisible_character_a_patch_adds_smells_one_the_cell_had_does_not():

@@ -15,7 +15,7 @@ from fake_model import FakeModelServer
 from kernel import UserKernel
 
 from jupyter_fixloop import fix, runtime
-from jupyter_fixloop.loop.verdict import receipt_of
+from jupyter_fixloop.loop.verdict import judge
 from jupyter_fixloop.sandbox import cgroups, confine
 from jupyter_fixloop.sandbox.manager import Sandbox, SandboxSettings
 
@@ -38,7 +38,7 @@ def run_once(code: str, cwd, mode: str = "bwrap", timeout: float = 10.0, checks=
             if before:
                 before(box)
             started = time.perf_counter()
-            receipt = receipt_of(await box.run(code, list(checks), timeout))
+            receipt = judge(await box.run(code, list(checks), timeout))
             return receipt, time.perf_counter() - started, box
         finally:
             await box.close()

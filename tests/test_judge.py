@@ -311,7 +311,7 @@ def test_in_a_confined_sandbox_a_loaded_frame_is_found_in_its_snapshot_map(tmp_p
                     "df.loc[0, 'a'] = -1.0\n"
                     "after = big(j._Link(0, None, None).pack(df)[1])\n")
             raw = await box.run(cell, ["kinds == ['tuple']", "after == ['bytearray']", "df['a'].min() == -1"], 60)
-            receipt = verdict.receipt_of(raw)
+            receipt = verdict.judge(raw)
             await box.close()
             return receipt
         finally:
@@ -345,10 +345,10 @@ def test_a_kernel_the_pool_prepares_has_its_judge_armed_before_any_candidate_and
             sent = []
             send = box._send
             box._send = lambda code: sent.append(code) or send(code)
-            first = verdict.receipt_of(await box.run(cell, checks, 60))
+            first = verdict.judge(await box.run(cell, checks, 60))
             requests = len(sent)
             rearmed = await box.arm(checks)
-            second = verdict.receipt_of(await box.run("x = 2\n", checks, 60))
+            second = verdict.judge(await box.run("x = 2\n", checks, 60))
             pool.discard(box)
             return armed_key, requests, first, rearmed, second
         finally:

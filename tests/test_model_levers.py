@@ -12,7 +12,8 @@ from jupyter_fixloop.errors import UsageError
 from jupyter_fixloop.model.models import check_model, check_server
 from jupyter_fixloop.model.prompt import PROMPT_TOKENS, STOP, WRONG_OUTPUT_REPLY, build_messages, extract_code
 from jupyter_fixloop.options import BUILTIN
-from jupyter_fixloop.receipt.values import Budget, Receipt
+from jupyter_fixloop.receipt.text import Budget
+from jupyter_fixloop.receipt.values import Receipt
 
 CELL = "total = sum(prices) - 1\n"
 FIXED = "total = sum(prices)\n"

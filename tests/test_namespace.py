@@ -14,7 +14,7 @@ from jupyter_fixloop.kernel.namespace import SHAREABLE, describe, key_shaped, ki
 from jupyter_fixloop.loop.run import first_messages
 from jupyter_fixloop.model.models import BuiltinModel
 from jupyter_fixloop.model.prompt import PROMPT_TOKENS, VARIABLES_HEADING, VARIABLES_TOKENS, variables_section
-from jupyter_fixloop.receipt.values import Budget
+from jupyter_fixloop.receipt.text import Budget
 
 COUNT = BuiltinModel().token_counter()
 

@@ -18,7 +18,7 @@ from kernel import UserKernel
 from jupyter_fixloop import fix, runtime
 from jupyter_fixloop.kernel.snapshot import ram_root
 from jupyter_fixloop.loop.run import sandbox_settings
-from jupyter_fixloop.loop.verdict import receipt_of
+from jupyter_fixloop.loop.verdict import judge
 from jupyter_fixloop.options import LoopOptions
 from jupyter_fixloop.sandbox import leftovers, pool as pool_mod
 from jupyter_fixloop.sandbox.leftovers import owner_tag, sandboxes_root
@@ -134,7 +134,7 @@ def test_idle_kernels_import_the_packages_snapshots_needed():
         assert "pandas" in pool.modules
         box = await pool.acquire(EMPTY)
         try:
-            return receipt_of(await box.run("import sys\nloaded = 'pandas' in sys.modules\n", ["loaded"], 60))
+            return judge(await box.run("import sys\nloaded = 'pandas' in sys.modules\n", ["loaded"], 60))
         finally:
             pool.discard(box)
 

@@ -13,19 +13,25 @@ import pytest
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.kernel import runner as runner
+from jupyter_fixloop.loop.verdict import Expectations, judge_result
 from jupyter_fixloop.model.builtin.repairs import parse_receipt
 from jupyter_fixloop.model.models import count_tokens
-from jupyter_fixloop.receipt import values as receipts
+from jupyter_fixloop.receipt import text, values as receipts
 
 
-def receipt_of(code: str, budget: int = receipts.DEFAULT_TOKENS, checks=(), expect_output=None, **names):
+def receipt_of(code: str, budget: int = text.DEFAULT_TOKENS, checks=(), expect_output=None, **names):
     ns = {"pd": pd, "np": np, **names}
     result = runner.run(code, list(checks), ns=ns)
-    return receipts.from_run(result, budget=receipts.Budget(budget, tokens), expect_output=expect_output)
+    return judge_result(result, Expectations(output=expect_output), budget=text.Budget(budget, tokens))
 
 
-def tokens(text: str) -> int:
-    return count_tokens(text)
+def tokens(said: str) -> int:
+    return count_tokens(said)
+
+
+def loop_says(receipt, **fields):
+    """`receipt` with what the loop says about its run, fitted in the budget `receipt_of` made it with."""
+    return text.annotated(receipt, text.Budget(text.DEFAULT_TOKENS, tokens), **fields)
 
 
 # ---------------------------------------------------------------- context, one kind of error at a time
@@ -202,7 +208,7 @@ def test_recursion_500_deep_collapses_into_one_line_and_names_the_failing_line()
         "\n"
         "walk(500, {})\n"
     )
-    for budget in (receipts.DEFAULT_TOKENS, 120):
+    for budget in (text.DEFAULT_TOKENS, 120):
         r = receipt_of(code, budget=budget)
         assert tokens(r.text) <= budget
         assert r.text.splitlines()[:2] == ["KeyError: 'end'", "  at line 3 of the cell: return seen['end']"]
@@ -261,9 +267,21 @@ def test_the_engine_reads_the_typed_receipt_as_it_would_read_its_text():
             assert getattr(typed, part) == getattr(read, part), part
     assert (ParsedReceipt.of(slip).ename, ParsedReceipt.of(slip).column) == ("SyntaxError", slip.column) != ("", None)
     read = parse_receipt(r.text)
-    again = ParsedReceipt.of(r.annotated(same_as="round 1", copied_checks_removed=1))
+    again = ParsedReceipt.of(loop_says(r, same_as="round 1", copied_checks_removed=1))
     assert (again.headline, again.ename, again.message) == (read.headline, "KeyError", read.message)
-    assert parse_receipt(r.annotated(same_as="round 1").text).ename == ""  # the text's first line is the loop's
+    assert parse_receipt(loop_says(r, same_as="round 1").text).ename == ""  # the text's first line is the loop's
+
+
+def test_people_read_every_detail_of_what_the_model_reads_within_its_budget():
+    code = "for i in range(40):\n    print('row', i, 'x' * 50)\nraise ValueError('bad value: ' + 'z' * 300)\n"
+    short, full = receipt_of(code, budget=120), receipt_of(code, budget=5000)
+    assert "row 7 " not in short.text and "row 7 " in full.text  # the model's text was trimmed
+    assert text.for_people(short) == full.text == text.for_model(short, text.Budget(5000, tokens))
+    assert text.for_model(short, text.Budget(120, tokens)) == short.text  # what the verdict rendered, again
+    said = loop_says(short, same_as="round 1")
+    assert text.for_people(said) == "(same code as round 1, not run again)\n" + full.text
+    given = receipts.rejected("it copies a check")
+    assert text.for_people(given) == given.text == text.for_model(given, text.Budget(50, tokens))
 
 
 # ---------------------------------------------------------------- what the loop adds, within the budget
@@ -278,7 +296,7 @@ def test_a_copied_checks_note_is_fitted_into_the_budget_with_the_run():
     budget = tokens(receipt_of(code, budget=5000).text) + 5  # all of the run's lines just fit
     r = receipt_of(code, budget=budget)
     assert "row 7 " in r.text and tokens(r.text) <= budget < tokens(r.text + "\n" + NOTE)  # added after, too long
-    noted = r.annotated(copied_checks_removed=2)
+    noted = text.annotated(r, text.Budget(budget, tokens), copied_checks_removed=2)
     assert tokens(noted.text) <= budget and noted.copied_checks_removed == 2
     assert noted.text.endswith("\n" + NOTE) and noted.text.startswith("ValueError: bad value: zzz")
     assert "  at line 3 of the cell: raise ValueError('bad value: ' + 'z' * 300)" in noted.text
@@ -287,14 +305,14 @@ def test_a_copied_checks_note_is_fitted_into_the_budget_with_the_run():
 
 def test_the_loops_lines_are_said_once_around_the_run_in_a_fixed_order():
     r = receipt_of("x = 1\ny = x + 'a'\n", checks=("x == 2",))
-    said = r.annotated(copied_checks_removed=2).annotated(regressions=(("x == 2", 0),)).annotated(same_as="round 1")
+    said = loop_says(loop_says(loop_says(r, copied_checks_removed=2), regressions=(("x == 2", 0),)), same_as="round 1")
     assert said.text == "\n".join(["(same code as round 1, not run again)", r.text,
                                     "Regression: x == 2 passed in round 0 and fails now", NOTE])
-    assert said.annotated(same_as="sample 2").text.count(NOTE) == 1
-    assert said.annotated(same_as=None, copied_checks_removed=0, regressions=()).text == r.text
+    assert loop_says(said, same_as="sample 2").text.count(NOTE) == 1
+    assert loop_says(said, same_as=None, copied_checks_removed=0, regressions=()).text == r.text
     given = receipts.rejected("it copies a check")  # a text given as is keeps it
     assert (
-        given.annotated(same_as="round 2").text == "(same code as round 2, not run again)\nRejected: it copies a check"
+        loop_says(given, same_as="round 2").text == "(same code as round 2, not run again)\nRejected: it copies a check"
     )
 
 
@@ -327,7 +345,10 @@ def test_magic_expect_output_and_receipt_budget_trait():
         run = k.run("%%fixloop --max-rounds 0\nfor i in range(300):\n    print('line', i, '-' * 80)\n1 / 0\n")
         assert "ZeroDivisionError: division by zero" in run.text
         assert "lines elided" in run.text
-        assert "line 1 -" not in run.text  # at 60 tokens only the first and last line of the output are left
+        assert "line 1 -" in run.text  # people read every detail; the model reads what fits its budget:
+        model = k.run("print(_fixloop.first.text)").text
+        assert "ZeroDivisionError: division by zero" in model and "lines elided" in model
+        assert "line 1 -" not in model  # at 60 tokens only the first and last line of the output are left
     finally:
         k.close()
 

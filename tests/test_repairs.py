@@ -9,10 +9,10 @@ import pytest
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.kernel import runner as runner
+from jupyter_fixloop.loop.verdict import judge_result
 from jupyter_fixloop.model.builtin import repairs as repairs
 from jupyter_fixloop.model.builtin.engine import answer
 from jupyter_fixloop.model.prompt import build_messages
-from jupyter_fixloop.receipt import values as receipts
 
 PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
 
@@ -27,7 +27,7 @@ def run(ns: dict, setup: str, cell: str):
     """Run setup then the cell in a clean namespace; return the receipt of the cell."""
     ns.clear()
     exec(textwrap.dedent(setup), ns)
-    return receipts.from_run(runner.run(textwrap.dedent(cell), [], ns=ns))
+    return judge_result(runner.run(textwrap.dedent(cell), [], ns=ns))
 
 
 PD = "import pandas as pd\nimport numpy as np\n"

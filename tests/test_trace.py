@@ -11,7 +11,9 @@ import pandas as pd
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.kernel import limits, runner, trace as value_trace
+from jupyter_fixloop.loop.verdict import Expectations, judge_result
 from jupyter_fixloop.receipt import values as receipts
+from jupyter_fixloop.receipt.text import TRACE_HEADING
 
 MUTABLE_DEFAULT = """\
 def find_outliers(values, threshold=100, found=[]):
@@ -27,14 +29,14 @@ OUTLIER_CHECK = "assert outliers_a == [300]\nassert outliers_b == [950]"
 
 
 def receipt_of(cell: str, checks: list[str], ns: dict) -> receipts.Receipt:
-    return receipts.from_run(runner.run(cell, checks, ns=ns, judged=False), original=cell, ran=cell)
+    return judge_result(runner.run(cell, checks, ns=ns, judged=False), Expectations(original=cell), ran=cell)
 
 
 def test_a_wrong_output_shows_the_values_line_by_line_and_each_call():
     r = receipt_of(MUTABLE_DEFAULT, [OUTLIER_CHECK], {"batch_a": [12, 15, 300, 14], "batch_b": [7, 950, 9, 8]})
     assert r.kind == "check_failed"
     text = r.text
-    assert receipts.TRACE_HEADING in text
+    assert TRACE_HEADING in text
     assert "line 1, find_outliers called 2 time(s): def find_outliers(values, threshold=100, found=[]):" in text
     assert "call 2: values = [7, 950, 9, 8]; found = [300]" in text  # the default list remembers the first call
     assert "line 4 (ran 2 times): found.append(v)" in text and "run 2: found = [300, 950]" in text
@@ -94,9 +96,9 @@ def test_a_trace_the_sandbox_forged_is_read_with_care():
               "trace": {"lines": [{"lineno": "x"}, "junk", {"lineno": 1, "line": "y" * 900, "func": None, "hits": 1,
                                                               "values": [{"run": 1, "values": {"x": "z" * 5000}}]}],
                         "names": ["x"], "error": None}}
-    r = receipts.from_run(result)
+    r = judge_result(result)
     assert len(r.trace) == 1 and len(r.text) < 2000
-    assert receipts.from_run({**result, "trace": "nonsense"}).trace == ()
+    assert judge_result({**result, "trace": "nonsense"}).trace == ()
 
 
 def test_the_twin_forked_after_a_load_is_the_runs_and_is_gone_after_it():
@@ -108,7 +110,7 @@ def test_the_twin_forked_after_a_load_is_the_runs_and_is_gone_after_it():
     ns["xs"].append(2)  # the kernel's state changes after the fork: the twin keeps the state it saw
     result = runner.run("total = sum(xs)\n", ["total == 5"], ns=ns, judged=False)
     assert value_trace._ready is None  # taken by the run
-    assert "total = 1" in receipts.from_run(result).text  # traced in the twin: xs was [1] there
+    assert "total = 1" in judge_result(result).text  # traced in the twin: xs was [1] there
     time.sleep(0.2)
     value_trace.reap()
     assert forked not in limits._unreaped

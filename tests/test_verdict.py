@@ -1,7 +1,7 @@
 """loop/verdict.py: a raw run made a receipt, and the loop's pass/fail decisions on typed receipts (no kernel
 needed; tests/test_judge.py signs real verdicts)."""
 
-from jupyter_fixloop.loop.verdict import FORGED, PassedBefore, decisive, evidence, rank, receipt_of, verified
+from jupyter_fixloop.loop.verdict import FORGED, Expectations, PassedBefore, decisive, evidence, judge, rank, verified
 from jupyter_fixloop.receipt.effect import Change, Column, Effect
 from jupyter_fixloop.receipt.reads import read_by, written
 from jupyter_fixloop.receipt.values import Baseline, CheckOutcome, FollowingOutcome, Receipt
@@ -45,22 +45,22 @@ def test_rank_puts_passing_then_fewer_failing_checks_then_ran_then_raised_then_n
 
 def test_a_raw_run_becomes_its_receipt_with_the_callers_notes_before_the_sandboxs():
     raw = RawRun("x = 1\n", ("x == 1",), False, "result", result=RAN, notes=("wrote a.csv: discarded",), seconds=0.25)
-    receipt = receipt_of(raw, notes=("not shared: big",))
+    receipt = judge(raw, notes=("not shared: big",))
     assert (receipt.kind, receipt.notes, receipt.seconds) == ("ok", ("not shared: big", "wrote a.csv: discarded"), 0.25)
-    assert receipt_of(RawRun("x = 1\n", ("x == 1",), False, "result", result={**RAN, "seconds": 2.0})).seconds == 2.0
+    assert judge(RawRun("x = 1\n", ("x == 1",), False, "result", result={**RAN, "seconds": 2.0})).seconds == 2.0
 
 
 def test_a_judged_run_passes_a_check_only_with_the_judges_signature():
-    unsigned = receipt_of(RawRun("x = 1\n", ("x == 1",), True, "result", result=RAN, key="00"))
+    unsigned = judge(RawRun("x = 1\n", ("x == 1",), True, "result", result=RAN, key="00"))
     assert unsigned.kind == "check_failed" and [c.expr for c in unsigned.checks] == [FORGED]
 
 
 def test_a_crash_a_timeout_and_an_unreadable_result_are_receipts_not_errors():
-    crash = receipt_of(RawRun("x", (), False, "crash", message="the kernel died", report="Fatal Python error"))
+    crash = judge(RawRun("x", (), False, "crash", message="the kernel died", report="Fatal Python error"))
     assert (crash.kind, crash.evalue, crash.stderr) == ("crash", "the kernel died", "Fatal Python error")
-    stopped = receipt_of(RawRun("x", (), False, "timeout", limit=3, result={"error": "not an object"}))
+    stopped = judge(RawRun("x", (), False, "timeout", limit=3, result={"error": "not an object"}))
     assert stopped.kind == "timeout" and stopped.text == "Timeout: the cell was still running after 3 s and was stopped"
-    forged = receipt_of(RawRun("x", (), False, "result", result={**RAN, "warnings": ["not an object"]}))
+    forged = judge(RawRun("x", (), False, "result", result={**RAN, "warnings": ["not an object"]}))
     assert (forged.kind, forged.evalue) == ("crash", "the sandbox's result could not be read (AttributeError)")
 
 
@@ -75,7 +75,7 @@ def _run(code: str, following: list[dict], baseline: Baseline | None, effect: di
     result = {**RAN, "checks": [], "following": following}
     if effect is not None:
         result["effect"] = effect
-    return receipt_of(RawRun(code, (), False, "result", result=result), following_cells=LATER, baseline=baseline)
+    return judge(RawRun(code, (), False, "result", result=result), Expectations(following=LATER, baseline=baseline))
 
 
 def test_a_later_cell_that_ran_after_the_original_too_and_reads_nothing_the_fix_wrote_is_no_evidence():
@@ -93,7 +93,7 @@ def test_a_later_cell_that_ran_after_the_original_too_and_reads_nothing_the_fix_
 
     # only the cells that ran after the original cell too and do not read 'revenue': nothing verified it
     raw = RawRun(fix, (), False, "result", result={**RAN, "checks": [], "following": [{"ok": True}] * 2})
-    independent = receipt_of(raw, following_cells=LATER[1:], baseline=Baseline(ran=frozenset({2, 3})))
+    independent = judge(raw, Expectations(following=LATER[1:], baseline=Baseline(ran=frozenset({2, 3}))))
     assert evidence(independent, fix, "") == 0 and not [c for c in independent.checks if c.passed]
     assert verified(independent, fix, "").startswith("runs without error; no checks were given")
     assert [f.ok for f in independent.following] == [True, True]  # still listed: regression checks
@@ -103,12 +103,12 @@ def test_a_later_cell_that_ran_before_the_fix_verifies_it_only_by_reading_what_i
     fix = "total = sum(prices)\n"
     later = ((1, "print(total * 2)\n"), (2, "print(prices)\n"))
     raw = RawRun(fix, (), False, "result", result={**RAN, "checks": [], "following": [{"ok": True}, {"ok": True}]})
-    receipt = receipt_of(raw, following_cells=later, baseline=Baseline(ran=frozenset({1, 2})))
+    receipt = judge(raw, Expectations(following=later, baseline=Baseline(ran=frozenset({1, 2}))))
     assert [f.verifies for f in receipt.following] == ["it reads `total`, which the code wrote", ""]
     # a later cell that breaks still fails the run, whether it verifies or not
-    broken = receipt_of(RawRun(fix, (), False, "result", result={
+    broken = judge(RawRun(fix, (), False, "result", result={
         **RAN, "checks": [], "following": [{"ok": True}, {"ok": False, "ename": "TypeError", "evalue": "x"}]}),
-        following_cells=later, baseline=Baseline(ran=frozenset({1, 2})))
+        Expectations(following=later, baseline=Baseline(ran=frozenset({1, 2}))))
     assert broken.kind == "check_failed" and "following cell 2 (`print(prices)`)" in broken.text
 
 

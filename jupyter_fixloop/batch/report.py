@@ -11,6 +11,7 @@ import html
 import os
 
 from ..hidden import visible
+from ..receipt import text as receipt_text
 from ..render import (
     STYLE,
     cost_text,
@@ -138,10 +139,10 @@ def _md_section(o) -> list[str]:
     if r is not None:
         out += ["", "Receipts:"]
         if r.first is not None:
-            out += ["", "- original cell, in the sandbox:", "", *_md_block(r.first.text)]
+            out += ["", "- original cell, in the sandbox:", "", *_md_block(receipt_text.for_people(r.first))]
         for rnd in r.rounds:
             out += ["", f"- {round_title(rnd)} ({tokens_text(rnd.usage.tokens)}, {cost_text(rnd.usage.cost)})",
-                    "", *_md_block(rnd.receipt.text)]
+                    "", *_md_block(receipt_text.for_people(rnd.receipt))]
     return out
 
 

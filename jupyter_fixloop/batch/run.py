@@ -37,7 +37,6 @@ from ..cell import split_magic
 from ..errors import FixloopError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..options import LoopOptions
-from ..receipt import output_check
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
@@ -320,6 +319,8 @@ class NotebookKernel:
         if plan is None:
             return None
         if plan.expect_output is not None:
+            from ..loop import output_check
+
             stdout = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
             outcome, _ = output_check(stdout, plan.expect_output)
             if not outcome.passed:

@@ -285,16 +285,17 @@ def _truth(shell, exc) -> dict:
 
 def _receipt(shell, setup: str, code: str, budget: int | None, timeout: float):
     from ..kernel import runner
+    from ..loop import judge_result, timeout as timed_out
     from ..model import count_tokens
-    from ..receipt import values as receipts
+    from ..receipt import text
 
     _fresh(shell, setup)
-    fitted = receipts.Budget(budget or receipts.DEFAULT_TOKENS, count_tokens)  # counted as the figures are
+    fitted = text.Budget(budget or text.DEFAULT_TOKENS, count_tokens)  # counted as the figures are
     with _alarm(timeout):
         result = runner.run(code, [])
     if (result.get("error") or {}).get("ename") == "KeyboardInterrupt":
-        return receipts.timeout(timeout, result, budget=fitted)
-    return receipts.from_run(result, budget=fitted)
+        return timed_out(timeout, result, budget=fitted)
+    return judge_result(result, budget=fitted)
 
 
 class _alarm:

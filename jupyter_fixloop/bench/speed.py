@@ -106,7 +106,7 @@ async def bench_round(rounds: int, cold: int) -> dict:
 async def _warm_rounds(settings, rounds: int) -> list[float]:
     """Overhead of `rounds` rounds on a warm pool of `settings` (the first, warming up, not counted)."""
     from ..kernel import snapshot as snapshots
-    from ..loop import receipt_of
+    from ..loop import judge
     from ..sandbox import SandboxPool
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
@@ -120,7 +120,7 @@ async def _warm_rounds(settings, rounds: int) -> list[float]:
             await pool.settle()  # the model is thinking: the next kernel is ready before the round
             started = time.perf_counter()
             box = await pool.acquire(snap)
-            receipt = receipt_of(await box.run(CELL, CHECKS, 30), notes=snap.notes())
+            receipt = judge(await box.run(CELL, CHECKS, 30), notes=snap.notes())
             elapsed = time.perf_counter() - started
             pool.discard(box)
             if not receipt.ok:
@@ -179,7 +179,7 @@ def _report_round(r: dict) -> int:
 
 async def bench_snapshot(rows: int, repeat: int) -> dict:
     from ..kernel import snapshot as snapshots
-    from ..loop import receipt_of
+    from ..loop import judge
     from ..sandbox import Sandbox, SandboxPool, SandboxSettings
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
@@ -204,7 +204,7 @@ async def bench_snapshot(rows: int, repeat: int) -> dict:
             written = time.perf_counter()
             report = await box.load(snap)
             done = time.perf_counter()
-            check = receipt_of(await box.run("n = len(clean(df)); s = summarize(df)", ["n == len(df)", "len(s) == 4"],
+            check = judge(await box.run("n = len(clean(df)); s = summarize(df)", ["n == len(df)", "len(s) == 4"],
                                              60))
             pool.discard(box)
             if report.get("failed") or not check.ok:
@@ -294,11 +294,11 @@ def _write_csv(path: str, rows: int) -> None:
 
 
 async def _timed_cells(box, cells: list[str]) -> float:
-    from ..loop import receipt_of
+    from ..loop import judge
 
     started = time.perf_counter()
     for cell in cells:
-        receipt = receipt_of(await box.run(cell, [], 300))
+        receipt = judge(await box.run(cell, [], 300))
         if not receipt.ok:
             raise RuntimeError(f"cell failed: {receipt.text}")
     return time.perf_counter() - started
@@ -506,13 +506,13 @@ async def bench_judge(rounds: int, rows: int, repeat: int) -> dict:
 
 
 async def _judged_round(pool, snap, cell: str, checks: list[str], judged: bool) -> float:
-    from ..loop import receipt_of
+    from ..loop import judge
 
     pool.prepare(snap, checks if judged else ())  # as a loop does: a judged round's judge armed ahead
     await pool.settle()
     started = time.perf_counter()
     box = await pool.acquire(snap)
-    receipt = receipt_of(await box.run(cell, checks, 60, judged=judged))
+    receipt = judge(await box.run(cell, checks, 60, judged=judged))
     elapsed = time.perf_counter() - started
     pool.discard(box)
     if not receipt.ok:

@@ -25,5 +25,4 @@ if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: expor
     from .sharing import missing_names as missing_names
     from .snapshot import Snapshot as Snapshot, remove_scratch as remove_scratch, scratch_dir as scratch_dir
 
-
 __getattr__ = doors(__name__, _EXPORTS)

@@ -7,7 +7,8 @@ from ..kernel.doors import doors
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "fix": "run", "afix": "run", "verify": "run", "averify": "run", "sandbox_settings": "run", "first_messages": "run",
     "warm_up": "run",
-    "receipt_of": "verdict",
+    "judge": "verdict", "judge_result": "verdict", "Expectations": "verdict", "timeout": "verdict",
+    "output_check": "verdict",
 }
 __all__ = sorted(_EXPORTS)
 
@@ -21,6 +22,12 @@ if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: expor
         verify as verify,
         warm_up as warm_up,
     )
-    from .verdict import receipt_of as receipt_of
+    from .verdict import (
+        Expectations as Expectations,
+        judge as judge,
+        judge_result as judge_result,
+        output_check as output_check,
+        timeout as timeout,
+    )
 
 __getattr__ = doors(__name__, _EXPORTS)

@@ -30,6 +30,7 @@ from ..kernel.ipysyntax import readable
 from ..receipt import saved, values as receipts
 from ..receipt.values import Receipt
 from . import reach, tamper
+from .verdict import normalized
 
 TRIVIAL = (None, True, False, 0, 1, -1, "", 0.0, 1.0)
 COMPARISON_DUNDERS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__",
@@ -217,12 +218,12 @@ class Guard:
         """The expected output (a saved output in batch mode) is matched only by output the code computes:
         not by a string holding it, nor by constants it prints (`print(3 * 2)` for a cell that had to
         compute 6 from the data)."""
-        want = "\n".join(receipts._normalized(self.expect_output))
+        want = "\n".join(normalized(self.expect_output))
         if not want:
             return None
         before = set(_strings(self.tree))
         for text in _strings(tree):
-            inside = want in "\n".join(receipts._normalized(text)) if len(want) >= SUBSTANTIAL else False
+            inside = want in "\n".join(normalized(text)) if len(want) >= SUBSTANTIAL else False
             if text not in before and (inside or saved.holds(text, self.expect_output)):
                 return ("the candidate prints the expected output as a literal string; "
                         "produce it from the data instead")

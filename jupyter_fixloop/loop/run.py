@@ -23,14 +23,15 @@ from ..kernel import namespace as values, sharing, snapshot as snapshots
 from ..kernel.snapshot import Snapshot
 from ..model import models as model, prompt
 from ..options import LoopOptions, knob_signature
-from ..receipt.values import Baseline, Budget, Receipt
+from ..receipt.text import Budget, annotated
+from ..receipt.values import Baseline, Receipt
 from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
 from ..sandbox.manager import Sandbox, SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
 from . import guard, sampling
-from .verdict import UNVERIFIED, PassedBefore, decisive, evidence, receipt_of, still_run, verified
+from .verdict import UNVERIFIED, Expectations, PassedBefore, decisive, evidence, judge, still_run, verified
 
 
 async def afix(
@@ -126,6 +127,8 @@ class LoopRun:
         self._silent: tuple[int, sampling.Candidate, Receipt] | None = None  # the code that ran and showed nothing
         self._shown: dict[str, str] = {}  # code -> the name its last line shows, added by the loop (_with_result_shown)
         self.following = following
+        # what every run of this loop is judged against (per run: the cell its smells compare with, the baseline)
+        self.expect = Expectations(output=expect_output, following=tuple(enumerate(following, 1)))
         # how the following cells went after the original cell, and what it wrote (set by its run; with an
         # instruction there is none, and a later cell that runs verifies only by reading what the code wrote)
         self.baseline = Baseline(ran=frozenset(range(1, len(following) + 1)))
@@ -185,7 +188,7 @@ class LoopRun:
                 return self._already_passes()
             history.append((self.source, self.first))
         guard_ = guard.Guard(self.source, self.checks, self.expect_output, _namespace_names(self.namespace))
-        passed_before = PassedBefore(self.first)
+        passed_before = PassedBefore(self.first, self.budget)
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
             bound = self._bound_reached()
@@ -240,7 +243,7 @@ class LoopRun:
         return prompt.build_messages(self.source, instruction=self.instruction, checks=self.checks, history=history,
                                      hint=self.options.hint or None, note=note or None,
                                      latest=self._author(history[-1][0]) if history else None,
-                                     limit=Budget(prompt.PROMPT_TOKENS, self.budget.count), variables=self.variables)
+                                     limit=replace(self.budget, tokens=prompt.PROMPT_TOKENS), variables=self.variables)
 
     def _temperatures(self, repeated_before: str) -> tuple[float | str, ...]:
         """The round's steps: one temperature per model call, after the rules' repair when they run beside
@@ -262,7 +265,7 @@ class LoopRun:
         reply, receipt = best.reply, best.receipt
         removed = self._removed.get(reply.code or "", 0)
         if removed:
-            receipt = receipt.annotated(copied_checks_removed=removed)
+            receipt = annotated(receipt, self.budget, copied_checks_removed=removed)
         usage = sampling.total_usage(candidates, best)
         several = len(candidates) > 1 or self.options.samples > 1
         samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
@@ -383,7 +386,7 @@ class LoopRun:
         def failed(exc: BaseException) -> None:
             self.model_errors.setdefault(index, str(exc) or type(exc).__name__)
 
-        return await sampling.gather(temps, ask, trial, ends_round, failed)
+        return await sampling.gather(temps, ask, trial, ends_round, failed, self.budget)
 
     async def _trial(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
@@ -392,7 +395,7 @@ class LoopRun:
         tried = _tried_before(code, self.rounds, self.source, self.first)
         if tried is not None:
             label, earlier = tried
-            return earlier.annotated(same_as=label)
+            return annotated(earlier, self.budget, same_as=label)
         rejection = guard_.check(code, history[-1][1] if history else None)
         if rejection:
             return rejection
@@ -412,16 +415,16 @@ class LoopRun:
         pool.prepare(snap, judged)  # its judge armed with the checks, while the model thinks
         # every later cell runs again, as Jupyter would run them: one that fails after the original too
         # is not counted, but what it does before it raises is what the cells after it see
-        cells = tuple(enumerate(self.following, 1))
+        cells = self.expect.following
         timeout = self.options.timeout
         later = {"cells": [c for _, c in cells], "after_error": original_run, "timeout": timeout} if cells else None
         try:
             raw = await box.run(code, list(judged), self._capped(timeout * (1 + len(cells)) + len(cells)),
                                 following=later)
-            return receipt_of(raw, notes=reads + self.notes + snap.notes() + mirror.unshared_notes(code, self.checks),
-                              expect_output=self.expect_output,
-                              budget=self.budget, original=self.source if not self.instruction else code,
-                              following_cells=cells, baseline=self._baseline(cells, original_run))
+            expect = replace(self.expect, original=self.source if not self.instruction else code,
+                             baseline=self._baseline(cells, original_run))
+            notes = reads + self.notes + snap.notes() + mirror.unshared_notes(code, self.checks)
+            return judge(raw, expect, notes=notes, budget=self.budget)
         finally:
             pool.discard(box)
 

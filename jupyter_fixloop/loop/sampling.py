@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from ..model.models import Reply
+from ..receipt.text import annotated
 from ..receipt.values import Receipt, rejected
 from ..result import Sample, Usage
 from .verdict import rank
@@ -91,22 +92,24 @@ Decisive = Callable[[float | str, Reply, Receipt], bool]
 
 async def gather(
     temps: Sequence[float | str], ask: Ask, trial: Trial, decisive: Decisive | None = None,
-    failed: Callable[[BaseException], None] | None = None,
+    failed: Callable[[BaseException], None] | None = None, budget=None,
 ) -> list[Candidate]:
     """Ask at each temperature (or RULES) in turn, and run each reply as soon as it arrives (beside
     the next call); the first candidate that passes ends the round: the call under way is cancelled (no
     reply, so no tokens to count) and runs still going are stopped (their replies are kept, "not
     run", and their tokens counted). A call that fails ends the asking; the round goes on with the
     replies it has (`failed` is told the error), and raises that error when it has none. `decisive`
-    (default: every pass) says which passes end the round; the others are kept, and the asking goes on."""
-    return await _Round(ask, trial, decisive).gather(temps, failed)
+    (default: every pass) says which passes end the round; the others are kept, and the asking goes on.
+    `budget` (receipt/text.py's): what a receipt's text is fitted in when a line is added to it."""
+    return await _Round(ask, trial, decisive, budget).gather(temps, failed)
 
 
 class _Round:
     """The state of one `gather`: the runs by code, the replies being settled, whether one passed."""
 
-    def __init__(self, ask: Ask, trial: Trial, decisive: Decisive | None):
+    def __init__(self, ask: Ask, trial: Trial, decisive: Decisive | None, budget=None):
         self.ask, self.trial, self.decisive = ask, trial, decisive
+        self.budget = budget  # what a receipt's text is fitted in (receipt/text.py's), when a line is added to it
         self.runs: dict[str, tuple[int, asyncio.Future]] = {}
         self.settling: list[asyncio.Task] = []
         self.stopped: list[asyncio.Future] = []  # runs this round stopped itself (not a cancellation from outside)
@@ -162,7 +165,7 @@ class _Round:
         run, same = self._run_of(order, reply)
         receipt = await self._receipt(run)
         if same is not None:
-            receipt = receipt.annotated(same_as=f"sample {same + 1}")
+            receipt = annotated(receipt, self.budget, same_as=f"sample {same + 1}")
         if receipt.ok and not self.passed and (self.decisive is None or self.decisive(step, reply, receipt)):
             self._stop_the_others()
         if step == RULES:

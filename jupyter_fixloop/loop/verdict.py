@@ -1,8 +1,10 @@
 """Did it pass? The loop's verdicts on a candidate's run and receipt, in one place.
 
 A sandbox gives back a raw run (sandbox/raw.py): the runner's JSON, the judge's public key, its own
-notes, or a crash or a timeout. Here it becomes a receipt (`receipt_of`, the one way): a check passes
-only where the judge signed so (`judged`), then receipt/values.py types and trims the run. And here the
+notes, or a crash or a timeout. Here it becomes a receipt (`judge`, the one way): a check passes
+only where the judge signed so (`judged`), then loop/judged.py judges the run against what the face or the
+loop expects of it (`Expectations`: the one place a run's `kind` is decided) and receipt/text.py renders
+the text a model reads. And here the
 loop decides what a receipt means: what verified a passing run (`evidence`, `verified`), which checks
 regress (`PassedBefore`), whether a rules' pass ends a round (`decisive`), and which candidate of a
 round is carried on (`rank`).
@@ -20,9 +22,12 @@ import json
 from collections.abc import Iterable
 
 from ..kernel.judge import verify
-from ..receipt import values as receipts
+from ..receipt.text import annotated
 from ..receipt.values import Receipt
 from ..sandbox.raw import RawRun, unreadable
+from .judged import NOTHING, Expectations, crash, judge_result, normalized, output_check, timeout
+
+__all__ = ["Expectations", "judge", "judge_result", "crash", "timeout", "output_check", "normalized"]
 
 UNVERIFIED = "nothing checked it; read what it does to your data"
 _RAN = ("ok", "check_failed")  # the code ran to its end; only checks can say it is wrong
@@ -31,25 +36,25 @@ FORGED = "the checks' verdict did not arrive (or was forged): the candidate is n
 MAX_VERDICT = 2**20  # characters of the verdict's text
 
 
-def receipt_of(raw: RawRun, notes: tuple[str, ...] = (), **receipt_options) -> Receipt:
-    """The receipt of a sandbox's raw run: its checks as the judge signed them (when judged), typed and
-    trimmed by receipt/values.py's `from_run` with `receipt_options` (budget, expected output, the
-    following cells...); `notes` go before the sandbox's own. A crash or a timeout gets its receipt."""
+def judge(raw: RawRun, expect: Expectations = NOTHING, notes: tuple[str, ...] = (), budget=None) -> Receipt:
+    """The receipt of a sandbox's raw run: its checks as the judge signed them (when judged), judged against
+    `expect` (loop/judged.py) and its text within `budget` (a receipt/text.py budget; None: the default);
+    `notes` go before the sandbox's own. A crash or a timeout gets its receipt."""
     if raw.outcome == "crash":
-        return receipts.crash(raw.message, raw.report)
+        return crash(raw.message, raw.report)
     if raw.outcome == "timeout":
         try:
-            return receipts.timeout(raw.limit, raw.result)
+            return timeout(raw.limit, raw.result)
         except (TypeError, AttributeError, ValueError):
-            return receipts.timeout(raw.limit)  # a partial result of a forged shape
+            return timeout(raw.limit)  # a partial result of a forged shape
     result = dict(raw.result)
     result.setdefault("seconds", raw.seconds)
     try:  # the JSON is the sandbox's: a forged shape must end as a receipt, not an error in the user's kernel
         if raw.judged:
             result = judged(result, list(raw.checks), raw.key)
-        return receipts.from_run(result, notes=tuple(notes) + raw.notes, ran=raw.source, **receipt_options)
+        return judge_result(result, expect, notes=tuple(notes) + raw.notes, budget=budget, ran=raw.source)
     except Exception as exc:
-        return receipts.crash(unreadable(exc))
+        return crash(unreadable(exc))
 
 
 def judged(result: dict, checks: list[str], public_key: str | None) -> dict:
@@ -162,10 +167,11 @@ def rank(receipt: Receipt, repeated: bool, from_rules: bool, order: int) -> tupl
 
 class PassedBefore:
     """The checks that passed in an earlier round (round 0: the original cell): one that fails now
-    is a regression, and the receipt says so."""
+    is a regression, and the receipt says so (its text rendered again within `budget`, a receipt/text.py one)."""
 
-    def __init__(self, first: Receipt | None = None):
+    def __init__(self, first: Receipt | None = None, budget=None):
         self.rounds: dict[str, int] = {}
+        self.budget = budget
         if first is not None:
             self.record(first, 0)
 
@@ -180,7 +186,7 @@ class PassedBefore:
         regressed = [c for c in receipt.checks if not c.passed and c.expr in self.rounds]
         if not regressed:
             return receipt
-        return receipt.annotated(regressions=tuple((c.expr, self.rounds[c.expr]) for c in regressed))
+        return annotated(receipt, self.budget, regressions=tuple((c.expr, self.rounds[c.expr]) for c in regressed))
 
 
 def _asserts(code: str | None, original: str | None = None) -> int:

@@ -8,10 +8,12 @@ import ast
 import importlib.metadata
 import re
 import sys
+from dataclasses import replace
 
 from ..cell import split_magic
 from ..kernel.namespace import Variable
-from ..receipt.values import Budget, Receipt, cut, estimate_tokens
+from ..receipt.text import DEFAULT_BUDGET, Budget, cut, estimate_tokens
+from ..receipt.values import Receipt
 
 # The prompt of a round stays within this many tokens (issue #29: under 900): the receipt of the latest
 # candidate is cut to what is left after the rest. Measured with the local 1.5B model on the dev set,
@@ -97,7 +99,7 @@ def build_messages(
     shown = _latest_shown(original, list(history))
     room = max(40, limit.count(shown) - over - 8)
     return _messages(original, instruction, checks, list(history), hint, note, latest,
-                     cut(shown, Budget(room, limit.count)), known, modules)
+                     cut(shown, replace(limit, tokens=room)), known, modules)
 
 
 def _variables_text(original, instruction, checks, history, hint, variables, limit: Budget | None) -> str:
@@ -112,7 +114,7 @@ def _variables_text(original, instruction, checks, history, hint, variables, lim
         rest = count(_joined(_messages(original, instruction, checks, first, hint, None, None, None, "", modules)))
         room = min(room, limit.tokens - rest)
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join([original, instruction or "", *checks])))
-    return variables_section(variables, Budget(room, count), words) if room >= 30 else ""
+    return variables_section(variables, replace(limit or DEFAULT_BUDGET, tokens=room), words) if room >= 30 else ""
 
 
 def _joined(messages: list[dict]) -> str:

@@ -127,7 +127,7 @@ class DiffWidget(widgets.VBox):
         """One collapsed section per round: its candidate's diff against the previous code, its receipt."""
         result, children, titles = self.result, [], []
         if result.first is not None and result.status != "passed":
-            children.append(widgets.HTML(_receipt(result.first.text)))
+            children.append(widgets.HTML(render.receipt_block(result.first)))
             titles.append(visible(f"original run: {result.first.headline}"))
         previous = result.source
         for r in result.rounds:
@@ -135,16 +135,12 @@ class DiffWidget(widgets.VBox):
             if r.candidate is not None:
                 body = render.diff_html(previous, r.candidate)
                 previous = r.candidate
-            children.append(widgets.HTML(body + _receipt(r.receipt.text)))
+            children.append(widgets.HTML(body + render.receipt_block(r.receipt)))
             titles.append(visible(f"{render.round_title(r)} — {r.receipt.headline[:80]}"))
         self.rounds.children = children
         self.rounds.titles = tuple(titles)
         self.rounds.selected_index = None
         self.rounds.layout.display = None if children else "none"
-
-
-def _receipt(text: str) -> str:
-    return f'<pre class="fixloop-receipt">{html.escape(visible(text))}</pre>'
 
 
 def _code_block(code: str) -> str:

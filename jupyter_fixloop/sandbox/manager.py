@@ -317,7 +317,7 @@ class Sandbox:
                   judged: bool = True) -> RawRun:
         """Run one candidate and its checks (and the following cells, `{"cells": [...], "after_error":
         bool}`, see runner.run); always returns its raw run (timeouts and crashes included), never a
-        verdict or a receipt: the loop types it (loop/verdict.py's `receipt_of`). With `judged`, the
+        verdict or a receipt: the loop types it (loop/verdict.py's `judge`). With `judged`, the
         run's judge holds the checks (armed ahead by `arm`, else first here) and its public key is kept, to
         check the signed verdict by."""
         payload = json.dumps({"source": source, "checks": list(checks), "following": following, "judged": judged})

@@ -2,7 +2,7 @@
 
 A sandbox runs a candidate and reads back what the runner wrote (checked for the runner's shape,
 manager.py's `shape_error`), or says that the kernel crashed or timed out. Whether that passed, and
-the receipt the model reads, are the loop's (loop/verdict.py's `receipt_of`): nothing here judges.
+the receipt the model reads, are the loop's (loop/verdict.py's `judge`): nothing here judges.
 Stdlib only, cheap to import.
 """
 

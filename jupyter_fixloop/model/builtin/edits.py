@@ -17,7 +17,8 @@ import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ...receipt.values import SMELL_CHECK, TRACE_HEADING, Receipt, TracedLine
+from ...receipt.text import TRACE_HEADING
+from ...receipt.values import SMELL_CHECK, Receipt, TracedLine
 
 # ---------------------------------------------------------------- reading a receipt
 
@@ -125,7 +126,7 @@ def parse_receipt(text: str) -> ParsedReceipt:
                          smells=smells)
 
 
-# how a receipt's text says its failed checks and its value trace (values.py: _check_lines, _trace_lines)
+# how a receipt's text says its failed checks and its value trace (receipt/text.py: _check_lines, _trace_lines)
 FAILED_ITEM = re.compile(r"^  (FAILED: .*? -- |FAILED: |assert failed: |smell: |AssertionError: )(.*)$")
 TRACED_CALL = re.compile(r"^  line (\d+), (\S+) called (\d+) time\(s\): (.*)$")
 TRACED_RUNS = re.compile(r"^  line (\d+) \(ran (\d+) times\): (.*)$")

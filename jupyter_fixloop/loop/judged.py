@@ -1,0 +1,268 @@
+"""The verdict's judgement of one run (loop/verdict.py's, and only its): what the run is judged against
+(`Expectations`), and the receipt it comes to, with the one decision of its `kind`.
+
+A run passes when it ran to its end and every check passed: the judge's (signed, merged by the verdict),
+then, when the cell ran without error, the expected output (`--expect-output`, or the output the notebook's
+author saved), the following cells that count, and the smells of what it did to the data (with the user's
+cell to compare). What the sandbox sends is read with care: it is the sandbox's to forge. The receipt's text
+is rendered once here by receipt/text.py's `for_model`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+
+from ..receipt import effect as effects, reads, saved, smells as smell_rules
+from ..receipt.effect import Effect
+from ..receipt.text import for_model
+from ..receipt.values import (
+    MAX_LINE,
+    OUTPUT_CHECK,
+    SMELL_CHECK,
+    SYNTAX,
+    Baseline,
+    CheckOutcome,
+    Facts,
+    FollowingOutcome,
+    Receipt,
+    TracedLine,
+    clip,
+)
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """What a run is judged against, made once by a face or the loop.
+
+    `output`: what the cell should print (`--expect-output`), or the output the notebook's author saved
+    (a `saved.SavedOutput`); compared with its stdout when it ran without error. `original`: the user's
+    cell; when given, the run's effect is judged for smells (smells.py), and a smell fails the run.
+    `following`: (number, source) of the later cells that run after it, in order; `baseline`: how they
+    went after the original cell (None: this is the original cell's run, and they do not judge it)."""
+
+    output: str | saved.SavedOutput | None = None
+    original: str | None = None
+    following: tuple[tuple[int, str], ...] = ()
+    baseline: Baseline | None = None
+
+
+NOTHING = Expectations()
+
+
+def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str, ...] = (), budget=None,
+                 ran: str | None = None) -> Receipt:
+    """The receipt of the runner's JSON description of a run, judged against `expect`, its text within
+    `budget` (a receipt/text.py budget; None: the default). `ran`: the code that ran, read for smells in
+    the code itself (a result thrown away) and for what it wrote (a later cell that reads it verifies the run).
+    """
+    if result.get("internal"):
+        return crash(f"the sandbox runner failed: {result['internal']}")
+    effect = _judged_effect(result, expect.original, ran)
+    wrote = reads.written(ran, effect, expect.baseline.effect if expect.baseline else None)
+    later = _following(result.get("following") or [], expect.following, expect.baseline, wrote)
+    context = (result.get("error") or {}).get("context") or ()
+    said = {c for c in context if isinstance(c, str)}  # a note the error's context holds is said once, there
+    notes = tuple(n for n in notes if n not in said) + tuple(
+        f"{f.label} fails after the original cell, so it is not counted: {f.error}" for f in later
+        if not f.ok and not f.counted)
+    warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
+    error = result.get("error")
+    checks, diff = _outcomes(result, effect, later, expect.output)
+    common = dict(
+        stdout=result.get("stdout", ""),
+        stderr=result.get("stderr", ""),
+        value=result.get("value"),
+        warnings=warnings,
+        seconds=result.get("seconds", 0.0),
+        notes=tuple(notes),
+        effect=effect,
+        following=later,
+    )
+    trace, trace_note = _trace(result.get("trace")) if error is None else ((), "")
+    facts = Facts("run", error=error, diff=tuple(diff), trace_note=trace_note, matches=_matches(result.get("matches")))
+    if error is not None:
+        return _raised(error, facts, checks, budget, common)
+    failed = [c for c in checks if not c.passed]
+    kind = "check_failed" if failed else "ok"
+    return _rendered(Receipt(kind=kind, text="", checks=checks, trace=trace if failed else (),
+                             context=facts.matches if failed else (), facts=facts, **common), budget)
+
+
+def _rendered(receipt: Receipt, budget) -> Receipt:
+    """`receipt` with the text a model reads of it."""
+    return replace(receipt, text=for_model(receipt, budget))
+
+
+def _matches(raw) -> tuple[str, ...]:
+    """What the cell's filters, merges and concats matched (kernel/matches.py), read with care: the
+    sandbox's to forge, so only short strings are kept."""
+    if not isinstance(raw, list):
+        return ()
+    return tuple(clip(m, 600) for m in raw if isinstance(m, str))[:4]
+
+
+def _judged_effect(result: dict, original: str | None, ran: str | None) -> Effect | None:
+    """What the run did to the data; with the user's cell (`original`), its smells too (a warning that
+    says data was lost counts as one when the cell ran without error)."""
+    effect = effects.from_run(result.get("effect"))
+    if original is None:
+        return effect
+    effect = smell_rules.judged(effect, original, ran)
+    lost = smell_rules.warned(result.get("warnings") or []) if result.get("error") is None else ()
+    if lost:
+        effect = replace(effect or Effect(), smells=(effect.smells if effect else ()) + lost)
+    return effect
+
+
+def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome, ...],
+              expect_output: str | None) -> tuple[tuple[CheckOutcome, ...], list[str]]:
+    """The run's checks in order (the judge's; when the cell ran without error, then the expected output,
+    the counted following cells and the smells), and the diff of a wrong output."""
+    checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", "")) for c in result.get("checks", []))
+    if result.get("error") is not None:
+        return checks, []
+    diff: list[str] = []
+    if expect_output is not None:
+        if isinstance(expect_output, saved.SavedOutput):  # the output a notebook's author saved
+            passed, detail, diff = saved.saved_check(result.get("stdout", ""), result.get("shown"), expect_output)
+            outcome = CheckOutcome(saved.SAVED_CHECK, passed, detail)
+        else:
+            outcome, diff = output_check(result.get("stdout", ""), expect_output)
+        checks += (outcome,)
+    # a later cell that still runs is evidence only when it discriminates (FollowingOutcome.verifies)
+    checks += tuple(CheckOutcome(f.label, f.ok, f.verifies if f.ok else f.error) for f in later
+                    if f.verifies or (f.counted and not f.ok))
+    checks += tuple(CheckOutcome(SMELL_CHECK, False, s) for s in (effect.smells if effect else ()))
+    return checks, diff
+
+
+def _raised(error: dict, facts: Facts, checks: tuple[CheckOutcome, ...], budget, common: dict) -> Receipt:
+    """The receipt of a run that raised: in the cell, or in a check (the failing check is the last one)."""
+    check = error.get("check")
+    if check:
+        checks += (CheckOutcome(check["expr"], False, check.get("detail", "")),)
+    return _rendered(Receipt(
+        kind="check_failed" if check else "exception",
+        text="",
+        ename=error["ename"],
+        evalue=error["evalue"],
+        lineno=error.get("lineno"),
+        line=error.get("line"),
+        checks=checks,
+        context=tuple(error.get("context", [])) + facts.matches,
+        column=_column(error),
+        facts=facts,
+        **common,
+    ), budget)
+
+
+def _column(error: dict) -> int | None:
+    """The column a SyntaxError points at (the text says it as `  (column N)`)."""
+    offset = error.get("offset")
+    return offset if isinstance(offset, int) and offset and error["ename"] in SYNTAX else None
+
+
+def _trace(raw) -> tuple[tuple[TracedLine, ...], str]:
+    """The value trace the sandbox sent (kernel/trace.py), read with care: it is the sandbox's to
+    forge, so a bad shape is dropped, strings are clipped, and nothing here can raise."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("lines"), list):
+        return (), ""
+    names = [n for n in raw.get("names") or [] if isinstance(n, str)] if isinstance(raw.get("names"), list) else []
+    found = []
+    for item in raw["lines"][:50]:
+        try:
+            runs = []
+            for run in item["values"][:3]:
+                values = tuple((clip(str(k), 40), clip(str(v), 240)) for k, v in list(run["values"].items())[:6])
+                runs.append((int(run["run"]), values))
+            shown = {k for _, values in runs for k, _ in values}
+            rank = min((names.index(n) for n in shown if n in names), default=len(names))
+            func = item.get("func")
+            steps = tuple((clip(str(a), 80), clip(str(b), 240)) for a, b in (item.get("steps") or [])[:3])
+            found.append(TracedLine(int(item["lineno"]), clip(str(item.get("line") or ""), MAX_LINE),
+                                    clip(str(func), 60) if func else None, int(item["hits"]), tuple(runs), rank,
+                                    steps))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+    note = raw.get("error")
+    return tuple(found), clip(str(note), 200) if note else ""
+
+
+def _following(outcomes, cells: tuple[tuple[int, str], ...], baseline: Baseline | None,
+               wrote: reads.Written) -> tuple[FollowingOutcome, ...]:
+    """How the following cells went, read with care (what the sandbox sends is the sandbox's to forge),
+    and which of them verify the run: one that failed (or did not run) after the original cell and runs
+    now, or one that reads what the run wrote."""
+    found = []
+    for o, (number, source) in zip(outcomes if isinstance(outcomes, list) else [], cells):
+        o = o if isinstance(o, dict) else {"ok": False, "ename": "?"}
+        ok = o.get("ok") is True
+        lineno = o.get("lineno") if isinstance(o.get("lineno"), int) else None
+        counted = baseline is not None and number not in baseline.failed
+        found.append(FollowingOutcome(number, source, ok, clip(str(o.get("ename") or ""), 80),
+                                      clip(str(o.get("evalue") or ""), 300), lineno,
+                                      clip(str(o.get("line") or ""), MAX_LINE),
+                                      counted=counted or ok, verifies=_verifies(ok, number, source, baseline, wrote)))
+    return tuple(found)
+
+
+def _verifies(ok: bool, number: int, source: str, baseline: Baseline | None, wrote: reads.Written) -> str:
+    """Why a following cell that runs verifies the run, in words; "" when it does not."""
+    if not ok:
+        return ""
+    if baseline is not None and number not in baseline.ran:
+        return ("it failed after the original cell and runs now" if number in baseline.failed else
+                "it did not run after the original cell and runs now")
+    read = reads.read_by(source, wrote)
+    return f"it reads {read}, which the code wrote" if read else ""
+
+
+# ---------------------------------------------------------------- expected output
+
+
+def output_check(stdout: str, expected: str) -> tuple[CheckOutcome, list[str]]:
+    """Compare the cell's stdout with the expected text (trailing spaces and blank lines ignored).
+
+    Returns the check and a compact diff: `-` lines were expected, `+` lines were printed.
+    """
+    want, got = normalized(expected), normalized(stdout)
+    if want == got:
+        return CheckOutcome(OUTPUT_CHECK, True), []
+    diff = [
+        line for line in difflib.unified_diff(want, got, "expected", "actual", n=1, lineterm="")
+        if not line.startswith(("---", "+++"))
+    ]
+    differing = sum(1 for line in diff if line[:1] in "+-")
+    detail = f"{len(got)} line(s) printed, {len(want)} expected; {differing} line(s) differ"
+    return CheckOutcome(OUTPUT_CHECK, False, detail), diff
+
+
+def normalized(text: str) -> list[str]:
+    """`text` as lines compared: without trailing spaces and blank lines at either end, `\\r\\n` read as `\\n`."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return lines
+
+
+def _warning_line(w: dict) -> str:
+    where = f" (line {w['lineno']})" if w.get("lineno") else ""
+    base = w.get("base")
+    kind = f"{w['category']} (a {base})" if base and base not in (w["category"], "Warning") else w["category"]
+    return f"{kind}{where}: {' '.join(str(w['message']).split())}"
+
+
+def timeout(seconds: float, result: dict | None = None, budget=None) -> Receipt:
+    """A run stopped at its time limit; if the interrupt landed, the text says on which line it was."""
+    error = (result or {}).get("error") or {}
+    return _rendered(Receipt(kind="timeout", text="", ename="Timeout", lineno=error.get("lineno"),
+                             line=error.get("line"), seconds=seconds, facts=Facts("timeout", result=result)), budget)
+
+
+def crash(message: str, stderr_tail: str = "", budget=None) -> Receipt:
+    """The kernel process died (segfault, os._exit, out of memory): it is replaced, not trusted."""
+    return _rendered(Receipt(kind="crash", text="", ename="Crash", evalue=message, stderr=stderr_tail,
+                             facts=Facts("crash")), budget)
