@@ -438,6 +438,11 @@ LIBRARY_CASES = {
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
                       "fig, ax = plt.subplots()\n",
         "ax.set_yscale('logit', nonpos='clip')\nscale = ax.get_yscale()\n", "renamed_keyword", "scale == 'logit'"),
+    "matplotlib_method_its_deprecation_named": (
+        "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+                      "fig, ax = plt.subplots()\n",
+        "ax.set_axis_bgcolor('0.25')\nshade = ax.get_facecolor()\n", "renamed_method",
+        "tuple(shade[:3]) == (0.25, 0.25, 0.25)"),
 }
 
 

@@ -404,6 +404,9 @@ def _read_class(module, node, found) -> None:
     init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
     found["signatures"][path] = _signature(init) if init else None
     for function in (f for f in node.body if isinstance(f, ast.FunctionDef)):
+        alternative = _alternative(function)
+        if alternative:
+            found["methods"].setdefault(path, {})[function.name] = [alternative, _signature(function)]
         for call, text in _warn_texts(function):
             for pattern in SOURCE_RENAMED:
                 for old, new in pattern.findall(text):
@@ -424,6 +427,17 @@ def _decorator_text(node) -> str:
     for d in node.decorator_list:
         if isinstance(d, ast.Call) and getattr(d.func, "id", getattr(d.func, "attr", "")) == "deprecated" and d.args:
             return " ".join(_text(d.args[0]).split())
+    return ""
+
+
+def _alternative(node) -> str:
+    """The `alternative=` of matplotlib's `@cbook.deprecated("2.0", alternative="set_facecolor")`, or ''."""
+    import ast
+
+    for d in node.decorator_list:
+        if isinstance(d, ast.Call) and getattr(d.func, "id", getattr(d.func, "attr", "")) == "deprecated":
+            return next((k.value.value for k in d.keywords if k.arg == "alternative"
+                         and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)), "")
     return ""
 
 
@@ -506,7 +520,7 @@ def source(library: str, root: str) -> dict:
     import os
 
     found = {k: {} for k in ("bases", "signatures", "renamed", "no effect", "deprecated", "modules", "names",
-                             "renamed calls")}
+                             "renamed calls", "methods")}
     package = os.path.join(root, library if library == "sklearn" else os.path.join("lib", library))
     for folder, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "tests")
@@ -521,7 +535,8 @@ def source(library: str, root: str) -> dict:
     prefix = "sklearn" if library == "sklearn" else "matplotlib"
     return {f"{prefix} deprecated": found["deprecated"], f"{prefix} source renamed": found["renamed"],
             f"{prefix} no effect": found["no effect"], f"{prefix} modules renamed": found["modules"],
-            f"{prefix} module names": found["names"], f"{prefix} renamed calls": found["renamed calls"]}
+            f"{prefix} module names": found["names"], f"{prefix} renamed calls": found["renamed calls"],
+            f"{prefix} method alternatives": found["methods"]}
 
 
 def dump(libraries) -> dict:
@@ -750,6 +765,46 @@ def renamed_calls(said: dict) -> dict:
     return table
 
 
+ALTERNATIVE_METHOD = re.compile(r"`*\.?(?:\w+\.)?(\w+)(?:\(\))?`*")  # "set_facecolor", "`.Axes.set_facecolor`"
+
+
+def _subclasses(cls) -> set:
+    found, todo = set(), [cls]
+    while todo:
+        c = todo.pop()
+        if c not in found:
+            found.add(c)
+            todo += c.__subclasses__()
+    return found
+
+
+def methods_renamed(said: dict) -> dict:
+    """{method gone now: (the method the old version's deprecation named as its alternative, the class it was
+    deprecated on, the names of that class and its subclasses as an AttributeError names them)}, where that
+    one is there now and takes the same arguments by position (`Axes.set_axis_bgcolor(color)` ->
+    `set_facecolor(color)`)."""
+    import matplotlib.axes  # noqa: F401 - the classes whose subclasses are named
+    import matplotlib.pyplot  # noqa: F401
+
+    table = {}
+    for path, methods in sorted(said.items()):
+        cls = resolve(path)
+        if not inspect.isclass(cls):
+            continue
+        for old, (alternative, was) in sorted(methods.items()):
+            m = ALTERNATIVE_METHOD.fullmatch(alternative.strip())
+            new = m and getattr(cls, m.group(1), None)
+            if not m or old.startswith("_") or m.group(1).startswith("_"):
+                continue  # private: not what a notebook calls
+            if hasattr(cls, old) or not callable(new) or not _safe_by_position(was, positional(new) or []):
+                continue
+            if len([n for n in was if n != "*"]) > len(positional(new) or []):
+                continue  # more by position than the alternative takes
+            types = tuple(sorted(sub.__name__ for sub in _subclasses(cls) if not sub.__name__.startswith("_")))
+            table[old] = (m.group(1), path.rsplit(".", 1)[1], types)
+    return table
+
+
 STILL_POSITIONAL = {}  # key -> how many arguments it still takes by position
 
 
@@ -819,6 +874,17 @@ def _print_source_tables(dumps) -> None:
         for d in dumps:
             entries.update(read(d))
         _print_table(head, entries)
+    methods = {}
+    for d in dumps:
+        methods.update(methods_renamed(d.get("matplotlib method alternatives", {})))
+    _print_table("# method gone now -> (the method its deprecation named as the alternative, the class it was "
+                 "on)\nMETHODS_RENAMED", {old: said[:2] for old, said in methods.items()})
+    print("\n# each of those classes -> its name and its subclasses', as an AttributeError names them\nTYPES_OF = {")
+    for owner, types in sorted({said[1]: said[2] for said in methods.values()}.items()):
+        print(f"    {owner!r}: (")
+        print(textwrap.fill(" ".join(f"{t!r}," for t in types), 116, initial_indent=" " * 8,
+                            subsequent_indent=" " * 8, break_on_hyphens=False) + "),")
+    print("}")
     _print_table("# names of a module gone now, from the module the old version said to use\nSKLEARN_NAMES_MOVED",
                  names_moved(dumps))
 

@@ -31,6 +31,9 @@ From the old versions' source:
 - `RENAMED_CALL_KEYWORDS`: matplotlib's renamed keywords, keyed by the called name (or constructor) as
   its `_rename_parameter` decorators and "'normed' kwarg ... replaced by the 'density' kwarg" say, where
   that callable takes the new keyword now and not the old.
+- `METHODS_RENAMED`: a method gone now -> (the method matplotlib's `@deprecated(alternative=...)` named,
+  the class it was on), where that one takes the same arguments by position now (`set_axis_bgcolor(color)`
+  -> `set_facecolor(color)`); `TYPES_OF`: that class and its subclasses, as an AttributeError names them.
 - `SKLEARN_NAMES_MOVED`: (module gone now, name) -> (module, name): the modules scikit-learn said moved
   ("in favor of the model_selection module", 0.22's table of deprecated modules), each name the old module
   defined that the new one has now with the same positional parameters (`KFold(n, n_folds)` is left out).
@@ -1276,6 +1279,44 @@ RENAMED_CALL_KEYWORDS = {
     ('LogitTransform.__init__', 'nonpos'): 'nonpositive',
     ('annotate', 's'): 'text',
     ('hist', 'normed'): 'density',
+}
+
+# method gone now -> (the method its deprecation named as the alternative, the class it was on)
+METHODS_RENAMED = {
+    'get_axis_bgcolor': ('get_facecolor', '_AxesBase'),
+    'get_contains': ('get_picker', 'Artist'),
+    'on_mappable_changed': ('update_normal', 'Colorbar'),
+    'on_motion_blit': ('on_motion', 'DraggableBase'),
+    'set_axis_bgcolor': ('set_facecolor', '_AxesBase'),
+    'set_contains': ('set_picker', 'Artist'),
+    'update_bruteforce': ('update_normal', 'Colorbar'),
+}
+
+# each of those classes -> its name and its subclasses', as an AttributeError names them
+TYPES_OF = {
+    'Artist': (
+        'AitoffAxes', 'AnchoredOffsetbox', 'AnchoredText', 'Annotation', 'AnnotationBbox', 'Annulus', 'Arc',
+        'Arrow', 'Artist', 'AsteriskPolygonCollection', 'AuxTransformBox', 'AxLine', 'Axes', 'Axes3D', 'AxesImage',
+        'Axis', 'Axis', 'Barbs', 'BboxImage', 'Cell', 'Circle', 'CircleCollection', 'CirclePolygon', 'Collection',
+        'Collection3D', 'ColorizingArtist', 'ConnectionPatch', 'ContourSet', 'DrawingArea', 'Ellipse',
+        'EllipseCollection', 'EventCollection', 'FancyArrow', 'FancyArrowPatch', 'FancyBboxPatch', 'Figure',
+        'FigureBase', 'FigureImage', 'FillBetweenPolyCollection', 'GeoAxes', 'HPacker', 'HammerAxes',
+        'InsetIndicator', 'LambertAxes', 'Legend', 'Line2D', 'Line3D', 'Line3DCollection', 'LineCollection',
+        'MollweideAxes', 'NonUniformImage', 'OffsetBox', 'OffsetImage', 'PackerBase', 'PaddedBox', 'Patch',
+        'Patch3D', 'Patch3DCollection', 'PatchCollection', 'Path3DCollection', 'PathCollection', 'PathPatch',
+        'PathPatch3D', 'PcolorImage', 'PolarAxes', 'Poly3DCollection', 'PolyCollection', 'PolyQuadMesh', 'Polygon',
+        'QuadContourSet', 'QuadMesh', 'Quiver', 'QuiverKey', 'RadialAxis', 'RadialTick', 'Rectangle',
+        'RegularPolyCollection', 'RegularPolygon', 'SecondaryAxis', 'Shadow', 'Spine', 'StarPolygonCollection',
+        'StepPatch', 'SubFigure', 'Table', 'Text', 'Text3D', 'TextArea', 'ThetaAxis', 'ThetaTick', 'Tick',
+        'TriContourSet', 'TriMesh', 'VPacker', 'Wedge', 'XAxis', 'XAxis', 'XTick', 'YAxis', 'YAxis', 'YTick',
+        'ZAxis',),
+    'Colorbar': (
+        'Colorbar',),
+    'DraggableBase': (
+        'DraggableAnnotation', 'DraggableBase', 'DraggableLegend', 'DraggableOffsetBox',),
+    '_AxesBase': (
+        'AitoffAxes', 'Axes', 'Axes3D', 'GeoAxes', 'HammerAxes', 'LambertAxes', 'MollweideAxes', 'PolarAxes',
+        'SecondaryAxis',),
 }
 
 # names of a module gone now, from the module the old version said to use

@@ -11,7 +11,15 @@ import difflib
 import re
 import sys
 
-from .changed import NUMPY_REMOVED, SCIPY_MOVED, SKLEARN_MODULES_MOVED, SKLEARN_MOVED, SKLEARN_NAMES_MOVED
+from .changed import (
+    METHODS_RENAMED,
+    NUMPY_REMOVED,
+    SCIPY_MOVED,
+    SKLEARN_MODULES_MOVED,
+    SKLEARN_MOVED,
+    SKLEARN_NAMES_MOVED,
+    TYPES_OF,
+)
 from .edits import (
     ParsedReceipt,
     calls_on_line,
@@ -367,7 +375,8 @@ def dataframe_append(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
-    """A method under an old or borrowed name (`iteritems`, `ix`, `avg`, `sort_by`, Python 2's `has_key`)."""
+    """A method under an old or borrowed name (`iteritems`, `ix`, `avg`, `sort_by`, Python 2's `has_key`), or
+    one matplotlib deprecated naming its alternative (changed.METHODS_RENAMED: `set_axis_bgcolor`)."""
     found = attribute_error(receipt)
     m = re.search(r"'(\w+)' is not a valid function for '(\w+)' object", receipt.evalue)
     if m and m.group(1) in RENAMED_METHODS:  # .agg("avg")
@@ -375,6 +384,9 @@ def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
     if not found:
         return None
     owner, attr = found
+    said = METHODS_RENAMED.get(attr)
+    if said and owner in TYPES_OF[said[1]]:  # matplotlib named it: `ax.set_axis_bgcolor` -> `set_facecolor`
+        return replace_method(code, receipt, attr, said[0])
     if (owner, attr) in PY2_METHODS:
         return replace_method(code, receipt, attr, PY2_METHODS[owner, attr])
     if owner == "dict" and attr == "has_key":
