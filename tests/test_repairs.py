@@ -426,6 +426,10 @@ LIBRARY_CASES = {
     "sklearn_learning_curve_module_said_moved": (
         "sklearn", "", "from sklearn.learning_curve import validation_curve\n", "moved_import",
         "validation_curve.__module__.startswith('sklearn.model_selection')"),
+    "sklearn_function_said_renamed": (
+        "sklearn", "", "from sklearn.metrics import calinski_harabaz_score\n"
+                       "score = calinski_harabaz_score([[0.0], [0.1], [5.0], [5.1]], [0, 0, 1, 1])\n",
+        "moved_import", "score > 1000"),
     "matplotlib_hist_keyword_replaced": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n",
         "counts, edges, _ = plt.hist([1, 2, 2, 3, 3, 3], bins=3, normed=True)\n", "renamed_keyword",

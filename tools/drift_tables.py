@@ -606,6 +606,22 @@ def sklearn_modules_moved(words: dict) -> dict:
     return table
 
 
+SKLEARN_RENAMED = re.compile(r"'(\w+)' (?:was|has been) renamed to '(\w+)'")  # "The 'GraphLasso' was renamed to ..."
+
+
+def _renamed_in_package(path: str, text: str) -> dict:
+    """"'GraphLasso' was renamed to 'GraphicalLasso'": the new name, under the module and each package above
+    it that has it now (`from sklearn.covariance import GraphLasso`)."""
+    m = SKLEARN_RENAMED.search(text)
+    module, name = path.rsplit(".", 1)
+    if not m or m.group(1) != name or m.group(2).startswith("_"):
+        return {}
+    parts = module.split(".")
+    homes = [".".join(parts[:cut]) for cut in range(len(parts), 1, -1)]
+    public = next((home for home in reversed(homes) if resolve(f"{home}.{m.group(2)}") is not None), None)
+    return {(home, name): (public, m.group(2)) for home in homes if public and resolve(f"{home}.{name}") is None}
+
+
 def sklearn_moved(words: dict) -> dict:
     """Names gone from scikit-learn now whose old deprecation names the one to import instead, where
     that one is there now: {(module, name): (module, name)}."""
@@ -614,6 +630,7 @@ def sklearn_moved(words: dict) -> dict:
         module, name = path.rsplit(".", 1)
         if resolve(path) is not None:
             continue
+        table.update(_renamed_in_package(path, text))
         m = SKLEARN_INSTEAD.search(text)
         new = m and f"sklearn.{m.group(1)}"
         if new and resolve(new) is not None:

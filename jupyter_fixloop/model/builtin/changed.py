@@ -15,7 +15,8 @@ scipy 1.17.1), 2026-11-27. Do not edit by hand: run the tool again (its docstrin
 - `MOVED_CALLS`: (module, function of one argument) gone now -> the function its old deprecation said
   to call instead.
 - `SKLEARN_MOVED`: (module, name) gone from scikit-learn now -> (module, name) its old deprecation
-  said to import instead.
+  said to import instead, or said it was renamed to ("'GraphLasso' was renamed to 'GraphicalLasso'",
+  under each package above that has the new name).
 - `SKLEARN_MODULES_MOVED`: (package, module) gone from `sklearn.externals` now -> (None, the package its
   old deprecation said to use instead): `import six`.
 - `SCIPY_MOVED`: (module, name) gone from scipy now -> the numpy function its old deprecation said to
@@ -879,6 +880,18 @@ MOVED_CALLS = {
 }
 
 SKLEARN_MOVED = {
+    ('sklearn.covariance', 'GraphLasso'): ('sklearn.covariance', 'GraphicalLasso'),
+    ('sklearn.covariance', 'GraphLassoCV'): ('sklearn.covariance', 'GraphicalLassoCV'),
+    ('sklearn.covariance', 'graph_lasso'): ('sklearn.covariance', 'graphical_lasso'),
+    ('sklearn.covariance.graph_lasso_', 'GraphLasso'): ('sklearn.covariance', 'GraphicalLasso'),
+    ('sklearn.covariance.graph_lasso_', 'GraphLassoCV'): ('sklearn.covariance', 'GraphicalLassoCV'),
+    ('sklearn.covariance.graph_lasso_', 'graph_lasso'): ('sklearn.covariance', 'graphical_lasso'),
+    ('sklearn.metrics', 'calinski_harabaz_score'): ('sklearn.metrics', 'calinski_harabasz_score'),
+    ('sklearn.metrics.cluster', 'calinski_harabaz_score'): ('sklearn.metrics', 'calinski_harabasz_score'),
+    ('sklearn.metrics.cluster._unsupervised', 'calinski_harabaz_score'):
+        ('sklearn.metrics', 'calinski_harabasz_score'),
+    ('sklearn.metrics.cluster.unsupervised', 'calinski_harabaz_score'):
+        ('sklearn.metrics', 'calinski_harabasz_score'),
     ('sklearn.preprocessing', 'Imputer'): ('sklearn.impute', 'SimpleImputer'),
     ('sklearn.preprocessing.imputation', 'Imputer'): ('sklearn.impute', 'SimpleImputer'),
 }
