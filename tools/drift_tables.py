@@ -459,7 +459,8 @@ def _read_module(root, path, found) -> None:
 
     module = _module_name(root, path)
     try:
-        tree = ast.parse(open(path, encoding="utf-8", errors="replace").read())
+        with open(path, encoding="utf-8", errors="replace") as f:
+            tree = ast.parse(f.read())
     except SyntaxError:  # Python 2 only code
         return
     for _, text in _warn_texts(ast.Module(body=[s for s in tree.body if not isinstance(
