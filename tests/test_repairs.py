@@ -423,6 +423,10 @@ LIBRARY_CASES = {
     "sklearn_private_module_said_moved": (
         "sklearn", "", "from sklearn.tree.tree import DecisionTreeRegressor as Tree\nfit = Tree(max_depth=1)\n",
         "moved_import", "fit.max_depth == 1"),
+    "sklearn_class_said_moved": (
+        "sklearn", "", "from sklearn.lda import LDA\nlda = LDA(n_components=1)\n"
+                       "z = lda.fit_transform([[0.0, 1.0], [0.2, 1.1], [3.0, 0.1], [3.1, 0.0]], [0, 0, 1, 1])\n",
+        "moved_import", "z.shape == (4, 1)"),
     "sklearn_learning_curve_module_said_moved": (
         "sklearn", "", "from sklearn.learning_curve import validation_curve\n", "moved_import",
         "validation_curve.__module__.startswith('sklearn.model_selection')"),

@@ -327,6 +327,7 @@ SOURCE_USE = re.compile(r"(?:[Pp]arameter )?" + OLD_WORD + r"(?: parameter| keyw
 NO_EFFECT = re.compile(r"(?:[Pp]arameter )?" + OLD_WORD + r"(?: parameter| keyword)? (?:is|was|has been) deprecated"
                        r"(?: in (?:version )?[\d.]+)?,? and has no effect")
 IN_FAVOR = re.compile(r"in favou?r of the (\w+) module")
+MOVED_TO = re.compile(r"\b\w+\.(\w+) has been moved to (\w+)\.(\w+)")
 
 
 def _module_name(root, path) -> str:
@@ -467,6 +468,8 @@ def _read_module(root, path, found) -> None:
             s, (ast.FunctionDef, ast.ClassDef))], type_ignores=[])):
         if IN_FAVOR.search(text):  # said on import: the module moved
             found["modules"][module] = f"{module.split('.')[0]}.{IN_FAVOR.search(text).group(1)}"
+        for old, new_module, new in MOVED_TO.findall(text):  # "lda.LDA has been moved to discriminant_analysis..."
+            found["moved"][f"{module}.{old}"] = f"{module.split('.')[0]}.{new_module}.{new}"
     for node in tree.body:
         _read_statement(module, node, found)
 
@@ -521,7 +524,7 @@ def source(library: str, root: str) -> dict:
     import os
 
     found = {k: {} for k in ("bases", "signatures", "renamed", "no effect", "deprecated", "modules", "names",
-                             "renamed calls", "methods")}
+                             "renamed calls", "methods", "moved")}
     package = os.path.join(root, library if library == "sklearn" else os.path.join("lib", library))
     for folder, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "tests")
@@ -537,7 +540,7 @@ def source(library: str, root: str) -> dict:
     return {f"{prefix} deprecated": found["deprecated"], f"{prefix} source renamed": found["renamed"],
             f"{prefix} no effect": found["no effect"], f"{prefix} modules renamed": found["modules"],
             f"{prefix} module names": found["names"], f"{prefix} renamed calls": found["renamed calls"],
-            f"{prefix} method alternatives": found["methods"]}
+            f"{prefix} method alternatives": found["methods"], f"{prefix} names said moved": found["moved"]}
 
 
 def dump(libraries) -> dict:
@@ -750,6 +753,10 @@ def names_moved(dumps) -> dict:
         for module, defined in d.get("sklearn module names", {}).items():
             names.setdefault(module, {}).update(defined)
     table = {}
+    for d in dumps:  # "lda.LDA has been moved to discriminant_analysis.LinearDiscriminantAnalysis"
+        for path, new in d.get("sklearn names said moved", {}).items():
+            if resolve(path.rsplit(".", 1)[0]) is None and resolve(new) is not None:
+                table[tuple(path.rsplit(".", 1))] = tuple(new.rsplit(".", 1))
     for old, new in sorted(moves.items()):
         if resolve(old) is not None or resolve(new) is None:
             continue

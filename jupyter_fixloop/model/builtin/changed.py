@@ -37,7 +37,8 @@ From the old versions' source:
   -> `set_facecolor(color)`); `TYPES_OF`: that class and its subclasses, as an AttributeError names them.
 - `SKLEARN_NAMES_MOVED`: (module gone now, name) -> (module, name): the modules scikit-learn said moved
   ("in favor of the model_selection module", 0.22's table of deprecated modules), each name the old module
-  defined that the new one has now with the same positional parameters (`KFold(n, n_folds)` is left out).
+  defined that the new one has now with the same positional parameters (`KFold(n, n_folds)` is left out),
+  and the classes a module said "has been moved to" (`lda.LDA` -> `discriminant_analysis.LinearDiscriminantAnalysis`).
 """
 
 # fmt: off
@@ -1481,6 +1482,7 @@ SKLEARN_NAMES_MOVED = {
     ('sklearn.grid_search', 'ParameterGrid'): ('sklearn.model_selection', 'ParameterGrid'),
     ('sklearn.grid_search', 'ParameterSampler'): ('sklearn.model_selection', 'ParameterSampler'),
     ('sklearn.grid_search', 'RandomizedSearchCV'): ('sklearn.model_selection', 'RandomizedSearchCV'),
+    ('sklearn.lda', 'LDA'): ('sklearn.discriminant_analysis', 'LinearDiscriminantAnalysis'),
     ('sklearn.learning_curve', 'learning_curve'): ('sklearn.model_selection', 'learning_curve'),
     ('sklearn.learning_curve', 'validation_curve'): ('sklearn.model_selection', 'validation_curve'),
     ('sklearn.linear_model.base', 'LinearRegression'): ('sklearn.linear_model', 'LinearRegression'),
@@ -1623,6 +1625,7 @@ SKLEARN_NAMES_MOVED = {
     ('sklearn.preprocessing.label', 'LabelBinarizer'): ('sklearn.preprocessing', 'LabelBinarizer'),
     ('sklearn.preprocessing.label', 'MultiLabelBinarizer'): ('sklearn.preprocessing', 'MultiLabelBinarizer'),
     ('sklearn.preprocessing.label', 'label_binarize'): ('sklearn.preprocessing', 'label_binarize'),
+    ('sklearn.qda', 'QDA'): ('sklearn.discriminant_analysis', 'QuadraticDiscriminantAnalysis'),
     ('sklearn.semi_supervised.label_propagation', 'LabelPropagation'):
         ('sklearn.semi_supervised', 'LabelPropagation'),
     ('sklearn.semi_supervised.label_propagation', 'LabelSpreading'): ('sklearn.semi_supervised', 'LabelSpreading'),

@@ -178,7 +178,8 @@ def _said_moved(code: str, tree: ast.Module, lineno: int | None, missing: str) -
         if isinstance(node, ast.ImportFrom) and on_line(node, lineno) and node.module == missing:
             homes = {SKLEARN_NAMES_MOVED.get((missing, a.name), (None,))[0] for a in node.names}
             if len(homes) == 1 and None not in homes:
-                names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in node.names)
+                new = [(SKLEARN_NAMES_MOVED[missing, a.name][1], a.asname or a.name) for a in node.names]
+                names = ", ".join(name if name == bound else f"{name} as {bound}" for name, bound in new)
                 return replace_node(code, node, f"from {homes.pop()} import {names}")
     return None
 
