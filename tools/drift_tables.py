@@ -18,12 +18,26 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
   deprecated and will be removed in SciPy 2.0.0, use numpy.exp instead") and removed: the numpy one
   its deprecation names, where that one is there now.
 
+- From the source of versions that do not install on Python 3.11 (`source`, read with `ast`): the
+  keywords scikit-learn's warnings say were renamed or "Use max_iter and tol instead" where its code
+  then hands the old value over (`RENAMED_KEYWORDS`, with `KEYWORD_EXTRAS`: the other parameters that code
+  set), the keywords it says have no effect (`NO_EFFECT_KEYWORDS`), matplotlib's renamed keywords
+  (`RENAMED_CALL_KEYWORDS`), and the names of the modules scikit-learn said moved (`SKLEARN_NAMES_MOVED`,
+  only those whose positional parameters are the same now).
+
     # 1. in a side venv with the old versions (see docs/benchmarks.md, "The corpora"; scipy 1.10.1
     #    with numpy<1.25 in a venv of its own: `dump scipy > /tmp/scipy110-sigs.json`):
     /tmp/old37/bin/python tools/drift_tables.py dump pandas numpy matplotlib sklearn > /tmp/old-sigs.json
     /tmp/oldpd/bin/python tools/drift_tables.py dump pandas numpy matplotlib sklearn > /tmp/oldpd-sigs.json
+    # 1b. the sdists of the versions between (pip of the Python 3.7 venv prepares their metadata, with
+    #     `wheel` installed there; scikit-learn 0.24.2's did not prepare), unpacked, read here:
+    /tmp/old37/bin/pip download --no-deps --no-binary :all: --no-build-isolation -d /tmp/src scikit-learn==0.19.2
+    #     (and 0.18.2, 0.20.4, 0.22.2.post1, 0.23.2; matplotlib 2.0.2, 2.2.5, 3.0.3, 3.3.4), `tar xzf` each, then
+    python tools/drift_tables.py source sklearn /tmp/src/scikit-learn-0.19.2 > /tmp/src/sklearn-0.19.2.json
+    python tools/drift_tables.py source matplotlib /tmp/src/matplotlib-2.2.5 > /tmp/src/matplotlib-2.2.5.json
     # 2. here, with today's versions: print the entries (where two old versions differ, what they agree on)
-    python tools/drift_tables.py compare /tmp/old-sigs.json /tmp/oldpd-sigs.json
+    python tools/drift_tables.py compare /tmp/old-sigs.json /tmp/oldpd-sigs.json /tmp/np22-sigs.json \
+        /tmp/scipy110-sigs.json /tmp/src/*.json
 
 `dump` writes, for each public function, method and estimator constructor of the libraries named, its
 positional parameters in order. `compare` finds each again where it lives now and prints, keyed as a
@@ -299,6 +313,236 @@ def matplotlib_deprecated() -> dict:
     return words
 
 
+# --- the source of versions that do not install here (sdists of scikit-learn 0.18-0.23, matplotlib 2.0-3.3) ---
+
+OLD_WORD = r"['`]*(\w+)['`]*"
+SOURCE_RENAMED = [re.compile(p) for p in (  # the library says the new one replaces the old
+    r"``?(\w+)``? was renamed to ``?(\w+)``?",
+    r"'(\w+)' kwarg is deprecated, and has been replaced by the '(\w+)' kwarg",
+)]
+# "X is deprecated ... Use Y [and Z] instead": a rename only where the old version's code hands X's value to Y
+SOURCE_USE = re.compile(r"(?:[Pp]arameter )?" + OLD_WORD + r"(?: parameter| keyword)? (?:is|was|has been) deprecated"
+                        + _SENTENCE + r"\. [Uu]se (?:the )?['`]*(\w+)['`]*(?: and ['`]*(\w+)['`]*)?(?: parameters?)? "
+                        r"instead")
+NO_EFFECT = re.compile(r"(?:[Pp]arameter )?" + OLD_WORD + r"(?: parameter| keyword)? (?:is|was|has been) deprecated"
+                       r"(?: in (?:version )?[\d.]+)?,? and has no effect")
+IN_FAVOR = re.compile(r"in favou?r of the (\w+) module")
+MOVED_TO = re.compile(r"\b\w+\.(\w+) has been moved to (\w+)\.(\w+)")
+
+
+def _module_name(root, path) -> str:
+    import os
+
+    rel = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+    return rel[: -len(".__init__")] if rel.endswith(".__init__") else rel
+
+
+def _text(node) -> str:
+    """The string a node spells, adjacent and `%`-formatted parts joined as far as they are constants."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp):
+        return _text(node.left) + (_text(node.right) if isinstance(node.op, ast.Add) else "")
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+    if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "format":
+        return _text(node.func.value)
+    return ""
+
+
+def _warn_texts(node) -> list:
+    """(warning call, its text) for every `warnings.warn` / `warn_deprecated` in `node`."""
+    import ast
+
+    found = []
+    for call in ast.walk(node):
+        name = getattr(call.func, "attr", getattr(call.func, "id", "")) if isinstance(call, ast.Call) else ""
+        if name in ("warn", "warn_deprecated") and call.args:
+            found.append((call, " ".join(" ".join(_text(a) for a in call.args).split())))
+    return found
+
+
+def _shim(function, warn_call, old: str, new: str, also: str) -> dict | None:
+    """What the old version's code does where it warns about `old`: None unless it hands `old`'s value to
+    `new` (`max_iter = self.n_iter`); then {other parameter the warning names: the constant it sets}."""
+    import ast
+
+    for block in ast.walk(function):
+        if not isinstance(block, ast.If) or not any(warn_call is n for s in block.body for n in ast.walk(s)):
+            continue
+        handed, extras = False, {}
+        for stmt in block.body:
+            if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+                continue
+            target = stmt.targets[0]
+            name = (target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")).lstrip("_")
+            value = stmt.value.attr if isinstance(stmt.value, ast.Attribute) else getattr(stmt.value, "id", None)
+            if name == new and value == old:
+                handed = True
+            elif also and name == also and isinstance(stmt.value, ast.Constant):
+                extras[also] = repr(stmt.value.value)
+        return extras if handed else None
+    return None
+
+
+def _signature(function) -> list:
+    """The names a function defined in source takes by position (without self), '*' where it takes *args."""
+    args = function.args
+    names = [a.arg for a in (*getattr(args, "posonlyargs", []), *args.args)]
+    names = names[1:] if names[:1] in (["self"], ["cls"]) else names
+    return names + (["*"] if args.vararg else [])
+
+
+def _read_class(module, node, found) -> None:
+    """A class's deprecation decorator, its bases, its constructor and what its methods' warnings say."""
+    import ast
+
+    path = f"{module}.{node.name}"
+    bases = [a for b in node.bases for a in (b.args if isinstance(b, ast.Call) else [b])]  # six.with_metaclass(M, B)
+    found["bases"][path] = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in bases]
+    init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+    found["signatures"][path] = _signature(init) if init else None
+    for function in (f for f in node.body if isinstance(f, ast.FunctionDef)):
+        alternative = _alternative(function)
+        if alternative:
+            found["methods"].setdefault(path, {})[function.name] = [alternative, _signature(function)]
+        for call, text in _warn_texts(function):
+            for pattern in SOURCE_RENAMED:
+                for old, new in pattern.findall(text):
+                    found["renamed"].setdefault(path, {})[old] = [new, {}]
+                    found["renamed calls"].setdefault(function.name, {})[old] = new  # matplotlib's `hist(normed=)`
+            for old, new, also in SOURCE_USE.findall(text):
+                extras = _shim(function, call, old, new, also)
+                if extras is not None:
+                    found["renamed"].setdefault(path, {})[old] = [new, extras]
+            for m in NO_EFFECT.finditer(text):  # the sentence that says so
+                found["no effect"].setdefault(path, {})[m.group(1)] = m.group(0) + "."
+
+
+def _decorator_text(node) -> str:
+    """The text of a `@deprecated("...")` decorator (scikit-learn's), or ''."""
+    import ast
+
+    for d in node.decorator_list:
+        if isinstance(d, ast.Call) and getattr(d.func, "id", getattr(d.func, "attr", "")) == "deprecated" and d.args:
+            return " ".join(_text(d.args[0]).split())
+    return ""
+
+
+def _alternative(node) -> str:
+    """The `alternative=` of matplotlib's `@cbook.deprecated("2.0", alternative="set_facecolor")`, or ''."""
+    import ast
+
+    for d in node.decorator_list:
+        if isinstance(d, ast.Call) and getattr(d.func, "id", getattr(d.func, "attr", "")) == "deprecated":
+            return next((k.value.value for k in d.keywords if k.arg == "alternative"
+                         and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)), "")
+    return ""
+
+
+def _renamed_parameters(node) -> list:
+    """matplotlib's `@_rename_parameter("3.3", "s", "text")` decorators on a function (constant names only)."""
+    import ast
+
+    pairs = []
+    for d in node.decorator_list:
+        name = getattr(d.func, "attr", getattr(d.func, "id", "")) if isinstance(d, ast.Call) else ""
+        if name.lstrip("_") == "rename_parameter" and len(d.args) >= 3 and all(
+                isinstance(a, ast.Constant) for a in d.args[1:3]):
+            pairs.append([d.args[1].value, d.args[2].value])
+    return pairs
+
+
+def _read_module(root, path, found) -> None:
+    import ast
+
+    module = _module_name(root, path)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            tree = ast.parse(f.read())
+    except SyntaxError:  # Python 2 only code
+        return
+    for _, text in _warn_texts(ast.Module(body=[s for s in tree.body if not isinstance(
+            s, (ast.FunctionDef, ast.ClassDef))], type_ignores=[])):
+        if IN_FAVOR.search(text):  # said on import: the module moved
+            found["modules"][module] = f"{module.split('.')[0]}.{IN_FAVOR.search(text).group(1)}"
+        for old, new_module, new in MOVED_TO.findall(text):  # "lda.LDA has been moved to discriminant_analysis..."
+            found["moved"][f"{module}.{old}"] = f"{module.split('.')[0]}.{new_module}.{new}"
+    for node in tree.body:
+        _read_statement(module, node, found)
+
+
+def _read_statement(module, node, found) -> None:
+    """One top-level statement of a module: a class, a function, scikit-learn 0.22's deprecated modules."""
+    import ast
+
+    if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+        found["names"].setdefault(module, {})[node.name] = (
+            _signature(node) if isinstance(node, ast.FunctionDef) else None)
+        if _decorator_text(node):
+            found["deprecated"][f"{module}.{node.name}"] = _decorator_text(node)
+    if isinstance(node, ast.ClassDef):
+        _read_class(module, node, found)
+        for f in (f for f in node.body if isinstance(f, ast.FunctionDef)):
+            for old, new in _renamed_parameters(f):  # a constructor is named as its TypeError names it
+                key = f"{node.name}.__init__" if f.name == "__init__" else f.name
+                found["renamed calls"].setdefault(key, {})[old] = new
+    if isinstance(node, ast.FunctionDef):
+        for old, new in _renamed_parameters(node):
+            found["renamed calls"].setdefault(node.name, {})[old] = new
+        for _, text in _warn_texts(node):
+            for pattern in SOURCE_RENAMED:
+                for old, new in pattern.findall(text):
+                    found["renamed calls"].setdefault(node.name, {})[old] = new
+    if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_DEPRECATED_MODULES":
+        for item in ast.literal_eval(node.value):  # (new file, deprecated path, correct import path, importee)
+            found["modules"][item[1]] = item[2]
+
+
+def _inherited(found) -> None:
+    """A warning in a base class's method speaks for its subclasses (`BaseSGD._validate_params` for
+    `Perceptron`): each class gets what its bases, by name, say."""
+    by_name = {path.rsplit(".", 1)[1]: path for path in found["bases"]}
+    for table in ("renamed", "no effect"):
+        for path in found["bases"]:
+            todo, seen = list(found["bases"][path]), set()
+            while todo:
+                base = by_name.get(todo.pop())
+                if base and base not in seen:
+                    seen.add(base)
+                    todo += found["bases"].get(base, [])
+                    for old, said in found[table].get(base, {}).items():
+                        found[table].setdefault(path, {}).setdefault(old, said)
+
+
+def source(library: str, root: str) -> dict:
+    """What an unpacked sdist's source says (`source sklearn /tmp/scikit-learn-0.19.2`), read with `ast`
+    without installing it: deprecated classes and functions, renamed and no-effect parameters, moved modules
+    and the names (and positional parameters) those modules defined."""
+    import os
+
+    found = {k: {} for k in ("bases", "signatures", "renamed", "no effect", "deprecated", "modules", "names",
+                             "renamed calls", "methods", "moved")}
+    package = os.path.join(root, library if library == "sklearn" else os.path.join("lib", library))
+    for folder, dirs, files in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "tests")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                _read_module(os.path.dirname(package), os.path.join(folder, name), found)
+    _inherited(found)
+    for path, sig in found["signatures"].items():
+        module, name = path.rsplit(".", 1)
+        if module in found["names"] and name in found["names"][module]:
+            found["names"][module][name] = sig
+    prefix = "sklearn" if library == "sklearn" else "matplotlib"
+    return {f"{prefix} deprecated": found["deprecated"], f"{prefix} source renamed": found["renamed"],
+            f"{prefix} no effect": found["no effect"], f"{prefix} modules renamed": found["modules"],
+            f"{prefix} module names": found["names"], f"{prefix} renamed calls": found["renamed calls"],
+            f"{prefix} method alternatives": found["methods"], f"{prefix} names said moved": found["moved"]}
+
+
 def dump(libraries) -> dict:
     found = {}
     if "matplotlib" in libraries:
@@ -366,6 +610,22 @@ def sklearn_modules_moved(words: dict) -> dict:
     return table
 
 
+SKLEARN_RENAMED = re.compile(r"'(\w+)' (?:was|has been) renamed to '(\w+)'")  # "The 'GraphLasso' was renamed to ..."
+
+
+def _renamed_in_package(path: str, text: str) -> dict:
+    """"'GraphLasso' was renamed to 'GraphicalLasso'": the new name, under the module and each package above
+    it that has it now (`from sklearn.covariance import GraphLasso`)."""
+    m = SKLEARN_RENAMED.search(text)
+    module, name = path.rsplit(".", 1)
+    if not m or m.group(1) != name or m.group(2).startswith("_"):
+        return {}
+    parts = module.split(".")
+    homes = [".".join(parts[:cut]) for cut in range(len(parts), 1, -1)]
+    public = next((home for home in reversed(homes) if resolve(f"{home}.{m.group(2)}") is not None), None)
+    return {(home, name): (public, m.group(2)) for home in homes if public and resolve(f"{home}.{name}") is None}
+
+
 def sklearn_moved(words: dict) -> dict:
     """Names gone from scikit-learn now whose old deprecation names the one to import instead, where
     that one is there now: {(module, name): (module, name)}."""
@@ -374,6 +634,7 @@ def sklearn_moved(words: dict) -> dict:
         module, name = path.rsplit(".", 1)
         if resolve(path) is not None:
             continue
+        table.update(_renamed_in_package(path, text))
         m = SKLEARN_INSTEAD.search(text)
         new = m and f"sklearn.{m.group(1)}"
         if new and resolve(new) is not None:
@@ -411,6 +672,161 @@ def moved_calls(words: dict) -> dict:
             if resolve(m.group(1)) is not None:
                 table[tuple(path.rsplit(".", 1))] = m.group(1)
                 break
+    return table
+
+
+_CLASSES = {}
+
+
+def current_class(path: str):
+    """The class at `path` now, or the scikit-learn estimator of that name wherever it lives now
+    (`sklearn.linear_model.perceptron.Perceptron` is `sklearn.linear_model.Perceptron`)."""
+    if not _CLASSES:
+        _CLASSES.update({p.rsplit(".", 1)[1]: cls for p, cls in sorted(estimator_classes().items(), reverse=True)})
+    found = resolve(path)
+    return found if inspect.isclass(found) else _CLASSES.get(path.rsplit(".", 1)[1])
+
+
+def _parameters(cls) -> set:
+    return set(positional(cls.__init__) or []) | keyword_only(cls.__init__)
+
+
+def source_renamed(renamed: dict) -> dict:
+    """{(a TypeError's name for the constructor, old keyword): new keyword} from the source's renames (the
+    text says renamed, or the old code handed the old value to the new parameter), where the old keyword is
+    gone now and the new one is there."""
+    table = {}
+    for path, said in sorted(renamed.items()):
+        cls = current_class(path)
+        if cls is None or not hasattr(cls, "get_params"):
+            continue
+        params = _parameters(cls)
+        for old, (new, extras) in said.items():
+            if old not in params and new in params and set(extras) <= params:
+                table[(error_name(cls, path), old)] = new
+    return table
+
+
+def source_extras(renamed: dict) -> dict:
+    """{(constructor, old keyword): ((another parameter, the constant the old code set it to), ...)}:
+    `Perceptron(n_iter=40)` was `max_iter=40, tol=None` in the version that deprecated it."""
+    table = {}
+    for path, said in sorted(renamed.items()):
+        cls = current_class(path)
+        if cls is None or not hasattr(cls, "get_params"):
+            continue
+        for old, (new, extras) in said.items():
+            if extras and (error_name(cls, path), old) in source_renamed({path: {old: [new, extras]}}):
+                table[(error_name(cls, path), old)] = tuple(sorted(extras.items()))
+    return table
+
+
+def no_effect(said: dict) -> dict:
+    """{(constructor, keyword gone now): the old version's words that it has no effect}."""
+    table = {}
+    for path, words in sorted(said.items()):
+        cls = current_class(path)
+        if cls is not None and hasattr(cls, "get_params"):
+            for old, text in words.items():
+                if old not in _parameters(cls):
+                    table[(error_name(cls, path), old)] = text
+    return table
+
+
+def _safe_by_position(old, new) -> bool:
+    """Whether a call written for `old`'s positional parameters means the same with `new`'s: each argument
+    it passes by position lands on a parameter of the same name (or raises: more than `new` takes)."""
+    if old is None or new is None:
+        return False
+    old = [n for n in old if n != "*"]
+    return all(a == b for a, b in zip(old, new))
+
+
+def names_moved(dumps) -> dict:
+    """{(module gone now, name): (module, name)}: a module the old version said moved ("in favor of the
+    model_selection module", scikit-learn 0.22's table of deprecated modules), each name it defined that the
+    new module has now and that takes the same arguments by position (`KFold(n, n_folds)` is not
+    `KFold(n_splits)`: not moved)."""
+    moves, names = {}, {}
+    for d in dumps:
+        moves.update(d.get("sklearn modules renamed", {}))
+        for module, defined in d.get("sklearn module names", {}).items():
+            names.setdefault(module, {}).update(defined)
+    table = {}
+    for d in dumps:  # "lda.LDA has been moved to discriminant_analysis.LinearDiscriminantAnalysis"
+        for path, new in d.get("sklearn names said moved", {}).items():
+            if resolve(path.rsplit(".", 1)[0]) is None and resolve(new) is not None:
+                table[tuple(path.rsplit(".", 1))] = tuple(new.rsplit(".", 1))
+    for old, new in sorted(moves.items()):
+        if resolve(old) is not None or resolve(new) is None:
+            continue
+        for name, was in sorted(names.get(old, {}).items()):
+            obj = resolve(f"{new}.{name}")
+            if obj is None:
+                continue
+            if _safe_by_position(was, positional(obj.__init__ if inspect.isclass(obj) else obj)):
+                table[(old, name)] = (new, name)  # (a class whose constructor the old source does not show: None)
+    return table
+
+
+def renamed_calls(said: dict) -> dict:
+    """{(function, old keyword): new keyword} for matplotlib: its `_rename_parameter` decorators and "'normed'
+    kwarg ... replaced by the 'density' kwarg", where a function or constructor of that name now takes the
+    new keyword and not the old."""
+    import matplotlib.axes
+    import matplotlib.pyplot
+    import matplotlib.scale
+
+    table = {}
+    for function, pairs in sorted(said.items()):
+        owner, _, name = function.rpartition(".")
+        candidates = [getattr(m, owner or name, None) for m in (matplotlib.axes.Axes, matplotlib.pyplot,
+                                                                matplotlib.scale)]
+        for obj in (c for c in candidates if callable(c)):
+            params = set(inspect.signature(obj).parameters) if not owner else _parameters(obj)
+            for old, new in pairs.items():
+                if old not in params and new in params:
+                    table[(function, old)] = new
+    return table
+
+
+ALTERNATIVE_METHOD = re.compile(r"`*\.?(?:\w+\.)?(\w+)(?:\(\))?`*")  # "set_facecolor", "`.Axes.set_facecolor`"
+
+
+def _subclasses(cls) -> set:
+    found, todo = set(), [cls]
+    while todo:
+        c = todo.pop()
+        if c not in found:
+            found.add(c)
+            todo += c.__subclasses__()
+    return found
+
+
+def methods_renamed(said: dict) -> dict:
+    """{method gone now: (the method the old version's deprecation named as its alternative, the class it was
+    deprecated on, the names of that class and its subclasses as an AttributeError names them)}, where that
+    one is there now and takes the same arguments by position (`Axes.set_axis_bgcolor(color)` ->
+    `set_facecolor(color)`)."""
+    import matplotlib.axes  # noqa: F401 - the classes whose subclasses are named
+    import matplotlib.pyplot  # noqa: F401
+
+    table = {}
+    for path, methods in sorted(said.items()):
+        cls = resolve(path)
+        if not inspect.isclass(cls):
+            continue
+        for old, (alternative, was) in sorted(methods.items()):
+            m = ALTERNATIVE_METHOD.fullmatch(alternative.strip())
+            new = m and getattr(cls, m.group(1), None)
+            if not m or old.startswith("_") or m.group(1).startswith("_"):
+                continue  # private: not what a notebook calls
+            if hasattr(cls, old) or not callable(new) or not _safe_by_position(was, positional(new) or []):
+                continue
+            if len([n for n in was if n != "*"]) > len(positional(new) or []):
+                continue  # more by position than the alternative takes
+            types = tuple(sorted(sub.__name__ for sub in _subclasses(cls) if not sub.__name__.startswith("_")))
+            table[old] = (m.group(1), path.rsplit(".", 1)[1], types)
     return table
 
 
@@ -460,9 +876,50 @@ def merged(tables) -> dict:
     return {k: v for k, v in out.items() if v}
 
 
+def _print_table(head: str, entries: dict) -> None:
+    print(f"\n{head} = {{")
+    for key, new in sorted(entries.items()):
+        line = f"    {key!r}: {new!r},"
+        if len(line) > 118:
+            line = f"    {key!r}:\n        {new!r},"
+        print(line)
+    print("}")
+
+
+def _print_source_tables(dumps) -> None:
+    """The tables read from the source of versions that do not install here (`source` dumps)."""
+    for head, read in (
+            ("# a keyword renamed, as the old code set other parameters when it was passed\nKEYWORD_EXTRAS",
+             lambda d: source_extras(d.get("sklearn source renamed", {}))),
+            ("# a keyword gone now that the old version said has no effect\nNO_EFFECT_KEYWORDS",
+             lambda d: no_effect(d.get("sklearn no effect", {}))),
+            ("# (function, old keyword) -> new keyword: matplotlib, keyed by the called name\nRENAMED_CALL_KEYWORDS",
+             lambda d: renamed_calls(d.get("matplotlib renamed calls", {})))):
+        entries = {}
+        for d in dumps:
+            entries.update(read(d))
+        _print_table(head, entries)
+    methods = {}
+    for d in dumps:
+        methods.update(methods_renamed(d.get("matplotlib method alternatives", {})))
+    _print_table("# method gone now -> (the method its deprecation named as the alternative, the class it was "
+                 "on)\nMETHODS_RENAMED", {old: said[:2] for old, said in methods.items()})
+    print("\n# each of those classes -> its name and its subclasses', as an AttributeError names them\nTYPES_OF = {")
+    for owner, types in sorted({said[1]: said[2] for said in methods.values()}.items()):
+        print(f"    {owner!r}: (")
+        print(textwrap.fill(" ".join(f"{t!r}," for t in types), 116, initial_indent=" " * 8,
+                            subsequent_indent=" " * 8, break_on_hyphens=False) + "),")
+    print("}")
+    _print_table("# names of a module gone now, from the module the old version said to use\nSKLEARN_NAMES_MOVED",
+                 names_moved(dumps))
+
+
 def main(argv) -> int:
     if len(argv) >= 2 and argv[0] == "dump":
         json.dump(dump(argv[1:]), sys.stdout, indent=0, sort_keys=True)
+        return 0
+    if len(argv) == 3 and argv[0] == "source":
+        json.dump(source(argv[1], argv[2]), sys.stdout, indent=0, sort_keys=True)
         return 0
     if len(argv) >= 2 and argv[0] == "compare":
         dumps = [json.load(open(path)) for path in argv[1:]]
@@ -490,10 +947,11 @@ def main(argv) -> int:
             entries = {}
             for d in dumps:
                 entries.update(read(d.get(words, {})))
-            print(f"\n{head} = {{")
-            for key, new in sorted(entries.items()):
-                print(f"    {key!r}: {new!r},")
-            print("}")
+            if head == "RENAMED_KEYWORDS":  # and those the old versions' source says were renamed
+                for d in dumps:
+                    entries.update(source_renamed(d.get("sklearn source renamed", {})))
+            _print_table(head, entries)
+        _print_source_tables(dumps)
         return 0
     sys.exit(__doc__)
 

@@ -19,7 +19,9 @@ words or from what the library says it has now.
 - `setitem_upcast`: a float set into integers (`s[mask] = 13.6`): cast to floats first, as pandas 1 did.
 - `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
 - `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
-- `renamed_keyword`: a keyword the library renamed (`OneHotEncoder(sparse=False)` -> `sparse_output=`).
+- `renamed_keyword`: a keyword the library renamed (`OneHotEncoder(sparse=False)` -> `sparse_output=`,
+  `Perceptron(n_iter=40)` -> `max_iter=40, tol=None`, `hist(normed=True)` -> `density=True`).
+- `no_effect_keyword`: a keyword gone now that the old version said had no effect (`presort=`), left out.
 - `moved_call`: a function of one argument matplotlib removed, as the call its deprecation named
   (`plt.cm.get_cmap('jet')` -> `matplotlib.colormaps.get_cmap('jet')`).
 - `scalar_as_2d`: one number where scikit-learn wants rows of features: `[[x]]`, as its error's two
@@ -34,7 +36,15 @@ import ast
 import difflib
 import re
 
-from .changed import KEYWORD_ONLY_NOW, MOVED_CALLS, RENAMED_KEYWORDS, STILL_POSITIONAL
+from .changed import (
+    KEYWORD_EXTRAS,
+    KEYWORD_ONLY_NOW,
+    MOVED_CALLS,
+    NO_EFFECT_KEYWORDS,
+    RENAMED_CALL_KEYWORDS,
+    RENAMED_KEYWORDS,
+    STILL_POSITIONAL,
+)
 from .edits import (
     ParsedReceipt,
     call_name,
@@ -558,18 +568,56 @@ UNEXPECTED_KEYWORD = re.compile(r"([\w.]+)\(\) got an unexpected keyword argumen
 
 def renamed_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     """A keyword the library renamed: `OneHotEncoder(sparse=False)` is `OneHotEncoder(sparse_output=False)`,
-    as its old version's deprecation said (changed.RENAMED_KEYWORDS)."""
+    as its old version's deprecation said (changed.RENAMED_KEYWORDS); `Perceptron(n_iter=40)` is
+    `Perceptron(max_iter=40, tol=None)`, as scikit-learn 0.19 ran it when it deprecated `n_iter`
+    (changed.KEYWORD_EXTRAS); matplotlib's by the called name (`hist(normed=True)` -> `density=True`, whatever
+    the error names: "Rectangle.set() got an unexpected keyword argument 'normed'"; changed.RENAMED_CALL_KEYWORDS)."""
     m = UNEXPECTED_KEYWORD.search(receipt.evalue) if receipt.ename == "TypeError" else None
     tree = parse(code)
-    if not m or tree is None or (m.group(1), m.group(2)) not in RENAMED_KEYWORDS:
+    if tree is None or receipt.ename not in ("TypeError", "AttributeError"):
         return None
-    new = RENAMED_KEYWORDS[m.group(1), m.group(2)]
-    callee = m.group(1).split(".")[-2] if m.group(1).endswith(".__init__") else m.group(1).rsplit(".", 1)[-1]
-    for call in calls_on_line(tree, receipt.lineno, callee):
-        kw = next((k for k in call.keywords if k.arg == m.group(2)), None)
-        if kw is not None and not has_keyword(call, new):
-            return replace_node(code, kw, f"{new}={source_of(code, kw.value)}")
+    key = m and (m.group(1), m.group(2))
+    if key in RENAMED_KEYWORDS:
+        return _rename_keyword(code, calls_on_line(tree, receipt.lineno, _callee(m.group(1))), m.group(2),
+                               RENAMED_KEYWORDS[key], KEYWORD_EXTRAS.get(key, ()))
+    if key in RENAMED_CALL_KEYWORDS:  # a constructor the call on the line passes it to
+        return _rename_keyword(code, calls_on_line(tree, receipt.lineno), m.group(2), RENAMED_CALL_KEYWORDS[key])
+    for call in calls_on_line(tree, receipt.lineno):
+        for kw in call.keywords:
+            new = RENAMED_CALL_KEYWORDS.get((call_name(call), kw.arg))
+            if new and (f"'{kw.arg}'" in receipt.evalue or f"'{new}'" in receipt.evalue):
+                return _rename_keyword(code, [call], kw.arg, new)
     return None
+
+
+def _callee(name: str) -> str:
+    """The called name in a TypeError's name for a callable: `Perceptron` of `Perceptron.__init__`."""
+    return name.split(".")[-2] if name.endswith(".__init__") else name.rsplit(".", 1)[-1]
+
+
+def _rename_keyword(code: str, calls: list[ast.Call], old: str, new: str, extras=()) -> str | None:
+    """`old=value` as `new=value` in the one call of `calls` that passes `old`, with `extras` (a keyword and
+    the constant the old version set it to) added where the call does not pass them."""
+    passing = [c for c in calls if has_keyword(c, old) and not has_keyword(c, new)]
+    if len(passing) != 1:
+        return None
+    kw = next(k for k in passing[0].keywords if k.arg == old)
+    added = "".join(f", {name}={value}" for name, value in extras if not has_keyword(passing[0], name))
+    return replace_node(code, kw, f"{new}={source_of(code, kw.value)}{added}")
+
+
+def no_effect_keyword(code: str, receipt: ParsedReceipt) -> str | None:
+    """A keyword gone now that the old version said had no effect any more ("The parameter 'presort' is
+    deprecated and has no effect", scikit-learn 0.22): taken out of the call (changed.NO_EFFECT_KEYWORDS)."""
+    m = UNEXPECTED_KEYWORD.search(receipt.evalue) if receipt.ename == "TypeError" else None
+    tree = parse(code)
+    if not m or tree is None or (m.group(1), m.group(2)) not in NO_EFFECT_KEYWORDS:
+        return None
+    passing = [c for c in calls_on_line(tree, receipt.lineno, _callee(m.group(1))) if has_keyword(c, m.group(2))]
+    if len(passing) != 1:
+        return None
+    kw = next(k for k in passing[0].keywords if k.arg == m.group(2))
+    return replace_node(code, passing[0], _without_keyword(code, passing[0], kw))
 
 
 def moved_call(code: str, receipt: ParsedReceipt) -> str | None:

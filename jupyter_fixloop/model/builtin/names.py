@@ -11,7 +11,15 @@ import difflib
 import re
 import sys
 
-from .changed import NUMPY_REMOVED, SCIPY_MOVED, SKLEARN_MODULES_MOVED, SKLEARN_MOVED
+from .changed import (
+    METHODS_RENAMED,
+    NUMPY_REMOVED,
+    SCIPY_MOVED,
+    SKLEARN_MODULES_MOVED,
+    SKLEARN_MOVED,
+    SKLEARN_NAMES_MOVED,
+    TYPES_OF,
+)
 from .edits import (
     ParsedReceipt,
     calls_on_line,
@@ -132,6 +140,8 @@ def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
     if tree is None or receipt.ename not in ("ImportError", "ModuleNotFoundError"):
         return None
     m = re.search(r"No module named '([\w.]+)'", receipt.evalue)
+    if m and m.group(1) in SAID_MOVED_MODULES:
+        return _said_moved(code, tree, receipt.lineno, m.group(1))
     if m:
         for old, new in MOVED_MODULES.items():
             if m.group(1) == old or old.startswith(m.group(1) + "."):
@@ -156,10 +166,28 @@ def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
+# the modules scikit-learn said moved (changed.SKLEARN_NAMES_MOVED): they decide, name by name
+SAID_MOVED_MODULES = frozenset(module for module, _ in SKLEARN_NAMES_MOVED)
+
+
+def _said_moved(code: str, tree: ast.Module, lineno: int | None, missing: str) -> str | None:
+    """`from sklearn.cross_validation import train_test_split` from the module scikit-learn said it moved to,
+    when every name imported is one it moved there with the same positional parameters (changed.
+    SKLEARN_NAMES_MOVED); `KFold(n, n_folds)`, which is not `KFold(n_splits)`, is not."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and on_line(node, lineno) and node.module == missing:
+            homes = {SKLEARN_NAMES_MOVED.get((missing, a.name), (None,))[0] for a in node.names}
+            if len(homes) == 1 and None not in homes:
+                new = [(SKLEARN_NAMES_MOVED[missing, a.name][1], a.asname or a.name) for a in node.names]
+                names = ", ".join(name if name == bound else f"{name} as {bound}" for name, bound in new)
+                return replace_node(code, node, f"from {homes.pop()} import {names}")
+    return None
+
+
 def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str) -> str | None:
     new_module = MOVED_NAMES.get((node.module, name), MOVED_NAMES.get((module, name), ""))
     new_name = name
-    said = {**SKLEARN_MOVED, **SKLEARN_MODULES_MOVED, **SCIPY_MOVED}
+    said = {**SKLEARN_NAMES_MOVED, **SKLEARN_MOVED, **SKLEARN_MODULES_MOVED, **SCIPY_MOVED}
     renamed = said.get((node.module, name)) or said.get((module, name))
     if renamed:  # what the old scikit-learn or scipy said to import instead (None: a package of its own),
         # kept under the name the cell uses
@@ -348,7 +376,8 @@ def dataframe_append(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
-    """A method under an old or borrowed name (`iteritems`, `ix`, `avg`, `sort_by`, Python 2's `has_key`)."""
+    """A method under an old or borrowed name (`iteritems`, `ix`, `avg`, `sort_by`, Python 2's `has_key`), or
+    one matplotlib deprecated naming its alternative (changed.METHODS_RENAMED: `set_axis_bgcolor`)."""
     found = attribute_error(receipt)
     m = re.search(r"'(\w+)' is not a valid function for '(\w+)' object", receipt.evalue)
     if m and m.group(1) in RENAMED_METHODS:  # .agg("avg")
@@ -356,6 +385,9 @@ def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
     if not found:
         return None
     owner, attr = found
+    said = METHODS_RENAMED.get(attr)
+    if said and owner in TYPES_OF[said[1]]:  # matplotlib named it: `ax.set_axis_bgcolor` -> `set_facecolor`
+        return replace_method(code, receipt, attr, said[0])
     if (owner, attr) in PY2_METHODS:
         return replace_method(code, receipt, attr, PY2_METHODS[owner, attr])
     if owner == "dict" and attr == "has_key":

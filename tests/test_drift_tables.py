@@ -1,0 +1,130 @@
+"""tools/drift_tables.py reads what an old version's source says without installing it: a small source tree
+written here, shaped as scikit-learn 0.19's and matplotlib 2.2's (a warning in a base class's method, the code
+that hands the old value on, a decorator), read with `ast`, and the tables it yields against the installed
+libraries."""
+
+import importlib.util
+import pathlib
+import textwrap
+
+import pytest
+
+TOOL = pathlib.Path(__file__).resolve().parent.parent / "tools" / "drift_tables.py"
+
+
+@pytest.fixture(scope="module")
+def tables():
+    spec = importlib.util.spec_from_file_location("drift_tables", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def write(root: pathlib.Path, path: str, text: str) -> None:
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(textwrap.dedent(text))
+
+
+SGD = '''
+    import warnings
+    import six
+    from abc import ABCMeta
+
+
+    class BaseSGD(six.with_metaclass(ABCMeta, object)):
+        def _validate_params(self):
+            self._tol = self.tol
+            if self.n_iter is not None:
+                warnings.warn("n_iter parameter is deprecated in 0.19 and will be"
+                              " removed in 0.21. Use max_iter and tol instead.", DeprecationWarning)
+                max_iter = self.n_iter
+                self._tol = None
+            if self.min_impurity_split is not None:
+                warnings.warn("The min_impurity_split parameter is deprecated. Use the min_impurity_decrease "
+                              "parameter instead.", DeprecationWarning)
+                min_impurity_split = self.min_impurity_split
+            if self.presort != "deprecated":
+                warnings.warn("The parameter 'presort' is deprecated and has no effect.", FutureWarning)
+
+
+    class Perceptron(BaseSGD):
+        def __init__(self, penalty=None, alpha=0.0001, n_iter=None):
+            self.n_iter = n_iter
+'''
+
+
+def test_a_warning_in_a_base_class_speaks_for_its_subclasses_and_a_rename_needs_the_code_to_hand_the_value_on(
+        tables, tmp_path):
+    write(tmp_path, "sklearn/linear_model/stochastic_gradient.py", SGD)
+    said = tables.source("sklearn", str(tmp_path))
+    renamed = said["sklearn source renamed"]
+    assert renamed["sklearn.linear_model.stochastic_gradient.Perceptron"] == {"n_iter": ["max_iter", {"tol": "None"}]}
+    # "Use the min_impurity_decrease parameter instead", but the old code kept the old value as it was: no rename
+    assert all("min_impurity_split" not in pairs for pairs in renamed.values())
+    assert said["sklearn no effect"]["sklearn.linear_model.stochastic_gradient.Perceptron"] == {
+        "presort": "parameter 'presort' is deprecated and has no effect."}
+
+
+def test_renames_and_extras_are_kept_only_where_the_installed_class_takes_them(tables):
+    pytest.importorskip("sklearn")
+    said = {"sklearn.linear_model.perceptron.Perceptron": {"n_iter": ["max_iter", {"tol": "None"}],
+                                                           "eta0": ["learning_rate", {}]}}
+    assert tables.source_renamed(said) == {("Perceptron.__init__", "n_iter"): "max_iter"}  # eta0 is still there
+    assert tables.source_extras(said) == {("Perceptron.__init__", "n_iter"): (("tol", "None"),)}
+
+
+def test_a_moved_module_keeps_only_the_names_whose_positional_parameters_agree(tables, tmp_path):
+    pytest.importorskip("sklearn")
+    write(tmp_path, "sklearn/cross_validation.py", '''
+        import warnings
+        warnings.warn("This module was deprecated in version 0.18 in favor of the model_selection module into "
+                      "which all the refactored classes and functions are moved.", DeprecationWarning)
+
+
+        class KFold(object):
+            def __init__(self, n, n_folds=3, shuffle=False, random_state=None):
+                pass
+
+
+        def train_test_split(*arrays, **options):
+            pass
+
+
+        def cross_val_score(estimator, X, y=None, scoring=None, cv=None):
+            pass
+    ''')
+    said = tables.source("sklearn", str(tmp_path))
+    assert said["sklearn modules renamed"] == {"sklearn.cross_validation": "sklearn.model_selection"}
+    moved = tables.names_moved([said])
+    assert moved == {("sklearn.cross_validation", "cross_val_score"): ("sklearn.model_selection", "cross_val_score"),
+                     ("sklearn.cross_validation", "train_test_split"): ("sklearn.model_selection", "train_test_split")}
+
+
+def test_matplotlib_renamed_keywords_are_keyed_by_the_called_name(tables, tmp_path):
+    pytest.importorskip("matplotlib")
+    write(tmp_path, "lib/matplotlib/axes/_axes.py", '''
+        import warnings
+        from matplotlib import cbook
+
+
+        class Axes(object):
+            def hist(self, x, bins=None, normed=None, density=None):
+                if normed is not None:
+                    warnings.warn("The 'normed' kwarg is deprecated, and has been "
+                                  "replaced by the 'density' kwarg.")
+
+            @cbook._rename_parameter("3.3", "s", "text")
+            def annotate(self, text, xy, *args, **kwargs):
+                pass
+
+            @cbook.deprecated("2.0", alternative="set_facecolor")
+            def set_axis_bgcolor(self, color):
+                pass
+    ''')
+    said = tables.source("matplotlib", str(tmp_path))
+    assert tables.renamed_calls(said["matplotlib renamed calls"]) == {("annotate", "s"): "text",
+                                                                        ("hist", "normed"): "density"}
+    said = {"matplotlib.axes.Axes": said["matplotlib method alternatives"]["matplotlib.axes._axes.Axes"]}
+    new, owner, types = tables.methods_renamed(said)["set_axis_bgcolor"]
+    assert (new, owner) == ("set_facecolor", "Axes") and "Axes" in types
