@@ -379,6 +379,7 @@ def check_server(api_base: str | None, model: str = "", timeout: float = 3.0) ->
         with urllib.request.urlopen(request, timeout=timeout) as reply:
             body = reply.read(1 << 20)
     except urllib.error.HTTPError as exc:
+        exc.close()  # the error holds the answer's socket open until collected
         if exc.code not in (401, 403):
             raise UsageError(f"{who}not a model server at this URL (HTTP {exc.code} from GET {url}): {wrong}") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
