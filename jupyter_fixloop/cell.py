@@ -117,6 +117,25 @@ def asks_to_see(instruction: str | None) -> bool:
     return bool(_ASKS_TO_SEE.search(prose.strip()))
 
 
+_STATES = re.compile(r"\b(?:should|answer|as follows|goal is|expected|expect|result is|output is)\b", re.I)
+_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+_CODE_LINE = re.compile(r"^\s*(?:>>>|\.\.\.\s|import |from |def |class |print\(|for |if )|^\s*[\w.\[\]'\"]+\s*=[^=]")
+
+
+def stated_output(instruction: str | None) -> str | None:
+    """The output an instruction states (`You should end up with the answer as follows:` and a fenced
+    block; `The answer should be:`, `These values should therefore be`), the last such block; None when
+    it states none. A block of code (assignments, imports, a `>>>` session) is an example, not an output."""
+    found = None
+    for match in _FENCE.finditer(instruction or ""):
+        before = instruction[:match.start()].rstrip()
+        said = before[max(before.rfind("\n\n"), before.rfind(". "), 0):]
+        block = match.group(1).strip("\n")
+        if block.strip() and _STATES.search(said) and not any(_CODE_LINE.match(line) for line in block.splitlines()):
+            found = block
+    return found
+
+
 def result_shown(code: str) -> tuple[str, str] | None:
     """`code` with the name its last statement assigns shown on a line of its own (`top = df.head()` ->
     `... top`), and that name; None when its last statement assigns no single name (or it does not parse)."""
@@ -127,7 +146,7 @@ def result_shown(code: str) -> tuple[str, str] | None:
     last = body[-1] if body else None
     targets = (last.targets if isinstance(last, ast.Assign) else [last.target]
                if isinstance(last, (ast.AnnAssign, ast.AugAssign)) else [])
-    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+    if len(targets) != 1 or not isinstance(targets[0], (ast.Name, ast.Subscript, ast.Attribute)):
         return None
-    name = targets[0].id
+    name = ast.unparse(targets[0])
     return f"{code.rstrip()}\n{name}\n", name

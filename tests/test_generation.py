@@ -90,3 +90,58 @@ def test_code_that_assigns_what_the_instruction_asks_to_see_has_it_shown_by_the_
     result = fix("", instruction="Select the teams that scored more than 6 goals.", namespace=_namespace(),
                  model="openai/scripted", api_base=server.url, max_rounds=2)
     assert "It ran, but showed nothing" in server.prompt(1) and result.patched == "euro12[euro12.Goals > 6]\n"
+
+
+STATES = ("Count the goals of each team, largest first. You should end up with the answer as follows:\n"
+          "```\nTeam\nSpain      12\nCroatia     4\n```")
+
+
+def test_the_output_an_instruction_states_is_read_and_a_code_example_is_not():
+    from jupyter_fixloop.cell import stated_output
+
+    assert stated_output(STATES) == "Team\nSpain      12\nCroatia     4"
+    assert stated_output("These values should therefore be\n\n```\n[1, 2, 0]\n```\n\nMake this a column 'Y'.") \
+        == "[1, 2, 0]"
+    assert stated_output("For example:\n```python\ndf = pd.DataFrame({'A': [1, 2]})\n```\nDrop repeats.") is None
+    assert stated_output("The answer should look like:\n```\n>>> df.head()\n```") is None  # a session: an example
+    assert stated_output("Select the Goals column.") is None and stated_output(None) is None
+
+
+def test_a_run_shows_the_stated_values_in_order_as_a_series_a_list_or_a_column():
+    from jupyter_fixloop.receipt.saved import stated_check
+
+    series = "Team\nSpain      12\nCroatia     4\nName: Goals, dtype: int64\n"
+    assert stated_check("", series, "Team\nSpain      12\nCroatia     4") == (True, "")
+    assert stated_check("", "      Goals\nTeam\nSpain 12.0\nCroatia 4.0", "Spain 12\nCroatia 4")[0]  # a frame
+    assert not stated_check("", "Team\nCroatia 4\nSpain 12\n", "Spain 12\nCroatia 4")[0]  # another order
+    assert stated_check("0    1.666667\n", None, "0  1.666667")[0]  # a stated number is a rounded one
+    assert stated_check("[1.6666666666666667]\n", None, "1.666667")[0]
+    assert not stated_check("[1.67]\n", None, "1.666667")[0]
+    assert stated_check("   A\n0  1\n1  2\n3  3\n", None, "1, 2, 3")[0]  # a one-line list may be a column
+    passed, detail = stated_check("", None, "1, 2, 3")
+    assert not passed and detail == "the code shows nothing; the instruction states 1 2 3"
+    passed, detail = stated_check("[1, 2, 3]\n", None, "1, 2, 3", code="print([1, 2, 3])")
+    assert not passed and "the code writes the stated values itself" in detail
+
+
+def test_code_whose_output_shows_the_stated_values_is_verified_by_them(fake_model):
+    wrong = "```python\neuro12.groupby('Team').Goals.sum().sum()\n```"
+    right = "```python\neuro12.groupby('Team').Goals.sum().sort_values(ascending=False)\n```"
+    server = fake_model(wrong, right)
+    result = fix("", instruction=STATES, namespace=_namespace(), model="openai/scripted", api_base=server.url,
+                 rules=False, max_rounds=3)
+    first = result.rounds[0].receipt
+    assert first.kind == "check_failed" and "its output shows the values the instruction states" in first.text
+    assert "the output does not show these values in this order" in server.prompt(1)
+    assert "showed nothing" not in server.prompt(1)  # it showed a value: not the one stated
+    assert result.status == "fixed" and result.patched == right.split("\n", 1)[1].rsplit("```", 1)[0]
+    assert "its output shows the values the instruction states, in order" in result.reason
+
+
+def test_code_that_ran_but_never_shows_the_stated_values_is_kept_and_said_so(fake_model):
+    wrong = "```python\neuro12.Goals.sum()\n```"
+    server = fake_model(wrong, "```python\neuro12.Goals.max()\n```")
+    result = fix("", instruction=STATES, namespace=_namespace(), model="openai/scripted", api_base=server.url,
+                 rules=False, max_rounds=2)
+    assert result.status == "unverified" and result.patched == "euro12.Goals.sum()\n"  # the first that ran
+    assert "its output does not show the values the instruction states" in result.reason

@@ -39,10 +39,13 @@ class Expectations:
     (a `saved.SavedOutput`); compared with its stdout when it ran without error. `original`: the user's
     cell; when given, the run's effect is judged for smells (smells.py), and a smell fails the run.
     `following`: (number, source) of the later cells that run after it, in order; `baseline`: how they
-    went after the original cell (None: this is the original cell's run, and they do not judge it)."""
+    went after the original cell (None: this is the original cell's run, and they do not judge it).
+    `stated`: the output an instruction states (cell.py's `stated_output`); a run that ran without error
+    must show its values, in order (receipt/saved.py's `stated_check`)."""
 
     output: str | saved.SavedOutput | None = None
     original: str | None = None
+    stated: str | None = None
     following: tuple[tuple[int, str], ...] = ()
     baseline: Baseline | None = None
 
@@ -68,7 +71,7 @@ def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str,
         if not f.ok and not f.counted)
     warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
     error = result.get("error")
-    checks, diff = _outcomes(result, effect, later, expect.output)
+    checks, diff = _outcomes(result, effect, later, expect, ran)
     common = dict(
         stdout=result.get("stdout", ""),
         stderr=result.get("stderr", ""),
@@ -116,13 +119,15 @@ def _judged_effect(result: dict, original: str | None, ran: str | None) -> Effec
 
 
 def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome, ...],
-              expect_output: str | None) -> tuple[tuple[CheckOutcome, ...], list[str]]:
+              expect: Expectations, ran: str | None) -> tuple[tuple[CheckOutcome, ...], list[str]]:
     """The run's checks in order (the judge's; when the cell ran without error, then the expected output,
-    the counted following cells and the smells), and the diff of a wrong output."""
+    the output the instruction states, the counted following cells and the smells), and the diff of a
+    wrong output."""
     checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", "")) for c in result.get("checks", []))
     if result.get("error") is not None:
         return checks, []
     diff: list[str] = []
+    expect_output = expect.output
     if expect_output is not None:
         if isinstance(expect_output, saved.SavedOutput):  # the output a notebook's author saved
             passed, detail, diff = saved.saved_check(result.get("stdout", ""), result.get("shown"), expect_output)
@@ -130,6 +135,10 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
         else:
             outcome, diff = output_check(result.get("stdout", ""), expect_output)
         checks += (outcome,)
+    if expect.stated is not None:
+        shown = result.get("shown") if isinstance(result.get("shown"), str) else None  # the sandbox's to forge
+        passed, detail = saved.stated_check(str(result.get("stdout", "")), shown, expect.stated, ran)
+        checks += (CheckOutcome(saved.STATED_CHECK, passed, detail),)
     # a later cell that still runs is evidence only when it discriminates (FollowingOutcome.verifies)
     checks += tuple(CheckOutcome(f.label, f.ok, f.verifies if f.ok else f.error) for f in later
                     if f.verifies or (f.counted and not f.ok))

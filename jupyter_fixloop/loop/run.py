@@ -23,6 +23,7 @@ from ..kernel import namespace as values, sharing, snapshot as snapshots
 from ..kernel.snapshot import Snapshot
 from ..model import models as model, prompt
 from ..options import LoopOptions, knob_signature
+from ..receipt.saved import STATED_CHECK
 from ..receipt.text import Budget, annotated
 from ..receipt.values import Baseline, Receipt
 from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
@@ -122,13 +123,16 @@ class LoopRun:
         self.facts = tuple(f"{n!r} in globals()" for n in cell.instruction_names(instruction) if f"{n!r}" not in
                            " ".join(checks))
         self.expect_output = expect_output
+        stated = cell.stated_output(instruction)  # the output the instruction states: a check of every run
         # an instruction that asks for something to see, met by code that shows nothing, is asked once more
-        self.asks_to_see = cell.asks_to_see(instruction)
-        self._silent: tuple[int, sampling.Candidate, Receipt] | None = None  # the code that ran and showed nothing
+        self.asks_to_see = cell.asks_to_see(instruction) or stated is not None
+        # the first code that ran and missed only what the instruction says of what it shows (it showed
+        # nothing, or not the values it states): returned, said as such, if nothing better runs
+        self._silent: tuple[int, sampling.Candidate, Receipt] | None = None
         self._shown: dict[str, str] = {}  # code -> the name its last line shows, added by the loop (_with_result_shown)
         self.following = following
         # what every run of this loop is judged against (per run: the cell its smells compare with, the baseline)
-        self.expect = Expectations(output=expect_output, following=tuple(enumerate(following, 1)))
+        self.expect = Expectations(output=expect_output, following=tuple(enumerate(following, 1)), stated=stated)
         # how the following cells went after the original cell, and what it wrote (set by its run; with an
         # instruction there is none, and a later cell that runs verifies only by reading what the code wrote)
         self.baseline = Baseline(ran=frozenset(range(1, len(following) + 1)))
@@ -193,7 +197,7 @@ class LoopRun:
         for index in range(1, opts.max_rounds + 1):
             bound = self._bound_reached()
             if bound:
-                return self._end("gave_up", bound)
+                return self._gave_up(bound)
             events.call(self.hooks.on_round_start, events.RoundStart(index, opts.max_rounds))
             messages = self._messages(history, note, repeated_before)
             try:
@@ -208,18 +212,21 @@ class LoopRun:
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
             if repeated and self.model.deterministic:  # asking again gets the same
-                return self._end("gave_up", f"the model repeated {repeated}; a hint (--hint) or another model may help")
+                return self._gave_up(f"the model repeated {repeated}; a hint (--hint) or another model may help")
             receipt = self._record(index, candidates, best)
             ended = self._ended(index, best, receipt, repeated if repeated_before else "")
             if ended is not None:
                 return ended
             passed_before.record(receipt, index)
             note, repeated_before = self._carry_on(best, receipt, history), repeated
-            if self._silent and self._silent[0] == index:
+            if self._silent and self._silent[0] == index and self._shows_nothing(self._silent[2]):
                 note = prompt.SHOWS_NOTHING
-        if self._silent:  # it ran and showed nothing; nothing after it ran: that code, said as such
-            return self._passed(*self._silent)
-        return self._end("gave_up", f"max rounds ({opts.max_rounds}) reached")
+        return self._gave_up(f"max rounds ({opts.max_rounds}) reached")
+
+    def _gave_up(self, reason: str) -> LoopResult:
+        """Gave up; but code that ran and missed only what the instruction says of what it shows, with
+        nothing better after it, is returned: that code, said as such (`_passed`)."""
+        return self._passed(*self._silent) if self._silent else self._end("gave_up", reason)
 
     async def _original(self, pool: SandboxPool, mirror: _Mirror) -> None:
         """Round 0: the cell as the user wrote it (its receipt is the first thing the model reads)."""
@@ -283,8 +290,10 @@ class LoopRun:
             return None
         if receipt.ok:
             return self._passed(index, best, receipt)
+        if self._misses_stated(receipt) and not self._silent:
+            self._silent = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
         if repeated_twice and best.repeated:
-            return self._end("gave_up", f"the model repeated {repeated_twice}, also when asked again at a higher "
+            return self._gave_up( f"the model repeated {repeated_twice}, also when asked again at a higher "
                              "temperature; a hint (--hint) or another model may help")
         if reply.code is None and self.model.deterministic:  # asking again gets the same
             return self._end("gave_up", f"{receipt.text.rstrip('.')}; a model (--model, FixLoop.model) may fix it")
@@ -295,14 +304,15 @@ class LoopRun:
         """Code that ran and showed nothing, for an instruction that asks for something to see, run again
         with the name its last line assigns shown (a line of the rules, no model call): that run instead
         when it shows something. The name is said in the result (`_passed`). Not with the rules off."""
-        if not (self.options.rules and best.receipt.ok and best.reply.code and self._shows_nothing(best.receipt)):
+        ran = best.receipt.ok or self._misses_stated(best.receipt)
+        if not (self.options.rules and ran and best.reply.code and self._shows_nothing(best.receipt)):
             return best
         shown = cell.result_shown(best.reply.code)
         if shown is None:
             return best
         code, name = shown
         receipt = await self._trial(code, best.reply.text, guard_, history, pool, mirror)
-        if not receipt.ok or self._shows_nothing(receipt):
+        if not (receipt.ok or self._misses_stated(receipt)) or self._shows_nothing(receipt):
             return best
         self._shown[code] = name
         authors = authored(best.reply.code, best.authors, code, RULES)
@@ -316,6 +326,13 @@ class LoopRun:
         whose last line has no value: a fact about the run, said as such (never evidence of a right answer)."""
         return bool(self.asks_to_see and not self.checks and not receipt.stdout.strip() and not receipt.value)
 
+    @staticmethod
+    def _misses_stated(receipt: Receipt) -> bool:
+        """Code that ran without error, every check passing but the output the instruction states."""
+        return (receipt.kind == "check_failed" and receipt.ename is None
+                and any(c.expr == STATED_CHECK and not c.passed for c in receipt.checks)
+                and all(c.passed or c.expr == STATED_CHECK for c in receipt.checks))
+
     def _passed(self, index: int, best: sampling.Candidate, receipt: Receipt) -> LoopResult:
         """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
         reply = best.reply
@@ -325,13 +342,17 @@ class LoopRun:
             receipt = replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts))
             named = cell.instruction_names(self.instruction)
             stated = f"; it defines {', '.join(f'`{n}`' for n in named)}, as the instruction asks"
-        if evidence(receipt, reply.code, self.source):
+        if any(c.expr == STATED_CHECK and c.passed for c in receipt.checks):
+            stated += "; its output shows the values the instruction states, in order"
+        if evidence(receipt, reply.code, self.source) and not self._misses_stated(receipt):
             words = verified(receipt, reply.code, self.source, self.checks)
             return self._end("fixed", f"after {index} round(s){by}: {words}{stated}", reply.code)
         others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
         guess = f", a guess: {reply.guess}" if reply.guess else ""
         if self._shows_nothing(receipt):
             stated += "; it shows nothing, though the instruction asks for something to see"
+        elif self._misses_stated(receipt):
+            stated += "; its output does not show the values the instruction states"
         elif reply.code in self._shown:
             stated += (f"; its last line shows `{self._shown[reply.code]}`, added by the rules since the instruction "
                        "asks for something to see")

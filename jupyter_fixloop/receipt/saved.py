@@ -130,3 +130,52 @@ def saved_check(stdout: str, shown: str | None, saved: str) -> tuple[bool, str, 
     differing = sum(1 for line in diff if line[:1] in "+-")
     detail = f"{len(got)} line(s) shown, {len(want)} saved; {differing} line(s) differ"
     return False, detail, diff
+
+
+# ---------------------------------------------------------------- the output an instruction states
+
+STATED_CHECK = "its output shows the values the instruction states"
+_TOKEN = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[A-Za-z_]\w*")
+COPIED = 3  # stated values this many or more, written in the code itself in the same order, are no evidence
+
+
+def stated_check(stdout: str, shown: str | None, stated: str, code: str | None = None) -> tuple[bool, str]:
+    """Whether a run's output shows the values an instruction states (`You should end up with ...` and a
+    block: `cell.stated_output`), in their order, numbers as rounded where they are stated (1.666667 is
+    1.6666666667); words and numbers only, so a Series, a list or a frame's column may show them. A
+    one-line list (`1, 2, 3`) may also be a column: the last value of each line. (passed, what it found)."""
+    want = _TOKEN.findall(stated)
+    if not want:
+        return True, ""
+    got_text = stdout + (shown + "\n" if shown else "")
+    if code and len(want) >= COPIED and _run_in(want, _TOKEN.findall(code)):
+        return False, "the code writes the stated values itself: that shows nothing of what it computes"
+    lines = [line.split() for line in got_text.splitlines() if line.split()]
+    column = [_TOKEN.findall(words[-1])[-1] for words in lines if _TOKEN.findall(words[-1])]
+    one_line = len([line for line in stated.splitlines() if line.strip()]) == 1
+    if _run_in(want, _TOKEN.findall(got_text)) or (one_line and _run_in(want, column)):
+        return True, ""
+    stated_words = " ".join(want[:12]) + (" ..." if len(want) > 12 else "")
+    if not got_text.strip():
+        return False, f"the code shows nothing; the instruction states {stated_words}"
+    return False, f"the instruction states {stated_words}; the output does not show these values in this order"
+
+
+def _run_in(want: list[str], got: list[str]) -> bool:
+    """Whether `want` is a run of `got` (values compared by `_same_value`)."""
+    n = len(want)
+    return any(all(_same_value(w, g) for w, g in zip(want, got[i:i + n])) for i in range(len(got) - n + 1))
+
+
+def _same_value(want: str, got: str) -> bool:
+    if want == got:
+        return True
+    try:
+        x, y = float(want), float(got)
+    except ValueError:
+        return False
+    if math.isnan(x) or math.isnan(y):
+        return math.isnan(x) and math.isnan(y)
+    decimals = len(want.partition(".")[2]) if "." in want and "e" not in want.lower() else 0
+    rounded = 0.5 * 10 ** -decimals if decimals else 0.0  # a stated 1.666667 is a rounded value
+    return math.isclose(x, y, rel_tol=REL_TOL, abs_tol=rounded)

@@ -21,7 +21,8 @@ Kind = Literal["ok", "exception", "check_failed", "timeout", "crash", "no_code",
 MAX_LINE = 200
 OUTPUT_CHECK = "stdout matches --expect-output"
 SMELL_CHECK = "what the cell does to the data looks right"
-UNSIGNED = (OUTPUT_CHECK, saved.SAVED_CHECK)  # checks read from what the sandbox reports, never signed by the judge
+# checks read from what the sandbox reports, never signed by the judge
+UNSIGNED = (OUTPUT_CHECK, saved.SAVED_CHECK, saved.STATED_CHECK)
 SYNTAX = ("SyntaxError", "IndentationError", "TabError")
 
 
