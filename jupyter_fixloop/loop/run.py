@@ -128,7 +128,7 @@ class LoopRun:
         self.asks_to_see = cell.asks_to_see(instruction) or stated is not None
         # the first code that ran and missed only what the instruction says of what it shows (it showed
         # nothing, or not the values it states): returned, said as such, if nothing better runs
-        self._silent: tuple[int, sampling.Candidate, Receipt] | None = None
+        self._kept: tuple[int, sampling.Candidate, Receipt] | None = None
         self._shown: dict[str, str] = {}  # code -> the name its last line shows, added by the loop (_with_result_shown)
         self.following = following
         # what every run of this loop is judged against (per run: the cell its smells compare with, the baseline)
@@ -219,14 +219,14 @@ class LoopRun:
                 return ended
             passed_before.record(receipt, index)
             note, repeated_before = self._carry_on(best, receipt, history), repeated
-            if self._silent and self._silent[0] == index and self._shows_nothing(self._silent[2]):
+            if self._kept and self._kept[0] == index and self._shows_nothing(self._kept[2]):
                 note = prompt.SHOWS_NOTHING
         return self._gave_up(f"max rounds ({opts.max_rounds}) reached")
 
     def _gave_up(self, reason: str) -> LoopResult:
         """Gave up; but code that ran and missed only what the instruction says of what it shows, with
         nothing better after it, is returned: that code, said as such (`_passed`)."""
-        return self._passed(*self._silent) if self._silent else self._end("gave_up", reason)
+        return self._passed(*self._kept) if self._kept else self._end("gave_up", reason)
 
     async def _original(self, pool: SandboxPool, mirror: _Mirror) -> None:
         """Round 0: the cell as the user wrote it (its receipt is the first thing the model reads)."""
@@ -285,13 +285,13 @@ class LoopRun:
     def _ended(self, index: int, best: sampling.Candidate, receipt: Receipt, repeated_twice: str) -> LoopResult | None:
         """The loop's result when this round ends it: it passed, or asking again cannot help; None to go on."""
         reply = best.reply
-        if receipt.ok and self._shows_nothing(receipt) and not self._silent and index < self.options.max_rounds:
-            self._silent = (index, best, receipt)  # asked once more to show it; kept if nothing better runs
+        if receipt.ok and self._shows_nothing(receipt) and not self._kept and index < self.options.max_rounds:
+            self._kept = (index, best, receipt)  # asked once more to show it; kept if nothing better runs
             return None
         if receipt.ok:
             return self._passed(index, best, receipt)
-        if self._misses_stated(receipt) and not self._silent:
-            self._silent = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
+        if self._misses_stated(receipt) and not self._kept:
+            self._kept = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
         if repeated_twice and best.repeated:
             return self._gave_up( f"the model repeated {repeated_twice}, also when asked again at a higher "
                              "temperature; a hint (--hint) or another model may help")
