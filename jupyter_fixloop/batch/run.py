@@ -679,7 +679,7 @@ class BatchRun:
         elif result.claimed:
             why = f"a repair is proposed, not applied: {self._verified(result, number)[1]}"
         else:
-            why = f"no repair verified: {result.reason}"
+            why = words.saved_output_differs(result.rounds) or f"no repair verified: {result.reason}"
         patched = plan.source_with(result.patched) if result.claimed and decision not in ("reject", "failed") else None
         return CellOutcome(number, "looks_wrong", source, patched, "", f"{said}; {why}", result,
                            time.perf_counter() - started)
@@ -883,7 +883,7 @@ def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str =
     if result.status == "passed":
         notes = "; ".join(snap.notes()) or "its state may not have been mirrored exactly"
         return f"the cell passes in a fresh sandbox but not in the notebook's kernel ({notes})"
-    return result.reason
+    return words.saved_output_differs(result.rounds) or result.reason
 
 
 def _record(cell, result: LoopResult, decision: str) -> None:
