@@ -15,10 +15,10 @@ in the kernel: the proposal is words and the diff of the cell it changes.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 from .. import render
+from ..hidden import visible
 from ..kernel import Checkpoint, cell_names, suspects
 from ..result import LoopResult
 
@@ -62,8 +62,8 @@ class Proposal:
     def bundle(self) -> dict:
         words = self.words()
         diff = self.result.diff
-        return {"text/plain": f"{words}\n{diff}",
-                "text/html": f"<div>{html.escape(words)}</div>"
+        return {"text/plain": visible(f"{words}\n{diff}"),
+                "text/html": f"<div>{render.escaped(words)}</div>"
                              + render.diff_html(self.result.source, self.result.patched or "")}
 
 
