@@ -719,6 +719,7 @@ class BatchRun:
             options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
                                 expect_output=self._expected(plan, number, error), following=self.later(number),
+                                cell_numbers=[n for n, _ in self.numbered_later(number)],
                                 hooks=self.progress.hooks(), options=options)
             if not result.claimed:
                 return result, "none"
@@ -751,8 +752,13 @@ class BatchRun:
 
     def later(self, number: int) -> tuple[str, ...]:
         """The code of the notebook's cells after cell `number`: each candidate must leave them working."""
+        return tuple(code for _, code in self.numbered_later(number))
+
+    def numbered_later(self, number: int) -> tuple[tuple[int, str], ...]:
+        """(cell number, code) of the notebook's cells after cell `number` that `later` gives: the receipts
+        name each by its number in the notebook, as the report does."""
         later = []
-        for cell in self.nb.cells[number:]:
+        for n, cell in enumerate(self.nb.cells[number:], number + 1):
             if cell.cell_type != "code" or not cell.source.strip():
                 continue
             try:
@@ -760,7 +766,7 @@ class BatchRun:
             except UsageError:
                 continue
             if plan.code.strip() and not plan.instruction:
-                later.append(plan.code)
+                later.append((n, plan.code))
         return tuple(later)
 
     async def _apply(self, kernel, index, plan, error, result: LoopResult, started, defines,
