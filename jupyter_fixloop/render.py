@@ -27,6 +27,13 @@ STATUS_TEXT = {
 ALREADY_RUNS = "the cell already runs"  # how the loop's reason starts when nothing checked a passing cell
 
 
+def escaped(text: str) -> str:
+    """Text for HTML that may hold what a sandbox or a model wrote (stdout, a traceback, code, a reason quoting
+    them): hidden characters as escapes first (hidden.py: a bidi override or a zero-width space is shown, not
+    obeyed), then HTML-escaped. Each piece escapes its own text, whoever assembles the page."""
+    return html.escape(visible(text))
+
+
 def status_label(status: str, reason: str = "") -> str:
     """The status in words; a cell that ran as written with nothing to check it "already runs": it
     does not "pass" anything."""
@@ -119,7 +126,7 @@ def alternatives_html(result: LoopResult) -> str:
     parts = []
     for s in result.alternatives:
         who = s.writer
-        effect = (f'<div>what it does to your data:</div><pre class="fixloop-receipt">{html.escape(s.effect)}</pre>'
+        effect = (f'<div>what it does to your data:</div><pre class="fixloop-receipt">{escaped(s.effect)}</pre>'
                   if s.effect else "")
         parts.append(f'<div class="fixloop-alternative"><b>another candidate that also runs ({who}); nothing '
                      f"tells which is right:</b>{diff_html(result.source, s.code or '')}{effect}</div>")
@@ -132,8 +139,8 @@ def effect_html(result: LoopResult) -> str:
     for lines in (_sections(output_lines(result)), [effect_lines(result)]):
         for block in lines:
             if block:
-                parts.append(f'<div class="fixloop-effect"><b>{html.escape(block[0])}</b><pre class="fixloop-receipt">'
-                             f'{html.escape(chr(10).join(line[2:] for line in block[1:]))}</pre></div>')
+                parts.append(f'<div class="fixloop-effect"><b>{escaped(block[0])}</b><pre class="fixloop-receipt">'
+                             f'{escaped(chr(10).join(line[2:] for line in block[1:]))}</pre></div>')
     return "".join(parts)
 
 
@@ -244,10 +251,10 @@ def render_html(result: LoopResult) -> str:
     parts = [STYLE, '<div class="fixloop-box">']
     status = status_label(result.status, result.reason)
     sep = ":" if result.status == "unverified" else " —"
-    parts.append(f'<div><span class="fixloop-status-{result.status}">fixloop: {html.escape(status)}</span>{sep} '
-                 f"{html.escape(result.reason)}</div>")
+    parts.append(f'<div><span class="fixloop-status-{result.status}">fixloop: {escaped(status)}</span>{sep} '
+                 f"{escaped(result.reason)}</div>")
     parts.append(f"<div>{len(result.rounds)}/{result.max_rounds} rounds · model "
-                 f"<code>{html.escape(result.model)}</code>"
+                 f"<code>{escaped(result.model)}</code>"
                  f" · {tokens_text(result.tokens)} · {cost_text(result.cost)} · {result.seconds:.1f} s</div>")
     parts.append(notes_html(result.notes))
     if proposes(result):
@@ -263,7 +270,7 @@ def render_html(result: LoopResult) -> str:
 
 def notes_html(notes) -> str:
     """Notes on how the loop ran (which confinement the candidates had): small, under the header."""
-    return "".join(f'<div class="fixloop-note">{html.escape(note)}</div>' for note in notes)
+    return "".join(f'<div class="fixloop-note">{escaped(note)}</div>' for note in notes)
 
 
 def round_title(r) -> str:
@@ -302,8 +309,9 @@ def rounds_html(result: LoopResult) -> str:
 
 
 def _receipt_html(title: str, text: str, diff: str = "") -> str:
-    return (f"<div><b>{html.escape(title)}</b>{diff}"
-            f'<pre class="fixloop-receipt">{html.escape(text)}</pre></div>')
+    """A receipt under its title: what the sandbox reported, hidden characters as escapes (`escaped`)."""
+    return (f"<div><b>{escaped(title)}</b>{diff}"
+            f'<pre class="fixloop-receipt">{escaped(text)}</pre></div>')
 
 
 # ---------------------------------------------------------------- pieces of the widget (widget.py)
@@ -311,7 +319,7 @@ def _receipt_html(title: str, text: str, diff: str = "") -> str:
 
 def receipt_block(receipt) -> str:
     """A receipt as people read it (every detail, hidden characters escaped), as the widget shows it."""
-    return f'<pre class="fixloop-receipt">{html.escape(visible(for_people(receipt)))}</pre>'
+    return f'<pre class="fixloop-receipt">{escaped(for_people(receipt))}</pre>'
 
 
 WIDGET_STYLE = """<style>
@@ -338,15 +346,15 @@ def header_html(*, status: str, reason: str = "", rounds: int = 0, max_rounds: i
                 tokens: int = 0, cost: float = 0.0, seconds: float = 0.0, activity: str = "") -> str:
     """The widget's header: status, rounds used of max, model, tokens, cost, elapsed; live while running."""
     label = "running" if status == "running" else status_label(status, reason)
-    why = f"{':' if status == 'unverified' else ' —'} {html.escape(reason)}" if reason else ""
+    why = f"{':' if status == 'unverified' else ' —'} {escaped(reason)}" if reason else ""
     now = (
-        f'<div class="fixloop-activity" role="status" aria-live="polite">{html.escape(activity)}</div>'
+        f'<div class="fixloop-activity" role="status" aria-live="polite">{escaped(activity)}</div>'
         if activity
         else ""
     )
     return (f'<div class="fixloop-head"><span class="fixloop-status-{html.escape(status)}">fixloop: '
-            f'{html.escape(label)}</span>{why}'
-            f"<div>{rounds}/{max_rounds} rounds · model <code>{html.escape(model)}</code> · {tokens_text(tokens)} · "
+            f'{escaped(label)}</span>{why}'
+            f"<div>{rounds}/{max_rounds} rounds · model <code>{escaped(model)}</code> · {tokens_text(tokens)} · "
             f"{cost_text(cost)} · {seconds:.1f} s</div>{now}</div>")
 
 

@@ -211,3 +211,29 @@ def test_a_cause_whose_state_was_not_kept_is_offered_and_said_not_judged_on_it()
     (said,) = [o.data["text/plain"] for o in cells[4].outputs if o.output_type == "display_data"
                and "the cause is in cell" in o.data.get("text/plain", "")]
     assert "the cause is in cell [3]" in said and "NOT judged on the state before cell [3]" in said
+
+
+KEPT = ("auto = get_ipython().magics_manager.registry['FixLoopMagics'].auto\n"
+        "print([(r.source.split('.')[0], r.checkpoint is not None) for r in auto.ran],\n"
+        "      {i: f.checkpoint is not None for i, f in auto.failures.items()})")
+
+
+def test_the_states_auto_mode_keeps_stay_within_a_total_the_newest_kept(kernel):
+    """Each cell's starting state is a copy; together they stay within cause.KEEP_TOTAL (1.5 MB here, so
+    that one copy of 1 MB fits, not two): the newest cells' are kept, the older ones let go. The last
+    failure's copy is kept; an older failure's goes, and its receipts say why."""
+    assert kernel.run("%load_ext jupyter_fixloop").ok
+    kernel.run("%fixloop auto")
+    kernel.run("import jupyter_fixloop.notebook.cause as cause\ncause.KEEP_TOTAL = 1_500_000\n"
+               "a, b, c = [bytes(1_000_000)], [bytes(1_000_000)], [bytes(1_000_000)]")
+    for name in "abc":
+        assert kernel.run(f"{name}.append(1)").ok
+    kept = kernel.run(KEPT).text
+    assert "('a', False), ('b', False), ('c', True)]" in kept, kept  # 3 MB of copies: the newest kept
+    assert "NameError" in kernel.run("a.append(2)\nprint(undefined_one)", metadata={"cellId": "f1"}).text
+    kept = kernel.run(KEPT).text
+    assert "('c', False)" in kept and "('a', True)] {'f1': True}" in kept, kept  # the failure's is kept
+    assert "NameError" in kernel.run("b.append(2)\nprint(undefined_two)", metadata={"cellId": "f2"}).text
+    assert "{'f1': False, 'f2': True}" in kernel.run(KEPT).text  # the last failure's is the one kept
+    notes = kernel.run("print(auto.failures['f1'].notes(get_ipython().user_ns))").text
+    assert "auto mode let it go: the copies it keeps across cells stay within 1.43051 MiB" in notes, notes

@@ -11,8 +11,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from jupyter_fixloop import fix
 from jupyter_fixloop.batch import cli as batch_cli
 from jupyter_fixloop.batch.run import SAVED_WORDS
+from jupyter_fixloop.errors import UsageError
 
 
 @pytest.fixture(scope="module")
@@ -487,7 +489,7 @@ def test_later_cells_judge_each_candidate_and_the_report_shows_the_effect(workdi
     assert nb.cells[1].source == honest
     assert text_of(nb.cells[2]) == "[2, 3, 4]"
     rounds = nb.cells[1].metadata["fixloop"]["rounds"]
-    assert "Check failed: following cell 1 (`ids = df['customer_id'] + 1`)" in rounds[0]["receipt"]["text"]
+    assert "Check failed: following cell 3 (`ids = df['customer_id'] + 1`)" in rounds[0]["receipt"]["text"]
     text = Path(report).read_text()
     assert "what it does to your data:" in text
     assert "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'" in text
@@ -563,7 +565,7 @@ def test_a_later_cell_that_reads_nothing_of_a_fix_does_not_verify_it(workdir, ca
     printed = capsys.readouterr().out
     assert code == 3, printed
     first = re.search(r"cell 2: .* -- (.*)", printed).group(1)
-    assert first.startswith("fixed: after 1 round(s): its 1 check passes (following cell 1 (`print(orders.groupby("
+    assert first.startswith("fixed: after 1 round(s): its 1 check passes (following cell 3 (`print(orders.groupby("
                             "'region')['revenue'].sum().to_dict())`): it failed after the original cell and runs "
                             "now)"), first
     last = re.search(r"cell 4: .* -- (.*)", printed).group(1)
@@ -572,6 +574,28 @@ def test_a_later_cell_that_reads_nothing_of_a_fix_does_not_verify_it(workdir, ca
             "regression check, not evidence") in last
     result = nbformat.read(str(workdir / "independent.out.ipynb"), as_version=4)
     assert text_of(result.cells[3]) == "n 4\ns 2"
+
+
+def test_receipts_name_following_cells_by_the_notebooks_own_numbers(workdir, capsys):
+    """The cells after a repaired cell are named as the report names cells, by their number in the notebook
+    (markdown and empty cells counted), not by their place after the repaired cell."""
+    src = write_notebook(workdir / "numbered.ipynb", "md:# Totals", "values = [1, 2, 3]", "total = sum(valuez)",
+                         "md:Twice the total:", "", "print(total * 2)")
+    out, report = str(workdir / "numbered.out.ipynb"), str(workdir / "numbered.md")
+
+    assert batch_cli.main([src, "-o", out, "--report", report]) == 0
+
+    printed = capsys.readouterr().out
+    fixed = re.search(r"cell 3: .* -- (.*)", printed).group(1)
+    assert "(following cell 6 (`print(total * 2)`): it failed after the original cell and runs now)" in fixed, fixed
+    text = Path(report).read_text()
+    assert "following cell 6 (`print(total * 2)`) fails after the original cell, so it is not counted" in text
+    assert "following cell 1" not in text
+    nb = nbformat.read(out, as_version=4)
+    assert nb.cells[2].source == "total = sum(values)" and text_of(nb.cells[5]) == "12"
+    assert "following cell 6 (`print(total * 2)`)" in nb.cells[2].metadata["fixloop"]["reason"]
+    with pytest.raises(UsageError, match="cell_numbers: 1 number"):  # one per cell, before any kernel starts
+        fix("total = 1", following=["print(total)", "print(total * 2)"], cell_numbers=[6])
 
 
 def test_a_cell_that_runs_but_assigns_through_a_chain_is_repaired_when_its_saved_output_can_tell(tmp_path, capsys):

@@ -58,12 +58,10 @@ def _shown(text: str) -> bool:
     return not any(ch not in "\n\t" and visible(ch) != ch for ch in text)
 
 
-@pytest.mark.parametrize("name", sorted(PAYLOADS))
-def test_every_diff_and_result_shows_hidden_characters_as_escapes(name, tmp_path):
+def _reported(result: LoopResult, patched: str, tmp_path):
+    """`result` as batch mode and the widget show it: (the batch, its Markdown and HTML reports, the widget)."""
     from jupyter_fixloop.notebook.widget import DiffWidget
 
-    patched = PAYLOADS[name]
-    result = _result(patched)
     outcome = CellOutcome(1, "fixed", CELL, patched, error="NameError: x", reason=result.reason, result=result)
     batch = BatchResult("a.ipynb", (outcome,), 1.0, "openai/scripted")
     md, page = tmp_path / "r.md", tmp_path / "r.html"
@@ -71,6 +69,14 @@ def test_every_diff_and_result_shows_hidden_characters_as_escapes(name, tmp_path
     report.write_report(batch, str(page), "out.ipynb")
     widget = DiffWidget(on_decide=lambda word: None)
     widget.show_result(result)
+    return batch, md, page, widget
+
+
+@pytest.mark.parametrize("name", sorted(PAYLOADS))
+def test_every_diff_and_result_shows_hidden_characters_as_escapes(name, tmp_path):
+    patched = PAYLOADS[name]
+    result = _result(patched)
+    batch, md, page, widget = _reported(result, patched, tmp_path)
     widget.view.value = "side"
     shown = {"diff": unified_diff(CELL, patched), "text": render_text(result), "html": render_html(result),
              "diff_html": diff_html(CELL, patched), "side": side_by_side_html(CELL, patched),
@@ -172,3 +178,42 @@ def test_the_asker_writes_no_control_character_to_its_stream():
     out = io.StringIO()
     assert make_asker(QuietProgress(), stdin=io.StringIO("a\n"), stdout=out)(outcome, result) == ("accept", "")
     assert _shown(out.getvalue()) and "\\u202e" in out.getvalue() and "\\x1b]0;title" in out.getvalue()
+
+
+def test_what_a_candidate_prints_or_raises_is_shown_with_its_hidden_characters_as_escapes(fake_model, tmp_path):
+    """The guard reads a candidate's code before it runs; what the run prints it cannot read. A candidate
+    that raises, then one that prints, a right-to-left override and a zero-width space (made with `chr`, so
+    their code holds neither) get receipts that show both as escapes wherever a person reads them: each
+    receipt block of the HTML result on its own, the whole result, the widget, the batch report, the
+    history."""
+    from jupyter_fixloop.notebook.history import Entry, FixLoopHistory
+    from jupyter_fixloop.receipt.text import for_people
+    from jupyter_fixloop.render import _receipt_html, receipt_block, rounds_html
+
+    raising = RIGHT + "\nraise ValueError('admin' + chr(0x202e) + 'only' + chr(0x200b))\n"
+    printing = RIGHT + "\nprint('total ' + chr(0x202e) + '3 = y' + chr(0x200b))\n"
+    server = fake_model(f"```python\n{raising}```", f"```python\n{printing}```")
+    server.repeat_last = False
+    result = fix(CELL, checks=["y == 3"], namespace=NS, model="openai/scripted", api_base=server.url, max_rounds=2,
+                 rules=False, confinement="none")
+    first, second = result.rounds
+    assert first.receipt.kind == "exception" and second.receipt.ok, (first.receipt.text, second.receipt.text)
+    assert "\u202e" in first.receipt.evalue and "\u202e3 = y\u200b" in second.receipt.stdout  # as the run made them
+
+    _, md, page, widget = _reported(result, printing, tmp_path)
+    history = FixLoopHistory(directory=str(tmp_path))
+    entry = Entry(cell_source="%%fixloop\n" + CELL, cell_id="c1", result=result)
+    history.start(entry, result.model)
+    history.loop(entry, entry.summary())
+    shown = {"history": history.show(entry.loop_id), "receipt 1": _receipt_html("round 1", for_people(first.receipt)),
+             "receipt 2": _receipt_html("round 2", for_people(second.receipt)),
+             "rounds": rounds_html(result), "html": render_html(result), "text": render_text(result),
+             "block": receipt_block(second.receipt), "report.md": md.read_text(), "report.html": page.read_text(),
+             "widget": "".join(c.value for c in widget.rounds.children)}
+    for where, text in shown.items():
+        assert _shown(text), (where, [ch for ch in text if visible(ch) != ch and ch not in "\n\t"][:5])
+        read = _text(text)
+        if where not in ("receipt 2", "block"):
+            assert "admin\\u202eonly\\u200b" in read, (where, read[:3000])
+        if where != "receipt 1":
+            assert "total \\u202e3 = y\\u200b" in read, (where, read[:3000])

@@ -178,3 +178,24 @@ def test_the_authors_own_error_is_kept_as_written(tmp_path, capsys):
     text = Path(report).read_text()
     assert "## Cell 2: raised when saved too (the author's example)" in text
     assert "- raised in the notebook, as when it was saved: `ValueError: The truth value" in text
+
+
+def test_a_repair_the_saved_output_turns_down_is_said_so_not_no_repair(tmp_path, capsys):
+    """The built-in engine repairs the drift (`np.float`), the repaired cell runs but prints another number
+    than the one saved: the cell is not fixed, and its status says a repair ran and the saved output turned
+    it down, not that the engine has no repair."""
+    src = _notebook(tmp_path / "drift.ipynb", ("import numpy as np\nvalues = [1.5, 2.5]", ""),
+                    ("total = np.float(sum(values))\nprint(total)", "5.0\n"))
+    out, report = str(tmp_path / "drift.out.ipynb"), str(tmp_path / "drift.md")
+
+    assert batch_cli.main([src, "-o", out, "--report", report]) == 1
+
+    printed = capsys.readouterr().out
+    cell2 = re.search(r"cell 2: .* -- (.*)", printed).group(1)
+    assert cell2.startswith("FAILED: a repair ran (round 1), but its output differs from the output saved in the "
+                            "notebook (1 line(s) shown, 1 saved; 2 line(s) differ), so it was not applied"), cell2
+    assert "no repair for this" not in cell2
+    assert "the cell is left as it was" in Path(report).read_text()
+    nb = nbformat.read(out, as_version=4)
+    assert nb.cells[1].source == "total = np.float(sum(values))\nprint(total)"
+    assert nb.cells[1].metadata["fixloop"]["rounds"][0]["receipt"]["kind"] == "check_failed"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..config import flag_arguments, load_config, with_flags
 from ..errors import FixloopError, UsageError
+from ..hidden import visible
 from ..model import check_model
 from ..sandbox import confine
 from .run import REPORT_FORMATS, BatchOptions, Stop, accept_all, fix_notebook, read_notebook
@@ -189,7 +190,7 @@ def _write(work: list, results: list, args) -> int:
     codes, done, stopped = [], [], 0
     for (nb, paths), result in zip(work, results):
         if isinstance(result, FixloopError):
-            print(f"jupyter-fixloop run: {paths.notebook}: {result}", file=sys.stderr)
+            print(visible(f"jupyter-fixloop run: {paths.notebook}: {result}"), file=sys.stderr)
             codes.append(2)
             continue
         if isinstance(result, BaseException):

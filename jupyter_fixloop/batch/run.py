@@ -679,7 +679,7 @@ class BatchRun:
         elif result.claimed:
             why = f"a repair is proposed, not applied: {self._verified(result, number)[1]}"
         else:
-            why = f"no repair verified: {result.reason}"
+            why = words.saved_output_differs(result.rounds) or f"no repair verified: {result.reason}"
         patched = plan.source_with(result.patched) if result.claimed and decision not in ("reject", "failed") else None
         return CellOutcome(number, "looks_wrong", source, patched, "", f"{said}; {why}", result,
                            time.perf_counter() - started)
@@ -719,6 +719,7 @@ class BatchRun:
             options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
                                 expect_output=self._expected(plan, number, error), following=self.later(number),
+                                cell_numbers=[n for n, _ in self.numbered_later(number)],
                                 hooks=self.progress.hooks(), options=options)
             if not result.claimed:
                 return result, "none"
@@ -751,8 +752,13 @@ class BatchRun:
 
     def later(self, number: int) -> tuple[str, ...]:
         """The code of the notebook's cells after cell `number`: each candidate must leave them working."""
+        return tuple(code for _, code in self.numbered_later(number))
+
+    def numbered_later(self, number: int) -> tuple[tuple[int, str], ...]:
+        """(cell number, code) of the notebook's cells after cell `number` that `later` gives: the receipts
+        name each by its number in the notebook, as the report does."""
         later = []
-        for cell in self.nb.cells[number:]:
+        for n, cell in enumerate(self.nb.cells[number:], number + 1):
             if cell.cell_type != "code" or not cell.source.strip():
                 continue
             try:
@@ -760,7 +766,7 @@ class BatchRun:
             except UsageError:
                 continue
             if plan.code.strip() and not plan.instruction:
-                later.append(plan.code)
+                later.append((n, plan.code))
         return tuple(later)
 
     async def _apply(self, kernel, index, plan, error, result: LoopResult, started, defines,
@@ -883,7 +889,7 @@ def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str =
     if result.status == "passed":
         notes = "; ".join(snap.notes()) or "its state may not have been mirrored exactly"
         return f"the cell passes in a fresh sandbox but not in the notebook's kernel ({notes})"
-    return result.reason
+    return words.saved_output_differs(result.rounds) or result.reason
 
 
 def _record(cell, result: LoopResult, decision: str) -> None:

@@ -50,13 +50,15 @@ async def find_cause(run, kernel, failing_index: int, plan: CellPlan, error: str
         cause = run.plan_of(number)
         if cause.instruction or not cause.code.strip():
             continue
-        downstream = [run.plan_of(n).code for n in range(number + 1, failing) if n in ran and run.plan_of(n)]
+        below = [n for n in range(number + 1, failing) if n in ran and run.plan_of(n)]
+        downstream = [run.plan_of(n).code for n in below]
         share = {"code": [cause.code, *downstream, plan.code, *run.later(failing)], "instruction": None,
                  "missing": [], "share": [*run.loop_options.share, *cause.share]}
         snap = await kernel.mirror(os.path.join(run.snapdir, f"cause-{number}.bin"), share, before=number)
         try:
             result = await afix(cause.code, namespace=snap, downstream=[*downstream, plan.code],
                                 following=run.later(failing), hooks=run.progress.hooks(),
+                                cell_numbers=[*below, failing, *(n for n, _ in run.numbered_later(failing))],
                                 notes=(note(number, failing, error),),
                                 options=run.loop_options.with_(model=cause.model, max_rounds=cause.max_rounds))
         finally:

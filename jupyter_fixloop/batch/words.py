@@ -1,10 +1,13 @@
 """Plain words for failures no change to the cell can fix: a package that is not installed, a file
 that is not there, a network the sandbox does not have. Batch mode says what to do instead of
-pretending a model might fix them, and never makes up the data or deletes the line."""
+pretending a model might fix them, and never makes up the data or deletes the line. And the words for a
+repair that ran but that the notebook's saved output turned down: not "no repair"."""
 
 from __future__ import annotations
 
 import re
+
+from ..receipt import SAVED_CHECK
 
 MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w]+)'$")
 REQUIRED = re.compile(r"^ImportError: (?:Missing optional dependency '|)([\w-]+)'? is required\b|"
@@ -44,4 +47,16 @@ def network(texts: list[str]) -> str | None:
     if any(NETWORK.search(t or "") for t in texts):
         return ("the cell needs the network, and the sandbox where fixes are tried has none: fixloop cannot "
                 "verify a fix for it (run it where the network is reachable)")
+    return None
+
+
+def saved_output_differs(rounds) -> str | None:
+    """The words for a loop that found no fix although a repair ran: its round's only failed check was the
+    output saved in the notebook (the repaired code printed something else). None when no round was that."""
+    for r in rounds:
+        failed = [c for c in r.receipt.checks if not c.passed]
+        if r.receipt.kind == "check_failed" and failed and all(c.expr == SAVED_CHECK for c in failed):
+            return (f"a repair ran (round {r.index}), but its output differs from the output saved in the notebook "
+                    f"({failed[0].detail or 'see its receipt'}), so it was not applied; the cell is left as it was "
+                    "(its receipt shows the diff; `--no-saved-outputs` drops this check)")
     return None

@@ -146,6 +146,11 @@ class Checkpoint:
         self.uncopied: dict[str, str] = {}  # name -> why it is kept by reference only
         self.held: dict[str, object] = {}  # the names `save` covered, as the failed cell left them
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes its copies take (a copy-on-write pandas copy counts none: it shares the columns)."""
+        return sum(k.nbytes for k in self.kept.values())
+
     def save(self, ns: dict, names) -> dict:
         """Remember what the next cell can reach (`names` and what notebook functions among them use).
         Returns the names kept by reference only (`uncopied`), and for each why (`why`)."""

@@ -38,16 +38,19 @@ class Expectations:
     `output`: what the cell should print (`--expect-output`), or the output the notebook's author saved
     (a `saved.SavedOutput`); compared with its stdout when it ran without error. `original`: the user's
     cell; when given, the run's effect is judged for smells (smells.py), and a smell fails the run.
-    `following`: (number, source) of the later cells that run after it, in order; `baseline`: how they
-    went after the original cell (None: this is the original cell's run, and they do not judge it).
-    `stated`: the output an instruction states (cell.py's `stated_output`); a run that ran without error
-    must show its values, in order (receipt/saved.py's `stated_check`)."""
+    `following`: (number, source) of the later cells that run after it, in order (numbered from 1, the
+    next); `numbers`: the notebook's number of each (batch mode), which names it in the receipts (empty:
+    named by its place); `baseline`: how they went after the original cell (None: this is the original
+    cell's run, and they do not judge it). `stated`: the output an instruction states (cell.py's
+    `stated_output`); a run that ran without error must show its values, in order (receipt/saved.py's
+    `stated_check`)."""
 
     output: str | saved.SavedOutput | None = None
     original: str | None = None
     stated: str | None = None
     following: tuple[tuple[int, str], ...] = ()
     baseline: Baseline | None = None
+    numbers: tuple[int, ...] = ()
 
 
 NOTHING = Expectations()
@@ -63,7 +66,7 @@ def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str,
         return crash(f"the sandbox runner failed: {result['internal']}")
     effect = _judged_effect(result, expect.original, ran)
     wrote = reads.written(ran, effect, expect.baseline.effect if expect.baseline else None)
-    later = _following(result.get("following") or [], expect.following, expect.baseline, wrote)
+    later = _following(result.get("following") or [], expect.following, expect.baseline, wrote, expect.numbers)
     context = (result.get("error") or {}).get("context") or ()
     said = {c for c in context if isinstance(c, str)}  # a note the error's context holds is said once, there
     notes = tuple(n for n in notes if n not in said) + tuple(
@@ -199,7 +202,7 @@ def _trace(raw) -> tuple[tuple[TracedLine, ...], str]:
 
 
 def _following(outcomes, cells: tuple[tuple[int, str], ...], baseline: Baseline | None,
-               wrote: reads.Written) -> tuple[FollowingOutcome, ...]:
+               wrote: reads.Written, numbers: tuple[int, ...] = ()) -> tuple[FollowingOutcome, ...]:
     """How the following cells went, read with care (what the sandbox sends is the sandbox's to forge),
     and which of them verify the run: one that failed (or did not run) after the original cell and runs
     now, or one that reads what the run wrote."""
@@ -212,7 +215,8 @@ def _following(outcomes, cells: tuple[tuple[int, str], ...], baseline: Baseline 
         found.append(FollowingOutcome(number, source, ok, clip(str(o.get("ename") or ""), 80),
                                       clip(str(o.get("evalue") or ""), 300), lineno,
                                       clip(str(o.get("line") or ""), MAX_LINE),
-                                      counted=counted or ok, verifies=_verifies(ok, number, source, baseline, wrote)))
+                                      counted=counted or ok, verifies=_verifies(ok, number, source, baseline, wrote),
+                                      cell=numbers[number - 1] if len(numbers) >= number else None))
     return tuple(found)
 
 

@@ -47,6 +47,7 @@ async def afix(
     options: LoopOptions | None = None,
     notes: Iterable[str] = (),
     downstream: Iterable[str] = (),
+    cell_numbers: Iterable[int] = (),
     **knobs,
 ) -> LoopResult:
     """Run `source` in a sandbox kernel and repair it until its checks pass.
@@ -61,7 +62,9 @@ async def afix(
     names a failed run changed that could not be put back); `downstream`: for a repair of the cause of
     a failure further down (an earlier cell), the cells from this one down to the cell that failed,
     that one last: they run after each candidate, before `following`, and each must run without
-    error (none is excused for failing after the original too). The other
+    error (none is excused for failing after the original too); `cell_numbers`: the notebook's number of
+    each `downstream` and `following` cell, in that order (batch mode), which names it in the receipts
+    ("following cell 7" is the notebook's cell 7; without them, the 7th after this one). The other
     keywords are the fields of
     `LoopOptions` (model, max_rounds, timeout, model_timeout, wall_time, ...): each overrides
     `options` (default `LoopOptions()`); an unknown one is a TypeError.
@@ -69,9 +72,9 @@ async def afix(
     if "on_event" in knobs:
         raise TypeError("fix(on_event=...) is gone: pass hooks=LoopHooks(on_receipt=..., ...) (jupyter_fixloop.hooks)")
     options = (options or LoopOptions()).with_(**knobs).resolved()
-    downstream = _following(downstream)
+    later, required, numbers = _numbered(downstream, following, cell_numbers)
     run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, hooks,
-                  following=downstream + _following(following), notes=tuple(notes), required=len(downstream))
+                  following=later, notes=tuple(notes), required=required, numbers=numbers)
     return await runtime.run_here(run.run())
 
 
@@ -112,7 +115,8 @@ class LoopRun:
 
     def __init__(self, source: str, checks: tuple[str, ...], instruction: str | None, namespace,
                  expect_output: str | None, options: LoopOptions, hooks: LoopHooks | None,
-                 following: tuple[str, ...] = (), notes: tuple[str, ...] = (), required: int = 0):
+                 following: tuple[str, ...] = (), notes: tuple[str, ...] = (), required: int = 0,
+                 numbers: tuple[int, ...] = ()):
         if not isinstance(source, str):
             raise UsageError(f"source must be a string of Python code, not {type(source).__name__}")
         if not source.strip() and not instruction:
@@ -132,7 +136,8 @@ class LoopRun:
         self._shown: dict[str, str] = {}  # code -> the name its last line shows, added by the loop (_with_result_shown)
         self.following = following
         # what every run of this loop is judged against (per run: the cell its smells compare with, the baseline)
-        self.expect = Expectations(output=expect_output, following=tuple(enumerate(following, 1)), stated=stated)
+        self.expect = Expectations(output=expect_output, following=tuple(enumerate(following, 1)), numbers=numbers,
+                                   stated=stated)
         # how the following cells went after the original cell, and what it wrote (set by its run; with an
         # instruction there is none, and a later cell that runs verifies only by reading what the code wrote)
         self.baseline = Baseline(ran=frozenset(range(1, len(following) + 1)))
@@ -667,9 +672,25 @@ def _namespace_names(namespace) -> frozenset[str]:
 
 
 def _following(cells: Iterable[str] | str) -> tuple[str, ...]:
-    if isinstance(cells, str):
-        cells = (cells,)
-    return tuple(c for c in cells if isinstance(c, str) and c.strip())
+    return tuple(c for c in _given(cells) if isinstance(c, str) and c.strip())
+
+
+def _given(cells: Iterable[str] | str) -> tuple:
+    return (cells,) if isinstance(cells, str) else tuple(cells)
+
+
+def _numbered(downstream, following, cell_numbers) -> tuple[tuple[str, ...], int, tuple[int, ...]]:
+    """(the cells that run after each candidate, downstream first; how many are downstream; the notebook's
+    number of each, or () when none were given). A cell without code is dropped, and its number with it."""
+    down, later = _given(downstream), _given(following)
+    numbers = tuple(cell_numbers)
+    if numbers and len(numbers) != len(down) + len(later):
+        raise UsageError(f"cell_numbers: {len(numbers)} number(s) for {len(down) + len(later)} downstream and "
+                         "following cell(s); give one for each, in that order")
+    kept = [i for i, c in enumerate((*down, *later)) if isinstance(c, str) and c.strip()]
+    cells = (*down, *later)
+    return (tuple(cells[i] for i in kept), sum(i < len(down) for i in kept),
+            tuple(numbers[i] for i in kept) if numbers else ())
 
 
 def _tried_before(code, rounds: list[Round], source: str, first: Receipt | None):

@@ -12,6 +12,8 @@ The state a cell started from: while auto mode or the JupyterLab extension is on
 kept for the last cause.KEEP_CELLS cells (the cause of a later failure is judged on the state before
 it, notebook/cause.py); a failure keeps it (`Failure`) for the loop, for `%fixloop last --model`, and
 for the Fix button's request (`button`: an execute request marked as the button's, docs/protocol.md).
+Each copy is bounded (KEEP_CAP bytes per cell), and so are all of them together (cause.KEEP_TOTAL): past
+it, the oldest cells' copies go first, the last failure's never.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Failure:
     checkpoint: Checkpoint | None = None
     changes: dict = field(default_factory=dict)  # Checkpoint.changes, read right after the cell raised
     count: int | None = None  # its execution count: In[count]
+    unkept: str = "auto mode and the JupyterLab extension were off when it ran"  # why `checkpoint` is None
 
     def namespace(self, ns: dict) -> dict:
         """What the sandbox mirrors: the namespace as it was before the cell, where it was kept."""
@@ -53,7 +56,7 @@ class Failure:
         if self.checkpoint is None:
             written = sorted(n for n in written_names(self.source) if n in ns)
             return ("The sandbox starts from the kernel as it is now: the state before this cell was not kept "
-                    "(auto mode and the JupyterLab extension were off when it ran)"
+                    f"({self.unkept})"
                     + (f"; the failed run may already have changed {', '.join(written)}" if written else "") + ".",)
         notes = []
         undone = [*self.changes.get("changed", ()), *self.changes.get("created", ())]
@@ -193,6 +196,35 @@ class AutoFix:
             return
         self.ran = [r for r in self.ran if r.count < self.count][-(causes.KEEP_CELLS - 1):]
         self.ran.append(causes.Ran(self.count, source, checkpoint, ok))
+        self._bound()
+
+    def _bound(self) -> None:
+        """All the copies kept (the cells run, the failed cells) within cause.KEEP_TOTAL bytes: the newest
+        cells' are kept, the older ones' let go (a cause before them is then not judged on the state before
+        it, and the Fix button on such a failed cell starts from the kernel as it is now: the words say so).
+        The last failure's is always kept. A copy two of them share counts once."""
+        last = self.last.checkpoint if self.last is not None else None
+        total = last.nbytes if last is not None else 0
+        seen = {id(last)}
+        kept = [(r.count, r) for r in self.ran] + [(f.count, f) for f in self.failures.values()]
+        for _, held in sorted(kept, key=lambda k: k[0] or 0, reverse=True):  # the newest first
+            if held.checkpoint is None or id(held.checkpoint) in seen:
+                continue
+            seen.add(id(held.checkpoint))
+            total += held.checkpoint.nbytes
+            if total > causes.KEEP_TOTAL:
+                self._let_go(held)
+
+    def _let_go(self, held) -> None:
+        """Drop the copy `held` (a Ran or a Failure) keeps: the total of auto mode's copies is over its bound."""
+        for i, r in enumerate(self.ran):
+            if r.checkpoint is held.checkpoint:
+                self.ran[i] = replace(r, checkpoint=None)
+        why = (f"auto mode let it go: the copies it keeps across cells stay within {causes.KEEP_TOTAL / 1024**2:g} "
+               "MiB, the newest cells' first")
+        for cell_id, f in self.failures.items():
+            if f.checkpoint is held.checkpoint:
+                self.failures[cell_id] = replace(f, checkpoint=None, changes={}, unkept=why)
 
     def _freeze(self, error: BaseException) -> Failure:
         """Keep the failed cell and the state it started from; what it changed is read now."""
@@ -206,6 +238,7 @@ class AutoFix:
             self.failures[cell_id] = self.last
             for old in list(self.failures)[:-KEEP_FAILURES]:
                 del self.failures[old]
+            self._bound()
         return self.last
 
     # ------------------------------------------------------------------ the exception hook

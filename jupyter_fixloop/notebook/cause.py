@@ -15,14 +15,15 @@ in the kernel: the proposal is words and the diff of the cell it changes.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 from .. import render
+from ..hidden import visible
 from ..kernel import Checkpoint, cell_names, suspects
 from ..result import LoopResult
 
 KEEP_CELLS = 4  # cells whose starting state is kept after they ran (the cause of a later failure)
+KEEP_TOTAL = 1024**3  # bytes of copies auto mode keeps across cells (those cells and the failed ones): the oldest go
 LOOK_BACK = 12  # earlier cells of the session read for a cause
 
 
@@ -53,7 +54,8 @@ class Proposal:
         state = (f"judged in a sandbox on the state before cell [{self.count}] ran, then {after} run after it"
                  if self.judged else
                  f"NOT judged on the state before cell [{self.count}] (not kept: auto mode keeps the last "
-                 f"{KEEP_CELLS} cells); the sandbox ran it on the state {failing} started from, then {after}")
+                 f"{KEEP_CELLS} cells' states, within {KEEP_TOTAL / 1024**2:g} MiB of copies across cells); the "
+                 f"sandbox ran it on the state {failing} started from, then {after}")
         return (f"fixloop: the cause is in cell [{self.count}]. No repair of {failing} itself was found; this "
                 f"change to cell [{self.count}], by the built-in rules, makes {after} run ({state}): "
                 f"{render.status_words(self.result.status, self.result.reason)}. Nothing ran here: to apply it, "
@@ -62,8 +64,8 @@ class Proposal:
     def bundle(self) -> dict:
         words = self.words()
         diff = self.result.diff
-        return {"text/plain": f"{words}\n{diff}",
-                "text/html": f"<div>{html.escape(words)}</div>"
+        return {"text/plain": visible(f"{words}\n{diff}"),
+                "text/html": f"<div>{render.escaped(words)}</div>"
                              + render.diff_html(self.result.source, self.result.patched or "")}
 
 

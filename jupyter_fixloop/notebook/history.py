@@ -18,6 +18,7 @@ from traitlets import Unicode, default
 from traitlets.config import Configurable
 
 from ..cell import join_magic, split_magic
+from ..hidden import visible
 from ..result import LoopResult, loop_summary, now, written_aside
 
 
@@ -153,7 +154,7 @@ class FixLoopHistory(Configurable):
         lines.append("`%fixloop history LOOP_ID` shows a loop's original cell and proposed code.")
         if self.error:
             lines.append(self.error)
-        return "\n".join(lines)
+        return visible("\n".join(lines))
 
     def show(self, loop_id: str) -> str:
         """One loop in full: the exact original cell, the proposed code, each round's receipt."""
@@ -169,7 +170,7 @@ class FixLoopHistory(Configurable):
                 for r in e.get("rounds") or []:
                     by = written_aside(r.get("source", ""), bool(r.get("model_written")))
                     out += ["", f"round {r['index']}{by}: {r['receipt']['kind']}", r["receipt"]["text"]]
-                return "\n".join(out)
+                return visible("\n".join(out))  # receipts and code as escapes: printed, a bidi override is obeyed
         return f"fixloop history: no loop {loop_id!r} in {self.path}"
 
 

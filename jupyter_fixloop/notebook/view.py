@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from .. import render
 from ..cell import join_magic, magic_line, split_magic
 from ..errors import FixloopError
+from ..hidden import visible
 from ..hooks import LoopHooks
 from ..result import MIMETYPE, LoopResult
 from . import comm as frontends, history as histories
@@ -130,8 +131,8 @@ class LoopView:
         self.history.record("stopped", run=self.entry.run, error=message)
         if self.ticker is not None:
             self.ticker.stop(lambda: self.handle.update({
-                "text/plain": f"fixloop: stopped: {message}",
-                "text/html": f"<div>fixloop: stopped: {html.escape(message)}</div>"}, raw=True))
+                "text/plain": visible(f"fixloop: stopped: {message}"),
+                "text/html": f"<div>fixloop: stopped: {render.escaped(message)}</div>"}, raw=True))
 
     def finish(self, result: LoopResult, retry: Retry | None = None) -> None:
         """Record and announce the result, then show it: the widget where widgets render, else HTML and text."""
@@ -162,7 +163,8 @@ class LoopView:
         summary = self._publish()
         if self.live:
             self.ticker.stop(lambda: self.handle.update({"text/plain": "", "text/html": ""}, raw=True))
-        display({"text/plain": text, "text/html": f"<div>{html.escape(text)}</div>", MIMETYPE: summary}, raw=True)
+        display({"text/plain": visible(text), "text/html": f"<div>{render.escaped(text)}</div>", MIMETYPE: summary},
+                raw=True)
 
     def _publish(self) -> dict:
         """Record the finished loop in the history and announce it on the comm; returns its LoopSummary."""
@@ -275,11 +277,11 @@ class LoopView:
         else:
             self._degraded_accept(code, "")
         if restored:
-            self._say_more(f"<div>{html.escape(restored)}</div>")
+            self._say_more(f"<div>{render.escaped(restored)}</div>")
         self._run_accepted(code)
 
     def _degraded_accept(self, code: str, why: str) -> None:
-        self._say("accepted", f"<b>Accepted</b>{html.escape(why)}. Your cell was not changed here: copy the code "
+        self._say("accepted", f"<b>Accepted</b>{render.escaped(why)}. Your cell was not changed here: copy the code "
                   "below into it, or run <code>%fixloop last</code> to insert it as a new cell.")
         self._show_code(code)
 
@@ -313,8 +315,8 @@ class LoopView:
             outcome = self.shell.run_cell(code, store_history=False)
         if not outcome.success:
             error = outcome.error_in_exec or outcome.error_before_exec
-            self._say_more(f"<div>Running it in your kernel raised {html.escape(type(error).__name__)}: "
-                           f"{html.escape(str(error))}</div>")
+            self._say_more(f"<div>Running it in your kernel raised {render.escaped(type(error).__name__)}: "
+                           f"{render.escaped(str(error))}</div>")
 
     def reject(self, via: str = "button") -> None:
         if self.entry.decision == "accepted":
@@ -338,7 +340,7 @@ class LoopView:
             self._degraded_undo("")
 
     def _degraded_undo(self, why: str) -> None:
-        self._say("undone", f"<b>Undone</b>{html.escape(why)}. Your original cell is below, exactly as typed; "
+        self._say("undone", f"<b>Undone</b>{render.escaped(why)}. Your original cell is below, exactly as typed; "
                   "<code>%fixloop last</code> inserts it as a new cell.")
         self._show_code(self.entry.cell_source)
 
@@ -369,7 +371,7 @@ class LoopView:
             why = str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__} {exc}".strip()
             self.history.record("stopped", run=new.run, error=why)
             self.busy = False
-            self._say("done", f"Retry stopped: {html.escape(why)}")
+            self._say("done", f"Retry stopped: {render.escaped(why)}")
             self._sync_buttons()
             if not isinstance(exc, (FixloopError, KeyboardInterrupt)):
                 raise

@@ -52,11 +52,13 @@ class FollowingOutcome:
     line: str = ""
     counted: bool = True
     verifies: str = ""
+    cell: int | None = None  # its number in the notebook, when the caller knows it (batch mode): it names the cell
 
     @property
     def label(self) -> str:
+        """"following cell 7 (`print(total)`)": the notebook's cell 7 in batch mode; else the 7th after the cell."""
         first = next((line.strip() for line in self.source.splitlines() if line.strip()), "")
-        return f"following cell {self.number} (`{clip(first, 60)}`)"
+        return f"following cell {self.number if self.cell is None else self.cell} (`{clip(first, 60)}`)"
 
     @property
     def error(self) -> str:
