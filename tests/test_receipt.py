@@ -152,7 +152,7 @@ def test_chained_exception_keeps_the_root_cause_and_its_line():
         "port = port_of(config)\n"
     )
     r = receipt_of(code, config={"port": "eighty"})
-    assert r.headline == "RuntimeError: bad port in config"
+    assert text.headline(r) == "RuntimeError: bad port in config"
     assert ("caused by ValueError: invalid literal for int() with base 10: 'eighty' "
             "(at line 3: return int(cfg['port']))") in r.text
     assert "cfg = {'port': 'eighty'}" in r.text
@@ -175,7 +175,7 @@ def test_expected_output_mismatch_gives_a_compact_diff():
     code = "for name, n in [('a', 1), ('b', 2), ('c', 3)]:\n    print(f'{name}: {n * 10}')\n"
     r = receipt_of(code, expect_output="a: 10\nb: 21\nc: 30\n")
     assert r.kind == "check_failed"
-    assert r.headline == f"Check failed: {receipts.OUTPUT_CHECK}"
+    assert text.headline(r) == f"Check failed: {receipts.OUTPUT_CHECK}"
     diff = r.text.split("Output diff (- expected, + printed):\n", 1)[1].splitlines()
     assert diff == ["  @@ -1,3 +1,3 @@", "   a: 10", "  -b: 21", "  +b: 20", "   c: 30"]
     same = receipt_of(code, expect_output="a: 10\nb: 20\nc: 30   \n\n")  # trailing blanks do not count

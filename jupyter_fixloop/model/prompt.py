@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ..cell import split_magic
 from ..kernel.namespace import Variable
-from ..receipt.text import DEFAULT_BUDGET, Budget, cut, estimate_tokens
+from ..receipt.text import DEFAULT_BUDGET, Budget, cut, estimate_tokens, headline
 from ..receipt.values import Receipt
 
 # The prompt of a round stays within this many tokens (issue #29: under 900): the receipt of the latest
@@ -149,7 +149,7 @@ def _messages(original, instruction, checks, history, hint, note, latest, shown_
         parts.append(f"{RECEIPT_HEADING}\n{first[1].text}")
     if len(history) > (1 if first is not None else 0):
         if len(history) > 1:
-            earlier = "\n".join(f"- round {i}: {r.headline}" for i, (_, r) in enumerate(history[:-1]))
+            earlier = "\n".join(f"- round {i}: {headline(r)}" for i, (_, r) in enumerate(history[:-1]))
             parts.append(f"### Earlier attempts (summarized)\n{earlier}")
         latest_code = history[-1][0]
         who = latest or f"your answer in round {len(history) - 1}"

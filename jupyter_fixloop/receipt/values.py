@@ -134,17 +134,6 @@ class Receipt:
     def ok(self) -> bool:
         return self.kind == "ok"
 
-    @property
-    def headline(self) -> str:
-        """One line for tables and progress bars."""
-        return self.text.splitlines()[0] if self.text else self.kind
-
-    @property
-    def run_headline(self) -> str:
-        """The first line of what the run produced (the error), after the line saying it was not run again."""
-        lines = self.text.splitlines()[1 if self.same_as else 0:]
-        return lines[0] if lines else self.kind
-
 
 @dataclass(frozen=True)
 class Baseline:

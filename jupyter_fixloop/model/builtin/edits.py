@@ -17,7 +17,7 @@ import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ...receipt.text import TRACE_HEADING
+from ...receipt.text import TRACE_HEADING, run_headline
 from ...receipt.values import SMELL_CHECK, Receipt, TracedLine
 
 # ---------------------------------------------------------------- reading a receipt
@@ -72,7 +72,7 @@ class ParsedReceipt:
         facts = [fact.splitlines()[0] if fact.strip() else "" for fact in receipt.context]
         values = dict(m.groups() for m in map(VALUE.match, facts) if m)
         failed = [c for c in receipt.checks if not c.passed]
-        return cls(receipt.run_headline, receipt.ename or "", message.split("\n", 1)[0].rstrip(), receipt.lineno,
+        return cls(run_headline(receipt), receipt.ename or "", message.split("\n", 1)[0].rstrip(), receipt.lineno,
                    (receipt.line or "").rstrip(), tuple(context), receipt.text, values, message, dict(modules or {}),
                    receipt.column, receipt.trace, tuple(c.detail for c in failed),
                    tuple(c.detail for c in failed if c.expr == SMELL_CHECK))
