@@ -11,6 +11,7 @@ is rendered once here by receipt/text.py's `for_model`.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from ..receipt import effect as effects, reads, saved, smells as smell_rules
@@ -38,16 +39,34 @@ class Expectations:
     `output`: what the cell should print (`--expect-output`), or the output the notebook's author saved
     (a `saved.SavedOutput`); compared with its stdout when it ran without error. `original`: the user's
     cell; when given, the run's effect is judged for smells (smells.py), and a smell fails the run.
-    `following`: (number, source) of the later cells that run after it, in order; `baseline`: how they
-    went after the original cell (None: this is the original cell's run, and they do not judge it)."""
+    `following`: (number, source) of the later cells that run after it, in order; the first `required` of
+    them must run (the cells down to a failure an earlier cell caused): never excused for failing after the
+    original cell too; `baseline`: how they went after the original cell (None: this is the original cell's
+    run, and they do not judge it)."""
 
     output: str | saved.SavedOutput | None = None
     original: str | None = None
     following: tuple[tuple[int, str], ...] = ()
     baseline: Baseline | None = None
+    required: int = 0
 
 
 NOTHING = Expectations()
+
+
+def expecting(output: str | None = None, following: Iterable[str] | str = (),
+              downstream: Iterable[str] | str = ()) -> Expectations:
+    """What a face expects of every run of a cell, made once: the output it must print (`--expect-output`
+    text, or a `saved.SavedOutput`), the cells from `downstream` (each must run) then `following`, numbered
+    from 1 in that order (empty ones dropped)."""
+    must, later = _cells(downstream), _cells(following)
+    return Expectations(output=output, following=tuple(enumerate(must + later, 1)), required=len(must))
+
+
+def _cells(cells: Iterable[str] | str) -> tuple[str, ...]:
+    if isinstance(cells, str):
+        cells = (cells,)
+    return tuple(c for c in cells if isinstance(c, str) and c.strip())
 
 
 def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str, ...] = (), budget=None,
@@ -68,7 +87,7 @@ def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str,
         if not f.ok and not f.counted)
     warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
     error = result.get("error")
-    checks, diff = _outcomes(result, effect, later, expect.output)
+    checks, diff = _outcomes(result, effect, later, expect)
     common = dict(
         stdout=result.get("stdout", ""),
         stderr=result.get("stderr", ""),
@@ -116,19 +135,15 @@ def _judged_effect(result: dict, original: str | None, ran: str | None) -> Effec
 
 
 def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome, ...],
-              expect_output: str | None) -> tuple[tuple[CheckOutcome, ...], list[str]]:
+              expect: Expectations) -> tuple[tuple[CheckOutcome, ...], list[str]]:
     """The run's checks in order (the judge's; when the cell ran without error, then the expected output,
     the counted following cells and the smells), and the diff of a wrong output."""
     checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", "")) for c in result.get("checks", []))
     if result.get("error") is not None:
         return checks, []
     diff: list[str] = []
-    if expect_output is not None:
-        if isinstance(expect_output, saved.SavedOutput):  # the output a notebook's author saved
-            passed, detail, diff = saved.saved_check(result.get("stdout", ""), result.get("shown"), expect_output)
-            outcome = CheckOutcome(saved.SAVED_CHECK, passed, detail)
-        else:
-            outcome, diff = output_check(result.get("stdout", ""), expect_output)
+    if expect.output is not None:
+        outcome, diff = printed(result.get("stdout", ""), expect, result.get("shown"))
         checks += (outcome,)
     # a later cell that still runs is evidence only when it discriminates (FollowingOutcome.verifies)
     checks += tuple(CheckOutcome(f.label, f.ok, f.verifies if f.ok else f.error) for f in later
@@ -219,6 +234,16 @@ def _verifies(ok: bool, number: int, source: str, baseline: Baseline | None, wro
 
 
 # ---------------------------------------------------------------- expected output
+
+
+def printed(stdout: str, expect: Expectations, shown=None) -> tuple[CheckOutcome, list[str]]:
+    """The check of what a run printed against `expect.output` (it must be given), and the diff of a wrong
+    output: the `--expect-output` text, or the output the notebook's author saved (compared with what the
+    run showed too: `shown`)."""
+    if isinstance(expect.output, saved.SavedOutput):
+        passed, detail, diff = saved.saved_check(stdout, shown, expect.output)
+        return CheckOutcome(saved.SAVED_CHECK, passed, detail), diff
+    return output_check(stdout, expect.output)
 
 
 def output_check(stdout: str, expected: str) -> tuple[CheckOutcome, list[str]]:
