@@ -5,19 +5,8 @@ import pytest
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.errors import UsageError
-from jupyter_fixloop.loop.verdict import (
-    FORGED,
-    Expectations,
-    PassedBefore,
-    decisive,
-    evidence,
-    expecting,
-    judge,
-    judge_result,
-    printed,
-    rank,
-    verified,
-)
+from jupyter_fixloop.loop import expecting, judge_result, printed
+from jupyter_fixloop.loop.verdict import FORGED, Expectations, PassedBefore, decisive, evidence, judge, rank, verified
 from jupyter_fixloop.receipt.effect import Change, Column, Effect
 from jupyter_fixloop.receipt.reads import read_by, written
 from jupyter_fixloop.receipt.saved import SAVED_CHECK, SavedOutput
