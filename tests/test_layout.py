@@ -396,6 +396,23 @@ def test_the_receipts_values_import_nothing_of_their_text():
     assert "Budget" not in (PACKAGE / "receipt" / "values.py").read_text()
 
 
+def text_readers(path: pathlib.Path) -> list[str]:
+    """The methods of `path`'s classes that read `self.text` back (a line of a rendering parsed again)."""
+    return sorted({f"{c.name}.{f.name}" for c in ast.walk(ast.parse(path.read_text())) if isinstance(c, ast.ClassDef)
+                  for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  for n in ast.walk(f) if isinstance(n, ast.Attribute) and n.attr == "text"
+                  and isinstance(n.value, ast.Name) and n.value.id == "self"})
+
+
+def test_a_receipts_lines_are_rendered_from_its_data_not_read_back_from_its_text(tmp_path):
+    """A receipt's headline is receipt/text.py's (`headline`, `run_headline`), made from its fields; no method
+    of the values reads its text back."""
+    assert text_readers(PACKAGE / "receipt" / "values.py") == []
+    parsed = "class Receipt:\n    def headline(self):\n        return self.text.split()[0]\n"
+    (tmp_path / "values.py").write_text(parsed)
+    assert text_readers(tmp_path / "values.py") == ["Receipt.headline"]
+
+
 def test_only_the_receipts_text_knows_how_a_budget_is_made():
     """`Budget` is defined in receipt/text.py; the others receive one (and shrink it with `replace`), but for
     the few that make their own (BUDGET_MAKERS)."""

@@ -37,6 +37,7 @@ from ..cell import split_magic
 from ..errors import FixloopError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..options import LoopOptions
+from ..receipt import text as receipt_text
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
@@ -876,7 +877,8 @@ def _kept(reason: str) -> str:
 
 
 def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str = "") -> str:
-    receipts = [r.text for r in (result.first, *(r.receipt for r in result.rounds)) if r is not None]
+    runs = (result.first, *(r.receipt for r in result.rounds))
+    receipts = [receipt_text.for_people(r) for r in runs if r is not None]  # every detail, rendered now
     plain = words.missing_file(error, cwd) or words.network([error, *receipts])
     if plain:
         return plain

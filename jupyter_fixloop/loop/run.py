@@ -23,7 +23,7 @@ from ..kernel import namespace as values, sharing, snapshot as snapshots
 from ..kernel.snapshot import Snapshot
 from ..model import models as model, prompt
 from ..options import LoopOptions, knob_signature
-from ..receipt.text import Budget, annotated
+from ..receipt.text import Budget, annotated, for_people
 from ..receipt.values import Baseline, Receipt
 from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
 from ..sandbox import confine
@@ -298,7 +298,8 @@ class LoopRun:
             return self._end("gave_up", f"the model repeated {repeated_twice}, also when asked again at a higher "
                              "temperature; a hint (--hint) or another model may help")
         if reply.code is None and self.model.deterministic:  # asking again gets the same
-            return self._end("gave_up", f"{receipt.text.rstrip('.')}; a model (--model, FixLoop.model) may fix it")
+            said = for_people(receipt).rstrip(".")  # the engine's reply, as given
+            return self._end("gave_up", f"{said}; a model (--model, FixLoop.model) may fix it")
         return None
 
     async def _with_result_shown(self, best: sampling.Candidate, candidates: list[sampling.Candidate],
