@@ -16,6 +16,7 @@ from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop.loop.verdict import Expectations, judge_result
 from jupyter_fixloop.model.builtin.repairs import parse_receipt
 from jupyter_fixloop.model.models import count_tokens
+from jupyter_fixloop.model.prompt import build_messages
 from jupyter_fixloop.receipt import text, values as receipts
 
 
@@ -384,3 +385,15 @@ def test_receipt_bench_measures_ratio_and_what_is_kept(tmp_path, capsys):
     figures = {f["id"]: f for f in json.loads(out.read_text())}
     assert figures["groupby_typo"]["ratio"] > 2  # a pandas traceback is many library frames
     assert all(all(f["kept"].values()) for f in figures.values())
+
+
+def test_a_prompts_earlier_round_is_the_first_line_the_model_read_of_it():
+    """The headline is rendered from the receipt's data: for people, the whole first line; in a prompt's
+    earlier rounds, within the loop's receipt budget, exactly the first line of what the model read."""
+    error = {"ename": "ValueError", "evalue": "bad value " * 250, "lineno": 1, "line": "f()", "frames": []}
+    budget = text.Budget(200)
+    long = judge_result({"status": "error", "error": error, "stdout": "", "stderr": "", "checks": []}, budget=budget)
+    read = long.text.splitlines()[0]
+    assert text.headline(long, budget) == read and len(read) < len(text.headline(long)) <= 2012
+    content = build_messages("f()\n", history=[("f()\n", long), ("g()\n", long)], receipts=budget)[1]["content"]
+    assert f"- round 0: {read}\n" in content

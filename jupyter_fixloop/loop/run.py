@@ -254,7 +254,8 @@ class LoopRun:
         return prompt.build_messages(self.source, instruction=self.instruction, checks=self.checks, history=history,
                                      hint=self.options.hint or None, note=note or None,
                                      latest=self._author(history[-1][0]) if history else None,
-                                     limit=replace(self.budget, tokens=prompt.PROMPT_TOKENS), variables=self.variables)
+                                     limit=replace(self.budget, tokens=prompt.PROMPT_TOKENS), variables=self.variables,
+                                     receipts=self.budget)
 
     def _temperatures(self, repeated_before: str) -> tuple[float | str, ...]:
         """The round's steps: one temperature per model call, after the rules' repair when they run beside
