@@ -104,7 +104,8 @@ class Facts:
 @dataclass(frozen=True)
 class Receipt:
     """The outcome of running one candidate. `text` is exactly what the model is shown (rendered by
-    receipt/text.py's `for_model` when the receipt was made, and again by `annotated`)."""
+    receipt/text.py's `for_model` when the receipt was made, and again by `annotated`); its one-line headline
+    and what people read are rendered from the fields when read (text.py's `headline`, `for_people`)."""
 
     kind: Kind
     text: str
