@@ -6,7 +6,7 @@ import importlib
 import sys
 
 COMMANDS = {
-    "demo": ("jupyter_fixloop.demo", "run a demo notebook headless and print what fixloop fixed"),
+    "demo": ("jupyter_fixloop.batch.demo", "run a demo notebook headless and print what fixloop fixed"),
     "run": ("jupyter_fixloop.batch.cli", "repair a whole notebook and write the patched copy and a report"),
     "bench": ("jupyter_fixloop.bench.fixrate", "measure the fix rate on a set of broken cells"),
     "speed": ("jupyter_fixloop.bench.speed", "measure sandbox round overhead, snapshot speed and import time"),

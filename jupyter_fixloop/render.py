@@ -12,7 +12,7 @@ import html
 
 from .hidden import code_lines, visible
 from .hooks import LoopEnd, LoopEvent, ModelWriting, RoundStart, RunStart
-from .receipt.text import for_people
+from .receipt.text import for_people, headline
 from .result import LoopResult, unified_diff, written_aside
 
 STATUS_TEXT = {
@@ -322,6 +322,27 @@ def receipt_block(receipt) -> str:
     return f'<pre class="fixloop-receipt">{escaped(for_people(receipt))}</pre>'
 
 
+def widget_header_html(result: LoopResult) -> str:
+    """The widget's header of a loop's result (hidden characters escaped)."""
+    return STYLE + WIDGET_STYLE + visible(result_header_html(result))
+
+
+def widget_effect_html(result: LoopResult) -> str:
+    """What the fix did to the data and the other candidates, as the widget shows them (hidden characters escaped)."""
+    return visible(effect_html(result) + alternatives_html(result))
+
+
+def original_section_title(receipt) -> str:
+    """The title of the widget's section on the original cell's run: its headline (hidden characters escaped)."""
+    return visible(f"original run: {headline(receipt)}")
+
+
+def round_section_title(r) -> str:
+    """The title of a round's section in the widget: the round, and its receipt's headline (hidden characters
+    escaped)."""
+    return visible(f"{round_title(r)} — {headline(r.receipt)[:80]}")
+
+
 WIDGET_STYLE = """<style>
 .fixloop-side{border-collapse:collapse;width:100%;font-family:var(--jp-code-font-family,monospace);
  font-size:var(--jp-code-font-size,12px);table-layout:fixed}
@@ -377,7 +398,7 @@ def activity_text(event: LoopEvent) -> str:
         return f"{where}: the model is writing ({event.tokens} tokens{rate}"
     if isinstance(event, RunStart):
         return f"{where}: running {'the cell' if k == 0 else 'the candidate'} in a sandbox"
-    return f"{where}: {event.receipt.headline}"
+    return f"{where}: {headline(event.receipt)}"
 
 
 def side_by_side_html(before: str, after: str) -> str:

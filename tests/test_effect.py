@@ -12,6 +12,7 @@ from jupyter_fixloop.loop.run import verify
 from jupyter_fixloop.notebook.history import Entry, FixLoopHistory
 from jupyter_fixloop.receipt.effect import from_run
 from jupyter_fixloop.receipt.smells import find
+from jupyter_fixloop.receipt.text import headline
 from jupyter_fixloop.render import render_html, render_text
 from jupyter_fixloop.result import loop_summary
 
@@ -71,7 +72,7 @@ def test_the_original_cell_is_judged_too():
     assert result.status == "gave_up"
     assert result.first.kind == "check_failed"
     assert (
-        result.first.headline == "Smell: df was a DataFrame 3×2 and is now None None (an in-place method returns None)"
+        headline(result.first) == "Smell: df was a DataFrame 3×2 and is now None None (an in-place method returns None)"
     )
 
 

@@ -10,6 +10,7 @@ from jupyter_fixloop import LoopHooks, UsageError, fix
 from jupyter_fixloop.batch.terminal import PlainProgress, RichProgress
 from jupyter_fixloop.hooks import LoopEnd, ReceiptReady, RoundStart, RunStart
 from jupyter_fixloop.notebook.progress import Progress
+from jupyter_fixloop.receipt.text import headline
 
 CELL = "total = sum(monthly_sale)\n"  # the built-in engine repairs the name: monthly_sales
 NS = {"monthly_sales": [120, 80, 100]}
@@ -61,7 +62,7 @@ def test_the_live_header_and_batch_progress_read_the_recorded_values(recorded):
         progress.update(event)
         activities.append(progress.activity)
     assert activities[:3] == ["original cell: running the cell in a sandbox",
-                              f"original cell: {result.first.headline}", "round 1 of 3: asking the model"]
+                              f"original cell: {headline(result.first)}", "round 1 of 3: asking the model"]
     assert activities[-1] == "finishing" and progress.round == 1 and progress.max_rounds == 3
     stream = io.StringIO()
     plain = PlainProgress(stream)
@@ -71,7 +72,8 @@ def test_the_live_header_and_batch_progress_read_the_recorded_values(recorded):
     for _, event in seen:
         if isinstance(event, ReceiptReady):
             hooks.on_receipt(event)
-    assert stream.getvalue() == f"  cell 2, round 1: ok: {result.rounds[0].receipt.headline}\n"  # round 0 is not a line
+    said = headline(result.rounds[0].receipt)
+    assert stream.getvalue() == f"  cell 2, round 1: ok: {said}\n"  # round 0 is not a line
 
 
 def test_the_rich_bar_names_the_round_from_the_recorded_values(recorded):

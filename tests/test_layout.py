@@ -117,7 +117,7 @@ def test_the_package_has_no_import_cycle():
     assert cycles(graph()) == []
 
 
-MOST_ARROWS = 80  # issue #42 asks for fewer than the 80 it was filed with (90 at its most); lower it as arrows go
+MOST_ARROWS = 76  # issue #42 asked for fewer than the 80 it was filed with (90 at its most); lower it as arrows go
 
 
 def box(module: str) -> str:
@@ -195,7 +195,7 @@ def test_the_function_counter_counts_lines(tmp_path):
 # ---------------------------------------------------------------- the wall and the wings
 
 WINGS = {"loop": 4, "sandbox": 3, "model": 3, "receipt": 2, "kernel": 1}  # higher may import lower
-FACES = ("notebook", "batch", "bench", "cli", "demo")
+FACES = ("notebook", "batch", "bench", "cli")  # `jupyter-fixloop demo` is batch/demo.py
 # the host's doors into kernel/: the wire, and modules the user's side runs too (the snapshot writer,
 # the sharing rule, the prctl/Landlock calls the user's process makes on itself, a cell's IPython syntax
 # read as Python line for line: the runner runs it so, the rules and the guard read it so; the checkpoint
@@ -247,7 +247,7 @@ def test_the_sandbox_runs_and_the_loop_judges():
 
 
 def face_imports_past_the_doors() -> list[str]:
-    """Imports of a face (notebook/, batch/, bench/, cli, demo) that reach into a wing (loop/, model/,
+    """Imports of a face (notebook/, batch/, bench/, cli) that reach into a wing (loop/, model/,
     receipt/, sandbox/, kernel/) other than through the wing's `__init__` and the names it exports."""
     bad = []
     for name, path in modules().items():
@@ -394,6 +394,23 @@ def test_the_receipts_values_import_nothing_of_their_text():
     assert "jupyter_fixloop.receipt.text" not in edges["jupyter_fixloop.receipt.values"]
     assert "jupyter_fixloop.receipt.text" in edges["jupyter_fixloop.loop.judged"]  # the rule sees such an import
     assert "Budget" not in (PACKAGE / "receipt" / "values.py").read_text()
+
+
+def text_readers(path: pathlib.Path) -> list[str]:
+    """The methods of `path`'s classes that read `self.text` back (a line of a rendering parsed again)."""
+    return sorted({f"{c.name}.{f.name}" for c in ast.walk(ast.parse(path.read_text())) if isinstance(c, ast.ClassDef)
+                  for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  for n in ast.walk(f) if isinstance(n, ast.Attribute) and n.attr == "text"
+                  and isinstance(n.value, ast.Name) and n.value.id == "self"})
+
+
+def test_a_receipts_lines_are_rendered_from_its_data_not_read_back_from_its_text(tmp_path):
+    """A receipt's headline is receipt/text.py's (`headline`, `run_headline`), made from its fields; no method
+    of the values reads its text back."""
+    assert text_readers(PACKAGE / "receipt" / "values.py") == []
+    parsed = "class Receipt:\n    def headline(self):\n        return self.text.split()[0]\n"
+    (tmp_path / "values.py").write_text(parsed)
+    assert text_readers(tmp_path / "values.py") == ["Receipt.headline"]
 
 
 def test_only_the_receipts_text_knows_how_a_budget_is_made():

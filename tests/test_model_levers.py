@@ -12,7 +12,7 @@ from jupyter_fixloop.errors import UsageError
 from jupyter_fixloop.model.models import check_model, check_server
 from jupyter_fixloop.model.prompt import PROMPT_TOKENS, STOP, WRONG_OUTPUT_REPLY, build_messages, extract_code
 from jupyter_fixloop.options import BUILTIN
-from jupyter_fixloop.receipt.text import Budget
+from jupyter_fixloop.receipt.text import Budget, headline
 from jupyter_fixloop.receipt.values import Receipt
 
 CELL = "total = sum(prices) - 1\n"
@@ -74,7 +74,7 @@ def test_a_check_block_is_shown_as_code_and_its_values_reach_the_model(fake_mode
     result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
     assert result.status == "fixed"
     assert result.first.kind == "check_failed"
-    assert result.first.headline == "Check failed: assert t == 12"
+    assert headline(result.first) == "Check failed: assert t == 12"
     assert "t is 11, expected 12" in result.first.text
     assert "from line 1 of the cell: total = sum(prices) - 1" in result.first.text
     prompt = user(server, 0)

@@ -16,6 +16,7 @@ from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop.loop.verdict import Expectations, judge_result
 from jupyter_fixloop.model.builtin.repairs import parse_receipt
 from jupyter_fixloop.model.models import count_tokens
+from jupyter_fixloop.model.prompt import build_messages
 from jupyter_fixloop.receipt import text, values as receipts
 
 
@@ -152,7 +153,7 @@ def test_chained_exception_keeps_the_root_cause_and_its_line():
         "port = port_of(config)\n"
     )
     r = receipt_of(code, config={"port": "eighty"})
-    assert r.headline == "RuntimeError: bad port in config"
+    assert text.headline(r) == "RuntimeError: bad port in config"
     assert ("caused by ValueError: invalid literal for int() with base 10: 'eighty' "
             "(at line 3: return int(cfg['port']))") in r.text
     assert "cfg = {'port': 'eighty'}" in r.text
@@ -175,7 +176,7 @@ def test_expected_output_mismatch_gives_a_compact_diff():
     code = "for name, n in [('a', 1), ('b', 2), ('c', 3)]:\n    print(f'{name}: {n * 10}')\n"
     r = receipt_of(code, expect_output="a: 10\nb: 21\nc: 30\n")
     assert r.kind == "check_failed"
-    assert r.headline == f"Check failed: {receipts.OUTPUT_CHECK}"
+    assert text.headline(r) == f"Check failed: {receipts.OUTPUT_CHECK}"
     diff = r.text.split("Output diff (- expected, + printed):\n", 1)[1].splitlines()
     assert diff == ["  @@ -1,3 +1,3 @@", "   a: 10", "  -b: 21", "  +b: 20", "   c: 30"]
     same = receipt_of(code, expect_output="a: 10\nb: 20\nc: 30   \n\n")  # trailing blanks do not count
@@ -384,3 +385,15 @@ def test_receipt_bench_measures_ratio_and_what_is_kept(tmp_path, capsys):
     figures = {f["id"]: f for f in json.loads(out.read_text())}
     assert figures["groupby_typo"]["ratio"] > 2  # a pandas traceback is many library frames
     assert all(all(f["kept"].values()) for f in figures.values())
+
+
+def test_a_prompts_earlier_round_is_the_first_line_the_model_read_of_it():
+    """The headline is rendered from the receipt's data: for people, the whole first line; in a prompt's
+    earlier rounds, within the loop's receipt budget, exactly the first line of what the model read."""
+    error = {"ename": "ValueError", "evalue": "bad value " * 250, "lineno": 1, "line": "f()", "frames": []}
+    budget = text.Budget(200)
+    long = judge_result({"status": "error", "error": error, "stdout": "", "stderr": "", "checks": []}, budget=budget)
+    read = long.text.splitlines()[0]
+    assert text.headline(long, budget) == read and len(read) < len(text.headline(long)) <= 2012
+    content = build_messages("f()\n", history=[("f()\n", long), ("g()\n", long)], receipts=budget)[1]["content"]
+    assert f"- round 0: {read}\n" in content

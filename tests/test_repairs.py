@@ -13,6 +13,7 @@ from jupyter_fixloop.loop.verdict import judge_result
 from jupyter_fixloop.model.builtin import repairs as repairs
 from jupyter_fixloop.model.builtin.engine import answer
 from jupyter_fixloop.model.prompt import build_messages
+from jupyter_fixloop.receipt.text import headline
 
 PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
 
@@ -639,7 +640,7 @@ def test_a_column_printed_into_every_row_is_repaired_through_the_real_loop():
     frame = pd.DataFrame({"name": ["Ann", "Bob", "Cy"], "customer_id": [1, 2, 3]})
     cell = "df['label'] = df['name'] + ' #' + str(df['customer_id'])\n"
     result = fix(cell, namespace={"df": frame}, max_rounds=2)
-    assert result.first.kind == "check_failed" and result.first.headline.startswith("Smell: df['label'] holds")
+    assert result.first.kind == "check_failed" and headline(result.first).startswith("Smell: df['label'] holds")
     assert result.status == "unverified", result.reason
     assert result.patched == "df['label'] = df['name'] + ' #' + df['customer_id'].astype(str)\n"
     assert result.effect.text == "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'"

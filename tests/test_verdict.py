@@ -1,10 +1,16 @@
 """loop/verdict.py: a raw run made a receipt, and the loop's pass/fail decisions on typed receipts (no kernel
 needed; tests/test_judge.py signs real verdicts)."""
 
+import pytest
+
+from jupyter_fixloop import fix
+from jupyter_fixloop.errors import UsageError
+from jupyter_fixloop.loop import expecting, judge_result, printed
 from jupyter_fixloop.loop.verdict import FORGED, Expectations, PassedBefore, decisive, evidence, judge, rank, verified
 from jupyter_fixloop.receipt.effect import Change, Column, Effect
 from jupyter_fixloop.receipt.reads import read_by, written
-from jupyter_fixloop.receipt.values import Baseline, CheckOutcome, FollowingOutcome, Receipt
+from jupyter_fixloop.receipt.saved import SAVED_CHECK, SavedOutput
+from jupyter_fixloop.receipt.values import OUTPUT_CHECK, Baseline, CheckOutcome, FollowingOutcome, Receipt
 from jupyter_fixloop.sandbox.raw import RawRun
 
 RAN = {"status": "ok", "error": None, "checks": [{"expr": "x == 1", "passed": True, "detail": ""}],
@@ -136,3 +142,29 @@ def test_the_following_cells_that_ran_in_an_earlier_round_are_regression_checks(
     before = PassedBefore(first)
     now = Receipt(kind="check_failed", text="failed", checks=(CheckOutcome("following cell 1 (`print(x)`)", False),))
     assert "following cell 1 (`print(x)`) passed in round 0 and fails now" in before.marked(now).text
+
+
+def test_a_faces_expectations_are_made_once_with_the_cells_that_must_run_first():
+    expect = expecting("6\n", following=["print(total)", "  "], downstream="total = x * 2")
+    assert expect.following == ((1, "total = x * 2"), (2, "print(total)")) and expect.required == 1
+    assert expect.output == "6\n" and expecting() == Expectations()
+
+
+def test_what_a_run_printed_is_judged_in_one_place_expected_or_saved():
+    """`--expect-output` text and an output the notebook's author saved go through the same verdict: batch
+    mode's run in the notebook's own kernel asks it too."""
+    right, diff = printed("6  \n\n", expecting("6"))
+    assert (right.passed, right.expr, diff) == (True, OUTPUT_CHECK, [])
+    wrong, diff = printed("7\n", expecting("6"))
+    assert not wrong.passed and wrong.detail == "1 line(s) printed, 1 expected; 2 line(s) differ" and "-6" in diff
+    saved = printed("0.3333\n", expecting(SavedOutput("0.333333\n")))[0]  # printed numbers are rounded
+    assert (saved.passed, saved.expr) == (True, SAVED_CHECK)
+    receipt = judge_result({**RAN, "stdout": "7\n"}, expecting(SavedOutput("6\n")))
+    assert receipt.kind == "check_failed" and receipt.checks[-1].expr == SAVED_CHECK
+
+
+def test_fix_takes_a_faces_expectations_or_its_own_keywords_not_both():
+    with pytest.raises(TypeError, match="not both"):
+        fix("x = 1\n", expect=expecting("1"), expect_output="1")
+    with pytest.raises(UsageError, match="expect must be an Expectations"):
+        fix("x = 1\n", expect="1")

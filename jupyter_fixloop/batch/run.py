@@ -37,6 +37,7 @@ from ..cell import split_magic
 from ..errors import FixloopError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..options import LoopOptions
+from ..receipt import text as receipt_text
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
@@ -318,11 +319,11 @@ class NotebookKernel:
             return f"{error.get('ename')}: {error.get('evalue')}".strip()
         if plan is None:
             return None
-        if plan.expect_output is not None:
-            from ..loop import output_check
+        if plan.expect_output is not None:  # judged by the verdict, as a sandbox's run is
+            from ..loop import expecting, printed
 
             stdout = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
-            outcome, _ = output_check(stdout, plan.expect_output)
+            outcome, _ = printed(stdout, expecting(plan.expect_output))
             if not outcome.passed:
                 return f"Check failed: the printed output is not the expected one ({outcome.detail})"
         for check in plan.checks:
@@ -709,18 +710,18 @@ class BatchRun:
 
     async def _loop(self, plan: CellPlan, snap: Snapshot, source: str, number: int, error: str, took: float):
         """Run the loop; in interactive mode a hint starts it again. Returns (result, decision)."""
-        from ..loop import afix
+        from ..loop import afix, expecting
 
         defaults = self.loop_options
         hint = plan.hint or defaults.hint
         # a slow cell gets a longer sandbox run than the loop's default
         timeout = plan.timeout or min(self.options.cell_timeout, max(defaults.timeout, 3 * took))
+        expect = expecting(self._expected(plan, number, error), self.later(number),
+                           numbers=[n for n, _ in self.numbered_later(number)])  # what every run is judged against
         while True:
             options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
-                                expect_output=self._expected(plan, number, error), following=self.later(number),
-                                cell_numbers=[n for n, _ in self.numbered_later(number)],
-                                hooks=self.progress.hooks(), options=options)
+                                expect=expect, hooks=self.progress.hooks(), options=options)
             if not result.claimed:
                 return result, "none"
             pending = CellOutcome(number, result.status, source, plan.source_with(result.patched), error, result=result)
@@ -882,7 +883,8 @@ def _kept(reason: str) -> str:
 
 
 def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str = "") -> str:
-    receipts = [r.text for r in (result.first, *(r.receipt for r in result.rounds)) if r is not None]
+    runs = (result.first, *(r.receipt for r in result.rounds))
+    receipts = [receipt_text.for_people(r) for r in runs if r is not None]  # every detail, rendered now
     plain = words.missing_file(error, cwd) or words.network([error, *receipts])
     if plain:
         return plain

@@ -12,6 +12,7 @@ import sys
 
 from ..hidden import visible
 from ..hooks import LoopHooks, ReceiptReady, RoundStart, RunStart
+from ..receipt import text as receipt_text
 from ..render import tokens_text
 from ..result import LoopResult
 
@@ -65,7 +66,8 @@ class PlainProgress(QuietProgress):
     def _receipt(self, event: ReceiptReady) -> None:
         if event.round:
             receipt = event.receipt
-            self._line(f"  cell {self.number}, round {event.round}: {receipt.kind}: {visible(receipt.headline[:100])}")
+            said = visible(receipt_text.headline(receipt)[:100])
+            self._line(f"  cell {self.number}, round {event.round}: {receipt.kind}: {said}")
 
     def done(self, outcome) -> None:
         text = f"cell {outcome.number}: {outcome.status}"

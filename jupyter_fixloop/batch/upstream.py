@@ -40,7 +40,7 @@ def note(number: int, failing: int, error: str) -> str:
 async def find_cause(run, kernel, failing_index: int, plan: CellPlan, error: str) -> CauseFix | None:
     """The first verified change to an earlier cell that makes the failing cell run, or None.
     `run` is the BatchRun (its notebook, outcomes, options and progress)."""
-    from ..loop import afix
+    from ..loop import afix, expecting
 
     failing = failing_index + 1
     kept = await kernel.call("kept_from")
@@ -56,9 +56,9 @@ async def find_cause(run, kernel, failing_index: int, plan: CellPlan, error: str
                  "missing": [], "share": [*run.loop_options.share, *cause.share]}
         snap = await kernel.mirror(os.path.join(run.snapdir, f"cause-{number}.bin"), share, before=number)
         try:
-            result = await afix(cause.code, namespace=snap, downstream=[*downstream, plan.code],
-                                following=run.later(failing), hooks=run.progress.hooks(),
-                                cell_numbers=[*below, failing, *(n for n, _ in run.numbered_later(failing))],
+            expect = expecting(following=run.later(failing), downstream=[*downstream, plan.code],
+                               numbers=[*below, failing, *(n for n, _ in run.numbered_later(failing))])
+            result = await afix(cause.code, namespace=snap, expect=expect, hooks=run.progress.hooks(),
                                 notes=(note(number, failing, error),),
                                 options=run.loop_options.with_(model=cause.model, max_rounds=cause.max_rounds))
         finally:

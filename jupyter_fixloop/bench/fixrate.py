@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import FixloopError
 from ..model import LastRun, get_model
+from ..receipt import text as receipt_text
 from .harness import UserKernel, add_loop_arguments, run_each
 
 MODES = ("loop", "one-shot")
@@ -216,7 +217,7 @@ def _last_run(result) -> str:
     last = runs[-1] if runs else result.first
     text = last.text if last else ""
     if result.rounds and result.rounds[-1].receipt is not last:
-        text += f"\nthen: {result.rounds[-1].receipt.headline}"
+        text += f"\nthen: {receipt_text.headline(result.rounds[-1].receipt)}"
     return text
 
 

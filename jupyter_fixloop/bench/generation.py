@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, field
 from ..errors import FixloopError
 from ..kernel import wire
 from ..model import LastRun, get_model
+from ..receipt import text as receipt_text
 from .harness import UserKernel, add_loop_arguments, run_each
 
 HERE = os.path.dirname(__file__)
@@ -250,7 +251,7 @@ def score(code: str | None, seen: Oracle, ns: dict, options) -> tuple[str, str]:
     outcomes = {c.expr: c for c in receipt.checks}
     names, shown = outcomes.get(seen.checks[0]), outcomes.get(seen.checks[1])
     if names is None or shown is None:  # the judge never ran: the code itself failed
-        return "crash", _found(receipt.headline, seen)
+        return "crash", _found(receipt_text.headline(receipt), seen)
     if not names.passed:
         return "wrong", _found(names.detail, seen)
     if not shown.passed and not printed_as(receipt.stdout, list(seen.printed)):

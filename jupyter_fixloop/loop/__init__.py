@@ -8,7 +8,7 @@ _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import fro
     "fix": "run", "afix": "run", "verify": "run", "averify": "run", "sandbox_settings": "run", "first_messages": "run",
     "warm_up": "run",
     "judge": "verdict", "judge_result": "verdict", "Expectations": "verdict", "timeout": "verdict",
-    "output_check": "verdict",
+    "output_check": "verdict", "expecting": "verdict", "printed": "verdict",
 }
 __all__ = sorted(_EXPORTS)
 
@@ -24,9 +24,11 @@ if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: expor
     )
     from .verdict import (
         Expectations as Expectations,
+        expecting as expecting,
         judge as judge,
         judge_result as judge_result,
         output_check as output_check,
+        printed as printed,
         timeout as timeout,
     )
 

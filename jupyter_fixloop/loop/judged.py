@@ -11,8 +11,10 @@ is rendered once here by receipt/text.py's `for_model`.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from ..errors import UsageError
 from ..receipt import effect as effects, reads, saved, smells as smell_rules
 from ..receipt.effect import Effect
 from ..receipt.text import for_model
@@ -38,12 +40,13 @@ class Expectations:
     `output`: what the cell should print (`--expect-output`), or the output the notebook's author saved
     (a `saved.SavedOutput`); compared with its stdout when it ran without error. `original`: the user's
     cell; when given, the run's effect is judged for smells (smells.py), and a smell fails the run.
-    `following`: (number, source) of the later cells that run after it, in order (numbered from 1, the
-    next); `numbers`: the notebook's number of each (batch mode), which names it in the receipts (empty:
-    named by its place); `baseline`: how they went after the original cell (None: this is the original
-    cell's run, and they do not judge it). `stated`: the output an instruction states (cell.py's
-    `stated_output`); a run that ran without error must show its values, in order (receipt/saved.py's
-    `stated_check`)."""
+    `following`: (number, source) of the later cells that run after it, in order; the first `required` of
+    them must run (the cells down to a failure an earlier cell caused): never excused for failing after the
+    original cell too; `baseline`: how they went after the original cell (None: this is the original cell's
+    run, and they do not judge it). `numbers`: the notebook's number of each following cell (batch mode),
+    which names it in the receipts (empty: named by its place). `stated`: the output an instruction states
+    (cell.py's `stated_output`); a run that ran without error must show its values, in order
+    (receipt/saved.py's `stated_check`)."""
 
     output: str | saved.SavedOutput | None = None
     original: str | None = None
@@ -51,9 +54,32 @@ class Expectations:
     following: tuple[tuple[int, str], ...] = ()
     baseline: Baseline | None = None
     numbers: tuple[int, ...] = ()
+    required: int = 0
 
 
 NOTHING = Expectations()
+
+
+def expecting(output: str | None = None, following: Iterable[str] | str = (),
+              downstream: Iterable[str] | str = (), numbers: Iterable[int] = ()) -> Expectations:
+    """What a face expects of every run of a cell, made once: the output it must print (`--expect-output`
+    text, or a `saved.SavedOutput`), the cells from `downstream` (each must run) then `following`, numbered
+    from 1 in that order (empty ones dropped), and `numbers`: the notebook's number of each of those cells
+    as given (batch mode; a dropped cell's number goes with it), which names them in the receipts."""
+    down, later = _given(downstream), _given(following)
+    numbers = tuple(numbers)
+    if numbers and len(numbers) != len(down) + len(later):
+        raise UsageError(f"cell_numbers: {len(numbers)} number(s) for {len(down) + len(later)} downstream and "
+                         "following cell(s); give one for each, in that order")
+    cells = (*down, *later)
+    kept = [i for i, c in enumerate(cells) if isinstance(c, str) and c.strip()]
+    return Expectations(output=output, following=tuple(enumerate((cells[i] for i in kept), 1)),
+                        required=sum(i < len(down) for i in kept),
+                        numbers=tuple(numbers[i] for i in kept) if numbers else ())
+
+
+def _given(cells: Iterable[str] | str) -> tuple:
+    return (cells,) if isinstance(cells, str) else tuple(cells)
 
 
 def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str, ...] = (), budget=None,
@@ -130,13 +156,8 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
     if result.get("error") is not None:
         return checks, []
     diff: list[str] = []
-    expect_output = expect.output
-    if expect_output is not None:
-        if isinstance(expect_output, saved.SavedOutput):  # the output a notebook's author saved
-            passed, detail, diff = saved.saved_check(result.get("stdout", ""), result.get("shown"), expect_output)
-            outcome = CheckOutcome(saved.SAVED_CHECK, passed, detail)
-        else:
-            outcome, diff = output_check(result.get("stdout", ""), expect_output)
+    if expect.output is not None:
+        outcome, diff = printed(result.get("stdout", ""), expect, result.get("shown"))
         checks += (outcome,)
     if expect.stated is not None:
         shown = result.get("shown") if isinstance(result.get("shown"), str) else None  # the sandbox's to forge
@@ -232,6 +253,16 @@ def _verifies(ok: bool, number: int, source: str, baseline: Baseline | None, wro
 
 
 # ---------------------------------------------------------------- expected output
+
+
+def printed(stdout: str, expect: Expectations, shown=None) -> tuple[CheckOutcome, list[str]]:
+    """The check of what a run printed against `expect.output` (it must be given), and the diff of a wrong
+    output: the `--expect-output` text, or the output the notebook's author saved (compared with what the
+    run showed too: `shown`)."""
+    if isinstance(expect.output, saved.SavedOutput):
+        passed, detail, diff = saved.saved_check(stdout, shown, expect.output)
+        return CheckOutcome(saved.SAVED_CHECK, passed, detail), diff
+    return output_check(stdout, expect.output)
 
 
 def output_check(stdout: str, expected: str) -> tuple[CheckOutcome, list[str]]:

@@ -24,7 +24,7 @@ from ..kernel.snapshot import Snapshot
 from ..model import models as model, prompt
 from ..options import LoopOptions, knob_signature
 from ..receipt.saved import STATED_CHECK
-from ..receipt.text import Budget, annotated
+from ..receipt.text import Budget, annotated, for_people
 from ..receipt.values import Baseline, Receipt
 from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
 from ..sandbox import confine
@@ -32,7 +32,18 @@ from ..sandbox.leftovers import owner_tag
 from ..sandbox.manager import Sandbox, SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
 from . import guard, sampling
-from .verdict import UNVERIFIED, Expectations, PassedBefore, decisive, evidence, judge, still_run, verified
+from .verdict import (
+    NOTHING,
+    UNVERIFIED,
+    Expectations,
+    PassedBefore,
+    decisive,
+    evidence,
+    expecting,
+    judge,
+    still_run,
+    verified,
+)
 
 
 async def afix(
@@ -48,6 +59,7 @@ async def afix(
     notes: Iterable[str] = (),
     downstream: Iterable[str] = (),
     cell_numbers: Iterable[int] = (),
+    expect: Expectations | None = None,
     **knobs,
 ) -> LoopResult:
     """Run `source` in a sandbox kernel and repair it until its checks pass.
@@ -62,19 +74,20 @@ async def afix(
     names a failed run changed that could not be put back); `downstream`: for a repair of the cause of
     a failure further down (an earlier cell), the cells from this one down to the cell that failed,
     that one last: they run after each candidate, before `following`, and each must run without
-    error (none is excused for failing after the original too); `cell_numbers`: the notebook's number of
-    each `downstream` and `following` cell, in that order (batch mode), which names it in the receipts
-    ("following cell 7" is the notebook's cell 7; without them, the 7th after this one). The other
-    keywords are the fields of
+    error (none is excused for failing after the original too); `expect`: all three made once by a face
+    (verdict.expecting), instead of `expect_output`, `following`, `downstream` and
+    `cell_numbers`; `cell_numbers`: the notebook's number of each `downstream` and `following` cell, in
+    that order (batch mode), which names it in the receipts ("following cell 7" is the notebook's cell 7;
+    without them, the 7th after this one). The other keywords are
+    the fields of
     `LoopOptions` (model, max_rounds, timeout, model_timeout, wall_time, ...): each overrides
     `options` (default `LoopOptions()`); an unknown one is a TypeError.
     """
     if "on_event" in knobs:
         raise TypeError("fix(on_event=...) is gone: pass hooks=LoopHooks(on_receipt=..., ...) (jupyter_fixloop.hooks)")
     options = (options or LoopOptions()).with_(**knobs).resolved()
-    later, required, numbers = _numbered(downstream, following, cell_numbers)
-    run = LoopRun(source, _checks(checks), instruction, namespace, expect_output, options, hooks,
-                  following=later, notes=tuple(notes), required=required, numbers=numbers)
+    expect = _expectations(expect, expect_output, following, downstream, cell_numbers)
+    run = LoopRun(source, _checks(checks), instruction, namespace, expect, options, hooks, notes=tuple(notes))
     return await runtime.run_here(run.run())
 
 
@@ -84,11 +97,11 @@ fix = runtime.sync_twin(afix)
 
 async def averify(source: str, *, checks: Iterable[str] = (), namespace: dict | Snapshot | None = None,
                   expect_output: str | None = None, options: LoopOptions | None = None,
-                  following: Iterable[str] = ()) -> Receipt:
+                  following: Iterable[str] = (), expect: Expectations | None = None) -> Receipt:
     """Run `source` once in a fresh sandbox with its checks, no model: the receipt of that run."""
     options = replace(options or LoopOptions(), max_rounds=0).resolved()
-    run = LoopRun(source, _checks(checks), None, namespace, expect_output, options, None,
-                  following=_following(following))
+    run = LoopRun(source, _checks(checks), None, namespace, _expectations(expect, expect_output, following), options,
+                  None)
     result = await runtime.run_here(run.run())
     if result.first is None:
         raise FixloopError(result.reason)
@@ -104,7 +117,7 @@ def first_messages(source: str, *, instruction: str | None = None, namespace: di
     """The messages round 1 of this loop sends the model (with `history`, the original run and its
     receipt, for a repair): what a one-shot baseline must be given to be compared with the loop."""
     options = (options or LoopOptions()).resolved()
-    run = LoopRun(source, _checks(checks), instruction, namespace, None, options, None)
+    run = LoopRun(source, _checks(checks), instruction, namespace, NOTHING, options, None)
     run.variables = _variables(namespace, options.share_policy, run._shared())
     return run._messages(list(history), "", "")
 
@@ -114,9 +127,7 @@ class LoopRun:
     all checks pass or a bound is reached. `run()` returns the LoopResult; each exit says why."""
 
     def __init__(self, source: str, checks: tuple[str, ...], instruction: str | None, namespace,
-                 expect_output: str | None, options: LoopOptions, hooks: LoopHooks | None,
-                 following: tuple[str, ...] = (), notes: tuple[str, ...] = (), required: int = 0,
-                 numbers: tuple[int, ...] = ()):
+                 expect: Expectations, options: LoopOptions, hooks: LoopHooks | None, notes: tuple[str, ...] = ()):
         if not isinstance(source, str):
             raise UsageError(f"source must be a string of Python code, not {type(source).__name__}")
         if not source.strip() and not instruction:
@@ -126,7 +137,6 @@ class LoopRun:
         # a fact is not evidence of a right answer: a run that passes only these stays unverified
         self.facts = tuple(f"{n!r} in globals()" for n in cell.instruction_names(instruction) if f"{n!r}" not in
                            " ".join(checks))
-        self.expect_output = expect_output
         stated = cell.stated_output(instruction)  # the output the instruction states: a check of every run
         # an instruction that asks for something to see, met by code that shows nothing, is asked once more
         self.asks_to_see = cell.asks_to_see(instruction) or stated is not None
@@ -134,14 +144,14 @@ class LoopRun:
         # nothing, or not the values it states): returned, said as such, if nothing better runs
         self._kept: tuple[int, sampling.Candidate, Receipt] | None = None
         self._shown: dict[str, str] = {}  # code -> the name its last line shows, added by the loop (_with_result_shown)
-        self.following = following
-        # what every run of this loop is judged against (per run: the cell its smells compare with, the baseline)
-        self.expect = Expectations(output=expect_output, following=tuple(enumerate(following, 1)), numbers=numbers,
-                                   stated=stated)
+        # what every run of this loop is judged against, made once by the face (per run the loop adds the cell
+        # its smells compare with, and the baseline)
+        self.expect = replace(expect, stated=stated) if stated else expect
+        self.following = tuple(c for _, c in expect.following)
         # how the following cells went after the original cell, and what it wrote (set by its run; with an
         # instruction there is none, and a later cell that runs verifies only by reading what the code wrote)
-        self.baseline = Baseline(ran=frozenset(range(1, len(following) + 1)))
-        self.required = required  # the first `required` following cells must run: never excused
+        self.baseline = Baseline(ran=frozenset(n for n, _ in expect.following))
+        self.required = expect.required  # the first `required` following cells must run: never excused
         self.notes = notes
         self.options = options
         if hooks is not None and not isinstance(hooks, LoopHooks):
@@ -196,7 +206,7 @@ class LoopRun:
             if self.first.ok:
                 return self._already_passes()
             history.append((self.source, self.first))
-        guard_ = guard.Guard(self.source, self.checks, self.expect_output, _namespace_names(self.namespace))
+        guard_ = guard.Guard(self.source, self.checks, self.expect.output, _namespace_names(self.namespace))
         passed_before = PassedBefore(self.first, self.budget)
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
@@ -255,7 +265,8 @@ class LoopRun:
         return prompt.build_messages(self.source, instruction=self.instruction, checks=self.checks, history=history,
                                      hint=self.options.hint or None, note=note or None,
                                      latest=self._author(history[-1][0]) if history else None,
-                                     limit=replace(self.budget, tokens=prompt.PROMPT_TOKENS), variables=self.variables)
+                                     limit=replace(self.budget, tokens=prompt.PROMPT_TOKENS), variables=self.variables,
+                                     receipts=self.budget)
 
     def _temperatures(self, repeated_before: str) -> tuple[float | str, ...]:
         """The round's steps: one temperature per model call, after the rules' repair when they run beside
@@ -301,7 +312,8 @@ class LoopRun:
             return self._gave_up( f"the model repeated {repeated_twice}, also when asked again at a higher "
                              "temperature; a hint (--hint) or another model may help")
         if reply.code is None and self.model.deterministic:  # asking again gets the same
-            return self._end("gave_up", f"{receipt.text.rstrip('.')}; a model (--model, FixLoop.model) may fix it")
+            said = for_people(receipt).rstrip(".")  # the engine's reply, as given
+            return self._end("gave_up", f"{said}; a model (--model, FixLoop.model) may fix it")
         return None
 
     async def _with_result_shown(self, best: sampling.Candidate, candidates: list[sampling.Candidate],
@@ -671,26 +683,21 @@ def _namespace_names(namespace) -> frozenset[str]:
     return frozenset()
 
 
-def _following(cells: Iterable[str] | str) -> tuple[str, ...]:
-    return tuple(c for c in _given(cells) if isinstance(c, str) and c.strip())
+def _expectations(expect: Expectations | None, output: str | None, following: Iterable[str] | str = (),
+                  downstream: Iterable[str] | str = (), numbers: Iterable[int] = ()) -> Expectations:
+    """What every run is judged against: the face's `expect`, or one made of fix()'s own keywords (not both)."""
+    if expect is None:
+        return expecting(output, following, downstream, numbers)
+    if not isinstance(expect, Expectations):
+        raise UsageError(f"expect must be an Expectations (jupyter_fixloop.loop.expecting), not "
+                         f"{type(expect).__name__}")
+    if output is not None or _given(following) or _given(downstream) or tuple(numbers):
+        raise TypeError("fix(): give expect=, or expect_output/following/downstream/cell_numbers, not both")
+    return expect
 
 
-def _given(cells: Iterable[str] | str) -> tuple:
-    return (cells,) if isinstance(cells, str) else tuple(cells)
-
-
-def _numbered(downstream, following, cell_numbers) -> tuple[tuple[str, ...], int, tuple[int, ...]]:
-    """(the cells that run after each candidate, downstream first; how many are downstream; the notebook's
-    number of each, or () when none were given). A cell without code is dropped, and its number with it."""
-    down, later = _given(downstream), _given(following)
-    numbers = tuple(cell_numbers)
-    if numbers and len(numbers) != len(down) + len(later):
-        raise UsageError(f"cell_numbers: {len(numbers)} number(s) for {len(down) + len(later)} downstream and "
-                         "following cell(s); give one for each, in that order")
-    kept = [i for i, c in enumerate((*down, *later)) if isinstance(c, str) and c.strip()]
-    cells = (*down, *later)
-    return (tuple(cells[i] for i in kept), sum(i < len(down) for i in kept),
-            tuple(numbers[i] for i in kept) if numbers else ())
+def _given(cells) -> bool:
+    return bool(cells) if not isinstance(cells, str) else bool(cells.strip())
 
 
 def _tried_before(code, rounds: list[Round], source: str, first: Receipt | None):

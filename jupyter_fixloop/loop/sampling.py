@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from ..model.models import Reply
-from ..receipt.text import annotated
+from ..receipt.text import annotated, headline
 from ..receipt.values import Receipt, rejected
 from ..result import Sample, Usage
 from .verdict import rank
@@ -53,7 +53,7 @@ class Candidate:
 
     def sample(self) -> Sample:
         u = self.reply.usage
-        return Sample(self.reply.code, self.temperature, self.receipt.headline, self.receipt.kind,
+        return Sample(self.reply.code, self.temperature, headline(self.receipt), self.receipt.kind,
                       u.prompt_tokens, u.completion_tokens, u.seconds, self.source,
                       self.receipt.effect.text if self.receipt.effect is not None else "", self.authors)
 

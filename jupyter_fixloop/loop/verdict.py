@@ -25,9 +25,10 @@ from ..kernel.judge import verify
 from ..receipt.text import annotated
 from ..receipt.values import Receipt
 from ..sandbox.raw import RawRun, unreadable
-from .judged import NOTHING, Expectations, crash, judge_result, normalized, output_check, timeout
+from .judged import NOTHING, Expectations, crash, expecting, judge_result, normalized, output_check, printed, timeout
 
-__all__ = ["Expectations", "judge", "judge_result", "crash", "timeout", "output_check", "normalized"]
+__all__ = ["Expectations", "expecting", "judge", "judge_result", "crash", "timeout", "output_check", "printed",
+           "normalized"]
 
 UNVERIFIED = "nothing checked it; read what it does to your data"
 _RAN = ("ok", "check_failed")  # the code ran to its end; only checks can say it is wrong

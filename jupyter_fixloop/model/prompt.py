@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ..cell import split_magic
 from ..kernel.namespace import Variable
-from ..receipt.text import DEFAULT_BUDGET, Budget, cut, estimate_tokens
+from ..receipt.text import DEFAULT_BUDGET, Budget, cut, estimate_tokens, headline
 from ..receipt.values import Receipt
 
 # The prompt of a round stays within this many tokens (issue #29: under 900): the receipt of the latest
@@ -73,6 +73,7 @@ def build_messages(
     latest: str | None = None,
     limit: Budget | None = None,
     variables: tuple[Variable, ...] = (),
+    receipts: Budget | None = None,
 ) -> list[dict]:
     """The conversation for one round. `history` is the list of (code that was run, its receipt),
     oldest first; `latest` says who wrote the last of them ("your answer in round 2"); `note` is
@@ -86,11 +87,13 @@ def build_messages(
     With `limit`, a prompt over it has the latest candidate's receipt cut (its first lines kept) so
     that the whole prompt fits; the cell, the checks and the original run's receipt are never cut.
     `variables` (the user's data, kernel/namespace.py) are summarised in the stable prefix within
-    VARIABLES_TOKENS, or what round 1 leaves of `limit` (the same text every round).
+    VARIABLES_TOKENS, or what round 1 leaves of `limit` (the same text every round). `receipts`: the budget
+    the receipts' texts were rendered in (the loop's), within which an earlier round's line is its headline.
     """
     known = _variables_text(original, instruction, checks, history, hint, variables, limit)
     modules = tuple(v.head.split()[-1] for v in variables if v.kind == "module")
-    messages = _messages(original, instruction, checks, list(history), hint, note, latest, None, known, modules)
+    messages = _messages(original, instruction, checks, list(history), hint, note, latest, None, known, modules,
+                         receipts)
     if limit is None or len(history) < 2:
         return messages
     over = limit.count(_joined(messages)) - limit.tokens
@@ -99,7 +102,7 @@ def build_messages(
     shown = _latest_shown(original, list(history))
     room = max(40, limit.count(shown) - over - 8)
     return _messages(original, instruction, checks, list(history), hint, note, latest,
-                     cut(shown, replace(limit, tokens=room)), known, modules)
+                     cut(shown, replace(limit, tokens=room)), known, modules, receipts)
 
 
 def _variables_text(original, instruction, checks, history, hint, variables, limit: Budget | None) -> str:
@@ -128,7 +131,7 @@ def _latest_shown(original: str, history: list[tuple[str, Receipt]]) -> str:
 
 
 def _messages(original, instruction, checks, history, hint, note, latest, shown_latest, known="",
-              modules=()) -> list[dict]:
+              modules=(), receipts: Budget | None = None) -> list[dict]:
     parts = []
     generating = bool(instruction) and not history
     first = history[0] if history and history[0][0] == original else None  # the cell's own run
@@ -149,7 +152,7 @@ def _messages(original, instruction, checks, history, hint, note, latest, shown_
         parts.append(f"{RECEIPT_HEADING}\n{first[1].text}")
     if len(history) > (1 if first is not None else 0):
         if len(history) > 1:
-            earlier = "\n".join(f"- round {i}: {r.headline}" for i, (_, r) in enumerate(history[:-1]))
+            earlier = "\n".join(f"- round {i}: {headline(r, receipts)}" for i, (_, r) in enumerate(history[:-1]))
             parts.append(f"### Earlier attempts (summarized)\n{earlier}")
         latest_code = history[-1][0]
         who = latest or f"your answer in round {len(history) - 1}"

@@ -269,7 +269,7 @@ class AutoFix:
 
     def run(self, failure: Failure, ask_model: bool, following: tuple[str, ...] = (), model: str | None = None):
         """Repair `failure`'s cell in a sandbox from the state it started from; show or send the result."""
-        from ..loop import fix  # the loop brings jupyter_client and the sandbox: `%load_ext` stays cheap
+        from ..loop import expecting, fix  # the loop brings jupyter_client and the sandbox: `%load_ext` stays cheap
 
         options = self.config.options().with_(model=model).resolved()
         if not ask_model:
@@ -279,8 +279,8 @@ class AutoFix:
         view = LoopView(self.shell, "", failure.source, options.model, options.max_rounds, plain=plain)
         ns = self.shell.user_ns
         try:
-            result = fix(failure.source, namespace=failure.namespace(ns), notes=failure.notes(ns), following=following,
-                         hooks=view.hooks(), options=options)
+            result = fix(failure.source, namespace=failure.namespace(ns), notes=failure.notes(ns),
+                         expect=expecting(following=following), hooks=view.hooks(), options=options)
             self.cause = None if result.claimed or result.status in ("passed", "error") else self._cause(
                 failure, options, following)
         except BaseException as exc:
@@ -300,15 +300,15 @@ class AutoFix:
 
     def _cause(self, failure: Failure, options, following: tuple[str, ...]) -> causes.Proposal | None:
         """A change to an earlier cell of the session that makes the cells down to this one run (cause.py)."""
-        from ..loop import fix
+        from ..loop import expecting, fix
 
         history = list(getattr(getattr(self.shell, "history_manager", None), "input_hist_raw", None) or [])
         ns = self.shell.user_ns
         start = failure.checkpoint.state(ns) if failure.checkpoint is not None else None
 
         def run(source, namespace, downstream, notes):  # the rules only: up to 3 cells, no tokens
-            return fix(source, namespace=namespace, downstream=downstream, following=following, notes=notes,
-                       options=replace(options, model=BUILTIN))
+            return fix(source, namespace=namespace, expect=expecting(following=following, downstream=downstream),
+                       notes=notes, options=replace(options, model=BUILTIN))
 
         cells = causes.earlier(history, self.ran, failure.count)
         return causes.find(cells, self.ran, failure.count, failure.source, start, ns, run)
@@ -330,14 +330,14 @@ class AutoFix:
 
     def _retrier(self, failure: Failure, following: tuple[str, ...]):
         """The widget's Retry: the configured model (the rules too, beside it), with the user's hint."""
-        from ..loop import fix
+        from ..loop import expecting, fix
 
         def retry(hint, hooks):
             options = self.config.options().resolved()
             options = replace(options, hint="\n".join(h for h in (options.hint, hint) if h))
             ns = self.shell.user_ns
             result = fix(failure.source, namespace=failure.namespace(ns), notes=failure.notes(ns),
-                         following=following, hooks=hooks, options=options)
+                         expect=expecting(following=following), hooks=hooks, options=options)
             ns["_fixloop"] = result
             return result
 

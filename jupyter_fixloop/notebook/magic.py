@@ -121,11 +121,11 @@ class FixLoopMagics(Magics):
 
     def _run(self, source, args, instruction, options, following=(), hooks=None):
         # imported here for start-up cost: the loop brings jupyter_client and the sandbox; `%load_ext` stays cheap
-        from ..loop import fix
+        from ..loop import expecting, fix
 
+        expect = expecting(expected_output(args.expect_output), following)  # what every run is judged against
         return fix(source, checks=tuple(unquote(e) for e in args.expect), instruction=instruction,
-                   namespace=self.shell.user_ns, expect_output=expected_output(args.expect_output),
-                   following=following, hooks=hooks, options=options)
+                   namespace=self.shell.user_ns, expect=expect, hooks=hooks, options=options)
 
     def _start_view(self, line, cell, options):
         """Record the cell in the history before anything runs, and show the live header."""

@@ -16,7 +16,6 @@ from collections.abc import Callable
 import ipywidgets as widgets
 
 from .. import render
-from ..hidden import visible
 from ..result import LoopResult
 
 TOOLTIPS = {
@@ -75,9 +74,9 @@ class DiffWidget(widgets.VBox):
     def show_result(self, result: LoopResult) -> None:
         """A loop's result: its header, diff and rounds; no code to copy yet. A passing cell has nothing to decide."""
         self.result = result
-        self.header.value = render.STYLE + render.WIDGET_STYLE + visible(render.result_header_html(result))
+        self.header.value = render.widget_header_html(result)
         self._show_diff()
-        self.effect.value = visible(render.effect_html(result) + render.alternatives_html(result))
+        self.effect.value = render.widget_effect_html(result)
         self._show_rounds()
         self.show_code(None)
         self.actions.layout.display = "none" if result.status == "passed" else None
@@ -128,7 +127,7 @@ class DiffWidget(widgets.VBox):
         result, children, titles = self.result, [], []
         if result.first is not None and result.status != "passed":
             children.append(widgets.HTML(render.receipt_block(result.first)))
-            titles.append(visible(f"original run: {result.first.headline}"))
+            titles.append(render.original_section_title(result.first))
         previous = result.source
         for r in result.rounds:
             body = ""
@@ -136,7 +135,7 @@ class DiffWidget(widgets.VBox):
                 body = render.diff_html(previous, r.candidate)
                 previous = r.candidate
             children.append(widgets.HTML(body + render.receipt_block(r.receipt)))
-            titles.append(visible(f"{render.round_title(r)} — {r.receipt.headline[:80]}"))
+            titles.append(render.round_section_title(r))
         self.rounds.children = children
         self.rounds.titles = tuple(titles)
         self.rounds.selected_index = None

@@ -102,6 +102,24 @@ def for_people(receipt: Receipt) -> str:
     return "\n".join([*_head(receipt), *_lines(receipt, facts, LEVELS[0]), *_tail(receipt)])
 
 
+def headline(receipt: Receipt, budget: Budget | None = None) -> str:
+    """One line for tables, progress bars and a prompt's earlier rounds, rendered from the receipt's data: the
+    line saying the run was not run again, else the first line of what the run produced (`run_headline`).
+    With `budget`, the first line of what the model reads within it (`for_model`: a long message shortened
+    as the budget shortens it)."""
+    if budget is not None:
+        said = for_model(receipt, budget)
+        return said.splitlines()[0] if said else receipt.kind
+    return _head(receipt)[0] if receipt.same_as else run_headline(receipt)
+
+
+def run_headline(receipt: Receipt) -> str:
+    """The first line of what the run produced (the error, the failed check, the smell), at full detail;
+    its kind when it produced no text."""
+    said = "\n".join(_lines(receipt, receipt.facts or Facts(said=receipt.text), LEVELS[0]))
+    return said.splitlines()[0] if said else receipt.kind
+
+
 def annotated(receipt: Receipt, budget: Budget | None = None, **fields) -> Receipt:
     """`receipt` with what the loop says about the run set (`same_as`, `copied_checks_removed`,
     `regressions`) and its text rendered again with it, within `budget`."""

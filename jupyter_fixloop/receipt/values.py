@@ -107,7 +107,8 @@ class Facts:
 @dataclass(frozen=True)
 class Receipt:
     """The outcome of running one candidate. `text` is exactly what the model is shown (rendered by
-    receipt/text.py's `for_model` when the receipt was made, and again by `annotated`)."""
+    receipt/text.py's `for_model` when the receipt was made, and again by `annotated`); its one-line headline
+    and what people read are rendered from the fields when read (text.py's `headline`, `for_people`)."""
 
     kind: Kind
     text: str
@@ -136,17 +137,6 @@ class Receipt:
     @property
     def ok(self) -> bool:
         return self.kind == "ok"
-
-    @property
-    def headline(self) -> str:
-        """One line for tables and progress bars."""
-        return self.text.splitlines()[0] if self.text else self.kind
-
-    @property
-    def run_headline(self) -> str:
-        """The first line of what the run produced (the error), after the line saying it was not run again."""
-        lines = self.text.splitlines()[1 if self.same_as else 0:]
-        return lines[0] if lines else self.kind
 
 
 @dataclass(frozen=True)

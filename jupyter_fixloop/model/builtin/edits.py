@@ -17,7 +17,7 @@ import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ...receipt.text import TRACE_HEADING
+from ...receipt.text import TRACE_HEADING, for_people, run_headline
 from ...receipt.values import SMELL_CHECK, Receipt, TracedLine
 
 # ---------------------------------------------------------------- reading a receipt
@@ -66,14 +66,16 @@ class ParsedReceipt:
     @classmethod
     def of(cls, receipt: Receipt, modules: Mapping[str, str] | None = None) -> ParsedReceipt:
         """The parts of a typed receipt (the loop's), read from its fields, not from its text: the whole
-        message, every fact of its context (a fact's rows are items of their own, as in the text)."""
+        message, every fact of its context (a fact's rows are items of their own, as in the text); `text` is
+        what people read of it, rendered now from those fields (receipt/text.py's `for_people`)."""
         message = receipt.evalue or ""
         context = [row.strip() for fact in receipt.context for row in (fact.splitlines() or [""])]
         facts = [fact.splitlines()[0] if fact.strip() else "" for fact in receipt.context]
         values = dict(m.groups() for m in map(VALUE.match, facts) if m)
         failed = [c for c in receipt.checks if not c.passed]
-        return cls(receipt.run_headline, receipt.ename or "", message.split("\n", 1)[0].rstrip(), receipt.lineno,
-                   (receipt.line or "").rstrip(), tuple(context), receipt.text, values, message, dict(modules or {}),
+        return cls(run_headline(receipt), receipt.ename or "", message.split("\n", 1)[0].rstrip(), receipt.lineno,
+                   (receipt.line or "").rstrip(), tuple(context), for_people(receipt), values, message,
+                   dict(modules or {}),
                    receipt.column, receipt.trace, tuple(c.detail for c in failed),
                    tuple(c.detail for c in failed if c.expr == SMELL_CHECK))
 

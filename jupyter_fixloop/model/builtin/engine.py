@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ...receipt.text import run_headline
 from ...receipt.values import Receipt
 from ..prompt import CODE_HEADING, ORIGINAL_HEADING, RECEIPT_HEADING, SAME_AS_ORIGINAL
 from . import repairs
@@ -59,7 +60,7 @@ def _repaired(code: str, receipt: Receipt | str, modules: Mapping[str, str] | No
     if repair is None and doubt:
         return f"The built-in engine cannot tell how to fix this: {doubt}"
     if repair is None:
-        headline = receipt.run_headline if isinstance(receipt, Receipt) else (receipt.splitlines() or ["this"])[0]
+        headline = run_headline(receipt) if isinstance(receipt, Receipt) else (receipt.splitlines() or ["this"])[0]
         return f"The built-in engine has no repair for: {headline}"
     said = repair.__doc__.strip().splitlines()[0]
     if repairs.KIND.get(repair) == repairs.GUESS:  # no guess without saying so

@@ -1,5 +1,6 @@
 """`jupyter-fixloop demo [NOTEBOOK]`: execute a demo notebook headless and print each loop's outcome.
 
+It lives beside batch mode, whose executor runs the notebook (run.py's `execute_notebook`).
 The demo shows the `%%fixloop` magic at work inside a notebook: by default the one shipped with the
 package (notebooks/demo.ipynb in the repository), from any folder. Its loops go to a history of their
 own, not yours. To repair a whole notebook instead, see `jupyter-fixloop run` (the repository has
@@ -15,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .cell import split_magic
+from ..cell import split_magic
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,8 +33,8 @@ def main(argv: list[str]) -> int:
     if not os.path.exists(args.notebook):
         print(f"jupyter-fixloop demo: no notebook at {args.notebook}", file=sys.stderr)
         return 2
-    from .batch.run import CellFailed, execute_notebook, read_notebook
-    from .errors import UsageError
+    from ..errors import UsageError
+    from .run import CellFailed, execute_notebook, read_notebook
 
     try:
         nb = read_notebook(args.notebook)
@@ -71,8 +72,9 @@ def main(argv: list[str]) -> int:
 
 
 def demo_notebook() -> str:
-    """The demo notebook: shipped in the wheel beside this module, or in an editable install the
-    repository's notebooks/demo.ipynb (pyproject's force-include copies the one into the other)."""
-    here = Path(__file__).resolve().parent
+    """The demo notebook: shipped in the wheel at the package's top (jupyter_fixloop/demo.ipynb), or in an
+    editable install the repository's notebooks/demo.ipynb (pyproject's force-include copies the one into the
+    other)."""
+    here = Path(__file__).resolve().parent.parent
     shipped = here / "demo.ipynb"
     return str(shipped if shipped.exists() else here.parent / "notebooks" / "demo.ipynb")
