@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import render
-from ..hidden import visible
 from ..kernel import Checkpoint, cell_names, suspects
+from ..render import visible
 from ..result import LoopResult
 
 KEEP_CELLS = 4  # cells whose starting state is kept after they ran (the cause of a later failure)

@@ -18,7 +18,7 @@ from traitlets import Unicode, default
 from traitlets.config import Configurable
 
 from ..cell import join_magic, split_magic
-from ..hidden import visible
+from ..render import visible
 from ..result import LoopResult, loop_summary, now, written_aside
 
 

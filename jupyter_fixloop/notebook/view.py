@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from .. import render
 from ..cell import join_magic, magic_line, split_magic
 from ..errors import FixloopError
-from ..hidden import visible
 from ..hooks import LoopHooks
+from ..render import visible
 from ..result import MIMETYPE, LoopResult
 from . import comm as frontends, history as histories
 from .history import Entry
