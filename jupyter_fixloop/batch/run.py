@@ -37,6 +37,7 @@ from ..cell import split_magic
 from ..errors import FixloopError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..options import LoopOptions
+from ..receipt import SAVED_CHECK
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
@@ -740,11 +741,15 @@ class BatchRun:
         """(verified_by, words) for a verified fix: what checked it, said plainly."""
         plan = parse_cell(self.original.cells[number - 1].source)
         saved, why = self.decided.get(number) or self.saved.check(number, plan.code, cell_names(plan.code)[0])
-        if plan.expect_output is None and saved is not None:
-            return "saved output", f"{SAVED_WORDS}; {result.reason}"
+        last = result.rounds[-1].receipt if result.rounds else None
+        matched = next((c for c in (last.checks if last else ()) if c.expr == SAVED_CHECK and c.passed), None)
+        if plan.expect_output is None and matched is not None:
+            detail = f" ({matched.detail})" if matched.detail else ""
+            return "saved output", f"{SAVED_WORDS}{detail}; {result.reason}"
+        if plan.expect_output is None and saved is not None:  # it ran, and the saved output decided nothing
+            why = "the saved output is no check here, neither way (an old estimator repr: the receipt says why)"
         if plan.checks or plan.expect_output is not None or "assert" in (result.patched or ""):
             return "check", result.reason
-        last = result.rounds[-1].receipt if result.rounds else None
         if result.status == "fixed" and last is not None and any(f.ok and f.verifies for f in last.following):
             return "following cell", f"{result.reason}; {why}"
         return "", f"{result.reason}; {why}"

@@ -68,7 +68,9 @@ def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str,
         if not f.ok and not f.counted)
     warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
     error = result.get("error")
-    checks, diff = _outcomes(result, effect, later, expect.output)
+    codes = tuple(c for c in (expect.original, ran) if c is not None)
+    checks, diff, undecided = _outcomes(result, effect, later, expect.output, codes)
+    notes += (undecided,) if undecided else ()
     common = dict(
         stdout=result.get("stdout", ""),
         stderr=result.get("stderr", ""),
@@ -116,25 +118,32 @@ def _judged_effect(result: dict, original: str | None, ran: str | None) -> Effec
 
 
 def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome, ...],
-              expect_output: str | None) -> tuple[tuple[CheckOutcome, ...], list[str]]:
+              expect_output: str | None,
+              codes: tuple[str, ...] = ()) -> tuple[tuple[CheckOutcome, ...], list[str], str]:
     """The run's checks in order (the judge's; when the cell ran without error, then the expected output,
-    the counted following cells and the smells), and the diff of a wrong output."""
+    the counted following cells and the smells), the diff of a wrong output, and the note saying why a
+    saved output was no check either way ("" when it was one, or there was none). `codes`: the user's
+    cell and the code that ran, for a saved estimator repr (the keywords they pass)."""
     checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", "")) for c in result.get("checks", []))
     if result.get("error") is not None:
-        return checks, []
+        return checks, [], ""
     diff: list[str] = []
-    if expect_output is not None:
-        if isinstance(expect_output, saved.SavedOutput):  # the output a notebook's author saved
-            passed, detail, diff = saved.saved_check(result.get("stdout", ""), result.get("shown"), expect_output)
-            outcome = CheckOutcome(saved.SAVED_CHECK, passed, detail)
+    undecided = ""
+    if isinstance(expect_output, saved.SavedOutput):  # the output a notebook's author saved
+        passed, detail, diff = saved.saved_check(result.get("stdout", ""), result.get("shown"), expect_output,
+                                                 result.get("full_repr"), codes)
+        if passed is None:  # an old estimator repr that cannot be compared: not evidence either way
+            undecided = f"the saved output is no check here, neither way: {detail}"
         else:
-            outcome, diff = output_check(result.get("stdout", ""), expect_output)
+            checks += (CheckOutcome(saved.SAVED_CHECK, passed, detail),)
+    elif expect_output is not None:
+        outcome, diff = output_check(result.get("stdout", ""), expect_output)
         checks += (outcome,)
     # a later cell that still runs is evidence only when it discriminates (FollowingOutcome.verifies)
     checks += tuple(CheckOutcome(f.label, f.ok, f.verifies if f.ok else f.error) for f in later
                     if f.verifies or (f.counted and not f.ok))
     checks += tuple(CheckOutcome(SMELL_CHECK, False, s) for s in (effect.smells if effect else ()))
-    return checks, diff
+    return checks, diff, undecided
 
 
 def _raised(error: dict, facts: Facts, checks: tuple[CheckOutcome, ...], budget, common: dict) -> Receipt:
