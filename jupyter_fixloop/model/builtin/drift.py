@@ -672,8 +672,10 @@ def string_as_list(code: str, receipt: ParsedReceipt) -> str | None:
     """A string of one-letter colors that matplotlib read as that many colors until 3.3 (`c=''`: no color,
     hollow markers; `c='rg'`: red, green) and rejects now ("'c' argument must be a color, ..., not ''"): the
     explicit list its 3.2 deprecation said to use instead (changed.STRING_AS_LIST), `c=[]`, `c=['r', 'g']`,
-    wherever the cell passes that string as that argument (in a function it defines too)."""
-    m = COLOR_ARGUMENT.search(receipt.message) if receipt.ename == "ValueError" else None
+    wherever the cell passes that string as that argument (in a function it defines too). The error may be
+    a later cell's that calls that function (a failed following cell: this cell is its cause)."""
+    said = [receipt.message] if receipt.ename == "ValueError" else []
+    m = next(filter(None, (COLOR_ARGUMENT.search(text) for text in [*said, *receipt.failed])), None)
     tree = parse(code)
     letters = "".join(letters for letters, _ in STRING_AS_LIST.values())
     if not m or tree is None or not letters or any(ch not in letters for ch in m.group(2)):
