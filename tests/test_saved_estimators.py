@@ -118,3 +118,27 @@ def test_batch_mode_verifies_a_renamed_keyword_by_the_old_saved_repr_and_rejects
     assert "n_iter=20" in cell.source  # left as written
     receipt = cell.metadata["fixloop"]["rounds"][0]["receipt"]["text"]
     assert "FAILED: output matches the one saved" in receipt and "differ: loss ('log' saved" in receipt, receipt
+
+
+# printed by scikit-learn 0.19.2 itself (a side venv) for `Perceptron(n_iter=40, eta0=0.1, random_state=0)`: the
+# deprecated n_iter beside the max_iter that replaced it, at None
+SAVED_0_19 = """Perceptron(alpha=0.0001, class_weight=None, eta0=0.1, fit_intercept=True,
+      max_iter=None, n_iter=40, n_jobs=1, penalty=None, random_state=0,
+      shuffle=True, tol=None, verbose=0, warm_start=False)"""
+
+
+def test_a_repr_that_shows_the_old_and_the_new_name_takes_the_rename_not_the_old_default():
+    from sklearn.linear_model import Perceptron
+
+    ppn = Perceptron(max_iter=40, tol=None, eta0=0.1, random_state=0)
+    with sklearn.config_context(print_changed_only=True):
+        now = repr(ppn)
+    with sklearn.config_context(print_changed_only=False):
+        full = repr(ppn)
+    codes = ("ppn = Perceptron(n_iter=40, eta0=0.1, random_state=0)\nppn",
+             "ppn = Perceptron(max_iter=40, tol=None, eta0=0.1, random_state=0)\nppn")
+
+    passed, detail, _ = saved_check("", now, SAVED_0_19, full, codes)
+
+    assert passed is True, detail
+    assert "n_iter saved = max_iter now (40)" in detail and "differ" not in detail
