@@ -128,3 +128,34 @@ def test_matplotlib_renamed_keywords_are_keyed_by_the_called_name(tables, tmp_pa
     said = {"matplotlib.axes.Axes": said["matplotlib method alternatives"]["matplotlib.axes._axes.Axes"]}
     new, owner, types = tables.methods_renamed(said)["set_axis_bgcolor"]
     assert (new, owner) == ("set_facecolor", "Axes") and "Axes" in types
+
+
+def test_a_string_of_one_letter_colors_is_read_from_a_deprecation_said_with_message(tables, tmp_path):
+    """matplotlib 3.2 said it by `warn_deprecated("3.2", message=...)`: the text is a keyword's; a function
+    that warns of something else, or where today's function still takes such a string, gives no entry."""
+    pytest.importorskip("matplotlib")
+    write(tmp_path, "lib/matplotlib/colors.py", '''
+        from matplotlib import cbook
+
+
+        def to_rgba_array(c, alpha=None):
+            if isinstance(c, str):
+                result = [c]
+                cbook.warn_deprecated(
+                    "3.2", message="Using a string of single character colors as "
+                    "a color sequence is deprecated since %(since)s and will be "
+                    "removed %(removal)s. Use an explicit list instead.")
+                return result
+
+
+        def to_rgba(c, alpha=None):
+            cbook.warn_deprecated("3.2", message="Something else is deprecated. Use an explicit list instead.")
+    ''')
+    said = tables.source("matplotlib", str(tmp_path))["matplotlib string as list"]
+    assert said == {"matplotlib.colors.to_rgba_array": "Using a string of single character colors as a color sequence "
+                                                       "is deprecated since 3.2. Use an explicit list instead."}
+    letters, text = tables.strings_as_lists(said)["to_rgba_array"]
+    assert set("rgbk") <= set(letters) and "Use an explicit list instead." in text
+    # `is_color_like('bc')` answers today without raising: an entry for it would say what it does not do
+    assert tables.strings_as_lists({"matplotlib.colors.is_color_like": text}) == {}
+    assert tables.strings_as_lists({"matplotlib.colors.gone_now": text}) == {}

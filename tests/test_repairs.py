@@ -447,12 +447,33 @@ LIBRARY_CASES = {
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
                       "fig, ax = plt.subplots()\n",
         "ax.set_yscale('logit', nonpos='clip')\nscale = ax.get_yscale()\n", "renamed_keyword", "scale == 'logit'"),
+    # matplotlib 3.2's deprecation: a string of one-letter colors as a sequence, "Use an explicit list instead"
+    "matplotlib_empty_color_string_in_a_function": (
+        "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n",
+        "def outline(xs, ys):\n    return plt.scatter(xs, ys, c='', edgecolors='navy', marker='s', s=40)\n\n"
+        "dots = outline([0, 1, 2], [2, 1, 0])\n", "string_as_list",
+        "len(dots.get_facecolors()) == 0 and len(dots.get_edgecolors()) == 1"),
+    "matplotlib_color_letters_as_a_sequence": (
+        "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n",
+        "pair = plt.scatter([0, 1], [1, 0], c='rk')\n", "string_as_list",
+        "[tuple(f) for f in pair.get_facecolors()] == [(1.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 1.0)]"),
     "matplotlib_method_its_deprecation_named": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
                       "fig, ax = plt.subplots()\n",
         "ax.set_axis_bgcolor('0.25')\nshade = ax.get_facecolor()\n", "renamed_method",
         "tuple(shade[:3]) == (0.25, 0.25, 0.25)"),
 }
+
+
+def test_a_color_string_with_a_letter_that_is_no_color_is_left_alone(ns):
+    """Only a string of one-letter colors was a sequence (`'rx'` never was): no list is made of it."""
+    pytest.importorskip("matplotlib")
+    setup = "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+    cell = "pair = plt.scatter([0, 1], [1, 0], c='rx')\n"
+    first = run(ns, setup, cell)
+    assert "'c' argument must be a color" in first.text
+    repair, fixed = repairs.first_repair(cell, first)
+    assert repair is None or repair.__name__ != "string_as_list", fixed
 
 
 @pytest.mark.parametrize("cell", [

@@ -326,6 +326,9 @@ SOURCE_USE = re.compile(r"(?:[Pp]arameter )?" + OLD_WORD + r"(?: parameter| keyw
                         r"instead")
 NO_EFFECT = re.compile(r"(?:[Pp]arameter )?" + OLD_WORD + r"(?: parameter| keyword)? (?:is|was|has been) deprecated"
                        r"(?: in (?:version )?[\d.]+)?,? and has no effect")
+# matplotlib 3.2-3.3's `to_rgba_array`: a string of one-letter colors read as that many colors (`''`: none)
+STRING_AS_LIST = re.compile(r"[Uu]sing a string of single character colors as a color sequence is deprecated[^.]*\."
+                            r".*?[Uu]se an explicit list instead\.")
 IN_FAVOR = re.compile(r"in favou?r of the (\w+) module")
 MOVED_TO = re.compile(r"\b\w+\.(\w+) has been moved to (\w+)\.(\w+)")
 
@@ -359,8 +362,9 @@ def _warn_texts(node) -> list:
     found = []
     for call in ast.walk(node):
         name = getattr(call.func, "attr", getattr(call.func, "id", "")) if isinstance(call, ast.Call) else ""
-        if name in ("warn", "warn_deprecated") and call.args:
-            found.append((call, " ".join(" ".join(_text(a) for a in call.args).split())))
+        said = [*call.args, *(k.value for k in call.keywords if k.arg == "message")] if name else []
+        if name in ("warn", "warn_deprecated") and said:  # `warn_deprecated("3.2", message="...")`
+            found.append((call, " ".join(" ".join(_text(a) for a in said).split())))
     return found
 
 
@@ -496,6 +500,11 @@ def _read_statement(module, node, found) -> None:
             for pattern in SOURCE_RENAMED:
                 for old, new in pattern.findall(text):
                     found["renamed calls"].setdefault(node.name, {})[old] = new
+            for said in STRING_AS_LIST.findall(text):  # `warn_deprecated("3.2", message=...)`: the version first
+                since = re.match(r"(\d+\.\d+) ", text)
+                said = said.replace(" and will be removed %(removal)s", "")
+                found["string as list"][f"{module}.{node.name}"] = said.replace(
+                    "%(since)s", since.group(1) if since else "an old version")
     if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_DEPRECATED_MODULES":
         for item in ast.literal_eval(node.value):  # (new file, deprecated path, correct import path, importee)
             found["modules"][item[1]] = item[2]
@@ -524,7 +533,7 @@ def source(library: str, root: str) -> dict:
     import os
 
     found = {k: {} for k in ("bases", "signatures", "renamed", "no effect", "deprecated", "modules", "names",
-                             "renamed calls", "methods", "moved")}
+                             "renamed calls", "methods", "moved", "string as list")}
     package = os.path.join(root, library if library == "sklearn" else os.path.join("lib", library))
     for folder, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "tests")
@@ -540,7 +549,8 @@ def source(library: str, root: str) -> dict:
     return {f"{prefix} deprecated": found["deprecated"], f"{prefix} source renamed": found["renamed"],
             f"{prefix} no effect": found["no effect"], f"{prefix} modules renamed": found["modules"],
             f"{prefix} module names": found["names"], f"{prefix} renamed calls": found["renamed calls"],
-            f"{prefix} method alternatives": found["methods"], f"{prefix} names said moved": found["moved"]}
+            f"{prefix} method alternatives": found["methods"], f"{prefix} names said moved": found["moved"],
+            f"{prefix} string as list": found["string as list"]}
 
 
 def dump(libraries) -> dict:
@@ -733,6 +743,25 @@ def no_effect(said: dict) -> dict:
     return table
 
 
+def strings_as_lists(said: dict) -> dict:
+    """{function: (the one-letter colors today's matplotlib names, the old deprecation)} where the old
+    version read a string of one-letter colors as that many colors and said "Use an explicit list instead",
+    and today's function, still there, rejects such a string (`to_rgba_array('rg')` raises)."""
+    from matplotlib.colors import BASE_COLORS
+
+    letters = "".join(sorted(name for name in BASE_COLORS if len(name) == 1))
+    table = {}
+    for path, text in sorted(said.items()):
+        function = resolve(path)
+        if function is None:
+            continue
+        try:
+            function(letters[:2])
+        except ValueError:
+            table[path.rsplit(".", 1)[1]] = (letters, text)
+    return table
+
+
 def _safe_by_position(old, new) -> bool:
     """Whether a call written for `old`'s positional parameters means the same with `new`'s: each argument
     it passes by position lands on a parameter of the same name (or raises: more than `new` takes)."""
@@ -882,6 +911,10 @@ def _print_table(head: str, entries: dict) -> None:
         line = f"    {key!r}: {new!r},"
         if len(line) > 118:
             line = f"    {key!r}:\n        {new!r},"
+        if max(map(len, line.splitlines())) > 118 and isinstance(new, tuple):  # a long sentence: adjacent parts
+            items = ["\n        ".join(repr(part) for part in textwrap.wrap(item, 100, drop_whitespace=False))
+                     if isinstance(item, str) else repr(item) for item in new]
+            line = f"    {key!r}: (\n" + "".join(f"        {item},\n" for item in items) + "    ),"
         print(line)
     print("}")
 
@@ -912,6 +945,11 @@ def _print_source_tables(dumps) -> None:
     print("}")
     _print_table("# names of a module gone now, from the module the old version said to use\nSKLEARN_NAMES_MOVED",
                  names_moved(dumps))
+    strings = {}
+    for d in dumps:
+        strings.update(strings_as_lists(d.get("matplotlib string as list", {})))
+    _print_table("# a function that read a string of one-letter colors as that many colors -> (today's one-letter "
+                 "colors, its\n# deprecation)\nSTRING_AS_LIST", strings)
 
 
 def main(argv) -> int:

@@ -37,7 +37,7 @@ from ..cell import split_magic
 from ..errors import FixloopError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..options import LoopOptions
-from ..receipt import text as receipt_text
+from ..receipt import SAVED_CHECK, text as receipt_text
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
@@ -323,7 +323,7 @@ class NotebookKernel:
             from ..loop import expecting, printed
 
             stdout = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
-            outcome, _ = printed(stdout, expecting(plan.expect_output))
+            outcome, _, _ = printed(stdout, expecting(plan.expect_output))
             if not outcome.passed:
                 return f"Check failed: the printed output is not the expected one ({outcome.detail})"
         for check in plan.checks:
@@ -742,11 +742,15 @@ class BatchRun:
         """(verified_by, words) for a verified fix: what checked it, said plainly."""
         plan = parse_cell(self.original.cells[number - 1].source)
         saved, why = self.decided.get(number) or self.saved.check(number, plan.code, cell_names(plan.code)[0])
-        if plan.expect_output is None and saved is not None:
-            return "saved output", f"{SAVED_WORDS}; {result.reason}"
+        last = result.rounds[-1].receipt if result.rounds else None
+        matched = next((c for c in (last.checks if last else ()) if c.expr == SAVED_CHECK and c.passed), None)
+        if plan.expect_output is None and matched is not None:
+            detail = f" ({matched.detail})" if matched.detail else ""
+            return "saved output", f"{SAVED_WORDS}{detail}; {result.reason}"
+        if plan.expect_output is None and saved is not None:  # it ran, and the saved output decided nothing
+            why = "the saved output is no check here, neither way (an old estimator repr: the receipt says why)"
         if plan.checks or plan.expect_output is not None or "assert" in (result.patched or ""):
             return "check", result.reason
-        last = result.rounds[-1].receipt if result.rounds else None
         if result.status == "fixed" and last is not None and any(f.ok and f.verifies for f in last.following):
             return "following cell", f"{result.reason}; {why}"
         return "", f"{result.reason}; {why}"

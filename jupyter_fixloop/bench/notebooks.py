@@ -118,11 +118,11 @@ def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set
         if o.number in drift and o.status in RAN:
             if o.status == "fixed" and o.verified_by or same and same[0]:
                 verdicts[o.number] = ("right", [])
-            elif same and trusted and not unrepeatable(o.source, seeded):
+            elif same and same[0] is False and trusted and not unrepeatable(o.source, seeded):
                 verdicts[o.number] = ("wrong", [line for line in same[2] if line[:1] in "+-"][:6])
-            else:
+            else:  # None: an old estimator repr the text alone cannot decide (receipt/estimators.py)
                 verdicts[o.number] = ("unverified", [])
-        if same and not same[0]:
+        if same and same[0] is False:
             trusted = False  # later saved outputs cannot be expected (random data, the clock, a changed repr)
     return verdicts
 

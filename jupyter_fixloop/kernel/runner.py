@@ -186,7 +186,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             tree = None
             names, before = [], {}
-            _shown[0] = None
+            _shown[:] = [None, None]
             twin = None  # a fork holding the state the cell saw, to trace a wrong output in (trace.py)
             try:
                 python = _transform(source)
@@ -194,7 +194,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 names, before = _effect_before(tree, ns)
                 twin = value_trace.before(python, checks, allow_await, ns)
                 result["value"] = await _exec_cell(tree, ns, allow_await)
-                result["shown"] = _shown[0]
+                result["shown"], result["full_repr"] = _shown
             except BaseException as exc:
                 result["status"] = "error"
                 result["error"] = describe_error(exc, ns, tree)
@@ -234,11 +234,11 @@ async def _exec_cell(tree: ast.Module, ns: dict, allow_await: bool = False, file
         return None
     ns["_"] = value
     if filename == CELL_FILE:
-        _shown[0] = _plain_text(value)
+        _shown[:] = [_plain_text(value), _full_repr(value)]
     return _short_repr(value, limit=2000)
 
 
-_shown: list = [None]  # the text/plain Jupyter would show for the cell's value (compared with a saved output)
+_shown: list = [None, None]  # the text/plain Jupyter would show for the cell's value, and its _full_repr
 
 
 def _plain_text(value) -> str | None:
@@ -247,6 +247,20 @@ def _plain_text(value) -> str | None:
         from IPython.lib.pretty import pretty
 
         return pretty(value, max_width=79, max_seq_length=1000)[:SHOWN_CHARS]
+    except Exception:
+        return None
+
+
+def _full_repr(value) -> str | None:
+    """A scikit-learn estimator's repr with every parameter, as scikit-learn printed it before 0.23
+    (`print_changed_only=False`), to compare with a saved one; None for any other value. scikit-learn is
+    not imported here: an estimator's class has loaded it already."""
+    base, sklearn = sys.modules.get("sklearn.base"), sys.modules.get("sklearn")
+    if base is None or sklearn is None or not isinstance(value, getattr(base, "BaseEstimator", ())):
+        return None
+    try:
+        with sklearn.config_context(print_changed_only=False):
+            return value.__repr__(N_CHAR_MAX=SHOWN_CHARS)[:SHOWN_CHARS]
     except Exception:
         return None
 

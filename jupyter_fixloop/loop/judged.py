@@ -100,7 +100,9 @@ def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str,
         if not f.ok and not f.counted)
     warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
     error = result.get("error")
-    checks, diff = _outcomes(result, effect, later, expect, ran)
+    codes = tuple(c for c in (expect.original, ran) if c is not None)
+    checks, diff, undecided = _outcomes(result, effect, later, expect, ran, codes)
+    notes += (undecided,) if undecided else ()
     common = dict(
         stdout=result.get("stdout", ""),
         stderr=result.get("stderr", ""),
@@ -148,17 +150,22 @@ def _judged_effect(result: dict, original: str | None, ran: str | None) -> Effec
 
 
 def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome, ...],
-              expect: Expectations, ran: str | None) -> tuple[tuple[CheckOutcome, ...], list[str]]:
+              expect: Expectations, ran: str | None,
+              codes: tuple[str, ...] = ()) -> tuple[tuple[CheckOutcome, ...], list[str], str]:
     """The run's checks in order (the judge's; when the cell ran without error, then the expected output,
-    the output the instruction states, the counted following cells and the smells), and the diff of a
-    wrong output."""
+    the output the instruction states, the counted following cells and the smells), the diff of a wrong
+    output, and the note saying why a saved output was no check either way ("" when it was one, or there
+    was none). `codes`: the user's cell and the code that ran, for a saved estimator repr (the keywords
+    they pass)."""
     checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", "")) for c in result.get("checks", []))
     if result.get("error") is not None:
-        return checks, []
+        return checks, [], ""
     diff: list[str] = []
+    undecided = ""
     if expect.output is not None:
-        outcome, diff = printed(result.get("stdout", ""), expect, result.get("shown"))
-        checks += (outcome,)
+        outcome, diff, undecided = printed(result.get("stdout", ""), expect, result.get("shown"),
+                                           result.get("full_repr"), codes)
+        checks += (outcome,) if outcome is not None else ()
     if expect.stated is not None:
         shown = result.get("shown") if isinstance(result.get("shown"), str) else None  # the sandbox's to forge
         passed, detail = saved.stated_check(str(result.get("stdout", "")), shown, expect.stated, ran)
@@ -167,7 +174,7 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
     checks += tuple(CheckOutcome(f.label, f.ok, f.verifies if f.ok else f.error) for f in later
                     if f.verifies or (f.counted and not f.ok))
     checks += tuple(CheckOutcome(SMELL_CHECK, False, s) for s in (effect.smells if effect else ()))
-    return checks, diff
+    return checks, diff, undecided
 
 
 def _raised(error: dict, facts: Facts, checks: tuple[CheckOutcome, ...], budget, common: dict) -> Receipt:
@@ -255,14 +262,20 @@ def _verifies(ok: bool, number: int, source: str, baseline: Baseline | None, wro
 # ---------------------------------------------------------------- expected output
 
 
-def printed(stdout: str, expect: Expectations, shown=None) -> tuple[CheckOutcome, list[str]]:
-    """The check of what a run printed against `expect.output` (it must be given), and the diff of a wrong
-    output: the `--expect-output` text, or the output the notebook's author saved (compared with what the
-    run showed too: `shown`)."""
+def printed(stdout: str, expect: Expectations, shown=None, full_repr=None,
+            codes: tuple[str, ...] = ()) -> tuple[CheckOutcome | None, list[str], str]:
+    """The check of what a run printed against `expect.output` (it must be given), the diff of a wrong
+    output, and why it is no check ("" when it is one): the `--expect-output` text, or the output the
+    notebook's author saved (compared with what the run showed too: `shown`; a saved scikit-learn < 0.23
+    estimator repr with the run's `full_repr`, `codes` saying which keywords were passed). (None, [], why)
+    when a saved estimator repr cannot be compared: not evidence either way."""
     if isinstance(expect.output, saved.SavedOutput):
-        passed, detail, diff = saved.saved_check(stdout, shown, expect.output)
-        return CheckOutcome(saved.SAVED_CHECK, passed, detail), diff
-    return output_check(stdout, expect.output)
+        passed, detail, diff = saved.saved_check(stdout, shown, expect.output, full_repr, codes)
+        if passed is None:
+            return None, [], f"the saved output is no check here, neither way: {detail}"
+        return CheckOutcome(saved.SAVED_CHECK, passed, detail), diff, ""
+    outcome, diff = output_check(stdout, expect.output)
+    return outcome, diff, ""
 
 
 def output_check(stdout: str, expected: str) -> tuple[CheckOutcome, list[str]]:

@@ -13,6 +13,8 @@ import difflib
 import math
 import re
 
+from .estimators import estimator_check, parse
+
 SAVED_CHECK = "output matches the one saved in the notebook"
 REL_TOL = 1e-3  # printed numbers are rounded; a result that changed differs by more
 
@@ -22,6 +24,7 @@ _FOOTER = re.compile(r"^(?:Name: .*?,\s*)?(?:Length: \d+,\s*)?dtype: [\w\[\], ]+
 _SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_|str_|complex)\w*\((.*?)\)")
 _OLD_INDEX = re.compile(r"\b(?:Int64|UInt64|Float64)Index\(")
 _DTYPE_ARG = re.compile(r"(?:,\s*|^)dtype=['\"]?[\w\[\], ]+?['\"]?(?=[,)])")
+_CALL_START = re.compile(r"[A-Za-z_]\w*\(")  # a line that may begin an estimator's repr
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 _CATEGORIES = re.compile(r"\bCategories \((\d+), (?:object|str|string)\)")  # pandas 3's string dtype
 _BOOL = {"True": "1", "False": "0"}  # get_dummies and friends: 0/1 in pandas 1, booleans since pandas 2
@@ -118,15 +121,23 @@ def holds(text: str, saved: str) -> bool:
     return bool(want) and any(all(_same_line(w, g) for w, g in zip(want, got[i:i + n])) for i in starts)
 
 
-def saved_check(stdout: str, shown: str | None, saved: str) -> tuple[bool, str, list[str]]:
+def saved_check(stdout: str, shown: str | None, saved: str, full: str | None = None,
+                codes: tuple[str, ...] = ()) -> tuple[bool | None, str, list[str]]:
     """Compare what a run printed and showed with the saved output: (matches, detail, a compact diff
-    (`-` saved, `+` this run) of the lines that differ)."""
+    (`-` saved, `+` this run) of the lines that differ). A saved scikit-learn estimator repr of a version
+    before 0.23 (every parameter) is compared parameter by parameter with the one shown and its `full`
+    form (print_changed_only=False; receipt/estimators.py; `codes`: the user's cell and the code that ran,
+    read for the keywords they pass), and the detail says what was compared;
+    matches is None when that cannot decide (the saved output is then no evidence either way)."""
     got_text = stdout + (shown + "\n" if shown else "")
     want, got = normalized(saved), normalized(got_text)
     if len(want) == len(got) and all(_same_line(w, g) for w, g in zip(want, got)):
         return True, "", []
     diff = [line for line in difflib.unified_diff(want, got, "saved", "this run", n=1, lineterm="")
             if not line.startswith(("---", "+++"))]
+    compared = _estimator(got_text, saved, full, codes)
+    if compared is not None:
+        return compared.matches, compared.words, diff if compared.matches is False else []
     differing = sum(1 for line in diff if line[:1] in "+-")
     detail = f"{len(got)} line(s) shown, {len(want)} saved; {differing} line(s) differ"
     return False, detail, diff
@@ -179,3 +190,22 @@ def _same_value(want: str, got: str) -> bool:
     decimals = len(want.partition(".")[2]) if "." in want and "e" not in want.lower() else 0
     rounded = 0.5 * 10 ** -decimals if decimals else 0.0  # a stated 1.666667 is a rounded value
     return math.isclose(x, y, rel_tol=REL_TOL, abs_tol=rounded)
+def _estimator(text: str, saved: str, full: str | None, codes: tuple[str, ...]):
+    """The parameter-by-parameter comparison (estimators.Comparison) when the saved output and the run's
+    `text` both end with an estimator repr of one class, after the same lines; else None."""
+    want, got = _repr_tail(saved), _repr_tail(text)
+    if want is None or got is None or want[1].split("(", 1)[0] != got[1].split("(", 1)[0]:
+        return None
+    head, printed = normalized(want[0]), normalized(got[0])
+    if len(head) != len(printed) or not all(_same_line(w, g) for w, g in zip(head, printed)):
+        return None
+    return estimator_check(want[1], got[1], full, codes)
+
+
+def _repr_tail(text: str) -> tuple[str, str] | None:
+    """(the lines before, the repr) when `text` ends with an estimator repr starting on its own line."""
+    lines = text.replace("\r\n", "\n").rstrip("\n").split("\n")
+    for i, line in enumerate(lines):
+        if _CALL_START.match(line) and parse("\n".join(lines[i:])) is not None:
+            return "\n".join(lines[:i]), "\n".join(lines[i:])
+    return None

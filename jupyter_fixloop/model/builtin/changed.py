@@ -39,6 +39,9 @@ From the old versions' source:
   ("in favor of the model_selection module", 0.22's table of deprecated modules), each name the old module
   defined that the new one has now with the same positional parameters (`KFold(n, n_folds)` is left out),
   and the classes a module said "has been moved to" (`lda.LDA` -> `discriminant_analysis.LinearDiscriminantAnalysis`).
+- `STRING_AS_LIST`: a matplotlib function that read a string of one-letter colors as that many colors
+  (`c=''`: none, hollow markers; `c='rg'`: red, green) and said "Use an explicit list instead" (3.2's
+  deprecation in `to_rgba_array`), where today's rejects such a string; with today's one-letter color names.
 """
 
 # fmt: off
@@ -1643,5 +1646,15 @@ SKLEARN_NAMES_MOVED = {
     ('sklearn.tree.tree', 'DecisionTreeRegressor'): ('sklearn.tree', 'DecisionTreeRegressor'),
     ('sklearn.tree.tree', 'ExtraTreeClassifier'): ('sklearn.tree', 'ExtraTreeClassifier'),
     ('sklearn.tree.tree', 'ExtraTreeRegressor'): ('sklearn.tree', 'ExtraTreeRegressor'),
+}
+
+# a function that read a string of one-letter colors as that many colors -> (today's one-letter colors, its
+# deprecation)
+STRING_AS_LIST = {
+    'to_rgba_array': (
+        'bcgkmrwy',
+        'Using a string of single character colors as a color sequence is deprecated since 3.2. Use an '
+        'explicit list instead.',
+    ),
 }
 # fmt: on

@@ -28,6 +28,8 @@ words or from what the library says it has now.
   reshapes both say for one number.
 - `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
   of that name (`np.ptp(arr)`).
+- `string_as_list`: a string of one-letter colors that matplotlib read as that many colors (`c=''`: none,
+  hollow markers), as the explicit list its 3.2 deprecation said to use instead (`c=[]`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from .changed import (
     RENAMED_CALL_KEYWORDS,
     RENAMED_KEYWORDS,
     STILL_POSITIONAL,
+    STRING_AS_LIST,
 )
 from .edits import (
     ParsedReceipt,
@@ -660,3 +663,26 @@ def scalar_as_2d(code: str, receipt: ParsedReceipt) -> str | None:
     if len(calls) != 1:
         return None
     return replace_node(code, calls[0].args[0], f"[[{source_of(code, calls[0].args[0])}]]")
+
+
+COLOR_ARGUMENT = re.compile(r"'(\w+)' argument must be a color\b[^\n]*?, not '([^'\n]*)'")
+
+
+def string_as_list(code: str, receipt: ParsedReceipt) -> str | None:
+    """A string of one-letter colors that matplotlib read as that many colors until 3.3 (`c=''`: no color,
+    hollow markers; `c='rg'`: red, green) and rejects now ("'c' argument must be a color, ..., not ''"): the
+    explicit list its 3.2 deprecation said to use instead (changed.STRING_AS_LIST), `c=[]`, `c=['r', 'g']`,
+    wherever the cell passes that string as that argument (in a function it defines too). The error may be
+    a later cell's that calls that function (a failed following cell: this cell is its cause)."""
+    said = [receipt.message] if receipt.ename == "ValueError" else []
+    m = next(filter(None, (COLOR_ARGUMENT.search(text) for text in [*said, *receipt.failed])), None)
+    tree = parse(code)
+    letters = "".join(letters for letters, _ in STRING_AS_LIST.values())
+    if not m or tree is None or not letters or any(ch not in letters for ch in m.group(2)):
+        return None
+    passed = [kw.value for node in ast.walk(tree) if isinstance(node, ast.Call) for kw in node.keywords
+              if kw.arg == m.group(1) and isinstance(kw.value, ast.Constant) and kw.value.value == m.group(2)]
+    listed = "[" + ", ".join(repr(ch) for ch in m.group(2)) + "]"
+    for value in sorted(passed, key=lambda v: (v.lineno, v.col_offset), reverse=True):  # the last first: spans hold
+        code = replace_node(code, value, listed)
+    return code if passed else None
