@@ -153,9 +153,9 @@ def test_a_faces_expectations_are_made_once_with_the_cells_that_must_run_first()
 def test_what_a_run_printed_is_judged_in_one_place_expected_or_saved():
     """`--expect-output` text and an output the notebook's author saved go through the same verdict: batch
     mode's run in the notebook's own kernel asks it too."""
-    right, diff = printed("6  \n\n", expecting("6"))
-    assert (right.passed, right.expr, diff) == (True, OUTPUT_CHECK, [])
-    wrong, diff = printed("7\n", expecting("6"))
+    right, diff, why = printed("6  \n\n", expecting("6"))
+    assert (right.passed, right.expr, diff, why) == (True, OUTPUT_CHECK, [], "")
+    wrong, diff, _ = printed("7\n", expecting("6"))
     assert not wrong.passed and wrong.detail == "1 line(s) printed, 1 expected; 2 line(s) differ" and "-6" in diff
     saved = printed("0.3333\n", expecting(SavedOutput("0.333333\n")))[0]  # printed numbers are rounded
     assert (saved.passed, saved.expr) == (True, SAVED_CHECK)
