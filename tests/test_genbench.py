@@ -140,3 +140,14 @@ def test_same_is_pandas_equality_tolerant_of_dtype_neutral_differences():
     assert oracle.same(0.1 + 0.2, 0.3) == "" and oracle.same(np.int64(19), 19) == ""
     assert oracle.same(19, 20) == "20, expected 19" and oracle.same("c", "d") == "'d', expected 'c'"
     assert oracle.same({"a": 1}, {"a": 1.0}) == "" and "[1]" in oracle.same([1, 2], [1, 3])
+
+
+def test_a_printed_value_that_is_not_the_references_is_said_as_such(fake_model, tmp_path):
+    server = fake_model("```python\nprint('total:', df['a'].sum() + 1)\n```")
+    out = tmp_path / "figures.json"
+    total = next(s for s in STEPS if s["id"] == "total")
+    assert generation.main(["--generation", write_steps(tmp_path, total), "--mode", "one-shot",
+                            "--model", "openai/scripted", "--api-base", server.url, "--json", str(out)]) == 0
+    result = json.loads(out.read_text())["results"][0]
+    assert result["verdict"] == "wrong"
+    assert result["why"] == "it shows no value, and what it prints is not the reference's value"

@@ -255,7 +255,10 @@ def score(code: str | None, seen: Oracle, ns: dict, options) -> tuple[str, str]:
     if not names.passed:
         return "wrong", _found(names.detail, seen)
     if not shown.passed and not printed_as(receipt.stdout, list(seen.printed)):
-        return "wrong", _found(shown.detail, seen)
+        why = _found(shown.detail, seen)
+        if receipt.stdout.strip() and why == "the code shows no value":  # it printed something else
+            why = "it shows no value, and what it prints is not the reference's value"
+        return "wrong", why
     if seen.stdout.strip() and seen.shows and not printed_as(receipt.stdout, [seen.stdout]):
         return "wrong", "it does not print what the reference prints"
     return "right", ""
