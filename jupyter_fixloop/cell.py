@@ -125,13 +125,15 @@ _CODE_LINE = re.compile(r"^\s*(?:>>>|\.\.\.\s|import |from |def |class |print\(|
 def stated_output(instruction: str | None) -> str | None:
     """The output an instruction states (`You should end up with the answer as follows:` and a fenced
     block; `The answer should be:`, `These values should therefore be`), the last such block; None when
-    it states none. A block of code (assignments, imports, a `>>>` session) is an example, not an output."""
+    it states none. A block of code (assignments, imports, a `>>>` session) is an example, not an output;
+    a block with no word or number states nothing to check."""
     found = None
     for match in _FENCE.finditer(instruction or ""):
         before = instruction[:match.start()].rstrip()
         said = before[max(before.rfind("\n\n"), before.rfind(". "), 0):]
         block = match.group(1).strip("\n")
-        if block.strip() and _STATES.search(said) and not any(_CODE_LINE.match(line) for line in block.splitlines()):
+        code = any(_CODE_LINE.match(line) for line in block.splitlines())
+        if re.search(r"\w", block) and _STATES.search(said) and not code:
             found = block
     return found
 

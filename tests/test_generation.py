@@ -105,6 +105,7 @@ def test_the_output_an_instruction_states_is_read_and_a_code_example_is_not():
     assert stated_output("For example:\n```python\ndf = pd.DataFrame({'A': [1, 2]})\n```\nDrop repeats.") is None
     assert stated_output("The answer should look like:\n```\n>>> df.head()\n```") is None  # a session: an example
     assert stated_output("Select the Goals column.") is None and stated_output(None) is None
+    assert stated_output("The answer should be:\n```\n...\n```") is None  # nothing to check: never a pass
 
 
 def test_a_run_shows_the_stated_values_in_order_as_a_series_a_list_or_a_column():

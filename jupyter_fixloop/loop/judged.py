@@ -162,12 +162,11 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
         return checks, [], ""
     diff: list[str] = []
     undecided = ""
+    shown = result.get("shown") if isinstance(result.get("shown"), str) else None  # the sandbox's to forge
     if expect.output is not None:
-        outcome, diff, undecided = printed(result.get("stdout", ""), expect, result.get("shown"),
-                                           result.get("full_repr"), codes)
+        outcome, diff, undecided = printed(result.get("stdout", ""), expect, shown, result.get("full_repr"), codes)
         checks += (outcome,) if outcome is not None else ()
     if expect.stated is not None:
-        shown = result.get("shown") if isinstance(result.get("shown"), str) else None  # the sandbox's to forge
         passed, detail = saved.stated_check(str(result.get("stdout", "")), shown, expect.stated, ran)
         checks += (CheckOutcome(saved.STATED_CHECK, passed, detail),)
     # a later cell that still runs is evidence only when it discriminates (FollowingOutcome.verifies)

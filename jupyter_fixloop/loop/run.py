@@ -74,7 +74,7 @@ async def afix(
     names a failed run changed that could not be put back); `downstream`: for a repair of the cause of
     a failure further down (an earlier cell), the cells from this one down to the cell that failed,
     that one last: they run after each candidate, before `following`, and each must run without
-    error (none is excused for failing after the original too); `expect`: all three made once by a face
+    error (none is excused for failing after the original too); `expect`: these made once by a face
     (verdict.expecting), instead of `expect_output`, `following`, `downstream` and
     `cell_numbers`; `cell_numbers`: the notebook's number of each `downstream` and `following` cell, in
     that order (batch mode), which names it in the receipts ("following cell 7" is the notebook's cell 7;
