@@ -152,3 +152,44 @@ def result_shown(code: str) -> tuple[str, str] | None:
         return None
     name = ast.unparse(targets[0])
     return f"{code.rstrip()}\n{name}\n", name
+
+
+def example_assignments(instruction: str | None) -> frozenset[str]:
+    """The assignments an instruction's code examples make (```python df = pd.DataFrame(...)```, a `>>>`
+    session), each as `ast.unparse` writes it: what the instruction shows the user's data as."""
+    found: set[str] = set()
+    for match in _FENCE.finditer(instruction or ""):
+        for source in _statements(match.group(1)):
+            try:
+                body = ast.parse(source).body
+            except SyntaxError:
+                continue
+            found |= {ast.unparse(s) for s in body if isinstance(s, ast.Assign)}
+    return frozenset(found)
+
+
+def _statements(block: str) -> list[str]:
+    """A code block's source: whole, or each statement of a `>>>` session (continuation lines joined,
+    whether or not they start with `...`; the output lines after a statement left out)."""
+    lines = block.splitlines()
+    if not any(line.lstrip().startswith(">>>") for line in lines):
+        return [block]
+    out, current = [], None
+    for line in lines:
+        stripped = line.lstrip()
+        if stripped.startswith(">>>"):
+            current = stripped[3:].removeprefix(" ")
+            out.append(current)
+        elif current is not None and not _complete(out[-1]):
+            out[-1] += "\n" + (stripped[3:].removeprefix(" ") if stripped.startswith("...") else stripped)
+        else:
+            current = None  # output
+    return out
+
+
+def _complete(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return False
+    return True

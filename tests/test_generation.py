@@ -146,3 +146,35 @@ def test_code_that_ran_but_never_shows_the_stated_values_is_kept_and_said_so(fak
                  rules=False, max_rounds=2)
     assert result.status == "unverified" and result.patched == "euro12.Goals.sum()\n"  # the first that ran
     assert "its output does not show the values the instruction states" in result.reason
+
+
+def test_the_models_copy_of_the_instructions_example_data_is_left_out_and_the_users_data_used(fake_model):
+    from jupyter_fixloop.cell import example_assignments
+
+    instruction = ("You have a DataFrame `df` with a column 'A' of integers. For example:\n```python\n"
+                   "df = pd.DataFrame({'A': [1, 2, 2, 3]})\n```\nHow many distinct values does 'A' hold?")
+    session = ">>> df = pd.DataFrame({'A': [1,\n                       2, 2, 3]})\n>>> df\n   A\n0  1\n"
+    assert example_assignments(instruction) == example_assignments(f"For example:\n```\n{session}```") == {
+        "df = pd.DataFrame({'A': [1, 2, 2, 3]})"}
+    copied = "import pandas as pd\ndf = pd.DataFrame({'A': [1, 2, 2, 3]})\nprint(df['A'].nunique())\n"
+    server = fake_model(f"```python\n{copied}```")
+    user = {"pd": pd, "df": pd.DataFrame({"A": [5, 6, 7, 8, 9]})}
+    result = fix("", instruction=instruction, namespace=user, model="openai/scripted", api_base=server.url,
+                 rules=False, max_rounds=1)
+    assert result.patched == "import pandas as pd\nprint(df['A'].nunique())\n"  # the user's df: 5 values, not 3
+    assert result.rounds[0].receipt.stdout.strip() == "5"
+    assert "the model's copy of the instruction's example `df` was left out: it uses your `df`" in result.reason
+    assert "copied from the instruction's example was removed" in result.rounds[0].receipt.text
+
+
+def test_an_example_assignment_is_kept_where_it_is_not_a_copy_over_the_users_data():
+    from jupyter_fixloop.loop.guard import Guard
+
+    examples = frozenset({"df = pd.DataFrame({'A': [1, 2]})", "df = df.dropna()", "n = 3"})
+    guard = Guard("", namespace=frozenset({"pd", "df"}), examples=examples)
+    code = "df = pd.DataFrame({'A': [1, 2]})\ndf = df.dropna()\nn = 3\nprint(len(df))\n"
+    # the copy over the user's df goes; one that reads df, or makes a name the user has not, stays
+    assert guard.without_example_data(code) == ("df = df.dropna()\nn = 3\nprint(len(df))\n", ("df",))
+    assert Guard("", namespace=frozenset({"pd"}), examples=examples).without_example_data(code) == (code, ())
+    mine = Guard("df = pd.DataFrame({'A': [1, 2]})\nprint(df)", namespace=frozenset({"pd", "df"}), examples=examples)
+    assert mine.without_example_data(code) == (code, ())  # the cell makes it itself: a repair keeps it

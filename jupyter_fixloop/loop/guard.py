@@ -45,10 +45,12 @@ class Guard:
     output) and holds candidates to it."""
 
     def __init__(self, original: str, checks: tuple[str, ...] = (), expect_output: str | None = None,
-                 namespace: frozenset[str] | None = None):
+                 namespace: frozenset[str] | None = None, examples: frozenset[str] = frozenset()):
         """`namespace`: the names of the user's variables (None: not known, any name the cell does not
-        define may be one)."""
+        define may be one). `examples`: the assignments the instruction's code examples make
+        (`cell.example_assignments`)."""
         self.original = original
+        self.examples = examples
         self.namespace = namespace
         self.checks = tuple(checks)
         self.expect_output = expect_output
@@ -98,12 +100,31 @@ class Guard:
         tests -= {ast.unparse(n.test) for n in self.asserts}
         copied = [stmt for stmt in tree.body if ast.unparse(stmt) in lines
                   or (isinstance(stmt, ast.Assert) and ast.unparse(stmt.test) in tests)]
-        if not copied:
-            return candidate, 0
-        drop = {n for stmt in copied for n in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)}
-        kept = [line for n, line in enumerate(candidate.splitlines(), 1) if n not in drop]
-        code = "\n".join(kept).strip("\n")
-        return (code + "\n" if code.strip() else None), len(copied)
+        return _without(candidate, copied), len(copied)
+
+    def without_example_data(self, candidate: str) -> tuple[str | None, tuple[str, ...]]:
+        """The candidate without the top-level assignments it copied from the instruction's example of the
+        user's data (`df = pd.DataFrame({...})` under "You have a DataFrame df, for example:"), where the
+        user's namespace holds every name it assigns, and those names. The user's values are what the
+        instruction is about: run as written, the copy would replace them with the example's (or with new
+        random numbers), and Accept would do the same in the user's kernel. An assignment the cell itself
+        makes, or one that reads the name it assigns (`df = df.dropna()`), is kept."""
+        if not self.examples or not self.namespace:
+            return candidate, ()
+        tree = _cell_tree(candidate)
+        if tree is None:
+            return candidate, ()
+        own = {ast.unparse(stmt) for stmt in self.tree.body}
+        copied = []
+        for stmt in tree.body:
+            if not isinstance(stmt, ast.Assign) or ast.unparse(stmt) not in self.examples - own:
+                continue
+            targets = [t for t in stmt.targets if isinstance(t, ast.Name)]
+            if (len(targets) == len(stmt.targets) and all(t.id in self.namespace for t in targets)
+                    and not {t.id for t in targets} & _names(stmt.value)):
+                copied.append(stmt)
+        names = tuple(dict.fromkeys(t.id for stmt in copied for t in stmt.targets))
+        return _without(candidate, copied), names
 
     # ------------------------------------------------------------ the rules
 
@@ -626,3 +647,13 @@ def _same_value(value: _Hashable, expected) -> bool:
         return bool(got == expected)
     except Exception:
         return False
+
+
+def _without(candidate: str, statements: list[ast.stmt]) -> str | None:
+    """`candidate` without the lines of `statements` (top-level ones of its tree); None when nothing is left."""
+    if not statements:
+        return candidate
+    drop = {n for stmt in statements for n in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)}
+    kept = [line for n, line in enumerate(candidate.splitlines(), 1) if n not in drop]
+    code = "\n".join(kept).strip("\n")
+    return code + "\n" if code.strip() else None

@@ -165,6 +165,7 @@ class LoopRun:
         self.loop_id = uuid.uuid4().hex[:12]
         self.rounds: list[Round] = []
         self._removed: dict[str, int] = {}  # candidate code -> statements copied from the checks, removed
+        self._examples: dict[str, tuple[str, ...]] = {}  # code -> the names its example copy rebound
         self.model_errors: dict[int, str] = {}  # round -> its model call's failure, when the rules' candidate ran on
         self.first: Receipt | None = None
         self.started = time.perf_counter()
@@ -206,7 +207,8 @@ class LoopRun:
             if self.first.ok:
                 return self._already_passes()
             history.append((self.source, self.first))
-        guard_ = guard.Guard(self.source, self.checks, self.expect.output, _namespace_names(self.namespace))
+        guard_ = guard.Guard(self.source, self.checks, self.expect.output, _namespace_names(self.namespace),
+                             cell.example_assignments(self.instruction))
         passed_before = PassedBefore(self.first, self.budget)
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
@@ -286,9 +288,9 @@ class LoopRun:
     def _record(self, index: int, candidates: list[sampling.Candidate], best: sampling.Candidate) -> Receipt:
         """The round, kept (its call cost tokens and time whatever comes next); its receipt as the model reads it."""
         reply, receipt = best.reply, best.receipt
-        removed = self._removed.get(reply.code or "", 0)
-        if removed:
-            receipt = annotated(receipt, self.budget, copied_checks_removed=removed)
+        removed, examples = self._removed.get(reply.code or "", 0), self._examples.get(reply.code or "", ())
+        if removed or examples:
+            receipt = annotated(receipt, self.budget, copied_checks_removed=removed, example_removed=examples)
         usage = sampling.total_usage(candidates, best)
         several = len(candidates) > 1 or self.options.samples > 1
         samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
@@ -332,6 +334,8 @@ class LoopRun:
         if not (receipt.ok or self._misses_stated(receipt)) or self._shows_nothing(receipt):
             return best
         self._shown[code] = name
+        if best.reply.code in self._examples:
+            self._examples[code] = self._examples[best.reply.code]
         authors = authored(best.reply.code, best.authors, code, RULES)
         candidate = replace(best, order=len(candidates), reply=replace(best.reply, code=code), receipt=receipt,
                             repeated="", source=sampling.RULES, authors=authors)
@@ -361,6 +365,10 @@ class LoopRun:
             stated = f"; it defines {', '.join(f'`{n}`' for n in named)}, as the instruction asks"
         if any(c.expr == STATED_CHECK and c.passed for c in receipt.checks):
             stated += "; its output shows the values the instruction states, in order"
+        examples = self._examples.get(reply.code or "", ())
+        if examples:
+            names = ", ".join(f"`{n}`" for n in examples)
+            stated += f"; the model's copy of the instruction's example {names} was left out: it uses your {names}"
         if evidence(receipt, reply.code, self.source) and not self._misses_stated(receipt):
             words = verified(receipt, reply.code, self.source, self.checks)
             return self._end("fixed", f"after {index} round(s){by}: {words}{stated}", reply.code)
@@ -408,9 +416,12 @@ class LoopRun:
                 base, writer = self.source, self.model.author
             if reply.code is not None:
                 code, removed = guard_.without_copied_checks(reply.code)
+                code, examples = guard_.without_example_data(code) if code is not None else (code, ())
                 reply = replace(reply, code=code)
                 if removed:  # said in the receipt of the round that carries it on
                     self._removed[code] = removed
+                if examples:  # said there too, and in the result
+                    self._examples[code] = examples
             authors = authored(base, self._authors_of(base), reply.code or "", writer)
             return reply, self._repeated(reply), authors
 

@@ -131,6 +131,8 @@ class Receipt:
     # what the loop says about the run, rendered into `text` with it by text.py's `annotated`, within the budget:
     same_as: str | None = field(default=None, compare=False)  # not run again: the same code as this run
     copied_checks_removed: int = field(default=0, compare=False)  # statements copied from the checks, removed
+    # the user's names whose assignment copied from the instruction's example was removed (`Guard.without_example_data`)
+    example_removed: tuple[str, ...] = field(default=(), compare=False)
     regressions: tuple[tuple[str, int], ...] = field(default=(), compare=False)  # (check, round it passed in)
     facts: Facts | None = field(default=None, compare=False, repr=False)  # what `text` was rendered from; None: given
 
