@@ -159,3 +159,43 @@ def test_a_string_of_one_letter_colors_is_read_from_a_deprecation_said_with_mess
     # `is_color_like('bc')` answers today without raising: an entry for it would say what it does not do
     assert tables.strings_as_lists({"matplotlib.colors.is_color_like": text}) == {}
     assert tables.strings_as_lists({"matplotlib.colors.gone_now": text}) == {}
+
+
+FOREST = '''
+    import warnings
+
+
+    class BaseDecisionTree:
+        """A tree.
+
+        criterion : {"squared_error", "mse"}, default="squared_error"
+
+            .. deprecated:: 1.0
+                Criterion "mse" was deprecated in v1.0 and will be removed in
+                version 1.2. Use `criterion="squared_error"` which is equivalent.
+        """
+
+
+    class DecisionTreeRegressor(BaseDecisionTree):
+        def fit(self, X, y):
+            if self.loss == "absolute_loss":
+                warnings.warn("The loss 'absolute_loss' was deprecated in v1.0 and will be removed in version 1.2. "
+                              "Use `loss='absolute_error'` which is equivalent.", FutureWarning)
+
+
+    class DecisionTreeClassifier(BaseDecisionTree):
+        pass
+'''
+
+
+def test_a_value_the_old_version_says_is_equivalent_is_kept_where_todays_class_refuses_the_old_one(tables, tmp_path):
+    write(tmp_path, "sklearn/tree/_classes.py", FOREST)
+    said = tables.source("sklearn", str(tmp_path))["sklearn equivalent values"]
+    # the docstring's note and a method's warning; a base class's note speaks for its subclasses
+    assert said["sklearn.tree._classes.DecisionTreeRegressor"] == {"criterion": {"mse": "squared_error"},
+                                                                   "loss": {"absolute_loss": "absolute_error"}}
+    assert said["sklearn.tree._classes.DecisionTreeClassifier"] == {"criterion": {"mse": "squared_error"}}
+    pytest.importorskip("sklearn")
+    # today's regressor takes 'squared_error' and refuses 'mse'; the classifier's criterion never took either, and
+    # neither has a `loss`: only the one entry is kept
+    assert tables.equivalent_values(said) == {("DecisionTreeRegressor", "criterion", "mse"): "squared_error"}

@@ -396,6 +396,27 @@ LIBRARY_CASES = {
                                                   "m = LinearRegression().fit([[1.0], [2.0], [3.0]], [2.0, 4.0, 6.0])\n"
                                                   "x = 2.5\n",
                                       "y = m.predict(x)[0]\n", "scalar_as_2d", "abs(y - 5.0) < 1e-9"),
+    "sklearn_keyword_its_error_says_has_no_effect": ("sklearn", "from sklearn.model_selection import KFold\n",
+                                                     "folds = list(KFold(n_splits=3, random_state=1).split(range(6)))\n",
+                                                     "no_effect_keyword",
+                                                     "[list(t) for _, t in folds] == [[0, 1], [2, 3], [4, 5]]"),
+    "sklearn_keyword_without_effect_over_lines": ("sklearn", "from sklearn.model_selection import StratifiedKFold\n",
+                                                  "y = [0, 1, 0, 1, 0, 1]\nfolds = StratifiedKFold(n_splits=3,\n"
+                                                  "                        shuffle=False, random_state=0).split(y, y)\n"
+                                                  "tests = [list(t) for _, t in folds]\n",
+                                                  "no_effect_keyword", "tests == [[0, 1], [2, 3], [4, 5]]"),
+    "sklearn_value_said_equivalent_fit_in_the_cell": ("sklearn", "import numpy as np\n",
+                                                      "from sklearn.ensemble import RandomForestRegressor\n"
+                                                      "X = np.arange(12.0).reshape(-1, 1)\n"
+                                                      "forest = RandomForestRegressor(n_estimators=3, criterion='mse',"
+                                                      " random_state=0).fit(X, X.ravel() * 3)\n",
+                                                      "equivalent_value", "forest.criterion == 'squared_error'"),
+    "sklearn_value_said_equivalent_in_a_constructor_over_lines": (
+        "sklearn", "import numpy as np\nfrom sklearn.linear_model import LinearRegression, RANSACRegressor\n",
+        "robust = RANSACRegressor(LinearRegression(),\n                        loss='absolute_loss',\n"
+        "                        min_samples=5, random_state=0)\nrobust.fit(np.arange(10.0).reshape(-1, 1), "
+        "np.arange(10.0) * 2)\n",
+        "equivalent_value", "robust.loss == 'absolute_error' and abs(robust.estimator_.coef_[0] - 2) < 1e-9"),
     "sklearn_imputer_by_its_deprecation": ("sklearn", "import numpy as np\n",
                                            "from sklearn.preprocessing import Imputer\n"
                                            "filled = Imputer(strategy='median').fit_transform([[1.0], [np.nan], "

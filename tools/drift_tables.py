@@ -22,8 +22,10 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
   keywords scikit-learn's warnings say were renamed or "Use max_iter and tol instead" where its code
   then hands the old value over (`RENAMED_KEYWORDS`, with `KEYWORD_EXTRAS`: the other parameters that code
   set), the keywords it says have no effect (`NO_EFFECT_KEYWORDS`), matplotlib's renamed keywords
-  (`RENAMED_CALL_KEYWORDS`), and the names of the modules scikit-learn said moved (`SKLEARN_NAMES_MOVED`,
-  only those whose positional parameters are the same now).
+  (`RENAMED_CALL_KEYWORDS`), the names of the modules scikit-learn said moved (`SKLEARN_NAMES_MOVED`,
+  only those whose positional parameters are the same now), and the values scikit-learn 1.0-1.1 said
+  the new one "is equivalent" to (`EQUIVALENT_VALUES`: `criterion='mse'` -> `'squared_error'`, where today's
+  class refuses the old value).
 
     # 1. in a side venv with the old versions (see docs/benchmarks.md, "The corpora"; scipy 1.10.1
     #    with numpy<1.25 in a venv of its own: `dump scipy > /tmp/scipy110-sigs.json`):
@@ -35,6 +37,11 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
     #     (and 0.18.2, 0.20.4, 0.22.2.post1, 0.23.2; matplotlib 2.0.2, 2.2.5, 3.0.3, 3.3.4), `tar xzf` each, then
     python tools/drift_tables.py source sklearn /tmp/src/scikit-learn-0.19.2 > /tmp/src/sklearn-0.19.2.json
     python tools/drift_tables.py source matplotlib /tmp/src/matplotlib-2.2.5 > /tmp/src/matplotlib-2.2.5.json
+    # 1c. scikit-learn 1.0.2 and 1.1.3: their wheels hold the source; unzipped, not installed
+    pip download --no-deps --only-binary :all: --python-version 3.10 --platform manylinux2014_x86_64 \
+        --implementation cp -d /tmp/whl scikit-learn==1.0.2      # and 1.1.3
+    unzip -q /tmp/whl/scikit_learn-1.0.2-*.whl 'sklearn/*' -d /tmp/src/sk1.0.2
+    python tools/drift_tables.py source sklearn /tmp/src/sk1.0.2 > /tmp/src/sklearn-1.0.2.json
     # 2. here, with today's versions: print the entries (where two old versions differ, what they agree on)
     python tools/drift_tables.py compare /tmp/old-sigs.json /tmp/oldpd-sigs.json /tmp/np22-sigs.json \
         /tmp/scipy110-sigs.json /tmp/src/*.json
@@ -329,6 +336,10 @@ NO_EFFECT = re.compile(r"(?:[Pp]arameter )?" + OLD_WORD + r"(?: parameter| keywo
 # matplotlib 3.2-3.3's `to_rgba_array`: a string of one-letter colors read as that many colors (`''`: none)
 STRING_AS_LIST = re.compile(r"[Uu]sing a string of single character colors as a color sequence is deprecated[^.]*\."
                             r".*?[Uu]se an explicit list instead\.")
+# scikit-learn 1.0-1.1: "Criterion 'mse' was deprecated in v1.0 ... Use `criterion='squared_error'` which is
+# equivalent." (a warning, or a `.. deprecated::` note of the class's docstring): a value renamed, same meaning
+EQUIVALENT_VALUE = re.compile(r"['\"](\w+)['\"] (?:was|has been) deprecated[^.]*(?:\.\d+[^.]*)*\.\s*[Uu]se "
+                              r"`*(\w+)=['\"](\w+)['\"]`* which is equivalent")
 IN_FAVOR = re.compile(r"in favou?r of the (\w+) module")
 MOVED_TO = re.compile(r"\b\w+\.(\w+) has been moved to (\w+)\.(\w+)")
 
@@ -423,6 +434,10 @@ def _read_class(module, node, found) -> None:
                     found["renamed"].setdefault(path, {})[old] = [new, extras]
             for m in NO_EFFECT.finditer(text):  # the sentence that says so
                 found["no effect"].setdefault(path, {})[m.group(1)] = m.group(0) + "."
+    for text in [" ".join((ast.get_docstring(node) or "").split()), *(t for f in node.body if isinstance(
+            f, ast.FunctionDef) for _, t in _warn_texts(f))]:
+        for old, parameter, new in EQUIVALENT_VALUE.findall(text):
+            found["values"].setdefault(path, {}).setdefault(parameter, {})[old] = new
 
 
 def _decorator_text(node) -> str:
@@ -514,7 +529,7 @@ def _inherited(found) -> None:
     """A warning in a base class's method speaks for its subclasses (`BaseSGD._validate_params` for
     `Perceptron`): each class gets what its bases, by name, say."""
     by_name = {path.rsplit(".", 1)[1]: path for path in found["bases"]}
-    for table in ("renamed", "no effect"):
+    for table in ("renamed", "no effect", "values"):
         for path in found["bases"]:
             todo, seen = list(found["bases"][path]), set()
             while todo:
@@ -533,7 +548,7 @@ def source(library: str, root: str) -> dict:
     import os
 
     found = {k: {} for k in ("bases", "signatures", "renamed", "no effect", "deprecated", "modules", "names",
-                             "renamed calls", "methods", "moved", "string as list")}
+                             "renamed calls", "methods", "moved", "string as list", "values")}
     package = os.path.join(root, library if library == "sklearn" else os.path.join("lib", library))
     for folder, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "tests")
@@ -550,7 +565,7 @@ def source(library: str, root: str) -> dict:
             f"{prefix} no effect": found["no effect"], f"{prefix} modules renamed": found["modules"],
             f"{prefix} module names": found["names"], f"{prefix} renamed calls": found["renamed calls"],
             f"{prefix} method alternatives": found["methods"], f"{prefix} names said moved": found["moved"],
-            f"{prefix} string as list": found["string as list"]}
+            f"{prefix} string as list": found["string as list"], f"{prefix} equivalent values": found["values"]}
 
 
 def dump(libraries) -> dict:
@@ -743,6 +758,35 @@ def no_effect(said: dict) -> dict:
     return table
 
 
+def equivalent_values(said: dict) -> dict:
+    """{(class, parameter, old value): new value} where the old version said the new value "is equivalent"
+    and today's class, still there, takes the parameter and refuses the old value (its own validation)."""
+    table = {}
+    for path, parameters in sorted(said.items()):
+        cls = current_class(path)
+        if cls is None or not hasattr(cls, "get_params"):
+            continue
+        for parameter, values in parameters.items():
+            allowed = _allowed_strings(cls, parameter)
+            for old, new in values.items():
+                if allowed is not None and new in allowed and old not in allowed:
+                    table[(cls.__name__, parameter, old)] = new
+    return table
+
+
+def _allowed_strings(cls, parameter: str):
+    """The strings today's scikit-learn class accepts for `parameter` (`_parameter_constraints`), or None."""
+    constraints = getattr(cls, "_parameter_constraints", {}).get(parameter)
+    if constraints is None:
+        return None
+    allowed = set()
+    for c in constraints:
+        options = getattr(c, "options", None)
+        if options is not None:
+            allowed |= {o for o in options if isinstance(o, str)}
+    return allowed
+
+
 def strings_as_lists(said: dict) -> dict:
     """{function: (the one-letter colors today's matplotlib names, the old deprecation)} where the old
     version read a string of one-letter colors as that many colors and said "Use an explicit list instead",
@@ -927,7 +971,9 @@ def _print_source_tables(dumps) -> None:
             ("# a keyword gone now that the old version said has no effect\nNO_EFFECT_KEYWORDS",
              lambda d: no_effect(d.get("sklearn no effect", {}))),
             ("# (function, old keyword) -> new keyword: matplotlib, keyed by the called name\nRENAMED_CALL_KEYWORDS",
-             lambda d: renamed_calls(d.get("matplotlib renamed calls", {})))):
+             lambda d: renamed_calls(d.get("matplotlib renamed calls", {}))),
+            ("# (class, parameter, old value) -> the value the old version said is equivalent\nEQUIVALENT_VALUES",
+             lambda d: equivalent_values(d.get("sklearn equivalent values", {})))):
         entries = {}
         for d in dumps:
             entries.update(read(d))

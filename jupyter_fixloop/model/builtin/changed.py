@@ -2,8 +2,8 @@
 versions (pandas 0.25.3, numpy 1.17.5, matplotlib 3.1.3, scikit-learn 0.21.3, seaborn 0.9.1 on Python 3.7;
 pandas 1.5.3, numpy 1.26.4, matplotlib 3.7.5, scikit-learn 1.2.2, seaborn 0.12.2 on Python 3.11; numpy
 2.2.6 for its 2.0 deprecations; scipy 1.10.1 for its deprecations of numpy's functions; and the source, read
-with `ast` without installing it, of scikit-learn 0.18.2, 0.19.2, 0.20.4, 0.22.2.post1, 0.23.2 and matplotlib
-2.0.2, 2.2.5, 3.0.3, 3.3.4) against today's (pandas 3.1.1, numpy 2.4.6, matplotlib 3.11.2, scikit-learn 1.9.1,
+with `ast` without installing it, of scikit-learn 0.18.2, 0.19.2, 0.20.4, 0.22.2.post1, 0.23.2, 1.0.2 and 1.1.3
+(wheels, unpacked) and matplotlib 2.0.2, 2.2.5, 3.0.3, 3.3.4) against today's (pandas 3.1.1, numpy 2.4.6, matplotlib 3.11.2, scikit-learn 1.9.1,
 scipy 1.17.1), 2026-11-27. Do not edit by hand: run the tool again (its docstring says how).
 
 - `KEYWORD_ONLY_NOW`: keyed as a TypeError names the callable now (`DataFrame.pivot`, `SVC.__init__`,
@@ -32,6 +32,10 @@ From the old versions' source:
 - `RENAMED_CALL_KEYWORDS`: matplotlib's renamed keywords, keyed by the called name (or constructor) as
   its `_rename_parameter` decorators and "'normed' kwarg ... replaced by the 'density' kwarg" say, where
   that callable takes the new keyword now and not the old.
+- `EQUIVALENT_VALUES`: (scikit-learn class, parameter, old value) -> the value scikit-learn 1.0-1.1 said
+  "is equivalent" ("Criterion 'mse' was deprecated in v1.0 ... Use `criterion='squared_error'` which is
+  equivalent", a warning or the class docstring's `.. deprecated::` note), for each class inheriting it,
+  where today's class takes the new value and refuses the old (its `_parameter_constraints`).
 - `METHODS_RENAMED`: a method gone now -> (the method matplotlib's `@deprecated(alternative=...)` named,
   the class it was on), where that one takes the same arguments by position now (`set_axis_bgcolor(color)`
   -> `set_facecolor(color)`); `TYPES_OF`: that class and its subclasses, as an AttributeError names them.
@@ -1296,6 +1300,34 @@ RENAMED_CALL_KEYWORDS = {
     ('LogitTransform.__init__', 'nonpos'): 'nonpositive',
     ('annotate', 's'): 'text',
     ('hist', 'normed'): 'density',
+}
+
+# (class, parameter, old value) -> the value the old version said is equivalent
+EQUIVALENT_VALUES = {
+    ('BaseGradientBoosting', 'criterion', 'mse'): 'squared_error',
+    ('BaseSGDClassifier', 'loss', 'log'): 'log_loss',
+    ('BaseSGDClassifier', 'loss', 'squared_loss'): 'squared_error',
+    ('BaseSGDRegressor', 'loss', 'squared_loss'): 'squared_error',
+    ('DecisionTreeRegressor', 'criterion', 'mae'): 'absolute_error',
+    ('DecisionTreeRegressor', 'criterion', 'mse'): 'squared_error',
+    ('ExtraTreeRegressor', 'criterion', 'mae'): 'absolute_error',
+    ('ExtraTreeRegressor', 'criterion', 'mse'): 'squared_error',
+    ('ExtraTreesRegressor', 'criterion', 'mae'): 'absolute_error',
+    ('ExtraTreesRegressor', 'criterion', 'mse'): 'squared_error',
+    ('GradientBoostingClassifier', 'criterion', 'mse'): 'squared_error',
+    ('GradientBoostingClassifier', 'loss', 'deviance'): 'log_loss',
+    ('GradientBoostingRegressor', 'criterion', 'mse'): 'squared_error',
+    ('GradientBoostingRegressor', 'loss', 'lad'): 'absolute_error',
+    ('GradientBoostingRegressor', 'loss', 'ls'): 'squared_error',
+    ('HistGradientBoostingRegressor', 'loss', 'least_absolute_deviation'): 'absolute_error',
+    ('HistGradientBoostingRegressor', 'loss', 'least_squares'): 'squared_error',
+    ('RANSACRegressor', 'loss', 'absolute_loss'): 'absolute_error',
+    ('RANSACRegressor', 'loss', 'squared_loss'): 'squared_error',
+    ('RandomForestRegressor', 'criterion', 'mae'): 'absolute_error',
+    ('RandomForestRegressor', 'criterion', 'mse'): 'squared_error',
+    ('SGDClassifier', 'loss', 'log'): 'log_loss',
+    ('SGDClassifier', 'loss', 'squared_loss'): 'squared_error',
+    ('SGDRegressor', 'loss', 'squared_loss'): 'squared_error',
 }
 
 # method gone now -> (the method its deprecation named as the alternative, the class it was on)

@@ -39,6 +39,7 @@ import difflib
 import re
 
 from .changed import (
+    EQUIVALENT_VALUES,
     KEYWORD_EXTRAS,
     KEYWORD_ONLY_NOW,
     MOVED_CALLS,
@@ -69,6 +70,8 @@ DID_YOU_MEAN = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s+Did you mean '
 DID_YOU_MEAN_NESTED = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s.*?Did you mean '?([^?'\"\s]+)'?\?", re.DOTALL)
 NO_LONGER = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\.\s*(?:Please )?[Uu]se "
                        r"'([^'\s]+)' instead")
+# "Setting a random_state has no effect since shuffle is False. You should leave random_state to its default"
+NO_EFFECT_NOW = re.compile(r"\b(\w+) has no effect\b[^.]*\.\s*You should leave (\w+) to its default")
 USE_KEYWORD = re.compile(r"\b[Uu]se (\w+)=(None|True|False|-?\d+|'[^']*')\b")
 REDUCTIONS = ("sum", "mean", "median", "min", "max", "std", "var", "prod", "count", "all", "any", "sem", "skew")
 
@@ -611,15 +614,24 @@ def _rename_keyword(code: str, calls: list[ast.Call], old: str, new: str, extras
 
 def no_effect_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     """A keyword gone now that the old version said had no effect any more ("The parameter 'presort' is
-    deprecated and has no effect", scikit-learn 0.22): taken out of the call (changed.NO_EFFECT_KEYWORDS)."""
-    m = UNEXPECTED_KEYWORD.search(receipt.evalue) if receipt.ename == "TypeError" else None
+    deprecated and has no effect", scikit-learn 0.22: changed.NO_EFFECT_KEYWORDS), or that the library's
+    error now says has no effect and should be left to its default ("Setting a random_state has no effect
+    since shuffle is False. You should leave random_state to its default (None), or set shuffle=True.",
+    scikit-learn 0.24's KFold, which ignored it before): taken out of the call."""
     tree = parse(code)
-    if not m or tree is None or (m.group(1), m.group(2)) not in NO_EFFECT_KEYWORDS:
-        return None
-    passing = [c for c in calls_on_line(tree, receipt.lineno, _callee(m.group(1))) if has_keyword(c, m.group(2))]
+    said = NO_EFFECT_NOW.search(receipt.evalue) if receipt.ename in ("ValueError", "TypeError") else None
+    if said and said.group(1) == said.group(2) and tree is not None:
+        passing = [c for c in calls_on_line(tree, receipt.lineno) if has_keyword(c, said.group(2))]
+        keyword = said.group(2)
+    else:
+        m = UNEXPECTED_KEYWORD.search(receipt.evalue) if receipt.ename == "TypeError" else None
+        if not m or tree is None or (m.group(1), m.group(2)) not in NO_EFFECT_KEYWORDS:
+            return None
+        passing = [c for c in calls_on_line(tree, receipt.lineno, _callee(m.group(1))) if has_keyword(c, m.group(2))]
+        keyword = m.group(2)
     if len(passing) != 1:
         return None
-    kw = next(k for k in passing[0].keywords if k.arg == m.group(2))
+    kw = next(k for k in passing[0].keywords if k.arg == keyword)
     return replace_node(code, passing[0], _without_keyword(code, passing[0], kw))
 
 
@@ -685,4 +697,32 @@ def string_as_list(code: str, receipt: ParsedReceipt) -> str | None:
     listed = "[" + ", ".join(repr(ch) for ch in m.group(2)) + "]"
     for value in sorted(passed, key=lambda v: (v.lineno, v.col_offset), reverse=True):  # the last first: spans hold
         code = replace_node(code, value, listed)
+    return code if passed else None
+
+
+# scikit-learn's parameter validation: "The 'loss' parameter of RANSACRegressor must be a str among
+# {'absolute_error', 'squared_error'} or a callable. Got 'absolute_loss' instead."
+INVALID_PARAMETER = re.compile(r"The '(\w+)' parameter of (\w+) must be .*?\. Got '(\w+)' instead\.", re.DOTALL)
+
+
+def equivalent_value(code: str, receipt: ParsedReceipt) -> str | None:
+    """A value scikit-learn renamed, saying the new one "is equivalent" (1.0's "Criterion 'mse' was deprecated
+    in v1.0 ... Use `criterion='squared_error'` which is equivalent", changed.EQUIVALENT_VALUES), refused now
+    by its parameter validation ("The 'criterion' parameter of RandomForestRegressor must be a str among
+    {...}. Got 'mse' instead."), raised when the estimator is fitted: the new value wherever the cell passes
+    the old one to that class (the error may be a later cell's, fitting what this cell made)."""
+    said = [receipt.message] if receipt.ename in ("InvalidParameterError", "ValueError") else []
+    m = next(filter(None, (INVALID_PARAMETER.search(text) for text in [*said, *receipt.failed])), None)
+    tree = parse(code)
+    if not m or tree is None:
+        return None
+    parameter, owner, old = m.groups()
+    new = EQUIVALENT_VALUES.get((owner, parameter, old))
+    if new is None:
+        return None
+    passed = [kw.value for node in ast.walk(tree) if isinstance(node, ast.Call) and call_name(node) == owner
+              for kw in node.keywords if kw.arg == parameter and isinstance(kw.value, ast.Constant)
+              and kw.value.value == old]
+    for value in sorted(passed, key=lambda v: (v.lineno, v.col_offset), reverse=True):  # the last first: spans hold
+        code = replace_node(code, value, repr(new))
     return code if passed else None
