@@ -397,8 +397,8 @@ LIBRARY_CASES = {
                                                   "x = 2.5\n",
                                       "y = m.predict(x)[0]\n", "scalar_as_2d", "abs(y - 5.0) < 1e-9"),
     "sklearn_keyword_its_error_says_has_no_effect": ("sklearn", "from sklearn.model_selection import KFold\n",
-                                                     "folds = list(KFold(n_splits=3, random_state=1).split(range(6)))\n",
-                                                     "no_effect_keyword",
+                                                     "folds = list(KFold(n_splits=3, random_state=1)"
+                                                     ".split(range(6)))\n", "no_effect_keyword",
                                                      "[list(t) for _, t in folds] == [[0, 1], [2, 3], [4, 5]]"),
     "sklearn_keyword_without_effect_over_lines": ("sklearn", "from sklearn.model_selection import StratifiedKFold\n",
                                                   "y = [0, 1, 0, 1, 0, 1]\nfolds = StratifiedKFold(n_splits=3,\n"

@@ -3,8 +3,9 @@ versions (pandas 0.25.3, numpy 1.17.5, matplotlib 3.1.3, scikit-learn 0.21.3, se
 pandas 1.5.3, numpy 1.26.4, matplotlib 3.7.5, scikit-learn 1.2.2, seaborn 0.12.2 on Python 3.11; numpy
 2.2.6 for its 2.0 deprecations; scipy 1.10.1 for its deprecations of numpy's functions; and the source, read
 with `ast` without installing it, of scikit-learn 0.18.2, 0.19.2, 0.20.4, 0.22.2.post1, 0.23.2, 1.0.2 and 1.1.3
-(wheels, unpacked) and matplotlib 2.0.2, 2.2.5, 3.0.3, 3.3.4) against today's (pandas 3.1.1, numpy 2.4.6, matplotlib 3.11.2, scikit-learn 1.9.1,
-scipy 1.17.1), 2026-11-27. Do not edit by hand: run the tool again (its docstring says how).
+(wheels, unpacked) and matplotlib 2.0.2, 2.2.5, 3.0.3, 3.3.4) against today's (pandas 3.1.1, numpy 2.4.6,
+matplotlib 3.11.2, scikit-learn 1.9.1, scipy 1.17.1), 2026-11-27. Do not edit by hand:
+run the tool again (its docstring says how).
 
 - `KEYWORD_ONLY_NOW`: keyed as a TypeError names the callable now (`DataFrame.pivot`, `SVC.__init__`,
   `concat`): the arguments it took by position that follow those still positional, now keyword-only, in
