@@ -792,3 +792,18 @@ def test_a_data_repair_writing_pd_imports_it_unless_the_namespace_binds_it(modul
     repair, fixed, _ = repairs.propose("df['v'] = df['v'].astype(float)\n", first, modules)
     assert repair is not None and "pd." in fixed, fixed
     assert ("import pandas as pd" in fixed) == (modules.get("pd") != "pandas"), fixed
+
+
+def test_an_attribute_fitting_sets_is_not_taken_for_a_typo_of_a_parameter(ns):
+    """`lr.coef_` on an estimator whose fit failed (or never ran): not a typo of `score` or `fit_intercept`;
+    a misspelt fitted attribute (`coeff_`) is still one of a fitted attribute."""
+    pytest.importorskip("sklearn")
+    setup = "from sklearn.linear_model import LogisticRegression\nlr = LogisticRegression()\n"
+    for cell in ("lr.coef_\n", "lr.intercept_\n"):
+        first = run(ns, setup, cell)
+        assert first.ename == "AttributeError"
+        assert repairs.first_repair(cell, first) == (None, None), cell
+    fitted = setup + "lr.fit([[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1])\n"
+    first = run(ns, fitted, "w = lr.coeff_\n")
+    repair, fixed = repairs.first_repair("w = lr.coeff_\n", first)
+    assert repair is not None and repair.__name__ == "attribute_typo" and fixed == "w = lr.coef_\n"

@@ -489,9 +489,17 @@ def attribute_typo(code: str, receipt: ParsedReceipt) -> str | None:
     if not found:
         return None
     close = [c for c in context_list(receipt, "attributes of") if c != found[1]]
+    if _fitted_name(found[1]):  # `coef_`: set by fitting; missing, the object was not fitted (or its fit failed):
+        close = [c for c in close if _fitted_name(c)]  # a typo of it is another such name, never a parameter
     if not close:
         return None
     return replace_method(code, receipt, found[1], close[0])
+
+
+def _fitted_name(name: str) -> bool:
+    """A name ending in one underscore (`coef_`, `classes_`): by scikit-learn's convention, and statsmodels'
+    and others' after it, an attribute that fitting sets."""
+    return name.endswith("_") and not name.endswith("__") and not name.startswith("_")
 
 
 
