@@ -8,6 +8,7 @@ one line of prose is an instruction (`split_instruction`).
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 
 MAGIC = "%%fixloop"
@@ -193,3 +194,18 @@ def _complete(source: str) -> bool:
     except SyntaxError:
         return False
     return True
+
+
+def with_line_ends_of(original: str, code: str) -> str:
+    """`code` with each line that is one of `original`'s but for trailing whitespace written as `original`
+    writes it: a reply's code comes with its lines' trailing spaces stripped, and a diff would show every
+    such line as changed."""
+    old, new = original.splitlines(), code.splitlines()
+    if not old or not new:
+        return code
+    matcher = difflib.SequenceMatcher(a=[line.rstrip() for line in old], b=[line.rstrip() for line in new],
+                                      autojunk=False)
+    lines = list(new)
+    for a, b, size in matcher.get_matching_blocks():
+        lines[b:b + size] = old[a:a + size]
+    return "\n".join(lines) + ("\n" if code.endswith("\n") else "")

@@ -198,3 +198,12 @@ def test_the_config_table_says_where_each_value_came_from_and_hides_secrets():
     assert rows["FixLoop.budget"] == ["1.5", "set", "in", "code"] and rows["FixLoop.pool_size"] == ["2", "default"]
     assert rows["FixLoop.gateway_token"][:2] == ["(set,", "hidden)"] and "s3cret" not in settings.table("--help")
     assert settings.table().count("FixLoop.max_rounds = 2") == 1  # each row as `%config` takes it
+
+
+def test_a_replys_code_keeps_the_cells_lines_as_the_cell_writes_them_trailing_spaces_too():
+    from jupyter_fixloop.cell import with_line_ends_of
+
+    cell = "plt.scatter(x, \n            c='',   \n            alpha=0.6, \n            label=1)\n"
+    reply = "plt.scatter(x,\n            c=[],\n            alpha=0.6,\n            label=1)\n"  # stripped by the model
+    assert with_line_ends_of(cell, reply) == "plt.scatter(x, \n            c=[],\n            alpha=0.6, \n            label=1)\n"
+    assert with_line_ends_of("", reply) == reply and with_line_ends_of(cell, "") == ""

@@ -189,3 +189,13 @@ def test_the_builtin_engine_repairs_without_importing_litellm(tmp_path):
             "print(r.status, 'litellm' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=240)
     assert out.stdout.split() == ["fixed", "False"], out.stdout + out.stderr
+
+
+def test_a_fix_changes_only_the_lines_it_fixes_trailing_spaces_kept(fake_model):
+    """A model's code comes back with trailing spaces stripped; the patch keeps the cell's lines as typed."""
+    cell = "words = ['b', 'a']   \nwords.sotr()\nfirst = words[0]  \n"
+    server = fake_model("```python\nwords = ['b', 'a']\nwords.sort()\nfirst = words[0]\n```")
+    result = fix(cell, checks=["first == 'a'"], model="openai/scripted", api_base=server.url, rules=False)
+    assert result.patched == "words = ['b', 'a']   \nwords.sort()\nfirst = words[0]  \n"
+    changed = [line for line in result.diff.splitlines()[2:] if line[:1] in "+-"]
+    assert changed == ["-words.sotr()", "+words.sort()"], result.diff

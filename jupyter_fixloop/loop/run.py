@@ -417,6 +417,8 @@ class LoopRun:
             if reply.code is not None:
                 code, removed = guard_.without_copied_checks(reply.code)
                 code, examples = guard_.without_example_data(code) if code is not None else (code, ())
+                if code is not None:  # the cell's lines as it wrote them, trailing spaces too: a diff shows changes
+                    code = cell.with_line_ends_of(self.source, code)
                 reply = replace(reply, code=code)
                 if removed:  # said in the receipt of the round that carries it on
                     self._removed[code] = removed
