@@ -205,5 +205,6 @@ def test_a_replys_code_keeps_the_cells_lines_as_the_cell_writes_them_trailing_sp
 
     cell = "plt.scatter(x, \n            c='',   \n            alpha=0.6, \n            label=1)\n"
     reply = "plt.scatter(x,\n            c=[],\n            alpha=0.6,\n            label=1)\n"  # stripped by the model
-    assert with_line_ends_of(cell, reply) == "plt.scatter(x, \n            c=[],\n            alpha=0.6, \n            label=1)\n"
+    kept = "plt.scatter(x, \n            c=[],\n            alpha=0.6, \n            label=1)\n"
+    assert with_line_ends_of(cell, reply) == kept
     assert with_line_ends_of("", reply) == reply and with_line_ends_of(cell, "") == ""
