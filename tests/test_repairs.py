@@ -417,6 +417,11 @@ LIBRARY_CASES = {
         "                        min_samples=5, random_state=0)\nrobust.fit(np.arange(10.0).reshape(-1, 1), "
         "np.arange(10.0) * 2)\n",
         "equivalent_value", "robust.loss == 'absolute_error' and abs(robust.estimator_.coef_[0] - 2) < 1e-9"),
+    "numpy_generator_to_stack_as_the_error_says": ("numpy", "import numpy as np\nv = np.arange(6.0).reshape(2, 3)\n",
+                                                   "def columns(m, k):\n    return np.column_stack((m[:, -i] for i in "
+                                                   "range(1, k + 1)))\nlast = columns(v, 2)\n"
+                                                   "rows = np.vstack(v[i] for i in range(2))\n",
+                                                   "stack_sequence", "last.tolist() == [[2.0, 1.0], [5.0, 4.0]]"),
     "sklearn_imputer_by_its_deprecation": ("sklearn", "import numpy as np\n",
                                            "from sklearn.preprocessing import Imputer\n"
                                            "filled = Imputer(strategy='median').fit_transform([[1.0], [np.nan], "

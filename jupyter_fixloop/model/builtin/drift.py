@@ -726,3 +726,27 @@ def equivalent_value(code: str, receipt: ParsedReceipt) -> str | None:
     for value in sorted(passed, key=lambda v: (v.lineno, v.col_offset), reverse=True):  # the last first: spans hold
         code = replace_node(code, value, repr(new))
     return code if passed else None
+
+
+# numpy 1.16 deprecated, and numpy 1.24 refuses, a generator of arrays to stack: "arrays to stack must be passed as a
+# "sequence" type such as list or tuple."
+STACK_SEQUENCE = 'arrays to stack must be passed as a "sequence" type such as list or tuple'
+STACKING = {"stack", "hstack", "vstack", "dstack", "column_stack", "row_stack"}
+
+
+def stack_sequence(code: str, receipt: ParsedReceipt) -> str | None:
+    """A generator of arrays passed to numpy's stacking functions (`np.column_stack((v[:, i] for i in ...))`),
+    which numpy 1.16 deprecated and now refuses, saying to pass "a "sequence" type such as list or tuple": the
+    same items as a list, wherever the cell passes one (in a function it defines too: the error may be a later
+    cell's that calls it)."""
+    said = [receipt.message] if receipt.ename == "TypeError" else []
+    tree = parse(code)
+    if tree is None or not any(STACK_SEQUENCE in text for text in [*said, *receipt.failed]):
+        return None
+    passed = [(call, arg) for call in ast.walk(tree) if isinstance(call, ast.Call) and call_name(call) in STACKING
+              for arg in call.args[:1] if isinstance(arg, ast.GeneratorExp)]
+    for call, arg in sorted(passed, key=lambda p: span(code, p[1]), reverse=True):  # the last first: spans hold
+        listed = ast.unparse(ast.ListComp(elt=arg.elt, generators=arg.generators))
+        bare = span(code, arg)[0] == span(code, call.func)[1]  # `f(x for x in y)`: the call's own parentheses
+        code = replace_node(code, arg, f"({listed})" if bare else listed)
+    return code if passed else None
