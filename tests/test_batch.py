@@ -769,3 +769,25 @@ def test_an_empty_color_string_in_a_function_an_earlier_cell_defines_is_repaired
     nb = nbformat.read(out, as_version=4)
     assert "plt.scatter(xs, ys, c=[], edgecolors='navy', marker='s', s=40)" in nb.cells[1].source
     assert text_of(nb.cells[2]) == "0"  # no face colors: hollow markers, as the old matplotlib drew them
+
+
+def test_a_fitted_attribute_missing_after_the_cell_that_fits_failed_is_that_cells_failure(workdir, capsys):
+    """`model.coef_` after the cell that should have fitted `model` failed (its data never loaded): skipped and
+    blamed on that cell, as plain Jupyter leaves it; never "fixed" into `model.score` or a parameter."""
+    pytest.importorskip("sklearn")
+    src = write_notebook(
+        workdir / "unfitted.ipynb",
+        "import pandas as pd\ndata = pd.read_csv('no_such_file_here.csv')",
+        "from sklearn.linear_model import LinearRegression\nmodel = LinearRegression()\n"
+        "model.fit(data[['x']], data['y'])",
+        "model.coef_",
+        "print('independent')",
+    )
+    code = batch_cli.main([src, "--max-rounds", "1"])
+    assert code == 1
+    nb = nbformat.read(str(workdir / "unfitted.fixed.ipynb"), as_version=4)
+    assert nb.cells[2].source == "model.coef_" and "fixloop" not in nb.cells[2].metadata
+    assert "AttributeError" in text_of(nb.cells[2])
+    assert text_of(nb.cells[3]) == "independent"
+    printed = capsys.readouterr().out
+    assert "1 ok, 1 failed, 2 skipped" in printed, printed

@@ -582,9 +582,10 @@ class BatchRun:
         blamed = self._blamed(error, reads)
         if blamed:  # left as plain Jupyter leaves it: the failure is the earlier cell's
             self._poison(defines, self.poisoned[blamed])
+            made = "define" if error.startswith(("NameError", "UnboundLocalError")) else "make"
             return CellOutcome(number, "skipped", cell.source, error=error, seconds=time.perf_counter() - started,
                                reason=f"not repaired: it fails because cell {self.poisoned[blamed]}, which was not "
-                                      f"fixed, did not define `{blamed}`", blamed_cell=self.poisoned[blamed])
+                                      f"fixed, did not {made} `{blamed}`", blamed_cell=self.poisoned[blamed])
         if not self._repairable(number):
             return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines)
         not_code = words.missing_package(error)
@@ -624,7 +625,14 @@ class BatchRun:
 
         m = re.match(r"(?:NameError|UnboundLocalError): (?:name |cannot access local variable )?'(\w+)'", error)
         name = m and m.group(1)
-        return name if name and name in self.poisoned else None
+        if name:
+            return name if name in self.poisoned else None
+        # `lr.coef_` after the cell that should have fitted `lr` failed: an attribute fitting sets (one trailing
+        # underscore, scikit-learn's convention) missing from an object an unfixed cell made or fitted
+        m = re.match(r"AttributeError: .*?has no attribute '(\w+)'", error)
+        fitted = m and m.group(1).endswith("_") and not m.group(1).endswith("__") and not m.group(1).startswith("_")
+        made = sorted(n for n in reads if n in self.poisoned) if fitted else []
+        return made[0] if made else None
 
     async def _repair(self, kernel, index, plan: CellPlan, error: str, started: float, defines,
                       looks_wrong: bool = False) -> CellOutcome:
