@@ -282,3 +282,25 @@ def test_a_corpus_without_notebooks_is_refused_with_what_to_do(tmp_path, capsys)
     assert "give --notebooks DIR" in capsys.readouterr().err
     assert bench.main(["--held-out", str(tmp_path / "one"), "--only", "zzz"]) == 2
     assert "no notebooks that --only picks in this folder" in capsys.readouterr().err
+
+
+def test_a_cell_that_reads_what_the_machine_kept_a_cell_from_making_is_no_drift_cell():
+    """Data that never loaded (no network, no file) leaves the cells that use it unmeasurable: whatever their
+    own error, no fix could make them run here. A name a later cell makes afresh is measurable again."""
+    from jupyter_fixloop.batch.run import CellOutcome
+    from jupyter_fixloop.bench.notebooks import drift_cells
+
+    sources = ["import pandas as pd\ndata = pd.read_csv('https://example.org/wine.data')",
+               "import numpy as np\nfolds = KFold(random_state=1).split(data)\nmodel = fit(data)",
+               "model.coef_",
+               "np.product([1, 2])",  # np was imported by cell 2 before it failed: measurable
+               "data = pd.DataFrame({'a': [1]})",
+               "data.ix[0]"]
+    errors = ["URLError: <urlopen error [Errno -2] Name or service not known>",
+              "ValueError: Setting a random_state has no effect since shuffle is False.",
+              "AttributeError: 'LinearRegression' object has no attribute 'coef_'",
+              "AttributeError: module 'numpy' has no attribute 'product'", None,
+              "AttributeError: 'DataFrame' object has no attribute 'ix'"]
+    outcomes = [CellOutcome(n, "failed" if e else "ok", s) for n, (s, e) in enumerate(zip(sources, errors), 1)]
+    saved = {n: {"outputs": [], "execution_count": n} for n in range(1, 7)}
+    assert drift_cells(outcomes, saved, dict(enumerate(errors, 1))) == {4, 6}

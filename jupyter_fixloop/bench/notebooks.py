@@ -94,15 +94,37 @@ def environment(error: str) -> bool:
 
 def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
     """The cells that ran when the notebook was saved and fail here plainly, not for a missing package,
-    file or network (their own, or that of the unfixed cell they fail after)."""
-    found = set()
+    file or network (their own, or that of the unfixed cell they fail after), and that do not read what a
+    cell failing for those reasons should have made: no fix could make such a cell run here (ch06's
+    `StratifiedKFold(random_state=1)` over data the network never gave), so it measures nothing."""
+    from ..batch.cells import cell_names
+
+    found, lost = set(), set()  # lost: names the cells that failed for this machine's reasons did not make
     for o in outcomes:
         error = plain.get(o.number)
         cause = plain.get(o.blamed_cell) if o.status == "skipped" else error
-        if (error is not None and ran_when_saved(original_cells[o.number]) and not environment(error)
+        reads, defines = cell_names(o.source)
+        blocked = error is not None and (environment(error) or bool(reads & lost))
+        if blocked:  # what it imports it did import (imports come first): the rest it may not have made
+            lost |= defines - _imported(o.source)
+        elif error is None:
+            lost -= defines
+        if (error is not None and ran_when_saved(original_cells[o.number]) and not blocked
                 and not (o.status == "skipped" and (cause is None or environment(cause)))):
             found.add(o.number)
     return found
+
+
+def _imported(code: str) -> set[str]:
+    """The names a cell's top-level imports bind."""
+    import ast
+
+    try:
+        body = ast.parse(code).body
+    except (SyntaxError, ValueError):
+        return set()
+    return {(a.asname or a.name).split(".")[0] for s in body if isinstance(s, (ast.Import, ast.ImportFrom))
+            for a in s.names}
 
 
 def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set[int]) -> dict[int, tuple]:
