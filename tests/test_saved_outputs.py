@@ -22,8 +22,12 @@ SAME = [
     ("Period('2007', 'A-DEC')\n", "Period('2007', 'Y-DEC')"),  # pandas 2.2's frequency names
     ("DatetimeIndex(['2000-01-31', '2000-02-29'],\n dtype='datetime64[ns]', freq='BM')\n",
      "DatetimeIndex(['2000-01-31', '2000-02-29'],\n dtype='datetime64[us]', freq='BME')"),
+    ("array([ 0.6,  0.4,  0.2])\n", "array([0.6, 0.4, 0.2])"),  # numpy 1.13's padding for a sign
+    ("[[ 1.5  2. ]\n [ 3.   4. ]]\n", "[[1.5 2. ]\n [3.  4. ]]"),
 ]
 DIFFERENT = [
+    ("array([ 0.6,  0.4])\n", "array([0.6, 0.5])"),
+    ("array([ 0.1192])\n", "array([-0.1192])"),  # a sign is a value
     ("a    4\ndtype: int64\n", "a    3\ndtype: int64"),
     ("   a\n0  1\n1  2\n", "   a\n0  1"),
     ("total: 6\n", "total: 12"),

@@ -26,6 +26,7 @@ _OLD_INDEX = re.compile(r"\b(?:Int64|UInt64|Float64)Index\(")
 _DTYPE_ARG = re.compile(r"(?:,\s*|^)dtype=['\"]?[\w\[\], ]+?['\"]?(?=[,)])")
 _CALL_START = re.compile(r"[A-Za-z_]\w*\(")  # a line that may begin an estimator's repr
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+_PADDED = re.compile(r"(?<=[\[(]) +| +(?=[\])])")  # spaces inside a bracket's edge: never part of a value
 _CATEGORIES = re.compile(r"\bCategories \((\d+), (?:object|str|string)\)")  # pandas 3's string dtype
 _BOOL = {"True": "1", "False": "0"}  # get_dummies and friends: 0/1 in pandas 1, booleans since pandas 2
 # a frequency as pandas prints it (freq='BM', Period('2007', 'A-DEC'), period[Q-DEC]): pandas 2.2 renamed
@@ -83,12 +84,14 @@ def saved_output(outputs: list) -> SavedOutput | None:
 
 
 def normalized(text: str) -> list[str]:
-    """The lines compared: whitespace collapsed, footers and dtype arguments dropped, blank lines out."""
+    """The lines compared: whitespace collapsed (none at a bracket's inner edge), footers and dtype arguments
+    dropped, blank lines out."""
     lines = []
     for line in text.replace("\r\n", "\n").split("\n"):
         line = " ".join(line.split())
         if not line or _FOOTER.match(line):
             continue
+        line = _PADDED.sub("", line)  # numpy before 1.14 padded a sign's place: `array([ 0.6, 0.4])`
         line = _SCALAR.sub(r"\1", line)
         line = _OLD_INDEX.sub("Index(", line)
         line = _DTYPE_ARG.sub("", line)

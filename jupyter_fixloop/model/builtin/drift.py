@@ -746,7 +746,8 @@ def stack_sequence(code: str, receipt: ParsedReceipt) -> str | None:
     passed = [(call, arg) for call in ast.walk(tree) if isinstance(call, ast.Call) and call_name(call) in STACKING
               for arg in call.args[:1] if isinstance(arg, ast.GeneratorExp)]
     for call, arg in sorted(passed, key=lambda p: span(code, p[1]), reverse=True):  # the last first: spans hold
-        listed = ast.unparse(ast.ListComp(elt=arg.elt, generators=arg.generators))
+        written = source_of(code, arg)  # `(v[:, i]\n for i in ...)`: its own lines kept
+        listed = f"[{written[1:-1]}]" if written[:1] == "(" and written[-1:] == ")" else f"[{written}]"
         bare = span(code, arg)[0] == span(code, call.func)[1]  # `f(x for x in y)`: the call's own parentheses
         code = replace_node(code, arg, f"({listed})" if bare else listed)
     return code if passed else None
