@@ -156,3 +156,28 @@ def _named():
     from jupyter_fixloop.options import LoopOptions
 
     return LoopOptions(share_policy="named")
+
+
+def test_values_that_hold_each_other_are_judged_without_end():
+    """Functions whose closures hold each other (a plotting cell's `init` and `update`), an instance that
+    holds itself: judged to a bounded depth, never a RecursionError (which stopped batch mode on a notebook)."""
+    def outer():
+        def ping(n):
+            return pong(n - 1) if n else 0
+
+        def pong(n):
+            return ping(n - 1) if n else 1
+        return ping
+
+    Node = type("Node", (), {"__module__": "__main__"})  # a class of the user's own
+    node = Node()
+    node.me, node.rows = node, [1, 2]
+    assert kind_of("ping", outer()) in SHAREABLE  # a function of data: shared as such
+    assert kind_of("node", node) in SHAREABLE  # it holds itself and a list of numbers
+    chain = Node()
+    chain.next = Node()
+    chain.next.next = Node()
+    chain.next.next.next = Node()
+    chain.next.next.next.next = Node()  # deeper than what is read: not known to be data
+    assert kind_of("chain", chain) not in SHAREABLE
+    assert describe({"ping": outer(), "node": node})  # the summary is made all the same

@@ -97,7 +97,22 @@ def _high_entropy(token: str) -> bool:
     return entropy >= 4.0
 
 
+_JUDGING: set[int] = set()  # the values being judged, on the way down: one met again is judged already
+
+
 def _kind_of_value(value, depth: int) -> str:
+    """What a value is (`kind_of`), its parts judged to a bounded depth; a value met again inside itself (functions
+    whose closures hold each other, an instance holding itself) adds nothing to what is being judged."""
+    if id(value) in _JUDGING:
+        return DATA
+    _JUDGING.add(id(value))
+    try:
+        return _judged(value, depth)
+    finally:
+        _JUDGING.discard(id(value))
+
+
+def _judged(value, depth: int) -> str:
     if isinstance(value, _SCALARS):
         return DATA
     if isinstance(value, (str, bytes, bytearray)):
@@ -105,6 +120,8 @@ def _kind_of_value(value, depth: int) -> str:
         return SECRET if key_shaped(text) else DATA
     if isinstance(value, (io.IOBase, types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
         return RESOURCE
+    if depth > _DEPTH:  # deeper than a container is read: functions whose closures hold each other, cycles
+        return OTHER
     if isinstance(value, (types.MethodType, types.BuiltinMethodType)):  # bound: what it is bound to decides
         owner = getattr(value, "__self__", None)
         if owner is None or isinstance(owner, types.ModuleType):
