@@ -791,3 +791,22 @@ def test_a_fitted_attribute_missing_after_the_cell_that_fits_failed_is_that_cell
     assert text_of(nb.cells[3]) == "independent"
     printed = capsys.readouterr().out
     assert "1 ok, 1 failed, 2 skipped" in printed, printed
+
+
+def test_a_helper_that_raises_in_the_kernel_leaves_that_cell_as_plain_jupyter_does_and_the_run_goes_on(workdir,
+                                                                                                        capsys):
+    """A helper raising in the notebook's kernel (here: a value whose `__class__` lookup raises, which the
+    summary of the user's data reads) is not "install jupyter-fixloop": the cell it was for is left failed,
+    and the cells after it run."""
+    src = write_notebook(
+        workdir / "helper.ipynb",
+        "class Trap:\n    @property\n    def __class__(self):\n        raise RecursionError('deep')\ntrap = Trap()",
+        "print(undefined_thing)",
+        "print('after')",
+    )
+    code = batch_cli.main([src, "--max-rounds", "1"])
+    printed = capsys.readouterr()
+    assert code == 1 and "install jupyter-fixloop" not in printed.err + printed.out
+    nb = nbformat.read(str(workdir / "helper.fixed.ipynb"), as_version=4)
+    assert text_of(nb.cells[2]) == "after"
+    assert "fixloop's helper raised in the notebook's kernel (RecursionError" in printed.out + printed.err, printed

@@ -68,6 +68,11 @@ class KernelDied(KernelError):
     """The notebook's kernel died while running a cell (a crash, os._exit, out of memory)."""
 
 
+class HelperFailed(KernelError):
+    """One of fixloop's helpers raised in the notebook's kernel (not an import: the kernel runs them): the cell
+    it was for is left as plain Jupyter leaves it, and the run goes on."""
+
+
 # ---------------------------------------------------------------- values
 
 
@@ -364,6 +369,8 @@ class NotebookKernel:
         answer = (reply or {}).get("content", {}).get("user_expressions", {}).get("r", {})
         if answer.get("status") != "ok":
             why = f"{answer.get('ename', 'no reply')}: {answer.get('evalue', '')}".rstrip(": ")
+            if answer.get("ename") not in ("ModuleNotFoundError", "ImportError", None):
+                raise HelperFailed(f"fixloop's helper raised in the notebook's kernel ({why})")
             raise KernelError(f"the notebook's kernel cannot run fixloop's helpers ({why}); "
                               "install jupyter-fixloop in the kernel's environment")
         return json.loads(ast.literal_eval(answer["data"]["text/plain"]))
@@ -644,7 +651,11 @@ class BatchRun:
         share = {"code": [plan.code, *plan.checks, *self.later(number)], "instruction": plan.instruction,
                  "missing": list(missing_names(*error.split(": ", 1)) if ": " in error else ()),
                  "share": [*self.loop_options.share, *plan.share], "policy": self.loop_options.share_policy}
-        snap = await kernel.mirror(os.path.join(self.snapdir, f"cell-{number}.bin"), share)
+        try:
+            snap = await kernel.mirror(os.path.join(self.snapdir, f"cell-{number}.bin"), share)
+        except HelperFailed as exc:  # left as plain Jupyter leaves it; the notebook goes on
+            await kernel.call("resume")
+            return self._failed(index, cell.source, f"not repaired: {exc}", error, started, defines)
         try:
             result, decision = await self._loop(plan, snap, cell.source, number, error, time.perf_counter() - started)
         except UsageError as exc:  # e.g. an --expect that is not an expression

@@ -41,6 +41,7 @@ async def find_cause(run, kernel, failing_index: int, plan: CellPlan, error: str
     """The first verified change to an earlier cell that makes the failing cell run, or None.
     `run` is the BatchRun (its notebook, outcomes, options and progress)."""
     from ..loop import afix, expecting
+    from .run import HelperFailed
 
     failing = failing_index + 1
     kept = await kernel.call("kept_from")
@@ -54,7 +55,10 @@ async def find_cause(run, kernel, failing_index: int, plan: CellPlan, error: str
         downstream = [run.plan_of(n).code for n in below]
         share = {"code": [cause.code, *downstream, plan.code, *run.later(failing)], "instruction": None,
                  "missing": [], "share": [*run.loop_options.share, *cause.share]}
-        snap = await kernel.mirror(os.path.join(run.snapdir, f"cause-{number}.bin"), share, before=number)
+        try:
+            snap = await kernel.mirror(os.path.join(run.snapdir, f"cause-{number}.bin"), share, before=number)
+        except HelperFailed:  # this cell's state cannot be copied out: not a cause that can be tried
+            continue
         try:
             expect = expecting(following=run.later(failing), downstream=[*downstream, plan.code],
                                numbers=[*below, failing, *(n for n, _ in run.numbered_later(failing))])
