@@ -240,7 +240,8 @@ def test_each_drift_fix_is_right_wrong_or_unverified_by_the_saved_output():
     # a machine without the network, a file or a package is no drift of the library
     for error in ("URLError: <urlopen error [Errno -2] Name or service not known>",
                   "FileNotFoundError: [Errno 2] No such file or directory: 'movie_data.csv'",
-                  "ModuleNotFoundError: No module named 'theano'"):
+                  "ModuleNotFoundError: No module named 'theano'",
+                  "RuntimeError: Failed to process string with tex because latex could not be found"):
         assert not drift_cells(outcomes[1:2], saved, {2: error})
     verdicts = {n: v for n, (v, _) in drift_verdicts(outcomes, saved, now, drift).items()}
     # cell 3 draws random numbers: it shows another output, but that says nothing (and later outputs are

@@ -1,7 +1,8 @@
-"""Plain words for failures no change to the cell can fix: a package that is not installed, a file
-that is not there, a network the sandbox does not have. Batch mode says what to do instead of
-pretending a model might fix them, and never makes up the data or deletes the line. And the words for a
-repair that ran but that the notebook's saved output turned down: not "no repair"."""
+"""Plain words for failures no change to the cell can fix: a package that is not installed, a program a
+library runs that is not installed, a file that is not there, a network the sandbox does not have. Batch
+mode says what to do instead of pretending a model might fix them, and never makes up the data or deletes
+the line. And the words for a repair that ran but that the notebook's saved output turned down: not "no
+repair"."""
 
 from __future__ import annotations
 
@@ -16,6 +17,11 @@ MISSING_FILE = re.compile(r"^(?:FileNotFoundError|OSError|IOError): (?:\[Errno 2
                           r"File .*? does not exist)[:\s]*'?([^']*)'?")
 NETWORK = re.compile(r"URLError|ConnectionError|ConnectTimeout|gaierror|Name or service not known|"
                      r"Temporary failure in name resolution|Network is unreachable|nodename nor servname")
+
+# a program the library runs, not installed here: matplotlib's "Failed to process string with tex because latex
+# could not be found", "Requested MovieWriter (ffmpeg) not available"
+MISSING_PROGRAM = re.compile(r"\bbecause ([\w.+-]+) could not be found\b|Requested MovieWriter \(([\w.+-]+)\) not "
+                             r"available|MovieWriter ([\w.+-]+) unavailable")
 
 PIP_NAMES = {"sklearn": "scikit-learn", "cv2": "opencv-python", "PIL": "pillow", "yaml": "pyyaml",
              "bs4": "beautifulsoup4", "dateutil": "python-dateutil", "Crypto": "pycryptodome"}
@@ -32,6 +38,16 @@ def missing_package(error: str) -> str | None:
     package = PIP_NAMES.get(name, name)
     return (f"`{name}` is not installed in this notebook's environment: `pip install {package}` (or "
             f"`%pip install {package}` in the notebook), then rerun; no change to the cell can fix this")
+
+
+def missing_program(error: str) -> str | None:
+    """The words for a program a library runs (LaTeX, ffmpeg) that this machine does not have, or None."""
+    m = MISSING_PROGRAM.search(error or "")
+    if not m:
+        return None
+    name = next(g for g in m.groups() if g)
+    return (f"the program `{name}` is not installed on this machine, and the library runs it: install it, then "
+            "rerun; fixloop does not change what the cell asks for")
 
 
 def missing_file(error: str, cwd: str) -> str | None:

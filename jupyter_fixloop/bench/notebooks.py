@@ -86,10 +86,12 @@ def ran_when_saved(cell) -> bool:
 
 
 def environment(error: str) -> bool:
-    """A failure of this machine, not of the code: a package not installed, a file not there, no network."""
+    """A failure of this machine, not of the code: a package or program not installed, a file not there, no
+    network."""
     from ..batch import words
 
-    return bool(words.missing_package(error) or words.missing_file(error, "") or words.network([error]))
+    return bool(words.missing_package(error) or words.missing_program(error) or words.missing_file(error, "")
+                or words.network([error]))
 
 
 def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
@@ -207,6 +209,8 @@ def why_left(outcome) -> str:
     reason = outcome.reason or outcome.error
     if words.missing_package(outcome.error):
         return "package not installed"
+    if words.missing_program(outcome.error):
+        return "program not installed"
     if "is not there: the notebook runs in" in reason:
         return "file not there"
     if "needs the network" in reason:
