@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..cell import split_magic
-from ..errors import FixloopError, UsageError
+from ..errors import FixloopError, HelperFailed, KernelDied, KernelError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..options import LoopOptions
 from ..receipt import SAVED_CHECK, text as receipt_text
@@ -56,21 +56,8 @@ class NotebookError(UsageError):
     """The notebook file is missing, is not JSON, or is not a valid notebook."""
 
 
-class KernelError(FixloopError):
-    """The notebook's kernel could not be started, or cannot import jupyter_fixloop."""
-
-
 class CellFailed(FixloopError):
     """A cell raised while a notebook was run without repairs."""
-
-
-class KernelDied(KernelError):
-    """The notebook's kernel died while running a cell (a crash, os._exit, out of memory)."""
-
-
-class HelperFailed(KernelError):
-    """One of fixloop's helpers raised in the notebook's kernel (not an import: the kernel runs them): the cell
-    it was for is left as plain Jupyter leaves it, and the run goes on."""
 
 
 # ---------------------------------------------------------------- values

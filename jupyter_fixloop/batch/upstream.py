@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ..errors import HelperFailed
 from ..kernel import suspects
 from ..result import LoopResult
 from .cells import CellPlan, cell_names, parse_cell
@@ -41,7 +42,6 @@ async def find_cause(run, kernel, failing_index: int, plan: CellPlan, error: str
     """The first verified change to an earlier cell that makes the failing cell run, or None.
     `run` is the BatchRun (its notebook, outcomes, options and progress)."""
     from ..loop import afix, expecting
-    from .run import HelperFailed
 
     failing = failing_index + 1
     kept = await kernel.call("kept_from")
