@@ -8,7 +8,6 @@ one line of prose is an instruction (`split_instruction`).
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 
 MAGIC = "%%fixloop"
@@ -200,6 +199,8 @@ def with_line_ends_of(original: str, code: str) -> str:
     """`code` with each line that is one of `original`'s but for trailing whitespace written as `original`
     writes it: a reply's code comes with its lines' trailing spaces stripped, and a diff would show every
     such line as changed."""
+    import difflib  # only when a reply is read: `import jupyter_fixloop` stays cheap
+
     old, new = original.splitlines(), code.splitlines()
     if not old or not new:
         return code
