@@ -203,3 +203,31 @@ def test_a_repair_the_saved_output_turns_down_is_said_so_not_no_repair(tmp_path,
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == "total = np.float(sum(values))\nprint(total)"
     assert nb.cells[1].metadata["fixloop"]["rounds"][0]["receipt"]["kind"] == "check_failed"
+
+
+def test_a_later_output_that_disagrees_with_a_fix_is_said_and_the_fix_is_not_called_verified(tmp_path, capsys):
+    """Issue 40: a fix makes the cells below it run (the following cell that failed before it runs now: the
+    loop's evidence), but a cell that reads what it made, through another cell, prints another number than the
+    notebook saved: that cell says so, and the fix is `unverified`, its words naming that cell (the fix, or the
+    library's numbers since); where the saved number is shown again, the fix stays verified."""
+    def notebook(name, saved):
+        return _notebook(tmp_path / name, ("import pandas as pd\ns = pd.Series([1.0, 2.0, 6.0])", ""),
+                         ("spread = s.mad()", ""), ("half = spread / 2", ""), ("print(half)", saved))
+
+    out, report = str(tmp_path / "later.out.ipynb"), str(tmp_path / "later.md")
+    assert batch_cli.main([notebook("later.ipynb", "1.25\n"), "-o", out, "--report", report]) == 3
+
+    printed = capsys.readouterr().out
+    cell2 = re.search(r"cell 2: .* -- (.*)", printed).group(1)
+    assert cell2.startswith("runs now, unverified: not verified: cell 4, which reads what it made (`half`), shows "
+                            "another output than the one saved (-1.25 | +1.0)"), cell2
+    cell4 = re.search(r"cell 4: .* -- (.*)", printed).group(1)
+    assert cell4 == ("ok: shows another output than the one saved (-1.25 | +1.0); it reads `half`, which the fix of "
+                     "cell 2 made"), cell4
+    record = nbformat.read(out, as_version=4).cells[1].metadata["fixloop"]
+    assert record["status"] == "unverified" and record["reason"].startswith("not verified: cell 4")
+    assert "shows another output than the one saved" in Path(report).read_text()
+
+    assert batch_cli.main([notebook("agrees.ipynb", "1.0\n"), "-o", str(tmp_path / "agrees.out.ipynb")]) == 0
+    printed = capsys.readouterr().out
+    assert re.search(r"cell 2: .* -- fixed", printed) and "another output" not in printed, printed

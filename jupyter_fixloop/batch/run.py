@@ -448,6 +448,7 @@ class BatchRun:
         self.decide = decide
         self.original = copy.deepcopy(nb)  # for the plain Jupyter count
         self.poisoned: dict[str, int] = {}  # name -> the cell that failed to define it
+        self.from_fix: dict[str, int] = {}  # name -> the applied fix (its cell) whose result it holds
         self.saved = SavedOutputs(self.original, options.saved_outputs)  # which saved outputs can check a fix
         self.decided: dict[int, tuple] = {}  # cell number -> (its saved output as a check, or None; why not)
         self.outcomes: list[CellOutcome] = []
@@ -566,8 +567,9 @@ class BatchRun:
                 await kernel.call("restore")
                 return await self._repair(kernel, index, plan, smell, started, defines, looks_wrong=True)
             self._cleared(defines)
+            differs = self._after_fix(number, plan.code, reads, defines, cell.outputs)
             self.saved.ran(number, plan.code, reads, defines, cell.outputs)
-            return CellOutcome(number, "ok", cell.source, seconds=time.perf_counter() - started)
+            return CellOutcome(number, "ok", cell.source, reason=differs, seconds=time.perf_counter() - started)
         example = self.saved.example(number, error)
         if example:  # the author saved this error: the cell shows it on purpose
             self._poison(defines, number)
@@ -804,6 +806,7 @@ class BatchRun:
         cell.source = plan.source_with(result.patched)
         _record(cell, result, "accepted")
         self._cleared(patched_defines)
+        self.from_fix.update(dict.fromkeys(patched_defines, number))
         verified_by, words = self._verified(result, number)
         self.saved.ran(number, result.patched, patched_reads, patched_defines, cell.outputs,
                        checked=verified_by == "saved output")
@@ -837,6 +840,7 @@ class BatchRun:
             code = cause.result.patched if number == cause.number else step.code
             cell = self.nb.cells[number - 1]
             reads, binds = cell_names(code)
+            self.from_fix.update(dict.fromkeys(binds, cause.number))  # what the changed cell's result passes on
             await kernel.call("save", sorted(reads | binds), number)
             count = cell.get("execution_count")
             failure = await kernel.run(number - 1, cell, code, step)
@@ -859,12 +863,43 @@ class BatchRun:
         original = cell.source
         cell.source = cause.plan.source_with(cause.result.patched)
         _record(cell, cause.result, "accepted")
+        self.from_fix.update(dict.fromkeys(cell_names(cause.result.patched)[1], cause.number))
         at = next(i for i, o in enumerate(self.outcomes) if o.number == cause.number)
         self.outcomes[at] = CellOutcome(
             cause.number, cause.result.status, original, cell.source, error,
             f"the cause of cell {cause.failing}'s error ({error}): changed so that the cells below it run; "
             f"{cause.result.reason}", cause.result, cause.result.seconds, "check", caused=cause.failing)
         self.progress.done(self.outcomes[at])
+
+    def _after_fix(self, number: int, code: str, reads, defines, outputs) -> str:
+        """A cell that ran as written and reads what an applied fix made (`from_fix`, passed on by the cells
+        between): when it shows another output than the one saved, and that saved output is a check for it
+        (batch/saved.py), the words that say so; the fix's outcome then says so too, and is `unverified`:
+        whatever verified it, a later output the notebook saved does not agree (the fix, or the library's
+        numbers since). "" otherwise."""
+        made = sorted((self.from_fix[n], n) for n in reads if n in self.from_fix)
+        for name in defines:
+            if made:
+                self.from_fix[name] = made[-1][0]
+            else:
+                self.from_fix.pop(name, None)
+        diff = self.saved.differs(number, code, reads, outputs) if made else []
+        if not diff:
+            return ""
+        fix, name = made[-1]
+        shown = " | ".join(diff)
+        at = next((i for i, o in enumerate(self.outcomes) if o.number == fix and o.status in ("fixed", "unverified")),
+                  None)
+        if at is not None and "shows another output than the one saved" not in self.outcomes[at].reason:
+            said = (f"not verified: cell {number}, which reads what it made (`{name}`), shows another output than "
+                    f"the one saved ({shown}): the fix, or the library's numbers since")
+            fixed = self.outcomes[at]
+            self.outcomes[at] = replace(fixed, status="unverified", verified_by="", reason=f"{said}; {fixed.reason}")
+            record = self.nb.cells[fix - 1].metadata.get(METADATA_KEY)
+            if isinstance(record, dict):
+                record.update(status="unverified", reason=f"{said}; {record.get('reason', '')}")
+        return (f"shows another output than the one saved ({shown}); it reads `{name}`, which the fix of cell {fix} "
+                "made")
 
     def _failed(self, index, source, reason, error, started, defines=frozenset()) -> CellOutcome:
         self._poison(set(defines), index + 1)

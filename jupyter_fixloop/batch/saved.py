@@ -54,6 +54,17 @@ class SavedOutputs:
             return None, f"its saved output is not a check here: it reads `{name}`, not as saved ({self.doubt[name]})"
         return saved, ""
 
+    def differs(self, number: int, code: str, reads, outputs) -> list[str]:
+        """The lines (`-` saved, `+` now, at most 4) where cell `number`, which ran `code` and showed
+        `outputs`, shows another output than the one saved, when that saved output is a check for it
+        (`check`: asked before `ran` takes the names it defines into doubt); [] when it shows the same,
+        or when its saved output cannot tell."""
+        saved, _ = self.check(number, code, reads)
+        if saved is None:
+            return []
+        same, _, diff = saved_check(saved_output(outputs) or "", None, saved)
+        return [line.strip() for line in diff if line[:1] in "+-"][:4] if same is False else []
+
     def ran(self, number: int, code: str, reads, defines, outputs, checked: bool = False) -> None:
         """Cell `number` ran `code` in the notebook's kernel and showed `outputs`: are the names it
         `defines` what they were when the notebook was saved? `checked`: its saved output verified it."""

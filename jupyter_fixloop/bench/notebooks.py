@@ -30,6 +30,7 @@ FIXED = ("fixed", "unverified")  # a repair that runs: verified by something, or
 RAN = ("ok", *FIXED, "looks_wrong")  # ran without raising in the notebook's kernel (batch.run.RAN)
 VERIFIED_BY = ("saved output", "following cell", "check", "")  # batch's CellOutcome.verified_by; "": unverified
 VERDICTS = ("right", "wrong", "unverified")
+DIFFERS = "shows another output than the one saved"  # batch mode's words for a cell after a fix (batch/run.py)
 
 
 @dataclass
@@ -143,7 +144,8 @@ def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set
             if o.status == "fixed" and o.verified_by or same and same[0]:
                 verdicts[o.number] = ("right", [])
             elif same and same[0] is False and trusted and not unrepeatable(o.source, seeded):
-                verdicts[o.number] = ("wrong", [line for line in same[2] if line[:1] in "+-"][:6])
+                said = ["(batch mode says so: a later output disagrees with the fix)"] if DIFFERS in o.reason else []
+                verdicts[o.number] = ("wrong", [line for line in same[2] if line[:1] in "+-"][:6] + said)
             else:  # None: an old estimator repr the text alone cannot decide (receipt/estimators.py)
                 verdicts[o.number] = ("unverified", [])
         if same and same[0] is False:
