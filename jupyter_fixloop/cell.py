@@ -105,6 +105,19 @@ def instruction_names(instruction: str | None) -> tuple[str, ...]:
     return tuple(found)
 
 
+_MAKE_VERBS = (r"create|make|build|construct|define|generate|set|reset|initiali[sz]e|redefine|re-?create|overwrite|"
+               r"replace|load|read|write|assign|simulate|draw|sample")
+
+
+def asks_to_make(instruction: str | None, name: str) -> bool:
+    """Whether an instruction asks for `name` to be made anew: it is one of `instruction_names`, or a
+    verb of making comes a few words before it (`Create a DataFrame df from ...`, `reset counts to ...`)."""
+    if name in instruction_names(instruction):
+        return True
+    prose = re.sub(r"```.*?```", " ", instruction or "", flags=re.S)
+    return bool(re.search(rf"\b(?:{_MAKE_VERBS})\b(?:\W+\w+){{0,6}}?\W+`?{re.escape(name)}\b", prose, re.I))
+
+
 _ASKS_TO_SEE = re.compile(
     r"(?:^|[.!?:]\s+|\n\s*)(?:select|return|show|print|display|calculate|compute|count|find|list|get|give|"
     r"how\s+(?:many|much|do|can|would)|what|which|is\s+there|are\s+there)\b", re.I)

@@ -1,6 +1,7 @@
 """Generation (`%%fixloop <instruction>`, `fix("", instruction=...)`): what it shows and what it checks,
 with real sandbox kernels and real litellm calls to a scripted server (issue #37)."""
 
+import numpy as np
 import pandas as pd
 
 from jupyter_fixloop import fix
@@ -178,3 +179,47 @@ def test_an_example_assignment_is_kept_where_it_is_not_a_copy_over_the_users_dat
     assert Guard("", namespace=frozenset({"pd"}), examples=examples).without_example_data(code) == (code, ())
     mine = Guard("df = pd.DataFrame({'A': [1, 2]})\nprint(df)", namespace=frozenset({"pd", "df"}), examples=examples)
     assert mine.without_example_data(code) == (code, ())  # the cell makes it itself: a repair keeps it
+
+
+def test_the_models_own_values_over_the_users_data_are_left_out_and_the_users_data_used(fake_model):
+    """Issue 37: a small model re-creates the user's variables before using them ("Given variables: s =
+    pd.Series(np.random.rand(30), ...)"), from nothing the instruction shows: the code would answer about data
+    it made up. The loop leaves such assignments out, says so to the model and in the result, and the code
+    runs on the user's values."""
+    made_up = ("import pandas as pd\nimport numpy as np\n# Given variables\n"
+               "s = pd.Series(np.random.rand(4), index=pd.MultiIndex.from_tuples([('A', 0), ('A', 1), ('B', 0), "
+               "('B', 1)]))\nletters = ['A', 'B']\nprint(s.groupby(level=1).sum().tolist())\n")
+    server = fake_model(f"```python\n{made_up}```")
+    index = pd.MultiIndex.from_tuples([("A", 0), ("A", 1), ("B", 0), ("B", 1)])
+    user = {"pd": pd, "np": np, "s": pd.Series([1.0, 2.0, 3.0, 4.0], index=index), "letters": ["A", "B"]}
+    result = fix("", instruction="Sum the values of s for each value of its second index level.", namespace=user,
+                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=1)
+    assert result.patched == ("import pandas as pd\nimport numpy as np\n# Given variables\n"
+                              "print(s.groupby(level=1).sum().tolist())\n")
+    assert result.rounds[0].receipt.stdout.strip() == "[4.0, 6.0]"  # the user's s, not random numbers
+    assert ("the model's own values for `s`, `letters` (written out over yours, not asked for) were left out: it "
+            "uses your `s`, `letters`") in result.reason
+    assert "which the instruction does not ask to make" in result.rounds[0].receipt.text
+
+
+def test_an_assignment_over_the_users_name_is_kept_where_it_reads_their_data_a_file_or_is_asked_for():
+    from jupyter_fixloop.cell import asks_to_make
+    from jupyter_fixloop.loop.guard import Guard
+
+    names, modules = frozenset({"pd", "np", "df", "s", "numbers"}), frozenset({"pd", "np"})
+    ask = "Select the rows of df where 'a' is over 1."
+    guard = Guard("", namespace=names, instruction=ask, modules=modules)
+    code = ("df = pd.DataFrame({'a': [1, 2, 3]})\ns = pd.Series(np.random.rand(30))\nnumbers = list(range(10))\n"
+            "temp = pd.DataFrame({'b': [1]})\nprint(df[df.a > 1], s.size, numbers, temp)\n")
+    assert guard.without_made_up_data(code) == (
+        "temp = pd.DataFrame({'b': [1]})\nprint(df[df.a > 1], s.size, numbers, temp)\n", ("df", "s", "numbers"))
+    kept = "df = df.dropna()\ns = s * 2\nnumbers = pd.read_csv('numbers.csv')\nprint(df, s, numbers)\n"
+    assert guard.without_made_up_data(kept) == (kept, ())  # reads the user's data, or a file
+    assert Guard("", namespace=names, modules=modules).without_made_up_data(code) == (code, ())  # a repair
+    mine = Guard("df = pd.DataFrame({'a': [1]})", namespace=names, instruction=ask, modules=modules)
+    assert mine.without_made_up_data(code)[1] == ("s", "numbers")  # the cell makes df itself
+    asked = Guard("", namespace=names, instruction="Create a DataFrame df from this dictionary.", modules=modules)
+    assert asked.without_made_up_data(code)[1] == ("s", "numbers")
+    assert asks_to_make("Reset `numbers` to the first ten integers.", "numbers")
+    assert asks_to_make("Store the result in a variable called s.", "s")
+    assert not asks_to_make("How many rows of df have a missing age?", "df")

@@ -24,7 +24,7 @@ import builtins
 import difflib
 from collections import Counter
 
-from ..cell import LINE_MAGIC, MAGIC
+from ..cell import LINE_MAGIC, MAGIC, asks_to_make
 from ..hidden import added
 from ..kernel.ipysyntax import readable
 from ..receipt import saved, values as receipts
@@ -45,12 +45,16 @@ class Guard:
     output) and holds candidates to it."""
 
     def __init__(self, original: str, checks: tuple[str, ...] = (), expect_output: str | None = None,
-                 namespace: frozenset[str] | None = None, examples: frozenset[str] = frozenset()):
+                 namespace: frozenset[str] | None = None, examples: frozenset[str] = frozenset(),
+                 instruction: str | None = None, modules: frozenset[str] = frozenset()):
         """`namespace`: the names of the user's variables (None: not known, any name the cell does not
         define may be one). `examples`: the assignments the instruction's code examples make
-        (`cell.example_assignments`)."""
+        (`cell.example_assignments`). `instruction`: what a generation was asked (None: a repair).
+        `modules`: those of the user's names that are modules (`pd`): no data of theirs."""
         self.original = original
         self.examples = examples
+        self.instruction = instruction
+        self.modules = modules
         self.namespace = namespace
         self.checks = tuple(checks)
         self.expect_output = expect_output
@@ -125,6 +129,34 @@ class Guard:
                 copied.append(stmt)
         names = tuple(dict.fromkeys(t.id for stmt in copied for t in stmt.targets))
         return _without(candidate, copied), names
+
+    def without_made_up_data(self, candidate: str) -> tuple[str | None, tuple[str, ...]]:
+        """A generation's candidate without the top-level assignments that write out values of the model's
+        own (literals, a range, random numbers: `s = pd.Series(np.random.rand(30), ...)`, a frame rebuilt from
+        the values the namespace summary showed) over a name the user's namespace holds, and those names. A
+        small model re-creates the user's variables before using them ("Given variables: ..."): run as
+        written, the code answers about the data it made up, and Accept would replace the user's. Kept: an
+        assignment the cell itself makes, one that reads a name of the user's (`df = df.dropna()`, `s = s *
+        2`), one that reads a file (`pd.read_csv(...)`), and one of a name the instruction asks to make
+        (`cell.asks_to_make`: "Create a DataFrame df ...")."""
+        if not self.instruction or not self.namespace:
+            return candidate, ()
+        tree = _cell_tree(candidate)
+        if tree is None:
+            return candidate, ()
+        own = _bound_names(ast.Module(body=[s for s in self.tree.body if isinstance(s, ast.Assign)], type_ignores=[]))
+        data = self.namespace - self.modules
+        made = []
+        for stmt in tree.body:
+            targets = [t for t in stmt.targets if isinstance(t, ast.Name)] if isinstance(stmt, ast.Assign) else []
+            if (not targets or len(targets) != len(stmt.targets) or not all(t.id in data for t in targets)
+                    or {t.id for t in targets} & own or _names(stmt.value) & data
+                    or not _written_out(stmt.value)
+                    or any(asks_to_make(self.instruction, t.id) for t in targets)):
+                continue
+            made.append(stmt)
+        names = tuple(dict.fromkeys(t.id for stmt in made for t in stmt.targets))
+        return _without(candidate, made), names
 
     # ------------------------------------------------------------ the rules
 
@@ -275,6 +307,20 @@ def _parse(source: str) -> ast.Module | None:
         return ast.parse(source)
     except (SyntaxError, ValueError):
         return None
+
+
+def _written_out(value: ast.AST) -> bool:
+    """Whether a value is data the code writes out itself: a display with items (`[1, 2]`, `{'a': [..]}`),
+    a comprehension, a `range(...)` or a draw of random numbers (`np.random.rand(30)`), and nothing read from
+    a file, a URL or a database (`read_csv`, `load`, `open`, `fetch_*`)."""
+    calls = [_dotted_tail(n.func) or "" for n in ast.walk(value) if isinstance(n, ast.Call)]
+    if any(c.startswith(("read", "load", "open", "fetch", "from_csv", "get")) for c in calls):
+        return False
+    dotted = {ast.unparse(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
+    return any(isinstance(n, (ast.List, ast.Dict, ast.Set, ast.Tuple)) and (getattr(n, "elts", None) or
+                                                                         getattr(n, "keys", None))
+               or isinstance(n, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp))
+               for n in ast.walk(value)) or any(d == "range" or "random" in d.split(".") for d in dotted)
 
 
 def _names(node: ast.AST) -> set[str]:

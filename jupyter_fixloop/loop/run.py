@@ -166,6 +166,7 @@ class LoopRun:
         self.rounds: list[Round] = []
         self._removed: dict[str, int] = {}  # candidate code -> statements copied from the checks, removed
         self._examples: dict[str, tuple[str, ...]] = {}  # code -> the names its example copy rebound
+        self._made_up: dict[str, tuple[str, ...]] = {}  # code -> the names its own written-out values rebound
         self.model_errors: dict[int, str] = {}  # round -> its model call's failure, when the rules' candidate ran on
         self.first: Receipt | None = None
         self.started = time.perf_counter()
@@ -208,7 +209,8 @@ class LoopRun:
                 return self._already_passes()
             history.append((self.source, self.first))
         guard_ = guard.Guard(self.source, self.checks, self.expect.output, _namespace_names(self.namespace),
-                             cell.example_assignments(self.instruction))
+                             cell.example_assignments(self.instruction), self.instruction,
+                             _module_names(self.namespace))
         passed_before = PassedBefore(self.first, self.budget)
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
@@ -289,8 +291,10 @@ class LoopRun:
         """The round, kept (its call cost tokens and time whatever comes next); its receipt as the model reads it."""
         reply, receipt = best.reply, best.receipt
         removed, examples = self._removed.get(reply.code or "", 0), self._examples.get(reply.code or "", ())
-        if removed or examples:
-            receipt = annotated(receipt, self.budget, copied_checks_removed=removed, example_removed=examples)
+        made_up = self._made_up.get(reply.code or "", ())
+        if removed or examples or made_up:
+            receipt = annotated(receipt, self.budget, copied_checks_removed=removed, example_removed=examples,
+                                made_up_removed=made_up)
         usage = sampling.total_usage(candidates, best)
         several = len(candidates) > 1 or self.options.samples > 1
         samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
@@ -336,6 +340,8 @@ class LoopRun:
         self._shown[code] = name
         if best.reply.code in self._examples:
             self._examples[code] = self._examples[best.reply.code]
+        if best.reply.code in self._made_up:
+            self._made_up[code] = self._made_up[best.reply.code]
         authors = authored(best.reply.code, best.authors, code, RULES)
         candidate = replace(best, order=len(candidates), reply=replace(best.reply, code=code), receipt=receipt,
                             repeated="", source=sampling.RULES, authors=authors)
@@ -369,6 +375,11 @@ class LoopRun:
         if examples:
             names = ", ".join(f"`{n}`" for n in examples)
             stated += f"; the model's copy of the instruction's example {names} was left out: it uses your {names}"
+        made_up = self._made_up.get(reply.code or "", ())
+        if made_up:
+            names = ", ".join(f"`{n}`" for n in made_up)
+            stated += (f"; the model's own values for {names} (written out over yours, not asked for) were left out: "
+                       f"it uses your {names}")
         if evidence(receipt, reply.code, self.source) and not self._misses_stated(receipt):
             words = verified(receipt, reply.code, self.source, self.checks)
             return self._end("fixed", f"after {index} round(s){by}: {words}{stated}", reply.code)
@@ -417,6 +428,7 @@ class LoopRun:
             if reply.code is not None:
                 code, removed = guard_.without_copied_checks(reply.code)
                 code, examples = guard_.without_example_data(code) if code is not None else (code, ())
+                code, made_up = guard_.without_made_up_data(code) if code is not None else (code, ())
                 if code is not None:  # the cell's lines as it wrote them, trailing spaces too: a diff shows changes
                     code = cell.with_line_ends_of(self.source, code)
                 reply = replace(reply, code=code)
@@ -424,6 +436,8 @@ class LoopRun:
                     self._removed[code] = removed
                 if examples:  # said there too, and in the result
                     self._examples[code] = examples
+                if made_up:
+                    self._made_up[code] = made_up
             authors = authored(base, self._authors_of(base), reply.code or "", writer)
             return reply, self._repeated(reply), authors
 
@@ -693,6 +707,15 @@ def _namespace_names(namespace) -> frozenset[str]:
         return frozenset(namespace.names) | frozenset(namespace.modules) | frozenset(namespace.skipped)
     if isinstance(namespace, dict):
         return frozenset(k for k in namespace if isinstance(k, str))
+    return frozenset()
+
+
+def _module_names(namespace) -> frozenset[str]:
+    """Those of the user's names that are modules (`pd`, `np`)."""
+    if isinstance(namespace, Snapshot):
+        return frozenset(namespace.modules)
+    if isinstance(namespace, dict):
+        return frozenset(k for k, v in namespace.items() if isinstance(k, str) and isinstance(v, types.ModuleType))
     return frozenset()
 
 

@@ -91,7 +91,8 @@ def for_model(receipt: Receipt, budget: Budget | None = None) -> str:
     facts = receipt.facts or Facts(said=receipt.text)
     render = partial(_lines, receipt, facts)
     fitted = None if facts.form == "given" else budget or DEFAULT_BUDGET
-    if not (receipt.same_as or receipt.regressions or receipt.copied_checks_removed or receipt.example_removed):
+    if not (receipt.same_as or receipt.regressions or receipt.copied_checks_removed or receipt.example_removed
+            or receipt.made_up_removed):
         return facts.said if fitted is None else fit(render, fitted)
     return _said(receipt, render, fitted)
 
@@ -122,7 +123,7 @@ def run_headline(receipt: Receipt) -> str:
 
 def annotated(receipt: Receipt, budget: Budget | None = None, **fields) -> Receipt:
     """`receipt` with what the loop says about the run set (`same_as`, `copied_checks_removed`,
-    `example_removed`, `regressions`) and its text rendered again with it, within `budget`."""
+    `example_removed`, `made_up_removed`, `regressions`) and its text rendered again with it, within `budget`."""
     said = replace(receipt, facts=receipt.facts or Facts(said=receipt.text), **fields)
     return replace(said, text=for_model(said, budget))
 
@@ -173,7 +174,8 @@ def _crash_lines(message: str, stderr_tail: str, detail: Detail) -> list[str]:
 # A run's receipt is made from the run alone (loop/judged.py). The loop then knows more: the candidate is
 # the same code as an earlier run and was not run again (`same_as`), statements copied from the checks
 # were removed from it (`copied_checks_removed`), its copy of the instruction's example data was
-# (`example_removed`), checks that passed in an earlier round fail now
+# (`example_removed`), so were values it wrote out itself over the user's names (`made_up_removed`),
+# checks that passed in an earlier round fail now
 # (`regressions`). `annotated` sets those fields and renders the text again, here: the line of
 # `same_as` first, the run's own lines, then a line for each regression and the note on copied checks;
 # when all of it does not fit the budget, the run's lines are rendered at a lower level of detail.
@@ -192,6 +194,10 @@ def _tail(receipt: Receipt) -> list[str]:
         names = ", ".join(f"`{n}`" for n in receipt.example_removed)
         tail.append(f"Note: your assignment of {names} copied from the instruction's example was removed: it would "
                     "replace the user's data; the code uses the user's values.")
+    if receipt.made_up_removed:
+        names = ", ".join(f"`{n}`" for n in receipt.made_up_removed)
+        tail.append(f"Note: your assignment of {names} was removed: it wrote out values of your own over the user's "
+                    f"{names}, which the instruction does not ask to make; the code uses the user's values.")
     return tail
 
 

@@ -133,6 +133,8 @@ class Receipt:
     copied_checks_removed: int = field(default=0, compare=False)  # statements copied from the checks, removed
     # the user's names whose assignment copied from the instruction's example was removed (`Guard.without_example_data`)
     example_removed: tuple[str, ...] = field(default=(), compare=False)
+    # the user's names whose assignment of values the model wrote out itself was removed (`Guard.without_made_up_data`)
+    made_up_removed: tuple[str, ...] = field(default=(), compare=False)
     regressions: tuple[tuple[str, int], ...] = field(default=(), compare=False)  # (check, round it passed in)
     facts: Facts | None = field(default=None, compare=False, repr=False)  # what `text` was rendered from; None: given
 
