@@ -199,3 +199,66 @@ def test_a_value_the_old_version_says_is_equivalent_is_kept_where_todays_class_r
     # today's regressor takes 'squared_error' and refuses 'mse'; the classifier's criterion never took either, and
     # neither has a `loss`: only the one entry is kept
     assert tables.equivalent_values(said) == {("DecisionTreeRegressor", "criterion", "mse"): "squared_error"}
+
+
+VECTORIZER = '''
+    from ..utils import deprecated
+
+
+    class DictVectorizer:
+        @deprecated(
+            "get_feature_names is deprecated in 1.0 and will be removed "
+            "in 1.2. Please use get_feature_names_out instead."
+        )
+        def get_feature_names(self):
+            """Return a list of feature names.
+
+            Returns
+            -------
+            feature_names_ : list of length (n_features,)
+               List containing the feature names.
+            """
+            return self.feature_names_
+
+        @deprecated("Attribute `n_features_` was deprecated in version 1.0. Use `n_features_in_` instead.")
+        @property
+        def n_features_(self):
+            return self.n_features_in_
+'''
+
+ENCODER = '''
+    from ..utils import deprecated
+
+
+    class OneHotEncoder:
+        @deprecated("get_feature_names is deprecated in 1.0 and will be removed in 1.2. Please use "
+                    "get_feature_names_out instead.")
+        def get_feature_names(self, input_features=None):
+            """Return feature names for output features.
+
+            Returns
+            -------
+            output_feature_names : ndarray of shape (n_output_features,)
+                Array of feature names.
+            """
+'''
+
+
+def test_a_method_scikit_learn_said_to_replace_is_wrapped_in_a_list_where_it_returned_one(tables, tmp_path):
+    """scikit-learn 1.0's `@deprecated("... Please use get_feature_names_out instead.")` on a method, with the
+    type its docstring says it returns; a property's deprecation is an attribute's, not a method's: left out."""
+    write(tmp_path, "sklearn/feature_extraction/_dict_vectorizer.py", VECTORIZER)
+    write(tmp_path, "sklearn/preprocessing/_encoders.py", ENCODER)
+    said = tables.source("sklearn", str(tmp_path))["sklearn method alternatives"]
+    assert said == {
+        "sklearn.feature_extraction._dict_vectorizer.DictVectorizer": {
+            "get_feature_names": ["get_feature_names_out", [], "list of length (n_features,)"]},
+        "sklearn.preprocessing._encoders.OneHotEncoder": {"get_feature_names": [
+            "get_feature_names_out", ["input_features"], "ndarray of shape (n_output_features,)"]}}
+    pytest.importorskip("sklearn")
+    table = tables.sklearn_methods_renamed(said)
+    assert table == {("DictVectorizer", "get_feature_names"): ("get_feature_names_out", "list"),
+                     ("OneHotEncoder", "get_feature_names"): ("get_feature_names_out", "")}
+    # a method still there today, or an alternative that is not: no entry
+    assert tables.sklearn_methods_renamed({"sklearn.feature_extraction._dict_vectorizer.DictVectorizer": {
+        "fit": ["fit_transform", ["X", "y"], "self"], "get_feature_names": ["gone_now", [], "list"]}}) == {}

@@ -488,6 +488,25 @@ LIBRARY_CASES = {
                       "fig, ax = plt.subplots()\n",
         "ax.set_axis_bgcolor('0.25')\nshade = ax.get_facecolor()\n", "renamed_method",
         "tuple(shade[:3]) == (0.25, 0.25, 0.25)"),
+    # scikit-learn 1.0-1.1's `@deprecated("... Please use get_feature_names_out instead.")`: the old method returned
+    # a list where its docstring says so, and the new one returns an array (changed.SKLEARN_METHODS_RENAMED)
+    "sklearn_feature_names_said_renamed_stay_a_list": (
+        "sklearn", "from sklearn.feature_extraction import DictVectorizer\n"
+                   "vec = DictVectorizer().fit([{'fruit': 'pear', 'weight': 2.0}, {'fruit': 'fig'}])\n",
+        "names = vec.get_feature_names()\n", "renamed_method",
+        "names == ['fruit=fig', 'fruit=pear', 'weight'] and isinstance(names, list)"),
+    "sklearn_feature_names_of_a_count_vectorizer_used_as_a_list": (
+        "sklearn", "from sklearn.feature_extraction.text import CountVectorizer\n"
+                   "counts = CountVectorizer().fit(['red kite', 'a red red barn'])\n",
+        "where = counts.get_feature_names().index('red')\n", "renamed_method", "where == 2"),
+    "sklearn_feature_names_of_a_subclass_stay_a_list": (
+        "sklearn", "from sklearn.feature_extraction.text import TfidfVectorizer\n",
+        "tfidf = TfidfVectorizer().fit(['slow moss', 'moss grows'])\nvocab = tfidf.get_feature_names()\n",
+        "renamed_method", "vocab == ['grows', 'moss', 'slow'] and isinstance(vocab, list)"),
+    "sklearn_feature_names_that_were_an_array_stay_an_array": (
+        "sklearn", "from sklearn.preprocessing import OneHotEncoder\nenc = OneHotEncoder().fit([['ox'], ['elk']])\n",
+        "names = enc.get_feature_names()\n", "renamed_method",
+        "type(names).__name__ == 'ndarray' and names.tolist() == ['x0_elk', 'x0_ox']"),
 }
 
 
@@ -541,6 +560,30 @@ def test_a_repair_the_library_tells_fixes_its_real_error(name, ns):
     again = run(ns, setup, fixed)
     assert again.ok, f"repaired cell still fails:\n{fixed}\n{again.text}"
     assert eval(check, ns), f"wrong result from:\n{fixed}"
+
+
+def test_feature_names_table_says_where_a_list_was_returned():
+    """changed.SKLEARN_METHODS_RENAMED, as tools/drift_tables.py printed it: 'list' where the old method's
+    docstring said list, '' where it said ndarray (OneHotEncoder's)."""
+    from jupyter_fixloop.model.builtin.changed import SKLEARN_METHODS_RENAMED
+
+    assert SKLEARN_METHODS_RENAMED[("DictVectorizer", "get_feature_names")] == ("get_feature_names_out", "list")
+    assert SKLEARN_METHODS_RENAMED[("TfidfVectorizer", "get_feature_names")] == ("get_feature_names_out", "list")
+    assert SKLEARN_METHODS_RENAMED[("OneHotEncoder", "get_feature_names")] == ("get_feature_names_out", "")
+
+
+def test_feature_names_are_not_guessed_as_the_nearest_name_returning_an_array(ns):
+    """The closest name today, `get_feature_names_out`, runs but shows an array where the notebook saved a list:
+    the repair scikit-learn's deprecation names comes first, and wraps the call in `list(...)`."""
+    pytest.importorskip("sklearn")
+    setup = ("from sklearn.feature_extraction import DictVectorizer\n"
+             "vec = DictVectorizer().fit([{'fruit': 'pear', 'weight': 2.0}, {'fruit': 'fig'}])\n")
+    cell = "names = vec.get_feature_names()\n"
+    first = run(ns, setup, cell)
+    assert "'get_feature_names_out'" in first.text  # the nearest name is there for a guess to take
+    repair, fixed = repairs.first_repair(cell, first)
+    assert (repair.__name__, fixed) == ("renamed_method", "names = list(vec.get_feature_names_out())\n")
+    assert repairs.REPAIRS.index(repairs.renamed_method) < repairs.REPAIRS.index(repairs.attribute_typo)
 
 
 @pytest.mark.skipif(not PANDAS_3, reason="pandas.core.reshape.util is still there before pandas 3")

@@ -25,7 +25,9 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
   (`RENAMED_CALL_KEYWORDS`), the names of the modules scikit-learn said moved (`SKLEARN_NAMES_MOVED`,
   only those whose positional parameters are the same now), and the values scikit-learn 1.0-1.1 said
   the new one "is equivalent" to (`EQUIVALENT_VALUES`: `criterion='mse'` -> `'squared_error'`, where today's
-  class refuses the old value).
+  class refuses the old value), and the methods scikit-learn's `@deprecated` said to use instead
+  (`SKLEARN_METHODS_RENAMED`: `get_feature_names` -> `get_feature_names_out`, wrapped in `list(...)` where the
+  old method's docstring says it returned a list and today's says an array).
 
     # 1. in a side venv with the old versions (see docs/benchmarks.md, "The corpora"; scipy 1.10.1
     #    with numpy<1.25 in a venv of its own: `dump scipy > /tmp/scipy110-sigs.json`):
@@ -420,9 +422,10 @@ def _read_class(module, node, found) -> None:
     init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
     found["signatures"][path] = _signature(init) if init else None
     for function in (f for f in node.body if isinstance(f, ast.FunctionDef)):
-        alternative = _alternative(function)
+        alternative = _alternative(function) or _said_instead(function)
         if alternative:
-            found["methods"].setdefault(path, {})[function.name] = [alternative, _signature(function)]
+            found["methods"].setdefault(path, {})[function.name] = [
+                alternative, _signature(function), _returns(ast.get_docstring(function) or "")]
         for call, text in _warn_texts(function):
             for pattern in SOURCE_RENAMED:
                 for old, new in pattern.findall(text):
@@ -459,6 +462,29 @@ def _alternative(node) -> str:
             return next((k.value.value for k in d.keywords if k.arg == "alternative"
                          and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)), "")
     return ""
+
+
+SAID_INSTEAD = re.compile(r"[Uu]se `*(\w+)(?:\(\))?`* instead")  # "Please use get_feature_names_out instead."
+
+
+def _said_instead(node) -> str:
+    """The method scikit-learn's `@deprecated("... Please use get_feature_names_out instead.")` on a method
+    says to use, or '' (and '' on a property: an attribute, not a call)."""
+    import ast
+
+    names = {getattr(d, "id", getattr(d, "attr", "")) for d in node.decorator_list if not isinstance(d, ast.Call)}
+    m = SAID_INSTEAD.search(_decorator_text(node))
+    return m.group(1) if m and not names & {"property", "setter", "getter"} else ""
+
+
+RETURNS = re.compile(r"^Returns\n-+\n(.*)", re.MULTILINE)
+
+
+def _returns(doc: str) -> str:
+    """The type a numpydoc docstring's Returns section names first (`feature_names_ : list of length
+    (n_features,)`: 'list of length (n_features,)'), or ''."""
+    m = RETURNS.search(doc)
+    return m.group(1).strip().split(" : ", 1)[-1].strip() if m else ""
 
 
 def _renamed_parameters(node) -> list:
@@ -889,17 +915,51 @@ def methods_renamed(said: dict) -> dict:
         cls = resolve(path)
         if not inspect.isclass(cls):
             continue
-        for old, (alternative, was) in sorted(methods.items()):
+        for old, (alternative, was, *_) in sorted(methods.items()):
             m = ALTERNATIVE_METHOD.fullmatch(alternative.strip())
             new = m and getattr(cls, m.group(1), None)
             if not m or old.startswith("_") or m.group(1).startswith("_"):
                 continue  # private: not what a notebook calls
-            if hasattr(cls, old) or not callable(new) or not _safe_by_position(was, positional(new) or []):
+            if hasattr(cls, old) or not _takes_as_before(was, new):
                 continue
-            if len([n for n in was if n != "*"]) > len(positional(new) or []):
-                continue  # more by position than the alternative takes
             types = tuple(sorted(sub.__name__ for sub in _subclasses(cls) if not sub.__name__.startswith("_")))
             table[old] = (m.group(1), path.rsplit(".", 1)[1], types)
+    return table
+
+
+def _takes_as_before(was, new) -> bool:
+    """Whether `new` is a method that takes what the old one, of positional parameters `was`, took by position:
+    the same names, and no more of them than it takes."""
+    now = (positional(new) or []) if callable(new) else None
+    return _safe_by_position(was, now) and len([n for n in was if n != "*"]) <= len(now)
+
+
+ARRAY = re.compile(r"(?:numpy\.)?(?:nd)?array(?![-\w])")  # "ndarray of str objects", not "array-like"
+
+
+def sklearn_methods_renamed(said: dict) -> dict:
+    """{(class, method gone now): (the method scikit-learn's `@deprecated` said to use instead, 'list' or '')},
+    keyed by the class's name today and each public subclass's, as an AttributeError names the object, where
+    the class is there now, the old method is not, and the one said is there and takes the same arguments by
+    position. 'list' where the old method's docstring said it returns a list and today's says an array:
+    `vec.get_feature_names()` was `list(vec.get_feature_names_out())`."""
+    table = {}
+    for path, methods in sorted(said.items()):
+        cls = current_class(path)
+        for old, (alternative, was, *returned) in sorted(methods.items()) if cls is not None else ():
+            new = getattr(cls, alternative, None)  # (a dump of before the type was read: no type, no list)
+            if old.startswith("_") or alternative.startswith("_") or hasattr(cls, old) or not _takes_as_before(
+                    was, new):
+                continue
+            listed = (returned or [""])[0].startswith("list")
+            wrap = "list" if listed and ARRAY.match(_returns(inspect.getdoc(new) or "")) else ""
+            for sub in _subclasses(cls):
+                if sub.__name__.startswith("_") or hasattr(sub, old):
+                    continue
+                if sub is cls:  # a class's own deprecation wins over its base's
+                    table[(sub.__name__, old)] = (alternative, wrap)
+                else:
+                    table.setdefault((sub.__name__, old), (alternative, wrap))
     return table
 
 
@@ -989,6 +1049,11 @@ def _print_source_tables(dumps) -> None:
         print(textwrap.fill(" ".join(f"{t!r}," for t in types), 116, initial_indent=" " * 8,
                             subsequent_indent=" " * 8, break_on_hyphens=False) + "),")
     print("}")
+    renamed = {}
+    for d in dumps:
+        renamed.update(sklearn_methods_renamed(d.get("sklearn method alternatives", {})))
+    _print_table("# (class, method gone now) -> (the method scikit-learn's deprecation said to use instead, 'list' "
+                 "where the old\n# one returned a list and today's returns an array)\nSKLEARN_METHODS_RENAMED", renamed)
     _print_table("# names of a module gone now, from the module the old version said to use\nSKLEARN_NAMES_MOVED",
                  names_moved(dumps))
     strings = {}

@@ -40,6 +40,12 @@ From the old versions' source:
 - `METHODS_RENAMED`: a method gone now -> (the method matplotlib's `@deprecated(alternative=...)` named,
   the class it was on), where that one takes the same arguments by position now (`set_axis_bgcolor(color)`
   -> `set_facecolor(color)`); `TYPES_OF`: that class and its subclasses, as an AttributeError names them.
+- `SKLEARN_METHODS_RENAMED`: (class, method gone now) -> (the method the `@deprecated` on the old method
+  said to use instead, "list" or ""), read from scikit-learn 1.0.2's and 1.1.3's source ("Please use
+  get_feature_names_out instead."), keyed by the class's name and each public subclass's as an
+  AttributeError names the object, where the one said takes the same arguments by position now; "list"
+  where the old method's docstring says it returns a list and today's says an array:
+  `get_feature_names()` -> `list(get_feature_names_out())`.
 - `SKLEARN_NAMES_MOVED`: (module gone now, name) -> (module, name): the modules scikit-learn said moved
   ("in favor of the model_selection module", 0.22's table of deprecated modules), each name the old module
   defined that the new one has now with the same positional parameters (`KFold(n, n_folds)` is left out),
@@ -1367,6 +1373,19 @@ TYPES_OF = {
     '_AxesBase': (
         'AitoffAxes', 'Axes', 'Axes3D', 'GeoAxes', 'HammerAxes', 'LambertAxes', 'MollweideAxes', 'PolarAxes',
         'SecondaryAxis',),
+}
+
+# (class, method gone now) -> (the method scikit-learn's deprecation said to use instead, 'list' where the old
+# one returned a list and today's returns an array)
+SKLEARN_METHODS_RENAMED = {
+    ('ColumnTransformer', 'get_feature_names'): ('get_feature_names_out', 'list'),
+    ('CountVectorizer', 'get_feature_names'): ('get_feature_names_out', 'list'),
+    ('DictVectorizer', 'get_feature_names'): ('get_feature_names_out', 'list'),
+    ('FeatureUnion', 'get_feature_names'): ('get_feature_names_out', 'list'),
+    ('OneHotEncoder', 'get_feature_names'): ('get_feature_names_out', ''),
+    ('PolynomialFeatures', 'get_feature_names'): ('get_feature_names_out', 'list'),
+    ('SplineTransformer', 'get_feature_names'): ('get_feature_names_out', 'list'),
+    ('TfidfVectorizer', 'get_feature_names'): ('get_feature_names_out', 'list'),
 }
 
 # names of a module gone now, from the module the old version said to use

@@ -15,6 +15,7 @@ from .changed import (
     METHODS_RENAMED,
     NUMPY_REMOVED,
     SCIPY_MOVED,
+    SKLEARN_METHODS_RENAMED,
     SKLEARN_MODULES_MOVED,
     SKLEARN_MOVED,
     SKLEARN_NAMES_MOVED,
@@ -377,7 +378,8 @@ def dataframe_append(code: str, receipt: ParsedReceipt) -> str | None:
 
 def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
     """A method under an old or borrowed name (`iteritems`, `ix`, `avg`, `sort_by`, Python 2's `has_key`), or
-    one matplotlib deprecated naming its alternative (changed.METHODS_RENAMED: `set_axis_bgcolor`)."""
+    one matplotlib or scikit-learn deprecated naming its alternative (changed.METHODS_RENAMED: `set_axis_bgcolor`;
+    changed.SKLEARN_METHODS_RENAMED: `get_feature_names`, whose list is `list(get_feature_names_out())`)."""
     found = attribute_error(receipt)
     m = re.search(r"'(\w+)' is not a valid function for '(\w+)' object", receipt.evalue)
     if m and m.group(1) in RENAMED_METHODS:  # .agg("avg")
@@ -385,6 +387,8 @@ def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
     if not found:
         return None
     owner, attr = found
+    if (owner, attr) in SKLEARN_METHODS_RENAMED:  # scikit-learn named it: `vec.get_feature_names()`
+        return _sklearn_method(code, receipt, attr, *SKLEARN_METHODS_RENAMED[owner, attr])
     said = METHODS_RENAMED.get(attr)
     if said and owner in TYPES_OF[said[1]]:  # matplotlib named it: `ax.set_axis_bgcolor` -> `set_facecolor`
         return replace_method(code, receipt, attr, said[0])
@@ -399,6 +403,22 @@ def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
     return replace_method(code, receipt, attr, RENAMED_METHODS[attr]) or _replace_string(
         code, receipt, attr, RENAMED_METHODS[attr]
     )
+
+
+def _sklearn_method(code: str, receipt: ParsedReceipt, attr: str, new: str, wrap: str) -> str | None:
+    """`.attr` -> `.new` on the failing line; with `wrap` "list", each call of it as `list(...)`: the old method
+    returned a list, the new one returns an array."""
+    fixed = code
+    while wrap == "list":  # one call at a time, read again: a call inside another keeps its offsets right
+        tree = parse(fixed)
+        calls = [c for c in calls_on_line(tree, receipt.lineno, attr) if isinstance(c.func, ast.Attribute)] if (
+            tree) else []
+        if not calls:
+            break
+        arguments = source_of(fixed, calls[0])[len(source_of(fixed, calls[0].func)):]
+        fixed = replace_node(fixed, calls[0], f"list({source_of(fixed, calls[0].func.value)}.{new}{arguments})")
+    renamed = replace_method(fixed, receipt, attr, new)  # what is not called there (`f = vec.get_feature_names`)
+    return renamed or (fixed if fixed != code else None)
 
 
 def _replace_string(code: str, receipt: ParsedReceipt, old: str, new: str) -> str | None:
