@@ -18,6 +18,7 @@ SAME = [
     ("0    1.00001\n1    2.5\nName: v, dtype: float64\n", "0    1.0\n1    2.5\nName: v, dtype: float64"),  # rounding
     ("a    x\nb    y\ndtype: object\n", "a    x\nb    y\ndtype: str"),  # pandas 3's string dtype
     ("3.1416\n", "np.float64(3.14159)"),  # numpy 2 scalars
+    ("False\n", "np.False_"), ("[True, False]\n", "[np.True_, np.False_]"),  # numpy 2's bool scalars (NEP 51)
     ("Int64Index([1, 2, 3], dtype='int64')\n", "Index([1, 2, 3], dtype='int64')"),
     ("Period('2007', 'A-DEC')\n", "Period('2007', 'Y-DEC')"),  # pandas 2.2's frequency names
     ("DatetimeIndex(['2000-01-31', '2000-02-29'],\n dtype='datetime64[ns]', freq='BM')\n",

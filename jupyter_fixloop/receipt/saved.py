@@ -4,7 +4,7 @@ when the cell worked is verified by the author, not by us.
 `SavedOutput` is the text a cell showed (its stdout streams and the text/plain of its result, in
 order). `saved_check` compares a run's output with it, tolerating what differs between library
 versions and not between results: whitespace and column widths, numbers within a tolerance, dtype
-lines and `Name:`/`dtype:` footers, numpy 2's `np.float64(1.5)` scalars, pandas 1's `Int64Index`.
+lines and `Name:`/`dtype:` footers, numpy 2's `np.float64(1.5)` and `np.False_` scalars, pandas 1's `Int64Index`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|
 _FOOTER = re.compile(r"^(?:Name: .*?,\s*)?(?:Length: \d+,\s*)?dtype: [\w\[\], ]+$|^Name: [^,]*$|^Freq: "
                      r"\w+,? ?(?:dtype: .*)?$")
 _SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_|str_|complex)\w*\((.*?)\)")
+_BOOL_SCALAR = re.compile(r"\bnp\.(True|False)_(?!\w)")  # numpy 2 (NEP 51): `np.False_` where 1.x showed `False`
 _OLD_INDEX = re.compile(r"\b(?:Int64|UInt64|Float64)Index\(")
 _DTYPE_ARG = re.compile(r"(?:,\s*|^)dtype=['\"]?[\w\[\], ]+?['\"]?(?=[,)])")
 _CALL_START = re.compile(r"[A-Za-z_]\w*\(")  # a line that may begin an estimator's repr
@@ -93,6 +94,7 @@ def normalized(text: str) -> list[str]:
             continue
         line = _PADDED.sub("", line)  # numpy before 1.14 padded a sign's place: `array([ 0.6, 0.4])`
         line = _SCALAR.sub(r"\1", line)
+        line = _BOOL_SCALAR.sub(r"\1", line)
         line = _OLD_INDEX.sub("Index(", line)
         line = _DTYPE_ARG.sub("", line)
         line = _ADDRESS.sub(" at 0x", line)
