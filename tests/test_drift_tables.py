@@ -262,3 +262,110 @@ def test_a_method_scikit_learn_said_to_replace_is_wrapped_in_a_list_where_it_ret
     # a method still there today, or an alternative that is not: no entry
     assert tables.sklearn_methods_renamed({"sklearn.feature_extraction._dict_vectorizer.DictVectorizer": {
         "fit": ["fit_transform", ["X", "y"], "self"], "get_feature_names": ["gone_now", [], "list"]}}) == {}
+
+
+LOGISTIC = '''
+    import warnings
+
+
+    def _check_solver(solver, penalty, dual):
+        if solver == 'warn':
+            solver = 'liblinear'
+            warnings.warn("Default solver will be changed to 'lbfgs' in 0.22. "
+                          "Specify a solver to silence this warning.", FutureWarning)
+        return solver
+
+
+    class LogisticRegression:
+        """Logistic Regression.
+
+        Parameters
+        ----------
+        penalty : str, 'l1' or 'l2', default: 'l2'
+            Used to specify the norm.
+
+        solver : str, {'newton-cg', 'lbfgs', 'liblinear', 'sag', 'saga'}, \\
+                 default: 'liblinear'.
+            Algorithm to use in the optimization problem.
+
+        Attributes
+        ----------
+        coef_ : array
+        """
+
+        def __init__(self, penalty='l2', C=1.0, solver='warn', max_iter=100):
+            self.solver = solver
+'''
+
+SVM_BASE = '''
+    import warnings
+
+
+    class BaseLibSVM:
+        def fit(self, X, y):
+            if self.gamma in ('scale', 'auto_deprecated'):
+                if self.gamma == 'auto_deprecated':
+                    warnings.warn("The default value of gamma will change from 'auto' to 'scale' in version 0.22.",
+                                  FutureWarning)
+'''
+
+SVM_CLASSES = '''
+    from .base import BaseLibSVM
+
+
+    class SVC(BaseLibSVM):
+        """C-Support Vector Classification.
+
+        Parameters
+        ----------
+        gamma : float, optional (default='auto')
+            Kernel coefficient. 'auto_deprecated', a deprecated version of 'auto', is the default.
+        """
+
+        def __init__(self, C=1.0, kernel='rbf', degree=3, gamma='auto_deprecated'):
+            self.gamma = gamma
+
+
+    class RandomForestClassifier:
+        """A forest whose sentinel the code never warns about: not read as its docstring's default.
+
+        Parameters
+        ----------
+        n_estimators : integer, optional (default=10)
+        """
+
+        def __init__(self, n_estimators='warn'):
+            self.n_estimators = n_estimators
+'''
+
+
+def test_a_default_a_sentinel_stood_for_is_read_where_the_old_code_warned_about_it(tables, tmp_path):
+    """scikit-learn 0.20's `solver='warn'`: the old code warns under `if solver == 'warn'` (in a function of the
+    module, or another module's base class), so the default it ran with is the one its docstring names."""
+    write(tmp_path, "sklearn/linear_model/logistic.py", LOGISTIC)
+    write(tmp_path, "sklearn/svm/base.py", SVM_BASE)
+    write(tmp_path, "sklearn/svm/classes.py", SVM_CLASSES)
+    said = tables.source("sklearn", str(tmp_path))
+    ran = said["sklearn defaults"]
+    assert ran["sklearn.linear_model.logistic.LogisticRegression"] == {
+        "penalty": "l2", "C": 1.0, "solver": "liblinear", "max_iter": 100}
+    assert ran["sklearn.svm.classes.SVC"]["gamma"] == "auto"
+    assert ran["sklearn.svm.classes.RandomForestClassifier"] == {"n_estimators": "warn"}  # its signature's, as written
+    pytest.importorskip("sklearn")
+    # today's docstrings say the solver, gamma and n_estimators changed; the forest's 'warn' is not the 10 they name
+    assert tables.changed_defaults([said]) == {("LogisticRegression", "solver"): ("liblinear", "lbfgs"),
+                                               ("SVC", "gamma"): ("auto", "scale")}
+
+
+def test_a_default_change_is_read_from_the_note_under_its_parameter(tables):
+    doc = ("Parameters\n----------\nsolver : str, default='lbfgs'\n    Algorithm.\n\n    .. versionchanged:: 0.22\n"
+           "       The default solver changed from 'liblinear' to 'lbfgs' in 0.22.\n"
+           "cv : int, default=None\n    .. versionchanged:: 0.22\n"
+           "        ``cv`` default value if None changed from 3-fold to 5-fold.\n"
+           "tol : float, default=1e-4\n    .. versionchanged:: 1.2\n"
+           "       Default value changed from 1e-3 to 1e-4 for consistency with other linear models.\n"
+           "copy : bool\n    .. versionchanged:: 1.10\n       The default value for `copy` will change from "
+           "`False` to `True` in version 1.10.\n"
+           "alpha : float\n    .. versionchanged:: 1.0\n       The default of `beta` changed from 1 to 2.\n\n"
+           "Attributes\n----------\nn_iter_ : int\n    .. versionchanged:: 0.2\n       Default changed from 1 to 2.\n")
+    assert tables.default_notes(doc) == {"solver": ("liblinear", "lbfgs"), "tol": (1e-3, 1e-4)}

@@ -27,7 +27,10 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
   the new one "is equivalent" to (`EQUIVALENT_VALUES`: `criterion='mse'` -> `'squared_error'`, where today's
   class refuses the old value), and the methods scikit-learn's `@deprecated` said to use instead
   (`SKLEARN_METHODS_RENAMED`: `get_feature_names` -> `get_feature_names_out`, wrapped in `list(...)` where the
-  old method's docstring says it returned a list and today's says an array).
+  old method's docstring says it returned a list and today's says an array), and the defaults today's docstrings
+  say changed (`CHANGED_DEFAULTS`: "The default solver changed from 'liblinear' to 'lbfgs' in 0.22."), where an
+  old version's constructor ran with the old one (for a sentinel it warned about, `solver='warn'`, the default
+  its docstring named) and today's signature has the new one.
 
     # 1. in a side venv with the old versions (see docs/benchmarks.md, "The corpora"; scipy 1.10.1
     #    with numpy<1.25 in a venv of its own: `dump scipy > /tmp/scipy110-sigs.json`):
@@ -44,6 +47,8 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
         --implementation cp -d /tmp/whl scikit-learn==1.0.2      # and 1.1.3
     unzip -q /tmp/whl/scikit_learn-1.0.2-*.whl 'sklearn/*' -d /tmp/src/sk1.0.2
     python tools/drift_tables.py source sklearn /tmp/src/sk1.0.2 > /tmp/src/sklearn-1.0.2.json
+    # 1d. scikit-learn 0.21.3's installed source, read the same way (for CHANGED_DEFAULTS)
+    python tools/drift_tables.py source sklearn /tmp/old37/lib/python3.7/site-packages > /tmp/src/sklearn-0.21.3.json
     # 2. here, with today's versions: print the entries (where two old versions differ, what they agree on)
     python tools/drift_tables.py compare /tmp/old-sigs.json /tmp/oldpd-sigs.json /tmp/np22-sigs.json \
         /tmp/scipy110-sigs.json /tmp/src/*.json
@@ -421,6 +426,8 @@ def _read_class(module, node, found) -> None:
     found["bases"][path] = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in bases]
     init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
     found["signatures"][path] = _signature(init) if init else None
+    if init:
+        found["defaults"][path] = _defaults(node, init)
     for function in (f for f in node.body if isinstance(f, ast.FunctionDef)):
         alternative = _alternative(function) or _said_instead(function)
         if alternative:
@@ -441,6 +448,95 @@ def _read_class(module, node, found) -> None:
             f, ast.FunctionDef) for _, t in _warn_texts(f))]:
         for old, parameter, new in EQUIVALENT_VALUE.findall(text):
             found["values"].setdefault(path, {}).setdefault(parameter, {})[old] = new
+
+
+# a numpydoc parameter's header: "optional (default=10)", "default: 'lbfgs'"
+PARAMETER_DEFAULT = re.compile(r"\bdefault\s*[=:]?\s*(['\"][^'\"]*['\"]|[\w.+-]+)")
+
+
+def _literal(text: str):
+    """The Python value `text` spells (`'liblinear'`, ``` ``'auto'`` ```, `10`, `None`), or `...` (none)."""
+    import ast
+
+    try:
+        return ast.literal_eval(text.strip().strip("`"))
+    except (ValueError, SyntaxError):
+        return ...
+
+
+def parameter_docs(doc: str) -> dict:
+    """{parameter: (its header line, the lines under it)} of a numpydoc Parameters section (cleaned, as
+    `inspect.getdoc` and `ast.get_docstring` give it: headers at the margin, descriptions indented)."""
+    lines = doc.splitlines()
+    start = next((i + 2 for i, line in enumerate(lines[:-1]) if line.strip() == "Parameters"
+                  and set(lines[i + 1].strip()) == {"-"}), None)
+    found, name = {}, None
+    for i, line in enumerate(lines[start:] if start else [], start or 0):
+        if i + 1 < len(lines) and line.strip() and set(lines[i + 1].strip()) == {"-"}:
+            break  # the next section
+        header = re.match(r"(\w+)\s*(?::\s*(.*))?$", line)
+        if header and not line[:1].isspace():
+            name = header.group(1)
+            found[name] = (header.group(2) or "", [])
+        elif name:
+            found[name][1].append(line)
+    return found
+
+
+def _warned_values(tree) -> set:
+    """(name, string) for each `if <name> == 'warn':` (or `in (..., 'warn')`) whose body warns: a sentinel
+    the old code stood in for a default it was about to change (`if solver == 'warn': solver = 'liblinear'`)."""
+    import ast
+
+    found = set()
+    for block in ast.walk(tree):
+        test = block.test if isinstance(block, ast.If) else None
+        if not isinstance(test, ast.Compare) or len(test.comparators) != 1 or not _warn_texts(
+                ast.Module(body=block.body, type_ignores=[])):
+            continue
+        left, right = test.left, test.comparators[0]
+        name = (left.attr if isinstance(left, ast.Attribute) else getattr(left, "id", "")).lstrip("_")
+        values = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+        found |= {(name, v.value) for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+    return found
+
+
+def _defaults(node, init) -> dict:
+    """{parameter: [its default in the old constructor's signature, and the default its docstring names where
+    it names one]}: constants only (`solver='warn'`, "default: 'liblinear'": `['warn', 'liblinear']`)."""
+    import ast
+
+    args = init.args
+    pairs = [*zip(args.args[len(args.args) - len(args.defaults):], args.defaults),
+             *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)]
+    docs = parameter_docs(ast.get_docstring(node) or "")
+    found = {}
+    for arg, default in pairs:
+        said = PARAMETER_DEFAULT.search(" ".join(docs.get(arg.arg, ("", []))[0].split()))
+        values = [_literal(ast.unparse(default)), _literal(said.group(1)) if said else ...]
+        if _plain(values[0]):
+            found[arg.arg] = [v for v in values if _plain(v)]
+    return found
+
+
+def _plain(value) -> bool:
+    return value is not ... and isinstance(value, (str, int, float, bool, type(None)))
+
+
+def _run_defaults(found) -> dict:
+    """{class: {parameter: the default the old constructor ran with}}: its signature's, or, for a sentinel the
+    old code warns about anywhere in the library (`if solver == 'warn': ... warnings.warn(...)`), the default
+    its docstring names."""
+    warned = set().union(*found["warned"].values())
+    ran = {}
+    for path, parameters in found["defaults"].items():
+        for name, (value, *said) in parameters.items():
+            if isinstance(value, str) and (name, value) in warned:
+                if not said:
+                    continue
+                value = said[0]
+            ran.setdefault(path, {})[name] = value
+    return ran
 
 
 def _decorator_text(node) -> str:
@@ -515,6 +611,7 @@ def _read_module(root, path, found) -> None:
             found["modules"][module] = f"{module.split('.')[0]}.{IN_FAVOR.search(text).group(1)}"
         for old, new_module, new in MOVED_TO.findall(text):  # "lda.LDA has been moved to discriminant_analysis..."
             found["moved"][f"{module}.{old}"] = f"{module.split('.')[0]}.{new_module}.{new}"
+    found["warned"][module] = _warned_values(tree)
     for node in tree.body:
         _read_statement(module, node, found)
 
@@ -574,7 +671,8 @@ def source(library: str, root: str) -> dict:
     import os
 
     found = {k: {} for k in ("bases", "signatures", "renamed", "no effect", "deprecated", "modules", "names",
-                             "renamed calls", "methods", "moved", "string as list", "values")}
+                             "renamed calls", "methods", "moved", "string as list", "values", "defaults",
+                             "warned")}
     package = os.path.join(root, library if library == "sklearn" else os.path.join("lib", library))
     for folder, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "tests")
@@ -591,7 +689,8 @@ def source(library: str, root: str) -> dict:
             f"{prefix} no effect": found["no effect"], f"{prefix} modules renamed": found["modules"],
             f"{prefix} module names": found["names"], f"{prefix} renamed calls": found["renamed calls"],
             f"{prefix} method alternatives": found["methods"], f"{prefix} names said moved": found["moved"],
-            f"{prefix} string as list": found["string as list"], f"{prefix} equivalent values": found["values"]}
+            f"{prefix} string as list": found["string as list"], f"{prefix} equivalent values": found["values"],
+            f"{prefix} defaults": _run_defaults(found)}
 
 
 def dump(libraries) -> dict:
@@ -797,6 +896,70 @@ def equivalent_values(said: dict) -> dict:
             for old, new in values.items():
                 if allowed is not None and new in allowed and old not in allowed:
                     table[(cls.__name__, parameter, old)] = new
+    return table
+
+
+# today's docstrings: ".. versionchanged:: 0.22 The default solver changed from 'liblinear' to 'lbfgs' in 0.22.",
+# "The default value of ``n_estimators`` changed from 10 to 100 in 0.22.", "Default value changed from 1e-3 to 1e-4
+# for consistency ..." (the parameter it sits under, or the one it names; "will change", "if None ..." left out)
+DEFAULT_CHANGED = re.compile(r"(?:`+(\w+)`+ )?(?:[Tt]he )?[Dd]efault(?: value)?(?: (?:of|for) `*(\w+)`*| (\w+))?"
+                             r"(?: default)? (?:was |has )?changed from (\S+?) to (\S+?)(?=[,.]?(?:\s|$))")
+NOTE = re.compile(r"^([ \t]*)\.\. versionchanged::[^\n]*\n((?:\1[ \t]+\S[^\n]*\n)+)", re.MULTILINE)
+
+
+def default_notes(doc: str) -> dict:
+    """{parameter: (old default, new default)} that a numpydoc docstring's `.. versionchanged::` notes under
+    its parameters say changed, where both are constants (`'liblinear'`, ``` ``'auto'`` ```, `10`, `None`)."""
+    found = {}
+    for name, (_, lines) in parameter_docs(doc).items():
+        for note in NOTE.finditer("\n".join(lines) + "\n"):
+            m = DEFAULT_CHANGED.match(" ".join(note.group(2).split()))
+            named = {n for n in (m.groups()[:3] if m else ()) if n}
+            old, new = (_literal(v) for v in m.groups()[3:]) if m else (..., ...)
+            if m and named <= {name} and _plain(old) and _plain(new):
+                found[name] = (old, new)
+    return found
+
+
+def _default_now(cls, parameter: str):
+    try:
+        default = inspect.signature(cls).parameters[parameter].default
+    except (KeyError, TypeError, ValueError):
+        return ...
+    return ... if default is inspect.Parameter.empty else default
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b  # `True` is not `1`
+
+
+def _accepts(cls, parameter: str, value) -> bool:
+    """Whether today's class takes `value` for `parameter` (its `_parameter_constraints`, where it has them)."""
+    from sklearn.utils._param_validation import make_constraint
+
+    constraints = getattr(cls, "_parameter_constraints", {}).get(parameter)
+    return constraints is None or any(make_constraint(c).is_satisfied_by(value) for c in constraints)
+
+
+def changed_defaults(dumps) -> dict:
+    """{(class, parameter): (old default, new default)}: what today's docstring says changed ("The default
+    solver changed from 'liblinear' to 'lbfgs'"), for the class and each public subclass, where an old
+    version's constructor ran with the old default (`_run_defaults`), today's signature has the new one, and
+    today's class still takes the old one."""
+    ran = {}
+    for d in dumps:
+        for path, parameters in d.get("sklearn defaults", {}).items():
+            for name, value in parameters.items():
+                ran.setdefault((path.rsplit(".", 1)[1], name), []).append(value)
+    table = {}
+    for cls in sorted(set(estimator_classes().values()), key=lambda c: c.__name__):
+        for name, (old, new) in default_notes(inspect.getdoc(cls) or "").items():
+            for sub in _subclasses(cls):
+                key = (sub.__name__, name)
+                if sub.__name__.startswith("_") or not _same(_default_now(sub, name), new):
+                    continue
+                if any(_same(v, old) for v in ran.get(key, [])) and _accepts(sub, name, old):
+                    table[key] = (old, new)
     return table
 
 
@@ -1038,6 +1201,8 @@ def _print_source_tables(dumps) -> None:
         for d in dumps:
             entries.update(read(d))
         _print_table(head, entries)
+    _print_table("# (class, parameter) -> (the default an old version ran with, today's), as today's docstring says "
+                 "it changed\nCHANGED_DEFAULTS", changed_defaults(dumps))
     methods = {}
     for d in dumps:
         methods.update(methods_renamed(d.get("matplotlib method alternatives", {})))

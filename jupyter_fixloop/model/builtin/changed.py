@@ -37,6 +37,12 @@ From the old versions' source:
   "is equivalent" ("Criterion 'mse' was deprecated in v1.0 ... Use `criterion='squared_error'` which is
   equivalent", a warning or the class docstring's `.. deprecated::` note), for each class inheriting it,
   where today's class takes the new value and refuses the old (its `_parameter_constraints`).
+- `CHANGED_DEFAULTS`: (scikit-learn class, parameter) -> (the default an old version ran with, today's), where
+  today's docstring says so under that parameter (".. versionchanged:: 0.22 The default solver changed from
+  'liblinear' to 'lbfgs' in 0.22."), the constructor of scikit-learn 0.20.4, 0.21.3 (its installed source),
+  1.0.2 or 1.1.3 had the old default (for a sentinel its code warned about, `solver='warn'`, the default its
+  docstring named: "default: 'liblinear'"), today's signature has the new one and today's class still takes
+  the old one; for the class and each public subclass.
 - `METHODS_RENAMED`: a method gone now -> (the method matplotlib's `@deprecated(alternative=...)` named,
   the class it was on), where that one takes the same arguments by position now (`set_axis_bgcolor(color)`
   -> `set_facecolor(color)`); `TYPES_OF`: that class and its subclasses, as an AttributeError names them.
@@ -1335,6 +1341,34 @@ EQUIVALENT_VALUES = {
     ('SGDClassifier', 'loss', 'log'): 'log_loss',
     ('SGDClassifier', 'loss', 'squared_loss'): 'squared_error',
     ('SGDRegressor', 'loss', 'squared_loss'): 'squared_error',
+}
+
+# (class, parameter) -> (the default an old version ran with, today's), as today's docstring says it changed
+CHANGED_DEFAULTS = {
+    ('ExtraTreesClassifier', 'n_estimators'): (10, 100),
+    ('ExtraTreesRegressor', 'n_estimators'): (10, 100),
+    ('HistGradientBoostingClassifier', 'categorical_features'): (None, 'from_dtype'),
+    ('HistGradientBoostingRegressor', 'categorical_features'): (None, 'from_dtype'),
+    ('IsolationForest', 'contamination'): (0.1, 'auto'),
+    ('LocalOutlierFactor', 'contamination'): (0.1, 'auto'),
+    ('LogisticRegression', 'l1_ratio'): (None, 0.0),
+    ('LogisticRegression', 'solver'): ('liblinear', 'lbfgs'),
+    ('MDS', 'eps'): (0.001, 1e-06),
+    ('MDS', 'n_init'): (4, 1),
+    ('MiniBatchDictionaryLearning', 'batch_size'): (3, 256),
+    ('MiniBatchKMeans', 'batch_size'): (100, 1024),
+    ('MiniBatchNMF', 'n_components'): (None, 'auto'),
+    ('NMF', 'n_components'): (None, 'auto'),
+    ('NuSVC', 'gamma'): ('auto', 'scale'),
+    ('NuSVR', 'gamma'): ('auto', 'scale'),
+    ('OneClassSVM', 'gamma'): ('auto', 'scale'),
+    ('RandomForestClassifier', 'n_estimators'): (10, 100),
+    ('RandomForestRegressor', 'n_estimators'): (10, 100),
+    ('RandomTreesEmbedding', 'n_estimators'): (10, 100),
+    ('Ridge', 'tol'): (0.001, 0.0001),
+    ('RidgeClassifier', 'tol'): (0.001, 0.0001),
+    ('SVC', 'gamma'): ('auto', 'scale'),
+    ('SVR', 'gamma'): ('auto', 'scale'),
 }
 
 # method gone now -> (the method its deprecation named as the alternative, the class it was on)

@@ -28,6 +28,8 @@ words or from what the library says it has now.
   reshapes both say for one number.
 - `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
   of that name (`np.ptp(arr)`).
+- `changed_default`: a default scikit-learn changed that today's error names (`Solver lbfgs supports only
+  'l2' ...`): the old one passed (`LogisticRegression(penalty='l1', solver='liblinear')`).
 - `string_as_list`: a string of one-letter colors that matplotlib read as that many colors (`c=''`: none,
   hollow markers), as the explicit list its 3.2 deprecation said to use instead (`c=[]`).
 """
@@ -39,6 +41,7 @@ import difflib
 import re
 
 from .changed import (
+    CHANGED_DEFAULTS,
     EQUIVALENT_VALUES,
     KEYWORD_EXTRAS,
     KEYWORD_ONLY_NOW,
@@ -51,6 +54,7 @@ from .changed import (
 )
 from .edits import (
     ParsedReceipt,
+    add_keyword,
     call_name,
     calls_on_line,
     has_keyword,
@@ -726,6 +730,40 @@ def equivalent_value(code: str, receipt: ParsedReceipt) -> str | None:
     for value in sorted(passed, key=lambda v: (v.lineno, v.col_offset), reverse=True):  # the last first: spans hold
         code = replace_node(code, value, repr(new))
     return code if passed else None
+
+
+def changed_default(code: str, receipt: ParsedReceipt) -> str | None:
+    """A default scikit-learn changed, named by today's error as the value it ran with (0.22's `solver` of
+    `LogisticRegression`, 'liblinear' -> 'lbfgs', changed.CHANGED_DEFAULTS: "Solver lbfgs supports only 'l2' or
+    None penalties, got l1 penalty."): the old default passed, as the code ran when it was written
+    (`LogisticRegression(penalty='l1', solver='liblinear')`), in each call of that class in the cell that passes
+    neither that parameter nor anything by position or by `**`. The error may be raised when the estimator is
+    fitted, in a later cell (a failed following cell: this cell is its cause)."""
+    said = [receipt.message] if receipt.ename in ("InvalidParameterError", "ValueError") else []
+    texts = [*said, *receipt.failed]
+    tree = parse(code)
+    if not texts or tree is None:
+        return None
+    changed = False
+    while tree is not None:  # one call at a time, the last first, read again: nested calls' spans hold
+        found = [(call, added) for call in ast.walk(tree) if isinstance(call, ast.Call)
+                 for added in [_old_defaults(call, texts)] if added]
+        if not found:
+            break
+        call, added = max(found, key=lambda f: span(code, f[0]))
+        code, changed = add_keyword(code, call, ", ".join(added)), True
+        tree = parse(code)
+    return code if changed else None
+
+
+def _old_defaults(call: ast.Call, texts: list[str]) -> list[str]:
+    """`parameter=old default` for each default of the called class that changed to a string `texts` name
+    as a word (`lbfgs`, `'lbfgs'`), where the call passes no such parameter and nothing by position."""
+    if call.args or any(kw.arg is None for kw in call.keywords):
+        return []
+    return [f"{parameter}={old!r}" for (owner, parameter), (old, new) in sorted(CHANGED_DEFAULTS.items())
+            if owner == call_name(call) and isinstance(new, str) and not has_keyword(call, parameter)
+            and any(re.search(rf"(?<![\w.-]){re.escape(new)}(?![\w-])", text) for text in texts)]
 
 
 # numpy 1.16 deprecated, and numpy 1.24 refuses, a generator of arrays to stack: "arrays to stack must be passed as a

@@ -61,6 +61,7 @@ from .data import (
     tuple_columns,
 )
 from .drift import (
+    changed_default,
     did_you_mean,
     equivalent_value,
     groupby_axis,
@@ -111,7 +112,7 @@ REPAIRS = [
     message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields,
            resample_keyword, groupby_axis,
     keyword_unspecified, renamed_keyword, no_effect_keyword, scalar_as_2d, setitem_upcast, removed_method,
-           method_now_function, moved_call, string_as_list, equivalent_value, stack_sequence,
+           method_now_function, moved_call, string_as_list, equivalent_value, changed_default, stack_sequence,
            style_name, removed_attribute,
            dataframe_append,
            renamed_method, missing_accessor, moved_function,
@@ -137,7 +138,7 @@ KIND = {
                      int_not_iterable, did_you_mean, keyword_value_hint, reduction_level, join_axes, removed_method,
                      keyword_only_now, period_fields, resample_keyword, keyword_unspecified,
                      setitem_upcast, method_now_function, renamed_keyword, no_effect_keyword, moved_call,
-                     scalar_as_2d, string_as_list, equivalent_value, stack_sequence],
+                     scalar_as_2d, string_as_list, equivalent_value, changed_default, stack_sequence],
                     MECHANICAL),
     **dict.fromkeys([column_repr, name_typo, column_as_attribute, attribute_typo, missing_return, unpack_loop,
                      accessor_dtype, key_typo, positional_key, bad_keyword, str_concat, reduction_on_text,
