@@ -757,13 +757,16 @@ def changed_default(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 def _old_defaults(call: ast.Call, texts: list[str]) -> list[str]:
-    """`parameter=old default` for each default of the called class that changed to a string `texts` name
-    as a word (`lbfgs`, `'lbfgs'`), where the call passes no such parameter and nothing by position."""
+    """`parameter=old default` for each default of the called class that changed to a string one text of
+    `texts` names as a word (`lbfgs`, `'lbfgs'`) beside the parameter's own name ("Solver lbfgs supports only
+    ..."; a common word such as 'auto' alone says nothing), where the call passes no such parameter and nothing
+    by position."""
     if call.args or any(kw.arg is None for kw in call.keywords):
         return []
     return [f"{parameter}={old!r}" for (owner, parameter), (old, new) in sorted(CHANGED_DEFAULTS.items())
             if owner == call_name(call) and isinstance(new, str) and not has_keyword(call, parameter)
-            and any(re.search(rf"(?<![\w.-]){re.escape(new)}(?![\w-])", text) for text in texts)]
+            and any(re.search(rf"(?<![\w.-]){re.escape(new)}(?![\w-])", text)
+                    and re.search(rf"\b{re.escape(parameter)}\b", text, re.I) for text in texts)]
 
 
 # numpy 1.16 deprecated, and numpy 1.24 refuses, a generator of arrays to stack: "arrays to stack must be passed as a
