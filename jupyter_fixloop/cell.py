@@ -106,7 +106,7 @@ def instruction_names(instruction: str | None) -> tuple[str, ...]:
 
 
 _MAKE_VERBS = (r"create|make|build|construct|define|generate|set|reset|initiali[sz]e|redefine|re-?create|overwrite|"
-               r"replace|load|read|write|assign|simulate|draw|sample")
+               r"replace|load|read|write|assign|simulate|draw|sample|empty|clear")
 
 
 def asks_to_make(instruction: str | None, name: str) -> bool:

@@ -206,20 +206,27 @@ def test_an_assignment_over_the_users_name_is_kept_where_it_reads_their_data_a_f
     from jupyter_fixloop.cell import asks_to_make
     from jupyter_fixloop.loop.guard import Guard
 
-    names, modules = frozenset({"pd", "np", "df", "s", "numbers"}), frozenset({"pd", "np"})
+    names, modules = frozenset({"pd", "np", "df", "s", "numbers", "dti", "threshold"}), frozenset({"pd", "np"})
+    collections = frozenset({"df", "s", "numbers", "dti"})  # `threshold` is one number: an instruction may set it
     ask = "Select the rows of df where 'a' is over 1."
-    guard = Guard("", namespace=names, instruction=ask, modules=modules)
+
+    def guard(original="", instruction=ask):
+        return Guard(original, namespace=names, instruction=instruction, modules=modules, collections=collections)
+
     code = ("df = pd.DataFrame({'a': [1, 2, 3]})\ns = pd.Series(np.random.rand(30))\nnumbers = list(range(10))\n"
-            "temp = pd.DataFrame({'b': [1]})\nprint(df[df.a > 1], s.size, numbers, temp)\n")
-    assert guard.without_made_up_data(code) == (
-        "temp = pd.DataFrame({'b': [1]})\nprint(df[df.a > 1], s.size, numbers, temp)\n", ("df", "s", "numbers"))
-    kept = "df = df.dropna()\ns = s * 2\nnumbers = pd.read_csv('numbers.csv')\nprint(df, s, numbers)\n"
-    assert guard.without_made_up_data(kept) == (kept, ())  # reads the user's data, or a file
-    assert Guard("", namespace=names, modules=modules).without_made_up_data(code) == (code, ())  # a repair
-    mine = Guard("df = pd.DataFrame({'a': [1]})", namespace=names, instruction=ask, modules=modules)
-    assert mine.without_made_up_data(code)[1] == ("s", "numbers")  # the cell makes df itself
-    asked = Guard("", namespace=names, instruction="Create a DataFrame df from this dictionary.", modules=modules)
-    assert asked.without_made_up_data(code)[1] == ("s", "numbers")
+            "dti = pd.date_range('2015-01-01', periods=5)\nthreshold = 1\ntemp = pd.DataFrame({'b': [1]})\n"
+            "print(df[df.a > threshold], s.size, numbers, dti, temp)\n")
+    assert guard().without_made_up_data(code) == (
+        "threshold = 1\ntemp = pd.DataFrame({'b': [1]})\nprint(df[df.a > threshold], s.size, numbers, dti, temp)\n",
+        ("df", "s", "numbers", "dti"))
+    kept = ("df = df.dropna()\ns = s * 2\nnumbers = pd.read_csv('numbers.csv')\ndti = pd.DatetimeIndex([])\n"
+            "print(df, s, numbers, dti)\n")
+    assert guard().without_made_up_data(kept) == (kept, ())  # reads the user's data or a file, or writes nothing out
+    assert guard(instruction=None).without_made_up_data(code) == (code, ())  # a repair
+    mine = guard("df = pd.DataFrame({'a': [1]})")  # the cell makes df itself
+    assert mine.without_made_up_data(code)[1] == ("s", "numbers", "dti")
+    asked = guard(instruction="Create a DataFrame df from this dictionary.")  # the instruction asks for df
+    assert asked.without_made_up_data(code)[1] == ("s", "numbers", "dti")
     assert asks_to_make("Reset `numbers` to the first ten integers.", "numbers")
     assert asks_to_make("Store the result in a variable called s.", "s")
     assert not asks_to_make("How many rows of df have a missing age?", "df")

@@ -46,15 +46,19 @@ class Guard:
 
     def __init__(self, original: str, checks: tuple[str, ...] = (), expect_output: str | None = None,
                  namespace: frozenset[str] | None = None, examples: frozenset[str] = frozenset(),
-                 instruction: str | None = None, modules: frozenset[str] = frozenset()):
+                 instruction: str | None = None, modules: frozenset[str] = frozenset(),
+                 collections: frozenset[str] = frozenset()):
         """`namespace`: the names of the user's variables (None: not known, any name the cell does not
         define may be one). `examples`: the assignments the instruction's code examples make
         (`cell.example_assignments`). `instruction`: what a generation was asked (None: a repair).
-        `modules`: those of the user's names that are modules (`pd`): no data of theirs."""
+        `modules`: those of the user's names that are modules (`pd`): no data of theirs. `collections`: those
+        whose values are collections of data (frames, series, arrays, indexes, lists, dicts, tuples, sets),
+        not single values such as a threshold an instruction may set."""
         self.original = original
         self.examples = examples
         self.instruction = instruction
         self.modules = modules
+        self.collections = collections
         self.namespace = namespace
         self.checks = tuple(checks)
         self.expect_output = expect_output
@@ -133,7 +137,8 @@ class Guard:
     def without_made_up_data(self, candidate: str) -> tuple[str | None, tuple[str, ...]]:
         """A generation's candidate without the top-level assignments that write out values of the model's
         own (literals, a range, random numbers: `s = pd.Series(np.random.rand(30), ...)`, a frame rebuilt from
-        the values the namespace summary showed) over a name the user's namespace holds, and those names. A
+        the values the namespace summary showed, `pd.date_range('2015-01-01', periods=261)`) over a name whose
+        value in the user's namespace is a collection of data (`collections`), and those names. A
         small model re-creates the user's variables before using them ("Given variables: ..."): run as
         written, the code answers about the data it made up, and Accept would replace the user's. Kept: an
         assignment the cell itself makes, one that reads a name of the user's (`df = df.dropna()`, `s = s *
@@ -149,7 +154,7 @@ class Guard:
         made = []
         for stmt in tree.body:
             targets = [t for t in stmt.targets if isinstance(t, ast.Name)] if isinstance(stmt, ast.Assign) else []
-            if (not targets or len(targets) != len(stmt.targets) or not all(t.id in data for t in targets)
+            if (not targets or len(targets) != len(stmt.targets) or not all(t.id in self.collections for t in targets)
                     or {t.id for t in targets} & own or _names(stmt.value) & data
                     or not _written_out(stmt.value)
                     or any(asks_to_make(self.instruction, t.id) for t in targets)):
@@ -311,8 +316,9 @@ def _parse(source: str) -> ast.Module | None:
 
 def _written_out(value: ast.AST) -> bool:
     """Whether a value is data the code writes out itself: a display with items (`[1, 2]`, `{'a': [..]}`),
-    a comprehension, a `range(...)` or a draw of random numbers (`np.random.rand(30)`), and nothing read from
-    a file, a URL or a database (`read_csv`, `load`, `open`, `fetch_*`)."""
+    a comprehension, a `range(...)`, a draw of random numbers (`np.random.rand(30)`) or a constant it passes
+    (`pd.date_range('2015-01-01', periods=261)`), and nothing read from a file, a URL or a database
+    (`read_csv`, `load`, `open`, `fetch_*`). An empty `[]` or `pd.DataFrame()` writes nothing out."""
     calls = [_dotted_tail(n.func) or "" for n in ast.walk(value) if isinstance(n, ast.Call)]
     if any(c.startswith(("read", "load", "open", "fetch", "from_csv", "get")) for c in calls):
         return False
@@ -320,6 +326,7 @@ def _written_out(value: ast.AST) -> bool:
     return any(isinstance(n, (ast.List, ast.Dict, ast.Set, ast.Tuple)) and (getattr(n, "elts", None) or
                                                                          getattr(n, "keys", None))
                or isinstance(n, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp))
+               or isinstance(n, ast.Constant) and n.value is not None
                for n in ast.walk(value)) or any(d == "range" or "random" in d.split(".") for d in dotted)
 
 

@@ -210,7 +210,7 @@ class LoopRun:
             history.append((self.source, self.first))
         guard_ = guard.Guard(self.source, self.checks, self.expect.output, _namespace_names(self.namespace),
                              cell.example_assignments(self.instruction), self.instruction,
-                             _module_names(self.namespace))
+                             _module_names(self.namespace), _collections(self.variables))
         passed_before = PassedBefore(self.first, self.budget)
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
@@ -708,6 +708,13 @@ def _namespace_names(namespace) -> frozenset[str]:
     if isinstance(namespace, dict):
         return frozenset(k for k in namespace if isinstance(k, str))
     return frozenset()
+
+
+def _collections(variables) -> frozenset[str]:
+    """The names whose values are collections of data (a frame, a series, an array or index, a list, dict,
+    tuple or set), as `describe` heads them; not single values."""
+    kinds = ("DataFrame", "Series", "list ", "dict ", "tuple ", "set ", "frozenset ")
+    return frozenset(v.name for v in variables if v.head.startswith(kinds) or " shape (" in v.head)
 
 
 def _module_names(namespace) -> frozenset[str]:
