@@ -232,3 +232,21 @@ def test_a_later_output_that_disagrees_with_a_fix_is_said_and_the_fix_is_not_cal
     assert batch_cli.main([notebook("agrees.ipynb", "1.0\n"), "-o", str(tmp_path / "agrees.out.ipynb")]) == 0
     printed = capsys.readouterr().out
     assert re.search(r"cell 2: .* -- fixed", printed) and "another output" not in printed, printed
+
+
+def test_a_wide_frame_wrapped_at_another_display_width_is_the_same_output():
+    """pandas prints a wide frame in blocks at its display width (`\\` ends the first line of each block but the
+    last; each block repeats the index): saved at one width and shown at another, or in one block, it is the
+    same frame; a value that differs still fails."""
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame(np.arange(12).reshape(2, 6) * 1000.5, columns=list("uvwxyz"), index=["first", "second"])
+    frame.columns = pd.MultiIndex.from_product([["left", "right"], ["a", "b", "c"]], names=[None, "part"])
+    one, narrow, wider = (frame.to_string(line_width=w) for w in (None, 30, 45))
+    assert "\\\n" in narrow and "\\\n" in wider  # wrapped, at two places
+    assert saved_check("", one, narrow + "\n")[0] and saved_check(narrow + "\n", None, wider)[0]
+    changed = frame.copy()
+    changed.iloc[1, 5] = 1.0
+    passed, _, diff = saved_check("", changed.to_string(line_width=30), wider)
+    assert passed is False and any(line.startswith("-") and "11005.5" in line for line in diff)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
 import re
 
 from .estimators import estimator_check, parse
@@ -85,10 +86,10 @@ def saved_output(outputs: list) -> SavedOutput | None:
 
 
 def normalized(text: str) -> list[str]:
-    """The lines compared: whitespace collapsed (none at a bracket's inner edge), footers and dtype arguments
-    dropped, blank lines out."""
+    """The lines compared: a wide frame's wrapped blocks joined, whitespace collapsed (none at a bracket's inner
+    edge), footers and dtype arguments dropped, blank lines out."""
     lines = []
-    for line in text.replace("\r\n", "\n").split("\n"):
+    for line in _joined_blocks(text.replace("\r\n", "\n")).split("\n"):
         line = " ".join(line.split())
         if not line or _FOOTER.match(line):
             continue
@@ -103,6 +104,32 @@ def normalized(text: str) -> list[str]:
         line = " ".join(_BOOL.get(word, word) for word in line.split(" "))
         lines.append(line)
     return lines
+
+
+def _joined_blocks(text: str) -> str:
+    """A frame pandas printed in blocks at its display width (the first line of each block but the last ends
+    with `\\`, each block repeats the index) as one block: each line of a block, then the same line of the
+    next without the index the two share. Another display width wraps the same frame elsewhere, or not."""
+    body = text.rstrip("\n")
+    blocks = [block.split("\n") for block in body.split("\n\n")]
+    out: list[list[str]] = []
+    for block in blocks:
+        last = out[-1] if out else None
+        if last is not None and last[0].rstrip().endswith("\\") and len(last) == len(block):
+            width = _shared_index(last, block)
+            out[-1] = [f"{a.rstrip().removesuffix(chr(92)).rstrip()} {b[width:]}" for a, b in zip(last, block)]
+        else:
+            out.append(block)
+    return "\n\n".join("\n".join(block) for block in out) + text[len(body):]
+
+
+def _shared_index(first: list[str], then: list[str]) -> int:
+    """How many leading characters the lines of a frame's next block repeat of the first (its index), cut
+    back to where that block's lines have a space."""
+    width = min(len(os.path.commonprefix([a, b])) for a, b in zip(first, then))
+    while width > 0 and any(len(b) > width and not b[width - 1].isspace() for b in then):
+        width -= 1
+    return width
 
 
 def _same_line(want: str, got: str) -> bool:
