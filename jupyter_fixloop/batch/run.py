@@ -890,16 +890,15 @@ class BatchRun:
         shown = " | ".join(diff)
         at = next((i for i, o in enumerate(self.outcomes) if o.number == fix and o.status in ("fixed", "unverified")),
                   None)
-        if at is not None and "shows another output than the one saved" not in self.outcomes[at].reason:
-            said = (f"not verified: cell {number}, which reads what it made (`{name}`), shows another output than "
-                    f"the one saved ({shown}): the fix, or the library's numbers since")
+        if at is not None and words.DIFFERS not in self.outcomes[at].reason:
+            said = (f"not verified: cell {number}, which reads what it made (`{name}`), {words.DIFFERS} ({shown}): "
+                    "the fix, or the library's numbers since")
             fixed = self.outcomes[at]
             self.outcomes[at] = replace(fixed, status="unverified", verified_by="", reason=f"{said}; {fixed.reason}")
             record = self.nb.cells[fix - 1].metadata.get(METADATA_KEY)
             if isinstance(record, dict):
                 record.update(status="unverified", reason=f"{said}; {record.get('reason', '')}")
-        return (f"shows another output than the one saved ({shown}); it reads `{name}`, which the fix of cell {fix} "
-                "made")
+        return f"{words.DIFFERS} ({shown}); it reads `{name}`, which the fix of cell {fix} made"
 
     def _failed(self, index, source, reason, error, started, defines=frozenset()) -> CellOutcome:
         self._poison(set(defines), index + 1)

@@ -76,3 +76,6 @@ def saved_output_differs(rounds) -> str | None:
                     f"({failed[0].detail or 'see its receipt'}), so it was not applied; the cell is left as it was "
                     "(its receipt shows the diff; `--no-saved-outputs` drops this check)")
     return None
+
+
+DIFFERS = "shows another output than the one saved"  # a cell after a fix, in its line and the fix's (run.py)

@@ -30,7 +30,6 @@ FIXED = ("fixed", "unverified")  # a repair that runs: verified by something, or
 RAN = ("ok", *FIXED, "looks_wrong")  # ran without raising in the notebook's kernel (batch.run.RAN)
 VERIFIED_BY = ("saved output", "following cell", "check", "")  # batch's CellOutcome.verified_by; "": unverified
 VERDICTS = ("right", "wrong", "unverified")
-DIFFERS = "shows another output than the one saved"  # batch mode's words for a cell after a fix (batch/run.py)
 
 
 @dataclass
@@ -132,6 +131,7 @@ def _imported(code: str) -> set[str]:
 
 def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set[int]) -> dict[int, tuple]:
     """For each drift cell batch mode ran: ("right" | "wrong" | "unverified", the lines that differ)."""
+    from ..batch.words import DIFFERS
     from ..receipt import saved_check, saved_output, seeds, unrepeatable
 
     verdicts, trusted, seeded = {}, True, False
