@@ -248,6 +248,28 @@ def test_a_sandbox_exits_when_its_lifeline_frees_though_its_parents_live(confine
         runtime.run_sync(box.close())
 
 
+def test_a_stopped_fork_of_a_sandbox_kernel_dies_with_the_kernel():
+    """A host that stops a kernel's forks (judge, twin) to kill them and is killed in between leaves
+    them stopped: no lifeline or pipe reaches a stopped process, its death signal does."""
+    box = runtime.run_sync(Sandbox.start(SandboxSettings(confinement="none")))
+    try:
+        assert runtime.run_sync(box.arm(["x == 1"]))  # forks the run's judge
+        kernel = box.km.provisioner.process.pid
+        forks = _children(kernel)
+        assert forks
+        for pid in forks:
+            os.kill(pid, signal.SIGSTOP)
+        os.kill(kernel, signal.SIGKILL)
+        assert wait_until(lambda: not any(alive(pid) for pid in forks), timeout=15), {
+            pid: _ancestry(pid) for pid in forks if alive(pid)}
+    finally:
+        runtime.run_sync(box.close())
+
+
+def _children(pid: int) -> set[int]:
+    return {child for child, (parent, state) in _processes().items() if parent == pid and state != "Z"}
+
+
 IDLE_SCRIPT = """
 import sys, jupyter_fixloop
 for _ in range(2):

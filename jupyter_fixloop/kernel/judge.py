@@ -104,12 +104,14 @@ def start(ns: dict | None = None) -> None:
     down_r, down_w = _pipe()  # kernel -> judge
     up_r, up_w = _pipe()  # judge -> kernel
     sample = _warm_value()  # made here: the judge runs only the code a verdict runs
+    kernel = os.getpid()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "fork() in a multi-threaded process": the judge uses no lock of those threads
         pid = _fork()
     if pid == 0:
         code = 1
         try:
+            limits.die_with(kernel)
             os.close(down_w)
             os.close(up_r)
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the run, not the judge

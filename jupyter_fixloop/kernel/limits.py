@@ -256,7 +256,7 @@ def _launch(argv: list[str]) -> None:
     opts, cmd = argv[:split], argv[split + 1:]
     values = dict(zip(opts[::2], opts[1::2]))
     if "--parent" in values:
-        _die_with(int(values["--parent"]))
+        die_with(int(values["--parent"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a segfault must not drop a core file in cwd
     for flag, which in (("--data", resource.RLIMIT_DATA), ("--as", resource.RLIMIT_AS)):
         if flag in values:
@@ -283,8 +283,10 @@ def _launch(argv: list[str]) -> None:
     os.execvp(cmd[0], cmd)
 
 
-def _die_with(parent: int) -> None:
-    """SIGKILL this process (bwrap or the kernel, after exec) when the user's process dies.
+def die_with(parent: int) -> None:
+    """SIGKILL this process when `parent` dies: bwrap or the kernel (after exec) with the user's process;
+    a kernel's fork (judge, twin) with the kernel, also when stopped (a host that stopped it to kill
+    it and was killed in between left a stopped orphan that no lifeline reaches).
 
     bwrap's --die-with-parent only ties the sandbox to bwrap itself, and bwrap outlives a killed
     parent; ipykernel's own parent poller is off under bwrap (its parent is bwrap's init)."""

@@ -436,6 +436,7 @@ class Twin:
         try:
             down_r, down_w = os.pipe()
             up_r, up_w = os.pipe()
+            kernel = os.getpid()
             with warnings.catch_warnings():
                 warnings.simplefilter(
                     "ignore"
@@ -446,6 +447,7 @@ class Twin:
         if pid == 0:  # the twin
             code = 1
             try:
+                limits.die_with(kernel)
                 os.close(down_w)
                 os.close(up_r)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the run
