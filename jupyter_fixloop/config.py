@@ -67,6 +67,10 @@ class FixLoop(Configurable):
                         "repeat (the model answered with code that already failed): K calls at temperatures from "
                         "`resample_temperature` up, each run, the best carried on. A small model stuck on its "
                         "answer often has a right one a little hotter.").tag(config=True)
+    seed = Integer(DEFAULTS.seed, min=-1, help="Sent with each model call (OpenAI's `seed`, llama-server's too; "
+                   "-1: none), so that the same prompt at the same temperature gets the same answer where the "
+                   "provider honours it: a measurement that can be repeated. Providers that take no seed get "
+                   "none.").tag(config=True)
     rules = Bool(DEFAULTS.rules, help="With a litellm model, each round first runs the built-in engine's rule "
                  "repair when it has one (typos, missing imports, removed APIs: milliseconds, no tokens). One that "
                  "passes every check within 2 s ends the round and the model is not asked; a slower or failing one "

@@ -40,6 +40,20 @@ def test_a_repeated_answer_is_asked_again_hotter_and_told_so(fake_model):
     assert "Your last answer" not in user(server, 0)
 
 
+def test_a_seed_is_sent_with_every_call_and_none_by_default(fake_model):
+    server = fake_model(block(CELL), block(FIXED))
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url,
+                 resamples=1, seed=7)
+    assert result.status == "fixed", result.reason
+    assert [r.get("seed") for r in server.requests] == [7, 7]  # the hotter call too: its temperature differs
+    server = fake_model(block(FIXED))
+    assert fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted",
+               api_base=server.url).status == "fixed"
+    assert "seed" not in server.requests[0]
+    with pytest.raises(UsageError, match="seed must be"):
+        fix(CELL, checks=[CHECK], model="openai/scripted", api_base=server.url, seed=-2)
+
+
 def test_a_second_repeat_ends_the_loop_and_says_so(fake_model):
     other = "total = sum(prices) - 2\n"
     server = fake_model(block(other), block(other), block(other))

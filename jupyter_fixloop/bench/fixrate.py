@@ -239,8 +239,8 @@ def _one_shot(case: Case, snap, opts) -> dict:
     try:
         reply = runtime.run_sync(get_model(opts.options.model).propose(
             messages, LastRun(case.cell, first), timeout=opts.options.model_timeout,
-                                                                       api_base=opts.options.api_base or None,
-            temperature=opts.options.temperature, stop=STOP))
+            api_base=opts.options.api_base or None, temperature=opts.options.temperature, seed=opts.options.seed,
+            stop=STOP))
     except ModelError as exc:
         return {"status": "error", "reason": str(exc), "rounds": 1, "final_code": None, "last_receipt": first.text}
     status = "answered" if reply.code else "no_code"
@@ -552,6 +552,7 @@ def write_json(path: str, results: list[CaseResult], figures: dict, opts) -> Non
         "max_rounds": opts.max_rounds,
         "samples": getattr(opts, "samples", 1),
         "resamples": opts.options.resamples,
+        "seed": opts.options.seed,
         "rules": opts.options.rules if opts.mode == "loop" and get_model(opts.options.model).rules_beside else False,
         "timeout": opts.timeout,
         "api_base": opts.api_base,

@@ -221,7 +221,7 @@ def one_shot(step: Step, ns: dict, opts) -> dict:
     try:
         reply = runtime.run_sync(get_model(opts.options.model).propose(
             messages, LastRun(None, None), timeout=opts.options.model_timeout, api_base=opts.options.api_base or None,
-            temperature=opts.options.temperature, stop=STOP))
+            temperature=opts.options.temperature, seed=opts.options.seed, stop=STOP))
     except ModelError as exc:
         return {"status": "error", "reason": str(exc), "calls": 1, "code": None}
     return {"status": "answered" if reply.code else "no_code", "reason": "one model call, not run",
@@ -385,7 +385,8 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
 
 def write_json(path: str, results: list[StepResult], figures: dict, opts) -> None:
     data = {"steps_file": opts.generation, "model": opts.model, "api_base": opts.api_base, "modes": list(opts.modes),
-            "max_rounds": opts.max_rounds, "timeout": opts.timeout, "perfect": opts.perfect, **figures,
+            "max_rounds": opts.max_rounds, "timeout": opts.timeout, "seed": opts.options.seed, "perfect": opts.perfect,
+            **figures,
             "results": [asdict(r) for r in results]}
     with open(path, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2)

@@ -85,6 +85,9 @@ def add_loop_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
                         help="loop mode: candidates per round, each run, the best carried on (1-8, default 1)")
     parser.add_argument("--resamples", type=int, default=None, metavar="K",
                         help="loop mode: candidates of a round asked after the model repeated itself (default 3)")
+    parser.add_argument("--seed", type=int, default=None, metavar="N",
+                        help="sent with each model call, so that a run can be repeated where the server honours it "
+                        "(llama-server does; start it with --no-cache-prompt, whose reused prefix changes the numbers)")
     parser.add_argument("--no-rules", dest="rules", action="store_false",
                         help="loop mode: ask only the model, not also the built-in engine's rule repair (one-shot "
                         "mode asks only the model)")
@@ -102,7 +105,7 @@ def loop_options(opts, cwd: str):
                        timeout=opts.timeout, cwd=cwd).with_(
         samples=getattr(opts, "samples", None), rules=getattr(opts, "rules", None),
         resamples=getattr(opts, "resamples", None), model_timeout=getattr(opts, "model_timeout", None),
-        wall_time=getattr(opts, "wall_time", None)).resolved()
+        wall_time=getattr(opts, "wall_time", None), seed=getattr(opts, "seed", None)).resolved()
 
 
 def run_each(items: list, opts, run_one, on_each=None) -> list:

@@ -603,7 +603,7 @@ class LoopRun:
                 events.call(self.hooks.on_model_writing, events.ModelWriting(index, opts.max_rounds, tokens, rate))
 
         call = self.model.propose(messages, last, timeout=opts.model_timeout, api_base=opts.api_base or None,
-                                  temperature=temperature, stop=prompt.STOP, on_progress=writing)
+                                  temperature=temperature, seed=opts.seed, stop=prompt.STOP, on_progress=writing)
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))

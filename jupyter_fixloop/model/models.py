@@ -60,8 +60,8 @@ class Model(Protocol):
 
     async def propose(self, messages: list[dict], last: LastRun | None = None, *, timeout: float,
                       max_tokens: int | None = None, api_base: str | None = None, api_key: str | None = None,
-                      num_retries: int = 2, temperature: float | None = None, stop: tuple[str, ...] = (),
-                      on_progress: Progress | None = None) -> Reply: ...
+                      num_retries: int = 2, temperature: float | None = None, seed: int | None = None,
+                      stop: tuple[str, ...] = (), on_progress: Progress | None = None) -> Reply: ...
 
     def token_counter(self) -> Callable[[str], int]: ...
 
@@ -180,7 +180,7 @@ def _import_litellm():
 
 async def propose(messages: list[dict], model: str, *, run: LastRun | None = None, **call) -> Reply:
     """One call of the model named `model` (see `get_model`): `run` is its `last`; `call` the keywords of
-    `Model.propose` (timeout, max_tokens, api_base, api_key, num_retries, temperature, stop, on_progress)."""
+    `Model.propose` (timeout, max_tokens, api_base, api_key, num_retries, temperature, seed, stop, on_progress)."""
     return await get_model(model).propose(messages, run, **call)
 
 
@@ -194,13 +194,14 @@ async def _litellm_call(
     api_key: str | None = None,
     num_retries: int = 2,
     temperature: float | None = None,
+    seed: int | None = None,
     stop: tuple[str, ...] = (),
     on_progress: Progress | None = None,
 ) -> Reply:
     """One litellm call. Transport and provider errors become a one-line `ModelError`.
 
     `temperature`: None leaves the provider's default; a model that takes no temperature (some
-    reasoning models) gets none (litellm's drop_params). `stop`: where the reply may end early.
+    reasoning models) gets none (litellm's drop_params); so does `seed` (None or -1: none sent). `stop`: where the reply may end early.
     `on_progress(tokens, tokens_per_second)`: the reply is streamed, and this is called as it is
     written (a few times a second at most)."""
     lib = litellm()
@@ -209,6 +210,8 @@ async def _litellm_call(
                   retry_policy=retry_policy(num_retries), max_retries=0, drop_params=True)
     if temperature is not None:
         kwargs["temperature"] = temperature
+    if seed is not None and seed >= 0:
+        kwargs["seed"] = seed
     if stop:
         kwargs["stop"] = list(stop)
     if max_tokens:
