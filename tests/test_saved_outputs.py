@@ -250,3 +250,30 @@ def test_a_wide_frame_wrapped_at_another_display_width_is_the_same_output():
     changed.iloc[1, 5] = 1.0
     passed, _, diff = saved_check("", changed.to_string(line_width=30), wider)
     assert passed is False and any(line.startswith("-") and "11005.5" in line for line in diff)
+
+
+def test_an_object_shown_by_its_default_repr_is_no_value_to_compare():
+    """`resample("2H")` showed `DatetimeIndexResampler [freq=...]` under pandas 0.2x; today the resampler has
+    object's own repr, with an address: the saved line cannot tell a repair right or wrong. Another class, or
+    a value where the object was, still differs."""
+    saved = "DatetimeIndexResampler [freq=<2 * Hours>, axis=0, closed=left, label=left, convention=start, base=0]\n"
+    now = "<pandas.core.resample.DatetimeIndexResampler object at 0x7f3a2c1d9e50>"
+    passed, detail, diff = saved_check("", now, saved)
+    assert passed is None and "`DatetimeIndexResampler` is shown by its default repr" in detail and diff == []
+    assert saved_check("", "<pandas.core.resample.PeriodIndexResampler object at 0x7f3a>", saved)[0] is False
+    assert saved_check("", now, "42\n")[0] is False
+    assert saved_check("rows: 3\n", now, "rows: 4\n" + saved)[0] is False  # another line differs too
+
+
+def test_a_repair_whose_object_has_lost_its_repr_is_applied_and_verified_by_the_cell_below(tmp_path, capsys):
+    src = _notebook(tmp_path / "resampler.ipynb",
+                    ("import pandas as pd\ns = pd.Series([1.0, 2.0, 3.0, 4.0], "
+                     "index=pd.date_range('2020-01-01', periods=4, freq='h'))", ""),
+                    ('r = s.resample("2H")\nr', "DatetimeIndexResampler [freq=<2 * Hours>, axis=0, closed=left, "
+                     "label=left, convention=start, base=0]\n"),
+                    ("print(r.mean().tolist())", "[1.5, 3.5]\n"))
+    assert batch_cli.main([src, "-o", str(tmp_path / "resampler.out.ipynb")]) == 0
+    printed = capsys.readouterr().out
+    cell2 = re.search(r"cell 2: .* -- (.*)", printed).group(1)
+    assert cell2.startswith("fixed"), cell2
+    assert 'resample("2h")' in nbformat.read(str(tmp_path / "resampler.out.ipynb"), as_version=4).cells[1].source

@@ -70,14 +70,14 @@ class SavedOutputs:
         `defines` what they were when the notebook was saved? `checked`: its saved output verified it."""
         self.seeded = self.seeded or seeds(code)
         saved = self.saved(number) if self.enabled else None
-        shown = saved_check(saved_output(outputs) or "", None, saved)[0] if saved is not None else False
+        shown, detail, _ = saved_check(saved_output(outputs) or "", None, saved) if saved is not None else (False, "", [])
         why = ""
         if not (checked or shown):
             inherited = next((self.doubt[n] for n in sorted(reads) if n in self.doubt), "")
             if inherited:
                 why = inherited
             elif shown is None:
-                why = f"cell {number}'s saved output is an old estimator repr that cannot be compared here"
+                why = f"cell {number}'s saved output cannot be compared here ({detail})"
             elif saved is not None:
                 why = f"cell {number} shows another output than the one saved"
             elif unrepeatable(code, self.seeded):

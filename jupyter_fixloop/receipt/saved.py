@@ -28,6 +28,7 @@ _OLD_INDEX = re.compile(r"\b(?:Int64|UInt64|Float64)Index\(")
 _DTYPE_ARG = re.compile(r"(?:,\s*|^)dtype=['\"]?[\w\[\], ]+?['\"]?(?=[,)])")
 _CALL_START = re.compile(r"[A-Za-z_]\w*\(")  # a line that may begin an estimator's repr
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+_DEFAULT_REPR = re.compile(r"<(?:[\w.]+\.)?(\w+) object at 0x>")  # object.__repr__, its address masked
 _PADDED = re.compile(r"(?<=[\[(]) +| +(?=[\])])")  # spaces inside a bracket's edge: never part of a value
 _CATEGORIES = re.compile(r"\bCategories \((\d+), (?:object|str|string)\)")  # pandas 3's string dtype
 _BOOL = {"True": "1", "False": "0"}  # get_dummies and friends: 0/1 in pandas 1, booleans since pandas 2
@@ -170,9 +171,32 @@ def saved_check(stdout: str, shown: str | None, saved: str, full: str | None = N
     compared = _estimator(got_text, saved, full, codes)
     if compared is not None:
         return compared.matches, compared.words, diff if compared.matches is False else []
+    unshown = _default_repr_lines(want, got)
+    if unshown:
+        return None, (f"{unshown} is shown by its default repr (`<... object at 0x...>`) on one side and printed on "
+                      f"the other: no value to compare"), []
     differing = sum(1 for line in diff if line[:1] in "+-")
     detail = f"{len(got)} line(s) shown, {len(want)} saved; {differing} line(s) differ"
     return False, detail, diff
+
+
+def _default_repr_lines(want: list[str], got: list[str]) -> str:
+    """The class whose object one side shows by its default repr where the other side printed that class
+    (`DatetimeIndexResampler [freq=<2 * Hours>, ...]` saved, `<pandas...DatetimeIndexResampler object at
+    0x...>` now: the class dropped its own repr), every other line the same; "" otherwise. Such a line
+    holds no value to compare: the saved output cannot tell, either way."""
+    if len(want) != len(got):
+        return ""
+    names = []
+    for w, g in zip(want, got):
+        if _same_line(w, g):
+            continue
+        plain = _DEFAULT_REPR.fullmatch(g) or _DEFAULT_REPR.fullmatch(w)
+        other = w if plain and plain.string == g else g
+        if plain is None or _DEFAULT_REPR.fullmatch(other) or not re.search(rf"\b{plain.group(1)}\b", other):
+            return ""
+        names.append(plain.group(1))
+    return f"a `{names[0]}`" if names else ""
 
 
 # ---------------------------------------------------------------- the output an instruction states
