@@ -910,3 +910,23 @@ def test_an_attribute_fitting_sets_is_not_taken_for_a_typo_of_a_parameter(ns):
     first = run(ns, fitted, "w = lr.coeff_\n")
     repair, fixed = repairs.first_repair("w = lr.coeff_\n", first)
     assert repair is not None and repair.__name__ == "attribute_typo" and fixed == "w = lr.coef_\n"
+
+
+def test_a_numpy_reducer_pandas_ran_by_name_is_named_when_the_output_differs():
+    """pandas before 3.0 ran `agg(np.var)` as its own `var` (ddof 1); pandas 3 calls numpy's (ddof 0). A cell
+    whose printed variance is not the one expected gets the name pandas ran (`'var'`), through the list of
+    `(name, function)` pairs it passes; with no expected output, or a function the cell calls itself, nothing."""
+    setup = "import pandas as pd\nimport numpy as np\n"
+    cell = ("df = pd.DataFrame({'k': ['a', 'a', 'a', 'b', 'b'], 'v': [1.0, 2.0, 4.0, 3.0, 5.0]})\n"
+            "pairs = [('spread', np.var)]\nprint(df.groupby('k')['v'].agg(pairs).round(3).to_dict())\n")
+    expected = "{'spread': {'a': 2.333, 'b': 2.0}}\n"  # pandas' var: ddof 1
+    result = fix(setup + cell, expect_output=expected, confinement="none")
+    if not PANDAS_3:  # pandas 2 still runs np.var as its own: the cell prints what is expected as it is
+        assert result.status == "passed", result.reason
+        return
+    assert result.status == "fixed", result.reason
+    assert "pairs = [('spread', 'var')]" in result.patched
+    assert len(result.rounds) == 1 and "line(s) differ" in result.first.text
+    assert repairs.first_repair(setup + cell, "ran without error")[0] is None
+    called = setup + "df = pd.DataFrame({'k': ['a'], 'v': [1.0]})\nprint(df.groupby('k')['v'].agg(lambda x: np.var(x)))"
+    assert fix(called, expect_output=expected, confinement="none").status != "fixed"

@@ -14,6 +14,8 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
 - `SKLEARN_MODULES_MOVED`: the modules of `sklearn.externals` that are gone now and whose old
   deprecation, said on import, names the package to use instead ("Please rely on the official version
   of six"), where that package is installed.
+- `REDUCERS_BY_NAME`: the callables pandas' groupby, resample and pivot_table ran as its own method of that
+  name before 3.0 (`_cython_table`: `np.var` as `"var"`), where today's direct use gives another result.
 - `SCIPY_MOVED`: the numpy functions scipy re-exported, deprecated (scipy 1.4-1.11: "scipy.exp is
   deprecated and will be removed in SciPy 2.0.0, use numpy.exp instead") and removed: the numpy one
   its deprecation names, where that one is there now.
@@ -1186,6 +1188,31 @@ def _print_table(head: str, entries: dict) -> None:
     print("}")
 
 
+def reducers_by_name() -> dict:
+    """The callables pandas' groupby, resample and pivot_table ran as their own method of that name before 3.0
+    (`pandas.core.common._cython_table`, still held today for `Series.apply`; pandas 2.1 warned: "The provided
+    callable <function var> is currently using SeriesGroupBy.var. In a future version of pandas, the provided
+    callable will be used directly. To keep current behavior pass the string "var" instead."), where the
+    callable used directly gives another result than that method on a Series with a missing value:
+    {"numpy.var": "var"} (numpy's ddof is 0, pandas' 1; `np.median` does not skip NaN)."""
+    import math
+
+    import numpy
+    import pandas
+    from pandas.core import common
+
+    sample = pandas.Series([1.0, 2.0, 4.0, 8.0, math.nan])
+    table = {}
+    for function, name in getattr(common, "_cython_table", {}).items():
+        try:
+            direct, method = function(sample), getattr(sample, name)()
+        except Exception:
+            continue
+        if not numpy.allclose(numpy.asarray(direct, float), numpy.asarray(method, float), equal_nan=True):
+            table[f"{function.__module__}.{function.__name__}"] = name
+    return table
+
+
 def _print_source_tables(dumps) -> None:
     """The tables read from the source of versions that do not install here (`source` dumps)."""
     for head, read in (
@@ -1266,6 +1293,8 @@ def main(argv) -> int:
                     entries.update(source_renamed(d.get("sklearn source renamed", {})))
             _print_table(head, entries)
         _print_source_tables(dumps)
+        _print_table("# a callable pandas ran as its own method of that name before 3.0, which gives another result "
+                     "used directly\nREDUCERS_BY_NAME", reducers_by_name())
         return 0
     sys.exit(__doc__)
 

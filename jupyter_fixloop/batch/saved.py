@@ -70,7 +70,8 @@ class SavedOutputs:
         `defines` what they were when the notebook was saved? `checked`: its saved output verified it."""
         self.seeded = self.seeded or seeds(code)
         saved = self.saved(number) if self.enabled else None
-        shown, detail, _ = saved_check(saved_output(outputs) or "", None, saved) if saved is not None else (False, "", [])
+        shown, detail = (saved_check(saved_output(outputs) or "", None, saved)[:2] if saved is not None
+                         else (False, ""))
         why = ""
         if not (checked or shown):
             inherited = next((self.doubt[n] for n in sorted(reads) if n in self.doubt), "")

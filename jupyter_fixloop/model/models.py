@@ -201,7 +201,8 @@ async def _litellm_call(
     """One litellm call. Transport and provider errors become a one-line `ModelError`.
 
     `temperature`: None leaves the provider's default; a model that takes no temperature (some
-    reasoning models) gets none (litellm's drop_params); so does `seed` (None or -1: none sent). `stop`: where the reply may end early.
+    reasoning models) gets none (litellm's drop_params); so does `seed` (None or -1: none sent). `stop`: where the
+    reply may end early.
     `on_progress(tokens, tokens_per_second)`: the reply is streamed, and this is called as it is
     written (a few times a second at most)."""
     lib = litellm()

@@ -56,6 +56,10 @@ From the old versions' source:
   ("in favor of the model_selection module", 0.22's table of deprecated modules), each name the old module
   defined that the new one has now with the same positional parameters (`KFold(n, n_folds)` is left out),
   and the classes a module said "has been moved to" (`lda.LDA` -> `discriminant_analysis.LinearDiscriminantAnalysis`).
+- `REDUCERS_BY_NAME`: a callable pandas' groupby, resample and pivot_table ran as its own method of that name
+  before 3.0 (`pandas.core.common._cython_table`; pandas 2.1: "To keep current behavior pass the string "var"
+  instead"), where used directly, as pandas 3 does, it gives another result than that method on a Series with a
+  missing value (numpy's `var` has ddof 0, pandas' 1; `np.median` does not skip NaN).
 - `STRING_AS_LIST`: a matplotlib function that read a string of one-letter colors as that many colors
   (`c=''`: none, hollow markers; `c='rg'`: red, green) and said "Use an explicit list instead" (3.2's
   deprecation in `to_rgba_array`), where today's rejects such a string; with today's one-letter color names.
@@ -1742,5 +1746,17 @@ STRING_AS_LIST = {
         'Using a string of single character colors as a color sequence is deprecated since 3.2. Use an '
         'explicit list instead.',
     ),
+}
+
+# a callable pandas ran as its own method of that name before 3.0, which gives another result used directly
+REDUCERS_BY_NAME = {
+    'builtins.sum': 'sum',
+    'numpy.median': 'median',
+    'numpy.nancumprod': 'cumprod',
+    'numpy.nancumsum': 'cumsum',
+    'numpy.nanstd': 'std',
+    'numpy.nanvar': 'var',
+    'numpy.std': 'std',
+    'numpy.var': 'var',
 }
 # fmt: on

@@ -47,6 +47,7 @@ from .changed import (
     KEYWORD_ONLY_NOW,
     MOVED_CALLS,
     NO_EFFECT_KEYWORDS,
+    REDUCERS_BY_NAME,
     RENAMED_CALL_KEYWORDS,
     RENAMED_KEYWORDS,
     STILL_POSITIONAL,
@@ -792,3 +793,54 @@ def stack_sequence(code: str, receipt: ParsedReceipt) -> str | None:
         bare = span(code, arg)[0] == span(code, call.func)[1]  # `f(x for x in y)`: the call's own parentheses
         code = replace_node(code, arg, f"({listed})" if bare else listed)
     return code if passed else None
+
+
+AGGREGATING = {"agg", "aggregate", "apply", "transform", "pivot_table", "crosstab"}
+WRONG_OUTPUT = re.compile(r"line\(s\) (?:shown|printed), \d+ (?:saved|expected); \d+ line\(s\) differ")
+
+
+def reducer_by_name(code: str, receipt: ParsedReceipt) -> str | None:
+    """A numpy reducer handed to pandas as a callable (`grouped.agg(np.var)`, `aggfunc=np.std`, in a list of
+    `(name, function)` pairs, directly or through a name) that pandas before 3.0 ran as its own method of that
+    name, and that gives another result used directly as pandas 3 does (changed.REDUCERS_BY_NAME: numpy's `var`
+    has ddof 0, pandas' 1): where the output differs from the one expected or saved, each becomes the method's
+    name (`'var'`), as pandas 2.1's warning said to write it."""
+    tree = parse(code)
+    if tree is None or not any(WRONG_OUTPUT.search(detail) for detail in receipt.failed):
+        return None
+    assigned = {t.id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+                if isinstance(t, ast.Name)}
+    todo = [arg for n in ast.walk(tree) if isinstance(n, ast.Call) and call_name(n) in AGGREGATING
+            for arg in [*n.args, *(kw.value for kw in n.keywords)]]
+    found, seen = [], set()
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            todo += node.elts
+        elif isinstance(node, ast.Dict):
+            todo += node.values
+        elif isinstance(node, ast.Name) and node.id in assigned and node.id not in REDUCER_NAMES:
+            todo.append(assigned[node.id])
+        else:
+            name = _reducer(node, receipt.modules)
+            if name:
+                found.append((node, name))
+    for node, name in sorted(found, key=lambda f: (f[0].lineno, f[0].col_offset), reverse=True):
+        code = replace_node(code, node, repr(name))
+    return code if found else None
+
+
+REDUCER_NAMES = {path.split(".", 1)[1] for path in REDUCERS_BY_NAME if path.startswith("builtins.")}
+
+
+def _reducer(node: ast.AST, modules) -> str | None:
+    """The pandas method a callable written as `np.var` (or the builtin `sum`) ran as before pandas 3."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        module = modules.get(node.value.id) or ("numpy" if node.value.id in ("np", "numpy") else "")
+        return REDUCERS_BY_NAME.get(f"{module}.{node.attr}")
+    if isinstance(node, ast.Name):
+        return REDUCERS_BY_NAME.get(f"builtins.{node.id}")
+    return None

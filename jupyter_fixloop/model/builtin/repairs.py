@@ -74,6 +74,7 @@ from .drift import (
     moved_function,
     no_effect_keyword,
     period_fields,
+    reducer_by_name,
     reduction_level,
     removed_method,
     renamed_keyword,
@@ -122,7 +123,7 @@ REPAIRS = [
     reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
     pivot_duplicates, tuple_columns, series_truth, mask_precedence, mask_with_missing, apply_axis, format_text_number,
     float_as_index, index_off_by_one, int_not_iterable, loop_overshoot,
-    shared_default, epoch_unit, strict_bounds, power_of_ten,
+    shared_default, epoch_unit, strict_bounds, power_of_ten, reducer_by_name,
 ]
 
 
@@ -146,7 +147,7 @@ KIND = {
                      pivot_duplicates, mask_precedence, mask_with_missing, apply_axis, format_text_number,
                      float_as_index,
                      index_off_by_one, loop_overshoot, style_name, groupby_axis, moved_function, shared_default,
-                     epoch_unit, strict_bounds,
+                     epoch_unit, strict_bounds, reducer_by_name,
                      power_of_ten, filter_value, merge_keys, concat_dtype], GUESS),
 }
 
