@@ -286,6 +286,13 @@ CASES = {
     "float_zip_as_text": (PD + "df = pd.DataFrame({'zip': [2134.0, 90210.0, None]})\n",
                           "df['zip5'] = df['zip'].str.zfill(5)\n", "accessor_dtype",
                           "df['zip5'].tolist()[:2] == ['02134', '90210']"),
+    # a setter gone, the method its old setter named (changed.SETTERS_REMOVED, from pandas 1.5's own words)
+    "drift_categories_setter_on_a_column": (PD + "df = pd.DataFrame({'k': pd.Categorical(['lo', 'hi', 'lo'])})\n",
+                                            "df['k'].cat.categories = ['High', 'Low']\n", "removed_setter",
+                                            "list(df['k']) == ['Low', 'High', 'Low']"),
+    "drift_categories_setter_on_a_categorical": (PD + "c = pd.Categorical(['b', 'a', 'b'])\n",
+                                                 "c.categories = ['A', 'B']\nfirst = c[0]\n", "removed_setter",
+                                                 "first == 'B'"),
     "tuple_columns": (PD + "df = pd.DataFrame({'g': [1, 1], 'a': [1, 2], 'b': [3, 4]})\n",
                       "t = df.groupby('g')['a', 'b'].sum()\n", "tuple_columns", "t.loc[1, 'b'] == 7"),
     "series_truth": (PD + "df = pd.DataFrame({'a': [1, 5], 'b': [1, 1]})\n", "sel = df[df['a'] > 2 and df['b'] == 1]\n",

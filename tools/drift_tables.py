@@ -14,6 +14,8 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
 - `SKLEARN_MODULES_MOVED`: the modules of `sklearn.externals` that are gone now and whose old
   deprecation, said on import, names the package to use instead ("Please rely on the official version
   of six"), where that package is installed.
+- `SETTERS_REMOVED`: the pandas properties whose setter is gone now and whose old setter said to use a method
+  instead ("Setting categories in-place is deprecated ... Use rename_categories instead", pandas 1.5.3's source).
 - `REDUCERS_BY_NAME`: the callables pandas' groupby, resample and pivot_table ran as its own method of that
   name before 3.0 (`_cython_table`: `np.var` as `"var"`), where today's direct use gives another result.
 - `SCIPY_MOVED`: the numpy functions scipy re-exported, deprecated (scipy 1.4-1.11: "scipy.exp is
@@ -49,7 +51,9 @@ hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
         --implementation cp -d /tmp/whl scikit-learn==1.0.2      # and 1.1.3
     unzip -q /tmp/whl/scikit_learn-1.0.2-*.whl 'sklearn/*' -d /tmp/src/sk1.0.2
     python tools/drift_tables.py source sklearn /tmp/src/sk1.0.2 > /tmp/src/sklearn-1.0.2.json
-    # 1d. scikit-learn 0.21.3's installed source, read the same way (for CHANGED_DEFAULTS)
+    # 1d. scikit-learn 0.21.3's installed source, read the same way (for CHANGED_DEFAULTS); pandas 1.5.3's
+    #     (for SETTERS_REMOVED)
+    python tools/drift_tables.py source pandas /tmp/oldpd/lib/python3.11/site-packages > /tmp/src/pandas-1.5.3.json
     python tools/drift_tables.py source sklearn /tmp/old37/lib/python3.7/site-packages > /tmp/src/sklearn-0.21.3.json
     # 2. here, with today's versions: print the entries (where two old versions differ, what they agree on)
     python tools/drift_tables.py compare /tmp/old-sigs.json /tmp/oldpd-sigs.json /tmp/np22-sigs.json \
@@ -419,6 +423,18 @@ def _signature(function) -> list:
     return names + (["*"] if args.vararg else [])
 
 
+def _read_setter(owner: str, function, found) -> None:
+    """A property setter that warns "Setting categories in-place is deprecated ... Use rename_categories instead"
+    (pandas 1.x)."""
+    import ast
+
+    if any(isinstance(d, ast.Attribute) and d.attr == "setter" for d in function.decorator_list):
+        for _, text in _warn_texts(function):
+            for attribute, method in SETTER_INSTEAD.findall(text):
+                if attribute == function.name:
+                    found["setters"].setdefault(owner, {})[attribute] = method
+
+
 def _read_class(module, node, found) -> None:
     """A class's deprecation decorator, its bases, its constructor and what its methods' warnings say."""
     import ast
@@ -431,6 +447,7 @@ def _read_class(module, node, found) -> None:
     if init:
         found["defaults"][path] = _defaults(node, init)
     for function in (f for f in node.body if isinstance(f, ast.FunctionDef)):
+        _read_setter(node.name, function, found)
         alternative = _alternative(function) or _said_instead(function)
         if alternative:
             found["methods"].setdefault(path, {})[function.name] = [
@@ -450,6 +467,25 @@ def _read_class(module, node, found) -> None:
             f, ast.FunctionDef) for _, t in _warn_texts(f))]:
         for old, parameter, new in EQUIVALENT_VALUE.findall(text):
             found["values"].setdefault(path, {}).setdefault(parameter, {})[old] = new
+
+
+SETTER_INSTEAD = re.compile(r"Setting (\w+) in-place is deprecated[^.]*\.\s*Use (\w+) instead")
+
+
+def setters_removed(said: dict) -> dict:
+    """(class, attribute) -> method, from the old source's property setters that said "Setting categories in-place
+    is deprecated ... Use rename_categories instead", where today's class (pandas, by name) has that property
+    with no setter and the method said."""
+    import pandas
+
+    table = {}
+    for owner, attributes in sorted(said.items()):
+        cls = getattr(pandas, owner, None)
+        for attribute, method in sorted(attributes.items()):
+            prop = getattr(cls, attribute, None) if cls is not None else None
+            if isinstance(prop, property) and prop.fset is None and callable(getattr(cls, method, None)):
+                table[(owner, attribute)] = method
+    return table
 
 
 # a numpydoc parameter's header: "optional (default=10)", "default: 'lbfgs'"
@@ -674,8 +710,8 @@ def source(library: str, root: str) -> dict:
 
     found = {k: {} for k in ("bases", "signatures", "renamed", "no effect", "deprecated", "modules", "names",
                              "renamed calls", "methods", "moved", "string as list", "values", "defaults",
-                             "warned")}
-    package = os.path.join(root, library if library == "sklearn" else os.path.join("lib", library))
+                             "warned", "setters")}
+    package = os.path.join(root, library if library in ("sklearn", "pandas") else os.path.join("lib", library))
     for folder, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "tests")
         for name in sorted(files):
@@ -686,6 +722,8 @@ def source(library: str, root: str) -> dict:
         module, name = path.rsplit(".", 1)
         if module in found["names"] and name in found["names"][module]:
             found["names"][module][name] = sig
+    if library == "pandas":
+        return {"pandas setters": found["setters"]}
     prefix = "sklearn" if library == "sklearn" else "matplotlib"
     return {f"{prefix} deprecated": found["deprecated"], f"{prefix} source renamed": found["renamed"],
             f"{prefix} no effect": found["no effect"], f"{prefix} modules renamed": found["modules"],
@@ -1293,6 +1331,11 @@ def main(argv) -> int:
                     entries.update(source_renamed(d.get("sklearn source renamed", {})))
             _print_table(head, entries)
         _print_source_tables(dumps)
+        setters = {}
+        for d in dumps:
+            setters.update(setters_removed(d.get("pandas setters", {})))
+        _print_table("# (class, attribute whose setter is gone) -> the method its old setter said to use instead\n"
+                     "SETTERS_REMOVED", setters)
         _print_table("# a callable pandas ran as its own method of that name before 3.0, which gives another result "
                      "used directly\nREDUCERS_BY_NAME", reducers_by_name())
         return 0

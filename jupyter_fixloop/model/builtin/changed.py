@@ -56,6 +56,9 @@ From the old versions' source:
   ("in favor of the model_selection module", 0.22's table of deprecated modules), each name the old module
   defined that the new one has now with the same positional parameters (`KFold(n, n_folds)` is left out),
   and the classes a module said "has been moved to" (`lda.LDA` -> `discriminant_analysis.LinearDiscriminantAnalysis`).
+- `SETTERS_REMOVED`: (pandas class, attribute) whose setter is gone now -> the method its old setter said to use
+  instead, read from pandas 1.5.3's source ("Setting categories in-place is deprecated and will raise in a future
+  version. Use rename_categories instead."), where today's class has the property with no setter and the method.
 - `REDUCERS_BY_NAME`: a callable pandas' groupby, resample and pivot_table ran as its own method of that name
   before 3.0 (`pandas.core.common._cython_table`; pandas 2.1: "To keep current behavior pass the string "var"
   instead"), where used directly, as pandas 3 does, it gives another result than that method on a Series with a
@@ -1746,6 +1749,11 @@ STRING_AS_LIST = {
         'Using a string of single character colors as a color sequence is deprecated since 3.2. Use an '
         'explicit list instead.',
     ),
+}
+
+# (class, attribute whose setter is gone) -> the method its old setter said to use instead
+SETTERS_REMOVED = {
+    ('Categorical', 'categories'): 'rename_categories',
 }
 
 # a callable pandas ran as its own method of that name before 3.0, which gives another result used directly

@@ -50,6 +50,7 @@ from .changed import (
     REDUCERS_BY_NAME,
     RENAMED_CALL_KEYWORDS,
     RENAMED_KEYWORDS,
+    SETTERS_REMOVED,
     STILL_POSITIONAL,
     STRING_AS_LIST,
 )
@@ -843,4 +844,32 @@ def _reducer(node: ast.AST, modules) -> str | None:
         return REDUCERS_BY_NAME.get(f"{module}.{node.attr}")
     if isinstance(node, ast.Name):
         return REDUCERS_BY_NAME.get(f"builtins.{node.id}")
+    return None
+
+
+NO_SETTER = re.compile(r"property '(\w+)' of '(\w+)' object has no setter")
+
+
+def removed_setter(code: str, receipt: ParsedReceipt) -> str | None:
+    """A property pandas no longer sets in place, whose old setter said which method to use instead
+    (changed.SETTERS_REMOVED: "Setting categories in-place is deprecated ... Use rename_categories instead"):
+    `s.cat.categories = names` -> `s = s.cat.rename_categories(names)` (the accessor's method returns a new
+    Series), `c.categories = names` -> `c = c.rename_categories(names)`, on the failing line."""
+    m = NO_SETTER.search(receipt.message) if receipt.ename == "AttributeError" else None
+    method = m and SETTERS_REMOVED.get((m.group(2), m.group(1)))
+    tree = parse(code)
+    if not method or tree is None:
+        return None
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and on_line(node, receipt.lineno) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not (isinstance(target, ast.Attribute) and target.attr == m.group(1)):
+            continue
+        owner = target.value  # `s.cat` or the Categorical itself
+        holder = owner.value if isinstance(owner, ast.Attribute) and owner.attr == "cat" else owner
+        if not isinstance(holder, (ast.Name, ast.Subscript, ast.Attribute)):
+            return None
+        new = f"{source_of(code, holder)} = {source_of(code, owner)}.{method}({source_of(code, node.value)})"
+        return replace_node(code, node, new)
     return None
