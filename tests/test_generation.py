@@ -230,3 +230,18 @@ def test_an_assignment_over_the_users_name_is_kept_where_it_reads_their_data_a_f
     assert asks_to_make("Reset `numbers` to the first ten integers.", "numbers")
     assert asks_to_make("Store the result in a variable called s.", "s")
     assert not asks_to_make("How many rows of df have a missing age?", "df")
+
+
+def test_rows_selected_by_a_missing_value_are_what_was_asked_not_a_column_gone_nan(fake_model):
+    """A new frame of the rows where `age` is missing holds only NaN in `age`: that is the selection, no smell;
+    a new column all NaN that nothing selected is still one."""
+    ns = {"pd": pd, "df": pd.DataFrame({"animal": ["cat", "dog", "cat"], "age": [2.5, np.nan, np.nan]})}
+    server = fake_model("```python\nmissing = df[df['age'].isna()]\nmissing\n```")
+    result = fix("", instruction="Select the rows where the age is missing.", namespace=ns,
+                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=2)
+    assert result.status == "unverified" and len(result.rounds) == 1, result.rounds[0].receipt.text
+    assert "became all NaN" not in result.rounds[0].receipt.text
+    server = fake_model("```python\nscored = df.assign(age=pd.to_numeric(df['animal'], errors='coerce'))\n```")
+    result = fix("", instruction="Make the animal column numeric as age.", namespace=ns,
+                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=1)
+    assert "scored['age'] became all NaN" in result.rounds[0].receipt.text

@@ -50,7 +50,7 @@ def judged(effect: Effect | None, original: str | None, ran: str | None = None) 
     code that ran (the cell or a candidate)."""
     if effect is None:
         return None
-    return replace(effect, smells=find(effect, original) + thrown_away(ran, original) + invisible(original, ran))
+    return replace(effect, smells=find(effect, original, ran) + thrown_away(ran, original) + invisible(original, ran))
 
 
 NUMERIC = re.compile(r"^(u?int|float|Int|UInt|Float|complex|decimal)")
@@ -149,13 +149,14 @@ def _pure_call(call: ast.Call, name: str) -> bool:
     return True
 
 
-def find(effect: Effect, original: str | None) -> tuple[str, ...]:
+def find(effect: Effect, original: str | None, ran: str | None = None) -> tuple[str, ...]:
     smells: list[str] = []
     tree = _parse(original)
+    selected = _missing_selected(_parse(original), _parse(ran))
     for change in effect.changes:
         asked = _asked_for(tree, change.name)  # what the user's cell plainly asks for is no smell
         smells += _whole_reprs(change)
-        smells += [] if "missing" in asked else _all_nan(change)
+        smells += [] if "missing" in asked else _all_nan(change, selected)
         smells += [] if "missing" in asked else _nan_gained(change)
         smells += _float_text(change)
         smells += [] if "constant" in asked else _kind_lost(change)
@@ -215,9 +216,30 @@ def _whole_reprs(change: Change) -> list[str]:
     return out
 
 
-def _all_nan(change: Change) -> list[str]:
+def _missing_selected(*trees: ast.Module | None) -> set[str]:
+    """The columns whose missing values the code selects rows by (`df[df['age'].isna()]`, `.loc[df.age.isnull()]`):
+    a new frame of those rows holds nothing else in that column."""
+    columns = set()
+    for tree in filter(None, trees):
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("isna", "isnull")):
+                continue
+            of = node.func.value
+            if isinstance(of, ast.Subscript) and isinstance(of.slice, ast.Constant):
+                columns.add(repr(of.slice.value))  # as the effect names a column: its label's repr
+            elif isinstance(of, ast.Attribute):
+                columns.add(repr(of.attr))
+    return columns
+
+
+def _all_nan(change: Change, selected: set[str] = frozenset()) -> list[str]:
+    """A column that became all NaN; in a new object, not one whose rows were selected by that column's
+    missing values (what was asked)."""
     out = []
     for col in change.columns:
+        if col.nan_before is None and col.name in selected:
+            continue
         if col.all_nan and (col.nan_before is None or col.nan_before < col.rows):
             was = "" if col.nan_before is None else f" (it had {col.rows - col.nan_before} values)"
             out.append(f"{_label(change, col.name)} became all NaN: {col.rows} of {col.rows} rows{was}")
