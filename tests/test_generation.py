@@ -241,7 +241,15 @@ def test_rows_selected_by_a_missing_value_are_what_was_asked_not_a_column_gone_n
                  model="openai/scripted", api_base=server.url, rules=False, max_rounds=2)
     assert result.status == "unverified" and len(result.rounds) == 1, result.rounds[0].receipt.text
     assert "became all NaN" not in result.rounds[0].receipt.text
-    server = fake_model("```python\nscored = df.assign(age=pd.to_numeric(df['animal'], errors='coerce'))\n```")
+    smelly = "scored = df.assign(age=pd.to_numeric(df['animal'], errors='coerce'))\n"
+    server = fake_model(f"```python\n{smelly}```", "```python\nscored = df.assign(age=undefined_name)\n```")
     result = fix("", instruction="Make the animal column numeric as age.", namespace=ns,
-                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=1)
+                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=2)
     assert "scored['age'] became all NaN" in result.rounds[0].receipt.text
+    # nothing better came after it: the code that ran is handed over, with what looks wrong in it said
+    assert result.status == "unverified" and result.patched == smelly, result.reason
+    assert "it looks wrong: scored['age'] became all NaN" in result.reason
+    server = fake_model(f"```python\n{smelly}```")  # a repair, not a generation: nothing handed over
+    repaired = fix("scored = df.assign(age=pd.to_numeric(df['animal']))\n", namespace=ns, model="openai/scripted",
+                   api_base=server.url, rules=False, max_rounds=1)
+    assert repaired.status == "gave_up" and repaired.patched is None

@@ -25,7 +25,7 @@ from ..model import models as model, prompt
 from ..options import LoopOptions, knob_signature
 from ..receipt.saved import STATED_CHECK
 from ..receipt.text import Budget, annotated, for_people
-from ..receipt.values import Baseline, Receipt
+from ..receipt.values import SMELL_CHECK, Baseline, Receipt
 from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
@@ -243,8 +243,8 @@ class LoopRun:
         return self._gave_up(f"max rounds ({opts.max_rounds}) reached")
 
     def _gave_up(self, reason: str) -> LoopResult:
-        """Gave up; but code that ran and missed only what the instruction says of what it shows, with
-        nothing better after it, is returned: that code, said as such (`_passed`)."""
+        """Gave up; but generated code that ran and missed only what the instruction says of what it shows, or
+        only looks wrong (a smell), with nothing better after it, is returned: that code, said as such (`_passed`)."""
         return self._passed(*self._kept) if self._kept else self._end("gave_up", reason)
 
     async def _original(self, pool: SandboxPool, mirror: _Mirror) -> None:
@@ -312,7 +312,7 @@ class LoopRun:
             return None
         if receipt.ok:
             return self._passed(index, best, receipt)
-        if self._misses_stated(receipt) and not self._kept:
+        if (self._misses_stated(receipt) or self._looks_wrong(receipt)) and not self._kept:
             self._kept = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
         if repeated_twice and best.repeated:
             return self._gave_up( f"the model repeated {repeated_twice}, also when asked again at a higher "
@@ -360,6 +360,13 @@ class LoopRun:
                 and any(c.expr == STATED_CHECK and not c.passed for c in receipt.checks)
                 and all(c.passed or c.expr == STATED_CHECK for c in receipt.checks))
 
+    def _looks_wrong(self, receipt: Receipt) -> bool:
+        """Generated code that ran without error and failed nothing but what looks wrong in what it did to the data
+        (a smell: receipt/smells.py): kept, said with its smell, if no later round does better."""
+        return bool(self.instruction and receipt.kind == "check_failed" and receipt.ename is None
+                    and any(c.expr == SMELL_CHECK and not c.passed for c in receipt.checks)
+                    and all(c.passed or c.expr == SMELL_CHECK for c in receipt.checks))
+
     def _passed(self, index: int, best: sampling.Candidate, receipt: Receipt) -> LoopResult:
         """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
         reply = best.reply
@@ -380,7 +387,8 @@ class LoopRun:
             names = ", ".join(f"`{n}`" for n in made_up)
             stated += (f"; the model's own values for {names} (written out over yours, not asked for) were left out: "
                        f"it uses your {names}")
-        if evidence(receipt, reply.code, self.source) and not self._misses_stated(receipt):
+        smells = [c.detail for c in receipt.checks if c.expr == SMELL_CHECK and not c.passed]
+        if evidence(receipt, reply.code, self.source) and not self._misses_stated(receipt) and not smells:
             words = verified(receipt, reply.code, self.source, self.checks)
             return self._end("fixed", f"after {index} round(s){by}: {words}{stated}", reply.code)
         others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
@@ -389,6 +397,8 @@ class LoopRun:
             stated += "; it shows nothing, though the instruction asks for something to see"
         elif self._misses_stated(receipt):
             stated += "; its output does not show the values the instruction states"
+        elif smells:
+            stated += f"; it looks wrong: {smells[0]}"
         elif reply.code in self._shown:
             stated += (f"; its last line shows `{self._shown[reply.code]}`, added by the rules since the instruction "
                        "asks for something to see")
