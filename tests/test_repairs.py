@@ -293,6 +293,15 @@ CASES = {
     "drift_categories_setter_on_a_categorical": (PD + "c = pd.Categorical(['b', 'a', 'b'])\n",
                                                  "c.categories = ['A', 'B']\nfirst = c[0]\n", "removed_setter",
                                                  "first == 'B'"),
+    # pivot_table over text columns: pandas before 2.0 dropped them; the numeric ones named as its values
+    "pivot_table_over_text_columns": (PD + "df = pd.DataFrame({'name': ['a', 'a', 'b'], 'grade': [1.0, 3.0, 5.0], "
+                                           "'note': ['x', 'y', 'z'], 'passed': [True, False, True]})\n",
+                                      "t = df.pivot_table(index=['name'])\n", "reduction_on_text",
+                                      "list(t.columns) == ['grade', 'passed'] and t.loc['a', 'grade'] == 2.0"),
+    "pivot_table_function_over_text_columns": (PD + "df = pd.DataFrame({'name': ['a', 'b'], 'grade': [1.0, 3.0], "
+                                                    "'note': ['x', 'y']})\n",
+                                               "t = pd.pivot_table(df, index='name')\n", "reduction_on_text",
+                                               "list(t.columns) == ['grade'] and t.loc['b', 'grade'] == 3.0"),
     "tuple_columns": (PD + "df = pd.DataFrame({'g': [1, 1], 'a': [1, 2], 'b': [3, 4]})\n",
                       "t = df.groupby('g')['a', 'b'].sum()\n", "tuple_columns", "t.loc[1, 'b'] == 7"),
     "series_truth": (PD + "df = pd.DataFrame({'a': [1, 5], 'b': [1, 1]})\n", "sel = df[df['a'] > 2 and df['b'] == 1]\n",

@@ -102,6 +102,10 @@ def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
         return None
     for call in calls_on_line(tree, receipt.lineno):
         name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+        if name == "pivot_table" and op:
+            fixed = _pivot_numeric(code, call)
+            if fixed:
+                return fixed
         if name != op and not (op is None and name in REDUCTIONS):
             continue
         receiver = call.func.value
@@ -115,6 +119,28 @@ def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
         if not has_keyword(call, "numeric_only"):
             return add_keyword(code, call, "numeric_only=True")
     return None
+
+
+def _pivot_numeric(code: str, call: ast.Call) -> str | None:
+    """`pivot_table` with no `values` aggregated every other column, and pandas before 2.0 dropped those its
+    function could not take (its "nuisance" columns; numeric_only is False since 2.0, and pivot_table has no such
+    keyword): the numeric and boolean columns that are not its `index` or `columns`, named as `values`."""
+    method = isinstance(call.func.value, ast.Name) and call.func.value.id in ("pd", "pandas")
+    data = call.args[0] if method and call.args else (None if method else call.func.value)
+    if data is None or has_keyword(call, "values") or len(call.args) > (1 if method else 0):
+        return None
+    keys = []
+    for kw in call.keywords:
+        if kw.arg in ("index", "columns"):
+            items = kw.value.elts if isinstance(kw.value, (ast.List, ast.Tuple)) else [kw.value]
+            if not all(isinstance(i, ast.Constant) for i in items):
+                return None
+            keys += [i.value for i in items]
+    if not keys:
+        return None
+    frame = source_of(code, data)
+    return add_keyword(code, call, f'values=[c for c in {frame}.select_dtypes(["number", "bool"]).columns '
+                                   f'if c not in {keys!r}]')
 
 
 def numeric_strings(code: str, receipt: ParsedReceipt) -> str | None:
