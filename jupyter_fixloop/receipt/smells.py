@@ -3,7 +3,8 @@
 A run with a smell does not pass: its receipt names the smell with sample values, and the loop goes
 on. Each rule reads the run's Effect (effect.py), and the cell as the user wrote it:
 - a new or changed text column whose values print a whole Series or DataFrame (`str(df['id'])`);
-- a column (or Series) that became all NaN;
+- a column (or Series) that became all NaN (not in a new frame of the rows the code selected by that column's
+  missing values: `df[df['age'].isna()]`);
 - rows lost from a frame or Series, when the user's cell does not filter rows;
 - a frame, Series or array that became a string or None (`df = df.dropna(inplace=True)`);
 - a new object made and thrown away: a statement `df['c'].fillna(0)` or `name.strip()` whose result is
