@@ -125,9 +125,9 @@ def _pivot_numeric(code: str, call: ast.Call) -> str | None:
     """`pivot_table` with no `values` aggregated every other column, and pandas before 2.0 dropped those its
     function could not take (its "nuisance" columns; numeric_only is False since 2.0, and pivot_table has no such
     keyword): the numeric and boolean columns that are not its `index` or `columns`, named as `values`."""
-    method = isinstance(call.func.value, ast.Name) and call.func.value.id in ("pd", "pandas")
-    data = call.args[0] if method and call.args else (None if method else call.func.value)
-    if data is None or has_keyword(call, "values") or len(call.args) > (1 if method else 0):
+    function = isinstance(call.func.value, ast.Name) and call.func.value.id in ("pd", "pandas")  # pd.pivot_table(df)
+    data = (call.args[0] if call.args else None) if function else call.func.value
+    if data is None or has_keyword(call, "values") or len(call.args) > (1 if function else 0):
         return None
     keys = []
     for kw in call.keywords:
