@@ -119,13 +119,14 @@ def asks_to_make(instruction: str | None, name: str) -> bool:
 
 
 _ASKS_TO_SEE = re.compile(
-    r"(?:^|[.!?:]\s+|\n\s*)(?:select|return|show|print|display|calculate|compute|count|find|list|get|give|"
+    r"(?:^|[.!?:,;]\s+|\n\s*)(?:select|return|show|print|display|calculate|compute|count|find|list|get|give|check|"
     r"how\s+(?:many|much|do|can|would)|what|which|is\s+there|are\s+there)\b", re.I)
 
 
 def asks_to_see(instruction: str | None) -> bool:
     """Whether an instruction asks for something to see (`Select the rows ...`, `How many teams ...?`,
-    `Print the version`): a sentence of it starts with such a word. Code blocks in it are not read."""
+    `Print the version`, `For each month, find ...`): a sentence or clause of it starts with such a word.
+    Code blocks in it are not read."""
     prose = re.sub(r"```.*?```", " ", instruction or "", flags=re.S)
     return bool(_ASKS_TO_SEE.search(prose.strip()))
 

@@ -49,7 +49,9 @@ def test_an_instruction_that_asks_to_see_is_asked_once_more_when_the_code_shows_
     from jupyter_fixloop.cell import asks_to_see
 
     assert asks_to_see("How many teams scored more than 6 goals?") and asks_to_see("Select only the Goal column.")
+    assert asks_to_see("For each calendar month in `s`, find the mean.") and asks_to_see("Check the index is sorted.")
     assert not asks_to_see("Change the age in row 'f' to 1.5.") and not asks_to_see("Create a frame `df`.")
+    assert not asks_to_see("Sort df by age, descending.")
     server = fake_model("```python\nn = (euro12.Goals > 6).sum()\n```", "```python\n(euro12.Goals > 6).sum()\n```")
     result = fix("", instruction="How many teams scored more than 6 goals?", namespace=_namespace(),
                  model="openai/scripted", api_base=server.url, rules=False, max_rounds=3)
@@ -83,7 +85,7 @@ def test_code_that_assigns_what_the_instruction_asks_to_see_has_it_shown_by_the_
                  model="openai/scripted", api_base=server.url, max_rounds=2)
     assert result.patched == "big = euro12[euro12.Goals > 6]\nbig\n" and len(server.requests) == 1  # no model call
     assert result.status == "unverified"  # shown is not checked
-    assert "its last line shows `big`, added by the rules since the instruction asks for something to see" \
+    assert "its last line shows `big`, added by the rules: since the instruction asks for something to see" \
         in result.reason
     assert "Spain" in render_text(result).split("its value:")[1]
     server = fake_model("```python\nbig = euro12[euro12.Goals > 6]\nbig.reset_index(drop=True, inplace=True)\n```",
@@ -91,6 +93,24 @@ def test_code_that_assigns_what_the_instruction_asks_to_see_has_it_shown_by_the_
     result = fix("", instruction="Select the teams that scored more than 6 goals.", namespace=_namespace(),
                  model="openai/scripted", api_base=server.url, max_rounds=2)
     assert "It ran, but showed nothing" in server.prompt(1) and result.patched == "euro12[euro12.Goals > 6]\n"
+
+
+def test_a_new_name_the_code_makes_last_is_shown_and_the_users_data_changed_is_not(fake_model):
+    # "Create a ...": no word asks to see, but the value made last is the result, shown as a REPL shows it
+    server = fake_model("```python\nthursdays = pd.date_range('2015-01-01', '2016-12-31', freq='WOM-3THU')\n```")
+    result = fix("", instruction="Create a DatetimeIndex of the third Thursday of each month in 2015 and 2016.",
+                 namespace=_namespace(), model="openai/scripted", api_base=server.url, max_rounds=2)
+    assert result.patched.endswith("\nthursdays\n") and len(server.requests) == 1
+    assert "its last line shows `thursdays`, added by the rules: the value the code makes last" in result.reason
+    assert "2015-01-15" in render_text(result).split("its value:")[1]
+    server = fake_model("```python\neuro12 = euro12.sort_values('Goals')\n```")  # the user's own data, changed
+    result = fix("", instruction="Order euro12 by its goals.", namespace=_namespace(), model="openai/scripted",
+                 api_base=server.url, max_rounds=2)
+    assert result.patched == "euro12 = euro12.sort_values('Goals')\n" and "its last line shows" not in result.reason
+    server = fake_model("```python\nthursdays = pd.date_range('2015-01-01', periods=3, freq='W-THU')\n```")
+    result = fix("", instruction="Create a DatetimeIndex of three Thursdays.", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, max_rounds=2, rules=False)
+    assert result.patched == "thursdays = pd.date_range('2015-01-01', periods=3, freq='W-THU')\n"  # rules off
 
 
 STATES = ("Count the goals of each team, largest first. You should end up with the answer as follows:\n"

@@ -324,18 +324,22 @@ class LoopRun:
 
     async def _with_result_shown(self, best: sampling.Candidate, candidates: list[sampling.Candidate],
                                  guard_: guard.Guard, history, pool, mirror) -> sampling.Candidate:
-        """Code that ran and showed nothing, for an instruction that asks for something to see, run again
-        with the name its last line assigns shown (a line of the rules, no model call): that run instead
-        when it shows something. The name is said in the result (`_passed`). Not with the rules off."""
+        """Generated code that ran and showed nothing, for an instruction that asks for something to see or
+        whose last line makes a new name (`dti = pd.date_range(...)`: the result it was asked to make, as a
+        REPL shows it), run again with the name its last line assigns shown (a line of the rules, no model
+        call): that run instead when it shows something. The name is said in the result (`_passed`). Not
+        with the rules off."""
         ran = best.receipt.ok or self._misses_stated(best.receipt)
-        if not (self.options.rules and ran and best.reply.code and self._shows_nothing(best.receipt)):
+        if not (self.options.rules and self.instruction and ran and best.reply.code and self._silent(best.receipt)):
             return best
         shown = cell.result_shown(best.reply.code)
         if shown is None:
             return best
         code, name = shown
+        if not (self.asks_to_see or self._new_name(name)):
+            return best
         receipt = await self._trial(code, best.reply.text, guard_, history, pool, mirror)
-        if not (receipt.ok or self._misses_stated(receipt)) or self._shows_nothing(receipt):
+        if not (receipt.ok or self._misses_stated(receipt)) or self._silent(receipt):
             return best
         self._shown[code] = name
         if best.reply.code in self._examples:
@@ -351,7 +355,15 @@ class LoopRun:
     def _shows_nothing(self, receipt: Receipt) -> bool:
         """Code written for an instruction that asks for something to see, which printed nothing and
         whose last line has no value: a fact about the run, said as such (never evidence of a right answer)."""
-        return bool(self.asks_to_see and not self.checks and not receipt.stdout.strip() and not receipt.value)
+        return self.asks_to_see and self._silent(receipt)
+
+    def _silent(self, receipt: Receipt) -> bool:
+        """A run with no check of the user's, that printed nothing and whose last line has no value."""
+        return bool(not self.checks and not receipt.stdout.strip() and not receipt.value)
+
+    def _new_name(self, name: str) -> bool:
+        """A bare name none of the user's variables has: what the code made, not the user's data changed."""
+        return name.isidentifier() and name not in _namespace_names(self.namespace)
 
     @staticmethod
     def _misses_stated(receipt: Receipt) -> bool:
@@ -400,8 +412,9 @@ class LoopRun:
         elif smells:
             stated += f"; it looks wrong: {smells[0]}"
         elif reply.code in self._shown:
-            stated += (f"; its last line shows `{self._shown[reply.code]}`, added by the rules since the instruction "
-                       "asks for something to see")
+            why = ("since the instruction asks for something to see" if self.asks_to_see
+                   else "the value the code makes last, which nothing showed")
+            stated += f"; its last line shows `{self._shown[reply.code]}`, added by the rules: {why}"
         also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
                 "differently: compare them below") if others else ""
         return self._end("unverified",
