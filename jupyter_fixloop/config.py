@@ -45,6 +45,10 @@ class FixLoop(Configurable):
                           "small machine needs tens of seconds).").tag(config=True)
     max_tokens = Integer(DEFAULTS.max_tokens, min=0,
                          help="Total model tokens for one loop (0: no bound).").tag(config=True)
+    reply_tokens = Integer(DEFAULTS.reply_tokens, min=0, help="Most tokens one model reply may take (0: 1024 and "
+                           "half a token per character of the cell it rewrites). A small model that repeats a line "
+                           "stops there, not at `model_timeout`; the cut reply has no complete cell and is said "
+                           "so.").tag(config=True)
     budget = Float(DEFAULTS.budget, min=0.0,
                    help="Total model cost in USD for one loop (0: no bound).").tag(config=True)
     wall_time = Float(DEFAULTS.wall_time, min=0.0,

@@ -28,6 +28,7 @@ class LoopOptions:
     timeout: float = 30.0  # seconds one sandbox run may take
     model_timeout: float = 120.0  # seconds one model call may take
     max_tokens: int = 0  # model tokens for the whole loop (0: no bound)
+    reply_tokens: int = 0  # most tokens one model reply may take (0: 1024 and half a token per character of the cell)
     budget: float = 0.0  # model cost in USD for the whole loop (0: no bound)
     wall_time: float = 600.0  # seconds for the whole loop, model and sandbox together (0: no bound)
     hint: str = ""  # extra guidance added to the prompt
@@ -74,6 +75,9 @@ class LoopOptions:
             raise UsageError(f"resamples must be a whole number from 1 to 8, not {self.resamples!r}")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < -1:
             raise UsageError(f"seed must be a whole number, 0 or more (-1: none), not {self.seed!r}")
+        if not isinstance(self.reply_tokens, int) or isinstance(self.reply_tokens, bool) or self.reply_tokens < 0:
+            raise UsageError(f"reply_tokens must be a whole number, 0 or more (0: by the cell's size), "
+                             f"not {self.reply_tokens!r}")
         if not isinstance(self.rules, bool):
             raise UsageError(f"rules must be True or False, not {self.rules!r}")
         if self.auto not in AUTO_MODES:
@@ -84,6 +88,11 @@ class LoopOptions:
             raise UsageError(f"share_policy must be one of {', '.join(SHARE_POLICIES)}, not {self.share_policy!r}")
         # an unknown confinement is the sandbox's to refuse: the loop's result says so
 
+    def reply_cap(self, cell: str) -> int:
+        """The most tokens one model reply may take: `reply_tokens`, or by default REPLY_TOKENS and half a
+        token per character of the cell it rewrites (a reply is that cell, whole, and a line or two)."""
+        return self.reply_tokens or REPLY_TOKENS + len(cell or "") // 2
+
     def with_(self, **changes) -> LoopOptions:
         """`replace` that skips None (an option the caller did not give); an unknown name is a TypeError."""
         unknown = set(changes) - NAMES
@@ -92,6 +101,7 @@ class LoopOptions:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
+REPLY_TOKENS = 1024  # a reply's tokens beside its cell's: a model that repeats a line stops here, not at its timeout
 NAMES = frozenset(f.name for f in fields(LoopOptions))
 DEFAULTS = LoopOptions()
 

@@ -120,13 +120,18 @@ def closed_port_url() -> str:
 
 
 def _completion(content: str, request: dict) -> dict:
+    """The reply as an OpenAI chat completion (4 characters a token), cut at the request's `max_tokens` as a
+    server cuts it (`finish_reason` "length")."""
     prompt_chars = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
+    cap = request.get("max_tokens")
+    finish = "length" if cap and len(content) // 4 > cap else "stop"
+    content = content[:cap * 4] if finish == "length" else content
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": request.get("model", "scripted"),
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": content}}],
         "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4,
                   "total_tokens": prompt_chars // 4 + len(content) // 4},
     }
@@ -135,10 +140,11 @@ def _completion(content: str, request: dict) -> dict:
 def _event_stream(content: str, request: dict) -> bytes:
     """The reply as an OpenAI chat stream: content chunks, the finish, the usage, then [DONE]."""
     full = _completion(content, request)
+    content, finish = full["choices"][0]["message"]["content"], full["choices"][0]["finish_reason"]
     base = {k: full[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
     pieces = [content[i:i + 4] for i in range(0, len(content), 4)]
     events = [base | {"choices": [{"index": 0, "delta": {"role": "assistant", "content": p}, "finish_reason": None}]}
               for p in pieces]
-    events.append(base | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    events.append(base | {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
     events.append(base | {"choices": [], "usage": full["usage"]})
     return "".join(f"data: {json.dumps(e)}\n\n" for e in events).encode() + b"data: [DONE]\n\n"

@@ -10,7 +10,7 @@ from fake_model import Scripted, closed_port_url
 from jupyter_fixloop import LoopHooks, fix
 from jupyter_fixloop.errors import UsageError
 from jupyter_fixloop.model.models import check_model, check_server
-from jupyter_fixloop.model.prompt import PROMPT_TOKENS, STOP, WRONG_OUTPUT_REPLY, build_messages, extract_code
+from jupyter_fixloop.model.prompt import PROMPT_TOKENS, STOP, WRONG_OUTPUT_REPLY, build_messages, cut_code, extract_code
 from jupyter_fixloop.options import BUILTIN
 from jupyter_fixloop.receipt.text import Budget, headline
 from jupyter_fixloop.receipt.values import Receipt
@@ -52,6 +52,24 @@ def test_a_seed_is_sent_with_every_call_and_none_by_default(fake_model):
     assert "seed" not in server.requests[0]
     with pytest.raises(UsageError, match="seed must be"):
         fix(CELL, checks=[CHECK], model="openai/scripted", api_base=server.url, seed=-2)
+
+
+def test_a_reply_is_capped_by_the_cells_size_and_a_cut_one_is_said_so(fake_model):
+    rambling = "```python\n" + "total = sum(prices)  # the sum of the prices, again and again\n" * 200
+    server = fake_model(rambling, block(FIXED))
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
+    assert result.status == "fixed" and len(result.rounds) == 2, result.reason
+    assert [r["max_tokens"] for r in server.requests] == [1024 + len(CELL) // 2] * 2  # by default: by the cell
+    assert "No code: the reply was cut at 1036 tokens (reply_tokens) before a complete ```python block" \
+        in result.rounds[0].receipt.text
+    server = fake_model(rambling)
+    result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url,
+                 reply_tokens=40, max_rounds=1)
+    assert server.requests[0]["max_tokens"] == 40 and "cut at 40 tokens" in result.rounds[0].receipt.text
+    assert cut_code("```python\nx = 1\n```\nThen again:\n```python\nx = 1\nx") == "x = 1\n"  # the closed block
+    assert cut_code("```python\nx = 1\ny = 2\n") is None and cut_code("x = 1") is None
+    with pytest.raises(UsageError, match="reply_tokens must be"):
+        fix(CELL, checks=[CHECK], model="openai/scripted", api_base=server.url, reply_tokens=-1)
 
 
 def test_a_second_repeat_ends_the_loop_and_says_so(fake_model):

@@ -239,8 +239,8 @@ def _one_shot(case: Case, snap, opts) -> dict:
     try:
         reply = runtime.run_sync(get_model(opts.options.model).propose(
             messages, LastRun(case.cell, first), timeout=opts.options.model_timeout,
-            api_base=opts.options.api_base or None, temperature=opts.options.temperature, seed=opts.options.seed,
-            stop=STOP))
+            api_base=opts.options.api_base or None, max_tokens=opts.options.reply_cap(case.cell),
+            temperature=opts.options.temperature, seed=opts.options.seed, stop=STOP))
     except ModelError as exc:
         return {"status": "error", "reason": str(exc), "rounds": 1, "final_code": None, "last_receipt": first.text}
     status = "answered" if reply.code else "no_code"

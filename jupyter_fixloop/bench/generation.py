@@ -221,7 +221,8 @@ def one_shot(step: Step, ns: dict, opts) -> dict:
     try:
         reply = runtime.run_sync(get_model(opts.options.model).propose(
             messages, LastRun(None, None), timeout=opts.options.model_timeout, api_base=opts.options.api_base or None,
-            temperature=opts.options.temperature, seed=opts.options.seed, stop=STOP))
+            max_tokens=opts.options.reply_cap(""), temperature=opts.options.temperature, seed=opts.options.seed,
+            stop=STOP))
     except ModelError as exc:
         return {"status": "error", "reason": str(exc), "calls": 1, "code": None}
     return {"status": "answered" if reply.code else "no_code", "reason": "one model call, not run",

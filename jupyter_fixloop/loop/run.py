@@ -465,7 +465,7 @@ class LoopRun:
             return reply, self._repeated(reply), authors
 
         async def trial(reply: model.Reply) -> Receipt:
-            receipt = await self._trial(reply.code, reply.text, guard_, history, pool, mirror)
+            receipt = await self._trial(reply.code, reply.text, guard_, history, pool, mirror, reply.cut)
             return passed_before.marked(receipt)
 
         def ends_round(step, reply: model.Reply, receipt: Receipt) -> bool:
@@ -476,10 +476,11 @@ class LoopRun:
 
         return await sampling.gather(temps, ask, trial, ends_round, failed, self.budget)
 
-    async def _trial(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror) -> Receipt:
+    async def _trial(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror,
+                     cut: int = 0) -> Receipt:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
         if code is None:
-            return self.model.without_code(text)
+            return self.model.without_code(text, cut)
         tried = _tried_before(code, self.rounds, self.source, self.first)
         if tried is not None:
             label, earlier = tried
@@ -626,7 +627,8 @@ class LoopRun:
                 events.call(self.hooks.on_model_writing, events.ModelWriting(index, opts.max_rounds, tokens, rate))
 
         call = self.model.propose(messages, last, timeout=opts.model_timeout, api_base=opts.api_base or None,
-                                  temperature=temperature, seed=opts.seed, stop=prompt.STOP, on_progress=writing)
+                                  max_tokens=opts.reply_cap(self.source), temperature=temperature, seed=opts.seed,
+                                  stop=prompt.STOP, on_progress=writing)
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))

@@ -23,7 +23,7 @@ from ..errors import ModelError, UsageError
 from ..options import BUILTIN
 from ..receipt.values import Receipt, no_code, no_repair
 from ..result import MODEL, RULES, Usage
-from .prompt import extract_code
+from .prompt import cut_code, extract_code
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class Reply:
     code: str | None
     usage: Usage
     guess: str = ""  # the built-in engine's repair is a guess: what it did, in its words
+    cut: int = 0  # the reply was stopped at this many tokens (`reply_tokens`); 0: it ended by itself
 
 
 Progress = Callable[[int, float], None]  # (tokens written, tokens per second) while a reply streams
@@ -69,7 +70,7 @@ class Model(Protocol):
 
     def warm_up(self) -> None: ...
 
-    def without_code(self, text: str) -> Receipt: ...
+    def without_code(self, text: str, cut: int = 0) -> Receipt: ...
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ class BuiltinModel:
     def warm_up(self) -> None:
         """Nothing to import ahead."""
 
-    def without_code(self, text: str) -> Receipt:
+    def without_code(self, text: str, cut: int = 0) -> Receipt:
         """Its answer had no code: not a model's reply (no call was made), so `no_repair`, not `no_code`."""
         return no_repair(text)
 
@@ -131,8 +132,8 @@ class LiteLLMModel:
         except Exception:
             pass
 
-    def without_code(self, text: str) -> Receipt:
-        return no_code(text)
+    def without_code(self, text: str, cut: int = 0) -> Receipt:
+        return no_code(text, cut)
 
 
 BUILTIN_MODEL = BuiltinModel()
@@ -231,6 +232,7 @@ async def _litellm_call(
         raise ModelError(describe_model_error(exc, model)) from exc
     seconds = time.perf_counter() - started
     text = (response.choices[0].message.content or "") if response.choices else ""
+    length = bool(response.choices) and response.choices[0].finish_reason == "length"
     usage = getattr(response, "usage", None)
     prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
     completion_tokens = getattr(usage, "completion_tokens", 0) or 0
@@ -238,7 +240,9 @@ async def _litellm_call(
         cost = float(lib.completion_cost(completion_response=response) or 0.0)
     except Exception:
         cost = 0.0  # a model litellm has no price for (local, proxy): tokens are still counted
-    return Reply(text=text, code=extract_code(text), usage=Usage(prompt_tokens, completion_tokens, cost, seconds))
+    return Reply(text=text, code=cut_code(text) if length else extract_code(text),
+                 usage=Usage(prompt_tokens, completion_tokens, cost, seconds),
+                 cut=(max_tokens or completion_tokens) if length else 0)
 
 
 PROGRESS_EVERY = 0.25  # seconds between two progress calls while a reply streams

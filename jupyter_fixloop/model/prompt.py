@@ -374,6 +374,14 @@ def extract_code(text: str) -> str | None:
     return _clean(code) if code is not None else None
 
 
+def cut_code(text: str) -> str | None:
+    """The cell in a reply stopped at its token cap (`reply_tokens`): only a ```python block it closed counts (a
+    block cut mid-way is no complete cell, however well its first lines parse); None when it closed none."""
+    fences = [m.start() for m in re.finditer("```", text)]
+    closing = fences[1::2]  # fences open and close blocks in turn
+    return extract_code(text[:closing[-1] + 3]) if closing else None
+
+
 def _looks_like_code(text: str) -> bool:
     try:
         tree = ast.parse(text)

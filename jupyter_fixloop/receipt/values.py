@@ -169,13 +169,13 @@ def no_repair(reply: str) -> Receipt:
     return Receipt(kind="no_repair", text=reply[0].lower() + reply[1:])
 
 
-def no_code(reply: str) -> Receipt:
+def no_code(reply: str, cut: int = 0) -> Receipt:
+    """A model's reply with no code; `cut`: it was stopped at that many tokens (`reply_tokens`) first."""
     shown = reply.strip().replace("\n", " ")
     shown = shown[:160] + ("..." if len(shown) > 160 else "")
-    text = (
-        "No code: the reply had no ```python block with the complete cell"
-        + (f" (it said: {shown!r})" if shown else " (it was empty)")
-    )
+    why = (f"the reply was cut at {cut} tokens (reply_tokens) before a complete ```python block" if cut
+           else "the reply had no ```python block with the complete cell")
+    text = f"No code: {why}" + (f" (it said: {shown!r})" if shown else " (it was empty)")
     return Receipt(kind="no_code", text=text)
 
 
