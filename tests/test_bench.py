@@ -1,6 +1,7 @@
 """The benchmark harness: real user-side kernel, real sandboxes, real litellm calls (scripted server)."""
 
 import json
+import os
 
 import pytest
 
@@ -310,3 +311,51 @@ def test_a_cell_that_reads_what_the_machine_kept_a_cell_from_making_is_no_drift_
     outcomes = [CellOutcome(n, "failed" if e else "ok", s) for n, (s, e) in enumerate(zip(sources, errors), 1)]
     saved = {n: {"outputs": [], "execution_count": n} for n in range(1, 7)}
     assert drift_cells(outcomes, saved, dict(enumerate(errors, 1))) == {4, 6}
+
+
+def test_a_fix_shown_wrong_here_is_right_when_the_era_kernel_shows_the_saved_output(tmp_path, capsys, monkeypatch):
+    """A library's numbers change as well as its names: with `--era-kernel`, the notebook batch mode wrote
+    runs in a kernel holding the libraries of the notebook's time; a fix shown wrong here that shows the
+    saved output there is right (and listed apart); one that shows another output there stays wrong."""
+    import sys
+
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    # one library in two versions, each in its own kernel: 2.0 (here) scales otherwise than 1.0 (the era)
+    kernels = tmp_path / "share" / "kernels"
+    for name, body in (("now", "def scaled(x):\n    return 10 * x + 1\n"),
+                       ("era", "def scaled(x):\n    return 10 * x\n"),
+                       ("wrongera", "def scaled(x):\n    return 10 * x + 2\n")):
+        lib = tmp_path / f"lib-{name}"
+        lib.mkdir()
+        (lib / "scaling.py").write_text(body)
+        (kernels / name).mkdir(parents=True)
+        path = os.pathsep.join(p for p in (str(lib), os.environ.get("PYTHONPATH", "")) if p)
+        (kernels / name / "kernel.json").write_text(json.dumps({
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": name, "language": "python", "env": {"PYTHONPATH": path}}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "share"))
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    cells = [("import pandas as pd\nimport scaling\ns = pd.Series([1, 2, 3, 4], index=pd.MultiIndex.from_tuples("
+              "[('a', 1), ('a', 2), ('b', 1), ('b', 2)]))", None),
+             ("total = s.sum(level=0)", None),  # pandas 2 removed `level=`: the rules' fix
+             ("print(scaling.scaled(total['a']))", "30\n")]  # saved under 1.0
+    nb = new_notebook(cells=[new_code_cell(src, execution_count=n,
+                                           outputs=[new_output("stream", name="stdout", text=out)] if out else [])
+                             for n, (src, out) in enumerate(cells, 1)])
+    nbformat.write(nb, str(folder / "numbers.ipynb"))
+
+    assert bench.main(["--notebooks", str(folder), "--kernel", "now", "--era-kernel", "wrongera"]) == 0
+    out = capsys.readouterr().out
+    assert "| numbers.ipynb | 3 | 1 | 3 | 0 / 0 / 0 / 1 | 0 | 0 | 0 | 2/2 | 0 / 1 / 1 |" in out, out
+    assert "- numbers.ipynb cell 3: -30 | +31" in out, out
+    assert "right in an era kernel" not in out
+
+    assert bench.main(["--notebooks", str(folder), "--kernel", "now", "--era-kernel", "era"]) == 0
+    out = capsys.readouterr().out
+    assert "| numbers.ipynb | 3 | 1 | 3 | 0 / 0 / 0 / 1 | 0 | 0 | 0 | 2/2 | 1 / 0 / 1 |" in out, out
+    assert "- numbers.ipynb cell 3: as saved in `era`" in out, out
+    assert "| drift fixes right only in the era kernel (counted right) | 1 | 0 | |" in out, out

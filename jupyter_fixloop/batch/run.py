@@ -211,9 +211,27 @@ async def plain_count(nb, cwd: str, timeout: float, kernel_name: str | None, wor
 
 async def plain_errors(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str,
                        stop: Stop | None = None) -> dict[int, str | None] | None:
-    """Run a copy of `nb` as plain Jupyter does (errors allowed; cell by cell, as nbclient's execute
-    does): for each code cell that ran (numbered among all cells, from 1), its error ("ename:
-    evalue") or None. None when `stop` came first."""
+    """Run a copy of `nb` as plain Jupyter does: for each code cell that ran (numbered among all
+    cells, from 1), its error ("ename: evalue") or None. None when `stop` came first."""
+    ran = await run_plainly(nb, cwd, timeout, kernel_name, workdir, stop)
+    return None if ran is None else errors_of(ran)
+
+
+def errors_of(nb) -> dict[int, str | None]:
+    """For each code cell of a notebook that ran (numbered among all cells, from 1): its error ("ename:
+    evalue"), or None."""
+    ran = {}
+    for i, c in enumerate(nb.cells):
+        if c.cell_type == "code" and c.source.strip() and c.get("execution_count"):
+            errors = [o for o in c.outputs if o.get("output_type") == "error"]
+            ran[i + 1] = f"{errors[0].get('ename', '')}: {errors[0].get('evalue', '')}" if errors else None
+    return ran
+
+
+async def run_plainly(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str,
+                      stop: Stop | None = None):
+    """A copy of `nb` run as plain Jupyter runs it (errors allowed; cell by cell, as nbclient's execute
+    does), with its new outputs; None when `stop` came first."""
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
 
@@ -237,14 +255,7 @@ async def plain_errors(nb, cwd: str, timeout: float, kernel_name: str | None, wo
     except Exception:  # a timeout or a kernel that would not start: count what ran
         finished = True
     stop.relisten()
-    if not finished:
-        return None
-    ran = {}
-    for i, c in enumerate(nb.cells):
-        if c.cell_type == "code" and c.source.strip() and c.get("execution_count"):
-            errors = [o for o in c.outputs if o.get("output_type") == "error"]
-            ran[i + 1] = f"{errors[0].get('ename', '')}: {errors[0].get('evalue', '')}" if errors else None
-    return ran
+    return nb if finished else None
 
 
 async def _started(client, stack: contextlib.AsyncExitStack) -> None:

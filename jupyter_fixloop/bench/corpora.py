@@ -36,6 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-rounds", "-r", type=int, default=None)
     parser.add_argument("--cell-timeout", type=float, default=120.0, help="seconds a cell may run (default 120)")
     parser.add_argument("--kernel", default=None, help="kernel name (default: each notebook's own, or python3)")
+    parser.add_argument("--era-kernel", default=None, metavar="NAME",
+                        help="a kernel with the libraries of the notebooks' time (old enough for the removed "
+                             "spelling, new enough for its replacement): a drift fix shown wrong here is run there "
+                             "too, and counted right when it shows the saved output there")
     parser.add_argument("--accept-unreviewed", action="store_true", help="as `run --accept-unreviewed`")
     parser.add_argument("--no-saved-outputs", dest="saved_outputs", action="store_false")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
@@ -93,6 +97,8 @@ def summary(corpora: dict[str, list[NotebookFigures]], held_out: set[str]) -> st
               f"| drift cells fixed right | {rate(dev.verdicts['right'], dev.drift)} | "
               f"{rate(out.verdicts['right'], out.drift)} | {_gap(dev, out, 'right')} |",
               f"| drift fixes wrong | {dev.verdicts['wrong']} | {out.verdicts['wrong']} | |",
+              *([f"| drift fixes right only in the era kernel (counted right) | {len(dev.era)} | {len(out.era)} | |"]
+                if dev.era or out.era else []),
               f"| drift fixes unverified | {dev.verdicts['unverified']} | {out.verdicts['unverified']} | |"]
     if len(totals) > 1:
         lines += ["", "Each corpus left out in turn (drift cells fixed):", "",
@@ -177,7 +183,7 @@ def main(argv: list[str]) -> int:
                     f = NotebookFigures.from_json(done[f"{corpus}/{rel}"])
                 else:
                     try:
-                        f = asyncio.run(measure(folder, rel, options, scratch, keep))
+                        f = asyncio.run(measure(folder, rel, options, scratch, keep, args.era_kernel))
                     except FixloopError as exc:
                         print(f"jupyter-fixloop bench: {corpus}/{rel}: {exc}", file=sys.stderr)
                         continue

@@ -15,6 +15,13 @@ output; **wrong** when it shows another output than the one saved while the note
 reproduces its saved outputs (every cell above it that ran as written and printed something printed
 what was saved) and the cell draws no random numbers; **unverified** otherwise (no saved text output,
 as for a plot; random data; or a cell above already shows another output than the one saved).
+
+A library's numbers change too (scikit-learn 0.20 shuffles a seeded Perceptron otherwise than 0.19):
+with an era kernel (`--era-kernel`, a kernel whose libraries are those of the notebook's time, old
+enough to have the removed spelling and new enough to have its replacement), the notebook batch mode
+wrote is run there plainly, and a fix shown wrong whose cell shows the saved output there is
+**right**: it means what the code it replaced meant, in the library the output was saved with. Each
+such fix is listed apart, with the era kernel that showed it.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ class NotebookFigures:
     left: list = field(default_factory=list)  # (cell number, status, why)
     drift_left: list = field(default_factory=list)  # (cell number, the error) of drift cells not fixed
     wrong: list = field(default_factory=list)  # (cell number, the first differing lines) of drift fixes shown wrong
+    era: list = field(default_factory=list)  # (cell number, the era kernel) of fixes shown right only there
     seconds: float = 0.0
 
     @property
@@ -64,6 +72,7 @@ class NotebookFigures:
         data["left"] = [tuple(x) for x in data.get("left", [])]
         data["drift_left"] = [tuple(x) for x in data.get("drift_left", [])]
         data["wrong"] = [tuple(x) for x in data.get("wrong", [])]
+        data["era"] = [tuple(x) for x in data.get("era", [])]
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
     def add(self, other: NotebookFigures) -> None:
@@ -75,6 +84,7 @@ class NotebookFigures:
         self.left += other.left
         self.drift_left += [(f"{other.name} cell {n}", e) for n, e in other.drift_left]
         self.wrong += [(f"{other.name} cell {n}", d) for n, d in other.wrong]
+        self.era += [(f"{other.name} cell {n}", k) for n, k in other.era]
 
 
 def ran_when_saved(cell) -> bool:
@@ -153,9 +163,33 @@ def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set
     return verdicts
 
 
-async def measure(folder: str, rel: str, options, scratch: str, keep: str | None = None) -> NotebookFigures:
+async def right_in_era(nb, folder: str, rel: str, wrong: list[int], original: dict, era: str, timeout: float,
+                      scratch: str) -> list[int]:
+    """Of the cells in `wrong` (drift fixes shown wrong here), those that show their saved output when
+    `nb`, the notebook batch mode wrote, runs plainly in a fresh copy of `folder` in the kernel `era`."""
+    from ..batch.run import run_plainly
+    from ..receipt import saved_check, saved_output
+
+    there = shutil.copytree(folder, os.path.join(scratch, f"era-{len(os.listdir(scratch))}"))
+    workdir = tempfile.mkdtemp(prefix="nbbench-", dir=scratch)
+    ran = await run_plainly(nb, os.path.dirname(os.path.join(there, rel)), timeout, era, workdir)
+    if ran is None:
+        return []
+    right = []
+    for number in wrong:
+        outputs = ran.cells[number - 1].get("outputs", [])
+        saved = saved_output(original[number].get("outputs", []))
+        errored = any(o.get("output_type") == "error" for o in outputs)
+        if saved is not None and not errored and saved_check(saved_output(outputs) or "", None, saved)[0]:
+            right.append(number)
+    return right
+
+
+async def measure(folder: str, rel: str, options, scratch: str, keep: str | None = None,
+                  era: str | None = None) -> NotebookFigures:
     """One notebook, plainly and in batch mode, each in a fresh copy of `folder`; with `keep`, the
-    notebook batch mode wrote is saved under `keep` (its fixes, its outputs) for review."""
+    notebook batch mode wrote is saved under `keep` (its fixes, its outputs) for review; with `era` (a
+    kernel name), the fixes shown wrong are run there too (`right_in_era`)."""
     from ..batch.run import fix_notebook, plain_errors, read_notebook
 
     started = time.perf_counter()
@@ -177,6 +211,11 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
                               batch=result.cells_run)
     drift = drift_cells(result.outcomes, original, plain)
     verdicts = drift_verdicts(result.outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)}, drift)
+    wrong = [n for n, (verdict, _) in verdicts.items() if verdict == "wrong"]
+    if era and wrong:
+        for number in await right_in_era(nb, folder, rel, wrong, original, era, options.cell_timeout, scratch):
+            verdicts[number] = ("right", [])
+            figures.era.append((number, era))
     figures.drift = len(drift)
     for o in result.outcomes:
         if o.status in FIXED:  # "unverified": repaired and runs, but nothing checked it
@@ -267,4 +306,7 @@ def report(all_figures: list[NotebookFigures]) -> str:
     lines += [f"- {where}: {error}" for where, error in total.drift_left] or ["- none"]
     lines += ["", "drift fixes shown wrong (output not the one saved; `-` saved, `+` now):"]
     lines += [f"- {where}: {diff}" for where, diff in total.wrong] or ["- none"]
+    if total.era:
+        lines += ["", "drift fixes shown wrong here and right in an era kernel (the saved output, the old library):"]
+        lines += [f"- {where}: as saved in `{kernel}`" for where, kernel in total.era]
     return "\n".join(lines)
