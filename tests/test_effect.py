@@ -236,6 +236,9 @@ def test_a_forged_effect_record_is_read_with_care():
     ("text.replace('a', 'b')\nn = 1\n", "text.replace('a', 'b')"),
     # calls of the same names that act on the world: a file renamed or moved, a table dropped
     ("os.rename('a', 'b')\np.rename('c')\npath.replace(target)\ntable.drop(engine)\nn = 1\n", None),
+    # pyplot's title(label) is no str.title() (which takes no argument): it draws
+    ("plt.title('Random distributions')\nplt.xlabel('Value')\nplt.show()\n", None),
+    ("name.title()\nplt.title(name)\nplt.show()\n", "name.title()"),
 ])
 def test_a_result_thrown_away_is_read_from_the_code_that_ran(code, thrown):
     from jupyter_fixloop.receipt.smells import thrown_away

@@ -44,6 +44,16 @@ NEW_OBJECT_METHODS = {
     "strip", "lstrip", "rstrip", "lower", "upper", "title", "capitalize", "removeprefix", "removesuffix",
 }
 NEW_OBJECT_FUNCTIONS = {"sorted", "to_datetime", "to_numeric", "concat"}
+# of those, str's methods that no pandas frame or Series has (`replace` both have): a call passing more
+# positional arguments than str's own takes is another function of that name (pyplot's `title("Sales")`)
+STR_ONLY = {"strip", "lstrip", "rstrip", "lower", "upper", "title", "capitalize", "removeprefix", "removesuffix"}
+
+
+def _positional(name: str) -> int:
+    """How many positional arguments str's method `name` takes, read from its signature."""
+    import inspect
+
+    return len(inspect.signature(getattr(str, name)).parameters) - 1
 
 
 def judged(effect: Effect | None, original: str | None, ran: str | None = None) -> Effect | None:
@@ -138,6 +148,8 @@ def _pure_call(call: ast.Call, name: str) -> bool:
         and isinstance(call.func.value, ast.Name)
         and call.func.value.id in ("os", "shutil")
     ):
+        return False
+    if name in STR_ONLY and len(call.args) > _positional(name):  # `plt.title("Sales")`: not str's title()
         return False
     words = {k.arg for k in call.keywords}
     mapping = any(isinstance(a, (ast.Dict, ast.List)) for a in call.args)
