@@ -354,7 +354,10 @@ def test_a_fix_shown_wrong_here_is_right_when_the_era_kernel_shows_the_saved_out
     assert "- numbers.ipynb cell 3: -30 | +31" in out, out
     assert "right in an era kernel" not in out
 
-    assert bench.main(["--notebooks", str(folder), "--kernel", "now", "--era-kernel", "era"]) == 0
+    assert bench.main(["--notebooks", str(folder), "--kernel", "now", "--era-kernel", "elsewhere=era"]) == 2
+    assert "--era-kernel elsewhere=...: no corpus of that name (the corpora: corpus)" in capsys.readouterr().err
+    assert bench.main(["--notebooks", str(folder), "--kernel", "now", "--era-kernel", "wrongera",
+                       "--era-kernel", "corpus=era"]) == 0  # the corpus's own era kernel first
     out = capsys.readouterr().out
     assert "| numbers.ipynb | 3 | 1 | 3 | 0 / 0 / 0 / 1 | 0 | 0 | 0 | 2/2 | 1 / 0 / 1 |" in out, out
     assert "- numbers.ipynb cell 3: as saved in `era`" in out, out

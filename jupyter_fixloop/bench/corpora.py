@@ -36,10 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-rounds", "-r", type=int, default=None)
     parser.add_argument("--cell-timeout", type=float, default=120.0, help="seconds a cell may run (default 120)")
     parser.add_argument("--kernel", default=None, help="kernel name (default: each notebook's own, or python3)")
-    parser.add_argument("--era-kernel", default=None, metavar="NAME",
+    parser.add_argument("--era-kernel", action="append", default=[], metavar="[CORPUS=]NAME",
                         help="a kernel with the libraries of the notebooks' time (old enough for the removed "
-                             "spelling, new enough for its replacement): a drift fix shown wrong here is run there "
-                             "too, and counted right when it shows the saved output there")
+                             "spelling, new enough for its replacement), for every corpus or for CORPUS (its "
+                             "folder's name; repeatable): a drift fix shown wrong here is run there too, and "
+                             "counted right when it shows the saved output there")
     parser.add_argument("--accept-unreviewed", action="store_true", help="as `run --accept-unreviewed`")
     parser.add_argument("--no-saved-outputs", dest="saved_outputs", action="store_false")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
@@ -165,6 +166,12 @@ def main(argv: list[str]) -> int:
             why = " that --only picks" if args.only and os.path.isdir(folder) else ""
             print(f"jupyter-fixloop bench: {folder}: no notebooks{why} in this folder", file=sys.stderr)
             return 2
+    eras = {corpus: kernel for corpus, _, kernel in (era.rpartition("=") for era in args.era_kernel)}
+    unknown = sorted(set(eras) - {"", *names.values()})
+    if unknown:
+        print(f"jupyter-fixloop bench: --era-kernel {unknown[0]}=...: no corpus of that name (the corpora: "
+              f"{', '.join(sorted(names.values()))})", file=sys.stderr)
+        return 2
     try:
         options = _options(args)
     except FixloopError as exc:
@@ -183,7 +190,7 @@ def main(argv: list[str]) -> int:
                     f = NotebookFigures.from_json(done[f"{corpus}/{rel}"])
                 else:
                     try:
-                        f = asyncio.run(measure(folder, rel, options, scratch, keep, args.era_kernel))
+                        f = asyncio.run(measure(folder, rel, options, scratch, keep, eras.get(corpus, eras.get(""))))
                     except FixloopError as exc:
                         print(f"jupyter-fixloop bench: {corpus}/{rel}: {exc}", file=sys.stderr)
                         continue
