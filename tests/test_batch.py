@@ -810,3 +810,22 @@ def test_a_helper_that_raises_in_the_kernel_leaves_that_cell_as_plain_jupyter_do
     nb = nbformat.read(str(workdir / "helper.fixed.ipynb"), as_version=4)
     assert text_of(nb.cells[2]) == "after"
     assert "fixloop's helper raised in the notebook's kernel (RecursionError" in printed.out + printed.err, printed
+
+
+def test_a_cell_the_network_fails_asks_no_model_and_says_why(workdir, fake_model):
+    """A cell whose own run cannot reach the network: no change to it can make it run here, so no round is
+    spent on it (no model call), and the report says what to do."""
+    server = fake_model("```python\ndata = b''\n```")
+    src = write_notebook(workdir / "net.ipynb", "import urllib.request",
+                         "data = urllib.request.urlopen('http://data.invalid/wine.csv').read()", "print(len(data))")
+    out, report = str(workdir / "net.out.ipynb"), str(workdir / "net.md")
+
+    assert batch_cli.main([src, "-o", out, "--report", report, "--model", "openai/scripted",
+                           "--api-base", server.url, "--accept-unreviewed"]) == 1
+
+    assert server.requests == []
+    with open(report) as f:
+        said = f.read()
+    assert "the cell needs the network, which the notebook's kernel did not reach here" in said, said
+    nb = nbformat.read(out, as_version=4)
+    assert nb.cells[1].source == "data = urllib.request.urlopen('http://data.invalid/wine.csv').read()"

@@ -595,7 +595,7 @@ class BatchRun:
                                       f"fixed, did not {made} `{blamed}`", blamed_cell=self.poisoned[blamed])
         if not self._repairable(number):
             return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines)
-        not_code = words.missing_package(error) or words.missing_program(error)
+        not_code = words.missing_package(error) or words.missing_program(error) or words.unreachable(error)
         if not_code:  # nothing a change to the cell can fix: no loop (a model would delete the import)
             return self._failed(index, cell.source, _kept(not_code), error, started, defines)
         await kernel.call("hold")

@@ -59,6 +59,14 @@ def missing_file(error: str, cwd: str) -> str | None:
             "file there or correct the path, then rerun (fixloop does not make up data)")
 
 
+def unreachable(error: str) -> str | None:
+    """The words for a cell whose own run in the notebook's kernel could not reach the network, or None."""
+    if NETWORK.search(error or ""):
+        return ("the cell needs the network, which the notebook's kernel did not reach here: no change to the cell "
+                "can fix that (run it where the network is reachable)")
+    return None
+
+
 def network(texts: list[str]) -> str | None:
     if any(NETWORK.search(t or "") for t in texts):
         return ("the cell needs the network, and the sandbox where fixes are tried has none: fixloop cannot "
