@@ -487,6 +487,19 @@ LIBRARY_CASES = {
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
                       "fig, ax = plt.subplots()\n",
         "note = ax.annotate(s='peak', xy=(0.5, 0.5))\n", "renamed_keyword", "note.get_text() == 'peak'"),
+    "matplotlib_scale_axis_keyword_symlog": (
+        "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n",
+        "plt.plot([1, 10, 100])\nplt.yscale('symlog', linthreshy=0.05)\nax = plt.gca()\n", "renamed_keyword",
+        "ax.get_yscale() == 'symlog' and ax.yaxis.get_transform().linthresh == 0.05"),
+    "matplotlib_scale_axis_keyword_log": (
+        "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+                      "fig, ax = plt.subplots()\n",
+        "ax.set_xscale('log', basex=2)\n", "renamed_keyword", "ax.xaxis.get_transform().base == 2"),
+    "matplotlib_scale_axis_keyword_renamed_twice": (
+        "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+                      "fig, ax = plt.subplots()\n",
+        "ax.set_yscale('log', nonposy='mask')\n", "renamed_keyword",
+        "ax.yaxis.get_transform()._clip is False"),
     "matplotlib_scale_parameter_renamed": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
                       "fig, ax = plt.subplots()\n",

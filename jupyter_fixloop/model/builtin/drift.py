@@ -20,7 +20,8 @@ words or from what the library says it has now.
 - `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
 - `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
 - `renamed_keyword`: a keyword the library renamed (`OneHotEncoder(sparse=False)` -> `sparse_output=`,
-  `Perceptron(n_iter=40)` -> `max_iter=40, tol=None`, `hist(normed=True)` -> `density=True`).
+  `Perceptron(n_iter=40)` -> `max_iter=40, tol=None`, `hist(normed=True)` -> `density=True`,
+  `yscale('symlog', linthreshy=0.05)` -> `linthresh=0.05`: matplotlib 3.3's one name for both axes).
 - `no_effect_keyword`: a keyword gone now that the old version said had no effect (`presort=`), left out.
 - `moved_call`: a function of one argument matplotlib removed, as the call its deprecation named
   (`plt.cm.get_cmap('jet')` -> `matplotlib.colormaps.get_cmap('jet')`).
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import inspect
 import re
 
 from .changed import (
@@ -599,7 +601,27 @@ def renamed_keyword(code: str, receipt: ParsedReceipt) -> str | None:
             new = RENAMED_CALL_KEYWORDS.get((call_name(call), kw.arg))
             if new and (f"'{kw.arg}'" in receipt.evalue or f"'{new}'" in receipt.evalue):
                 return _rename_keyword(code, [call], kw.arg, new)
-    return None
+    return m and _scale_keyword(code, tree, receipt, m.group(1), m.group(2))
+
+
+SCALE_CALLS = {"x": ("xscale", "set_xscale"), "y": ("yscale", "set_yscale")}
+
+
+def _scale_keyword(code: str, tree, receipt: ParsedReceipt, callee: str, old: str) -> str | None:
+    """matplotlib 3.3 named a scale's parameters once for both axes: "The 'linthreshy' parameter of __init__()
+    has been renamed 'linthresh'", 'basex' 'base', 'nonposy' 'nonpositive' (through its renamed `nonpos`).
+    `plt.yscale('symlog', linthreshy=0.05)` -> `linthresh=0.05`, where the scale class the error names takes
+    the name without the axis now (asked of matplotlib), in a call that sets that axis's scale."""
+    scale = import_optional("matplotlib.scale")
+    cls = getattr(scale, callee.removesuffix(".__init__"), None) if scale and callee.endswith(".__init__") else None
+    if not isinstance(cls, type) or old[-1:] not in SCALE_CALLS:
+        return None
+    takes = inspect.signature(cls.__init__).parameters
+    bare = old[:-1]
+    named = [bare, *(new for (_, was), new in RENAMED_CALL_KEYWORDS.items() if was == bare)]
+    new = next((name for name in named if name in takes), None)
+    calls = [c for c in calls_on_line(tree, receipt.lineno) if call_name(c) in SCALE_CALLS[old[-1]]]
+    return _rename_keyword(code, calls, old, new) if new else None
 
 
 def _callee(name: str) -> str:
