@@ -959,3 +959,21 @@ def test_a_numpy_reducer_pandas_ran_by_name_is_named_when_the_output_differs():
     assert repairs.first_repair(setup + cell, "ran without error")[0] is None
     called = setup + "df = pd.DataFrame({'k': ['a'], 'v': [1.0]})\nprint(df.groupby('k')['v'].agg(lambda x: np.var(x)))"
     assert fix(called, expect_output=expected, confinement="none").status != "fixed"
+
+
+def test_rows_joined_with_unaligned_columns_sort_them_when_the_output_says_so():
+    """`df.append(other)` is `pd.concat([df, other])` now; before pandas 1.0 both sorted the columns when the
+    frames' columns differed, as 0.23's warning said ("pass 'sort=True'" to keep it). Which pandas a cell was
+    written for only its saved or expected output tells: with an output that sorts them, `sort=True` is
+    passed in a second round; with the output pandas gives now, the first round's concat stands."""
+    setup = "import pandas as pd\n"
+    cell = ("a = pd.DataFrame({'lat': [1.0], 'city': ['SF']})\nb = pd.DataFrame({'population': [5], 'city': ['NY']})\n"
+            "print(a.append(b))\n")  # pandas now: lat, city, population
+    sorted_then = "  city  lat  population\n0   SF  1.0         NaN\n0   NY  NaN         5.0\n"
+    result = fix(setup + cell, expect_output=sorted_then, confinement="none")
+    assert result.status == "fixed", result.reason
+    assert "print(pd.concat([a, b], sort=True))" in result.patched and len(result.rounds) == 2
+    aligned = cell.replace("'population': [5], 'city': ['NY']", "'lat': [2.0], 'city': ['NY']")
+    result = fix(setup + aligned, expect_output="   lat city\n0  1.0   SF\n0  2.0   NY\n", confinement="none")
+    assert result.status == "fixed" and "sort=True" not in result.patched and len(result.rounds) == 1
+    assert repairs.first_repair("pd.concat([a, b])\n", "ran without error")[0] is None

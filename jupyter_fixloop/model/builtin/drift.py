@@ -33,6 +33,8 @@ words or from what the library says it has now.
   'l2' ...`): the old one passed (`LogisticRegression(penalty='l1', solver='liblinear')`).
 - `string_as_list`: a string of one-letter colors that matplotlib read as that many colors (`c=''`: none,
   hollow markers), as the explicit list its 3.2 deprecation said to use instead (`c=[]`).
+- `concat_sorted`: rows joined whose columns differ, where the output differs from the one saved or
+  expected: `sort=True`, which pandas before 1.0 did by itself (0.23's warning said to pass it to keep that).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from .changed import (
 )
 from .edits import (
     ParsedReceipt,
+    add_keyword,
     add_keyword,
     call_name,
     calls_on_line,
@@ -857,6 +860,22 @@ def reducer_by_name(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 REDUCER_NAMES = {path.split(".", 1)[1] for path in REDUCERS_BY_NAME if path.startswith("builtins.")}
+
+
+def concat_sorted(code: str, receipt: ParsedReceipt) -> str | None:
+    """Rows joined whose columns differ were joined with their columns sorted before pandas 1.0 (0.23's
+    warning: "Sorting because non-concatenation axis is not aligned ... To retain the current behavior
+    and silence the warning, pass 'sort=True'"); `df.append(other)` did the same. Where the output differs
+    from the one expected or saved, each `pd.concat([...])` of rows that does not say `sort=` or `axis=`
+    passes `sort=True`: only that output can tell which pandas the cell was written for."""
+    tree = parse(code)
+    if tree is None or not any(WRONG_OUTPUT.search(detail) for detail in receipt.failed):
+        return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and call_name(n) == "concat" and n.args
+             and isinstance(n.args[0], (ast.List, ast.Tuple)) and not any(k.arg in ("sort", "axis") for k in n.keywords)]
+    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):
+        code = add_keyword(code, call, "sort=True")
+    return code if calls else None
 
 
 def _reducer(node: ast.AST, modules) -> str | None:

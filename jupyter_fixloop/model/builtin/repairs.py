@@ -62,6 +62,7 @@ from .data import (
 )
 from .drift import (
     changed_default,
+    concat_sorted,
     did_you_mean,
     equivalent_value,
     groupby_axis,
@@ -124,7 +125,7 @@ REPAIRS = [
     reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
     pivot_duplicates, tuple_columns, series_truth, mask_precedence, mask_with_missing, apply_axis, format_text_number,
     float_as_index, index_off_by_one, int_not_iterable, loop_overshoot,
-    shared_default, epoch_unit, strict_bounds, power_of_ten, reducer_by_name,
+    shared_default, epoch_unit, strict_bounds, power_of_ten, reducer_by_name, concat_sorted,
 ]
 
 
@@ -149,7 +150,7 @@ KIND = {
                      pivot_duplicates, mask_precedence, mask_with_missing, apply_axis, format_text_number,
                      float_as_index,
                      index_off_by_one, loop_overshoot, style_name, groupby_axis, moved_function, shared_default,
-                     epoch_unit, strict_bounds, reducer_by_name,
+                     epoch_unit, strict_bounds, reducer_by_name, concat_sorted,
                      power_of_ten, filter_value, merge_keys, concat_dtype], GUESS),
 }
 
