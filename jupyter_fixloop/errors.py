@@ -28,3 +28,7 @@ class KernelDied(KernelError):
 class HelperFailed(KernelError):
     """Batch mode: one of fixloop's helpers raised in the notebook's kernel (not an import: the kernel runs
     them): the cell it was for is left as plain Jupyter leaves it, and the run goes on."""
+
+
+class Stopped(FixloopError):
+    """A run ended on a signal (SIGINT, SIGTERM) before its work was done; the message names the signal."""

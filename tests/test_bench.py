@@ -362,3 +362,42 @@ def test_a_fix_shown_wrong_here_is_right_when_the_era_kernel_shows_the_saved_out
     assert "| numbers.ipynb | 3 | 1 | 3 | 0 / 0 / 0 / 1 | 0 | 0 | 0 | 2/2 | 1 / 0 / 1 |" in out, out
     assert "- numbers.ipynb cell 3: as saved in `era`" in out, out
     assert "| drift fixes right only in the era kernel (counted right) | 1 | 0 | |" in out, out
+
+
+def test_the_notebook_bench_ends_on_sigterm_keeping_what_it_measured(tmp_path):
+    """SIGTERM (or Ctrl-C) ends the bench: the notebook under way is not measured, nor those after it; the
+    notebooks done are in --json OUT (for --resume), and the exit code names the signal."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for name, source in (("a_quick.ipynb", "x = 1"), ("b_slow.ipynb", "import time\ntime.sleep(120)"),
+                         ("c_never.ipynb", "y = 2")):
+        nb = new_notebook(cells=[new_code_cell(source)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, str(folder / name))
+    out = tmp_path / "figures.json"
+    proc = subprocess.Popen([sys.executable, "-m", "jupyter_fixloop.cli", "bench", "--notebooks", str(folder),
+                             "--json", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not out.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.5)  # the first notebook is measured and written
+    time.sleep(6)  # the second one's plain run is under way, in its sleep
+    proc.send_signal(signal.SIGTERM)
+    try:
+        stdout, stderr = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("the bench went on after SIGTERM") from None
+
+    assert proc.returncode == 128 + signal.SIGTERM, stderr
+    assert "stopped by SIGTERM in corpus/b_slow.ipynb" in stderr and "--resume takes the rest" in stderr, stderr
+    measured = [n["name"] for n in json.loads(out.read_text())["notebooks"]]
+    assert measured == ["a_quick.ipynb"]
+    assert "| a_quick.ipynb |" in stdout and "c_never" not in stdout

@@ -14,10 +14,11 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
 import tempfile
 
-from ..errors import FixloopError
+from ..errors import FixloopError, Stopped
 from .notebooks import NotebookFigures, by_verdict, by_verifier, measure, report
 
 
@@ -181,33 +182,41 @@ def main(argv: list[str]) -> int:
     done = _load(args.json_out) if args.resume else {}
     corpora: dict[str, list[NotebookFigures]] = {names[f]: [] for f in folders}
     every: list[NotebookFigures] = []
+    stopped = ""
     with tempfile.TemporaryDirectory(prefix="fixloop-nbbench-") as scratch:
-        for folder in folders:
+        for folder, rel in ((f, rel) for f in folders for rel in find_notebooks(f, args.only)):
             corpus = names[folder]
             keep = os.path.join(args.keep_notebooks, corpus) if args.keep_notebooks else None
-            for rel in find_notebooks(folder, args.only):
-                if f"{corpus}/{rel}" in done:
-                    f = NotebookFigures.from_json(done[f"{corpus}/{rel}"])
-                else:
-                    try:
-                        f = asyncio.run(measure(folder, rel, options, scratch, keep, eras.get(corpus, eras.get(""))))
-                    except FixloopError as exc:
-                        print(f"jupyter-fixloop bench: {corpus}/{rel}: {exc}", file=sys.stderr)
-                        continue
-                    except (Exception, asyncio.CancelledError) as exc:  # a kernel lost mid-run: measure the rest
-                        print(f"jupyter-fixloop bench: {corpus}/{rel}: not measured ({type(exc).__name__}: {exc})",
-                              file=sys.stderr)
-                        continue
-                    f.corpus = corpus
-                    print(f"{corpus}/{rel}: {f.batch} cells run (plain Jupyter: {f.plain}), {sum(f.fixed.values())} "
-                          f"fixed, {f.drift_fixed}/{f.drift} drift cells fixed ({f.verdicts['wrong']} wrong), "
-                          f"{f.seconds:.0f} s", file=sys.stderr, flush=True)
-                corpora[corpus].append(f)
-                every.append(f)
-                if args.json_out:
-                    _save(args.json_out, every)
+            if f"{corpus}/{rel}" in done:
+                f = NotebookFigures.from_json(done[f"{corpus}/{rel}"])
+            else:
+                try:
+                    f = asyncio.run(measure(folder, rel, options, scratch, keep, eras.get(corpus, eras.get(""))))
+                except Stopped as exc:  # the notebooks measured so far are kept (and in --json OUT)
+                    stopped = str(exc)
+                    print(f"jupyter-fixloop bench: stopped by {stopped} in {corpus}/{rel}: it and the notebooks "
+                          f"after it are not measured{'; --resume takes the rest' if args.json_out else ''}",
+                          file=sys.stderr)
+                    break
+                except FixloopError as exc:
+                    print(f"jupyter-fixloop bench: {corpus}/{rel}: {exc}", file=sys.stderr)
+                    continue
+                except (Exception, asyncio.CancelledError) as exc:  # a kernel lost mid-run: measure the rest
+                    print(f"jupyter-fixloop bench: {corpus}/{rel}: not measured ({type(exc).__name__}: {exc})",
+                          file=sys.stderr)
+                    continue
+                f.corpus = corpus
+                print(f"{corpus}/{rel}: {f.batch} cells run (plain Jupyter: {f.plain}), {sum(f.fixed.values())} "
+                      f"fixed, {f.drift_fixed}/{f.drift} drift cells fixed ({f.verdicts['wrong']} wrong), "
+                      f"{f.seconds:.0f} s", file=sys.stderr, flush=True)
+            corpora[corpus].append(f)
+            every.append(f)
+            if args.json_out:
+                _save(args.json_out, every)
     held_out = {names[f] for f, out in folders.items() if out}
     for corpus, figures in corpora.items():
         print(f"## {corpus} ({'held out' if corpus in held_out else 'dev'})\n\n{report(figures)}\n")
     print(summary(corpora, held_out))
+    if stopped:
+        return 128 + signal.Signals[stopped].value
     return 0 if all(f.batch >= f.plain for f in every) else 1

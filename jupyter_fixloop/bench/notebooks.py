@@ -190,21 +190,28 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     """One notebook, plainly and in batch mode, each in a fresh copy of `folder`; with `keep`, the
     notebook batch mode wrote is saved under `keep` (its fixes, its outputs) for review; with `era` (a
     kernel name), the fixes shown wrong are run there too (`right_in_era`)."""
-    from ..batch.run import fix_notebook, plain_errors, read_notebook
+    from ..batch.run import Stop, fix_notebook, plain_errors, read_notebook
+    from ..errors import Stopped
 
     started = time.perf_counter()
     plain_dir, batch_dir = (shutil.copytree(folder, os.path.join(scratch, f"{kind}-{len(os.listdir(scratch))}"))
                             for kind in ("plain", "batch"))
     nb = read_notebook(os.path.join(plain_dir, rel))
     workdir = tempfile.mkdtemp(prefix="nbbench-", dir=scratch)
+    stop = Stop()
+    stop.listen()  # SIGINT, SIGTERM: this notebook is not measured, and the bench ends (corpora.main)
     plain = await plain_errors(nb, os.path.dirname(os.path.join(plain_dir, rel)), options.cell_timeout,
-                               options.kernel_name, workdir)
+                               options.kernel_name, workdir, stop)
+    if plain is None:
+        raise Stopped(stop.why)
     path = os.path.join(batch_dir, rel)
     nb = read_notebook(path)
     original = {i + 1: c for i, c in enumerate(nb.cells)}
     original = {n: dict(outputs=list(c.get("outputs", [])), execution_count=c.get("execution_count"))
                 for n, c in original.items()}
-    result = await fix_notebook(nb, path, options)
+    result = await fix_notebook(nb, path, options, stop=stop)
+    if result.stopped:
+        raise Stopped(result.stopped)
     if keep:
         _keep(nb, os.path.join(keep, rel))
     figures = NotebookFigures(rel, cells=len(result.outcomes), plain=sum(e is None for e in plain.values()),
