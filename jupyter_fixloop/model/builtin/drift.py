@@ -61,7 +61,6 @@ from .changed import (
 from .edits import (
     ParsedReceipt,
     add_keyword,
-    add_keyword,
     call_name,
     calls_on_line,
     has_keyword,
@@ -872,7 +871,8 @@ def concat_sorted(code: str, receipt: ParsedReceipt) -> str | None:
     if tree is None or not any(WRONG_OUTPUT.search(detail) for detail in receipt.failed):
         return None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and call_name(n) == "concat" and n.args
-             and isinstance(n.args[0], (ast.List, ast.Tuple)) and not any(k.arg in ("sort", "axis") for k in n.keywords)]
+             and isinstance(n.args[0], (ast.List, ast.Tuple))
+             and not any(k.arg in ("sort", "axis") for k in n.keywords)]
     for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):
         code = add_keyword(code, call, "sort=True")
     return code if calls else None
