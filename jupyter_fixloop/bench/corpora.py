@@ -152,6 +152,43 @@ def _options(args):
                         accept_unreviewed=args.accept_unreviewed, plain=False, saved_outputs=args.saved_outputs)
 
 
+def _measure_all(folders, names, args, options, eras) -> tuple[list[NotebookFigures], str]:
+    """Every notebook's figures (those in --json OUT taken from it with --resume), each written to OUT as it
+    finishes; and the signal that stopped the run, or ""."""
+    done = _load(args.json_out) if args.resume else {}
+    every: list[NotebookFigures] = []
+    with tempfile.TemporaryDirectory(prefix="fixloop-nbbench-") as scratch:
+        for folder, rel in ((f, rel) for f in folders for rel in find_notebooks(f, args.only)):
+            corpus = names[folder]
+            keep = os.path.join(args.keep_notebooks, corpus) if args.keep_notebooks else None
+            if f"{corpus}/{rel}" in done:
+                f = NotebookFigures.from_json(done[f"{corpus}/{rel}"])
+            else:
+                try:
+                    f = asyncio.run(measure(folder, rel, options, scratch, keep, eras.get(corpus, eras.get(""))))
+                except Stopped as exc:  # the notebooks measured so far are kept (and in --json OUT)
+                    print(f"jupyter-fixloop bench: stopped by {exc} in {corpus}/{rel}: it and the notebooks after "
+                          f"it are not measured{'; --resume takes the rest' if args.json_out else ''}",
+                          file=sys.stderr)
+                    return every, str(exc)
+                except FixloopError as exc:
+                    print(f"jupyter-fixloop bench: {corpus}/{rel}: {exc}", file=sys.stderr)
+                    continue
+                except (Exception, asyncio.CancelledError) as exc:  # a kernel lost mid-run: measure the rest
+                    print(f"jupyter-fixloop bench: {corpus}/{rel}: not measured ({type(exc).__name__}: {exc})",
+                          file=sys.stderr)
+                    continue
+                f.corpus = corpus
+                print(f"{corpus}/{rel}: {f.batch} cells run (plain Jupyter: {f.plain}), {sum(f.fixed.values())} "
+                      f"fixed, {f.drift_fixed}/{f.drift} drift cells fixed ({f.verdicts['wrong']} wrong), "
+                      f"{f.seconds:.0f} s", file=sys.stderr, flush=True)
+            f.corpus = corpus
+            every.append(f)
+            if args.json_out:
+                _save(args.json_out, every)
+    return every, ""
+
+
 def main(argv: list[str]) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -179,40 +216,10 @@ def main(argv: list[str]) -> int:
         print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
         return 2
     os.environ.setdefault("MPLBACKEND", "Agg")  # kernels inherit it: plots draw off-screen, their drift counts
-    done = _load(args.json_out) if args.resume else {}
     corpora: dict[str, list[NotebookFigures]] = {names[f]: [] for f in folders}
-    every: list[NotebookFigures] = []
-    stopped = ""
-    with tempfile.TemporaryDirectory(prefix="fixloop-nbbench-") as scratch:
-        for folder, rel in ((f, rel) for f in folders for rel in find_notebooks(f, args.only)):
-            corpus = names[folder]
-            keep = os.path.join(args.keep_notebooks, corpus) if args.keep_notebooks else None
-            if f"{corpus}/{rel}" in done:
-                f = NotebookFigures.from_json(done[f"{corpus}/{rel}"])
-            else:
-                try:
-                    f = asyncio.run(measure(folder, rel, options, scratch, keep, eras.get(corpus, eras.get(""))))
-                except Stopped as exc:  # the notebooks measured so far are kept (and in --json OUT)
-                    stopped = str(exc)
-                    print(f"jupyter-fixloop bench: stopped by {stopped} in {corpus}/{rel}: it and the notebooks "
-                          f"after it are not measured{'; --resume takes the rest' if args.json_out else ''}",
-                          file=sys.stderr)
-                    break
-                except FixloopError as exc:
-                    print(f"jupyter-fixloop bench: {corpus}/{rel}: {exc}", file=sys.stderr)
-                    continue
-                except (Exception, asyncio.CancelledError) as exc:  # a kernel lost mid-run: measure the rest
-                    print(f"jupyter-fixloop bench: {corpus}/{rel}: not measured ({type(exc).__name__}: {exc})",
-                          file=sys.stderr)
-                    continue
-                f.corpus = corpus
-                print(f"{corpus}/{rel}: {f.batch} cells run (plain Jupyter: {f.plain}), {sum(f.fixed.values())} "
-                      f"fixed, {f.drift_fixed}/{f.drift} drift cells fixed ({f.verdicts['wrong']} wrong), "
-                      f"{f.seconds:.0f} s", file=sys.stderr, flush=True)
-            corpora[corpus].append(f)
-            every.append(f)
-            if args.json_out:
-                _save(args.json_out, every)
+    every, stopped = _measure_all(folders, names, args, options, eras)
+    for f in every:
+        corpora[f.corpus].append(f)
     held_out = {names[f] for f, out in folders.items() if out}
     for corpus, figures in corpora.items():
         print(f"## {corpus} ({'held out' if corpus in held_out else 'dev'})\n\n{report(figures)}\n")
