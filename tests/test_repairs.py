@@ -977,3 +977,9 @@ def test_rows_joined_with_unaligned_columns_sort_them_when_the_output_says_so():
     result = fix(setup + aligned, expect_output="   lat city\n0  1.0   SF\n0  2.0   NY\n", confinement="none")
     assert result.status == "fixed" and "sort=True" not in result.patched and len(result.rounds) == 1
     assert repairs.first_repair("pd.concat([a, b])\n", "ran without error")[0] is None
+    # a receipt read back from its text (a prompt's) says which check failed: the output's, or another one
+    said = ("Check failed: output matches the one saved in the notebook\n  FAILED: output matches the one saved "
+            "in the notebook -- 3 line(s) shown, 3 saved; 2 line(s) differ\n")
+    assert repairs.first_repair("print(pd.concat([a, b]))\n", said)[1] == "print(pd.concat([a, b], sort=True))\n"
+    other = "Check failed: len(c) == 3\n  FAILED: len(c) == 3 -- len(c) is 2\n"
+    assert repairs.first_repair("c = pd.concat([a, b])\n", other)[0] is None

@@ -821,7 +821,6 @@ def stack_sequence(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 AGGREGATING = {"agg", "aggregate", "apply", "transform", "pivot_table", "crosstab"}
-WRONG_OUTPUT = re.compile(r"line\(s\) (?:shown|printed), \d+ (?:saved|expected); \d+ line\(s\) differ")
 
 
 def reducer_by_name(code: str, receipt: ParsedReceipt) -> str | None:
@@ -831,7 +830,7 @@ def reducer_by_name(code: str, receipt: ParsedReceipt) -> str | None:
     has ddof 0, pandas' 1): where the output differs from the one expected or saved, each becomes the method's
     name (`'var'`), as pandas 2.1's warning said to write it."""
     tree = parse(code)
-    if tree is None or not any(WRONG_OUTPUT.search(detail) for detail in receipt.failed):
+    if tree is None or not receipt.output_differs:
         return None
     assigned = {t.id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
                 if isinstance(t, ast.Name)}
@@ -868,7 +867,7 @@ def concat_sorted(code: str, receipt: ParsedReceipt) -> str | None:
     from the one expected or saved, each `pd.concat([...])` of rows that does not say `sort=` or `axis=`
     passes `sort=True`: only that output can tell which pandas the cell was written for."""
     tree = parse(code)
-    if tree is None or not any(WRONG_OUTPUT.search(detail) for detail in receipt.failed):
+    if tree is None or not receipt.output_differs:
         return None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and call_name(n) == "concat" and n.args
              and isinstance(n.args[0], (ast.List, ast.Tuple))

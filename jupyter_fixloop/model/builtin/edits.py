@@ -17,8 +17,9 @@ import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ...receipt.saved import SAVED_CHECK
 from ...receipt.text import TRACE_HEADING, for_people, run_headline
-from ...receipt.values import SMELL_CHECK, Receipt, TracedLine
+from ...receipt.values import OUTPUT_CHECK, SMELL_CHECK, Receipt, TracedLine
 
 # ---------------------------------------------------------------- reading a receipt
 
@@ -62,6 +63,7 @@ class ParsedReceipt:
     trace: tuple[TracedLine, ...] = ()  # a wrong output's value trace, line by line
     failed: tuple[str, ...] = ()  # the details of the failed checks (a smell's is its text)
     smells: tuple[str, ...] = ()  # what looks wrong in what the cell did to the data (failed checks too)
+    output_differs: bool = False  # a check of the printed output failed: the one saved, or --expect-output
 
     @classmethod
     def of(cls, receipt: Receipt, modules: Mapping[str, str] | None = None) -> ParsedReceipt:
@@ -77,7 +79,11 @@ class ParsedReceipt:
                    (receipt.line or "").rstrip(), tuple(context), for_people(receipt), values, message,
                    dict(modules or {}),
                    receipt.column, receipt.trace, tuple(c.detail for c in failed),
-                   tuple(c.detail for c in failed if c.expr == SMELL_CHECK))
+                   tuple(c.detail for c in failed if c.expr == SMELL_CHECK),
+                   any(c.expr in OUTPUT_CHECKS for c in failed))
+
+
+OUTPUT_CHECKS = (SAVED_CHECK, OUTPUT_CHECK)  # the checks that compare what the cell printed with a text
 
 
 HEADLINE = re.compile(r"^(?P<ename>[A-Za-z_][\w.]*): ?(?P<evalue>.*)$")
@@ -122,10 +128,10 @@ def parse_receipt(text: str) -> ParsedReceipt:
             values[vm.group(1)] = vm.group(2)
     context = [c.strip() for c in context]
     column = COLUMN.search(text)
-    failed, smells = _checks_said(lines)
+    failed, smells, output_differs = _checks_said(lines)
     return ParsedReceipt(headline, ename, evalue, lineno, line, tuple(context), text, values, "\n".join(message),
                          column=int(column.group(1)) if column else None, trace=_trace_said(lines), failed=failed,
-                         smells=smells)
+                         smells=smells, output_differs=output_differs)
 
 
 # how a receipt's text says its failed checks and its value trace (receipt/text.py: _check_lines, _trace_lines)
@@ -138,10 +144,10 @@ RUN_SAID = re.compile(r"(?:^(?:call|run)|; run) (\d+): ")
 NEXT_PAIR = re.compile(r"; (?=[A-Za-z_]\w* = )")  # a value holds `; ` too (a frame's columns)
 
 
-def _checks_said(lines: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(details of the failed checks, smells) as a receipt's text says them: its headline's smell
-    (`Smell: ...`), and the items under the headline (`  FAILED: check -- detail`, `  smell: ...`, ...),
-    each with its rows (indented by four)."""
+def _checks_said(lines: list[str]) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """(details of the failed checks, smells, whether an output check failed) as a receipt's text says
+    them: its headline's smell (`Smell: ...`), and the items under the headline (`  FAILED: check --
+    detail`, `  smell: ...`, ...), each with its rows (indented by four)."""
     items: list[tuple[str, list[str]]] = []
     if lines and lines[0].startswith("Smell: "):
         items.append(("smell: ", [lines[0][len("Smell: "):]]))
@@ -157,7 +163,8 @@ def _checks_said(lines: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
             items.append(("", []))  # another line under the headline (where, a passed check): its rows are its own
     details = [(kind, (f"{rows[0]} failed: " + "\n".join(rows[1:])) if kind == "AssertionError: " else "\n".join(rows))
                for kind, rows in items if kind]
-    return tuple(d for _, d in details), tuple(d for kind, d in details if kind == "smell: ")
+    output_differs = any(kind == f"FAILED: {name} -- " for kind, _ in items for name in OUTPUT_CHECKS)
+    return tuple(d for _, d in details), tuple(d for kind, d in details if kind == "smell: "), output_differs
 
 
 def _trace_said(lines: list[str]) -> tuple[TracedLine, ...]:
