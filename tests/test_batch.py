@@ -829,3 +829,20 @@ def test_a_cell_the_network_fails_asks_no_model_and_says_why(workdir, fake_model
     assert "the cell needs the network, which the notebook's kernel did not reach here" in said, said
     nb = nbformat.read(out, as_version=4)
     assert nb.cells[1].source == "data = urllib.request.urlopen('http://data.invalid/wine.csv').read()"
+
+
+def test_a_following_cell_that_needs_the_network_is_not_said_of_the_failing_cell(workdir, capsys):
+    """The cell's own failure says why it was not fixed: a later cell that cannot reach the network (run
+    after it in the sandbox, as a check) does not make batch mode say the failing cell needs the network."""
+    src = write_notebook(workdir / "later.ipynb", "import urllib.request\nrows = [3, 1, 2]",
+                         "raise ValueError('the rows are not sorted')",
+                         "page = urllib.request.urlopen('http://data.invalid/rows.csv').read()")
+    out = str(workdir / "later.out.ipynb")
+
+    assert batch_cli.main([src, "-o", out]) == 1
+
+    said = capsys.readouterr().out
+    cell_2 = next(line for line in said.splitlines() if line.startswith("  cell 2:"))
+    assert "needs the network" not in cell_2, cell_2
+    cell_3 = next(line for line in said.splitlines() if line.startswith("  cell 3:"))
+    assert "needs the network" in cell_3, cell_3

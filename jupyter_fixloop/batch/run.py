@@ -37,7 +37,7 @@ from ..cell import split_magic
 from ..errors import FixloopError, HelperFailed, KernelDied, KernelError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..options import LoopOptions
-from ..receipt import SAVED_CHECK, text as receipt_text
+from ..receipt import SAVED_CHECK
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
@@ -939,8 +939,8 @@ def _kept(reason: str) -> str:
 
 def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str = "") -> str:
     runs = (result.first, *(r.receipt for r in result.rounds))
-    receipts = [receipt_text.for_people(r) for r in runs if r is not None]  # every detail, rendered now
-    plain = words.missing_file(error, cwd) or words.network([error, *receipts])
+    failures = [f"{r.ename}: {r.evalue}" for r in runs if r is not None and r.ename]  # each run's own error
+    plain = words.missing_file(error, cwd) or words.network([error, *failures])
     if plain:
         return plain
     if result.status == "passed":
