@@ -401,3 +401,26 @@ def test_the_notebook_bench_ends_on_sigterm_keeping_what_it_measured(tmp_path):
     measured = [n["name"] for n in json.loads(out.read_text())["notebooks"]]
     assert measured == ["a_quick.ipynb"]
     assert "| a_quick.ipynb |" in stdout and "c_never" not in stdout
+
+
+def test_a_run_is_printed_against_a_baseline_run_notebook_by_notebook():
+    """`--against BASELINE`: each notebook both runs measured (the built-in engine alone there, a model beside it
+    here), its drift cells fixed in each with the seconds each took, and each side's total; a notebook the
+    baseline did not measure is left out of the comparison."""
+    from collections import Counter
+
+    from jupyter_fixloop.bench.corpora import against
+    from jupyter_fixloop.bench.notebooks import NotebookFigures
+
+    def nb(name, corpus, drift, right, unverified=0, seconds=10.0):
+        return NotebookFigures(name, corpus, drift=drift, seconds=seconds,
+                               verdicts=Counter(right=right, unverified=unverified))
+
+    baseline = {f"{f.corpus}/{f.name}": f.as_json() for f in (nb("a.ipynb", "dev1", 4, 2), nb("b.ipynb", "out1", 3, 0))}
+    here = [nb("a.ipynb", "dev1", 4, 2, 1, seconds=600.0), nb("b.ipynb", "out1", 3, 0, seconds=900.0),
+            nb("c.ipynb", "out1", 5, 5)]
+    text = against(here, baseline, {"out1"})
+    assert "| dev1/a.ipynb | dev | 4 | 2 (2 / 0 / 0), 10 | 3 (2 / 0 / 1), 600 |" in text, text
+    assert "| **dev** | | 4 | 2/4 (50%) (2 / 0 / 0), 10 | 3/4 (75%) (2 / 0 / 1), 600 |" in text, text
+    assert "| **held out** | | 3 | 0/3 (0%) (0 / 0 / 0), 10 | 0/3 (0%) (0 / 0 / 0), 900 |" in text, text
+    assert "c.ipynb" not in text

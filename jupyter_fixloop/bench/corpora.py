@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write each notebook's figures to OUT as it finishes")
     parser.add_argument("--resume", action="store_true",
                         help="with --json: take the notebooks already in OUT from it instead of running them again")
+    parser.add_argument("--against", default=None, metavar="BASELINE",
+                        help="the --json OUT of another run (the built-in engine alone, beside this run's --model): "
+                             "each notebook both measured, its drift cells fixed there and here, and each side's total")
     parser.add_argument("--keep-notebooks", default=None, metavar="DIR",
                         help="save the notebooks batch mode wrote (fixes and outputs) under DIR/<corpus>/, for review")
     return parser
@@ -112,6 +115,28 @@ def summary(corpora: dict[str, list[NotebookFigures]], held_out: set[str]) -> st
                     rest.add(o)
             lines.append(f"| {name} | {rate(t.drift_fixed, t.drift)} | {rate(rest.drift_fixed, rest.drift)} | "
                          f"{_points(rest.drift_fixed, rest.drift, t.drift_fixed, t.drift)} |")
+    return "\n".join(lines)
+
+
+def against(every: list[NotebookFigures], baseline: dict[str, dict], held_out: set[str]) -> str:
+    """Each notebook of this run that `baseline` (another run's --json, by "corpus/name") measured too: its drift
+    cells fixed there and here, right / wrong / unverified, and the seconds each took; then each side's total."""
+    lines = ["| notebook | side | drift cells | baseline: fixed (right / wrong / unverified), s | this run: fixed "
+             "(right / wrong / unverified), s |", "|---|---|---|---|---|"]
+    sides = {side: (NotebookFigures("baseline"), NotebookFigures("this run")) for side in ("dev", "held out")}
+    for f in every:
+        if f"{f.corpus}/{f.name}" not in baseline:
+            continue
+        b = NotebookFigures.from_json(baseline[f"{f.corpus}/{f.name}"])
+        side = "held out" if f.corpus in held_out else "dev"
+        sides[side][0].add(b)
+        sides[side][1].add(f)
+        lines.append(f"| {f.corpus}/{f.name} | {side} | {f.drift} | {b.drift_fixed} ({by_verdict(b)}), "
+                     f"{b.seconds:.0f} | {f.drift_fixed} ({by_verdict(f)}), {f.seconds:.0f} |")
+    for side, (b, f) in sides.items():
+        if f.drift or f.seconds:
+            lines.append(f"| **{side}** | | {f.drift} | {rate(b.drift_fixed, b.drift)} ({by_verdict(b)}), "
+                         f"{b.seconds:.0f} | {rate(f.drift_fixed, f.drift)} ({by_verdict(f)}), {f.seconds:.0f} |")
     return "\n".join(lines)
 
 
@@ -224,6 +249,9 @@ def main(argv: list[str]) -> int:
     for corpus, figures in corpora.items():
         print(f"## {corpus} ({'held out' if corpus in held_out else 'dev'})\n\n{report(figures)}\n")
     print(summary(corpora, held_out))
+    if args.against:
+        print(f"\nAgainst {args.against}, the notebooks both runs measured:\n\n"
+              f"{against(every, _load(args.against), held_out)}")
     if stopped:
         return 128 + signal.Signals[stopped].value
     return 0 if all(f.batch >= f.plain for f in every) else 1
