@@ -57,6 +57,19 @@ def test_the_model_wins_a_tie_and_both_candidates_are_listed(fake_model):
     assert "samples: rules check_failed, T=0.2 check_failed" in render_text(result)
 
 
+def test_a_rule_the_library_told_wins_a_tie_with_the_model(fake_model):
+    # a renamed method is no guess (one right answer: what the old spelling did); the model's rewrite runs too, and
+    # nothing checks either: the rule's candidate is carried on, and both are listed
+    cell = "pairs = sorted(scores.iteritems())\n"
+    server = fake_model(block("pairs = sorted((k, v) for k, v in scores.items())\n"))
+    result = fix(cell, namespace={"scores": {"b": 2, "a": 1}}, model="openai/scripted", api_base=server.url,
+                 max_rounds=1)
+    (only,) = result.rounds
+    assert only.source == "rules" and result.patched == "pairs = sorted(scores.items())\n", result.reason
+    assert [(s.source, s.kind) for s in only.samples] == [("rules", "ok"), ("model", "ok")]
+    assert len(server.requests) == 1  # the rule's unchecked candidate did not end the round alone
+
+
 def test_the_rules_fix_one_error_the_model_the_next_and_it_is_told_who_wrote_what(fake_model):
     cell = "peak = {}\nfor k, v in scores.iteritems():\n    peak[k] = max(v)\nbest = min(peak, key=peak.get)\n"
     right = "peak = {}\nfor k, v in scores.items():\n    peak[k] = max(v)\nbest = max(peak, key=peak.get)\n"

@@ -46,7 +46,13 @@ def test_rank_puts_passing_then_fewer_failing_checks_then_ran_then_raised_then_n
              rank(_receipt("check_failed", ("a", False), ("b", False)), False, False, 0),
              rank(_receipt("exception"), False, False, 0), rank(_receipt("no_code"), False, False, 0)]
     assert order == sorted(order)
-    assert rank(_receipt("ok"), False, True, 0) > rank(_receipt("ok"), False, False, 1)  # the model over the rules
+    assert rank(_receipt("ok"), False, True, 0) > rank(_receipt("ok"), False, False, 1)  # the model over a rule's guess
+    # a rule's repair that is no guess (what the library says the old spelling did) over the model's, all else equal;
+    # never over a candidate that passes more checks
+    told = rank(_receipt("ok"), False, True, 1, rule_guessed=False)
+    assert told < rank(_receipt("ok"), False, False, 0)
+    assert rank(_receipt("check_failed", ("a", False)), False, True, 0, rule_guessed=False) > rank(
+        _receipt("ok"), False, False, 1)
 
 
 def test_a_raw_run_becomes_its_receipt_with_the_callers_notes_before_the_sandboxs():

@@ -49,7 +49,7 @@ class Candidate:
     @property
     def rank(self) -> tuple:
         """Lower is better (see verdict.rank)."""
-        return rank(self.receipt, bool(self.repeated), self.source == RULES, self.order)
+        return rank(self.receipt, bool(self.repeated), self.source == RULES, self.order, bool(self.reply.guess))
 
     def sample(self) -> Sample:
         u = self.reply.usage

@@ -155,15 +155,18 @@ def decisive(from_rules: bool, receipt: Receipt, code: str | None, original: str
     return not from_rules or evidence(receipt, code, original) > 0
 
 
-def rank(receipt: Receipt, repeated: bool, from_rules: bool, order: int) -> tuple:
+def rank(receipt: Receipt, repeated: bool, from_rules: bool, order: int, rule_guessed: bool = True) -> tuple:
     """Lower is better: all checks pass, then fewer failing checks, then runs without an exception,
     then an exception; a reply with no code or a rejected one is last. Ties go to new code over a
-    repeat of an earlier round, then to the model over the rules (it read the whole receipt), then
-    to the earlier sample (the cooler one)."""
+    repeat of an earlier round; then to a rule's repair that is no guess (`rule_guessed` False: what the
+    library's own words say the old spelling did, `get_feature_names()` -> `list(get_feature_names_out())`,
+    which a model does not know) over the model; then to the model over a rule's guess (it read the whole
+    receipt); then to the earlier sample (the cooler one)."""
     kind = receipt.kind
     tier = 0 if kind == "ok" else 1 if kind in _RAN else 2 if kind in _RAISED else 3
     failing = sum(not c.passed for c in receipt.checks)
-    return (tier, failing, repeated, from_rules, order)
+    who = (2 if rule_guessed else 0) if from_rules else 1
+    return (tier, failing, repeated, who, order)
 
 
 class PassedBefore:
