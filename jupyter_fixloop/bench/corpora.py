@@ -203,11 +203,10 @@ def _measure_all(folders, names, args, options, eras) -> tuple[list[NotebookFigu
                     print(f"jupyter-fixloop bench: {corpus}/{rel}: not measured ({type(exc).__name__}: {exc})",
                           file=sys.stderr)
                     continue
-                f.corpus = corpus
                 print(f"{corpus}/{rel}: {f.batch} cells run (plain Jupyter: {f.plain}), {sum(f.fixed.values())} "
                       f"fixed, {f.drift_fixed}/{f.drift} drift cells fixed ({f.verdicts['wrong']} wrong), "
                       f"{f.seconds:.0f} s", file=sys.stderr, flush=True)
-            f.corpus = corpus
+            f.corpus = corpus  # resumed or measured: the corpus it was measured in
             every.append(f)
             if args.json_out:
                 _save(args.json_out, every)
