@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from .hidden import code_lines
 from .receipt.effect import Effect
 from .receipt.text import for_people
-from .receipt.values import Receipt
+from .receipt.values import Account, Receipt
 
 
 @dataclass(frozen=True)
@@ -97,9 +97,11 @@ class Round:
 class LoopResult:
     """How a loop ended.
 
-    `status` is "passed" (the original already passes), "fixed" (a candidate passed something the
-    user owns: a check, an assert in the code, the expected output, a following cell), "unverified"
-    (a candidate runs without error and nothing checked it: a claim, not evidence), "gave_up" or
+    `status` is "passed" (the original already passes), "fixed" (a candidate passed something of the
+    user's that checks values: a check, an assert in the code, the expected or saved output, a following
+    cell that asserts, and the library warned nothing about its result), "unverified" (a candidate runs
+    without error and nothing checked its values: a claim, not evidence; later cells that run now are a
+    fact of it), "gave_up" or
     "error"; `reason` says which bound or error ended it. `rounds` holds the model rounds only;
     `first` is the receipt of the original cell's own run (None in generation mode).
     """
@@ -117,6 +119,7 @@ class LoopResult:
     max_rounds: int = 0
     loop_id: str = ""
     notes: tuple[str, ...] = ()
+    account: Account | None = None  # for a claim: what its status rests on, as data (receipt/values.py)
 
     @property
     def diff(self) -> str:

@@ -1,12 +1,24 @@
 """loop/verdict.py: a raw run made a receipt, and the loop's pass/fail decisions on typed receipts (no kernel
 needed; tests/test_judge.py signs real verdicts)."""
 
+from dataclasses import replace
+
 import pytest
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.errors import UsageError
 from jupyter_fixloop.loop import expecting, judge_result, printed
-from jupyter_fixloop.loop.verdict import FORGED, Expectations, PassedBefore, decisive, evidence, judge, rank, verified
+from jupyter_fixloop.loop.verdict import (
+    FORGED,
+    Expectations,
+    PassedBefore,
+    account,
+    decisive,
+    evidence,
+    judge,
+    rank,
+    verified,
+)
 from jupyter_fixloop.receipt.effect import Change, Column, Effect
 from jupyter_fixloop.receipt.reads import read_by, written
 from jupyter_fixloop.receipt.saved import SAVED_CHECK, SavedOutput
@@ -96,12 +108,31 @@ def test_a_later_cell_that_ran_after_the_original_too_and_reads_nothing_the_fix_
     receipt = _run(fix, [{"ok": True}] * 3, after_original)
     assert [(f.number, f.verifies) for f in receipt.following] == [
         (1, "it failed after the original cell and runs now"), (2, ""), (3, "")]
-    assert evidence(receipt, fix, "orders['revenue'] = orders['units'] * orders['prise']\n") == 1
+    # cell 1 failed before and runs now, but checks no values: a fact ("later cells run now"), not evidence
+    assert evidence(receipt, fix, "orders['revenue'] = orders['units'] * orders['prise']\n") == 0
+    assert [f.runs_now for f in receipt.following] == [True, False, False]
+    said = account(receipt, fix, "")
+    assert (said.checked, said.verified) == ((), False) and said.runs_now[0].startswith("following cell 1")
     words = verified(receipt, fix, "")
-    assert words.startswith("its 1 check passes (following cell 1 (`by_region = orders.groupby('region')"
-                            "['revenue'].sum()`): it failed after the original cell and runs now)"), words
+    assert words.startswith("runs without error; no checks were given — read what it does to your data; later "
+                            "cells run now: following cell 1 (`by_region = orders.groupby('region')['revenue']"
+                            ".sum()`) (it failed after the original cell and runs now); it checks no values (no "
+                            "assert), so the fix is compatible, not verified"), words
     assert words.endswith("; 2 later cells still run, but ran after the original cell too and read nothing the code "
                           "wrote: a regression check, not evidence"), words
+
+
+def test_a_later_cell_that_checks_values_and_discriminates_is_evidence():
+    fix = "orders['revenue'] = orders['units'] * orders['price']\n"
+    later = ((1, "assert orders['revenue'].sum() == 54.5\n"), (2, "print(len(orders))\n"))
+    raw = RawRun(fix, (), False, "result", result={**RAN, "checks": [], "following": [{"ok": True}] * 2})
+    receipt = judge(raw, Expectations(following=later, baseline=Baseline(ran=frozenset({2}), failed=frozenset({1}))))
+    assert [(f.evidence, f.checks_values) for f in receipt.following] == [(True, True), (False, False)]
+    assert [c.source for c in receipt.checks] == ["following"]
+    assert evidence(receipt, fix, "") == 1 and account(receipt, fix, "").checked == ("following",)
+    assert verified(receipt, fix, "").startswith("its 1 check passes (following cell 1 (`assert orders['revenue']"
+                                                 ".sum() == 54.5`): it failed after the original cell and runs now, "
+                                                 "and its asserts pass)")
 
     # only the cells that ran after the original cell too and do not read 'revenue': nothing verified it
     raw = RawRun(fix, (), False, "result", result={**RAN, "checks": [], "following": [{"ok": True}] * 2})
@@ -174,3 +205,29 @@ def test_fix_takes_a_faces_expectations_or_its_own_keywords_not_both():
         fix("x = 1\n", expect=expecting("1"), expect_output="1")
     with pytest.raises(UsageError, match="expect must be an Expectations"):
         fix("x = 1\n", expect="1")
+
+
+DAYFIRST = {"category": "UserWarning", "base": "UserWarning", "lineno": 1,
+            "message": "Parsing dates in %d/%m/%Y format when dayfirst=False (the default) was specified. Pass "
+                       "`dayfirst=True` or specify a format to silence this warning."}
+
+
+def test_the_librarys_warning_about_its_own_result_is_evidence_against_a_run():
+    """pandas' dayfirst inference warning: the run passes its check, but it is never verified, and a
+    candidate without the warning wins the tie."""
+    code = "df['d'] = pd.to_datetime(df['d'], format='mixed')\n"
+    warned = judge(RawRun(code, (), False, "result", result={**RAN, "warnings": [DAYFIRST]}))
+    assert warned.kind == "ok" and [d.kind for d in warned.doubts] == ["dates"]
+    assert "Parsing dates in %d/%m/%Y format" in warned.doubts[0].said
+    said = account(warned, code, code)
+    assert not said.verified and said.doubts == warned.doubts
+    clean = judge(RawRun(code, (), False, "result", result=RAN))
+    assert rank(clean, False, True, 1) < rank(warned, False, True, 0)  # the warned one loses the tie
+    assert not decisive(True, replace(warned, checks=(CheckOutcome("x == 1", True),)), code, code)
+    coerced = judge(RawRun(code, (), False, "result", result={**RAN, "warnings": [
+        {"category": "RuntimeWarning", "message": "invalid value encountered in cast"}]}))
+    assert [d.kind for d in coerced.doubts] == ["coercion"]
+    # a run that raised has no doubts to weigh (it failed anyway)
+    raised = judge(RawRun(code, (), False, "result", result={**RAN, "status": "error", "warnings": [DAYFIRST],
+                                                            "error": {"ename": "ValueError", "evalue": "x"}}))
+    assert raised.doubts == ()

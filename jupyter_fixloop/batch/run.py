@@ -37,7 +37,6 @@ from ..cell import split_magic
 from ..errors import FixloopError, HelperFailed, KernelDied, KernelError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..options import LoopOptions
-from ..receipt import SAVED_CHECK
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
@@ -95,7 +94,7 @@ class CellOutcome:
     result: LoopResult | None = None
     seconds: float = 0.0
     verified_by: str = (  # for a fix: "saved output", "check" (--expect, --expect-output, asserts),
-        ""  # "following cell" (a later cell that failed before it or reads what it wrote) or "" (nothing did)
+        ""  # "following cell" (a later cell that asserts, and failed before it or reads what it wrote) or ""
     )
     blamed_cell: int | None = None  # for a cell skipped after an unfixed one: that cell's number
     cause: int | None = None  # for a cell that runs as written after an earlier cell, its cause, was fixed
@@ -665,9 +664,9 @@ class BatchRun:
             os.unlink(snap.path)
         if result.claimed and decision == "accept" and (
                 not looks_wrong or result.status == "fixed" or self.decide is not accept_all):
-            if result.status == "unverified" and not looks_wrong:  # nothing checked it: a verified cause comes first
-                cause = await find_cause(self, kernel, index, plan, error)
-                if cause is not None and cause.result.status == "fixed" and self._accepts_cause(cause, error):
+            if result.status == "unverified" and not looks_wrong:  # nothing checked it: the cause comes first
+                cause = await find_cause(self, kernel, index, plan, error)  # (the cell then runs as written)
+                if cause is not None and cause.result.claimed and self._accepts_cause(cause, error):
                     return await self._apply_cause(kernel, cause, plan, error, started, defines)
             if self._unreviewed(result):
                 return await self._propose(kernel, index, plan, error, result, started, defines)
@@ -758,21 +757,19 @@ class BatchRun:
         return plan.expect_output if plan.expect_output is not None else self.decided[number][0]
 
     def _verified(self, result: LoopResult, number: int) -> tuple[str, str]:
-        """(verified_by, words) for a verified fix: what checked it, said plainly."""
+        """(verified_by, words) for a verified fix: what checked it, read from the result's typed account
+        (`LoopResult.account`: the source of each pass that checked its values), said plainly."""
         plan = parse_cell(self.original.cells[number - 1].source)
         saved, why = self.decided.get(number) or self.saved.check(number, plan.code, cell_names(plan.code)[0])
         last = result.rounds[-1].receipt if result.rounds else None
-        matched = next((c for c in (last.checks if last else ()) if c.expr == SAVED_CHECK and c.passed), None)
-        if plan.expect_output is None and matched is not None:
+        matched = next((c for c in (last.checks if last else ()) if c.source == "saved" and c.passed), None)
+        by = _checked_by(result)
+        if plan.expect_output is None and matched is not None and by == "saved output":
             detail = f" ({matched.detail})" if matched.detail else ""
-            return "saved output", f"{SAVED_WORDS}{detail}; {result.reason}"
+            return by, f"{SAVED_WORDS}{detail}; {result.reason}"
         if plan.expect_output is None and saved is not None:  # it ran, and the saved output decided nothing
             why = "the saved output is no check here, neither way (an old estimator repr: the receipt says why)"
-        if plan.checks or plan.expect_output is not None or "assert" in (result.patched or ""):
-            return "check", result.reason
-        if result.status == "fixed" and last is not None and any(f.ok and f.verifies for f in last.following):
-            return "following cell", f"{result.reason}; {why}"
-        return "", f"{result.reason}; {why}"
+        return by, result.reason if by == "check" else f"{result.reason}; {why}"
 
     def later(self, number: int) -> tuple[str, ...]:
         """The code of the notebook's cells after cell `number`: each candidate must leave them working."""
@@ -864,9 +861,10 @@ class BatchRun:
                                    cause.result, time.perf_counter() - started)
         self._fixed_cause(cause, error)
         self._cleared(defines)
-        return CellOutcome(cause.failing, "fixed", self.nb.cells[cause.failing - 1].source, None, error,
+        return CellOutcome(cause.failing, cause.result.status, self.nb.cells[cause.failing - 1].source, None, error,
                            f"the cause is in cell [{cause.number}], which was changed; this cell runs as written",
-                           seconds=time.perf_counter() - started, verified_by="check", cause=cause.number)
+                           seconds=time.perf_counter() - started, verified_by=_checked_by(cause.result),
+                           cause=cause.number)
 
     def _fixed_cause(self, cause: CauseFix, error: str) -> None:
         """The earlier cell's outcome, record and source, now that its change ran."""
@@ -879,7 +877,8 @@ class BatchRun:
         self.outcomes[at] = CellOutcome(
             cause.number, cause.result.status, original, cell.source, error,
             f"the cause of cell {cause.failing}'s error ({error}): changed so that the cells below it run; "
-            f"{cause.result.reason}", cause.result, cause.result.seconds, "check", caused=cause.failing)
+            f"{cause.result.reason}", cause.result, cause.result.seconds, _checked_by(cause.result),
+            caused=cause.failing)
         self.progress.done(self.outcomes[at])
 
     def _after_fix(self, number: int, code: str, reads, defines, outputs) -> str:
@@ -931,6 +930,15 @@ class BatchRun:
         """A cell that ran defines these names afresh: later cells may read them again."""
         for name in names:
             self.poisoned.pop(name, None)
+
+
+def _checked_by(result: LoopResult) -> str:
+    """A fixed result's verified_by read from its typed account ("" when nothing checked its values)."""
+    checked = result.account.checked if result.account is not None and result.status == "fixed" else ()
+    if "saved" in checked:
+        return "saved output"
+    return "check" if set(checked) & {"user", "assert", "output", "stated"} else (
+        "following cell" if "following" in checked else "")
 
 
 def _kept(reason: str) -> str:

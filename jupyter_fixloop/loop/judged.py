@@ -46,7 +46,8 @@ class Expectations:
     run, and they do not judge it). `numbers`: the notebook's number of each following cell (batch mode),
     which names it in the receipts (empty: named by its place). `stated`: the output an instruction states
     (cell.py's `stated_output`); a run that ran without error must show its values, in order
-    (receipt/saved.py's `stated_check`)."""
+    (receipt/saved.py's `stated_check`). `facts`: those of the judge's checks that are facts (a name the
+    instruction says the code defines): held or not, never evidence of the values."""
 
     output: str | saved.SavedOutput | None = None
     original: str | None = None
@@ -55,6 +56,7 @@ class Expectations:
     baseline: Baseline | None = None
     numbers: tuple[int, ...] = ()
     required: int = 0
+    facts: tuple[str, ...] = ()
 
 
 NOTHING = Expectations()
@@ -100,6 +102,7 @@ def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str,
         if not f.ok and not f.counted)
     warnings = tuple(_warning_line(w) for w in result.get("warnings", []))
     error = result.get("error")
+    doubts = smell_rules.doubted(result.get("warnings") or []) if error is None else ()
     codes = tuple(c for c in (expect.original, ran) if c is not None)
     checks, diff, undecided = _outcomes(result, effect, later, expect, ran, codes)
     notes += (undecided,) if undecided else ()
@@ -120,7 +123,7 @@ def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str,
     failed = [c for c in checks if not c.passed]
     kind = "check_failed" if failed else "ok"
     return _rendered(Receipt(kind=kind, text="", checks=checks, trace=trace if failed else (),
-                             context=facts.matches if failed else (), facts=facts, **common), budget)
+                             context=facts.matches if failed else (), facts=facts, doubts=doubts, **common), budget)
 
 
 def _rendered(receipt: Receipt, budget) -> Receipt:
@@ -157,7 +160,8 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
     output, and the note saying why a saved output was no check either way ("" when it was one, or there
     was none). `codes`: the user's cell and the code that ran, for a saved estimator repr (the keywords
     they pass)."""
-    checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", "")) for c in result.get("checks", []))
+    checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", ""),
+                                "fact" if c["expr"] in expect.facts else "user") for c in result.get("checks", []))
     if result.get("error") is not None:
         return checks, [], ""
     diff: list[str] = []
@@ -168,11 +172,12 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
         checks += (outcome,) if outcome is not None else ()
     if expect.stated is not None:
         passed, detail = saved.stated_check(str(result.get("stdout", "")), shown, expect.stated, ran)
-        checks += (CheckOutcome(saved.STATED_CHECK, passed, detail),)
-    # a later cell that still runs is evidence only when it discriminates (FollowingOutcome.verifies)
-    checks += tuple(CheckOutcome(f.label, f.ok, f.verifies if f.ok else f.error) for f in later
-                    if f.verifies or (f.counted and not f.ok))
-    checks += tuple(CheckOutcome(SMELL_CHECK, False, s) for s in (effect.smells if effect else ()))
+        checks += (CheckOutcome(saved.STATED_CHECK, passed, detail, "stated"),)
+    # a later cell that still runs is evidence only when it discriminates and checks values
+    # (FollowingOutcome.evidence); one that only runs now is a fact (`runs_now`), and its failure a failure
+    checks += tuple(CheckOutcome(f.label, f.ok, f.verifies if f.ok else f.error, "following") for f in later
+                    if f.evidence or (f.counted and not f.ok))
+    checks += tuple(CheckOutcome(SMELL_CHECK, False, s, "smell") for s in (effect.smells if effect else ()))
     return checks, diff, undecided
 
 
@@ -180,7 +185,7 @@ def _raised(error: dict, facts: Facts, checks: tuple[CheckOutcome, ...], budget,
     """The receipt of a run that raised: in the cell, or in a check (the failing check is the last one)."""
     check = error.get("check")
     if check:
-        checks += (CheckOutcome(check["expr"], False, check.get("detail", "")),)
+        checks += (CheckOutcome(check["expr"], False, check.get("detail", "")),)  # a judged check: "user"
     return _rendered(Receipt(
         kind="check_failed" if check else "exception",
         text="",
@@ -231,8 +236,9 @@ def _trace(raw) -> tuple[tuple[TracedLine, ...], str]:
 def _following(outcomes, cells: tuple[tuple[int, str], ...], baseline: Baseline | None,
                wrote: reads.Written, numbers: tuple[int, ...] = ()) -> tuple[FollowingOutcome, ...]:
     """How the following cells went, read with care (what the sandbox sends is the sandbox's to forge),
-    and which of them verify the run: one that failed (or did not run) after the original cell and runs
-    now, or one that reads what the run wrote."""
+    and which of them discriminate: one that failed (or did not run) after the original cell and runs
+    now, or one that reads what the run wrote; of those, only one that checks values (an assert) is
+    evidence (`FollowingOutcome.evidence`)."""
     found = []
     for o, (number, source) in zip(outcomes if isinstance(outcomes, list) else [], cells):
         o = o if isinstance(o, dict) else {"ok": False, "ename": "?"}
@@ -243,7 +249,8 @@ def _following(outcomes, cells: tuple[tuple[int, str], ...], baseline: Baseline 
                                       clip(str(o.get("evalue") or ""), 300), lineno,
                                       clip(str(o.get("line") or ""), MAX_LINE),
                                       counted=counted or ok, verifies=_verifies(ok, number, source, baseline, wrote),
-                                      cell=numbers[number - 1] if len(numbers) >= number else None))
+                                      cell=numbers[number - 1] if len(numbers) >= number else None,
+                                      checks_values=reads.checks_values(source)))
     return tuple(found)
 
 
@@ -272,7 +279,7 @@ def printed(stdout: str, expect: Expectations, shown=None, full_repr=None,
         passed, detail, diff = saved.saved_check(stdout, shown, expect.output, full_repr, codes)
         if passed is None:
             return None, [], f"the saved output is no check here, neither way: {detail}"
-        return CheckOutcome(saved.SAVED_CHECK, passed, detail), diff, ""
+        return CheckOutcome(saved.SAVED_CHECK, passed, detail, "saved"), diff, ""
     outcome, diff = output_check(stdout, expect.output)
     return outcome, diff, ""
 
@@ -284,14 +291,14 @@ def output_check(stdout: str, expected: str) -> tuple[CheckOutcome, list[str]]:
     """
     want, got = normalized(expected), normalized(stdout)
     if want == got:
-        return CheckOutcome(OUTPUT_CHECK, True), []
+        return CheckOutcome(OUTPUT_CHECK, True, source="output"), []
     diff = [
         line for line in difflib.unified_diff(want, got, "expected", "actual", n=1, lineterm="")
         if not line.startswith(("---", "+++"))
     ]
     differing = sum(1 for line in diff if line[:1] in "+-")
     detail = f"{len(got)} line(s) printed, {len(want)} expected; {differing} line(s) differ"
-    return CheckOutcome(OUTPUT_CHECK, False, detail), diff
+    return CheckOutcome(OUTPUT_CHECK, False, detail, "output"), diff
 
 
 def normalized(text: str) -> list[str]:

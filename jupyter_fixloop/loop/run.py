@@ -23,9 +23,8 @@ from ..kernel import namespace as values, sharing, snapshot as snapshots
 from ..kernel.snapshot import Snapshot
 from ..model import models as model, prompt
 from ..options import LoopOptions, knob_signature
-from ..receipt.saved import STATED_CHECK
 from ..receipt.text import Budget, annotated, for_people
-from ..receipt.values import SMELL_CHECK, Baseline, Receipt
+from ..receipt.values import Account, Baseline, Receipt
 from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
@@ -37,10 +36,12 @@ from .verdict import (
     UNVERIFIED,
     Expectations,
     PassedBefore,
+    account,
     decisive,
-    evidence,
+    doubted,
     expecting,
     judge,
+    runs_now,
     still_run,
     verified,
 )
@@ -146,7 +147,7 @@ class LoopRun:
         self._shown: dict[str, str] = {}  # code -> the name its last line shows, added by the loop (_with_result_shown)
         # what every run of this loop is judged against, made once by the face (per run the loop adds the cell
         # its smells compare with, and the baseline)
-        self.expect = replace(expect, stated=stated) if stated else expect
+        self.expect = replace(expect, stated=stated or expect.stated, facts=self.facts)
         self.following = tuple(c for _, c in expect.following)
         # how the following cells went after the original cell, and what it wrote (set by its run; with an
         # instruction there is none, and a later cell that runs verifies only by reading what the code wrote)
@@ -369,15 +370,15 @@ class LoopRun:
     def _misses_stated(receipt: Receipt) -> bool:
         """Code that ran without error, every check passing but the output the instruction states."""
         return (receipt.kind == "check_failed" and receipt.ename is None
-                and any(c.expr == STATED_CHECK and not c.passed for c in receipt.checks)
-                and all(c.passed or c.expr == STATED_CHECK for c in receipt.checks))
+                and any(c.source == "stated" and not c.passed for c in receipt.checks)
+                and all(c.passed or c.source == "stated" for c in receipt.checks))
 
     def _looks_wrong(self, receipt: Receipt) -> bool:
         """Generated code that ran without error and failed nothing but what looks wrong in what it did to the data
         (a smell: receipt/smells.py): kept, said with its smell, if no later round does better."""
         return bool(self.instruction and receipt.kind == "check_failed" and receipt.ename is None
-                    and any(c.expr == SMELL_CHECK and not c.passed for c in receipt.checks)
-                    and all(c.passed or c.expr == SMELL_CHECK for c in receipt.checks))
+                    and any(c.source == "smell" and not c.passed for c in receipt.checks)
+                    and all(c.passed or c.source == "smell" for c in receipt.checks))
 
     def _passed(self, index: int, best: sampling.Candidate, receipt: Receipt) -> LoopResult:
         """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
@@ -385,10 +386,10 @@ class LoopRun:
         by = f", {_repair_words(best.authors)}" if best.source == sampling.RULES else ""
         stated = ""
         if self.facts:  # held, as the judge signed; not evidence that the answer is right
-            receipt = replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts))
+            receipt = replace(receipt, checks=tuple(c for c in receipt.checks if c.source != "fact"))
             named = cell.instruction_names(self.instruction)
             stated = f"; it defines {', '.join(f'`{n}`' for n in named)}, as the instruction asks"
-        if any(c.expr == STATED_CHECK and c.passed for c in receipt.checks):
+        if any(c.source == "stated" and c.passed for c in receipt.checks):
             stated += "; its output shows the values the instruction states, in order"
         examples = self._examples.get(reply.code or "", ())
         if examples:
@@ -399,10 +400,11 @@ class LoopRun:
             names = ", ".join(f"`{n}`" for n in made_up)
             stated += (f"; the model's own values for {names} (written out over yours, not asked for) were left out: "
                        f"it uses your {names}")
-        smells = [c.detail for c in receipt.checks if c.expr == SMELL_CHECK and not c.passed]
-        if evidence(receipt, reply.code, self.source) and not self._misses_stated(receipt) and not smells:
+        smells = [c.detail for c in receipt.checks if c.source == "smell" and not c.passed]
+        said = account(receipt, reply.code, self.source)
+        if said.verified and not self._misses_stated(receipt) and not smells:
             words = verified(receipt, reply.code, self.source, self.checks)
-            return self._end("fixed", f"after {index} round(s){by}: {words}{stated}", reply.code)
+            return self._end("fixed", f"after {index} round(s){by}: {words}{stated}", reply.code, said)
         others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
         guess = f", a guess: {reply.guess}" if reply.guess else ""
         if self._shows_nothing(receipt):
@@ -417,9 +419,13 @@ class LoopRun:
             stated += f"; its last line shows `{self._shown[reply.code]}`, added by the rules: {why}"
         also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
                 "differently: compare them below") if others else ""
+        if said.checked and said.doubts:  # checked, but the library warns about the result: said first
+            words = verified(receipt, reply.code, self.source, self.checks)
+            return self._end("unverified", f"not verified, though {words}{doubted(receipt)} (after {index} "
+                             f"round(s){by}{guess}){stated}", reply.code, said)
         return self._end("unverified",
-                         f"{UNVERIFIED}{also} (after {index} round(s){by}{guess}){stated}{still_run(receipt)}",
-                         reply.code)
+                         f"{UNVERIFIED}{also} (after {index} round(s){by}{guess}){stated}{doubted(receipt)}"
+                         f"{runs_now(receipt)}{still_run(receipt)}", reply.code, said)
 
     @staticmethod
     def _carry_on(best: sampling.Candidate, receipt: Receipt, history: list[tuple[str, Receipt]]) -> str:
@@ -645,7 +651,7 @@ class LoopRun:
             return f"time bound reached ({opts.wall_time:g} s)"
         return ""
 
-    def _end(self, status: str, reason: str, patched: str | None = None) -> LoopResult:
+    def _end(self, status: str, reason: str, patched: str | None = None, said: Account | None = None) -> LoopResult:
         if self.model_errors:  # the rules' candidate was kept: the model's failure is said all the same
             index, error = min(self.model_errors.items())
             more = len(self.model_errors) - 1
@@ -654,7 +660,7 @@ class LoopRun:
                           first=self.first, reason=reason, model=self.options.model, checks=self.checks,
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
-                          notes=(describe_sandbox(self.settings),))
+                          notes=(describe_sandbox(self.settings),), account=said)
 
 
 class _TimeBound(Exception):

@@ -23,12 +23,12 @@ from collections.abc import Iterable
 
 from ..kernel.judge import verify
 from ..receipt.text import annotated
-from ..receipt.values import Receipt
+from ..receipt.values import Account, Receipt
 from ..sandbox.raw import RawRun, unreadable
 from .judged import NOTHING, Expectations, crash, expecting, judge_result, normalized, output_check, printed, timeout
 
 __all__ = ["Expectations", "expecting", "judge", "judge_result", "crash", "timeout", "output_check", "printed",
-           "normalized"]
+           "normalized", "account"]
 
 UNVERIFIED = "nothing checked it; read what it does to your data"
 _RAN = ("ok", "check_failed")  # the code ran to its end; only checks can say it is wrong
@@ -100,12 +100,21 @@ def _signed(verdict, checks: list[str], public_key: str | None) -> list[dict] | 
 
 
 def evidence(receipt: Receipt, code: str | None, original: str | None = None) -> int:
-    """How many things the user owns verified a passing run: checks and expected output that passed,
-    following cells that verify it (each one failed after the original cell and runs now, or reads what
-    the run wrote: receipt/values.py `FollowingOutcome.verifies`; a later cell that merely still runs is
-    a regression check, not evidence), asserts in the code (with `original`: only the asserts the user's
-    cell has too; an assert a candidate wrote itself is no evidence). 0: it only ran without error."""
-    return sum(1 for c in receipt.checks if c.passed) + _asserts(code, original)
+    """How many things the user owns checked the values of a passing run: checks and expected, saved or
+    stated output that passed, following cells that check values and discriminate (each asserts, and
+    failed after the original cell and runs now, or reads what the run wrote: receipt/values.py
+    `FollowingOutcome.evidence`; a later cell that merely runs now shows the fix is compatible, not that
+    its values are right), asserts in the code (with `original`: only the asserts the user's cell has too;
+    an assert a candidate wrote itself is no evidence). Read from each check's `source`, never its words.
+    0: it only ran without error."""
+    return sum(1 for c in receipt.checks if c.evidence) + _asserts(code, original)
+
+
+def account(receipt: Receipt, code: str | None, original: str | None = None) -> Account:
+    """What a passing run's status rests on, as data: the source of each pass that checked its values,
+    the later cells that run now but check none (a fact), and the library's warnings about its result."""
+    checked = tuple(c.source for c in receipt.checks if c.evidence) + ("assert",) * _asserts(code, original)
+    return Account(checked, tuple(f.label for f in receipt.following if f.runs_now), receipt.doubts)
 
 
 def verified(receipt: Receipt, code: str | None, original: str | None = None, checks: Iterable[str] = (),
@@ -113,16 +122,17 @@ def verified(receipt: Receipt, code: str | None, original: str | None = None, ch
     """What a passing run verified, in words: how many checks passed, which following cells verified it
     and how, or that there were none. Only your checks are signed by the judge; the rest (the cell's own
     asserts, following cells, the expected output) is the sandbox's own report, and the words say how many
-    of them that is. Later cells that still run but verify nothing are said apart."""
-    passed = [c for c in receipt.checks if c.passed]
-    later = [f for f in receipt.following if f.ok and f.verifies]
+    of them that is. Later cells that run now but check no values, and those that still run but verify
+    nothing, are said apart."""
+    passed = [c for c in receipt.checks if c.evidence]
+    later = [f for f in receipt.following if f.evidence]
     count = evidence(receipt, code, original)
     if not count:
         words = "runs without error; no checks were given — read what it does to your data"
-        return words + still_run(receipt, candidate)
+        return words + runs_now(receipt) + still_run(receipt, candidate)
     words = "its 1 check passes" if count == 1 else f"all {count} checks pass"
     if later:
-        which = "; ".join(f"{f.label}: {f.verifies}" for f in later[:MAX_NAMED])
+        which = "; ".join(f"{f.label}: {f.verifies}, and its asserts pass" for f in later[:MAX_NAMED])
         which += f"; and {len(later) - MAX_NAMED} more" if len(later) > MAX_NAMED else ""
         several = f"{len(later)} of them following cell{'s' if len(later) > 1 else ''}"
         words += f" ({which})" if count == 1 else f" ({several}: {which})"
@@ -131,10 +141,31 @@ def verified(receipt: Receipt, code: str | None, original: str | None = None, ch
     if unsigned:
         words += ("; it is the sandbox's own report, unsigned" if count == 1 else
                   f"; {unsigned} of them {'is' if unsigned == 1 else 'are'} the sandbox's own report, unsigned")
-    return words + still_run(receipt, candidate)
+    return words + runs_now(receipt) + still_run(receipt, candidate)
 
 
 MAX_NAMED = 3  # following cells named in the words of what verified a run
+LATER_RUN_NOW = "later cells run now"  # the fact a later cell that runs now but checks no values is
+
+
+def runs_now(receipt: Receipt) -> str:
+    """"; later cells run now: following cell 7 (...) failed after the original cell and runs now; it checks
+    no values, so it is no evidence": the cells that run now and discriminate but assert nothing."""
+    cells = [f for f in receipt.following if f.runs_now]
+    if not cells:
+        return ""
+    which = "; ".join(f"{f.label} ({f.verifies})" for f in cells[:MAX_NAMED])
+    which += f"; and {len(cells) - MAX_NAMED} more" if len(cells) > MAX_NAMED else ""
+    they = "it checks" if len(cells) == 1 else "they check"
+    return f"; {LATER_RUN_NOW}: {which}; {they} no values (no assert), so the fix is compatible, not verified"
+
+
+def doubted(receipt: Receipt) -> str:
+    """"; pandas warns about its result: ...": the library's warnings about what the run made (evidence against)."""
+    if not receipt.doubts:
+        return ""
+    said = "; ".join(d.said for d in receipt.doubts[:2])
+    return f"; the library warns about its result, so it is not verified: {said}"
 
 
 def still_run(receipt: Receipt, candidate: bool = True) -> str:
@@ -152,11 +183,12 @@ def still_run(receipt: Receipt, candidate: bool = True) -> str:
 def decisive(from_rules: bool, receipt: Receipt, code: str | None, original: str | None) -> bool:
     """Whether a passing run ends its round: a rule's candidate that nothing checked is a guess, and
     does not end the round on its own."""
-    return not from_rules or evidence(receipt, code, original) > 0
+    return not from_rules or (evidence(receipt, code, original) > 0 and not receipt.doubts)
 
 
 def rank(receipt: Receipt, repeated: bool, from_rules: bool, order: int, rule_guessed: bool = True) -> tuple:
-    """Lower is better: all checks pass, then fewer failing checks, then runs without an exception,
+    """Lower is better: all checks pass, then fewer failing checks, then fewer of the library's warnings
+    about its result (`Receipt.doubts`: a candidate the library warns about loses ties), then runs without an exception,
     then an exception; a reply with no code or a rejected one is last. Ties go to new code over a
     repeat of an earlier round; then to a rule's repair that is no guess (`rule_guessed` False: what the
     library's own words say the old spelling did, `get_feature_names()` -> `list(get_feature_names_out())`,
@@ -166,7 +198,7 @@ def rank(receipt: Receipt, repeated: bool, from_rules: bool, order: int, rule_gu
     tier = 0 if kind == "ok" else 1 if kind in _RAN else 2 if kind in _RAISED else 3
     failing = sum(not c.passed for c in receipt.checks)
     who = (2 if rule_guessed else 0) if from_rules else 1
-    return (tier, failing, repeated, who, order)
+    return (tier, failing, len(receipt.doubts), repeated, who, order)
 
 
 class PassedBefore:

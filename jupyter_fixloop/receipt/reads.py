@@ -198,3 +198,21 @@ def _reads(tree: ast.Module) -> tuple[set[str], set[str], set[str]]:
 def _word_in(key: str, text: str) -> bool:
     """`key` as a word of a longer text (a query string, a formula): `'total > 3'` reads 'total'."""
     return len(text) > len(key) and re.search(rf"(?<![\w.]){re.escape(key)}(?!\w)", text) is not None
+
+
+ASSERTING = re.compile(r"(?:^|\.)assert_\w+$")  # pd.testing.assert_frame_equal, np.testing.assert_allclose
+
+
+def checks_values(source: str) -> bool:
+    """Whether the cell checks values: an `assert` statement, or a testing helper's call
+    (`pd.testing.assert_frame_equal`, `np.testing.assert_allclose`). A cell that only computes or shows
+    (`df.count()`, `print(total)`) runs whatever the values are: its running is no evidence that they are right."""
+    tree = _parse(source)
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert):
+            return True
+        if isinstance(node, ast.Call) and ASSERTING.search(ast.unparse(node.func)):
+            return True
+    return False

@@ -25,6 +25,7 @@ from dataclasses import replace
 
 from ..hidden import is_hidden
 from .effect import DATA, Change, Effect
+from .values import Doubt
 
 FILTERING_CALLS = {
     "dropna", "drop", "drop_duplicates", "query", "head", "tail", "sample", "filter", "nlargest", "nsmallest",
@@ -100,6 +101,29 @@ def warned(warnings) -> tuple[str, ...]:
             return (f"pandas warns the assignment may not reach the frame ({' '.join(line.split())[:160]}): "
                     "assign through .loc[rows, column] on the frame itself, or take a .copy() first",)
     return ()
+
+
+# a library's warning about the result it just made (evidence against a run: never `fixed`, it loses ties)
+DOUBTS = (
+    ("dates", re.compile(r"Parsing dates in \S+ format when dayfirst=|Could not infer format|dayfirst", re.I)),
+    ("coercion", re.compile(r"invalid value encountered in cast|loss of precision|los[et] precision|overflow "
+                            r"encountered|incompatible dtype|Downcasting|will be truncated|lossy", re.I)),
+)
+
+
+def doubted(warnings) -> tuple[Doubt, ...]:
+    """The warnings (the runner's dicts, or lines) in which the library says its own result may be wrong:
+    pandas inferring a date format the data contradicts (dayfirst), or parsing each date on its own guess;
+    values coerced, cast or rounded away. (An assignment that may not reach the frame is a smell: `warned`.)"""
+    found = []
+    for w in warnings:
+        line = w if isinstance(w, str) else f"{w.get('category', '')}: {w.get('message', '')}"
+        line = " ".join(str(line).split())
+        for kind, pattern in DOUBTS:
+            if pattern.search(line) and not LOST_ASSIGNMENT.search(line):
+                found.append(Doubt(kind, line[:240]))
+                break
+    return tuple(dict.fromkeys(found))
 
 
 def _dropped_from_end(code: str | None) -> dict[int, str]:

@@ -26,13 +26,29 @@ UNSIGNED = (OUTPUT_CHECK, saved.SAVED_CHECK, saved.STATED_CHECK)
 SYNTAX = ("SyntaxError", "IndentationError", "TabError")
 
 
+Source = Literal["user", "assert", "output", "saved", "stated", "smell", "fact", "following"]
+# the sources whose pass is evidence that the values are right (a smell only fails; a fact, what the
+# instruction says the code must define, holds or not, and says nothing of the values)
+EVIDENCE: tuple[str, ...] = ("user", "assert", "output", "saved", "stated", "following")
+
+
 @dataclass(frozen=True)
 class CheckOutcome:
-    """One check (an `--expect` expression or an `assert` of the cell) and how it went."""
+    """One check and how it went. `source`: what it is, as data (never read back from `expr`): "user" (an
+    `--expect` expression, judged and signed), "assert" (an assert of the cell), "output" (`--expect-output`),
+    "saved" (the output the notebook's author saved), "stated" (the output an instruction states), "smell"
+    (what the run did to the data looks wrong), "fact" (a name the instruction says the code defines),
+    "following" (a later cell that checks values: it asserts, and failed before or reads what the run wrote)."""
 
     expr: str
     passed: bool
     detail: str = ""
+    source: Source = "user"
+
+    @property
+    def evidence(self) -> bool:
+        """A pass that says the values are right (not a fact, not a smell)."""
+        return self.passed and self.source in EVIDENCE
 
 
 @dataclass(frozen=True)
@@ -53,6 +69,19 @@ class FollowingOutcome:
     counted: bool = True
     verifies: str = ""
     cell: int | None = None  # its number in the notebook, when the caller knows it (batch mode): it names the cell
+    checks_values: bool = False  # it asserts something (receipt/reads.py `checks_values`): only then is it evidence
+
+    @property
+    def evidence(self) -> bool:
+        """It runs, discriminates (`verifies`) and checks values: evidence that the run's values are right.
+        One that runs and discriminates but checks nothing shows that the fix is compatible ("later cells run
+        now"), not that its values are right."""
+        return self.ok and bool(self.verifies) and self.checks_values
+
+    @property
+    def runs_now(self) -> bool:
+        """It runs, and discriminates, but checks no values: a fact about the run, not evidence."""
+        return self.ok and bool(self.verifies) and not self.checks_values
 
     @property
     def label(self) -> str:
@@ -64,6 +93,32 @@ class FollowingOutcome:
     def error(self) -> str:
         where = f" at line {self.lineno}: {self.line}" if self.lineno is not None else ""
         return f"{self.ename}: {clip(self.evalue, 200)}{where}"
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """A library's warning about the run's own result (pandas guessing a date format against the data, an
+    assignment that may not reach the frame, values coerced or rounded away): evidence against the run.
+    `kind`: "dates", "assignment", "coercion"; `said`: the warning, one line."""
+
+    kind: str
+    said: str
+
+
+@dataclass(frozen=True)
+class Account:
+    """Why a passing run is what it is, as data (the words are rendered from it): `checked`, the source of
+    each pass that verified it (CheckOutcome.source; empty: nothing checked its values); `runs_now`, the
+    later cells that run now but check no values (a fact, not evidence); `doubts`, the library's warnings
+    about its result (a run with one is never `fixed`)."""
+
+    checked: tuple[str, ...] = ()
+    runs_now: tuple[str, ...] = ()
+    doubts: tuple[Doubt, ...] = ()
+
+    @property
+    def verified(self) -> bool:
+        return bool(self.checked) and not self.doubts
 
 
 @dataclass(frozen=True)
@@ -123,6 +178,7 @@ class Receipt:
     context: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     seconds: float = 0.0
+    doubts: tuple[Doubt, ...] = field(default=(), compare=False)  # the library's warnings about the result
     notes: tuple[str, ...] = field(default=(), compare=False)
     effect: Effect | None = field(default=None, compare=False)
     following: tuple[FollowingOutcome, ...] = field(default=(), compare=False)
