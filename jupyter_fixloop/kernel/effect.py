@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 import reprlib
 import sys
 
@@ -186,11 +187,35 @@ def _frame_print(df) -> dict:
     return {"kind": "DataFrame", "shape": list(df.shape), "columns": columns}
 
 
+AMBIGUOUS_DATE = re.compile(r"^(\d{1,2})([/.\-])(\d{1,2})\2\d{2,4}$")
+
+
+def _ambiguous_dates(s) -> list:
+    """Up to 3 (index label, text) of a text column's first rows that read as a date whose day and month
+    could swap ('03/05/2024': both fields <= 12 and different): the rows where a date format's guess matters."""
+    found = []
+    for label, v in s.iloc[:ODD_ROWS].items():
+        m = AMBIGUOUS_DATE.match(v.strip()) if isinstance(v, str) else None
+        if m and int(m.group(1)) <= 12 and int(m.group(3)) <= 12 and int(m.group(1)) != int(m.group(3)) \
+                and v not in (t for _, t in found):
+            found.append((label, v))
+            if len(found) >= SAMPLES:
+                break
+    return found
+
+
 def _odd(p: dict, s) -> dict:
     """A text column's print gets `odd`: up to 3 of its values that hold digits but do not read as a
-    plain number ('1.2k', '15 kg', '4,99'); a conversion that turns them into NaN loses them."""
+    plain number ('1.2k', '15 kg', '4,99'); a conversion that turns them into NaN loses them. And
+    `ambiguous`: the rows whose dates read either way (`_ambiguous_dates`), for what a conversion made of them."""
     if p["dtype"] != "str":
         return p
+    try:
+        ambiguous = _ambiguous_dates(s)
+    except Exception:
+        ambiguous = []
+    if ambiguous:
+        p["ambiguous"] = ambiguous
     found = []
     try:
         for v in s.iloc[:ODD_ROWS].tolist():
@@ -356,7 +381,24 @@ def _column(key: str, s, before: dict | None, now: dict) -> dict:
         "samples": samples,
         "whole_reprs": _whole_reprs(s),
         "odd_before": (before or {}).get("odd", []),
+        "read_as": _read_as(s, (before or {}).get("ambiguous") or []),
     }
+
+
+def _read_as(s, ambiguous: list) -> list[str]:
+    """What a column now holds in the rows whose text dates read either way ("'03/05/2024' → 2024-03-05"):
+    the rows where a date format's guess matters, whatever the first rows show."""
+    if not ambiguous or not str(s.dtype).startswith("datetime"):
+        return []
+    out = []
+    try:
+        for label, text in ambiguous:
+            if label in s.index and s.index.is_unique:
+                value = s.loc[label]
+                out.append(f"{text!r} → {value.strftime('%Y-%m-%d') if hasattr(value, 'strftime') else value}")
+    except Exception:
+        return out
+    return out
 
 
 WIDE = 3  # more new or changed columns than this: the frame's first rows are shown instead

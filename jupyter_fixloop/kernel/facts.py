@@ -47,6 +47,8 @@ def gather(exc: BaseException, ns: dict, frame, user_names=(), outer: BaseExcept
         isinstance(e, (TypeError, ValueError)) and TYPE_WORDS.search(str(e)) for e in (exc, outer) if e is not None
     ) or (isinstance(exc, AttributeError) and "accessor" in str(exc)):
         facts += _dtype_facts(exprs, stmt, scope)
+    if isinstance(exc, ValueError) and DATE_WORDS.search(str(exc)):
+        facts += _date_facts(exprs, scope)
     if isinstance(exc, IndexError) or (
         isinstance(exc, (ValueError, TypeError, RuntimeError)) and SHAPE_WORDS.search(str(exc))
     ):
@@ -257,6 +259,57 @@ def _dtype_facts(exprs: list[ast.expr], stmt: list[ast.AST], scope: dict) -> lis
                 parts.append(f"{text}: {shown}")
     parts = list(dict.fromkeys(parts))
     return [f"dtypes: {'; '.join(parts[:6])}"] if parts else []
+
+
+DATE_WORDS = re.compile(r"doesn't match format|time data|Unknown datetime string format|day is out of range", re.I)
+NUMERIC_DATE = re.compile(r"^(\d{1,2})([/.\-])(\d{1,2})\2\d{2,4}$")
+ISO_DATE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}(?:[ T].*)?$")
+DATE_ROWS = 100_000  # of a text column, the values read for which way its dates are written
+
+
+def _date_facts(exprs: list[ast.expr], scope: dict) -> list[str]:
+    """How the text dates of the series on the failing statement are written, counted over their values:
+    "dates: df['d'] (200 values): 120 ISO; 80 d/m or m/d with '/': 31 with a first field > 12 (day first,
+    e.g. '25/12/2024'), 0 with a second field > 12 (month first), 49 with both <= 12 (either way, e.g.
+    '03/05/2024')". The day-first rows are the data's own word, as pandas' dayfirst warning is."""
+    out = []
+    for node in exprs:
+        value = _value_of(node, scope)
+        if value is _MISSING or not _is_series(value):
+            continue
+        try:
+            counted = _date_counts(value.dropna().iloc[:DATE_ROWS].tolist())
+        except Exception:
+            continue
+        if counted is not None:
+            out.append(f"dates: {ast.unparse(node)} {counted}")
+    return out[:1]
+
+
+def _date_counts(values: list) -> str | None:
+    iso, first, second, both, seps = 0, [], [], [], set()
+    for v in values:
+        text = v.strip() if isinstance(v, str) else None
+        if text is None:
+            return None
+        m = NUMERIC_DATE.match(text)
+        if ISO_DATE.match(text):
+            iso += 1
+        elif m:
+            seps.add(m.group(2))
+            a, b = int(m.group(1)), int(m.group(3))
+            (first if a > 12 else second if b > 12 else both).append(text)
+    slashed = len(first) + len(second) + len(both)
+    if not slashed:
+        return None
+    sep = "".join(sorted(seps))
+
+    def eg(found: list) -> str:
+        return f", e.g. {found[0]!r}" if found else ""
+
+    return (f"({len(values)} values): {iso} ISO; {slashed} d/m or m/d with {sep!r}: {len(first)} with a first field "
+            f"> 12 (day first{eg(first)}), {len(second)} with a second field > 12 (month first{eg(second)}), "
+            f"{len(both)} with both <= 12 (either way{eg(both)})")
 
 
 def _dtype_of(series) -> str:

@@ -28,6 +28,8 @@ class Column:
     samples: tuple[str, ...] = ()
     whole_reprs: int = 0  # of the first values, how many print a whole Series/DataFrame
     odd_before: tuple[str, ...] = ()  # text values before the run that hold digits but are no plain number
+    # text dates whose day and month could swap, as they were read ("'03/05/2024' → 2024-03-05")
+    read_as: tuple[str, ...] = ()
 
     @property
     def all_nan(self) -> bool:
@@ -45,7 +47,10 @@ class Column:
             head += f", NaN {self.nan_before} → {self.nan}"
         elif self.nan_before is None and self.nan:
             head += f", {self.nan} NaN"
-        return head + (": " + ", ".join(self.samples) if self.samples else "")
+        head += ": " + ", ".join(self.samples) if self.samples else ""
+        if self.read_as:  # the rows where the format's guess matters, not the first rows
+            head += "; where day and month could swap, read as " + ", ".join(self.read_as)
+        return head
 
 
 @dataclass(frozen=True)
@@ -155,7 +160,8 @@ def _change(c: dict) -> Change:
                nan=_int(col.get("nan")), nan_before=_int(col.get("nan_before"), None), rows=_int(col.get("rows")),
                samples=tuple(_text(v, 60) for v in list(col.get("samples") or [])[:3]),
                whole_reprs=_int(col.get("whole_reprs")),
-               odd_before=tuple(_text(v, 60) for v in list(col.get("odd_before") or [])[:3]))
+               odd_before=tuple(_text(v, 60) for v in list(col.get("odd_before") or [])[:3]),
+               read_as=tuple(_text(v, 60) for v in list(col.get("read_as") or [])[:3]))
         for col in list(c.get("columns") or [])[:8] if isinstance(col, dict))
     rows = c.get("rows")
     rows = (_int(rows[0], None), _int(rows[1])) if isinstance(rows, list) and len(rows) == 2 else None

@@ -389,6 +389,43 @@ def _statement_line(tree, node) -> int:
 DATE_MISMATCH = re.compile(r"time data \"?'?([^\"']+)\"?'? doesn't match format \"?'?([^\"']+)\"?'?")
 
 
+DATES_FACT = re.compile(r"^dates: .+? \(\d+ values\): (?P<iso>\d+) ISO; \d+ d/m or m/d with '(?P<sep>[^']*)': "
+                        r"(?P<first>\d+) with a first field > 12 .*?, (?P<second>\d+) with a second field > 12")
+
+
+def date_order(code: str, receipt: ParsedReceipt) -> str | None:
+    """Dates read as the data writes them: day first as pandas inferred (a first field over 12), ISO as ISO.
+
+    The `dates:` fact (kernel/facts.py) counts the column's ways: day first when some first field exceeds
+    12 and no second field does (or pandas inferred %d first and warned); a column that holds both, or
+    none over 12, is left to `date_format` (a guess). ISO dates beside them are read by their own format,
+    the others rewritten as ISO first: `format='mixed', dayfirst=True` would swap the ISO dates' month
+    and day too."""
+    m = DATE_MISMATCH.search(receipt.evalue) if receipt.ename == "ValueError" else None
+    fact = next((f for f in map(DATES_FACT.match, receipt.context) if f), None)
+    tree = parse(code)
+    if not m or fact is None or tree is None or len(fact["sep"]) != 1:
+        return None
+    first, second, iso = int(fact["first"]), int(fact["second"]), int(fact["iso"])
+    if (first or m.group(2).startswith("%d")) and not second:
+        order = r"\3-\2-\1"  # day first: what pandas inferred from a first field over 12, and warned of
+    elif second and not first:
+        order = r"\3-\1-\2"
+    else:  # both ways in the data, or no field over 12: which way is a guess (date_format's)
+        return None
+    sep = re.escape(fact["sep"])
+    for call in calls_on_line(tree, receipt.lineno, "to_datetime"):
+        if not call.args or has_keyword(call, "format") or has_keyword(call, "dayfirst"):
+            continue
+        if not iso:  # one way of writing: pandas reads it given the order
+            day, month = ("%d", "%m") if order.endswith("1") else ("%m", "%d")
+            return add_keyword(code, call, f"format='{day}{fact['sep']}{month}{fact['sep']}%Y'")
+        arg = ast.get_source_segment(code, call.args[0]) or ""
+        rewritten = f"{arg}.str.replace(r'^(\\d{{1,2}}){sep}(\\d{{1,2}}){sep}(\\d{{4}})$', r'{order}', regex=True)"
+        return replace_node(add_keyword(code, call, "format='ISO8601'"), call.args[0], rewritten)
+    return None
+
+
 def date_format(code: str, receipt: ParsedReceipt) -> str | None:
     """Dates that do not parse: day-first ones (31/01/2024) get dayfirst=True, mixed ones format='mixed'."""
     m = DATE_MISMATCH.search(receipt.evalue) if receipt.ename == "ValueError" else None
