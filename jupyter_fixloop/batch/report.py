@@ -68,7 +68,7 @@ def verified_by(batch) -> str:
     if not fixes:
         return ""
     counts = [(sum(o.verified_by == by and o.status == "fixed" for o in fixes), words) for by, words in (
-        ("saved output", "the output saved in the notebook"), ("following cell", "a later cell that discriminates"),
+        ("saved output", "the output saved in the notebook"), ("following cell", "a later cell that asserts"),
         ("check", "a check"))]
     counts.append((sum(o.status == "unverified" or not o.verified_by for o in fixes), "nothing"))
     return "repairs run, by what verified them: " + ", ".join(f"{n} {words}" for n, words in counts if n)

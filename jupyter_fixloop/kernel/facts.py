@@ -274,7 +274,7 @@ def _date_facts(exprs: list[ast.expr], scope: dict) -> list[str]:
     '03/05/2024')". The day-first rows are the data's own word, as pandas' dayfirst warning is."""
     out = []
     for node in exprs:
-        value = _value_of(node, scope)
+        value = _value_of(ast.parse(ast.unparse(node), mode="eval").body, scope)  # a target is read as a value
         if value is _MISSING or not _is_series(value):
             continue
         try:
