@@ -221,9 +221,10 @@ def test_jupyter_finds_the_fixloop_subcommand(tmp_path):
 
 def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
     """The README's batch-mode command: notebooks/cleaning.ipynb comes out fully running. A repair is
-    "fixed" only when a check or a later cell that discriminates verified it (the revenue column: the last
-    cell reads it, and failed before the fix); the two repairs no cell reads are unverified (exit 3), and
-    say that the last cell, which ran before them too, is a regression check only (issue 38)."""
+    "fixed" only when something checked its values: a check (the two `--expect` cells). The revenue
+    column's repair is unverified (issue 52): the last cell reads it and failed before the fix, but checks
+    no values, so it shows the fix is compatible ("later cells run now"), not right; the two repairs no cell
+    reads say that the last cell, which ran before them too, is a regression check only (issue 38)."""
     src = str(Path(__file__).parent.parent / "notebooks" / "cleaning.ipynb")
     out, report = str(tmp_path / "cleaning.fixed.ipynb"), str(tmp_path / "cleaning-report.md")
 
@@ -236,9 +237,10 @@ def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
                                       "orders.groupby('region')['revenue'].sum().sort_values(ascending=False)"]
     assert "unit prices vary by 28% around their mean" in by_text['%%fixloop --expect "round(price_spread, 2) == 0.28"']
     text = Path(report).read_text()
-    assert "every cell runs, but nothing checked some repairs: 4 ok, 3 fixed, 2 unverified" in text
-    assert "it failed after the original cell and runs now" in text  # the revenue column's fix
-    assert "- repairs run, by what verified them: 1 a later cell that discriminates, 2 a check, 2 nothing" in text
+    assert "every cell runs, but nothing checked some repairs: 4 ok, 2 fixed, 3 unverified" in text
+    assert "later cells run now: following cell 15 (`revenue_by_region" in text  # the revenue column's fix
+    assert "- repairs run, by what verified them: 2 a check, 3 nothing" in text
+    assert re.search(r"^## Cell 7: (.*)$", text, re.M).group(1) == "runs now, unverified"
     assert text.count("a regression check, not evidence") >= 2
 
 
@@ -547,7 +549,8 @@ def test_cells_with_ipython_syntax_are_repaired_with_their_magic_lines_kept(work
     assert all(c.metadata["fixloop"]["decision"] == "accepted" for c in cells), said
 def test_a_later_cell_that_reads_nothing_of_a_fix_does_not_verify_it(workdir, capsys):
     """Issue 38: a notebook that ends in an independent cell. The cell after the first fix reads the
-    column it makes and failed after the original cell: it verifies that fix, and the words name it. The
+    column it makes, failed after the original cell and asserts its values: it verifies that fix, and the
+    words name it (issue 52: without its assert it would only run now, no evidence). The
     last cell reads nothing the second fix wrote and ran after its original cell too: a regression check,
     so that fix stays unverified (exit 3), and says why."""
     src = write_notebook(
@@ -555,7 +558,7 @@ def test_a_later_cell_that_reads_nothing_of_a_fix_does_not_verify_it(workdir, ca
         "import pandas as pd\norders = pd.DataFrame({'region': ['n', 's', 'n'], 'qty': [1, 2, 3], "
         "'price': [2.0, 3.0, 4.0]})",
         "orders['revenue'] = orders['qty'] * orders['prise']",
-        "print(orders.groupby('region')['revenue'].sum().to_dict())",
+        "print(orders.groupby('region')['revenue'].sum().to_dict())\nassert orders['revenue'].sum() == 20",
         "for region, qty in orders.groupby('region')['qty'].sum().iteritems():\n    print(region, qty)",
         "print(orders.dtypes.to_dict())",
     )
@@ -567,7 +570,7 @@ def test_a_later_cell_that_reads_nothing_of_a_fix_does_not_verify_it(workdir, ca
     first = re.search(r"cell 2: .* -- (.*)", printed).group(1)
     assert first.startswith("fixed: after 1 round(s): its 1 check passes (following cell 3 (`print(orders.groupby("
                             "'region')['revenue'].sum().to_dict())`): it failed after the original cell and runs "
-                            "now)"), first
+                            "now, and its asserts pass)"), first
     last = re.search(r"cell 4: .* -- (.*)", printed).group(1)
     assert last.startswith("runs now, unverified: nothing checked it"), last
     assert ("1 later cell still runs, but ran after the original cell too and reads nothing the code wrote: a "
@@ -580,14 +583,15 @@ def test_receipts_name_following_cells_by_the_notebooks_own_numbers(workdir, cap
     """The cells after a repaired cell are named as the report names cells, by their number in the notebook
     (markdown and empty cells counted), not by their place after the repaired cell."""
     src = write_notebook(workdir / "numbered.ipynb", "md:# Totals", "values = [1, 2, 3]", "total = sum(valuez)",
-                         "md:Twice the total:", "", "print(total * 2)")
+                         "md:Twice the total:", "", "print(total * 2)\nassert total == 6")
     out, report = str(workdir / "numbered.out.ipynb"), str(workdir / "numbered.md")
 
     assert batch_cli.main([src, "-o", out, "--report", report]) == 0
 
     printed = capsys.readouterr().out
     fixed = re.search(r"cell 3: .* -- (.*)", printed).group(1)
-    assert "(following cell 6 (`print(total * 2)`): it failed after the original cell and runs now)" in fixed, fixed
+    assert ("(following cell 6 (`print(total * 2)`): it failed after the original cell and runs now, and its asserts "
+            "pass)") in fixed, fixed
     text = Path(report).read_text()
     assert "following cell 6 (`print(total * 2)`) fails after the original cell, so it is not counted" in text
     assert "following cell 1" not in text

@@ -314,7 +314,8 @@ def test_a_following_message_of_the_wrong_shape_is_ignored(lab):
     assert "no checks were given" in other["reason"]
     _, own, _ = run_loop(lab, passing, cell_id="cell-12")
     assert own["reason"].endswith("its 1 check passes (following cell 1 (`assert small == 1`): it reads `small`, "
-                                  "which the code wrote); it is the sandbox's own report, unsigned"), own["reason"]
+                                  "which the code wrote, and its asserts pass); it is the sandbox's own report, "
+                                  "unsigned"), own["reason"]
 
 
 PLAIN = "total = sum(monthly_sale)\nprint('the total is', total)"
