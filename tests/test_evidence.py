@@ -109,3 +109,59 @@ def test_a_date_repair_the_data_cannot_decide_stays_a_guess_and_says_its_rows():
     assert result.status == "unverified" and "a guess" in result.reason, result.reason
     assert "format='mixed'" in result.patched
     assert "where day and month could swap, read as '03/05/2024' → 2024-03-05" in result.effect.text
+
+
+def test_a_sum_of_text_is_a_smell_in_a_value_and_in_a_column():
+    from jupyter_fixloop.receipt.effect import Change, Column
+    from jupyter_fixloop.receipt.smells import find, glued
+
+    assert glued("'$1,528.19$1,085.32$89.96'") and glued("'1528.191085.32'")
+    assert not glued("'$1,528.19'") and not glued("'2024-01-02'") and not glued("'12.50'")
+    total = Change("total", "new", "", "'$1,528.19$1,085.32$89.96'", "", "str")
+    (said,) = find(_effect(total), None)
+    assert said.startswith("total holds numbers written as text glued end to end"), said
+    by_city = Change("by_city", "new", "", "Series 2 (str)", "", "Series",
+                     columns=(Column("", "new", "str", samples=("'$1,528.19$89.96'", "'$1,085.32$12.00'")),))
+    assert "a sum of text concatenates" in find(_effect(by_city), None)[0]
+
+
+def _effect(*changes):
+    from jupyter_fixloop.receipt.effect import Effect
+
+    return Effect(changes)
+
+
+AUTO_FRAME = ("import pandas as pd\norders = pd.DataFrame({'city': ['Munich', ' Munich', 'Berlin'], "
+              "'amount': ['$1,528.19', '$1,085.32', '$89.96'], 'qty': [1, 0, 2]})")
+
+
+def _executed(*cells: str) -> list:
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=240, kernel_name="python3", allow_errors=True).execute()
+    return nb.cells
+
+
+def _offers(cell) -> list[str]:
+    return [o.data["text/plain"] for o in cell.outputs if o.output_type == "display_data"
+            and "application/vnd.jupyter.fixloop+json" in o.data]
+
+
+def test_auto_mode_offers_a_repair_under_a_cell_that_runs_but_looks_wrong():
+    """No error: pandas' chained-assignment warning gets the rules' repair under the cell, as an error
+    would; a sum that glues text and a column made all NaN are said under theirs. A plain cell gets nothing."""
+    cells = _executed("%load_ext jupyter_fixloop", "%fixloop auto", AUTO_FRAME,
+                      "orders[orders['qty'] == 0]['qty'] = 1",
+                      "total = orders['amount'].sum()\ntotal",
+                      "orders['rate'] = pd.to_numeric(orders['amount'], errors='coerce')",
+                      "orders['n'] = orders['qty'] * 2")
+    (chained,) = _offers(cells[3])
+    assert "pandas warns the assignment may not reach the frame" in chained, chained
+    assert "orders.loc[orders['qty'] == 0, 'qty'] = 1" in chained, chained
+    (text_sum,) = _offers(cells[4])
+    assert "looks wrong: its result holds numbers written as text glued end to end" in text_sum, text_sum
+    (all_nan,) = _offers(cells[5])
+    assert "looks wrong: `orders`['rate'] is all NaN after the cell" in all_nan, all_nan
+    assert _offers(cells[6]) == []
+    assert not [o for c in cells for o in c.outputs if o.output_type == "error"]

@@ -29,6 +29,7 @@ from ..kernel import Checkpoint, cell_names, written_names
 from ..model import check_model
 from ..options import AUTO_MODES, BUILTIN
 from . import cause as causes, comm as frontends
+from .looks import Warned, looks_wrong
 from .view import LoopView, PlainCell
 
 KEEP_CAP = 256 * 1024**2  # bytes of pickled copies kept before one cell (pandas under CoW costs none)
@@ -92,6 +93,7 @@ class AutoFix:
         self.cause: causes.Proposal | None = None  # the last run's change to an earlier cell, if any
         self.failures: dict[str, Failure] = {}  # cell id -> its last failure, the last KEEP_FAILURES
         self.since = 0  # cells run since `last` failed (a `%fixloop` line does not count)
+        self.warned = Warned()  # the warnings of the top-level cell running (auto mode on)
         shell.events.register("pre_run_cell", self._pre_run_cell)
         shell.events.register("post_run_cell", self._post_run_cell)
         config.observe(self._configured, names="auto")
@@ -164,6 +166,8 @@ class AutoFix:
         self.count = getattr(self.shell, "execution_count", None)
         if not source.lstrip().startswith("%fixloop"):
             self.since += 1
+        if self.mode != "off" and not fixloop_cell(source):
+            self.warned.start()
         if not self.keeping or fixloop_cell(source):
             return
         checkpoint = Checkpoint(cap=KEEP_CAP)
@@ -180,9 +184,26 @@ class AutoFix:
         if not top:
             return
         error = getattr(result, "error_in_exec", None)
+        warned = self.warned.stop()
         if error is not None and self.checkpoint is not None:
             self._freeze(error)  # the Fix button may ask for it
+        elif error is None and self.mode != "off" and not fixloop_cell(self.cell[0]):
+            self._looks(getattr(result, "result", None), warned)
         self._ran(error is None)
+
+    def _looks(self, shown, warned: list[str]) -> None:
+        """A cell that ran without error but looks wrong (notebook/looks.py): the loop on it, as for an error,
+        from the state it started from; a repair offered under it. Never raises."""
+        source, cell_id = self.cell
+        try:
+            why = looks_wrong(source, shown, self.shell.user_ns, warned, written_names(source))
+            if not why:
+                return
+            changes = self.checkpoint.changes(self.shell.user_ns) if self.checkpoint is not None else {}
+            failure = Failure(source, cell_id, f"looks wrong: {why}", self.checkpoint, changes, self.count)
+            self.run(failure, ask_model=self.mode == "model", looks=why)
+        except BaseException as exc:  # the stop button, or a bad model setting: said, and the kernel goes on
+            print(f"fixloop: no repair offered: {type(exc).__name__}: {exc}".rstrip(": "), file=sys.stderr)
 
     def _ran(self, ok: bool) -> None:
         """Keep the cell that ended and the state it started from, the last KEEP_CELLS cells: a later
@@ -267,8 +288,11 @@ class AutoFix:
 
     # ------------------------------------------------------------------ the loop
 
-    def run(self, failure: Failure, ask_model: bool, following: tuple[str, ...] = (), model: str | None = None):
-        """Repair `failure`'s cell in a sandbox from the state it started from; show or send the result."""
+    def run(self, failure: Failure, ask_model: bool, following: tuple[str, ...] = (), model: str | None = None,
+            looks: str = ""):
+        """Repair `failure`'s cell in a sandbox from the state it started from; show or send the result.
+        `looks`: the cell ran without error, and this is why it looks wrong (nothing shown when the sandbox's
+        run of it passes: what looked wrong here is not confirmed there)."""
         from ..loop import expecting, fix  # the loop brings jupyter_client and the sandbox: `%load_ext` stays cheap
 
         options = self.config.options().with_(model=model).resolved()
@@ -281,13 +305,17 @@ class AutoFix:
         try:
             result = fix(failure.source, namespace=failure.namespace(ns), notes=failure.notes(ns),
                          expect=expecting(following=following), hooks=view.hooks(), options=options)
-            self.cause = None if result.claimed or result.status in ("passed", "error") else self._cause(
+            self.cause = None if result.claimed or result.status in ("passed", "error") or looks else self._cause(
                 failure, options, following)
         except BaseException as exc:
             view.stopped(str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__}: {exc}")
             raise
         ns["_fixloop"] = result
-        brief = self._brief(result) if not ask_model else ""
+        if looks and result.status == "passed":
+            view.finish_brief(result, f"fixloop: this cell looked wrong here ({looks}), but its run in a sandbox, "
+                                      "from the state it started from, showed nothing wrong; nothing is offered.")
+            return result
+        brief = self._brief(result, looks) if not ask_model else ""
         if brief:
             view.finish_brief(result, brief)
         else:
@@ -313,13 +341,16 @@ class AutoFix:
         cells = causes.earlier(history, self.ran, failure.count)
         return causes.find(cells, self.ran, failure.count, failure.source, start, ns, run)
 
-    def _brief(self, result) -> str:
+    def _brief(self, result, looks: str = "") -> str:
         """One line instead of the result when the rules offer nothing ("" to show the result)."""
         if result.patched is not None:
             return ""
         model = self.config.options().resolved().model
         ask = ("`%fixloop last --model` asks " + model if model != BUILTIN
                else "a model may: `%fixloop last --model openai/NAME`, or set FixLoop.model")
+        if looks and result.status not in ("error", "passed"):
+            return (f"fixloop: this cell runs, but looks wrong: {looks}; the built-in rules have no repair for it; "
+                    f"{ask}.")
         if result.status == "passed":
             return ("fixloop: from the state it started from, this cell runs without error in a sandbox, so there is "
                     "nothing to repair there: what failed here is outside what the sandbox has (files it cannot "

@@ -14,7 +14,8 @@ on. Each rule reads the run's Effect (effect.py), and the cell as the user wrote
 - whole numbers printed as floats in text ('2134.0'): a float column turned into text with astype(str);
 - a pandas warning that an assignment may not have reached the frame (ChainedAssignmentError,
   SettingWithCopyWarning) left in a run that otherwise passes;
-- a non-printing character (a BOM, a zero-width space) that the code that ran has and the cell has not.
+- a non-printing character (a BOM, a zero-width space) that the code that ran has and the cell has not;
+- a sum of text: numbers written as text glued end to end ('$1,528.19$1,085.32...'), in a value or a column.
 """
 
 from __future__ import annotations
@@ -198,7 +199,32 @@ def find(effect: Effect, original: str | None, ran: str | None = None) -> tuple[
         smells += _float_text(change)
         smells += [] if "constant" in asked else _kind_lost(change)
         smells += _rows_lost(change, original)
+        smells += _glued(change)
     return tuple(smells)
+
+
+# two or more numbers written as text glued end to end: a currency sign or a decimal part between them
+GLUED = re.compile(r"^'?(?:[$€£]\s?-?\d[\d,]*(?:\.\d+)?){2,}|^'?(?:-?\d[\d,]*\.\d{2}){2,}(?!\d)")
+
+
+def glued(text: str) -> bool:
+    """Whether `text` (a value's repr) reads as numbers written as text and summed: concatenated."""
+    return bool(GLUED.match(text.strip()))
+
+
+def _glued(change: Change) -> list[str]:
+    """A value or a text column that holds numbers written as text glued end to end: `.sum()` of text
+    concatenates ('$1,528.19$1,085.32...'), it does not add."""
+    if change.kind_after == "str" and glued(change.after):
+        return [f"{change.name} holds numbers written as text glued end to end ({change.after[:60]}): a sum of text "
+                "concatenates; convert the column to numbers first"]
+    out = []
+    for col in change.columns:
+        shown = [v for v in col.samples if v.strip("'") not in ("nan", "<NA>", "None")]
+        if col.dtype == "str" and shown and all(glued(v) for v in shown):
+            out.append(f"{_label(change, col.name)} holds numbers written as text glued end to end ({shown[0][:60]}): "
+                       "a sum of text concatenates; convert the column to numbers first")
+    return out
 
 
 def _parse(source: str | None) -> ast.Module | None:
