@@ -165,3 +165,25 @@ def test_auto_mode_offers_a_repair_under_a_cell_that_runs_but_looks_wrong():
     assert "looks wrong: `orders`['rate'] is all NaN after the cell" in all_nan, all_nan
     assert _offers(cells[6]) == []
     assert not [o for c in cells for o in c.outputs if o.output_type == "error"]
+
+
+def test_the_cause_search_finds_group_keys_that_differ_by_spaces():
+    """A groupby on ' Munich' and 'Munich' splits one city in two; the cell below asserts Munich's total and
+    fails. The earlier cell is the cause: its keys are joined (the sandbox's fact says how), and the
+    change is offered under the failure, verified by the failing cell's own assert."""
+    import ast
+
+    from jupyter_fixloop.kernel import matches
+
+    frame = pd.DataFrame({"city": ["Munich", " Munich", "Berlin", "Berlin ", "munich"], "amount": [1, 2, 3, 4, 5]})
+    tree = ast.parse("by_city = orders.groupby('city')['amount'].sum()")
+    assert matches.gather(tree, {"orders": frame}) == [
+        "groupby keys: orders['city'] holds 5 values that are 2 with .str.strip().str.lower() (' Munich' and 'Munich')"]
+    cells = _executed("%load_ext jupyter_fixloop", "%fixloop auto",
+                      "import pandas as pd\norders = pd.DataFrame({'city': ['Munich', ' Munich', 'Berlin', 'Berlin ', "
+                      "'Munich '], 'amount': [10.0, 20.0, 5.0, 7.0, 1.0]})",
+                      "by_city = orders.groupby('city')['amount'].sum()",
+                      "assert by_city['Munich'] == 31.0, by_city.to_dict()")
+    said = "\n".join(o.get("data", {}).get("text/plain", "") for o in cells[4].outputs)
+    assert "the cause is in cell [4]" in said and "its asserts pass" in said, said
+    assert "+by_city = orders.assign(city=orders['city'].str.strip()).groupby('city')['amount'].sum()" in said

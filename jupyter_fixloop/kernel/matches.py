@@ -12,7 +12,8 @@ only when something matched less than it would once normalized. Stdlib-only, run
 Formats the built-in engine reads (model/builtin/matches.py), keep them stable:
 `values near 'x' in df['c'] (none equal it): 'y' (case)`,
 `merge keys: a['k'] and b['k'] share 0 of 3 values; with .str.upper() on a['k'] they share 3 of 3`,
-`concat: column 'q' is int64 in a but str in b; b.astype({'q': 'int64'}) converts every value`.
+`concat: column 'q' is int64 in a but str in b; b.astype({'q': 'int64'}) converts every value`,
+`groupby keys: df['city'] holds 5 values that are 3 with .str.strip() (' Munich' and 'Munich')`.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ TRANSFORMS = (  # how pandas writes each normalisation, and what it does to one 
 
 def wanted(tree: ast.AST | None) -> bool:
     """Whether the code has anything these facts are about (a comparison with a string, a merge, a concat)."""
-    return tree is not None and any(_filter(n) or _call(n, "merge") or _call(n, "concat") for n in ast.walk(tree))
+    return tree is not None and any(_filter(n) or _call(n, "merge") or _call(n, "concat") or _call(n, "groupby")
+                                    for n in ast.walk(tree))
 
 
 def gather(tree: ast.Module | None, ns: dict) -> list[str]:
@@ -61,6 +63,8 @@ def _facts_of(top: ast.stmt, ns: dict, bound: set[str]) -> list[str]:
                 facts += _merge_facts(node, ns, bound)
             elif _call(node, "concat"):
                 facts += _concat_facts(node, ns, bound)
+            elif _call(node, "groupby"):
+                facts += _groupby_facts(node, ns, bound)
         except Exception:  # noqa: BLE001 - an object that cannot be read gives no fact, never an error
             continue
     return facts
@@ -178,6 +182,33 @@ def _keys_fact(left: str, right: str, lvalues: set[str], rvalues: set[str]) -> l
         return []
     return [f"merge keys: {left} and {right} share {shared} of {len(lvalues)} values; with {code} on {where} they "
             f"share {count} of {len(lvalues)}"]
+
+
+# ---------------------------------------------------------------- groups that differ by spaces or case
+
+
+def _groupby_facts(call: ast.Call, ns: dict, bound: set[str]) -> list[str]:
+    """`df.groupby('city')` on keys that are fewer once stripped or cased alike (' Munich', 'Munich'): the
+    groups split one place in two. The first normalisation that joins the most of them."""
+    frame = _seen(call.func.value, ns, bound)
+    keys = _labels(call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "by"), None))
+    if not _is_frame(frame):
+        return []
+    facts = []
+    for key in keys:
+        values = _strings(frame[key]) if key in frame.columns else set()
+        best = (len(values), "", ())
+        for code, norm in TRANSFORMS:
+            joined = {}
+            for v in values:
+                joined.setdefault(norm(v), []).append(v)
+            if len(joined) < best[0]:
+                best = (len(joined), code, min(sorted(g) for g in joined.values() if len(g) > 1))
+        count, code, example = best
+        if code:
+            facts.append(f"groupby keys: {ast.unparse(call.func.value)}[{key!r}] holds {len(values)} values that are "
+                         f"{count} with {code} ({_clip(repr(example[0]), 30)} and {_clip(repr(example[1]), 30)})")
+    return facts
 
 
 # ---------------------------------------------------------------- a concat that lost a column's dtype

@@ -24,6 +24,7 @@ NEAR = re.compile(r"^values near ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") in (.+
                   r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") \((?:case|spaces|case and spaces|spelling)\)$")
 KEYS = re.compile(r"^merge keys: (.+?) and (.+?) share \d+ of \d+ values; with ((?:\.str\.\w+\(\))+) on (.+?) they "
                   r"share \d+ of \d+$")
+GROUPS = re.compile(r"^groupby keys: (.+?) holds \d+ values that are \d+ with ((?:\.str\.\w+\(\))+) \(")
 CONCAT = re.compile(r"^concat: column ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") is (\w+) in .+? but \w+ in (.+?); ")
 TRANSFORMS = {".str.strip()", ".str.lower()", ".str.upper()", ".str.title()", ".str.strip().str.lower()",
               ".str.strip().str.upper()", ".str.strip().str.title()"}
@@ -75,6 +76,24 @@ def merge_keys(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+def groupby_keys(code: str, receipt: ParsedReceipt) -> str | None:
+    """Group keys that differ only by spaces or case joined: `df.assign(city=df['city'].str.strip()).groupby('city')`.
+
+    The receipt says the keys are fewer once normalised (' Munich' and 'Munich' split one city in two)."""
+    tree = parse(code)
+    for fact in receipt.context if tree else ():
+        m = GROUPS.match(fact)
+        if not m or m.group(2) not in TRANSFORMS:
+            continue
+        key_expr, transform = m.groups()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "groupby":
+                edit = _keyed(code, node.func.value, key_expr, transform)
+                if edit:
+                    return replace_node(code, *edit)
+    return None
+
+
 def concat_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     """`pd.concat([a, b])` -> `pd.concat([a, b.astype({'q': 'int64'})])`: the frame whose column holds
     numbers as text, converted to the dtype the other frames have (the receipt says every value converts)."""
@@ -105,15 +124,22 @@ def _assigned(code: str, tree: ast.Module, key_expr: str, transform: str):
             continue
         operands = [node.func.value, *node.args[:2], *(k.value for k in node.keywords if k.arg in ("left", "right"))]
         for operand in operands:
-            prefix = ast.unparse(operand)
-            if not key_expr.startswith(prefix + "["):
-                continue
-            try:
-                key = ast.literal_eval(key_expr[len(prefix) + 1:-1])
-            except (ValueError, SyntaxError):
-                return None
-            if not (isinstance(key, str) and key.isidentifier()) or keyword.iskeyword(key):
-                return None
-            frame = source_of(code, operand)
-            return operand, f"{frame}.assign({key}={frame}[{key!r}]{transform})"
+            edit = _keyed(code, operand, key_expr, transform)
+            if edit is not None:
+                return edit
     return None
+
+
+def _keyed(code: str, operand: ast.AST, key_expr: str, transform: str):
+    """(operand, `df.assign(k=df['k']<transform>)`) when `key_expr` is `df['k']` of this operand, else None."""
+    prefix = ast.unparse(operand)
+    if not key_expr.startswith(prefix + "["):
+        return None
+    try:
+        key = ast.literal_eval(key_expr[len(prefix) + 1:-1])
+    except (ValueError, SyntaxError):
+        return None
+    if not (isinstance(key, str) and key.isidentifier()) or keyword.iskeyword(key):
+        return None
+    frame = source_of(code, operand)
+    return operand, f"{frame}.assign({key}={frame}[{key!r}]{transform})"

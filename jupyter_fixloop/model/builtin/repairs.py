@@ -90,7 +90,7 @@ from .drift import (
 )
 from .edits import CannotTell, ParsedReceipt, parse_receipt
 from .masks import mask_precedence
-from .matches import concat_dtype, filter_value, merge_keys
+from .matches import concat_dtype, filter_value, groupby_keys, merge_keys
 from .names import (
     attribute_typo,
     column_as_attribute,
@@ -111,7 +111,8 @@ from .traced import epoch_unit, power_of_ten, shared_default, strict_bounds
 __all__ = ["GUESS", "KIND", "MECHANICAL", "REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
 
 REPAIRS = [
-    column_repr, syntax, indentation, chained_assignment, chained_write, filter_value, merge_keys, concat_dtype,
+    column_repr, syntax, indentation, chained_assignment, chained_write, filter_value, merge_keys, groupby_keys,
+    concat_dtype,
     moved_import, missing_import, name_literal, name_typo,
     message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields,
            resample_keyword, groupby_axis,
@@ -153,7 +154,7 @@ KIND = {
                      float_as_index,
                      index_off_by_one, loop_overshoot, style_name, groupby_axis, moved_function, shared_default,
                      epoch_unit, strict_bounds, reducer_by_name, concat_sorted,
-                     power_of_ten, filter_value, merge_keys, concat_dtype], GUESS),
+                     power_of_ten, filter_value, merge_keys, groupby_keys, concat_dtype], GUESS),
 }
 
 
