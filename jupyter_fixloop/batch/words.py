@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import re
 
-from ..receipt import SAVED_CHECK
-
 MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w]+)'$")
 REQUIRED = re.compile(r"^ImportError: (?:Missing optional dependency '|)([\w-]+)'? is required\b|"
                       r"^ImportError: Missing optional dependency '([\w-]+)'")
@@ -79,7 +77,7 @@ def saved_output_differs(rounds) -> str | None:
     output saved in the notebook (the repaired code printed something else). None when no round was that."""
     for r in rounds:
         failed = [c for c in r.receipt.checks if not c.passed]
-        if r.receipt.kind == "check_failed" and failed and all(c.expr == SAVED_CHECK for c in failed):
+        if r.receipt.kind == "check_failed" and failed and all(c.source == "saved" for c in failed):
             return (f"a repair ran (round {r.index}), but its output differs from the output saved in the notebook "
                     f"({failed[0].detail or 'see its receipt'}), so it was not applied; the cell is left as it was "
                     "(its receipt shows the diff; `--no-saved-outputs` drops this check)")

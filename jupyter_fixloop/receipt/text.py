@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from .effect import Effect
-from .values import MAX_LINE, SMELL_CHECK, SYNTAX, UNSIGNED, CheckOutcome, Facts, Receipt, TracedLine, clip
+from .values import MAX_LINE, SYNTAX, UNSIGNED, CheckOutcome, Facts, Receipt, TracedLine, clip
 
 DEFAULT_TOKENS = 600
 MIN_BUDGET = 50
@@ -278,7 +278,7 @@ class _Parts:
             lines += _context_lines([*self.error.get("context", []), *self.matches], detail)
         else:
             failed = [c for c in self.checks if not c.passed]
-            smelly = [c for c in failed if c.expr == SMELL_CHECK]
+            smelly = [c for c in failed if c.source == "smell"]
             if smelly and len(smelly) == len(failed):
                 lines = [f"Smell: {smelly[0].detail}" if len(smelly) == 1
                          else f"{len(smelly)} smells in what the cell does to the data"]
@@ -380,7 +380,7 @@ def _check_lines(checks: tuple[CheckOutcome, ...], detail: Detail, error: dict |
         if error is not None and error.get("check") and c.expr == error["check"]["expr"] and c.detail:
             lines += _item(f"assert failed: {c.detail}", detail.context_rows)  # the assert is the line above
             continue
-        if c.expr == SMELL_CHECK:
+        if c.source == "smell":
             lines += _item(f"smell: {c.detail}", detail.context_rows)
             continue
         if _is_block(c.expr) and c.detail.startswith("assert ") and " failed: " in c.detail:

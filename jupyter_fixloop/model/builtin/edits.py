@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ...receipt.saved import SAVED_CHECK
 from ...receipt.text import TRACE_HEADING, for_people, run_headline
-from ...receipt.values import OUTPUT_CHECK, SMELL_CHECK, Receipt, TracedLine
+from ...receipt.values import OUTPUT_CHECK, Receipt, TracedLine
 
 # ---------------------------------------------------------------- reading a receipt
 
@@ -79,8 +79,8 @@ class ParsedReceipt:
                    (receipt.line or "").rstrip(), tuple(context), for_people(receipt), values, message,
                    dict(modules or {}),
                    receipt.column, receipt.trace, tuple(c.detail for c in failed),
-                   tuple(c.detail for c in failed if c.expr == SMELL_CHECK),
-                   any(c.expr in OUTPUT_CHECKS for c in failed))
+                   tuple(c.detail for c in failed if c.source == "smell"),
+                   any(c.source in ("saved", "output") for c in failed))
 
 
 OUTPUT_CHECKS = (SAVED_CHECK, OUTPUT_CHECK)  # the checks that compare what the cell printed with a text
