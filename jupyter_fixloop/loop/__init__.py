@@ -8,11 +8,13 @@ _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import fro
     "fix": "run", "afix": "run", "verify": "run", "averify": "run", "sandbox_settings": "run", "first_messages": "run",
     "warm_up": "run",
     "judge": "verdict", "judge_result": "verdict", "Expectations": "verdict", "timeout": "verdict",
-    "output_check": "verdict", "expecting": "verdict", "printed": "verdict",
+    "output_check": "verdict", "expecting": "verdict", "printed": "verdict", "Warned": "looks",
+    "looks_wrong": "looks",
 }
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: exported); none imported at run time
+    from .looks import Warned as Warned, looks_wrong as looks_wrong
     from .run import (
         afix as afix,
         averify as averify,

@@ -26,10 +26,10 @@ from IPython.core.error import UsageError as IPythonUsageError
 from ..config import FixLoop
 from ..errors import FixloopError, UsageError
 from ..kernel import Checkpoint, cell_names, written_names
+from ..loop import Warned, looks_wrong
 from ..model import check_model
 from ..options import AUTO_MODES, BUILTIN
 from . import cause as causes, comm as frontends
-from .looks import Warned, looks_wrong
 from .view import LoopView, PlainCell
 
 KEEP_CAP = 256 * 1024**2  # bytes of pickled copies kept before one cell (pandas under CoW costs none)

@@ -6,8 +6,7 @@ from ..kernel.doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "values": "values", "text": "text", "saved_check": "saved", "SAVED_CHECK": "saved",
-    "saved_output": "saved", "seeds": "saved", "unrepeatable": "saved", "glued": "smells",
-    "LOST_ASSIGNMENT": "smells",
+    "saved_output": "saved", "seeds": "saved", "unrepeatable": "saved",
 }
 __all__ = sorted(_EXPORTS)
 
@@ -20,6 +19,5 @@ if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: expor
         seeds as seeds,
         unrepeatable as unrepeatable,
     )
-    from .smells import LOST_ASSIGNMENT as LOST_ASSIGNMENT, glued as glued
 
 __getattr__ = doors(__name__, _EXPORTS)

@@ -3,7 +3,8 @@ right after it ran: pandas' warning that an assignment never reached the frame (
 SettingWithCopyWarning), a value the cell made or showed that is numbers written as text glued end to
 end (a `sum` of text: '$1,528.19$1,085.32...'), a column the cell names that is now all NaN. When one is
 seen, auto mode runs the loop on the cell as for an error (notebook/auto.py): the sandbox's run judges
-the same thing as a smell (receipt/smells.py), and a repair is offered under the cell.
+the same thing as a smell (receipt/smells.py, whose patterns these are), and a repair is offered under
+the cell. Here, beside the verdict, so that what looks wrong is decided by the smells' own rules.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import ast
 import re
 import warnings
 
-from ..receipt import LOST_ASSIGNMENT, glued
+from ..receipt.smells import LOST_ASSIGNMENT, glued
 
 MAX_NAMES = 20  # names the cell wrote that are read for a glued value or an all-NaN column
 
