@@ -895,6 +895,9 @@ class BatchRun:
                 self.from_fix.pop(name, None)
         diff = self.saved.differs(number, code, reads, outputs) if made else []
         if not diff:
+            # the names the fix made are in doubt for its own sake: the saved output here checks exactly them
+            if made and self.saved.agrees(number, code, set(reads) - {n for _, n in made}, outputs):
+                self._checked_later(number, *made[-1])
             return ""
         fix, name = made[-1]
         shown = " | ".join(diff)
@@ -909,6 +912,22 @@ class BatchRun:
             if isinstance(record, dict):
                 record.update(status="unverified", reason=f"{said}; {record.get('reason', '')}")
         return f"{words.DIFFERS} ({shown}); it reads `{name}`, which the fix of cell {fix} made"
+
+    def _checked_later(self, number: int, fix: int, name: str) -> None:
+        """Cell `number`, which reads what the applied fix of cell `fix` made (`name`), shows the output saved
+        in the notebook: a later cell that checks the values. An `unverified` fix (nothing checked its values,
+        no warning of the library against it) becomes `fixed`, by that saved output, said so."""
+        at = next((i for i, o in enumerate(self.outcomes) if o.number == fix and o.status == "unverified"), None)
+        result = self.outcomes[at].result if at is not None else None
+        if result is None or result.account is None or result.account.doubts or not result.claimed:
+            return
+        said = (f"fixed: cell {number}, which reads what it made (`{name}`), shows the output saved in the notebook "
+                "(as the notebook's kernel showed it: unsigned)")
+        fixed = self.outcomes[at]
+        self.outcomes[at] = replace(fixed, status="fixed", verified_by="saved output", reason=f"{said}; {fixed.reason}")
+        record = self.nb.cells[fix - 1].metadata.get(METADATA_KEY)
+        if isinstance(record, dict):
+            record.update(status="fixed", reason=f"{said}; {record.get('reason', '')}")
 
     def _failed(self, index, source, reason, error, started, defines=frozenset()) -> CellOutcome:
         self._poison(set(defines), index + 1)

@@ -65,6 +65,12 @@ class SavedOutputs:
         same, _, diff = saved_check(saved_output(outputs) or "", None, saved)
         return [line.strip() for line in diff if line[:1] in "+-"][:4] if same is False else []
 
+    def agrees(self, number: int, code: str, reads, outputs) -> bool:
+        """Whether cell `number` shows the output saved in the notebook, where that saved output is a check
+        for it (`check`): a later cell that checks the values of what a fix made."""
+        saved, _ = self.check(number, code, reads)
+        return saved is not None and saved_check(saved_output(outputs) or "", None, saved)[0] is True
+
     def ran(self, number: int, code: str, reads, defines, outputs, checked: bool = False) -> None:
         """Cell `number` ran `code` in the notebook's kernel and showed `outputs`: are the names it
         `defines` what they were when the notebook was saved? `checked`: its saved output verified it."""
