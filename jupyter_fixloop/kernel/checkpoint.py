@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import json
+import pickle
 import sys
 import time
 import types
@@ -46,8 +47,6 @@ class _Kept:
 
     def fresh(self):
         if self.kind == "pickle":
-            import pickle
-
             return pickle.loads(self.data)
         return self.data.copy(deep=self.kind == "deep")
 
@@ -78,7 +77,9 @@ class _Pickler:
         self.seconds, self.deadline = seconds, time.monotonic() + left  # `left` of the `seconds` a save may take
 
     def write(self, data) -> int:
-        n = len(data)
+        # a buffer over 64 KiB (a numpy array's) comes as a PickleBuffer, which has no len(): its bytes
+        data = data.raw() if isinstance(data, pickle.PickleBuffer) else memoryview(data).cast("B")
+        n = data.nbytes
         if self.same is not None and self.same[self.size:self.size + n] != data:
             raise _Stop("changed")
         self.size += n
@@ -91,10 +92,42 @@ class _Pickler:
         return n
 
     def of(self, value) -> bytes:
+        _data_pickler()(self, protocol=5).dump(value)
+        return b"".join(self.parts)
+
+
+# Pickled before a cell as they are: the types of these modules (the pickler's own, numpy's and pandas'
+# data). Any other object is pickled only when its class runs none of its own code in pickling: a
+# library's `__reduce_ex__` (a client that reconnects, a lazy frame that loads its file, a counter)
+# never runs before every cell that names it; such a value is kept by reference.
+DATA_MODULES = frozenset({"builtins", "collections", "datetime", "decimal", "fractions", "uuid", "numpy", "pandas"})
+_HOOKS = ("__reduce_ex__", "__reduce__", "__getstate__", "__getnewargs_ex__", "__getnewargs__", "__getattribute__")
+_DATA_PICKLER = None
+
+
+def own_pickling(cls: type) -> bool:
+    """Whether pickling an instance of `cls` runs code of its own (outside DATA_MODULES)."""
+    if cls.__module__.split(".")[0] in DATA_MODULES:
+        return False
+    return any(getattr(cls, hook, None) is not getattr(object, hook, None) for hook in _HOOKS)
+
+
+def _data_pickler():
+    """cloudpickle's Pickler that stops at an object whose pickling is its own code (own_pickling)."""
+    global _DATA_PICKLER
+    if _DATA_PICKLER is None:
         import cloudpickle
 
-        cloudpickle.dump(value, self, protocol=5)
-        return b"".join(self.parts)
+        class Pickler(cloudpickle.Pickler):
+            def reducer_override(self, obj):
+                cls = type(obj)
+                if not isinstance(obj, (type, types.FunctionType)) and own_pickling(cls):
+                    raise _Stop(f"a {cls.__module__}.{cls.__qualname__}: its pickling is its library's own code, "
+                                "not run before each cell")
+                return super().reducer_override(obj)
+
+        _DATA_PICKLER = Pickler
+    return _DATA_PICKLER
 
 
 def _slow(seconds: float) -> str:
