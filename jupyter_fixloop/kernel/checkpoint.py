@@ -21,6 +21,7 @@ accepted fix runs).
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import pickle
 import sys
@@ -53,6 +54,11 @@ class _Kept:
     def same(self, value) -> bool:
         """A pickled value that takes COPY_SECONDS to compare counts as changed (its copy is put
         back: the same data, a new object)."""
+        if self.kind == "digest":
+            try:
+                return _Pickler(COPY_CAP, COPY_SECONDS, digest=True).of(value) == self.data
+            except Exception:
+                return False
         if self.kind == "pickle":
             compare = _Pickler(len(self.data), COPY_SECONDS, same=self.data)
             try:
@@ -63,6 +69,19 @@ class _Kept:
         return _same_pandas(value, self.data)
 
 
+class Fingerprint:
+    """The names a restore would overwrite, as a failed cell left them (`Checkpoint.fingerprint`)."""
+
+    def __init__(self, objects: dict, prints: dict):
+        self.objects, self.prints = objects, prints
+
+    def moved(self, ns: dict) -> list[str]:
+        """The names whose value changed since: rebound, deleted, created, or changed in place."""
+        prints = self.prints
+        return sorted(name for name, then in self.objects.items()
+                      if ns.get(name, MISSING) is not then or (name in prints and not prints[name].same(then)))
+
+
 class _Stop(Exception):
     """A bounded pickle stopped: its words say why."""
 
@@ -71,9 +90,11 @@ class _Pickler:
     """Where a value is pickled: stops past `room` bytes or past `deadline`, so one save never sits
     for minutes on a big value; with `same`, compares with that pickle as it goes instead of keeping."""
 
-    def __init__(self, room: int, left: float, seconds: float = COPY_SECONDS, same: bytes | None = None):
+    def __init__(self, room: int, left: float, seconds: float = COPY_SECONDS, same: bytes | None = None,
+                 digest: bool = False):
         self.parts: list[bytes] = []
         self.size, self.room, self.same = 0, room, same
+        self.digest = hashlib.blake2b(digest_size=32) if digest else None
         self.seconds, self.deadline = seconds, time.monotonic() + left  # `left` of the `seconds` a save may take
 
     def write(self, data) -> int:
@@ -87,13 +108,16 @@ class _Pickler:
             raise _Stop(f"over {self.room:,} bytes: more than the copies kept before a cell may take")
         if time.monotonic() > self.deadline:
             raise _Stop(_slow(self.seconds))
-        if self.same is None:
+        if self.digest is not None:
+            self.digest.update(data)
+        elif self.same is None:
             self.parts.append(bytes(data))
         return n
 
     def of(self, value) -> bytes:
+        """The pickle of `value` (with `digest`, its blake2b digest)."""
         _data_pickler()(self, protocol=5).dump(value)
-        return b"".join(self.parts)
+        return self.digest.digest() if self.digest is not None else b"".join(self.parts)
 
 
 # Pickled before a cell as they are: the types of these modules (the pickler's own, numpy's and pandas'
@@ -255,6 +279,28 @@ class Checkpoint:
                 uncertain[name] = self.uncopied[name]
         created = sorted(n for n in self.absent if n in ns)
         return {"changed": sorted(changed), "created": created, "uncertain": uncertain}
+
+    def fingerprint(self, ns: dict) -> Fingerprint:
+        """What the names `restore` would overwrite hold now (read right after the cell failed): each
+        object, and for each value `save` copied, a fingerprint of its content. `Fingerprint.moved`
+        later names those changed since: work done after the failure outside any cell (a widget's
+        callback, a thread) that a restore would lose."""
+        deadline = time.monotonic() + self.seconds
+        objects = {name: ns.get(name, MISSING) for name in set(self.refs) | self.absent}
+        prints = {}
+        for name in self.kept:
+            value = objects[name]
+            if value is MISSING:
+                continue
+            if copy_on_write(value):
+                prints[name] = _Kept("cow", value.copy(deep=False), 0)
+                continue
+            try:
+                prints[name] = _Kept("digest", _Pickler(self.cap, deadline - time.monotonic(), self.seconds,
+                                                        digest=True).of(value), 0)
+            except Exception:  # not read in time, or no longer picklable: its identity alone is compared
+                continue
+        return Fingerprint(objects, prints)
 
     def state(self, ns: dict) -> dict:
         """The namespace as it was before the cell, as a new dict (`ns` is not touched): each kept
