@@ -68,7 +68,7 @@ def _reported(result: LoopResult, patched: str, tmp_path):
     report.write_report(batch, str(md), "out.ipynb")
     report.write_report(batch, str(page), "out.ipynb")
     widget = DiffWidget(on_decide=lambda word: None)
-    widget.show_result(result)
+    widget.show_result(result, (CELL, patched))  # the cell as it ran, what Accept writes
     return batch, md, page, widget
 
 

@@ -51,9 +51,13 @@ class Entry:
     def loop_id(self) -> str:
         return self.result.loop_id if self.result is not None else self.run
 
+    def accepted_body(self) -> str:
+        """The code Accept writes below the `%%fixloop` line (all of a plain cell) and runs."""
+        return (self.result.patched or "").rstrip("\n")
+
     def accepted_source(self) -> str:
         """The cell after Accept: the same `%%fixloop` line, then the verified code (the code alone in a plain cell)."""
-        code = (self.result.patched or "").rstrip("\n")
+        code = self.accepted_body()
         return code if self.plain else join_magic(self.magic_line, code)
 
     def summary(self) -> dict:

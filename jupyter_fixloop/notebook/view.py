@@ -190,7 +190,8 @@ class LoopView:
         self.frontend.loops[self.entry.loop_id] = self
         if self.widget is None:
             return
-        self.widget.show_result(self.result)
+        review = (self.entry.body, self.entry.accepted_body()) if self.result.patched is not None else None
+        self.widget.show_result(self.result, review)
         self._show_mode()
         self._say("pending" if self._decidable() else "done", self._pending_text())
         self._sync_buttons()
