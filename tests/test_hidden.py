@@ -215,5 +215,5 @@ def test_what_a_candidate_prints_or_raises_is_shown_with_its_hidden_characters_a
         read = _text(text)
         if where not in ("receipt 2", "block"):
             assert "admin\\u202eonly\\u200b" in read, (where, read[:3000])
-        if where != "receipt 1":
+        if where not in ("receipt 1", "history"):  # the history file keeps no printed text (test_history.py)
             assert "total \\u202e3 = y\\u200b" in read, (where, read[:3000])
