@@ -110,7 +110,8 @@ def test_the_history_file_is_yours_alone_and_keeps_no_printed_text(tmp_path):
     older = tmp_path / "history.jsonl"
     older.write_text("")
     os.chmod(older, 0o644)
-    result = fix("print('CANARY-' + token)\ntotal = sum(monthly_sale)", namespace={"token": "p4ss", "monthly_sales": [1]})
+    result = fix("print('CANARY-' + token)\ntotal = sum(monthly_sale)",
+                 namespace={"token": "p4ss", "monthly_sales": [1]})
     assert result.patched is not None and "CANARY-p4ss" in result.rounds[-1].receipt.stdout
     history = FixLoopHistory(directory=str(tmp_path / "new"))
     for h in (history, FixLoopHistory(directory=str(tmp_path))):
