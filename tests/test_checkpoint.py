@@ -99,7 +99,7 @@ def test_a_numpy_array_over_64_kib_is_kept_and_its_in_place_change_put_back():
     ns = {"big": big}
     checkpoint = Checkpoint()
     saved = checkpoint.save(ns, ["big"])
-    assert saved["uncopied"] == [] and saved["bytes"] > 8_000_000
+    assert saved["uncopied"] == [] and saved["bytes"] >= 8_000_000
     big[:10] = -1  # the failed cell's in-place change
     assert checkpoint.changes(ns) == {"changed": ["big"], "created": [], "uncertain": {}}
     assert checkpoint.state(ns)["big"][:10].tolist() == list(range(10))

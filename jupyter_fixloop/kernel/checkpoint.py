@@ -49,6 +49,8 @@ class _Kept:
     def fresh(self):
         if self.kind == "pickle":
             return pickle.loads(self.data)
+        if self.kind == "array":
+            return self.data.copy()
         return self.data.copy(deep=self.kind == "deep")
 
     def same(self, value) -> bool:
@@ -59,6 +61,10 @@ class _Kept:
                 return _Pickler(COPY_CAP, COPY_SECONDS, digest=True).of(value) == self.data
             except Exception:
                 return False
+        if self.kind == "array":
+            return _same_array(value, self.data)
+        if self.kind == "array-digest":
+            return _plain_array(value) and _array_digest(value) == self.data
         if self.kind == "pickle":
             compare = _Pickler(len(self.data), COPY_SECONDS, same=self.data)
             try:
@@ -171,6 +177,30 @@ def _same_pandas(value, kept) -> bool:
         return bool(value.equals(kept))
     except Exception:
         return False
+
+
+def _plain_array(value) -> bool:
+    """A numpy ndarray (not a subclass) of plain values: copied with its own copy, not pickled."""
+    cls = type(value)
+    return cls.__name__ == "ndarray" and cls.__module__ == "numpy" and value.dtype.kind not in "OV"
+
+
+def _bytes(value):
+    """An array's bytes, as a flat uint8 array (a view where it is contiguous)."""
+    np = sys.modules["numpy"]
+    return np.ascontiguousarray(value).reshape(-1).view(np.uint8)
+
+
+def _same_array(value, kept) -> bool:
+    """Whether `value` holds what the array `kept` holds, byte for byte (a NaN where it held one)."""
+    if not _plain_array(value) or value.shape != kept.shape or value.dtype != kept.dtype:
+        return False
+    return bool(sys.modules["numpy"].array_equal(_bytes(value), _bytes(kept)))
+
+
+def _array_digest(value) -> tuple:
+    """An array's shape, dtype and a digest of its bytes."""
+    return value.shape, value.dtype.str, hashlib.blake2b(_bytes(value).data, digest_size=32).digest()
 
 
 def copy_on_write(value) -> bool:
@@ -295,6 +325,9 @@ class Checkpoint:
             if copy_on_write(value):
                 prints[name] = _Kept("cow", value.copy(deep=False), 0)
                 continue
+            if _plain_array(value):
+                prints[name] = _Kept("array-digest", _array_digest(value), 0)
+                continue
             try:
                 prints[name] = _Kept("digest", _Pickler(self.cap, deadline - time.monotonic(), self.seconds,
                                                         digest=True).of(value), 0)
@@ -330,6 +363,10 @@ def _keep(value, room: int, left: float, seconds: float) -> tuple[_Kept | None, 
         return None, _slow(seconds)
     if copy_on_write(value):
         return _Kept("cow", value.copy(deep=False), 0), ""
+    if _plain_array(value):
+        if value.nbytes > room:
+            return None, f"{value.nbytes:,} bytes: more than the copies kept before a cell may take"
+        return _Kept("array", value.copy(), value.nbytes), ""
     if _pandas(value):
         nbytes = int(value.memory_usage(index=True, deep=False).sum()) if hasattr(value, "columns") else int(
             value.memory_usage(index=True, deep=False))
