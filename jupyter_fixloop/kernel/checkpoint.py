@@ -126,20 +126,23 @@ class _Pickler:
         return self.digest.digest() if self.digest is not None else b"".join(self.parts)
 
 
-# Pickled before a cell as they are: the types of these modules (the pickler's own, numpy's and pandas'
-# data). Any other object is pickled only when its class runs none of its own code in pickling: a
-# library's `__reduce_ex__` (a client that reconnects, a lazy frame that loads its file, a counter)
-# never runs before every cell that names it; such a value is kept by reference.
-DATA_MODULES = frozenset({"builtins", "collections", "datetime", "decimal", "fractions", "uuid", "numpy", "pandas"})
+# Pickled before a cell: objects whose pickling is the pickler's own, the standard library's, numpy's or
+# pandas' code (their data). An object whose class (or a base outside those) pickles it with code of its
+# own is kept by reference: a library's `__reduce_ex__` (a client that reconnects, a lazy frame that
+# loads its file, a counter) never runs before every cell that names it.
+DATA_MODULES = frozenset(sys.stdlib_module_names) | {"numpy", "pandas"}
 _HOOKS = ("__reduce_ex__", "__reduce__", "__getstate__", "__getnewargs_ex__", "__getnewargs__", "__getattribute__")
 _DATA_PICKLER = None
 
 
 def own_pickling(cls: type) -> bool:
-    """Whether pickling an instance of `cls` runs code of its own (outside DATA_MODULES)."""
-    if cls.__module__.split(".")[0] in DATA_MODULES:
-        return False
-    return any(getattr(cls, hook, None) is not getattr(object, hook, None) for hook in _HOOKS)
+    """Whether pickling an instance of `cls` runs code of its own: a hook defined by a class outside
+    DATA_MODULES."""
+    for hook in _HOOKS:
+        owner = next((k for k in cls.__mro__ if hook in vars(k)), object)
+        if owner is not object and str(getattr(owner, "__module__", "")).split(".")[0] not in DATA_MODULES:
+            return True
+    return False
 
 
 def _data_pickler():

@@ -266,7 +266,7 @@ class AutoFix:
                "MiB, the newest cells' first")
         for cell_id, f in self.failures.items():
             if f.checkpoint is held.checkpoint:
-                self.failures[cell_id] = replace(f, checkpoint=None, changes={}, unkept=why)
+                self.failures[cell_id] = replace(f, checkpoint=None, changes={}, unkept=why, left=None)
 
     def _freeze(self, error: BaseException) -> Failure:
         """Keep the failed cell and the state it started from; what it changed is read now."""
