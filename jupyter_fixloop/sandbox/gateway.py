@@ -115,11 +115,7 @@ def _authenticated_client():
                     opcode, data = socket_.recv_data()
                     if opcode == websocket.ABNF.OPCODE_CLOSE:
                         break
-                    frames = socket_.frame_buffer
-                    if not frames.dropping:
-                        _route(data, self._channel_queues or {})
-                    else:
-                        _dropped(bytes(frames.head), frames.held, self._channel_queues or {})
+                    _route(data, self._channel_queues or {}, socket_.frame_buffer)
             except Exception:  # closed (shut down, or `stop_channels`'s abort), or a broken stream
                 pass
             for channel_queue in list((self._channel_queues or {}).values()):
@@ -144,8 +140,12 @@ def _authenticated_client():
 _LARGEST = max(size for size, _ in CHANNEL_CAPS.values())
 
 
-def _route(data: bytes, queues: dict) -> None:
-    """One message from the gateway into its channel's queue, if within that channel's caps."""
+def _route(data: bytes, queues: dict, frames=None) -> None:
+    """One message from the gateway into its channel's queue, if within that channel's caps (`frames`:
+    the bounded reader, which dropped it when it was over the largest)."""
+    if frames is not None and frames.dropping:
+        _dropped(bytes(frames.head), frames.held, queues)
+        return
     try:
         msg = json.loads(data)
         channel = msg["channel"]
