@@ -760,7 +760,8 @@ def test_a_notebook_kernel_that_is_gone_is_said_as_such_not_an_attribute_error(t
 
 def test_an_empty_color_string_in_a_function_an_earlier_cell_defines_is_repaired_there(workdir, capsys):
     """matplotlib 3.2 said a string of one-letter colors (`''`: none) is to be an explicit list; the error is
-    raised in the cell calling the function, the string is in the cell defining it: that cell is changed."""
+    raised in the cell calling the function, the string is in the cell defining it: that cell is changed.
+    Unverified (exit 3): the cell below runs now, but checks no values (issue 52)."""
     pytest.importorskip("matplotlib")
     src = write_notebook(
         workdir / "hollow.ipynb",
@@ -769,7 +770,8 @@ def test_an_empty_color_string_in_a_function_an_earlier_cell_defines_is_repaired
         "dots = outline([0, 1, 2], [2, 1, 0])\nfaces = len(dots.get_facecolors())\nprint(faces)")
     out = str(workdir / "hollow.out.ipynb")
 
-    assert batch_cli.main([src, "-o", out]) == 0, capsys.readouterr()
+    assert batch_cli.main([src, "-o", out]) == 3, capsys.readouterr()
+    assert "later cells run now" in nbformat.read(out, as_version=4).cells[1].metadata["fixloop"]["reason"]
     nb = nbformat.read(out, as_version=4)
     assert "plt.scatter(xs, ys, c=[], edgecolors='navy', marker='s', s=40)" in nb.cells[1].source
     assert text_of(nb.cells[2]) == "0"  # no face colors: hollow markers, as the old matplotlib drew them
