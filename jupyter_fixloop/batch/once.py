@@ -9,22 +9,27 @@ cells below a changed earlier cell) repeats what its first run did. Both are rea
   the cell ran in the notebook's kernel; a file made, removed, or whose size, modification time or inode
   moved. What a cell writes elsewhere (another folder, a database server, the network) is not seen.
 - **Plain Jupyter's count** (`plain_count`): plain Jupyter runs the same cells on the same state as this
-  run up to the first cell batch mode changed, so those count as they ran here. After it, a cell counts
-  as it ran here when it reads no name a change touched (`tainted`: what a changed cell and its
-  original read or bind, what a cell that reads those binds in turn); its plain outcome is then the
-  one it had here, with the same values. A changed cell counts as its original ran here: a fix
-  replaced a cell whose original raised (or ran, when pandas said it looked wrong), a `%%fixloop` cell
-  only prints "Cell magic not found" in plain Jupyter (no error, its body does not run), a cause repair
-  re-ran cells that had run (the failing one had raised). The others are not counted either way but
-  said as unknown: a cell that reads a tainted name, every cell after a changed or unknown cell whose
-  run changed files (a later cell may read them), and, after a change, the cells a dead kernel never
-  ran. Hidden channels other than names and the folder's files (a module's global state, the clock, a
-  random seed) are not followed.
+  run up to the first cell batch mode changed, so those count as they ran here. A changed cell counts as
+  its original ran here: a fix replaced a cell whose original raised (or ran, when pandas said it looked
+  wrong), a `%%fixloop` cell only prints "Cell magic not found" in plain Jupyter (no error, its body does
+  not run), a cause repair re-ran cells that had run (the failing one had raised). After the first change,
+  a cell counts as it ran here when it reads no name a change touched (`tainted`): its plain outcome is
+  then the one it had here, on the same values. What a changed cell touched is what its runs in a sandbox
+  saw change (a fix's and its original's effect), else what its code binds or may change in place
+  (`may_change`: the names a method is called on or that are handed to a call). The others are not
+  counted either way but said as unknown, and what they may change is tainted in turn: a cell that reads
+  a tainted name, every cell after a changed or unknown cell whose run changed files (a later cell may
+  read them), and, after a change, a cell too big to read and the cells a dead kernel never ran. Hidden
+  channels other than names and the folder's files (a module's global state, the clock, a random seed)
+  are not followed.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import os
+import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -33,6 +38,7 @@ WATCHED = 5000  # entries of the notebook's folder (and its subfolders, two leve
 DEPTH = 2
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".ipynb_checkpoints"})
 SHOWN = 4  # file names a sentence names
+BUILTINS = frozenset(dir(builtins))
 
 
 # ---------------------------------------------------------------- what a cell's run changed on disk
@@ -93,6 +99,31 @@ def files_words(names: Iterable[str]) -> str:
 
 
 # ---------------------------------------------------------------- plain Jupyter's count
+
+
+def may_change(code: str, binds: set[str]) -> frozenset[str]:
+    """The names running `code` may change, read from the code alone: what it binds (`binds`, from
+    cells.cell_names: assignments, `df['x'] = ...`, imports, `del`), plus each name a method is called on
+    (`rows.append(x)`, `df.drop(..., inplace=True)`) or that is handed to a call other than a builtin's
+    (`clean(df)`); every name it reads when it cannot be parsed."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return frozenset(binds | {n for n in _words(code) if n not in BUILTINS})
+    changed = set(binds)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            changed.add(func.value.id)
+        if not (isinstance(func, ast.Name) and func.id in BUILTINS):
+            changed.update(a.id for a in [*node.args, *(k.value for k in node.keywords)] if isinstance(a, ast.Name))
+    return frozenset(changed - (BUILTINS - binds))
+
+
+def _words(code: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_]\w*", code))
 
 
 @dataclass(frozen=True)

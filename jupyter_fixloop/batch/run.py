@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import builtins
 import contextlib
 import copy
 import os
@@ -43,7 +42,7 @@ from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
 from .cells import CellPlan, cell_names, parse_cell
-from .once import Cell, FolderWatch, files_words, plain_count
+from .once import Cell, FolderWatch, files_words, may_change, plain_count
 from .saved import SavedOutputs, chained_warning
 from .upstream import CauseFix, find_cause, plan_or_none
 
@@ -51,7 +50,6 @@ SAVED_WORDS = "fixed (matches the output saved in the notebook, as the sandbox r
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 BIG_CELL = 2 * 1024**2  # bytes of source above which a cell runs as written: not read for names, not repaired
-BUILTINS = frozenset(dir(builtins))  # names a cell reads that no cell changed unless it binds them
 STOP_GRACE = 10.0  # seconds a stopped cell's run gets to wind down before the run ends without it
 
 
@@ -547,7 +545,7 @@ class BatchRun:
         reads, binds = cell_names(code) if code and not unread else (set(), set())
         magic = original is not None and original.magic_line is not None
         return Cell(number, outcome.status in RAN or outcome.error.startswith("Check failed"),
-                    frozenset(reads), frozenset(self.changes.get(number, binds | (reads - BUILTINS))),
+                    frozenset(reads), frozenset(self.changes.get(number) or may_change(code, binds)),
                     changed=number in self.changes or magic, plain_ran=magic or self.first_ran.get(number, False),
                     wrote=bool(self.touched.get(number)), unread=unread,
                     unreached=outcome.status == "skipped" and outcome.reason.startswith("the notebook's kernel died"))
@@ -927,7 +925,7 @@ class BatchRun:
             reads, binds = cell_names(code)
             self.from_fix.update(dict.fromkeys(binds, cause.number))  # what the changed cell's result passes on
             await kernel.call("save", sorted(reads | binds), number)
-            self.changes[number] = reads | binds
+            self.changes[number] = set(may_change(code, binds))
             count = cell.get("execution_count")
             failure = await self._run_here(kernel, number - 1, code, step)
             cell.execution_count = count  # numbered as in the top-to-bottom run
@@ -1010,10 +1008,11 @@ class BatchRun:
 
 def _touched(code: str, effect) -> set[str]:
     """The names running `code` binds or changes: what it assigns, and what its run in a sandbox (`effect`,
-    receipt/effect.py) saw change; every name it reads too when the run's effect was not recorded in full."""
-    reads, binds = cell_names(code)
+    receipt/effect.py) saw change; what the code may change (once.may_change) when its effect was not recorded
+    in full."""
+    binds = cell_names(code)[1]
     if effect is None or effect.error:
-        return reads | binds
+        return set(may_change(code, binds))
     return binds | {change.name for change in effect.changes}
 
 
