@@ -925,7 +925,7 @@ class BatchRun:
             reads, binds = cell_names(code)
             self.from_fix.update(dict.fromkeys(binds, cause.number))  # what the changed cell's result passes on
             await kernel.call("save", sorted(reads | binds), number)
-            self.changes[number] = set(may_change(code, binds))
+            self.changes[number] = set(may_change(code, binds)) | set(may_change(step.code, cell_names(step.code)[1]))
             count = cell.get("execution_count")
             failure = await self._run_here(kernel, number - 1, code, step)
             cell.execution_count = count  # numbered as in the top-to-bottom run
