@@ -14,7 +14,7 @@ HOMES = {  # outside library -> the modules allowed to import it
     "litellm": {"jupyter_fixloop.model.models"},
     "ipywidgets": {"jupyter_fixloop.notebook.widget"},
     "jupyter_server": {"jupyter_fixloop.sandbox.gateway"},
-    "nbclient": {"jupyter_fixloop.batch.run", "jupyter_fixloop.bench.speed"},  # speed: nbclient is its baseline
+    "nbclient": {"jupyter_fixloop.batch.run"},
 }
 
 
@@ -153,15 +153,15 @@ def test_each_outside_library_has_one_home(library):
 
 
 def test_ruff_finds_nothing():
-    """The lint rules of pyproject.toml hold for the package and its tests."""
+    """The lint rules of pyproject.toml hold for the package, its tests and its benches."""
     import shutil
     import subprocess
 
     ruff = shutil.which("ruff")
     if ruff is None:
         pytest.skip("ruff is not installed (it is in the [test] extra)")
-    done = subprocess.run([ruff, "check", str(PACKAGE), str(PACKAGE.parent / "tests")], capture_output=True, text=True,
-                          cwd=PACKAGE.parent)
+    done = subprocess.run([ruff, "check", str(PACKAGE), str(PACKAGE.parent / "tests"), str(PACKAGE.parent / "bench")],
+                          capture_output=True, text=True, cwd=PACKAGE.parent)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -195,7 +195,7 @@ def test_the_function_counter_counts_lines(tmp_path):
 # ---------------------------------------------------------------- the wall and the wings
 
 WINGS = {"loop": 4, "sandbox": 3, "model": 3, "receipt": 2, "kernel": 1}  # higher may import lower
-FACES = ("notebook", "batch", "bench", "cli")  # `jupyter-fixloop demo` is batch/demo.py
+FACES = ("notebook", "batch", "cli")  # `jupyter-fixloop demo` is batch/demo.py
 # the host's doors into kernel/: the wire, and modules the user's side runs too (the snapshot writer,
 # the sharing rule, the prctl/Landlock calls the user's process makes on itself, a cell's IPython syntax
 # read as Python line for line: the runner runs it so, the rules and the guard read it so; the checkpoint
@@ -204,7 +204,6 @@ HOST_MAY_IMPORT = {"wire", "snapshot", "sharing", "limits", "ipysyntax", "checkp
 # known crossings still to move behind the wire (each named, so a new one fails)
 HOST_CROSSINGS = {
     ("jupyter_fixloop.loop.verdict", "jupyter_fixloop.kernel.judge"),  # the signature's check
-    ("jupyter_fixloop.bench.receipts", "jupyter_fixloop.kernel.runner"),  # measures receipts in-process
 }
 
 
@@ -247,7 +246,7 @@ def test_the_sandbox_runs_and_the_loop_judges():
 
 
 def face_imports_past_the_doors() -> list[str]:
-    """Imports of a face (notebook/, batch/, bench/, cli) that reach into a wing (loop/, model/,
+    """Imports of a face (notebook/, batch/, cli) that reach into a wing (loop/, model/,
     receipt/, sandbox/, kernel/) other than through the wing's `__init__` and the names it exports."""
     bad = []
     for name, path in modules().items():
@@ -325,7 +324,6 @@ VERDICT = {"loop/verdict.py", "loop/judged.py"}  # the one place a run's `kind` 
 NAMED_RECEIPTS = {("receipt/values.py", name) for name in ("no_repair", "no_code", "rejected")}  # given texts
 BUDGET_MAKERS = {  # besides receipt/text.py, which defines it: who makes a `Budget` of their own
     "loop/run.py",  # the loop's: its options' receipt_tokens and the model's tokenizer
-    "bench/receipts.py",  # the receipts bench: the budget given on its command line, counted as its figures are
 }
 
 
@@ -424,3 +422,18 @@ def test_the_budget_rule_finds_a_budget_made_elsewhere(tmp_path):
     (tmp_path / "quiet.py").write_text("def cut(text, budget):\n    return text[: budget.tokens]\n")
     (tmp_path / "text.py").write_text("class Budget:\n    tokens = 600\n")
     assert budget_knowers(tmp_path) == {"prompt.py", "text.py"}
+
+
+# ---------------------------------------------------------------- the lab beside the package
+
+
+def test_the_package_holds_no_bench_module_and_no_bench_data():
+    """The benches, their cases, notebooks and generation sets are the `fixloop-bench` distribution (bench/):
+    nothing of them is under jupyter_fixloop/, so the wheel (built from that folder) holds none of it."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    wheel = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert wheel["packages"] == ["jupyter_fixloop"]
+    assert not (PACKAGE / "bench").exists() and not (PACKAGE / "kernel" / "oracle.py").exists()
+    data = [p for p in PACKAGE.rglob("*") if p.suffix in (".jsonl", ".ipynb") and "labextension" not in p.parts]
+    assert data == []
+    assert (PACKAGE.parent / "bench" / "fixloop_bench" / "cases.jsonl").exists()
