@@ -44,16 +44,22 @@ def fake_model(monkeypatch):
 # a call of one of these names starts a kernel, a sandbox, a notebook or model server, or a process
 STARTERS = {
     "fix", "afix", "verify", "fix_notebook", "run_plainly", "plain_errors", "UserKernel", "KernelManager", "Sandbox",
-    "SandboxPool", "pool_for", "NotebookKernel", "FakeModelServer", "FakeLab", "main", "Popen", "run_cell",
-    "InteractiveShell", "instance",
+    "SandboxPool", "pool_for", "NotebookKernel", "NotebookClient", "FakeModelServer", "FakeLab", "main", "run_cell",
+    "InteractiveShell", "instance", "Popen", "subprocess.run", "check_output", "Sandbox.start", "start_kernel",
 }
 
 
 def _calls(node) -> set[str]:
     import ast
 
-    return {c.func.id if isinstance(c.func, ast.Name) else c.func.attr for c in ast.walk(node)
-            if isinstance(c, ast.Call) and isinstance(c.func, (ast.Name, ast.Attribute))}
+    found = set()
+    for call in (c for c in ast.walk(node) if isinstance(c, ast.Call)):
+        if isinstance(call.func, ast.Name):
+            found.add(call.func.id)
+        elif isinstance(call.func, ast.Attribute):
+            base = call.func.value
+            found |= {call.func.attr, *([f"{base.id}.{call.func.attr}"] if isinstance(base, ast.Name) else [])}
+    return found
 
 
 def _starters(path: str) -> set[str]:
