@@ -5,11 +5,10 @@ import json
 import os
 
 import pytest
+from fixloop_bench import generation, oracle
+from fixloop_bench.perfect import NO_MATCH, PerfectModel
 
-from jupyter_fixloop.bench import generation
-from jupyter_fixloop.bench.perfect import NO_MATCH, PerfectModel
 from jupyter_fixloop.errors import FixloopError
-from jupyter_fixloop.kernel import oracle
 
 FRAME = "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2, 3], 'b': ['x', 'y', 'z']})\n"
 STEPS = [

@@ -226,7 +226,7 @@ def test_a_failed_model_call_is_said_when_the_rules_repair_is_kept(fake_model):
 
 
 def test_bench_reports_the_round_that_fixed_each_case(fake_model, tmp_path):
-    from jupyter_fixloop.bench import fixrate as bench
+    from fixloop_bench import fixrate as bench
 
     case = {"id": "t-sum", "category": "wrong_output", "group": "logic", "fails_with": "check:AssertionError",
             "setup": "prices = [3, 4, 5]\n", "cell": CELL, "check": CHECK}

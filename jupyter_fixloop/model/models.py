@@ -85,7 +85,7 @@ class BuiltinModel:
 
     async def propose(self, messages: list[dict], last: LastRun | None = None, **_call) -> Reply:
         """With `last` (the code that last ran and its typed receipt, as the loop holds them) it repairs
-        that code, never code read out of the prompt; without it, it reads the prompt (the bench's cases)."""
+        that code, never code read out of the prompt; without it, it has nothing to repair and says so."""
         return _builtin(messages, last)
 
     def token_counter(self) -> Callable[[str], int]:
@@ -271,13 +271,10 @@ async def _streamed(lib, kwargs: dict, on_progress: Callable[[int, float], None]
 
 def _builtin(messages: list[dict], last: LastRun | None = None) -> Reply:
     """The offline engine's answer (see `BuiltinModel.propose`)."""
-    from .builtin.engine import GUESS_WORDS, answer, answer_run
+    from .builtin.engine import GUESS_WORDS, answer_run
 
     started = time.perf_counter()
-    if last is not None:
-        text = answer_run(last.code, last.receipt, last.modules)
-    else:
-        text = answer("\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user"))
+    text = answer_run(last.code, last.receipt, last.modules) if last is not None else answer_run(None, None)
     usage = Usage(0, 0, 0.0, time.perf_counter() - started)
     guess = text[len(GUESS_WORDS):].splitlines()[0] if text.startswith(GUESS_WORDS) else ""
     return Reply(text=text, code=extract_code(text), usage=usage, guess=guess)

@@ -7,12 +7,8 @@ loop passes in, the model's own tokenizer for a litellm model): when the full te
 rendered again at a lower level of detail, dropping the least useful parts first; the headline and the
 failing line are never dropped.
 
-In the loop the built-in engine reads the typed fields (edits.ParsedReceipt.of); it reads the text back
-only from a prompt (engine.answer, the bench's cases), so keep these stable: the headline
-`Ename: evalue`, `  at line N of the cell: ...`, a `Context:` section of lines indented by two
-spaces (continuation lines of one fact by four), the failed checks' items under the headline
-(`  FAILED: check -- detail`, `  smell: ...`, ...) and the value trace's lines. What the loop adds
-about a run (the same code as an earlier one, checks copied into it, regressions) are fields too,
+The built-in engine reads the typed fields (edits.ParsedReceipt.of), never this text. What the loop
+adds about a run (the same code as an earlier one, checks copied into it, regressions) are fields too,
 rendered into the text with the run's lines within the budget (`annotated`).
 """
 

@@ -10,7 +10,7 @@ steps' code) builds the user's namespace, and the model is asked to do `instruct
 
 Scoring. The reference `solution` runs in a real user-side kernel after `setup` (it is the bench
 file's own code): what it printed, its last expression's value and the variables it created or
-changed are the oracle (kernel/oracle.py). The candidate runs in a fresh sandbox loaded with the
+changed are the oracle (oracle.py). The candidate runs in a fresh sandbox loaded with the
 same namespace, every name shared, with two checks the model never sees, judged by the sandbox's
 judge as the fix-rate bench's hidden checks are: the variables that matter hold the reference's
 values (frames by pandas' own equality, tolerant of dtype-neutral differences), and the value the
@@ -34,10 +34,11 @@ import time
 import warnings
 from dataclasses import asdict, dataclass, field
 
-from ..errors import FixloopError
-from ..kernel import wire
-from ..model import LastRun, get_model
-from ..receipt import text as receipt_text
+from jupyter_fixloop.errors import FixloopError
+from jupyter_fixloop.model import LastRun, get_model
+from jupyter_fixloop.receipt import text as receipt_text
+
+from . import oracle
 from .harness import UserKernel, add_loop_arguments, run_each
 
 HERE = os.path.dirname(__file__)
@@ -169,7 +170,7 @@ def observe(kernel: UserKernel, step: Step, timeout: float) -> Oracle:
     """Run the setup, then the reference, in the user-side kernel; the oracle of what it did."""
     kernel.reset(timeout)
     kernel.run(step.setup, timeout)
-    expr = wire.call("oracle.observe", wire.NS, step.solution)
+    expr = oracle.call("observe", step.solution)
     reply = kernel.kc.execute_interactive("", timeout=timeout, store_history=False, user_expressions={"o": expr},
                                           output_hook=lambda msg: None)
     answer = reply["content"]["user_expressions"]["o"]
@@ -183,8 +184,7 @@ def observe(kernel: UserKernel, step: Step, timeout: float) -> Oracle:
     if missing:
         raise FixloopError(f"`names` lists {', '.join(missing)}, which the reference does not create or change")
     shows = seen["has_value"] and seen["shows_name"] not in names
-    checks = (wire.call("oracle.changed", wire.NS, seen["blob"], list(names)),
-              wire.call("oracle.shown", wire.NS, seen["blob"], "_", shows))
+    checks = (oracle.call("changed", seen["blob"], list(names)), oracle.call("shown", seen["blob"], "_", shows))
     return Oracle(seen["stdout"], shows, tuple(seen["value_text"]) if shows else (), names, checks)
 
 
@@ -212,10 +212,10 @@ def user_namespace(setup: str) -> dict:
 
 def one_shot(step: Step, ns: dict, opts) -> dict:
     """One model call given the loop's round-1 prompt; the code is not run."""
-    from .. import runtime
-    from ..errors import ModelError
-    from ..loop import first_messages
-    from ..model import STOP
+    from jupyter_fixloop import runtime
+    from jupyter_fixloop.errors import ModelError
+    from jupyter_fixloop.loop import first_messages
+    from jupyter_fixloop.model import STOP
 
     messages = first_messages("", instruction=step.instruction, namespace=ns, options=opts.options)
     try:
@@ -231,7 +231,7 @@ def one_shot(step: Step, ns: dict, opts) -> dict:
 
 def run_loop(step: Step, ns: dict, opts) -> dict:
     """The loop, as `%%fixloop <instruction>` runs it; the code it returns (none when it gave up)."""
-    from ..loop import fix
+    from jupyter_fixloop.loop import fix
 
     result = fix("", instruction=step.instruction, namespace=ns, options=opts.options)
     calls = sum(max(1, len([s for s in r.samples if s.source != "rules"])) for r in result.rounds)
@@ -246,7 +246,7 @@ def score(code: str | None, seen: Oracle, ns: dict, options) -> tuple[str, str]:
     """(verdict, why): the code run in a fresh sandbox with every name of `ns` shared, judged against the oracle."""
     if code is None or not code.strip():
         return "none", "no code"
-    from ..loop import verify
+    from jupyter_fixloop.loop import verify
 
     receipt = verify(code, checks=list(seen.checks), namespace=ns, options=options)
     outcomes = {c.expr: c for c in receipt.checks}
@@ -268,7 +268,7 @@ def score(code: str | None, seen: Oracle, ns: dict, options) -> tuple[str, str]:
 def printed_as(stdout: str, texts: list[str]) -> bool:
     """Whether `stdout` holds one of `texts` (a value's str or repr, or what the reference printed)
     whole: the output equals it, or holds it with no letter, digit or dot on either side ("Total: 19"
-    holds 19). Lines are compared without trailing spaces, as kernel/oracle.py's `normalized`."""
+    holds 19). Lines are compared without trailing spaces, as oracle.py's `normalized`."""
     out = _normalized(stdout)
     for text in texts:
         want = _normalized(text)
@@ -283,7 +283,7 @@ def _normalized(text: str) -> str:
 
 def _found(text: str, seen: Oracle) -> str:
     """What a check found, without its code (the oracle's blob is long and says nothing to a reader):
-    the oracle raises `Differs` with it (kernel/oracle.py)."""
+    the oracle raises `Differs` with it (oracle.py)."""
     found = re.search(r"raised Differs: (.*)", text, flags=re.S)
     if found:
         return found.group(1).strip()
@@ -418,7 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str]):
-    from ..options import resolve_model
+    from jupyter_fixloop.options import resolve_model
 
     opts = build_parser().parse_args(argv)
     if opts.perfect and opts.model:
@@ -460,7 +460,7 @@ def _chosen(steps: list[Step], opts) -> list[Step]:
 def _run(steps: list[Step], opts) -> int:
     from rich.console import Console
 
-    from ..model import check_model
+    from jupyter_fixloop.model import check_model
 
     try:
         check_model(opts.model, opts.api_base)  # one line, before any step runs
