@@ -158,7 +158,8 @@ def _judged(value, depth: int) -> str:
     if isinstance(value, types.FunctionType):  # what its closure and defaults hold travels with it
         cells = [(n, c.cell_contents) for n, c in zip(value.__code__.co_freevars, value.__closure__ or ())
                  if _filled(c)]
-        held = cells + [("", d) for d in value.__defaults__ or ()] + [("", d) for d in (value.__kwdefaults__ or {}).values()]
+        defaults = [*(value.__defaults__ or ()), *(value.__kwdefaults__ or {}).values()]
+        held = cells + [("", d) for d in defaults]
         kind = _kind_of_fields([v for _, v in held], [n for n, _ in held], depth)
         return FUNCTION if kind == DATA else kind
     if isinstance(value, type):
@@ -433,3 +434,70 @@ def _size_of(value) -> int:
     if isinstance(value, (list, tuple, set, frozenset, dict, str, bytes)):
         return len(value) * 8
     return 8
+
+
+# ---------------------------------------------------------------- what is withheld from a model
+
+
+def names_only(variables: tuple[Variable, ...]) -> tuple[Variable, ...]:
+    """The variables with no value of the user's data: names, types, shapes, columns and dtypes
+    (`data_to_model="names"`)."""
+    return tuple(dataclasses.replace(v, value="", columns=tuple(dataclasses.replace(c, values="") for c in v.columns))
+                 for v in variables)
+
+
+_SECRET_TEXTS = 10_000  # texts of one value withheld by their exact text (a secret column's first values)
+
+
+def secret_texts(ns: dict, names) -> tuple[str, ...]:
+    """The texts of secrets among the values `names` share with a sandbox, each to be replaced wherever it
+    appears in what a model reads (a candidate may print them): the strings a value judged a secret holds,
+    the values of a shared frame's secret-named column, a function's secret-named string defaults."""
+    found: list[str] = []
+    for name in sorted(n for n in names if isinstance(n, str) and n in ns):
+        value = ns[name]
+        try:
+            if kind_of(name, value) == SECRET:
+                _strings(value, found, 0)
+            elif _is_frame(value) and _unique_column(value, None):
+                for c in value.columns:
+                    if _secret_column(c, value[c].dtype):
+                        _strings(list(value[c].iloc[:_SECRET_TEXTS]), found, 0)
+            elif _is_series(value) and _secret_column(value.name, value.dtype):
+                _strings(list(value.iloc[:_SECRET_TEXTS]), found, 0)
+            elif isinstance(value, types.FunctionType):
+                _strings(_secret_defaults(value), found, 0)
+        except Exception:  # a value whose attributes raise withholds nothing more
+            continue
+    return tuple(dict.fromkeys(t for t in found if len(t) >= 4))
+
+
+def _strings(value, found: list[str], depth: int) -> None:
+    if len(found) >= _SECRET_TEXTS or depth > _DEPTH:
+        return
+    if isinstance(value, str):
+        found.append(value)
+        found.extend(line.split("=", 1)[1].strip().strip("'\"") for line in value.splitlines()
+                     if (m := _ENV_LINE.match(line)) and secret_name(m.group(1)))
+        found.extend(m.group(1) for m in _URL_PASSWORD.finditer(value))
+    elif isinstance(value, (bytes, bytearray)):
+        _strings(bytes(value[:4096]).decode("latin-1"), found, depth)
+    elif isinstance(value, dict):
+        for item in list(value.values())[:_SECRET_TEXTS]:
+            _strings(item, found, depth + 1)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in list(value)[:_SECRET_TEXTS]:
+            _strings(item, found, depth + 1)
+    elif isinstance(value, types.FunctionType):
+        _strings([d for d in value.__defaults__ or () if isinstance(d, str)], found, depth + 1)
+
+
+def _secret_defaults(fn) -> list[str]:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.default for p in params if isinstance(p.default, str) and secret_name(p.name)]
+
+
+_URL_PASSWORD = re.compile(r"://[^/\s:@]*:([^\s@]+)@")

@@ -128,6 +128,21 @@ def annotated(receipt: Receipt, budget: Budget | None = None, **fields) -> Recei
     return replace(said, text=for_model(said, budget))
 
 
+WITHHELD = "(what it printed, its values and their trace are not sent: data_to_model is 'names')"
+
+
+def without_data(receipt: Receipt, budget: Budget | None = None) -> Receipt:
+    """`receipt` as a model reads it under `data_to_model="names"`: no printed output, no value, no effect on
+    the data and no value trace (the error, its line and the checks' outcomes stay); its text rendered again."""
+    facts = receipt.facts
+    if facts is None or facts.form != "run":
+        return receipt
+    bare = replace(receipt, stdout="", stderr="", value=None, effect=None, trace=(),
+                   notes=(*receipt.notes, WITHHELD),
+                   facts=replace(facts, diff=(), trace_note="", matches=(), result=None))
+    return replace(bare, text=for_model(bare, budget))
+
+
 def _lines(receipt: Receipt, facts: Facts, detail: Detail) -> list[str]:
     """The run's own lines at one level of detail."""
     if facts.form == "given":
