@@ -419,4 +419,5 @@ def mirror(ns: dict, path: str, share: dict, before: int | None = None) -> str:
     snap = snapshot.write_snapshot(ns, names, path)
     held = set(snap.names) | set(snap.modules) | set(snap.skipped)
     unshared = tuple(sorted(n for n in ns if isinstance(n, str) and n not in held and n not in names))
-    return json.dumps(asdict(replace(snap, unshared=unshared, variables=variables)))
+    secrets = namespace.secret_texts(ns, list(ns))  # never shown: what the scrub replaces
+    return json.dumps(asdict(replace(snap, unshared=unshared, variables=variables, secrets=secrets)))

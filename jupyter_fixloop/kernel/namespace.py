@@ -458,7 +458,7 @@ def secret_texts(ns: dict, names) -> tuple[str, ...]:
         value = ns[name]
         try:
             if kind_of(name, value) == SECRET:
-                _strings(value, found, 0)
+                _strings(value, found, 0, isinstance(value, (str, bytes, bytearray)) or secret_name(name))
             elif _is_frame(value) and _unique_column(value, None):
                 for c in value.columns:
                     if _secret_column(c, value[c].dtype):
@@ -472,24 +472,29 @@ def secret_texts(ns: dict, names) -> tuple[str, ...]:
     return tuple(dict.fromkeys(t for t in found if len(t) >= 4))
 
 
-def _strings(value, found: list[str], depth: int) -> None:
+def _strings(value, found: list[str], depth: int, whole: bool = True) -> None:
+    """The secrets' texts in `value`: all of a string judged secret (`whole`), else only what in it is one (a
+    value under a secret-named key, one shaped like a key, a URL's password, a secret-named `.env` line's value),
+    so an environ copy withholds its tokens, not every path it holds."""
     if len(found) >= _SECRET_TEXTS or depth > _DEPTH:
         return
     if isinstance(value, str):
-        found.append(value)
+        if whole or key_shaped(value):
+            found.append(value)
         found.extend(line.split("=", 1)[1].strip().strip("'\"") for line in value.splitlines()
                      if (m := _ENV_LINE.match(line)) and secret_name(m.group(1)))
         found.extend(m.group(1) for m in _URL_PASSWORD.finditer(value))
     elif isinstance(value, (bytes, bytearray)):
-        _strings(bytes(value[:4096]).decode("latin-1"), found, depth)
+        _strings(bytes(value[:4096]).decode("latin-1"), found, depth, whole)
     elif isinstance(value, dict):
-        for item in list(value.values())[:_SECRET_TEXTS]:
-            _strings(item, found, depth + 1)
+        for key, item in list(value.items())[:_SECRET_TEXTS]:
+            _strings(item, found, depth + 1, whole or (isinstance(key, str) and secret_name(key)))
     elif isinstance(value, (list, tuple, set, frozenset)):
         for item in list(value)[:_SECRET_TEXTS]:
-            _strings(item, found, depth + 1)
+            _strings(item, found, depth + 1, whole)
     elif isinstance(value, types.FunctionType):
-        _strings([d for d in value.__defaults__ or () if isinstance(d, str)], found, depth + 1)
+        _strings(_secret_defaults(value), found, depth + 1)
+        _strings([d for d in value.__defaults__ or () if isinstance(d, str)], found, depth + 1, False)
 
 
 def _secret_defaults(fn) -> list[str]:

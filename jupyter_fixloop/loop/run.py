@@ -740,8 +740,9 @@ def _variables(namespace, policy: str, shared: frozenset[str]) -> tuple[values.V
 def _withheld(namespace) -> tuple[str, ...]:
     """The texts of the user's secrets, replaced wherever a model would read them (model/scrub.py): every
     secret of the namespace, shared with a sandbox or not (a cell may spell one out, a candidate print one).
-    Batch mode's namespace lives in the notebook's kernel: its texts are not known here, the scrub's
-    scanner and rules still apply."""
+    Batch mode's namespace lives in the notebook's kernel: its snapshot brings them."""
+    if isinstance(namespace, Snapshot):
+        return tuple(namespace.secrets)
     return values.secret_texts(namespace, list(namespace)) if isinstance(namespace, dict) else ()
 
 

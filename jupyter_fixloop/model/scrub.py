@@ -36,7 +36,7 @@ _SCHEME = re.compile(r"(?i)\b(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]
 # `name = 'value'`, `"name": "value"`, `name='value'` (a keyword argument, a default), `NAME=value` (a .env
 # line, `\n` of a repr ending it): the value, when the name says secret
 _ASSIGNED = re.compile(
-    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P<q0>['\"]?)\s*(?:==|:|=)\s*(?:(?P<q>['\"])(?P<quoted>(?:\\.|(?!(?P=q)).)*?)(?P=q)"
+    r"(?:(?<=\\n)|(?<![\w\\]))(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P<q0>['\"]?)\s*(?:==|:|=)\s*(?:(?P<q>['\"])(?P<quoted>(?:\\.|(?!(?P=q)).)*?)(?P=q)"
     r"|(?P<bare>(?:(?!\\n)[^\s'\",;)}\]])+))")
 _PLUGINS_LEFT_OUT = {"IPPublicDetector"}  # an IP address in a log frame is data, not a credential
 _lock = threading.Lock()
@@ -98,21 +98,30 @@ def _spans(text: str, known: tuple[str, ...]) -> list[tuple[int, int]]:
 
 
 def _assigned(text: str) -> list[tuple[int, int]]:
+    """The values given to secret-named fields: quoted, or bare on a line of their own (`DB_PASS=...` of a
+    `.env` file, `password: ...`); a bare name elsewhere is code reading a variable (`password=DB_PASS`)."""
     spans = []
     for m in _ASSIGNED.finditer(text):
         group = "quoted" if m.group("quoted") is not None else "bare"
         value = m.group(group)
-        if value and len(value) >= 3 and secret_name(m.group("name").rsplit(".", 1)[-1]) and not _harmless(value):
-            spans.append(m.span(group))
+        if not value or len(value) < 3 or not secret_name(m.group("name").rsplit(".", 1)[-1]) or _harmless(value):
+            continue
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        before = text[line_start:m.start()]
+        own_line = re.fullmatch(r"\s*(?:export\s+)?['\"]?", before) is not None or before.endswith("\\n")
+        if group == "bare" and not own_line and re.fullmatch(r"[A-Za-z_][\w.]*", value):
+            continue
+        spans.append(m.span(group))
     return spans
 
 
 def _harmless(value: str) -> bool:
-    """A value a secret-named field holds that is no secret: empty, a placeholder, a name read from
+    """A value a secret-named field holds that is no secret: empty, a placeholder or a type (`<str>`), a name read from
     elsewhere (`os.environ[...]`, `getpass()`), a number, a bool, None."""
     v = value.strip()
-    return (not v or bool(PLACEHOLDER.fullmatch(v)) or v in ("None", "True", "False", "null", "***", "...")
-            or v.replace(".", "", 1).isdigit() or bool(re.fullmatch(r"[A-Za-z_][\w.]*\(.*", v)))
+    return (not v or bool(PLACEHOLDER.fullmatch(v) or re.fullmatch(r"<\w+>", v))
+            or v in ("None", "True", "False", "null", "***", "...") or v.replace(".", "", 1).isdigit()
+            or bool(re.fullmatch(r"[A-Za-z_][\w.]*\(.*", v)))
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
