@@ -23,9 +23,12 @@ from ..kernel.namespace import secret_name
 
 PLACEHOLDER = re.compile(r"<secret-(\d+)>")
 _TOKEN = r"A-Za-z0-9_\-+/=.~"
-# vendors' key shapes, JWTs, PEM private keys (whole blocks), whatever surrounds them
+# vendors' key shapes, JWTs, PEM private keys (whole blocks), whatever surrounds them; a key a summary clipped
+# (`sk-CANARYframe01...`) still shows its first characters
+_CLIPPED = r"(?:\.\.\.|…)"
 _SHAPES = re.compile(
-    r"\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{16,}|\bA[KS]IA[0-9A-Z]{16,}\b|\bgh[pousr]_[A-Za-z0-9]{20,}"
+    rf"\b(?:sk|pk|rk|ghp|gho|ghs|ghu|ghr)[-_][A-Za-z0-9_-]{{6,}}{_CLIPPED}|\bA[KS]IA[0-9A-Z]{{6,}}{_CLIPPED}"
+    r"|\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{16,}|\bA[KS]IA[0-9A-Z]{16,}\b|\bgh[pousr]_[A-Za-z0-9]{20,}"
     r"|\bgithub_pat_[A-Za-z0-9_]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAIza[0-9A-Za-z_-]{30,}"
     r"|\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{4,}|\bglpat-[A-Za-z0-9_-]{16,}|\bhf_[A-Za-z0-9]{20,}"
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S)
@@ -35,9 +38,13 @@ _URL_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:@/'\"]*:([^\s@'\"]
 _SCHEME = re.compile(r"(?i)\b(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{6,})")
 # `name = 'value'`, `"name": "value"`, `name='value'` (a keyword argument, a default), `NAME=value` (a .env
 # line, `\n` of a repr ending it): the value, when the name says secret
+_NAME = r"(?:(?<=\\n)|(?<![\w\\]))(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P<q0>['\"]?)\]?\s*"
 _ASSIGNED = re.compile(
-    r"(?:(?<=\\n)|(?<![\w\\]))(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P<q0>['\"]?)\s*(?:==|:|=)\s*(?:(?P<q>['\"])(?P<quoted>(?:\\.|(?!(?P=q)).)*?)(?P=q)"
+    _NAME + r"(?:==|:|=)\s*(?:(?P<q>['\"])(?P<quoted>(?:\\.|(?!(?P=q)).)*?)(?P=q)"
     r"|(?P<bare>(?:(?!\\n)[^\s'\",;)}\]])+))")
+# a secret-named field given a list of strings (`"password": ["...", "..."]`, a frame's column)
+_LISTED = re.compile(_NAME + r"[:=]\s*[\[(](?P<items>[^\])]*)[\])]")
+_QUOTED = re.compile(r"(['\"])((?:\\.|(?!\1).)+?)\1")
 _PLUGINS_LEFT_OUT = {"IPPublicDetector"}  # an IP address in a log frame is data, not a credential
 _lock = threading.Lock()
 
@@ -112,6 +119,11 @@ def _assigned(text: str) -> list[tuple[int, int]]:
         if group == "bare" and not own_line and re.fullmatch(r"[A-Za-z_][\w.]*", value):
             continue
         spans.append(m.span(group))
+    for m in _LISTED.finditer(text):
+        if secret_name(m.group("name").rsplit(".", 1)[-1]):
+            at = m.start("items")
+            spans += [(at + q.start(2), at + q.end(2)) for q in _QUOTED.finditer(m.group("items"))
+                      if not _harmless(q.group(2))]
     return spans
 
 
