@@ -13,6 +13,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from jupyter_fixloop.kernel.namespace import describe, secret_name, secret_texts
 from jupyter_fixloop.model.scrub import scrub
+from jupyter_fixloop.receipt.text import WITHHELD
 
 CANARY = "CANARY"  # in every secret below, and in nothing else the session holds
 ENV_FILE = "DB_HOST=localhost\nDB_USER=app\nDB_PASSWORD=CANARYenvfile\nAPI_TOKEN=CANARYenvtoken\n"
@@ -112,6 +113,10 @@ def test_names_only_sends_no_value_of_the_users_data(tmp_path, fake_model):
         prompt = server.prompt(0)
         assert "- orders: DataFrame 3×4" in prompt and "'amount' float64" in prompt
         assert "10.0" not in prompt and "ann" not in prompt  # names, types and shapes only
+        k.run("%%fixloop --max-rounds 1\nprint(orders.to_string())\ntotal = orders['amout'].sum()\n")
+        prompt = server.prompt(1)
+        assert "KeyError: 'amout'" in prompt and WITHHELD in prompt  # the error goes; what it printed does not
+        assert "10.0" not in prompt and "ann" not in prompt
     finally:
         k.close()
 
