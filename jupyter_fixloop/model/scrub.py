@@ -35,7 +35,9 @@ _SHAPES = re.compile(
 # a URL's password: everything between `user:` and the last `@` before the host, `/` included
 _URL_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:@/'\"]*:([^\s@'\"]+)@")
 # the credential of an Authorization header or a `Bearer ...` string
-_SCHEME = re.compile(r"(?i)\b(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{6,})")
+# (`Basic`, `Token` only before a value holding a digit: "basic statistics" is English)
+_SCHEME = re.compile(r"\b(?:[Bb]earer|BEARER)\s+([A-Za-z0-9._~+/=-]{6,})"
+                     r"|\b(?:Basic|Token|Digest)\s+(?=[A-Za-z._~+/=-]*\d)([A-Za-z0-9._~+/=-]{8,})")
 # `name = 'value'`, `"name": "value"`, `name='value'` (a keyword argument, a default), `NAME=value` (a .env
 # line, `\n` of a repr ending it): the value, when the name says secret
 _NAME = r"(?:(?<=\\n)|(?<![\w\\]))(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P<q0>['\"]?)\]?\s*"
@@ -98,7 +100,7 @@ def _spans(text: str, known: tuple[str, ...]) -> list[tuple[int, int]]:
         found += [(m.start(), m.end()) for m in re.finditer(re.escape(value), text)]
     found += [m.span() for m in _SHAPES.finditer(text)]
     found += [m.span(1) for m in _URL_PASSWORD.finditer(text)]
-    found += [m.span(1) for m in _SCHEME.finditer(text)]
+    found += [m.span(1) if m.group(1) else m.span(2) for m in _SCHEME.finditer(text)]
     found += _assigned(text)
     found += _scanned(text)
     return _merged([(s, e) for s, e in found if e > s and not PLACEHOLDER.fullmatch(text[s:e])])
