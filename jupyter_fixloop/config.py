@@ -13,7 +13,16 @@ from traitlets import Bool, Enum, Float, Integer, List, Unicode
 from traitlets.config import Configurable
 
 from .errors import UsageError
-from .options import AUTO_MODES, CONFINEMENTS, DEFAULTS, NAMES, SHARE_POLICIES, LoopOptions, resolve_model
+from .options import (
+    AUTO_MODES,
+    CONFINEMENTS,
+    DATA_TO_MODEL,
+    DEFAULTS,
+    NAMES,
+    SHARE_POLICIES,
+    LoopOptions,
+    resolve_model,
+)
 
 SECRETS = {"gateway_token", "gateway_headers"}  # never printed by `%fixloop config`
 
@@ -115,6 +124,14 @@ class FixLoop(Configurable):
         "code reads it, and summarised for the model; secrets (a password-like name on a string, a string "
         "shaped like a key) and live resources (connections, sockets, clients, open files) never are, unless "
         "named with `share`. 'named': only what the cell, its checks, the following cells and `share` name.",
+    ).tag(config=True)
+    data_to_model = Enum(
+        list(DATA_TO_MODEL), DEFAULTS.data_to_model,
+        help="How much of your data a litellm model reads. 'samples': the variables' names, types, shapes and "
+        "first values, what a run printed and its value; 'names': names, types and shapes only (no value of "
+        "your data, no printed output, no value trace). Either way every message is scrubbed of secrets "
+        "right before it leaves the machine (keys, tokens, passwords, a URL's password, .env lines); the "
+        "built-in engine reads everything locally.",
     ).tag(config=True)
     receipt_tokens = Integer(
         DEFAULTS.receipt_tokens, min=50,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 BUILTIN = "fixloop/builtin"  # the offline engine's model name
 CONFINEMENTS = ("auto", "bwrap", "none")
 SHARE_POLICIES = ("data", "named")
+DATA_TO_MODEL = ("names", "samples")  # what of the user's values a model reads: names, types, shapes / and first values
 AUTO_MODES = ("off", "rules", "model")  # `%fixloop auto`: no repair offered / the built-in rules' / also the model's
 
 
@@ -45,6 +46,7 @@ class LoopOptions:
     snapshot_size_cap: int = 2 * 1024**3  # bytes of user variables mirrored into a sandbox
     share: tuple[str, ...] = ()  # user variables shared with the sandboxes beyond what the cell and checks read
     share_policy: str = "data"  # "data": a data value a candidate reads is shared; "named": only what user code reads
+    data_to_model: str = "samples"  # "samples": first values, scrubbed of secrets; "names": names, types, shapes
     receipt_tokens: int = 600  # most tokens one receipt may take
     auto: str = "off"  # a repair offered under every error: "off", "rules" (built-in, no tokens) or "model"
     cwd: str = ""  # the sandboxes' working directory ("": the current one)
@@ -86,6 +88,8 @@ class LoopOptions:
             raise UsageError("timeout and model_timeout must be positive numbers of seconds")
         if self.share_policy not in SHARE_POLICIES:
             raise UsageError(f"share_policy must be one of {', '.join(SHARE_POLICIES)}, not {self.share_policy!r}")
+        if self.data_to_model not in DATA_TO_MODEL:
+            raise UsageError(f"data_to_model must be one of {', '.join(DATA_TO_MODEL)}, not {self.data_to_model!r}")
         # an unknown confinement is the sandbox's to refuse: the loop's result says so
 
     def reply_cap(self, cell: str) -> int:

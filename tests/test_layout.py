@@ -12,6 +12,7 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "jupyter_fixloop"
 HOMES = {  # outside library -> the modules allowed to import it
     "litellm": {"jupyter_fixloop.model.models"},
+    "detect_secrets": {"jupyter_fixloop.model.scrub"},
     "ipywidgets": {"jupyter_fixloop.notebook.widget"},
     "jupyter_server": {"jupyter_fixloop.sandbox.gateway"},
     "nbclient": {"jupyter_fixloop.batch.run"},

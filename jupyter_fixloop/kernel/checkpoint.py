@@ -526,6 +526,7 @@ def mirror(ns: dict, path: str, share: dict, before: int | None = None) -> str:
     a generation (an instruction) shares them all, since the loop cannot come back here for the
     ones a candidate reads; "named" describes and shares only what the user's code names. With
     `before`, from the state before that cell."""
+    secrets = namespace.secret_texts(ns, list(ns))  # never shown: what the scrub replaces; every secret so far
     if before is not None:
         ns = state_before(ns, before)
     share = dict(share)
@@ -542,4 +543,4 @@ def mirror(ns: dict, path: str, share: dict, before: int | None = None) -> str:
     snap = snapshot.write_snapshot(ns, names, path)
     held = set(snap.names) | set(snap.modules) | set(snap.skipped)
     unshared = tuple(sorted(n for n in ns if isinstance(n, str) and n not in held and n not in names))
-    return json.dumps(asdict(replace(snap, unshared=unshared, variables=variables)))
+    return json.dumps(asdict(replace(snap, unshared=unshared, variables=variables, secrets=secrets)))

@@ -69,6 +69,8 @@ class Snapshot:
     unshared: tuple[str, ...] = ()  # the user's other names (not values): a candidate reading one is told
     withheld: tuple[str, ...] = ()  # names notebook functions in it read that were left out (NameError there)
     variables: tuple = ()  # the user's data as the model is told of it (kernel/namespace.py `Variable`s)
+    # the texts of the user's secrets (kernel/namespace.py `secret_texts`), replaced wherever a model would read them
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def files(self) -> tuple[str, ...]:

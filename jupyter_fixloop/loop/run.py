@@ -24,7 +24,7 @@ from ..kernel.snapshot import Snapshot
 from ..model import models as model, prompt
 from ..options import LoopOptions, knob_signature
 from ..receipt.saved import STATED_CHECK
-from ..receipt.text import Budget, annotated, for_people
+from ..receipt.text import Budget, annotated, for_people, without_data
 from ..receipt.values import SMELL_CHECK, Baseline, Receipt
 from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
 from ..sandbox import confine
@@ -162,6 +162,7 @@ class LoopRun:
         self.budget = Budget(options.receipt_tokens, self.model.token_counter())
         self.namespace = namespace
         self.variables: tuple[values.Variable, ...] = ()  # described when the loop runs (on_end sees a failure)
+        self.withheld: tuple[str, ...] | None = None  # the user's secrets' texts, found at the first model call
         self.loop_id = uuid.uuid4().hex[:12]
         self.rounds: list[Round] = []
         self._removed: dict[str, int] = {}  # candidate code -> statements copied from the checks, removed
@@ -266,10 +267,14 @@ class LoopRun:
         if repeated_before:
             note = (f"Your last answer was identical to {repeated_before}, which already failed as shown above. "
                     "Write a different fix that addresses what happened.")
+        variables = self.variables
+        if self.options.data_to_model == "names":  # no value of the user's data: names, types and shapes
+            variables = values.names_only(variables)
+            history = [(code, without_data(r, self.budget)) for code, r in history]
         return prompt.build_messages(self.source, instruction=self.instruction, checks=self.checks, history=history,
                                      hint=self.options.hint or None, note=note or None,
                                      latest=self._author(history[-1][0]) if history else None,
-                                     limit=replace(self.budget, tokens=prompt.PROMPT_TOKENS), variables=self.variables,
+                                     limit=replace(self.budget, tokens=prompt.PROMPT_TOKENS), variables=variables,
                                      receipts=self.budget)
 
     def _temperatures(self, repeated_before: str) -> tuple[float | str, ...]:
@@ -628,10 +633,16 @@ class LoopRun:
 
         call = self.model.propose(messages, last, timeout=opts.model_timeout, api_base=opts.api_base or None,
                                   max_tokens=opts.reply_cap(self.source), temperature=temperature, seed=opts.seed,
-                                  stop=prompt.STOP, on_progress=writing)
+                                  stop=prompt.STOP, on_progress=writing, withhold=self._withheld())
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))
+
+    def _withheld(self) -> tuple[str, ...]:
+        """The texts of the user's secrets (`_withheld`), found once per loop, at its first model call."""
+        if self.withheld is None:
+            self.withheld = _withheld(self.namespace)
+        return self.withheld
 
     def _bound_reached(self) -> str:
         opts = self.options
@@ -724,6 +735,15 @@ def _variables(namespace, policy: str, shared: frozenset[str]) -> tuple[values.V
     if not isinstance(namespace, dict):
         return ()
     return values.describe(namespace, None if policy == "data" else shared)
+
+
+def _withheld(namespace) -> tuple[str, ...]:
+    """The texts of the user's secrets, replaced wherever a model would read them (model/scrub.py): every
+    secret of the namespace, shared with a sandbox or not (a cell may spell one out, a candidate print one).
+    Batch mode's namespace lives in the notebook's kernel: its snapshot brings them."""
+    if isinstance(namespace, Snapshot):
+        return tuple(namespace.secrets)
+    return values.secret_texts(namespace, list(namespace)) if isinstance(namespace, dict) else ()
 
 
 def _namespace_names(namespace) -> frozenset[str]:

@@ -24,6 +24,7 @@ from ..options import BUILTIN
 from ..receipt.values import Receipt, no_code, no_repair
 from ..result import MODEL, RULES, Usage
 from .prompt import cut_code, extract_code
+from .scrub import scrub
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,8 @@ class Model(Protocol):
     async def propose(self, messages: list[dict], last: LastRun | None = None, *, timeout: float,
                       max_tokens: int | None = None, api_base: str | None = None, api_key: str | None = None,
                       num_retries: int = 2, temperature: float | None = None, seed: int | None = None,
-                      stop: tuple[str, ...] = (), on_progress: Progress | None = None) -> Reply: ...
+                      stop: tuple[str, ...] = (), on_progress: Progress | None = None,
+                      withhold: tuple[str, ...] = ()) -> Reply: ...
 
     def token_counter(self) -> Callable[[str], int]: ...
 
@@ -181,7 +183,8 @@ def _import_litellm():
 
 async def propose(messages: list[dict], model: str, *, run: LastRun | None = None, **call) -> Reply:
     """One call of the model named `model` (see `get_model`): `run` is its `last`; `call` the keywords of
-    `Model.propose` (timeout, max_tokens, api_base, api_key, num_retries, temperature, seed, stop, on_progress)."""
+    `Model.propose` (timeout, max_tokens, api_base, api_key, num_retries, temperature, seed, stop, on_progress,
+    withhold)."""
     return await get_model(model).propose(messages, run, **call)
 
 
@@ -198,8 +201,10 @@ async def _litellm_call(
     seed: int | None = None,
     stop: tuple[str, ...] = (),
     on_progress: Progress | None = None,
+    withhold: tuple[str, ...] = (),
 ) -> Reply:
-    """One litellm call. Transport and provider errors become a one-line `ModelError`.
+    """One litellm call, its messages scrubbed first (model/scrub.py: secrets, and the texts in `withhold`, become
+    placeholders the reply gets back). Transport and provider errors become a one-line `ModelError`.
 
     `temperature`: None leaves the provider's default; a model that takes no temperature (some
     reasoning models) gets none (litellm's drop_params); so does `seed` (None or -1: none sent). `stop`: where the
@@ -207,21 +212,13 @@ async def _litellm_call(
     `on_progress(tokens, tokens_per_second)`: the reply is streamed, and this is called as it is
     written (a few times a second at most)."""
     lib = litellm()
+    scrubbed = scrub(messages, withhold)
     # retries are litellm's (retry_policy), never also the provider SDK's (max_retries=0)
-    kwargs = dict(model=model, messages=messages, timeout=timeout, num_retries=num_retries,
+    kwargs = dict(model=model, messages=scrubbed.messages, timeout=timeout, num_retries=num_retries,
                   retry_policy=retry_policy(num_retries), max_retries=0, drop_params=True)
-    if temperature is not None:
-        kwargs["temperature"] = temperature
-    if seed is not None and seed >= 0:
-        kwargs["seed"] = seed
-    if stop:
-        kwargs["stop"] = list(stop)
-    if max_tokens:
-        kwargs["max_tokens"] = max_tokens
-    if api_base:
-        kwargs["api_base"] = api_base
-    if api_key:
-        kwargs["api_key"] = api_key
+    given = dict(temperature=temperature, seed=seed if seed is not None and seed >= 0 else None,
+                 stop=list(stop) or None, max_tokens=max_tokens or None, api_base=api_base, api_key=api_key)
+    kwargs.update({k: v for k, v in given.items() if v is not None and v != ""})
     started = time.perf_counter()
     try:
         if on_progress is None:
@@ -231,7 +228,7 @@ async def _litellm_call(
     except Exception as exc:
         raise ModelError(describe_model_error(exc, model)) from exc
     seconds = time.perf_counter() - started
-    text = (response.choices[0].message.content or "") if response.choices else ""
+    text = scrubbed.restore((response.choices[0].message.content or "") if response.choices else "")
     length = bool(response.choices) and response.choices[0].finish_reason == "length"
     usage = getattr(response, "usage", None)
     prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0

@@ -134,6 +134,23 @@ def annotated(receipt: Receipt, budget: Budget | None = None, **fields) -> Recei
     return replace(said, text=for_model(said, budget))
 
 
+WITHHELD = "(what it printed and the values it made are not sent: data_to_model is 'names')"
+
+
+def without_data(receipt: Receipt, budget: Budget | None = None) -> Receipt:
+    """`receipt` as a model reads it under `data_to_model="names"`: no printed output, no value, no effect on
+    the data, no value trace, no context read from the data and no check's detail (the error, its line and
+    which checks failed stay); its text rendered again."""
+    facts = receipt.facts
+    if facts is None or facts.form != "run":
+        return receipt
+    error = {**facts.error, "context": []} if facts.error else facts.error
+    bare = replace(receipt, stdout="", stderr="", value=None, effect=None, trace=(),
+                   checks=tuple(replace(c, detail="") for c in receipt.checks), notes=(*receipt.notes, WITHHELD),
+                   facts=replace(facts, error=error, diff=(), trace_note="", matches=(), result=None))
+    return replace(bare, text=for_model(bare, budget))
+
+
 def _lines(receipt: Receipt, facts: Facts, detail: Detail) -> list[str]:
     """The run's own lines at one level of detail."""
     if facts.form == "given":
