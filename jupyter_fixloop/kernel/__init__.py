@@ -8,12 +8,12 @@ _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import fro
     "wire": "wire", "runner": "runner", "snapshot": "snapshot", "Snapshot": "snapshot", "scratch_dir": "snapshot",
     "remove_scratch": "snapshot", "missing_names": "sharing", "variables_from_json": "namespace",
     "readable": "ipysyntax", "Checkpoint": "checkpoint", "cell_names": "checkpoint", "written_names": "checkpoint",
-    "suspects": "checkpoint",
+    "suspects": "checkpoint", "trees": "trees",
 }
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: exported); none imported at run time
-    from . import runner as runner, snapshot as snapshot, wire as wire
+    from . import runner as runner, snapshot as snapshot, trees as trees, wire as wire
     from .checkpoint import (
         Checkpoint as Checkpoint,
         cell_names as cell_names,

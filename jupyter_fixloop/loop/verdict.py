@@ -21,6 +21,7 @@ import ast
 import json
 from collections.abc import Iterable
 
+from ..kernel import trees
 from ..kernel.judge import verify
 from ..receipt.text import annotated
 from ..receipt.values import Receipt
@@ -202,7 +203,4 @@ def _asserts(code: str | None, original: str | None = None) -> int:
 
 
 def _assert_texts(code: str | None) -> list[str]:
-    try:
-        return [ast.unparse(n) for n in ast.walk(ast.parse(code or "")) if isinstance(n, ast.Assert)]
-    except (SyntaxError, ValueError):
-        return []
+    return [ast.unparse(n) for n in trees.nodes(code or "") if isinstance(n, ast.Assert)]

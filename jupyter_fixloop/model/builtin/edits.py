@@ -17,6 +17,7 @@ import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ...kernel import trees
 from ...receipt.saved import SAVED_CHECK
 from ...receipt.text import TRACE_HEADING, for_people, run_headline
 from ...receipt.values import OUTPUT_CHECK, SMELL_CHECK, Receipt, TracedLine
@@ -257,10 +258,7 @@ def value_kind(receipt: ParsedReceipt, name: str) -> str:
 
 
 def parse(code: str) -> ast.Module | None:
-    try:
-        return ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
+    return trees.parsed(code)  # shared: read, never changed
 
 
 def rename_names(code: str, old: str, new: str, line: int | None = None) -> str | None:
@@ -364,7 +362,7 @@ def on_line(node: ast.AST, lineno: int | None) -> bool:
 def calls_on_line(tree: ast.Module, lineno: int | None, name: str | None = None) -> list[ast.Call]:
     """Calls on the failing line (innermost first), optionally only those to `name` or `x.name`."""
     found = []
-    for node in ast.walk(tree):
+    for node in trees.walk(tree):
         if isinstance(node, ast.Call) and on_line(node, lineno):
             if name is None or call_name(node) == name:
                 found.append(node)
