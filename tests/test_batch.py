@@ -846,3 +846,28 @@ def test_a_following_cell_that_needs_the_network_is_not_said_of_the_failing_cell
     assert "needs the network" not in cell_2, cell_2
     cell_3 = next(line for line in said.splitlines() if line.startswith("  cell 3:"))
     assert "needs the network" in cell_3, cell_3
+
+
+def test_an_instruction_on_the_built_in_engine_runs_its_code_as_written_and_says_nothing_was_generated(
+        workdir, capsys):
+    """The built-in engine writes no code from an instruction: the code below it runs as written (nothing
+    is said to have raised), an instruction with nothing below is skipped in those words, and plain Jupyter's
+    count leaves out the cells it refused (`%%fixloop` is no magic there: a UsageError on stderr)."""
+    src = write_notebook(
+        workdir / "instructed.ipynb",
+        "orders = [('Munich', 1), ('Munich', 1), ('Berlin', 2)]",
+        "%%fixloop drop duplicate orders and count orders per city\nunique = sorted(set(orders))",
+        "%%fixloop count orders per city",
+        "print(len(unique))",
+    )
+    report = workdir / "instructed.md"
+    code = batch_cli.main([src, "--report", str(report)])
+    printed = capsys.readouterr().out
+    text = report.read_text()
+    nb = nbformat.read(str(workdir / "instructed.fixed.ipynb"), as_version=4)
+    assert "2" in text_of(nb.cells[3])  # the body ran in the notebook's kernel: `unique` was there for cell 4
+    assert "does not generate code from an instruction" in text and "ran as written" in text
+    assert "no code below its instruction to run" in text
+    assert "generation requested" not in text + printed and "before it raised" not in text
+    assert "3 cells run (plain Jupyter: 1)" in printed  # plain Jupyter: only cell 1 (UsageError, then NameError)
+    assert code != 0  # the empty instruction cell was not run

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from ..cell import split_magic
 from ..errors import FixloopError, HelperFailed, KernelDied, KernelError, UsageError
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
-from ..options import LoopOptions
+from ..options import BUILTIN, LoopOptions
 from ..receipt import SAVED_CHECK
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
@@ -223,8 +223,11 @@ def errors_of(nb) -> dict[int, str | None]:
     ran = {}
     for i, c in enumerate(nb.cells):
         if c.cell_type == "code" and c.source.strip() and c.get("execution_count"):
-            errors = [o for o in c.outputs if o.get("output_type") == "error"]
-            ran[i + 1] = f"{errors[0].get('ename', '')}: {errors[0].get('evalue', '')}" if errors else None
+            errors = [f"{o.get('ename', '')}: {o.get('evalue', '')}" for o in c.outputs if o.get("output_type") == "error"]
+            # IPython shows a UsageError (`%%fixloop` not loaded, a bad magic argument) on stderr, not as an error
+            errors += [o.get("text", "").strip() for o in c.outputs if o.get("output_type") == "stream"
+                       and o.get("name") == "stderr" and o.get("text", "").startswith("UsageError: ")]
+            ran[i + 1] = errors[0] if errors else None
     return ran
 
 
@@ -558,9 +561,16 @@ class BatchRun:
             return self._failed(index, cell.source, str(exc), "", started)
         if len(plan.code.encode()) > BIG_CELL:
             return await self._run_big(kernel, index, plan, started)
+        unmade = self._not_generated(plan)
+        if unmade and not plan.code.strip():
+            return CellOutcome(number, "skipped", cell.source, seconds=time.perf_counter() - started,
+                               reason=f"{unmade}; the cell has no code below its instruction to run")
+        plan = replace(plan, instruction=None) if unmade else plan  # its code runs as written, a cell like any other
         reads, defines = cell_names(plan.code)
         try:
-            return await self._run_cell(kernel, index, plan, reads, defines, started)
+            outcome = await self._run_cell(kernel, index, plan, reads, defines, started)
+            said = f"{unmade}; the code below the instruction ran as written"
+            return replace(outcome, reason=f"{said}; {outcome.reason}".strip("; ")) if unmade else outcome
         except KernelDied as exc:
             self.dead = True
             return self._failed(index, cell.source, str(exc), "", started, defines)
@@ -601,6 +611,13 @@ class BatchRun:
         await kernel.call("hold")
         await kernel.call("restore")
         return await self._repair(kernel, index, plan, error, started, defines)
+
+    def _not_generated(self, plan: CellPlan) -> str:
+        """The words for a `%%fixloop <instruction>` cell the built-in engine is to answer: it does not write
+        code from an instruction, so the cell's code runs as written; "" for any other cell."""
+        if not plan.instruction or (plan.model or self.loop_options.model) != BUILTIN:
+            return ""
+        return words.NOT_GENERATED
 
     def _repairable(self, number: int) -> bool:
         return self.options.cells is None or number in self.options.cells
