@@ -421,10 +421,8 @@ def test_batch_mode_reads_fixloop_settings_from_jupyter_config(workdir, tmp_path
     assert "nosuchprovider/from-config" in capsys.readouterr().err
     (config_dir / "jupyter_config.py").write_text("c.FixLoop.max_rounds = 0\n")
     broken = write_notebook(workdir / "zero.ipynb", "total = sum(undefined_prices)")
-    assert batch_cli.main([broken, "-o", str(workdir / "zero.out.ipynb")]) == 1
-    saved = nbformat.read(str(workdir / "zero.out.ipynb"), as_version=4)
-    assert saved.cells[0].metadata["fixloop"]["rounds"] == []  # max_rounds 0 from the config: no model round
-    assert "max rounds (0) reached" in saved.cells[0].metadata["fixloop"]["reason"]
+    assert batch_cli.main([broken, "-o", str(workdir / "zero.out.ipynb")]) == 2  # from the config: refused too
+    assert "FixLoop.max_rounds" in capsys.readouterr().err and not (workdir / "zero.out.ipynb").exists()
 
 
 def test_several_notebooks_two_at_a_time_one_report_worst_exit_wins(workdir, tmp_path, capsys):
@@ -871,3 +869,20 @@ def test_an_instruction_on_the_built_in_engine_runs_its_code_as_written_and_says
     assert "generation requested" not in text + printed and "before it raised" not in text
     assert "3 cells run (plain Jupyter: 1)" in printed  # plain Jupyter: only cell 1 (UsageError, then NameError)
     assert code != 0  # the empty instruction cell was not run
+
+
+def test_a_notebook_saved_with_a_kernel_not_installed_runs_in_python3_and_says_so(workdir, capsys):
+    """A 2016 notebook's `python2` kernelspec: run in the default Python 3 kernel (as JupyterLab offers
+    another kernel), in one line; `--max-rounds 0` is refused (it would repair nothing, silently)."""
+    src = write_notebook(workdir / "old.ipynb", "prices = [3, 4]\ntotal = sum(price)", "print(total)")
+    nb = nbformat.read(src, as_version=4)
+    nb.metadata["kernelspec"] = {"name": "python2", "display_name": "Python 2", "language": "python"}
+    nbformat.write(nb, src)
+    report = workdir / "old.md"
+    assert batch_cli.main([src, "--report", str(report)]) in (0, 3)
+    captured = capsys.readouterr()
+    assert "the notebook's kernel `python2` is not installed here: run in `python3` instead" in captured.err
+    assert "--kernel chooses" in report.read_text()
+    assert "sum(prices)" in nbformat.read(str(workdir / "old.fixed.ipynb"), as_version=4).cells[0].source
+    assert batch_cli.main([src, "--max-rounds", "0"]) == 2
+    assert "--max-rounds" in capsys.readouterr().err

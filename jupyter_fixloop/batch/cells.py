@@ -10,8 +10,8 @@ order of the cell: a name the cell assigns before it reads it is not a read (`da
 from __future__ import annotations
 
 import ast
-import functools
 import contextlib
+import functools
 import re
 import shlex
 from dataclasses import dataclass

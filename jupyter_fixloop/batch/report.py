@@ -103,6 +103,7 @@ def markdown_report(batch, output: str) -> str:
            f"**{headline(batch)}**", "",
            f"- notebook: `{batch.path}`", f"- patched notebook: `{output}`",
            f"- {cells_run(batch)}: cells that ran without error; plain Jupyter's count {batch.plain_how}",
+           *([f"- {batch.kernel_note}"] if batch.kernel_note else []),
            *([f"- {verified_by(batch)}"] if verified_by(batch) else []), "",
            "| cell | status | rounds | tokens | cost | time | code |", "|---|---|---|---|---|---|---|"]
     for o in batch.outcomes:
@@ -229,6 +230,7 @@ def _html_body(batch, output: str, level: int) -> str:
 <p><b>{esc(headline(batch))}</b></p>
 <ul><li>notebook: <code>{esc(batch.path)}</code></li><li>patched notebook: <code>{esc(output)}</code></li>
 <li>{esc(cells_run(batch))}: cells that ran without error; plain Jupyter's count {esc(batch.plain_how)}</li>
+{f"<li>{esc(batch.kernel_note)}</li>" if batch.kernel_note else ""}\
 {f"<li>{esc(verified_by(batch))}</li>" if verified_by(batch) else ""}</ul>
 <table><tr><th>cell</th><th>status</th><th>rounds</th><th>tokens</th><th>cost</th><th>time</th><th>code</th></tr>
 {chr(10).join(rows)}

@@ -123,6 +123,7 @@ class BatchResult:
     plain_how: str = ""  # how `plain` was found
     stopped: str = ""  # the signal that stopped the run ("SIGTERM"): the cells after the last outcome did not run
     code_cells: int = 0  # the notebook's code cells (more than the outcomes when the run was stopped)
+    kernel_note: str = ""  # the kernel it ran in is not the notebook's own (kernel_of): the line that says so
 
     @property
     def cells_run(self) -> int:
@@ -201,6 +202,26 @@ def execute_notebook(nb, cwd: str, timeout: float) -> None:
             raise CellFailed(str(exc)) from None
 
 
+def kernel_of(nb, explicit: str | None = None) -> tuple[str, str]:
+    """(the kernel to run `nb` in, the one line that says it is not the notebook's own: "" when it is).
+    `--kernel` chooses; else the notebook's kernelspec when it is installed; else the default Python 3
+    kernel, as JupyterLab offers another kernel for a notebook saved with `python2` (most of 2016's)."""
+    if explicit:
+        return explicit, ""
+    wanted = nb.metadata.get("kernelspec", {}).get("name") or "python3"
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    try:
+        installed = KernelSpecManager().find_kernel_specs()
+    except Exception:  # the specs cannot be listed: ask for the notebook's own, as before
+        return wanted, ""
+    if wanted in installed or not installed:
+        return wanted, ""
+    default = "python3" if "python3" in installed else sorted(installed)[0]
+    return default, (f"the notebook's kernel `{wanted}` is not installed here: run in `{default}` instead "
+                     "(--kernel chooses)")
+
+
 async def plain_count(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str,
                       stop: Stop | None = None) -> int | None:
     """Cells of `nb` (a copy is run) that run without error when Jupyter runs it top to bottom,
@@ -223,7 +244,8 @@ def errors_of(nb) -> dict[int, str | None]:
     ran = {}
     for i, c in enumerate(nb.cells):
         if c.cell_type == "code" and c.source.strip() and c.get("execution_count"):
-            errors = [f"{o.get('ename', '')}: {o.get('evalue', '')}" for o in c.outputs if o.get("output_type") == "error"]
+            errors = [f"{o.get('ename', '')}: {o.get('evalue', '')}" for o in c.outputs
+                      if o.get("output_type") == "error"]
             # IPython shows a UsageError (`%%fixloop` not loaded, a bad magic argument) on stderr, not as an error
             errors += [o.get("text", "").strip() for o in c.outputs if o.get("output_type") == "stream"
                        and o.get("name") == "stderr" and o.get("text", "").startswith("UsageError: ")]
@@ -239,7 +261,7 @@ async def run_plainly(nb, cwd: str, timeout: float, kernel_name: str | None, wor
     from nbclient.exceptions import DeadKernelError
 
     nb, stop = copy.deepcopy(nb), stop or Stop()
-    name = kernel_name or nb.metadata.get("kernelspec", {}).get("name") or "python3"
+    name = kernel_of(nb, kernel_name)[0]
     sub = tempfile.mkdtemp(prefix="plain-", dir=workdir)
     client = NotebookClient(nb, config=_ipc_config(sub), timeout=timeout, kernel_name=name, allow_errors=True,
                             interrupt_on_timeout=True, resources={"metadata": {"path": cwd}})
@@ -283,7 +305,7 @@ class NotebookKernel:
     def __init__(self, nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str):
         from nbclient import NotebookClient
 
-        name = kernel_name or nb.metadata.get("kernelspec", {}).get("name") or "python3"
+        name = kernel_of(nb, kernel_name)[0]
         self.client = NotebookClient(
             nb, config=_ipc_config(workdir), timeout=timeout, kernel_name=name, allow_errors=True,
                                      interrupt_on_timeout=True,
@@ -509,7 +531,8 @@ class BatchRun:
             remove_scratch(self.snapdir)
             self._unreached()
         return BatchResult(self.path, tuple(self.outcomes), time.perf_counter() - started,
-                           self.loop_options.model, plain, plain_how, self.stop.why, len(code_cells))
+                           self.loop_options.model, plain, plain_how, self.stop.why, len(code_cells),
+                           kernel_of(self.nb, self.options.kernel_name)[1])
 
     def _unreached(self) -> None:
         """Cells the run did not finish (stopped, or an error ended it) are put back as they were in
