@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import os
 
-from ..hidden import visible
+from ..hidden import clipped, visible
 from ..receipt import text as receipt_text
 from ..render import (
     STYLE,
@@ -162,7 +162,7 @@ def _md_cell(text: str) -> str:
 
 def _one_line(text: str) -> str:
     line = " ".join(text.split())
-    return line[:300] + ("..." if len(line) > 300 else "")
+    return clipped(line, 300)
 
 
 def _cell_diff(before: str, after: str) -> str:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 
 from ..cell import split_magic
 from ..errors import FixloopError, HelperFailed, KernelDied, KernelError, UsageError
+from ..hidden import clipped
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
 from ..options import BUILTIN, LoopOptions
 from ..receipt import SAVED_CHECK
@@ -105,7 +106,7 @@ class CellOutcome:
     def title(self) -> str:
         lines = [line for line in self.source.splitlines() if line.strip()]
         first = next((line for line in lines if split_magic(line)[0] is None), lines[0] if lines else "")
-        return f"cell {self.number}: {first[:60]}"
+        return f"cell {self.number}: {clipped(first, 60)}"
 
 
 RAN = ("ok", "fixed", "unverified", "looks_wrong")  # statuses of cells that ran without raising
@@ -733,7 +734,7 @@ class BatchRun:
         (it failed in the notebook's kernel: `result.reason` says how), else the loop's."""
         source = self.nb.cells[number - 1].source
         self.saved.distrust(defines, f"cell {number} looks wrong")
-        said = f"pandas says an assignment never reaches the frame ({warning[:160]})"
+        said = f"pandas says an assignment never reaches the frame ({clipped(warning, 160)})"
         if decision in ("reject", "failed"):
             why = "the repair was rejected" if decision == "reject" else result.reason
         elif result.claimed:
@@ -862,7 +863,7 @@ class BatchRun:
         self.saved.ran(number, result.patched, patched_reads, patched_defines, cell.outputs,
                        checked=verified_by == "saved output")
         if looks_wrong:
-            words = f"ran, but looked wrong (pandas: {error[:160]}); {words}"
+            words = f"ran, but looked wrong (pandas: {clipped(error, 160)}); {words}"
         return CellOutcome(number, result.status, original, cell.source, "" if looks_wrong else error, words, result,
                            time.perf_counter() - started, verified_by)
 

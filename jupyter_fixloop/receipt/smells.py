@@ -23,7 +23,7 @@ import ast
 import re
 from dataclasses import replace
 
-from ..hidden import is_hidden
+from ..hidden import clipped, is_hidden
 from ..kernel import trees
 from .effect import DATA, Change, Effect
 
@@ -98,7 +98,7 @@ def warned(warnings) -> tuple[str, ...]:
     for w in warnings:
         line = w if isinstance(w, str) else f"{w.get('category', '')}: {w.get('message', '')}"
         if LOST_ASSIGNMENT.search(line):
-            return (f"pandas warns the assignment may not reach the frame ({' '.join(line.split())[:160]}): "
+            return (f"pandas warns the assignment may not reach the frame ({clipped(' '.join(line.split()), 160)}): "
                     "assign through .loc[rows, column] on the frame itself, or take a .copy() first",)
     return ()
 
@@ -135,7 +135,7 @@ def thrown_away(code: str | None, original: str | None = None) -> tuple[str, ...
         if any(k.arg == "inplace" for k in call.keywords) or not _pure_call(call, name):
             continue
         text = ast.get_source_segment(code, call) or name
-        text = text if len(text) <= 80 else text[:77] + "..."
+        text = clipped(text, 80)
         found.append(f"line {node.lineno}: the result of `{text}` is thrown away ({name} returns a new object "
                      "and changes nothing in place; assign it)")
     return tuple(found)
