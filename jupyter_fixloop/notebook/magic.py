@@ -94,7 +94,7 @@ class FixLoopMagics(Magics):
         try:
             result = self._run(source, args, instruction, options, following, hooks=view.hooks())
         except FixloopError as exc:
-            view.stopped(str(exc))
+            view.stopped(str(exc), refused=isinstance(exc, UsageError))
             raise IPythonUsageError(str(exc)) from None
         except KeyboardInterrupt:  # Ctrl-C, the stop button: one line, not a traceback through the loop's insides
             view.stopped("KeyboardInterrupt")
