@@ -46,7 +46,8 @@ from .cells import CellPlan, cell_names, parse_cell
 from .saved import SavedOutputs, chained_warning
 from .upstream import CauseFix, find_cause, plan_or_none
 
-SAVED_WORDS = "fixed (matches the output saved in the notebook, as the sandbox reports its output: unsigned)"
+# said after the status ("fixed: matches ..."), so not "fixed" again
+SAVED_WORDS = "matches the output saved in the notebook (as the sandbox reports its output: unsigned)"
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 BIG_CELL = 2 * 1024**2  # bytes of source above which a cell runs as written: not read for names, not repaired
