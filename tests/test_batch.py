@@ -886,3 +886,26 @@ def test_a_notebook_saved_with_a_kernel_not_installed_runs_in_python3_and_says_s
     assert "sum(prices)" in nbformat.read(str(workdir / "old.fixed.ipynb"), as_version=4).cells[0].source
     assert batch_cli.main([src, "--max-rounds", "0"]) == 2
     assert "--max-rounds" in capsys.readouterr().err
+
+
+def test_the_report_lists_every_candidate_of_a_round_and_how_each_ended():
+    """Issue 52: the report showed only a round's carried-on answer, not the others tried."""
+    from jupyter_fixloop.batch import report
+    from jupyter_fixloop.batch.run import BatchResult, CellOutcome
+    from jupyter_fixloop.receipt.values import Receipt
+    from jupyter_fixloop.result import LoopResult, Round, Sample
+
+    rnd = Round(index=1, candidate="total = sum(prices)\n", receipt=Receipt(kind="ok", text="ran without error"),
+                source="rules", samples=(
+                    Sample(code="total = sum(price)\n", temperature=0.2, verdict="NameError: name 'price' is not "
+                           "defined", kind="exception"),
+                    Sample(code="total = sum(prices)\n", temperature=None, verdict="ran without error", kind="ok",
+                           source="rules")))
+    result = LoopResult(status="unverified", source="total = sum(price)\n", patched="total = sum(prices)\n",
+                        rounds=[rnd], model="openai/scripted", max_rounds=4)
+    outcome = CellOutcome(2, "unverified", "total = sum(price)", "total = sum(prices)", "NameError: x", "runs",
+                          result, 1.0)
+    text = report.markdown_report(BatchResult("nb.ipynb", (outcome,), 1.0, "openai/scripted"), "out.ipynb")
+    assert "every candidate of this round, and how it ended:" in text
+    assert "the model's answer at T=0.2: exception: NameError: name 'price' is not defined" in text
+    assert "the built-in rules' repair: ok: ran without error" in text

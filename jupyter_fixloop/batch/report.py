@@ -143,7 +143,21 @@ def _md_section(o) -> list[str]:
             out += ["", "- original cell, in the sandbox:", "", *_md_block(receipt_text.for_people(r.first))]
         for rnd in r.rounds:
             out += ["", f"- {round_title(rnd)} ({tokens_text(rnd.usage.tokens)}, {cost_text(rnd.usage.cost)})",
-                    "", *_md_block(receipt_text.for_people(rnd.receipt))]
+                    "", *_md_block(receipt_text.for_people(rnd.receipt)), *_candidates(rnd)]
+    return out
+
+
+def _candidates(rnd) -> list[str]:
+    """Every candidate of a round (the model's answers, the rules' repair) and how each ended, not only
+    the one carried on; nothing when the round had one."""
+    if len(rnd.samples) < 2:
+        return []
+    out = ["", "  every candidate of this round, and how it ended:", ""]
+    for s in rnd.samples:
+        who = ("the built-in rules' repair" if s.source == "rules" else
+               f"the model's answer at T={s.temperature:g}" if s.temperature is not None else "the model's answer")
+        out.append(f"  - {who}: {s.kind or 'not run'}: {_one_line(s.verdict)}" if s.verdict else f"  - {who}: "
+                   f"{s.kind or 'not run'}")
     return out
 
 
