@@ -236,7 +236,7 @@ def test_a_reason_is_cut_after_a_whole_word_and_marked_and_every_display_cut_use
     assert clipped("short", 80) == "short"
     package = pathlib.Path(__file__).resolve().parent.parent / "jupyter_fixloop"
     for name in ("batch/terminal.py", "batch/report.py", "batch/run.py", "render.py", "receipt/smells.py",
-                 "receipt/values.py", "model/models.py"):
+                 "receipt/values.py"):
         source = (package / name).read_text()
         # a reason, an error, a warning or a headline sliced for display: only through `clipped`
         sliced = r"(reason|error|warning|headline\(.*?\)|line|shown|text|first)\)?\[:\d{2,3}\]"

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..errors import ModelError, UsageError
-from ..hidden import clipped
 from ..options import BUILTIN
 from ..receipt.values import Receipt, no_code, no_repair
 from ..result import MODEL, RULES, Usage
@@ -470,7 +469,7 @@ def describe_model_error(exc: Exception, model: str) -> str:
     text = re.sub(r"^(litellm\.)?\w+:\s*", "", text)
     text = re.sub(r"^\w+Error:\s*", "", text)
     text = re.sub(r"\s*LiteLLM Retried: \d+ times?.*$", "", text)
-    text = clipped(text, 200)
+    # its first line whole (a line cut mid-word said less than it seemed to)
     hints = {
         401: "check the API key for this provider",
         403: "the key is not allowed to use this model",
