@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import html
 
-from .hidden import code_lines, visible
+from .hidden import clipped, code_lines, visible
 from .hooks import LoopEnd, LoopEvent, ModelWriting, RoundStart, RunStart
 from .receipt.text import for_people, headline
 from .result import LoopResult, unified_diff, written_aside
@@ -340,7 +340,7 @@ def original_section_title(receipt) -> str:
 def round_section_title(r) -> str:
     """The title of a round's section in the widget: the round, and its receipt's headline (hidden characters
     escaped)."""
-    return visible(f"{round_title(r)} — {headline(r.receipt)[:80]}")
+    return visible(f"{round_title(r)} — {clipped(headline(r.receipt), 80)}")
 
 
 WIDGET_STYLE = """<style>

@@ -206,7 +206,8 @@ FACES = ("notebook", "batch", "cli")  # `jupyter-fixloop demo` is batch/demo.py
 # the host's doors into kernel/: the wire, and modules the user's side runs too (the snapshot writer,
 # the sharing rule, the prctl/Landlock calls the user's process makes on itself, a cell's IPython syntax
 # read as Python line for line: the runner runs it so, the rules and the guard read it so; the checkpoint
-# the user's kernel keeps before each cell in `%fixloop auto`; the doors every package's `__init__` makes)
+# the user's kernel keeps before each cell in `%fixloop auto`; the doors every package's `__init__` makes; a
+# cell's one shared parse and walk, which the snapshot's names and the host's readers of a cell share)
 HOST_MAY_IMPORT = {"wire", "snapshot", "sharing", "limits", "ipysyntax", "checkpoint", "namespace", "doors"}
 # known crossings still to move behind the wire (each named, so a new one fails)
 HOST_CROSSINGS: set[tuple[str, str]] = set()

@@ -384,3 +384,11 @@ def test_a_prompts_earlier_round_is_the_first_line_the_model_read_of_it():
     assert text.headline(long, budget) == read and len(read) < len(text.headline(long)) <= 2012
     content = build_messages("f()\n", history=[("f()\n", long), ("g()\n", long)], receipts=budget)[1]["content"]
     assert f"- round 0: {read}\n" in content
+
+
+def test_a_note_is_said_once_in_what_people_read_whatever_text_the_receipt_was_given():
+    """Issue 52: seven "not counted" lines printed twice in one receipt."""
+    note = "following cell 3 (`print(n)`) fails after the original cell, so it is not counted: NameError: n"
+    given = receipts.Receipt(kind="ok", text=f"ran without error\n{note}\nsame\nsame\n{note}", notes=(note, note))
+    shown = text.for_people(given)
+    assert shown.count(note) == 1 and shown.count("same") == 2  # the run's own repeated lines stay

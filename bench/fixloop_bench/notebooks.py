@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -212,6 +213,8 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     result = await fix_notebook(nb, path, options, stop=stop)
     if result.stopped:
         raise Stopped(result.stopped)
+    if result.kernel_note:  # measured all the same, in the default Python 3 kernel, and said
+        print(f"{rel}: {result.kernel_note}", file=sys.stderr, flush=True)
     if keep:
         _keep(nb, os.path.join(keep, rel))
     figures = NotebookFigures(rel, cells=len(result.outcomes), plain=sum(e is None for e in plain.values()),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import os
 
-from ..hidden import visible
+from ..hidden import clipped, visible
 from ..receipt import text as receipt_text
 from ..render import (
     STYLE,
@@ -104,6 +104,7 @@ def markdown_report(batch, output: str) -> str:
            f"**{headline(batch)}**", "",
            f"- notebook: `{batch.path}`", f"- patched notebook: `{output}`",
            f"- {cells_run(batch)}: cells that ran without error; plain Jupyter's count {batch.plain_how}",
+           *([f"- {batch.kernel_note}"] if batch.kernel_note else []),
            *([f"- {verified_by(batch)}"] if verified_by(batch) else []), "",
            "| cell | status | rounds | tokens | cost | time | code |", "|---|---|---|---|---|---|---|"]
     for o in batch.outcomes:
@@ -143,7 +144,21 @@ def _md_section(o) -> list[str]:
             out += ["", "- original cell, in the sandbox:", "", *_md_block(receipt_text.for_people(r.first))]
         for rnd in r.rounds:
             out += ["", f"- {round_title(rnd)} ({tokens_text(rnd.usage.tokens)}, {cost_text(rnd.usage.cost)})",
-                    "", *_md_block(receipt_text.for_people(rnd.receipt))]
+                    "", *_md_block(receipt_text.for_people(rnd.receipt)), *_candidates(rnd)]
+    return out
+
+
+def _candidates(rnd) -> list[str]:
+    """Every candidate of a round (the model's answers, the rules' repair) and how each ended, not only
+    the one carried on; nothing when the round had one."""
+    if len(rnd.samples) < 2:
+        return []
+    out = ["", "  every candidate of this round, and how it ended:", ""]
+    for s in rnd.samples:
+        who = ("the built-in rules' repair" if s.source == "rules" else
+               f"the model's answer at T={s.temperature:g}" if s.temperature is not None else "the model's answer")
+        out.append(f"  - {who}: {s.kind or 'not run'}: {_one_line(s.verdict)}" if s.verdict else f"  - {who}: "
+                   f"{s.kind or 'not run'}")
     return out
 
 
@@ -162,7 +177,7 @@ def _md_cell(text: str) -> str:
 
 def _one_line(text: str) -> str:
     line = " ".join(text.split())
-    return line[:300] + ("..." if len(line) > 300 else "")
+    return clipped(line, 300)
 
 
 def _cell_diff(before: str, after: str) -> str:
@@ -230,6 +245,7 @@ def _html_body(batch, output: str, level: int) -> str:
 <p><b>{esc(headline(batch))}</b></p>
 <ul><li>notebook: <code>{esc(batch.path)}</code></li><li>patched notebook: <code>{esc(output)}</code></li>
 <li>{esc(cells_run(batch))}: cells that ran without error; plain Jupyter's count {esc(batch.plain_how)}</li>
+{f"<li>{esc(batch.kernel_note)}</li>" if batch.kernel_note else ""}\
 {f"<li>{esc(verified_by(batch))}</li>" if verified_by(batch) else ""}</ul>
 <table><tr><th>cell</th><th>status</th><th>rounds</th><th>tokens</th><th>cost</th><th>time</th><th>code</th></tr>
 {chr(10).join(rows)}

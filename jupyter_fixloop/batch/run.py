@@ -35,8 +35,9 @@ from dataclasses import dataclass, field, replace
 
 from ..cell import split_magic
 from ..errors import FixloopError, HelperFailed, KernelDied, KernelError, UsageError
+from ..hidden import clipped
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
-from ..options import LoopOptions
+from ..options import BUILTIN, LoopOptions
 from ..receipt import SAVED_CHECK
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
@@ -46,7 +47,8 @@ from .once import Cell, FolderWatch, files_words, may_change, plain_count
 from .saved import SavedOutputs, chained_warning
 from .upstream import CauseFix, find_cause, plan_or_none
 
-SAVED_WORDS = "fixed (matches the output saved in the notebook, as the sandbox reports its output: unsigned)"
+# said after the status ("fixed: matches ..."), so not "fixed" again
+SAVED_WORDS = "matches the output saved in the notebook (as the sandbox reports its output: unsigned)"
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 BIG_CELL = 2 * 1024**2  # bytes of source above which a cell runs as written: not read for names, not repaired
@@ -108,7 +110,7 @@ class CellOutcome:
     def title(self) -> str:
         lines = [line for line in self.source.splitlines() if line.strip()]
         first = next((line for line in lines if split_magic(line)[0] is None), lines[0] if lines else "")
-        return f"cell {self.number}: {first[:60]}"
+        return f"cell {self.number}: {clipped(first, 60)}"
 
 
 RAN = ("ok", "fixed", "unverified", "looks_wrong")  # statuses of cells that ran without raising
@@ -127,6 +129,7 @@ class BatchResult:
     stopped: str = ""  # the signal that stopped the run ("SIGTERM"): the cells after the last outcome did not run
     code_cells: int = 0  # the notebook's code cells (more than the outcomes when the run was stopped)
     plain_unknown: int = 0  # cells whose outcome in a plain Jupyter run this run cannot tell (batch/once.py)
+    kernel_note: str = ""  # the kernel it ran in is not the notebook's own (kernel_of): the line that says so
 
     @property
     def cells_run(self) -> int:
@@ -205,6 +208,26 @@ def execute_notebook(nb, cwd: str, timeout: float) -> None:
             raise CellFailed(str(exc)) from None
 
 
+def kernel_of(nb, explicit: str | None = None) -> tuple[str, str]:
+    """(the kernel to run `nb` in, the one line that says it is not the notebook's own: "" when it is).
+    `--kernel` chooses; else the notebook's kernelspec when it is installed; else the default Python 3
+    kernel, as JupyterLab offers another kernel for a notebook saved with `python2` (most of 2016's)."""
+    if explicit:
+        return explicit, ""
+    wanted = nb.metadata.get("kernelspec", {}).get("name") or "python3"
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    try:
+        installed = KernelSpecManager().find_kernel_specs()
+    except Exception:  # the specs cannot be listed: ask for the notebook's own, as before
+        return wanted, ""
+    if wanted in installed or not installed:
+        return wanted, ""
+    default = "python3" if "python3" in installed else sorted(installed)[0]
+    return default, (f"the notebook's kernel `{wanted}` is not installed here: run in `{default}` instead "
+                     "(--kernel chooses)")
+
+
 async def plain_errors(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str,
                        stop: Stop | None = None) -> dict[int, str | None] | None:
     """Run a copy of `nb` as plain Jupyter does: for each code cell that ran (numbered among all
@@ -219,8 +242,12 @@ def errors_of(nb) -> dict[int, str | None]:
     ran = {}
     for i, c in enumerate(nb.cells):
         if c.cell_type == "code" and c.source.strip() and c.get("execution_count"):
-            errors = [o for o in c.outputs if o.get("output_type") == "error"]
-            ran[i + 1] = f"{errors[0].get('ename', '')}: {errors[0].get('evalue', '')}" if errors else None
+            errors = [f"{o.get('ename', '')}: {o.get('evalue', '')}" for o in c.outputs
+                      if o.get("output_type") == "error"]
+            # IPython shows a UsageError (`%%fixloop` not loaded, a bad magic argument) on stderr, not as an error
+            errors += [o.get("text", "").strip() for o in c.outputs if o.get("output_type") == "stream"
+                       and o.get("name") == "stderr" and o.get("text", "").startswith("UsageError: ")]
+            ran[i + 1] = errors[0] if errors else None
     return ran
 
 
@@ -232,7 +259,7 @@ async def run_plainly(nb, cwd: str, timeout: float, kernel_name: str | None, wor
     from nbclient.exceptions import DeadKernelError
 
     nb, stop = copy.deepcopy(nb), stop or Stop()
-    name = kernel_name or nb.metadata.get("kernelspec", {}).get("name") or "python3"
+    name = kernel_of(nb, kernel_name)[0]
     sub = tempfile.mkdtemp(prefix="plain-", dir=workdir)
     client = NotebookClient(nb, config=_ipc_config(sub), timeout=timeout, kernel_name=name, allow_errors=True,
                             interrupt_on_timeout=True, resources={"metadata": {"path": cwd}})
@@ -276,7 +303,7 @@ class NotebookKernel:
     def __init__(self, nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str):
         from nbclient import NotebookClient
 
-        name = kernel_name or nb.metadata.get("kernelspec", {}).get("name") or "python3"
+        name = kernel_of(nb, kernel_name)[0]
         self.client = NotebookClient(
             nb, config=_ipc_config(workdir), timeout=timeout, kernel_name=name, allow_errors=True,
                                      interrupt_on_timeout=True,
@@ -507,7 +534,8 @@ class BatchRun:
             remove_scratch(self.snapdir)
             self._unreached()
         return BatchResult(self.path, tuple(self.outcomes), time.perf_counter() - started,
-                           self.loop_options.model, plain, plain_how, self.stop.why, len(code_cells), unknown)
+                           self.loop_options.model, plain, plain_how, self.stop.why, len(code_cells), unknown,
+                           kernel_of(self.nb, self.options.kernel_name)[1])
 
     def _unreached(self) -> None:
         """Cells the run did not finish (stopped, or an error ended it) are put back as they were in
@@ -577,9 +605,16 @@ class BatchRun:
             return self._failed(index, cell.source, str(exc), "", started)
         if len(plan.code.encode()) > BIG_CELL:
             return await self._run_big(kernel, index, plan, started)
+        unmade = self._not_generated(plan)
+        if unmade and not plan.code.strip():
+            return CellOutcome(number, "skipped", cell.source, seconds=time.perf_counter() - started,
+                               reason=f"{unmade}; the cell has no code below its instruction to run")
+        plan = replace(plan, instruction=None) if unmade else plan  # its code runs as written, a cell like any other
         reads, defines = cell_names(plan.code)
         try:
-            return await self._run_cell(kernel, index, plan, reads, defines, started)
+            outcome = await self._run_cell(kernel, index, plan, reads, defines, started)
+            said = f"{unmade}; the code below the instruction ran as written"
+            return replace(outcome, reason=f"{said}; {outcome.reason}".strip("; ")) if unmade else outcome
         except KernelDied as exc:
             self.dead = True
             return self._failed(index, cell.source, str(exc), "", started, defines)
@@ -640,6 +675,13 @@ class BatchRun:
         said = "; ".join(f"cell {n}: {files_words(names)}" for n, names in touched)
         return (f"not run in the notebook's kernel: its run there already changed files of the notebook's folder "
                 f"({said}), and running the code again would change them twice")
+
+    def _not_generated(self, plan: CellPlan) -> str:
+        """The words for a `%%fixloop <instruction>` cell the built-in engine is to answer: it does not write
+        code from an instruction, so the cell's code runs as written; "" for any other cell."""
+        if not plan.instruction or (plan.model or self.loop_options.model) != BUILTIN:
+            return ""
+        return words.NOT_GENERATED
 
     def _repairable(self, number: int) -> bool:
         return self.options.cells is None or number in self.options.cells
@@ -743,7 +785,7 @@ class BatchRun:
         cell's run did to files: `result.reason` says so), else the loop's."""
         source = self.nb.cells[number - 1].source
         self.saved.distrust(defines, f"cell {number} looks wrong")
-        said = f"pandas says an assignment never reaches the frame ({warning[:160]})"
+        said = f"pandas says an assignment never reaches the frame ({clipped(warning, 160)})"
         if decision in ("reject", "failed", "held"):
             why = "the repair was rejected" if decision == "reject" else result.reason
         elif result.claimed:
@@ -883,7 +925,7 @@ class BatchRun:
         self.saved.ran(number, result.patched, patched_reads, patched_defines, cell.outputs,
                        checked=verified_by == "saved output")
         if looks_wrong:
-            words = f"ran, but looked wrong (pandas: {error[:160]}); {words}"
+            words = f"ran, but looked wrong (pandas: {clipped(error, 160)}); {words}"
         return CellOutcome(number, result.status, original, cell.source, "" if looks_wrong else error, words, result,
                            time.perf_counter() - started, verified_by)
 

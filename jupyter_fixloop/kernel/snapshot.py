@@ -33,7 +33,7 @@ import tempfile
 import types
 from dataclasses import dataclass, field
 
-from jupyter_fixloop.kernel import mapped
+from jupyter_fixloop.kernel import ipysyntax, mapped
 from jupyter_fixloop.kernel.mapped import arrow_reduce
 
 MAGIC = b"FXL2"
@@ -97,12 +97,10 @@ def free_names(source: str) -> set[str]:
     user's old `df`. Magic lines cannot be parsed; every word on them counts.
     """
     stripped, magic_words = _split_magics(source)
-    try:
-        tree = ast.parse(stripped)
-    except SyntaxError:
+    if ipysyntax.parsed(stripped) is None:
         return _words(source)
     names = set(magic_words)
-    for node in ast.walk(tree):
+    for node in ipysyntax.nodes(stripped):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
             names.add(node.id)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):

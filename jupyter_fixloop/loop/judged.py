@@ -109,7 +109,7 @@ def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str,
         value=result.get("value"),
         warnings=warnings,
         seconds=result.get("seconds", 0.0),
-        notes=tuple(notes),
+        notes=tuple(dict.fromkeys(notes)),  # each said once
         effect=effect,
         following=later,
     )

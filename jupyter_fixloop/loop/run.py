@@ -25,7 +25,7 @@ from ..model import models as model, prompt
 from ..options import LoopOptions, knob_signature
 from ..receipt.saved import STATED_CHECK
 from ..receipt.text import Budget, annotated, for_people, without_data
-from ..receipt.values import SMELL_CHECK, Baseline, Receipt
+from ..receipt.values import SMELL_CHECK, Baseline, Receipt, rejected
 from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
@@ -121,6 +121,9 @@ def first_messages(source: str, *, instruction: str | None = None, namespace: di
     run.variables = _variables(namespace, options.share_policy, run._shared())
     return run._messages(list(history), "", "")
 
+
+
+UNCHANGED = "the model returned your cell unchanged; nothing was generated"
 
 class LoopRun:
     """One loop: the original run, then rounds of model → guard → sandbox run → receipt, until
@@ -245,8 +248,17 @@ class LoopRun:
 
     def _gave_up(self, reason: str) -> LoopResult:
         """Gave up; but generated code that ran and missed only what the instruction says of what it shows, or
-        only looks wrong (a smell), with nothing better after it, is returned: that code, said as such (`_passed`)."""
-        return self._passed(*self._kept) if self._kept else self._end("gave_up", reason)
+        only looks wrong (a smell), with nothing better after it, is returned: that code, said as such (`_passed`).
+        When every round's answer was the cell itself, that is what is said first."""
+        if self._kept:
+            return self._passed(*self._kept)
+        if self.rounds and all(r.candidate is not None and self._unchanged(r.candidate) for r in self.rounds):
+            reason = f"{UNCHANGED} ({reason})"
+        return self._end("gave_up", reason)
+
+    def _unchanged(self, code: str) -> bool:
+        """Code for an instruction that is the cell's own code, as it was: nothing was generated."""
+        return bool(self.instruction and self.source.strip() and code.strip() == self.source.strip())
 
     async def _original(self, pool: SandboxPool, mirror: _Mirror) -> None:
         """Round 0: the cell as the user wrote it (its receipt is the first thing the model reads)."""
@@ -486,6 +498,8 @@ class LoopRun:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
         if code is None:
             return self.model.without_code(text, cut)
+        if self._unchanged(code):  # asked for code, it gave the cell back: running it generates nothing
+            return rejected(UNCHANGED)
         tried = _tried_before(code, self.rounds, self.source, self.first)
         if tried is not None:
             label, earlier = tried

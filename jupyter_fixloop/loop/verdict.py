@@ -22,6 +22,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 
+from ..kernel import ipysyntax
 from ..receipt.text import annotated
 from ..receipt.values import Receipt
 from ..sandbox.raw import RawRun, unreadable
@@ -223,7 +224,4 @@ def _asserts(code: str | None, original: str | None = None) -> int:
 
 
 def _assert_texts(code: str | None) -> list[str]:
-    try:
-        return [ast.unparse(n) for n in ast.walk(ast.parse(code or "")) if isinstance(n, ast.Assert)]
-    except (SyntaxError, ValueError):
-        return []
+    return [ast.unparse(n) for n in ipysyntax.nodes(code or "") if isinstance(n, ast.Assert)]

@@ -10,6 +10,7 @@ takes seconds), never for the built-in engine.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -329,17 +330,61 @@ def _check_litellm_model(model: str, api_base: str | None = None) -> None:
     check_server(api_base, model)
     if "/" not in model and not model.strip():
         raise UsageError(f"no model given; examples: {EXAMPLES}")
+    if known_to_litellm(model) is False:  # refused from litellm's own tables, without importing it (seconds)
+        raise _unknown(model)
     lib = litellm()
     try:
         lib.get_llm_provider(model)
     except Exception:
-        raise UsageError(
-            f"unknown model or provider {model!r}: model names are provider/model, e.g. {EXAMPLES}"
-        ) from None
+        raise _unknown(model) from None
     if missing := missing_key(model):
         local = f" (for a local server any value does: {missing[0]}=x)" if api_base else ""
         raise UsageError(f"model {model} needs {' or '.join(missing)} in the environment{local}; set it, "
                          "or use --model fixloop/builtin (no key, no network)")
+
+
+def _unknown(model: str) -> UsageError:
+    return UsageError(f"unknown model or provider {model!r}: model names are provider/model, e.g. {EXAMPLES}")
+
+
+def known_to_litellm(model: str) -> bool | None:
+    """Whether litellm knows `model`'s provider, read from the tables litellm ships (its providers, the
+    OpenAI-compatible ones, its model list) without importing litellm, which takes seconds: True (the
+    prefix is a provider, or a bare name is in its model list), False (neither), None (the tables are not
+    there to read: ask litellm itself)."""
+    known = _litellm_names()
+    if known is None:
+        return None
+    providers, models = known
+    prefix = model.split("/", 1)[0] if "/" in model else ""
+    return prefix in providers or model in models or (not prefix and model.split(":", 1)[0] in models)
+
+
+@functools.cache
+def _litellm_names() -> tuple[frozenset[str], frozenset[str]] | None:
+    """(provider prefixes, model names) from litellm's own data files; None when they cannot be read."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.origin:
+        return None
+    root = os.path.dirname(spec.origin)
+    try:
+        with open(os.path.join(root, "types", "utils.py"), encoding="utf-8") as f:
+            enum = f.read().split("class LlmProviders(", 1)[1].split("\nclass ", 1)[0]
+        providers = set(re.findall(r'^\s+\w+ = "([^"]+)"', enum, re.MULTILINE))
+        with open(os.path.join(root, "provider_endpoints_support_backup.json"), encoding="utf-8") as f:
+            providers |= set(json.load(f)["providers"])
+        with open(os.path.join(root, "llms", "openai_like", "providers.json"), encoding="utf-8") as f:
+            providers |= set(json.load(f))
+        with open(os.path.join(root, "model_prices_and_context_window_backup.json"), encoding="utf-8") as f:
+            prices = json.load(f)
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+    providers |= {v["litellm_provider"] for v in prices.values() if isinstance(v, dict) and "litellm_provider" in v}
+    if len(providers) < 20:  # not the tables this reading expects: ask litellm itself
+        return None
+    return frozenset(p.split("/", 1)[0] for p in providers), frozenset(prices)
 
 
 def missing_key(model: str) -> list[str]:
@@ -418,8 +463,7 @@ def describe_model_error(exc: Exception, model: str) -> str:
     text = re.sub(r"^(litellm\.)?\w+:\s*", "", text)
     text = re.sub(r"^\w+Error:\s*", "", text)
     text = re.sub(r"\s*LiteLLM Retried: \d+ times?.*$", "", text)
-    if len(text) > 200:
-        text = text[:197] + "..."
+    # its first line whole (a line cut mid-word said less than it seemed to)
     hints = {
         401: "check the API key for this provider",
         403: "the key is not allowed to use this model",

@@ -136,9 +136,10 @@ class LoopView:
         """The loop's hooks: each refreshes the live header (called from the loop's thread)."""
         return self.progress.hooks(then=self.ticker.refresh if self.ticker is not None else None)
 
-    def stopped(self, message: str) -> None:
-        """The loop raised before it had a result: say so in place of the live header."""
-        self.history.record("stopped", run=self.entry.run, error=message)
+    def stopped(self, message: str, refused: bool = False) -> None:
+        """The loop raised before it had a result: say so in place of the live header. `refused`: the
+        request itself was (a bad --expect): no loop ran, and the history does not list one."""
+        self.history.record("refused" if refused else "stopped", run=self.entry.run, error=message)
         if self.ticker is not None:
             self.ticker.stop(lambda: self.handle.update({
                 "text/plain": visible(f"fixloop: stopped: {message}"),

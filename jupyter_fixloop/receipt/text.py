@@ -96,7 +96,20 @@ def for_model(receipt: Receipt, budget: Budget | None = None) -> str:
 def for_people(receipt: Receipt) -> str:
     """What people read of `receipt`: every detail, with no token budget (what the loop says about the run too)."""
     facts = receipt.facts or Facts(said=receipt.text)
-    return "\n".join([*_head(receipt), *_lines(receipt, facts, LEVELS[0]), *_tail(receipt)])
+    return "\n".join(_once(receipt, [*_head(receipt), *_lines(receipt, facts, LEVELS[0]), *_tail(receipt)]))
+
+
+def _once(receipt: Receipt, lines: list[str]) -> list[str]:
+    """`lines` with each of the receipt's notes said once (a note already in the text it was given is not
+    said again after it); the run's own lines (its output) are kept as they came, repeats and all."""
+    notes, seen, out = {n.strip() for n in receipt.notes}, set(), []
+    for line in lines:
+        key = line.strip()
+        if key in notes and key in seen:
+            continue
+        seen.add(key)
+        out.append(line)
+    return out
 
 
 ON_FILE = replace(LEVELS[0], output_lines=0)  # what a run printed: counted in lines, not shown

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..hidden import clipped
 from . import saved
 from .effect import Effect
 
@@ -172,7 +173,7 @@ def no_repair(reply: str) -> Receipt:
 def no_code(reply: str, cut: int = 0) -> Receipt:
     """A model's reply with no code; `cut`: it was stopped at that many tokens (`reply_tokens`) first."""
     shown = reply.strip().replace("\n", " ")
-    shown = shown[:160] + ("..." if len(shown) > 160 else "")
+    shown = clipped(shown, 160)
     why = (f"the reply was cut at {cut} tokens (reply_tokens) before a complete ```python block" if cut
            else "the reply had no ```python block with the complete cell")
     text = f"No code: {why}" + (f" (it said: {shown!r})" if shown else " (it was empty)")

@@ -16,6 +16,7 @@ import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ...kernel import ipysyntax
 from ...receipt.saved import SAVED_CHECK
 from ...receipt.text import for_people, run_headline
 from ...receipt.values import OUTPUT_CHECK, SMELL_CHECK, Receipt, TracedLine
@@ -135,10 +136,7 @@ def value_kind(receipt: ParsedReceipt, name: str) -> str:
 
 
 def parse(code: str) -> ast.Module | None:
-    try:
-        return ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
+    return ipysyntax.parsed(code)  # shared: read, never changed
 
 
 def rename_names(code: str, old: str, new: str, line: int | None = None) -> str | None:
@@ -242,7 +240,7 @@ def on_line(node: ast.AST, lineno: int | None) -> bool:
 def calls_on_line(tree: ast.Module, lineno: int | None, name: str | None = None) -> list[ast.Call]:
     """Calls on the failing line (innermost first), optionally only those to `name` or `x.name`."""
     found = []
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Call) and on_line(node, lineno):
             if name is None or call_name(node) == name:
                 found.append(node)
