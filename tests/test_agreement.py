@@ -108,3 +108,27 @@ def test_a_read_check_given_as_the_users_own_is_their_evidence(fake_model):
     result = _generate(server, "Drop duplicate orders", ns, checks=[check.expr])
     assert result.status == "fixed", result.reason
     assert result.read_checks == ()  # it is the user's check now, not one read for them
+
+
+def test_the_receipt_tells_a_model_that_reloads_data_the_user_has_what_it_keeps_missing(fake_model):
+    reload = block("euro12 = pd.read_csv('euro2012.csv')\neuro12.Goals.sum()")
+    server = fake_model(reload, block("euro12.Goals.sum()"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), max_rounds=2)
+    first = result.rounds[0].receipt
+    assert first.ename == "FileNotFoundError"
+    told = ("`euro12` is already yours (DataFrame 3×2), made before this cell: use it as it is instead of reading "
+            "'euro2012.csv' again (that file is not here)")
+    assert told in first.text and told in server.prompt(1)
+    assert result.status == "unverified" and result.patched.strip() == "euro12.Goals.sum()"
+
+
+def test_the_receipt_tells_a_model_that_reads_a_frames_index_as_a_column_what_it_is(fake_model):
+    army = pd.DataFrame({"origin": ["Arizona", "Texas"], "deaths": [3, 5]}).set_index("origin")
+    server = fake_model(block("army[army['origin'] == 'Texas']"), block("army.origin"),
+                        block("army.loc[['Texas']]"))
+    result = _generate(server, "Show the rows of Texas", {"pd": pd, "army": army}, max_rounds=3)
+    told = ("'origin' is not a column of army but the name of its index: read it as army.index, or make it a "
+            "column again with army.reset_index()")
+    assert told in result.rounds[0].receipt.text and told in server.prompt(1)
+    assert told in result.rounds[1].receipt.text  # `army.origin` too
+    assert result.patched.strip() == "army.loc[['Texas']]"
