@@ -7,7 +7,7 @@ carries it under MIMETYPE, the comm sends it, and batch mode stores it in `cell.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from .hidden import code_lines
@@ -103,6 +103,7 @@ class Agreement:
     answers: int  # the round's independent answers (model samples that gave code), run or not
     groups: tuple[int, ...] = ()  # the size of each group of answers that ran without error, the handed-over one first
     rival: str | None = None  # the simplest code of the next group (the two leading results differ), else None
+    rival_receipt: Receipt | None = field(default=None, compare=False, repr=False)  # the receipt of its run
 
     @property
     def unanimous(self) -> bool:
@@ -203,6 +204,20 @@ class LoopResult:
                 seen.add(s.code.strip())
                 out.append(s)
         return tuple(out)
+
+    def picked_rival(self) -> LoopResult | None:
+        """The result with the next group's answer handed over instead (the user picked it: the two leading
+        results differed); None when there is no such answer. Its run's receipt is the round's; still unverified."""
+        a = self.agreement
+        if self.status != "unverified" or a is None or a.rival is None or a.rival_receipt is None or not self.rounds:
+            return None
+        last = self.rounds[-1]
+        swapped = Agreement(a.groups[1], a.answers, (a.groups[1], a.groups[0], *a.groups[2:]), self.patched,
+                            last.receipt)
+        rounds = [*self.rounds[:-1], replace(last, candidate=a.rival, receipt=a.rival_receipt)]
+        reason = (f"nothing checked it; read what it does to your data; you picked the next result over the one "
+                  f"handed over: {swapped.text}")
+        return replace(self, patched=a.rival, rounds=rounds, agreement=swapped, reason=reason)
 
     @property
     def authors(self) -> frozenset[str]:

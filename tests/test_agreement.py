@@ -6,10 +6,12 @@ import json
 import pandas as pd
 
 from jupyter_fixloop import LoopHooks, fix
-from jupyter_fixloop.loop.derived import frames_of, read_checks
 from jupyter_fixloop.kernel.namespace import describe
+from jupyter_fixloop.loop.derived import frames_of, read_checks
+from jupyter_fixloop.receipt.effect import Change, Effect
+from jupyter_fixloop.receipt.values import Receipt
 from jupyter_fixloop.render import render_html, render_text
-from jupyter_fixloop.result import loop_summary
+from jupyter_fixloop.result import Agreement, LoopResult, Round, loop_summary
 
 
 def block(code: str) -> str:
@@ -132,3 +134,14 @@ def test_the_receipt_tells_a_model_that_reads_a_frames_index_as_a_column_what_it
     assert told in result.rounds[0].receipt.text and told in server.prompt(1)
     assert told in result.rounds[1].receipt.text  # `army.origin` too
     assert result.patched.strip() == "army.loc[['Texas']]"
+
+
+def test_the_user_may_pick_the_next_result_which_stays_unverified():
+    mine, theirs = Receipt("ok", "ok", value="1"), Receipt("ok", "ok", value="2", effect=Effect((Change("x", "new"),)))
+    result = LoopResult("unverified", "", "a = 1\n", [Round(1, "a = 1\n", mine)], reason="nothing checked it",
+                        agreement=Agreement(3, 4, (3, 1), "b = 2\n", theirs))
+    picked = result.picked_rival()
+    assert picked.patched == "b = 2\n" and picked.status == "unverified" and picked.effect is theirs.effect
+    assert picked.agreement.text == "1 of 4 independent answers give this result"
+    assert picked.picked_rival().patched == "a = 1\n"  # and back
+    assert LoopResult("unverified", "", "a = 1\n", [Round(1, "a = 1\n", mine)]).picked_rival() is None

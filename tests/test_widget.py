@@ -393,6 +393,29 @@ def test_degraded_mode_shows_the_code_and_fixloop_last_inserts_it(lab):
 
 
 
+def test_where_independent_answers_differ_the_user_picks_the_other_result(lab, fake_model):
+    same, other = "euro12[euro12.Goals > 6]", "euro12[euro12.Goals >= 4]"
+    server = fake_model(*(f"```python\n{code}\n```" for code in (same, other, "euro12.query('Goals > 6')")))
+    lab.execute("import os, pandas as pd\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n"
+                f"%config FixLoop.api_base = '{server.url}'\n"
+                "euro12 = pd.DataFrame({'Team': ['Croatia', 'Denmark', 'Spain'], 'Goals': [4, 4, 12]})")
+    try:
+        root, first, _ = run_loop(lab, "%%fixloop -m openai/scripted --no-rules -r 1 --agreement-samples 3\n"
+                                       "Which teams scored more than 6 goals?", cell_id="cell-agree")
+        assert first["status"] == "unverified" and first["agreement"]["agreeing"] == 2, first["reason"]
+        assert first["patched"].strip() == same and "2 of 3 independent answers give this result" in lab.texts(root)
+        assert lab.state(lab.find("fixloop-pick", root))["disabled"] is False
+        lab.click("fixloop-pick", root)
+        picked = lab.fixloop_messages("loop")[-1]["loop"]
+        assert picked["loop_id"] == first["loop_id"] and picked["patched"].strip() == other
+        assert picked["status"] == "unverified" and picked["agreement"]["agreeing"] == 1
+        assert "you picked the next result" in lab.texts(root)
+        lab.click("fixloop-accept", root)
+        assert lab.fixloop_messages("replace")[-1]["source"].endswith(other)
+    finally:
+        lab.execute("%config FixLoop.api_base = ''")
+
+
 def test_history_survives_a_kernel_restart(kernel, lab):
     """Last in this module: it restarts the shared kernel."""
     cell = "%%fixloop --expect 'n == 3'\nn = len(monthly_sale)"
@@ -418,3 +441,4 @@ def test_the_widget_says_what_the_fix_does_to_the_data(lab):
     text = lab.texts(root)
     assert "runs now — unverified" in text and "nothing checked it; read what it does to your data" in text
     assert "what it does to your data" in text and "orders: new DataFrame 3×3" in text  # shape, then its first rows
+

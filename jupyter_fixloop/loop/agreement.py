@@ -72,8 +72,10 @@ def choose(candidates: Sequence[Candidate], best: Candidate) -> tuple[Candidate,
     if len(asked) < 2 or not found:
         return best, None
     lead = found[0]
-    rival = simplest(found[1]).reply.code if len(found) > 1 else None
-    agreement = Agreement(len(lead), len(asked), tuple(len(g) for g in found), rival)
+    rival = simplest(found[1]) if len(found) > 1 else None
+    agreement = Agreement(len(lead), len(asked), tuple(len(g) for g in found),
+                          rival.reply.code if rival is not None else None,
+                          rival.receipt if rival is not None else None)
     if best not in asked and best.receipt.ok:
         return best, None
     if not lead[0].receipt.ok and best.receipt.ok:
