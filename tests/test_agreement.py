@@ -145,3 +145,13 @@ def test_the_user_may_pick_the_next_result_which_stays_unverified():
     assert picked.agreement.text == "1 of 4 independent answers give this result"
     assert picked.picked_rival().patched == "a = 1\n"  # and back
     assert LoopResult("unverified", "", "a = 1\n", [Round(1, "a = 1\n", mine)]).picked_rival() is None
+
+
+def test_a_read_check_ranks_but_never_vetoes_code_that_ran(fake_model):
+    # the frame deduplicated into a name of its own: `orders` keeps its duplicates, the code shows nothing
+    server = fake_model(block("clean = orders.drop_duplicates(subset='id')\nclean.loc[:, 'id'] = clean['id']"))
+    result = _generate(server, "Drop duplicate orders", _orders(), max_rounds=2)
+    assert result.status == "unverified", result.reason  # handed over, said with what does not hold
+    assert result.patched.startswith("clean = orders.drop_duplicates")
+    assert "a check read from your instruction does not hold: no duplicate rows remain in `orders`" in result.reason
+    assert result.read_checks[0].passed is False and "it does NOT hold" in render_text(result)

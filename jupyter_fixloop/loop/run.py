@@ -339,7 +339,8 @@ class LoopRun:
             return None
         if receipt.ok:
             return self._passed(index, best, receipt)
-        if (self._misses_stated(receipt) or self._looks_wrong(receipt)) and not self._kept:
+        if (self._misses_stated(receipt) or self._looks_wrong(receipt) or self._misses_read(receipt)) \
+                and not self._kept:
             self._kept = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
         if repeated_twice and best.repeated:
             return self._gave_up( f"the model repeated {repeated_twice}, also when asked again at a higher "
@@ -356,7 +357,7 @@ class LoopRun:
         REPL shows it), run again with the name its last line assigns shown (a line of the rules, no model
         call): that run instead when it shows something. The name is said in the result (`_passed`). Not
         with the rules off."""
-        ran = best.receipt.ok or self._misses_stated(best.receipt)
+        ran = best.receipt.ok or self._misses_stated(best.receipt) or self._misses_read(best.receipt)
         if not (self.options.rules and self.instruction and ran and best.reply.code and self._silent(best.receipt)):
             return best
         shown = cell.result_shown(best.reply.code)
@@ -366,7 +367,7 @@ class LoopRun:
         if not (self.asks_to_see or self._new_name(name)):
             return best
         receipt = await self._trial(code, best.reply.text, guard_, history, pool, mirror)
-        if not (receipt.ok or self._misses_stated(receipt)) or self._silent(receipt):
+        if not (receipt.ok or self._misses_stated(receipt) or self._misses_read(receipt)) or self._silent(receipt):
             return best
         self._shown[code] = name
         if best.reply.code in self._examples:
@@ -406,15 +407,29 @@ class LoopRun:
                     and any(c.expr == SMELL_CHECK and not c.passed for c in receipt.checks)
                     and all(c.passed or c.expr == SMELL_CHECK for c in receipt.checks))
 
+    def _misses_read(self, receipt: Receipt) -> bool:
+        """Generated code that ran without error and failed nothing but a property the rules read from the
+        instruction (not a name it asks for): their reading of the words ranks candidates, it never vetoes one,
+        so the code is kept, said with what does not hold, if no later round does better."""
+        soft = {c.expr for c in self.read if not c.expr.endswith(" in globals()")}
+        return bool(receipt.kind == "check_failed" and receipt.ename is None
+                    and any(c.expr in soft and not c.passed for c in receipt.checks)
+                    and all(c.passed or c.expr in soft for c in receipt.checks))
+
+    def _read_missed(self, receipt: Receipt) -> str:
+        """The clause of a result whose code fails a check read from the instruction ("" when none fails)."""
+        missed = [c.words for c in self.read if any(o.expr == c.expr and not o.passed for o in receipt.checks)]
+        return f"; a check read from your instruction does not hold: {missed[0]}" if missed else ""
+
     def _passed(self, index: int, best: sampling.Candidate, receipt: Receipt) -> LoopResult:
         """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
         reply = best.reply
         by = f", {_repair_words(best.authors)}" if best.source == sampling.RULES else ""
-        stated = ""
+        stated = self._read_missed(receipt)
         if self.facts:  # held, as the judge signed; not evidence that the answer is right
             receipt = replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts))
             named = [n for n in cell.instruction_names(self.instruction) if f"{n!r} in globals()" in self.facts]
-            stated = f"; it defines {', '.join(f'`{n}`' for n in named)}, as the instruction asks" if named else ""
+            stated += f"; it defines {', '.join(f'`{n}`' for n in named)}, as the instruction asks" if named else ""
         if any(c.expr == STATED_CHECK and c.passed for c in receipt.checks):
             stated += "; its output shows the values the instruction states, in order"
         examples = self._examples.get(reply.code or "", ())
