@@ -262,14 +262,32 @@ def authored(base: str, base_authors: tuple[str, ...], code: str, writer: str) -
     """Who wrote each line of `code`, which `writer` ("rules" or "model") made from `base` (whose lines
     `base_authors` holds). A line kept as it was keeps its author; a line added or changed is the
     writer's, or the least trusted author of `base` when that is less trusted: the rules' repair of
-    code a model wrote is the model's code (its names, its calls, what the rule templated from it)."""
+    code a model wrote is the model's code (its names, its calls, what the rule templated from it).
+
+    Deleting is writing too: a candidate that only drops lines of the cell (the filter of a loop that
+    removes files) holds no line of its writer's, yet it is the writer's change. The line that now stands
+    where lines were dropped (the next one kept, else the one before it) is taken as the writer's, so a
+    candidate that differs from the cell in any way is the model's unless every change is the rules'.
+    A candidate of no lines made from a cell of some is the writer's change all through: one entry."""
     old, new = base.splitlines(), code.splitlines()
     if len(base_authors) != len(old):
         base_authors = (MODEL,) * len(old)  # unknown: the least trusted
     who = max((writer, *base_authors), key=_TRUST.__getitem__)
     out: list[str] = []
+    dropped = False  # lines were deleted just before the next line of `code`
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        out.extend(base_authors[i1:i2] if tag == "equal" else (who,) * (j2 - j1))
+        if tag == "delete":
+            dropped = True
+            continue
+        kept = list(base_authors[i1:i2] if tag == "equal" else (who,) * (j2 - j1))
+        if dropped and kept:
+            kept[0] = max(kept[0], who, key=_TRUST.__getitem__)
+            dropped = False
+        out.extend(kept)
+    if dropped and out:
+        out[-1] = max(out[-1], who, key=_TRUST.__getitem__)
+    elif dropped:  # every line dropped: nothing left to carry the change but the writer's mark itself
+        return (who,)
     return tuple(out)
 
 

@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-saved-outputs", dest="saved_outputs", action="store_false",
                         help="do not check fixes against the outputs saved in the notebook")
     parser.add_argument("--no-plain", dest="plain", action="store_false",
-                        help="do not run the notebook a second time, plainly, to count the cells plain Jupyter runs")
+                        help="do not count the cells plain Jupyter runs (counted from this run: no cell runs twice)")
     parser.add_argument("--hint", help="extra guidance for the model, for every failing cell")
     parser.add_argument("--cell-timeout", type=float, default=600.0,
                         help="seconds a cell may run in the notebook's kernel (default 600)")

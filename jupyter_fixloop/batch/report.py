@@ -59,8 +59,9 @@ def stopped_line(batch, output: str, report: str | None) -> str:
 
 def cells_run(batch) -> str:
     """"N cells run (plain Jupyter: M)": cells that ran without error, here and in a plain run."""
-    plain = "not measured" if batch.plain is None else str(batch.plain)
-    return f"{batch.cells_run} cells run (plain Jupyter: {plain})"
+    plain = "not counted" if batch.plain is None else str(batch.plain)
+    unknown = f"; {batch.plain_unknown} unknown" if batch.plain is not None and batch.plain_unknown else ""
+    return f"{batch.cells_run} cells run (plain Jupyter: {plain}{unknown})"
 
 
 def verified_by(batch) -> str:

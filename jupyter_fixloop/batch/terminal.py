@@ -174,6 +174,12 @@ def make_asker(progress, stdin=None, stdout=None):
                                  word_wrap=True))
             console.print(visible(f"verified in a sandbox: {result.reason}; {len(result.rounds)} round(s), "
                                   f"{tokens_text(result.tokens)}, model {result.model}"), markup=False)
+            if outcome.rerun:  # a change at the cause: every cell that runs again, in full, before the question
+                console.print(visible(f"accepting runs cell {outcome.number} as changed, then these cells again, "
+                                      "in the notebook's kernel:"), markup=False)
+                for number, code in outcome.rerun:
+                    console.print(f"--- cell {number} ---", markup=False)
+                    console.print(visible(code), markup=False)
             if result.effect is not None and result.effect.lines():  # what "read what it does to your data" means
                 console.print(visible("what it does to your data:\n" + "\n".join(
                     "  " + line for line in result.effect.lines())), markup=False)
