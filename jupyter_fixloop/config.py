@@ -80,6 +80,15 @@ class FixLoop(Configurable):
                         "repeat (the model answered with code that already failed): K calls at temperatures from "
                         "`resample_temperature` up, each run, the best carried on. A small model stuck on its "
                         "answer often has a right one a little hotter.").tag(config=True)
+    agreement_samples = Integer(DEFAULTS.agreement_samples, min=1, max=8, help="For a generation, or a repair with "
+                                "no check of yours: K independent answers per round, each run in its own sandbox, "
+                                "grouped by what they show and the data they change (not by their text); the "
+                                "largest group's simplest answer is handed over, and the result says how many "
+                                "agree ('3 of 4 independent answers give this result': a fact, not a check, so "
+                                "it stays unverified). Where they differ, the next result is shown beside it. "
+                                "Default 1 (off), provisional: K answers cost K model calls, asked one after "
+                                "another (~23 s each on a local 1.5B model on one CPU thread), and how often "
+                                "agreeing answers are right is not yet measured on a real model.").tag(config=True)
     seed = Integer(DEFAULTS.seed, min=-1, help="Sent with each model call (OpenAI's `seed`, llama-server's too; "
                    "-1: none), so that the same prompt at the same temperature gets the same answer where the "
                    "provider honours it: a measurement that can be repeated. Providers that take no seed get "

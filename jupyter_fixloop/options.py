@@ -37,6 +37,7 @@ class LoopOptions:
     resample_temperature: float = 0.8  # when an answer repeats code that already failed, asked again at this
     samples: int = 1  # candidates per round, run side by side, the best carried on (1..8)
     resamples: int = 3  # candidates of a round asked again after the model repeated code that failed (1..8)
+    agreement_samples: int = 1  # with no check of the user's: answers asked per round, grouped by result (1: off)
     seed: int = -1  # sent with each model call, for answers that repeat where the provider honours it (-1: none)
     rules: bool = True  # with a litellm model, each round also runs the built-in engine's rule repair (no tokens)
     pool_size: int = 2  # sandbox kernels kept started ahead of need
@@ -75,6 +76,10 @@ class LoopOptions:
             raise UsageError(f"samples must be a whole number from 1 to 8 (candidates per round), not {self.samples!r}")
         if not isinstance(self.resamples, int) or isinstance(self.resamples, bool) or not 1 <= self.resamples <= 8:
             raise UsageError(f"resamples must be a whole number from 1 to 8, not {self.resamples!r}")
+        if not isinstance(self.agreement_samples, int) or isinstance(self.agreement_samples, bool) \
+                or not 1 <= self.agreement_samples <= 8:
+            raise UsageError(f"agreement_samples must be a whole number from 1 to 8 (1: off), "
+                             f"not {self.agreement_samples!r}")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < -1:
             raise UsageError(f"seed must be a whole number, 0 or more (-1: none), not {self.seed!r}")
         if not isinstance(self.reply_tokens, int) or isinstance(self.reply_tokens, bool) or self.reply_tokens < 0:

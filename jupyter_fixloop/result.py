@@ -7,7 +7,7 @@ carries it under MIMETYPE, the comm sends it, and batch mode stores it in `cell.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from .hidden import code_lines
@@ -94,6 +94,50 @@ class Round:
 
 
 @dataclass(frozen=True)
+class Agreement:
+    """How many of a round's independent answers give the result handed over: its code's group, the answers
+    grouped by what their runs show and the data they change (loop/agreement.py), never by their text.
+    A fact about the samples, not evidence that the result is right: it never makes a result `fixed`."""
+
+    agreeing: int  # answers in the group handed over
+    answers: int  # the round's independent answers (model samples that gave code), run or not
+    groups: tuple[int, ...] = ()  # the size of each group of answers that ran without error, the handed-over one first
+    rival: str | None = None  # the simplest code of the next group (the two leading results differ), else None
+    rival_receipt: Receipt | None = field(default=None, compare=False, repr=False)  # the receipt of its run
+
+    @property
+    def unanimous(self) -> bool:
+        """Every answer, two or more, gives this result."""
+        return self.answers > 1 and self.agreeing == self.answers
+
+    @property
+    def text(self) -> str:
+        """`3 of 4 independent answers give this result`."""
+        return f"{self.agreeing} of {self.answers} independent answers give this result"
+
+    def to_json(self) -> dict:
+        return {"agreeing": self.agreeing, "answers": self.answers, "groups": list(self.groups),
+                "unanimous": self.unanimous, "text": self.text}
+
+
+@dataclass(frozen=True)
+class ReadCheck:
+    """A check the rules read from the instruction (loop/derived.py): `expr` runs with every candidate, `words`
+    say it. Not the user's: it may rank candidates but is no evidence, unless the user gives `expr` as theirs
+    (`--expect`), which makes it a check of theirs like any other. `passed`: how the code handed over did on it."""
+
+    expr: str
+    words: str
+    passed: bool | None = None
+
+    @property
+    def text(self) -> str:
+        """`checked: no duplicate rows remain in `orders` (read from your instruction)`."""
+        how = "" if self.passed is None else (": it holds" if self.passed else ": it does NOT hold")
+        return f"checked: {self.words} (read from your instruction){how}"
+
+
+@dataclass(frozen=True)
 class LoopResult:
     """How a loop ended.
 
@@ -117,6 +161,8 @@ class LoopResult:
     max_rounds: int = 0
     loop_id: str = ""
     notes: tuple[str, ...] = ()
+    agreement: Agreement | None = None  # how many independent answers give the result handed over (None: not asked)
+    read_checks: tuple[ReadCheck, ...] = ()  # checks read from the instruction, run with every candidate
 
     @property
     def diff(self) -> str:
@@ -148,6 +194,9 @@ class LoopResult:
         error, with different code (the rules' and the model's, say): nothing tells which is right."""
         if self.status != "unverified" or not self.rounds:
             return ()
+        if self.agreement is not None:  # the leading other result, not every spelling of this one
+            rival = (self.agreement.rival or "").strip()
+            return tuple(s for s in self.rounds[-1].samples if rival and (s.code or "").strip() == rival)[:1]
         carried = (self.patched or "").strip()
         seen, out = {carried}, []
         for s in self.rounds[-1].samples:
@@ -155,6 +204,20 @@ class LoopResult:
                 seen.add(s.code.strip())
                 out.append(s)
         return tuple(out)
+
+    def picked_rival(self) -> LoopResult | None:
+        """The result with the next group's answer handed over instead (the user picked it: the two leading
+        results differed); None when there is no such answer. Its run's receipt is the round's; still unverified."""
+        a = self.agreement
+        if self.status != "unverified" or a is None or a.rival is None or a.rival_receipt is None or not self.rounds:
+            return None
+        last = self.rounds[-1]
+        swapped = Agreement(a.groups[1], a.answers, (a.groups[1], a.groups[0], *a.groups[2:]), self.patched,
+                            last.receipt)
+        rounds = [*self.rounds[:-1], replace(last, candidate=a.rival, receipt=a.rival_receipt)]
+        reason = (f"nothing checked it; read what it does to your data; you picked the next result over the one "
+                  f"handed over: {swapped.text}")
+        return replace(self, patched=a.rival, rounds=rounds, agreement=swapped, reason=reason)
 
     @property
     def authors(self) -> frozenset[str]:
@@ -286,6 +349,9 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
         "alternatives": [{"source": a.source, "code": a.code or "", "effect": a.effect,
                           "model_written": "model" in a.authors} for a in result.alternatives],
         "model_written": result.model_written,
+        "agreement": result.agreement.to_json() if result.agreement is not None else None,
+        "read_checks": [{"expr": c.expr, "words": c.words, "passed": c.passed, "text": c.text}
+                        for c in result.read_checks],
         "rounds": round_summaries(result),
     }
 

@@ -93,6 +93,13 @@ class StepResult:
     cost: float = 0.0
     seconds: float = 0.0  # the mode's own time: model calls and the loop's runs, not the scoring
     code: str | None = None
+    agreeing: int = 0  # loop with --agreement-samples: answers that give the result handed over (0: not asked)
+    answers: int = 0  # and the round's independent answers
+
+    @property
+    def unanimous(self) -> bool:
+        """Every answer, two or more, gave this result ("K of K agree")."""
+        return self.answers > 1 and self.agreeing == self.answers
 
     @property
     def right(self) -> bool:
@@ -111,9 +118,13 @@ class Figures:
     cost: float = 0.0
     seconds: float = 0.0
     calls: int = 0
+    unanimous: dict = field(default_factory=lambda: {"steps": 0, "right": 0})  # "K of K agree" answers
 
     def add(self, r: StepResult) -> None:
         self.steps += 1
+        if r.unanimous:
+            self.unanimous["steps"] += 1
+            self.unanimous["right"] += r.right
         if r.verdict == "error":
             self.errors += 1
         else:
@@ -133,7 +144,10 @@ class Figures:
                 "claimed_fixed": claims["fixed"], "false_fixed": false["fixed"],
                 "claimed_unverified": claims["unverified"], "unverified_not_right": false["unverified"],
                 "by_status": self.statuses, "tokens": self.tokens, "cost": self.cost, "calls": self.calls,
-                "seconds": self.seconds, "seconds_per_step": self.seconds / n}
+                "seconds": self.seconds, "seconds_per_step": self.seconds / n,
+                "unanimous": self.unanimous["steps"], "unanimous_right": self.unanimous["right"],
+                "unanimous_precision": self.unanimous["right"] / self.unanimous["steps"]
+                if self.unanimous["steps"] else None}
 
 
 # ---------------------------------------------------------------- reading steps
@@ -235,8 +249,10 @@ def run_loop(step: Step, ns: dict, opts) -> dict:
 
     result = fix("", instruction=step.instruction, namespace=ns, options=opts.options)
     calls = sum(max(1, len([s for s in r.samples if s.source != "rules"])) for r in result.rounds)
+    a = result.agreement
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "calls": calls,
-            "tokens": result.tokens, "cost": result.cost, "code": result.patched if result.claimed else None}
+            "tokens": result.tokens, "cost": result.cost, "code": result.patched if result.claimed else None,
+            "agreeing": a.agreeing if a else 0, "answers": a.answers if a else 0}
 
 
 # ---------------------------------------------------------------- scoring
@@ -374,12 +390,17 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
             console.rule(f"{r.mode}: {r.id} - {r.verdict} ({r.status}: {r.reason})"[:200], style="red")
             if r.why:
                 console.print(f"why: {r.why}", markup=False, highlight=False)
+            if r.answers:
+                console.print(f"agreement: {r.agreeing} of {r.answers} independent answers", markup=False)
             if r.code:
                 console.print(r.code, markup=False, highlight=False)
     for mode in opts.modes:
         f = figures["by_mode"][mode]
         console.print(f"{mode}: {f['right']} of {f['steps']} right ({f['right_rate']:.0%}); wrong {f['wrong']}, "
                       f"crash {f['crash']}, none {f['none']}, broken steps {f['errors']}", markup=False)
+        if f["unanimous"]:
+            console.print(f"{mode}: K of K independent answers agree on {f['unanimous']} step(s), "
+                          f"{f['unanimous_right']} of them right ({f['unanimous_precision']:.0%})", markup=False)
     if "loop_minus_one_shot_points" in figures:
         console.print(f"loop - one-shot: {figures['loop_minus_one_shot_points']:+.1f} points", markup=False)
 
@@ -407,6 +428,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mode", choices=(*MODES, "both"), default="both",
                         help="loop, one-shot (one call given the loop's round-1 prompt, not run) or both (default)")
     add_loop_arguments(parser, "step")
+    parser.add_argument("--agreement-samples", type=int, default=None, metavar="K",
+                        help="loop mode: K independent answers a round, grouped by result, the largest group's "
+                        "simplest handed over (1-8; default 1: off); reports each step's agreement and how many "
+                        "'K of K agree' answers are right")
     parser.add_argument("--case", action="append", default=[], metavar="ID", help="only this step (repeatable)")
     parser.add_argument("--group", action="append", default=[], help="only steps of this group (repeatable)")
     parser.add_argument("--json", dest="json_out", default=None, metavar="OUT",

@@ -105,7 +105,8 @@ def loop_options(opts, cwd: str):
                        timeout=opts.timeout, cwd=cwd).with_(
         samples=getattr(opts, "samples", None), rules=getattr(opts, "rules", None),
         resamples=getattr(opts, "resamples", None), model_timeout=getattr(opts, "model_timeout", None),
-        wall_time=getattr(opts, "wall_time", None), seed=getattr(opts, "seed", None)).resolved()
+        wall_time=getattr(opts, "wall_time", None), seed=getattr(opts, "seed", None),
+        agreement_samples=getattr(opts, "agreement_samples", None)).resolved()
 
 
 def run_each(items: list, opts, run_one, on_each=None) -> list:

@@ -18,6 +18,7 @@ from ..render import (
     diff_html,
     effect_html,
     effect_lines,
+    read_check_lines,
     round_title,
     rounds_html,
     status_label,
@@ -131,6 +132,7 @@ def _md_section(o) -> list[str]:
     if r is not None:
         out.append(f"- loop: {status_label(r.status, r.reason)}, {len(r.rounds)}/{r.max_rounds} rounds, "
                    f"model `{r.model}`, {tokens_text(r.tokens)}, {cost_text(r.cost)}, {r.seconds:.1f} s")
+        out += [f"- {line.strip()}" for line in read_check_lines(r)]  # checks read from an instruction, agreement
     effect = effect_lines(r) if r is not None else []
     if effect:
         out += ["", f"- {effect[0]}", "", *_md_block("\n".join(line[2:] for line in effect[1:]))]
@@ -265,6 +267,7 @@ def _html_section(o) -> str:
         parts.append(f"<li>loop: {esc(status_label(r.status, r.reason))}, {len(r.rounds)}/{r.max_rounds} rounds, "
                      f"model <code>{esc(r.model)}</code>, {tokens_text(r.tokens)}, {cost_text(r.cost)}, "
                      f"{r.seconds:.1f} s</li>")
+        parts += [f"<li>{esc(line.strip())}</li>" for line in read_check_lines(r)]
     parts.append("</ul>")
     if r is not None:
         parts.append(effect_html(r))

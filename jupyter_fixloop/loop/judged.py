@@ -107,6 +107,7 @@ def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str,
         stdout=result.get("stdout", ""),
         stderr=result.get("stderr", ""),
         value=result.get("value"),
+        digest=effects.digest_of(result.get("digest")),
         warnings=warnings,
         seconds=result.get("seconds", 0.0),
         notes=tuple(dict.fromkeys(notes)),  # each said once

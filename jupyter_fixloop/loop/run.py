@@ -26,12 +26,12 @@ from ..options import LoopOptions, knob_signature
 from ..receipt.saved import STATED_CHECK
 from ..receipt.text import Budget, annotated, for_people, without_data
 from ..receipt.values import SMELL_CHECK, Baseline, Receipt, rejected
-from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
+from ..result import MODEL, RULES, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
 from ..sandbox.manager import Sandbox, SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
-from . import guard, sampling
+from . import agreement as agreeing, derived, guard, sampling
 from .verdict import (
     NOTHING,
     UNVERIFIED,
@@ -136,10 +136,11 @@ class LoopRun:
         if not source.strip() and not instruction:
             raise UsageError("nothing to run: the cell is empty; write code, or an instruction for the model")
         self.source, self.checks, self.instruction = source, checks, instruction
-        # what the instruction says the code must define, checked by the judge beside the user's checks;
-        # a fact is not evidence of a right answer: a run that passes only these stays unverified
-        self.facts = tuple(f"{n!r} in globals()" for n in cell.instruction_names(instruction) if f"{n!r}" not in
-                           " ".join(checks))
+        # what the instruction says the code must define or do, checked by the judge beside the user's checks
+        # (loop/derived.py; read when the loop runs, from the user's frames): not evidence of a right answer, a
+        # run that passes only these stays unverified
+        self.read: tuple[ReadCheck, ...] = ()
+        self.facts: tuple[str, ...] = ()
         stated = cell.stated_output(instruction)  # the output the instruction states: a check of every run
         # an instruction that asks for something to see, met by code that shows nothing, is asked once more
         self.asks_to_see = cell.asks_to_see(instruction) or stated is not None
@@ -162,6 +163,10 @@ class LoopRun:
         self.hooks = hooks or LoopHooks()
         self.settings = sandbox_settings(options)
         self.model = model.get_model(options.model)
+        # with nothing of the user's to check a run, K independent answers are grouped by result (agreement.py)
+        self.agreeing = (options.agreement_samples > 1 and not checks and expect.output is None
+                         and not self.model.deterministic)
+        self.agreement: Agreement | None = None  # of the round whose code is handed over
         self.budget = Budget(options.receipt_tokens, self.model.token_counter())
         self.namespace = namespace
         self.variables: tuple[values.Variable, ...] = ()  # described when the loop runs (on_end sees a failure)
@@ -182,10 +187,12 @@ class LoopRun:
             events.call(self.hooks.on_end, events.LoopEnd(refused))
             return refused
         # K samples run side by side: keep K warm (pool_size 0, no warm kernels, stays 0 for one sample)
-        size = max(self.options.pool_size, self.options.samples if self.options.samples > 1 else 0)
+        k = max(self.options.samples, self.options.agreement_samples if self.agreeing else 1)
+        size = max(self.options.pool_size, k if k > 1 else 0)
         pool = mirror = result = None
         try:  # on_end is called once, last, whatever raises (the pool's start and the mirror's set-up too)
             self.variables = _variables(self.namespace, self.options.share_policy, self._shared())
+            self._read_checks()
             pool = pool_for(self.settings, size)
             mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"),
                              self.options.snapshot_size_cap, self._shared(), self._readable())
@@ -231,6 +238,9 @@ class LoopRun:
             except asyncio.TimeoutError:
                 return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
             best = sampling.best_of(candidates)
+            self.agreement = None
+            if self.agreeing and not self._owned_evidence(best.receipt, best.reply.code):
+                best, self.agreement = agreeing.choose(candidates, best)
             best = await self._with_result_shown(best, candidates, guard_, history, pool, mirror)
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
@@ -245,6 +255,19 @@ class LoopRun:
             if self._kept and self._kept[0] == index and self._shows_nothing(self._kept[2]):
                 note = prompt.SHOWS_NOTHING
         return self._gave_up(f"max rounds ({opts.max_rounds}) reached")
+
+    def _read_checks(self) -> None:
+        """The checks read from the instruction (derived.py), shown before any candidate runs."""
+        frames = derived.frames_of(self.namespace, self.variables)
+        self.read = derived.read_checks(self.instruction, frames, self.checks)
+        self.facts = tuple(c.expr for c in self.read)
+        if self.read:
+            events.call(self.hooks.on_checks_read, events.ChecksRead(0, self.options.max_rounds, self.read))
+
+    def _owned_evidence(self, receipt: Receipt, code: str | None) -> int:
+        """`evidence` without the checks read from the instruction: what the user owns that verified a run."""
+        return evidence(replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts)), code,
+                        self.source)
 
     def _gave_up(self, reason: str) -> LoopResult:
         """Gave up; but generated code that ran and missed only what the instruction says of what it shows, or
@@ -296,13 +319,17 @@ class LoopRun:
         if repeated_before:
             hot = opts.resample_temperature
             temps = sampling.temperatures(hot, min(2.0, hot + sampling.RESAMPLE_SPREAD),
-                                          max(opts.samples, opts.resamples))
+                                          max(opts.samples, opts.resamples, self._k()))
         else:
             temps = sampling.temperatures(opts.temperature, max(opts.temperature, opts.resample_temperature),
-                                          opts.samples)
+                                          max(opts.samples, self._k()))
         if opts.rules and self.model.rules_beside:
             temps = (sampling.RULES, *temps)
         return temps
+
+    def _k(self) -> int:
+        """Answers a round asks for agreement (1: none)."""
+        return self.options.agreement_samples if self.agreeing else 1
 
     def _record(self, index: int, candidates: list[sampling.Candidate], best: sampling.Candidate) -> Receipt:
         """The round, kept (its call cost tokens and time whatever comes next); its receipt as the model reads it."""
@@ -313,7 +340,7 @@ class LoopRun:
             receipt = annotated(receipt, self.budget, copied_checks_removed=removed, example_removed=examples,
                                 made_up_removed=made_up)
         usage = sampling.total_usage(candidates, best)
-        several = len(candidates) > 1 or self.options.samples > 1
+        several = len(candidates) > 1 or max(self.options.samples, self._k()) > 1
         samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
         self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
                                  temperature=best.temperature, samples=samples, source=best.source,
@@ -329,7 +356,8 @@ class LoopRun:
             return None
         if receipt.ok:
             return self._passed(index, best, receipt)
-        if (self._misses_stated(receipt) or self._looks_wrong(receipt)) and not self._kept:
+        if (self._misses_stated(receipt) or self._looks_wrong(receipt) or self._misses_read(receipt)) \
+                and not self._kept:
             self._kept = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
         if repeated_twice and best.repeated:
             return self._gave_up( f"the model repeated {repeated_twice}, also when asked again at a higher "
@@ -346,7 +374,7 @@ class LoopRun:
         REPL shows it), run again with the name its last line assigns shown (a line of the rules, no model
         call): that run instead when it shows something. The name is said in the result (`_passed`). Not
         with the rules off."""
-        ran = best.receipt.ok or self._misses_stated(best.receipt)
+        ran = best.receipt.ok or self._misses_stated(best.receipt) or self._misses_read(best.receipt)
         if not (self.options.rules and self.instruction and ran and best.reply.code and self._silent(best.receipt)):
             return best
         shown = cell.result_shown(best.reply.code)
@@ -356,7 +384,7 @@ class LoopRun:
         if not (self.asks_to_see or self._new_name(name)):
             return best
         receipt = await self._trial(code, best.reply.text, guard_, history, pool, mirror)
-        if not (receipt.ok or self._misses_stated(receipt)) or self._silent(receipt):
+        if not (receipt.ok or self._misses_stated(receipt) or self._misses_read(receipt)) or self._silent(receipt):
             return best
         self._shown[code] = name
         if best.reply.code in self._examples:
@@ -396,15 +424,29 @@ class LoopRun:
                     and any(c.expr == SMELL_CHECK and not c.passed for c in receipt.checks)
                     and all(c.passed or c.expr == SMELL_CHECK for c in receipt.checks))
 
+    def _misses_read(self, receipt: Receipt) -> bool:
+        """Generated code that ran without error and failed nothing but a property the rules read from the
+        instruction (not a name it asks for): their reading of the words ranks candidates, it never vetoes one,
+        so the code is kept, said with what does not hold, if no later round does better."""
+        soft = {c.expr for c in self.read if not c.expr.endswith(" in globals()")}
+        return bool(receipt.kind == "check_failed" and receipt.ename is None
+                    and any(c.expr in soft and not c.passed for c in receipt.checks)
+                    and all(c.passed or c.expr in soft for c in receipt.checks))
+
+    def _read_missed(self, receipt: Receipt) -> str:
+        """The clause of a result whose code fails a check read from the instruction ("" when none fails)."""
+        missed = [c.words for c in self.read if any(o.expr == c.expr and not o.passed for o in receipt.checks)]
+        return f"; a check read from your instruction does not hold: {missed[0]}" if missed else ""
+
     def _passed(self, index: int, best: sampling.Candidate, receipt: Receipt) -> LoopResult:
         """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
         reply = best.reply
         by = f", {_repair_words(best.authors)}" if best.source == sampling.RULES else ""
-        stated = ""
+        stated = self._read_missed(receipt)
         if self.facts:  # held, as the judge signed; not evidence that the answer is right
             receipt = replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts))
-            named = cell.instruction_names(self.instruction)
-            stated = f"; it defines {', '.join(f'`{n}`' for n in named)}, as the instruction asks"
+            named = [n for n in cell.instruction_names(self.instruction) if f"{n!r} in globals()" in self.facts]
+            stated += f"; it defines {', '.join(f'`{n}`' for n in named)}, as the instruction asks" if named else ""
         if any(c.expr == STATED_CHECK and c.passed for c in receipt.checks):
             stated += "; its output shows the values the instruction states, in order"
         examples = self._examples.get(reply.code or "", ())
@@ -420,7 +462,7 @@ class LoopRun:
         if evidence(receipt, reply.code, self.source) and not self._misses_stated(receipt) and not smells:
             words = verified(receipt, reply.code, self.source, self.checks)
             return self._end("fixed", f"after {index} round(s){by}: {words}{stated}", reply.code)
-        others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
+        others = len(LoopResult("unverified", "", reply.code, self.rounds, agreement=self.agreement).alternatives)
         guess = f", a guess: {reply.guess}" if reply.guess else ""
         if self._shows_nothing(receipt):
             stated += "; it shows nothing, though the instruction asks for something to see"
@@ -434,6 +476,10 @@ class LoopRun:
             stated += f"; its last line shows `{self._shown[reply.code]}`, added by the rules: {why}"
         also = (f"; {others} other candidate{'s' if others > 1 else ''} also run{'' if others > 1 else 's'}, "
                 "differently: compare them below") if others else ""
+        if self.agreement is not None:  # a fact about the samples, said as one
+            also = f"; {self.agreement.text}" + (f"; the next result ({self.agreement.groups[1]} of "
+                                                  f"{self.agreement.answers}) is shown beside it: pick one"
+                                                  if others else "")
         return self._end("unverified",
                          f"{UNVERIFIED}{also} (after {index} round(s){by}{guess}){stated}{still_run(receipt)}",
                          reply.code)
@@ -486,6 +532,8 @@ class LoopRun:
             return passed_before.marked(receipt)
 
         def ends_round(step, reply: model.Reply, receipt: Receipt) -> bool:
+            if self.agreeing and not self._owned_evidence(receipt, reply.code):
+                return False  # every answer runs: they are grouped by result
             return decisive(step == sampling.RULES, receipt, reply.code, self.source)
 
         def failed(exc: BaseException) -> None:
@@ -679,7 +727,17 @@ class LoopRun:
                           first=self.first, reason=reason, model=self.options.model, checks=self.checks,
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
-                          notes=(describe_sandbox(self.settings),))
+                          notes=(describe_sandbox(self.settings),),
+                          agreement=self.agreement if status in ("fixed", "unverified") else None,
+                          read_checks=self._read_outcomes(patched))
+
+    def _read_outcomes(self, patched: str | None) -> tuple[ReadCheck, ...]:
+        """The checks read from the instruction, each with how the code handed over did on it."""
+        ran = [r.receipt for r in reversed(self.rounds) if patched is not None and r.candidate == patched]
+        if not ran:
+            return self.read
+        outcomes = {o.expr: o.passed for o in ran[0].checks}
+        return tuple(replace(c, passed=outcomes.get(c.expr)) for c in self.read)
 
 
 class _TimeBound(Exception):

@@ -126,6 +126,7 @@ class Receipt:
     seconds: float = 0.0
     notes: tuple[str, ...] = field(default=(), compare=False)
     effect: Effect | None = field(default=None, compare=False)
+    digest: str = field(default="", compare=False)  # the content digest of the value the cell shows last ("": none)
     following: tuple[FollowingOutcome, ...] = field(default=(), compare=False)
     trace: tuple[TracedLine, ...] = field(default=(), compare=False)
     column: int | None = field(default=None, compare=False)  # where on the failing line a SyntaxError points
