@@ -13,7 +13,16 @@ from traitlets import Bool, Enum, Float, Integer, List, Unicode
 from traitlets.config import Configurable
 
 from .errors import UsageError
-from .options import AUTO_MODES, CONFINEMENTS, DEFAULTS, NAMES, SHARE_POLICIES, LoopOptions, resolve_model
+from .options import (
+    AUTO_MODES,
+    CONFINEMENTS,
+    DATA_TO_MODEL,
+    DEFAULTS,
+    NAMES,
+    SHARE_POLICIES,
+    LoopOptions,
+    resolve_model,
+)
 
 SECRETS = {"gateway_token", "gateway_headers"}  # never printed by `%fixloop config`
 
@@ -71,6 +80,15 @@ class FixLoop(Configurable):
                         "repeat (the model answered with code that already failed): K calls at temperatures from "
                         "`resample_temperature` up, each run, the best carried on. A small model stuck on its "
                         "answer often has a right one a little hotter.").tag(config=True)
+    agreement_samples = Integer(DEFAULTS.agreement_samples, min=1, max=8, help="For a generation, or a repair with "
+                                "no check of yours: K independent answers per round, each run in its own sandbox, "
+                                "grouped by what they show and the data they change (not by their text); the "
+                                "largest group's simplest answer is handed over, and the result says how many "
+                                "agree ('3 of 4 independent answers give this result': a fact, not a check, so "
+                                "it stays unverified). Where they differ, the next result is shown beside it. "
+                                "Default 1 (off), provisional: K answers cost K model calls, asked one after "
+                                "another (~23 s each on a local 1.5B model on one CPU thread), and how often "
+                                "agreeing answers are right is not yet measured on a real model.").tag(config=True)
     seed = Integer(DEFAULTS.seed, min=-1, help="Sent with each model call (OpenAI's `seed`, llama-server's too; "
                    "-1: none), so that the same prompt at the same temperature gets the same answer where the "
                    "provider honours it: a measurement that can be repeated. Providers that take no seed get "
@@ -115,6 +133,14 @@ class FixLoop(Configurable):
         "code reads it, and summarised for the model; secrets (a password-like name on a string, a string "
         "shaped like a key) and live resources (connections, sockets, clients, open files) never are, unless "
         "named with `share`. 'named': only what the cell, its checks, the following cells and `share` name.",
+    ).tag(config=True)
+    data_to_model = Enum(
+        list(DATA_TO_MODEL), DEFAULTS.data_to_model,
+        help="How much of your data a litellm model reads. 'samples': the variables' names, types, shapes and "
+        "first values, what a run printed and its value; 'names': names, types and shapes only (no value of "
+        "your data, no printed output, no value trace). Either way every message is scrubbed of secrets "
+        "right before it leaves the machine (keys, tokens, passwords, a URL's password, .env lines); the "
+        "built-in engine reads everything locally.",
     ).tag(config=True)
     receipt_tokens = Integer(
         DEFAULTS.receipt_tokens, min=50,

@@ -72,3 +72,18 @@ def _name(ch: str) -> str:
 
 def _line_of(lines: list[str], ch: str) -> int:
     return next((n for n, line in enumerate(lines, 1) if ch in line), 1)
+
+
+def clipped(text: str, width: int) -> str:
+    """`text` within `width` characters for a line a person reads, cut after a whole word with "…" when
+    it is longer (never inside a word; the whole text goes where there is room: the report, the record).
+    The one place that shortens a reason, a warning or an error for display."""
+    if len(text) <= width:
+        return text
+    cut = text[:width - 1]
+    ends = [m.start() for m in re.finditer(r"[\s,;:]", cut)]
+    if ends and ends[-1] >= width // 2:
+        cut = cut[:ends[-1]]
+    elif text[width - 1:width].isalnum() and (m := re.search(r"\W\w*$", cut)) and m.start() > 0:
+        cut = cut[:m.start() + 1]  # one long token (a path, code): cut where its last word starts
+    return cut.rstrip(" ,;:(") + "…"

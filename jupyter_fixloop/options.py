@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 BUILTIN = "fixloop/builtin"  # the offline engine's model name
 CONFINEMENTS = ("auto", "bwrap", "none")
 SHARE_POLICIES = ("data", "named")
+DATA_TO_MODEL = ("names", "samples")  # what of the user's values a model reads: names, types, shapes / and first values
 AUTO_MODES = ("off", "rules", "model")  # `%fixloop auto`: no repair offered / the built-in rules' / also the model's
 
 
@@ -36,6 +37,7 @@ class LoopOptions:
     resample_temperature: float = 0.8  # when an answer repeats code that already failed, asked again at this
     samples: int = 1  # candidates per round, run side by side, the best carried on (1..8)
     resamples: int = 3  # candidates of a round asked again after the model repeated code that failed (1..8)
+    agreement_samples: int = 1  # with no check of the user's: answers asked per round, grouped by result (1: off)
     seed: int = -1  # sent with each model call, for answers that repeat where the provider honours it (-1: none)
     rules: bool = True  # with a litellm model, each round also runs the built-in engine's rule repair (no tokens)
     pool_size: int = 2  # sandbox kernels kept started ahead of need
@@ -45,6 +47,7 @@ class LoopOptions:
     snapshot_size_cap: int = 2 * 1024**3  # bytes of user variables mirrored into a sandbox
     share: tuple[str, ...] = ()  # user variables shared with the sandboxes beyond what the cell and checks read
     share_policy: str = "data"  # "data": a data value a candidate reads is shared; "named": only what user code reads
+    data_to_model: str = "samples"  # "samples": first values, scrubbed of secrets; "names": names, types, shapes
     receipt_tokens: int = 600  # most tokens one receipt may take
     auto: str = "off"  # a repair offered under every error: "off", "rules" (built-in, no tokens) or "model"
     cwd: str = ""  # the sandboxes' working directory ("": the current one)
@@ -73,6 +76,10 @@ class LoopOptions:
             raise UsageError(f"samples must be a whole number from 1 to 8 (candidates per round), not {self.samples!r}")
         if not isinstance(self.resamples, int) or isinstance(self.resamples, bool) or not 1 <= self.resamples <= 8:
             raise UsageError(f"resamples must be a whole number from 1 to 8, not {self.resamples!r}")
+        if not isinstance(self.agreement_samples, int) or isinstance(self.agreement_samples, bool) \
+                or not 1 <= self.agreement_samples <= 8:
+            raise UsageError(f"agreement_samples must be a whole number from 1 to 8 (1: off), "
+                             f"not {self.agreement_samples!r}")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < -1:
             raise UsageError(f"seed must be a whole number, 0 or more (-1: none), not {self.seed!r}")
         if not isinstance(self.reply_tokens, int) or isinstance(self.reply_tokens, bool) or self.reply_tokens < 0:
@@ -86,6 +93,8 @@ class LoopOptions:
             raise UsageError("timeout and model_timeout must be positive numbers of seconds")
         if self.share_policy not in SHARE_POLICIES:
             raise UsageError(f"share_policy must be one of {', '.join(SHARE_POLICIES)}, not {self.share_policy!r}")
+        if self.data_to_model not in DATA_TO_MODEL:
+            raise UsageError(f"data_to_model must be one of {', '.join(DATA_TO_MODEL)}, not {self.data_to_model!r}")
         # an unknown confinement is the sandbox's to refuse: the loop's result says so
 
     def reply_cap(self, cell: str) -> int:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import difflib
 import html
 
-from .hidden import code_lines, visible
-from .hooks import LoopEnd, LoopEvent, ModelWriting, RoundStart, RunStart
+from .hidden import clipped, code_lines, visible
+from .hooks import ChecksRead, LoopEnd, LoopEvent, ModelWriting, RoundStart, RunStart
 from .receipt.text import for_people, headline
 from .result import LoopResult, unified_diff, written_aside
 
@@ -110,12 +110,32 @@ def output_lines(result: LoopResult) -> list[str]:
     return out
 
 
+def read_check_lines(result: LoopResult) -> list[str]:
+    """The checks read from the instruction, as shown before use, each with how the code did and how to make it
+    the user's own; and how many independent answers agree (a fact about the samples, not a check)."""
+    out = []
+    for c in result.read_checks:
+        out += [c.text, f"  yours, as evidence, with: --expect {c.expr!r}"]
+    if result.agreement is not None:
+        out.append(f"agreement: {result.agreement.text} (a fact about the answers, not a check)")
+    return out
+
+
+def _rival_heading(result: LoopResult, who: str) -> str:
+    """The heading of an unverified result's rival: the next result of the answers grouped, or another candidate."""
+    a = result.agreement
+    if a is not None and len(a.groups) > 1:
+        return (f"the next result, which {a.groups[1]} of {a.answers} independent answers give ({who}); "
+                "the two differ, pick one:")
+    return f"another candidate that also runs ({who}), nothing tells which is right:"
+
+
 def alternative_lines(result: LoopResult) -> list[str]:
     """An unverified repair's rivals: other candidates of its round that also ran, their code and effect."""
     out = []
     for s in result.alternatives:
         who = s.writer
-        out += ["", f"another candidate that also runs ({who}), nothing tells which is right:"]
+        out += ["", _rival_heading(result, who)]
         out += ["  " + line for line in unified_diff(result.source, s.code or "", "original", who).splitlines()]
         if s.effect:
             out += ["  what it does to your data:"] + ["    " + line for line in s.effect.splitlines()]
@@ -128,9 +148,15 @@ def alternatives_html(result: LoopResult) -> str:
         who = s.writer
         effect = (f'<div>what it does to your data:</div><pre class="fixloop-receipt">{escaped(s.effect)}</pre>'
                   if s.effect else "")
-        parts.append(f'<div class="fixloop-alternative"><b>another candidate that also runs ({who}); nothing '
-                     f"tells which is right:</b>{diff_html(result.source, s.code or '')}{effect}</div>")
+        parts.append(f'<div class="fixloop-alternative"><b>{escaped(_rival_heading(result, who))}</b>'
+                     f"{diff_html(result.source, s.code or '')}{effect}</div>")
     return "".join(parts)
+
+
+def read_checks_html(result: LoopResult) -> str:
+    """`read_check_lines` as HTML (the widget and the plain HTML result)."""
+    lines = read_check_lines(result)
+    return "".join(f'<div class="fixloop-note">{escaped(line.strip())}</div>' for line in lines)
 
 
 def effect_html(result: LoopResult) -> str:
@@ -160,6 +186,7 @@ def render_text(result: LoopResult) -> str:
     out = [summary_line(result)]
     if proposes(result):
         out.append(NOT_APPLIED)
+    out += read_check_lines(result)
     out += output_lines(result)
     out += effect_lines(result)
     out += alternative_lines(result)
@@ -259,6 +286,7 @@ def render_html(result: LoopResult) -> str:
     parts.append(notes_html(result.notes))
     if proposes(result):
         parts.append(f"<div><b>{html.escape(NOT_APPLIED)}</b></div>")
+    parts.append(read_checks_html(result))
     parts.append(effect_html(result))
     if result.patched is not None and result.patched != result.source:
         parts.append(diff_html(result.source, result.patched))
@@ -329,7 +357,7 @@ def widget_header_html(result: LoopResult) -> str:
 
 def widget_effect_html(result: LoopResult) -> str:
     """What the fix did to the data and the other candidates, as the widget shows them (hidden characters escaped)."""
-    return visible(effect_html(result) + alternatives_html(result))
+    return visible(read_checks_html(result) + effect_html(result) + alternatives_html(result))
 
 
 def original_section_title(receipt) -> str:
@@ -340,7 +368,7 @@ def original_section_title(receipt) -> str:
 def round_section_title(r) -> str:
     """The title of a round's section in the widget: the round, and its receipt's headline (hidden characters
     escaped)."""
-    return visible(f"{round_title(r)} — {headline(r.receipt)[:80]}")
+    return visible(f"{round_title(r)} — {clipped(headline(r.receipt), 80)}")
 
 
 WIDGET_STYLE = """<style>
@@ -389,6 +417,8 @@ def activity_text(event: LoopEvent) -> str:
     """What a loop event means, in words ('round 2 of 4: asking the model')."""
     if isinstance(event, LoopEnd):
         return "finishing"
+    if isinstance(event, ChecksRead):
+        return "; ".join(c.text for c in event.checks)
     k = event.round
     where = "original cell" if k == 0 else f"round {k} of {event.max_rounds}"
     if isinstance(event, RoundStart):

@@ -7,7 +7,7 @@ carries it under MIMETYPE, the comm sends it, and batch mode stores it in `cell.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from .hidden import code_lines
@@ -94,6 +94,50 @@ class Round:
 
 
 @dataclass(frozen=True)
+class Agreement:
+    """How many of a round's independent answers give the result handed over: its code's group, the answers
+    grouped by what their runs show and the data they change (loop/agreement.py), never by their text.
+    A fact about the samples, not evidence that the result is right: it never makes a result `fixed`."""
+
+    agreeing: int  # answers in the group handed over
+    answers: int  # the round's independent answers (model samples that gave code), run or not
+    groups: tuple[int, ...] = ()  # the size of each group of answers that ran without error, the handed-over one first
+    rival: str | None = None  # the simplest code of the next group (the two leading results differ), else None
+    rival_receipt: Receipt | None = field(default=None, compare=False, repr=False)  # the receipt of its run
+
+    @property
+    def unanimous(self) -> bool:
+        """Every answer, two or more, gives this result."""
+        return self.answers > 1 and self.agreeing == self.answers
+
+    @property
+    def text(self) -> str:
+        """`3 of 4 independent answers give this result`."""
+        return f"{self.agreeing} of {self.answers} independent answers give this result"
+
+    def to_json(self) -> dict:
+        return {"agreeing": self.agreeing, "answers": self.answers, "groups": list(self.groups),
+                "unanimous": self.unanimous, "text": self.text}
+
+
+@dataclass(frozen=True)
+class ReadCheck:
+    """A check the rules read from the instruction (loop/derived.py): `expr` runs with every candidate, `words`
+    say it. Not the user's: it may rank candidates but is no evidence, unless the user gives `expr` as theirs
+    (`--expect`), which makes it a check of theirs like any other. `passed`: how the code handed over did on it."""
+
+    expr: str
+    words: str
+    passed: bool | None = None
+
+    @property
+    def text(self) -> str:
+        """`checked: no duplicate rows remain in `orders` (read from your instruction)`."""
+        how = "" if self.passed is None else (": it holds" if self.passed else ": it does NOT hold")
+        return f"checked: {self.words} (read from your instruction){how}"
+
+
+@dataclass(frozen=True)
 class LoopResult:
     """How a loop ended.
 
@@ -120,6 +164,8 @@ class LoopResult:
     loop_id: str = ""
     notes: tuple[str, ...] = ()
     account: Account | None = None  # for a claim: what its status rests on, as data (receipt/values.py)
+    agreement: Agreement | None = None  # how many independent answers give the result handed over (None: not asked)
+    read_checks: tuple[ReadCheck, ...] = ()  # checks read from the instruction, run with every candidate
 
     @property
     def diff(self) -> str:
@@ -151,6 +197,9 @@ class LoopResult:
         error, with different code (the rules' and the model's, say): nothing tells which is right."""
         if self.status != "unverified" or not self.rounds:
             return ()
+        if self.agreement is not None:  # the leading other result, not every spelling of this one
+            rival = (self.agreement.rival or "").strip()
+            return tuple(s for s in self.rounds[-1].samples if rival and (s.code or "").strip() == rival)[:1]
         carried = (self.patched or "").strip()
         seen, out = {carried}, []
         for s in self.rounds[-1].samples:
@@ -158,6 +207,20 @@ class LoopResult:
                 seen.add(s.code.strip())
                 out.append(s)
         return tuple(out)
+
+    def picked_rival(self) -> LoopResult | None:
+        """The result with the next group's answer handed over instead (the user picked it: the two leading
+        results differed); None when there is no such answer. Its run's receipt is the round's; still unverified."""
+        a = self.agreement
+        if self.status != "unverified" or a is None or a.rival is None or a.rival_receipt is None or not self.rounds:
+            return None
+        last = self.rounds[-1]
+        swapped = Agreement(a.groups[1], a.answers, (a.groups[1], a.groups[0], *a.groups[2:]), self.patched,
+                            last.receipt)
+        rounds = [*self.rounds[:-1], replace(last, candidate=a.rival, receipt=a.rival_receipt)]
+        reason = (f"nothing checked it; read what it does to your data; you picked the next result over the one "
+                  f"handed over: {swapped.text}")
+        return replace(self, patched=a.rival, rounds=rounds, agreement=swapped, reason=reason)
 
     @property
     def authors(self) -> frozenset[str]:
@@ -202,14 +265,32 @@ def authored(base: str, base_authors: tuple[str, ...], code: str, writer: str) -
     """Who wrote each line of `code`, which `writer` ("rules" or "model") made from `base` (whose lines
     `base_authors` holds). A line kept as it was keeps its author; a line added or changed is the
     writer's, or the least trusted author of `base` when that is less trusted: the rules' repair of
-    code a model wrote is the model's code (its names, its calls, what the rule templated from it)."""
+    code a model wrote is the model's code (its names, its calls, what the rule templated from it).
+
+    Deleting is writing too: a candidate that only drops lines of the cell (the filter of a loop that
+    removes files) holds no line of its writer's, yet it is the writer's change. The line that now stands
+    where lines were dropped (the next one kept, else the one before it) is taken as the writer's, so a
+    candidate that differs from the cell in any way is the model's unless every change is the rules'.
+    A candidate of no lines made from a cell of some is the writer's change all through: one entry."""
     old, new = base.splitlines(), code.splitlines()
     if len(base_authors) != len(old):
         base_authors = (MODEL,) * len(old)  # unknown: the least trusted
     who = max((writer, *base_authors), key=_TRUST.__getitem__)
     out: list[str] = []
+    dropped = False  # lines were deleted just before the next line of `code`
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        out.extend(base_authors[i1:i2] if tag == "equal" else (who,) * (j2 - j1))
+        if tag == "delete":
+            dropped = True
+            continue
+        kept = list(base_authors[i1:i2] if tag == "equal" else (who,) * (j2 - j1))
+        if dropped and kept:
+            kept[0] = max(kept[0], who, key=_TRUST.__getitem__)
+            dropped = False
+        out.extend(kept)
+    if dropped and out:
+        out[-1] = max(out[-1], who, key=_TRUST.__getitem__)
+    elif dropped:  # every line dropped: nothing left to carry the change but the writer's mark itself
+        return (who,)
     return tuple(out)
 
 
@@ -271,6 +352,9 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
         "alternatives": [{"source": a.source, "code": a.code or "", "effect": a.effect,
                           "model_written": "model" in a.authors} for a in result.alternatives],
         "model_written": result.model_written,
+        "agreement": result.agreement.to_json() if result.agreement is not None else None,
+        "read_checks": [{"expr": c.expr, "words": c.words, "passed": c.passed, "text": c.text}
+                        for c in result.read_checks],
         "rounds": round_summaries(result),
     }
 

@@ -239,6 +239,25 @@ def test_the_states_auto_mode_keeps_stay_within_a_total_the_newest_kept(kernel):
     assert "auto mode let it go: the copies it keeps across cells stay within 1.43051 MiB" in notes, notes
 
 
+def test_the_cause_search_does_not_run_the_sessions_cells_again_without_a_sandbox(tmp_path):
+    """Issue 51: under confinement "none" the cause search would run the changed earlier cell and the cells
+    after it for real, on the user's files (a ledger line each time). It is not made, and the session is told
+    why; the ledger holds what the session's own runs wrote. Under bwrap, the same session is offered the
+    change, judged in the sandbox, and the ledger is the same."""
+    ledger = tmp_path / "ledger.txt"
+    cause = f"open({str(ledger)!r}, 'a').write('cause\\n')\n{CAUSE}"
+    between = f"open({str(ledger)!r}, 'a').write('between\\n')"
+    for confinement, offered in (("none", False), ("auto", True)):
+        ledger.unlink(missing_ok=True)
+        cells = executed("%load_ext jupyter_fixloop", f"%config FixLoop.confinement = {confinement!r}",
+                         f"import os\nos.chdir({str(tmp_path)!r})", "%fixloop auto", FRAMES, cause, between, SYMPTOM)
+        said = "".join(o.data.get("text/plain", "") for o in cells[-1].outputs if o.output_type == "display_data")
+        assert error_of(cells[-1]).ename == "AssertionError"
+        assert ledger.read_text() == "cause\nbetween\n", (confinement, said)  # each cell's own run, once
+        assert ("the cause is in cell [6]" in said) is offered, said
+        assert ("it was not looked for, because that runs cells of the session again" in said) is not offered, said
+
+
 ORDERS = ("def on_order(comm, msg):  # a widget library's callback: it runs outside any cell\n"
           "    df.loc[len(df)] = msg['content']['data']['row']\n"
           "get_ipython().kernel.comm_manager.register_target('orders', on_order)")

@@ -423,10 +423,8 @@ def test_batch_mode_reads_fixloop_settings_from_jupyter_config(workdir, tmp_path
     assert "nosuchprovider/from-config" in capsys.readouterr().err
     (config_dir / "jupyter_config.py").write_text("c.FixLoop.max_rounds = 0\n")
     broken = write_notebook(workdir / "zero.ipynb", "total = sum(undefined_prices)")
-    assert batch_cli.main([broken, "-o", str(workdir / "zero.out.ipynb")]) == 1
-    saved = nbformat.read(str(workdir / "zero.out.ipynb"), as_version=4)
-    assert saved.cells[0].metadata["fixloop"]["rounds"] == []  # max_rounds 0 from the config: no model round
-    assert "max rounds (0) reached" in saved.cells[0].metadata["fixloop"]["reason"]
+    assert batch_cli.main([broken, "-o", str(workdir / "zero.out.ipynb")]) == 2  # from the config: refused too
+    assert "FixLoop.max_rounds" in capsys.readouterr().err and not (workdir / "zero.out.ipynb").exists()
 
 
 def test_several_notebooks_two_at_a_time_one_report_worst_exit_wins(workdir, tmp_path, capsys):
@@ -852,3 +850,68 @@ def test_a_following_cell_that_needs_the_network_is_not_said_of_the_failing_cell
     assert "needs the network" not in cell_2, cell_2
     cell_3 = next(line for line in said.splitlines() if line.startswith("  cell 3:"))
     assert "needs the network" in cell_3, cell_3
+
+
+def test_an_instruction_on_the_built_in_engine_runs_its_code_as_written_and_says_nothing_was_generated(
+        workdir, capsys):
+    """The built-in engine writes no code from an instruction: the code below it runs as written (nothing
+    is said to have raised), an instruction with nothing below is skipped in those words, and plain Jupyter's
+    count leaves out the cells it refused (`%%fixloop` is no magic there: a UsageError on stderr)."""
+    src = write_notebook(
+        workdir / "instructed.ipynb",
+        "orders = [('Munich', 1), ('Munich', 1), ('Berlin', 2)]",
+        "%%fixloop drop duplicate orders and count orders per city\nunique = sorted(set(orders))",
+        "%%fixloop count orders per city",
+        "print(len(unique))",
+    )
+    report = workdir / "instructed.md"
+    code = batch_cli.main([src, "--report", str(report)])
+    printed = capsys.readouterr().out
+    text = report.read_text()
+    nb = nbformat.read(str(workdir / "instructed.fixed.ipynb"), as_version=4)
+    assert "2" in text_of(nb.cells[3])  # the body ran in the notebook's kernel: `unique` was there for cell 4
+    assert "does not generate code from an instruction" in text and "ran as written" in text
+    assert "no code below its instruction to run" in text
+    assert "generation requested" not in text + printed and "before it raised" not in text
+    assert "3 cells run (plain Jupyter: 1)" in printed  # plain Jupyter: only cell 1 (UsageError, then NameError)
+    assert code != 0  # the empty instruction cell was not run
+
+
+def test_a_notebook_saved_with_a_kernel_not_installed_runs_in_python3_and_says_so(workdir, capsys):
+    """A 2016 notebook's `python2` kernelspec: run in the default Python 3 kernel (as JupyterLab offers
+    another kernel), in one line; `--max-rounds 0` is refused (it would repair nothing, silently)."""
+    src = write_notebook(workdir / "old.ipynb", "prices = [3, 4]\ntotal = sum(price)", "print(total)")
+    nb = nbformat.read(src, as_version=4)
+    nb.metadata["kernelspec"] = {"name": "python2", "display_name": "Python 2", "language": "python"}
+    nbformat.write(nb, src)
+    report = workdir / "old.md"
+    assert batch_cli.main([src, "--report", str(report)]) in (0, 3)
+    captured = capsys.readouterr()
+    assert "the notebook's kernel `python2` is not installed here: run in `python3` instead" in captured.err
+    assert "--kernel chooses" in report.read_text()
+    assert "sum(prices)" in nbformat.read(str(workdir / "old.fixed.ipynb"), as_version=4).cells[0].source
+    assert batch_cli.main([src, "--max-rounds", "0"]) == 2
+    assert "--max-rounds" in capsys.readouterr().err
+
+
+def test_the_report_lists_every_candidate_of_a_round_and_how_each_ended():
+    """Issue 52: the report showed only a round's carried-on answer, not the others tried."""
+    from jupyter_fixloop.batch import report
+    from jupyter_fixloop.batch.run import BatchResult, CellOutcome
+    from jupyter_fixloop.receipt.values import Receipt
+    from jupyter_fixloop.result import LoopResult, Round, Sample
+
+    rnd = Round(index=1, candidate="total = sum(prices)\n", receipt=Receipt(kind="ok", text="ran without error"),
+                source="rules", samples=(
+                    Sample(code="total = sum(price)\n", temperature=0.2, verdict="NameError: name 'price' is not "
+                           "defined", kind="exception"),
+                    Sample(code="total = sum(prices)\n", temperature=None, verdict="ran without error", kind="ok",
+                           source="rules")))
+    result = LoopResult(status="unverified", source="total = sum(price)\n", patched="total = sum(prices)\n",
+                        rounds=[rnd], model="openai/scripted", max_rounds=4)
+    outcome = CellOutcome(2, "unverified", "total = sum(price)", "total = sum(prices)", "NameError: x", "runs",
+                          result, 1.0)
+    text = report.markdown_report(BatchResult("nb.ipynb", (outcome,), 1.0, "openai/scripted"), "out.ipynb")
+    assert "every candidate of this round, and how it ended:" in text
+    assert "the model's answer at T=0.2: exception: NameError: name 'price' is not defined" in text
+    assert "the built-in rules' repair: ok: ran without error" in text

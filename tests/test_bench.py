@@ -4,8 +4,8 @@ import json
 import os
 
 import pytest
+from fixloop_bench import fixrate as bench
 
-from jupyter_fixloop.bench import fixrate as bench
 from jupyter_fixloop.errors import FixloopError
 
 TYPO = {
@@ -211,10 +211,10 @@ def test_each_drift_fix_is_right_wrong_or_unverified_by_the_saved_output():
     """Right: verified, or showing the saved output; wrong: another output while the notebook still
     reproduces its saved outputs; unverified: nothing to compare (a plot, random data, or an output
     above that already differs)."""
+    from fixloop_bench.notebooks import drift_cells, drift_verdicts
     from nbformat.v4 import new_output
 
     from jupyter_fixloop.batch.run import CellOutcome
-    from jupyter_fixloop.bench.notebooks import drift_cells, drift_verdicts
 
     def cell(text=None, image=False):
         outputs = [new_output("stream", name="stdout", text=text)] if text else []
@@ -262,8 +262,8 @@ def test_each_drift_fix_is_right_wrong_or_unverified_by_the_saved_output():
 def test_the_corpora_summary_puts_dev_beside_held_out_and_leaves_each_corpus_out():
     from collections import Counter
 
-    from jupyter_fixloop.bench.corpora import summary
-    from jupyter_fixloop.bench.notebooks import NotebookFigures
+    from fixloop_bench.corpora import summary
+    from fixloop_bench.notebooks import NotebookFigures
 
     def nb(name, drift, right, wrong=0, unverified=0, plain=5, batch=6):
         return NotebookFigures(name, cells=10, plain=plain, batch=batch, drift=drift,
@@ -281,7 +281,7 @@ def test_the_corpora_summary_puts_dev_beside_held_out_and_leaves_each_corpus_out
 
 
 def test_a_corpus_without_notebooks_is_refused_with_what_to_do(tmp_path, capsys):
-    from jupyter_fixloop.bench import corpora
+    from fixloop_bench import corpora
 
     (tmp_path / "one").mkdir()
     (tmp_path / "one" / "a.ipynb").write_text("{}")
@@ -294,8 +294,9 @@ def test_a_corpus_without_notebooks_is_refused_with_what_to_do(tmp_path, capsys)
 def test_a_cell_that_reads_what_the_machine_kept_a_cell_from_making_is_no_drift_cell():
     """Data that never loaded (no network, no file) leaves the cells that use it unmeasurable: whatever their
     own error, no fix could make them run here. A name a later cell makes afresh is measurable again."""
+    from fixloop_bench.notebooks import drift_cells
+
     from jupyter_fixloop.batch.run import CellOutcome
-    from jupyter_fixloop.bench.notebooks import drift_cells
 
     sources = ["import pandas as pd\ndata = pd.read_csv('https://example.org/wine.data')",
                "import numpy as np\nfolds = KFold(random_state=1).split(data)\nmodel = fit(data)",
@@ -409,8 +410,8 @@ def test_a_run_is_printed_against_a_baseline_run_notebook_by_notebook():
     baseline did not measure is left out of the comparison."""
     from collections import Counter
 
-    from jupyter_fixloop.bench.corpora import against
-    from jupyter_fixloop.bench.notebooks import NotebookFigures
+    from fixloop_bench.corpora import against
+    from fixloop_bench.notebooks import NotebookFigures
 
     def nb(name, corpus, drift, right, unverified=0, seconds=10.0):
         return NotebookFigures(name, corpus, drift=drift, seconds=seconds,

@@ -5,11 +5,10 @@ import json
 import os
 
 import pytest
+from fixloop_bench import generation, oracle
+from fixloop_bench.perfect import NO_MATCH, PerfectModel
 
-from jupyter_fixloop.bench import generation
-from jupyter_fixloop.bench.perfect import NO_MATCH, PerfectModel
 from jupyter_fixloop.errors import FixloopError
-from jupyter_fixloop.kernel import oracle
 
 FRAME = "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2, 3], 'b': ['x', 'y', 'z']})\n"
 STEPS = [
@@ -72,6 +71,24 @@ def test_the_loop_with_the_perfect_model_returns_the_reference(tmp_path):
     assert [r["verdict"] for r in data["results"]] == ["right", "right"]
     assert data["by_mode"]["loop"]["false_fixed"] == 0 and data["perfect"] is True
     assert all(r["code"].strip() == s["solution"].strip() for r, s in zip(data["results"], (STEPS[0], STEPS[3])))
+
+
+def test_the_bench_reports_each_steps_agreement_and_how_many_unanimous_answers_are_right(fake_model, tmp_path,
+                                                                                         capsys):
+    """`--agreement-samples 2`: each step's agreement in its result, and the precision of "K of K agree"."""
+    server = fake_model("```python\ndf.head(2)\n```", "```python\ndf.iloc[:2]\n```",  # rows: agree, right
+                        "```python\ndf['a'].max()\n```", "```python\ndf.a.max()\n```")  # total: agree, wrong
+    out = tmp_path / "agree.json"
+    rc = generation.main(["--generation", write_steps(tmp_path, STEPS[0], STEPS[3]), "--mode", "loop", "--no-rules",
+                          "--model", "openai/scripted", "--api-base", server.url, "--agreement-samples", "2",
+                          "-r", "1", "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert [(r["verdict"], r["agreeing"], r["answers"]) for r in data["results"]] == [("right", 2, 2),
+                                                                                      ("wrong", 2, 2)]
+    figures = data["by_mode"]["loop"]
+    assert (figures["unanimous"], figures["unanimous_right"], figures["unanimous_precision"]) == (2, 1, 0.5)
+    assert "loop: K of K independent answers agree on 2 step(s), 1 of them right (50%)" in capsys.readouterr().out
 
 
 def test_resume_keeps_the_steps_an_earlier_run_finished_and_runs_the_others(fake_model, tmp_path):

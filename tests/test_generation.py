@@ -273,3 +273,16 @@ def test_rows_selected_by_a_missing_value_are_what_was_asked_not_a_column_gone_n
     repaired = fix("scored = df.assign(age=pd.to_numeric(df['animal']))\n", namespace=ns, model="openai/scripted",
                    api_base=server.url, rules=False, max_rounds=1)
     assert repaired.status == "gave_up" and repaired.patched is None
+
+
+def test_the_cell_returned_unchanged_for_an_instruction_is_said_as_nothing_generated(fake_model):
+    """Issue 52: the local model gave back the cell's body for "drop duplicate orders and count orders per
+    city"; that is not "runs now — unverified": it was not run as an answer, and the result says so."""
+    body = "orders = euro12.copy()\n"
+    server = fake_model(f"```python\n{body}```")
+    result = fix(body, instruction="drop duplicate orders and count orders per city", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=2)
+    assert result.status == "gave_up" and result.patched is None
+    assert result.reason.startswith("the model returned your cell unchanged; nothing was generated")
+    assert all(r.receipt.kind == "rejected" for r in result.rounds)
+    assert "runs now" not in render_text(result)

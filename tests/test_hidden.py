@@ -217,3 +217,27 @@ def test_what_a_candidate_prints_or_raises_is_shown_with_its_hidden_characters_a
             assert "admin\\u202eonly\\u200b" in read, (where, read[:3000])
         if where not in ("receipt 1", "history"):  # the history file keeps no printed text (test_history.py)
             assert "total \\u202e3 = y\\u200b" in read, (where, read[:3000])
+
+
+def test_a_reason_is_cut_after_a_whole_word_and_marked_and_every_display_cut_uses_that_one_helper():
+    """Issue 52: "a regression c...", "not evid...", "it failed after the original cell and )"."""
+    import pathlib
+    import re
+
+    from jupyter_fixloop.hidden import clipped
+
+    reason = ("after 1 round(s): its 1 check passes (following cell 2 (`print(v39999, v20000)`): it failed after "
+              "the original cell and runs now); it is the sandbox's own report, unsigned")
+    short = clipped(reason, 120)
+    assert len(short) <= 120 and short.endswith("…") and reason.startswith(short[:-1])
+    k = len(short) - 1
+    assert not (reason[k - 1].isalnum() and reason[k].isalnum())  # not inside a word
+    assert clipped("a regression check failed", 14) == "a regression…"
+    assert clipped("short", 80) == "short"
+    package = pathlib.Path(__file__).resolve().parent.parent / "jupyter_fixloop"
+    for name in ("batch/terminal.py", "batch/report.py", "batch/run.py", "render.py", "receipt/smells.py",
+                 "receipt/values.py"):
+        source = (package / name).read_text()
+        # a reason, an error, a warning or a headline sliced for display: only through `clipped`
+        sliced = r"(reason|error|warning|headline\(.*?\)|line|shown|text|first)\)?\[:\d{2,3}\]"
+        assert not re.search(sliced, source), name

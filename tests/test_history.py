@@ -102,6 +102,30 @@ def test_a_loop_with_nothing_to_decide_shows_no_pending_decision(tmp_path):
     assert "pending" not in history.listing()
 
 
+def test_loops_are_listed_by_start_a_refused_request_is_none_and_a_stopped_one_says_so(tmp_path):
+    """Issue 52: a refused --expect listed as an unfinished pending loop; loops out of time order; "cell None"."""
+    history = FixLoopHistory(directory=str(tmp_path))
+    slow = Entry(cell_source="%%fixloop\nslow = 1 +", created="2026-11-29T06:00:00+00:00")
+    quick = Entry(cell_source="%%fixloop\nquick = 2 +", created="2026-11-29T06:00:05+00:00")
+    refused = Entry(cell_source="%%fixloop --expect 'x ==' \nx = 1", created="2026-11-29T06:00:07+00:00")
+    stopped = Entry(cell_source="%%fixloop\nwhile True: pass", created="2026-11-29T06:00:09+00:00")
+    for entry in (slow, quick, refused, stopped):
+        history.start(entry, "fixloop/builtin")
+    for entry, loop_id in ((quick, "loop-quick"), (slow, "loop-slow")):  # the later one finished first
+        history.loop(entry, {"loop_id": loop_id, "status": "fixed", "rounds": [], "max_rounds": 4,
+                             "model": "fixloop/builtin", "patched": "x = 1", "decision": "pending"})
+    history.record("refused", run=refused.run, error="--expect 'x ==' is not an expression")
+    history.record("stopped", run=stopped.run, error="KeyboardInterrupt")
+
+    entries = FixLoopHistory(directory=str(tmp_path)).entries()
+    assert [e["loop_id"] for e in entries] == ["loop-slow", "loop-quick", stopped.run]
+    assert entries[2]["status"] == "stopped" and entries[2]["decision"] == ""
+    listing = FixLoopHistory(directory=str(tmp_path)).listing()
+    assert "unfinished" not in listing and "pending" in listing and "x ==" not in listing
+    shown = FixLoopHistory(directory=str(tmp_path)).show(stopped.run)
+    assert "cell None" not in shown and "stopped: KeyboardInterrupt" in shown
+
+
 def test_the_history_file_is_yours_alone_and_keeps_no_printed_text(tmp_path):
     """Round four, low: the history file was 0644 and kept what candidates printed (a candidate can print any
     of your data it was given). Now it is 0600, an older 0644 file is made 0600, and printed text is counted."""

@@ -77,9 +77,10 @@ def test_the_guard_reads_a_cell_with_magics_and_still_rejects_a_dropped_assert()
     assert guard.check(original.replace("v + 1", "v * 2"), last) is None
 
 
-def test_the_rules_repair_a_cell_with_a_magic_line_from_its_receipt_text():
+def test_the_rules_repair_a_cell_with_a_magic_line_from_its_receipt():
     cell = "%matplotlib inline\n!pip --version\ndata = [1, 2]\ndata?\nm = max(dtaa)\n"
-    receipt = ("NameError: name 'dtaa' is not defined\n  at line 5 of the cell: m = max(dtaa)\nContext:\n"
-               "  defined names close to 'dtaa': ['data']\n")
+    receipt = Receipt(kind="exception", text="NameError: name 'dtaa' is not defined", ename="NameError",
+                      evalue="name 'dtaa' is not defined", lineno=5, line="m = max(dtaa)",
+                      context=("defined names close to 'dtaa': ['data']",))
     repair, fixed, _ = repairs.propose(cell, receipt)
     assert repair is not None and fixed == cell.replace("max(dtaa)", "max(data)")

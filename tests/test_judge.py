@@ -40,13 +40,14 @@ def armed(checks: list[str], cell: str = "") -> str:
 def test_the_judges_signature_verifies_and_a_tampered_verdict_does_not():
     key, signed_verdict = signed([{"expr": "x == 2", "passed": False, "detail": "x is 1, expected 2"}])
     text, signature = signed_verdict["text"], signed_verdict["signature"]
-    assert judge.verify(key, text.encode(), signature)
+    assert (verdict.BITS, verdict.SECRET) == (judge.BITS, judge.SECRET)  # the host checks what the judge signs
+    assert verdict.verify(key, text.encode(), signature)
     forged = text.replace("false", "true")
-    assert not judge.verify(key, forged.encode(), signature)
-    assert not judge.verify(key, text.encode(), signature[:-2] + ("00" if signature[-2:] != "00" else "11"))
-    assert not judge.verify(key, text.encode(), "zz")
+    assert not verdict.verify(key, forged.encode(), signature)
+    assert not verdict.verify(key, text.encode(), signature[:-2] + ("00" if signature[-2:] != "00" else "11"))
+    assert not verdict.verify(key, text.encode(), "zz")
     other_key, _ = signed([])
-    assert not judge.verify(other_key, text.encode(), signature)
+    assert not verdict.verify(other_key, text.encode(), signature)
 
 
 def test_the_host_counts_a_check_only_as_the_signed_verdict_has_it():
@@ -110,7 +111,7 @@ def test_a_forked_judge_evaluates_the_checks_on_what_it_was_sent():
     key = armed(checks, "x = 1")
     out, _ = judge.verdict(ns)
     assert not judge.started()  # one verdict per judge
-    assert judge.verify(key, out["text"].encode(), out["signature"])
+    assert verdict.verify(key, out["text"].encode(), out["signature"])
     got = {
         c["expr"]: (c["passed"], c["detail"].splitlines()[0] if c["detail"] else "")
         for c in json.loads(out["text"])["checks"]
@@ -136,12 +137,12 @@ def test_patching_the_check_code_in_the_kernel_does_not_reach_the_judge(monkeypa
     monkeypatch.setattr(checks, "assess", lambda node, ns: (True, ""))
     assert checks.evaluate("x == 2", {"x": 1})["passed"]  # the kernel's own evaluation is fooled
     out, _ = judge.verdict({"x": 1})
-    assert judge.verify(key, out["text"].encode(), out["signature"])
+    assert verdict.verify(key, out["text"].encode(), out["signature"])
     assert json.loads(out["text"])["checks"][0]["passed"] is False
 
 
 def outcomes(out: dict, key: str) -> dict:
-    assert judge.verify(key, out["text"].encode(), out["signature"])
+    assert verdict.verify(key, out["text"].encode(), out["signature"])
     return {c["expr"]: c["passed"] for c in json.loads(out["text"])["checks"]}
 
 
@@ -164,7 +165,7 @@ def test_the_judge_takes_the_hosts_checks_and_nothing_after_them():
     other = armed(["True"])
     assert other != key
     out, _ = judge.verdict({})
-    assert not judge.verify(key, out["text"].encode(), out["signature"])
+    assert not verdict.verify(key, out["text"].encode(), out["signature"])
 
 
 def test_a_judge_without_the_cell_gives_no_verdict_and_takes_one_cell():
@@ -234,7 +235,7 @@ def test_the_judge_reads_unchanged_snapshot_buffers_in_its_own_map_and_gets_writ
     df.loc[3, "a"] = -1.0  # the candidate's run writes one page of one block
     assert blocks() == ["bytearray", "tuple"]  # only that block travels
     out, _ = judge.verdict({"df": df})
-    assert judge.verify(key, out["text"].encode(), out["signature"])
+    assert verdict.verify(key, out["text"].encode(), out["signature"])
     assert [c["passed"] for c in json.loads(out["text"])["checks"]] == [True, True, True]
 
 
@@ -260,7 +261,7 @@ def test_a_loaded_frame_the_run_left_as_it_was_goes_to_the_judge_as_its_fingerpr
         link = judge._link
         sent = link.pack_kept("df", ns["df"], kept)
         out, _ = judge.verdict(ns, kept)
-        assert judge.verify(key, out["text"].encode(), out["signature"]), out
+        assert verdict.verify(key, out["text"].encode(), out["signature"]), out
         return [c["passed"] for c in json.loads(out["text"])["checks"]], (link.ready, sent[0])
 
     before = effect.picture(ns, ["df"])

@@ -116,6 +116,9 @@ def test_interrupting_the_kernel_stops_the_loop_itself(fake_model):
         threading.Thread(target=interrupt_when_asked, daemon=True).start()
         run = k.run("%%fixloop -m openai/scripted --no-rules -r 4 -e 'total == 300'\ntotal = sum(monthly_sale)")
         assert not run.ok and run.reply["content"]["ename"] == "KeyboardInterrupt"
+        traceback = [line for kind, content in run.outputs if kind == "error" for line in content["traceback"]]
+        assert traceback == ["fixloop: stopped (interrupted); the cell was not changed and nothing ran in this "
+                             "kernel"]  # one line, not 40 through the loop's insides
         time.sleep(8)  # the first reply arrives after 3 s: a loop still running would ask again
         assert len(server.requests) == 1
         assert k.run("print(1 + 1)").text.strip() == "2"  # the kernel is usable
@@ -286,3 +289,12 @@ def test_a_timeit_statement_continued_over_two_lines_is_repaired_inside(kernel):
     assert run.ok, run.text
     assert kernel.run("print(_fixloop.patched.strip())").text.splitlines() == [
         "import numpy as np", "%timeit -n 1 -r 1 np.array([1, 2], dtype=float) \\", "    .sum()"]
+
+
+def test_an_instruction_with_nothing_below_it_is_a_request_not_ipythons_empty_body_error(kernel):
+    """IPython refuses a cell magic with an empty body; `%%fixloop <instruction>` alone is the whole request."""
+    run = kernel.run("%%fixloop --model fixloop/builtin count the orders per city")
+    assert "cell body is empty" not in run.text
+    assert "cannot write code from an instruction" in run.text  # the built-in engine's answer to an instruction
+    bare = kernel.run("%%fixloop")
+    assert "nothing to run: the cell is empty" in bare.text

@@ -226,7 +226,7 @@ def test_a_failed_model_call_is_said_when_the_rules_repair_is_kept(fake_model):
 
 
 def test_bench_reports_the_round_that_fixed_each_case(fake_model, tmp_path):
-    from jupyter_fixloop.bench import fixrate as bench
+    from fixloop_bench import fixrate as bench
 
     case = {"id": "t-sum", "category": "wrong_output", "group": "logic", "fails_with": "check:AssertionError",
             "setup": "prices = [3, 4, 5]\n", "cell": CELL, "check": CHECK}
@@ -315,3 +315,27 @@ def test_a_long_latest_receipt_is_cut_so_the_prompt_fits_and_the_original_run_st
     assert size(whole) > PROMPT_TOKENS >= size(fitted)
     assert "the original run's own line" in fitted[1]["content"] and "receipt cut to fit" in fitted[1]["content"]
     assert "line 0: x = 0" in fitted[1]["content"]  # the first lines of the latest receipt are kept
+
+
+def test_an_unknown_provider_is_refused_from_litellms_tables_without_importing_litellm():
+    """The refusal reads the tables litellm ships (seconds saved: importing litellm is the slow part), and
+    the tables agree with litellm itself: every provider it lists is known, nothing it accepts is refused."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom jupyter_fixloop.model.models import check_model\nfrom jupyter_fixloop.errors import "
+             "UsageError\ntry:\n    check_model('nosuchprovider/some-model')\nexcept UsageError as exc:\n"
+             "    print(exc)\nprint('litellm imported:', 'litellm' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert "unknown model or provider 'nosuchprovider/some-model'" in out
+    assert "litellm imported: False" in out
+    from jupyter_fixloop.model.models import known_to_litellm, litellm
+
+    lib = litellm()
+    assert all(known_to_litellm(f"{getattr(p, 'value', p)}/some-model") for p in lib.provider_list)
+    for name in [*list(lib.model_cost)[:400], "llama3", "gpt-4o", "nosuch/x"]:
+        try:
+            lib.get_llm_provider(name)
+        except Exception:
+            continue
+        assert known_to_litellm(name) is not False, name  # never refused where litellm would go on

@@ -122,16 +122,16 @@ def test_the_architecture_page_lists_every_entry_of_the_kernel_wire():
 # ---------------------------------------------------------------- command lines
 
 
-BENCHES = {"--generation": "jupyter_fixloop.bench.generation", "--causes": "jupyter_fixloop.bench.causes",
-           "--notebooks": "jupyter_fixloop.bench.corpora", "--held-out": "jupyter_fixloop.bench.corpora"}
+BENCHES = {"--generation": "fixloop_bench.generation", "--causes": "fixloop_bench.causes",
+           "--notebooks": "fixloop_bench.corpora", "--held-out": "fixloop_bench.corpora"}
 
 
 @pytest.mark.parametrize("argv", command_lines(), ids=lambda argv: " ".join(argv)[:60])
 def test_each_command_line_of_the_docs_is_accepted_by_its_subcommand(argv):
-    assert argv[0] in cli.COMMANDS, f"the docs name a subcommand that does not exist: {argv[0]}"
+    assert argv[0] in cli.commands(), f"the docs name a subcommand that does not exist: {argv[0]}"
     if len(argv) == 1 and argv[0] != "demo":
         return  # `jupyter-fixloop run` in prose names the command
-    module = importlib.import_module(cli.COMMANDS[argv[0]][0])
+    module = importlib.import_module(cli.commands()[argv[0]][0])
     if argv[0] == "bench":  # `bench --generation` / `--causes` / `--notebooks` are benches of their own
         own = next((BENCHES[a.split("=")[0]] for a in argv[1:] if a.split("=")[0] in BENCHES), None)
         module = importlib.import_module(own) if own else module
@@ -145,7 +145,7 @@ def test_each_command_line_of_the_docs_is_accepted_by_its_subcommand(argv):
             pytest.fail(f"`jupyter-fixloop {' '.join(argv)}` (in the docs) is refused: {stderr.getvalue().strip()}")
 
 
-@pytest.mark.parametrize("name", sorted(cli.COMMANDS))
+@pytest.mark.parametrize("name", sorted(cli.commands()))
 def test_each_subcommand_answers_help(name, capsys):
     try:
         code = cli.main([name, "--help"])
@@ -153,6 +153,15 @@ def test_each_subcommand_answers_help(name, capsys):
         code = exit_.code
     assert code == 0
     assert f"jupyter-fixloop {name}" in capsys.readouterr().out
+
+
+def test_the_bench_commands_come_from_the_bench_distribution_and_say_how_to_get_it(monkeypatch, capsys):
+    assert set(cli.commands()) - set(cli.COMMANDS) == set(cli.BENCH)  # entry points of fixloop-bench (bench/)
+    monkeypatch.setattr(cli, "entry_points", lambda group: [])  # importlib.metadata without fixloop-bench
+    assert cli.main(["speed", "--only", "round"]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("jupyter-fixloop speed: ") and "python -m pip install -e bench/" in said
+    assert "bench" not in cli.usage()
 
 
 # ---------------------------------------------------------------- the magic's options
@@ -169,7 +178,7 @@ NOT_LOOP_OPTIONS = {  # options of batch mode and bench that are about notebooks
 def test_every_loop_option_of_batch_mode_and_bench_works_in_the_magic():
     magic = set(FixLoopMagics.fixloop.parser._option_string_actions)
     for name in ("run", "bench"):
-        parser = importlib.import_module(cli.COMMANDS[name][0]).build_parser()
+        parser = importlib.import_module(cli.commands()[name][0]).build_parser()
         loop_options = set(parser._option_string_actions) - NOT_LOOP_OPTIONS
         assert loop_options <= magic, (
             f"`jupyter-fixloop {name}` takes {sorted(loop_options - magic)}, the magic does not"
@@ -271,8 +280,8 @@ def test_the_config_blocks_name_real_settings():
 
 def test_the_usage_lines_up_and_speed_numbers_its_sections_in_order():
     rows = [line for line in cli.usage().splitlines() if line.startswith("  ")]
-    assert len({line.index(help_) for line, (_, help_) in zip(rows, cli.COMMANDS.values())}) == 1
-    speed = Path(importlib.import_module("jupyter_fixloop.bench.speed").__file__).read_text()
+    assert len({line.index(help_) for line, (_, help_) in zip(rows, cli.commands().values())}) == 1
+    speed = Path(importlib.import_module("fixloop_bench.speed").__file__).read_text()
     reports = re.findall(r"^        (?:missed \+= )?(_report_\w+)\(",
                          speed.split("def main", 1)[1].split("\ndef ", 1)[0], re.M)
     numbers = [int(re.search(r'print\(f?"\\n(\d)\. ', speed.split(f"def {name}(", 1)[1]).group(1)) for name in reports]

@@ -14,7 +14,7 @@ import pytest
 from jupyter_fixloop import fix
 from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop.loop.verdict import Expectations, judge_result
-from jupyter_fixloop.model.builtin.repairs import parse_receipt
+from jupyter_fixloop.model.builtin.edits import ParsedReceipt
 from jupyter_fixloop.model.models import count_tokens
 from jupyter_fixloop.model.prompt import build_messages
 from jupyter_fixloop.receipt import text, values as receipts
@@ -247,30 +247,17 @@ def test_long_output_many_warnings_and_a_long_message_are_trimmed_to_budget():
         assert "  at line 6 of the cell: raise ValueError('bad value: ' + 'z' * 3000)" in r.text
 
 
-def test_receipt_text_stays_readable_by_the_builtin_engine():
-    orders = pd.DataFrame({"Customer": ["a", "b"], "total": [3, 4]})
-    r = receipt_of("key = 'customer'\nper = orders.groupby(key)['total'].sum()\n", orders=orders)
-    parsed = parse_receipt(r.text)
-    assert (parsed.ename, parsed.lineno) == ("KeyError", 2)
-    assert "near matches for 'customer': 'Customer' (case)" in parsed.context
-    assert parsed.values["key"] == "'customer'"  # the value lines after a DataFrame's rows are still context
-
-
-def test_the_engine_reads_the_typed_receipt_as_it_would_read_its_text():
-    from jupyter_fixloop.model.builtin.edits import ParsedReceipt
-
+def test_the_engine_reads_the_typed_receipt_not_its_text():
     orders = pd.DataFrame({"Customer": ["a", "b"], "total": [3, 4]})
     r = receipt_of("key = 'customer'\nper = orders.groupby(key)['total'].sum()\n", orders=orders)
     slip = receipt_of("x = 1\ny = [1, 2,, 3]\n")
-    for run in (r, slip):
-        typed, read = ParsedReceipt.of(run), parse_receipt(run.text)
-        for part in ("headline", "ename", "evalue", "lineno", "line", "context", "values", "message", "column"):
-            assert getattr(typed, part) == getattr(read, part), part
+    parsed = ParsedReceipt.of(r)
+    assert (parsed.ename, parsed.lineno) == ("KeyError", 2)
+    assert "near matches for 'customer': 'Customer' (case)" in parsed.context
+    assert parsed.values["key"] == "'customer'"  # the value lines after a DataFrame's rows are still context
     assert (ParsedReceipt.of(slip).ename, ParsedReceipt.of(slip).column) == ("SyntaxError", slip.column) != ("", None)
-    read = parse_receipt(r.text)
     again = ParsedReceipt.of(loop_says(r, same_as="round 1", copied_checks_removed=1))
-    assert (again.headline, again.ename, again.message) == (read.headline, "KeyError", read.message)
-    assert parse_receipt(loop_says(r, same_as="round 1").text).ename == ""  # the text's first line is the loop's
+    assert (again.headline, again.ename, again.message) == (parsed.headline, "KeyError", parsed.message)
 
 
 def test_people_read_every_detail_of_what_the_model_reads_within_its_budget():
@@ -397,3 +384,11 @@ def test_a_prompts_earlier_round_is_the_first_line_the_model_read_of_it():
     assert text.headline(long, budget) == read and len(read) < len(text.headline(long)) <= 2012
     content = build_messages("f()\n", history=[("f()\n", long), ("g()\n", long)], receipts=budget)[1]["content"]
     assert f"- round 0: {read}\n" in content
+
+
+def test_a_note_is_said_once_in_what_people_read_whatever_text_the_receipt_was_given():
+    """Issue 52: seven "not counted" lines printed twice in one receipt."""
+    note = "following cell 3 (`print(n)`) fails after the original cell, so it is not counted: NameError: n"
+    given = receipts.Receipt(kind="ok", text=f"ran without error\n{note}\nsame\nsame\n{note}", notes=(note, note))
+    shown = text.for_people(given)
+    assert shown.count(note) == 1 and shown.count("same") == 2  # the run's own repeated lines stay

@@ -11,8 +11,8 @@ from jupyter_fixloop import fix
 from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop.loop.verdict import judge_result
 from jupyter_fixloop.model.builtin import repairs as repairs
-from jupyter_fixloop.model.builtin.engine import answer
-from jupyter_fixloop.model.prompt import build_messages
+from jupyter_fixloop.model.builtin.edits import ParsedReceipt
+from jupyter_fixloop.model.builtin.engine import answer_run
 from jupyter_fixloop.receipt.text import headline
 
 PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
@@ -778,12 +778,11 @@ def test_two_bugs_are_fixed_one_per_round_through_the_real_loop():
     assert result.first.ename == "SyntaxError" and result.rounds[0].receipt.ename == "TypeError"
 
 
-def test_builtin_answer_reads_only_the_prompt(ns):
-    """The engine's reply to the real prompt: one fenced block with the repaired cell, and why."""
+def test_builtin_answer_is_the_repaired_cell_and_why(ns):
+    """The engine's reply to the run (its code and typed receipt): one fenced block with the repaired cell, and why."""
     cell = "import math\nroot = math.sqrtt(16)\n"
     first = run(ns, "", cell)
-    prompt = build_messages(cell, history=[(cell, first)])[1]["content"]
-    reply = answer(prompt)
+    reply = answer_run(cell, first)
     assert "```python\nimport math\nroot = math.sqrt(16)\n```" in reply
     assert reply.splitlines()[0] == ("A guess (only a check can tell it is the one meant): "
                                      "Replace a misspelt attribute or method by the closest one the object really has.")
@@ -791,7 +790,7 @@ def test_builtin_answer_reads_only_the_prompt(ns):
 
 def test_receipt_parsing_keeps_multiline_messages(ns):
     first = run(ns, PD, "x = np.float(3)\n")
-    parsed = repairs.parse_receipt(first.text)
+    parsed = ParsedReceipt.of(first)
     assert parsed.ename == "AttributeError" and parsed.lineno == 1
     assert "use `float` by itself" in parsed.message
 
@@ -803,7 +802,7 @@ def test_text_plus_something_it_cannot_place_is_said_not_guessed(ns):
     assert first.ename == "TypeError"
     repair, fixed = repairs.first_repair(cell, first)
     assert repair is None, fixed
-    reply = answer(build_messages(cell, history=[(cell, first)])[1]["content"])
+    reply = answer_run(cell, first)
     assert reply.startswith("The built-in engine cannot tell how to fix this: `rec['n']` is added to text")
     assert "```" not in reply
 
@@ -830,7 +829,7 @@ def test_every_repair_says_whether_it_is_mechanical_or_a_guess(ns):
         assert repairs.KIND[getattr(repairs, sure)] == repairs.MECHANICAL, sure
     mechanical = "import pandas as pd\nfrom pandas.io.json import json_normalize\nf = json_normalize([{'a': 1}])\n"
     first = run(ns, "", mechanical)
-    assert not answer(build_messages(mechanical, history=[(mechanical, first)])[1]["content"]).startswith("A guess")
+    assert not answer_run(mechanical, first).startswith("A guess")
 
 
 # the data contradicts the premise of the obvious repair: the engine says it cannot tell, and why
@@ -863,7 +862,7 @@ def test_a_guess_the_data_contradicts_is_refused_with_the_reason(name, ns):
     repair, fixed, doubt = repairs.propose(cell, first)
     assert repair is None, f"{repair.__name__} guessed:\n{fixed}"
     assert said in doubt, doubt
-    reply = answer(build_messages(cell, history=[(cell, first)])[1]["content"])
+    reply = answer_run(cell, first)
     assert reply.startswith("The built-in engine cannot tell how to fix this") and "```" not in reply
 
 

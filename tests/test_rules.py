@@ -105,8 +105,9 @@ def test_the_builtin_model_is_not_asked_twice():
 def test_rules_is_a_knob_of_the_config_the_magic_batch_mode_and_the_bench():
     assert FixLoop().options().rules is True
     assert FixLoop(rules=False).options().rules is False
+    from fixloop_bench.fixrate import parse_args
+
     from jupyter_fixloop.batch.cli import build_parser
-    from jupyter_fixloop.bench.fixrate import parse_args
     from jupyter_fixloop.notebook.magic import FixLoopMagics
 
     assert build_parser().parse_args(["a.ipynb", "--no-rules"]).rules is False
@@ -118,7 +119,7 @@ def test_rules_is_a_knob_of_the_config_the_magic_batch_mode_and_the_bench():
 
 
 def test_the_bench_says_who_fixed_each_case_and_counts_only_model_calls(fake_model, tmp_path):
-    from jupyter_fixloop.bench import fixrate as bench
+    from fixloop_bench import fixrate as bench
 
     cases = [{"id": "t-typo", "category": "NameError", "group": "crash", "fails_with": "cell:NameError",
               "setup": "prices = [3, 4, 5]\n", "cell": TYPO, "check": "assert total == 24"}]

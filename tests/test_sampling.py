@@ -102,7 +102,7 @@ def test_temperatures_spread_from_the_rounds_own_up_to_the_resample_one():
 
 
 def test_bench_takes_samples_and_one_case_and_reports_every_call(fake_model, tmp_path):
-    from jupyter_fixloop.bench import fixrate as bench
+    from fixloop_bench import fixrate as bench
 
     cases = [{"id": "t-sum", "category": "wrong_output", "group": "logic", "fails_with": "check:AssertionError",
               "setup": "prices = [3, 4, 5]\n", "cell": CELL, "check": CHECK},

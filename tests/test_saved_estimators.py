@@ -109,6 +109,7 @@ def test_batch_mode_verifies_a_renamed_keyword_by_the_old_saved_repr_and_rejects
     assert batch_cli.main([right, "-o", str(tmp_path / "right.out.ipynb")]) == 0
     printed = capsys.readouterr().out
     assert f"fixed: {SAVED_WORDS} (SGDClassifier's parameters compared one by one" in printed, printed
+    assert "fixed: fixed" not in printed and "fixed (fixed" not in printed  # the status said once
     assert "max_iter=20" in nbformat.read(str(tmp_path / "right.out.ipynb"), as_version=4).cells[1].source
 
     wrong = _notebook(tmp_path / "wrong.ipynb", saved_repr(loss="log"))

@@ -394,6 +394,29 @@ def test_degraded_mode_shows_the_code_and_fixloop_last_inserts_it(lab):
 
 
 
+def test_where_independent_answers_differ_the_user_picks_the_other_result(lab, fake_model):
+    same, other = "euro12[euro12.Goals > 6]", "euro12[euro12.Goals >= 4]"
+    server = fake_model(*(f"```python\n{code}\n```" for code in (same, other, "euro12.query('Goals > 6')")))
+    lab.execute("import os, pandas as pd\nos.environ['OPENAI_API_KEY'] = 'sk-test'\n"
+                f"%config FixLoop.api_base = '{server.url}'\n"
+                "euro12 = pd.DataFrame({'Team': ['Croatia', 'Denmark', 'Spain'], 'Goals': [4, 4, 12]})")
+    try:
+        root, first, _ = run_loop(lab, "%%fixloop -m openai/scripted --no-rules -r 1 --agreement-samples 3\n"
+                                       "Which teams scored more than 6 goals?", cell_id="cell-agree")
+        assert first["status"] == "unverified" and first["agreement"]["agreeing"] == 2, first["reason"]
+        assert first["patched"].strip() == same and "2 of 3 independent answers give this result" in lab.texts(root)
+        assert lab.state(lab.find("fixloop-pick", root))["disabled"] is False
+        lab.click("fixloop-pick", root)
+        picked = lab.fixloop_messages("loop")[-1]["loop"]
+        assert picked["loop_id"] == first["loop_id"] and picked["patched"].strip() == other
+        assert picked["status"] == "unverified" and picked["agreement"]["agreeing"] == 1
+        assert "you picked the next result" in lab.texts(root)
+        lab.click("fixloop-accept", root)
+        assert lab.fixloop_messages("replace")[-1]["source"].endswith(other)
+    finally:
+        lab.execute("%config FixLoop.api_base = ''")
+
+
 def _lines(diff_html: str, cls: str) -> list[str]:
     """The lines of class `cls` ("add", "del") of a drawn diff, as text."""
     import html as html_module

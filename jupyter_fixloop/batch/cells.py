@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import re
 import shlex
 from dataclasses import dataclass
@@ -66,7 +67,14 @@ def parse_cell(source: str) -> CellPlan:
 
 def cell_names(code: str) -> tuple[set[str], set[str]]:
     """(names the cell reads, names it binds or changes in place). Errs on the side of more names.
-    Linear in the cell's size: one pass, one set of the names bound so far."""
+    Linear in the cell's size: one pass, one set of the names bound so far (read once per text: batch
+    mode asks again for the same cell, and a 40,000-line cell took seconds each time)."""
+    reads, defines = _cell_names(code)
+    return set(reads), set(defines)
+
+
+@functools.lru_cache(maxsize=8)
+def _cell_names(code: str) -> tuple[frozenset[str], frozenset[str]]:
     try:
         tree, magic_words = ast.parse(code), set()
     except (SyntaxError, ValueError):
@@ -74,10 +82,10 @@ def cell_names(code: str) -> tuple[set[str], set[str]]:
         try:
             tree = ast.parse(python)
         except (SyntaxError, ValueError):
-            words = set(re.findall(r"[A-Za-z_]\w*", code))
-            return words, set(re.findall(r"^([A-Za-z_]\w*)\s*[+\-*/]?=", code, re.MULTILINE))
+            words = frozenset(re.findall(r"[A-Za-z_]\w*", code))
+            return words, frozenset(re.findall(r"^([A-Za-z_]\w*)\s*[+\-*/]?=", code, re.MULTILINE))
     reads, defines = _in_order(tree.body, set())
-    return reads | magic_words, defines
+    return frozenset(reads | magic_words), frozenset(defines)
 
 
 def _in_order(body: list, bound: set[str]) -> tuple[set[str], set[str]]:

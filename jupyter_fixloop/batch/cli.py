@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-saved-outputs", dest="saved_outputs", action="store_false",
                         help="do not check fixes against the outputs saved in the notebook")
     parser.add_argument("--no-plain", dest="plain", action="store_false",
-                        help="do not run the notebook a second time, plainly, to count the cells plain Jupyter runs")
+                        help="do not count the cells plain Jupyter runs (counted from this run: no cell runs twice)")
     parser.add_argument("--hint", help="extra guidance for the model, for every failing cell")
     parser.add_argument("--cell-timeout", type=float, default=600.0,
                         help="seconds a cell may run in the notebook's kernel (default 600)")
@@ -139,6 +139,9 @@ def main(argv: list[str]) -> int:
             raise UsageError("--cell-timeout must be a positive number of seconds")
         work = [(read_notebook(src), plan_paths(args, src)) for src in sources]
         loop = with_flags(load_config().options(), args).resolved()
+        if loop.max_rounds < 1:  # 0 rounds: every failing cell left as it is, the run "done" all the same
+            raise UsageError(f"--max-rounds {loop.max_rounds} (or FixLoop.max_rounds) repairs nothing: give 1 or more "
+                             "(to run a notebook as written: jupyter nbconvert --to notebook --execute)")
         check_model(loop.model, loop.api_base)  # before any cell runs
         if not loop.gateway_url and confine.resolve(loop.confinement) == "refused":
             raise UsageError(confine.REFUSAL)
@@ -195,6 +198,8 @@ def _write(work: list, results: list, args) -> int:
             continue
         if isinstance(result, BaseException):
             raise result
+        if result.kernel_note:
+            print(f"jupyter-fixloop run: {paths.notebook}: {result.kernel_note}", file=sys.stderr)
         if paths.backup:
             shutil.copy2(paths.notebook, paths.backup)
         nbformat.write(nb, paths.output)

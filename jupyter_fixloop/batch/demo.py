@@ -64,8 +64,9 @@ def main(argv: list[str]) -> int:
             fixed += "fixloop: fixed" in text
             unverified += "fixloop: runs now — unverified" in text
     print("=" * 78)
-    how = f"{fixed} fixed: verified by their checks" + (
-        f", {unverified} unverified: they run, nothing checked them" if unverified else "")
+    how = f"{fixed} fixed: verified by {'its' if fixed == 1 else 'their'} checks" + (
+        f", {unverified} unverified: {'it runs' if unverified == 1 else 'they run'}, nothing checked "
+        f"{'it' if unverified == 1 else 'them'}" if unverified else "")
     print(f"{fixed + unverified} of {loops} broken cells repaired in a sandbox kernel ({how}), "
           f"{time.perf_counter() - started:.1f} s in all (built-in engine, no network)")
     return 0 if fixed + unverified == loops else 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import os
 
-from ..hidden import visible
+from ..hidden import clipped, visible
 from ..receipt import text as receipt_text
 from ..render import (
     STYLE,
@@ -18,6 +18,7 @@ from ..render import (
     diff_html,
     effect_html,
     effect_lines,
+    read_check_lines,
     round_title,
     rounds_html,
     status_label,
@@ -58,8 +59,9 @@ def stopped_line(batch, output: str, report: str | None) -> str:
 
 def cells_run(batch) -> str:
     """"N cells run (plain Jupyter: M)": cells that ran without error, here and in a plain run."""
-    plain = "not measured" if batch.plain is None else str(batch.plain)
-    return f"{batch.cells_run} cells run (plain Jupyter: {plain})"
+    plain = "not counted" if batch.plain is None else str(batch.plain)
+    unknown = f"; {batch.plain_unknown} unknown" if batch.plain is not None and batch.plain_unknown else ""
+    return f"{batch.cells_run} cells run (plain Jupyter: {plain}{unknown})"
 
 
 def verified_by(batch) -> str:
@@ -103,6 +105,7 @@ def markdown_report(batch, output: str) -> str:
            f"**{headline(batch)}**", "",
            f"- notebook: `{batch.path}`", f"- patched notebook: `{output}`",
            f"- {cells_run(batch)}: cells that ran without error; plain Jupyter's count {batch.plain_how}",
+           *([f"- {batch.kernel_note}"] if batch.kernel_note else []),
            *([f"- {verified_by(batch)}"] if verified_by(batch) else []), "",
            "| cell | status | rounds | tokens | cost | time | code |", "|---|---|---|---|---|---|---|"]
     for o in batch.outcomes:
@@ -129,6 +132,7 @@ def _md_section(o) -> list[str]:
     if r is not None:
         out.append(f"- loop: {status_label(r.status, r.reason)}, {len(r.rounds)}/{r.max_rounds} rounds, "
                    f"model `{r.model}`, {tokens_text(r.tokens)}, {cost_text(r.cost)}, {r.seconds:.1f} s")
+        out += [f"- {line.strip()}" for line in read_check_lines(r)]  # checks read from an instruction, agreement
     effect = effect_lines(r) if r is not None else []
     if effect:
         out += ["", f"- {effect[0]}", "", *_md_block("\n".join(line[2:] for line in effect[1:]))]
@@ -142,7 +146,21 @@ def _md_section(o) -> list[str]:
             out += ["", "- original cell, in the sandbox:", "", *_md_block(receipt_text.for_people(r.first))]
         for rnd in r.rounds:
             out += ["", f"- {round_title(rnd)} ({tokens_text(rnd.usage.tokens)}, {cost_text(rnd.usage.cost)})",
-                    "", *_md_block(receipt_text.for_people(rnd.receipt))]
+                    "", *_md_block(receipt_text.for_people(rnd.receipt)), *_candidates(rnd)]
+    return out
+
+
+def _candidates(rnd) -> list[str]:
+    """Every candidate of a round (the model's answers, the rules' repair) and how each ended, not only
+    the one carried on; nothing when the round had one."""
+    if len(rnd.samples) < 2:
+        return []
+    out = ["", "  every candidate of this round, and how it ended:", ""]
+    for s in rnd.samples:
+        who = ("the built-in rules' repair" if s.source == "rules" else
+               f"the model's answer at T={s.temperature:g}" if s.temperature is not None else "the model's answer")
+        out.append(f"  - {who}: {s.kind or 'not run'}: {_one_line(s.verdict)}" if s.verdict else f"  - {who}: "
+                   f"{s.kind or 'not run'}")
     return out
 
 
@@ -161,7 +179,7 @@ def _md_cell(text: str) -> str:
 
 def _one_line(text: str) -> str:
     line = " ".join(text.split())
-    return line[:300] + ("..." if len(line) > 300 else "")
+    return clipped(line, 300)
 
 
 def _cell_diff(before: str, after: str) -> str:
@@ -229,6 +247,7 @@ def _html_body(batch, output: str, level: int) -> str:
 <p><b>{esc(headline(batch))}</b></p>
 <ul><li>notebook: <code>{esc(batch.path)}</code></li><li>patched notebook: <code>{esc(output)}</code></li>
 <li>{esc(cells_run(batch))}: cells that ran without error; plain Jupyter's count {esc(batch.plain_how)}</li>
+{f"<li>{esc(batch.kernel_note)}</li>" if batch.kernel_note else ""}\
 {f"<li>{esc(verified_by(batch))}</li>" if verified_by(batch) else ""}</ul>
 <table><tr><th>cell</th><th>status</th><th>rounds</th><th>tokens</th><th>cost</th><th>time</th><th>code</th></tr>
 {chr(10).join(rows)}
@@ -248,6 +267,7 @@ def _html_section(o) -> str:
         parts.append(f"<li>loop: {esc(status_label(r.status, r.reason))}, {len(r.rounds)}/{r.max_rounds} rounds, "
                      f"model <code>{esc(r.model)}</code>, {tokens_text(r.tokens)}, {cost_text(r.cost)}, "
                      f"{r.seconds:.1f} s</li>")
+        parts += [f"<li>{esc(line.strip())}</li>" for line in read_check_lines(r)]
     parts.append("</ul>")
     if r is not None:
         parts.append(effect_html(r))

@@ -35,16 +35,19 @@ from dataclasses import dataclass, field, replace
 
 from ..cell import split_magic
 from ..errors import FixloopError, HelperFailed, KernelDied, KernelError, UsageError
+from ..hidden import clipped
 from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
-from ..options import LoopOptions
+from ..options import BUILTIN, LoopOptions
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
 from .cells import CellPlan, cell_names, parse_cell
+from .once import Cell, FolderWatch, files_words, may_change, plain_count
 from .saved import SavedOutputs, chained_warning
 from .upstream import CauseFix, find_cause, plan_or_none
 
-SAVED_WORDS = "fixed (matches the output saved in the notebook, as the sandbox reports its output: unsigned)"
+# said after the status ("fixed: matches ..."), so not "fixed" again
+SAVED_WORDS = "matches the output saved in the notebook (as the sandbox reports its output: unsigned)"
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 BIG_CELL = 2 * 1024**2  # bytes of source above which a cell runs as written: not read for names, not repaired
@@ -72,7 +75,7 @@ class BatchOptions:
     cells: frozenset[int] | None = None
     kernel_name: str | None = None
     accept_unreviewed: bool = False  # run a litellm model's verified fix in the notebook's kernel unreviewed
-    plain: bool = True  # count the cells a plain Jupyter run gets through (runs the notebook again if needed)
+    plain: bool = True  # count the cells a plain Jupyter run gets through (from this run: batch/once.py)
     saved_outputs: bool = True  # a fix must reproduce the output saved in the notebook, where one was saved
 
 
@@ -80,8 +83,9 @@ class BatchOptions:
 class CellOutcome:
     """How one code cell went. `status`: "ok", "fixed" (a repair something verified), "unverified" (a
     repair that runs, nothing checked it), "looks_wrong" (it runs, but pandas says an assignment never
-    reached the frame; a repair nothing verified is proposed, not applied), "proposed" (a model's fix,
-    written to the notebook but not run in its kernel: nobody reviewed it), "example" (it raised when the
+    reached the frame; a repair nothing verified is proposed, not applied), "proposed" (a fix written to
+    the notebook but not run in its kernel: a model's nobody reviewed, or one whose run would change again
+    files the cell's run there changed), "example" (it raised when the
     notebook was saved too: the author's example, left as written), "failed", "rejected" or "skipped"
     (failed because an earlier cell was not fixed). Every cell but those after a kernel death ran."""
 
@@ -99,12 +103,13 @@ class CellOutcome:
     blamed_cell: int | None = None  # for a cell skipped after an unfixed one: that cell's number
     cause: int | None = None  # for a cell that runs as written after an earlier cell, its cause, was fixed
     caused: int | None = None  # for that earlier cell: the number of the cell whose error it caused
+    rerun: tuple[tuple[int, str], ...] = ()  # for a change put to a person: the cells that run again after it
 
     @property
     def title(self) -> str:
         lines = [line for line in self.source.splitlines() if line.strip()]
         first = next((line for line in lines if split_magic(line)[0] is None), lines[0] if lines else "")
-        return f"cell {self.number}: {first[:60]}"
+        return f"cell {self.number}: {clipped(first, 60)}"
 
 
 RAN = ("ok", "fixed", "unverified", "looks_wrong")  # statuses of cells that ran without raising
@@ -118,10 +123,12 @@ class BatchResult:
     outcomes: tuple[CellOutcome, ...]
     seconds: float
     model: str
-    plain: int | None = None  # cells a plain Jupyter run (nbclient, errors allowed) gets through; None: not measured
+    plain: int | None = None  # cells a plain Jupyter run is known to get through (batch/once.py); None: not counted
     plain_how: str = ""  # how `plain` was found
     stopped: str = ""  # the signal that stopped the run ("SIGTERM"): the cells after the last outcome did not run
     code_cells: int = 0  # the notebook's code cells (more than the outcomes when the run was stopped)
+    plain_unknown: int = 0  # cells whose outcome in a plain Jupyter run this run cannot tell (batch/once.py)
+    kernel_note: str = ""  # the kernel it ran in is not the notebook's own (kernel_of): the line that says so
 
     @property
     def cells_run(self) -> int:
@@ -200,12 +207,24 @@ def execute_notebook(nb, cwd: str, timeout: float) -> None:
             raise CellFailed(str(exc)) from None
 
 
-async def plain_count(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str,
-                      stop: Stop | None = None) -> int | None:
-    """Cells of `nb` (a copy is run) that run without error when Jupyter runs it top to bottom,
-    errors allowed (nbclient); a kernel death ends the count there. None when `stop` came first."""
-    errors = await plain_errors(nb, cwd, timeout, kernel_name, workdir, stop)
-    return None if errors is None else sum(error is None for error in errors.values())
+def kernel_of(nb, explicit: str | None = None) -> tuple[str, str]:
+    """(the kernel to run `nb` in, the one line that says it is not the notebook's own: "" when it is).
+    `--kernel` chooses; else the notebook's kernelspec when it is installed; else the default Python 3
+    kernel, as JupyterLab offers another kernel for a notebook saved with `python2` (most of 2016's)."""
+    if explicit:
+        return explicit, ""
+    wanted = nb.metadata.get("kernelspec", {}).get("name") or "python3"
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    try:
+        installed = KernelSpecManager().find_kernel_specs()
+    except Exception:  # the specs cannot be listed: ask for the notebook's own, as before
+        return wanted, ""
+    if wanted in installed or not installed:
+        return wanted, ""
+    default = "python3" if "python3" in installed else sorted(installed)[0]
+    return default, (f"the notebook's kernel `{wanted}` is not installed here: run in `{default}` instead "
+                     "(--kernel chooses)")
 
 
 async def plain_errors(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str,
@@ -222,8 +241,12 @@ def errors_of(nb) -> dict[int, str | None]:
     ran = {}
     for i, c in enumerate(nb.cells):
         if c.cell_type == "code" and c.source.strip() and c.get("execution_count"):
-            errors = [o for o in c.outputs if o.get("output_type") == "error"]
-            ran[i + 1] = f"{errors[0].get('ename', '')}: {errors[0].get('evalue', '')}" if errors else None
+            errors = [f"{o.get('ename', '')}: {o.get('evalue', '')}" for o in c.outputs
+                      if o.get("output_type") == "error"]
+            # IPython shows a UsageError (`%%fixloop` not loaded, a bad magic argument) on stderr, not as an error
+            errors += [o.get("text", "").strip() for o in c.outputs if o.get("output_type") == "stream"
+                       and o.get("name") == "stderr" and o.get("text", "").startswith("UsageError: ")]
+            ran[i + 1] = errors[0] if errors else None
     return ran
 
 
@@ -235,7 +258,7 @@ async def run_plainly(nb, cwd: str, timeout: float, kernel_name: str | None, wor
     from nbclient.exceptions import DeadKernelError
 
     nb, stop = copy.deepcopy(nb), stop or Stop()
-    name = kernel_name or nb.metadata.get("kernelspec", {}).get("name") or "python3"
+    name = kernel_of(nb, kernel_name)[0]
     sub = tempfile.mkdtemp(prefix="plain-", dir=workdir)
     client = NotebookClient(nb, config=_ipc_config(sub), timeout=timeout, kernel_name=name, allow_errors=True,
                             interrupt_on_timeout=True, resources={"metadata": {"path": cwd}})
@@ -279,7 +302,7 @@ class NotebookKernel:
     def __init__(self, nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str):
         from nbclient import NotebookClient
 
-        name = kernel_name or nb.metadata.get("kernelspec", {}).get("name") or "python3"
+        name = kernel_of(nb, kernel_name)[0]
         self.client = NotebookClient(
             nb, config=_ipc_config(workdir), timeout=timeout, kernel_name=name, allow_errors=True,
                                      interrupt_on_timeout=True,
@@ -287,6 +310,8 @@ class NotebookKernel:
             resources={"metadata": {"path": cwd}}, on_cell_executed=self._executed,
         )
         self.reply: dict | None = None
+        self.watch = FolderWatch(cwd)
+        self.wrote: tuple[str, ...] = ()  # the files of the notebook's folder the last run changed
 
     def _executed(self, cell, cell_index, execute_reply) -> None:  # nbclient's hook: all three by name
         self.reply = execute_reply
@@ -307,13 +332,15 @@ class NotebookKernel:
 
         self._kc()
         source, cell.source = cell.source, code
-        self.reply = None
+        self.reply, self.wrote = None, ()
+        self.watch.start()
         try:
             await self.client.async_execute_cell(cell, index, execution_count=self.client.code_cells_executed + 1)
         except DeadKernelError:
             raise KernelDied("the notebook's kernel died while running this cell") from None
         finally:
             cell.source = source
+            self.wrote = self.watch.stop()
         content = (self.reply or {}).get("content", {})
         error = content if content.get("status") == "error" else next(  # IPython 8's `%%time` shows one, goes on
             (o for o in cell.outputs if o.get("output_type") == "error"), None)
@@ -464,6 +491,9 @@ class BatchRun:
         self.outcomes: list[CellOutcome] = []
         self.dead = False
         self.executed = 0
+        self.touched: dict[int, set[str]] = {}  # cell number -> the files of its folder its runs here changed
+        self.first_ran: dict[int, bool] = {}  # cell number -> its original's first run here did not raise
+        self.changes: dict[int, set[str]] = {}  # cell number -> names of what ran here instead of it
         self.workdir = tempfile.mkdtemp(prefix="fixloop-batch-")
         self.snapdir = scratch_dir(f"batch-{owner_tag()}-")  # the notebook kernel writes snapshots here
         self.loop_options = options.loop.with_(cwd=self.cwd).resolved()
@@ -496,16 +526,15 @@ class BatchRun:
                         break
                     self._add(outcome)
             self.stop.relisten()  # nbclient took its handlers out, and ours with them
-            plain, plain_how = (None, "") if self.stop.why else await self._plain()
-            if self.stop.why:  # before the plain run, or during it
-                plain, plain_how = None, "not measured: the run was stopped"
+            plain, plain_how, unknown = self._plain()
         finally:
             self.progress.close()
             remove_tree(self.workdir)  # iterative: a 3,000-deep tree a cell wrote does not stop it
             remove_scratch(self.snapdir)
             self._unreached()
         return BatchResult(self.path, tuple(self.outcomes), time.perf_counter() - started,
-                           self.loop_options.model, plain, plain_how, self.stop.why, len(code_cells))
+                           self.loop_options.model, plain, plain_how, self.stop.why, len(code_cells), unknown,
+                           kernel_of(self.nb, self.options.kernel_name)[1])
 
     def _unreached(self) -> None:
         """Cells the run did not finish (stopped, or an error ended it) are put back as they were in
@@ -515,20 +544,38 @@ class BatchRun:
             if cell.cell_type == "code" and i + 1 not in done:
                 self.nb.cells[i] = copy.deepcopy(self.original.cells[i])
 
-    async def _plain(self) -> tuple[int | None, str]:
-        """How many cells plain Jupyter gets through. When no cell was changed (no fix ran, no
-        `%%fixloop` cell, the kernel did not die), batch mode ran exactly the cells plain Jupyter runs,
-        on the same state (an unfixed cell is left as Jupyter leaves it), so the count is the same;
-        otherwise the original notebook is run again, plainly."""
-        changed = any(o.status in ("fixed", "unverified") for o in self.outcomes) or self.dead or any(
-            split_magic(self.nb.cells[o.number - 1].source)[0] is not None for o in self.outcomes)
-        if not changed:
-            return sum(o.status == "ok" for o in self.outcomes), "the same cells ran: no fix was applied"
+    def _plain(self) -> tuple[int | None, str, int]:
+        """How many cells plain Jupyter gets through, and how many this run cannot tell, counted from
+        this run without running any cell again (batch/once.py says the rule): (count, how, unknown)."""
+        if self.stop.why:
+            return None, "not counted: the run was stopped", 0
         if not self.options.plain:
-            return None, "not measured (--no-plain)"
-        return await plain_count(
-            self.original, self.cwd, self.options.cell_timeout, self.options.kernel_name, self.workdir, self.stop
-        ), "measured: the original notebook run again with nbclient, errors allowed"
+            return None, "not counted (--no-plain)", 0
+        count = plain_count(self._as_ran(o) for o in self.outcomes)
+        if count.first is None:
+            return count.ran, "the same cells ran: no fix was applied", 0
+        how = (f"counted from this run, nothing run again: the cells before cell {count.first} (the first one "
+               "changed) ran as plain Jupyter runs them, a changed cell counts as its original ran, a later cell "
+               "that reads nothing a change touched counts as it ran here")
+        if count.unknown:
+            how += (f"; {count.unknown} cell{'s' if count.unknown != 1 else ''} read what a change touched (or come "
+                    "after a changed cell that wrote files), so plain Jupyter's outcome there is unknown and not "
+                    "counted")
+        return count.ran, how, count.unknown
+
+    def _as_ran(self, outcome: CellOutcome) -> Cell:
+        """One cell as this run left it, for plain Jupyter's count."""
+        number = outcome.number
+        original = plan_or_none(self.original.cells[number - 1].source)
+        code = original.code if original is not None else ""
+        unread = len(code.encode()) > BIG_CELL
+        reads, binds = cell_names(code) if code and not unread else (set(), set())
+        magic = original is not None and original.magic_line is not None
+        return Cell(number, outcome.status in RAN or outcome.error.startswith("Check failed"),
+                    frozenset(reads), frozenset(self.changes.get(number) or may_change(code, binds)),
+                    changed=number in self.changes or magic, plain_ran=magic or self.first_ran.get(number, False),
+                    wrote=bool(self.touched.get(number)), unread=unread,
+                    unreached=outcome.status == "skipped" and outcome.reason.startswith("the notebook's kernel died"))
 
     def _add(self, outcome: CellOutcome) -> None:
         """Keep the outcome; number the cells that ran 1, 2, 3... as a clean top-to-bottom run would.
@@ -557,9 +604,16 @@ class BatchRun:
             return self._failed(index, cell.source, str(exc), "", started)
         if len(plan.code.encode()) > BIG_CELL:
             return await self._run_big(kernel, index, plan, started)
+        unmade = self._not_generated(plan)
+        if unmade and not plan.code.strip():
+            return CellOutcome(number, "skipped", cell.source, seconds=time.perf_counter() - started,
+                               reason=f"{unmade}; the cell has no code below its instruction to run")
+        plan = replace(plan, instruction=None) if unmade else plan  # its code runs as written, a cell like any other
         reads, defines = cell_names(plan.code)
         try:
-            return await self._run_cell(kernel, index, plan, reads, defines, started)
+            outcome = await self._run_cell(kernel, index, plan, reads, defines, started)
+            said = f"{unmade}; the code below the instruction ran as written"
+            return replace(outcome, reason=f"{said}; {outcome.reason}".strip("; ")) if unmade else outcome
         except KernelDied as exc:
             self.dead = True
             return self._failed(index, cell.source, str(exc), "", started, defines)
@@ -569,7 +623,8 @@ class BatchRun:
         cell = self.nb.cells[index]
         number = index + 1
         self.uncopied = (await kernel.call("save", sorted(reads | defines), number)).get("why", {})
-        error = "generation requested" if plan.instruction else await kernel.run(index, cell, plan.code, plan)
+        error = "generation requested" if plan.instruction else await self._run_here(kernel, index, plan.code, plan)
+        self.first_ran[number] = error is None or error.startswith("Check failed")
         if error is None:
             smell = chained_warning(cell.outputs)
             if smell and self._repairable(number):  # it runs, but pandas says an assignment did nothing
@@ -601,6 +656,32 @@ class BatchRun:
         await kernel.call("restore")
         return await self._repair(kernel, index, plan, error, started, defines)
 
+    async def _run_here(self, kernel, index: int, code: str, plan: CellPlan | None) -> str | None:
+        """Run `code` as cell `index` in the notebook's kernel (`kernel.run`); the files of the notebook's
+        folder it changed are kept with the cell (`touched`): running it again would change them again."""
+        try:
+            return await kernel.run(index, self.nb.cells[index], code, plan)
+        finally:
+            if kernel.wrote:
+                self.touched.setdefault(index + 1, set()).update(kernel.wrote)
+
+    def _repeats(self, *numbers: int) -> str:
+        """Words when running these cells again in the notebook's kernel would change files their runs there
+        changed already (the user's code runs once: that is not done); "" when their runs changed none."""
+        touched = [(n, sorted(self.touched[n])) for n in numbers if self.touched.get(n)]
+        if not touched:
+            return ""
+        said = "; ".join(f"cell {n}: {files_words(names)}" for n, names in touched)
+        return (f"not run in the notebook's kernel: its run there already changed files of the notebook's folder "
+                f"({said}), and running the code again would change them twice")
+
+    def _not_generated(self, plan: CellPlan) -> str:
+        """The words for a `%%fixloop <instruction>` cell the built-in engine is to answer: it does not write
+        code from an instruction, so the cell's code runs as written; "" for any other cell."""
+        if not plan.instruction or (plan.model or self.loop_options.model) != BUILTIN:
+            return ""
+        return words.NOT_GENERATED
+
     def _repairable(self, number: int) -> bool:
         return self.options.cells is None or number in self.options.cells
 
@@ -613,7 +694,7 @@ class BatchRun:
         defines = set(re.findall(r"^([A-Za-z_]\w*)\s*=", plan.code, re.MULTILINE))
         try:
             await kernel.call("save", sorted(defines), number)  # the names it binds: what a cause above undoes
-            error = await kernel.run(index, cell, plan.code, plan)
+            error = await self._run_here(kernel, index, plan.code, plan)
         except KernelDied as exc:
             self.dead = True
             return self._failed(index, cell.source, str(exc), "", started, defines)
@@ -666,14 +747,23 @@ class BatchRun:
                 not looks_wrong or result.status == "fixed" or self.decide is not accept_all):
             if result.status == "unverified" and not looks_wrong:  # nothing checked it: the cause comes first
                 cause = await find_cause(self, kernel, index, plan, error)  # (the cell then runs as written)
-                if cause is not None and cause.result.claimed and self._accepts_cause(cause, error):
+                if cause is not None and cause.result.claimed and not self._cause_held(cause) and (
+                        self._accepts_cause(cause, error)):
                     return await self._apply_cause(kernel, cause, plan, error, started, defines)
-            if self._unreviewed(result):
-                return await self._propose(kernel, index, plan, error, result, started, defines)
+            repeats = self._repeats(number)
+            if repeats and looks_wrong:
+                await kernel.call("resume")
+                _record(cell, result, "pending")
+                return self._looks_wrong(number, plan, error, replace(result, reason=repeats), started, defines,
+                                         "held")
+            if repeats or self._unreviewed(result):
+                return await self._propose(kernel, index, plan, error, result, started, defines, repeats)
             return await self._apply(kernel, index, plan, error, result, started, defines, looks_wrong)
+        held = ""
         if not result.claimed and decision != "reject" and not looks_wrong:  # the cause in an earlier cell?
             cause = await find_cause(self, kernel, index, plan, error)
-            if cause is not None and self._accepts_cause(cause, error):
+            held = self._cause_held(cause) if cause is not None else ""
+            if cause is not None and not held and self._accepts_cause(cause, error):
                 return await self._apply_cause(kernel, cause, plan, error, started, defines)
         await kernel.call("resume")  # the kernel as plain Jupyter leaves it after this cell
         _record(cell, result, "rejected" if decision == "reject" else "pending")
@@ -682,6 +772,7 @@ class BatchRun:
         self._poison(defines, number)
         status = "rejected" if decision == "reject" else "failed"
         reason = "the fix was rejected" if decision == "reject" else _why_unfixed(result, snap, error, self.cwd)
+        reason = f"{reason}; {held}" if held else reason
         return CellOutcome(number, status, cell.source, None, error, _kept(reason), result,
                            time.perf_counter() - started)
 
@@ -689,17 +780,19 @@ class BatchRun:
                      decision: str) -> CellOutcome:
         """A cell that runs but that pandas says assigns nothing, its repair not applied: proposed (in the
         report and the cell's record) when the loop has one. `decision`: "reject" (a person did), "failed"
-        (it failed in the notebook's kernel: `result.reason` says how), else the loop's."""
+        (it failed in the notebook's kernel: `result.reason` says how), "held" (running it would repeat what the
+        cell's run did to files: `result.reason` says so), else the loop's."""
         source = self.nb.cells[number - 1].source
         self.saved.distrust(defines, f"cell {number} looks wrong")
-        said = f"pandas says an assignment never reaches the frame ({warning[:160]})"
-        if decision in ("reject", "failed"):
+        said = f"pandas says an assignment never reaches the frame ({clipped(warning, 160)})"
+        if decision in ("reject", "failed", "held"):
             why = "the repair was rejected" if decision == "reject" else result.reason
         elif result.claimed:
             why = f"a repair is proposed, not applied: {self._verified(result, number)[1]}"
         else:
             why = words.saved_output_differs(result.rounds) or f"no repair verified: {result.reason}"
         patched = plan.source_with(result.patched) if result.claimed and decision not in ("reject", "failed") else None
+        why = f"a repair is proposed, not applied: {why}" if decision == "held" else why
         return CellOutcome(number, "looks_wrong", source, patched, "", f"{said}; {why}", result,
                            time.perf_counter() - started)
 
@@ -712,19 +805,22 @@ class BatchRun:
             return False
         return result.model_written
 
-    async def _propose(self, kernel, index, plan, error, result: LoopResult, started, defines) -> CellOutcome:
-        """Write the model's verified fix into the notebook (the cell's `fixloop` record, pending) and
-        the report; the kernel keeps what the original cell did, as plain Jupyter would."""
+    async def _propose(self, kernel, index, plan, error, result: LoopResult, started, defines,
+                       repeats: str = "") -> CellOutcome:
+        """Write the model's verified fix (or any fix whose run would repeat what the cell's run did to
+        files: `repeats` says so) into the notebook (the cell's `fixloop` record, pending) and the report;
+        the kernel keeps what the original cell did, as plain Jupyter would."""
         cell = self.nb.cells[index]
         number = index + 1
         await kernel.call("resume")
         _record(cell, result, "pending")
         self._poison(defines, number)
         verified_by, words = self._verified(result, number)
+        why = (f"{repeats} (review it in the report or JupyterLab, and apply it there knowing that)" if repeats else
+               "not run in the notebook's kernel: model-written code nobody reviewed (review it in the "
+               "report or JupyterLab; --interactive or --accept-unreviewed to run it)")
         return CellOutcome(number, "proposed", cell.source, plan.source_with(result.patched), error,
-                           "not run in the notebook's kernel: model-written code nobody reviewed (review it in the "
-                           f"report or JupyterLab; --interactive or --accept-unreviewed to run it); {words}",
-                           result, time.perf_counter() - started, verified_by)
+                           f"{why}; {words}", result, time.perf_counter() - started, verified_by)
 
     async def _loop(self, plan: CellPlan, snap: Snapshot, source: str, number: int, error: str, took: float):
         """Run the loop; in interactive mode a hint starts it again. Returns (result, decision)."""
@@ -742,6 +838,8 @@ class BatchRun:
                                 expect=expect, hooks=self.progress.hooks(), options=options)
             if not result.claimed:
                 return result, "none"
+            if self._repeats(number):  # not run whatever is decided: nobody is asked (`_repair` says why)
+                return result, "accept"
             pending = CellOutcome(number, result.status, source, plan.source_with(result.patched), error, result=result)
             decision, text = self.decide(pending, result)
             if decision != "hint":
@@ -797,11 +895,16 @@ class BatchRun:
         cell = self.nb.cells[index]
         number = index + 1
         patched_reads, patched_defines = cell_names(result.patched)
-        await kernel.call("save", sorted(patched_reads | patched_defines | defines), number)
-        failure = await kernel.run(index, cell, result.patched, plan)
-        if failure is not None:  # undo the fix, then run the original cell as plain Jupyter would
+        outputs, count = copy.deepcopy(cell.outputs), cell.get("execution_count")  # the original's run
+        await kernel.call("save", sorted(patched_reads | patched_defines | defines), number, True)
+        effect = result.rounds[-1].receipt.effect if result.rounds else None
+        self.changes[number] = _touched(plan.code, result.first.effect if result.first else None) | _touched(
+            result.patched, effect)
+        failure = await self._run_here(kernel, index, result.patched, plan)
+        if failure is not None:  # undo the fix: the kernel and the cell as the original's run left them
             await kernel.call("restore")
-            await kernel.run(index, cell, plan.code, plan)
+            await kernel.call("resume")
+            cell.outputs, cell.execution_count = outputs, count
             _record(cell, result, "pending")
             failed = f"the fix passed in the sandbox but fails in the notebook's kernel: {failure}"
             if looks_wrong:
@@ -819,7 +922,7 @@ class BatchRun:
         self.saved.ran(number, result.patched, patched_reads, patched_defines, cell.outputs,
                        checked=verified_by == "saved output")
         if looks_wrong:
-            words = f"ran, but looked wrong (pandas: {error[:160]}); {words}"
+            words = f"ran, but looked wrong (pandas: {clipped(error, 160)}); {words}"
         return CellOutcome(number, result.status, original, cell.source, "" if looks_wrong else error, words, result,
                            time.perf_counter() - started, verified_by)
 
@@ -833,9 +936,20 @@ class BatchRun:
         or one a person accepted (--interactive), or with --accept-unreviewed."""
         if self._unreviewed(cause.result):
             return False
+        rerun = tuple((n, self.plan_of(n).code) for n in range(cause.number + 1, cause.failing + 1) if self.plan_of(n))
         outcome = CellOutcome(cause.number, cause.result.status, self.nb.cells[cause.number - 1].source,
-                              cause.plan.source_with(cause.result.patched), error, result=cause.result)
+                              cause.plan.source_with(cause.result.patched), error, result=cause.result, rerun=rerun)
         return self.decide(outcome, cause.result)[0] == "accept"
+
+    def _cause_held(self, cause: CauseFix) -> str:
+        """Words when applying a change at the cause would run cells again whose runs changed files (then it
+        is only proposed: the earlier cell's record, pending); "" when it may be applied."""
+        repeats = self._repeats(*range(cause.number, cause.failing + 1))
+        if not repeats:
+            return ""
+        _record(self.nb.cells[cause.number - 1], cause.result, "pending")
+        return (f"a change to cell {cause.number}, its cause, makes it run in a sandbox (proposed in cell "
+                f"{cause.number}'s record); {repeats}")
 
     async def _apply_cause(self, kernel, cause: CauseFix, plan: CellPlan, error: str, started, defines) -> CellOutcome:
         """Run the changed earlier cell and every cell down to the failing one again, in the notebook's
@@ -850,8 +964,9 @@ class BatchRun:
             reads, binds = cell_names(code)
             self.from_fix.update(dict.fromkeys(binds, cause.number))  # what the changed cell's result passes on
             await kernel.call("save", sorted(reads | binds), number)
+            self.changes[number] = set(may_change(code, binds)) | set(may_change(step.code, cell_names(step.code)[1]))
             count = cell.get("execution_count")
-            failure = await kernel.run(number - 1, cell, code, step)
+            failure = await self._run_here(kernel, number - 1, code, step)
             cell.execution_count = count  # numbered as in the top-to-bottom run
             if failure is not None:  # the sandbox and the kernel disagree: said, and left as Jupyter leaves it
                 self._poison(defines, cause.failing)
@@ -958,6 +1073,16 @@ def _checked_by(result: LoopResult) -> str:
         return "saved output"
     return "check" if set(checked) & {"user", "assert", "output", "stated"} else (
         "following cell" if "following" in checked else "")
+
+
+def _touched(code: str, effect) -> set[str]:
+    """The names running `code` binds or changes: what it assigns, and what its run in a sandbox (`effect`,
+    receipt/effect.py) saw change; what the code may change (once.may_change) when its effect was not recorded
+    in full."""
+    binds = cell_names(code)[1]
+    if effect is None or effect.error:
+        return set(may_change(code, binds))
+    return binds | {change.name for change in effect.changes}
 
 
 def _kept(reason: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ..hidden import visible
+from ..hidden import clipped, visible
 from ..hooks import LoopHooks, ReceiptReady, RoundStart, RunStart
 from ..receipt import text as receipt_text
 from ..render import tokens_text
@@ -66,13 +66,13 @@ class PlainProgress(QuietProgress):
     def _receipt(self, event: ReceiptReady) -> None:
         if event.round:
             receipt = event.receipt
-            said = visible(receipt_text.headline(receipt)[:100])
+            said = visible(clipped(receipt_text.headline(receipt), 100))
             self._line(f"  cell {self.number}, round {event.round}: {receipt.kind}: {said}")
 
     def done(self, outcome) -> None:
         text = f"cell {outcome.number}: {outcome.status}"
         if outcome.status != "ok" or outcome.reason:
-            text += f" ({visible((outcome.reason or outcome.error)[:120])})"
+            text += f" ({visible(clipped(outcome.reason or outcome.error, 120))})"
         self._line(text)
 
     def _line(self, text: str) -> None:
@@ -125,7 +125,7 @@ class RichProgress(QuietProgress):
             colour = {"ok": "green", "fixed": "green", "unverified": "yellow", "looks_wrong": "yellow",
                       "example": "blue"}.get(outcome.status, "red")
             self.bar.console.print(f"{self.label}cell {outcome.number}: [{colour}]{outcome.status}[/{colour}] "
-                                   f"{escape(visible((outcome.reason or outcome.error)[:120]))}", markup=True,
+                                   f"{escape(visible(clipped(outcome.reason or outcome.error, 120)))}", markup=True,
                                    highlight=False)
         self.bar.advance(self.task)
 
@@ -168,12 +168,18 @@ def make_asker(progress, stdin=None, stdout=None):
 
         console = Console(file=stdout or sys.stdout, highlight=False)
         with progress.pause():
-            console.rule(escape(visible(f"{outcome.title} failed: {outcome.error[:100]}")))
+            console.rule(escape(visible(f"{outcome.title} failed: {clipped(outcome.error, 100)}")))
             # long lines wrap: a diff cut at the terminal's width hides the change it asks about
             console.print(Syntax(_cell_diff(outcome.source, outcome.patched), "diff", theme="ansi_dark",
                                  word_wrap=True))
             console.print(visible(f"verified in a sandbox: {result.reason}; {len(result.rounds)} round(s), "
                                   f"{tokens_text(result.tokens)}, model {result.model}"), markup=False)
+            if outcome.rerun:  # a change at the cause: every cell that runs again, in full, before the question
+                console.print(visible(f"accepting runs cell {outcome.number} as changed, then these cells again, "
+                                      "in the notebook's kernel:"), markup=False)
+                for number, code in outcome.rerun:
+                    console.print(f"--- cell {number} ---", markup=False)
+                    console.print(visible(code), markup=False)
             if result.effect is not None and result.effect.lines():  # what "read what it does to your data" means
                 console.print(visible("what it does to your data:\n" + "\n".join(
                     "  " + line for line in result.effect.lines())), markup=False)

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 
+# a `%%fixloop <instruction>` cell on the built-in engine: it repairs code, it does not write any
+NOT_GENERATED = "the built-in engine does not generate code from an instruction (a model does: --model)"
+
 MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w]+)'$")
 REQUIRED = re.compile(r"^ImportError: (?:Missing optional dependency '|)([\w-]+)'? is required\b|"
                       r"^ImportError: Missing optional dependency '([\w-]+)'")

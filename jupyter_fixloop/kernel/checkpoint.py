@@ -461,13 +461,17 @@ _batch = Checkpoint()  # the cell running now
 _cells: dict[int, Checkpoint] = {}  # cell number -> its checkpoint, the last KEEP_CELLS cells
 
 
-def save(ns: dict, names: list[str], number: int | None = None, seconds: float = COPY_SECONDS,
-         cap: int = COPY_CAP) -> str:
+def save(ns: dict, names: list[str], number: int | None = None, carry: bool = False,
+         seconds: float = COPY_SECONDS, cap: int = COPY_CAP) -> str:
     """Remember what the next cell (`number`) can reach. Returns the names whose changes cannot be
-    undone, and why (`Checkpoint.save`)."""
+    undone, and why (`Checkpoint.save`). `carry`: keep what the last `hold` kept, for a `resume` after
+    this checkpoint's `restore` (a fix that fails in the kernel: back to what the original cell left,
+    without running it again)."""
     global _batch
+    held = _batch.held if carry and _batch is not None else {}
     _batch = Checkpoint(cap, seconds)
     answer = _batch.save(ns, names)
+    _batch.held = dict(held)
     if number is not None:
         _cells[number] = _batch
         for old in sorted(_cells)[:-KEEP_CELLS]:
@@ -522,6 +526,7 @@ def mirror(ns: dict, path: str, share: dict, before: int | None = None) -> str:
     a generation (an instruction) shares them all, since the loop cannot come back here for the
     ones a candidate reads; "named" describes and shares only what the user's code names. With
     `before`, from the state before that cell."""
+    secrets = namespace.secret_texts(ns, list(ns))  # never shown: what the scrub replaces; every secret so far
     if before is not None:
         ns = state_before(ns, before)
     share = dict(share)
@@ -538,4 +543,4 @@ def mirror(ns: dict, path: str, share: dict, before: int | None = None) -> str:
     snap = snapshot.write_snapshot(ns, names, path)
     held = set(snap.names) | set(snap.modules) | set(snap.skipped)
     unshared = tuple(sorted(n for n in ns if isinstance(n, str) and n not in held and n not in names))
-    return json.dumps(asdict(replace(snap, unshared=unshared, variables=variables)))
+    return json.dumps(asdict(replace(snap, unshared=unshared, variables=variables, secrets=secrets)))

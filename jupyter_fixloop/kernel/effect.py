@@ -124,15 +124,55 @@ def compare(before: dict, ns: dict, names: list[str]) -> dict:
             continue
         now = _print(value)
         if was is None:
-            changes.append(_new(name, value, now))
+            changes.append(dict(_new(name, value, now), digest=digest(value)))
         elif _differs(was, now):
-            changes.append(_changed(name, value, was, now))
+            changes.append(dict(_changed(name, value, was, now), digest=digest(value)))
         if len(changes) >= MAX_NAMES:
             break
     return {"changes": changes}
 
 
 # ---------------------------------------------------------------- prints of values
+
+
+DIGEST_REPR = 200_000  # characters of a repr read for a digest (beyond them: not digested)
+
+
+def digest(value) -> str | None:
+    """A digest of a value's content, the same in every kernel process (no `hash()`: it is salted per
+    process): for frames and series their data, index, names and dtypes; for arrays their bytes; for
+    anything else its repr. Two runs whose values have one digest hold the same values. None when it
+    cannot be taken (a frame too big to hash, a repr too long, an object whose repr raises). A numpy scalar is
+    digested as the Python number it holds (`np.int64(20)` and `20` show the same value)."""
+    if (type(value).__module__ or "").startswith("numpy") and getattr(value, "shape", None) == ():
+        try:
+            value = value.item()
+        except Exception:
+            pass
+    kind = _kind(value)
+    h = hashlib.blake2b(kind.encode(), digest_size=12)
+    try:
+        if kind in ("DataFrame", "Series"):
+            if getattr(value, "size", 0) > HASH_CELLS:
+                return None
+            pd = sys.modules.get("pandas")
+            rows = pd.util.hash_pandas_object(value, index=True).to_numpy()
+            h.update(rows.data)
+            frame = kind == "DataFrame"
+            names = list(value.columns) if frame else [value.name]
+            dtypes = list(value.dtypes) if frame else [value.dtype]
+            h.update(repr((names, [str(d) for d in dtypes], list(value.index.names), value.shape)).encode())
+        elif kind == "ndarray" and value.dtype.kind != "O" and value.size <= HASH_CELLS:
+            h.update(repr((value.shape, str(value.dtype))).encode())
+            h.update(value.tobytes())
+        else:
+            text = repr(value)
+            if len(text) > DIGEST_REPR:
+                return None
+            h.update(text.encode("utf-8", "backslashreplace"))
+    except Exception:
+        return None
+    return h.hexdigest()
 
 
 def _worth(value) -> bool:

@@ -43,6 +43,8 @@ def gather(exc: BaseException, ns: dict, frame, user_names=(), outer: BaseExcept
         facts += _attribute_facts(exc, exprs, scope)
     elif isinstance(exc, KeyError):
         facts += _key_facts(exc, exprs, scope)
+    elif isinstance(exc, FileNotFoundError):
+        facts += _file_facts(exc, stmt, scope, user_names)
     if any(
         isinstance(e, (TypeError, ValueError)) and TYPE_WORDS.search(str(e)) for e in (exc, outer) if e is not None
     ) or (isinstance(exc, AttributeError) and "accessor" in str(exc)):
@@ -187,6 +189,8 @@ def _attribute_facts(exc: AttributeError, exprs: list[ast.expr], scope: dict) ->
     attrs = [a for a in dir(obj) if not a.startswith("_")]
     close = difflib.get_close_matches(name, attrs, n=4, cutoff=0.6)
     facts = [f"attributes of {_type_name(obj)} close to {name!r}: {_list(close) or 'none'}"]
+    owner = next((ast.unparse(n.value) for n in exprs if isinstance(n, ast.Attribute) and n.attr == name), "it")
+    facts += _index_facts(obj, name, owner)
     columns = _keys_of(obj)
     if columns and hasattr(obj, "columns"):
         near = _near_matches(name, columns)
@@ -212,11 +216,56 @@ def _key_facts(exc: KeyError, exprs: list[ast.expr], scope: dict) -> list[str]:
         what = "columns" if hasattr(container, "columns") else "keys"
         facts = [f"{ast.unparse(node)} {what}: {_list(keys, 30) or '[] (empty)'}"]
         for key in missing[:3]:
+            facts += _index_facts(container, key, ast.unparse(node))
             near = _near_matches(key, keys)
             if near:
                 facts.append(f"near matches for {key!r}: {', '.join(near)}")
         return facts
     return []
+
+
+def _index_facts(container, key, name: str) -> list[str]:
+    """A label read as a column that is the frame's index (its name, or one of its rows): said, with how to read
+    it (a model that misses it reads `army['origin']` round after round)."""
+    index = getattr(container, "index", None)
+    if index is None or not hasattr(container, "columns"):
+        return []
+    levels = [n for n in getattr(index, "names", None) or [] if n is not None]
+    if _has(levels, key):
+        read = f"{name}.index" + (f".get_level_values({key!r})" if len(levels) > 1 else "")
+        return [f"{key!r} is not a column of {name} but the name of its index: read it as {read}, or make it a "
+                f"column again with {name}.reset_index()"]
+    try:
+        found = len(index) <= 1_000_000 and key in index
+    except Exception:
+        found = False
+    return [f"{key!r} is a label of {name}'s index (a row), not a column: {name}.loc[{key!r}]"] if found else []
+
+
+def _file_facts(exc: FileNotFoundError, stmt: list[ast.AST], scope: dict, user_names) -> list[str]:
+    """A file the cell reads is not here, while the data is loaded already: the names of the user's that hold it
+    (a model that reloads `pd.read_csv('euro2012.csv')` where `euro12` exists keeps failing)."""
+    path = exc.filename if isinstance(exc.filename, str) else None
+    yours = set(user_names) | {n for n, v in scope.items() if _is_frame(v) and not n.startswith("_")}
+    made = sorted({n for node in stmt if isinstance(node, ast.stmt) for n in written(node)} & yours)
+    read = f" reading {path!r} again" if path else " reading it from a file again"
+    if made:
+        return [f"`{n}` is already yours{_described(scope, n)}, made before this cell: use it as it is instead of"
+                f"{read} (that file is not here)" for n in made[:3]]
+    frames = [n for n in sorted(yours) if _is_frame(scope.get(n))]
+    if not frames:
+        return []
+    return [f"the file{f' {path!r}' if path else ''} is not here; the data is loaded already in your namespace: "
+            + ", ".join(f"`{n}`{_described(scope, n)}" for n in frames[:4]) + "; use it as it is"]
+
+
+def _described(scope: dict, name: str) -> str:
+    """` (DataFrame 16×35)` for a frame the sandbox holds, else ""."""
+    value = scope.get(name)
+    if _is_frame(value):
+        rows, cols = value.shape
+        return f" (DataFrame {rows}×{cols})"
+    return f" ({_type_name(value)})" if name in scope else ""
 
 
 def _missing_labels(exc: KeyError) -> list:

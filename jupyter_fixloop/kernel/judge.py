@@ -834,21 +834,6 @@ def sign(secret: bytes, message: bytes) -> str:
     return b"".join(parts).hex()
 
 
-def verify(public: str, message: bytes, signature: str) -> bool:
-    try:
-        raw = bytes.fromhex(signature)
-    except (ValueError, TypeError):
-        return False
-    if len(raw) != BITS * 2 * SECRET:
-        return False
-    hashes = []
-    for i, bit in enumerate(_bits(message)):
-        shown = hashlib.sha256(raw[2 * i * SECRET: (2 * i + 1) * SECRET]).digest()
-        other = raw[(2 * i + 1) * SECRET: (2 * i + 2) * SECRET]
-        hashes += [shown, other] if bit == 0 else [other, shown]
-    return hashlib.sha256(b"".join(hashes)).hexdigest() == public
-
-
 # ---------------------------------------------------------------- plumbing
 
 

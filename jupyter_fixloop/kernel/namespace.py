@@ -3,10 +3,14 @@
 The wall between the user's kernel and a sandbox is drawn by what a value is, not by what its name
 resembles (issue #37): frames, series, arrays, numbers, plain strings, containers of those,
 dataclasses, the user's own functions and classes are data, shared as soon as code reads them;
-secrets (a password-like name on a string, a string shaped like a key) and live resources
+secrets (a password-like name on a string, a string shaped like a key, a `.env` text, a container
+holding one anywhere: containers are judged whole, or withheld past _WHOLE elements) and live resources
 (connections, sockets, clients, sessions, open files, threads) are never shared unless the user
 names them, and never described. `kind_of` decides; `describe` gives the data's `Variable`s, the
-typed facts the prompt renders within its token budget (model/prompt.py).
+typed facts the prompt renders within its token budget (model/prompt.py): a value is looked at before
+it is shown (one shaped like a key is not), a column whose name says secret shows its name and dtype
+only, a function's string defaults are said by their type. What leaves the machine is scrubbed once
+more as text (model/scrub.py).
 
 Stdlib only, duck-typed (no pandas import): it also runs in batch mode's notebook kernel.
 """
@@ -29,17 +33,24 @@ SECRET, RESOURCE, HISTORY, OTHER = "secret", "resource", "history", "other"
 SHAREABLE = frozenset({DATA, FUNCTION, CLASS, MODULE})
 
 # the words of a name (`db_password`, `apiKey`, `AWS_SECRET_ACCESS_KEY`) that make a string a secret
-_SECRET_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "secret", "secrets", "token", "apikey",
-                           "credential", "credentials", "creds", "auth", "bearer", "privatekey", "cookie", "pin"})
+_SECRET_WORDS = frozenset({"password", "passwd", "pwd", "pass", "passphrase", "passcode", "secret", "secrets", "token",
+                           "apikey", "credential", "credentials", "creds", "auth", "authorization", "bearer",
+                           "privatekey", "cookie", "pin"})
 _SECRET_PAIRS = frozenset({("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"),
                            ("client", "secret"), ("session", "id"), ("auth", "token"), ("conn", "str"),
-                           ("connection", "string"), ("signing", "key"), ("master", "key")})
+                           ("connection", "string"), ("signing", "key"), ("master", "key"), ("encryption", "key"),
+                           ("license", "key"), ("service", "key")})
+# a constant's name ending in KEY (`OPENAI_KEY`, `STRIPE_KEY`) is a credential; a lower-case `sort_key` or
+# `join_key`, or a column called `key`, is data
+_CONSTANT_KEY = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEYS?$")
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 # strings shaped like keys whatever their name: vendors' prefixes, JWTs, PEM blocks, URLs with a password
 _KEY_SHAPES = re.compile(
-    r"\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}|\bAKIA[0-9A-Z]{16}\b|\bASIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}"
+    r"\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}|\bA[KS]IA[0-9A-Z]{16,}\b|\bgh[pousr]_[A-Za-z0-9]{30,}"
     r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAIza[0-9A-Za-z_-]{30,}|\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,}"
-    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----|\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@")
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----|\b[a-z][a-z0-9+.-]*://[^/\s:@]*:[^\s@]+@")
+# a `.env` file's line: `NAME=value` (`export NAME=value`)
+_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\S")
 _HIGH_ENTROPY_MIN = 24  # characters of one unbroken token judged by its entropy
 # what a live resource's type is called, or where it comes from
 _RESOURCE_NAMES = re.compile(r"(Connection|Cursor|Session|Client|Engine|Socket|Pool|Channel|Transport|Lock"
@@ -51,7 +62,7 @@ _RESOURCE_MODULES = ("socket", "ssl", "sqlite3", "subprocess", "threading", "mul
 _DATA_MODULES = ("pandas", "numpy", "pyarrow", "polars", "xarray", "scipy.sparse", "sklearn", "datetime",
                  "decimal", "fractions", "pathlib", "collections", "uuid", "ipaddress", "enum")
 _SCALARS = (type(None), bool, int, float, complex, range, slice)
-_SAMPLE = 50  # elements of a container looked at (its first ones)
+_WHOLE = 20_000  # elements judged for one value, all its containers together: past it, the value is withheld
 _DEPTH = 3
 
 
@@ -60,6 +71,8 @@ def kind_of(name: str, value, depth: int = 0) -> str:
     resource, history, other (shared only when the user names them)."""
     if is_history(name) or name.startswith("_"):
         return HISTORY
+    if depth == 0:
+        _judged_count[0] = 0
     if isinstance(value, types.ModuleType):
         return MODULE
     kind = _kind_of_value(value, depth)
@@ -74,19 +87,33 @@ def shareable(name: str, value) -> bool:
 
 def secret_name(name: str) -> bool:
     """`db_password`, `OPENAI_API_KEY`, `authToken`: a name whose words say it holds a credential."""
+    if _CONSTANT_KEY.match(name):
+        return True
     words = [w.lower() for w in _WORD.findall(name)]
     return bool(_SECRET_WORDS.intersection(words)) or any(p in _SECRET_PAIRS for p in zip(words, words[1:]))
 
 
 def key_shaped(text: str) -> bool:
     """A string shaped like a key or a credential, whatever it is called: a vendor's prefix (`sk-`,
-    `AKIA`, `ghp_`), a JWT, a PEM private key, a URL with a password, or a long unbroken token of
-    high entropy (letters and digits mixed, no spaces)."""
-    if not text or len(text) > 100_000:
-        return len(text or "") > 100_000 and bool(_KEY_SHAPES.search(text[:100_000]))
-    if _KEY_SHAPES.search(text):
+    `AKIA`, `ghp_`), a JWT, a PEM private key, a URL with a password (`/` in it or not), a `.env` file's
+    text, or a long unbroken token of high entropy (letters and digits mixed, no spaces)."""
+    if len(text or "") < 8:  # nothing shorter is shaped like a key
+        return False
+    if len(text) > 100_000:
+        return bool(_KEY_SHAPES.search(text[:100_000]))
+    if _KEY_SHAPES.search(text) or env_text(text):
         return True
     return any(_high_entropy(token) for token in text.split() if len(token) >= _HIGH_ENTROPY_MIN)
+
+
+def env_text(text: str) -> bool:
+    """A `.env` file's text: a `NAME=value` line whose name says secret, or two or more lines that are all
+    `NAME=value` (comments and blank lines aside)."""
+    if "=" not in text:
+        return False
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    names = [m.group(1) for m in map(_ENV_LINE.match, lines) if m]
+    return any(secret_name(n) for n in names) or (len(names) >= 2 and len(names) == len(lines))
 
 
 def _high_entropy(token: str) -> bool:
@@ -97,6 +124,7 @@ def _high_entropy(token: str) -> bool:
     return entropy >= 4.0
 
 
+_judged_count = [0]  # elements judged for the value `kind_of` is judging (at most _WHOLE)
 _JUDGING: set[int] = set()  # the values being judged, on the way down: one met again is judged already
 
 
@@ -130,7 +158,8 @@ def _judged(value, depth: int) -> str:
     if isinstance(value, types.FunctionType):  # what its closure and defaults hold travels with it
         cells = [(n, c.cell_contents) for n, c in zip(value.__code__.co_freevars, value.__closure__ or ())
                  if _filled(c)]
-        held = cells + [("", d) for d in value.__defaults__ or ()]
+        defaults = [*(value.__defaults__ or ()), *(value.__kwdefaults__ or {}).values()]
+        held = cells + [("", d) for d in defaults]
         kind = _kind_of_fields([v for _, v in held], [n for n, _ in held], depth)
         return FUNCTION if kind == DATA else kind
     if isinstance(value, type):
@@ -169,16 +198,21 @@ def _is_resource_type(cls: type) -> bool:
 def _kind_of_container(value, depth: int) -> str:
     if depth >= _DEPTH:
         return DATA if not value else OTHER
+    if not isinstance(value, dict) and all(isinstance(v, _SCALARS) for v in value):
+        return DATA  # numbers, bools and None: data, however many
+    _judged_count[0] += len(value)
+    if _judged_count[0] > _WHOLE:  # too large to be judged whole: withheld
+        return OTHER
     if isinstance(value, dict):
-        items = list(_first(value.items()))
+        items = list(value.items())
         return _kind_of_fields([v for _, v in items], [k for k, _ in items], depth,
                                keys=[k for k, _ in items])
-    return _kind_of_fields(list(_first(value)), (), depth)
+    return _kind_of_fields(list(value), (), depth)
 
 
 def _kind_of_fields(values: list, names, depth: int, keys=()) -> str:
-    """A container, dataclass or instance is data when all it holds (its first items) is data; a
-    secret or a resource inside makes the whole one."""
+    """A container, dataclass or instance is data when all it holds is data (every item: a secret at the
+    200th key of an environ copy is found); a secret or a resource inside makes the whole one."""
     kinds = {_kind_of_value(k, depth + 1) for k in keys}
     for name, value in zip(list(names) or [""] * len(values), values):
         kind = _kind_of_value(value, depth + 1)
@@ -189,13 +223,6 @@ def _kind_of_fields(values: list, names, depth: int, keys=()) -> str:
         if worst in kinds:
             return worst
     return DATA
-
-
-def _first(items):
-    for i, item in enumerate(items):
-        if i >= _SAMPLE:
-            return
-        yield item
 
 
 def _could_hold_secret(value) -> bool:
@@ -281,22 +308,21 @@ def _variable(name: str, value, kind: str, order: int) -> Variable:
     cls = type(value).__name__
     if _is_frame(value):
         rows, cols = value.shape
-        columns = tuple(Column(str(c), str(value[c].dtype) if _unique_column(value, c) else "?",
-                               _values(value[c]) if _unique_column(value, c) else "")
-                        for c in list(value.columns)[:60])
+        columns = tuple(_column(value, c) for c in list(value.columns)[:60])
         return Variable(name, kind, f"{cls} {rows}×{cols}, index {_index(value.index)}", columns,
                         size=_nbytes(value), order=order)
     if _is_series(value):
         head = f"Series len {len(value)}, dtype {value.dtype}, index {_index(value.index)}"
-        column = Column(str(value.name) if value.name is not None else "", str(value.dtype), _values(value))
+        column = Column(str(value.name) if value.name is not None else "", str(value.dtype),
+                        "" if _secret_column(value.name, value.dtype) else _values(value))
         return Variable(name, kind, head, (column,), size=_nbytes(value), order=order)
     shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
     if isinstance(shape, tuple) and dtype is not None and hasattr(value, "ravel"):
         dims = "×".join(str(n) for n in shape)
-        return Variable(name, kind, f"{cls} shape ({dims}), dtype {dtype}", value=_short_repr(value),
+        return Variable(name, kind, f"{cls} shape ({dims}), dtype {dtype}", value=_shown(_short_repr(value)),
                         size=_nbytes(value), order=order)
     length = f" len {len(value)}" if isinstance(value, (list, tuple, set, frozenset, dict, str)) else ""
-    return Variable(name, kind, f"{cls}{length}", value=_short_repr(value), size=_size_of(value), order=order)
+    return Variable(name, kind, f"{cls}{length}", value=_shown(_short_repr(value)), size=_size_of(value), order=order)
 
 
 def _is_frame(value) -> bool:
@@ -327,12 +353,35 @@ def _index(index) -> str:
         return kind
 
 
+def _column(frame, c) -> Column:
+    """A frame's column: its name, dtype and first values; a column whose name says secret (`password`,
+    `api_token`) and whose values could be one (not numbers, bools or dates) by name and dtype only."""
+    if not _unique_column(frame, c):
+        return Column(str(c), "?")
+    dtype = frame[c].dtype
+    return Column(str(c), str(dtype), "" if _secret_column(c, dtype) else _values(frame[c]))
+
+
+def _secret_column(name, dtype) -> bool:
+    return isinstance(name, str) and secret_name(name) and getattr(dtype, "kind", "O") not in "fbcmM"
+
+
 def _values(series) -> str:
+    """The first values, looked at before they are shown: none when one of them is shaped like a key."""
     try:
-        first = [_clip(repr(v), 24) for v in list(series.iloc[:3])]
-        return "[" + ", ".join(first) + (", ...]" if len(series) > 3 else "]")
+        first = list(series.iloc[:3])
+        shown = [_clip(repr(v), 24) for v in first]
+        if any(isinstance(v, (str, bytes)) and key_shaped(v if isinstance(v, str) else v.decode("latin-1"))
+               for v in first):
+            return ""
+        return "[" + ", ".join(shown) + (", ...]" if len(series) > 3 else "]")
     except Exception:
         return ""
+
+
+def _shown(text: str) -> str:
+    """A value's short repr, or nothing when it holds text shaped like a key."""
+    return "" if key_shaped(text) else text
 
 
 def _short_repr(value) -> str:
@@ -348,10 +397,29 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _signature(fn) -> str:
+    """`(host, port=5432, password=<str>)`: a default that is not a number, a bool or None is said by its type
+    (a string default may be a password)."""
     try:
-        return str(inspect.signature(fn))
+        signature = inspect.signature(fn)
     except (TypeError, ValueError):
         return "(...)"
+    params = [p.replace(default=_Typed(p.default))
+              if p.default is not p.empty and not isinstance(p.default, _SCALARS) else p
+              for p in signature.parameters.values()]
+    try:
+        return str(signature.replace(parameters=params))
+    except (TypeError, ValueError):
+        return "(...)"
+
+
+class _Typed:
+    """A default shown by its type alone: `<str>`."""
+
+    def __init__(self, value):
+        self.type = type(value).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self.type}>"
 
 
 def _nbytes(value) -> int:
@@ -366,3 +434,75 @@ def _size_of(value) -> int:
     if isinstance(value, (list, tuple, set, frozenset, dict, str, bytes)):
         return len(value) * 8
     return 8
+
+
+# ---------------------------------------------------------------- what is withheld from a model
+
+
+def names_only(variables: tuple[Variable, ...]) -> tuple[Variable, ...]:
+    """The variables with no value of the user's data: names, types, shapes, columns and dtypes
+    (`data_to_model="names"`)."""
+    return tuple(dataclasses.replace(v, value="", columns=tuple(dataclasses.replace(c, values="") for c in v.columns))
+                 for v in variables)
+
+
+_SECRET_TEXTS = 10_000  # texts of one value withheld by their exact text (a secret column's first values)
+
+
+def secret_texts(ns: dict, names) -> tuple[str, ...]:
+    """The texts of secrets among the values `names` share with a sandbox, each to be replaced wherever it
+    appears in what a model reads (a candidate may print them): the strings a value judged a secret holds,
+    the values of a shared frame's secret-named column, a function's secret-named string defaults."""
+    found: list[str] = []
+    for name in sorted(n for n in names if isinstance(n, str) and n in ns):
+        value = ns[name]
+        try:
+            if kind_of(name, value) == SECRET:
+                _strings(value, found, 0, isinstance(value, (str, bytes, bytearray)) or secret_name(name))
+            elif _is_frame(value) and _unique_column(value, None):
+                for c in value.columns:
+                    if _secret_column(c, value[c].dtype):
+                        _strings(list(value[c].iloc[:_SECRET_TEXTS]), found, 0)
+            elif _is_series(value) and _secret_column(value.name, value.dtype):
+                _strings(list(value.iloc[:_SECRET_TEXTS]), found, 0)
+            elif isinstance(value, types.FunctionType):
+                _strings(_secret_defaults(value), found, 0)
+        except Exception:  # a value whose attributes raise withholds nothing more
+            continue
+    return tuple(dict.fromkeys(t for t in found if len(t) >= 4))
+
+
+def _strings(value, found: list[str], depth: int, whole: bool = True) -> None:
+    """The secrets' texts in `value`: all of a string judged secret (`whole`), else only what in it is one (a
+    value under a secret-named key, one shaped like a key, a URL's password, a secret-named `.env` line's value),
+    so an environ copy withholds its tokens, not every path it holds."""
+    if len(found) >= _SECRET_TEXTS or depth > _DEPTH:
+        return
+    if isinstance(value, str):
+        if whole or key_shaped(value):
+            found.append(value)
+        found.extend(line.split("=", 1)[1].strip().strip("'\"") for line in value.splitlines()
+                     if (m := _ENV_LINE.match(line)) and secret_name(m.group(1)))
+        found.extend(m.group(1) for m in _URL_PASSWORD.finditer(value))
+    elif isinstance(value, (bytes, bytearray)):
+        _strings(bytes(value[:4096]).decode("latin-1"), found, depth, whole)
+    elif isinstance(value, dict):
+        for key, item in list(value.items())[:_SECRET_TEXTS]:
+            _strings(item, found, depth + 1, whole or (isinstance(key, str) and secret_name(key)))
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in list(value)[:_SECRET_TEXTS]:
+            _strings(item, found, depth + 1, whole)
+    elif isinstance(value, types.FunctionType):
+        _strings(_secret_defaults(value), found, depth + 1)
+        _strings([d for d in value.__defaults__ or () if isinstance(d, str)], found, depth + 1, False)
+
+
+def _secret_defaults(fn) -> list[str]:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.default for p in params if isinstance(p.default, str) and secret_name(p.name)]
+
+
+_URL_PASSWORD = re.compile(r"://[^/\s:@]*:([^\s@]+)@")

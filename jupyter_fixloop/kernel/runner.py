@@ -186,7 +186,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             tree = None
             names, before = [], {}
-            _shown[:] = [None, None]
+            _shown[:] = [None, None, None]
             twin = None  # a fork holding the state the cell saw, to trace a wrong output in (trace.py)
             try:
                 python = _transform(source)
@@ -194,7 +194,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 names, before = _effect_before(tree, ns)
                 twin = value_trace.before(python, checks, allow_await, ns)
                 result["value"] = await _exec_cell(tree, ns, allow_await)
-                result["shown"], result["full_repr"] = _shown
+                result["shown"], result["full_repr"], result["digest"] = _shown
             except BaseException as exc:
                 result["status"] = "error"
                 result["error"] = describe_error(exc, ns, tree)
@@ -234,11 +234,11 @@ async def _exec_cell(tree: ast.Module, ns: dict, allow_await: bool = False, file
         return None
     ns["_"] = value
     if filename == CELL_FILE:
-        _shown[:] = [_plain_text(value), _full_repr(value)]
+        _shown[:] = [_plain_text(value), _full_repr(value), effect.digest(value)]
     return _short_repr(value, limit=2000)
 
 
-_shown: list = [None, None]  # the text/plain Jupyter would show for the cell's value, and its _full_repr
+_shown: list = [None, None, None]  # the text/plain Jupyter would show for the cell's value, its _full_repr, its digest
 
 
 def _plain_text(value) -> str | None:

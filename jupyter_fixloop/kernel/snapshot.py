@@ -33,7 +33,7 @@ import tempfile
 import types
 from dataclasses import dataclass, field
 
-from jupyter_fixloop.kernel import mapped
+from jupyter_fixloop.kernel import ipysyntax, mapped
 from jupyter_fixloop.kernel.mapped import arrow_reduce
 
 MAGIC = b"FXL2"
@@ -69,6 +69,8 @@ class Snapshot:
     unshared: tuple[str, ...] = ()  # the user's other names (not values): a candidate reading one is told
     withheld: tuple[str, ...] = ()  # names notebook functions in it read that were left out (NameError there)
     variables: tuple = ()  # the user's data as the model is told of it (kernel/namespace.py `Variable`s)
+    # the texts of the user's secrets (kernel/namespace.py `secret_texts`), replaced wherever a model would read them
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -95,12 +97,10 @@ def free_names(source: str) -> set[str]:
     user's old `df`. Magic lines cannot be parsed; every word on them counts.
     """
     stripped, magic_words = _split_magics(source)
-    try:
-        tree = ast.parse(stripped)
-    except SyntaxError:
+    if ipysyntax.parsed(stripped) is None:
         return _words(source)
     names = set(magic_words)
-    for node in ast.walk(tree):
+    for node in ipysyntax.nodes(stripped):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
             names.add(node.id)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):

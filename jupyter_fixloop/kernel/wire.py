@@ -35,9 +35,6 @@ ENTRIES: dict[str, tuple[str, str, bool]] = {
     "checkpoint.hold": ("checkpoint", "hold", False),
     "checkpoint.resume": ("checkpoint", "resume", False),
     "checkpoint.mirror": ("checkpoint", "mirror", False),
-    "oracle.observe": ("oracle", "observe", False),
-    "oracle.changed": ("oracle", "changed", False),
-    "oracle.shown": ("oracle", "shown", False),
     "checkpoint.kept_from": ("checkpoint", "kept_from", False),
     "checkpoint.restore_before": ("checkpoint", "restore_before", False),
     "start.kernel": ("start", "kernel", False),  # a process's first line (kernel_command), not a call

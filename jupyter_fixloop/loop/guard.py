@@ -26,6 +26,7 @@ from collections import Counter
 
 from ..cell import LINE_MAGIC, MAGIC, asks_to_make
 from ..hidden import added
+from ..kernel import ipysyntax
 from ..kernel.ipysyntax import readable
 from ..receipt import saved, values as receipts
 from ..receipt.values import Receipt
@@ -63,7 +64,7 @@ class Guard:
         self.checks = tuple(checks)
         self.expect_output = expect_output
         self.tree = _cell_tree(original) or ast.Module(body=[], type_ignores=[])
-        self.asserts = [node for node in ast.walk(self.tree) if isinstance(node, ast.Assert)]
+        self.asserts = [node for node in ipysyntax.walk(self.tree) if isinstance(node, ast.Assert)]
         self.expectations = _expectations(self.checks, self.asserts)
         self.failure: Receipt | None = None  # the last receipt of a run that failed
 
@@ -166,7 +167,7 @@ class Guard:
     # ------------------------------------------------------------ the rules
 
     def _keeps_asserts(self, tree: ast.Module, candidate: str) -> str | None:
-        kept = Counter(ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Assert))
+        kept = Counter(ast.unparse(n) for n in ipysyntax.walk(tree) if isinstance(n, ast.Assert))
         for node in self.asserts:
             text = ast.unparse(node)
             if kept[text] <= 0:
@@ -200,7 +201,7 @@ class Guard:
         """A check copied into the cell: it would fail inside the cell (or run twice), and hide what to fix."""
         checks = {ast.unparse(t) for t in _check_tests(self.checks)}
         mine = {ast.unparse(n.test) for n in self.asserts}
-        for node in ast.walk(tree):
+        for node in ipysyntax.walk(tree):
             if isinstance(node, ast.Assert) and ast.unparse(node.test) in checks - mine:
                 return (f"the candidate copies the check `assert {_short(ast.unparse(node.test))}` into the cell; the "
                         "checks run on their own after the cell: reply with the cell's code only, fixed")
@@ -308,10 +309,7 @@ def _cell_tree(source: str) -> ast.Module | None:
 
 
 def _parse(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
+    return ipysyntax.parsed(source)  # shared: read, never changed
 
 
 def _written_out(value: ast.AST) -> bool:
@@ -319,25 +317,25 @@ def _written_out(value: ast.AST) -> bool:
     a comprehension, a `range(...)`, a draw of random numbers (`np.random.rand(30)`) or a constant it passes
     (`pd.date_range('2015-01-01', periods=261)`), and nothing read from a file, a URL or a database
     (`read_csv`, `load`, `open`, `fetch_*`). An empty `[]` or `pd.DataFrame()` writes nothing out."""
-    calls = [_dotted_tail(n.func) or "" for n in ast.walk(value) if isinstance(n, ast.Call)]
+    calls = [_dotted_tail(n.func) or "" for n in ipysyntax.walk(value) if isinstance(n, ast.Call)]
     if any(c.startswith(("read", "load", "open", "fetch", "from_csv", "get")) for c in calls):
         return False
-    dotted = {ast.unparse(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
+    dotted = {ast.unparse(n.func) for n in ipysyntax.walk(value) if isinstance(n, ast.Call)}
     return any(isinstance(n, (ast.List, ast.Dict, ast.Set, ast.Tuple)) and (getattr(n, "elts", None) or
                                                                          getattr(n, "keys", None))
                or isinstance(n, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp))
                or isinstance(n, ast.Constant) and n.value is not None
-               for n in ast.walk(value)) or any(d == "range" or "random" in d.split(".") for d in dotted)
+               for n in ipysyntax.walk(value)) or any(d == "range" or "random" in d.split(".") for d in dotted)
 
 
 def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in ipysyntax.walk(node) if isinstance(n, ast.Name)}
 
 
 def _bound_names(tree: ast.AST) -> set[str]:
     """Every name the code binds: assignments, defs, classes, imports, loop and with targets."""
     names = set()
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -367,12 +365,12 @@ def _assigned_roots(tree: ast.AST) -> set[str]:
 
 
 def _call_roots(tree: ast.AST) -> set[str]:
-    return {r for n in ast.walk(tree) if isinstance(n, ast.Call) for r in [_root(n.func)] if r}
+    return {r for n in ipysyntax.walk(tree) if isinstance(n, ast.Call) for r in [_root(n.func)] if r}
 
 
 def _patched_dunders(tree: ast.AST) -> set[str]:
     found = set()
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         targets = (
             node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
         )
@@ -396,7 +394,7 @@ def _patched_dunders(tree: ast.AST) -> set[str]:
 
 
 def _strings(tree: ast.AST) -> list[str]:
-    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return [n.value for n in ipysyntax.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
 # ---------------------------------------------------------------- silencing a failure
@@ -405,7 +403,7 @@ def _strings(tree: ast.AST) -> list[str]:
 def _swallowing(tree: ast.AST, failure: Receipt) -> set[str]:
     """Descriptions of try/except and `suppress` blocks around the failing line that swallow its error."""
     found = set()
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Try) and _covers(node.body, failure.line):
             for handler in node.handlers:
                 if _catches(handler, failure.ename) and _swallows(handler.body):
@@ -429,7 +427,7 @@ def _covers(body: list[ast.stmt], line: str | None) -> bool:
     want_words = _words(parsed)
     normal = ast.unparse(parsed) if parsed is not None else want  # quotes and spaces as unparse writes them
     for stmt in body:
-        for node in ast.walk(stmt):
+        for node in ipysyntax.walk(stmt):
             if isinstance(node, ast.Call) and len(ast.unparse(node)) >= 5 and ast.unparse(node) in normal:
                 return True  # the failing call itself, moved into a helper (`return int(a)`)
             if isinstance(node, ast.stmt):
@@ -444,8 +442,8 @@ def _covers(body: list[ast.stmt], line: str | None) -> bool:
 def _words(node: ast.AST | None) -> set[str]:
     if node is None:
         return set()
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
-        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+    return {n.id for n in ipysyntax.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ipysyntax.walk(node) if isinstance(n, ast.Attribute)}
 
 
 def _catches(handler: ast.ExceptHandler, ename: str | None) -> bool:
@@ -534,7 +532,7 @@ def _still_reads(tree: ast.AST, original: ast.AST, line: str) -> bool:
     owner = ast.unparse(_parse(line.strip()).body[0].value.func.value)
 
     def reads(t: ast.AST) -> int:
-        return sum(isinstance(n, ast.Expr) and owner in ast.unparse(n.value) for n in ast.walk(t))
+        return sum(isinstance(n, ast.Expr) and owner in ast.unparse(n.value) for n in ipysyntax.walk(t))
     return reads(tree) >= reads(original)
 
 
@@ -574,7 +572,7 @@ def _check_tests(checks: tuple[str, ...]) -> list[ast.expr]:
             pass
         block = _parse(check.strip())
         if block is not None:
-            tests += [n.test for n in ast.walk(block) if isinstance(n, ast.Assert)]
+            tests += [n.test for n in ipysyntax.walk(block) if isinstance(n, ast.Assert)]
     return tests
 
 
@@ -622,7 +620,7 @@ def _trivial(value) -> bool:
 def _probe_names(probe: ast.AST) -> set[str]:
     """Names a check reads: `fib` in `fib(6)`, `x` in `globals().get("x")`."""
     names = _names(probe)
-    for node in ast.walk(probe):
+    for node in ipysyntax.walk(probe):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
             if ast.unparse(node.func.value) in ("globals()", "locals()") and node.args:
                 if isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):

@@ -110,9 +110,10 @@ def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str,
         stdout=result.get("stdout", ""),
         stderr=result.get("stderr", ""),
         value=result.get("value"),
+        digest=effects.digest_of(result.get("digest")),
         warnings=warnings,
         seconds=result.get("seconds", 0.0),
-        notes=tuple(notes),
+        notes=tuple(dict.fromkeys(notes)),  # each said once
         effect=effect,
         following=later,
     )

@@ -23,14 +23,14 @@ from ..kernel import namespace as values, sharing, snapshot as snapshots
 from ..kernel.snapshot import Snapshot
 from ..model import models as model, prompt
 from ..options import LoopOptions, knob_signature
-from ..receipt.text import Budget, annotated, for_people
-from ..receipt.values import Account, Baseline, Receipt
-from ..result import MODEL, RULES, USER, LoopResult, Round, Usage, authored
+from ..receipt.text import Budget, annotated, for_people, without_data
+from ..receipt.values import Account, Baseline, Receipt, rejected
+from ..result import MODEL, RULES, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
 from ..sandbox.manager import Sandbox, SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
-from . import guard, sampling
+from . import agreement as agreeing, derived, guard, sampling
 from .verdict import (
     NOTHING,
     UNVERIFIED,
@@ -39,6 +39,7 @@ from .verdict import (
     account,
     decisive,
     doubted,
+    evidence,
     expecting,
     judge,
     runs_now,
@@ -123,6 +124,9 @@ def first_messages(source: str, *, instruction: str | None = None, namespace: di
     return run._messages(list(history), "", "")
 
 
+
+UNCHANGED = "the model returned your cell unchanged; nothing was generated"
+
 class LoopRun:
     """One loop: the original run, then rounds of model → guard → sandbox run → receipt, until
     all checks pass or a bound is reached. `run()` returns the LoopResult; each exit says why."""
@@ -134,10 +138,11 @@ class LoopRun:
         if not source.strip() and not instruction:
             raise UsageError("nothing to run: the cell is empty; write code, or an instruction for the model")
         self.source, self.checks, self.instruction = source, checks, instruction
-        # what the instruction says the code must define, checked by the judge beside the user's checks;
-        # a fact is not evidence of a right answer: a run that passes only these stays unverified
-        self.facts = tuple(f"{n!r} in globals()" for n in cell.instruction_names(instruction) if f"{n!r}" not in
-                           " ".join(checks))
+        # what the instruction says the code must define or do, checked by the judge beside the user's checks
+        # (loop/derived.py; read when the loop runs, from the user's frames): not evidence of a right answer, a
+        # run that passes only these stays unverified
+        self.read: tuple[ReadCheck, ...] = ()
+        self.facts: tuple[str, ...] = ()
         stated = cell.stated_output(instruction)  # the output the instruction states: a check of every run
         # an instruction that asks for something to see, met by code that shows nothing, is asked once more
         self.asks_to_see = cell.asks_to_see(instruction) or stated is not None
@@ -160,9 +165,14 @@ class LoopRun:
         self.hooks = hooks or LoopHooks()
         self.settings = sandbox_settings(options)
         self.model = model.get_model(options.model)
+        # with nothing of the user's to check a run, K independent answers are grouped by result (agreement.py)
+        self.agreeing = (options.agreement_samples > 1 and not checks and expect.output is None
+                         and not self.model.deterministic)
+        self.agreement: Agreement | None = None  # of the round whose code is handed over
         self.budget = Budget(options.receipt_tokens, self.model.token_counter())
         self.namespace = namespace
         self.variables: tuple[values.Variable, ...] = ()  # described when the loop runs (on_end sees a failure)
+        self.withheld: tuple[str, ...] | None = None  # the user's secrets' texts, found at the first model call
         self.loop_id = uuid.uuid4().hex[:12]
         self.rounds: list[Round] = []
         self._removed: dict[str, int] = {}  # candidate code -> statements copied from the checks, removed
@@ -179,10 +189,12 @@ class LoopRun:
             events.call(self.hooks.on_end, events.LoopEnd(refused))
             return refused
         # K samples run side by side: keep K warm (pool_size 0, no warm kernels, stays 0 for one sample)
-        size = max(self.options.pool_size, self.options.samples if self.options.samples > 1 else 0)
+        k = max(self.options.samples, self.options.agreement_samples if self.agreeing else 1)
+        size = max(self.options.pool_size, k if k > 1 else 0)
         pool = mirror = result = None
         try:  # on_end is called once, last, whatever raises (the pool's start and the mirror's set-up too)
             self.variables = _variables(self.namespace, self.options.share_policy, self._shared())
+            self._read_checks()
             pool = pool_for(self.settings, size)
             mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"),
                              self.options.snapshot_size_cap, self._shared(), self._readable())
@@ -228,6 +240,9 @@ class LoopRun:
             except asyncio.TimeoutError:
                 return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
             best = sampling.best_of(candidates)
+            self.agreement = None
+            if self.agreeing and not self._owned_evidence(best.receipt, best.reply.code):
+                best, self.agreement = agreeing.choose(candidates, best)
             best = await self._with_result_shown(best, candidates, guard_, history, pool, mirror)
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
@@ -243,10 +258,33 @@ class LoopRun:
                 note = prompt.SHOWS_NOTHING
         return self._gave_up(f"max rounds ({opts.max_rounds}) reached")
 
+    def _read_checks(self) -> None:
+        """The checks read from the instruction (derived.py), shown before any candidate runs."""
+        frames = derived.frames_of(self.namespace, self.variables)
+        self.read = derived.read_checks(self.instruction, frames, self.checks)
+        self.facts = tuple(c.expr for c in self.read)
+        self.expect = replace(self.expect, facts=self.facts)  # each run's checks say which are facts
+        if self.read:
+            events.call(self.hooks.on_checks_read, events.ChecksRead(0, self.options.max_rounds, self.read))
+
+    def _owned_evidence(self, receipt: Receipt, code: str | None) -> int:
+        """`evidence` without the checks read from the instruction: what the user owns that verified a run."""
+        return evidence(replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts)), code,
+                        self.source)
+
     def _gave_up(self, reason: str) -> LoopResult:
         """Gave up; but generated code that ran and missed only what the instruction says of what it shows, or
-        only looks wrong (a smell), with nothing better after it, is returned: that code, said as such (`_passed`)."""
-        return self._passed(*self._kept) if self._kept else self._end("gave_up", reason)
+        only looks wrong (a smell), with nothing better after it, is returned: that code, said as such (`_passed`).
+        When every round's answer was the cell itself, that is what is said first."""
+        if self._kept:
+            return self._passed(*self._kept)
+        if self.rounds and all(r.candidate is not None and self._unchanged(r.candidate) for r in self.rounds):
+            reason = f"{UNCHANGED} ({reason})"
+        return self._end("gave_up", reason)
+
+    def _unchanged(self, code: str) -> bool:
+        """Code for an instruction that is the cell's own code, as it was: nothing was generated."""
+        return bool(self.instruction and self.source.strip() and code.strip() == self.source.strip())
 
     async def _original(self, pool: SandboxPool, mirror: _Mirror) -> None:
         """Round 0: the cell as the user wrote it (its receipt is the first thing the model reads)."""
@@ -267,10 +305,14 @@ class LoopRun:
         if repeated_before:
             note = (f"Your last answer was identical to {repeated_before}, which already failed as shown above. "
                     "Write a different fix that addresses what happened.")
+        variables = self.variables
+        if self.options.data_to_model == "names":  # no value of the user's data: names, types and shapes
+            variables = values.names_only(variables)
+            history = [(code, without_data(r, self.budget)) for code, r in history]
         return prompt.build_messages(self.source, instruction=self.instruction, checks=self.checks, history=history,
                                      hint=self.options.hint or None, note=note or None,
                                      latest=self._author(history[-1][0]) if history else None,
-                                     limit=replace(self.budget, tokens=prompt.PROMPT_TOKENS), variables=self.variables,
+                                     limit=replace(self.budget, tokens=prompt.PROMPT_TOKENS), variables=variables,
                                      receipts=self.budget)
 
     def _temperatures(self, repeated_before: str) -> tuple[float | str, ...]:
@@ -280,13 +322,17 @@ class LoopRun:
         if repeated_before:
             hot = opts.resample_temperature
             temps = sampling.temperatures(hot, min(2.0, hot + sampling.RESAMPLE_SPREAD),
-                                          max(opts.samples, opts.resamples))
+                                          max(opts.samples, opts.resamples, self._k()))
         else:
             temps = sampling.temperatures(opts.temperature, max(opts.temperature, opts.resample_temperature),
-                                          opts.samples)
+                                          max(opts.samples, self._k()))
         if opts.rules and self.model.rules_beside:
             temps = (sampling.RULES, *temps)
         return temps
+
+    def _k(self) -> int:
+        """Answers a round asks for agreement (1: none)."""
+        return self.options.agreement_samples if self.agreeing else 1
 
     def _record(self, index: int, candidates: list[sampling.Candidate], best: sampling.Candidate) -> Receipt:
         """The round, kept (its call cost tokens and time whatever comes next); its receipt as the model reads it."""
@@ -297,7 +343,7 @@ class LoopRun:
             receipt = annotated(receipt, self.budget, copied_checks_removed=removed, example_removed=examples,
                                 made_up_removed=made_up)
         usage = sampling.total_usage(candidates, best)
-        several = len(candidates) > 1 or self.options.samples > 1
+        several = len(candidates) > 1 or max(self.options.samples, self._k()) > 1
         samples = tuple(c.sample() for c in sorted(candidates, key=lambda c: c.order)) if several else ()
         self.rounds.append(Round(index=index, candidate=reply.code, receipt=receipt, usage=usage, reply=reply.text,
                                  temperature=best.temperature, samples=samples, source=best.source,
@@ -313,7 +359,8 @@ class LoopRun:
             return None
         if receipt.ok:
             return self._passed(index, best, receipt)
-        if (self._misses_stated(receipt) or self._looks_wrong(receipt)) and not self._kept:
+        if (self._misses_stated(receipt) or self._looks_wrong(receipt) or self._misses_read(receipt)) \
+                and not self._kept:
             self._kept = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
         if repeated_twice and best.repeated:
             return self._gave_up( f"the model repeated {repeated_twice}, also when asked again at a higher "
@@ -330,7 +377,7 @@ class LoopRun:
         REPL shows it), run again with the name its last line assigns shown (a line of the rules, no model
         call): that run instead when it shows something. The name is said in the result (`_passed`). Not
         with the rules off."""
-        ran = best.receipt.ok or self._misses_stated(best.receipt)
+        ran = best.receipt.ok or self._misses_stated(best.receipt) or self._misses_read(best.receipt)
         if not (self.options.rules and self.instruction and ran and best.reply.code and self._silent(best.receipt)):
             return best
         shown = cell.result_shown(best.reply.code)
@@ -340,7 +387,7 @@ class LoopRun:
         if not (self.asks_to_see or self._new_name(name)):
             return best
         receipt = await self._trial(code, best.reply.text, guard_, history, pool, mirror)
-        if not (receipt.ok or self._misses_stated(receipt)) or self._silent(receipt):
+        if not (receipt.ok or self._misses_stated(receipt) or self._misses_read(receipt)) or self._silent(receipt):
             return best
         self._shown[code] = name
         if best.reply.code in self._examples:
@@ -380,15 +427,30 @@ class LoopRun:
                     and any(c.source == "smell" and not c.passed for c in receipt.checks)
                     and all(c.passed or c.source == "smell" for c in receipt.checks))
 
+    def _misses_read(self, receipt: Receipt) -> bool:
+        """Generated code that ran without error and failed nothing but a property the rules read from the
+        instruction (not a name it asks for): their reading of the words ranks candidates, it never vetoes one,
+        so the code is kept, said with what does not hold, if no later round does better."""
+        soft = {c.expr for c in self.read if not c.expr.endswith(" in globals()")}
+        return bool(receipt.kind == "check_failed" and receipt.ename is None
+                    and any(c.expr in soft and not c.passed for c in receipt.checks)
+                    and all(c.passed or c.expr in soft for c in receipt.checks))
+
+    def _read_missed(self, receipt: Receipt) -> str:
+        """The clause of a result whose code fails a check read from the instruction ("" when none fails)."""
+        missed = [c.words for c in self.read if any(o.expr == c.expr and not o.passed for o in receipt.checks)]
+        return f"; a check read from your instruction does not hold: {missed[0]}" if missed else ""
+
     def _passed(self, index: int, best: sampling.Candidate, receipt: Receipt) -> LoopResult:
         """A candidate passed: fixed when something the user owns checked it, unverified otherwise."""
         reply = best.reply
         by = f", {_repair_words(best.authors)}" if best.source == sampling.RULES else ""
-        stated = ""
+        stated = self._read_missed(receipt)
         if self.facts:  # held, as the judge signed; not evidence that the answer is right
-            receipt = replace(receipt, checks=tuple(c for c in receipt.checks if c.source != "fact"))
-            named = cell.instruction_names(self.instruction)
-            stated = f"; it defines {', '.join(f'`{n}`' for n in named)}, as the instruction asks"
+            receipt = replace(receipt, checks=tuple(c for c in receipt.checks
+                                                    if c.source != "fact" and c.expr not in self.facts))
+            named = [n for n in cell.instruction_names(self.instruction) if f"{n!r} in globals()" in self.facts]
+            stated += f"; it defines {', '.join(f'`{n}`' for n in named)}, as the instruction asks" if named else ""
         if any(c.source == "stated" and c.passed for c in receipt.checks):
             stated += "; its output shows the values the instruction states, in order"
         examples = self._examples.get(reply.code or "", ())
@@ -405,7 +467,7 @@ class LoopRun:
         if said.verified and not self._misses_stated(receipt) and not smells:
             words = verified(receipt, reply.code, self.source, self.checks)
             return self._end("fixed", f"after {index} round(s){by}: {words}{stated}", reply.code, said)
-        others = len(LoopResult("unverified", "", reply.code, self.rounds).alternatives)
+        others = len(LoopResult("unverified", "", reply.code, self.rounds, agreement=self.agreement).alternatives)
         guess = f", a guess: {reply.guess}" if reply.guess else ""
         if self._shows_nothing(receipt):
             stated += "; it shows nothing, though the instruction asks for something to see"
@@ -423,6 +485,10 @@ class LoopRun:
             words = verified(receipt, reply.code, self.source, self.checks)
             return self._end("unverified", f"not verified, though {words}{doubted(receipt)} (after {index} "
                              f"round(s){by}{guess}){stated}", reply.code, said)
+        if self.agreement is not None:  # a fact about the samples, said as one
+            also = f"; {self.agreement.text}" + (f"; the next result ({self.agreement.groups[1]} of "
+                                                  f"{self.agreement.answers}) is shown beside it: pick one"
+                                                  if others else "")
         return self._end("unverified",
                          f"{UNVERIFIED}{also} (after {index} round(s){by}{guess}){stated}{doubted(receipt)}"
                          f"{runs_now(receipt)}{still_run(receipt)}", reply.code, said)
@@ -475,6 +541,8 @@ class LoopRun:
             return passed_before.marked(receipt)
 
         def ends_round(step, reply: model.Reply, receipt: Receipt) -> bool:
+            if self.agreeing and not self._owned_evidence(receipt, reply.code):
+                return False  # every answer runs: they are grouped by result
             return decisive(step == sampling.RULES, receipt, reply.code, self.source)
 
         def failed(exc: BaseException) -> None:
@@ -487,6 +555,8 @@ class LoopRun:
         """The receipt of a candidate: not run when it has no code, repeats an earlier run, or cheats."""
         if code is None:
             return self.model.without_code(text, cut)
+        if self._unchanged(code):  # asked for code, it gave the cell back: running it generates nothing
+            return rejected(UNCHANGED)
         tried = _tried_before(code, self.rounds, self.source, self.first)
         if tried is not None:
             label, earlier = tried
@@ -634,10 +704,16 @@ class LoopRun:
 
         call = self.model.propose(messages, last, timeout=opts.model_timeout, api_base=opts.api_base or None,
                                   max_tokens=opts.reply_cap(self.source), temperature=temperature, seed=opts.seed,
-                                  stop=prompt.STOP, on_progress=writing)
+                                  stop=prompt.STOP, on_progress=writing, withhold=self._withheld())
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))
+
+    def _withheld(self) -> tuple[str, ...]:
+        """The texts of the user's secrets (`_withheld`), found once per loop, at its first model call."""
+        if self.withheld is None:
+            self.withheld = _withheld(self.namespace)
+        return self.withheld
 
     def _bound_reached(self) -> str:
         opts = self.options
@@ -660,7 +736,17 @@ class LoopRun:
                           first=self.first, reason=reason, model=self.options.model, checks=self.checks,
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
-                          notes=(describe_sandbox(self.settings),), account=said)
+                          notes=(describe_sandbox(self.settings),), account=said,
+                          agreement=self.agreement if status in ("fixed", "unverified") else None,
+                          read_checks=self._read_outcomes(patched))
+
+    def _read_outcomes(self, patched: str | None) -> tuple[ReadCheck, ...]:
+        """The checks read from the instruction, each with how the code handed over did on it."""
+        ran = [r.receipt for r in reversed(self.rounds) if patched is not None and r.candidate == patched]
+        if not ran:
+            return self.read
+        outcomes = {o.expr: o.passed for o in ran[0].checks}
+        return tuple(replace(c, passed=outcomes.get(c.expr)) for c in self.read)
 
 
 class _TimeBound(Exception):
@@ -730,6 +816,15 @@ def _variables(namespace, policy: str, shared: frozenset[str]) -> tuple[values.V
     if not isinstance(namespace, dict):
         return ()
     return values.describe(namespace, None if policy == "data" else shared)
+
+
+def _withheld(namespace) -> tuple[str, ...]:
+    """The texts of the user's secrets, replaced wherever a model would read them (model/scrub.py): every
+    secret of the namespace, shared with a sandbox or not (a cell may spell one out, a candidate print one).
+    Batch mode's namespace lives in the notebook's kernel: its snapshot brings them."""
+    if isinstance(namespace, Snapshot):
+        return tuple(namespace.secrets)
+    return values.secret_texts(namespace, list(namespace)) if isinstance(namespace, dict) else ()
 
 
 def _namespace_names(namespace) -> frozenset[str]:

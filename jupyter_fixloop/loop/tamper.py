@@ -18,6 +18,8 @@ import copy
 import math
 import operator
 
+from ..kernel import ipysyntax
+
 COMPARISON_DUNDERS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__",
                       "__contains__", "__hash__"}
 PURE_BUILTINS = {"int": int, "float": float, "str": str, "bool": bool, "abs": abs, "round": round, "len": len,
@@ -132,7 +134,7 @@ def printed_constants(tree: ast.Module) -> str:
     cell's last expression when it folds (the notebook shows its repr), one line each, in the code's order."""
     known = _Constants(_bound_once_to_constants(tree))
     out = []
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if not isinstance(node, ast.Call) or node.keywords and not _only_sep(node):
             continue
         name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
@@ -153,7 +155,7 @@ def printed_constants(tree: ast.Module) -> str:
 def _bound_once_to_constants(tree: ast.Module) -> dict[str, object]:
     """Names the code binds exactly once, to a value that folds (`x = 3 * 2`)."""
     bound: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             bound[node.id] = bound.get(node.id, 0) + 1
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
@@ -193,10 +195,10 @@ def data_independent(node: ast.AST) -> bool:
     (`[int(x) for x in ['1', '2']]`). A fallback like that invents its value."""
     if fold(node) is not NOT:
         return True
-    bound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    bound |= {a.arg for n in ast.walk(node) if isinstance(n, ast.Lambda) for a in n.args.args}
-    read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    if any(isinstance(n, ast.Attribute) for n in ast.walk(node)):
+    bound = {n.id for n in ipysyntax.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for n in ipysyntax.walk(node) if isinstance(n, ast.Lambda) for a in n.args.args}
+    read = {n.id for n in ipysyntax.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if any(isinstance(n, ast.Attribute) for n in ipysyntax.walk(node)):
         return False
     return not (read - bound - set(dir(builtins)))
 
@@ -206,7 +208,7 @@ def data_independent(node: ast.AST) -> bool:
 
 def patched_check_functions(tree: ast.Module, original: ast.Module, checks: list[ast.AST]) -> str | None:
     """`math.isclose = ...` or `setattr(math, 'isclose', ...)` when a check reads `math.isclose`."""
-    read = {ast.unparse(n) for c in checks for n in ast.walk(c) if isinstance(n, ast.Attribute)}
+    read = {ast.unparse(n) for c in checks for n in ipysyntax.walk(c) if isinstance(n, ast.Attribute)}
     patched = (_assigned_attributes(tree) - _assigned_attributes(original)) & read
     if patched:
         name = min(patched)
@@ -220,7 +222,7 @@ def redefined_helpers(tree: ast.Module, original: ast.Module, checks: list[ast.A
     """A function a check calls that the cell did not define, a helper of the user's namespace
     (`namespace`: its names; None when not known), defined or assigned anew by the candidate."""
     called = {
-        n.func.id for c in checks for n in ast.walk(c) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        n.func.id for c in checks for n in ipysyntax.walk(c) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
     }
     called -= set(dir(builtins))
     if namespace is not None:
@@ -254,7 +256,7 @@ def special_cases(
             expr = ast.parse(check, mode="eval").body
         except SyntaxError:
             continue
-        for call in (n for n in ast.walk(expr) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+        for call in (n for n in ipysyntax.walk(expr) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
             for position, arg in enumerate(call.args):
                 value = fold(arg)
                 if value is not NOT and not _trivial_input(value):
@@ -279,14 +281,14 @@ def _trivial_input(value) -> bool:
 def _input_tests(tree: ast.AST) -> list[tuple[str, int, object, str]]:
     """(function, parameter position, value, test) for each `if param == value` inside a function."""
     found = []
-    for fn in ast.walk(tree):
+    for fn in ipysyntax.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-        for node in ast.walk(fn):
+        for node in ipysyntax.walk(fn):
             if not isinstance(node, (ast.If, ast.IfExp, ast.While)):
                 continue
-            for test in ast.walk(node.test):
+            for test in ipysyntax.walk(node.test):
                 if not (
                     isinstance(test, ast.Compare)
                     and len(test.ops) == 1
@@ -319,7 +321,7 @@ def touches_fixloop(tree: ast.Module, original: ast.Module) -> str | None:
 
 def assignment_targets(tree: ast.AST):
     """Every node inside the target of an assignment (`=`, `+=`, annotated) in `tree`."""
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Assign):
             targets = node.targets
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
@@ -327,13 +329,13 @@ def assignment_targets(tree: ast.AST):
         else:
             continue
         for target in targets:
-            yield from ast.walk(target)
+            yield from ipysyntax.walk(target)
 
 
 def _assigned_attributes(tree: ast.AST) -> set[str]:
     found = {ast.unparse(part) for part in assignment_targets(tree)
              if isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Store)}
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
@@ -348,7 +350,7 @@ def _assigned_attributes(tree: ast.AST) -> set[str]:
 
 def _defined(tree: ast.AST) -> set[str]:
     names = set()
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -357,13 +359,13 @@ def _defined(tree: ast.AST) -> set[str]:
 
 
 def _imported(tree: ast.AST) -> set[str]:
-    return {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-            for a in n.names}
+    return {(a.asname or a.name).split(".")[0] for n in ipysyntax.walk(tree)
+            if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
 
 
 def _constant_dunders(tree: ast.AST) -> set[tuple[str, str, str]]:
     found = set()
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.ClassDef):
             for item in node.body:
                 for dunder, values in _dunder_returns(item):
@@ -384,7 +386,8 @@ def _constant_dunders(tree: ast.AST) -> set[tuple[str, str, str]]:
 def _dunder_returns(item: ast.stmt) -> list[tuple[str, list]]:
     """(dunder, the values its returns fold to) for a method or a `__eq__ = lambda ...` in a class body."""
     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        returns = [fold(n.value) if n.value is not None else None for n in ast.walk(item) if isinstance(n, ast.Return)]
+        returns = [fold(n.value) if n.value is not None else None for n in ipysyntax.walk(item)
+                   if isinstance(n, ast.Return)]
         return [(item.name, returns)]
     if isinstance(item, ast.Assign) and isinstance(item.value, ast.Lambda):
         return [(t.id, [fold(item.value.body)]) for t in item.targets if isinstance(t, ast.Name)]
@@ -393,7 +396,7 @@ def _dunder_returns(item: ast.stmt) -> list[tuple[str, list]]:
 
 def _reaches(tree: ast.AST) -> set[str]:
     found = set()
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Attribute):
             dotted = ast.unparse(node)
             if dotted in REACH_IN:

@@ -10,6 +10,7 @@ takes seconds), never for the built-in engine.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -24,6 +25,7 @@ from ..options import BUILTIN
 from ..receipt.values import Receipt, no_code, no_repair
 from ..result import MODEL, RULES, Usage
 from .prompt import cut_code, extract_code
+from .scrub import scrub
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,8 @@ class Model(Protocol):
     async def propose(self, messages: list[dict], last: LastRun | None = None, *, timeout: float,
                       max_tokens: int | None = None, api_base: str | None = None, api_key: str | None = None,
                       num_retries: int = 2, temperature: float | None = None, seed: int | None = None,
-                      stop: tuple[str, ...] = (), on_progress: Progress | None = None) -> Reply: ...
+                      stop: tuple[str, ...] = (), on_progress: Progress | None = None,
+                      withhold: tuple[str, ...] = ()) -> Reply: ...
 
     def token_counter(self) -> Callable[[str], int]: ...
 
@@ -85,7 +88,7 @@ class BuiltinModel:
 
     async def propose(self, messages: list[dict], last: LastRun | None = None, **_call) -> Reply:
         """With `last` (the code that last ran and its typed receipt, as the loop holds them) it repairs
-        that code, never code read out of the prompt; without it, it reads the prompt (the bench's cases)."""
+        that code, never code read out of the prompt; without it, it has nothing to repair and says so."""
         return _builtin(messages, last)
 
     def token_counter(self) -> Callable[[str], int]:
@@ -181,7 +184,8 @@ def _import_litellm():
 
 async def propose(messages: list[dict], model: str, *, run: LastRun | None = None, **call) -> Reply:
     """One call of the model named `model` (see `get_model`): `run` is its `last`; `call` the keywords of
-    `Model.propose` (timeout, max_tokens, api_base, api_key, num_retries, temperature, seed, stop, on_progress)."""
+    `Model.propose` (timeout, max_tokens, api_base, api_key, num_retries, temperature, seed, stop, on_progress,
+    withhold)."""
     return await get_model(model).propose(messages, run, **call)
 
 
@@ -198,8 +202,10 @@ async def _litellm_call(
     seed: int | None = None,
     stop: tuple[str, ...] = (),
     on_progress: Progress | None = None,
+    withhold: tuple[str, ...] = (),
 ) -> Reply:
-    """One litellm call. Transport and provider errors become a one-line `ModelError`.
+    """One litellm call, its messages scrubbed first (model/scrub.py: secrets, and the texts in `withhold`, become
+    placeholders the reply gets back). Transport and provider errors become a one-line `ModelError`.
 
     `temperature`: None leaves the provider's default; a model that takes no temperature (some
     reasoning models) gets none (litellm's drop_params); so does `seed` (None or -1: none sent). `stop`: where the
@@ -207,21 +213,13 @@ async def _litellm_call(
     `on_progress(tokens, tokens_per_second)`: the reply is streamed, and this is called as it is
     written (a few times a second at most)."""
     lib = litellm()
+    scrubbed = scrub(messages, withhold)
     # retries are litellm's (retry_policy), never also the provider SDK's (max_retries=0)
-    kwargs = dict(model=model, messages=messages, timeout=timeout, num_retries=num_retries,
+    kwargs = dict(model=model, messages=scrubbed.messages, timeout=timeout, num_retries=num_retries,
                   retry_policy=retry_policy(num_retries), max_retries=0, drop_params=True)
-    if temperature is not None:
-        kwargs["temperature"] = temperature
-    if seed is not None and seed >= 0:
-        kwargs["seed"] = seed
-    if stop:
-        kwargs["stop"] = list(stop)
-    if max_tokens:
-        kwargs["max_tokens"] = max_tokens
-    if api_base:
-        kwargs["api_base"] = api_base
-    if api_key:
-        kwargs["api_key"] = api_key
+    given = dict(temperature=temperature, seed=seed if seed is not None and seed >= 0 else None,
+                 stop=list(stop) or None, max_tokens=max_tokens or None, api_base=api_base, api_key=api_key)
+    kwargs.update({k: v for k, v in given.items() if v is not None and v != ""})
     started = time.perf_counter()
     try:
         if on_progress is None:
@@ -231,7 +229,7 @@ async def _litellm_call(
     except Exception as exc:
         raise ModelError(describe_model_error(exc, model)) from exc
     seconds = time.perf_counter() - started
-    text = (response.choices[0].message.content or "") if response.choices else ""
+    text = scrubbed.restore((response.choices[0].message.content or "") if response.choices else "")
     length = bool(response.choices) and response.choices[0].finish_reason == "length"
     usage = getattr(response, "usage", None)
     prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
@@ -271,13 +269,10 @@ async def _streamed(lib, kwargs: dict, on_progress: Callable[[int, float], None]
 
 def _builtin(messages: list[dict], last: LastRun | None = None) -> Reply:
     """The offline engine's answer (see `BuiltinModel.propose`)."""
-    from .builtin.engine import GUESS_WORDS, answer, answer_run
+    from .builtin.engine import GUESS_WORDS, answer_run
 
     started = time.perf_counter()
-    if last is not None:
-        text = answer_run(last.code, last.receipt, last.modules)
-    else:
-        text = answer("\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user"))
+    text = answer_run(last.code, last.receipt, last.modules) if last is not None else answer_run(None, None)
     usage = Usage(0, 0, 0.0, time.perf_counter() - started)
     guess = text[len(GUESS_WORDS):].splitlines()[0] if text.startswith(GUESS_WORDS) else ""
     return Reply(text=text, code=extract_code(text), usage=usage, guess=guess)
@@ -335,17 +330,61 @@ def _check_litellm_model(model: str, api_base: str | None = None) -> None:
     check_server(api_base, model)
     if "/" not in model and not model.strip():
         raise UsageError(f"no model given; examples: {EXAMPLES}")
+    if known_to_litellm(model) is False:  # refused from litellm's own tables, without importing it (seconds)
+        raise _unknown(model)
     lib = litellm()
     try:
         lib.get_llm_provider(model)
     except Exception:
-        raise UsageError(
-            f"unknown model or provider {model!r}: model names are provider/model, e.g. {EXAMPLES}"
-        ) from None
+        raise _unknown(model) from None
     if missing := missing_key(model):
         local = f" (for a local server any value does: {missing[0]}=x)" if api_base else ""
         raise UsageError(f"model {model} needs {' or '.join(missing)} in the environment{local}; set it, "
                          "or use --model fixloop/builtin (no key, no network)")
+
+
+def _unknown(model: str) -> UsageError:
+    return UsageError(f"unknown model or provider {model!r}: model names are provider/model, e.g. {EXAMPLES}")
+
+
+def known_to_litellm(model: str) -> bool | None:
+    """Whether litellm knows `model`'s provider, read from the tables litellm ships (its providers, the
+    OpenAI-compatible ones, its model list) without importing litellm, which takes seconds: True (the
+    prefix is a provider, or a bare name is in its model list), False (neither), None (the tables are not
+    there to read: ask litellm itself)."""
+    known = _litellm_names()
+    if known is None:
+        return None
+    providers, models = known
+    prefix = model.split("/", 1)[0] if "/" in model else ""
+    return prefix in providers or model in models or (not prefix and model.split(":", 1)[0] in models)
+
+
+@functools.cache
+def _litellm_names() -> tuple[frozenset[str], frozenset[str]] | None:
+    """(provider prefixes, model names) from litellm's own data files; None when they cannot be read."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.origin:
+        return None
+    root = os.path.dirname(spec.origin)
+    try:
+        with open(os.path.join(root, "types", "utils.py"), encoding="utf-8") as f:
+            enum = f.read().split("class LlmProviders(", 1)[1].split("\nclass ", 1)[0]
+        providers = set(re.findall(r'^\s+\w+ = "([^"]+)"', enum, re.MULTILINE))
+        with open(os.path.join(root, "provider_endpoints_support_backup.json"), encoding="utf-8") as f:
+            providers |= set(json.load(f)["providers"])
+        with open(os.path.join(root, "llms", "openai_like", "providers.json"), encoding="utf-8") as f:
+            providers |= set(json.load(f))
+        with open(os.path.join(root, "model_prices_and_context_window_backup.json"), encoding="utf-8") as f:
+            prices = json.load(f)
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+    providers |= {v["litellm_provider"] for v in prices.values() if isinstance(v, dict) and "litellm_provider" in v}
+    if len(providers) < 20:  # not the tables this reading expects: ask litellm itself
+        return None
+    return frozenset(p.split("/", 1)[0] for p in providers), frozenset(prices)
 
 
 def missing_key(model: str) -> list[str]:
@@ -424,8 +463,7 @@ def describe_model_error(exc: Exception, model: str) -> str:
     text = re.sub(r"^(litellm\.)?\w+:\s*", "", text)
     text = re.sub(r"^\w+Error:\s*", "", text)
     text = re.sub(r"\s*LiteLLM Retried: \d+ times?.*$", "", text)
-    if len(text) > 200:
-        text = text[:197] + "..."
+    # its first line whole (a line cut mid-word said less than it seemed to)
     hints = {
         401: "check the API key for this provider",
         403: "the key is not allowed to use this model",

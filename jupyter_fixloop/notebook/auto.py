@@ -30,6 +30,7 @@ from ..kernel import Checkpoint, Fingerprint, cell_names, written_names
 from ..loop import Warned, looks_wrong
 from ..model import check_model
 from ..options import AUTO_MODES, BUILTIN
+from ..sandbox import confine
 from . import cause as causes, comm as frontends
 from .view import LoopView, PlainCell, keep_result
 
@@ -353,8 +354,9 @@ class AutoFix:
         try:
             result = fix(failure.source, namespace=failure.namespace(ns), notes=failure.notes(ns),
                          expect=expecting(following=following), hooks=view.hooks(), options=options)
-            self.cause = None if result.claimed or result.status in ("passed", "error") or looks else self._cause(
-                failure, options, following)
+            look = not (result.claimed or result.status in ("passed", "error") or looks)
+            unconfined = look and not options.gateway_url and confine.resolve(options.confinement) == "none"
+            self.cause = self._cause(failure, options, following) if look and not unconfined else None
         except BaseException as exc:
             view.stopped(str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__}: {exc}")
             raise
@@ -368,10 +370,10 @@ class AutoFix:
             view.finish_brief(result, brief)
         else:
             view.finish(result, retry=self._retrier(failure, following))
-        if self.cause is not None:
+        if self.cause is not None or unconfined:
             from IPython.display import display
 
-            display(self.cause.bundle(), raw=True)
+            display(self.cause.bundle() if self.cause is not None else {"text/plain": causes.UNCONFINED}, raw=True)
         return result
 
     def _cause(self, failure: Failure, options, following: tuple[str, ...]) -> causes.Proposal | None:

@@ -10,7 +10,9 @@ the notebook's following cells. It is judged on the state before that earlier ce
 cell since kept the state it started from (auto mode keeps it for the last KEEP_CELLS cells); else it
 runs on the state the failing cell started from, and the words say it was not judged on the state
 before. The built-in rules look (no tokens, whatever model the failing cell's loop used). Nothing runs
-in the kernel: the proposal is words and the diff of the cell it changes.
+in the kernel: the proposal is words and the diff of the cell it changes. Nothing runs on the user's files
+either: the search is not made without a sandbox (`confinement = "none"`, no gateway), where the cells it
+runs again would write them for real (UNCONFINED says so instead).
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ from ..kernel import Checkpoint, cell_names, suspects
 from ..render import visible
 from ..result import LoopResult
 
+# the cause search runs the session's cells again (the changed one, those after it, the failing one): in a
+# sandbox whose working directory is a scratch copy, or on a gateway; never unconfined, where they would run
+# for real, on the user's files
+UNCONFINED = ("fixloop: an earlier cell may have caused this; it was not looked for, because that runs cells of the "
+              "session again, and without a sandbox (FixLoop.confinement = \"none\") they would run for real, on your "
+              "files. Nothing ran again.")
 KEEP_CELLS = 4  # cells whose starting state is kept after they ran (the cause of a later failure)
 KEEP_TOTAL = 1024**3  # bytes of copies auto mode keeps across cells (those cells and the failed ones): the oldest go
 LOOK_BACK = 12  # earlier cells of the session read for a cause
@@ -58,8 +66,9 @@ class Proposal:
                  f"sandbox ran it on the state {failing} started from, then {after}")
         return (f"fixloop: the cause is in cell [{self.count}]. No repair of {failing} itself was found; this "
                 f"change to cell [{self.count}], by the built-in rules, makes {after} run ({state}): "
-                f"{render.status_words(self.result.status, self.result.reason)}. Nothing ran here: to apply it, "
-                f"change cell [{self.count}] as shown and run it and the cells below it.")
+                f"{render.status_words(self.result.status, self.result.reason)}. Nothing ran here or on your files "
+                f"(only in the sandbox): to apply it, change cell [{self.count}] as shown and run it and the cells "
+                "below it.")
 
     def bundle(self) -> dict:
         words = self.words()

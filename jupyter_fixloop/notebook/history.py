@@ -173,8 +173,11 @@ class FixLoopHistory(Configurable):
         for e in reversed(self.entries()):
             if e["loop_id"].startswith(loop_id):
                 decision = f", decision {_decision(e)}" if _decision(e) else ""
-                out = [f"loop {e['loop_id']} ({e.get('created')}, cell {e.get('cell_id')}, model {e.get('model')}): "
+                cell = f", cell {e['cell_id']}" if e.get("cell_id") else ""  # a terminal has no cell ids
+                out = [f"loop {e['loop_id']} ({e.get('created')}{cell}, model {e.get('model')}): "
                        f"{e.get('status')}{decision}", "", "original cell:", e.get("original", "")]
+                if e.get("status") == "stopped" and e.get("reason"):
+                    out[0] += f": {e['reason']}"
                 if e.get("patched"):
                     out += ["", "proposed code:", e["patched"]]
                 if (e.get("effect") or {}).get("text"):
@@ -203,7 +206,7 @@ def fold(records: list[dict]) -> list[dict]:
             by_key[rec.get("run", "")] = {"loop_id": rec.get("run", ""), "status": "unfinished", "decision": "pending",
                                           "created": rec.get("created", rec.get("ts")), "cell_id": rec.get("cell_id"),
                                           "model": rec.get("model", ""), "original": rec.get("original", ""),
-                                          "rounds": [], "max_rounds": 0, "patched": None}
+                                          "rounds": [], "max_rounds": 0, "patched": None, "order": len(by_key)}
         elif event == "loop":
             entry = by_key.pop(rec.get("run", ""), {})
             entry.update({k: v for k, v in rec.items() if k not in ("event", "ts", "run", "cell_source", "original")})
@@ -211,7 +214,12 @@ def fold(records: list[dict]) -> list[dict]:
             by_key[rec["loop_id"]] = entry
         elif event == "decision" and rec.get("loop_id") in by_key:
             by_key[rec["loop_id"]]["decision"] = rec.get("decision", "pending")
-    return list(by_key.values())
+        elif event == "refused":  # the request was refused (a bad --expect): no loop ran
+            by_key.pop(rec.get("run", ""), None)
+        elif event == "stopped" and rec.get("run", "") in by_key:  # raised or interrupted before a result
+            by_key[rec["run"]].update(status="stopped", decision="", reason=rec.get("error", ""))
+    # by when each loop started (a loop that finished first is not listed first)
+    return sorted(by_key.values(), key=lambda e: (e.get("created") or "", e.get("order", 0)))
 
 
 def last_code(entry: dict) -> str | None:

@@ -94,8 +94,11 @@ class FixLoopMagics(Magics):
         try:
             result = self._run(source, args, instruction, options, following, hooks=view.hooks())
         except FixloopError as exc:
-            view.stopped(str(exc))
+            view.stopped(str(exc), refused=isinstance(exc, UsageError))
             raise IPythonUsageError(str(exc)) from None
+        except KeyboardInterrupt:  # Ctrl-C, the stop button: one line, not a traceback through the loop's insides
+            view.stopped("KeyboardInterrupt")
+            raise stopped() from None
         except BaseException as exc:
             view.stopped(f"{type(exc).__name__}: {exc}")
             raise
@@ -231,9 +234,31 @@ def expected_output(value: str | None) -> str | None:
     return value.replace("\\n", "\n")
 
 
+STOPPED = "fixloop: stopped (interrupted); the cell was not changed and nothing ran in this kernel"
+
+
+def stopped() -> KeyboardInterrupt:
+    """The interrupt a stopped loop raises: still a KeyboardInterrupt (a notebook stops there, `ename` says
+    so), shown by IPython as its one line (`_render_traceback_`, IPython's hook for an exception's own text)."""
+    exc = KeyboardInterrupt(STOPPED)
+    exc._render_traceback_ = lambda: [STOPPED]
+    return exc
+
+
+def with_a_body(lines: list[str]) -> list[str]:
+    """A `%%fixloop <instruction>` cell with nothing below it, given an empty line as its body: IPython
+    refuses a cell magic whose body is empty ("the cell body is empty"), and the instruction is the
+    whole request. (An input transformer, run before IPython reads the magic.)"""
+    if lines and split_magic(lines[0].rstrip("\n"))[0] is not None and not "".join(lines[1:]).strip():
+        return [lines[0].rstrip("\n") + "\n", "\n"]
+    return lines
+
+
 def load_ipython_extension(ipython) -> None:
     magics = FixLoopMagics(ipython)
     ipython.register_magics(magics)
+    if with_a_body not in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.append(with_a_body)
     sweep()  # sandbox and snapshot dirs of kernels that died mid-loop
     connect(ipython, magics.config_obj)  # hello to the frontend: can it replace cells in place? (and which model)
     configured = magics.config_obj.options().resolved()
@@ -251,6 +276,8 @@ def unload_ipython_extension(ipython) -> None:
         owner.auto.close()  # IPython's error handler back, no checkpoints
     magics["cell"].pop("fixloop", None)
     magics["line"].pop("fixloop", None)
+    if with_a_body in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.remove(with_a_body)
 
 
 __all__ = ["FixLoopMagics", "UsageError", "load_ipython_extension", "split_instruction"]

@@ -136,9 +136,10 @@ class LoopView:
         """The loop's hooks: each refreshes the live header (called from the loop's thread)."""
         return self.progress.hooks(then=self.ticker.refresh if self.ticker is not None else None)
 
-    def stopped(self, message: str) -> None:
-        """The loop raised before it had a result: say so in place of the live header."""
-        self.history.record("stopped", run=self.entry.run, error=message)
+    def stopped(self, message: str, refused: bool = False) -> None:
+        """The loop raised before it had a result: say so in place of the live header. `refused`: the
+        request itself was (a bad --expect): no loop ran, and the history does not list one."""
+        self.history.record("refused" if refused else "stopped", run=self.entry.run, error=message)
         if self.ticker is not None:
             self.ticker.stop(lambda: self.handle.update({
                 "text/plain": visible(f"fixloop: stopped: {message}"),
@@ -241,13 +242,14 @@ class LoopView:
         retry = not (self.busy or self.retry_loop is None or decision == "accepted" or self.result.status == "passed")
         self.widget.show_buttons(accept=fixable and decision != "accepted",
                                  reject=fixable and decision not in ("accepted", "rejected"),
-                                 undo=not self.busy and decision == "accepted", retry=retry)
+                                 undo=not self.busy and decision == "accepted", retry=retry,
+                                 pick=fixable and decision == "pending" and self.result.picked_rival() is not None)
 
     # ------------------------------------------------------------------ deciding
 
     def decide(self, word: str, via: str = "button") -> None:
         """Accept, reject or undo; the same path for a button and for the sidebar's `decide`."""
-        action = {"accept": self.accept, "reject": self.reject, "undo": self.undo}[word]
+        action = {"accept": self.accept, "reject": self.reject, "undo": self.undo, "pick": self.pick}[word]
         before = self.entry.decision
         action(via)
         self._sync_buttons()
@@ -257,6 +259,16 @@ class LoopView:
             known = before if before in ("accepted", "rejected", "undone") else "pending" if held else "unknown"
             self.frontend.send({"action": "decision", "loop_id": self.entry.loop_id, "decision": known,
                                 "error": held or (None if known != "unknown" else f"cannot {word} this loop")})
+
+    def pick(self, via: str = "button") -> None:
+        """Independent answers differed: the next result is handed over instead (still unverified; nothing is
+        decided yet), recorded and announced as the loop's result, and shown."""
+        picked = self.result.picked_rival() if self.entry.decision == "pending" and not self.busy else None
+        if picked is None:
+            return
+        self.entry.result = picked
+        self._publish()
+        self._show_result()
 
     def supersede(self) -> None:
         """The same cell ran again: close this loop as rejected, so no decision is left pending

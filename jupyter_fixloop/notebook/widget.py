@@ -1,8 +1,9 @@
-"""The diff widget: shows one loop's result and the Accept / Reject / Retry / Undo buttons.
+"""The diff widget: shows one loop's result and the Accept / Reject / Retry / Undo buttons (and Pick the
+other result, where independent answers differed).
 
 A view and nothing more: it renders what the cell's LoopView tells it (the result, the state line,
 the code to copy, the mode, which buttons are enabled, the header of a running Retry) and calls back
-on a click (`on_decide("accept" | "reject" | "undo")`, `on_retry(hint)`). What a decision does (the
+on a click (`on_decide("accept" | "reject" | "undo" | "pick")`, `on_retry(hint)`). What a decision does (the
 history, the frontend, running code in the kernel) is the view's business (view.py). This is the only
 module that imports ipywidgets.
 """
@@ -23,8 +24,9 @@ TOOLTIPS = {
     "reject": "Keep your cell as it is; the decision is recorded in %fixloop history",
     "retry": "Run the loop again; the hint, if any, is added to the model's prompt",
     "undo": "Put back your original cell, exactly as you typed it",
+    "pick": "Independent answers differed: take the next result (shown below) instead of the one handed over",
 }
-BUTTONS = ("accept", "reject", "retry", "undo")
+BUTTONS = ("accept", "reject", "retry", "undo", "pick")
 
 
 def _button(label: str, name: str, icon: str, style: str = "") -> widgets.Button:
@@ -58,9 +60,10 @@ class DiffWidget(widgets.VBox):
         self.buttons = {"accept": _button("Accept", "accept", "check", "success"),
                         "reject": _button("Reject", "reject", "times"),
                         "retry": _button("Retry", "retry", "refresh"),
-                        "undo": _button("Undo", "undo", "undo", "warning")}
+                        "undo": _button("Undo", "undo", "undo", "warning"),
+                        "pick": _button("Pick the other result", "pick", "exchange")}
         self.output = widgets.Output()
-        for word in ("accept", "reject", "undo"):
+        for word in ("accept", "reject", "undo", "pick"):
             self.buttons[word].on_click(lambda _, word=word: on_decide(word))
         if on_retry is not None:
             self.buttons["retry"].on_click(lambda _: on_retry(self.hint.value))
@@ -104,6 +107,7 @@ class DiffWidget(widgets.VBox):
         """Which of accept, reject, retry and undo may be clicked; the hint goes with retry."""
         for name, button in self.buttons.items():
             button.disabled = not enabled.get(name, False)
+        self.buttons["pick"].layout.display = None if enabled.get("pick") else "none"  # only where answers differ
         self.hint.disabled = self.buttons["retry"].disabled
 
     @contextlib.contextmanager

@@ -68,6 +68,7 @@ class Change:
     more_columns: int = 0
     dropped: tuple[str, ...] = ()
     head: tuple[str, ...] = ()  # a new or merged frame's first rows, as printed
+    digest: str = ""  # its value's content digest (kernel/effect.py's `digest`; "" when none could be taken)
 
     def text(self) -> str:
         if self.status == "deleted":
@@ -170,4 +171,11 @@ def _change(c: dict) -> Change:
                   kind_after=_text(c.get("kind_after", ""), 40), rows=rows, columns=columns,
                   more_columns=_int(c.get("more_columns")),
                   dropped=tuple(_text(d, 80) for d in list(c.get("dropped") or [])[:8]),
-                  head=tuple(_text(r, 120) for r in list(c.get("head") or [])[:6]))
+                  head=tuple(_text(r, 120) for r in list(c.get("head") or [])[:6]), digest=digest_of(c.get("digest")))
+
+
+def digest_of(value) -> str:
+    """A content digest the sandbox sent (kernel/effect.py's `digest`), read with care: hex of a sane length,
+    else "" (none)."""
+    ok = isinstance(value, str) and 0 < len(value) <= 64 and all(ch in "0123456789abcdef" for ch in value)
+    return value if ok else ""

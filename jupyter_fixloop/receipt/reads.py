@@ -15,6 +15,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from ..kernel import ipysyntax
 from .effect import Effect
 
 INDEXERS = {"loc", "iloc", "at", "iat"}
@@ -80,10 +81,7 @@ def read_by(source: str, wrote: Written) -> str:
 def _parse(source: str) -> ast.Module | None:
     """The cell as Python, its IPython lines (`%magic`, `!shell`, `name?`) left out."""
     python = "\n".join("" if MAGIC_LINE.search(line) else line for line in source.splitlines())
-    try:
-        return ast.parse(python)
-    except (SyntaxError, ValueError):
-        return None
+    return ipysyntax.parsed(python)  # shared: read, never changed
 
 
 def _statements(body: list[ast.stmt], whole: set[str], keys: dict[str, set[str]]) -> None:
@@ -182,7 +180,7 @@ def _label(text: str) -> str:
 def _reads(tree: ast.Module) -> tuple[set[str], set[str], set[str]]:
     """(names read, text constants, attributes) of a cell."""
     names, strings, attributes = set(), set(), set()
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             names.add(node.id)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):

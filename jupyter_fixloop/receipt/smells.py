@@ -24,7 +24,8 @@ import ast
 import re
 from dataclasses import replace
 
-from ..hidden import is_hidden
+from ..hidden import clipped, is_hidden
+from ..kernel import ipysyntax
 from .effect import DATA, Change, Effect
 from .values import Doubt
 
@@ -99,7 +100,7 @@ def warned(warnings) -> tuple[str, ...]:
     for w in warnings:
         line = w if isinstance(w, str) else f"{w.get('category', '')}: {w.get('message', '')}"
         if LOST_ASSIGNMENT.search(line):
-            return (f"pandas warns the assignment may not reach the frame ({' '.join(line.split())[:160]}): "
+            return (f"pandas warns the assignment may not reach the frame ({clipped(' '.join(line.split()), 160)}): "
                     "assign through .loc[rows, column] on the frame itself, or take a .copy() first",)
     return ()
 
@@ -147,7 +148,7 @@ def thrown_away(code: str | None, original: str | None = None) -> tuple[str, ...
     kept = {node for i, node in enumerate(tree.body)
             if len(tree.body) - i in as_written and as_written[len(tree.body) - i] != ast.dump(node)}
     found = []
-    for node in ast.walk(tree):
+    for node in ipysyntax.nodes(code):
         if not isinstance(node, ast.Expr) or node is shown or node in kept or not isinstance(node.value, ast.Call):
             continue
         call = node.value
@@ -159,7 +160,7 @@ def thrown_away(code: str | None, original: str | None = None) -> tuple[str, ...
         if any(k.arg == "inplace" for k in call.keywords) or not _pure_call(call, name):
             continue
         text = ast.get_source_segment(code, call) or name
-        text = text if len(text) <= 80 else text[:77] + "..."
+        text = clipped(text, 80)
         found.append(f"line {node.lineno}: the result of `{text}` is thrown away ({name} returns a new object "
                      "and changes nothing in place; assign it)")
     return tuple(found)
@@ -189,10 +190,10 @@ def _pure_call(call: ast.Call, name: str) -> bool:
 
 def find(effect: Effect, original: str | None, ran: str | None = None) -> tuple[str, ...]:
     smells: list[str] = []
-    tree = _parse(original)
-    selected = _missing_selected(_parse(original), _parse(ran))
+    asking = _asked(original)
+    selected = _missing_selected(original, ran)
     for change in effect.changes:
-        asked = _asked_for(tree, change.name)  # what the user's cell plainly asks for is no smell
+        asked = asking.get(change.name, set())  # what the user's cell plainly asks for is no smell
         smells += _whole_reprs(change)
         smells += [] if "missing" in asked else _all_nan(change, selected)
         smells += [] if "missing" in asked else _nan_gained(change)
@@ -228,30 +229,25 @@ def _glued(change: Change) -> list[str]:
 
 
 def _parse(source: str | None) -> ast.Module | None:
-    try:
-        return ast.parse(source) if source is not None else None
-    except (SyntaxError, ValueError):
-        return None
+    return ipysyntax.parsed(source) if source is not None else None
 
 
-def _asked_for(tree: ast.Module | None, name: str) -> set[str]:
-    """"constant" when the cell binds `name` to a literal (`df = None`); "missing" when it fills a
-    column or the name with missing values on purpose (`df['notes'] = np.nan`)."""
-    asked: set[str] = set()
-    if tree is None:
-        return asked
-    for node in ast.walk(tree):
+def _asked(source: str | None) -> dict[str, set[str]]:
+    """By name: "constant" when the cell binds it to a literal (`df = None`); "missing" when it fills a
+    column or the name with missing values on purpose (`df['notes'] = np.nan`). One walk of the cell."""
+    asked: dict[str, set[str]] = {}
+    for node in ipysyntax.nodes(source) if source is not None else ():
         if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for t in targets:
             root = t.value if isinstance(t, ast.Subscript) else t
-            if not (isinstance(root, ast.Name) and root.id == name):
+            if not isinstance(root, ast.Name):
                 continue
             if isinstance(t, ast.Name) and isinstance(node.value, ast.Constant):
-                asked.add("constant")
+                asked.setdefault(root.id, set()).add("constant")
             if _missing(node.value):
-                asked.add("missing")
+                asked.setdefault(root.id, set()).add("missing")
     return asked
 
 
@@ -279,12 +275,12 @@ def _whole_reprs(change: Change) -> list[str]:
     return out
 
 
-def _missing_selected(*trees: ast.Module | None) -> set[str]:
+def _missing_selected(*sources: str | None) -> set[str]:
     """The columns whose missing values the code selects rows by (`df[df['age'].isna()]`, `.loc[df.age.isnull()]`):
     a new frame of those rows holds nothing else in that column."""
     columns = set()
-    for tree in filter(None, trees):
-        for node in ast.walk(tree):
+    for source in filter(None, sources):
+        for node in ipysyntax.nodes(source):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr in ("isna", "isnull")):
                 continue

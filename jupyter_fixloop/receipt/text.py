@@ -7,12 +7,8 @@ loop passes in, the model's own tokenizer for a litellm model): when the full te
 rendered again at a lower level of detail, dropping the least useful parts first; the headline and the
 failing line are never dropped.
 
-In the loop the built-in engine reads the typed fields (edits.ParsedReceipt.of); it reads the text back
-only from a prompt (engine.answer, the bench's cases), so keep these stable: the headline
-`Ename: evalue`, `  at line N of the cell: ...`, a `Context:` section of lines indented by two
-spaces (continuation lines of one fact by four), the failed checks' items under the headline
-(`  FAILED: check -- detail`, `  smell: ...`, ...) and the value trace's lines. What the loop adds
-about a run (the same code as an earlier one, checks copied into it, regressions) are fields too,
+The built-in engine reads the typed fields (edits.ParsedReceipt.of), never this text. What the loop
+adds about a run (the same code as an earlier one, checks copied into it, regressions) are fields too,
 rendered into the text with the run's lines within the budget (`annotated`).
 """
 
@@ -100,7 +96,20 @@ def for_model(receipt: Receipt, budget: Budget | None = None) -> str:
 def for_people(receipt: Receipt) -> str:
     """What people read of `receipt`: every detail, with no token budget (what the loop says about the run too)."""
     facts = receipt.facts or Facts(said=receipt.text)
-    return "\n".join([*_head(receipt), *_lines(receipt, facts, LEVELS[0]), *_tail(receipt)])
+    return "\n".join(_once(receipt, [*_head(receipt), *_lines(receipt, facts, LEVELS[0]), *_tail(receipt)]))
+
+
+def _once(receipt: Receipt, lines: list[str]) -> list[str]:
+    """`lines` with each of the receipt's notes said once (a note already in the text it was given is not
+    said again after it); the run's own lines (its output) are kept as they came, repeats and all."""
+    notes, seen, out = {n.strip() for n in receipt.notes}, set(), []
+    for line in lines:
+        key = line.strip()
+        if key in notes and key in seen:
+            continue
+        seen.add(key)
+        out.append(line)
+    return out
 
 
 ON_FILE = replace(LEVELS[0], output_lines=0)  # what a run printed: counted in lines, not shown
@@ -136,6 +145,23 @@ def annotated(receipt: Receipt, budget: Budget | None = None, **fields) -> Recei
     `example_removed`, `made_up_removed`, `regressions`) and its text rendered again with it, within `budget`."""
     said = replace(receipt, facts=receipt.facts or Facts(said=receipt.text), **fields)
     return replace(said, text=for_model(said, budget))
+
+
+WITHHELD = "(what it printed and the values it made are not sent: data_to_model is 'names')"
+
+
+def without_data(receipt: Receipt, budget: Budget | None = None) -> Receipt:
+    """`receipt` as a model reads it under `data_to_model="names"`: no printed output, no value, no effect on
+    the data, no value trace, no context read from the data and no check's detail (the error, its line and
+    which checks failed stay); its text rendered again."""
+    facts = receipt.facts
+    if facts is None or facts.form != "run":
+        return receipt
+    error = {**facts.error, "context": []} if facts.error else facts.error
+    bare = replace(receipt, stdout="", stderr="", value=None, effect=None, trace=(),
+                   checks=tuple(replace(c, detail="") for c in receipt.checks), notes=(*receipt.notes, WITHHELD),
+                   facts=replace(facts, error=error, diff=(), trace_note="", matches=(), result=None))
+    return replace(bare, text=for_model(bare, budget))
 
 
 def _lines(receipt: Receipt, facts: Facts, detail: Detail) -> list[str]:

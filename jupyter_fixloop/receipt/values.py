@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..hidden import clipped
 from . import saved
 from .effect import Effect
 
@@ -181,6 +182,7 @@ class Receipt:
     doubts: tuple[Doubt, ...] = field(default=(), compare=False)  # the library's warnings about the result
     notes: tuple[str, ...] = field(default=(), compare=False)
     effect: Effect | None = field(default=None, compare=False)
+    digest: str = field(default="", compare=False)  # the content digest of the value the cell shows last ("": none)
     following: tuple[FollowingOutcome, ...] = field(default=(), compare=False)
     trace: tuple[TracedLine, ...] = field(default=(), compare=False)
     column: int | None = field(default=None, compare=False)  # where on the failing line a SyntaxError points
@@ -228,7 +230,7 @@ def no_repair(reply: str) -> Receipt:
 def no_code(reply: str, cut: int = 0) -> Receipt:
     """A model's reply with no code; `cut`: it was stopped at that many tokens (`reply_tokens`) first."""
     shown = reply.strip().replace("\n", " ")
-    shown = shown[:160] + ("..." if len(shown) > 160 else "")
+    shown = clipped(shown, 160)
     why = (f"the reply was cut at {cut} tokens (reply_tokens) before a complete ```python block" if cut
            else "the reply had no ```python block with the complete cell")
     text = f"No code: {why}" + (f" (it said: {shown!r})" if shown else " (it was empty)")

@@ -151,7 +151,9 @@ export function buildLoopList(
         rounds: [],
         effect: null,
         alternatives: [],
-        model_written: true // not recorded: the least trusted
+        model_written: true, // not recorded: the least trusted
+        agreement: null,
+        read_checks: []
       };
       note(loop, cell.id, record.decision, Math.max(record.rounds, loop.rounds.length));
     }

@@ -128,6 +128,12 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
     );
     node.append(effect);
   }
+  for (const check of loop.read_checks) {
+    node.append(el('div', 'jp-fixloop-entry-facts', check.text));
+  }
+  if (loop.agreement) {
+    node.append(el('div', 'jp-fixloop-entry-facts', `${loop.agreement.text} (a fact about the answers, not a check)`));
+  }
   for (const other of loop.alternatives) {
     const who =
       other.source !== 'rules'
@@ -137,7 +143,13 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
           : 'the built-in rules';
     const alt = el('div', 'jp-fixloop-entry-effect');
     alt.append(
-      el('div', 'jp-fixloop-entry-effect-title', `Another candidate that also runs (${who}); nothing tells which is right:`),
+      el(
+        'div',
+        'jp-fixloop-entry-effect-title',
+        loop.agreement && loop.agreement.groups.length > 1
+          ? `The next result, which ${loop.agreement.groups[1]} of ${loop.agreement.answers} independent answers give (${who}); the two differ, pick one:`
+          : `Another candidate that also runs (${who}); nothing tells which is right:`
+      ),
       el('pre', '', other.code),
       el('pre', '', other.effect)
     );

@@ -43,6 +43,26 @@ export interface IAlternative {
   model_written: boolean;
 }
 
+/**
+ * How many of a round's independent answers give the result handed over (protocol "LoopSummary",
+ * `agreement`): a fact about the answers, never evidence.
+ */
+export interface IAgreement {
+  agreeing: number;
+  answers: number;
+  groups: number[];
+  unanimous: boolean;
+  text: string;
+}
+
+/** A check the rules read from the instruction, shown before use; not the user's unless they give it. */
+export interface IReadCheck {
+  expr: string;
+  words: string;
+  passed: boolean | null;
+  text: string;
+}
+
 /** What the proposed code does to the user's data (protocol "LoopSummary", `effect`). */
 export interface IEffect {
   text: string;
@@ -71,6 +91,8 @@ export interface ILoopSummary {
   alternatives: IAlternative[];
   /** A model wrote some line of the proposed code: read from each line's author, not from a round's source. */
   model_written: boolean;
+  agreement: IAgreement | null;
+  read_checks: IReadCheck[];
 }
 
 /**
@@ -202,7 +224,30 @@ export function parseSummary(value: unknown): ILoopSummary | null {
           model_written: a.model_written === true
         }))
       : [],
-    model_written: value.model_written === true
+    model_written: value.model_written === true,
+    agreement: parseAgreement(value.agreement),
+    read_checks: Array.isArray(value.read_checks)
+      ? value.read_checks.filter(isObject).map(c => ({
+          expr: str(c.expr),
+          words: str(c.words),
+          passed: typeof c.passed === 'boolean' ? c.passed : null,
+          text: str(c.text)
+        }))
+      : []
+  };
+}
+
+/** `agreement` of a summary, or null (absent in summaries written before it existed). */
+function parseAgreement(value: unknown): IAgreement | null {
+  if (!isObject(value)) {
+    return null;
+  }
+  return {
+    agreeing: num(value.agreeing),
+    answers: num(value.answers),
+    groups: Array.isArray(value.groups) ? value.groups.filter((g): g is number => typeof g === 'number') : [],
+    unanimous: value.unanimous === true,
+    text: str(value.text)
   };
 }
 

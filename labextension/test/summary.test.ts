@@ -28,6 +28,17 @@ describe('parseSummary', () => {
     assert.deepEqual(loop.rounds[0].receipt, { kind: 'error', text: "KeyError: 'prise'" });
   });
 
+  it('reads how many independent answers agree and the checks read from the instruction, or none', () => {
+    const agreement = { agreeing: 3, answers: 4, groups: [3, 1], unanimous: false, text: '3 of 4 independent answers give this result' };
+    const check = { expr: "'d' in globals()", words: '`d` exists', passed: true, text: 'checked: `d` exists (read from your instruction): it holds' };
+    const loop = parseSummary({ ...summary(), agreement, read_checks: [check, 'junk'] });
+    assert.deepEqual(loop?.agreement, agreement);
+    assert.deepEqual(loop?.read_checks, [check]);
+    const old = parseSummary(summary());
+    assert.equal(old?.agreement, null);
+    assert.deepEqual(old?.read_checks, []);
+  });
+
   it('reads the effect of the fix, and of each round', () => {
     const text = "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'";
     const loop = parseSummary({

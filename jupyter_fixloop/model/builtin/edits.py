@@ -1,11 +1,10 @@
 """What the built-in repairs share: reading a receipt, and editing code without breaking it.
 
-A repair knows the run through a `ParsedReceipt`: in the loop it is made from the typed receipt
-(`ParsedReceipt.of`); from a prompt (the bench's cases) it is read back from the receipt's text
-(`parse_receipt`): the headline `Ename: message`, `  at line N of the cell: ...`, the `Context:`
-facts gathered in the sandbox (`defined names close to 'x': [...]`, `name = repr`, ...), the failed
-checks' details and the value trace. Edits go through tokens or the AST, so a name inside a string
-or an attribute is never touched by mistake.
+A repair knows the run through a `ParsedReceipt`, made from the typed receipt (`ParsedReceipt.of`),
+never read back from its text: the error, the failing line, the facts gathered in the sandbox
+(`defined names close to 'x': [...]`, `name = repr`, ...), the failed checks' details and the value
+trace. Edits go through tokens or the AST, so a name inside a string or an attribute is never
+touched by mistake.
 """
 
 from __future__ import annotations
@@ -17,8 +16,9 @@ import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ...kernel import ipysyntax
 from ...receipt.saved import SAVED_CHECK
-from ...receipt.text import TRACE_HEADING, for_people, run_headline
+from ...receipt.text import for_people, run_headline
 from ...receipt.values import OUTPUT_CHECK, Receipt, TracedLine
 
 # ---------------------------------------------------------------- reading a receipt
@@ -86,128 +86,7 @@ class ParsedReceipt:
 OUTPUT_CHECKS = (SAVED_CHECK, OUTPUT_CHECK)  # the checks that compare what the cell printed with a text
 
 
-HEADLINE = re.compile(r"^(?P<ename>[A-Za-z_][\w.]*): ?(?P<evalue>.*)$")
-AT_LINE = re.compile(r"^\s+(?:at|stopped at) line (?P<lineno>\d+)(?: of the cell)?: ?(?P<line>.*)$")
 VALUE = re.compile(r"^([A-Za-z_]\w*) = (.*)$")
-COLUMN = re.compile(r"^\s+\(column (\d+)\)", re.MULTILINE)
-
-
-def parse_receipt(text: str) -> ParsedReceipt:
-    lines = text.splitlines()
-    headline = lines[0] if lines else ""
-    ename = evalue = ""
-    m = HEADLINE.match(headline)
-    if m:
-        ename, evalue = m.group("ename"), m.group("evalue")
-    message = [evalue]
-    lineno, line = None, ""
-    context: list[str] = []
-    in_message, in_context = True, False
-    for raw in lines[1:]:
-        at = AT_LINE.match(raw)
-        if at and lineno is None:
-            lineno, line = int(at.group("lineno")), at.group("line")
-            in_message = False
-            continue
-        if raw.startswith("Context:"):
-            in_message, in_context = False, True
-            continue
-        if in_message and not raw.startswith("  "):
-            message.append(raw)
-            continue
-        in_message = False
-        if in_context:
-            if raw.startswith("  "):
-                context.append(raw[2:].rstrip())
-            else:
-                in_context = False
-    values = {}
-    for c in context:
-        vm = VALUE.match(c)
-        if vm:
-            values[vm.group(1)] = vm.group(2)
-    context = [c.strip() for c in context]
-    column = COLUMN.search(text)
-    failed, smells, output_differs = _checks_said(lines)
-    return ParsedReceipt(headline, ename, evalue, lineno, line, tuple(context), text, values, "\n".join(message),
-                         column=int(column.group(1)) if column else None, trace=_trace_said(lines), failed=failed,
-                         smells=smells, output_differs=output_differs)
-
-
-# how a receipt's text says its failed checks and its value trace (receipt/text.py: _check_lines, _trace_lines)
-FAILED_ITEM = re.compile(r"^  (FAILED: .*? -- |FAILED: |assert failed: |smell: |AssertionError: )(.*)$")
-TRACED_CALL = re.compile(r"^  line (\d+), (\S+) called (\d+) time\(s\): (.*)$")
-TRACED_RUNS = re.compile(r"^  line (\d+) \(ran (\d+) times\): (.*)$")
-TRACED_ONCE = re.compile(r"^  line (\d+): (.*)$")
-TRACED_RUN = re.compile(r"^(?:call|run) \d+: ")
-RUN_SAID = re.compile(r"(?:^(?:call|run)|; run) (\d+): ")
-NEXT_PAIR = re.compile(r"; (?=[A-Za-z_]\w* = )")  # a value holds `; ` too (a frame's columns)
-
-
-def _checks_said(lines: list[str]) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
-    """(details of the failed checks, smells, whether an output check failed) as a receipt's text says
-    them: its headline's smell (`Smell: ...`), and the items under the headline (`  FAILED: check --
-    detail`, `  smell: ...`, ...), each with its rows (indented by four)."""
-    items: list[tuple[str, list[str]]] = []
-    if lines and lines[0].startswith("Smell: "):
-        items.append(("smell: ", [lines[0][len("Smell: "):]]))
-    for raw in lines[1:]:
-        if not raw.startswith("  "):
-            break  # the items are under the headline; the trace, the effect and the output follow
-        item = FAILED_ITEM.match(raw)
-        if item:
-            items.append((item.group(1), [item.group(2) if item.group(1) != "FAILED: " else ""]))
-        elif raw.startswith("    ") and items:
-            items[-1][1].append(raw[4:])
-        else:
-            items.append(("", []))  # another line under the headline (where, a passed check): its rows are its own
-    details = [(kind, (f"{rows[0]} failed: " + "\n".join(rows[1:])) if kind == "AssertionError: " else "\n".join(rows))
-               for kind, rows in items if kind]
-    output_differs = any(kind == f"FAILED: {name} -- " for kind, _ in items for name in OUTPUT_CHECKS)
-    return tuple(d for _, d in details), tuple(d for kind, d in details if kind == "smell: "), output_differs
-
-
-def _trace_said(lines: list[str]) -> tuple[TracedLine, ...]:
-    """The value trace as a receipt's text says it: each traced line's heading (`  line 4 (ran 2 times):
-    ...`), then its steps (`    source -> value`) and its runs (`    run 2: a = 1; b = 2`, several on one
-    line when short; a call's `    call 2: ...`; a line run once says its values alone)."""
-    if TRACE_HEADING not in lines:
-        return ()
-    found: list[tuple[tuple, list[str]]] = []
-    for raw in lines[lines.index(TRACE_HEADING) + 1:]:
-        if not raw.startswith("  "):
-            break
-        call, runs, once = TRACED_CALL.match(raw), TRACED_RUNS.match(raw), TRACED_ONCE.match(raw)
-        if call:
-            found.append(((int(call.group(1)), call.group(4), call.group(2), int(call.group(3))), []))
-        elif runs or once:
-            head = (int(runs.group(1)), runs.group(3), None, int(runs.group(2))) if runs else \
-                (int(once.group(1)), once.group(2), None, 1)
-            found.append((head, []))
-        elif raw.startswith("    ") and found:
-            found[-1][1].append(raw[4:])
-    return tuple(_traced_line(*head, said) for head, said in found)
-
-
-def _traced_line(lineno: int, line: str, func: str | None, hits: int, said: list[str]) -> TracedLine:
-    """One traced line from the lines under its heading: its runs are the last (the last line alone for
-    a line run once), its steps the ones before."""
-    runs, steps = [], []
-    for at, text in enumerate(said):
-        if (func is not None or hits > 1) and TRACED_RUN.match(text):
-            parts = RUN_SAID.split(text)  # ['', '1', 'a = 1', '2', 'a = 2']: runs said on one line when short
-            runs += [(int(n), _pairs(values)) for n, values in zip(parts[1::2], parts[2::2])]
-        elif func is None and hits <= 1 and at == len(said) - 1:
-            runs.append((1, _pairs(text)))
-        else:
-            source, _, value = text.partition(" -> ")
-            steps.append((source, value))
-    return TracedLine(lineno, line, func, hits, tuple(runs), steps=tuple(steps))
-
-
-def _pairs(said: str) -> tuple[tuple[str, str], ...]:
-    """`a = 1; b = frame shape (2, 3); n: [2, 4]` as (("a", "1"), ("b", "frame shape (2, 3); n: [2, 4]"))."""
-    return tuple((name, value) for name, _, value in (pair.partition(" = ") for pair in NEXT_PAIR.split(said)) if name)
 
 
 def shown_values(receipt: ParsedReceipt) -> tuple[str, ...]:
@@ -257,10 +136,7 @@ def value_kind(receipt: ParsedReceipt, name: str) -> str:
 
 
 def parse(code: str) -> ast.Module | None:
-    try:
-        return ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
+    return ipysyntax.parsed(code)  # shared: read, never changed
 
 
 def rename_names(code: str, old: str, new: str, line: int | None = None) -> str | None:
@@ -364,7 +240,7 @@ def on_line(node: ast.AST, lineno: int | None) -> bool:
 def calls_on_line(tree: ast.Module, lineno: int | None, name: str | None = None) -> list[ast.Call]:
     """Calls on the failing line (innermost first), optionally only those to `name` or `x.name`."""
     found = []
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Call) and on_line(node, lineno):
             if name is None or call_name(node) == name:
                 found.append(node)

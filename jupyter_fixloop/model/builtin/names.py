@@ -11,6 +11,7 @@ import difflib
 import re
 import sys
 
+from ...kernel import ipysyntax
 from .changed import (
     METHODS_RENAMED,
     NUMPY_REMOVED,
@@ -63,7 +64,7 @@ def module_aliases(code: str, module: str, receipt: ParsedReceipt | None = None,
         found.add(m.group(1))
     tree = parse(code) if receipt is not None else None
     if tree is not None:
-        found |= {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
+        found |= {n.value.id for n in ipysyntax.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
                   and isinstance(n.value, ast.Name) and on_line(n, receipt.lineno)}
     return found
 
@@ -74,7 +75,7 @@ def replace_attribute(code: str, owners: set[str], attr: str, new: str) -> str |
     tree = parse(code)
     if tree is None:
         return None
-    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
+    nodes = [n for n in ipysyntax.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
              and isinstance(n.value, ast.Name) and n.value.id in owners]
     if not nodes:
         return None
@@ -104,7 +105,8 @@ def replace_method(code: str, receipt: ParsedReceipt, attr: str, new: str) -> st
     if tree is None:
         return None
     nodes = [
-        n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr and on_line(n, receipt.lineno)
+        n for n in ipysyntax.walk(tree)
+        if isinstance(n, ast.Attribute) and n.attr == attr and on_line(n, receipt.lineno)
     ]
     if not nodes:
         return None
@@ -149,7 +151,7 @@ def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
                 fixed = replace_on_line(code, receipt.lineno, old, new)
                 if fixed is not None:
                     return fixed
-        for node in ast.walk(tree):  # `from pandas.core.index import Index`: the package exports it
+        for node in ipysyntax.walk(tree):  # `from pandas.core.index import Index`: the package exports it
             if isinstance(node, ast.ImportFrom) and on_line(node, receipt.lineno) and node.module == m.group(1):
                 homes = {_home_of(node.module, a.name) for a in node.names}
                 if len(homes) == 1 and None not in homes:
@@ -160,7 +162,7 @@ def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
     if not m:
         return None
     name, module = m.group(1), m.group(2)
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.ImportFrom) and on_line(node, receipt.lineno) and node.module:
             return _rewrite_import_from(code, node, module, name)
     return None
@@ -175,7 +177,7 @@ def _said_moved(code: str, tree: ast.Module, lineno: int | None, missing: str) -
     """`from sklearn.cross_validation import train_test_split` from the module scikit-learn said it moved to,
     when every name imported is one it moved there with the same positional parameters (changed.
     SKLEARN_NAMES_MOVED); `KFold(n, n_folds)`, which is not `KFold(n_splits)`, is not."""
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.ImportFrom) and on_line(node, lineno) and node.module == missing:
             homes = {SKLEARN_NAMES_MOVED.get((missing, a.name), (None,))[0] for a in node.names}
             if len(homes) == 1 and None not in homes:
@@ -343,7 +345,7 @@ def _home_of(module: str, name: str) -> str | None:
 
 def _replace_call(code: str, owners: set[str], attr: str, template: str) -> str | None:
     tree = parse(code)
-    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+    calls = [c for c in ipysyntax.walk(tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
              and c.func.attr == attr and isinstance(c.func.value, ast.Name) and c.func.value.id in owners
              and len(c.args) == 1] if tree else []
     for call in sorted(calls, key=lambda n: span(code, n), reverse=True):
@@ -467,7 +469,7 @@ def column_as_attribute(code: str, receipt: ParsedReceipt) -> str | None:
     if not found or found[0] != "DataFrame" or tree is None:
         return None
     attr = found[1]
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if not (isinstance(node, ast.Attribute) and node.attr == attr and on_line(node, receipt.lineno)
                 and isinstance(node.value, ast.Name)):
             continue
@@ -568,7 +570,7 @@ def _read_keys(code: str, lineno: int | None, key: str) -> list[ast.Constant]:
     tree = parse(code)
     if tree is None:
         return []
-    return [n.slice for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)
+    return [n.slice for n in ipysyntax.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)
             and on_line(n, lineno) and isinstance(n.slice, ast.Constant) and n.slice.value == key]
 
 

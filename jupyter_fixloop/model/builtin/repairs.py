@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from dataclasses import replace
 
 from ...kernel.ipysyntax import readable
 from ...receipt.smells import invisible_added
@@ -88,7 +87,7 @@ from .drift import (
     string_as_list,
     style_name,
 )
-from .edits import CannotTell, ParsedReceipt, parse_receipt
+from .edits import CannotTell, ParsedReceipt
 from .masks import mask_precedence
 from .matches import concat_dtype, filter_value, groupby_keys, merge_keys
 from .names import (
@@ -108,7 +107,7 @@ from .names import (
 from .syntax import indentation, syntax
 from .traced import epoch_unit, power_of_ten, shared_default, strict_bounds
 
-__all__ = ["GUESS", "KIND", "MECHANICAL", "REPAIRS", "ParsedReceipt", "first_repair", "parse_receipt", "propose"]
+__all__ = ["GUESS", "KIND", "MECHANICAL", "REPAIRS", "ParsedReceipt", "first_repair", "propose"]
 
 REPAIRS = [
     column_repr, syntax, indentation, chained_assignment, chained_write, filter_value, merge_keys, groupby_keys,
@@ -158,7 +157,7 @@ KIND = {
 }
 
 
-def first_repair(code: str, receipt: Receipt | str):
+def first_repair(code: str, receipt: Receipt):
     """(repair, repaired code) of the first repair that changes the code, or (None, None)."""
     repair, fixed, _ = propose(code, receipt)
     return repair, fixed
@@ -177,18 +176,15 @@ def _with_strings(code: str) -> str:
     )
 
 
-def propose(code: str, receipt: Receipt | str, modules: Mapping[str, str] | None = None):
+def propose(code: str, receipt: Receipt, modules: Mapping[str, str] | None = None):
     """(repair, repaired code, '') of the first repair that changes the code; else (None, None, doubt),
     where `doubt` is what a repair that fits could not tell ('' when none fits). `receipt`: the typed
-    receipt of the run (the loop's), or a receipt's text (a prompt's: read back by `parse_receipt`).
+    receipt of the run, read from its fields (`ParsedReceipt.of`), never from its text.
     A cell with IPython syntax is repaired as Python, line for line (`ipysyntax.readable`): a magic or
     shell line stands as IPython's call, a `%timeit` statement or `%%time` body as itself.
     `modules`: the names the namespace binds to modules (`{"pd": "pandas"}`): a repair that writes `pd.`
     imports it only when the namespace lacks it."""
-    if isinstance(receipt, str):
-        parsed = replace(parse_receipt(receipt), modules=dict(modules or {}))
-    else:
-        parsed = ParsedReceipt.of(receipt, modules)
+    parsed = ParsedReceipt.of(receipt, modules)
     view = readable(code)
     if view is None:  # a `%%bash`-like cell: no Python to repair
         return None, None, ""

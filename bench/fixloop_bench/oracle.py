@@ -3,8 +3,9 @@
 `observe` runs in the bench's user-side kernel (the reference is the bench file's own code, trusted
 like its setup): it runs the reference like a notebook cell and keeps what matters of it, the text
 it printed, its last expression's value and the variables it created or changed, pickled into one
-blob. `changed` and `shown` run in a sandbox's judge, as checks the host builds through `wire`, after
-the candidate ran: each compares the candidate's values, as the judge was sent them, with the blob's.
+blob. `changed` and `shown` run in a sandbox's judge, as checks, after the candidate ran: each
+compares the candidate's values, as the judge was sent them, with the blob's. The bench reaches them
+with `call`, its own line into this module, not through the product's kernel wire.
 `same` is the comparison: frames and series by pandas' own equality, tolerant of dtype-neutral
 differences (int against float of equal values, object against string columns, names of the index),
 arrays and numbers to a relative 1e-9 (NaN equal to NaN), lists, tuples, arrays and indexes item by item.
@@ -25,7 +26,17 @@ import sys
 import types
 
 MAX_DETAIL = 300
+_SELF = "__import__('fixloop_bench.oracle', fromlist=['oracle'])"
 _LISTS = (list, tuple)
+
+
+# ---------------------------------------------------------------- the bench's line into a kernel
+
+
+def call(name: str, *args) -> str:
+    """The line a kernel (the bench's own, or a sandbox's judge) runs to call this module's `name` with
+    the kernel's globals and `args` (Python literals)."""
+    return f"{_SELF}.{name}(globals(){''.join(f', {arg!r}' for arg in args)})"
 
 
 # ---------------------------------------------------------------- in the user-side kernel

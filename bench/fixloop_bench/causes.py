@@ -21,7 +21,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from ..errors import FixloopError
+from jupyter_fixloop.errors import FixloopError
 
 SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "upstream")
 FIXED = ("fixed", "unverified")
@@ -70,7 +70,7 @@ def where(outcomes, cause: int, symptom: int) -> tuple[str, str]:
 async def measure(path: str, options, scratch: str) -> Where:
     import nbformat
 
-    from ..batch.run import fix_notebook, read_notebook
+    from jupyter_fixloop.batch.run import fix_notebook, read_notebook
 
     copy = os.path.join(scratch, os.path.basename(path))
     shutil.copy(path, copy)
@@ -96,9 +96,9 @@ def report(found: list[Where], model: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from ..batch.run import BatchOptions
-    from ..config import load_config
-    from ..model import check_model
+    from jupyter_fixloop.batch.run import BatchOptions
+    from jupyter_fixloop.config import load_config
+    from jupyter_fixloop.model import check_model
 
     try:
         args = build_parser().parse_args(argv)

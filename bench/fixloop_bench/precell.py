@@ -44,8 +44,8 @@ def bench_precell(rows: int, repeat: int) -> dict:
     """Per cell: the seconds of each run with auto mode off and on (same shell, alternating)."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    from ..config import FixLoop
-    from ..notebook.auto import AutoFix
+    from jupyter_fixloop.config import FixLoop
+    from jupyter_fixloop.notebook.auto import AutoFix
 
     shell = InteractiveShell.instance()
     auto = AutoFix(shell, FixLoop(parent=shell))

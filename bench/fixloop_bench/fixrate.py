@@ -19,9 +19,10 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 
-from ..errors import FixloopError
-from ..model import LastRun, get_model
-from ..receipt import text as receipt_text
+from jupyter_fixloop.errors import FixloopError
+from jupyter_fixloop.model import LastRun, get_model
+from jupyter_fixloop.receipt import text as receipt_text
+
 from .harness import UserKernel, add_loop_arguments, run_each
 
 MODES = ("loop", "one-shot")
@@ -184,7 +185,7 @@ def _checks(case: Case, opts) -> list[str]:
 
 
 def _loop(case: Case, snap, opts) -> dict:
-    from ..loop import fix
+    from jupyter_fixloop.loop import fix
 
     result = fix(case.cell, checks=_checks(case, opts), namespace=snap, options=opts.options)
     final = result.patched if result.claimed else (case.cell if result.status == "passed" else None)
@@ -224,10 +225,10 @@ def _last_run(result) -> str:
 def _one_shot(case: Case, snap, opts) -> dict:
     """Exactly round 1 of the loop (the same checks, the same receipt, the same prompt), then no
     rerun and no retry: the answer goes straight to verification."""
-    from .. import runtime
-    from ..errors import ModelError
-    from ..loop import verify
-    from ..model import STOP, build_messages
+    from jupyter_fixloop import runtime
+    from jupyter_fixloop.errors import ModelError
+    from jupyter_fixloop.loop import verify
+    from jupyter_fixloop.model import STOP, build_messages
 
     checks = _checks(case, opts)
     first = verify(case.cell, checks=checks, namespace=snap, options=opts.options)
@@ -257,7 +258,7 @@ def _verify(code: str | None, case: Case, snap, opts) -> tuple[bool, str]:
     """Run the final code and the hidden check in a fresh sandbox loaded with the same state."""
     if code is None:
         return False, "no code to verify"
-    from ..loop import verify
+    from jupyter_fixloop.loop import verify
 
     checks = [acceptance(case.check)] if case.check.strip() else []
     receipt = verify(code, checks=checks, namespace=snap, options=opts.options)
@@ -369,7 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str]):
-    from ..options import resolve_model
+    from jupyter_fixloop.options import resolve_model
 
     opts = build_parser().parse_args(argv)
     opts.model = resolve_model(opts.model)
@@ -406,7 +407,7 @@ def main(argv: list[str]) -> int:
         return 2
     from rich.console import Console
 
-    from ..model import check_model
+    from jupyter_fixloop.model import check_model
 
     try:
         check_model(opts.model, opts.api_base)  # one line, before any case runs

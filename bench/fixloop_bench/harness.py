@@ -9,8 +9,8 @@ import os
 import shutil
 import tempfile
 
-from ..errors import FixloopError
-from ..kernel import wire
+from jupyter_fixloop.errors import FixloopError
+from jupyter_fixloop.kernel import wire
 
 
 class UserKernel:
@@ -42,7 +42,7 @@ class UserKernel:
     def snapshot(self, path: str, timeout: float, code: list[str]):
         """Mirror what `code` (the cell, the check) reads of the kernel's globals to `path`, by the
         rule a notebook session follows (sharing.py); returns the Snapshot."""
-        from ..kernel import Snapshot
+        from jupyter_fixloop.kernel import Snapshot
 
         share = {"code": code}
         expr = wire.call("checkpoint.mirror", wire.NS, path, share)
@@ -99,13 +99,14 @@ def add_loop_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
 
 def loop_options(opts, cwd: str):
     """The LoopOptions of a bench run, from its arguments; the sandboxes work in `cwd`."""
-    from ..options import LoopOptions
+    from jupyter_fixloop.options import LoopOptions
 
     return LoopOptions(model=opts.model, api_base=opts.api_base or "", max_rounds=opts.max_rounds,
                        timeout=opts.timeout, cwd=cwd).with_(
         samples=getattr(opts, "samples", None), rules=getattr(opts, "rules", None),
         resamples=getattr(opts, "resamples", None), model_timeout=getattr(opts, "model_timeout", None),
-        wall_time=getattr(opts, "wall_time", None), seed=getattr(opts, "seed", None)).resolved()
+        wall_time=getattr(opts, "wall_time", None), seed=getattr(opts, "seed", None),
+        agreement_samples=getattr(opts, "agreement_samples", None)).resolved()
 
 
 def run_each(items: list, opts, run_one, on_each=None) -> list:

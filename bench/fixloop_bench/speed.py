@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge", "precell", "names"] + (
         ["gateway"] if opts.gateway else []
     )
-    from .. import runtime
+    from jupyter_fixloop import runtime
 
     print(f"jupyter-fixloop speed  (python {sys.version.split()[0]}, {os.cpu_count()} cores, "
           f"load average {_load():.1f})")
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def bench_round(rounds: int, cold: int) -> dict:
-    from ..sandbox import SandboxSettings
+    from jupyter_fixloop.sandbox import SandboxSettings
 
     warm = await _warm_rounds(SandboxSettings(), rounds)
     return {"warm": warm, "cold": [await _cold_round() for _ in range(cold)]}
@@ -105,9 +105,9 @@ async def bench_round(rounds: int, cold: int) -> dict:
 
 async def _warm_rounds(settings, rounds: int) -> list[float]:
     """Overhead of `rounds` rounds on a warm pool of `settings` (the first, warming up, not counted)."""
-    from ..kernel import snapshot as snapshots
-    from ..loop import judge
-    from ..sandbox import SandboxPool
+    from jupyter_fixloop.kernel import snapshot as snapshots
+    from jupyter_fixloop.loop import judge
+    from jupyter_fixloop.sandbox import SandboxPool
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     pool = SandboxPool(settings, size=1)
@@ -133,7 +133,7 @@ async def _warm_rounds(settings, rounds: int) -> list[float]:
 
 
 async def bench_gateway(url: str, rounds: int) -> dict:
-    from ..sandbox import SandboxSettings
+    from jupyter_fixloop.sandbox import SandboxSettings
 
     rounds = max(3, rounds // 3)
     return {"local": await _warm_rounds(SandboxSettings(), rounds),
@@ -178,9 +178,9 @@ def _report_round(r: dict) -> int:
 
 
 async def bench_snapshot(rows: int, repeat: int) -> dict:
-    from ..kernel import snapshot as snapshots
-    from ..loop import judge
-    from ..sandbox import Sandbox, SandboxPool, SandboxSettings
+    from jupyter_fixloop.kernel import snapshot as snapshots
+    from jupyter_fixloop.loop import judge
+    from jupyter_fixloop.sandbox import Sandbox, SandboxPool, SandboxSettings
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     snapdir = snapshots.scratch_dir("speed-")  # where a loop writes its snapshots (RAM when it has room)
@@ -235,7 +235,7 @@ async def bench_snapshot(rows: int, repeat: int) -> dict:
 
 
 def _timed_write(ns: dict, path: str) -> float:
-    from ..kernel import snapshot as snapshots
+    from jupyter_fixloop.kernel import snapshot as snapshots
 
     started = time.perf_counter()
     snapshots.write_snapshot(ns, {"df", "clean", "summarize"}, path)  # kept, as a loop keeps its own
@@ -266,7 +266,7 @@ def _string_storage(column) -> str:
 
 async def _numeric_only(pool, ns: dict, path: str) -> float:
     """The same, with the frame's string columns left out: what the strings cost."""
-    from ..kernel import snapshot as snapshots
+    from jupyter_fixloop.kernel import snapshot as snapshots
 
     box = await pool.acquire(snapshots.EMPTY)
     await pool.settle()
@@ -294,7 +294,7 @@ def _write_csv(path: str, rows: int) -> None:
 
 
 async def _timed_cells(box, cells: list[str]) -> float:
-    from ..loop import judge
+    from jupyter_fixloop.loop import judge
 
     started = time.perf_counter()
     for cell in cells:
@@ -472,8 +472,8 @@ async def bench_judge(rounds: int, rows: int, repeat: int) -> dict:
     """Warm rounds with one check, judged and not, alternating; then on a `rows`-row frame."""
     import pandas as pd
 
-    from ..kernel import snapshot as snapshots
-    from ..sandbox import SandboxPool, SandboxSettings
+    from jupyter_fixloop.kernel import snapshot as snapshots
+    from jupyter_fixloop.sandbox import SandboxPool, SandboxSettings
 
     workdir = tempfile.mkdtemp(prefix="fixloop-speed-")
     snapdir = snapshots.scratch_dir("speed-")
@@ -506,7 +506,7 @@ async def bench_judge(rounds: int, rows: int, repeat: int) -> dict:
 
 
 async def _judged_round(pool, snap, cell: str, checks: list[str], judged: bool) -> float:
-    from ..loop import judge
+    from jupyter_fixloop.loop import judge
 
     pool.prepare(snap, checks if judged else ())  # as a loop does: a judged round's judge armed ahead
     await pool.settle()
@@ -549,7 +549,7 @@ def _report_precell(rows: int, repeat: int) -> int:
 def bench_names(repeat: int, small: int = 2_000, big: int = 20_000) -> dict:
     """Seconds of `cell_names` on a cell of `small` lines and one of `big` lines (each line binds a
     new name from the one before, inside loops and branches too), best of `repeat`."""
-    from ..batch.cells import cell_names
+    from jupyter_fixloop.batch.cells import cell_names
 
     def cell(lines: int) -> str:
         shapes = ["x{i} = x{j} + 1", "for k{i} in range(x{j}):\n    y{i} = k{i}", "if x{j}:\n    x{i} = 1\nelse:\n"

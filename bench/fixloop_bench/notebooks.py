@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -98,7 +99,7 @@ def ran_when_saved(cell) -> bool:
 def environment(error: str) -> bool:
     """A failure of this machine, not of the code: a package or program not installed, a file not there, no
     network."""
-    from ..batch import words
+    from jupyter_fixloop.batch import words
 
     return bool(words.missing_package(error) or words.missing_program(error) or words.missing_file(error, "")
                 or words.network([error]))
@@ -109,7 +110,7 @@ def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
     file or network (their own, or that of the unfixed cell they fail after), and that do not read what a
     cell failing for those reasons should have made: no fix could make such a cell run here (ch06's
     `StratifiedKFold(random_state=1)` over data the network never gave), so it measures nothing."""
-    from ..batch.cells import cell_names
+    from jupyter_fixloop.batch.cells import cell_names
 
     found, lost = set(), set()  # lost: names the cells that failed for this machine's reasons did not make
     for o in outcomes:
@@ -141,8 +142,8 @@ def _imported(code: str) -> set[str]:
 
 def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set[int]) -> dict[int, tuple]:
     """For each drift cell batch mode ran: ("right" | "wrong" | "unverified", the lines that differ)."""
-    from ..batch.words import DIFFERS
-    from ..receipt import saved_check, saved_output, seeds, unrepeatable
+    from jupyter_fixloop.batch.words import DIFFERS
+    from jupyter_fixloop.receipt import saved_check, saved_output, seeds, unrepeatable
 
     verdicts, trusted, seeded = {}, True, False
     for o in outcomes:
@@ -167,8 +168,8 @@ async def right_in_era(nb, folder: str, rel: str, wrong: list[int], original: di
                       scratch: str) -> list[int]:
     """Of the cells in `wrong` (drift fixes shown wrong here), those that show their saved output when
     `nb`, the notebook batch mode wrote, runs plainly in a fresh copy of `folder` in the kernel `era`."""
-    from ..batch.run import run_plainly
-    from ..receipt import saved_check, saved_output
+    from jupyter_fixloop.batch.run import run_plainly
+    from jupyter_fixloop.receipt import saved_check, saved_output
 
     there = shutil.copytree(folder, os.path.join(scratch, f"era-{len(os.listdir(scratch))}"))
     workdir = tempfile.mkdtemp(prefix="nbbench-", dir=scratch)
@@ -190,8 +191,8 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     """One notebook, plainly and in batch mode, each in a fresh copy of `folder`; with `keep`, the
     notebook batch mode wrote is saved under `keep` (its fixes, its outputs) for review; with `era` (a
     kernel name), the fixes shown wrong are run there too (`right_in_era`)."""
-    from ..batch.run import Stop, fix_notebook, plain_errors, read_notebook
-    from ..errors import Stopped
+    from jupyter_fixloop.batch.run import Stop, fix_notebook, plain_errors, read_notebook
+    from jupyter_fixloop.errors import Stopped
 
     started = time.perf_counter()
     plain_dir, batch_dir = (shutil.copytree(folder, os.path.join(scratch, f"{kind}-{len(os.listdir(scratch))}"))
@@ -212,6 +213,8 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     result = await fix_notebook(nb, path, options, stop=stop)
     if result.stopped:
         raise Stopped(result.stopped)
+    if result.kernel_note:  # measured all the same, in the default Python 3 kernel, and said
+        print(f"{rel}: {result.kernel_note}", file=sys.stderr, flush=True)
     if keep:
         _keep(nb, os.path.join(keep, rel))
     figures = NotebookFigures(rel, cells=len(result.outcomes), plain=sum(e is None for e in plain.values()),
@@ -252,7 +255,7 @@ def _keep(nb, path: str) -> None:
 
 def why_left(outcome) -> str:
     """A short category for what was left: the first words of the reason."""
-    from ..batch import words
+    from jupyter_fixloop.batch import words
 
     reason = outcome.reason or outcome.error
     if words.missing_package(outcome.error):

@@ -18,7 +18,8 @@ import signal
 import sys
 import tempfile
 
-from ..errors import FixloopError, Stopped
+from jupyter_fixloop.errors import FixloopError, Stopped
+
 from .notebooks import NotebookFigures, by_verdict, by_verifier, measure, report
 
 
@@ -166,9 +167,9 @@ def _save(path: str, figures: list[NotebookFigures]) -> None:
 
 def _options(args):
     """The batch options of the run, or a one-line error."""
-    from ..batch.run import BatchOptions
-    from ..config import load_config
-    from ..model import check_model
+    from jupyter_fixloop.batch.run import BatchOptions
+    from jupyter_fixloop.config import load_config
+    from jupyter_fixloop.model import check_model
 
     loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds,
                                          api_base=args.api_base).resolved()

@@ -133,7 +133,7 @@ def load_cases(path: str, extra: bool = True) -> list[dict]:
 def run_child(cases: list[dict], budget: int | None, timeout: float) -> list[dict]:
     """Run every case in one child process (a real IPython shell, away from the caller's state)."""
     payload = json.dumps({"cases": cases, "budget": budget, "timeout": timeout})
-    proc = subprocess.run([sys.executable, "-m", "jupyter_fixloop.bench.receipts", "--child"], input=payload,
+    proc = subprocess.run([sys.executable, "-m", "fixloop_bench.receipts", "--child"], input=payload,
                           capture_output=True, text=True, timeout=120 + timeout * len(cases))
     outcomes = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     if proc.returncode != 0 and not outcomes:
@@ -142,7 +142,7 @@ def run_child(cases: list[dict], budget: int | None, timeout: float) -> list[dic
 
 
 def count_tokens(text: str) -> int:
-    from ..model import count_tokens as count
+    from jupyter_fixloop.model import count_tokens as count
 
     return count(text)
 
@@ -284,10 +284,10 @@ def _truth(shell, exc) -> dict:
 
 
 def _receipt(shell, setup: str, code: str, budget: int | None, timeout: float):
-    from ..kernel import runner
-    from ..loop import judge_result, timeout as timed_out
-    from ..model import count_tokens
-    from ..receipt import text
+    from jupyter_fixloop.kernel import runner
+    from jupyter_fixloop.loop import judge_result, timeout as timed_out
+    from jupyter_fixloop.model import count_tokens
+    from jupyter_fixloop.receipt import text
 
     _fresh(shell, setup)
     fitted = text.Budget(budget or text.DEFAULT_TOKENS, count_tokens)  # counted as the figures are

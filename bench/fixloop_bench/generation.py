@@ -10,7 +10,7 @@ steps' code) builds the user's namespace, and the model is asked to do `instruct
 
 Scoring. The reference `solution` runs in a real user-side kernel after `setup` (it is the bench
 file's own code): what it printed, its last expression's value and the variables it created or
-changed are the oracle (kernel/oracle.py). The candidate runs in a fresh sandbox loaded with the
+changed are the oracle (oracle.py). The candidate runs in a fresh sandbox loaded with the
 same namespace, every name shared, with two checks the model never sees, judged by the sandbox's
 judge as the fix-rate bench's hidden checks are: the variables that matter hold the reference's
 values (frames by pandas' own equality, tolerant of dtype-neutral differences), and the value the
@@ -34,10 +34,11 @@ import time
 import warnings
 from dataclasses import asdict, dataclass, field
 
-from ..errors import FixloopError
-from ..kernel import wire
-from ..model import LastRun, get_model
-from ..receipt import text as receipt_text
+from jupyter_fixloop.errors import FixloopError
+from jupyter_fixloop.model import LastRun, get_model
+from jupyter_fixloop.receipt import text as receipt_text
+
+from . import oracle
 from .harness import UserKernel, add_loop_arguments, run_each
 
 HERE = os.path.dirname(__file__)
@@ -92,6 +93,13 @@ class StepResult:
     cost: float = 0.0
     seconds: float = 0.0  # the mode's own time: model calls and the loop's runs, not the scoring
     code: str | None = None
+    agreeing: int = 0  # loop with --agreement-samples: answers that give the result handed over (0: not asked)
+    answers: int = 0  # and the round's independent answers
+
+    @property
+    def unanimous(self) -> bool:
+        """Every answer, two or more, gave this result ("K of K agree")."""
+        return self.answers > 1 and self.agreeing == self.answers
 
     @property
     def right(self) -> bool:
@@ -110,9 +118,13 @@ class Figures:
     cost: float = 0.0
     seconds: float = 0.0
     calls: int = 0
+    unanimous: dict = field(default_factory=lambda: {"steps": 0, "right": 0})  # "K of K agree" answers
 
     def add(self, r: StepResult) -> None:
         self.steps += 1
+        if r.unanimous:
+            self.unanimous["steps"] += 1
+            self.unanimous["right"] += r.right
         if r.verdict == "error":
             self.errors += 1
         else:
@@ -132,7 +144,10 @@ class Figures:
                 "claimed_fixed": claims["fixed"], "false_fixed": false["fixed"],
                 "claimed_unverified": claims["unverified"], "unverified_not_right": false["unverified"],
                 "by_status": self.statuses, "tokens": self.tokens, "cost": self.cost, "calls": self.calls,
-                "seconds": self.seconds, "seconds_per_step": self.seconds / n}
+                "seconds": self.seconds, "seconds_per_step": self.seconds / n,
+                "unanimous": self.unanimous["steps"], "unanimous_right": self.unanimous["right"],
+                "unanimous_precision": self.unanimous["right"] / self.unanimous["steps"]
+                if self.unanimous["steps"] else None}
 
 
 # ---------------------------------------------------------------- reading steps
@@ -169,7 +184,7 @@ def observe(kernel: UserKernel, step: Step, timeout: float) -> Oracle:
     """Run the setup, then the reference, in the user-side kernel; the oracle of what it did."""
     kernel.reset(timeout)
     kernel.run(step.setup, timeout)
-    expr = wire.call("oracle.observe", wire.NS, step.solution)
+    expr = oracle.call("observe", step.solution)
     reply = kernel.kc.execute_interactive("", timeout=timeout, store_history=False, user_expressions={"o": expr},
                                           output_hook=lambda msg: None)
     answer = reply["content"]["user_expressions"]["o"]
@@ -183,8 +198,7 @@ def observe(kernel: UserKernel, step: Step, timeout: float) -> Oracle:
     if missing:
         raise FixloopError(f"`names` lists {', '.join(missing)}, which the reference does not create or change")
     shows = seen["has_value"] and seen["shows_name"] not in names
-    checks = (wire.call("oracle.changed", wire.NS, seen["blob"], list(names)),
-              wire.call("oracle.shown", wire.NS, seen["blob"], "_", shows))
+    checks = (oracle.call("changed", seen["blob"], list(names)), oracle.call("shown", seen["blob"], "_", shows))
     return Oracle(seen["stdout"], shows, tuple(seen["value_text"]) if shows else (), names, checks)
 
 
@@ -212,10 +226,10 @@ def user_namespace(setup: str) -> dict:
 
 def one_shot(step: Step, ns: dict, opts) -> dict:
     """One model call given the loop's round-1 prompt; the code is not run."""
-    from .. import runtime
-    from ..errors import ModelError
-    from ..loop import first_messages
-    from ..model import STOP
+    from jupyter_fixloop import runtime
+    from jupyter_fixloop.errors import ModelError
+    from jupyter_fixloop.loop import first_messages
+    from jupyter_fixloop.model import STOP
 
     messages = first_messages("", instruction=step.instruction, namespace=ns, options=opts.options)
     try:
@@ -231,12 +245,14 @@ def one_shot(step: Step, ns: dict, opts) -> dict:
 
 def run_loop(step: Step, ns: dict, opts) -> dict:
     """The loop, as `%%fixloop <instruction>` runs it; the code it returns (none when it gave up)."""
-    from ..loop import fix
+    from jupyter_fixloop.loop import fix
 
     result = fix("", instruction=step.instruction, namespace=ns, options=opts.options)
     calls = sum(max(1, len([s for s in r.samples if s.source != "rules"])) for r in result.rounds)
+    a = result.agreement
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "calls": calls,
-            "tokens": result.tokens, "cost": result.cost, "code": result.patched if result.claimed else None}
+            "tokens": result.tokens, "cost": result.cost, "code": result.patched if result.claimed else None,
+            "agreeing": a.agreeing if a else 0, "answers": a.answers if a else 0}
 
 
 # ---------------------------------------------------------------- scoring
@@ -246,7 +262,7 @@ def score(code: str | None, seen: Oracle, ns: dict, options) -> tuple[str, str]:
     """(verdict, why): the code run in a fresh sandbox with every name of `ns` shared, judged against the oracle."""
     if code is None or not code.strip():
         return "none", "no code"
-    from ..loop import verify
+    from jupyter_fixloop.loop import verify
 
     receipt = verify(code, checks=list(seen.checks), namespace=ns, options=options)
     outcomes = {c.expr: c for c in receipt.checks}
@@ -268,7 +284,7 @@ def score(code: str | None, seen: Oracle, ns: dict, options) -> tuple[str, str]:
 def printed_as(stdout: str, texts: list[str]) -> bool:
     """Whether `stdout` holds one of `texts` (a value's str or repr, or what the reference printed)
     whole: the output equals it, or holds it with no letter, digit or dot on either side ("Total: 19"
-    holds 19). Lines are compared without trailing spaces, as kernel/oracle.py's `normalized`."""
+    holds 19). Lines are compared without trailing spaces, as oracle.py's `normalized`."""
     out = _normalized(stdout)
     for text in texts:
         want = _normalized(text)
@@ -283,7 +299,7 @@ def _normalized(text: str) -> str:
 
 def _found(text: str, seen: Oracle) -> str:
     """What a check found, without its code (the oracle's blob is long and says nothing to a reader):
-    the oracle raises `Differs` with it (kernel/oracle.py)."""
+    the oracle raises `Differs` with it (oracle.py)."""
     found = re.search(r"raised Differs: (.*)", text, flags=re.S)
     if found:
         return found.group(1).strip()
@@ -374,12 +390,17 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
             console.rule(f"{r.mode}: {r.id} - {r.verdict} ({r.status}: {r.reason})"[:200], style="red")
             if r.why:
                 console.print(f"why: {r.why}", markup=False, highlight=False)
+            if r.answers:
+                console.print(f"agreement: {r.agreeing} of {r.answers} independent answers", markup=False)
             if r.code:
                 console.print(r.code, markup=False, highlight=False)
     for mode in opts.modes:
         f = figures["by_mode"][mode]
         console.print(f"{mode}: {f['right']} of {f['steps']} right ({f['right_rate']:.0%}); wrong {f['wrong']}, "
                       f"crash {f['crash']}, none {f['none']}, broken steps {f['errors']}", markup=False)
+        if f["unanimous"]:
+            console.print(f"{mode}: K of K independent answers agree on {f['unanimous']} step(s), "
+                          f"{f['unanimous_right']} of them right ({f['unanimous_precision']:.0%})", markup=False)
     if "loop_minus_one_shot_points" in figures:
         console.print(f"loop - one-shot: {figures['loop_minus_one_shot_points']:+.1f} points", markup=False)
 
@@ -407,6 +428,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mode", choices=(*MODES, "both"), default="both",
                         help="loop, one-shot (one call given the loop's round-1 prompt, not run) or both (default)")
     add_loop_arguments(parser, "step")
+    parser.add_argument("--agreement-samples", type=int, default=None, metavar="K",
+                        help="loop mode: K independent answers a round, grouped by result, the largest group's "
+                        "simplest handed over (1-8; default 1: off); reports each step's agreement and how many "
+                        "'K of K agree' answers are right")
     parser.add_argument("--case", action="append", default=[], metavar="ID", help="only this step (repeatable)")
     parser.add_argument("--group", action="append", default=[], help="only steps of this group (repeatable)")
     parser.add_argument("--json", dest="json_out", default=None, metavar="OUT",
@@ -418,7 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str]):
-    from ..options import resolve_model
+    from jupyter_fixloop.options import resolve_model
 
     opts = build_parser().parse_args(argv)
     if opts.perfect and opts.model:
@@ -460,7 +485,7 @@ def _chosen(steps: list[Step], opts) -> list[Step]:
 def _run(steps: list[Step], opts) -> int:
     from rich.console import Console
 
-    from ..model import check_model
+    from jupyter_fixloop.model import check_model
 
     try:
         check_model(opts.model, opts.api_base)  # one line, before any step runs

@@ -1,0 +1,83 @@
+"""Agreement of independent samples: a round's answers grouped by what they do, not by how they are written.
+
+Sampling several programs and choosing by what their runs do is the known lever where nothing checks the
+answer (Shi et al. 2022, "Natural Language to Code Translation with Execution"; AlphaCode's clustering):
+programs written differently that show the same values and leave the same data behind are one answer, and
+the size of the largest group is a signal of its own. The sandbox records a content digest of the value a
+run shows and of every name it makes or changes (kernel/effect.py's `digest`); two runs agree when what
+they printed, the digest of what they show and the digest of each name they changed are the same.
+
+The group handed over: the one whose runs pass every check (the instruction's read checks included), then
+the largest, then the one holding the best-ranked candidate; its simplest member (fewest lines, then fewest
+characters) is the code handed over. How many agree is said as a fact (`Agreement`), never as evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..receipt.values import Receipt
+from ..result import Agreement
+from .sampling import RULES, Candidate
+
+
+def result_key(receipt: Receipt) -> tuple | None:
+    """What a run shows and the data it leaves, as a key two runs share when they did the same; None when
+    the run raised, did not run, or something it did could not be digested (then it agrees with nothing)."""
+    if receipt.ename is not None or receipt.kind not in ("ok", "check_failed"):
+        return None
+    effect = receipt.effect
+    if effect is None or effect.error:
+        return None
+    changes = []
+    for c in effect.changes:
+        if c.status != "deleted" and not c.digest:
+            return None
+        changes.append((c.name, c.status, c.digest))
+    if receipt.value is not None and not receipt.digest:
+        return None
+    return receipt.stdout.strip(), receipt.digest, tuple(sorted(changes))
+
+
+def answers(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The round's independent answers: the model's samples that gave code (the rules' repair is not one)."""
+    return [c for c in candidates if c.source != RULES and c.reply.code is not None]
+
+
+def simplest(group: Sequence[Candidate]) -> Candidate:
+    """Fewest non-blank lines, then fewest characters, then the best rank."""
+    def size(c: Candidate) -> tuple:
+        code = c.reply.code or ""
+        return sum(1 for line in code.splitlines() if line.strip()), len(code.strip()), c.rank
+    return min(group, key=size)
+
+
+def groups(candidates: Sequence[Candidate]) -> list[list[Candidate]]:
+    """The answers that ran without error, grouped by `result_key`, the group to hand over first: passing
+    every check, then the largest, then the best-ranked member."""
+    found: dict[object, list[Candidate]] = {}
+    for c in answers(candidates):
+        key = result_key(c.receipt)
+        if key is not None:
+            found.setdefault(key, []).append(c)
+    return sorted(found.values(), key=lambda g: (not all(c.receipt.ok for c in g), -len(g), min(c.rank for c in g)))
+
+
+def choose(candidates: Sequence[Candidate], best: Candidate) -> tuple[Candidate, Agreement | None]:
+    """The candidate to hand over and how many answers agree with it; `best` (verdict.rank's) and None when
+    fewer than two answers were asked, or none ran without error. A best that did not pass while a group
+    did is never kept over it; a passing best outside every group (the rules' repair) is kept."""
+    asked = answers(candidates)
+    found = groups(candidates)
+    if len(asked) < 2 or not found:
+        return best, None
+    lead = found[0]
+    rival = simplest(found[1]) if len(found) > 1 else None
+    agreement = Agreement(len(lead), len(asked), tuple(len(g) for g in found),
+                          rival.reply.code if rival is not None else None,
+                          rival.receipt if rival is not None else None)
+    if best not in asked and best.receipt.ok:
+        return best, None
+    if not lead[0].receipt.ok and best.receipt.ok:
+        return best, agreement
+    return simplest(lead), agreement

@@ -1,0 +1,123 @@
+"""Checks read from an instruction: where it states a testable property, the rules write the check.
+
+"drop duplicate orders" -> no duplicate rows remain; "parse the amount column into floats" -> that column is
+numeric and no value was lost beyond those already missing; "one row per city" -> the result's cities (or its
+index) are unique; "assign it to `discipline`" -> the name exists. A pattern that does not match exactly one
+frame or column of the user's writes no check: the rules decide what is checkable, and say nothing they
+cannot test. Each check is an expression (its words say it to people), run with every candidate like the
+user's checks; it may rank candidates, never make a result `fixed` (the loop strips it from the
+evidence), unless the user gives it as theirs (`--expect`).
+
+A check reads the value the code shows when that is the frame it is about (`_`, as IPython keeps it), else
+the user's name: `orders.drop_duplicates()` shown and `orders = orders.drop_duplicates()` both pass.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..cell import instruction_names
+from ..result import ReadCheck
+
+# name -> {column: NaN count before the loop (None: unknown)}: the user's frames, as the rules read them
+Frames = dict[str, dict[str, int | None]]
+
+_DROP_DUPLICATES = re.compile(r"\b(?:drop|remove|delete|eliminate|get rid of|discard)\b[^.;]*?\bduplicat|"
+                              r"\bde-?duplicat", re.I)
+_TO_NUMBERS = re.compile(r"\b(?:parse|convert|cast|turn|change|make|transform)\b[^.;]*?\b(?:in)?to\s+(?:an?\s+)?"
+                         r"(?:floats?|numbers?|numeric|numerical|integers?|ints?|float64|int64|decimals?)\b", re.I)
+_ONE_ROW_PER = re.compile(r"\bone\s+row\s+(?:per|for\s+each|for\s+every|a)\s+([A-Za-z_][\w]*)", re.I)
+
+
+def read_checks(instruction: str | None, frames: Frames, checks: Iterable[str] = ()) -> tuple[ReadCheck, ...]:
+    """The checks the rules read from `instruction`, against the user's `frames`; none the user already gives
+    (`checks`: theirs, the same expression, or the same name asked for)."""
+    if not instruction:
+        return ()
+    given = " ".join(checks)
+    found = [ReadCheck(f"{n!r} in globals()", f"`{n}` exists") for n in instruction_names(instruction)
+             if f"{n!r}" not in given]
+    found += [c for c in (_no_duplicates(instruction, frames), _numeric(instruction, frames),
+                          _one_row_per(instruction, frames)) if c is not None]
+    return tuple(c for c in found if c.expr not in given)
+
+
+def frames_of(namespace, variables) -> Frames:
+    """The user's frames and their columns (from the variables the model is told of), with each column's
+    NaN count where the namespace holds the frame itself (a dict; batch mode's snapshot holds no values)."""
+    out: Frames = {}
+    for v in variables:
+        if not v.head.startswith("DataFrame"):
+            continue
+        frame = namespace.get(v.name) if isinstance(namespace, dict) else None
+        out[v.name] = {c.name: _nan(frame, c.name) for c in v.columns}
+    return out
+
+
+def _nan(frame, column: str) -> int | None:
+    try:
+        return int(frame[column].isna().sum()) if frame is not None else None
+    except Exception:  # a column that cannot be read so (a duplicate name, a MultiIndex) gets no count
+        return None
+
+
+def _named_frame(instruction: str, frames: Frames) -> str | None:
+    """The one frame the instruction names (a word of it, or in the plural: `orders`, `order`); else the
+    only frame the user has; else None."""
+    words = set(re.findall(r"[A-Za-z_]\w*", instruction))
+    named = [f for f in frames if f in words or f.rstrip("s") in words or f"{f}s" in words]
+    if len(named) == 1:
+        return named[0]
+    return next(iter(frames)) if not named and len(frames) == 1 else None
+
+
+def _no_duplicates(instruction: str, frames: Frames) -> ReadCheck | None:
+    if not _DROP_DUPLICATES.search(instruction):
+        return None
+    frame = _named_frame(instruction, frames)
+    if frame is None:
+        return None
+    return ReadCheck(f"not (_ if isinstance(_, type({frame})) else {frame}).duplicated().any()",
+                     f"no duplicate rows remain in `{frame}` (or in the frame the code shows)")
+
+
+def _column(instruction: str, frames: Frames) -> tuple[str, str] | None:
+    """The one (frame, column) the instruction names: a column's name as a word of it, quoted or not."""
+    frame = _named_frame(instruction, frames)
+    pool = {frame: frames[frame]} if frame is not None else frames
+    found = [(f, c) for f, cols in pool.items() for c in cols
+             if c and re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", instruction)]
+    return found[0] if len(found) == 1 else None
+
+
+def _numeric(instruction: str, frames: Frames) -> ReadCheck | None:
+    if not _TO_NUMBERS.search(instruction):
+        return None
+    found = _column(instruction, frames)
+    if found is None:
+        return None
+    frame, column = found
+    missing = frames[frame][column]
+    value = f"(_ if isinstance(_, type({frame})) and {column!r} in _ else {frame})[{column!r}]"
+    if missing is None:
+        return ReadCheck(f"{value}.dtype.kind in 'iufc'", f"column `{column}` of `{frame}` is numeric")
+    return ReadCheck(f"{value}.dtype.kind in 'iufc' and {value}.isna().sum() <= {missing}",
+                     f"column `{column}` of `{frame}` is numeric, and no value is lost beyond the {missing} "
+                     "missing before")
+
+
+def _one_row_per(instruction: str, frames: Frames) -> ReadCheck | None:
+    match = _ONE_ROW_PER.search(instruction)
+    if match is None:
+        return None
+    word = match.group(1).lower()
+    forms = {word, word.rstrip("s"), re.sub(r"ies$", "y", word)}
+    columns = {c for cols in frames.values() for c in cols if c.lower() in forms}
+    if len(columns) != 1:
+        return None
+    (column,) = columns
+    condition = (f"hasattr(_, 'duplicated') and not (_[{column!r}] if {column!r} in getattr(_, 'columns', ()) "
+                 "else _.index).duplicated().any()")
+    return ReadCheck(condition, f"the result the code shows has one row per `{column}` (its `{column}` values, "
+                                "or its index, are unique)")

@@ -1,0 +1,157 @@
+"""Agreement of independent samples and checks read from the instruction (issue #54), with real sandbox
+kernels and real litellm calls to the scripted server."""
+
+import json
+
+import pandas as pd
+
+from jupyter_fixloop import LoopHooks, fix
+from jupyter_fixloop.kernel.namespace import describe
+from jupyter_fixloop.loop.derived import frames_of, read_checks
+from jupyter_fixloop.receipt.effect import Change, Effect
+from jupyter_fixloop.receipt.values import Receipt
+from jupyter_fixloop.render import render_html, render_text
+from jupyter_fixloop.result import Agreement, LoopResult, Round, loop_summary
+
+
+def block(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+def _euro():
+    return {"pd": pd, "euro12": pd.DataFrame({"Team": ["Croatia", "Denmark", "Spain"], "Goals": [4, 4, 12]})}
+
+
+def _orders():
+    return {"pd": pd, "orders": pd.DataFrame({"id": [1, 1, 2, 3], "amount": ["5", "5", "7.5", "x"]})}
+
+
+def _generate(server, instruction, ns, **knobs):
+    knobs = {"model": "openai/scripted", "api_base": server.url, "rules": False, **knobs}
+    return fix("", instruction=instruction, namespace=ns, **knobs)
+
+
+def test_answers_are_grouped_by_what_they_do_not_by_their_text(fake_model):
+    same = ["euro12[euro12.Goals > 6]", "euro12.query('Goals > 6')", "euro12.loc[euro12['Goals'] > 6, :]"]
+    other = "euro12[euro12.Goals >= 4]"
+    server = fake_model(block(same[1]), block(other), block(same[2]), block(same[0]))
+    result = _generate(server, "Which teams scored more than 6 goals?", _euro(), agreement_samples=4, max_rounds=1)
+    assert len(server.requests) == 4  # no answer ends the round: each one runs
+    assert result.status == "unverified", result.reason  # agreement is a fact, never evidence
+    assert result.agreement is not None and (result.agreement.agreeing, result.agreement.answers) == (3, 4)
+    assert result.agreement.groups == (3, 1) and not result.agreement.unanimous
+    assert result.patched.strip() == same[0]  # the simplest spelling of the largest group
+    assert "3 of 4 independent answers give this result" in result.reason
+    (rival,) = result.alternatives  # the next result, beside it: not the other spellings of this one
+    assert rival.code.strip() == other
+    text = render_text(result)
+    assert "the next result, which 1 of 4 independent answers give" in text and "pick one" in text
+    assert "agreement: 3 of 4 independent answers give this result" in text
+    assert "3 of 4 independent answers" in render_html(result)
+    summary = json.loads(json.dumps(loop_summary(result)))
+    assert summary["agreement"]["agreeing"] == 3 and summary["agreement"]["answers"] == 4
+    assert [a["code"].strip() for a in summary["alternatives"]] == [other]
+
+
+def test_answers_that_all_agree_are_said_so_and_stay_unverified(fake_model):
+    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
+    assert result.status == "unverified" and result.agreement.unanimous, result.reason
+    assert result.agreement.groups == (3,) and result.alternatives == ()
+    assert "3 of 3 independent answers give this result" in result.reason
+
+
+def test_a_check_of_the_users_turns_agreement_off(fake_model):
+    server = fake_model(block("total = euro12.Goals.sum()"))
+    result = fix("", instruction="Sum the goals into total", namespace=_euro(), checks=["total == 20"],
+                 model="openai/scripted", api_base=server.url, rules=False, agreement_samples=3)
+    assert result.status == "fixed" and result.agreement is None and len(server.requests) == 1
+
+
+def test_checks_are_read_from_an_instruction_by_rules_and_only_where_they_can_be_tested():
+    ns = _orders()
+    frames = frames_of(ns, describe(ns))
+    assert [c.words for c in read_checks("Drop duplicate orders", frames)] == [
+        "no duplicate rows remain in `orders` (or in the frame the code shows)"]
+    (numeric,) = read_checks("Parse the amount column into floats", frames)
+    assert numeric.words == "column `amount` of `orders` is numeric, and no value is lost beyond the 0 missing before"
+    cities = {"df": pd.DataFrame({"city": ["a", "b"], "n": [1, 2]})}
+    (one,) = read_checks("Give one row per city", frames_of(cities, describe(cities)))
+    assert "one row per `city`" in one.words
+    assert [c.expr for c in read_checks("Assign it to `discipline`", frames)] == ["'discipline' in globals()"]
+    assert read_checks("Plot the orders", frames) == ()  # nothing testable stated
+    assert read_checks("Parse the price column into floats", frames) == ()  # no such column: no check
+    assert read_checks("Drop duplicate orders", frames, checks=[numeric.expr]) != ()
+    first = read_checks("Drop duplicate orders", frames)[0]
+    assert read_checks("Drop duplicate orders", frames, checks=[first.expr]) == ()  # given as the user's
+
+
+def test_a_read_check_is_shown_before_use_ranks_answers_and_is_not_evidence(fake_model):
+    events = []
+    server = fake_model(block("orders.head()"), block("orders = orders.drop_duplicates()\norders"))
+    hooks = LoopHooks(on_checks_read=events.append, on_run_start=events.append)
+    result = _generate(server, "Drop duplicate orders", _orders(), hooks=hooks, max_rounds=2)
+    assert type(events[0]).__name__ == "ChecksRead" and len(events) > 1  # shown before any candidate runs
+    (check,) = events[0].checks
+    assert check.text == ("checked: no duplicate rows remain in `orders` (or in the frame the code shows) "
+                          "(read from your instruction)")
+    assert result.rounds[0].receipt.kind == "check_failed"  # the first answer kept the duplicates: told so
+    assert ".duplicated().any()" in server.prompt(1)
+    assert result.status == "unverified", result.reason  # it holds, but it is the rules' reading, not yours
+    assert result.read_checks[0].passed is True
+    assert "checked: no duplicate rows remain in `orders`" in render_text(result)
+    assert "(read from your instruction): it holds" in render_text(result)
+
+
+def test_a_read_check_given_as_the_users_own_is_their_evidence(fake_model):
+    ns = _orders()
+    (check,) = read_checks("Drop duplicate orders", frames_of(ns, describe(ns)))
+    server = fake_model(block("orders = orders.drop_duplicates()"))
+    result = _generate(server, "Drop duplicate orders", ns, checks=[check.expr])
+    assert result.status == "fixed", result.reason
+    assert result.read_checks == ()  # it is the user's check now, not one read for them
+
+
+def test_the_receipt_tells_a_model_that_reloads_data_the_user_has_what_it_keeps_missing(fake_model):
+    reload = block("euro12 = pd.read_csv('euro2012.csv')\neuro12.Goals.sum()")
+    server = fake_model(reload, block("euro12.Goals.sum()"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), max_rounds=2)
+    first = result.rounds[0].receipt
+    assert first.ename == "FileNotFoundError"
+    told = ("`euro12` is already yours (DataFrame 3×2), made before this cell: use it as it is instead of reading "
+            "'euro2012.csv' again (that file is not here)")
+    assert told in first.text and told in server.prompt(1)
+    assert result.status == "unverified" and result.patched.strip() == "euro12.Goals.sum()"
+
+
+def test_the_receipt_tells_a_model_that_reads_a_frames_index_as_a_column_what_it_is(fake_model):
+    army = pd.DataFrame({"origin": ["Arizona", "Texas"], "deaths": [3, 5]}).set_index("origin")
+    server = fake_model(block("army[army['origin'] == 'Texas']"), block("army.origin"),
+                        block("army.loc[['Texas']]"))
+    result = _generate(server, "Show the rows of Texas", {"pd": pd, "army": army}, max_rounds=3)
+    told = ("'origin' is not a column of army but the name of its index: read it as army.index, or make it a "
+            "column again with army.reset_index()")
+    assert told in result.rounds[0].receipt.text and told in server.prompt(1)
+    assert told in result.rounds[1].receipt.text  # `army.origin` too
+    assert result.patched.strip() == "army.loc[['Texas']]"
+
+
+def test_the_user_may_pick_the_next_result_which_stays_unverified():
+    mine, theirs = Receipt("ok", "ok", value="1"), Receipt("ok", "ok", value="2", effect=Effect((Change("x", "new"),)))
+    result = LoopResult("unverified", "", "a = 1\n", [Round(1, "a = 1\n", mine)], reason="nothing checked it",
+                        agreement=Agreement(3, 4, (3, 1), "b = 2\n", theirs))
+    picked = result.picked_rival()
+    assert picked.patched == "b = 2\n" and picked.status == "unverified" and picked.effect is theirs.effect
+    assert picked.agreement.text == "1 of 4 independent answers give this result"
+    assert picked.picked_rival().patched == "a = 1\n"  # and back
+    assert LoopResult("unverified", "", "a = 1\n", [Round(1, "a = 1\n", mine)]).picked_rival() is None
+
+
+def test_a_read_check_ranks_but_never_vetoes_code_that_ran(fake_model):
+    # the frame deduplicated into a name of its own: `orders` keeps its duplicates, the code shows nothing
+    server = fake_model(block("clean = orders.drop_duplicates(subset='id')\nclean.loc[:, 'id'] = clean['id']"))
+    result = _generate(server, "Drop duplicate orders", _orders(), max_rounds=2)
+    assert result.status == "unverified", result.reason  # handed over, said with what does not hold
+    assert result.patched.startswith("clean = orders.drop_duplicates")
+    assert "a check read from your instruction does not hold: no duplicate rows remain in `orders`" in result.reason
+    assert result.read_checks[0].passed is False and "it does NOT hold" in render_text(result)
