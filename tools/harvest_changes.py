@@ -119,7 +119,7 @@ def replacement_of(text: str) -> tuple[str | None, str]:
             if re.search(r"(?:Error|Warning|Exception)$", name):
                 continue
             if best is None or match.start() < best[0]:
-                best = (match.start(), name)
+                best = (match.start(), name + "".join(f" or {n}" for n in _also(text[match.end():])))
             break
     if best:
         return best[1], "code"
@@ -128,6 +128,17 @@ def replacement_of(text: str) -> tuple[str | None, str]:
         if found:
             return found.group(1).strip(), "words"
     return None, ""
+
+
+def _also(rest: str) -> list[str]:
+    """The names a replacement's list goes on with (``.iloc`` and ``.loc``, ``start``, ``stop``)."""
+    found = []
+    while True:
+        more = re.match(rf"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+){TO}", rest)
+        if not more:
+            return found
+        found.append([g for g in more.groups() if g][-1].strip().lstrip("~."))
+        rest = rest[more.end():]
 
 
 def kind_of(text: str, old: str) -> str:
