@@ -4,7 +4,8 @@ writes jupyter_fixloop/rules/changes.json (generated; never edit it by hand) and
 Each entry keeps the library's own words, the release whose notes say it, the section it is in
 (`removed` for pandas' "Removal of prior version deprecations/changes", numpy's "Expired
 deprecations", matplotlib's removals and scikit-learn's |API| entries that say "removed"; `deprecated`
-for the deprecation sections), the old names it mentions, their kind (method, attribute, keyword,
+for the deprecation sections; `changed` for pandas' "Backwards incompatible API changes" and "Other API
+changes" and matplotlib's behaviour changes: what the same code does or shows now), the old names it mentions, their kind (method, attribute, keyword,
 function, module, class, alias, value, behavior), and the replacement its words name ("use X instead",
 "in favor of X", "renamed to X", "replaced by X") or `none` when the words name none. Where a removal's
 name was deprecated in an earlier release's notes, `deprecated_in` says which.
@@ -164,6 +165,7 @@ HEADING = re.compile(r"^([=\-~^\"'`.*+#])\1{2,}\s*$")
 REMOVAL_TITLES = re.compile(r"^(?:removals?(?: of prior version deprecations(?:/changes)?)?|expired deprecations)$",
                             re.I)
 DEPRECATION_TITLES = re.compile(r"^(?:other )?deprecations?$", re.I)
+CHANGE_TITLES = re.compile(r"^(?:backwards incompatible api changes|other api changes|behaviou?r changes)$", re.I)
 
 
 def headings(lines: list[str]) -> list[tuple[int, str, int]]:
@@ -189,7 +191,8 @@ def sections(text: str, whole: str | None = None) -> list[tuple[str, list[str]]]
     marks = headings(lines)
     found = []
     for n, (start, title, level) in enumerate(marks):
-        change = "removed" if REMOVAL_TITLES.match(title) else "deprecated" if DEPRECATION_TITLES.match(title) else None
+        change = ("removed" if REMOVAL_TITLES.match(title) else "deprecated" if DEPRECATION_TITLES.match(title)
+                  else "changed" if CHANGE_TITLES.match(title) else None)
         if change is None:
             continue
         end = next((s for s, _, lv in marks[n + 1:] if lv <= level), len(lines))
@@ -225,7 +228,8 @@ def entries(lines: list[str]) -> list[str]:
             current.append(line.strip())
         if line.rstrip().endswith("::"):
             in_code = True
-    return [clean(" ".join(e)) for e in found if " ".join(e).strip()]
+    words = [clean(" ".join(e)) for e in found]
+    return [w for w in words if w and not any(t.match(w) for t in (REMOVAL_TITLES, DEPRECATION_TITLES, CHANGE_TITLES))]
 
 
 def notes_files(notes: pathlib.Path, library: str) -> list[tuple[pathlib.Path, str | None]]:
@@ -239,7 +243,8 @@ def notes_files(notes: pathlib.Path, library: str) -> list[tuple[pathlib.Path, s
             continue
         whole = None
         if library == "matplotlib" and path.parent != folder:
-            whole = {"removals.rst": "removed", "deprecations.rst": "deprecated"}.get(path.name)
+            whole = {"removals.rst": "removed", "deprecations.rst": "deprecated", "behaviour.rst": "changed",
+                     "behavior.rst": "changed"}.get(path.name)
             if whole is None:
                 continue
         if library == "scikit-learn":

@@ -88,6 +88,7 @@ from .drift import (
     style_name,
 )
 from .edits import CannotTell, ParsedReceipt, parse_receipt
+from .generic import KINDS as GENERIC_KINDS, REWRITERS
 from .masks import mask_precedence
 from .matches import concat_dtype, filter_value, merge_keys
 from .names import (
@@ -114,6 +115,7 @@ REPAIRS = [
     moved_import, missing_import, name_literal, name_typo,
     message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields,
            resample_keyword, groupby_axis,
+    *REWRITERS,  # generic.py: driven by what the libraries said changed (rules/changes.json), each declaring itself
     keyword_unspecified, renamed_keyword, no_effect_keyword, scalar_as_2d, setitem_upcast, removed_method,
            method_now_function, moved_call, string_as_list, equivalent_value, changed_default, stack_sequence,
            style_name, removed_attribute, removed_setter,
@@ -152,6 +154,7 @@ KIND = {
                      index_off_by_one, loop_overshoot, style_name, groupby_axis, moved_function, shared_default,
                      epoch_unit, strict_bounds, reducer_by_name, concat_sorted,
                      power_of_ten, filter_value, merge_keys, concat_dtype], GUESS),
+    **GENERIC_KINDS,
 }
 
 
