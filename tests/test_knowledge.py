@@ -171,7 +171,8 @@ def test_the_shipped_data_is_generated_and_covers_pandas_removals():
 
 
 def test_the_entries_about_a_cells_names_say_what_pandas_said():
-    found = knowledge.about(knowledge.words_of("df.ix[0, 'a']\nAttributeError: 'DataFrame' object has no attribute 'ix'"))
+    error = "AttributeError: 'DataFrame' object has no attribute 'ix'"
+    found = knowledge.about(knowledge.words_of(f"df.ix[0, 'a']\n{error}"))
     first = knowledge.said(found[0])
     assert first.startswith("pandas 1.0.0 removed Series.ix, DataFrame.ix (deprecated in 0.20.0; ")
     assert "iloc or loc" in first

@@ -1,14 +1,14 @@
-"""What the libraries say they deprecated, removed and renamed, harvested from their own release notes:
-writes jupyter_fixloop/rules/changes.json (generated; never edit it by hand) and prints its coverage.
+"""What the libraries say they deprecated, removed and renamed, harvested from their own release notes: writes
+jupyter_fixloop/rules/changes.json (generated; never edit it by hand) and prints its coverage.
 
-Each entry keeps the library's own words, the release whose notes say it, the section it is in
-(`removed` for pandas' "Removal of prior version deprecations/changes", numpy's "Expired
-deprecations", matplotlib's removals and scikit-learn's |API| entries that say "removed"; `deprecated`
-for the deprecation sections; `changed` for pandas' "Backwards incompatible API changes" and "Other API
-changes" and matplotlib's behaviour changes: what the same code does or shows now), the old names it mentions, their kind (method, attribute, keyword,
-function, module, class, alias, value, behavior), and the replacement its words name ("use X instead",
-"in favor of X", "renamed to X", "replaced by X") or `none` when the words name none. Where a removal's
-name was deprecated in an earlier release's notes, `deprecated_in` says which.
+Each entry keeps the library's own words, the release whose notes say it, the section it is in (`removed` for
+pandas' "Removal of prior version deprecations/changes", numpy's "Expired deprecations", matplotlib's removals
+and scikit-learn's |API| entries that say "removed"; `deprecated` for the deprecation sections; `changed` for
+pandas' "Backwards incompatible API changes" and "Other API changes" and matplotlib's behaviour changes: what
+the same code does or shows now), the old names it mentions, their kind (method, attribute, keyword, function,
+module, class, alias, value, behavior), and the replacement its words name ("use X instead", "in favor of X",
+"renamed to X", "replaced by X") or `none` when the words name none. Where a removal's name was deprecated in
+an earlier release's notes, `deprecated_in` says which.
 
     # 1. the notes, into one folder (sdists from PyPI, unpacked by pip; numpy from a git dir):
     python tools/harvest_changes.py gather --notes /tmp/kb-notes --numpy-git /work/.mirror/numpy+numpy/repo
@@ -319,9 +319,8 @@ def same_name(a: str, b: str) -> bool:
 
 def link_deprecations(found: list[dict]) -> list[dict]:
     """A removal's `deprecated_in`: the earliest earlier release with a deprecation about the same code (the
-    first name of each);
-    and, when the removal's words name no replacement, what that deprecation's words named
-    (`deprecation_replacement`, `deprecation_words`)."""
+    first name of each); and, when the removal's words name no replacement and that deprecation is about all
+    of the removal's names, what its words named (`deprecation_replacement`, `deprecation_words`)."""
     deprecations = [e for e in found if e["change"] == "deprecated" and e["names"]]
     for item in found:
         if item["change"] != "removed" or not item["names"] or item["names"][0] in TOO_WIDE:
@@ -333,11 +332,17 @@ def link_deprecations(found: list[dict]) -> list[dict]:
             continue
         first = min(earlier, key=lambda d: release(d["version"]))
         item["deprecated_in"] = first["version"]
-        naming = [d for d in earlier if d["replacement_is"] == "code"]
+        naming = [d for d in earlier if d["replacement_is"] == "code" and lasts(item["names"]) <= lasts(d["names"])]
         if item["replacement"] == "none" and naming:
             item["deprecation_replacement"] = naming[0]["replacement"]
             item["deprecation_words"] = naming[0]["words"]
     return found
+
+
+def lasts(names: list[str]) -> set[str]:
+    """The last part of each name (`ix` of `Series.ix`): a deprecation about all of a removal's names said its
+    replacement for them all."""
+    return {re.findall(r"\w+", n.split("(")[0])[-1] for n in names if re.findall(r"\w+", n.split("(")[0])}
 
 
 def release(version: str) -> tuple[int, ...]:

@@ -74,7 +74,8 @@ def _index() -> dict[str, tuple[Change, ...]]:
 
 def about(words: Iterable[str], libraries: Iterable[str] = (), limit: int = 6) -> list[Change]:
     """The entries about these names (identifiers of a cell, its traceback), the most telling first:
-    those about more of the names, removals before deprecations, an entry naming a replacement before one
+    those about an earlier name (the error's subject first), then about more of the names, removals before
+    deprecations, an entry naming a replacement before one
     naming none, newer first; only those of `libraries` when it names any."""
     wanted = set(libraries)
     words = list(dict.fromkeys(words))
@@ -85,8 +86,8 @@ def about(words: Iterable[str], libraries: Iterable[str] = (), limit: int = 6) -
             if wanted and change.library not in wanted:
                 continue
             named = change.replacement != "none" or bool(change.deprecation_replacement)
-            order = (-len(present.intersection(change.keys)), change.change != "removed", not named,
-                     rank, tuple(-int(p) for p in change.version.split(".")))
+            order = (rank, -len(present.intersection(change.keys)), change.change != "removed", not named,
+                     tuple(-int(p) for p in change.version.split(".")))
             seen.setdefault((change.library, change.version, change.words), (order, change))
     return [c for _, c in sorted(seen.values(), key=lambda p: p[0])][:limit]
 
@@ -104,6 +105,14 @@ def said(change: Change) -> str:
         notes.append(f"its deprecation said use {change.deprecation_replacement}")
     head = f"{what} ({'; '.join(notes)})" if notes else what
     return f'{head}: "{change.words}"'
+
+
+SUBJECT = re.compile(r"(?:has no attribute|unexpected keyword argument|cannot import name|No module named) '([\w.]+)'")
+
+
+def subject_of(message: str) -> list[str]:
+    """The names an error is about (`'Styler' object has no attribute 'hide_index'`: `hide_index`), their parts."""
+    return [part for name in SUBJECT.findall(message) for part in reversed(name.split("."))]
 
 
 def words_of(text: str) -> list[str]:
