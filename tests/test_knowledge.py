@@ -247,3 +247,33 @@ def test_a_rewriter_leaves_a_method_its_entry_names_on_another_class(ns):
     first = run(ns, FRAMES, cell)
     repair, fixed, _ = repairs.propose(cell, first, {"pd": "pandas"})
     assert repair is None or repair.__name__ != "said_method", fixed
+
+
+def test_what_pandas_said_reaches_a_real_models_prompt(fake_model):
+    """A real litellm call against the scripted server: the prompt holds pandas' own entry about the removed
+    method the cell calls, within its budget, and the model's answer is run and judged as any."""
+    import pandas as pd
+
+    from jupyter_fixloop import fix
+    from jupyter_fixloop.model.prompt import CHANGES_HEADING, PROMPT_TOKENS
+
+    frame = pd.DataFrame({"a": [1, 2]}, index=["x", "y"])
+    cell = "html = frame.style.hide_index().to_html()\n"
+    server = fake_model("```python\nhtml = frame.style.hide(axis='index').to_html()\n```")
+    result = fix(cell, checks=["'row_heading' not in html"], namespace={"frame": frame}, model="openai/scripted",
+                 api_base=server.url, max_rounds=1, rules=False)
+    prompt = server.requests[0]["messages"][1]["content"]
+    assert CHANGES_HEADING in prompt
+    said = prompt.split(CHANGES_HEADING, 1)[1].split("\n### ", 1)[0]
+    assert "pandas 2.0.0 removed Styler.hide_index, Styler.hide_columns (deprecated in 1.4.0; its deprecation " \
+           "said use Styler.hide)" in said
+    assert len(prompt) // 4 < PROMPT_TOKENS
+    assert result.status == "fixed", result.reason
+
+
+def test_a_cell_that_ran_gets_no_entries():
+    from jupyter_fixloop.model.prompt import changes_section
+
+    ns = {}
+    ran = run(ns, FRAMES, "v = labelled.loc['y', 'b']\n")
+    assert changes_section("v = labelled.loc['y', 'b']\n", [("v = labelled.loc['y', 'b']\n", ran)]) == ""
