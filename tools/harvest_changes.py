@@ -1,5 +1,5 @@
 """What the libraries say they deprecated, removed and renamed, harvested from their own release notes: writes
-jupyter_fixloop/rules/changes.json (generated; never edit it by hand) and prints its coverage.
+jupyter_fixloop/model/changes.json (generated; never edit it by hand) and prints its coverage.
 
 Each entry keeps the library's own words, the release whose notes say it, the section it is in (`removed` for
 pandas' "Removal of prior version deprecations/changes", numpy's "Expired deprecations", matplotlib's removals
@@ -33,7 +33,7 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-OUT = ROOT / "jupyter_fixloop" / "rules" / "changes.json"
+OUT = ROOT / "jupyter_fixloop" / "model" / "changes.json"
 SDISTS = {  # library -> (sdist, folder of its notes inside it, file pattern)
     "pandas": [("pandas==1.5.3", "doc/source/whatsnew", "v*.rst"), ("pandas==2.0.3", "doc/source/whatsnew", "v*.rst")],
     "matplotlib": [("matplotlib==3.8.4", "doc/api/prev_api_changes", "**/*.rst")],

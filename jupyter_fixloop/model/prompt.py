@@ -14,7 +14,7 @@ from ..cell import split_magic
 from ..kernel.namespace import Variable
 from ..receipt.text import DEFAULT_BUDGET, Budget, cut, estimate_tokens, headline
 from ..receipt.values import Receipt
-from ..rules import knowledge
+from . import knowledge
 
 # The prompt of a round stays within this many tokens (issue #29: under 900): the receipt of the latest
 # candidate is cut to what is left after the rest. Measured with the local 1.5B model on the dev set,

@@ -1,4 +1,4 @@
-"""Generic rewriters driven by what the libraries said changed (`rules/changes.json`, harvested from their
+"""Generic rewriters driven by what the libraries said changed (`model/changes.json`, harvested from their
 release notes by tools/harvest_changes.py), not a function per API. Each declares itself (`@rewriter`:
 its kind and its place, after the hand-written repairs); repairs.py adds them to `REPAIRS` and `KIND`.
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ...rules.knowledge import Change, changes
+from ..knowledge import Change, changes
 from .edits import CannotTell, ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
 from .names import attribute_error
 
