@@ -277,3 +277,65 @@ def test_a_cell_that_ran_gets_no_entries():
     ns = {}
     ran = run(ns, FRAMES, "v = labelled.loc['y', 'b']\n")
     assert changes_section("v = labelled.loc['y', 'b']\n", [("v = labelled.loc['y', 'b']\n", ran)]) == ""
+
+
+# ---------------------------------------------------------------- saved outputs across versions (receipt/saved.py)
+
+
+def _entry_said(cited) -> knowledge.Change:
+    library, version, words = cited
+    return next(c for c in knowledge.changes() if (c.library, c.version) == (library, version)
+                and c.words.startswith(words))
+
+
+def test_value_counts_header_and_name_are_what_pandas_2_changed():
+    """pandas 2.0: `value_counts` prints the column's name as a header and names the counts `count`."""
+    import pandas as pd
+
+    from jupyter_fixloop.receipt.saved import VALUE_COUNTS, saved_check
+
+    shown = repr(pd.Series(["quetzal", "quetzal", "elk"], name="animal").value_counts())
+    saved = "quetzal    2\nelk        1\nName: animal, dtype: int64\n"  # pandas 1.5's repr
+    assert shown.splitlines()[0] == "animal"
+    same, detail, _ = saved_check("", shown, saved)
+    assert same is True
+    assert detail == ("the same output but for what the library changed in how it prints it (pandas 2.0.0: "
+                      "Value counts sets the resulting name to ``count``)")
+    assert "count" in _entry_said(VALUE_COUNTS).names
+    other = "quetzal    2\nelk        2\nName: animal, dtype: int64\n"
+    assert saved_check("", shown, other)[0] is False  # a count that differs still differs
+
+
+def test_an_axes_repr_of_any_matplotlib_is_the_same_axes():
+    """`<matplotlib.axes._subplots.AxesSubplot at 0x...>` (before 3.4: no labels), `<AxesSubplot:xlabel='a'>`
+    (3.4-3.6) and `<Axes: xlabel='a'>` (3.7 on): one Axes. No harvested entry says so (AXES_REPR is None):
+    the equivalence rests on the reprs alone, and labels that differ still differ."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from jupyter_fixloop.receipt.saved import AXES_REPR, saved_check
+
+    _, ax = plt.subplots()
+    ax.set_xlabel("year")
+    shown = repr(ax)
+    plt.close("all")
+    assert AXES_REPR is None
+    assert saved_check("", shown, "<matplotlib.axes._subplots.AxesSubplot at 0x7f3a2c1d>\n")[0] is True
+    assert saved_check("", shown, "<AxesSubplot:xlabel='year'>\n")[0] is True
+    assert saved_check("", shown, "<AxesSubplot:xlabel='month'>\n")[0] is False
+
+
+def test_a_renamed_frequency_alias_in_a_footer_is_the_same_series():
+    """pandas 2.2 renamed `M` to `ME` (FREQ_ALIASES is None: no sdist ships 2.2's notes, so no entry)."""
+    import pandas as pd
+
+    from jupyter_fixloop.receipt.saved import FREQ_ALIASES, saved_check
+
+    monthly = pd.Series([3, 4], index=pd.date_range("2015-01-31", periods=2, freq="ME"))
+    shown = repr(monthly.asfreq("ME"))
+    assert FREQ_ALIASES is None and "Freq: ME" in shown
+    saved = "2015-01-31    3\n2015-02-28    4\nFreq: M, dtype: int64\n"
+    assert saved_check("", shown, saved)[0] is True
+    assert saved_check("", shown, saved.replace("    4", "    5"))[0] is False
