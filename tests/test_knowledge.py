@@ -339,3 +339,54 @@ def test_a_renamed_frequency_alias_in_a_footer_is_the_same_series():
     saved = "2015-01-31    3\n2015-02-28    4\nFreq: M, dtype: int64\n"
     assert saved_check("", shown, saved)[0] is True
     assert saved_check("", shown, saved.replace("    4", "    5"))[0] is False
+
+
+# ---------------------------------------------------------------- drift inside the notebook's own module (batch)
+
+
+PREAMBLE = ("import pandas as pd\n"
+            "from pandas.io.json import json_normalize\n"
+            "\n\ndef flat(rows):\n    return json_normalize(rows)\n")
+
+
+def test_a_cell_failing_inside_the_notebooks_module_gets_a_judged_diff_of_that_file(tmp_path, capsys):
+    """`from preamble import *` fails inside preamble.py (pandas 1.0 moved json_normalize): batch mode proposes
+    the file's repair as a diff beside the output, judged by running the cell in a sandbox with it; the
+    file, the cell and plain Jupyter's outcome stay as they were."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from jupyter_fixloop.batch import cli as batch_cli
+
+    folder = tmp_path / "book"
+    folder.mkdir()
+    (folder / "preamble.py").write_text(PREAMBLE)
+    nb = new_notebook(cells=[new_code_cell("from preamble import *\nprint(flat([{'a': {'b': 1}}]).columns.tolist())")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    src, out, report = folder / "ch01.ipynb", tmp_path / "ch01.fixed.ipynb", tmp_path / "ch01.md"
+    nbformat.write(nb, str(src))
+
+    code = batch_cli.main([str(src), "-o", str(out), "--report", str(report)])
+
+    assert code == 1, capsys.readouterr()
+    assert (folder / "preamble.py").read_text() == PREAMBLE  # never applied unreviewed
+    diff = (tmp_path / "ch01.fixed.preamble.py.diff").read_text()
+    assert "-from pandas.io.json import json_normalize\n+from pandas import json_normalize\n" in diff
+    assert diff.startswith("--- a/preamble.py\n+++ b/preamble.py\n")
+    text = report.read_text()
+    assert ("the error is raised in preamble.py, line 2, a module of the notebook's folder; a repair of that file "
+            "(moved_import, mechanical) is proposed as a diff, not applied: with it, this cell ran without error "
+            "in a sandbox") in text
+    assert "+from pandas import json_normalize" in text
+    cell = nbformat.read(str(out), as_version=4).cells[0]
+    assert cell.source.startswith("from preamble import *")  # the cell is not where the fault is
+
+
+def test_a_traceback_frame_outside_the_folder_is_no_module_of_the_notebook(tmp_path):
+    from jupyter_fixloop.batch.modules import failing_module
+
+    (tmp_path / "helpers.py").write_text("x = 1\ny = z\n")
+    frames = ["\x1b[0;31mNameError\x1b[0m", f"File \x1b[0;32m{tmp_path}/helpers.py:2\x1b[0m", "----> 2 y = z"]
+    found = failing_module(frames, str(tmp_path))
+    assert (found.module, found.lineno, found.line) == ("helpers", 2, "y = z")
+    assert failing_module(["File /usr/lib/python3/json/__init__.py:2"], str(tmp_path)) is None

@@ -212,3 +212,12 @@ def propose(code: str, receipt: Receipt | str, modules: Mapping[str, str] | None
     return None, None, doubt
 
 
+
+
+def repair_module(source: str, error: str, lineno: int, line: str) -> tuple[str, str, str] | None:
+    """(the repair's name, its kind, the repaired source) of a module of the notebook's own whose line
+    `lineno` raised `error` ("ImportError: cannot import name ..."), read as a cell's receipt; None when no
+    repair fits."""
+    receipt = f"{error.splitlines()[0] if error else ''}\n  at line {lineno} of the cell: {line.strip()}"
+    repair, fixed, _ = propose(source, receipt)
+    return (repair.__name__, KIND.get(repair, GUESS), fixed) if repair is not None else None
