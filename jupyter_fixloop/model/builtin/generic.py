@@ -20,11 +20,12 @@ its kind and its place, after the hand-written repairs); repairs.py adds them to
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 
 from ..knowledge import Change, changes
 from .edits import CannotTell, ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
-from .names import attribute_error
+from .names import attribute_error, import_optional
 
 MECHANICAL = "mechanical"
 GUESS = "guess"
@@ -132,7 +133,7 @@ def said_method(code: str, receipt: ParsedReceipt) -> str | None:
         if replacement and any(n == f"{owner}.{old}" for n in names) and replacement.startswith(f"{owner}."):
             new = replacement.split(".", 1)[1].rstrip("()")
             break
-    if new is None or not IDENT.match(new):
+    if new is None or not IDENT.match(new) or not _method_now(change.library, owner, new):
         return None
     axis = old[len(new) + 1:] if old.startswith(new + "_") and old[len(new) + 1:] in ("index", "columns") else None
     for call in calls_on_line(tree, receipt.lineno, old):
@@ -141,6 +142,22 @@ def said_method(code: str, receipt: ParsedReceipt) -> str | None:
             args += [f"axis={axis!r}"] if axis and not any(k.arg == "axis" for k in call.keywords) else []
             return replace_node(code, call, f"{source_of(code, call.func.value)}.{new}({', '.join(args)})")
     return None
+
+
+CLASS_HOMES = {  # where a library's classes that notes name by their bare name live now
+    "pandas": ("pandas", "pandas.io.formats.style", "pandas.core.groupby", "pandas.core.window"),
+    "matplotlib": ("matplotlib.axes", "matplotlib.figure", "matplotlib.artist", "matplotlib.axis", "matplotlib.text"),
+    "numpy": ("numpy",), "scikit-learn": (),
+}
+
+
+def _method_now(library: str, owner: str, name: str) -> bool:
+    """Whether today's `owner` class of `library` has a method `name` (not a property: `values` is no call)."""
+    for home in CLASS_HOMES.get(library, ()):
+        cls = getattr(import_optional(home), owner, None)
+        if isinstance(cls, type):
+            return inspect.isfunction(inspect.getattr_static(cls, name, None))
+    return False
 
 
 UNEXPECTED = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
