@@ -82,6 +82,8 @@ def ix_indexer(code: str, receipt: ParsedReceipt) -> str | None:
     integers = [axes.group(2) == "integers", axes.group(3) == "integers"]
     found = [n for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute)
              and n.value.attr == "ix" and on_line(n, receipt.lineno)]
+    if len({source_of(code, n.value.value) for n in found}) > 1:  # the axes said are those of the one that failed
+        raise CannotTell("`.ix` on two objects on one line: the error says the axes of one of them only")
     for node in sorted(found, key=lambda n: n.col_offset, reverse=True):
         code = replace_node(code, node, _translated(code, node, integers))
     return code if found else None
