@@ -115,12 +115,13 @@ REPAIRS = [
     moved_import, missing_import, name_literal, name_typo,
     message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields,
            resample_keyword, groupby_axis,
-    *REWRITERS,  # generic.py: driven by what the libraries said changed (model/changes.json), each declaring itself
     keyword_unspecified, renamed_keyword, no_effect_keyword, scalar_as_2d, setitem_upcast, removed_method,
            method_now_function, moved_call, string_as_list, equivalent_value, changed_default, stack_sequence,
            style_name, removed_attribute, removed_setter,
            dataframe_append,
-           renamed_method, missing_accessor, moved_function,
+           renamed_method,
+    *REWRITERS,  # generic.py: driven by what the libraries said changed (model/changes.json), each declaring itself
+           missing_accessor, moved_function,
     column_as_attribute, attribute_typo, none_from_inplace, thrown_away, missing_return, unpack_loop, not_callable,
            method_not_called,
     accessor_dtype, key_typo, drop_axis, positional_key, bad_keyword, concat_list, str_concat, join_non_str,
