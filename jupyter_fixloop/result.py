@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 from .hidden import code_lines
 from .receipt.effect import Effect
-from .receipt.text import for_people
+from .receipt.text import for_people, for_the_file
 from .receipt.values import Receipt
 
 
@@ -268,18 +268,25 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
         "alternatives": [{"source": a.source, "code": a.code or "", "effect": a.effect,
                           "model_written": "model" in a.authors} for a in result.alternatives],
         "model_written": result.model_written,
-        "rounds": [
-            {
-                "index": r.index,
-                "candidate": r.candidate or "",
-                "receipt": {"kind": r.receipt.kind, "text": for_people(r.receipt)},
-                "tokens": r.usage.tokens,
-                "cost": r.usage.cost,
-                "seconds": round(r.usage.seconds + r.usage.run_seconds, 3),
-                "effect": r.effect.text if r.effect is not None else None,
-                "source": r.source,
-                "model_written": r.model_written,
-            }
-            for r in result.rounds
-        ],
+        "rounds": round_summaries(result),
     }
+
+
+def round_summaries(result: LoopResult, printed: bool = True) -> list[dict]:
+    """The LoopSummary's `rounds`; without `printed`, each receipt's text leaves out what its run printed
+    (the history file's)."""
+    text = for_people if printed else for_the_file
+    return [
+        {
+            "index": r.index,
+            "candidate": r.candidate or "",
+            "receipt": {"kind": r.receipt.kind, "text": text(r.receipt)},
+            "tokens": r.usage.tokens,
+            "cost": r.usage.cost,
+            "seconds": round(r.usage.seconds + r.usage.run_seconds, 3),
+            "effect": r.effect.text if r.effect is not None else None,
+            "source": r.source,
+            "model_written": r.model_written,
+        }
+        for r in result.rounds
+    ]

@@ -7,6 +7,8 @@ and clicks buttons the way a browser does: a `custom` comm message `{"event": "c
 
 from __future__ import annotations
 
+import uuid
+
 from kernel import UserKernel
 
 TARGET = "jupyter_fixloop"
@@ -40,6 +42,13 @@ class FakeLab:
         """A comm message from the frontend; returns the kernel's iopub messages caused by it."""
         kc = self.kernel.kc
         msg = kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        kc.shell_channel.send(msg)
+        return self._collect(msg, timeout)
+
+    def open_comm(self, target: str, data: dict, timeout: float = 240) -> list[dict]:
+        """A comm the frontend opens to a target the kernel registered (a widget library's callback)."""
+        kc = self.kernel.kc
+        msg = kc.session.msg("comm_open", {"comm_id": uuid.uuid4().hex, "target_name": target, "data": data})
         kc.shell_channel.send(msg)
         return self._collect(msg, timeout)
 

@@ -237,3 +237,96 @@ def test_the_states_auto_mode_keeps_stay_within_a_total_the_newest_kept(kernel):
     assert "{'f1': False, 'f2': True}" in kernel.run(KEPT).text  # the last failure's is the one kept
     notes = kernel.run("print(auto.failures['f1'].notes(get_ipython().user_ns))").text
     assert "auto mode let it go: the copies it keeps across cells stay within 1.43051 MiB" in notes, notes
+
+
+ORDERS = ("def on_order(comm, msg):  # a widget library's callback: it runs outside any cell\n"
+          "    df.loc[len(df)] = msg['content']['data']['row']\n"
+          "get_ipython().kernel.comm_manager.register_target('orders', on_order)")
+
+
+def test_accept_asks_before_it_puts_back_state_over_work_done_after_the_failure(kernel):
+    """Round four, high: Accept put back the state before the cell although a callback had added an order to
+    the frame after the failure (the order was lost). Now the first Accept asks; a second one puts it back."""
+    lab = FakeLab(kernel)
+    for cell in ("%load_ext jupyter_fixloop", "%fixloop auto", FRAME, ORDERS):
+        lab.execute(cell)
+    msgs, _ = lab.execute(FAILING, cell_id="cell-9")
+    loop = result_bundle(msgs)[MIME]
+    lab.open_comm("orders", {"row": [7, 70]})  # after the failure, outside any cell
+    lab.send_comm(lab.fixloop_comm, {"action": "decide", "loop_id": loop["loop_id"], "decision": "accept"})
+    assert not lab.fixloop_messages("replace")  # nothing replaced, nothing run, nothing put back
+    (held,) = [d for d in lab.fixloop_messages("decision") if d["loop_id"] == loop["loop_id"]]
+    assert held["decision"] == "pending" and "df changed after the cell failed, outside any cell" in held["error"]
+    assert "Accept again to put it back anyway" in held["error"]
+    assert kernel.run("print(len(df), df['x'].tolist())").text.strip() == "4 [2, 4, 6, 7]"
+
+
+def test_accept_without_work_done_after_the_failure_puts_the_state_back_at_once(kernel):
+    lab = FakeLab(kernel)
+    for cell in ("%load_ext jupyter_fixloop", "%fixloop auto", FRAME, ORDERS):
+        lab.execute(cell)
+    msgs, _ = lab.execute(FAILING, cell_id="cell-9")
+    loop = result_bundle(msgs)[MIME]
+    lab.send_comm(lab.fixloop_comm, {"action": "decide", "loop_id": loop["loop_id"], "decision": "accept"})
+    assert len(lab.fixloop_messages("replace")) == 1
+    assert kernel.run("print(df['x'].tolist())").text.strip() == "[2, 4, 6]"  # put back, then doubled once
+
+
+def test_a_second_accept_puts_the_state_back_as_the_user_confirmed(kernel):
+    lab = FakeLab(kernel)
+    for cell in ("%load_ext jupyter_fixloop", "%fixloop auto", FRAME, ORDERS):
+        lab.execute(cell)
+    msgs, _ = lab.execute(FAILING, cell_id="cell-9")
+    loop = result_bundle(msgs)[MIME]
+    lab.open_comm("orders", {"row": [7, 70]})
+    for _ in range(2):
+        lab.send_comm(lab.fixloop_comm, {"action": "decide", "loop_id": loop["loop_id"], "decision": "accept"})
+    assert len(lab.fixloop_messages("replace")) == 1
+    assert kernel.run("print(len(df), df['x'].tolist())").text.strip() == "3 [2, 4, 6]"
+
+
+STOP_AT_COPY = """import _thread, sys
+def stop_at_copy(frame, event, arg):  # Stop pressed while auto mode copies the state before the next cell
+    if event == "call" and frame.f_code.co_name == "write" and frame.f_code.co_filename.endswith("checkpoint.py"):
+        sys.setprofile(None)
+        _thread.interrupt_main()  # SIGINT, as the kernel's interrupt sends it
+big = [str(i) for i in range(300_000)]
+ran = []
+"""
+
+
+def test_stop_during_the_copy_before_a_cell_stops_the_cell(kernel):
+    """Round four, high: a KeyboardInterrupt during the pre-cell copy was swallowed by IPython's callback
+    handler and the cell ran to its end."""
+    assert kernel.run("%load_ext jupyter_fixloop").ok
+    kernel.run("%fixloop auto")
+    kernel.run(STOP_AT_COPY)
+    run = kernel.run("sys.setprofile(stop_at_copy)")
+    run = kernel.run("big.append(1)\nran.append('the cell ran')")
+    assert run.reply["content"]["ename"] == "KeyboardInterrupt", run.text
+    assert "stopped before the cell ran" in run.text
+    assert kernel.run("print(ran, len(big))").text.strip() == "[] 300000"
+    assert kernel.run("ran.append(1)\nprint(ran)").text.strip() == "[1]"  # the next cell runs as ever
+
+
+def test_an_errors_text_is_read_once_and_kept_bounded(kernel):
+    """Round four, low: an error's `__str__` ran three times per raise in auto mode, and each failed cell's
+    text was kept whole (eight 40 MB messages held 320M characters)."""
+    assert kernel.run("%load_ext jupyter_fixloop").ok
+    kernel.run("reads = []\nclass Loud(Exception):\n    def __str__(self):\n        reads.append(1)\n"
+               "        return 'x' * 40_000_000\n" + KEPT)
+    kernel.run("raise Loud()", metadata={"cellId": "plain"})
+    plain = int(kernel.run("print(len(reads))").text)
+    kernel.run("%fixloop auto")
+    kernel.run("reads.clear()")
+    kernel.run("raise Loud()", metadata={"cellId": "auto"})
+    assert int(kernel.run("print(len(reads))").text) <= plain + 1  # IPython's own reads, and one of fixloop's
+    kept = kernel.run("print(len(auto.last.error), auto.last.error[-40:])").text
+    assert int(kept.split()[0]) < 3000 and "(40,000,000 characters in all)" in kept, kept
+
+
+def test_auto_mode_leaves_a_users_own_fixloop_variable_alone():
+    cells = executed("%load_ext jupyter_fixloop", "%fixloop auto", "_fixloop = 'mine'", FRAME, FAILING,
+                     "print(_fixloop)")
+    assert [o for o in cells[4].outputs if o.output_type == "display_data" and MIME in o.data]  # offered
+    assert cells[5].outputs[0]["text"].strip() == "mine"

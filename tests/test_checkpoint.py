@@ -61,3 +61,47 @@ def test_names_a_cell_binds_and_may_change():
     code = "import numpy as np\n%time x = 1\ndf['a'] = 1\nrows.append(2)\ndef f():\n    pass\nprint(total)\n"
     assert {"np", "df", "rows", "f", "print", "total"} <= cell_names(code)
     assert written_names(code) == {"np", "df", "rows", "f"}
+
+
+class Client:
+    """A library's object whose pickling is its own code (a client that reconnects when pickled)."""
+
+    reduced = 0
+
+    def __init__(self):
+        self.sent = []
+
+    def __reduce_ex__(self, protocol):
+        Client.reduced += 1
+        return (Client, ())
+
+
+Client.__module__ = "somelib.client"
+
+
+def test_a_library_objects_own_pickling_never_runs_before_a_cell():
+    """Round four, low: a library object's `__reduce_ex__` ran before every cell that named it."""
+    ns = {"client": Client(), "pending": [Client(), 1], "rows": [1, 2]}
+    checkpoint = Checkpoint()
+    saved = checkpoint.save(ns, ["client", "pending", "rows"])
+    assert Client.reduced == 0
+    assert saved["uncopied"] == ["client", "pending"] and "library's own code" in saved["why"]["client"]
+    ns["rows"].append(3)  # plain data is still kept and put back
+    assert checkpoint.changes(ns)["changed"] == ["rows"] and Client.reduced == 0
+    checkpoint.restore(ns)
+    assert ns["rows"] == [1, 2] and Client.reduced == 0
+
+
+def test_a_numpy_array_over_64_kib_is_kept_and_its_in_place_change_put_back():
+    """Round four, low: an array over ~64 KiB reached the pickle's writer as a PickleBuffer, so it was never kept
+    and a failed in-place change to it could not be put back."""
+    big = np.arange(1_000_000, dtype=np.float64)  # 8 MB
+    ns = {"big": big}
+    checkpoint = Checkpoint()
+    saved = checkpoint.save(ns, ["big"])
+    assert saved["uncopied"] == [] and saved["bytes"] >= 8_000_000
+    big[:10] = -1  # the failed cell's in-place change
+    assert checkpoint.changes(ns) == {"changed": ["big"], "created": [], "uncertain": {}}
+    assert checkpoint.state(ns)["big"][:10].tolist() == list(range(10))
+    checkpoint.restore(ns)
+    assert ns["big"][:10].tolist() == list(range(10)) and np.array_equal(ns["big"], np.arange(1_000_000.0))

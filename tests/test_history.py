@@ -100,3 +100,29 @@ def test_a_loop_with_nothing_to_decide_shows_no_pending_decision(tmp_path):
     shown = history.show("loop-g")
     assert "gave_up" in shown.splitlines()[0] and "pending" not in shown
     assert "pending" not in history.listing()
+
+
+def test_the_history_file_is_yours_alone_and_keeps_no_printed_text(tmp_path):
+    """Round four, low: the history file was 0644 and kept what candidates printed (a candidate can print any
+    of your data it was given). Now it is 0600, an older 0644 file is made 0600, and printed text is counted."""
+    from jupyter_fixloop import fix
+
+    older = tmp_path / "history.jsonl"
+    older.write_text("")
+    os.chmod(older, 0o644)
+    result = fix("print('CANARY-' + token)\ntotal = sum(monthly_sale)",
+                 namespace={"token": "p4ss", "monthly_sales": [1]})
+    assert result.patched is not None and "CANARY-p4ss" in result.rounds[-1].receipt.stdout
+    history = FixLoopHistory(directory=str(tmp_path / "new"))
+    for h in (history, FixLoopHistory(directory=str(tmp_path))):
+        entry = Entry(cell_source="%%fixloop\n" + result.source, cell_id="c1", result=result)
+        h.start(entry, result.model)
+        h.loop(entry, entry.summary())
+        assert os.stat(h.path).st_mode & 0o777 == 0o600
+        with open(h.path) as f:
+            text = f.read()
+        assert "CANARY-p4ss" not in text and "stdout: 1 line(s), not shown" in text
+        assert "total = sum(monthly_sales)" in text  # the code proposed is kept
+        assert "CANARY-p4ss" not in h.show(result.loop_id)
+    assert os.stat(tmp_path / "new").st_mode & 0o777 == 0o700
+    assert "CANARY-p4ss" in entry.summary()["rounds"][-1]["receipt"]["text"]  # the widget and the comm show it

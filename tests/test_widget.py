@@ -393,6 +393,28 @@ def test_degraded_mode_shows_the_code_and_fixloop_last_inserts_it(lab):
 
 
 
+def _lines(diff_html: str, cls: str) -> list[str]:
+    """The lines of class `cls` ("add", "del") of a drawn diff, as text."""
+    import html as html_module
+
+    rows = re.findall(rf'<span class="fixloop-{cls}">(.*?)</span>(?=<span class="fixloop-|</div>)', diff_html)
+    return [html_module.unescape(re.sub(r"<[^>]+>", "", row))[1:] for row in rows]
+
+
+def test_the_widget_draws_the_cell_against_exactly_what_accept_writes_and_runs(lab):
+    """Round four, high: what you review is what runs. The widget's diff is drawn from the cell as it ran and
+    the code Accept writes (the replace's source) and runs, not from a text kept beside them."""
+    root, summary, _ = run_loop(lab, cell_id="cell-review")
+    diff = next(lab.state(c)["value"] for c in lab.descendants(root)
+                if "fixloop-diff" in lab.state(c).get("value", "") and lab.state(c)["_model_name"] == "HTMLModel")
+    before = len(lab.fixloop_messages("replace"))
+    lab.click("fixloop-accept", root)
+    written = lab.fixloop_messages("replace")[before]["source"].split("\n", 1)[1]  # below the %%fixloop line
+    assert _lines(diff, "add") == [line for line in written.splitlines() if line not in CELL.splitlines()]
+    assert _lines(diff, "del") == [line for line in CELL.splitlines()[1:] if line not in written.splitlines()]
+    assert _lines(diff, "add") == ["total = sum(monthly_sales)"]
+
+
 def test_history_survives_a_kernel_restart(kernel, lab):
     """Last in this module: it restarts the shared kernel."""
     cell = "%%fixloop --expect 'n == 3'\nn = len(monthly_sale)"
@@ -418,3 +440,4 @@ def test_the_widget_says_what_the_fix_does_to_the_data(lab):
     text = lab.texts(root)
     assert "runs now — unverified" in text and "nothing checked it; read what it does to your data" in text
     assert "what it does to your data" in text and "orders: new DataFrame 3×3" in text  # shape, then its first rows
+

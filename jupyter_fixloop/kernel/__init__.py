@@ -8,7 +8,7 @@ _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import fro
     "wire": "wire", "runner": "runner", "snapshot": "snapshot", "Snapshot": "snapshot", "scratch_dir": "snapshot",
     "remove_scratch": "snapshot", "missing_names": "sharing", "variables_from_json": "namespace",
     "readable": "ipysyntax", "Checkpoint": "checkpoint", "cell_names": "checkpoint", "written_names": "checkpoint",
-    "suspects": "checkpoint",
+    "suspects": "checkpoint", "Fingerprint": "checkpoint",
 }
 __all__ = sorted(_EXPORTS)
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: expor
     from . import runner as runner, snapshot as snapshot, wire as wire
     from .checkpoint import (
         Checkpoint as Checkpoint,
+        Fingerprint as Fingerprint,
         cell_names as cell_names,
         suspects as suspects,
         written_names as written_names,

@@ -21,7 +21,9 @@ accepted fix runs).
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
+import pickle
 import sys
 import time
 import types
@@ -46,14 +48,23 @@ class _Kept:
 
     def fresh(self):
         if self.kind == "pickle":
-            import pickle
-
             return pickle.loads(self.data)
+        if self.kind == "array":
+            return self.data.copy()
         return self.data.copy(deep=self.kind == "deep")
 
     def same(self, value) -> bool:
         """A pickled value that takes COPY_SECONDS to compare counts as changed (its copy is put
         back: the same data, a new object)."""
+        if self.kind == "digest":
+            try:
+                return _Pickler(COPY_CAP, COPY_SECONDS, digest=True).of(value) == self.data
+            except Exception:
+                return False
+        if self.kind == "array":
+            return _same_array(value, self.data)
+        if self.kind == "array-digest":
+            return _plain_array(value) and _array_digest(value) == self.data
         if self.kind == "pickle":
             compare = _Pickler(len(self.data), COPY_SECONDS, same=self.data)
             try:
@@ -64,6 +75,19 @@ class _Kept:
         return _same_pandas(value, self.data)
 
 
+class Fingerprint:
+    """The names a restore would overwrite, as a failed cell left them (`Checkpoint.fingerprint`)."""
+
+    def __init__(self, objects: dict, prints: dict):
+        self.objects, self.prints = objects, prints
+
+    def moved(self, ns: dict) -> list[str]:
+        """The names whose value changed since: rebound, deleted, created, or changed in place."""
+        prints = self.prints
+        return sorted(name for name, then in self.objects.items()
+                      if ns.get(name, MISSING) is not then or (name in prints and not prints[name].same(then)))
+
+
 class _Stop(Exception):
     """A bounded pickle stopped: its words say why."""
 
@@ -72,13 +96,17 @@ class _Pickler:
     """Where a value is pickled: stops past `room` bytes or past `deadline`, so one save never sits
     for minutes on a big value; with `same`, compares with that pickle as it goes instead of keeping."""
 
-    def __init__(self, room: int, left: float, seconds: float = COPY_SECONDS, same: bytes | None = None):
+    def __init__(self, room: int, left: float, seconds: float = COPY_SECONDS, same: bytes | None = None,
+                 digest: bool = False):
         self.parts: list[bytes] = []
         self.size, self.room, self.same = 0, room, same
+        self.digest = hashlib.blake2b(digest_size=32) if digest else None
         self.seconds, self.deadline = seconds, time.monotonic() + left  # `left` of the `seconds` a save may take
 
     def write(self, data) -> int:
-        n = len(data)
+        # a buffer over 64 KiB (a numpy array's) comes as a PickleBuffer, which has no len(): its bytes
+        data = data.raw() if isinstance(data, pickle.PickleBuffer) else memoryview(data).cast("B")
+        n = data.nbytes
         if self.same is not None and self.same[self.size:self.size + n] != data:
             raise _Stop("changed")
         self.size += n
@@ -86,15 +114,53 @@ class _Pickler:
             raise _Stop(f"over {self.room:,} bytes: more than the copies kept before a cell may take")
         if time.monotonic() > self.deadline:
             raise _Stop(_slow(self.seconds))
-        if self.same is None:
+        if self.digest is not None:
+            self.digest.update(data)
+        elif self.same is None:
             self.parts.append(bytes(data))
         return n
 
     def of(self, value) -> bytes:
+        """The pickle of `value` (with `digest`, its blake2b digest)."""
+        _data_pickler()(self, protocol=5).dump(value)
+        return self.digest.digest() if self.digest is not None else b"".join(self.parts)
+
+
+# Pickled before a cell: objects whose pickling is the pickler's own, the standard library's, numpy's or
+# pandas' code (their data). An object whose class (or a base outside those) pickles it with code of its
+# own is kept by reference: a library's `__reduce_ex__` (a client that reconnects, a lazy frame that
+# loads its file, a counter) never runs before every cell that names it.
+DATA_MODULES = frozenset(sys.stdlib_module_names) | {"numpy", "pandas"}
+_HOOKS = ("__reduce_ex__", "__reduce__", "__getstate__", "__getnewargs_ex__", "__getnewargs__", "__getattribute__")
+_DATA_PICKLER = None
+
+
+def own_pickling(cls: type) -> bool:
+    """Whether pickling an instance of `cls` runs code of its own: a hook defined by a class outside
+    DATA_MODULES."""
+    for hook in _HOOKS:
+        owner = next((k for k in cls.__mro__ if hook in vars(k)), object)
+        if owner is not object and str(getattr(owner, "__module__", "")).split(".")[0] not in DATA_MODULES:
+            return True
+    return False
+
+
+def _data_pickler():
+    """cloudpickle's Pickler that stops at an object whose pickling is its own code (own_pickling)."""
+    global _DATA_PICKLER
+    if _DATA_PICKLER is None:
         import cloudpickle
 
-        cloudpickle.dump(value, self, protocol=5)
-        return b"".join(self.parts)
+        class Pickler(cloudpickle.Pickler):
+            def reducer_override(self, obj):
+                cls = type(obj)
+                if not isinstance(obj, (type, types.FunctionType)) and own_pickling(cls):
+                    raise _Stop(f"a {cls.__module__}.{cls.__qualname__}: its pickling is its library's own code, "
+                                "not run before each cell")
+                return super().reducer_override(obj)
+
+        _DATA_PICKLER = Pickler
+    return _DATA_PICKLER
 
 
 def _slow(seconds: float) -> str:
@@ -114,6 +180,30 @@ def _same_pandas(value, kept) -> bool:
         return bool(value.equals(kept))
     except Exception:
         return False
+
+
+def _plain_array(value) -> bool:
+    """A numpy ndarray (not a subclass) of plain values: copied with its own copy, not pickled."""
+    cls = type(value)
+    return cls.__name__ == "ndarray" and cls.__module__ == "numpy" and value.dtype.kind not in "OV"
+
+
+def _bytes(value):
+    """An array's bytes, as a flat uint8 array (a view where it is contiguous)."""
+    np = sys.modules["numpy"]
+    return np.ascontiguousarray(value).reshape(-1).view(np.uint8)
+
+
+def _same_array(value, kept) -> bool:
+    """Whether `value` holds what the array `kept` holds, byte for byte (a NaN where it held one)."""
+    if not _plain_array(value) or value.shape != kept.shape or value.dtype != kept.dtype:
+        return False
+    return bool(sys.modules["numpy"].array_equal(_bytes(value), _bytes(kept)))
+
+
+def _array_digest(value) -> tuple:
+    """An array's shape, dtype and a digest of its bytes."""
+    return value.shape, value.dtype.str, hashlib.blake2b(_bytes(value).data, digest_size=32).digest()
 
 
 def copy_on_write(value) -> bool:
@@ -223,6 +313,31 @@ class Checkpoint:
         created = sorted(n for n in self.absent if n in ns)
         return {"changed": sorted(changed), "created": created, "uncertain": uncertain}
 
+    def fingerprint(self, ns: dict) -> Fingerprint:
+        """What the names `restore` would overwrite hold now (read right after the cell failed): each
+        object, and for each value `save` copied, a fingerprint of its content. `Fingerprint.moved`
+        later names those changed since: work done after the failure outside any cell (a widget's
+        callback, a thread) that a restore would lose."""
+        deadline = time.monotonic() + self.seconds
+        objects = {name: ns.get(name, MISSING) for name in set(self.refs) | self.absent}
+        prints = {}
+        for name in self.kept:
+            value = objects[name]
+            if value is MISSING:
+                continue
+            if copy_on_write(value):
+                prints[name] = _Kept("cow", value.copy(deep=False), 0)
+                continue
+            if _plain_array(value):
+                prints[name] = _Kept("array-digest", _array_digest(value), 0)
+                continue
+            try:
+                prints[name] = _Kept("digest", _Pickler(self.cap, deadline - time.monotonic(), self.seconds,
+                                                        digest=True).of(value), 0)
+            except Exception:  # not read in time, or no longer picklable: its identity alone is compared
+                continue
+        return Fingerprint(objects, prints)
+
     def state(self, ns: dict) -> dict:
         """The namespace as it was before the cell, as a new dict (`ns` is not touched): each kept
         name as `save` saw it (its copy where one was kept), the names the cell created left out,
@@ -251,6 +366,10 @@ def _keep(value, room: int, left: float, seconds: float) -> tuple[_Kept | None, 
         return None, _slow(seconds)
     if copy_on_write(value):
         return _Kept("cow", value.copy(deep=False), 0), ""
+    if _plain_array(value):
+        if value.nbytes > room:
+            return None, f"{value.nbytes:,} bytes: more than the copies kept before a cell may take"
+        return _Kept("array", value.copy(), value.nbytes), ""
     if _pandas(value):
         nbytes = int(value.memory_usage(index=True, deep=False).sum()) if hasattr(value, "columns") else int(
             value.memory_usage(index=True, deep=False))

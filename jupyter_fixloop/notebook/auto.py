@@ -18,6 +18,7 @@ it, the oldest cells' copies go first, the last failure's never.
 
 from __future__ import annotations
 
+import ast
 import sys
 from dataclasses import dataclass, field, replace
 
@@ -25,14 +26,44 @@ from IPython.core.error import UsageError as IPythonUsageError
 
 from ..config import FixLoop
 from ..errors import FixloopError, UsageError
-from ..kernel import Checkpoint, cell_names, written_names
+from ..kernel import Checkpoint, Fingerprint, cell_names, written_names
 from ..model import check_model
 from ..options import AUTO_MODES, BUILTIN
 from . import cause as causes, comm as frontends
-from .view import LoopView, PlainCell
+from .view import LoopView, PlainCell, keep_result
 
 KEEP_CAP = 256 * 1024**2  # bytes of pickled copies kept before one cell (pandas under CoW costs none)
 KEEP_FAILURES = 8  # failed cells whose starting state is kept for a `fix` request (by cell id)
+ERROR_CHARS = 2000  # characters of a failed cell's error text kept (eight 40 MB messages held 320M before)
+STOPPED = "fixloop: stopped before the cell ran (Stop came while the state it starts from was being kept)"
+
+
+def error_text(error: BaseException) -> str:
+    """`Name: message`, within ERROR_CHARS; the error's `__str__` runs once here (IPython's traceback runs it
+    too; fixloop adds no other call)."""
+    try:
+        text = str(error)
+    except Exception as exc:  # its __str__ raised: the text is not read
+        text = f"(its text could not be read: {type(exc).__name__})"
+    if len(text) > ERROR_CHARS:
+        text = f"{text[:ERROR_CHARS]}… ({len(text):,} characters in all)"
+    return f"{type(error).__name__}: {text}"
+
+
+class _StopCell(ast.NodeTransformer):
+    """The cell whose pre-cell copy Stop interrupted raises KeyboardInterrupt before its first line: IPython's
+    event loop swallows an interrupt in a `pre_run_cell` callback and runs the cell, and an AST transformer,
+    for that one cell, is its only way to stop it. Removed after the cell (`_post_run_cell`)."""
+
+    def __init__(self):
+        self.armed = True
+
+    def visit(self, node):
+        if not self.armed:
+            return node
+        self.armed = False
+        stop = ast.Call(ast.Name("KeyboardInterrupt", ast.Load()), [ast.Constant(STOPPED)], [])
+        return ast.Module(body=[ast.Raise(exc=stop, cause=None)], type_ignores=[])
 
 
 @dataclass(frozen=True)
@@ -46,6 +77,7 @@ class Failure:
     changes: dict = field(default_factory=dict)  # Checkpoint.changes, read right after the cell raised
     count: int | None = None  # its execution count: In[count]
     unkept: str = "auto mode and the JupyterLab extension were off when it ran"  # why `checkpoint` is None
+    left: Fingerprint | None = None  # what a restore would overwrite, as the failed cell left it
 
     def namespace(self, ns: dict) -> dict:
         """What the sandbox mirrors: the namespace as it was before the cell, where it was kept."""
@@ -156,6 +188,15 @@ class AutoFix:
         if self.running and getattr(info, "store_history", False) and len(self.running) > 8:
             self.running.clear()  # a run whose end never came: never let it hide every later cell
         self.running.append(info)
+        try:
+            self._keep_state(info)
+        except KeyboardInterrupt:  # Stop while the state was kept: IPython's event loop would swallow it
+            self.checkpoint = None
+            self.shell.ast_transformers.append(_StopCell())
+
+    def _keep_state(self, info) -> None:
+        """Before a top-level cell: the state it can reach, kept (a Checkpoint) while auto mode or the
+        extension is on."""
         if len(self.running) > 1 or not getattr(info, "store_history", True):
             return  # a nested run_cell (an accepted fix, a passing %%fixloop cell), the Fix button's request
         source = getattr(info, "raw_cell", "") or ""
@@ -174,6 +215,7 @@ class AutoFix:
         self.checkpoint = checkpoint
 
     def _post_run_cell(self, result) -> None:
+        self.shell.ast_transformers[:] = [t for t in self.shell.ast_transformers if not isinstance(t, _StopCell)]
         top = len(self.running) == 1 and getattr(self.running[0], "store_history", True)
         if self.running and (result is None or getattr(result, "info", None) is self.running[-1]):
             self.running.pop()
@@ -224,14 +266,16 @@ class AutoFix:
                "MiB, the newest cells' first")
         for cell_id, f in self.failures.items():
             if f.checkpoint is held.checkpoint:
-                self.failures[cell_id] = replace(f, checkpoint=None, changes={}, unkept=why)
+                self.failures[cell_id] = replace(f, checkpoint=None, changes={}, unkept=why, left=None)
 
     def _freeze(self, error: BaseException) -> Failure:
         """Keep the failed cell and the state it started from; what it changed is read now."""
         source, cell_id = self.cell
         checkpoint, self.checkpoint = self.checkpoint, None
-        changes = checkpoint.changes(self.shell.user_ns) if checkpoint is not None else {}
-        self.last = Failure(source, cell_id, f"{type(error).__name__}: {error}", checkpoint, changes, self.count)
+        ns = self.shell.user_ns
+        changes = checkpoint.changes(ns) if checkpoint is not None else {}
+        left = checkpoint.fingerprint(ns) if checkpoint is not None else None
+        self.last = Failure(source, cell_id, error_text(error), checkpoint, changes, self.count, left=left)
         self.since = 0
         if cell_id:
             self.failures.pop(cell_id, None)
@@ -275,7 +319,8 @@ class AutoFix:
         if not ask_model:
             options = replace(options, model=BUILTIN)
         check_model(options.model, options.api_base)
-        plain = PlainCell(failure.source, failure.cell_id, lambda: self._put_back(failure))
+        plain = PlainCell(failure.source, failure.cell_id, lambda: self._put_back(failure),
+                          lambda: self._changed_since(failure))
         view = LoopView(self.shell, "", failure.source, options.model, options.max_rounds, plain=plain)
         ns = self.shell.user_ns
         try:
@@ -286,7 +331,7 @@ class AutoFix:
         except BaseException as exc:
             view.stopped(str(exc) if isinstance(exc, FixloopError) else f"{type(exc).__name__}: {exc}")
             raise
-        ns["_fixloop"] = result
+        keep_result(ns, result)
         brief = self._brief(result) if not ask_model else ""
         if brief:
             view.finish_brief(result, brief)
@@ -338,10 +383,18 @@ class AutoFix:
             ns = self.shell.user_ns
             result = fix(failure.source, namespace=failure.namespace(ns), notes=failure.notes(ns),
                          expect=expecting(following=following), hooks=hooks, options=options)
-            ns["_fixloop"] = result
+            keep_result(ns, result)
             return result
 
         return retry
+
+    def _changed_since(self, failure: Failure) -> str:
+        """What changed since `failure`'s cell failed outside any cell (a widget's callback, a thread, a comm
+        message) that putting back the state it started from would overwrite, in words ("" for nothing)."""
+        if failure.checkpoint is None or failure.left is None or self.last is not failure or self.since:
+            return ""  # nothing is put back then (_put_back)
+        moved = failure.left.moved(self.shell.user_ns)
+        return f"{', '.join(moved)} changed after the cell failed, outside any cell" if moved else ""
 
     def _put_back(self, failure: Failure) -> str:
         """Before an accepted fix runs: the state the cell started from, back in the kernel (only when

@@ -4,7 +4,8 @@ Nothing the user typed may be lost to a crash, a kernel restart or a mis-click, 
 appended JSON line, written and flushed as it happens: `start` (the exact cell, before the loop
 runs), `loop` (the LoopSummary with every round's receipt), `decision` (accept, reject, undo,
 retry). Reading folds the lines back into one entry per loop. The file lives under the Jupyter data
-dir; `FIXLOOP_DATA_DIR` or `%config FixLoopHistory.directory` moves it (tests use that).
+dir; `FIXLOOP_DATA_DIR` or `%config FixLoopHistory.directory` moves it (tests use that). It is
+readable by you alone (0600), and what candidates printed is not written to it (counted in lines).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from traitlets.config import Configurable
 
 from ..cell import join_magic, split_magic
 from ..render import visible
-from ..result import LoopResult, loop_summary, now, written_aside
+from ..result import LoopResult, loop_summary, now, round_summaries, written_aside
 
 
 @dataclass
@@ -51,9 +52,13 @@ class Entry:
     def loop_id(self) -> str:
         return self.result.loop_id if self.result is not None else self.run
 
+    def accepted_body(self) -> str:
+        """The code Accept writes below the `%%fixloop` line (all of a plain cell) and runs."""
+        return (self.result.patched or "").rstrip("\n")
+
     def accepted_source(self) -> str:
         """The cell after Accept: the same `%%fixloop` line, then the verified code (the code alone in a plain cell)."""
-        code = (self.result.patched or "").rstrip("\n")
+        code = self.accepted_body()
         return code if self.plain else join_magic(self.magic_line, code)
 
     def summary(self) -> dict:
@@ -85,11 +90,14 @@ class FixLoopHistory(Configurable):
         return os.path.join(self.directory, "history.jsonl")
 
     def record(self, event: str, **fields) -> dict:
+        """Append one record; the file is yours alone (0600, in a 0700 folder when fixloop makes it)."""
         rec = {"event": event, "ts": now(), **fields}
         self.records.append(rec)
         try:
-            os.makedirs(self.directory, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as f:
+            os.makedirs(self.directory, mode=0o700, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with open(fd, "a", encoding="utf-8") as f:
+                os.fchmod(fd, 0o600)  # a file an older version made 0644
                 f.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
@@ -103,6 +111,10 @@ class FixLoopHistory(Configurable):
                     created=entry.created)
 
     def loop(self, entry: Entry, summary: dict) -> None:
+        """The finished loop; its receipts without what the candidates printed (counted in lines only): a
+        candidate can print any of your data it was given, and the file outlives the kernel."""
+        if entry.result is not None:
+            summary = {**summary, "rounds": round_summaries(entry.result, printed=False)}
         self.record("loop", run=entry.run, cell_source=entry.cell_source, **summary)
 
     def decision(self, entry: Entry, decision: str, **extra) -> None:

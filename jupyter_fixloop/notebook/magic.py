@@ -24,7 +24,7 @@ from . import comm as frontends, history as histories
 from .auto import AutoFix
 from .comm import connect, following_code
 from .kernelrun import AWAIT_NOTE, awaits_in_running_loop
-from .view import LoopView
+from .view import LoopView, keep_result
 
 
 def setting_arguments(magic):
@@ -99,7 +99,7 @@ class FixLoopMagics(Magics):
         except BaseException as exc:
             view.stopped(f"{type(exc).__name__}: {exc}")
             raise
-        self.shell.user_ns["_fixloop"] = result
+        keep_result(self.shell.user_ns, result)
         view.finish(result, retry=self._retrier(source, args, instruction, options, following))
         if result.status == "passed" and not args.dry:
             if awaits_in_running_loop(self.shell, source):
@@ -137,7 +137,7 @@ class FixLoopMagics(Magics):
         def retry(hint, hooks):
             joined = "\n".join(h for h in (options.hint, hint) if h)
             result = self._run(source, args, instruction, replace(options, hint=joined), following, hooks)
-            self.shell.user_ns["_fixloop"] = result
+            keep_result(self.shell.user_ns, result)
             return result
 
         return retry

@@ -70,11 +70,19 @@ class PlainCell:
     The result is displayed under the cell's traceback (auto mode) or in the Fix button's request, whose
     outputs the frontend adds to the cell (on Accept it replaces the cell and runs it, `"run": true`).
     `before_accept` puts back the state the cell started from before the accepted code runs, and
-    returns what it did in words ("" for nothing)."""
+    returns what it did in words ("" for nothing); `changed_since` says what that would overwrite that
+    changed after the failure outside any cell (then the first Accept asks, and only a second one does it)."""
 
     source: str
     cell_id: str | None
     before_accept: Callable[[], str] | None = None
+    changed_since: Callable[[], str] | None = None  # what before_accept would overwrite that changed since, in words
+
+
+def keep_result(ns: dict, result: LoopResult) -> None:
+    """`_fixloop` holds the last loop's result, unless it holds a value of the user's own (then left alone)."""
+    if isinstance(ns.get("_fixloop", result), LoopResult):
+        ns["_fixloop"] = result
 
 
 def bundle(result: LoopResult, summary: dict) -> dict:
@@ -101,6 +109,8 @@ class LoopView:
         self.progress = Progress(model, max_rounds)
         self.retry_loop: Retry | None = None
         self.busy = False
+        self.overwrite = False  # the user accepted again after being told Accept would overwrite later work
+        self.held = ""  # why the last Accept was held back, for the sidebar's answer
         self.state = ("pending", "")  # the state line: (state, HTML text)
         self.widget = None
         self.handle = None
@@ -180,7 +190,8 @@ class LoopView:
         self.frontend.loops[self.entry.loop_id] = self
         if self.widget is None:
             return
-        self.widget.show_result(self.result)
+        review = (self.entry.body, self.entry.accepted_body()) if self.result.patched is not None else None
+        self.widget.show_result(self.result, review)
         self._show_mode()
         self._say("pending" if self._decidable() else "done", self._pending_text())
         self._sync_buttons()
@@ -240,11 +251,12 @@ class LoopView:
         before = self.entry.decision
         action(via)
         self._sync_buttons()
+        held, self.held = self.held, ""
         if via == "sidebar" and self.entry.decision == before:
-            # nothing to do (already decided, or no fix): tell the sidebar where things stand
-            known = before if before in ("accepted", "rejected", "undone") else "unknown"
+            # nothing done (already decided, no fix, or held back to ask): tell the sidebar where things stand
+            known = before if before in ("accepted", "rejected", "undone") else "pending" if held else "unknown"
             self.frontend.send({"action": "decision", "loop_id": self.entry.loop_id, "decision": known,
-                                "error": None if known != "unknown" else f"cannot {word} this loop"})
+                                "error": held or (None if known != "unknown" else f"cannot {word} this loop")})
 
     def supersede(self) -> None:
         """The same cell ran again: close this loop as rejected, so no decision is left pending
@@ -264,7 +276,7 @@ class LoopView:
         if not self._decidable() or self.busy:
             self._say("done", "There is no verified fix to accept.")
             return
-        if self.entry.decision == "accepted":
+        if self.entry.decision == "accepted" or self._held_back():
             return
         code = self.result.patched
         self._record("accepted", via)
@@ -279,6 +291,20 @@ class LoopView:
         if restored:
             self._say_more(f"<div>{render.escaped(restored)}</div>")
         self._run_accepted(code)
+
+    def _held_back(self) -> bool:
+        """Accept would put back the state the cell started from over work done since it failed outside any
+        cell: this Accept only asks (nothing changes); the next one puts the state back."""
+        check = self.plain.changed_since if self.plain is not None else None
+        words = "" if check is None or self.overwrite else check()
+        if not words:
+            return False
+        self.overwrite = True
+        self.held = (f"Not accepted yet: {words}. Accepting puts back the state the cell started from, which would "
+                     "lose that change. Accept again to put it back anyway, or Reject and run the fixed code "
+                     "yourself on the kernel as it is now.")
+        self._say("pending", f"<b>{render.escaped(self.held)}</b>")
+        return True
 
     def _degraded_accept(self, code: str, why: str) -> None:
         self._say("accepted", f"<b>Accepted</b>{render.escaped(why)}. Your cell was not changed here: copy the code "

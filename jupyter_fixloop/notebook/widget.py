@@ -39,6 +39,7 @@ class DiffWidget(widgets.VBox):
 
     def __init__(self, *, on_decide: Callable[[str], None], on_retry: Callable[[str], None] | None = None):
         self.result: LoopResult | None = None
+        self.review: tuple[str, str] | None = None
         self.header = widgets.HTML()
         self.mode = widgets.HTML()
         self.state = widgets.HTML()
@@ -71,9 +72,11 @@ class DiffWidget(widgets.VBox):
 
     # ------------------------------------------------------------------ what the view tells it
 
-    def show_result(self, result: LoopResult) -> None:
-        """A loop's result: its header, diff and rounds; no code to copy yet. A passing cell has nothing to decide."""
+    def show_result(self, result: LoopResult, review: tuple[str, str] | None = None) -> None:
+        """A loop's result: its header, diff and rounds; no code to copy yet. A passing cell has nothing to decide.
+        `review`: (the cell as it ran, what Accept writes into it and runs), the texts the diff is drawn from."""
         self.result = result
+        self.review = review
         self.header.value = render.widget_header_html(result)
         self._show_diff()
         self.effect.value = render.widget_effect_html(result)
@@ -113,14 +116,14 @@ class DiffWidget(widgets.VBox):
     # ------------------------------------------------------------------ drawing
 
     def _show_diff(self) -> None:
-        result = self.result
-        if result is None or result.patched is None or result.patched == result.source:
+        """The cell as it ran against what Accept writes and runs (what you review is what runs)."""
+        if self.result is None or self.review is None or self.review[0].rstrip("\n") == self.review[1]:
             self.diff.value = ""
             self.view.layout.display = "none"
             return
         self.view.layout.display = None
         show = render.side_by_side_html if self.view.value == "side" else render.diff_html
-        self.diff.value = show(result.source, result.patched)
+        self.diff.value = show(*self.review)
 
     def _show_rounds(self) -> None:
         """One collapsed section per round: its candidate's diff against the previous code, its receipt."""

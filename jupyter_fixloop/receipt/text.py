@@ -103,6 +103,16 @@ def for_people(receipt: Receipt) -> str:
     return "\n".join([*_head(receipt), *_lines(receipt, facts, LEVELS[0]), *_tail(receipt)])
 
 
+ON_FILE = replace(LEVELS[0], output_lines=0)  # what a run printed: counted in lines, not shown
+
+
+def for_the_file(receipt: Receipt) -> str:
+    """`for_people` without what the run printed (stdout and stderr counted in lines, not shown): the
+    history file keeps what you typed, the code proposed and your decisions, not what candidates printed."""
+    facts = receipt.facts or Facts(said=receipt.text)
+    return "\n".join([*_head(receipt), *_lines(receipt, facts, ON_FILE), *_tail(receipt)])
+
+
 def headline(receipt: Receipt, budget: Budget | None = None) -> str:
     """One line for tables, progress bars and a prompt's earlier rounds, rendered from the receipt's data: the
     line saying the run was not run again, else the first line of what the run produced (`run_headline`).

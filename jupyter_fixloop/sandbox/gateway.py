@@ -19,6 +19,7 @@ import logging
 import os
 import pathlib
 import queue
+import re
 import time
 
 from ..errors import SandboxError
@@ -114,8 +115,7 @@ def _authenticated_client():
                     opcode, data = socket_.recv_data()
                     if opcode == websocket.ABNF.OPCODE_CLOSE:
                         break
-                    if not socket_.frame_buffer.dropping:
-                        _route(data, self._channel_queues or {})
+                    _route(data, self._channel_queues or {}, socket_.frame_buffer)
             except Exception:  # closed (shut down, or `stop_channels`'s abort), or a broken stream
                 pass
             for channel_queue in list((self._channel_queues or {}).values()):
@@ -140,8 +140,12 @@ def _authenticated_client():
 _LARGEST = max(size for size, _ in CHANNEL_CAPS.values())
 
 
-def _route(data: bytes, queues: dict) -> None:
-    """One message from the gateway into its channel's queue, if within that channel's caps."""
+def _route(data: bytes, queues: dict, frames=None) -> None:
+    """One message from the gateway into its channel's queue, if within that channel's caps (`frames`:
+    the bounded reader, which dropped it when it was over the largest)."""
+    if frames is not None and frames.dropping:
+        _dropped(bytes(frames.head), frames.held, queues)
+        return
     try:
         msg = json.loads(data)
         channel = msg["channel"]
@@ -160,6 +164,28 @@ def _route(data: bytes, queues: dict) -> None:
         pass
 
 
+HEAD = 4096  # bytes of a dropped message read for its type and the request it answers
+_REPLY = re.compile(rb'"msg_type":\s*"execute_reply"')
+_PARENT = re.compile(rb'"parent_header":\s*\{[^{}]*?"msg_id":\s*"([^"\\]{1,200})"')
+
+
+def _dropped(head: bytes, size: int, queues: dict) -> None:
+    """A message over the caps was read through and dropped: when its head says it is an execute reply,
+    the request it answers gets a reply saying so (`dropped`: its size), so the run ends as a crash at
+    once, as locally, not as a timeout."""
+    parent = _PARENT.search(head)
+    channel_queue = queues.get("shell")
+    if parent is None or not _REPLY.search(head) or channel_queue is None:
+        return
+    try:
+        channel_queue.put_nowait({"channel": "shell", "msg_id": "", "msg_type": "execute_reply",
+                                  "header": {"msg_id": "", "msg_type": "execute_reply"}, "metadata": {},
+                                  "parent_header": {"msg_id": parent.group(1).decode("ascii", "replace")},
+                                  "content": {"status": "error", "user_expressions": {}}, "dropped": size})
+    except queue.Full:
+        pass
+
+
 @functools.cache
 def _bounded_frames():
     """websocket-client's frame reader, bounded (made on first use: websocket is imported for a gateway)."""
@@ -174,7 +200,7 @@ def _bounded_frames():
 
         def __init__(self, recv):
             super().__init__(recv, skip_utf8_validation=True)
-            self.held, self.dropping = 0, False
+            self.held, self.dropping, self.head = 0, False, bytearray()  # head: a message's first HEAD bytes
 
         def recv_frame(self):
             with self.lock:
@@ -186,17 +212,21 @@ def _bounded_frames():
             if opcode not in data_frames:  # close, ping, pong: at most 125 bytes
                 return super().recv_frame()
             if opcode != ABNF.OPCODE_CONT:  # a new message
-                self.held, self.dropping = 0, False
+                self.held, self.dropping, self.head = 0, False, bytearray()
             self.held += self.length
             self.dropping = self.dropping or self.held > _LARGEST
             if not self.dropping:
-                return super().recv_frame()
+                frame = super().recv_frame()
+                self.head += frame.data[:HEAD - len(self.head)]
+                return frame
             with self.lock:
                 if self.needs_mask():
                     self.recv_mask()
                 left = self.length
                 while left > 0:
-                    left -= len(self.recv(min(2**16, left)))  # raises when the connection closes
+                    piece = self.recv(min(2**16, left))  # raises when the connection closes
+                    self.head += piece[:HEAD - len(self.head)]
+                    left -= len(piece)
                 self.clear()
             return ABNF(fin, rsv1, rsv2, rsv3, opcode, 0, b"")
 

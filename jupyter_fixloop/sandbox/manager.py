@@ -347,6 +347,9 @@ class Sandbox:
             return raw("crash", message=await self._death_message(), report=_crash_report(self._stderr_tail(20_000)))
         except asyncio.TimeoutError:
             return raw("timeout", limit=timeout, result=await self._after_timeout())
+        if reply.get("dropped"):  # a gateway's reply over the shell channel's cap: read through, never held
+            return raw("crash", message=f"the sandbox's reply was {reply['dropped']:,} bytes, over the "
+                       f"{CHANNEL_CAPS['shell'][0]:,} read here: dropped unread")
         return self._raw_result(raw, _result_of(reply), key, time.perf_counter() - started)
 
     def _raw_result(self, raw, result: dict | None, key: str | None, seconds: float) -> RawRun:

@@ -144,7 +144,12 @@ export function snapshotCells(panel: NotebookPanel): ICellSnapshot[] {
         }
       }
     }
-    out.push({ id: cell.id, record: cell.getMetadata(METADATA_KEY), summaries });
+    out.push({
+      id: cell.id,
+      record: cell.getMetadata(METADATA_KEY),
+      summaries,
+      source: cell.sharedModel.getSource()
+    });
   }
   return out;
 }

@@ -11,7 +11,6 @@ import {
   cellList,
   cellSource,
   findCellIndex,
-  magicLineOf,
   markCell,
   replaceCell,
   runCell
@@ -29,10 +28,10 @@ import {
   cellRecord,
   DecideAction,
   Decision,
+  decidedSource,
   decisionOf,
   ILoopSummary,
-  parseSummary,
-  sourceFor
+  parseSummary
 } from './summary';
 
 /** Delays (ms) before asking a kernel again for the comm it opened before a page reload. */
@@ -192,10 +191,8 @@ export class FixloopComms {
     if (decision === 'rejected' && loop.cell_id) {
       markCell(panel, loop.cell_id, cellRecord(loop, decision));
     } else if (loop.cell_id) {
-      const current = cellSource(panel, loop.cell_id) ?? '';
-      const body = sourceFor(loop, decision);
-      const magic = magicLineOf(current);
-      const source = magic ? body.replace(/^%%fixloop[^\n]*/, magic) : body;
+      // the source the sidebar's diff showed (loops.ts, reviewOf): the cell as it is, and this
+      const source = decidedSource(loop, decision, cellSource(panel, loop.cell_id) ?? '');
       ok = replaceCell(panel, loop.cell_id, source, cellRecord(loop, decision));
     }
     this._changed.emit(panel);
@@ -389,6 +386,14 @@ export class FixloopComms {
     const known = ['accepted', 'rejected', 'undone'].includes(data.decision);
     const pending = this._pending.get(loopId);
     this._pending.delete(loopId);
+    if (data.decision === 'pending') {
+      // the kernel held an Accept back to ask (state changed since the failure): nothing is written here
+      for (const panel of this._panelsOf(kernel)) {
+        this.live(panel).notices.set(loopId, typeof data.error === 'string' ? data.error : '');
+        this._changed.emit(panel);
+      }
+      return;
+    }
     if (!known && pending) {
       // the kernel does not know the loop (restarted since): notebook only
       console.warn('jupyter-fixloop: kernel could not decide', loopId, data.error);
@@ -398,6 +403,7 @@ export class FixloopComms {
     for (const panel of this._panelsOf(kernel)) {
       const live = this.live(panel);
       if (known) {
+        live.notices.delete(loopId);
         live.decisions.set(loopId, data.decision as Decision);
         const loop = live.summaries.get(loopId);
         if (loop) {

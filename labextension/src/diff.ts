@@ -1,6 +1,6 @@
 /**
- * Diff rows for the sidebar: parse the kernel's unified diff, or compute one
- * from `original` and `patched` when only those are known (cell metadata).
+ * Diff rows for the sidebar, computed from two texts: the cell as it is and what a decision
+ * writes into it (`reviewRows`); a unified diff text can be parsed too (`parseUnifiedDiff`).
  *
  * Pure module: no DOM, no JupyterLab imports, unit tested under node.
  */
@@ -128,19 +128,26 @@ export function diffLines(original: string, patched: string): IDiffRow[] {
   return rows;
 }
 
-/** Rows for a loop: its own diff when it has one, else computed. */
-export function loopDiffRows(
-  diff: string,
-  original: string,
-  patched: string | null
-): IDiffRow[] {
-  if (diff.trim()) {
-    const rows = parseUnifiedDiff(diff);
-    if (rows.length) {
-      return rows;
-    }
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0];
+}
+
+function dropFirstLine(text: string): string {
+  const at = text.indexOf('\n');
+  return at < 0 ? '' : text.slice(at + 1);
+}
+
+/**
+ * Rows for what a decision does to a cell: `before` (what the cell holds) against `after` (what the
+ * decision writes into it), never a diff text stored with a loop, which a shared notebook can forge.
+ * A `%%fixloop` line both hold is left out, so the lines number the cell's code.
+ */
+export function reviewRows(before: string, after: string): IDiffRow[] {
+  const magic = firstLine(before);
+  if (magic.startsWith('%%fixloop') && firstLine(after) === magic) {
+    return diffLines(dropFirstLine(before), dropFirstLine(after));
   }
-  return patched === null ? [] : diffLines(original, patched);
+  return diffLines(before, after);
 }
 
 /** True when the rows hold at least one added or deleted line. */

@@ -5,7 +5,9 @@
  *
  * Pure module: no JupyterLab imports, unit tested under node.
  */
+import { diffLines, IDiffRow, reviewRows } from './diff';
 import {
+  decidedSource,
   Decision,
   ILoopSummary,
   isClaim,
@@ -20,12 +22,16 @@ export interface ICellSnapshot {
   record: unknown;
   /** The `application/vnd.jupyter.fixloop+json` payloads of its outputs. */
   summaries: unknown[];
+  /** What the cell holds now (the sidebar's diff is drawn from it). */
+  source?: string;
 }
 
 /** What the kernel told this page, by loop id. */
 export interface ILiveState {
   summaries: Map<string, ILoopSummary>;
   decisions: Map<string, Decision>;
+  /** Why the kernel held a decision back, by loop id (an Accept that asks first). */
+  notices: Map<string, string>;
 }
 
 /** One entry of the sidebar. */
@@ -38,10 +44,36 @@ export interface ILoopEntry {
   decision: Decision;
   /** Number of rounds, also when only the metadata count is known. */
   roundCount: number;
+  /** What the loop's cell holds now; null when it is gone (or not known). */
+  cellSource: string | null;
+  /** The kernel reported this loop to this page: false for one read from the notebook alone. */
+  live: boolean;
+  /** Why the kernel held the last decision back, if it did. */
+  notice: string;
 }
 
 export function emptyLiveState(): ILiveState {
-  return { summaries: new Map(), decisions: new Map() };
+  return { summaries: new Map(), decisions: new Map(), notices: new Map() };
+}
+
+/**
+ * What the card's diff shows, computed here from the cell as it is and what a decision writes into
+ * it (what you review is what runs), never from a diff text stored with the loop: pending, the cell
+ * against what Accept writes; accepted, what Undo writes against the cell; the cell gone, the
+ * loop's original against its patch (nothing can be written then).
+ */
+export function reviewOf(entry: ILoopEntry): IDiffRow[] {
+  const { loop, cellSource } = entry;
+  if (loop.patched === null) {
+    return [];
+  }
+  if (cellSource === null) {
+    return diffLines(loop.original, loop.patched);
+  }
+  if (entry.decision === 'accepted') {
+    return reviewRows(decidedSource(loop, 'undone', cellSource), cellSource);
+  }
+  return reviewRows(cellSource, decidedSource(loop, 'accepted', cellSource));
 }
 
 function stamp(loop: ILoopSummary): number {
@@ -132,17 +164,23 @@ export function buildLoopList(
   }
 
   const index = new Map(cells.map((cell, i) => [cell.id, i]));
-  const entries = [...found.values()].map(item => ({
-    item,
-    entry: {
-      loop: item.loop,
-      cellId: item.cellId,
-      cellIndex: item.cellId !== null ? (index.get(item.cellId) ?? null) : null,
-      decision:
-        live.decisions.get(item.loop.loop_id) ?? item.decision ?? item.loop.decision,
-      roundCount: Math.max(item.roundCount, item.loop.rounds.length)
-    }
-  }));
+  const entries = [...found.values()].map(item => {
+    const cellIndex = item.cellId !== null ? (index.get(item.cellId) ?? null) : null;
+    return {
+      item,
+      entry: {
+        loop: item.loop,
+        cellId: item.cellId,
+        cellIndex,
+        decision:
+          live.decisions.get(item.loop.loop_id) ?? item.decision ?? item.loop.decision,
+        roundCount: Math.max(item.roundCount, item.loop.rounds.length),
+        cellSource: cellIndex === null ? null : (cells[cellIndex].source ?? null),
+        live: live.summaries.has(item.loop.loop_id),
+        notice: live.notices.get(item.loop.loop_id) ?? ''
+      }
+    };
+  });
   entries.sort((x, y) => {
     const byTime = stamp(y.entry.loop) - stamp(x.entry.loop);
     if (byTime !== 0 && !Number.isNaN(byTime)) {

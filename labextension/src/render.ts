@@ -2,8 +2,8 @@
  * DOM for one loop entry: header, facts, diff (unified or side by side),
  * receipts and decision buttons. No JupyterLab imports.
  */
-import { IDiffRow, ISideBySideRow, loopDiffRows, sideBySide, visible } from './diff';
-import { actionsFor, decisionLabel, ILoopEntry } from './loops';
+import { IDiffRow, ISideBySideRow, sideBySide, visible } from './diff';
+import { actionsFor, decisionLabel, ILoopEntry, reviewOf } from './loops';
 import { DecideAction, formatCost, isClaim, roundTitle, statusLabel } from './summary';
 
 export interface IRenderOptions {
@@ -75,6 +75,11 @@ export function renderSideBySide(rows: ISideBySideRow[]): HTMLElement {
   return table;
 }
 
+/** Said on a loop the kernel did not report to this page: read from the notebook (a shared one, or a reload). */
+export const FOREIGN =
+  'Not made in this session: read from the notebook, so nothing here checked it. ' +
+  'The diff is your cell as it is against exactly what Accept writes; read it before you accept.';
+
 /** The whole entry for one loop. */
 export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLElement {
   const { loop } = entry;
@@ -139,6 +144,13 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
     node.append(alt);
   }
 
+  if (!entry.live && loop.patched !== null && isClaim(loop.status)) {
+    node.append(el('div', 'jp-fixloop-entry-foreign', FOREIGN));
+  }
+  if (entry.notice) {
+    node.append(el('div', 'jp-fixloop-entry-notice', entry.notice));
+  }
+
   const actions = actionsFor(entry);
   const buttons = el('div', 'jp-fixloop-entry-actions');
   for (const [action, label, shown] of [
@@ -165,7 +177,7 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
   }
 
   if (options.expanded) {
-    const rows = loopDiffRows(loop.diff, loop.original, loop.patched);
+    const rows = reviewOf(entry);
     if (rows.length) {
       node.append(options.sideBySide ? renderSideBySide(sideBySide(rows)) : renderUnified(rows));
     } else {

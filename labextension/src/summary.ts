@@ -248,6 +248,16 @@ export function sourceFor(loop: ILoopSummary, decision: Decision): string {
   return loop.plain ? body : withMagic(body);
 }
 
+/**
+ * The source a decision writes into a cell that holds `current`: `sourceFor`, with the cell's own
+ * `%%fixloop` line kept as typed. What the sidebar's diff shows and what its Accept writes, both.
+ */
+export function decidedSource(loop: ILoopSummary, decision: Decision, current: string): string {
+  const body = sourceFor(loop, decision);
+  const first = current.split('\n', 1)[0];
+  return first.startsWith('%%fixloop') ? body.replace(/^%%fixloop[^\n]*/, () => first) : body;
+}
+
 /** Prefix a cell body with the `%%fixloop` line unless it already has one. */
 export function withMagic(body: string, magicLine = '%%fixloop'): string {
   return body.startsWith('%%fixloop') ? body : `${magicLine}\n${body}`;

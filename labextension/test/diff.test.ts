@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { diffLines, hasChanges, loopDiffRows, parseUnifiedDiff, sideBySide, visible } from '../src/diff';
+import { diffLines, hasChanges, parseUnifiedDiff, reviewRows, sideBySide, visible } from '../src/diff';
 
 const DIFF = [
   '--- original',
@@ -77,15 +77,22 @@ describe('diffLines', () => {
   });
 });
 
-describe('loopDiffRows', () => {
-  it('prefers the kernel diff', () => {
-    assert.equal(loopDiffRows(DIFF, 'zzz', 'yyy')[0].kind, 'hunk');
+describe('reviewRows', () => {
+  it('diffs the two texts, never a stored diff', () => {
+    assert.deepEqual(reviewRows('a\n', 'b\n').map(r => [r.kind, r.text]), [
+      ['del', 'a'],
+      ['add', 'b']
+    ]);
   });
-  it('computes a diff from the texts when there is none', () => {
-    assert.deepEqual(loopDiffRows('', 'a', 'b').map(r => r.kind), ['del', 'add']);
+  it('leaves out a %%fixloop line both hold, so lines number the code', () => {
+    const rows = reviewRows('%%fixloop -e x\na\n', '%%fixloop -e x\nb\n');
+    assert.deepEqual(rows.map(r => [r.kind, r.text, r.oldLine ?? r.newLine]), [
+      ['del', 'a', 1],
+      ['add', 'b', 1]
+    ]);
   });
-  it('gives nothing without a patch', () => {
-    assert.deepEqual(loopDiffRows('', 'a', null), []);
+  it('shows a %%fixloop line the decision adds', () => {
+    assert.deepEqual(reviewRows('a\n', '%%fixloop\na\n').map(r => r.kind), ['add', 'context']);
   });
 });
 

