@@ -20,6 +20,7 @@ from ..errors import FixloopError, UsageError
 from ..hidden import visible
 from ..model import check_model
 from ..sandbox import confine
+from .modules import diff_path
 from .run import REPORT_FORMATS, BatchOptions, Stop, accept_all, fix_notebook, read_notebook
 
 SEVERITY = (0, 3, 1, 2)  # exit codes, least to most severe: with several notebooks the worst wins
@@ -203,6 +204,10 @@ def _write(work: list, results: list, args) -> int:
         if paths.backup:
             shutil.copy2(paths.notebook, paths.backup)
         nbformat.write(nb, paths.output)
+        for o in result.outcomes:  # a module of the notebook's folder: its repair beside the output, never over it
+            if o.module_diff:
+                with open(diff_path(paths.output, o.module_file), "w", encoding="utf-8") as f:
+                    f.write(o.module_diff)
         done.append((result, paths.output))
         codes.append(0 if result.ok and result.verified else 3 if result.ok else 1)
         single_report = paths.report if len(work) == 1 else None

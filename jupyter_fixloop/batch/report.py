@@ -136,6 +136,9 @@ def _md_section(o) -> list[str]:
     effect = effect_lines(r) if r is not None else []
     if effect:
         out += ["", f"- {effect[0]}", "", *_md_block("\n".join(line[2:] for line in effect[1:]))]
+    if o.module_diff:
+        out += ["", f"The repair of `{o.module_file}` proposed (not applied; written beside the output notebook):",
+                "", "```diff", o.module_diff.rstrip("\n"), "```"]
     if o.patched is not None and o.patched != o.source:
         out += ["", "```diff", _cell_diff(o.source, o.patched).rstrip("\n"), "```"]
     elif o.status != "skipped":

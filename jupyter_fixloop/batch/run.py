@@ -42,6 +42,7 @@ from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
 from .cells import CellPlan, cell_names, parse_cell
+from .modules import ModuleFailure, failing_module, judged_cell, module_diff
 from .once import Cell, FolderWatch, files_words, may_change, plain_count
 from .saved import SavedOutputs, chained_warning
 from .upstream import CauseFix, find_cause, plan_or_none
@@ -101,6 +102,8 @@ class CellOutcome:
         ""  # "following cell" (a later cell that asserts, and failed before it or reads what it wrote) or ""
     )
     blamed_cell: int | None = None  # for a cell skipped after an unfixed one: that cell's number
+    module_diff: str = ""  # for a cell failing inside a module of the notebook's folder: that file's repair
+    module_file: str = ""  # that file, relative to the notebook's folder
     cause: int | None = None  # for a cell that runs as written after an earlier cell, its cause, was fixed
     caused: int | None = None  # for that earlier cell: the number of the cell whose error it caused
     rerun: tuple[tuple[int, str], ...] = ()  # for a change put to a person: the cells that run again after it
@@ -312,6 +315,7 @@ class NotebookKernel:
         self.reply: dict | None = None
         self.watch = FolderWatch(cwd)
         self.wrote: tuple[str, ...] = ()  # the files of the notebook's folder the last run changed
+        self.traceback: list[str] = []  # the last cell's error's traceback (IPython's lines), [] when none
 
     def _executed(self, cell, cell_index, execute_reply) -> None:  # nbclient's hook: all three by name
         self.reply = execute_reply
@@ -344,6 +348,7 @@ class NotebookKernel:
         content = (self.reply or {}).get("content", {})
         error = content if content.get("status") == "error" else next(  # IPython 8's `%%time` shows one, goes on
             (o for o in cell.outputs if o.get("output_type") == "error"), None)
+        self.traceback = list(error.get("traceback") or []) if error else []
         if error and "raises-exception" not in cell.metadata.get("tags", []):
             return f"{error.get('ename')}: {error.get('evalue')}".strip()
         if plan is None:
@@ -652,6 +657,11 @@ class BatchRun:
         not_code = words.missing_package(error) or words.missing_program(error) or words.unreachable(error)
         if not_code:  # nothing a change to the cell can fix: no loop (a model would delete the import)
             return self._failed(index, cell.source, _kept(not_code), error, started, defines)
+        failure = failing_module(kernel.traceback, self.cwd)
+        if failure is not None:  # raised in a module of the notebook's folder: a diff of it, judged, not applied
+            proposed = await self._module_repair(index, plan, failure, error, started, defines)
+            if proposed is not None:
+                return proposed
         await kernel.call("hold")
         await kernel.call("restore")
         return await self._repair(kernel, index, plan, error, started, defines)
@@ -681,6 +691,29 @@ class BatchRun:
         if not plan.instruction or (plan.model or self.loop_options.model) != BUILTIN:
             return ""
         return words.NOT_GENERATED
+    async def _module_repair(self, index, plan: CellPlan, failure: ModuleFailure, error: str, started: float,
+                             defines) -> CellOutcome | None:
+        """The repair of the module the error was raised in, judged by running this cell in a sandbox with it
+        in place of the file; proposed as a diff (`module_diff`), the file and the cell left as they are.
+        None when the built-in engine has no repair of the file or the cell still fails with it."""
+        from ..loop import averify
+        from ..model import repair_module
+
+        with open(failure.path, encoding="utf-8") as f:
+            source = f.read()
+        made = repair_module(source, error, failure.lineno, failure.line)
+        if made is None:
+            return None
+        name, kind, fixed = made
+        judged = await averify(judged_cell(failure, fixed, plan.code), options=self.loop_options)
+        if not judged.ok:
+            return None
+        where = os.path.relpath(failure.path, self.cwd)
+        reason = (f"not repaired here: the error is raised in {where}, line {failure.lineno}, a module of the "
+                  f"notebook's folder; a repair of that file ({name}, {kind}) is proposed as a diff, not applied: "
+                  f"with it, this cell ran without error in a sandbox (the file itself was not changed)")
+        outcome = self._failed(index, self.nb.cells[index].source, reason, error, started, defines)
+        return replace(outcome, module_diff=module_diff(failure, self.cwd, fixed), module_file=where)
 
     def _repairable(self, number: int) -> bool:
         return self.options.cells is None or number in self.options.cells

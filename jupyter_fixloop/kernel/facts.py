@@ -191,12 +191,25 @@ def _attribute_facts(exc: AttributeError, exprs: list[ast.expr], scope: dict) ->
     facts = [f"attributes of {_type_name(obj)} close to {name!r}: {_list(close) or 'none'}"]
     owner = next((ast.unparse(n.value) for n in exprs if isinstance(n, ast.Attribute) and n.attr == name), "it")
     facts += _index_facts(obj, name, owner)
+    if name == "ix" and hasattr(obj, "index"):  # pandas removed `.ix`: what it read each key as depends on the axis
+        facts.append(_axes_fact(obj))
     columns = _keys_of(obj)
     if columns and hasattr(obj, "columns"):
         near = _near_matches(name, columns)
         if near:
             facts.append(f"columns of {_type_name(obj)} close to {name!r}: {', '.join(near)}")
     return facts
+
+
+NUMERIC_INDEX = ("integer", "floating", "mixed-integer-float")  # an axis `.ix` read integer keys on as labels
+
+
+def _axes_fact(obj) -> str:
+    """`axes of DataFrame: index labels, columns integers`: whether each axis holds integers (`.ix` read
+    an integer key on it as a label) or other labels (`.ix` read an integer key on it as a position)."""
+    axes = [("index", obj.index)] + ([("columns", obj.columns)] if hasattr(obj, "columns") else [])
+    kinds = [f"{n} {'integers' if getattr(a, 'inferred_type', '') in NUMERIC_INDEX else 'labels'}" for n, a in axes]
+    return f"axes of {_type_name(obj)}: {', '.join(kinds)}"
 
 
 def _key_facts(exc: KeyError, exprs: list[ast.expr], scope: dict) -> list[str]:

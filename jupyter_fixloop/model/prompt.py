@@ -14,6 +14,7 @@ from ..cell import split_magic
 from ..kernel.namespace import Variable
 from ..receipt.text import DEFAULT_BUDGET, Budget, cut, estimate_tokens, headline
 from ..receipt.values import Receipt
+from . import knowledge
 
 # The prompt of a round stays within this many tokens (issue #29: under 900): the receipt of the latest
 # candidate is cut to what is left after the rest. Measured with the local 1.5B model on the dev set,
@@ -49,6 +50,10 @@ GENERATE_AGAIN = ("### Your reply\nThe complete cell, doing what the instruction
 SHOWS_NOTHING = ("It ran, but showed nothing: it printed nothing and its last line is not an expression, while "
                  "the instruction asks for something to see. End the cell with the expression whose value is asked "
                  "for (or print it).")
+CHANGES_HEADING = "### What the libraries say changed (their release notes)"
+CHANGES_TOKENS = 150  # the entries about the failing cell's names: within this many tokens, the most telling first
+CHANGES_WORDS = 240  # an entry's own words are cut after this many characters (at a word's end)
+LIBRARY_OF = {"sklearn": "scikit-learn"}  # an import's name -> the library's name in the knowledge base
 VARIABLES_HEADING = "### Your variables (they exist in the kernel already)"
 # the variables' summary takes at most this many of the prompt's tokens (issue #37: 300 of the 880), and in
 # a repair prompt what is left of PROMPT_TOKENS after the rest of round 1
@@ -92,6 +97,7 @@ def build_messages(
     """
     known = _variables_text(original, instruction, checks, history, hint, variables, limit)
     modules = tuple(v.head.split()[-1] for v in variables if v.kind == "module")
+    known = "\n\n".join(part for part in (known, changes_section(original, list(history), modules, limit)) if part)
     messages = _messages(original, instruction, checks, list(history), hint, note, latest, None, known, modules,
                          receipts)
     if limit is None or len(history) < 2:
@@ -118,6 +124,33 @@ def _variables_text(original, instruction, checks, history, hint, variables, lim
         room = min(room, limit.tokens - rest)
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join([original, instruction or "", *checks])))
     return variables_section(variables, replace(limit or DEFAULT_BUDGET, tokens=room), words) if room >= 30 else ""
+
+
+def changes_section(original: str, history: list[tuple[str, Receipt]], modules: tuple[str, ...] = (),
+                    limit: Budget | None = None) -> str:
+    """What the libraries the cell uses said they removed, deprecated or changed about the names of its first
+    failing run (its error's names first, then the cell's): `rules/changes.json`'s entries, within
+    CHANGES_TOKENS; "" when none is about them or nothing failed."""
+    failed = next(((code, r) for code, r in history if r.ename), None)
+    if failed is None:
+        return ""
+    code, receipt = failed
+    used = {LIBRARY_OF.get(m, m) for m in _imported_modules(original) | _alias_modules(original)
+            | {m.split(".")[0] for m in modules}}
+    message = receipt.evalue or ""
+    words = knowledge.subject_of(message) + knowledge.words_of(f"{receipt.ename} {message}") + knowledge.words_of(code)
+    count = limit.count if limit is not None else estimate_tokens
+    lines: list[str] = []
+    for change in knowledge.about(words, used & {c.library for c in knowledge.changes()}):
+        line = "- " + _clip_words(knowledge.said(change), CHANGES_WORDS)
+        if count("\n".join([CHANGES_HEADING, *lines, line])) > CHANGES_TOKENS:
+            break
+        lines.append(line)
+    return "\n".join([CHANGES_HEADING, *lines]) if lines else ""
+
+
+def _clip_words(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most].rsplit(" ", 1)[0] + ' [...]"'
 
 
 def _joined(messages: list[dict]) -> str:

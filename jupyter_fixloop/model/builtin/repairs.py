@@ -88,6 +88,7 @@ from .drift import (
     style_name,
 )
 from .edits import CannotTell, ParsedReceipt
+from .generic import KINDS as GENERIC_KINDS, REWRITERS
 from .masks import mask_precedence
 from .matches import concat_dtype, filter_value, groupby_keys, merge_keys
 from .names import (
@@ -119,7 +120,9 @@ REPAIRS = [
            method_now_function, moved_call, string_as_list, equivalent_value, changed_default, stack_sequence,
            style_name, removed_attribute, removed_setter,
            dataframe_append,
-           renamed_method, missing_accessor, moved_function,
+           renamed_method,
+    *REWRITERS,  # generic.py: driven by what the libraries said changed (model/changes.json), each declaring itself
+           missing_accessor, moved_function,
     column_as_attribute, attribute_typo, none_from_inplace, thrown_away, missing_return, unpack_loop, not_callable,
            method_not_called,
     accessor_dtype, key_typo, drop_axis, positional_key, bad_keyword, concat_list, str_concat, join_non_str,
@@ -154,6 +157,7 @@ KIND = {
                      index_off_by_one, loop_overshoot, style_name, groupby_axis, moved_function, shared_default,
                      epoch_unit, strict_bounds, reducer_by_name, concat_sorted,
                      power_of_ten, filter_value, merge_keys, groupby_keys, concat_dtype], GUESS),
+    **GENERIC_KINDS,
 }
 
 
@@ -208,3 +212,13 @@ def propose(code: str, receipt: Receipt, modules: Mapping[str, str] | None = Non
     return None, None, doubt
 
 
+def repair_module(source: str, error: str, lineno: int, line: str) -> tuple[str, str, str] | None:
+    """(the repair's name, its kind, the repaired source) of a module of the notebook's own whose line
+    `lineno` raised `error` ("ImportError: cannot import name ..."), read as a cell's receipt; None when no
+    repair fits."""
+    first = error.splitlines()[0] if error else ""
+    ename, _, evalue = first.partition(": ")
+    receipt = Receipt(kind="exception", text=f"{first}\n  at line {lineno} of the cell: {line.strip()}",
+                      ename=ename or None, evalue=evalue, lineno=lineno, line=line.strip())
+    repair, fixed, _ = propose(source, receipt)
+    return (repair.__name__, KIND.get(repair, GUESS), fixed) if repair is not None else None

@@ -108,7 +108,7 @@ LITERALS = {"true": "True", "false": "False", "null": "None", "none": "None", "n
 
 RENAMED_METHODS = {
     # removed in pandas 1-3
-    "iteritems": "items", "ix": "loc", "as_matrix": "to_numpy", "get_values": "to_numpy",
+    "iteritems": "items", "as_matrix": "to_numpy", "get_values": "to_numpy",
     "is_monotonic": "is_monotonic_increasing", "applymap": "map", "sort": "sort_values",
     "pad": "ffill", "backfill": "bfill", "iterkv": "items", "select_dtypes_": "select_dtypes",
     # names borrowed from SQL, R and other libraries

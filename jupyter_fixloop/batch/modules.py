@@ -1,0 +1,76 @@
+"""Drift inside the notebook's own modules: a cell that fails inside a `.py` file of the notebook's folder
+(`from preamble import *`, where `preamble.py` imports a name a library removed) is repaired in that
+file, not in the cell. The repair is proposed as a diff, never written over the user's file: batch mode
+judges it by running the failing cell in a sandbox with the repaired module in place of the file (its
+source run as that module, the file untouched), says so in the cell's reason and the report, and writes
+the diff beside the output notebook.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+FRAME = re.compile(r"^(?:File|  File) \"?([^\s\"]+\.py)\"?(?::|, line )(\d+)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class ModuleFailure:
+    """Where in a module of the notebook's folder a cell's error was raised."""
+
+    path: str  # the file, absolute
+    module: str  # its name as imported (`preamble`, `helpers.plots`)
+    lineno: int
+    line: str  # the failing line of the file
+
+
+def failing_module(traceback: list[str] | tuple[str, ...], folder: str) -> ModuleFailure | None:
+    """The innermost frame of the traceback (IPython's lines, colours and all) that is a `.py` file under
+    `folder`, or None when the error was raised elsewhere (the cell, a library)."""
+    text = ANSI.sub("", "\n".join(traceback or ()))
+    folder = os.path.realpath(folder)
+    found = None
+    for path, lineno in FRAME.findall(text):
+        real = os.path.realpath(os.path.expanduser(path))
+        if real.startswith(folder + os.sep) and os.path.isfile(real):
+            found = (real, int(lineno))
+    if found is None:
+        return None
+    real, lineno = found
+    lines = _read(real).splitlines()
+    if not 0 < lineno <= len(lines):
+        return None
+    module = os.path.splitext(os.path.relpath(real, folder))[0].replace(os.sep, ".").removesuffix(".__init__")
+    return ModuleFailure(real, module, lineno, lines[lineno - 1])
+
+
+def judged_cell(failure: ModuleFailure, fixed: str, cell: str) -> str:
+    """The cell as a sandbox runs it to judge a module's repair: the repaired source run as that module
+    first (the file on disk is not read, nor written), then the cell as written."""
+    return (f"import sys as _fixloop_sys, types as _fixloop_types\n"
+            f"_fixloop_module = _fixloop_types.ModuleType({failure.module!r})\n"
+            f"_fixloop_module.__file__ = {failure.path!r}\n"
+            f"_fixloop_sys.modules[{failure.module!r}] = _fixloop_module\n"
+            f"exec(compile({fixed!r}, {failure.path!r}, 'exec'), _fixloop_module.__dict__)\n"
+            f"del _fixloop_module, _fixloop_sys, _fixloop_types\n"
+            f"{cell}")
+
+
+def module_diff(failure: ModuleFailure, folder: str, fixed: str) -> str:
+    """The repair as a unified diff of the file, named relative to the notebook's folder."""
+    name = os.path.relpath(failure.path, folder)
+    before = _read(failure.path)
+    return "".join(difflib.unified_diff(before.splitlines(True), fixed.splitlines(True), f"a/{name}", f"b/{name}"))
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def diff_path(output: str, failure_name: str) -> str:
+    """Where the diff goes: beside the output notebook (`out.fixed.ipynb` -> `out.fixed.preamble.py.diff`)."""
+    return f"{os.path.splitext(output)[0]}.{failure_name.replace(os.sep, '_')}.diff"
