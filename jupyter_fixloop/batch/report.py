@@ -127,7 +127,7 @@ def _md_section(o) -> list[str]:
     if o.error:
         out.append(f"- {_failed_with(o)}: `{_one_line(o.error)}`")
     if o.reason:
-        out.append(f"- {_one_line(o.reason)}")
+        out.append(f"- {_whole_line(o.reason)}")
     r = o.result
     if r is not None:
         out.append(f"- loop: {status_label(r.status, r.reason)}, {len(r.rounds)}/{r.max_rounds} rounds, "
@@ -181,8 +181,13 @@ def _md_cell(text: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    line = " ".join(text.split())
-    return clipped(line, 300)
+    return clipped(_whole_line(text), 300)
+
+
+def _whole_line(text: str) -> str:
+    """A cell's reason in its own section of the report: on one line, whole (the terminal and the summary
+    list cut it at a word; this is where the rest is read)."""
+    return " ".join(text.split())
 
 
 def _cell_diff(before: str, after: str) -> str:
@@ -264,7 +269,7 @@ def _html_section(o) -> str:
     if o.error:
         parts.append(f"<li>{_failed_with(o)}: <code>{esc(_one_line(o.error))}</code></li>")
     if o.reason:
-        parts.append(f"<li>{esc(_one_line(o.reason))}</li>")
+        parts.append(f"<li>{esc(_whole_line(o.reason))}</li>")
     r = o.result
     if r is not None:
         parts.append(f"<li>loop: {esc(status_label(r.status, r.reason))}, {len(r.rounds)}/{r.max_rounds} rounds, "
