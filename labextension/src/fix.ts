@@ -72,10 +72,13 @@ export function modelWords(model: string | null): string {
   return model === BUILTIN_MODEL ? 'built-in rules' : model;
 }
 
-/** The button's text: idle, or running for `seconds`. */
+/** The button's text: idle, or running for `seconds`. One label in every notebook ("Fix with fixloop"),
+ * whether or not the kernel has said which model it uses: who writes the fix is said in the tooltip
+ * (`buttonTitle`), and while it runs. */
 export function buttonText(model: string | null, running: boolean, seconds = 0): string {
-  const who = modelWords(model);
-  return running ? `Fixing with ${who}… ${Math.max(0, Math.floor(seconds))} s` : `Fix with ${who}`;
+  return running
+    ? `Fixing with ${modelWords(model)}… ${Math.max(0, Math.floor(seconds))} s`
+    : 'Fix with fixloop';
 }
 
 /** The button's tooltip: what a click does, and what checks the fix. */

@@ -61,7 +61,9 @@ describe('the words of the button', () => {
     assert.equal(modelWords('fixloop/builtin'), 'built-in rules');
     assert.equal(modelWords('ollama/qwen2.5-coder:1.5b'), 'ollama/qwen2.5-coder:1.5b');
     assert.equal(modelWords(null), 'fixloop'); // a kernel that did not say
-    assert.equal(buttonText('fixloop/builtin', false), 'Fix with built-in rules');
+    assert.equal(buttonText('fixloop/builtin', false), 'Fix with fixloop'); // one label in every notebook
+    assert.equal(buttonText(null, false), 'Fix with fixloop');
+    assert.equal(buttonText('fixloop/builtin', true, 3.7), 'Fixing with built-in rules… 3 s');
     assert.equal(buttonText('openai/gpt-4o-mini', true, 12.7), 'Fixing with openai/gpt-4o-mini… 12 s');
   });
 

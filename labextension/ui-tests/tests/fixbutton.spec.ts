@@ -41,7 +41,7 @@ test.describe('the Fix button', () => {
   }) => {
     const cell = await failedTypoCell(page, 'accept.ipynb');
     const button = cell.locator('.jp-fixloop-fix');
-    await expect(button).toHaveText('Fix with built-in rules');
+    await expect(button).toHaveText('Fix with fixloop');
     await expect(button).toHaveAttribute('title', /the 1 cell below that ran without error check it/);
     await artifact(cell.locator('.jp-fixloop-fix-bar'), 'fix-button.png');
 
