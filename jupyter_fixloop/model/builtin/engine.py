@@ -9,6 +9,7 @@ remote model, so the whole loop is exercised with no key and no network; it is c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from ...receipt.text import run_headline
@@ -37,7 +38,14 @@ def _repaired(code: str, receipt: Receipt, modules: Mapping[str, str] | None = N
         return f"The built-in engine cannot tell how to fix this: {doubt}"
     if repair is None:
         return f"The built-in engine has no repair for: {run_headline(receipt)}"
-    said = repair.__doc__.strip().splitlines()[0]
+    said = repair_words(repair)
     if repairs.KIND.get(repair) == repairs.GUESS:  # no guess without saying so
         said = f"{GUESS_WORDS}{said}"
     return f"{said}\n\n```python\n{fixed.rstrip()}\n```"
+
+
+def repair_words(repair) -> str:
+    """What a repair does, in its own words: the first sentence of its docstring's first paragraph, on one
+    line and whole (a docstring's first line alone may stop mid-sentence: "..., a single")."""
+    paragraph = " ".join(repair.__doc__.strip().split("\n\n")[0].split())
+    return re.split(r"(?<=[.;])\s", paragraph)[0].rstrip(";")
