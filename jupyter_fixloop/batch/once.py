@@ -11,17 +11,17 @@ cells below a changed earlier cell) repeats what its first run did. Both are rea
 - **Plain Jupyter's count** (`plain_count`): plain Jupyter runs the same cells on the same state as this
   run up to the first cell batch mode changed, so those count as they ran here. A changed cell counts as
   its original ran here: a fix replaced a cell whose original raised (or ran, when pandas said it looked
-  wrong), a `%%fixloop` cell only prints "Cell magic not found" in plain Jupyter (no error, its body does
-  not run), a cause repair re-ran cells that had run (the failing one had raised). After the first change,
-  a cell counts as it ran here when it reads no name a change touched (`tainted`): its plain outcome is
-  then the one it had here, on the same values. What a changed cell touched is what its runs in a sandbox
-  saw change (a fix's and its original's effect), else what its code binds or may change in place
-  (`may_change`: the names a method is called on or that are handed to a call). The others are not
-  counted either way but said as unknown, and what they may change is tainted in turn: a cell that reads
-  a tainted name, every cell after a changed or unknown cell whose run changed files (a later cell may
-  read them), and, after a change, a cell too big to read and the cells a dead kernel never ran. Hidden
-  channels other than names and the folder's files (a module's global state, the clock, a random seed)
-  are not followed.
+  wrong), a `%%fixloop` cell is refused by IPython in plain Jupyter (a UsageError, "Cell magic not found":
+  its body does not run) unless a cell above loads fixloop, a cause repair re-ran cells that had run (the
+  failing one had raised). After the first change, a cell counts as it ran here when it reads no name a
+  change touched (`tainted`): its plain outcome is then the one it had here, on the same values. What a
+  changed cell touched is what its runs in a sandbox saw change (a fix's and its original's effect), else
+  what its code binds or may change in place (`may_change`: the names a method is called on or that are
+  handed to a call). The others are not counted either way but said as unknown, and what they may change
+  is tainted in turn: a cell that reads a tainted name, every cell after a changed or unknown cell whose
+  run changed files (a later cell may read them), and, after a change, a cell too big to read and the
+  cells a dead kernel never ran. Hidden channels other than names and the folder's files (a module's
+  global state, the clock, a random seed) are not followed.
 """
 
 from __future__ import annotations

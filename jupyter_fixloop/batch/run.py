@@ -578,9 +578,16 @@ class BatchRun:
         magic = original is not None and original.magic_line is not None
         return Cell(number, outcome.status in RAN or outcome.error.startswith("Check failed"),
                     frozenset(reads), frozenset(self.changes.get(number) or may_change(code, binds)),
-                    changed=number in self.changes or magic, plain_ran=magic or self.first_ran.get(number, False),
+                    changed=number in self.changes or magic,
+                    plain_ran=self._loads_fixloop(number) if magic else self.first_ran.get(number, False),
                     wrote=bool(self.touched.get(number)), unread=unread,
                     unreached=outcome.status == "skipped" and outcome.reason.startswith("the notebook's kernel died"))
+
+    def _loads_fixloop(self, number: int) -> bool:
+        """Whether a cell above cell `number` loads fixloop (`%load_ext jupyter_fixloop`): then plain Jupyter
+        runs a `%%fixloop` cell too; else IPython refuses it (a UsageError: "Cell magic not found")."""
+        return any(c.cell_type == "code" and "%load_ext jupyter_fixloop" in c.source
+                   for c in self.original.cells[:number - 1])
 
     def _add(self, outcome: CellOutcome) -> None:
         """Keep the outcome; number the cells that ran 1, 2, 3... as a clean top-to-bottom run would.
