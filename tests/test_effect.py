@@ -161,7 +161,9 @@ def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
     result = fix(LABEL, namespace=customers(), following=LATER, model="openai/scripted", api_base=server.url,
                  rules=False,
                  max_rounds=3)
-    assert result.status == "fixed", result.reason
+    # the following cells run now, but none asserts a value: compatible, not verified (issue #52)
+    assert result.status == "unverified", result.reason
+    assert "later cells run now" in result.reason and "checks no values" in result.reason
     assert result.patched == HONEST
     first = result.rounds[0].receipt
     assert first.kind == "check_failed"
@@ -174,7 +176,7 @@ def test_a_candidate_that_breaks_a_following_cell_fails(fake_model):
     assert "following cell 3 (`broken_anyway = undefined_name`) fails after the original cell" in result.first.text
     assert [(f.number, f.ok, f.counted) for f in result.rounds[1].receipt.following] == [
         (1, True, True), (2, True, True), (3, False, False)]
-    assert result.reason.startswith("after 2 round(s):"), result.reason
+    assert "(after 2 round(s))" in result.reason, result.reason
 
 
 def test_a_later_cell_that_fails_anyway_still_runs_for_the_cells_after_it():
@@ -182,7 +184,8 @@ def test_a_later_cell_that_fails_anyway_still_runs_for_the_cells_after_it():
     raised; the cell after it may need that (pydata-book: `a, b = ...` then a broadcast error)."""
     later = ["a = 1\nraise ValueError('fails after the original too')\n", "b = a + total\n"]
     result = fix("total = sum(price)\n", namespace={"prices": [1, 2]}, following=later)
-    assert result.status == "fixed", result.reason
+    assert result.status == "unverified", result.reason  # cell 2 runs now, and asserts nothing: no evidence
+    assert "later cells run now" in result.reason
     assert [(f.number, f.ok, f.counted) for f in result.rounds[-1].receipt.following] == [(1, False, False),
                                                                                           (2, True, True)]
 
