@@ -123,7 +123,7 @@ def doubted(warnings) -> tuple[Doubt, ...]:
         line = " ".join(str(line).split())
         for kind, pattern in DOUBTS:
             if pattern.search(line) and not LOST_ASSIGNMENT.search(line):
-                found.append(Doubt(kind, line[:240]))
+                found.append(Doubt(kind, clipped(line, 240)))
                 break
     return tuple(dict.fromkeys(found))
 

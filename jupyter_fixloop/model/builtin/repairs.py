@@ -188,7 +188,11 @@ def propose(code: str, receipt: Receipt, modules: Mapping[str, str] | None = Non
     shell line stands as IPython's call, a `%timeit` statement or `%%time` body as itself.
     `modules`: the names the namespace binds to modules (`{"pd": "pandas"}`): a repair that writes `pd.`
     imports it only when the namespace lacks it."""
-    parsed = ParsedReceipt.of(receipt, modules)
+    return propose_parsed(code, ParsedReceipt.of(receipt, modules))
+
+
+def propose_parsed(code: str, parsed: ParsedReceipt):
+    """`propose` for a receipt already read into its parts (a module's error, read from batch mode's run)."""
     view = readable(code)
     if view is None:  # a `%%bash`-like cell: no Python to repair
         return None, None, ""
@@ -218,7 +222,7 @@ def repair_module(source: str, error: str, lineno: int, line: str) -> tuple[str,
     repair fits."""
     first = error.splitlines()[0] if error else ""
     ename, _, evalue = first.partition(": ")
-    receipt = Receipt(kind="exception", text=f"{first}\n  at line {lineno} of the cell: {line.strip()}",
-                      ename=ename or None, evalue=evalue, lineno=lineno, line=line.strip())
-    repair, fixed, _ = propose(source, receipt)
+    parsed = ParsedReceipt(headline=first, ename=ename, evalue=evalue, lineno=lineno, line=line.strip(),
+                           text=f"{first}\n  at line {lineno} of the cell: {line.strip()}", message=evalue)
+    repair, fixed, _ = propose_parsed(source, parsed)
     return (repair.__name__, KIND.get(repair, GUESS), fixed) if repair is not None else None
