@@ -13,11 +13,15 @@ import resource
 import sys
 
 from jupyter_fixloop import fix
-from jupyter_fixloop.model import models
+from jupyter_fixloop.model import knowledge, models, scrub
 
 
 def main(spec: dict) -> None:
-    models.litellm()  # imported first: the peak memory printed below is what the loop itself added
+    # loaded first, once per process (litellm, the scrubber, the knowledge base a prompt reads): the peak memory
+    # printed below is what the loop itself added
+    models.litellm()
+    scrub.scrub_text("warm up: OPENAI_KEY=sk-proj-0123456789abcdefghijklmnop")
+    knowledge.about(["ix"])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     namespace = {"__name__": "__main__", **spec.get("namespace", {})}
     exec(spec.get("setup", ""), namespace)  # notebook code: functions and classes defined in __main__
