@@ -225,7 +225,7 @@ CASES = {
                         "m = pd.merge(a, b, on='id')\n", "merge_key_dtype",
                         "m.sort_values('id')['y'].tolist() == [8, 7]"),
     "date_format_dayfirst": (PD + "s = pd.Series(['01.03.2024', '13.02.2024'])\n", "d = pd.to_datetime(s)\n",
-                             "date_format", "d.dt.month.tolist() == [3, 2]"),
+                             "date_order", "d.dt.month.tolist() == [3, 2]"),  # 13 > 12: the data says day first
     "index_off_by_one_loop": ("xs = [1, 4, 9]\n",
                               "out = []\nfor i in range(len(xs)):\n    out.append(xs[i + 1] - xs[i])\n",
                               "index_off_by_one", "out == [3, 5]"),
