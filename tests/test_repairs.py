@@ -14,6 +14,7 @@ from jupyter_fixloop.model.builtin import repairs as repairs
 from jupyter_fixloop.model.builtin.edits import ParsedReceipt
 from jupyter_fixloop.model.builtin.engine import answer_run
 from jupyter_fixloop.receipt.text import headline
+from jupyter_fixloop.receipt.values import CheckOutcome, Receipt
 
 PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
 
@@ -955,7 +956,7 @@ def test_a_numpy_reducer_pandas_ran_by_name_is_named_when_the_output_differs():
     assert result.status == "fixed", result.reason
     assert "pairs = [('spread', 'var')]" in result.patched
     assert len(result.rounds) == 1 and "line(s) differ" in result.first.text
-    assert repairs.first_repair(setup + cell, "ran without error")[0] is None
+    assert repairs.first_repair(setup + cell, Receipt(kind="ok", text="ran without error"))[0] is None
     called = setup + "df = pd.DataFrame({'k': ['a'], 'v': [1.0]})\nprint(df.groupby('k')['v'].agg(lambda x: np.var(x)))"
     assert fix(called, expect_output=expected, confinement="none").status != "fixed"
 
@@ -975,10 +976,13 @@ def test_rows_joined_with_unaligned_columns_sort_them_when_the_output_says_so():
     aligned = cell.replace("'population': [5], 'city': ['NY']", "'lat': [2.0], 'city': ['NY']")
     result = fix(setup + aligned, expect_output="   lat city\n0  1.0   SF\n0  2.0   NY\n", confinement="none")
     assert result.status == "fixed" and "sort=True" not in result.patched and len(result.rounds) == 1
-    assert repairs.first_repair("pd.concat([a, b])\n", "ran without error")[0] is None
-    # a receipt read back from its text (a prompt's) says which check failed: the output's, or another one
-    said = ("Check failed: output matches the one saved in the notebook\n  FAILED: output matches the one saved "
-            "in the notebook -- 3 line(s) shown, 3 saved; 2 line(s) differ\n")
+    assert repairs.first_repair("pd.concat([a, b])\n", Receipt(kind="ok", text="ran without error"))[0] is None
+    # a typed receipt says which check failed: the output's (by its source), or another one
+    saved = CheckOutcome("output matches the one saved in the notebook", False,
+                         "3 line(s) shown, 3 saved; 2 line(s) differ", source="saved")
+    said = Receipt(kind="check_failed", text="Check failed: output matches the one saved in the notebook",
+                   checks=(saved,))
     assert repairs.first_repair("print(pd.concat([a, b]))\n", said)[1] == "print(pd.concat([a, b], sort=True))\n"
-    other = "Check failed: len(c) == 3\n  FAILED: len(c) == 3 -- len(c) is 2\n"
+    other = Receipt(kind="check_failed", text="Check failed: len(c) == 3",
+                    checks=(CheckOutcome("len(c) == 3", False, "len(c) is 2"),))
     assert repairs.first_repair("c = pd.concat([a, b])\n", other)[0] is None
