@@ -1,8 +1,7 @@
 """Code that runs inside kernels (the host reaches it through `wire`, and the few doors below)."""
 
+from importlib import import_module
 from typing import TYPE_CHECKING
-
-from .doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "wire": "wire", "runner": "runner", "snapshot": "snapshot", "Snapshot": "snapshot", "scratch_dir": "snapshot",
@@ -26,4 +25,11 @@ if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: expor
     from .sharing import missing_names as missing_names
     from .snapshot import Snapshot as Snapshot, remove_scratch as remove_scratch, scratch_dir as scratch_dir
 
-__getattr__ = doors(__name__, _EXPORTS)
+
+def __getattr__(name: str):
+    """Each exported name found in its module on first use (as `jupyter_fixloop/doors.py` makes the host
+    wings' doors: kernel/ imports nothing outside itself)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = import_module(f"{__name__}.{_EXPORTS[name]}")
+    return module if name == _EXPORTS[name] else getattr(module, name)
