@@ -26,7 +26,7 @@ import types
 from collections import Counter
 from dataclasses import dataclass
 
-from .sharing import is_history
+from .sharing import is_history, shared_names
 
 DATA, FUNCTION, CLASS, MODULE = "data", "function", "class", "module"
 SECRET, RESOURCE, HISTORY, OTHER = "secret", "resource", "history", "other"
@@ -262,24 +262,8 @@ class Variable:
     size: int = 0
     order: int = 0
 
-    def line(self) -> str:
-        """The one-line essentials (`euro12: DataFrame 16×35`), for receipts."""
-        return f"{self.name} ({self.head.split(',')[0]})"
-
 
 _REPR_CHARS = 80
-
-
-def variables_from_json(items) -> tuple[Variable, ...]:
-    """`Variable`s back from their JSON form (batch mode's notebook kernel sends them so)."""
-    out = []
-    for item in items or ():
-        if isinstance(item, Variable):
-            out.append(item)
-        elif isinstance(item, dict):
-            columns = tuple(Column(**c) for c in item.get("columns", ()) if isinstance(c, dict))
-            out.append(Variable(**{**item, "columns": columns}))
-    return tuple(out)
 
 
 def describe(ns: dict, names=None) -> tuple[Variable, ...]:
@@ -296,6 +280,24 @@ def describe(ns: dict, names=None) -> tuple[Variable, ...]:
         except Exception:  # a value whose attributes raise is left out, never the summary
             continue
     return tuple(out)
+
+
+def described(ns: dict, names=None) -> list[dict]:
+    """`describe`'s variables as plain fields: what the host makes its own `Variable`s of (the wire's
+    `namespace.describe`; batch mode's snapshot carries them so)."""
+    return [dataclasses.asdict(v) for v in describe(ns, names)]
+
+
+def withheld(ns: dict) -> list[str]:
+    """The names whose values are never shared for resembling a word: secrets and live resources."""
+    return [n for n, v in ns.items() if isinstance(n, str) and not shareable(n, v)]
+
+
+def shared(ns: dict, **share) -> frozenset[str]:
+    """The names of `ns` a loop shares (sharing.shared_names, its other keywords in `share`), the
+    namespace's modules and what it withholds read from it here (the wire's `namespace.shared`)."""
+    modules = [n for n, v in ns.items() if isinstance(v, types.ModuleType)]
+    return shared_names(ns, modules=modules, withheld=withheld(ns), **share)
 
 
 def _variable(name: str, value, kind: str, order: int) -> Variable:
@@ -437,13 +439,6 @@ def _size_of(value) -> int:
 
 
 # ---------------------------------------------------------------- what is withheld from a model
-
-
-def names_only(variables: tuple[Variable, ...]) -> tuple[Variable, ...]:
-    """The variables with no value of the user's data: names, types, shapes, columns and dtypes
-    (`data_to_model="names"`)."""
-    return tuple(dataclasses.replace(v, value="", columns=tuple(dataclasses.replace(c, values="") for c in v.columns))
-                 for v in variables)
 
 
 _SECRET_TEXTS = 10_000  # texts of one value withheld by their exact text (a secret column's first values)

@@ -11,9 +11,9 @@ import sys
 from dataclasses import replace
 
 from ..cell import split_magic
-from ..kernel.namespace import Variable
 from ..receipt.text import DEFAULT_BUDGET, Budget, cut, estimate_tokens, headline
 from ..receipt.values import Receipt
+from ..variables import Variable
 from . import knowledge
 
 # The prompt of a round stays within this many tokens (issue #29: under 900): the receipt of the latest
