@@ -142,7 +142,6 @@ def _imported(code: str) -> set[str]:
 
 def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set[int]) -> dict[int, tuple]:
     """For each drift cell batch mode ran: ("right" | "wrong" | "unverified", the lines that differ)."""
-    from jupyter_fixloop.batch.words import DIFFERS
     from jupyter_fixloop.receipt import saved_check, saved_output, seeds, unrepeatable
 
     verdicts, trusted, seeded = {}, True, False
@@ -155,7 +154,7 @@ def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set
             if o.status == "fixed" and o.verified_by or same and same[0]:
                 verdicts[o.number] = ("right", [])
             elif same and same[0] is False and trusted and not unrepeatable(o.source, seeded):
-                said = ["(batch mode says so: a later output disagrees with the fix)"] if DIFFERS in o.reason else []
+                said = ["(batch mode says so: a later output disagrees with the fix)"] if o.disagrees else []
                 verdicts[o.number] = ("wrong", [line for line in same[2] if line[:1] in "+-"][:6] + said)
             else:  # None: an old estimator repr the text alone cannot decide (receipt/estimators.py)
                 verdicts[o.number] = ("unverified", [])

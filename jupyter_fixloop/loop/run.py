@@ -202,7 +202,7 @@ class LoopRun:
             except FixloopError as exc:
                 result = self._end("error", str(exc))
             except _TimeBound as exc:
-                result = self._end("gave_up", str(exc))
+                result = self._end("gave_up", str(exc), bound="time")
             return result
         finally:
             if pool is not None:
@@ -226,9 +226,9 @@ class LoopRun:
         passed_before = PassedBefore(self.first, self.budget)
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
-            bound = self._bound_reached()
+            bound, words = self._bound_reached()
             if bound:
-                return self._gave_up(bound)
+                return self._gave_up(words, bound)
             events.call(self.hooks.on_round_start, events.RoundStart(index, opts.max_rounds))
             messages = self._messages(history, note, repeated_before)
             try:
@@ -237,7 +237,8 @@ class LoopRun:
             except ModelError as exc:
                 return self._end("error", str(exc))
             except asyncio.TimeoutError:
-                return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
+                return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model",
+                                 bound="time")
             best = sampling.best_of(candidates)
             self.agreement = None
             if self.agreeing and not self._owned_evidence(best.receipt, best.reply.code):
@@ -246,7 +247,8 @@ class LoopRun:
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
             if repeated and self.model.deterministic:  # asking again gets the same
-                return self._gave_up(f"the model repeated {repeated}; a hint (--hint) or another model may help")
+                return self._gave_up(f"the model repeated {repeated}; a hint (--hint) or another model may help",
+                                     "repeated")
             receipt = self._record(index, candidates, best)
             ended = self._ended(index, best, receipt, repeated if repeated_before else "")
             if ended is not None:
@@ -255,7 +257,7 @@ class LoopRun:
             note, repeated_before = self._carry_on(best, receipt, history), repeated
             if self._kept and self._kept[0] == index and self._shows_nothing(self._kept[2]):
                 note = prompt.SHOWS_NOTHING
-        return self._gave_up(f"max rounds ({opts.max_rounds}) reached")
+        return self._gave_up(f"max rounds ({opts.max_rounds}) reached", "rounds")
 
     def _read_checks(self) -> None:
         """The checks read from the instruction (derived.py), shown before any candidate runs."""
@@ -271,7 +273,7 @@ class LoopRun:
         return evidence(replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts)), code,
                         self.source)
 
-    def _gave_up(self, reason: str) -> LoopResult:
+    def _gave_up(self, reason: str, bound: str = "") -> LoopResult:
         """Gave up; but generated code that ran and missed only what the instruction says of what it shows, or
         only looks wrong (a smell), with nothing better after it, is returned: that code, said as such (`_passed`).
         When every round's answer was the cell itself, that is what is said first."""
@@ -279,7 +281,7 @@ class LoopRun:
             return self._passed(*self._kept)
         if self.rounds and all(r.candidate is not None and self._unchanged(r.candidate) for r in self.rounds):
             reason = f"{UNCHANGED} ({reason})"
-        return self._end("gave_up", reason)
+        return self._end("gave_up", reason, bound=bound)
 
     def _unchanged(self, code: str) -> bool:
         """Code for an instruction that is the cell's own code, as it was: nothing was generated."""
@@ -296,9 +298,10 @@ class LoopRun:
         events.call(self.hooks.on_receipt, events.ReceiptReady(0, self.options.max_rounds, first))
 
     def _already_passes(self) -> LoopResult:
+        said = account(self.first, self.source, self.source)
         words = verified(self.first, self.source, self.source, self.checks, candidate=False)
-        return self._end("passed", f"the cell already {words}" if words.startswith("runs")
-                         else f"the cell already passes: {words}")
+        return self._end("passed", f"the cell already passes: {words}" if said.checked else f"the cell already {words}",
+                         said=said)
 
     def _messages(self, history: list[tuple[str, Receipt]], note: str, repeated_before: str) -> list[dict]:
         if repeated_before:
@@ -362,8 +365,8 @@ class LoopRun:
                 and not self._kept:
             self._kept = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
         if repeated_twice and best.repeated:
-            return self._gave_up( f"the model repeated {repeated_twice}, also when asked again at a higher "
-                             "temperature; a hint (--hint) or another model may help")
+            return self._gave_up(f"the model repeated {repeated_twice}, also when asked again at a higher "
+                                 "temperature; a hint (--hint) or another model may help", "repeated")
         if reply.code is None and self.model.deterministic:  # asking again gets the same
             said = for_people(receipt).rstrip(".")  # the engine's reply, as given
             return self._end("gave_up", f"{said}; a model (--model, FixLoop.model) may fix it")
@@ -699,19 +702,21 @@ class LoopRun:
             self.withheld = mirrors.secrets(self.namespace)
         return self.withheld
 
-    def _bound_reached(self) -> str:
+    def _bound_reached(self) -> tuple[str, str]:
+        """(the bound, its words) of the first of the loop's bounds it reached, ("", "") for none."""
         opts = self.options
         tokens = sum(r.usage.tokens for r in self.rounds)
         cost = sum(r.usage.cost for r in self.rounds)
         if opts.max_tokens and tokens >= opts.max_tokens:
-            return f"token bound reached ({tokens} of {opts.max_tokens})"
+            return "tokens", f"token bound reached ({tokens} of {opts.max_tokens})"
         if opts.budget and cost >= opts.budget:
-            return f"budget reached (${cost:.4f} of ${opts.budget:.4f})"
+            return "budget", f"budget reached (${cost:.4f} of ${opts.budget:.4f})"
         if opts.wall_time and time.perf_counter() - self.started >= opts.wall_time:
-            return f"time bound reached ({opts.wall_time:g} s)"
-        return ""
+            return "time", f"time bound reached ({opts.wall_time:g} s)"
+        return "", ""
 
-    def _end(self, status: str, reason: str, patched: str | None = None, said: Account | None = None) -> LoopResult:
+    def _end(self, status: str, reason: str, patched: str | None = None, said: Account | None = None,
+             bound: str = "") -> LoopResult:
         if self.model_errors:  # the rules' candidate was kept: the model's failure is said all the same
             index, error = min(self.model_errors.items())
             more = len(self.model_errors) - 1
@@ -720,7 +725,7 @@ class LoopRun:
                           first=self.first, reason=reason, model=self.options.model, checks=self.checks,
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
-                          notes=(describe_sandbox(self.settings),), account=said,
+                          notes=(describe_sandbox(self.settings),), account=said, bound=bound,
                           agreement=self.agreement if status in ("fixed", "unverified") else None,
                           read_checks=self._read_outcomes(patched))
 

@@ -64,9 +64,10 @@ class Proposal:
                  f"NOT judged on the state before cell [{self.count}] (not kept: auto mode keeps the last "
                  f"{KEEP_CELLS} cells' states, within {KEEP_TOTAL / 1024**2:g} MiB of copies across cells); the "
                  f"sandbox ran it on the state {failing} started from, then {after}")
+        status = render.status_words(self.result.status, self.result.reason, self.result.unchecked)
         return (f"fixloop: the cause is in cell [{self.count}]. No repair of {failing} itself was found; this "
                 f"change to cell [{self.count}], by the built-in rules, makes {after} run ({state}): "
-                f"{render.status_words(self.result.status, self.result.reason)}. Nothing ran here or on your files "
+                f"{status}. Nothing ran here or on your files "
                 f"(only in the sandbox): to apply it, change cell [{self.count}] as shown and run it and the cells "
                 "below it.")
 
