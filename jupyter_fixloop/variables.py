@@ -33,6 +33,8 @@ class Variable:
     value: str = ""
     size: int = 0
     order: int = 0
+    form: str = ""  # data's shape of value: "frame", "series", "array", "collection" or "value" ("" for the rest)
+    module: str = ""  # a module's name (`pd` -> "pandas")
 
     def line(self) -> str:
         """The one-line essentials (`euro12: DataFrame 16×35`), for receipts."""

@@ -456,3 +456,74 @@ def test_the_package_holds_no_bench_module_and_no_bench_data():
     data = [p for p in PACKAGE.rglob("*") if p.suffix in (".jsonl", ".ipynb") and "labextension" not in p.parts]
     assert data == []
     assert (PACKAGE.parent / "bench" / "fixloop_bench" / "cases.jsonl").exists()
+
+
+# ---------------------------------------------------------------- results as data: nothing reads their words back
+
+WORDY = {"reason", "text", "detail", "head", "headline", "status", "error", "why", "note", "message"}  # attributes
+WORDY_NAMES = {"reason", "headline"}  # names that hold such words
+DECIDING = {"startswith", "endswith", "find", "rfind", "index", "count", "partition", "rpartition"}
+# known readers still to move to data (each named, so a new one fails)
+WORD_READERS = {
+    ("receipt/text.py", "_check_lines"),  # a block's failing assert, from the kernel's `assert X failed: why` detail
+    ("receipt/text.py", "check_label"),  # the same
+    ("model/builtin/calls.py", "column_repr"),  # the smell of a printed Series, by its words (smells are text)
+}
+
+
+def _wordy(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr in WORDY) or (
+        isinstance(node, ast.Name) and node.id in WORDY_NAMES)
+
+
+def _sentence(node: ast.AST) -> bool:
+    """A text written in the code: a string, or a constant's name (`SMELL_CHECK`)."""
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)) or (
+        isinstance(node, ast.Name) and node.id.isupper())
+
+
+def _reads_words(node: ast.AST) -> bool:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in DECIDING and _wordy(node.func.value)  # `r.reason.startswith(ALREADY_RUNS)`
+    if not isinstance(node, ast.Compare):
+        return False
+    sides = [node.left, *node.comparators]
+    for op, left, right in zip(node.ops, sides, sides[1:]):
+        if isinstance(op, (ast.In, ast.NotIn)) and _wordy(right):  # `"repeated" in r.reason`
+            return True
+        if isinstance(op, (ast.Eq, ast.NotEq)):
+            for a, b in ((left, right), (right, left)):  # `c.expr == SMELL_CHECK`, `o.detail == "..."`
+                if isinstance(a, ast.Attribute) and _sentence(b) and (
+                        (a.attr in WORDY and a.attr != "status") or (a.attr == "expr" and isinstance(b, ast.Name))):
+                    return True
+    return False
+
+
+def word_readers(root: pathlib.Path) -> set[tuple[str, str]]:
+    """(path, function) of each place under `root` that decides by the words of a result, a receipt, a check
+    or a cell's outcome: a prefix, a phrase in it, or the whole text compared with one the code holds. A
+    status compared with a status (`r.status == "passed"`) is data; `.status.startswith(...)` is not."""
+    found = set()
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        owner = _functions_of(tree)
+        found |= {(path.relative_to(root).as_posix(), owner[n]) for n in ast.walk(tree) if _reads_words(n)}
+    return found
+
+
+def test_no_code_decides_by_the_words_of_a_result():
+    """Why a loop ended (LoopResult.bound, .account), what a check is (CheckOutcome.source), why batch mode
+    left a cell (CellOutcome.left) are data: the package and the benches read those, never the words rendered
+    from them (issue #53)."""
+    assert word_readers(PACKAGE) - WORD_READERS == set()
+    assert word_readers(PACKAGE.parent / "bench") == set()
+    assert WORD_READERS <= word_readers(PACKAGE)  # a reader moved to data is taken off the list
+
+
+def test_the_word_rule_finds_words_read_back(tmp_path):
+    (tmp_path / "view.py").write_text(
+        "def label(result):\n    return 'runs' if result.reason.startswith(ALREADY_RUNS) else 'passes'\n\n\n"
+        "def ended(rows):\n    return sum('repeated' in r.reason for r in rows)\n\n\n"
+        "def smells(checks):\n    return [c for c in checks if c.expr == SMELL_CHECK]\n\n\n"
+        "def fine(result, checks):\n    return result.status == 'passed' and [c for c in checks if c.source == 'x']\n")
+    assert word_readers(tmp_path) == {("view.py", "label"), ("view.py", "ended"), ("view.py", "smells")}

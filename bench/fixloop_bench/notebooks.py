@@ -253,17 +253,18 @@ def _keep(nb, path: str) -> None:
 
 
 def why_left(outcome) -> str:
-    """A short category for what was left: the first words of the reason."""
+    """A short category for what was left: why batch mode says it left it (`CellOutcome.left`), its status, or
+    the name of its error."""
     from jupyter_fixloop.batch import words
+    from jupyter_fixloop.batch.run import Left
 
-    reason = outcome.reason or outcome.error
     if words.missing_package(outcome.error):
         return "package not installed"
     if words.missing_program(outcome.error):
         return "program not installed"
-    if "is not there: the notebook runs in" in reason:
+    if outcome.left is Left.NO_FILE:
         return "file not there"
-    if "needs the network" in reason:
+    if outcome.left is Left.NO_NETWORK:
         return "network"
     if outcome.status == "skipped":
         return "an earlier cell was not fixed"
@@ -273,7 +274,7 @@ def why_left(outcome) -> str:
         return "raised when saved too (the author's example), kept"
     if outcome.status == "looks_wrong":
         return "runs, but looks wrong" + (" (a repair proposed)" if outcome.patched else "")
-    if "output matches the one saved" in reason:
+    if outcome.left is Left.SAVED_OUTPUT:
         return "no candidate matched the saved output"
     return "no repair: " + (outcome.error.split(":", 1)[0] or "?")
 

@@ -92,6 +92,11 @@ class Left(Enum):
     BLAMED = "blamed"  # it fails because an earlier cell, not fixed, did not make a name it reads
     EXAMPLE = "example"  # the notebook was saved with this error: the author's example
     NOT_SELECTED = "not_selected"  # --cells leaves it alone
+    NOT_INSTALLED = "not_installed"  # a package it imports is not installed: no change to the cell fixes that
+    NO_PROGRAM = "no_program"  # a program the library runs (LaTeX, ffmpeg) is not installed
+    NO_FILE = "no_file"  # a file it opens is not there
+    NO_NETWORK = "no_network"  # it needs the network, which the notebook's kernel or the sandbox has not
+    SAVED_OUTPUT = "saved_output"  # a repair ran, but its output is not the one saved in the notebook
 
 
 @dataclass(frozen=True)
@@ -690,9 +695,10 @@ class BatchRun:
         if not self._repairable(number):
             return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines,
                                 left=Left.NOT_SELECTED)
-        not_code = words.missing_package(error) or words.missing_program(error) or words.unreachable(error)
-        if not_code:  # nothing a change to the cell can fix: no loop (a model would delete the import)
-            return self._failed(index, cell.source, _kept(not_code), error, started, defines)
+        for left, not_code in ((Left.NOT_INSTALLED, words.missing_package(error)), (Left.NO_PROGRAM,
+                               words.missing_program(error)), (Left.NO_NETWORK, words.unreachable(error))):
+            if not_code:  # nothing a change to the cell can fix: no loop (a model would delete the import)
+                return self._failed(index, cell.source, _kept(not_code), error, started, defines, left=left)
         failure = failing_module(kernel.traceback, self.cwd)
         if failure is not None:  # raised in a module of the notebook's folder: a diff of it, judged, not applied
             proposed = await self._module_repair(index, plan, failure, error, started, defines)
@@ -841,10 +847,11 @@ class BatchRun:
             return self._looks_wrong(number, plan, error, result, started, defines, decision)
         self._poison(defines, number)
         status = "rejected" if decision == "reject" else "failed"
-        reason = "the fix was rejected" if decision == "reject" else _why_unfixed(result, snap, error, self.cwd)
+        left, reason = (None, "the fix was rejected") if decision == "reject" else _why_unfixed(result, snap, error,
+                                                                                              self.cwd)
         reason = f"{reason}; {held}" if held else reason
         return CellOutcome(number, status, cell.source, None, error, _kept(reason), result,
-                           time.perf_counter() - started)
+                           time.perf_counter() - started, left=left)
 
     def _looks_wrong(self, number: int, plan: CellPlan, warning: str, result: LoopResult, started: float, defines,
                      decision: str) -> CellOutcome:
@@ -1162,16 +1169,19 @@ def _kept(reason: str) -> str:
     return f"{reason}; the kernel kept what the cell did before it raised, as plain Jupyter does"
 
 
-def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str = "") -> str:
+def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str = "") -> tuple[Left | None, str]:
+    """Why no fix was applied: (as data, in words)."""
     runs = (result.first, *(r.receipt for r in result.rounds))
     failures = [f"{r.ename}: {r.evalue}" for r in runs if r is not None and r.ename]  # each run's own error
-    plain = words.missing_file(error, cwd) or words.network([error, *failures])
-    if plain:
-        return plain
+    differs = words.saved_output_differs(result.rounds) if result.status != "passed" else None
+    for left, plain in ((Left.NO_FILE, words.missing_file(error, cwd)),
+                        (Left.NO_NETWORK, words.network([error, *failures])), (Left.SAVED_OUTPUT, differs)):
+        if plain:
+            return left, plain
     if result.status == "passed":
         notes = "; ".join(snap.notes()) or "its state may not have been mirrored exactly"
-        return f"the cell passes in a fresh sandbox but not in the notebook's kernel ({notes})"
-    return words.saved_output_differs(result.rounds) or result.reason
+        return None, f"the cell passes in a fresh sandbox but not in the notebook's kernel ({notes})"
+    return None, result.reason
 
 
 def _record(cell, result: LoopResult, decision: str) -> None:

@@ -261,6 +261,8 @@ class Variable:
     value: str = ""
     size: int = 0
     order: int = 0
+    form: str = ""  # data's shape of value (FORMS): "frame", "series", "array", "collection" or "value"
+    module: str = ""  # a module's name (`pd` -> "pandas")
 
 
 _REPR_CHARS = 80
@@ -300,9 +302,13 @@ def shared(ns: dict, **share) -> frozenset[str]:
     return shared_names(ns, modules=modules, withheld=withheld(ns), **share)
 
 
+FORMS = ("frame", "series", "array", "collection", "value")  # the forms of data a `Variable` says
+COLLECTIONS = (list, tuple, set, frozenset, dict)
+
+
 def _variable(name: str, value, kind: str, order: int) -> Variable:
     if kind == MODULE:
-        return Variable(name, kind, f"module {value.__name__}", order=order)
+        return Variable(name, kind, f"module {value.__name__}", order=order, module=value.__name__)
     if kind == FUNCTION:
         return Variable(name, kind, f"function{_signature(value)}", order=order)
     if kind == CLASS:
@@ -312,19 +318,21 @@ def _variable(name: str, value, kind: str, order: int) -> Variable:
         rows, cols = value.shape
         columns = tuple(_column(value, c) for c in list(value.columns)[:60])
         return Variable(name, kind, f"{cls} {rows}×{cols}, index {_index(value.index)}", columns,
-                        size=_nbytes(value), order=order)
+                        size=_nbytes(value), order=order, form="frame")
     if _is_series(value):
         head = f"Series len {len(value)}, dtype {value.dtype}, index {_index(value.index)}"
         column = Column(str(value.name) if value.name is not None else "", str(value.dtype),
                         "" if _secret_column(value.name, value.dtype) else _values(value))
-        return Variable(name, kind, head, (column,), size=_nbytes(value), order=order)
+        return Variable(name, kind, head, (column,), size=_nbytes(value), order=order, form="series")
     shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
     if isinstance(shape, tuple) and dtype is not None and hasattr(value, "ravel"):
         dims = "×".join(str(n) for n in shape)
         return Variable(name, kind, f"{cls} shape ({dims}), dtype {dtype}", value=_shown(_short_repr(value)),
-                        size=_nbytes(value), order=order)
-    length = f" len {len(value)}" if isinstance(value, (list, tuple, set, frozenset, dict, str)) else ""
-    return Variable(name, kind, f"{cls}{length}", value=_shown(_short_repr(value)), size=_size_of(value), order=order)
+                        size=_nbytes(value), order=order, form="array")
+    length = f" len {len(value)}" if isinstance(value, (*COLLECTIONS, str)) else ""
+    form = "collection" if isinstance(value, COLLECTIONS) else "value"
+    return Variable(name, kind, f"{cls}{length}", value=_shown(_short_repr(value)), size=_size_of(value), order=order,
+                    form=form)
 
 
 def _is_frame(value) -> bool:

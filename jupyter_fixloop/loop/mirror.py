@@ -70,9 +70,8 @@ def namespace_names(namespace) -> frozenset[str]:
 
 def collections(variables) -> frozenset[str]:
     """The names whose values are collections of data (a frame, a series, an array or index, a list, dict,
-    tuple or set), as `describe` heads them; not single values."""
-    kinds = ("DataFrame", "Series", "list ", "dict ", "tuple ", "set ", "frozenset ")
-    return frozenset(v.name for v in variables if v.head.startswith(kinds) or " shape (" in v.head)
+    tuple or set), by the form their description gives; not single values."""
+    return frozenset(v.name for v in variables if v.form in ("frame", "series", "array", "collection"))
 
 
 def module_names(namespace) -> frozenset[str]:
