@@ -2,7 +2,8 @@
 error says are missing.
 
 Host-side: the user's kernel (`%fixloop auto`, notebook/cause.py) and batch mode (batch/upstream.py) read
-the cells' text with these; the names to keep go to a checkpoint (kernel/checkpoint.py) as a list.
+the cells' text with these, and the loop and batch mode an error's; the names to keep go to a checkpoint
+(kernel/checkpoint.py) as a list, those to share to the sandbox's snapshot.
 """
 
 from __future__ import annotations
