@@ -185,9 +185,9 @@ def test_values_that_hold_each_other_are_judged_without_end():
 
 def test_the_hosts_variables_are_made_of_the_fields_the_kernel_gives():
     """The user's kernel describes its values (kernel/namespace.py) and the host makes its own `Variable`s of
-    the fields (variables.py), in-process through the wire as from a notebook kernel's snapshot."""
-    from jupyter_fixloop import variables
+    the fields (model/variables.py), in-process through the wire as from a notebook kernel's snapshot."""
     from jupyter_fixloop.kernel import namespace, wire
+    from jupyter_fixloop.model import variables
 
     for host, kernel in ((variables.Variable, namespace.Variable), (variables.Column, namespace.Column)):
         assert [f.name for f in dataclasses.fields(host)] == [f.name for f in dataclasses.fields(kernel)]

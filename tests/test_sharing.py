@@ -1,6 +1,6 @@
 """Which user variables a loop shares with its sandboxes (sharing.py): decided by the user's code, not a candidate's."""
 
-from jupyter_fixloop.cellnames import missing_names
+from jupyter_fixloop.cell import missing_names
 from jupyter_fixloop.kernel.sharing import is_history, shared_names
 from jupyter_fixloop.options import LoopOptions, parse_share
 

@@ -34,15 +34,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
-from ..cell import split_magic
-from ..cellnames import missing_names
+from ..cell import missing_names, split_magic
 from ..errors import FixloopError, HelperFailed, KernelDied, KernelError, UsageError
 from ..hidden import clipped
 from ..kernel import Snapshot, remove_scratch, scratch_dir, wire
+from ..model import variables_from_json
 from ..options import BUILTIN, LoopOptions
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
-from ..variables import variables_from_json
 from . import words
 from .cells import CellPlan, cell_names, parse_cell
 from .modules import ModuleFailure, failing_module, judged_cell, module_diff

@@ -12,8 +12,8 @@ import types
 
 from ..kernel import snapshot as snapshots, wire
 from ..kernel.snapshot import Snapshot
+from ..model.variables import Variable, variables_from_json
 from ..sandbox.leftovers import owner_tag
-from ..variables import Variable, variables_from_json
 
 
 def shared(namespace, **share) -> frozenset[str]:

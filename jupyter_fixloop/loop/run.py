@@ -16,11 +16,12 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from .. import cell, hooks as events, runtime
-from ..cellnames import missing_names
+from ..cell import missing_names
 from ..errors import FixloopError, ModelError, UsageError
 from ..hooks import LoopHooks
 from ..kernel.snapshot import Snapshot
 from ..model import models as model, prompt
+from ..model.variables import Variable, names_only
 from ..options import LoopOptions, knob_signature
 from ..receipt.text import Budget, annotated, for_people, without_data
 from ..receipt.values import Account, Baseline, Receipt, rejected
@@ -28,7 +29,6 @@ from ..result import MODEL, RULES, USER, Agreement, LoopResult, ReadCheck, Round
 from ..sandbox import confine
 from ..sandbox.manager import Sandbox, SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
-from ..variables import Variable, names_only
 from . import agreement as agreeing, derived, guard, mirror as mirrors, sampling
 from .verdict import (
     NOTHING,

@@ -13,8 +13,8 @@ from dataclasses import replace
 from ..cell import split_magic
 from ..receipt.text import DEFAULT_BUDGET, Budget, cut, estimate_tokens, headline
 from ..receipt.values import Receipt
-from ..variables import Variable
 from . import knowledge
+from .variables import Variable
 
 # The prompt of a round stays within this many tokens (issue #29: under 900): the receipt of the latest
 # candidate is cut to what is left after the rest. Measured with the local 1.5B model on the dev set,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from IPython.core.error import UsageError as IPythonUsageError
 
-from ..cellnames import cell_names, written_names
+from ..cell import cell_names, written_names
 from ..config import FixLoop
 from ..errors import FixloopError, UsageError
 from ..kernel import wire

@@ -4,7 +4,7 @@ When the rules have no repair for the cell that raised, the failure may come fro
 the session that silently did the wrong thing (a merge on keys that did not match, a filter on a
 value no row holds). The earlier cells are the session's own, in the order they ran (IPython's input
 history, by execution count); the suspects are those that wrote a name the failing cell reads, nearest
-first (cellnames.py `suspects`, as in batch mode). A change to one is judged in a sandbox: the
+first (cell.py `suspects`, as in batch mode). A change to one is judged in a sandbox: the
 changed cell, then every cell that ran after it down to the failing one, each of which must run, then
 the notebook's following cells. It is judged on the state before that earlier cell ran when every
 cell since kept the state it started from (auto mode keeps it for the last KEEP_CELLS cells); else it
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import render
-from ..cellnames import cell_names, suspects
+from ..cell import cell_names, suspects
 from ..render import visible
 from ..result import LoopResult
 
