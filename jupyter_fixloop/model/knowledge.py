@@ -23,7 +23,7 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FIRST_NAMES = 3  # an entry is found by the names it is about, which its words name first
 UNTELLING = {*dir(builtins), "self", "np", "pd", "plt", "int64", "float64", "datetime64", "ns", "dtype", "kwargs",
              "args", "df", "ser", "obj"}  # names that say nothing of an entry
-ALIAS = re.compile(r"[A-Za-z]*[A-Z][A-Za-z]*(?:-[A-Z]{3})?")  # `M`, `BH`, `A-DEC`; not `a`, a column's name
+ALIAS = re.compile(r"[A-Z]{1,4}(?:-[A-Z]{3})?")  # `M`, `BH`, `A-DEC`: not `a` (a column's name), not `Panel`
 AS_STRING = ("alias", "value")  # kinds whose names code writes as strings (frequency aliases, values)
 # where code writes an alias: the first string of a call that takes a frequency, or a `freq=`/`rule=`/`unit=`
 ALIAS_AT = re.compile(r"""(?:\b(?:resample|asfreq|date_range|bdate_range|period_range|timedelta_range|to_period|"""
