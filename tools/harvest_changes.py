@@ -10,14 +10,18 @@ module, class, alias, value, behavior), and the replacement its words name ("use
 "renamed to X", "replaced by X") or `none` when the words name none. Where a removal's name was deprecated in
 an earlier release's notes, `deprecated_in` says which.
 
-    # 1. the notes, into one folder (sdists from PyPI, unpacked by pip; numpy from a git dir):
-    python tools/harvest_changes.py gather --notes /tmp/kb-notes --numpy-git /work/.mirror/numpy+numpy/repo
-    # 2. the data file and its coverage:
+    # 1. the notes, into one folder (sdists from PyPI, unpacked by pip; numpy's and pandas' 2.1 on from git dirs):
+    python tools/harvest_changes.py gather --notes /tmp/kb-notes --numpy-git /work/.mirror/numpy+numpy/repo \
+        --pandas-git /work/.mirror/pandas-dev+pandas/repo --pandas-rev v3.0.0
+    # 2. the data file and its coverage (offline: reads only the notes folder):
     python tools/harvest_changes.py build --notes /tmp/kb-notes
 
 Where the notes come from (`SDISTS`): pandas 1.5.3 and 2.0.3 (`doc/source/whatsnew/`, 0.4 to 2.0.3;
-later sdists, built with meson, ship no docs), matplotlib 3.8.4 (`doc/api/prev_api_changes/`, to 3.8),
-scikit-learn 1.4.2 (`doc/whats_new/`, to 1.4), numpy's repository (`doc/source/release/`, every release).
+later sdists, built with meson, ship no docs: 2.1 to 3.0 from a git dir of pandas-dev/pandas, or any copy of
+those files with a `SOURCE` line saying where they came from), pandas 2.2.3's code (the frequency aliases
+its warnings rename), matplotlib 3.8.4 (`doc/api/prev_api_changes/`, to 3.8), scikit-learn 1.4.2
+(`doc/whats_new/`, to 1.4), numpy's repository (`doc/source/release/`, every release), IPython 8.37.0's
+code (its deprecations) and 9.0.0's code and notes (which of them are gone): tools/harvest_code.py.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from harvest_code import code_deprecations, warned  # noqa: E402  (tools/ is no package)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "jupyter_fixloop" / "model" / "changes.json"
 SDISTS = {  # library -> (sdist, folder of its notes inside it, file pattern[, the folder under notes/<library>])
@@ -39,9 +46,12 @@ SDISTS = {  # library -> (sdist, folder of its notes inside it, file pattern[, t
                ("pandas==2.2.3", "pandas/_libs/tslibs", "dtypes.pyx", "code/2.2.3")],
     "matplotlib": [("matplotlib==3.8.4", "doc/api/prev_api_changes", "**/*.rst")],
     "scikit-learn": [("scikit-learn==1.4.2", "doc/whats_new", "v*.rst")],
+    "IPython": [("ipython==8.37.0", "IPython", "**/*.py", "code/8.37.0/IPython"),  # its code: tools/harvest_code.py
+                ("ipython==9.0.0", "IPython", "**/*.py", "code/9.0.0/IPython"),
+                ("ipython==9.0.0", "docs/source/whatsnew", "version9.rst")],
 }
 SINCE = (0, 18)  # the releases from 2016 on: pandas 0.18, numpy 1.11, matplotlib 2.0, scikit-learn 0.18
-FIRST = {"pandas": (0, 18), "numpy": (1, 11), "matplotlib": (2, 0), "scikit-learn": (0, 18)}
+FIRST = {"pandas": (0, 18), "numpy": (1, 11), "matplotlib": (2, 0), "scikit-learn": (0, 18), "IPython": (5, 0)}
 PANDAS_SDIST_LAST = (2, 0, 3)  # later sdists (built with meson) ship no docs: 2.1 on come from a git dir
 COUNTED = {"pandas": (0, 20)}  # coverage is counted from here (pandas: the removals of 0.20 on, as issue 55 asks)
 
@@ -372,37 +382,7 @@ def harvest(notes: pathlib.Path, library: str) -> list[dict]:
                     continue
                 seen.add((source, change, words))
                 found.append(entry(library, version, source, change, words))
-    return link_deprecations(found + warned(notes, library))
-
-
-# the tables of old -> new names a library's code warns with (file under notes/<library>, release, the table,
-# what it applies to), and the warning that says each (pandas 2.2.3 `to_offset`, pandas/_libs/tslibs/offsets.pyx)
-WARNED = {"pandas": [("code/2.2.3/dtypes.pyx", "2.2.3", "c_OFFSET_DEPR_FREQSTR",
-                      "frequencies of offsets (date_range, resample, asfreq), not of Period"),
-                     ("code/2.2.3/dtypes.pyx", "2.2.3", "c_DEPR_ABBREVS", "frequencies and resolutions")]}
-WARNING = {"pandas": "'{old}' is deprecated and will be removed in a future version, please use '{new}' instead."}
-
-
-def warned(notes: pathlib.Path, library: str) -> list[dict]:
-    """The deprecations a library's code warns of from a table of old and new names (pandas 2.2's frequency
-    aliases: `'M'` -> `'ME'`, `'H'` -> `'h'`), in the warning's words; the fiscal-month variants (`A-DEC`)
-    follow their base alias and are left out."""
-    found = []
-    for file, version, table, scope in WARNED.get(library, []):
-        path = notes / library / file
-        if not path.exists():
-            continue
-        body = re.search(rf"^cdef dict {table} = \{{(.*?)^\}}", path.read_text(), re.S | re.M)
-        for old, new in re.findall(r'^\s*"([^"]+)":\s*"([^"]+)",', body.group(1) if body else "", re.M):
-            if "-" in old:
-                continue
-            found.append({
-                "library": library, "change": "deprecated", "version": version, "deprecated_in": version,
-                "removed_in": None, "names": [old], "kind": "alias", "replacement": new, "replacement_is": "code",
-                "replacement_named": True, "words": WARNING[library].format(old=old, new=new),
-                "source": f"{library}=={version}:{file.split('/')[-1]} {table}", "applies_to": scope,
-            })
-    return found
+    return link_deprecations(found + warned(notes, library) + code_deprecations(notes, library, entry))
 
 
 # names too wide to link a removal to a deprecation by

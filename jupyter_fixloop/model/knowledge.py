@@ -111,7 +111,7 @@ def about(words: Iterable[str], libraries: Iterable[str] = (), limit: int = 6) -
             told = len(present.intersection(k for k in change.keys if k in telling or k == word))
             newer = tuple(-int(p) for p in change.version.split("."))
             order = (rank, -told, change.change != "removed", not named, newer)
-            seen.setdefault((change.library, change.version, change.words), (order, change))
+            seen.setdefault((change.library, change.version, change.words, change.names), (order, change))
     return [c for _, c in sorted(seen.values(), key=lambda p: p[0])][:limit]
 
 
