@@ -303,6 +303,85 @@ def test_gather_reads_pandas_notes_from_a_git_dir_offline(harvest, tmp_path):
     assert (target / "SOURCE").read_text().startswith("pandas-dev/pandas git ")
 
 
+# IPython 8.37's IPython/core/display.py and utils/sysinfo.py (three functions, cut short), 9.0's, and 9.0's notes
+IPYTHON_8 = {
+    "core/display.py": '''
+import warnings
+
+
+def set_matplotlib_formats(*formats, **kwargs):
+    """
+    .. deprecated:: 7.23
+
+       use `matplotlib_inline.backend_inline.set_matplotlib_formats()`
+
+    Select figure formats for the inline backend.
+    """
+    warnings.warn("`set_matplotlib_formats` is deprecated since IPython 7.23, directly "
+                  "use `matplotlib_inline.backend_inline.set_matplotlib_formats()`", DeprecationWarning, stacklevel=2)
+
+
+def __getattr__(name):
+    warnings.warn(f"Importing {name} from IPython.core.display is deprecated since IPython 7.14", DeprecationWarning)
+''',
+    "utils/sysinfo.py": '''
+import warnings
+
+
+def num_cpus():
+    warnings.warn("`num_cpus` is deprecated since IPython 8.0. Use `os.cpu_count` instead.",
+                  DeprecationWarning, stacklevel=2)
+
+
+def kept():
+    warnings.warn("`kept` is Pending Deprecation since IPython 8.17.", PendingDeprecationWarning)
+''',
+}
+IPYTHON_9 = {"core/display.py": "import warnings\n", "utils/sysinfo.py": "def kept():\n    pass\n"}
+IPYTHON_9_NOTES = """\
+Removal and deprecation
+-----------------------
+
+I am not going to list the removals and deprecations, but anything deprecated since before IPython 8.16 is gone,
+including many shim modules and indirect imports that would just re-expose IPykernel, qtconsole, etc.
+"""
+
+
+def test_deprecations_in_a_librarys_code_and_the_removals_its_notes_state_as_a_rule(harvest, tmp_path):
+    for release, files in (("8.37.0", IPYTHON_8), ("9.0.0", IPYTHON_9)):
+        for name, text in files.items():
+            path = tmp_path / "IPython" / "code" / release / "IPython" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    (tmp_path / "IPython" / "version9.rst").write_text(IPYTHON_9_NOTES)
+    found = harvest.harvest(tmp_path, "IPython")
+    said = {(e["change"], e["names"][0]): e for e in found}
+    assert sorted(said) == [("deprecated", "IPython.core.display.set_matplotlib_formats"),
+                            ("deprecated", "IPython.utils.sysinfo.kept"),
+                            ("deprecated", "IPython.utils.sysinfo.num_cpus"),
+                            ("removed", "IPython.core.display.set_matplotlib_formats"),
+                            ("removed", "IPython.utils.sysinfo.num_cpus")]  # `kept`: deprecated after 8.16, still there
+    formats = said[("deprecated", "IPython.core.display.set_matplotlib_formats")]
+    assert formats["version"] == "7.23"
+    assert formats["replacement"] == "matplotlib_inline.backend_inline.set_matplotlib_formats()"
+    gone = said[("removed", "IPython.core.display.set_matplotlib_formats")]
+    assert (gone["version"], gone["deprecated_in"]) == ("9.0.0", "7.23")
+    assert gone["deprecation_replacement"] == "matplotlib_inline.backend_inline.set_matplotlib_formats()"
+    assert "anything deprecated since before IPython 8.16 is gone" in gone["words"]
+    assert gone["evidence"] == "not defined in IPython 9.0.0's IPython/core/display.py"
+    assert said[("removed", "IPython.utils.sysinfo.num_cpus")]["deprecation_replacement"] == "os.cpu_count"
+
+
+def test_the_entries_about_an_import_ipython_9_refuses_name_its_replacement():
+    """The book's `preamble.py`: `from IPython.display import set_matplotlib_formats` on IPython 9."""
+    error = ("ImportError: cannot import name 'set_matplotlib_formats' from 'IPython.display' "
+             "(/usr/lib/python3/site-packages/IPython/display.py)")
+    words = knowledge.subject_of(error) + knowledge.words_of(error)
+    first = knowledge.said(knowledge.about(words, ["IPython"])[0])
+    assert first.startswith("IPython 9.0.0 removed IPython.core.display.set_matplotlib_formats (deprecated in 7.23; "
+                            "its deprecation said use matplotlib_inline.backend_inline.set_matplotlib_formats())")
+
+
 def _shipped(library, version, change, *first_names):
     return next(c for c in knowledge.changes() if (c.library, c.version, c.change) == (library, version, change)
                 and c.names[:len(first_names)] == first_names)
