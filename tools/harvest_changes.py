@@ -51,7 +51,12 @@ SDISTS = {  # library -> (sdist, folder of its notes inside it, file pattern[, t
                 ("ipython==9.0.0", "docs/source/whatsnew", "version9.rst")],
 }
 SINCE = (0, 18)  # the releases from 2016 on: pandas 0.18, numpy 1.11, matplotlib 2.0, scikit-learn 0.18
-FIRST = {"pandas": (0, 18), "numpy": (1, 11), "matplotlib": (2, 0), "scikit-learn": (0, 18), "IPython": (5, 0)}
+FIRST = {"pandas": (0, 18), "numpy": (1, 11), "matplotlib": (2, 0), "scikit-learn": (0, 18), "scipy": (0, 18),
+         "seaborn": (0, 7), "IPython": (5, 0)}
+GIT = {  # library -> (its repository, the folder of its notes, the names taken): notes read from a git dir
+    "scipy": ("scipy/scipy", "doc/source/release/", r"\d+\.\d+\.\d+-notes\.rst"),
+    "seaborn": ("mwaskom/seaborn", "doc/whatsnew/", r"v\d+\.\d+\.\d+\.rst"),
+}
 PANDAS_SDIST_LAST = (2, 0, 3)  # later sdists (built with meson) ship no docs: 2.1 on come from a git dir
 COUNTED = {"pandas": (0, 20)}  # coverage is counted from here (pandas: the removals of 0.20 on, as issue 55 asks)
 
@@ -180,8 +185,8 @@ def kind_of(text: str, old: str) -> str:
 HEADING = re.compile(r"^([=\-~^\"'`.*+#])\1{2,}\s*$")
 REMOVAL_TITLES = re.compile(r"^(?:removals?(?: of prior version deprecations(?:/changes)?)?|expired deprecations)$",
                             re.I)
-DEPRECATION_TITLES = re.compile(r"^(?:other )?deprecations?$", re.I)
-CHANGE_TITLES = re.compile(r"^(?:backwards incompatible api changes|other api changes|behaviou?r changes)$", re.I)
+DEPRECATION_TITLES = re.compile(r"^(?:other )?deprecations?$|^deprecated features$", re.I)
+CHANGE_TITLES = re.compile(r"^(?:backwards incompatible (?:api )?changes|other api changes|behaviou?r changes)$", re.I)
 SUBTITLES = re.compile(r"^other (?:removals?|deprecations?|api changes)$", re.I)  # a sub-heading, no entry
 TABLE_RULE = re.compile(r"^\s*\+[-=+]+\+\s*$")
 OLD_COLUMN = re.compile(r"\b(?:removed|old|deprecated|previous)\b", re.I)
@@ -189,16 +194,18 @@ NEW_COLUMN = re.compile(r"\b(?:new|replacement|instead)\b", re.I)
 
 
 def headings(lines: list[str]) -> list[tuple[int, str, int]]:
-    """(line index, title, level) of each RST heading, levels in the order their underlines first appear."""
-    order: list[str] = []
+    """(line index, title, level) of each RST heading, levels in the order their styles first appear (a mark
+    under a title, or over and under it: scipy's `SciPy 1.14.0 Release Notes` is not its `Expired deprecations`)."""
+    order: list[tuple[str, bool]] = []
     found = []
     for i in range(1, len(lines)):
         mark = HEADING.match(lines[i])
         title = lines[i - 1].strip()
         if mark and title and not HEADING.match(lines[i - 1]) and len(lines[i].strip()) >= len(title) - 2:
-            if mark.group(1) not in order:
-                order.append(mark.group(1))
-            found.append((i - 1, title, order.index(mark.group(1))))
+            style = (mark.group(1), i >= 2 and lines[i - 2].strip() == lines[i].strip())  # overlined or not
+            if style not in order:
+                order.append(style)
+            found.append((i - 1, title, order.index(style)))
     return found
 
 
@@ -324,7 +331,7 @@ def notes_files(notes: pathlib.Path, library: str) -> list[tuple[pathlib.Path, s
                      "behavior.rst": "changed"}.get(path.name)
             if whole is None:
                 continue
-        if library == "scikit-learn":
+        if library in ("scikit-learn", "seaborn"):  # changelogs: each entry says what it is
             whole = "api"
         chosen.append((path, whole))
     return chosen
@@ -484,10 +491,12 @@ def coverage(library: str, found: list[dict]) -> str:
             f"{len(deprecations)} deprecations, {said} naming their replacement")
 
 
-def gather(notes: pathlib.Path, numpy_git: str | None, pandas_git: str | None = None, pandas_rev: str = "HEAD") -> None:
+def gather(notes: pathlib.Path, numpy_git: str | None, pandas_git: str | None = None, pandas_rev: str = "HEAD",
+           gits: dict[str, str] | None = None) -> None:
     """Copy each library's notes into `notes/<library>/`: sdists unpacked by pip (`--no-clean` keeps
     the unpacked tree; their metadata step may fail, which does not matter here), numpy's from a git dir,
-    pandas' after its last sdist with notes (2.1 on) from a git dir of pandas-dev/pandas at `pandas_rev`."""
+    pandas' after its last sdist with notes (2.1 on) from a git dir of pandas-dev/pandas at `pandas_rev`,
+    scipy's and seaborn's from git dirs (`gits`: library -> git dir, `@rev` after it for another commit)."""
     for library, specs in SDISTS.items():
         for spec, folder, pattern, *into in specs:
             with tempfile.TemporaryDirectory() as scratch:
@@ -503,6 +512,11 @@ def gather(notes: pathlib.Path, numpy_git: str | None, pandas_git: str | None = 
                             target.parent.mkdir(parents=True, exist_ok=True)
                             shutil.copyfile(path, target)
                     shutil.rmtree(tree, ignore_errors=True)
+    for library, git in (gits or {}).items():
+        repo, folder, names = GIT[library]
+        rev = git.split("@")[1] if "@" in git else "HEAD"
+        _from_git(git.split("@")[0], rev, folder, notes / library, repo,
+                  lambda name, names=names: bool(re.fullmatch(names, name)))
     if pandas_git:
         _from_git(pandas_git, pandas_rev, "doc/source/whatsnew/", notes / "pandas", "pandas-dev/pandas",
                   lambda name: (version_of(name) or (0,)) > PANDAS_SDIST_LAST and name.endswith(".rst"))
@@ -540,11 +554,6 @@ def _source_line(notes: pathlib.Path, library: str) -> list[str]:
     return [source.read_text().strip()] if source.exists() else []
 
 
-def numpy_source(notes: pathlib.Path) -> str:
-    source = notes / "numpy" / "SOURCE"
-    return source.read_text().strip() if source.exists() else "numpy/numpy git"
-
-
 def build(notes: pathlib.Path, out: pathlib.Path) -> list[str]:
     """Write the data file from the notes; the coverage lines."""
     everything, lines = [], []
@@ -557,8 +566,8 @@ def build(notes: pathlib.Path, out: pathlib.Path) -> list[str]:
         lines.append(coverage(library, found))
     out.parent.mkdir(parents=True, exist_ok=True)
     data = {"generated_by": "tools/harvest_changes.py (do not edit by hand: run it again)",
-            "sources": {lib: [s[0] for s in specs] + _source_line(notes, lib) for lib, specs in SDISTS.items()}
-            | {"numpy": [numpy_source(notes)]},
+            "sources": {lib: list(dict.fromkeys([s[0] for s in SDISTS.get(lib, [])] + _source_line(notes, lib)))
+                        for lib in FIRST},
             "coverage": lines, "changes": everything}
     head = json.dumps({k: v for k, v in data.items() if k != "changes"}, indent=1)[:-2]
     rows = ",\n".join(json.dumps(c, ensure_ascii=False) for c in everything)
@@ -573,10 +582,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--numpy-git", help="a git dir of numpy/numpy (its release notes are read with `git show`)")
     parser.add_argument("--pandas-git", help="a git dir of pandas-dev/pandas (whatsnew 2.1 on, read with `git show`)")
     parser.add_argument("--pandas-rev", default="HEAD", help="the commit or tag of --pandas-git to read (v3.0.0)")
+    parser.add_argument("--git", action="append", default=[], metavar="LIBRARY=DIR[@REV]",
+                        help=f"a git dir of one of {', '.join(GIT)} (its notes, read with `git show`)")
     parser.add_argument("--out", type=pathlib.Path, default=OUT)
     args = parser.parse_args(argv)
     if args.step == "gather":
-        gather(args.notes, args.numpy_git, args.pandas_git, args.pandas_rev)
+        gits = dict(g.split("=", 1) for g in args.git if "=" in g)
+        if set(gits) - set(GIT) or len(gits) != len(args.git):
+            parser.error(f"--git takes LIBRARY=DIR with LIBRARY one of {', '.join(GIT)}; got {', '.join(args.git)}")
+        gather(args.notes, args.numpy_git, args.pandas_git, args.pandas_rev, gits)
         return 0
     for line in build(args.notes, args.out):
         print(line)
