@@ -564,6 +564,8 @@ def build(notes: pathlib.Path, out: pathlib.Path) -> list[str]:
         found = harvest(notes, library)
         everything.extend(found)
         lines.append(coverage(library, found))
+    if not everything:
+        raise SystemExit(f"no notes under {notes}: run `python tools/harvest_changes.py gather --notes {notes}` first")
     out.parent.mkdir(parents=True, exist_ok=True)
     data = {"generated_by": "tools/harvest_changes.py (do not edit by hand: run it again)",
             "sources": {lib: list(dict.fromkeys([s[0] for s in SDISTS.get(lib, [])] + _source_line(notes, lib)))
