@@ -579,7 +579,8 @@ def test_an_axes_repr_of_any_matplotlib_is_the_same_axes():
 
 
 def test_a_renamed_frequency_alias_in_a_footer_is_the_same_series():
-    """pandas 2.2 renamed `M` to `ME` (FREQ_ALIASES is None: no sdist ships 2.2's notes, so no entry)."""
+    """pandas 2.2 renamed `M` to `ME` (FREQ_ALIASES is None: the footer's equivalence cites no entry, though the
+    knowledge base now holds pandas 3.0's `M` -> `ME`)."""
     import pandas as pd
 
     from jupyter_fixloop.receipt.saved import FREQ_ALIASES, saved_check
