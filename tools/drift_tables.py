@@ -63,8 +63,9 @@ hand: the tables of jupyter_fixloop/rules/changed.json (read by rules/changed.py
 
 `dump` writes, for each public function, method and estimator constructor of the libraries named, its
 positional parameters in order. `compare` finds each again where it lives now and writes (as JSON, with
-what generated it and from which versions, `tables_json`), keyed as a TypeError names it now (`DataFrame.pivot`, `SVC.__init__`, `concat`), the old positional names that
-follow the ones still positional, when those are keyword-only now. Runs on Python 3.7 too.
+what generated it and from which versions: `tables_json`), keyed as a TypeError names it now
+(`DataFrame.pivot`, `SVC.__init__`, `concat`), the old positional names that follow the ones still
+positional, when those are keyword-only now, and the other tables. Runs on Python 3.7 too.
 """
 
 import builtins
