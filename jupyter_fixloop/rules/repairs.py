@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from ..kernel.ipysyntax import readable
 from ..receipt.smells import invisible_added
 from ..receipt.values import Receipt
+from . import exported, said  # noqa: F401 - their generic rewriters declare themselves (after generic.py's)
 from .calls import (
     bad_keyword,
     column_repr,
@@ -121,7 +122,7 @@ REPAIRS = [
            style_name, removed_attribute, removed_setter,
            dataframe_append,
            renamed_method,
-    *REWRITERS,  # generic.py: driven by what the libraries said changed (model/changes.json), each declaring itself
+    *REWRITERS,  # generic.py, exported.py, said.py: from what the libraries said (model/changes.json), self-declared
            missing_accessor, moved_function,
     column_as_attribute, attribute_typo, none_from_inplace, thrown_away, missing_return, unpack_loop, not_callable,
            method_not_called,
