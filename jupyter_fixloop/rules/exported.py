@@ -1,7 +1,7 @@
 """Generic rewriters for names a library defines that a notebook used bare, and that no longer reach it: a
 `from M import *` whose module now lists what it exports (`__all__`: pandas.tseries.holiday stopped exporting
 `USFederalHolidayCalendar`, and with it pandas' own `Series` and `Timestamp` it used to pass on). Each
-declares itself (`generic.rewriter`).
+declares itself (registry.py), tried after generic.py's.
 
 Only the modules of the libraries the knowledge base is about are imported here to look a name up (their
 module is already imported by the notebook's kernel); a module of the user's would run their code outside
@@ -16,9 +16,11 @@ import re
 import sys
 
 from .edits import CannotTell, ParsedReceipt, insert_import, parse, quoted
-from .generic import GUESS, MECHANICAL, rewriter
+from .generic import TURN as GENERIC_TURN
 from .names import import_optional
+from .registry import GUESS, MECHANICAL, repair
 
+TURN = GENERIC_TURN + 3  # after generic.py's rewriters, before missing_accessor (registry.py)
 LIBRARIES = ("pandas", "numpy", "matplotlib", "sklearn", "scipy", "seaborn", "IPython")  # as they are imported
 
 
@@ -33,7 +35,7 @@ def _defined(module, name: str):
     return value if not name.startswith("_") and (inspect.isclass(value) or inspect.isroutine(value)) else None
 
 
-@rewriter(MECHANICAL)
+@repair(MECHANICAL, TURN)
 def exported_name(code: str, receipt: ParsedReceipt) -> str | None:
     """A name a library's module defines that its `*` no longer exports: `from pandas.tseries.holiday import *`
     then `USFederalHolidayCalendar()` -> the name imported by name, below the `*`."""
@@ -52,7 +54,7 @@ def exported_name(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@rewriter(GUESS)
+@repair(GUESS, TURN)
 def library_name(code: str, receipt: ParsedReceipt) -> str | None:
     """A class (or, from a library the notebook imported by name, a function) used bare that one library of the
     notebook's defines, and no other: `Series`, `Timestamp` with pandas imported as `pd` (a `from ... import *`

@@ -1,7 +1,7 @@
 """Generic rewriters that write what a library's notes say to write instead of a removed spelling, when that is
 more than a new name: an operator (`Index.contains`: "use key in index"), an indexer (`df[string]` on dates:
 "use df.loc[string]"), a module moved whole (`sklearn.cross_validation`: "moved to model_selection"). Each
-declares itself (`generic.rewriter`) and fires only when an entry of `model/changes.json` says so.
+declares itself (registry.py) and fires only when an entry of `model/changes.json` says so.
 """
 
 from __future__ import annotations
@@ -11,13 +11,15 @@ import re
 
 from .changed import SKLEARN_NAMES_MOVED
 from .edits import ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
-from .generic import MECHANICAL, class_named, entries, family, replacement_of, rewriter
+from .generic import TURN as GENERIC_TURN, class_named, entries, family, replacement_of
 from .names import attribute_error, import_optional
+from .registry import MECHANICAL, repair
 
+TURN = GENERIC_TURN + 6  # after generic.py's and exported.py's rewriters (registry.py)
 MEMBERSHIP = re.compile(r"^(\w+) in (\w+)$")  # "key in index"
 
 
-@rewriter(MECHANICAL)
+@repair(MECHANICAL, TURN)
 def said_operator(code: str, receipt: ParsedReceipt) -> str | None:
     """A method whose removal says to write an operator: `idx.contains(key)` ("use key in index", pandas 1.0)
     -> `key in idx`."""
@@ -47,7 +49,7 @@ def _alone(tree: ast.Module, node: ast.expr) -> bool:
 ROW_OF_INDEX = "is a label of {name}'s index (a row), not a column"  # kernel/facts.py, read in the sandbox
 
 
-@rewriter(MECHANICAL)
+@repair(MECHANICAL, TURN)
 def rows_by_string(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['2018-Q1']` on a frame indexed by dates: rows by a date-like string, which pandas 1.2 deprecated ("use
     df.loc[string]") and 2.0 removed -> `df.loc['2018-Q1']`, when the sandbox saw the key is a row of `df`."""
@@ -78,7 +80,7 @@ def _datelike(text: str) -> bool:
     return False
 
 
-@rewriter(MECHANICAL)
+@repair(MECHANICAL, TURN)
 def moved_module(code: str, receipt: ParsedReceipt) -> str | None:
     """`from sklearn import cross_validation`, a module its library moved whole (scikit-learn 0.18: "moved to
     model_selection"), as the module it moved to under the old name, when every name the cell reads of it moved
