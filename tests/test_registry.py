@@ -18,7 +18,10 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "drift.moved_call", "drift.string_as_list", "drift.equivalent_value", "drift.changed_default",
     "drift.stack_sequence", "drift.style_name", "names.removed_attribute", "drift.removed_setter",
     "names.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
-    "generic.said_keyword", "generic.keywords_into_dtype", "names.missing_accessor", "drift.moved_function",
+    "generic.said_keyword", "generic.keywords_into_dtype",
+    "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
+    "said.said_operator", "said.rows_by_string", "said.moved_module",
+    "names.missing_accessor", "drift.moved_function",
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",
     "calls.missing_return", "calls.unpack_loop", "calls.not_callable", "calls.method_not_called",
     "data.accessor_dtype", "names.key_typo", "data.drop_axis", "data.positional_key", "calls.bad_keyword",
@@ -40,6 +43,7 @@ GUESSES = {  # the hand-kept `KIND` of that day: these are guesses, the others m
     "data.mask_with_missing", "data.apply_axis", "data.format_text_number", "calls.float_as_index",
     "calls.index_off_by_one", "calls.loop_overshoot", "traced.shared_default", "traced.epoch_unit",
     "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name", "drift.concat_sorted",
+    "exported.library_name",  # added since: a name used bare may be the notebook's own
 }
 
 

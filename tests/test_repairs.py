@@ -211,6 +211,11 @@ CASES = {
                                 "reduction_on_text", "m['x'] == 2.0"),
     "reduction_on_text_column": (PD + "df = pd.DataFrame({'x': ['1', '3']})\n", "m = df['x'].mean()\n",
                                  "reduction_on_text", "m == 2.0"),
+    # pandas before 2.0 left a category column out of a resampled mean; now its numeric_only is False
+    "reduction_on_category_resampled": (PD + "df = pd.DataFrame({'v': [1.0, 3.0], 'size': pd.Categorical(['s', 'l'])},"
+                                             " index=pd.date_range('2020-01-01', periods=2))\n",
+                                        "m = df.resample('W').mean()\n", "reduction_on_text",
+                                        "m['v'].tolist() == [2.0] and list(m.columns) == ['v']"),
     "to_numeric_coerce": (PD + "s = pd.Series(['1', 'unknown', '3'])\n", "v = pd.to_numeric(s)\n",
                           "to_numeric_coerce", "int(v.isna().sum()) == 1"),
     "number_parse_currency": (PD + "s = pd.Series(['$1,000', '$250'])\n", "v = s.astype(float)\n",

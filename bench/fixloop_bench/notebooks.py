@@ -27,6 +27,7 @@ such fix is listed apart, with the era kernel that showed it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -105,11 +106,16 @@ def environment(error: str) -> bool:
                 or words.network([error]))
 
 
+MAGIC_NOT_FOUND = re.compile(r"UsageError: (?:Line|Cell) magic function `%%?(\w+)` not found")
+LOAD_EXT = re.compile(r"^\s*%load_ext\s+(\w+)\s*$", re.MULTILINE)
+
+
 def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
     """The cells that ran when the notebook was saved and fail here plainly, not for a missing package,
     file or network (their own, or that of the unfixed cell they fail after), and that do not read what a
     cell failing for those reasons should have made: no fix could make such a cell run here (ch06's
-    `StratifiedKFold(random_state=1)` over data the network never gave), so it measures nothing."""
+    `StratifiedKFold(random_state=1)` over data the network never gave), so it measures nothing; nor a magic
+    whose extension a cell failing for those reasons did not load (`%watermark` after `%load_ext watermark`)."""
     from jupyter_fixloop.batch.cells import cell_names
 
     found, lost = set(), set()  # lost: names the cells that failed for this machine's reasons did not make
@@ -117,9 +123,12 @@ def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
         error = plain.get(o.number)
         cause = plain.get(o.blamed_cell) if o.status == "skipped" else error
         reads, defines = cell_names(o.source)
-        blocked = error is not None and (environment(error) or bool(reads & lost))
+        magic = MAGIC_NOT_FOUND.match(error or "")
+        blocked = error is not None and (environment(error) or bool(reads & lost)
+                                         or bool(magic and f"%{magic.group(1)}" in lost))
         if blocked:  # what it imports it did import (imports come first): the rest it may not have made
             lost |= defines - _imported(o.source)
+            lost |= {f"%{name}" for name in LOAD_EXT.findall(o.source)}  # `%load_ext watermark`: no `%watermark`
         elif error is None:
             lost -= defines
         if (error is not None and ran_when_saved(original_cells[o.number]) and not blocked

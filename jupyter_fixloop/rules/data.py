@@ -36,7 +36,7 @@ REDUCTIONS = {"mean", "median", "sum", "std", "var", "min", "max", "prod", "sem"
 
 INT_KEYS_MISSING = re.compile(r"None of \[Index\(\[[-\d, ]+\], dtype='int64'\)\] are in the \[index\]")
 TEXT_REDUCTION = re.compile(
-    r"does not support (?:operation|reduction) '(\w+)'"
+    r"does not support (?:operation|reduction|aggregation) '(\w+)'"  # aggregation: a category column resampled
     r"|Cannot perform reduction '(\w+)' with string dtype"
     r"|agg function failed \[how->(\w+),dtype->object\]"
     r"|Could not convert .* to numeric"

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from ..kernel.ipysyntax import readable
 from ..receipt.smells import invisible_added
 from ..receipt.values import Receipt
-from . import calls, chained, data, drift, generic, masks, matches, names, syntax, traced  # noqa: F401 - declare
+from . import calls, chained, data, drift, exported, generic, masks, matches, names, said, syntax, traced  # noqa: F401
 from .edits import CannotTell, ParsedReceipt
 from .registry import DECLARED, GUESS, MECHANICAL, in_order
 
