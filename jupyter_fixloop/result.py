@@ -163,7 +163,7 @@ class LoopResult:
     max_rounds: int = 0
     loop_id: str = ""
     notes: tuple[str, ...] = ()
-    account: Account | None = None  # for a claim: what its status rests on, as data (receipt/values.py)
+    account: Account | None = None  # what its status rests on, as data (receipt/values.py): checks, guard, bound
     agreement: Agreement | None = None  # how many independent answers give the result handed over (None: not asked)
     read_checks: tuple[ReadCheck, ...] = ()  # checks read from the instruction, run with every candidate
 
@@ -353,6 +353,7 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
                           "model_written": "model" in a.authors} for a in result.alternatives],
         "model_written": result.model_written,
         "agreement": result.agreement.to_json() if result.agreement is not None else None,
+        "account": result.account.to_json() if result.account is not None else None,
         "read_checks": [{"expr": c.expr, "words": c.words, "passed": c.passed, "text": c.text}
                         for c in result.read_checks],
         "rounds": round_summaries(result),

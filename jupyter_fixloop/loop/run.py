@@ -24,7 +24,7 @@ from ..kernel.snapshot import Snapshot
 from ..model import models as model, prompt
 from ..options import LoopOptions, knob_signature
 from ..receipt.text import Budget, annotated, for_people, without_data
-from ..receipt.values import Account, Baseline, Receipt, rejected
+from ..receipt.values import Account, Baseline, Guarded, Receipt, rejected
 from ..result import MODEL, RULES, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
 from ..sandbox import confine
 from ..sandbox.leftovers import owner_tag
@@ -203,7 +203,7 @@ class LoopRun:
             except FixloopError as exc:
                 result = self._end("error", str(exc))
             except _TimeBound as exc:
-                result = self._end("gave_up", str(exc))
+                result = self._end("gave_up", str(exc), bound="time")
             return result
         finally:
             if pool is not None:
@@ -227,9 +227,9 @@ class LoopRun:
         passed_before = PassedBefore(self.first, self.budget)
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
-            bound = self._bound_reached()
+            bound, words = self._bound_reached()
             if bound:
-                return self._gave_up(bound)
+                return self._gave_up(words, bound)
             events.call(self.hooks.on_round_start, events.RoundStart(index, opts.max_rounds))
             messages = self._messages(history, note, repeated_before)
             try:
@@ -238,7 +238,8 @@ class LoopRun:
             except ModelError as exc:
                 return self._end("error", str(exc))
             except asyncio.TimeoutError:
-                return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
+                return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model",
+                                 bound="time")
             best = sampling.best_of(candidates)
             self.agreement = None
             if self.agreeing and not self._owned_evidence(best.receipt, best.reply.code):
@@ -247,7 +248,8 @@ class LoopRun:
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
             if repeated and self.model.deterministic:  # asking again gets the same
-                return self._gave_up(f"the model repeated {repeated}; a hint (--hint) or another model may help")
+                return self._gave_up(f"the model repeated {repeated}; a hint (--hint) or another model may help",
+                                     "repeated")
             receipt = self._record(index, candidates, best)
             ended = self._ended(index, best, receipt, repeated if repeated_before else "")
             if ended is not None:
@@ -256,7 +258,7 @@ class LoopRun:
             note, repeated_before = self._carry_on(best, receipt, history), repeated
             if self._kept and self._kept[0] == index and self._shows_nothing(self._kept[2]):
                 note = prompt.SHOWS_NOTHING
-        return self._gave_up(f"max rounds ({opts.max_rounds}) reached")
+        return self._gave_up(f"max rounds ({opts.max_rounds}) reached", "rounds")
 
     def _read_checks(self) -> None:
         """The checks read from the instruction (derived.py), shown before any candidate runs."""
@@ -272,15 +274,16 @@ class LoopRun:
         return evidence(replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts)), code,
                         self.source)
 
-    def _gave_up(self, reason: str) -> LoopResult:
-        """Gave up; but generated code that ran and missed only what the instruction says of what it shows, or
-        only looks wrong (a smell), with nothing better after it, is returned: that code, said as such (`_passed`).
-        When every round's answer was the cell itself, that is what is said first."""
+    def _gave_up(self, reason: str, bound: str = "") -> LoopResult:
+        """Gave up (`bound`: which of receipt/values.py's BOUNDS ended it, "" none); but generated code that ran
+        and missed only what the instruction says of what it shows, or only looks wrong (a smell), with nothing
+        better after it, is returned: that code, said as such (`_passed`). When every round's answer was the
+        cell itself, that is what is said first."""
         if self._kept:
             return self._passed(*self._kept)
         if self.rounds and all(r.candidate is not None and self._unchanged(r.candidate) for r in self.rounds):
             reason = f"{UNCHANGED} ({reason})"
-        return self._end("gave_up", reason)
+        return self._end("gave_up", reason, bound=bound)
 
     def _unchanged(self, code: str) -> bool:
         """Code for an instruction that is the cell's own code, as it was: nothing was generated."""
@@ -363,8 +366,8 @@ class LoopRun:
                 and not self._kept:
             self._kept = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
         if repeated_twice and best.repeated:
-            return self._gave_up( f"the model repeated {repeated_twice}, also when asked again at a higher "
-                             "temperature; a hint (--hint) or another model may help")
+            return self._gave_up(f"the model repeated {repeated_twice}, also when asked again at a higher "
+                                 "temperature; a hint (--hint) or another model may help", "repeated")
         if reply.code is None and self.model.deterministic:  # asking again gets the same
             said = for_people(receipt).rstrip(".")  # the engine's reply, as given
             return self._end("gave_up", f"{said}; a model (--model, FixLoop.model) may fix it")
@@ -715,19 +718,28 @@ class LoopRun:
             self.withheld = _withheld(self.namespace)
         return self.withheld
 
-    def _bound_reached(self) -> str:
+    def _bound_reached(self) -> tuple[str, str]:
+        """(which of BOUNDS is reached, in words), or ("", "") while none is."""
         opts = self.options
         tokens = sum(r.usage.tokens for r in self.rounds)
         cost = sum(r.usage.cost for r in self.rounds)
         if opts.max_tokens and tokens >= opts.max_tokens:
-            return f"token bound reached ({tokens} of {opts.max_tokens})"
+            return "tokens", f"token bound reached ({tokens} of {opts.max_tokens})"
         if opts.budget and cost >= opts.budget:
-            return f"budget reached (${cost:.4f} of ${opts.budget:.4f})"
+            return "budget", f"budget reached (${cost:.4f} of ${opts.budget:.4f})"
         if opts.wall_time and time.perf_counter() - self.started >= opts.wall_time:
-            return f"time bound reached ({opts.wall_time:g} s)"
-        return ""
+            return "time", f"time bound reached ({opts.wall_time:g} s)"
+        return "", ""
 
-    def _end(self, status: str, reason: str, patched: str | None = None, said: Account | None = None) -> LoopResult:
+    def _account(self, said: Account | None, patched: str | None, bound: str) -> Account:
+        """The result's account: what checked the code handed over (`said`), what the guard took out of it,
+        and which bound ended the loop."""
+        guarded = Guarded() if patched is None else Guarded(
+            self._removed.get(patched, 0), self._examples.get(patched, ()), self._made_up.get(patched, ()))
+        return replace(said or Account(), guarded=guarded, bound=bound)
+
+    def _end(self, status: str, reason: str, patched: str | None = None, said: Account | None = None,
+             bound: str = "") -> LoopResult:
         if self.model_errors:  # the rules' candidate was kept: the model's failure is said all the same
             index, error = min(self.model_errors.items())
             more = len(self.model_errors) - 1
@@ -736,7 +748,7 @@ class LoopRun:
                           first=self.first, reason=reason, model=self.options.model, checks=self.checks,
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
-                          notes=(describe_sandbox(self.settings),), account=said,
+                          notes=(describe_sandbox(self.settings),), account=self._account(said, patched, bound),
                           agreement=self.agreement if status in ("fixed", "unverified") else None,
                           read_checks=self._read_outcomes(patched))
 
