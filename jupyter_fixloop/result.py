@@ -167,7 +167,7 @@ class LoopResult:
     max_rounds: int = 0
     loop_id: str = ""
     notes: tuple[str, ...] = ()
-    account: Account | None = None  # what a passing or repaired status rests on, as data (receipt/values.py)
+    account: Account | None = None  # what its status rests on, as data (receipt/values.py): checks, guard, bound
     agreement: Agreement | None = None  # how many independent answers give the result handed over (None: not asked)
     read_checks: tuple[ReadCheck, ...] = ()  # checks read from the instruction, run with every candidate
     bound: str = ""  # for "gave_up": the bound that stopped it, one of BOUNDS ("" when none did)
@@ -364,6 +364,7 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
                           "model_written": "model" in a.authors} for a in result.alternatives],
         "model_written": result.model_written,
         "agreement": result.agreement.to_json() if result.agreement is not None else None,
+        "account": result.account.to_json() if result.account is not None else None,
         "read_checks": [{"expr": c.expr, "words": c.words, "passed": c.passed, "text": c.text}
                         for c in result.read_checks],
         "rounds": round_summaries(result),

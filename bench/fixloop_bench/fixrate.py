@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from jupyter_fixloop.errors import FixloopError
@@ -71,6 +72,7 @@ class CaseResult:
     fixed_by: str | None = None  # who wrote the candidate the loop ended with: "model" or "rules"
     bound: str = ""  # the bound that stopped a loop that gave up (LoopResult.bound: "rounds", "repeated", ...)
     effect: str = ""  # what the final candidate does to the data, as the user is shown it (loop mode)
+    evidence: tuple = ()  # for status "fixed": the source of each pass that checked its values (LoopResult.account)
     per_round: list = field(
         default_factory=list
     )  # {round, temperature, prompt_tokens, completion_tokens, model_s, run_s, kind}
@@ -86,6 +88,8 @@ class Summary:
     claims_verified: int = 0  # ... and the hidden check passed on it
     status_fixed: int = 0  # status "fixed": something the loop was given verified it
     status_fixed_verified: int = 0
+    evidence: Counter = field(default_factory=Counter)  # fixed cases by each source of evidence they had
+    runs_only: int = 0  # fixed cases with no evidence (at most later cells that run now): must be 0
     rounds: int = 0
     tokens: int = 0
     cost: float = 0.0
@@ -101,6 +105,8 @@ class Summary:
         if r.status == "fixed":
             self.status_fixed += 1
             self.status_fixed_verified += r.fixed
+            self.evidence.update(set(r.evidence))
+            self.runs_only += not r.evidence
         self.rounds += r.rounds
         self.tokens += r.tokens
         self.cost += r.cost
@@ -119,6 +125,9 @@ class Summary:
             "status_fixed_verified": self.status_fixed_verified,
             "unverified": self.claimed - self.status_fixed,
             "unverified_verified": self.claims_verified - self.status_fixed_verified,
+            "fixed_wrong": self.status_fixed - self.status_fixed_verified,
+            "evidence": dict(sorted(self.evidence.items())),
+            "runs_only": self.runs_only,
             "mean_rounds": self.rounds / n,
             "tokens": self.tokens,
             "cost": self.cost,
@@ -200,7 +209,8 @@ def _loop(case: Case, snap, opts) -> dict:
             "cost": result.cost, "final_code": final, "last_receipt": _last_run(result), "per_round": per_round,
             "fixed_in_round": len(result.rounds) if result.claimed else 0 if result.status == "passed" else None,
             "fixed_by": result.rounds[-1].source if result.claimed else None,
-            "effect": result.effect.text if result.claimed and result.effect is not None else ""}
+            "effect": result.effect.text if result.claimed and result.effect is not None else "",
+            "evidence": tuple(result.account.checked) if result.status == "fixed" and result.account else ()}
 
 
 def _calls(r) -> list[dict]:
@@ -505,6 +515,7 @@ def print_report(console, results: list[CaseResult], figures: dict, opts) -> Non
         console.rule(f"unverified, {verdict}: {r.id} ({r.category})", style="yellow")
         console.print(f"what it does to the data: {r.effect or '(no effect recorded)'}", markup=False, highlight=False)
     console.print(claims_line(figures["overall"]), markup=False, highlight=False)
+    console.print(evidence_line(figures["overall"]), markup=False, highlight=False)
     console.print(f"{figures['overall']['fixed']} of {figures['overall']['cases']} fixed "
                   f"in {figures['wall_seconds']:.0f} s")
 
@@ -515,6 +526,14 @@ def claims_line(f: dict) -> str:
     return (f"claimed {f['claimed']} (fixed {f['status_fixed']}, unverified {f['unverified']}); claims verified by the "
             f"hidden check {f['claims_verified']} (fixed {f['status_fixed_verified']} of {f['status_fixed']}, "
             f"unverified {f['unverified_verified']} of {f['unverified']}); claim precision {precision}")
+
+
+def evidence_line(f: dict) -> str:
+    """What verified the fixed cases, in one line: the cases with each source of evidence, those whose only
+    evidence is a later cell that runs (0 by the rule), and those the hidden check calls wrong."""
+    by = ", ".join(f"{source} {n}" for source, n in f["evidence"].items()) or "none"
+    return (f"fixed {f['status_fixed']}, by evidence (a case per source it had): {by}; fixed whose only evidence is "
+            f"a later cell that runs: {f['runs_only']}; fixed the hidden check calls wrong: {f['fixed_wrong']}")
 
 
 def rounds_table(results: list[CaseResult], rounds: dict):

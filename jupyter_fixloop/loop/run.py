@@ -24,7 +24,7 @@ from ..model import models as model, prompt
 from ..model.variables import Variable, names_only
 from ..options import LoopOptions, knob_signature
 from ..receipt.text import Budget, annotated, for_people, without_data
-from ..receipt.values import Account, Baseline, Receipt, rejected
+from ..receipt.values import Account, Baseline, Guarded, Receipt, rejected
 from ..result import MODEL, RULES, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
 from ..sandbox import confine
 from ..sandbox.manager import Sandbox, SandboxSettings
@@ -274,9 +274,10 @@ class LoopRun:
                         self.source)
 
     def _gave_up(self, reason: str, bound: str = "") -> LoopResult:
-        """Gave up; but generated code that ran and missed only what the instruction says of what it shows, or
-        only looks wrong (a smell), with nothing better after it, is returned: that code, said as such (`_passed`).
-        When every round's answer was the cell itself, that is what is said first."""
+        """Gave up (`bound`: which of receipt/values.py's BOUNDS ended it, "" none); but generated code that ran
+        and missed only what the instruction says of what it shows, or only looks wrong (a smell), with nothing
+        better after it, is returned: that code, said as such (`_passed`). When every round's answer was the
+        cell itself, that is what is said first."""
         if self._kept:
             return self._passed(*self._kept)
         if self.rounds and all(r.candidate is not None and self._unchanged(r.candidate) for r in self.rounds):
@@ -715,6 +716,13 @@ class LoopRun:
             return "time", f"time bound reached ({opts.wall_time:g} s)"
         return "", ""
 
+    def _account(self, said: Account | None, patched: str | None, bound: str) -> Account:
+        """The result's account: what checked the code handed over (`said`), what the guard took out of it,
+        and which bound ended the loop."""
+        guarded = Guarded() if patched is None else Guarded(
+            self._removed.get(patched, 0), self._examples.get(patched, ()), self._made_up.get(patched, ()))
+        return replace(said or Account(), guarded=guarded, bound=bound)
+
     def _end(self, status: str, reason: str, patched: str | None = None, said: Account | None = None,
              bound: str = "") -> LoopResult:
         if self.model_errors:  # the rules' candidate was kept: the model's failure is said all the same
@@ -725,7 +733,8 @@ class LoopRun:
                           first=self.first, reason=reason, model=self.options.model, checks=self.checks,
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
-                          notes=(describe_sandbox(self.settings),), account=said, bound=bound,
+                          notes=(describe_sandbox(self.settings),), account=self._account(said, patched, bound),
+                          bound=bound,
                           agreement=self.agreement if status in ("fixed", "unverified") else None,
                           read_checks=self._read_outcomes(patched))
 
