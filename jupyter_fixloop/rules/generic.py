@@ -1,6 +1,6 @@
 """Generic rewriters driven by what the libraries said changed (`model/changes.json`, harvested from their
 release notes by tools/harvest_changes.py), not a function per API. Each declares itself (`@rewriter`:
-its kind and its place, after the hand-written repairs); repairs.py adds them to `REPAIRS` and `KIND`.
+its kind; their turn is `TURN`, in the order they are defined: registry.py).
 
 - `ix_indexer`: `.ix`, removed in pandas 1.0; its 0.20 deprecation said "use .loc for label based indexing
   or .iloc for positional indexing". Which one, axis by axis, is what `.ix` did with that key on that axis
@@ -23,26 +23,18 @@ import ast
 import inspect
 import re
 
-from ..knowledge import Change, changes
+from ..model.knowledge import Change, changes
 from .edits import CannotTell, ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
 from .names import attribute_error, import_optional
+from .registry import DRIFT, MECHANICAL, repair
 
-MECHANICAL = "mechanical"
-GUESS = "guess"
-REWRITERS: list = []  # in the order they are tried, after the hand-written repairs
-KINDS: dict = {}
+TURN = DRIFT + 270  # the rewriters' turn: after the removed and renamed APIs the tables know, in their order here
 
 
 def rewriter(kind: str):
     """Declare a generic rewriter where it is defined: its kind (mechanical: the one reading the library's
-    words allow; guess) and its turn (the order of definition)."""
-
-    def register(function):
-        REWRITERS.append(function)
-        KINDS[function] = kind
-        return function
-
-    return register
+    words allow; guess); tried at `TURN`, in the order they are defined."""
+    return repair(kind, TURN)
 
 
 IDENT = re.compile(r"^[A-Za-z_]\w*$")
