@@ -254,7 +254,7 @@ def test_each_drift_fix_is_right_wrong_or_unverified_by_the_saved_output():
     assert verdicts[6][0] == "unverified"  # below a wrong one, an output is no check
     # batch mode said so (batch/run.py: a later output that disagrees with a fix): still wrong, and the line says so
     said = "shows another output than the one saved (-0.5 | +0.7); it reads `rounded`, which the fix of cell 2 made"
-    outcomes[2] = CellOutcome(3, "ok", "print(rounded)", reason=said)
+    outcomes[2] = CellOutcome(3, "ok", "print(rounded)", reason=said, disagrees=2)
     assert drift_verdicts(outcomes, saved, now, drift)[3] == (
         "wrong", ["-0.5", "+0.7", "(batch mode says so: a later output disagrees with the fix)"])
 

@@ -69,6 +69,7 @@ class CaseResult:
     failure: str = "?"
     fixed_in_round: int | None = None  # the model round whose candidate was verified (1 for one-shot)
     fixed_by: str | None = None  # who wrote the candidate the loop ended with: "model" or "rules"
+    bound: str = ""  # the bound that stopped a loop that gave up (LoopResult.bound: "rounds", "repeated", ...)
     effect: str = ""  # what the final candidate does to the data, as the user is shown it (loop mode)
     per_round: list = field(
         default_factory=list
@@ -194,7 +195,8 @@ def _loop(case: Case, snap, opts) -> dict:
                   "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind, "source": r.source,
                   "calls": _calls(r)}
                  for r in result.rounds]
-    return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "tokens": result.tokens,
+    return {"status": result.status, "reason": result.reason, "bound": result.bound, "rounds": len(result.rounds),
+            "tokens": result.tokens,
             "cost": result.cost, "final_code": final, "last_receipt": _last_run(result), "per_round": per_round,
             "fixed_in_round": len(result.rounds) if result.claimed else 0 if result.status == "passed" else None,
             "fixed_by": result.rounds[-1].source if result.claimed else None,
@@ -327,7 +329,7 @@ def round_figures(results: list[CaseResult]) -> dict:
         "asked_again": sum(1 for r in results for a, b in zip(r.per_round, r.per_round[1:]) if _low(b) > _low(a)),
         "fixed_after_asked_again": sum(1 for r in results if r.fixed and len(r.per_round) > 1
                                        and _low(r.per_round[-1]) > _low(r.per_round[-2])),
-        "ended_by_repeat": sum(1 for r in results if "repeated" in r.reason),
+        "ended_by_repeat": sum(1 for r in results if r.bound == "repeated"),
         "calls": len(rows),
         "median_completion_tokens": round(statistics.median(row["completion_tokens"] for row in rows)) if rows else 0,
     }

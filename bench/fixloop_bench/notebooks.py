@@ -142,7 +142,6 @@ def _imported(code: str) -> set[str]:
 
 def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set[int]) -> dict[int, tuple]:
     """For each drift cell batch mode ran: ("right" | "wrong" | "unverified", the lines that differ)."""
-    from jupyter_fixloop.batch.words import DIFFERS
     from jupyter_fixloop.receipt import saved_check, saved_output, seeds, unrepeatable
 
     verdicts, trusted, seeded = {}, True, False
@@ -155,7 +154,7 @@ def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set
             if o.status == "fixed" and o.verified_by or same and same[0]:
                 verdicts[o.number] = ("right", [])
             elif same and same[0] is False and trusted and not unrepeatable(o.source, seeded):
-                said = ["(batch mode says so: a later output disagrees with the fix)"] if DIFFERS in o.reason else []
+                said = ["(batch mode says so: a later output disagrees with the fix)"] if o.disagrees else []
                 verdicts[o.number] = ("wrong", [line for line in same[2] if line[:1] in "+-"][:6] + said)
             else:  # None: an old estimator repr the text alone cannot decide (receipt/estimators.py)
                 verdicts[o.number] = ("unverified", [])
@@ -254,17 +253,18 @@ def _keep(nb, path: str) -> None:
 
 
 def why_left(outcome) -> str:
-    """A short category for what was left: the first words of the reason."""
+    """A short category for what was left: why batch mode says it left it (`CellOutcome.left`), its status, or
+    the name of its error."""
     from jupyter_fixloop.batch import words
+    from jupyter_fixloop.batch.run import Left
 
-    reason = outcome.reason or outcome.error
     if words.missing_package(outcome.error):
         return "package not installed"
     if words.missing_program(outcome.error):
         return "program not installed"
-    if "is not there: the notebook runs in" in reason:
+    if outcome.left is Left.NO_FILE:
         return "file not there"
-    if "needs the network" in reason:
+    if outcome.left is Left.NO_NETWORK:
         return "network"
     if outcome.status == "skipped":
         return "an earlier cell was not fixed"
@@ -274,7 +274,7 @@ def why_left(outcome) -> str:
         return "raised when saved too (the author's example), kept"
     if outcome.status == "looks_wrong":
         return "runs, but looks wrong" + (" (a repair proposed)" if outcome.patched else "")
-    if "output matches the one saved" in reason:
+    if outcome.left is Left.SAVED_OUTPUT:
         return "no candidate matched the saved output"
     return "no repair: " + (outcome.error.split(":", 1)[0] or "?")
 
