@@ -634,6 +634,49 @@ def test_a_cell_failing_inside_the_notebooks_module_gets_a_judged_diff_of_that_f
     assert cell.source.startswith("from preamble import *")  # the cell is not where the fault is
 
 
+HELPERS = ("import numpy as np\n"
+           "\n\ndef halves(xs):\n    return np.array(xs, dtype=np.float) / 2\n")
+
+
+def test_a_module_using_a_removed_numpy_alias_gets_the_diff_numpys_own_message_names(tmp_path, capsys):
+    """helpers.py uses `np.float` (removed in NumPy 1.24; the AttributeError says "use `float` by itself" on
+    its second line): batch mode proposes `float` as a diff of helpers.py, judged by running the failing cell
+    after the imports of the cell above that imported the module; helpers.py is not changed."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from jupyter_fixloop.batch import cli as batch_cli
+
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "helpers.py").write_text(HELPERS)
+    nb = new_notebook(cells=[new_code_cell("import helpers"), new_code_cell("print(helpers.halves([1, 3]).tolist())")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    src, out, report = folder / "ch02.ipynb", tmp_path / "ch02.fixed.ipynb", tmp_path / "ch02.md"
+    nbformat.write(nb, str(src))
+
+    code = batch_cli.main([str(src), "-o", str(out), "--report", str(report)])
+
+    assert code == 1, capsys.readouterr()
+    assert (folder / "helpers.py").read_text() == HELPERS  # never applied unreviewed
+    diff = (tmp_path / "ch02.fixed.helpers.py.diff").read_text()
+    assert ("-    return np.array(xs, dtype=np.float) / 2\n+    return np.array(xs, dtype=float) / 2\n") in diff
+    text = report.read_text()
+    assert ("the error is raised in helpers.py, line 5, a module of the notebook's folder; a repair of that file "
+            "(message_hint, mechanical) is proposed as a diff, not applied: with it, this cell ran without error "
+            "in a sandbox, after the imports of cell 1 (the file itself was not changed)") in text
+    cell = nbformat.read(str(out), as_version=4).cells[1]
+    assert cell.source == "print(helpers.halves([1, 3]).tolist())"  # the cell is not where the fault is
+
+
+def test_the_imports_of_the_cells_above_are_what_a_module_repair_is_judged_after():
+    from jupyter_fixloop.batch.modules import imports_of
+
+    sources = ["from __future__ import division\n\nimport nsfg", "%matplotlib inline", "x = 1",
+               "import numpy as np\nfrom helpers import (\n    halves,\n)\ny = 2"]
+    assert imports_of(sources) == ("import nsfg\nimport numpy as np\nfrom helpers import (\n    halves,\n)\n", [1, 4])
+
+
 def test_a_traceback_frame_outside_the_folder_is_no_module_of_the_notebook(tmp_path):
     from jupyter_fixloop.batch.modules import failing_module
 

@@ -8,6 +8,7 @@ the diff beside the output notebook.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import os
 import re
@@ -47,16 +48,37 @@ def failing_module(traceback: list[str] | tuple[str, ...], folder: str) -> Modul
     return ModuleFailure(real, module, lineno, lines[lineno - 1])
 
 
-def judged_cell(failure: ModuleFailure, fixed: str, cell: str) -> str:
+def imports_of(sources: list[str]) -> tuple[str, list[int]]:
+    """The top-level import statements of these cells (`import nsfg` in cell 2, the cell failing in cell 4
+    reads it), joined, and the numbers (from 1) of the cells they come from: what the failing cell needs
+    of the cells above to import the module again. `from __future__` lines are left out (only a cell's
+    first statement may be one); a cell Python cannot read (a magic) gives none."""
+    lines, numbers = [], []
+    for number, source in enumerate(sources, 1):
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        found = [ast.get_source_segment(source, node) for node in tree.body
+                 if isinstance(node, (ast.Import, ast.ImportFrom))
+                 and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")]
+        if found:
+            lines.extend(found)
+            numbers.append(number)
+    return "".join(f"{line}\n" for line in lines), numbers
+
+
+def judged_cell(failure: ModuleFailure, fixed: str, cell: str, imports: str = "") -> str:
     """The cell as a sandbox runs it to judge a module's repair: the repaired source run as that module
-    first (the file on disk is not read, nor written), then the cell as written."""
+    first (the file on disk is not read, nor written), then the imports of the cells above (`imports_of`)
+    and the cell as written."""
     return (f"import sys as _fixloop_sys, types as _fixloop_types\n"
             f"_fixloop_module = _fixloop_types.ModuleType({failure.module!r})\n"
             f"_fixloop_module.__file__ = {failure.path!r}\n"
             f"_fixloop_sys.modules[{failure.module!r}] = _fixloop_module\n"
             f"exec(compile({fixed!r}, {failure.path!r}, 'exec'), _fixloop_module.__dict__)\n"
             f"del _fixloop_module, _fixloop_sys, _fixloop_types\n"
-            f"{cell}")
+            f"{imports}{cell}")
 
 
 def module_diff(failure: ModuleFailure, folder: str, fixed: str) -> str:

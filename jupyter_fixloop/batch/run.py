@@ -44,7 +44,7 @@ from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
 from .cells import CellPlan, cell_names, parse_cell
-from .modules import ModuleFailure, failing_module, judged_cell, module_diff
+from .modules import ModuleFailure, failing_module, imports_of, judged_cell, module_diff
 from .once import Cell, FolderWatch, files_words, may_change, plain_count
 from .saved import SavedOutputs, chained_warning
 from .upstream import CauseFix, find_cause, plan_or_none
@@ -746,13 +746,20 @@ class BatchRun:
         if made is None:
             return None
         name, kind, fixed = made
-        judged = await averify(judged_cell(failure, fixed, plan.code), options=self.loop_options)
-        if not judged.ok:
+        above = [c.source if c.cell_type == "code" else "" for c in self.nb.cells[:index]]
+        imports, numbers = imports_of(above)
+        judged = await averify(judged_cell(failure, fixed, plan.code, imports), options=self.loop_options)
+        smells = [c.detail for c in judged.checks if not c.passed and c.source == "smell"]
+        if not (judged.ok or (judged.ename is None and smells and all(
+                c.passed or c.source == "smell" for c in judged.checks))):
             return None
         where = os.path.relpath(failure.path, self.cwd)
+        cells = f"cell{'s' * (len(numbers) > 1)} {', '.join(map(str, numbers))}"
+        after = f", after the imports of {cells}" if numbers else ""
         reason = (f"not repaired here: the error is raised in {where}, line {failure.lineno}, a module of the "
                   f"notebook's folder; a repair of that file ({name}, {kind}) is proposed as a diff, not applied: "
-                  f"with it, this cell ran without error in a sandbox (the file itself was not changed)")
+                  f"with it, this cell ran without error in a sandbox{after} (the file itself was not changed)"
+                  + (f"; a warning is left for review: {clipped(smells[0], 200)}" if smells else ""))
         outcome = self._failed(index, self.nb.cells[index].source, reason, error, started, defines)
         return replace(outcome, module_diff=module_diff(failure, self.cwd, fixed), module_file=where)
 

@@ -93,11 +93,12 @@ def propose_parsed(code: str, parsed: ParsedReceipt):
 
 def repair_module(source: str, error: str, lineno: int, line: str) -> tuple[str, str, str] | None:
     """(the repair's name, its kind, the repaired source) of a module of the notebook's own whose line
-    `lineno` raised `error` ("ImportError: cannot import name ..."), read as a cell's receipt; None when no
-    repair fits."""
+    `lineno` raised `error` ("ImportError: cannot import name ...", all its lines: the removed-API repairs read
+    the replacement the library names, as for a cell), read as a cell's receipt; None when no repair fits."""
     first = error.splitlines()[0] if error else ""
-    ename, _, evalue = first.partition(": ")
-    parsed = ParsedReceipt(headline=first, ename=ename, evalue=evalue, lineno=lineno, line=line.strip(),
-                           text=f"{first}\n  at line {lineno} of the cell: {line.strip()}", message=evalue)
+    ename, _, message = (error or "").partition(": ")  # the whole message: numpy names the replacement on line 2
+    parsed = ParsedReceipt(headline=first, ename=ename, evalue=first.partition(": ")[2], lineno=lineno,
+                           line=line.strip(), text=f"{first}\n  at line {lineno} of the cell: {line.strip()}",
+                           message=message)
     repair, fixed, _ = propose_parsed(source, parsed)
     return (repair.__name__, KIND.get(repair, GUESS), fixed) if repair is not None else None
