@@ -669,6 +669,39 @@ def test_a_module_using_a_removed_numpy_alias_gets_the_diff_numpys_own_message_n
     assert cell.source == "print(helpers.halves([1, 3]).tolist())"  # the cell is not where the fault is
 
 
+LOADER = ("import numpy as np\nimport pandas as pd\n"
+          "\n\ndef load():\n    df = pd.DataFrame({'n': [1, 9]}).astype(np.float)\n"
+          "    df.n.replace([9], np.nan, inplace=True)\n    return df\n")
+
+
+def test_a_module_repair_whose_judged_run_leaves_a_warning_is_proposed_with_that_warning_said(tmp_path, capsys):
+    """The repaired loader runs without error, but pandas warns its chained `inplace=True` replace reaches no
+    frame (a second fault of the file, the next line): the diff is proposed, and the reason says the warning
+    is left for review rather than calling the run clean."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from jupyter_fixloop.batch import cli as batch_cli
+
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "loader.py").write_text(LOADER)
+    nb = new_notebook(cells=[new_code_cell("import loader"), new_code_cell("df = loader.load()\nprint(len(df))")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    src, report = folder / "ch03.ipynb", tmp_path / "ch03.md"
+    nbformat.write(nb, str(src))
+
+    code = batch_cli.main([str(src), "-o", str(tmp_path / "ch03.fixed.ipynb"), "--report", str(report)])
+
+    assert code == 1, capsys.readouterr()
+    assert (folder / "loader.py").read_text() == LOADER
+    diff = (tmp_path / "ch03.fixed.loader.py.diff").read_text()
+    assert "+    df = pd.DataFrame({'n': [1, 9]}).astype(float)\n" in diff
+    text = " ".join(report.read_text().split())
+    assert ("in a sandbox, after the imports of cell 1 (the file itself was not changed); a warning is left for "
+            "review: pandas warns the assignment may not reach the frame") in text
+
+
 def test_the_imports_of_the_cells_above_are_what_a_module_repair_is_judged_after():
     from jupyter_fixloop.batch.modules import imports_of
 
