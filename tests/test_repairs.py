@@ -700,6 +700,26 @@ def test_a_renamed_matplotlib_style_becomes_the_nearest_available_one(ns):
     assert run(ns, "", fixed).ok
 
 
+def test_a_bare_pandas_option_name_matching_several_keys_becomes_its_display_key(ns):
+    """pandas 1.3 added `styler.render.max_columns` beside `display.max_columns`: `set_option('max_columns')`
+    raises OptionError "Pattern matched multiple keys"; the one `display.` key it matches is the guess."""
+    cell = ("pd.set_option('max_columns', 7)\n"
+            "with pd.option_context('max_rows', 3):\n    rows = pd.get_option('display.max_rows')\n")
+    first = run(ns, PD, cell)
+    assert not first.ok and first.ename == "OptionError", first.text
+    repair, fixed = repairs.first_repair(cell, first)
+    assert repair is not None and repair.__name__ == "option_key", first.text
+    assert repairs.KIND[repair] == repairs.GUESS
+    assert fixed.startswith("pd.set_option('display.max_columns', 7)\n"), fixed
+    second = run(ns, PD, fixed)  # the next line's `max_rows` fails the same way, its own turn
+    repair, fixed = repairs.first_repair(fixed, second)
+    assert "pd.option_context('display.max_rows', 3)" in fixed
+    try:
+        assert run(ns, PD, fixed).ok and ns["rows"] == 3 and ns["pd"].get_option("display.max_columns") == 7
+    finally:  # the runner runs in this process: its pandas is the tests' pandas
+        ns["pd"].reset_option("display.max_columns")
+
+
 # errors whose right fix cannot be known from the receipt alone: the engine must say so, not guess
 NO_REPAIR = {
     "zero_division": ("", "rate = 1 / 0\n"),

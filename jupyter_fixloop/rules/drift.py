@@ -939,3 +939,53 @@ def removed_setter(code: str, receipt: ParsedReceipt) -> str | None:
         new = f"{source_of(code, holder)} = {source_of(code, owner)}.{method}({source_of(code, node.value)})"
         return replace_node(code, node, new)
     return None
+
+
+OPTION_CALLS = {"set_option": 2, "option_context": 2, "get_option": 0, "reset_option": 0, "describe_option": 0}
+
+
+@repair(GUESS, DRIFT + 300)
+def option_key(code: str, receipt: ParsedReceipt) -> str | None:
+    """A pandas option named by its last part (`pd.set_option('max_columns', 50)`), which now matches several
+    keys (pandas 1.3 added `styler.render.max_columns` beside `display.max_columns`): the one key under
+    `display.` it matches, as pandas lists them (`describe_option`); a guess the run then checks."""
+    if receipt.ename != "OptionError" or "matched multiple keys" not in receipt.message:
+        return None
+    tree = parse(code)
+    if tree is None:
+        return None
+    edits = []
+    for call in calls_on_line(tree, receipt.lineno):
+        step = OPTION_CALLS.get(call_name(call))
+        if step is None:
+            continue
+        for arg in call.args[::step] if step else call.args[:1]:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                shown = [k for k in _option_keys(arg.value) if k.startswith("display.")]
+                if len(shown) == 1 and shown[0] != arg.value:
+                    quote = source_of(code, arg)[-1]
+                    edits.append((span(code, arg), f"{quote}{shown[0]}{quote}"))
+    for (start, end), text in sorted(set(edits), reverse=True):
+        code = code[:start] + text + code[end:]
+    return code if edits else None
+
+
+def _option_keys(pattern: str) -> list[str]:
+    """The keys of pandas' options `pattern` matches, as `pd.describe_option` prints them; [] when pandas is
+    not installed here or matches none."""
+    import contextlib
+    import io
+    import warnings
+
+    pandas = import_optional("pandas")
+    if pandas is None:
+        return []
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(said), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pandas.describe_option(pattern)
+    except Exception:  # noqa: BLE001 - an option pattern pandas cannot read: no key to name
+        return []
+    keys = re.findall(r"^([A-Za-z_][\w.]*) : ", said.getvalue(), re.MULTILINE)
+    return keys if len(keys) > 1 else []
