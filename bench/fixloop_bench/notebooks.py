@@ -333,6 +333,8 @@ def why_left(outcome) -> str:
         return "runs, but looks wrong" + (" (a repair proposed)" if outcome.patched else "")
     if outcome.left is Left.SAVED_OUTPUT:
         return "no candidate matched the saved output"
+    if outcome.module_diff:  # raised in a module of the notebook's folder: its repair proposed
+        return f"a repair of {outcome.module_file} proposed as a diff (not applied)"
     return "no repair: " + (outcome.error.split(":", 1)[0] or "?")
 
 
