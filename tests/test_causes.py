@@ -98,8 +98,8 @@ def test_the_sandbox_says_what_a_filter_a_merge_and_a_concat_matched():
 
 
 def test_the_rules_repair_a_cell_from_what_it_matched_and_take_nothing_else_from_the_facts():
-    from jupyter_fixloop.model.builtin.edits import ParsedReceipt
-    from jupyter_fixloop.model.builtin.matches import concat_dtype, filter_value, merge_keys
+    from jupyter_fixloop.rules.edits import ParsedReceipt
+    from jupyter_fixloop.rules.matches import concat_dtype, filter_value, merge_keys
 
     def said(*facts):
         return ParsedReceipt("1 check failed", context=facts)

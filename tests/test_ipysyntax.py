@@ -7,8 +7,8 @@ import pytest
 
 from jupyter_fixloop.kernel.ipysyntax import ran, readable
 from jupyter_fixloop.loop.guard import Guard
-from jupyter_fixloop.model.builtin import repairs
 from jupyter_fixloop.receipt.values import Receipt
+from jupyter_fixloop.rules import repairs
 
 CELLS = {  # a cell -> the line its readable view shows where the cell's IPython line is
     "line_magic": ("%matplotlib inline\nimport math\nr = math.sqrt(4)\n", 0,

@@ -11,7 +11,7 @@ import pytest
 from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop.loop.verdict import judge_result
 from jupyter_fixloop.model import knowledge
-from jupyter_fixloop.model.builtin import repairs as repairs
+from jupyter_fixloop.rules import repairs as repairs
 
 TOOL = pathlib.Path(__file__).resolve().parent.parent / "tools" / "harvest_changes.py"
 

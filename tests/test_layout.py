@@ -201,7 +201,10 @@ def test_the_function_counter_counts_lines(tmp_path):
 
 # ---------------------------------------------------------------- the wall and the wings
 
-WINGS = {"loop": 4, "sandbox": 3, "model": 3, "receipt": 2, "kernel": 1}  # higher may import lower
+WINGS = {"loop": 5, "sandbox": 4, "model": 4, "rules": 3, "receipt": 2, "kernel": 1}  # higher may import lower
+# known imports of a wing above (each named, so a new one fails): the generic rewriters read the knowledge
+# base, which stays in model/ beside the prompt that reads it too (issue #55 harvests it there)
+UPWARD: set[tuple[str, str]] = {("jupyter_fixloop.rules.generic", "jupyter_fixloop.model.knowledge")}
 FACES = ("notebook", "batch", "cli")  # `jupyter-fixloop demo` is batch/demo.py
 # the host's doors into kernel/: the wire, and modules the user's side runs too (the snapshot writer,
 # the sharing rule, the prctl/Landlock calls the user's process makes on itself, a cell's IPython syntax
@@ -249,16 +252,18 @@ def test_no_wing_imports_a_wing_above_it_or_a_face(edges):
             continue
         for d in deps:
             w = _wing(d) if d.startswith("jupyter_fixloop.") else None
-            if w in FACES or (w in WINGS and w != _wing(m) and WINGS[w] >= WINGS[_wing(m)]):
+            if w in FACES or (w in WINGS and w != _wing(m) and WINGS[w] >= WINGS[_wing(m)]
+                              and (m, d) not in UPWARD):
                 bad.append((m, d))
     assert sorted(bad) == []
+    assert all(d in edges[m] for m, d in UPWARD)  # a crossing no longer made is taken off the list
 
 
 def test_the_sandbox_runs_and_the_loop_judges(edges):
     """`sandbox/` gives back a raw run (sandbox/raw.py); the verdict and the receipt are the loop's: it
-    imports nothing of loop/, model/ or receipt/."""
-    bad = sorted((m, d) for m, deps in edges.items() if _wing(m) == "sandbox"
-                 for d in deps if d.startswith("jupyter_fixloop.") and _wing(d) in ("loop", "model", "receipt"))
+    imports nothing of loop/, model/, rules/ or receipt/."""
+    bad = sorted((m, d) for m, deps in edges.items() if _wing(m) == "sandbox" for d in deps
+                 if d.startswith("jupyter_fixloop.") and _wing(d) in ("loop", "model", "rules", "receipt"))
     assert bad == []
 
 

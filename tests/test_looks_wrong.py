@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from jupyter_fixloop import fix
-from jupyter_fixloop.model.builtin.data import chained_assignment
-from jupyter_fixloop.model.builtin.edits import ParsedReceipt
 from jupyter_fixloop.receipt.smells import warned
+from jupyter_fixloop.rules.data import chained_assignment
+from jupyter_fixloop.rules.edits import ParsedReceipt
 
 WARNED = ParsedReceipt("check failed", smells=warned(["ChainedAssignmentError: A value is being set on a copy"]))
 

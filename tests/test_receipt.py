@@ -14,10 +14,10 @@ import pytest
 from jupyter_fixloop import fix
 from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop.loop.verdict import Expectations, judge_result
-from jupyter_fixloop.model.builtin.edits import ParsedReceipt
 from jupyter_fixloop.model.models import count_tokens
 from jupyter_fixloop.model.prompt import build_messages
 from jupyter_fixloop.receipt import text, values as receipts
+from jupyter_fixloop.rules.edits import ParsedReceipt
 
 
 def receipt_of(code: str, budget: int = text.DEFAULT_TOKENS, checks=(), expect_output=None, **names):

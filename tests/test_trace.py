@@ -134,7 +134,7 @@ def test_through_a_sandbox_kernel_the_first_receipt_has_the_trace():
 
 
 def repaired(cell: str, checks: list[str], ns: dict) -> tuple[str, str]:
-    from jupyter_fixloop.model.builtin.repairs import propose
+    from jupyter_fixloop.rules.repairs import propose
 
     before = {k: v.copy() if hasattr(v, "copy") else v for k, v in ns.items()}
     receipt = receipt_of(cell, checks, ns)
@@ -145,7 +145,7 @@ def repaired(cell: str, checks: list[str], ns: dict) -> tuple[str, str]:
 
 
 def test_the_engine_reads_the_trace_failed_checks_and_smells_from_the_typed_receipt():
-    from jupyter_fixloop.model.builtin.edits import ParsedReceipt
+    from jupyter_fixloop.rules.edits import ParsedReceipt
 
     stores = pd.DataFrame({"store": [1, 2], "city": ["Lyon", None]})
     shared = receipt_of(MUTABLE_DEFAULT, [OUTLIER_CHECK], {"batch_a": [12, 15, 300, 14], "batch_b": [7, 950, 9, 8]})

@@ -429,9 +429,10 @@ def test_the_widget_draws_the_cell_against_exactly_what_accept_writes_and_runs(l
     """Round four, high: what you review is what runs. The widget's diff is drawn from the cell as it ran and
     the code Accept writes (the replace's source) and runs, not from a text kept beside them."""
     root, summary, _ = run_loop(lab, cell_id="cell-review")
+    # the drawn diff, not the style block (sets iterate by hash)
     diff = next(lab.state(c)["value"] for c in lab.descendants(root)
                 if '<pre class="fixloop-diff"' in lab.state(c).get("value", "")
-                and lab.state(c)["_model_name"] == "HTMLModel")  # the drawn diff, not the style block (sets iterate by hash)
+                and lab.state(c)["_model_name"] == "HTMLModel")
     before = len(lab.fixloop_messages("replace"))
     lab.click("fixloop-accept", root)
     written = lab.fixloop_messages("replace")[before]["source"].split("\n", 1)[1]  # below the %%fixloop line

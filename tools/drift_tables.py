@@ -1,5 +1,5 @@
 """What changed between a library's old version and today's, asked of both versions, never written by
-hand: the tables of jupyter_fixloop/model/builtin/signatures.py.
+hand: the tables of jupyter_fixloop/rules/changed.py.
 
 - `KEYWORD_ONLY_NOW`: the arguments a library took by position and takes only by keyword now;
 - `NUMPY_REMOVED`: numpy names that are gone now and that the old numpy's own deprecation text

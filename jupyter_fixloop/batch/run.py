@@ -704,7 +704,7 @@ class BatchRun:
         in place of the file; proposed as a diff (`module_diff`), the file and the cell left as they are.
         None when the built-in engine has no repair of the file or the cell still fails with it."""
         from ..loop import averify
-        from ..model import repair_module
+        from ..rules import repair_module
 
         with open(failure.path, encoding="utf-8") as f:
             source = f.read()

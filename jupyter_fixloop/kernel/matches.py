@@ -9,7 +9,7 @@ not bind or change from the statement that used them on, so their values are the
 only when something matched less than it would once normalized. Stdlib-only, run inside the sandbox
 (runner.py), gated on the code: a cell with no such call or comparison costs one walk of its tree.
 
-Formats the built-in engine reads (model/builtin/matches.py), keep them stable:
+Formats the built-in engine reads (rules/matches.py), keep them stable:
 `values near 'x' in df['c'] (none equal it): 'y' (case)`,
 `merge keys: a['k'] and b['k'] share 0 of 3 values; with .str.upper() on a['k'] they share 3 of 3`,
 `concat: column 'q' is int64 in a but str in b; b.astype({'q': 'int64'}) converts every value`,

@@ -1,4 +1,4 @@
-"""Models that write candidates: litellm's, the built-in engine, and the prompt they read."""
+"""Models that write candidates: litellm's, the built-in engine (its rules are rules/), and the prompt they read."""
 
 from typing import TYPE_CHECKING
 
@@ -7,12 +7,11 @@ from ..kernel.doors import doors
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "Model": "models", "Reply": "models", "LastRun": "models", "get_model": "models", "check_model": "models",
             "count_tokens": "models",
-    "build_messages": "prompt", "STOP": "prompt", "repair_module": "builtin.repairs",
+    "build_messages": "prompt", "STOP": "prompt",
 }
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: exported); none imported at run time
-    from .builtin.repairs import repair_module as repair_module
     from .models import (
         LastRun as LastRun,
         Model as Model,

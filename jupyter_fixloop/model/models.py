@@ -269,7 +269,7 @@ async def _streamed(lib, kwargs: dict, on_progress: Callable[[int, float], None]
 
 def _builtin(messages: list[dict], last: LastRun | None = None) -> Reply:
     """The offline engine's answer (see `BuiltinModel.propose`)."""
-    from .builtin.engine import GUESS_WORDS, answer_run
+    from ..rules.engine import GUESS_WORDS, answer_run
 
     started = time.perf_counter()
     text = answer_run(last.code, last.receipt, last.modules) if last is not None else answer_run(None, None)

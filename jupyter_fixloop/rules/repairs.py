@@ -19,9 +19,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
-from ...kernel.ipysyntax import readable
-from ...receipt.smells import invisible_added
-from ...receipt.values import Receipt
+from ..kernel.ipysyntax import readable
+from ..receipt.smells import invisible_added
+from ..receipt.values import Receipt
 from .calls import (
     bad_keyword,
     column_repr,

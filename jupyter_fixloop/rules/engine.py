@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ...receipt.text import run_headline
-from ...receipt.values import Receipt
+from ..receipt.text import run_headline
+from ..receipt.values import Receipt
 from . import repairs
 
 GUESS_WORDS = "A guess (only a check can tell it is the one meant): "

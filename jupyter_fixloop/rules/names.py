@@ -11,7 +11,7 @@ import difflib
 import re
 import sys
 
-from ...kernel import ipysyntax
+from ..kernel import ipysyntax
 from .changed import (
     METHODS_RENAMED,
     NUMPY_REMOVED,

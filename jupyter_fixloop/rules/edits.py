@@ -16,10 +16,10 @@ import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ...kernel import ipysyntax
-from ...receipt.saved import SAVED_CHECK
-from ...receipt.text import for_people, run_headline
-from ...receipt.values import OUTPUT_CHECK, Receipt, TracedLine
+from ..kernel import ipysyntax
+from ..receipt.saved import SAVED_CHECK
+from ..receipt.text import for_people, run_headline
+from ..receipt.values import OUTPUT_CHECK, Receipt, TracedLine
 
 # ---------------------------------------------------------------- reading a receipt
 

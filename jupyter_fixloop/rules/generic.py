@@ -23,7 +23,7 @@ import ast
 import inspect
 import re
 
-from ..knowledge import Change, changes
+from ..model.knowledge import Change, changes
 from .edits import CannotTell, ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
 from .names import attribute_error, import_optional
 
