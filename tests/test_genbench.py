@@ -112,7 +112,7 @@ def test_the_peers_prompts_are_scored_by_the_same_harness(fake_model, tmp_path, 
             assert prompt.rstrip().endswith("with no text or explanation before or after it.")
             assert "'x'" not in prompt  # jupyter-ai sends nothing of the user's data
         else:
-            assert "Defined Variables:" in prompt and "'b': ['x'" not in prompt and " x" in prompt  # the frame
+            assert "Defined Variables:\n{'df':" in prompt and "'pd':" not in prompt  # the data, not the modules
             assert "Your task: $Return the first 2 rows" in prompt
         assert f"{mode}: 1 of 2 right (50%)" in capsys.readouterr().out
 
