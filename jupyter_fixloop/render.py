@@ -24,9 +24,6 @@ STATUS_TEXT = {
 }
 
 
-ALREADY_RUNS = "the cell already runs"  # how the loop's reason starts when nothing checked a passing cell
-
-
 def escaped(text: str) -> str:
     """Text for HTML that may hold what a sandbox or a model wrote (stdout, a traceback, code, a reason quoting
     them): hidden characters as escapes first (hidden.py: a bidi override or a zero-width space is shown, not
@@ -34,18 +31,18 @@ def escaped(text: str) -> str:
     return html.escape(visible(text))
 
 
-def status_label(status: str, reason: str = "") -> str:
-    """The status in words; a cell that ran as written with nothing to check it "already runs": it
-    does not "pass" anything."""
-    if status == "passed" and reason.startswith(ALREADY_RUNS):
+def status_label(status: str, unchecked: bool = False) -> str:
+    """The status in words; a cell that ran as written with nothing to check it (`unchecked`, from the
+    result's account: LoopResult.unchecked) "already runs": it does not "pass" anything."""
+    if status == "passed" and unchecked:
         return "already runs"
     return STATUS_TEXT.get(status, status)
 
 
-def status_words(status: str, reason: str) -> str:
+def status_words(status: str, reason: str, unchecked: bool = False) -> str:
     """"fixed (after 1 round(s): its 1 check passes)", or for an unverified repair the header the issue
     asks for: "runs now — unverified: nothing checked it; read what it does to your data (...)"."""
-    label = status_label(status, reason)
+    label = status_label(status, unchecked)
     if not reason:
         return label
     return f"{label}: {reason}" if status == "unverified" else f"{label} ({reason})"
@@ -69,7 +66,7 @@ def usage_text(usage) -> str:
 def summary_line(result: LoopResult) -> str:
     rounds = f"{len(result.rounds)}/{result.max_rounds} rounds"
     return (
-        f"fixloop: {status_words(result.status, result.reason)} — {rounds}, "
+        f"fixloop: {status_words(result.status, result.reason, result.unchecked)} — {rounds}, "
         f"model {result.model}, {tokens_text(result.tokens)}, {cost_text(result.cost)}, {result.seconds:.1f} s"
     )
 
@@ -392,9 +389,10 @@ WIDGET_STYLE = """<style>
 
 
 def header_html(*, status: str, reason: str = "", rounds: int = 0, max_rounds: int = 0, model: str = "",
-                tokens: int = 0, cost: float = 0.0, seconds: float = 0.0, activity: str = "") -> str:
+                tokens: int = 0, cost: float = 0.0, seconds: float = 0.0, activity: str = "",
+                unchecked: bool = False) -> str:
     """The widget's header: status, rounds used of max, model, tokens, cost, elapsed; live while running."""
-    label = "running" if status == "running" else status_label(status, reason)
+    label = "running" if status == "running" else status_label(status, unchecked)
     why = f"{':' if status == 'unverified' else ' —'} {escaped(reason)}" if reason else ""
     now = (
         f'<div class="fixloop-activity" role="status" aria-live="polite">{escaped(activity)}</div>'
@@ -410,7 +408,7 @@ def header_html(*, status: str, reason: str = "", rounds: int = 0, max_rounds: i
 def result_header_html(result: LoopResult) -> str:
     return header_html(status=result.status, reason=result.reason, rounds=len(result.rounds),
                        max_rounds=result.max_rounds, model=result.model, tokens=result.tokens, cost=result.cost,
-                       seconds=result.seconds) + notes_html(result.notes)
+                       seconds=result.seconds, unchecked=result.unchecked) + notes_html(result.notes)
 
 
 def activity_text(event: LoopEvent) -> str:

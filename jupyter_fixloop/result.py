@@ -137,6 +137,10 @@ class ReadCheck:
         return f"checked: {self.words} (read from your instruction){how}"
 
 
+BOUNDS = ("rounds", "tokens", "budget", "time", "repeated")  # what stops a loop that gives up ("repeated": the
+# model gave an answer that already failed, and asking again cannot help)
+
+
 @dataclass(frozen=True)
 class LoopResult:
     """How a loop ended.
@@ -163,9 +167,10 @@ class LoopResult:
     max_rounds: int = 0
     loop_id: str = ""
     notes: tuple[str, ...] = ()
-    account: Account | None = None  # for a claim: what its status rests on, as data (receipt/values.py)
+    account: Account | None = None  # what its status rests on, as data (receipt/values.py): checks, guard, bound
     agreement: Agreement | None = None  # how many independent answers give the result handed over (None: not asked)
     read_checks: tuple[ReadCheck, ...] = ()  # checks read from the instruction, run with every candidate
+    bound: str = ""  # for "gave_up": the bound that stopped it, one of BOUNDS ("" when none did)
 
     @property
     def diff(self) -> str:
@@ -173,6 +178,12 @@ class LoopResult:
         if self.patched is None:
             return ""
         return unified_diff(self.source, self.patched)
+
+    @property
+    def unchecked(self) -> bool:
+        """A cell that already passes with nothing of the user's to check its values (its account says so):
+        it "already runs", it does not "pass" anything."""
+        return self.status == "passed" and self.account is not None and not self.account.checked
 
     @property
     def tokens(self) -> int:
@@ -353,6 +364,7 @@ def loop_summary(result: LoopResult, *, cell_id: str | None = None, original: st
                           "model_written": "model" in a.authors} for a in result.alternatives],
         "model_written": result.model_written,
         "agreement": result.agreement.to_json() if result.agreement is not None else None,
+        "account": result.account.to_json() if result.account is not None else None,
         "read_checks": [{"expr": c.expr, "words": c.words, "passed": c.passed, "text": c.text}
                         for c in result.read_checks],
         "rounds": round_summaries(result),

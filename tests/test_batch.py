@@ -301,6 +301,9 @@ def test_what_no_change_to_the_cell_fixes_is_said_plainly():
     assert "`matplotlib` is not installed" in words.missing_package(
         'ImportError: matplotlib is required for plotting when the default backend "matplotlib" is selected.')
     assert words.missing_package("ModuleNotFoundError: No module named 'sklearn.cross_validation'") is None  # moved
+    assert "`pip install tables`" in words.missing_package(  # pandas' own words for an optional dependency
+        "ImportError: `Import pytables` failed.  Use pip, conda, or your preferred package management tool to install "
+        "the pytables package.")
     said = words.missing_file("FileNotFoundError: [Errno 2] No such file or directory: 'examples/ex9.csv'",
                               "/home/me/book")
     assert "`examples/ex9.csv` is not there" in said and "`/home/me/book`" in said

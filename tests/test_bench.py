@@ -2,6 +2,7 @@
 
 import json
 import os
+from collections import Counter
 
 import pytest
 from fixloop_bench import fixrate as bench
@@ -85,6 +86,21 @@ def test_claim_precision_counts_fixed_and_unverified_claims_against_the_hidden_c
     assert bench.claims_line(f) == ("claimed 3 (fixed 1, unverified 2); claims verified by the hidden check 2 (fixed 1 "
                                     "of 1, unverified 1 of 2); claim precision 67%")
     assert bench.summarize(results[3:])["overall"]["claim_precision"] is None
+
+
+def test_the_evidence_of_each_fixed_case_is_counted_and_a_fix_with_none_is_said():
+    results = [
+        bench.CaseResult("a", "X", "crash", True, "fixed", evidence=("user", "assert", "assert")),
+        bench.CaseResult("b", "X", "crash", False, "fixed", evidence=("following",)),
+        bench.CaseResult("c", "X", "crash", True, "fixed"),  # no evidence: what the rule forbids, counted
+        bench.CaseResult("d", "X", "crash", True, "unverified"),
+    ]
+    f = bench.summarize(results)["overall"]
+    assert f["evidence"] == {"assert": 1, "following": 1, "user": 1}
+    assert (f["runs_only"], f["fixed_wrong"]) == (1, 1)
+    assert bench.evidence_line(f) == ("fixed 3, by evidence (a case per source it had): assert 1, following 1, user 1; "
+                                      "fixed whose only evidence is a later cell that runs: 1; fixed the hidden check "
+                                      "calls wrong: 1")
 
 
 def test_loop_with_scripted_model_hides_the_check(fake_model, tmp_path, capsys):
@@ -205,6 +221,10 @@ def test_the_notebook_bench_runs_each_notebook_plainly_and_in_batch_mode(tmp_pat
     assert "| drift cells fixed right | 1/1 (100%) | 0/1 (0%) | +100 points |" in out, out
     verifiers = "| fixes verified by saved output / following cell / check / nothing | 1 / 0 / 0 / 0 | 0 / 0 / 0 / 1 |"
     assert verifiers in out, out
+    # the fixed cell's evidence, as data from its account; none had only a later cell that runs, none shown wrong
+    assert ("fixed 1, by evidence (a cell per source it had): saved 1; fixed whose only evidence is a later cell "
+            "that runs: 0; fixed a saved output calls wrong: 0") in out, out
+    assert "| corpus | 1 | saved 1 | 0 | 0 |" in out and "| plots | 0 | none | 0 | 0 |" in out, out
 
 
 def test_each_drift_fix_is_right_wrong_or_unverified_by_the_saved_output():
@@ -254,9 +274,40 @@ def test_each_drift_fix_is_right_wrong_or_unverified_by_the_saved_output():
     assert verdicts[6][0] == "unverified"  # below a wrong one, an output is no check
     # batch mode said so (batch/run.py: a later output that disagrees with a fix): still wrong, and the line says so
     said = "shows another output than the one saved (-0.5 | +0.7); it reads `rounded`, which the fix of cell 2 made"
-    outcomes[2] = CellOutcome(3, "ok", "print(rounded)", reason=said)
+    outcomes[2] = CellOutcome(3, "ok", "print(rounded)", reason=said, disagrees=2)
     assert drift_verdicts(outcomes, saved, now, drift)[3] == (
         "wrong", ["-0.5", "+0.7", "(batch mode says so: a later output disagrees with the fix)"])
+
+
+def test_each_fixed_cell_is_counted_by_its_evidence_and_one_a_saved_output_calls_wrong_is_listed():
+    from fixloop_bench.notebooks import NotebookFigures, evidence_line, evidence_of, shown
+    from nbformat.v4 import new_output
+
+    from jupyter_fixloop.batch.run import CellOutcome
+    from jupyter_fixloop.receipt.values import Account
+    from jupyter_fixloop.result import LoopResult
+
+    def fixed(number, checked=(), by="check"):
+        result = LoopResult("fixed", "x", "y", [], account=Account(checked=checked))
+        return CellOutcome(number, "fixed", f"print(v{number})", result=result, verified_by=by)
+
+    assert evidence_of(fixed(1, ("assert", "user", "assert"))) == ("assert", "user")
+    assert evidence_of(fixed(2, (), "saved output")) == ("later saved output",)  # a later cell showed the saved output
+    assert evidence_of(fixed(3, ("saved",), "saved output")) == ("saved",)
+    assert evidence_of(fixed(4, ())) == ()  # what the rule forbids: the bench counts it
+
+    def cell(text):
+        return {"outputs": [new_output("stream", name="stdout", text=text)], "execution_count": 1}
+
+    outcomes = [fixed(1, ("assert",)), fixed(2, ("assert",))]
+    seen = shown(outcomes, {1: cell("5\n"), 2: cell("7\n")}, {1: cell("5\n"), 2: cell("8\n")})
+    assert seen == {1: (True, []), 2: (False, ["-7", "+8"])}  # the saved output calls cell 2's fix wrong
+    f = NotebookFigures("nb", fixed=Counter(check=2), runs_only=[4], fixed_wrong=[(2, "-7 | +8")],
+                        evidence=Counter({"assert": 2}))
+    assert evidence_line(f) == ("fixed 2, by evidence (a cell per source it had): assert 2; fixed whose "
+                                "only evidence is a later cell that runs: 1; fixed a saved output calls wrong: 1")
+    again = NotebookFigures.from_json(json.loads(json.dumps(f.as_json())))
+    assert again.evidence == f.evidence and again.fixed_wrong == f.fixed_wrong and again.runs_only == [4]
 
 
 def test_the_corpora_summary_puts_dev_beside_held_out_and_leaves_each_corpus_out():
@@ -312,6 +363,22 @@ def test_a_cell_that_reads_what_the_machine_kept_a_cell_from_making_is_no_drift_
     outcomes = [CellOutcome(n, "failed" if e else "ok", s) for n, (s, e) in enumerate(zip(sources, errors), 1)]
     saved = {n: {"outputs": [], "execution_count": n} for n in range(1, 7)}
     assert drift_cells(outcomes, saved, dict(enumerate(errors, 1))) == {4, 6}
+
+
+def test_a_magic_of_an_extension_this_machine_lacks_is_no_drift_cell():
+    """`%load_ext watermark` fails for a package not installed here; `%watermark` below it then is no magic at all:
+    no change to the cell makes it run. A magic no failed `%load_ext` accounts for is still measured."""
+    from fixloop_bench.notebooks import drift_cells
+
+    from jupyter_fixloop.batch.run import CellOutcome
+
+    sources = ["%load_ext watermark", "%watermark -v -p numpy", "%memit sum(range(9))"]
+    errors = ["ModuleNotFoundError: No module named 'watermark'",
+              "UsageError: Line magic function `%watermark` not found.",
+              "UsageError: Line magic function `%memit` not found."]
+    outcomes = [CellOutcome(n, "failed", s) for n, s in enumerate(sources, 1)]
+    saved = {n: {"outputs": [], "execution_count": n} for n in range(1, 4)}
+    assert drift_cells(outcomes, saved, dict(enumerate(errors, 1))) == {3}
 
 
 def test_a_fix_shown_wrong_here_is_right_when_the_era_kernel_shows_the_saved_output(tmp_path, capsys, monkeypatch):

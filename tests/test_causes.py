@@ -9,7 +9,7 @@ import nbformat
 from fixloop_bench.causes import SHIPPED, where
 
 from jupyter_fixloop.batch.run import BatchOptions, CellOutcome, fix_notebook, read_notebook
-from jupyter_fixloop.kernel import suspects
+from jupyter_fixloop.cell import suspects
 from jupyter_fixloop.options import LoopOptions
 from jupyter_fixloop.runtime import run_sync
 

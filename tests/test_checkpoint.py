@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from jupyter_fixloop.kernel.checkpoint import Checkpoint, cell_names, copy_on_write, written_names
+from jupyter_fixloop.cell import cell_names, written_names
+from jupyter_fixloop.kernel.checkpoint import Checkpoint, copy_on_write
 
 FAILING = "df['x'] = df['x'] * 2\nrows.append(4)\nlabel = 'new'\ndf['y'].foo()\n"
 

@@ -4,6 +4,7 @@ that hands the old value on, a decorator), read with `ast`, and the tables it yi
 libraries."""
 
 import importlib.util
+import json
 import pathlib
 import textwrap
 
@@ -369,3 +370,39 @@ def test_a_default_change_is_read_from_the_note_under_its_parameter(tables):
            "alpha : float\n    .. versionchanged:: 1.0\n       The default of `beta` changed from 1 to 2.\n\n"
            "Attributes\n----------\nn_iter_ : int\n    .. versionchanged:: 0.2\n       Default changed from 1 to 2.\n")
     assert tables.default_notes(doc) == {"solver": ("liblinear", "lbfgs"), "tol": (1e-3, 1e-4)}
+
+
+# ---------------------------------------------------------------- the tables as the package stores them
+
+STORED = TOOL.parent.parent / "jupyter_fixloop" / "rules" / "changed.json"
+
+
+def test_the_stored_tables_are_what_the_tool_writes_and_say_so(tables):
+    """rules/changed.json is the tool's output as is: written again from what it holds, it is the same
+    text (an entry edited by hand in another shape, or out of order, fails); it says what generated it."""
+    from jupyter_fixloop.rules import changed
+
+    stored = json.loads(STORED.read_text(encoding="utf-8"))
+    assert stored["generated"] == tables.GENERATED and "do not edit" in stored["generated"]
+    assert "against today's (pandas " in stored["from"]
+    assert tables.tables_json(changed.tables(), stored["from"]) == STORED.read_text(encoding="utf-8")
+
+
+def test_the_tool_writes_each_table_sorted_one_entry_a_line_tuples_as_arrays(tables):
+    written = tables.tables_json({"B": {("b", "x"): ("y", None), ("a", "x"): (1.5, 2)}, "A": {}}, "old 1.0")
+    assert written.splitlines()[4:] == ['    "B": [', '      [["a", "x"], [1.5, 2]],',
+                                        '      [["b", "x"], ["y", null]]', "    ],", '    "A": []', "  }", "}"]
+    assert json.loads(written)["from"] == "old 1.0"
+
+
+def test_the_tables_are_read_on_first_use_once_as_tuples():
+    spec = importlib.util.spec_from_file_location("changed_copy", STORED.with_suffix(".py"))
+    copy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(copy)
+    assert copy.tables.cache_info().currsize == 0  # importing reads nothing
+    assert copy.CHANGED_DEFAULTS[("LogisticRegression", "solver")] == ("liblinear", "lbfgs")
+    assert copy.SKLEARN_NAMES_MOVED[("sklearn.cross_validation", "train_test_split")] == (
+        "sklearn.model_selection", "train_test_split")
+    assert copy.tables.cache_info().currsize == 1 and copy.NUMPY_REMOVED is copy.NUMPY_REMOVED
+    with pytest.raises(AttributeError, match="NO_SUCH_TABLE"):
+        copy.NO_SUCH_TABLE  # noqa: B018

@@ -133,6 +133,9 @@ def failure(ename, line, lineno=1):
     return Receipt(kind="exception", text=f"{ename}: x", ename=ename, evalue="x", lineno=lineno, line=line)
 
 
+ASSIGNED = "r = frame.assign(\n    close=lambda x: x.close.fillna(method='ffill'),\n    n=1,\n)\n"
+
+
 @pytest.mark.parametrize(
     "original, checks, last, candidate",
     [
@@ -164,10 +167,20 @@ def failure(ename, line, lineno=1):
         ("df.dropna(subset=['Price'], inplace=True)\n", [], failure("KeyError",
                                                                     "df.dropna(subset=['Price'], inplace=True)"),
          "df = df.dropna(subset=['price'])\n"),
+        # the failing line is one line of a statement over several: what that statement did (bind `r`) is kept
+        (ASSIGNED, [], failure("TypeError", "    close=lambda x: x.close.fillna(method='ffill'),", 2),
+         ASSIGNED.replace(".fillna(method='ffill')", ".ffill()")),
     ],
 )
 def test_honest_fixes_are_not_rejected(original, checks, last, candidate):
     assert Guard(original, tuple(checks)).check(candidate, last) is None
+
+
+def test_a_statement_over_several_lines_that_the_candidate_drops_is_still_rejected():
+    """The failing line `close=...,` read alone would bind `close`; the statement it is part of binds `r`."""
+    last = failure("TypeError", "    close=lambda x: x.close.fillna(method='ffill'),", 2)
+    rejection = Guard(ASSIGNED, ()).check("n = len(frame)\n", last)
+    assert rejection is not None and "(it no longer sets `r`)" in rejection.text
 
 
 def test_a_fixloop_line_inside_the_candidate_is_rejected():

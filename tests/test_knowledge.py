@@ -178,6 +178,257 @@ def test_the_entries_about_a_cells_names_say_what_pandas_said():
     assert "iloc or loc" in first
 
 
+# pandas doc/source/whatsnew/v3.0.0.rst (a draft of the notes, as stored at pandas-dev/pandas 00084e66) and v2.1.0.rst
+PANDAS_3 = """\
+Deprecations
+~~~~~~~~~~~~
+
+Other Deprecations
+^^^^^^^^^^^^^^^^^^
+- Deprecated :meth:`Timestamp.utcnow`, use ``Timestamp.now("UTC")`` instead (:issue:`56680`)
+
+Removal of prior version deprecations/changes
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+
+Enforced deprecation of aliases ``M``, ``Q``, ``Y``, etc. in favour of ``ME``, ``QE``, ``YE``, etc. for offsets
+^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+Renamed the following offset aliases (:issue:`57986`):
+
++-------------------------------+------------------+------------------+
+| offset                        | removed alias    | new alias        |
++===============================+==================+==================+
+|:class:`MonthEnd`              |      ``M``       |     ``ME``       |
++-------------------------------+------------------+------------------+
+|:class:`YearEnd`               |      ``Y``       |     ``YE``       |
++-------------------------------+------------------+------------------+
+
+Other Removals
+^^^^^^^^^^^^^^
+- Removed ``DataFrame.applymap``, ``Styler.applymap`` and ``Styler.applymap_index`` (:issue:`52364`)
+- Removed deprecated keyword ``method`` on :meth:`Series.fillna`, :meth:`DataFrame.fillna` (:issue:`57760`)
+- Removed alias :class:`arrays.PandasArray` for :class:`arrays.NumpyExtensionArray` (:issue:`53694`)
+- Enforced deprecation of strings ``H``, ``BH``, and ``CBH`` denoting frequencies in :class:`Hour`,
+  :class:`BusinessHour`, :class:`CustomBusinessHour` (:issue:`59143`)
+
+Performance improvements
+~~~~~~~~~~~~~~~~~~~~~~~~
+"""
+
+PANDAS_21 = """\
+Deprecations
+~~~~~~~~~~~~
+
+Other Deprecations
+^^^^^^^^^^^^^^^^^^
+- Deprecated :meth:`.Styler.applymap`. Use the new :meth:`.Styler.map` method instead (:issue:`52708`)
+- Deprecated :meth:`DataFrame.applymap`. Use the new :meth:`DataFrame.map` method instead (:issue:`52353`)
+- Deprecated the ``method`` and ``limit`` keywords in :meth:`DataFrame.replace` and :meth:`Series.replace`
+  (:issue:`33302`)
+- Deprecated the ``method`` and ``limit`` keywords on :meth:`Series.fillna`, :meth:`DataFrame.fillna`, use
+  ``obj.bfill()`` or ``obj.ffill()`` instead (:issue:`53394`)
+"""
+
+# pandas 2.2.3's pandas/_libs/tslibs/dtypes.pyx (two of its tables, a few rows each)
+DTYPES_PYX = """\
+cdef dict c_OFFSET_DEPR_FREQSTR = {
+    "M": "ME",
+    "Y-DEC": "YE-DEC",
+    "A": "YE",
+}
+cdef dict c_DEPR_ABBREVS = {
+    "A": "Y",
+    "H": "h",
+    "T": "min",
+}
+"""
+
+
+@pytest.fixture
+def notes(tmp_path):
+    (tmp_path / "pandas" / "code" / "2.2.3").mkdir(parents=True)
+    (tmp_path / "pandas" / "v3.0.0.rst").write_text(PANDAS_3)
+    (tmp_path / "pandas" / "v2.1.0.rst").write_text(PANDAS_21)
+    (tmp_path / "pandas" / "code" / "2.2.3" / "dtypes.pyx").write_text(DTYPES_PYX)
+    return tmp_path
+
+
+def test_a_table_of_renamed_aliases_is_a_removal_a_row(harvest):
+    found = entries_of(harvest, "pandas", PANDAS_3)
+    rows = [e for e in found if e["words"].startswith("Renamed the following offset aliases: ")]
+    assert [(e["names"][0], e["kind"], e["replacement"]) for e in rows] == [("M", "alias", "ME"), ("Y", "alias", "YE")]
+    assert rows[0]["words"] == ("Renamed the following offset aliases: removed alias ``M``, new alias ``ME``, "
+                                "offset :class:`MonthEnd`")
+    assert not any(e["words"] in ("Other Removals", "Other Deprecations") for e in found)  # sub-headings only
+    alias = next(e for e in found if "PandasArray" in e["words"])
+    assert alias["replacement"] == "arrays.NumpyExtensionArray"
+
+
+def test_a_removal_of_several_names_says_what_each_ones_deprecation_named(harvest, notes):
+    found = harvest.harvest(notes, "pandas")
+    assert len(found) == len({(e["source"], e["change"], e["words"]) for e in found})  # nested sections once
+    applymap = next(e for e in found if e["change"] == "removed" and "DataFrame.applymap" in e["names"])
+    assert applymap["deprecated_in"] == "2.1.0"
+    assert applymap["deprecation_replacements"] == {"DataFrame.applymap": "DataFrame.map",
+                                                    "Styler.applymap": "Styler.map"}
+    assert applymap["deprecation_replacement"] == "DataFrame.map"
+    fillna = next(e for e in found if e["change"] == "removed" and e["names"][:2] == ["method", "Series.fillna"])
+    assert fillna["deprecation_replacement"] == "obj.bfill() or obj.ffill()"  # not replace()'s `method`, named none
+
+
+def test_the_frequency_aliases_pandas_code_warns_of_say_their_replacement(harvest, notes):
+    found = harvest.warned(notes, "pandas")
+    assert [(e["names"], e["replacement"]) for e in found] == [
+        (["M"], "ME"), (["A"], "YE"), (["A"], "Y"), (["H"], "h"), (["T"], "min")]  # `Y-DEC` follows `Y`
+    assert found[0]["words"] == "'M' is deprecated and will be removed in a future version, please use 'ME' instead."
+    hours = next(e for e in harvest.harvest(notes, "pandas") if e["change"] == "removed" and e["names"][0] == "H")
+    assert hours["deprecation_replacements"] == {"H": "h"}  # the notes name none: the warning does
+
+
+def test_gather_reads_pandas_notes_from_a_git_dir_offline(harvest, tmp_path):
+    import subprocess
+
+    repo = tmp_path / "pandas"
+    (repo / "doc" / "source" / "whatsnew").mkdir(parents=True)
+    for name in ("v2.0.3.rst", "v3.0.0.rst", "index.rst"):
+        (repo / "doc" / "source" / "whatsnew" / name).write_text(name)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "notes"], check=True)
+    target = tmp_path / "notes" / "pandas"
+    harvest._from_git(str(repo / ".git"), "HEAD", "doc/source/whatsnew/", target, "pandas-dev/pandas",
+                      lambda name: (harvest.version_of(name) or (0,)) > harvest.PANDAS_SDIST_LAST)
+    assert sorted(p.name for p in target.iterdir()) == ["SOURCE", "v3.0.0.rst"]  # 2.0.3 comes from its sdist
+    assert (target / "SOURCE").read_text().startswith("pandas-dev/pandas git ")
+
+
+# IPython 8.37's IPython/core/display.py and utils/sysinfo.py (three functions, cut short), 9.0's, and 9.0's notes
+IPYTHON_8 = {
+    "core/display.py": '''
+import warnings
+
+
+def set_matplotlib_formats(*formats, **kwargs):
+    """
+    .. deprecated:: 7.23
+
+       use `matplotlib_inline.backend_inline.set_matplotlib_formats()`
+
+    Select figure formats for the inline backend.
+    """
+    warnings.warn("`set_matplotlib_formats` is deprecated since IPython 7.23, directly "
+                  "use `matplotlib_inline.backend_inline.set_matplotlib_formats()`", DeprecationWarning, stacklevel=2)
+
+
+def __getattr__(name):
+    warnings.warn(f"Importing {name} from IPython.core.display is deprecated since IPython 7.14", DeprecationWarning)
+''',
+    "utils/sysinfo.py": '''
+import warnings
+
+
+def num_cpus():
+    warnings.warn("`num_cpus` is deprecated since IPython 8.0. Use `os.cpu_count` instead.",
+                  DeprecationWarning, stacklevel=2)
+
+
+def kept():
+    warnings.warn("`kept` is Pending Deprecation since IPython 8.17.", PendingDeprecationWarning)
+''',
+}
+IPYTHON_9 = {"core/display.py": "import warnings\n", "utils/sysinfo.py": "def kept():\n    pass\n"}
+IPYTHON_9_NOTES = """\
+Removal and deprecation
+-----------------------
+
+I am not going to list the removals and deprecations, but anything deprecated since before IPython 8.16 is gone,
+including many shim modules and indirect imports that would just re-expose IPykernel, qtconsole, etc.
+"""
+
+
+def test_deprecations_in_a_librarys_code_and_the_removals_its_notes_state_as_a_rule(harvest, tmp_path):
+    for release, files in (("8.37.0", IPYTHON_8), ("9.0.0", IPYTHON_9)):
+        for name, text in files.items():
+            path = tmp_path / "IPython" / "code" / release / "IPython" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    (tmp_path / "IPython" / "version9.rst").write_text(IPYTHON_9_NOTES)
+    found = harvest.harvest(tmp_path, "IPython")
+    said = {(e["change"], e["names"][0]): e for e in found}
+    assert sorted(said) == [("deprecated", "IPython.core.display.set_matplotlib_formats"),
+                            ("deprecated", "IPython.utils.sysinfo.kept"),
+                            ("deprecated", "IPython.utils.sysinfo.num_cpus"),
+                            ("removed", "IPython.core.display.set_matplotlib_formats"),
+                            ("removed", "IPython.utils.sysinfo.num_cpus")]  # `kept`: deprecated after 8.16, still there
+    formats = said[("deprecated", "IPython.core.display.set_matplotlib_formats")]
+    assert formats["version"] == "7.23"
+    assert formats["replacement"] == "matplotlib_inline.backend_inline.set_matplotlib_formats()"
+    gone = said[("removed", "IPython.core.display.set_matplotlib_formats")]
+    assert (gone["version"], gone["deprecated_in"]) == ("9.0.0", "7.23")
+    assert gone["deprecation_replacement"] == "matplotlib_inline.backend_inline.set_matplotlib_formats()"
+    assert "anything deprecated since before IPython 8.16 is gone" in gone["words"]
+    assert gone["evidence"] == "not defined in IPython 9.0.0's IPython/core/display.py"
+    assert said[("removed", "IPython.utils.sysinfo.num_cpus")]["deprecation_replacement"] == "os.cpu_count"
+
+
+def test_the_entries_about_an_import_ipython_9_refuses_name_its_replacement():
+    """The book's `preamble.py`: `from IPython.display import set_matplotlib_formats` on IPython 9."""
+    error = ("ImportError: cannot import name 'set_matplotlib_formats' from 'IPython.display' "
+             "(/usr/lib/python3/site-packages/IPython/display.py)")
+    words = knowledge.subject_of(error) + knowledge.words_of(error)
+    first = knowledge.said(knowledge.about(words, ["IPython"])[0])
+    assert first.startswith("IPython 9.0.0 removed IPython.core.display.set_matplotlib_formats (deprecated in 7.23; "
+                            "its deprecation said use matplotlib_inline.backend_inline.set_matplotlib_formats())")
+
+
+def _shipped(library, version, change, *first_names):
+    return next(c for c in knowledge.changes() if (c.library, c.version, c.change) == (library, version, change)
+                and c.names[:len(first_names)] == first_names)
+
+
+def test_the_shipped_data_says_pandas_3_removals_with_their_replacement():
+    """Named entries of the shipped file, each with what pandas said to use instead."""
+    applymap = _shipped("pandas", "3.0.0", "removed", "DataFrame.applymap")
+    assert dict(applymap.deprecation_replacements)["DataFrame.applymap"] == "DataFrame.map"
+    assert _shipped("pandas", "3.0.0", "removed", "M", "MonthEnd").replacement == "ME"
+    fillna = _shipped("pandas", "3.0.0", "removed", "method", "Series.fillna", "DataFrame.fillna")
+    assert fillna.deprecation_replacement == "obj.bfill() or obj.ffill()"
+    assert dict(_shipped("pandas", "3.0.0", "removed", "H").deprecation_replacements)["H"] == "h"
+    assert dict(_shipped("pandas", "3.0.0", "removed", "A").deprecation_replacements)["A"] == "YE"
+    assert _shipped("pandas", "3.0.0", "removed", "DataFrame.swapaxes").deprecation_replacement == \
+        "DataFrame.transpose or Series.transpose"
+
+
+def test_the_shipped_coverage_counts_pandas_removals_to_3_0():
+    import json
+
+    data = json.loads(knowledge.DATA.read_text())
+    lines = {line.split(" ", 1)[0]: line for line in data["coverage"]}
+    assert lines["pandas"].startswith("pandas (0.20.0-3.0.0): ")
+    for library in ("pandas", "numpy", "matplotlib", "scikit-learn"):
+        assert float(lines[library].rsplit("% covered", 1)[0].rsplit(" ", 1)[1]) >= 95.0, lines[library]
+    assert any("00084e6619637d3bc9a0d82b59bfacc8699daa32" in s for s in data["sources"]["pandas"])
+
+
+@pytest.mark.parametrize("cell, said", [
+    ("v = labelled.applymap(str)\n", "for DataFrame.applymap"),
+    ("v = series.resample('M').sum()\n", "removed alias ``M``, new alias ``ME``"),
+    ("v = labelled.fillna(method='ffill')\n", "its deprecation said use obj.bfill() or obj.ffill()"),
+])
+def test_a_cell_using_what_pandas_3_removed_gets_its_entry_in_the_prompt(cell, said):
+    """Today's pandas raises on each; the prompt's section says what pandas said to use instead."""
+    from jupyter_fixloop.model.prompt import CHANGES_HEADING, changes_section
+
+    ns = {}
+    setup = FRAMES + "series = pd.Series([1, 2], index=pd.date_range('2020-01-31', periods=2, freq='D'))\n"
+    failed = run(ns, setup, cell)
+    assert not failed.ok
+    section = changes_section(cell, [(cell, failed)], ("pandas",))
+    assert section.startswith(CHANGES_HEADING)
+    assert said in section, section
+
+
 @pytest.fixture
 def ns():
     return {}
@@ -346,7 +597,8 @@ def test_an_axes_repr_of_any_matplotlib_is_the_same_axes():
 
 
 def test_a_renamed_frequency_alias_in_a_footer_is_the_same_series():
-    """pandas 2.2 renamed `M` to `ME` (FREQ_ALIASES is None: no sdist ships 2.2's notes, so no entry)."""
+    """pandas 2.2 renamed `M` to `ME` (FREQ_ALIASES is None: the footer's equivalence cites no entry, though the
+    knowledge base now holds pandas 3.0's `M` -> `ME`)."""
     import pandas as pd
 
     from jupyter_fixloop.receipt.saved import FREQ_ALIASES, saved_check

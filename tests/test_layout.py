@@ -206,12 +206,12 @@ WINGS = {"loop": 5, "sandbox": 4, "model": 4, "rules": 3, "receipt": 2, "kernel"
 # base, which stays in model/ beside the prompt that reads it too (issue #55 harvests it there)
 UPWARD: set[tuple[str, str]] = {("jupyter_fixloop.rules.generic", "jupyter_fixloop.model.knowledge")}
 FACES = ("notebook", "batch", "cli")  # `jupyter-fixloop demo` is batch/demo.py
-# the host's doors into kernel/: the wire, and modules the user's side runs too (the snapshot writer,
-# the sharing rule, the prctl/Landlock calls the user's process makes on itself, a cell's IPython syntax
-# read as Python line for line: the runner runs it so, the rules and the guard read it so; the checkpoint
-# the user's kernel keeps before each cell in `%fixloop auto`; the doors every package's `__init__` makes; a
-# cell's one shared parse and walk, which the snapshot's names and the host's readers of a cell share)
-HOST_MAY_IMPORT = {"wire", "snapshot", "sharing", "limits", "ipysyntax", "checkpoint", "namespace", "doors"}
+# the host's doors into kernel/: the wire, and modules the user's side runs too (the snapshot writer; the
+# prctl/Landlock calls the user's process makes on itself; a cell's IPython syntax read as Python line for
+# line, which the runner runs so and the rules and the guard read so: the one reading both sides must agree
+# on). What the user's kernel reads of its own namespace (the sharing rule, the description of its values,
+# auto mode's checkpoint) it asks through the wire in-process (`wire.local`); host-only helpers live host-side.
+HOST_MAY_IMPORT = {"wire", "snapshot", "limits", "ipysyntax"}
 # known crossings still to move behind the wire (each named, so a new one fails)
 HOST_CROSSINGS: set[tuple[str, str]] = set()
 
@@ -234,7 +234,7 @@ def test_the_host_crosses_into_kernel_only_through_its_doors(edges):
     assert bad == []
 
 
-MOST_HOST_DOORS = 8  # issue #53 asks for 4 again (wire, snapshot, sharing, limits: 2026-11-25); lower it as doors close
+MOST_HOST_DOORS = 4  # as on 2026-11-25 (issue #53: it had grown to 8)
 
 
 def test_the_wall_keeps_no_unused_door_and_no_more_than_it_had(edges):
@@ -335,6 +335,9 @@ def test_the_wire_refuses_unknown_entries_and_other_versions():
         wire.call("os.system", "true")
     with pytest.raises(KeyError, match="no kernel entry point"):
         wire.serve(wire.VERSION, "os.system", "true")
+    with pytest.raises(KeyError, match="no kernel entry point"):
+        wire.local("os.system", "true")
+    assert wire.local("namespace.secret_name", "db_password") is True
     with pytest.raises(RuntimeError, match="restart the kernel"):
         wire.serve(wire.VERSION + 1, "hello")
     assert wire.serve(wire.VERSION, "hello") == wire.VERSION
@@ -458,3 +461,74 @@ def test_the_package_holds_no_bench_module_and_no_bench_data():
     data = [p for p in PACKAGE.rglob("*") if p.suffix in (".jsonl", ".ipynb") and "labextension" not in p.parts]
     assert data == []
     assert (PACKAGE.parent / "bench" / "fixloop_bench" / "cases.jsonl").exists()
+
+
+# ---------------------------------------------------------------- results as data: nothing reads their words back
+
+WORDY = {"reason", "text", "detail", "head", "headline", "status", "error", "why", "note", "message"}  # attributes
+WORDY_NAMES = {"reason", "headline"}  # names that hold such words
+DECIDING = {"startswith", "endswith", "find", "rfind", "index", "count", "partition", "rpartition"}
+# known readers still to move to data (each named, so a new one fails)
+WORD_READERS = {
+    ("receipt/text.py", "_check_lines"),  # a block's failing assert, from the kernel's `assert X failed: why` detail
+    ("receipt/text.py", "check_label"),  # the same
+    ("rules/calls.py", "column_repr"),  # the smell of a printed Series, by its words (smells are text)
+}
+
+
+def _wordy(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr in WORDY) or (
+        isinstance(node, ast.Name) and node.id in WORDY_NAMES)
+
+
+def _sentence(node: ast.AST) -> bool:
+    """A text written in the code: a string, or a constant's name (`SMELL_CHECK`)."""
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)) or (
+        isinstance(node, ast.Name) and node.id.isupper())
+
+
+def _reads_words(node: ast.AST) -> bool:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in DECIDING and _wordy(node.func.value)  # `r.reason.startswith(ALREADY_RUNS)`
+    if not isinstance(node, ast.Compare):
+        return False
+    sides = [node.left, *node.comparators]
+    for op, left, right in zip(node.ops, sides, sides[1:]):
+        if isinstance(op, (ast.In, ast.NotIn)) and _wordy(right):  # `"repeated" in r.reason`
+            return True
+        if isinstance(op, (ast.Eq, ast.NotEq)):
+            for a, b in ((left, right), (right, left)):  # `c.expr == SMELL_CHECK`, `o.detail == "..."`
+                if isinstance(a, ast.Attribute) and _sentence(b) and (
+                        (a.attr in WORDY and a.attr != "status") or (a.attr == "expr" and isinstance(b, ast.Name))):
+                    return True
+    return False
+
+
+def word_readers(root: pathlib.Path) -> set[tuple[str, str]]:
+    """(path, function) of each place under `root` that decides by the words of a result, a receipt, a check
+    or a cell's outcome: a prefix, a phrase in it, or the whole text compared with one the code holds. A
+    status compared with a status (`r.status == "passed"`) is data; `.status.startswith(...)` is not."""
+    found = set()
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        owner = _functions_of(tree)
+        found |= {(path.relative_to(root).as_posix(), owner[n]) for n in ast.walk(tree) if _reads_words(n)}
+    return found
+
+
+def test_no_code_decides_by_the_words_of_a_result():
+    """Why a loop ended (LoopResult.bound, .account), what a check is (CheckOutcome.source), why batch mode
+    left a cell (CellOutcome.left) are data: the package and the benches read those, never the words rendered
+    from them (issue #53)."""
+    assert word_readers(PACKAGE) - WORD_READERS == set()
+    assert word_readers(PACKAGE.parent / "bench") == set()
+    assert WORD_READERS <= word_readers(PACKAGE)  # a reader moved to data is taken off the list
+
+
+def test_the_word_rule_finds_words_read_back(tmp_path):
+    (tmp_path / "view.py").write_text(
+        "def label(result):\n    return 'runs' if result.reason.startswith(ALREADY_RUNS) else 'passes'\n\n\n"
+        "def ended(rows):\n    return sum('repeated' in r.reason for r in rows)\n\n\n"
+        "def smells(checks):\n    return [c for c in checks if c.expr == SMELL_CHECK]\n\n\n"
+        "def fine(result, checks):\n    return result.status == 'passed' and [c for c in checks if c.source == 'x']\n")
+    assert word_readers(tmp_path) == {("view.py", "label"), ("view.py", "ended"), ("view.py", "smells")}

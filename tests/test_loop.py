@@ -22,6 +22,9 @@ def test_passing_cell_is_passed_without_model_rounds():
     assert result.rounds == []
     assert result.first.kind == "ok"
     assert result.patched is None and result.diff == ""
+    assert result.account.checked and not result.unchecked  # its check passed: it passes, it does not just run
+    ran = fix("x = 2 + 2\n")
+    assert ran.status == "passed" and ran.unchecked and ran.account.checked == ()  # nothing checked: it runs
 
 
 def test_top_level_await_runs_as_in_a_notebook():
@@ -79,7 +82,7 @@ def test_model_that_never_fixes_stops_at_max_rounds(fake_model):
     server = fake_model(*[f"```python\n{w}```" for w in wrong])
     result = fix(FIB, checks=["fib(6) == 8"], model="openai/scripted", api_base=server.url, max_rounds=3)
     assert result.status == "gave_up"
-    assert "max rounds (3)" in result.reason
+    assert "max rounds (3)" in result.reason and result.bound == "rounds"
     assert len(result.rounds) == 3 and len(server.requests) == 3
     assert [r.receipt.kind for r in result.rounds] == ["check_failed"] * 3
     assert [r.candidate for r in result.rounds] == wrong[:3]
@@ -89,7 +92,7 @@ def test_model_that_never_fixes_stops_at_max_rounds(fake_model):
 def test_model_repeating_itself_ends_the_loop_early(fake_model):
     server = fake_model(f"```python\n{FIB}```")
     result = fix(FIB, checks=["fib(6) == 8"], model="openai/scripted", api_base=server.url, max_rounds=4)
-    assert result.status == "gave_up" and "repeated" in result.reason
+    assert result.status == "gave_up" and "repeated" in result.reason and result.bound == "repeated"
     assert len(server.requests) == 4  # one call, then `resamples` (3) hotter ones that repeat it too
     assert "same code as the original cell" in result.rounds[0].receipt.text
 

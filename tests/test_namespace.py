@@ -181,3 +181,19 @@ def test_values_that_hold_each_other_are_judged_without_end():
     chain.next.next.next.next = Node()  # deeper than what is read: not known to be data
     assert kind_of("chain", chain) not in SHAREABLE
     assert describe({"ping": outer(), "node": node})  # the summary is made all the same
+
+
+def test_the_hosts_variables_are_made_of_the_fields_the_kernel_gives():
+    """The user's kernel describes its values (kernel/namespace.py) and the host makes its own `Variable`s of
+    the fields (model/variables.py), in-process through the wire as from a notebook kernel's snapshot."""
+    from jupyter_fixloop.kernel import namespace, wire
+    from jupyter_fixloop.model import variables
+
+    for host, kernel in ((variables.Variable, namespace.Variable), (variables.Column, namespace.Column)):
+        assert [f.name for f in dataclasses.fields(host)] == [f.name for f in dataclasses.fields(kernel)]
+    ns = {"df": pd.DataFrame({"city": ["Oslo"], "n": [3]}), "db_password": "hunter2hunter2"}
+    (df,) = variables.variables_from_json(wire.local("namespace.describe", ns, None))
+    assert isinstance(df, variables.Variable) and isinstance(df.columns[0], variables.Column)
+    assert df.line() == "df (DataFrame 1×2)" and [c.name for c in df.columns] == ["city", "n"]
+    assert wire.local("namespace.shared", ns, code=["print(df, db_password)"]) == {"df", "db_password"}
+    assert wire.local("namespace.shared", ns, instruction="the df and the password") == {"df"}

@@ -24,6 +24,13 @@ SAME = [
     ("DatetimeIndex(['2000-01-31', '2000-02-29'],\n dtype='datetime64[ns]', freq='BM')\n",
      "DatetimeIndex(['2000-01-31', '2000-02-29'],\n dtype='datetime64[us]', freq='BME')"),
     ("array([ 0.6,  0.4,  0.2])\n", "array([0.6, 0.4, 0.2])"),  # numpy 1.13's padding for a sign
+    # an index's repr wrapped one value a line by pandas 0.20, two a line by pandas 3 (and `S` is `s` since 2.2)
+    ("DatetimeIndex(['2014-08-01 12:10:01',\n               '2014-08-01 12:10:02',\n"
+     "               '2014-08-01 12:10:03'],\n              dtype='datetime64[ns]', freq='S')\n",
+     "DatetimeIndex(['2014-08-01 12:10:01', '2014-08-01 12:10:02',\n               '2014-08-01 12:10:03'],\n"
+     "              dtype='datetime64[us]', freq='s')"),
+    ("0    4\n1    5\n    ..\n9    6\nFreq: 10S, Length: 600, dtype: int64\n",
+     "0    4\n1    5\n    ..\n9    6\nFreq: 10s, Length: 600, dtype: int64"),  # a long series' footer
     ("[[ 1.5  2. ]\n [ 3.   4. ]]\n", "[[1.5 2. ]\n [3.  4. ]]"),
 ]
 DIFFERENT = [
@@ -34,6 +41,12 @@ DIFFERENT = [
     ("total: 6\n", "total: 12"),
     ("Period('2007', 'A-DEC')\n", "Period('2007', 'Y-JUN')"),  # another frequency
     ("Period('2007-01', 'M')\n", "Period('2007-01', 'D')"),
+    ("DatetimeIndex(['2014-08-01 12:10:01',\n               '2014-08-01 12:10:02'],\n              freq='S')\n",
+     "DatetimeIndex(['2014-08-01 12:10:01', '2014-08-01 12:10:03'],\n              freq='s')"),  # another value
+    ("DatetimeIndex(['2014-08-01 12:10:01',\n               '2014-08-01 12:10:02'],\n              freq='S')\n",
+     "DatetimeIndex(['2014-08-01 12:10:02', '2014-08-01 12:10:01'],\n              freq='s')"),  # another order
+    ("0    4\nFreq: S, Length: 600, dtype: int64\n", "0    4\nFreq: min, Length: 600, dtype: int64"),
+    ("0    4\nFreq: S, Length: 600, dtype: int64\n", "0    4\nFreq: s, Length: 60, dtype: int64"),
 ]
 
 

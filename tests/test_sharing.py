@@ -1,6 +1,7 @@
 """Which user variables a loop shares with its sandboxes (sharing.py): decided by the user's code, not a candidate's."""
 
-from jupyter_fixloop.kernel.sharing import is_history, missing_names, shared_names
+from jupyter_fixloop.cell import missing_names
+from jupyter_fixloop.kernel.sharing import is_history, shared_names
 from jupyter_fixloop.options import LoopOptions, parse_share
 
 USER = ["df", "sales", "db_password", "pd", "_i1", "_i", "_3", "Out", "In", "helper", "threshold"]

@@ -1,5 +1,5 @@
 """What changed between a library's old version and today's, asked of both versions, never written by
-hand: the tables of jupyter_fixloop/rules/changed.py.
+hand: the tables of jupyter_fixloop/rules/changed.json (read by rules/changed.py, which says what each holds).
 
 - `KEYWORD_ONLY_NOW`: the arguments a library took by position and takes only by keyword now;
 - `NUMPY_REMOVED`: numpy names that are gone now and that the old numpy's own deprecation text
@@ -55,14 +55,17 @@ hand: the tables of jupyter_fixloop/rules/changed.py.
     #     (for SETTERS_REMOVED)
     python tools/drift_tables.py source pandas /tmp/oldpd/lib/python3.11/site-packages > /tmp/src/pandas-1.5.3.json
     python tools/drift_tables.py source sklearn /tmp/old37/lib/python3.7/site-packages > /tmp/src/sklearn-0.21.3.json
-    # 2. here, with today's versions: print the entries (where two old versions differ, what they agree on)
-    python tools/drift_tables.py compare /tmp/old-sigs.json /tmp/oldpd-sigs.json /tmp/np22-sigs.json \
-        /tmp/scipy110-sigs.json /tmp/src/*.json
+    # 2. here, with today's versions: write the tables (where two old versions differ, what they agree on),
+    #    saying which versions the dumps came from (else the file names of the dumps are said)
+    python tools/drift_tables.py compare --from "old versions (pandas 0.25.3, ... matplotlib 3.3.4)" \
+        /tmp/old-sigs.json /tmp/oldpd-sigs.json /tmp/np22-sigs.json /tmp/scipy110-sigs.json /tmp/src/*.json \
+        > jupyter_fixloop/rules/changed.json
 
 `dump` writes, for each public function, method and estimator constructor of the libraries named, its
-positional parameters in order. `compare` finds each again where it lives now and prints, keyed as a
-TypeError names it now (`DataFrame.pivot`, `SVC.__init__`, `concat`), the old positional names that
-follow the ones still positional, when those are keyword-only now. Runs on Python 3.7 too.
+positional parameters in order. `compare` finds each again where it lives now and writes (as JSON, with
+what generated it and from which versions: `tables_json`), keyed as a TypeError names it now
+(`DataFrame.pivot`, `SVC.__init__`, `concat`), the old positional names that follow the ones still
+positional, when those are keyword-only now, and the other tables. Runs on Python 3.7 too.
 """
 
 import builtins
@@ -72,7 +75,6 @@ import json
 import pkgutil
 import re
 import sys
-import textwrap
 
 USE_INSTEAD = re.compile(r"[Uu]se\s+(?::\w+:)?`*(?:np\.|numpy\.)?([A-Za-z_][\w.]*)`*\s+(?:instead|by itself)")
 
@@ -1212,18 +1214,33 @@ def merged(tables) -> dict:
     return {k: v for k, v in out.items() if v}
 
 
-def _print_table(head: str, entries: dict) -> None:
-    print(f"\n{head} = {{")
-    for key, new in sorted(entries.items()):
-        line = f"    {key!r}: {new!r},"
-        if len(line) > 118:
-            line = f"    {key!r}:\n        {new!r},"
-        if max(map(len, line.splitlines())) > 118 and isinstance(new, tuple):  # a long sentence: adjacent parts
-            items = ["\n        ".join(repr(part) for part in textwrap.wrap(item, 100, drop_whitespace=False))
-                     if isinstance(item, str) else repr(item) for item in new]
-            line = f"    {key!r}: (\n" + "".join(f"        {item},\n" for item in items) + "    ),"
-        print(line)
-    print("}")
+GENERATED = "by tools/drift_tables.py (compare): do not edit by hand, run the tool again (its docstring says how)"
+LIBRARIES = ("pandas", "numpy", "matplotlib", "scikit-learn", "scipy", "seaborn")
+
+
+def tables_json(tables: dict, made_from: str) -> str:
+    """The tables as jupyter_fixloop/rules/changed.json holds them: what generated them and from which versions,
+    then each table (in the order given) as its entries sorted, one `[key, value]` a line (a tuple: an array)."""
+    out = ["{", f'  "generated": {json.dumps(GENERATED)},', f'  "from": {json.dumps(made_from)},', '  "tables": {']
+    for i, (name, entries) in enumerate(tables.items()):
+        rows = [f"      {json.dumps([key, value], ensure_ascii=False)}" for key, value in sorted(entries.items())]
+        out.append(f"    {json.dumps(name)}: [" + ("\n" + ",\n".join(rows) + "\n    " if rows else "") + "]"
+                   + ("," if i < len(tables) - 1 else ""))
+    return "\n".join([*out, "  }", "}"]) + "\n"
+
+
+def made_from(dumps_said: str) -> str:
+    """What the tables were made from: the old versions' dumps, against the versions installed here, today."""
+    import datetime
+    from importlib import metadata
+
+    today = []
+    for name in LIBRARIES:
+        try:
+            today.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            continue
+    return f"{dumps_said}, against today's ({', '.join(today)}), {datetime.date.today().isoformat()}"
 
 
 def reducers_by_name() -> dict:
@@ -1251,46 +1268,55 @@ def reducers_by_name() -> dict:
     return table
 
 
-def _print_source_tables(dumps) -> None:
+def _source_tables(dumps) -> dict:
     """The tables read from the source of versions that do not install here (`source` dumps)."""
-    for head, read in (
-            ("# a keyword renamed, as the old code set other parameters when it was passed\nKEYWORD_EXTRAS",
-             lambda d: source_extras(d.get("sklearn source renamed", {}))),
-            ("# a keyword gone now that the old version said has no effect\nNO_EFFECT_KEYWORDS",
-             lambda d: no_effect(d.get("sklearn no effect", {}))),
-            ("# (function, old keyword) -> new keyword: matplotlib, keyed by the called name\nRENAMED_CALL_KEYWORDS",
-             lambda d: renamed_calls(d.get("matplotlib renamed calls", {}))),
-            ("# (class, parameter, old value) -> the value the old version said is equivalent\nEQUIVALENT_VALUES",
-             lambda d: equivalent_values(d.get("sklearn equivalent values", {})))):
-        entries = {}
+    tables = {}
+    for name, read in (
+            ("KEYWORD_EXTRAS", lambda d: source_extras(d.get("sklearn source renamed", {}))),
+            ("NO_EFFECT_KEYWORDS", lambda d: no_effect(d.get("sklearn no effect", {}))),
+            ("RENAMED_CALL_KEYWORDS", lambda d: renamed_calls(d.get("matplotlib renamed calls", {}))),
+            ("EQUIVALENT_VALUES", lambda d: equivalent_values(d.get("sklearn equivalent values", {})))):
+        tables[name] = {}
         for d in dumps:
-            entries.update(read(d))
-        _print_table(head, entries)
-    _print_table("# (class, parameter) -> (the default an old version ran with, today's), as today's docstring says "
-                 "it changed\nCHANGED_DEFAULTS", changed_defaults(dumps))
+            tables[name].update(read(d))
+    tables["CHANGED_DEFAULTS"] = changed_defaults(dumps)
     methods = {}
     for d in dumps:
         methods.update(methods_renamed(d.get("matplotlib method alternatives", {})))
-    _print_table("# method gone now -> (the method its deprecation named as the alternative, the class it was "
-                 "on)\nMETHODS_RENAMED", {old: said[:2] for old, said in methods.items()})
-    print("\n# each of those classes -> its name and its subclasses', as an AttributeError names them\nTYPES_OF = {")
-    for owner, types in sorted({said[1]: said[2] for said in methods.values()}.items()):
-        print(f"    {owner!r}: (")
-        print(textwrap.fill(" ".join(f"{t!r}," for t in types), 116, initial_indent=" " * 8,
-                            subsequent_indent=" " * 8, break_on_hyphens=False) + "),")
-    print("}")
-    renamed = {}
+    tables["METHODS_RENAMED"] = {old: said[:2] for old, said in methods.items()}
+    tables["TYPES_OF"] = {said[1]: tuple(said[2]) for said in methods.values()}
+    tables["SKLEARN_METHODS_RENAMED"] = {}
     for d in dumps:
-        renamed.update(sklearn_methods_renamed(d.get("sklearn method alternatives", {})))
-    _print_table("# (class, method gone now) -> (the method scikit-learn's deprecation said to use instead, 'list' "
-                 "where the old\n# one returned a list and today's returns an array)\nSKLEARN_METHODS_RENAMED", renamed)
-    _print_table("# names of a module gone now, from the module the old version said to use\nSKLEARN_NAMES_MOVED",
-                 names_moved(dumps))
-    strings = {}
+        tables["SKLEARN_METHODS_RENAMED"].update(sklearn_methods_renamed(d.get("sklearn method alternatives", {})))
+    tables["SKLEARN_NAMES_MOVED"] = names_moved(dumps)
+    tables["STRING_AS_LIST"] = {}
     for d in dumps:
-        strings.update(strings_as_lists(d.get("matplotlib string as list", {})))
-    _print_table("# a function that read a string of one-letter colors as that many colors -> (today's one-letter "
-                 "colors, its\n# deprecation)\nSTRING_AS_LIST", strings)
+        tables["STRING_AS_LIST"].update(strings_as_lists(d.get("matplotlib string as list", {})))
+    return tables
+
+
+def compared_tables(dumps) -> dict:
+    """Every table of jupyter_fixloop/rules/changed.json, from the dumps of the old versions and their source."""
+    tables = {"KEYWORD_ONLY_NOW": merged([compare(d) for d in dumps])}
+    tables["STILL_POSITIONAL"] = {k: STILL_POSITIONAL[k] for k in tables["KEYWORD_ONLY_NOW"]}
+    for name, words, read in (("NUMPY_REMOVED", "numpy deprecated", numpy_removed),
+                              ("RENAMED_KEYWORDS", "sklearn renamed", renamed_keywords),
+                              ("MOVED_CALLS", "matplotlib deprecated", moved_calls),
+                              ("SKLEARN_MOVED", "sklearn deprecated", sklearn_moved),
+                              ("SKLEARN_MODULES_MOVED", "sklearn modules deprecated", sklearn_modules_moved),
+                              ("SCIPY_MOVED", "scipy deprecated", scipy_moved)):
+        tables[name] = {}
+        for d in dumps:
+            tables[name].update(read(d.get(words, {})))
+        if name == "RENAMED_KEYWORDS":  # and those the old versions' source says were renamed
+            for d in dumps:
+                tables[name].update(source_renamed(d.get("sklearn source renamed", {})))
+    tables.update(_source_tables(dumps))
+    tables["SETTERS_REMOVED"] = {}
+    for d in dumps:
+        tables["SETTERS_REMOVED"].update(setters_removed(d.get("pandas setters", {})))
+    tables["REDUCERS_BY_NAME"] = reducers_by_name()
+    return tables
 
 
 def main(argv) -> int:
@@ -1301,43 +1327,9 @@ def main(argv) -> int:
         json.dump(source(argv[1], argv[2]), sys.stdout, indent=0, sort_keys=True)
         return 0
     if len(argv) >= 2 and argv[0] == "compare":
-        dumps = [json.load(open(path)) for path in argv[1:]]
-        table = merged([compare(d) for d in dumps])
-        print("KEYWORD_ONLY_NOW = {")
-        for key, names in sorted(table.items()):
-            line = f"    {key!r}: {names!r},"
-            if len(line) > 118:  # the project's line length
-                items = textwrap.fill(", ".join(repr(n) for n in names) + ("," if len(names) == 1 else ""),
-                                      108, initial_indent=" " * 8, subsequent_indent=" " * 8)
-                line = f"    {key!r}: (\n{items}),"
-            print(line)
-        print("}\n\n# how many arguments each still takes by position: for errors that do not say (scikit-learn's\n"
-              "# parameter validation raises a bare \"too many positional arguments\")\nSTILL_POSITIONAL = {")
-        print(textwrap.fill(" ".join(f"{k!r}: {STILL_POSITIONAL[k]}," for k in sorted(table)), 116,
-                            initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False))
-        print("}")
-        for head, words, read in (("NUMPY_REMOVED", "numpy deprecated", numpy_removed),
-                                  ("RENAMED_KEYWORDS", "sklearn renamed", renamed_keywords),
-                                  ("# a function of one argument gone now -> the one its old deprecation said to "
-                                   "call\nMOVED_CALLS", "matplotlib deprecated", moved_calls),
-                                  ("SKLEARN_MOVED", "sklearn deprecated", sklearn_moved),
-                                  ("SKLEARN_MODULES_MOVED", "sklearn modules deprecated", sklearn_modules_moved),
-                                  ("SCIPY_MOVED", "scipy deprecated", scipy_moved)):
-            entries = {}
-            for d in dumps:
-                entries.update(read(d.get(words, {})))
-            if head == "RENAMED_KEYWORDS":  # and those the old versions' source says were renamed
-                for d in dumps:
-                    entries.update(source_renamed(d.get("sklearn source renamed", {})))
-            _print_table(head, entries)
-        _print_source_tables(dumps)
-        setters = {}
-        for d in dumps:
-            setters.update(setters_removed(d.get("pandas setters", {})))
-        _print_table("# (class, attribute whose setter is gone) -> the method its old setter said to use instead\n"
-                     "SETTERS_REMOVED", setters)
-        _print_table("# a callable pandas ran as its own method of that name before 3.0, which gives another result "
-                     "used directly\nREDUCERS_BY_NAME", reducers_by_name())
+        said, paths = (argv[2], argv[3:]) if argv[1] == "--from" else (f"the dumps {', '.join(argv[1:])}", argv[1:])
+        dumps = [json.load(open(path)) for path in paths]
+        sys.stdout.write(tables_json(compared_tables(dumps), made_from(said)))
         return 0
     sys.exit(__doc__)
 

@@ -10,14 +10,18 @@ module, class, alias, value, behavior), and the replacement its words name ("use
 "renamed to X", "replaced by X") or `none` when the words name none. Where a removal's name was deprecated in
 an earlier release's notes, `deprecated_in` says which.
 
-    # 1. the notes, into one folder (sdists from PyPI, unpacked by pip; numpy from a git dir):
-    python tools/harvest_changes.py gather --notes /tmp/kb-notes --numpy-git /work/.mirror/numpy+numpy/repo
-    # 2. the data file and its coverage:
+    # 1. the notes, into one folder (sdists from PyPI, unpacked by pip; numpy's and pandas' 2.1 on from git dirs):
+    python tools/harvest_changes.py gather --notes /tmp/kb-notes --numpy-git /work/.mirror/numpy+numpy/repo \
+        --pandas-git /work/.mirror/pandas-dev+pandas/repo --pandas-rev v3.0.0
+    # 2. the data file and its coverage (offline: reads only the notes folder):
     python tools/harvest_changes.py build --notes /tmp/kb-notes
 
 Where the notes come from (`SDISTS`): pandas 1.5.3 and 2.0.3 (`doc/source/whatsnew/`, 0.4 to 2.0.3;
-later sdists, built with meson, ship no docs), matplotlib 3.8.4 (`doc/api/prev_api_changes/`, to 3.8),
-scikit-learn 1.4.2 (`doc/whats_new/`, to 1.4), numpy's repository (`doc/source/release/`, every release).
+later sdists, built with meson, ship no docs: 2.1 to 3.0 from a git dir of pandas-dev/pandas, or any copy of
+those files with a `SOURCE` line saying where they came from), pandas 2.2.3's code (the frequency aliases
+its warnings rename), matplotlib 3.8.4 (`doc/api/prev_api_changes/`, to 3.8), scikit-learn 1.4.2
+(`doc/whats_new/`, to 1.4), numpy's repository (`doc/source/release/`, every release), IPython 8.37.0's
+code (its deprecations) and 9.0.0's code and notes (which of them are gone): tools/harvest_code.py.
 """
 
 from __future__ import annotations
@@ -32,15 +36,28 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from harvest_code import code_deprecations, warned  # noqa: E402  (tools/ is no package)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "jupyter_fixloop" / "model" / "changes.json"
-SDISTS = {  # library -> (sdist, folder of its notes inside it, file pattern)
-    "pandas": [("pandas==1.5.3", "doc/source/whatsnew", "v*.rst"), ("pandas==2.0.3", "doc/source/whatsnew", "v*.rst")],
+SDISTS = {  # library -> (sdist, folder of its notes inside it, file pattern[, the folder under notes/<library>])
+    "pandas": [("pandas==1.5.3", "doc/source/whatsnew", "v*.rst"), ("pandas==2.0.3", "doc/source/whatsnew", "v*.rst"),
+               ("pandas==2.2.3", "pandas/_libs/tslibs", "dtypes.pyx", "code/2.2.3")],
     "matplotlib": [("matplotlib==3.8.4", "doc/api/prev_api_changes", "**/*.rst")],
     "scikit-learn": [("scikit-learn==1.4.2", "doc/whats_new", "v*.rst")],
+    "IPython": [("ipython==8.37.0", "IPython", "**/*.py", "code/8.37.0/IPython"),  # its code: tools/harvest_code.py
+                ("ipython==9.0.0", "IPython", "**/*.py", "code/9.0.0/IPython"),
+                ("ipython==9.0.0", "docs/source/whatsnew", "version9.rst")],
 }
 SINCE = (0, 18)  # the releases from 2016 on: pandas 0.18, numpy 1.11, matplotlib 2.0, scikit-learn 0.18
-FIRST = {"pandas": (0, 18), "numpy": (1, 11), "matplotlib": (2, 0), "scikit-learn": (0, 18)}
+FIRST = {"pandas": (0, 18), "numpy": (1, 11), "matplotlib": (2, 0), "scikit-learn": (0, 18), "scipy": (0, 18),
+         "seaborn": (0, 7), "IPython": (5, 0)}
+GIT = {  # library -> (its repository, the folder of its notes, the names taken): notes read from a git dir
+    "scipy": ("scipy/scipy", "doc/source/release/", r"\d+\.\d+\.\d+-notes\.rst"),
+    "seaborn": ("mwaskom/seaborn", "doc/whatsnew/", r"v\d+\.\d+\.\d+\.rst"),
+}
+PANDAS_SDIST_LAST = (2, 0, 3)  # later sdists (built with meson) ship no docs: 2.1 on come from a git dir
 COUNTED = {"pandas": (0, 20)}  # coverage is counted from here (pandas: the removals of 0.20 on, as issue 55 asks)
 
 ROLE = r":(?:meth|attr|func|class|mod|obj|data|exc|py:\w+):`~?\.?([^`<]+?)(?:\s*<[^>]+>)?`"
@@ -69,6 +86,8 @@ CUES = [  # the words that name a replacement, the replacement after them (the f
     rf"\bequivalent\s+(?:to\s+|is\s+)?{TO}",
     rf"\binstead,?\s+use\s+{WORDS}{TO}",
     rf"\bfound\s+in\s+{WORDS}{TO}",
+    rf"\bnew\s+(?:alias|name)\s+{TO}",  # a table's row: "removed alias ``M``, new alias ``ME``"
+    rf"\balias\s+{TO}\s+for\s+{TO}",  # "Removed alias :class:`arrays.PandasArray` for :class:`arrays.Numpy...`"
 ]
 PROSE = [  # a replacement said in words only: "Instead, resample before calling the methods."
     r"\binstead,\s+([^.;]{6,120})",
@@ -80,6 +99,7 @@ CUE_WORDS = re.compile(r"\binstead\b(?!\s+of)|\bin favou?r of\b|\brenamed\b|\bre
                        re.I)
 REMOVED = re.compile(r"\b(removed|dropped|expired|no longer (?:supported|accepted|available))\b", re.I)
 DEPRECATED = re.compile(r"\bdeprecat", re.I)
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 def version_of(path: str) -> tuple[int, ...] | None:
@@ -145,12 +165,13 @@ def _also(rest: str) -> list[str]:
 def kind_of(text: str, old: str) -> str:
     """What `old` is, as the words say it: a keyword, a method, an alias, a behavior..."""
     head = text[: text.find(old) + len(old) + 60] if old in text else text
+    name = re.escape(old) + r"(?![\w.])"  # `M`, not the `M` of :class:`MonthEnd`
     checks = [
         (rf"(?:keyword|argument|parameter|kwarg|option)s?\s+``{re.escape(old)}``"
          rf"|``{re.escape(old)}``\s+(?:keyword|argument|parameter|kwarg)", "keyword"),
-        (rf":meth:`[~.]?{re.escape(old)}", "method"), (rf":attr:`[~.]?{re.escape(old)}", "attribute"),
-        (rf":func:`[~.]?{re.escape(old)}", "function"), (rf":class:`[~.]?{re.escape(old)}", "class"),
-        (rf":mod:`[~.]?{re.escape(old)}|module\s+``{re.escape(old)}``|``{re.escape(old)}``\s+module", "module"),
+        (rf":meth:`[~.]?{name}", "method"), (rf":attr:`[~.]?{name}", "attribute"),
+        (rf":func:`[~.]?{name}", "function"), (rf":class:`[~.]?{name}", "class"),
+        (rf":mod:`[~.]?{name}|module\s+``{re.escape(old)}``|``{re.escape(old)}``\s+module", "module"),
         (r"\balias", "alias"), (r"\bfrequenc|\boffset alias|\bstring\b|\bvalue\b", "value"),
     ]
     for pattern, kind in checks:
@@ -164,21 +185,27 @@ def kind_of(text: str, old: str) -> str:
 HEADING = re.compile(r"^([=\-~^\"'`.*+#])\1{2,}\s*$")
 REMOVAL_TITLES = re.compile(r"^(?:removals?(?: of prior version deprecations(?:/changes)?)?|expired deprecations)$",
                             re.I)
-DEPRECATION_TITLES = re.compile(r"^(?:other )?deprecations?$", re.I)
-CHANGE_TITLES = re.compile(r"^(?:backwards incompatible api changes|other api changes|behaviou?r changes)$", re.I)
+DEPRECATION_TITLES = re.compile(r"^(?:other )?deprecations?$|^deprecated features$", re.I)
+CHANGE_TITLES = re.compile(r"^(?:backwards incompatible (?:api )?changes|other api changes|behaviou?r changes)$", re.I)
+SUBTITLES = re.compile(r"^other (?:removals?|deprecations?|api changes)$", re.I)  # a sub-heading, no entry
+TABLE_RULE = re.compile(r"^\s*\+[-=+]+\+\s*$")
+OLD_COLUMN = re.compile(r"\b(?:removed|old|deprecated|previous)\b", re.I)
+NEW_COLUMN = re.compile(r"\b(?:new|replacement|instead)\b", re.I)
 
 
 def headings(lines: list[str]) -> list[tuple[int, str, int]]:
-    """(line index, title, level) of each RST heading, levels in the order their underlines first appear."""
-    order: list[str] = []
+    """(line index, title, level) of each RST heading, levels in the order their styles first appear (a mark
+    under a title, or over and under it: scipy's `SciPy 1.14.0 Release Notes` is not its `Expired deprecations`)."""
+    order: list[tuple[str, bool]] = []
     found = []
     for i in range(1, len(lines)):
         mark = HEADING.match(lines[i])
         title = lines[i - 1].strip()
         if mark and title and not HEADING.match(lines[i - 1]) and len(lines[i].strip()) >= len(title) - 2:
-            if mark.group(1) not in order:
-                order.append(mark.group(1))
-            found.append((i - 1, title, order.index(mark.group(1))))
+            style = (mark.group(1), i >= 2 and lines[i - 2].strip() == lines[i].strip())  # overlined or not
+            if style not in order:
+                order.append(style)
+            found.append((i - 1, title, order.index(style)))
     return found
 
 
@@ -200,12 +227,68 @@ def sections(text: str, whole: str | None = None) -> list[tuple[str, list[str]]]
     return found
 
 
+def tables(lines: list[str]) -> list[str]:
+    """The lines with each grid table of old and new names made a bullet a row, in the table's own words: the
+    paragraph leading into it and each cell after its column's name, the old names' column first ("Renamed
+    the following offset aliases: removed alias ``M``, new alias ``ME``, offset :class:`MonthEnd`"). Other
+    tables (minimum versions of dependencies) are left out."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if not TABLE_RULE.match(lines[i]):
+            out.append(lines[i])
+            i += 1
+            continue
+        end = i
+        while end < len(lines) and lines[end].strip().startswith(("+", "|")):
+            end += 1
+        rows = _rows(lines[i:end])
+        if len(rows) > 1 and any(OLD_COLUMN.search(h) for h in rows[0]):
+            header = rows[0]
+            order = sorted(range(len(header)), key=lambda k: (not OLD_COLUMN.search(header[k]),
+                                                              not NEW_COLUMN.search(header[k])))
+            lead = _lead(out)
+            for row in rows[1:]:
+                cells = ", ".join(f"{header[k]} {row[k]}" for k in order if k < len(row) and row[k])
+                out.extend(["", f"- {lead} {cells}".replace("-  ", "- "), ""])
+        i = end
+    return out
+
+
+def _rows(lines: list[str]) -> list[list[str]]:
+    """A grid table's rows, each a list of its cells (a cell's lines joined)."""
+    rows: list[list[str]] = []
+    current: list[str] = []
+    for line in lines:
+        if TABLE_RULE.match(line):
+            if current:
+                rows.append([" ".join(c.split()) for c in current])
+            current = []
+            continue
+        cells = line.strip().strip("|").split("|")
+        current = [f"{a} {b}" for a, b in zip(current, cells)] if current else cells
+    return rows
+
+
+def _lead(out: list[str]) -> str:
+    """The paragraph just before a table ("Renamed the following offset aliases:"), "" after a heading."""
+    end = len(out)
+    while end and not out[end - 1].strip():
+        end -= 1
+    start = end
+    while start and out[start - 1].strip() and not HEADING.match(out[start - 1]):
+        start -= 1
+    return " ".join(line.strip() for line in out[start:end])
+
+
 def entries(lines: list[str]) -> list[str]:
     """A section's entries: each bullet (with its indented lines), each sub-heading with the paragraphs
-    under it, each paragraph that stands alone; code blocks and directives left out."""
+    under it, each paragraph that stands alone, each row of a table of old and new names; code blocks and
+    directives left out."""
     found: list[list[str]] = []
     current: list[str] | None = None
     bullet = in_code = False
+    lines = tables(lines)
     for i, line in enumerate(lines):
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         before = lines[i - 1] if i else ""
@@ -229,7 +312,8 @@ def entries(lines: list[str]) -> list[str]:
         if line.rstrip().endswith("::"):
             in_code = True
     words = [clean(" ".join(e)) for e in found]
-    return [w for w in words if w and not any(t.match(w) for t in (REMOVAL_TITLES, DEPRECATION_TITLES, CHANGE_TITLES))]
+    titles = (REMOVAL_TITLES, DEPRECATION_TITLES, CHANGE_TITLES, SUBTITLES)
+    return [w for w in words if w and not any(t.match(w) for t in titles)]
 
 
 def notes_files(notes: pathlib.Path, library: str) -> list[tuple[pathlib.Path, str | None]]:
@@ -247,7 +331,7 @@ def notes_files(notes: pathlib.Path, library: str) -> list[tuple[pathlib.Path, s
                      "behavior.rst": "changed"}.get(path.name)
             if whole is None:
                 continue
-        if library == "scikit-learn":
+        if library in ("scikit-learn", "seaborn"):  # changelogs: each entry says what it is
             whole = "api"
         chosen.append((path, whole))
     return chosen
@@ -274,7 +358,8 @@ def entry(library: str, version: tuple[int, ...], source: str, change: str, word
     Cygwin < 3.3 has been removed")."""
     names = names_in(words)
     replacement, said = replacement_of(words)
-    old = [n for n in names if n != replacement] or names
+    parts = {part.strip().rstrip("()") for part in (replacement or "").split(" or ")}
+    old = [n for n in names if n != replacement and n.rstrip("()") not in parts] or names
     return {
         "library": library,
         "change": change,
@@ -293,17 +378,18 @@ def entry(library: str, version: tuple[int, ...], source: str, change: str, word
 
 def harvest(notes: pathlib.Path, library: str) -> list[dict]:
     """The entries of a library's notes."""
-    found = []
+    found, seen = [], set()
     for path, whole in notes_files(notes, library):
         version = version_of(str(path.relative_to(notes / library)))
         source = f"{library}:{path.relative_to(notes / library)}"
         for section, lines in sections(path.read_text(errors="replace"), whole):
             for words in entries(lines):
                 change = change_of(section, words)
-                if change is None:
+                if change is None or (source, change, words) in seen:  # "Other Deprecations" inside "Deprecations"
                     continue
+                seen.add((source, change, words))
                 found.append(entry(library, version, source, change, words))
-    return link_deprecations(found)
+    return link_deprecations(found + warned(notes, library) + code_deprecations(notes, library, entry))
 
 
 # names too wide to link a removal to a deprecation by
@@ -312,37 +398,70 @@ TOO_WIDE = {"DataFrame", "Series", "Index", "np", "pd", "True", "False", "None",
 
 
 def same_name(a: str, b: str) -> bool:
-    """`Series.ix` and `ix`, `.Styler.hide_index` and `Styler.hide_index`: one names the other's last part."""
+    """`Series.ix` and `ix`, `.Styler.hide_index` and `Styler.hide_index`: one names the other's last part
+    (`DataFrameGroupby.fillna` and `DataFrameGroupBy.fillna`: the notes' own spelling varies)."""
     a, b = a.strip("."), b.strip(".")
+    if "." in a and "." in b:
+        a, b = a.lower(), b.lower()  # but `MS` is not `ms`
     return a == b or a.endswith("." + b) or b.endswith("." + a)
 
 
 def link_deprecations(found: list[dict]) -> list[dict]:
     """A removal's `deprecated_in`: the earliest earlier release with a deprecation about the same code (the
-    first name of each); and, when the removal's words name no replacement and that deprecation is about all
-    of the removal's names, what its words named (`deprecation_replacement`, `deprecation_words`)."""
+    removal's first telling name among the deprecation's first names, and all of the removal's names or two
+    of them; one about all of them when there is one); and, when the removal's words name no replacement,
+    what a deprecation about all of its names named (`deprecation_replacement`, `deprecation_words`), or, for
+    a removal of several names each deprecated on its own ("Removed ``DataFrame.applymap``,
+    ``Styler.applymap``"), what each one's deprecation named (`deprecation_replacements`; the first name's
+    also as `deprecation_replacement`)."""
     deprecations = [e for e in found if e["change"] == "deprecated" and e["names"]]
     for item in found:
-        if item["change"] != "removed" or not item["names"] or item["names"][0] in TOO_WIDE:
+        key = next((n for n in item["names"] if n not in TOO_WIDE), None)
+        if item["change"] != "removed" or key is None:
             continue
-        when = release(item["version"])
-        earlier = [d for d in deprecations if release(d["version"]) < when
-                   and same_name(item["names"][0], d["names"][0])]  # what each entry is about, first
+        about = lasts(item["names"])
+        alone = set() if item["kind"] == "keyword" or key != item["names"][0] else lasts([key])  # `method`: no
+        before = [d for d in deprecations if release(d["version"]) < release(item["version"])]
+        earlier = [d for d in before if any(same_name(key, m) for m in d["names"][:3])
+                   and (about <= lasts(d["names"]) or len(about & lasts(d["names"])) >= 2
+                        or bool(alone) and alone <= lasts(d["names"]))]
         if not earlier:
             continue
-        first = min(earlier, key=lambda d: release(d["version"]))
-        item["deprecated_in"] = first["version"]
-        naming = [d for d in earlier if d["replacement_is"] == "code" and lasts(item["names"]) <= lasts(d["names"])]
-        if item["replacement"] == "none" and naming:
+        whole = [d for d in earlier if about <= lasts(d["names"])]
+        item["deprecated_in"] = min(whole or earlier, key=lambda d: release(d["version"]))["version"]
+        if item["replacement"] != "none":
+            continue
+        naming = [d for d in whole if d["replacement_is"] == "code"]
+        if naming:
             item["deprecation_replacement"] = naming[0]["replacement"]
             item["deprecation_words"] = naming[0]["words"]
+        elif len(item["names"]) > 1 or item["kind"] in ("alias", "value"):
+            _each_deprecated(item, before)
     return found
 
 
+def _each_deprecated(item: dict, before: list[dict]) -> None:
+    """For a removal of several names, what each dotted name's own deprecation named (the earliest naming one
+    in code): about that name, and about the removal's subject when that is a keyword (`axis` of groupby)."""
+    subject = lasts(item["names"][:1]) if item["kind"] == "keyword" or item["names"][0] in TOO_WIDE else set()
+    each: dict[str, str] = {}
+    for name in item["names"]:
+        eligible = "." in name or item["kind"] in ("alias", "value")  # not a class the words mention (`Hour`)
+        said = [d["replacement"] for d in before if d["replacement_is"] == "code" and eligible
+                and any(same_name(name, m) for m in d["names"][:3]) and lasts([name]) | subject <= lasts(d["names"])]
+        if said:
+            each[name] = said[0]
+    if each:
+        item["deprecation_replacements"] = each
+        if item["names"][0] in each:
+            item["deprecation_replacement"] = each[item["names"][0]]
+
+
 def lasts(names: list[str]) -> set[str]:
-    """The last part of each name (`ix` of `Series.ix`): a deprecation about all of a removal's names said its
-    replacement for them all."""
-    return {re.findall(r"\w+", n.split("(")[0])[-1] for n in names if re.findall(r"\w+", n.split("(")[0])}
+    """The last identifier of each name (`ix` of `Series.ix`, `axis` of `axis=1`): a deprecation about all of a
+    removal's names said its replacement for them all."""
+    found = (IDENTIFIER.findall(n.split("(")[0].split("=")[0]) for n in names)
+    return {parts[-1] for parts in found if parts}
 
 
 def release(version: str) -> tuple[int, ...]:
@@ -357,6 +476,7 @@ def coverage(library: str, found: list[dict]) -> str:
     code = sum(e["replacement_is"] == "code" for e in removals)
     words = sum(e["replacement_is"] == "words" for e in removals)
     none = sum(e["replacement"] == "none" and e["replacement_named"] for e in removals)
+    linked = sum(e["replacement"] == "none" and bool(e.get("deprecation_replacement")) for e in removals)
     nameless = sum(not e["names"] for e in removals)
     missed = sum(not e["replacement_named"] for e in removals)
     total = len(removals)
@@ -366,15 +486,19 @@ def coverage(library: str, found: list[dict]) -> str:
     deprecations = [e for e in found if e["change"] == "deprecated"]
     said = sum(e["replacement"] != "none" for e in deprecations)
     return (f"{library} ({span_}): {total} removals listed ({nameless} naming no code); replacement parsed: {code} as "
-            f"code, {words} as words only; {none} whose words name none; {missed} not parsed: {share:.1f}% covered; "
+            f"code, {words} as words only; {none} whose words name none ({linked} of them named by their "
+            f"deprecation); {missed} not parsed: {share:.1f}% covered; "
             f"{len(deprecations)} deprecations, {said} naming their replacement")
 
 
-def gather(notes: pathlib.Path, numpy_git: str | None) -> None:
+def gather(notes: pathlib.Path, numpy_git: str | None, pandas_git: str | None = None, pandas_rev: str = "HEAD",
+           gits: dict[str, str] | None = None) -> None:
     """Copy each library's notes into `notes/<library>/`: sdists unpacked by pip (`--no-clean` keeps
-    the unpacked tree; their metadata step may fail, which does not matter here), numpy's from a git dir."""
+    the unpacked tree; their metadata step may fail, which does not matter here), numpy's from a git dir,
+    pandas' after its last sdist with notes (2.1 on) from a git dir of pandas-dev/pandas at `pandas_rev`,
+    scipy's and seaborn's from git dirs (`gits`: library -> git dir, `@rev` after it for another commit)."""
     for library, specs in SDISTS.items():
-        for spec, folder, pattern in specs:
+        for spec, folder, pattern, *into in specs:
             with tempfile.TemporaryDirectory() as scratch:
                 before = set(glob.glob(f"{tempfile.gettempdir()}/pip-download-*"))
                 subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
@@ -384,10 +508,18 @@ def gather(notes: pathlib.Path, numpy_git: str | None) -> None:
                 for tree in trees:
                     for root in pathlib.Path(tree).glob(f"*/{folder}"):
                         for path in root.glob(pattern):
-                            target = notes / library / path.relative_to(root)
+                            target = notes / library / "/".join(into) / path.relative_to(root)
                             target.parent.mkdir(parents=True, exist_ok=True)
                             shutil.copyfile(path, target)
                     shutil.rmtree(tree, ignore_errors=True)
+    for library, git in (gits or {}).items():
+        repo, folder, names = GIT[library]
+        rev = git.split("@")[1] if "@" in git else "HEAD"
+        _from_git(git.split("@")[0], rev, folder, notes / library, repo,
+                  lambda name, names=names: bool(re.fullmatch(names, name)))
+    if pandas_git:
+        _from_git(pandas_git, pandas_rev, "doc/source/whatsnew/", notes / "pandas", "pandas-dev/pandas",
+                  lambda name: (version_of(name) or (0,)) > PANDAS_SDIST_LAST and name.endswith(".rst"))
     if numpy_git:
         listing = subprocess.run(["git", "--git-dir", numpy_git, "ls-tree", "--name-only", "HEAD",
                                   "doc/source/release/"],
@@ -403,9 +535,23 @@ def gather(notes: pathlib.Path, numpy_git: str | None) -> None:
                 (notes / "numpy" / pathlib.Path(name).name).write_text(text)
 
 
-def numpy_source(notes: pathlib.Path) -> str:
-    source = notes / "numpy" / "SOURCE"
-    return source.read_text().strip() if source.exists() else "numpy/numpy git"
+def _from_git(git: str, rev: str, folder: str, target: pathlib.Path, repo: str, wanted) -> None:
+    """The files of `folder` at `rev` of a git dir that `wanted` takes, into `target`, and a SOURCE line."""
+    def show(*args: str) -> str:
+        return subprocess.run(["git", "--git-dir", git, *args], capture_output=True, text=True, check=True).stdout
+
+    head = show("rev-parse", rev).strip()
+    target.mkdir(parents=True, exist_ok=True)
+    taken = [name for name in show("ls-tree", "--name-only", head, folder).split() if wanted(pathlib.Path(name).name)]
+    for name in taken:
+        (target / pathlib.Path(name).name).write_text(show("show", f"{head}:{name}"))
+    (target / "SOURCE").write_text(f"{repo} git {head} {folder} ({len(taken)} files)\n")
+
+
+def _source_line(notes: pathlib.Path, library: str) -> list[str]:
+    """Where the notes beyond a library's sdists came from (its SOURCE file), if any."""
+    source = notes / library / "SOURCE"
+    return [source.read_text().strip()] if source.exists() else []
 
 
 def build(notes: pathlib.Path, out: pathlib.Path) -> list[str]:
@@ -418,10 +564,12 @@ def build(notes: pathlib.Path, out: pathlib.Path) -> list[str]:
         found = harvest(notes, library)
         everything.extend(found)
         lines.append(coverage(library, found))
+    if not everything:
+        raise SystemExit(f"no notes under {notes}: run `python tools/harvest_changes.py gather --notes {notes}` first")
     out.parent.mkdir(parents=True, exist_ok=True)
     data = {"generated_by": "tools/harvest_changes.py (do not edit by hand: run it again)",
-            "sources": {lib: [s for s, _, _ in specs] for lib, specs in SDISTS.items()}
-            | {"numpy": [numpy_source(notes)]},
+            "sources": {lib: list(dict.fromkeys([s[0] for s in SDISTS.get(lib, [])] + _source_line(notes, lib)))
+                        for lib in FIRST},
             "coverage": lines, "changes": everything}
     head = json.dumps({k: v for k, v in data.items() if k != "changes"}, indent=1)[:-2]
     rows = ",\n".join(json.dumps(c, ensure_ascii=False) for c in everything)
@@ -434,10 +582,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("step", choices=["gather", "build"])
     parser.add_argument("--notes", type=pathlib.Path, default=pathlib.Path("/tmp/kb-notes"))
     parser.add_argument("--numpy-git", help="a git dir of numpy/numpy (its release notes are read with `git show`)")
+    parser.add_argument("--pandas-git", help="a git dir of pandas-dev/pandas (whatsnew 2.1 on, read with `git show`)")
+    parser.add_argument("--pandas-rev", default="HEAD", help="the commit or tag of --pandas-git to read (v3.0.0)")
+    parser.add_argument("--git", action="append", default=[], metavar="LIBRARY=DIR[@REV]",
+                        help=f"a git dir of one of {', '.join(GIT)} (its notes, read with `git show`)")
     parser.add_argument("--out", type=pathlib.Path, default=OUT)
     args = parser.parse_args(argv)
     if args.step == "gather":
-        gather(args.notes, args.numpy_git)
+        gits = dict(g.split("=", 1) for g in args.git if "=" in g)
+        if set(gits) - set(GIT) or len(gits) != len(args.git):
+            parser.error(f"--git takes LIBRARY=DIR with LIBRARY one of {', '.join(GIT)}; got {', '.join(args.git)}")
+        gather(args.notes, args.numpy_git, args.pandas_git, args.pandas_rev, gits)
         return 0
     for line in build(args.notes, args.out):
         print(line)

@@ -20,7 +20,7 @@ import tempfile
 
 from jupyter_fixloop.errors import FixloopError, Stopped
 
-from .notebooks import NotebookFigures, by_verdict, by_verifier, measure, report
+from .notebooks import VERIFIED_BY, NotebookFigures, by_evidence, by_verdict, by_verifier, measure, report
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -112,6 +112,10 @@ def summary(corpora: dict[str, list[NotebookFigures]], held_out: set[str]) -> st
               *([f"| drift fixes right only in the era kernel (counted right) | {len(dev.era)} | {len(out.era)} | |"]
                 if dev.era or out.era else []),
               f"| drift fixes unverified | {dev.verdicts['unverified']} | {out.verdicts['unverified']} | |"]
+    lines += ["", "| corpus | fixed | by evidence (a cell per source it had) | fixed whose only evidence is a later "
+              "cell that runs | fixed a saved output calls wrong |", "|---|---|---|---|---|"]
+    lines += [f"| {name} | {sum(t.fixed[by] for by in VERIFIED_BY if by)} | {by_evidence(t)} | {len(t.runs_only)} | "
+              f"{len(t.fixed_wrong)} |" for name, t in totals.items()]
     if len(totals) > 1:
         lines += ["", "Each corpus left out in turn (drift cells fixed):", "",
                   "| left out | its drift cells fixed | the other corpora's | gap (others - it) |", "|---|---|---|---|"]

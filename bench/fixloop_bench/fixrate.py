@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from jupyter_fixloop.errors import FixloopError
@@ -69,7 +70,9 @@ class CaseResult:
     failure: str = "?"
     fixed_in_round: int | None = None  # the model round whose candidate was verified (1 for one-shot)
     fixed_by: str | None = None  # who wrote the candidate the loop ended with: "model" or "rules"
+    bound: str = ""  # the bound that stopped a loop that gave up (LoopResult.bound: "rounds", "repeated", ...)
     effect: str = ""  # what the final candidate does to the data, as the user is shown it (loop mode)
+    evidence: tuple = ()  # for status "fixed": the source of each pass that checked its values (LoopResult.account)
     per_round: list = field(
         default_factory=list
     )  # {round, temperature, prompt_tokens, completion_tokens, model_s, run_s, kind}
@@ -85,6 +88,8 @@ class Summary:
     claims_verified: int = 0  # ... and the hidden check passed on it
     status_fixed: int = 0  # status "fixed": something the loop was given verified it
     status_fixed_verified: int = 0
+    evidence: Counter = field(default_factory=Counter)  # fixed cases by each source of evidence they had
+    runs_only: int = 0  # fixed cases with no evidence (at most later cells that run now): must be 0
     rounds: int = 0
     tokens: int = 0
     cost: float = 0.0
@@ -100,6 +105,8 @@ class Summary:
         if r.status == "fixed":
             self.status_fixed += 1
             self.status_fixed_verified += r.fixed
+            self.evidence.update(set(r.evidence))
+            self.runs_only += not r.evidence
         self.rounds += r.rounds
         self.tokens += r.tokens
         self.cost += r.cost
@@ -118,6 +125,9 @@ class Summary:
             "status_fixed_verified": self.status_fixed_verified,
             "unverified": self.claimed - self.status_fixed,
             "unverified_verified": self.claims_verified - self.status_fixed_verified,
+            "fixed_wrong": self.status_fixed - self.status_fixed_verified,
+            "evidence": dict(sorted(self.evidence.items())),
+            "runs_only": self.runs_only,
             "mean_rounds": self.rounds / n,
             "tokens": self.tokens,
             "cost": self.cost,
@@ -194,11 +204,13 @@ def _loop(case: Case, snap, opts) -> dict:
                   "run_s": round(r.usage.run_seconds, 2), "kind": r.receipt.kind, "source": r.source,
                   "calls": _calls(r)}
                  for r in result.rounds]
-    return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "tokens": result.tokens,
+    return {"status": result.status, "reason": result.reason, "bound": result.bound, "rounds": len(result.rounds),
+            "tokens": result.tokens,
             "cost": result.cost, "final_code": final, "last_receipt": _last_run(result), "per_round": per_round,
             "fixed_in_round": len(result.rounds) if result.claimed else 0 if result.status == "passed" else None,
             "fixed_by": result.rounds[-1].source if result.claimed else None,
-            "effect": result.effect.text if result.claimed and result.effect is not None else ""}
+            "effect": result.effect.text if result.claimed and result.effect is not None else "",
+            "evidence": tuple(result.account.checked) if result.status == "fixed" and result.account else ()}
 
 
 def _calls(r) -> list[dict]:
@@ -327,7 +339,7 @@ def round_figures(results: list[CaseResult]) -> dict:
         "asked_again": sum(1 for r in results for a, b in zip(r.per_round, r.per_round[1:]) if _low(b) > _low(a)),
         "fixed_after_asked_again": sum(1 for r in results if r.fixed and len(r.per_round) > 1
                                        and _low(r.per_round[-1]) > _low(r.per_round[-2])),
-        "ended_by_repeat": sum(1 for r in results if "repeated" in r.reason),
+        "ended_by_repeat": sum(1 for r in results if r.bound == "repeated"),
         "calls": len(rows),
         "median_completion_tokens": round(statistics.median(row["completion_tokens"] for row in rows)) if rows else 0,
     }
@@ -503,6 +515,7 @@ def print_report(console, results: list[CaseResult], figures: dict, opts) -> Non
         console.rule(f"unverified, {verdict}: {r.id} ({r.category})", style="yellow")
         console.print(f"what it does to the data: {r.effect or '(no effect recorded)'}", markup=False, highlight=False)
     console.print(claims_line(figures["overall"]), markup=False, highlight=False)
+    console.print(evidence_line(figures["overall"]), markup=False, highlight=False)
     console.print(f"{figures['overall']['fixed']} of {figures['overall']['cases']} fixed "
                   f"in {figures['wall_seconds']:.0f} s")
 
@@ -513,6 +526,14 @@ def claims_line(f: dict) -> str:
     return (f"claimed {f['claimed']} (fixed {f['status_fixed']}, unverified {f['unverified']}); claims verified by the "
             f"hidden check {f['claims_verified']} (fixed {f['status_fixed_verified']} of {f['status_fixed']}, "
             f"unverified {f['unverified_verified']} of {f['unverified']}); claim precision {precision}")
+
+
+def evidence_line(f: dict) -> str:
+    """What verified the fixed cases, in one line: the cases with each source of evidence, those whose only
+    evidence is a later cell that runs (0 by the rule), and those the hidden check calls wrong."""
+    by = ", ".join(f"{source} {n}" for source, n in f["evidence"].items()) or "none"
+    return (f"fixed {f['status_fixed']}, by evidence (a case per source it had): {by}; fixed whose only evidence is "
+            f"a later cell that runs: {f['runs_only']}; fixed the hidden check calls wrong: {f['fixed_wrong']}")
 
 
 def rounds_table(results: list[CaseResult], rounds: dict):

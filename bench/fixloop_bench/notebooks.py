@@ -27,6 +27,7 @@ such fix is listed apart, with the era kernel that showed it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -57,6 +58,9 @@ class NotebookFigures:
     drift_left: list = field(default_factory=list)  # (cell number, the error) of drift cells not fixed
     wrong: list = field(default_factory=list)  # (cell number, the first differing lines) of drift fixes shown wrong
     era: list = field(default_factory=list)  # (cell number, the era kernel) of fixes shown right only there
+    evidence: Counter = field(default_factory=Counter)  # fixed cells by each source of evidence they had
+    runs_only: list = field(default_factory=list)  # fixed cells whose only evidence is a later cell that runs: none
+    fixed_wrong: list = field(default_factory=list)  # (cell, differing lines) of fixed cells a saved output calls wrong
     seconds: float = 0.0
 
     @property
@@ -64,12 +68,15 @@ class NotebookFigures:
         return sum(self.verdicts[v] for v in VERDICTS)
 
     def as_json(self) -> dict:
-        return {**asdict(self), "fixed": dict(self.fixed), "verdicts": dict(self.verdicts)}
+        return {**asdict(self), "fixed": dict(self.fixed), "verdicts": dict(self.verdicts),
+                "evidence": dict(self.evidence)}
 
     @classmethod
     def from_json(cls, data: dict) -> NotebookFigures:
         data = dict(data)
         data["fixed"], data["verdicts"] = Counter(data.get("fixed", {})), Counter(data.get("verdicts", {}))
+        data["evidence"] = Counter(data.get("evidence", {}))
+        data["fixed_wrong"] = [tuple(x) for x in data.get("fixed_wrong", [])]
         data["left"] = [tuple(x) for x in data.get("left", [])]
         data["drift_left"] = [tuple(x) for x in data.get("drift_left", [])]
         data["wrong"] = [tuple(x) for x in data.get("wrong", [])]
@@ -86,6 +93,9 @@ class NotebookFigures:
         self.drift_left += [(f"{other.name} cell {n}", e) for n, e in other.drift_left]
         self.wrong += [(f"{other.name} cell {n}", d) for n, d in other.wrong]
         self.era += [(f"{other.name} cell {n}", k) for n, k in other.era]
+        self.evidence.update(other.evidence)
+        self.runs_only += [f"{other.name} cell {n}" for n in other.runs_only]
+        self.fixed_wrong += [(f"{other.name} cell {n}", d) for n, d in other.fixed_wrong]
 
 
 def ran_when_saved(cell) -> bool:
@@ -105,11 +115,16 @@ def environment(error: str) -> bool:
                 or words.network([error]))
 
 
+MAGIC_NOT_FOUND = re.compile(r"UsageError: (?:Line|Cell) magic function `%%?(\w+)` not found")
+LOAD_EXT = re.compile(r"^\s*%load_ext\s+(\w+)\s*$", re.MULTILINE)
+
+
 def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
     """The cells that ran when the notebook was saved and fail here plainly, not for a missing package,
     file or network (their own, or that of the unfixed cell they fail after), and that do not read what a
     cell failing for those reasons should have made: no fix could make such a cell run here (ch06's
-    `StratifiedKFold(random_state=1)` over data the network never gave), so it measures nothing."""
+    `StratifiedKFold(random_state=1)` over data the network never gave), so it measures nothing; nor a magic
+    whose extension a cell failing for those reasons did not load (`%watermark` after `%load_ext watermark`)."""
     from jupyter_fixloop.batch.cells import cell_names
 
     found, lost = set(), set()  # lost: names the cells that failed for this machine's reasons did not make
@@ -117,9 +132,12 @@ def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
         error = plain.get(o.number)
         cause = plain.get(o.blamed_cell) if o.status == "skipped" else error
         reads, defines = cell_names(o.source)
-        blocked = error is not None and (environment(error) or bool(reads & lost))
+        magic = MAGIC_NOT_FOUND.match(error or "")
+        blocked = error is not None and (environment(error) or bool(reads & lost)
+                                         or bool(magic and f"%{magic.group(1)}" in lost))
         if blocked:  # what it imports it did import (imports come first): the rest it may not have made
             lost |= defines - _imported(o.source)
+            lost |= {f"%{name}" for name in LOAD_EXT.findall(o.source)}  # `%load_ext watermark`: no `%watermark`
         elif error is None:
             lost -= defines
         if (error is not None and ran_when_saved(original_cells[o.number]) and not blocked
@@ -140,28 +158,59 @@ def _imported(code: str) -> set[str]:
             for a in s.names}
 
 
-def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set[int]) -> dict[int, tuple]:
-    """For each drift cell batch mode ran: ("right" | "wrong" | "unverified", the lines that differ)."""
-    from jupyter_fixloop.batch.words import DIFFERS
+def shown(outcomes, original_cells: dict, batch_cells: dict) -> dict[int, tuple]:
+    """For each cell batch mode ran: (True: it shows the output saved in the notebook, False: another one
+    while the notebook still reproduces its saved outputs and the cell draws no random numbers, None: cannot
+    tell; the lines that differ)."""
     from jupyter_fixloop.receipt import saved_check, saved_output, seeds, unrepeatable
 
-    verdicts, trusted, seeded = {}, True, False
+    out, trusted, seeded = {}, True, False
     for o in outcomes:
         seeded = seeded or seeds(o.source)
+        if o.status not in RAN:
+            continue
         saved = saved_output(original_cells[o.number].get("outputs", []))
-        now = saved_output(batch_cells[o.number].get("outputs", [])) if o.status in RAN else None
-        same = saved is not None and o.status in RAN and saved_check(now or "", None, saved)
-        if o.number in drift and o.status in RAN:
-            if o.status == "fixed" and o.verified_by or same and same[0]:
-                verdicts[o.number] = ("right", [])
-            elif same and same[0] is False and trusted and not unrepeatable(o.source, seeded):
-                said = ["(batch mode says so: a later output disagrees with the fix)"] if DIFFERS in o.reason else []
-                verdicts[o.number] = ("wrong", [line for line in same[2] if line[:1] in "+-"][:6] + said)
-            else:  # None: an old estimator repr the text alone cannot decide (receipt/estimators.py)
-                verdicts[o.number] = ("unverified", [])
+        now = saved_output(batch_cells[o.number].get("outputs", []))
+        same = saved_check(now or "", None, saved) if saved is not None else None
+        differs = [line for line in same[2] if line[:1] in "+-"][:6] if same else []
+        if same and same[0]:
+            out[o.number] = (True, [])
+        elif same and same[0] is False and trusted and not unrepeatable(o.source, seeded):
+            out[o.number] = (False, differs)
+        else:  # None: an old estimator repr the text alone cannot decide (receipt/estimators.py)
+            out[o.number] = (None, [])
         if same and same[0] is False:
             trusted = False  # later saved outputs cannot be expected (random data, the clock, a changed repr)
+    return out
+
+
+def drift_verdicts(outcomes, original_cells: dict, batch_cells: dict, drift: set[int]) -> dict[int, tuple]:
+    """For each drift cell batch mode ran: ("right" | "wrong" | "unverified", the lines that differ)."""
+
+    verdicts, seen = {}, shown(outcomes, original_cells, batch_cells)
+    for o in outcomes:
+        if o.number not in drift or o.number not in seen:
+            continue
+        matches, differs = seen[o.number]
+        if o.status == "fixed" and o.verified_by or matches:
+            verdicts[o.number] = ("right", [])
+        elif matches is False:
+            said = ["(batch mode says so: a later output disagrees with the fix)"] if o.disagrees else []
+            verdicts[o.number] = ("wrong", differs + said)
+        else:
+            verdicts[o.number] = ("unverified", [])
     return verdicts
+
+
+def evidence_of(o) -> tuple[str, ...]:
+    """The evidence a `fixed` cell had, as data: the source of each pass that checked its values (its loop's
+    account: CheckOutcome.source), and "later saved output" when a later cell that reads what it made showed
+    the output saved in the notebook (batch mode's verified_by, with no such pass in the account)."""
+    account = o.result.account if o.result is not None else None
+    checked = tuple(sorted(set(account.checked))) if account is not None else ()
+    if o.verified_by == "saved output" and "saved" not in checked:
+        checked += ("later saved output",)
+    return checked
 
 
 async def right_in_era(nb, folder: str, rel: str, wrong: list[int], original: dict, era: str, timeout: float,
@@ -227,9 +276,16 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
             verdicts[number] = ("right", [])
             figures.era.append((number, era))
     figures.drift = len(drift)
+    seen = shown(result.outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)})
     for o in result.outcomes:
         if o.status in FIXED:  # "unverified": repaired and runs, but nothing checked it
             figures.fixed[o.verified_by if o.status == "fixed" else ""] += 1
+        if o.status == "fixed":
+            evidence = evidence_of(o)
+            figures.evidence.update(evidence)
+            figures.runs_only += [o.number] if not evidence else []
+            matches, differs = seen.get(o.number, (None, []))
+            figures.fixed_wrong += [(o.number, " | ".join(differs)[:240])] if matches is False else []
         figures.proposed += o.status == "proposed"
         figures.examples += o.status == "example"
         figures.looks_wrong += o.status == "looks_wrong"
@@ -254,17 +310,18 @@ def _keep(nb, path: str) -> None:
 
 
 def why_left(outcome) -> str:
-    """A short category for what was left: the first words of the reason."""
+    """A short category for what was left: why batch mode says it left it (`CellOutcome.left`), its status, or
+    the name of its error."""
     from jupyter_fixloop.batch import words
+    from jupyter_fixloop.batch.run import Left
 
-    reason = outcome.reason or outcome.error
     if words.missing_package(outcome.error):
         return "package not installed"
     if words.missing_program(outcome.error):
         return "program not installed"
-    if "is not there: the notebook runs in" in reason:
+    if outcome.left is Left.NO_FILE:
         return "file not there"
-    if "needs the network" in reason:
+    if outcome.left is Left.NO_NETWORK:
         return "network"
     if outcome.status == "skipped":
         return "an earlier cell was not fixed"
@@ -274,7 +331,7 @@ def why_left(outcome) -> str:
         return "raised when saved too (the author's example), kept"
     if outcome.status == "looks_wrong":
         return "runs, but looks wrong" + (" (a repair proposed)" if outcome.patched else "")
-    if "output matches the one saved" in reason:
+    if outcome.left is Left.SAVED_OUTPUT:
         return "no candidate matched the saved output"
     return "no repair: " + (outcome.error.split(":", 1)[0] or "?")
 
@@ -319,4 +376,19 @@ def report(all_figures: list[NotebookFigures]) -> str:
     if total.era:
         lines += ["", "drift fixes shown wrong here and right in an era kernel (the saved output, the old library):"]
         lines += [f"- {where}: as saved in `{kernel}`" for where, kernel in total.era]
+    lines += ["", evidence_line(total)]
+    lines += [f"- only a later cell that runs: {where}" for where in total.runs_only]
+    lines += [f"- a saved output calls it wrong: {where}: {diff}" for where, diff in total.fixed_wrong]
     return "\n".join(lines)
+
+
+def by_evidence(f: NotebookFigures) -> str:
+    """The fixed cells by each source of evidence they had: "assert 2, saved 3" ("none" without any)."""
+    return ", ".join(f"{source} {n}" for source, n in sorted(f.evidence.items())) or "none"
+
+
+def evidence_line(f: NotebookFigures) -> str:
+    """What verified the fixed cells, in one line, with the two figures that must be 0."""
+    return (f"fixed {f.fixed['saved output'] + f.fixed['following cell'] + f.fixed['check']}, by evidence (a cell "
+            f"per source it had): {by_evidence(f)}; fixed whose only evidence is a later cell that runs: "
+            f"{len(f.runs_only)}; fixed a saved output calls wrong: {len(f.fixed_wrong)}")

@@ -130,7 +130,7 @@ def _md_section(o) -> list[str]:
         out.append(f"- {_whole_line(o.reason)}")
     r = o.result
     if r is not None:
-        out.append(f"- loop: {status_label(r.status, r.reason)}, {len(r.rounds)}/{r.max_rounds} rounds, "
+        out.append(f"- loop: {status_label(r.status, r.unchecked)}, {len(r.rounds)}/{r.max_rounds} rounds, "
                    f"model `{r.model}`, {tokens_text(r.tokens)}, {cost_text(r.cost)}, {r.seconds:.1f} s")
         out += [f"- {line.strip()}" for line in read_check_lines(r)]  # checks read from an instruction, agreement
     effect = effect_lines(r) if r is not None else []
@@ -272,7 +272,7 @@ def _html_section(o) -> str:
         parts.append(f"<li>{esc(_whole_line(o.reason))}</li>")
     r = o.result
     if r is not None:
-        parts.append(f"<li>loop: {esc(status_label(r.status, r.reason))}, {len(r.rounds)}/{r.max_rounds} rounds, "
+        parts.append(f"<li>loop: {esc(status_label(r.status, r.unchecked))}, {len(r.rounds)}/{r.max_rounds} rounds, "
                      f"model <code>{esc(r.model)}</code>, {tokens_text(r.tokens)}, {cost_text(r.cost)}, "
                      f"{r.seconds:.1f} s</li>")
         parts += [f"<li>{esc(line.strip())}</li>" for line in read_check_lines(r)]

@@ -32,11 +32,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from enum import Enum
 
-from ..cell import split_magic
+from ..cell import missing_names, split_magic
 from ..errors import FixloopError, HelperFailed, KernelDied, KernelError, UsageError
 from ..hidden import clipped
-from ..kernel import Snapshot, missing_names, remove_scratch, scratch_dir, variables_from_json, wire
+from ..kernel import Snapshot, remove_scratch, scratch_dir, wire
+from ..model import variables_from_json
 from ..options import BUILTIN, LoopOptions
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
@@ -80,6 +82,22 @@ class BatchOptions:
     saved_outputs: bool = True  # a fix must reproduce the output saved in the notebook, where one was saved
 
 
+class Left(Enum):
+    """Why a cell was left as it is, as data: what the run decides by (the words, `CellOutcome.reason`,
+    are said where it is decided)."""
+
+    CHECK_FAILED = "check_failed"  # it ran without raising, and a check of it failed (plain Jupyter ran it)
+    KERNEL_DIED = "kernel_died"  # the notebook's kernel died while it ran, or before it (then not reached)
+    BLAMED = "blamed"  # it fails because an earlier cell, not fixed, did not make a name it reads
+    EXAMPLE = "example"  # the notebook was saved with this error: the author's example
+    NOT_SELECTED = "not_selected"  # --cells leaves it alone
+    NOT_INSTALLED = "not_installed"  # a package it imports is not installed: no change to the cell fixes that
+    NO_PROGRAM = "no_program"  # a program the library runs (LaTeX, ffmpeg) is not installed
+    NO_FILE = "no_file"  # a file it opens is not there
+    NO_NETWORK = "no_network"  # it needs the network, which the notebook's kernel or the sandbox has not
+    SAVED_OUTPUT = "saved_output"  # a repair ran, but its output is not the one saved in the notebook
+
+
 @dataclass(frozen=True)
 class CellOutcome:
     """How one code cell went. `status`: "ok", "fixed" (a repair something verified), "unverified" (a
@@ -107,6 +125,9 @@ class CellOutcome:
     cause: int | None = None  # for a cell that runs as written after an earlier cell, its cause, was fixed
     caused: int | None = None  # for that earlier cell: the number of the cell whose error it caused
     rerun: tuple[tuple[int, str], ...] = ()  # for a change put to a person: the cells that run again after it
+    left: Left | None = None  # why it was left as it is (its error or reason says it in words)
+    disagrees: int | None = None  # a saved output disagrees: for a fix, the later cell that shows another output
+    # than the one saved, reading what it made; for that later cell, the fix whose result it reads
 
     @property
     def title(self) -> str:
@@ -137,7 +158,7 @@ class BatchResult:
     def cells_run(self) -> int:
         """Cells that ran without raising in the notebook's kernel: ok, fixed, and those that ran but
         failed only a check (plain Jupyter counts those as run too)."""
-        return sum(o.status in RAN or o.error.startswith("Check failed") for o in self.outcomes)
+        return sum(o.status in RAN or o.left is Left.CHECK_FAILED for o in self.outcomes)
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.outcomes)
@@ -316,6 +337,7 @@ class NotebookKernel:
         self.watch = FolderWatch(cwd)
         self.wrote: tuple[str, ...] = ()  # the files of the notebook's folder the last run changed
         self.traceback: list[str] = []  # the last cell's error's traceback (IPython's lines), [] when none
+        self.check_failed = False  # the last cell ran without raising, and a check of it failed
 
     def _executed(self, cell, cell_index, execute_reply) -> None:  # nbclient's hook: all three by name
         self.reply = execute_reply
@@ -349,6 +371,7 @@ class NotebookKernel:
         error = content if content.get("status") == "error" else next(  # IPython 8's `%%time` shows one, goes on
             (o for o in cell.outputs if o.get("output_type") == "error"), None)
         self.traceback = list(error.get("traceback") or []) if error else []
+        self.check_failed = False
         if error and "raises-exception" not in cell.metadata.get("tags", []):
             return f"{error.get('ename')}: {error.get('evalue')}".strip()
         if plan is None:
@@ -359,11 +382,13 @@ class NotebookKernel:
             stdout = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
             outcome, _, _ = printed(stdout, expecting(plan.expect_output))
             if not outcome.passed:
+                self.check_failed = True
                 return f"Check failed: the printed output is not the expected one ({outcome.detail})"
         for check in plan.checks:
             outcome = await self.expression(
                 wire.call("check", check, wire.NS))
             if not outcome["passed"]:
+                self.check_failed = True
                 return f"Check failed: {check}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
         return None
 
@@ -498,6 +523,7 @@ class BatchRun:
         self.executed = 0
         self.touched: dict[int, set[str]] = {}  # cell number -> the files of its folder its runs here changed
         self.first_ran: dict[int, bool] = {}  # cell number -> its original's first run here did not raise
+        self.check_error: str | None = None  # the running cell's error, when a check of it failed (it raised nothing)
         self.changes: dict[int, set[str]] = {}  # cell number -> names of what ran here instead of it
         self.workdir = tempfile.mkdtemp(prefix="fixloop-batch-")
         self.snapdir = scratch_dir(f"batch-{owner_tag()}-")  # the notebook kernel writes snapshots here
@@ -576,12 +602,12 @@ class BatchRun:
         unread = len(code.encode()) > BIG_CELL
         reads, binds = cell_names(code) if code and not unread else (set(), set())
         magic = original is not None and original.magic_line is not None
-        return Cell(number, outcome.status in RAN or outcome.error.startswith("Check failed"),
+        return Cell(number, outcome.status in RAN or outcome.left is Left.CHECK_FAILED,
                     frozenset(reads), frozenset(self.changes.get(number) or may_change(code, binds)),
                     changed=number in self.changes or magic,
                     plain_ran=self._loads_fixloop(number) if magic else self.first_ran.get(number, False),
                     wrote=bool(self.touched.get(number)), unread=unread,
-                    unreached=outcome.status == "skipped" and outcome.reason.startswith("the notebook's kernel died"))
+                    unreached=outcome.status == "skipped" and outcome.left is Left.KERNEL_DIED)
 
     def _loads_fixloop(self, number: int) -> bool:
         """Whether a cell above cell `number` loads fixloop (`%load_ext jupyter_fixloop`): then plain Jupyter
@@ -624,11 +650,13 @@ class BatchRun:
         reads, defines = cell_names(plan.code)
         try:
             outcome = await self._run_cell(kernel, index, plan, reads, defines, started)
+            if outcome.left is None and outcome.error and outcome.error == self.check_error:
+                outcome = replace(outcome, left=Left.CHECK_FAILED)  # what it is left with is that check's failure
             said = f"{unmade}; the code below the instruction ran as written"
             return replace(outcome, reason=f"{said}; {outcome.reason}".strip("; ")) if unmade else outcome
         except KernelDied as exc:
             self.dead = True
-            return self._failed(index, cell.source, str(exc), "", started, defines)
+            return self._failed(index, cell.source, str(exc), "", started, defines, left=Left.KERNEL_DIED)
 
     async def _run_cell(self, kernel, index: int, plan: CellPlan, reads, defines, started: float) -> CellOutcome:
         """Checkpoint and run; on failure, blame an unfixed cell or repair (unless --cells leaves this cell alone)."""
@@ -636,7 +664,9 @@ class BatchRun:
         number = index + 1
         self.uncopied = (await kernel.call("save", sorted(reads | defines), number)).get("why", {})
         error = "generation requested" if plan.instruction else await self._run_here(kernel, index, plan.code, plan)
-        self.first_ran[number] = error is None or error.startswith("Check failed")
+        checked = error is not None and not plan.instruction and kernel.check_failed  # it ran; a check failed
+        self.first_ran[number] = error is None or checked
+        self.check_error = error if checked else None
         if error is None:
             smell = chained_warning(cell.outputs)
             if smell and self._repairable(number):  # it runs, but pandas says an assignment did nothing
@@ -644,26 +674,30 @@ class BatchRun:
                 await kernel.call("restore")
                 return await self._repair(kernel, index, plan, smell, started, defines, looks_wrong=True)
             self._cleared(defines)
-            differs = self._after_fix(number, plan.code, reads, defines, cell.outputs)
+            differs, fix = self._after_fix(number, plan.code, reads, defines, cell.outputs)
             self.saved.ran(number, plan.code, reads, defines, cell.outputs)
-            return CellOutcome(number, "ok", cell.source, reason=differs, seconds=time.perf_counter() - started)
+            return CellOutcome(number, "ok", cell.source, reason=differs, seconds=time.perf_counter() - started,
+                               disagrees=fix)
         example = self.saved.example(number, error)
         if example:  # the author saved this error: the cell shows it on purpose
             self._poison(defines, number)
             return CellOutcome(number, "example", cell.source, error=error, reason=example,
-                               seconds=time.perf_counter() - started)
+                               seconds=time.perf_counter() - started, left=Left.EXAMPLE)
         blamed = self._blamed(error, reads)
         if blamed:  # left as plain Jupyter leaves it: the failure is the earlier cell's
             self._poison(defines, self.poisoned[blamed])
             made = "define" if error.startswith(("NameError", "UnboundLocalError")) else "make"
             return CellOutcome(number, "skipped", cell.source, error=error, seconds=time.perf_counter() - started,
                                reason=f"not repaired: it fails because cell {self.poisoned[blamed]}, which was not "
-                                      f"fixed, did not {made} `{blamed}`", blamed_cell=self.poisoned[blamed])
+                                      f"fixed, did not {made} `{blamed}`", blamed_cell=self.poisoned[blamed],
+                               left=Left.BLAMED)
         if not self._repairable(number):
-            return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines)
-        not_code = words.missing_package(error) or words.missing_program(error) or words.unreachable(error)
-        if not_code:  # nothing a change to the cell can fix: no loop (a model would delete the import)
-            return self._failed(index, cell.source, _kept(not_code), error, started, defines)
+            return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines,
+                                left=Left.NOT_SELECTED)
+        for left, not_code in ((Left.NOT_INSTALLED, words.missing_package(error)), (Left.NO_PROGRAM,
+                               words.missing_program(error)), (Left.NO_NETWORK, words.unreachable(error))):
+            if not_code:  # nothing a change to the cell can fix: no loop (a model would delete the import)
+                return self._failed(index, cell.source, _kept(not_code), error, started, defines, left=left)
         failure = failing_module(kernel.traceback, self.cwd)
         if failure is not None:  # raised in a module of the notebook's folder: a diff of it, judged, not applied
             proposed = await self._module_repair(index, plan, failure, error, started, defines)
@@ -737,13 +771,14 @@ class BatchRun:
             error = await self._run_here(kernel, index, plan.code, plan)
         except KernelDied as exc:
             self.dead = True
-            return self._failed(index, cell.source, str(exc), "", started, defines)
+            return self._failed(index, cell.source, str(exc), "", started, defines, left=Left.KERNEL_DIED)
         if error is None:
             self._cleared(defines)
             self.saved.ran(number, "", set(), defines, cell.outputs)
             return CellOutcome(number, "ok", cell.source, reason=f"ran as written, not read: {size}",
                                seconds=time.perf_counter() - started)
-        return self._failed(index, cell.source, _kept(f"not repaired: {size}"), error, started, defines)
+        return self._failed(index, cell.source, _kept(f"not repaired: {size}"), error, started, defines,
+                            left=Left.CHECK_FAILED if kernel.check_failed else None)
 
     def _blamed(self, error: str, reads) -> str | None:
         """The name an unfixed cell should have defined that this failure is about, if any (read by
@@ -811,10 +846,11 @@ class BatchRun:
             return self._looks_wrong(number, plan, error, result, started, defines, decision)
         self._poison(defines, number)
         status = "rejected" if decision == "reject" else "failed"
-        reason = "the fix was rejected" if decision == "reject" else _why_unfixed(result, snap, error, self.cwd)
+        left, reason = (None, "the fix was rejected") if decision == "reject" else _why_unfixed(result, snap, error,
+                                                                                              self.cwd)
         reason = f"{reason}; {held}" if held else reason
         return CellOutcome(number, status, cell.source, None, error, _kept(reason), result,
-                           time.perf_counter() - started)
+                           time.perf_counter() - started, left=left)
 
     def _looks_wrong(self, number: int, plan: CellPlan, warning: str, result: LoopResult, started: float, defines,
                      decision: str) -> CellOutcome:
@@ -1036,12 +1072,12 @@ class BatchRun:
             caused=cause.failing)
         self.progress.done(self.outcomes[at])
 
-    def _after_fix(self, number: int, code: str, reads, defines, outputs) -> str:
+    def _after_fix(self, number: int, code: str, reads, defines, outputs) -> tuple[str, int | None]:
         """A cell that ran as written and reads what an applied fix made (`from_fix`, passed on by the cells
         between): when it shows another output than the one saved, and that saved output is a check for it
         (batch/saved.py), the words that say so; the fix's outcome then says so too, and is `unverified`:
         whatever verified it, a later output the notebook saved does not agree (the fix, or the library's
-        numbers since). "" otherwise."""
+        numbers since), and the fix's cell. ("", None) otherwise."""
         made = sorted((self.from_fix[n], n) for n in reads if n in self.from_fix)
         for name in defines:
             if made:
@@ -1053,20 +1089,21 @@ class BatchRun:
             # the names the fix made are in doubt for its own sake: the saved output here checks exactly them
             if made and self.saved.agrees(number, code, set(reads) - {n for _, n in made}, outputs):
                 self._checked_later(number, *made[-1])
-            return ""
+            return "", None
         fix, name = made[-1]
         shown = " | ".join(diff)
         at = next((i for i, o in enumerate(self.outcomes) if o.number == fix and o.status in ("fixed", "unverified")),
                   None)
-        if at is not None and words.DIFFERS not in self.outcomes[at].reason:
+        if at is not None and self.outcomes[at].disagrees is None:
             said = (f"not verified: cell {number}, which reads what it made (`{name}`), {words.DIFFERS} ({shown}): "
                     "the fix, or the library's numbers since")
             fixed = self.outcomes[at]
-            self.outcomes[at] = replace(fixed, status="unverified", verified_by="", reason=f"{said}; {fixed.reason}")
+            self.outcomes[at] = replace(fixed, status="unverified", verified_by="", reason=f"{said}; {fixed.reason}",
+                                        disagrees=number)
             record = self.nb.cells[fix - 1].metadata.get(METADATA_KEY)
             if isinstance(record, dict):
                 record.update(status="unverified", reason=f"{said}; {record.get('reason', '')}")
-        return f"{words.DIFFERS} ({shown}); it reads `{name}`, which the fix of cell {fix} made"
+        return f"{words.DIFFERS} ({shown}); it reads `{name}`, which the fix of cell {fix} made", fix
 
     def _checked_later(self, number: int, fix: int, name: str) -> None:
         """Cell `number`, which reads what the applied fix of cell `fix` made (`name`), shows the output saved
@@ -1084,15 +1121,17 @@ class BatchRun:
         if isinstance(record, dict):
             record.update(status="fixed", reason=f"{said}; {record.get('reason', '')}")
 
-    def _failed(self, index, source, reason, error, started, defines=frozenset()) -> CellOutcome:
+    def _failed(self, index, source, reason, error, started, defines=frozenset(), left: Left | None = None
+                ) -> CellOutcome:
         self._poison(set(defines), index + 1)
-        return CellOutcome(index + 1, "failed", source, None, error, reason, seconds=time.perf_counter() - started)
+        return CellOutcome(index + 1, "failed", source, None, error, reason, seconds=time.perf_counter() - started,
+                           left=left)
 
     def _skip(self, index: int, reason: str) -> CellOutcome:
         """A cell that did not run (the kernel died before it): its old outputs go."""
         cell = self.nb.cells[index]
         cell.outputs, cell.execution_count = [], None
-        return CellOutcome(index + 1, "skipped", cell.source, reason=reason)
+        return CellOutcome(index + 1, "skipped", cell.source, reason=reason, left=Left.KERNEL_DIED)
 
     def _poison(self, names, number: int) -> None:
         """Cell `number` failed and was not fixed: these names are not what it should have made."""
@@ -1129,16 +1168,19 @@ def _kept(reason: str) -> str:
     return f"{reason}; the kernel kept what the cell did before it raised, as plain Jupyter does"
 
 
-def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str = "") -> str:
+def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str = "") -> tuple[Left | None, str]:
+    """Why no fix was applied: (as data, in words)."""
     runs = (result.first, *(r.receipt for r in result.rounds))
     failures = [f"{r.ename}: {r.evalue}" for r in runs if r is not None and r.ename]  # each run's own error
-    plain = words.missing_file(error, cwd) or words.network([error, *failures])
-    if plain:
-        return plain
+    differs = words.saved_output_differs(result.rounds) if result.status != "passed" else None
+    for left, plain in ((Left.NO_FILE, words.missing_file(error, cwd)),
+                        (Left.NO_NETWORK, words.network([error, *failures])), (Left.SAVED_OUTPUT, differs)):
+        if plain:
+            return left, plain
     if result.status == "passed":
         notes = "; ".join(snap.notes()) or "its state may not have been mirrored exactly"
-        return f"the cell passes in a fresh sandbox but not in the notebook's kernel ({notes})"
-    return words.saved_output_differs(result.rounds) or result.reason
+        return None, f"the cell passes in a fresh sandbox but not in the notebook's kernel ({notes})"
+    return None, result.reason
 
 
 def _record(cell, result: LoopResult, decision: str) -> None:

@@ -8,7 +8,7 @@ cell's new source; the sandbox starts from the state before it (rebuilt from the
 cells since, kernel/checkpoint.py), runs it, then every cell down to the failing one, each of which
 must run (`fix(downstream=...)`), then the cells after it, as after any repair. The suspects are the
 earlier cells that bind or change a name the failing cell reads, then those that feed them, nearest
-first, at most 3 (kernel/checkpoint.py `suspects`); the first verified change wins.
+first, at most 3 (cell.py `suspects`); the first verified change wins.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ..cell import suspects
 from ..errors import HelperFailed
-from ..kernel import suspects
 from ..result import LoopResult
 from .cells import CellPlan, cell_names, parse_cell
 

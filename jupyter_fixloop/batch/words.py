@@ -13,7 +13,8 @@ NOT_GENERATED = "the built-in engine does not generate code from an instruction 
 
 MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w]+)'$")
 REQUIRED = re.compile(r"^ImportError: (?:Missing optional dependency '|)([\w-]+)'? is required\b|"
-                      r"^ImportError: Missing optional dependency '([\w-]+)'")
+                      r"^ImportError: Missing optional dependency '([\w-]+)'|"
+                      r"^ImportError: `Import ([\w-]+)` failed\.")  # pandas: "`Import lxml` failed."
 MISSING_FILE = re.compile(r"^(?:FileNotFoundError|OSError|IOError): (?:\[Errno 2\] )?(?:No such file or directory|"
                           r"File .*? does not exist)[:\s]*'?([^']*)'?")
 NETWORK = re.compile(r"URLError|ConnectionError|ConnectTimeout|gaierror|Name or service not known|"
@@ -25,7 +26,7 @@ MISSING_PROGRAM = re.compile(r"\bbecause ([\w.+-]+) could not be found\b|Request
                              r"available|MovieWriter ([\w.+-]+) unavailable")
 
 PIP_NAMES = {"sklearn": "scikit-learn", "cv2": "opencv-python", "PIL": "pillow", "yaml": "pyyaml",
-             "bs4": "beautifulsoup4", "dateutil": "python-dateutil", "Crypto": "pycryptodome"}
+             "bs4": "beautifulsoup4", "dateutil": "python-dateutil", "Crypto": "pycryptodome", "pytables": "tables"}
 """Import names whose package on PyPI has another name."""
 
 

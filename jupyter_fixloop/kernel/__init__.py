@@ -1,29 +1,24 @@
 """Code that runs inside kernels (the host reaches it through `wire`, and the few doors below)."""
 
+from importlib import import_module
 from typing import TYPE_CHECKING
-
-from .doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "wire": "wire", "runner": "runner", "snapshot": "snapshot", "Snapshot": "snapshot", "scratch_dir": "snapshot",
-    "remove_scratch": "snapshot", "missing_names": "sharing", "variables_from_json": "namespace",
-    "readable": "ipysyntax", "Checkpoint": "checkpoint", "cell_names": "checkpoint", "written_names": "checkpoint",
-    "suspects": "checkpoint", "Fingerprint": "checkpoint",
+    "remove_scratch": "snapshot", "readable": "ipysyntax",
 }
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: exported); none imported at run time
     from . import runner as runner, snapshot as snapshot, wire as wire
-    from .checkpoint import (
-        Checkpoint as Checkpoint,
-        Fingerprint as Fingerprint,
-        cell_names as cell_names,
-        suspects as suspects,
-        written_names as written_names,
-    )
     from .ipysyntax import readable as readable
-    from .namespace import variables_from_json as variables_from_json
-    from .sharing import missing_names as missing_names
     from .snapshot import Snapshot as Snapshot, remove_scratch as remove_scratch, scratch_dir as scratch_dir
 
-__getattr__ = doors(__name__, _EXPORTS)
+
+def __getattr__(name: str):
+    """Each exported name found in its module on first use (as `jupyter_fixloop/doors.py` makes the host
+    wings' doors: kernel/ imports nothing outside itself)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = import_module(f"{__name__}.{_EXPORTS[name]}")
+    return module if name == _EXPORTS[name] else getattr(module, name)

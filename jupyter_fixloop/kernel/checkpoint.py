@@ -20,7 +20,6 @@ accepted fix runs).
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import pickle
@@ -30,7 +29,7 @@ import types
 from dataclasses import asdict, replace
 
 from . import namespace, snapshot
-from .sharing import shared_names, undefined_names
+from .sharing import undefined_names
 
 COPY_CAP = 1024**3  # bytes of copies kept per cell; beyond it values are kept by reference only
 COPY_SECONDS = 10.0  # time the copies of one save may take; a value not copied by then is kept by reference
@@ -385,75 +384,6 @@ def _keep(value, room: int, left: float, seconds: float) -> tuple[_Kept | None, 
     return _Kept("pickle", blob, len(blob)), ""
 
 
-def cell_names(source: str) -> set[str]:
-    """Every name a cell reads, binds or deletes (a superset is fine: a name the namespace does not
-    hold costs nothing to keep)."""
-    names = snapshot.free_names(source)
-    stripped = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
-    try:
-        tree = ast.parse(stripped)
-    except SyntaxError:
-        return names
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-    return names
-
-
-def written_names(source: str) -> set[str]:
-    """The names a cell binds or may change in place: assigned (`df = ...`, `df['x'] = ...`,
-    `df.x += 1`), deleted, defined, imported, or whose method it calls (`rows.append(...)`)."""
-    stripped = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
-    try:
-        tree = ast.parse(stripped)
-    except SyntaxError:
-        return set()
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names.add(node.id)
-        elif isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
-            names.add(_base_name(node))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            names.add(_base_name(node.func))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
-    names.discard("")
-    return names
-
-
-MAX_SUSPECTS = 3
-
-
-def suspects(earlier: list[tuple[int, str]], reads: set[str]) -> list[int]:
-    """The cells (number, code: those that ran, in the order they ran) that may have caused an error in
-    a cell that reads `reads`: each binds or changes a name wanted, nearest first; the names it holds
-    are wanted too (a cause may lie further up). At most MAX_SUSPECTS. Batch mode and `%fixloop auto`
-    (the session's cells, by execution count) ask it."""
-    wanted, found = set(reads), []
-    for number, code in reversed(earlier):
-        if written_names(code) & wanted:
-            found.append(number)
-            wanted |= cell_names(code)
-        if len(found) == MAX_SUSPECTS:
-            break
-    return found
-
-
-def _base_name(node) -> str:
-    while isinstance(node, (ast.Subscript, ast.Attribute)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else ""
-
-
 # ---------------------------------------------------------------- batch mode, through the wire
 
 KEEP_CELLS = 12  # batch mode keeps the checkpoints of this many cells: how far back a cause is looked for
@@ -531,11 +461,9 @@ def mirror(ns: dict, path: str, share: dict, before: int | None = None) -> str:
         ns = state_before(ns, before)
     share = dict(share)
     policy = share.pop("policy", "data")
-    modules = [n for n, v in ns.items() if isinstance(v, types.ModuleType)]
     if share.get("missing") is None:  # the cell has not run: its NameErrors, read from the code
         share = {**share, "missing": [n for c in share.get("code", ())[:1] for n in undefined_names(c, ns)]}
-    withheld = [n for n, v in ns.items() if isinstance(n, str) and not namespace.shareable(n, v)]
-    names = shared_names(ns, modules=modules, withheld=withheld, **share)
+    names = namespace.shared(ns, **share)
     variables = namespace.describe(ns, None if policy == "data" else names)
     if policy == "data" and share.get("instruction"):
         described = {v.name for v in variables}

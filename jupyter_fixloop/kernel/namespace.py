@@ -26,7 +26,7 @@ import types
 from collections import Counter
 from dataclasses import dataclass
 
-from .sharing import is_history
+from .sharing import is_history, shared_names
 
 DATA, FUNCTION, CLASS, MODULE = "data", "function", "class", "module"
 SECRET, RESOURCE, HISTORY, OTHER = "secret", "resource", "history", "other"
@@ -261,25 +261,11 @@ class Variable:
     value: str = ""
     size: int = 0
     order: int = 0
-
-    def line(self) -> str:
-        """The one-line essentials (`euro12: DataFrame 16×35`), for receipts."""
-        return f"{self.name} ({self.head.split(',')[0]})"
+    form: str = ""  # data's shape of value (FORMS): "frame", "series", "array", "collection" or "value"
+    module: str = ""  # a module's name (`pd` -> "pandas")
 
 
 _REPR_CHARS = 80
-
-
-def variables_from_json(items) -> tuple[Variable, ...]:
-    """`Variable`s back from their JSON form (batch mode's notebook kernel sends them so)."""
-    out = []
-    for item in items or ():
-        if isinstance(item, Variable):
-            out.append(item)
-        elif isinstance(item, dict):
-            columns = tuple(Column(**c) for c in item.get("columns", ()) if isinstance(c, dict))
-            out.append(Variable(**{**item, "columns": columns}))
-    return tuple(out)
 
 
 def describe(ns: dict, names=None) -> tuple[Variable, ...]:
@@ -298,9 +284,31 @@ def describe(ns: dict, names=None) -> tuple[Variable, ...]:
     return tuple(out)
 
 
+def described(ns: dict, names=None) -> list[dict]:
+    """`describe`'s variables as plain fields: what the host makes its own `Variable`s of (the wire's
+    `namespace.describe`; batch mode's snapshot carries them so)."""
+    return [dataclasses.asdict(v) for v in describe(ns, names)]
+
+
+def withheld(ns: dict) -> list[str]:
+    """The names whose values are never shared for resembling a word: secrets and live resources."""
+    return [n for n, v in ns.items() if isinstance(n, str) and not shareable(n, v)]
+
+
+def shared(ns: dict, **share) -> frozenset[str]:
+    """The names of `ns` a loop shares (sharing.shared_names, its other keywords in `share`), the
+    namespace's modules and what it withholds read from it here (the wire's `namespace.shared`)."""
+    modules = [n for n, v in ns.items() if isinstance(v, types.ModuleType)]
+    return shared_names(ns, modules=modules, withheld=withheld(ns), **share)
+
+
+FORMS = ("frame", "series", "array", "collection", "value")  # the forms of data a `Variable` says
+COLLECTIONS = (list, tuple, set, frozenset, dict)
+
+
 def _variable(name: str, value, kind: str, order: int) -> Variable:
     if kind == MODULE:
-        return Variable(name, kind, f"module {value.__name__}", order=order)
+        return Variable(name, kind, f"module {value.__name__}", order=order, module=value.__name__)
     if kind == FUNCTION:
         return Variable(name, kind, f"function{_signature(value)}", order=order)
     if kind == CLASS:
@@ -310,19 +318,21 @@ def _variable(name: str, value, kind: str, order: int) -> Variable:
         rows, cols = value.shape
         columns = tuple(_column(value, c) for c in list(value.columns)[:60])
         return Variable(name, kind, f"{cls} {rows}×{cols}, index {_index(value.index)}", columns,
-                        size=_nbytes(value), order=order)
+                        size=_nbytes(value), order=order, form="frame")
     if _is_series(value):
         head = f"Series len {len(value)}, dtype {value.dtype}, index {_index(value.index)}"
         column = Column(str(value.name) if value.name is not None else "", str(value.dtype),
                         "" if _secret_column(value.name, value.dtype) else _values(value))
-        return Variable(name, kind, head, (column,), size=_nbytes(value), order=order)
+        return Variable(name, kind, head, (column,), size=_nbytes(value), order=order, form="series")
     shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
     if isinstance(shape, tuple) and dtype is not None and hasattr(value, "ravel"):
         dims = "×".join(str(n) for n in shape)
         return Variable(name, kind, f"{cls} shape ({dims}), dtype {dtype}", value=_shown(_short_repr(value)),
-                        size=_nbytes(value), order=order)
-    length = f" len {len(value)}" if isinstance(value, (list, tuple, set, frozenset, dict, str)) else ""
-    return Variable(name, kind, f"{cls}{length}", value=_shown(_short_repr(value)), size=_size_of(value), order=order)
+                        size=_nbytes(value), order=order, form="array")
+    length = f" len {len(value)}" if isinstance(value, (*COLLECTIONS, str)) else ""
+    form = "collection" if isinstance(value, COLLECTIONS) else "value"
+    return Variable(name, kind, f"{cls}{length}", value=_shown(_short_repr(value)), size=_size_of(value), order=order,
+                    form=form)
 
 
 def _is_frame(value) -> bool:
@@ -437,13 +447,6 @@ def _size_of(value) -> int:
 
 
 # ---------------------------------------------------------------- what is withheld from a model
-
-
-def names_only(variables: tuple[Variable, ...]) -> tuple[Variable, ...]:
-    """The variables with no value of the user's data: names, types, shapes, columns and dtypes
-    (`data_to_model="names"`)."""
-    return tuple(dataclasses.replace(v, value="", columns=tuple(dataclasses.replace(c, values="") for c in v.columns))
-                 for v in variables)
 
 
 _SECRET_TEXTS = 10_000  # texts of one value withheld by their exact text (a secret column's first values)

@@ -26,7 +26,6 @@ _HISTORY_NUMBERED = re.compile(r"_i?\d+")
 INSTRUCTION_CUTOFF = 0.8  # instruction words name variables loosely ("the frame df")
 MISSING_CUTOFF = 0.6  # a NameError's typo is often further off (`dff`, `prices_list`)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_MISSING = re.compile(r"name '([A-Za-z_][A-Za-z0-9_]*)' is not defined")
 
 
 def is_history(name: str) -> bool:
@@ -57,22 +56,8 @@ def shared_names(available: Iterable[str], *, code: Iterable[str] = (), instruct
     return frozenset(n for n in found if not is_history(n) or n in explicit)
 
 
-def missing_names(ename: str | None, evalue: str | None) -> tuple[str, ...]:
-    """The name a NameError says is not defined (from a receipt, or batch mode's error line)."""
-    if ename not in ("NameError", "UnboundLocalError") or not evalue:
-        return ()
-    return tuple(_MISSING.findall(evalue))
-
-
 def undefined_names(source: str, available: Iterable[str]) -> tuple[str, ...]:
     """Names `source` reads that neither `available` nor the builtins hold: the NameErrors its run
     would report, known without running it (where the run cannot be watched first)."""
     known = set(available) | set(dir(builtins))
     return tuple(sorted(n for n in free_names(source) if n not in known))
-
-
-def unshared_note(name: str) -> str:
-    """The receipt line for a candidate that reads a name the loop does not share: the name, never its value."""
-    return (f"`{name}` is in your namespace but not shared with the sandbox; add --share {name} "
-            "(fix(share=...), c.FixLoop.share)")
-

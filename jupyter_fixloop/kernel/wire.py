@@ -4,7 +4,9 @@ The host (the user's kernel, batch mode, the bench) never writes code strings th
 `jupyter_fixloop.kernel`: it asks `call(entry, *args)` for the one line that calls a named entry
 point, and a kernel runs it through `serve`, which refuses an entry that is not in `ENTRIES` and a
 protocol version it does not speak. Arguments travel as Python literals (`repr`), and `NS` stands
-for the kernel's own globals. Everything here is stdlib and cheap: it is imported in every kernel.
+for the kernel's own globals. The user's own kernel, where the loop runs, asks the entries that read
+its namespace of itself (`local`: the same table, in-process). Everything here is stdlib and cheap:
+it is imported in every kernel.
 """
 
 from __future__ import annotations
@@ -37,6 +39,12 @@ ENTRIES: dict[str, tuple[str, str, bool]] = {
     "checkpoint.mirror": ("checkpoint", "mirror", False),
     "checkpoint.kept_from": ("checkpoint", "kept_from", False),
     "checkpoint.restore_before": ("checkpoint", "restore_before", False),
+    # asked by the user's own kernel of itself, in-process (`local`): its namespace read where it lives
+    "checkpoint.keep": ("checkpoint", "Checkpoint", False),
+    "namespace.describe": ("namespace", "described", False),
+    "namespace.shared": ("namespace", "shared", False),
+    "namespace.secrets": ("namespace", "secret_texts", False),
+    "namespace.secret_name": ("namespace", "secret_name", False),
     "start.kernel": ("start", "kernel", False),  # a process's first line (kernel_command), not a call
 }
 _SELF = "__import__('jupyter_fixloop.kernel.wire', fromlist=['wire'])"
@@ -84,11 +92,22 @@ def serve(version: int, entry: str, *args):
     """In the kernel: run one entry point of `ENTRIES` (an `a…` entry returns its coroutine)."""
     if version != VERSION:
         raise RuntimeError(f"fixloop's kernel speaks wire version {VERSION}, the host {version}: restart the kernel")
-    if entry not in ENTRIES:
-        raise KeyError(f"no kernel entry point {entry!r}")
-    module, name, encoded = ENTRIES[entry]
+    module, name, encoded = _entry(entry)
     answer = getattr(importlib.import_module(f"jupyter_fixloop.kernel.{module}"), name)(*args)
     return json.dumps(answer) if encoded else answer
+
+
+def local(entry: str, *args, **kwargs):
+    """An entry point run in this process, its answer as the function gives it: the user's own kernel
+    (a `%%fixloop` cell, `%fixloop auto`) reading its namespace where it lives."""
+    module, name, _ = _entry(entry)
+    return getattr(importlib.import_module(f"jupyter_fixloop.kernel.{module}"), name)(*args, **kwargs)
+
+
+def _entry(entry: str) -> tuple[str, str, bool]:
+    if entry not in ENTRIES:
+        raise KeyError(f"no kernel entry point {entry!r}")
+    return ENTRIES[entry]
 
 
 def hello() -> int:

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING
 
-from ..kernel.doors import doors
+from ..doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "fix": "run", "afix": "run", "verify": "run", "averify": "run", "sandbox_settings": "run", "first_messages": "run",

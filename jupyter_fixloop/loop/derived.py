@@ -48,7 +48,7 @@ def frames_of(namespace, variables) -> Frames:
     NaN count where the namespace holds the frame itself (a dict; batch mode's snapshot holds no values)."""
     out: Frames = {}
     for v in variables:
-        if not v.head.startswith("DataFrame"):
+        if v.form != "frame":
             continue
         frame = namespace.get(v.name) if isinstance(namespace, dict) else None
         out[v.name] = {c.name: _nan(frame, c.name) for c in v.columns}

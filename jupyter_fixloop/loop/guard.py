@@ -242,7 +242,7 @@ class Guard:
             return None
         if failure.line.strip() not in {line.strip() for line in self.original.splitlines()}:
             return None  # the line came from an earlier candidate: dropping it is no cheat
-        effect = _effect_of(failure.line)
+        effect = _effect_of(_statement_of(self.tree, self.original, failure.lineno, failure.line))
         if effect is None:
             return None
         kind, name = effect
@@ -534,6 +534,16 @@ def _still_reads(tree: ast.AST, original: ast.AST, line: str) -> bool:
     def reads(t: ast.AST) -> int:
         return sum(isinstance(n, ast.Expr) and owner in ast.unparse(n.value) for n in ipysyntax.walk(t))
     return reads(tree) >= reads(original)
+
+
+def _statement_of(tree: ast.AST | None, original: str, lineno: int | None, line: str) -> str:
+    """The failing statement: its line, or the whole statement when the line is one of several it spans
+    (`close=lambda x: x.close.fillna(method='ffill'),` inside `r = fb.assign(...)` binds `r`, not `close`)."""
+    for node in ipysyntax.walk(tree) if tree is not None and lineno else ():
+        if (isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr))
+                and node.lineno <= lineno <= (node.end_lineno or node.lineno) and node.end_lineno != node.lineno):
+            return ast.get_source_segment(original, node) or line
+    return line
 
 
 def _effect_of(line: str) -> tuple[str, str] | None:

@@ -11,26 +11,25 @@ import ast
 import asyncio
 import os
 import time
-import types
 import uuid
 from collections.abc import Iterable
 from dataclasses import replace
 
 from .. import cell, hooks as events, runtime
+from ..cell import missing_names
 from ..errors import FixloopError, ModelError, UsageError
 from ..hooks import LoopHooks
-from ..kernel import namespace as values, sharing, snapshot as snapshots
 from ..kernel.snapshot import Snapshot
 from ..model import models as model, prompt
+from ..model.variables import Variable, names_only
 from ..options import LoopOptions, knob_signature
 from ..receipt.text import Budget, annotated, for_people, without_data
-from ..receipt.values import Account, Baseline, Receipt, rejected
+from ..receipt.values import Account, Baseline, Guarded, Receipt, rejected
 from ..result import MODEL, RULES, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
 from ..sandbox import confine
-from ..sandbox.leftovers import owner_tag
 from ..sandbox.manager import Sandbox, SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
-from . import agreement as agreeing, derived, guard, sampling
+from . import agreement as agreeing, derived, guard, mirror as mirrors, sampling
 from .verdict import (
     NOTHING,
     UNVERIFIED,
@@ -120,7 +119,7 @@ def first_messages(source: str, *, instruction: str | None = None, namespace: di
     receipt, for a repair): what a one-shot baseline must be given to be compared with the loop."""
     options = (options or LoopOptions()).resolved()
     run = LoopRun(source, _checks(checks), instruction, namespace, NOTHING, options, None)
-    run.variables = _variables(namespace, options.share_policy, run._shared())
+    run.variables = mirrors.variables(namespace, options.share_policy, run._shared())
     return run._messages(list(history), "", "")
 
 
@@ -171,7 +170,7 @@ class LoopRun:
         self.agreement: Agreement | None = None  # of the round whose code is handed over
         self.budget = Budget(options.receipt_tokens, self.model.token_counter())
         self.namespace = namespace
-        self.variables: tuple[values.Variable, ...] = ()  # described when the loop runs (on_end sees a failure)
+        self.variables: tuple[Variable, ...] = ()  # described when the loop runs (on_end sees a failure)
         self.withheld: tuple[str, ...] | None = None  # the user's secrets' texts, found at the first model call
         self.loop_id = uuid.uuid4().hex[:12]
         self.rounds: list[Round] = []
@@ -193,17 +192,17 @@ class LoopRun:
         size = max(self.options.pool_size, k if k > 1 else 0)
         pool = mirror = result = None
         try:  # on_end is called once, last, whatever raises (the pool's start and the mirror's set-up too)
-            self.variables = _variables(self.namespace, self.options.share_policy, self._shared())
+            self.variables = mirrors.variables(self.namespace, self.options.share_policy, self._shared())
             self._read_checks()
             pool = pool_for(self.settings, size)
-            mirror = _Mirror(self.namespace, snapshots.scratch_dir(f"loop-{owner_tag()}-"),
-                             self.options.snapshot_size_cap, self._shared(), self._readable())
+            mirror = mirrors.Mirror(self.namespace, self.options.snapshot_size_cap, self._shared(),
+                                    mirrors.readable(self.namespace, self.variables, self.options.share_policy))
             try:
                 result = await self._rounds(pool, mirror)
             except FixloopError as exc:
                 result = self._end("error", str(exc))
             except _TimeBound as exc:
-                result = self._end("gave_up", str(exc))
+                result = self._end("gave_up", str(exc), bound="time")
             return result
         finally:
             if pool is not None:
@@ -213,7 +212,7 @@ class LoopRun:
                 mirror.cleanup()
             events.call(self.hooks.on_end, events.LoopEnd(result))
 
-    async def _rounds(self, pool: SandboxPool, mirror: _Mirror) -> LoopResult:
+    async def _rounds(self, pool: SandboxPool, mirror: mirrors.Mirror) -> LoopResult:
         opts = self.options
         history: list[tuple[str, Receipt]] = []
         if not self.instruction:
@@ -221,15 +220,15 @@ class LoopRun:
             if self.first.ok:
                 return self._already_passes()
             history.append((self.source, self.first))
-        guard_ = guard.Guard(self.source, self.checks, self.expect.output, _namespace_names(self.namespace),
+        guard_ = guard.Guard(self.source, self.checks, self.expect.output, mirrors.namespace_names(self.namespace),
                              cell.example_assignments(self.instruction), self.instruction,
-                             _module_names(self.namespace), _collections(self.variables))
+                             mirrors.module_names(self.namespace), mirrors.collections(self.variables))
         passed_before = PassedBefore(self.first, self.budget)
         note, repeated_before = "", ""
         for index in range(1, opts.max_rounds + 1):
-            bound = self._bound_reached()
+            bound, words = self._bound_reached()
             if bound:
-                return self._gave_up(bound)
+                return self._gave_up(words, bound)
             events.call(self.hooks.on_round_start, events.RoundStart(index, opts.max_rounds))
             messages = self._messages(history, note, repeated_before)
             try:
@@ -238,7 +237,8 @@ class LoopRun:
             except ModelError as exc:
                 return self._end("error", str(exc))
             except asyncio.TimeoutError:
-                return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model")
+                return self._end("gave_up", f"time bound reached ({opts.wall_time:g} s) while waiting for the model",
+                                 bound="time")
             best = sampling.best_of(candidates)
             self.agreement = None
             if self.agreeing and not self._owned_evidence(best.receipt, best.reply.code):
@@ -247,7 +247,8 @@ class LoopRun:
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
             if repeated and self.model.deterministic:  # asking again gets the same
-                return self._gave_up(f"the model repeated {repeated}; a hint (--hint) or another model may help")
+                return self._gave_up(f"the model repeated {repeated}; a hint (--hint) or another model may help",
+                                     "repeated")
             receipt = self._record(index, candidates, best)
             ended = self._ended(index, best, receipt, repeated if repeated_before else "")
             if ended is not None:
@@ -256,7 +257,7 @@ class LoopRun:
             note, repeated_before = self._carry_on(best, receipt, history), repeated
             if self._kept and self._kept[0] == index and self._shows_nothing(self._kept[2]):
                 note = prompt.SHOWS_NOTHING
-        return self._gave_up(f"max rounds ({opts.max_rounds}) reached")
+        return self._gave_up(f"max rounds ({opts.max_rounds}) reached", "rounds")
 
     def _read_checks(self) -> None:
         """The checks read from the instruction (derived.py), shown before any candidate runs."""
@@ -272,34 +273,36 @@ class LoopRun:
         return evidence(replace(receipt, checks=tuple(c for c in receipt.checks if c.expr not in self.facts)), code,
                         self.source)
 
-    def _gave_up(self, reason: str) -> LoopResult:
-        """Gave up; but generated code that ran and missed only what the instruction says of what it shows, or
-        only looks wrong (a smell), with nothing better after it, is returned: that code, said as such (`_passed`).
-        When every round's answer was the cell itself, that is what is said first."""
+    def _gave_up(self, reason: str, bound: str = "") -> LoopResult:
+        """Gave up (`bound`: which of receipt/values.py's BOUNDS ended it, "" none); but generated code that ran
+        and missed only what the instruction says of what it shows, or only looks wrong (a smell), with nothing
+        better after it, is returned: that code, said as such (`_passed`). When every round's answer was the
+        cell itself, that is what is said first."""
         if self._kept:
             return self._passed(*self._kept)
         if self.rounds and all(r.candidate is not None and self._unchanged(r.candidate) for r in self.rounds):
             reason = f"{UNCHANGED} ({reason})"
-        return self._end("gave_up", reason)
+        return self._end("gave_up", reason, bound=bound)
 
     def _unchanged(self, code: str) -> bool:
         """Code for an instruction that is the cell's own code, as it was: nothing was generated."""
         return bool(self.instruction and self.source.strip() and code.strip() == self.source.strip())
 
-    async def _original(self, pool: SandboxPool, mirror: _Mirror) -> None:
+    async def _original(self, pool: SandboxPool, mirror: mirrors.Mirror) -> None:
         """Round 0: the cell as the user wrote it (its receipt is the first thing the model reads)."""
         events.call(self.hooks.on_run_start, events.RunStart(0, self.options.max_rounds))
         self.first = first = await self._run(pool, mirror, self.source, original_run=True)
         # a typo the cell made (`dff`) shares its close match (`df`); then the set is fixed
-        mirror.share(self._shared(sharing.missing_names(first.ename, first.evalue)))
+        mirror.share(self._shared(missing_names(first.ename, first.evalue)))
         baseline = Baseline.of(first)  # the first `required` following cells are never excused
         self.baseline = replace(baseline, failed=frozenset(n for n in baseline.failed if n > self.required))
         events.call(self.hooks.on_receipt, events.ReceiptReady(0, self.options.max_rounds, first))
 
     def _already_passes(self) -> LoopResult:
+        said = account(self.first, self.source, self.source)
         words = verified(self.first, self.source, self.source, self.checks, candidate=False)
-        return self._end("passed", f"the cell already {words}" if words.startswith("runs")
-                         else f"the cell already passes: {words}")
+        return self._end("passed", f"the cell already passes: {words}" if said.checked else f"the cell already {words}",
+                         said=said)
 
     def _messages(self, history: list[tuple[str, Receipt]], note: str, repeated_before: str) -> list[dict]:
         if repeated_before:
@@ -307,7 +310,7 @@ class LoopRun:
                     "Write a different fix that addresses what happened.")
         variables = self.variables
         if self.options.data_to_model == "names":  # no value of the user's data: names, types and shapes
-            variables = values.names_only(variables)
+            variables = names_only(variables)
             history = [(code, without_data(r, self.budget)) for code, r in history]
         return prompt.build_messages(self.source, instruction=self.instruction, checks=self.checks, history=history,
                                      hint=self.options.hint or None, note=note or None,
@@ -363,8 +366,8 @@ class LoopRun:
                 and not self._kept:
             self._kept = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
         if repeated_twice and best.repeated:
-            return self._gave_up( f"the model repeated {repeated_twice}, also when asked again at a higher "
-                             "temperature; a hint (--hint) or another model may help")
+            return self._gave_up(f"the model repeated {repeated_twice}, also when asked again at a higher "
+                                 "temperature; a hint (--hint) or another model may help", "repeated")
         if reply.code is None and self.model.deterministic:  # asking again gets the same
             said = for_people(receipt).rstrip(".")  # the engine's reply, as given
             return self._end("gave_up", f"{said}; a model (--model, FixLoop.model) may fix it")
@@ -411,7 +414,7 @@ class LoopRun:
 
     def _new_name(self, name: str) -> bool:
         """A bare name none of the user's variables has: what the code made, not the user's data changed."""
-        return name.isidentifier() and name not in _namespace_names(self.namespace)
+        return name.isidentifier() and name not in mirrors.namespace_names(self.namespace)
 
     @staticmethod
     def _misses_stated(receipt: Receipt) -> bool:
@@ -567,7 +570,7 @@ class LoopRun:
         events.call(self.hooks.on_run_start, events.RunStart(len(self.rounds) + 1, self.options.max_rounds))
         return await self._run(pool, mirror, code)
 
-    async def _run(self, pool: SandboxPool, mirror: _Mirror, code: str, original_run: bool = False) -> Receipt:
+    async def _run(self, pool: SandboxPool, mirror: mirrors.Mirror, code: str, original_run: bool = False) -> Receipt:
         """One run in a fresh kernel; the next kernel is made ready while this result goes to the model.
 
         The following cells run after it, each within the same time limit; after the original cell
@@ -595,13 +598,8 @@ class LoopRun:
 
     def _shared(self, missing: tuple[str, ...] = ()) -> frozenset[str]:
         """The user's variables this loop shares with its sandboxes (sharing.py): never a candidate's choice."""
-        ns = self.namespace
-        if not isinstance(ns, dict):
-            return frozenset()
-        modules = [n for n, v in ns.items() if isinstance(v, types.ModuleType)]
-        withheld = [n for n, v in ns.items() if isinstance(n, str) and not values.shareable(n, v)]
-        return sharing.shared_names(ns, code=(self.source, *self.checks, *self.following), instruction=self.instruction,
-                                    missing=missing, modules=modules, share=self.options.share, withheld=withheld)
+        return mirrors.shared(self.namespace, code=(self.source, *self.checks, *self.following),
+                              instruction=self.instruction, missing=missing, share=self.options.share)
 
     def _baseline(self, cells: tuple[tuple[int, str], ...], original_run: bool) -> Baseline | None:
         """What the following cells are judged against: after a candidate, the original run; after the
@@ -612,16 +610,6 @@ class LoopRun:
         if not self.required:
             return None
         return Baseline(ran=frozenset(n for n, _ in cells), failed=frozenset(n for n, _ in cells if n > self.required))
-
-    def _readable(self) -> dict[str, values.Variable]:
-        """The user's values a candidate may read, each shared the first time one does (share_policy
-        "data"): the data `self.variables` describes whose functions read no withheld global."""
-        ns = self.namespace
-        if self.options.share_policy != "data" or not isinstance(ns, dict):
-            return {}
-        described = {v.name: v for v in self.variables}
-        return {name: v for name, v in described.items()
-                if all(n in described for n in snapshots.reachable({name}, ns))}
 
     async def _acquire(self, pool: SandboxPool, snap: Snapshot) -> Sandbox:
         """A kernel for a run, within the loop's time bound: a gateway's kernel, started and sent the
@@ -712,22 +700,31 @@ class LoopRun:
     def _withheld(self) -> tuple[str, ...]:
         """The texts of the user's secrets (`_withheld`), found once per loop, at its first model call."""
         if self.withheld is None:
-            self.withheld = _withheld(self.namespace)
+            self.withheld = mirrors.secrets(self.namespace)
         return self.withheld
 
-    def _bound_reached(self) -> str:
+    def _bound_reached(self) -> tuple[str, str]:
+        """(the bound, its words) of the first of the loop's bounds it reached, ("", "") for none."""
         opts = self.options
         tokens = sum(r.usage.tokens for r in self.rounds)
         cost = sum(r.usage.cost for r in self.rounds)
         if opts.max_tokens and tokens >= opts.max_tokens:
-            return f"token bound reached ({tokens} of {opts.max_tokens})"
+            return "tokens", f"token bound reached ({tokens} of {opts.max_tokens})"
         if opts.budget and cost >= opts.budget:
-            return f"budget reached (${cost:.4f} of ${opts.budget:.4f})"
+            return "budget", f"budget reached (${cost:.4f} of ${opts.budget:.4f})"
         if opts.wall_time and time.perf_counter() - self.started >= opts.wall_time:
-            return f"time bound reached ({opts.wall_time:g} s)"
-        return ""
+            return "time", f"time bound reached ({opts.wall_time:g} s)"
+        return "", ""
 
-    def _end(self, status: str, reason: str, patched: str | None = None, said: Account | None = None) -> LoopResult:
+    def _account(self, said: Account | None, patched: str | None, bound: str) -> Account:
+        """The result's account: what checked the code handed over (`said`), what the guard took out of it,
+        and which bound ended the loop."""
+        guarded = Guarded() if patched is None else Guarded(
+            self._removed.get(patched, 0), self._examples.get(patched, ()), self._made_up.get(patched, ()))
+        return replace(said or Account(), guarded=guarded, bound=bound)
+
+    def _end(self, status: str, reason: str, patched: str | None = None, said: Account | None = None,
+             bound: str = "") -> LoopResult:
         if self.model_errors:  # the rules' candidate was kept: the model's failure is said all the same
             index, error = min(self.model_errors.items())
             more = len(self.model_errors) - 1
@@ -736,7 +733,8 @@ class LoopRun:
                           first=self.first, reason=reason, model=self.options.model, checks=self.checks,
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
-                          notes=(describe_sandbox(self.settings),), account=said,
+                          notes=(describe_sandbox(self.settings),), account=self._account(said, patched, bound),
+                          bound=bound,
                           agreement=self.agreement if status in ("fixed", "unverified") else None,
                           read_checks=self._read_outcomes(patched))
 
@@ -808,50 +806,6 @@ def _checks(checks: Iterable[str] | str) -> tuple[str, ...]:
     return checks
 
 
-def _variables(namespace, policy: str, shared: frozenset[str]) -> tuple[values.Variable, ...]:
-    """What the model is told of the user's values: every data value ("data"), or the shared ones ("named");
-    from batch mode's notebook kernel, what its snapshot carries."""
-    if isinstance(namespace, Snapshot):
-        return values.variables_from_json(namespace.variables)  # typed, or as JSON from a notebook kernel
-    if not isinstance(namespace, dict):
-        return ()
-    return values.describe(namespace, None if policy == "data" else shared)
-
-
-def _withheld(namespace) -> tuple[str, ...]:
-    """The texts of the user's secrets, replaced wherever a model would read them (model/scrub.py): every
-    secret of the namespace, shared with a sandbox or not (a cell may spell one out, a candidate print one).
-    Batch mode's namespace lives in the notebook's kernel: its snapshot brings them."""
-    if isinstance(namespace, Snapshot):
-        return tuple(namespace.secrets)
-    return values.secret_texts(namespace, list(namespace)) if isinstance(namespace, dict) else ()
-
-
-def _namespace_names(namespace) -> frozenset[str]:
-    """The names of the user's variables (mirrored or not)."""
-    if isinstance(namespace, Snapshot):
-        return frozenset(namespace.names) | frozenset(namespace.modules) | frozenset(namespace.skipped)
-    if isinstance(namespace, dict):
-        return frozenset(k for k in namespace if isinstance(k, str))
-    return frozenset()
-
-
-def _collections(variables) -> frozenset[str]:
-    """The names whose values are collections of data (a frame, a series, an array or index, a list, dict,
-    tuple or set), as `describe` heads them; not single values."""
-    kinds = ("DataFrame", "Series", "list ", "dict ", "tuple ", "set ", "frozenset ")
-    return frozenset(v.name for v in variables if v.head.startswith(kinds) or " shape (" in v.head)
-
-
-def _module_names(namespace) -> frozenset[str]:
-    """Those of the user's names that are modules (`pd`, `np`)."""
-    if isinstance(namespace, Snapshot):
-        return frozenset(namespace.modules)
-    if isinstance(namespace, dict):
-        return frozenset(k for k, v in namespace.items() if isinstance(k, str) and isinstance(v, types.ModuleType))
-    return frozenset()
-
-
 def _expectations(expect: Expectations | None, output: str | None, following: Iterable[str] | str = (),
                   downstream: Iterable[str] | str = (), numbers: Iterable[int] = ()) -> Expectations:
     """What every run is judged against: the face's `expect`, or one made of fix()'s own keywords (not both)."""
@@ -877,71 +831,3 @@ def _tried_before(code, rounds: list[Round], source: str, first: Receipt | None)
         if r.candidate is not None and r.candidate.strip() == code.strip():
             return f"round {r.index}", r.receipt
     return None
-
-
-class _Mirror:
-    """The snapshot of the names a loop shares, written before any candidate runs: one part for the
-    cell, and one more when the original run's typo shares a close match. A candidate that reads a
-    name of the user's namespace outside the set gets a receipt line naming it, not its value. Every
-    part is taken from the namespace as it is: the user's kernel is blocked on the magic for the
-    whole loop, so all parts show the state at the moment the magic ran."""
-
-    def __init__(self, namespace, workdir: str, size_cap: int, shared: frozenset[str],
-                 readable: dict[str, values.Variable] | None = None):
-        self.ns = namespace
-        self.workdir = workdir
-        self.size_cap = size_cap
-        self.shared = shared
-        self.readable = readable or {}
-        self.current: Snapshot = snapshots.EMPTY
-        self.names: frozenset[str] = frozenset()
-        self.count = 0
-
-    def share(self, names: frozenset[str]) -> None:
-        self.shared |= names
-
-    def share_read(self, code: str, checks: tuple[str, ...]) -> tuple[str, ...]:
-        """Share the data values `code` reads that are not shared yet (share_policy "data"); a receipt
-        line for each: `euro12 (DataFrame 16×35) shared: the candidate reads it`."""
-        wanted = snapshots.free_names(code)
-        for check in checks:
-            wanted |= snapshots.free_names(check)
-        new = sorted(n for n in wanted if n in self.readable and n not in self.shared)
-        self.shared |= frozenset(new)
-        return tuple(f"{self.readable[n].line()} shared: the candidate reads it" for n in new)
-
-    def snapshot(self) -> Snapshot:
-        if isinstance(self.ns, Snapshot):
-            return self.ns
-        if not isinstance(self.ns, dict):
-            return snapshots.EMPTY
-        new = frozenset(n for n in self.shared if n in self.ns) - self.names
-        if not new and self.count:
-            return self.current
-        self.count += 1
-        path = os.path.join(self.workdir, f"snapshot-{self.count}.bin")
-        self.current = snapshots.write_snapshot(self.ns, new, path, self.size_cap, base=self.current)
-        self.names |= new
-        return self.current
-
-    def modules(self) -> dict[str, str]:
-        """The names the user's namespace binds to modules (`{"pd": "pandas"}`), all shared."""
-        return dict((self.ns if isinstance(self.ns, Snapshot) else self.current).modules)
-
-    def unshared_notes(self, code: str, checks: tuple[str, ...]) -> tuple[str, ...]:
-        """One line per name `code` reads that the user has but the loop does not share."""
-        if isinstance(self.ns, Snapshot):
-            held = frozenset(self.ns.unshared)
-        elif isinstance(self.ns, dict):
-            held = frozenset(n for n in self.ns if isinstance(n, str)) - self.shared
-        else:
-            return ()
-        wanted = snapshots.free_names(code)
-        for check in checks:
-            wanted |= snapshots.free_names(check)
-        # the sandbox kernel has its own `In`, `Out`, `get_ipython`: those are not the user's to share
-        held -= set(self.current.names) | set(self.current.modules) | set(self.current.skipped) | snapshots.IGNORED
-        return tuple(sharing.unshared_note(n) for n in sorted(wanted & held))
-
-    def cleanup(self) -> None:
-        snapshots.remove_scratch(self.workdir)

@@ -2,12 +2,12 @@
 
 from typing import TYPE_CHECKING
 
-from ..kernel.doors import doors
+from ..doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "Model": "models", "Reply": "models", "LastRun": "models", "get_model": "models", "check_model": "models",
             "count_tokens": "models",
-    "build_messages": "prompt", "STOP": "prompt",
+    "build_messages": "prompt", "STOP": "prompt", "variables_from_json": "variables",
 }
 __all__ = sorted(_EXPORTS)
 
@@ -21,5 +21,6 @@ if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: expor
         get_model as get_model,
     )
     from .prompt import STOP as STOP, build_messages as build_messages
+    from .variables import variables_from_json as variables_from_json
 
 __getattr__ = doors(__name__, _EXPORTS)

@@ -22,7 +22,14 @@ TOO_COMMON = 12  # a name more entries than this mention tells nothing about any
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FIRST_NAMES = 3  # an entry is found by the names it is about, which its words name first
 UNTELLING = {*dir(builtins), "self", "np", "pd", "plt", "int64", "float64", "datetime64", "ns", "dtype", "kwargs",
-             "args"}  # names that say nothing of an entry
+             "args", "df", "ser", "obj"}  # names that say nothing of an entry
+ALIAS = re.compile(r"[A-Z]{1,4}(?:-[A-Z]{3})?")  # `M`, `BH`, `A-DEC`: not `a` (a column's name), not `Panel`
+AS_STRING = ("alias", "value")  # kinds whose names code writes as strings (frequency aliases, values)
+# where code writes an alias: the first string of a call that takes a frequency, or a `freq=`/`rule=`/`unit=`
+ALIAS_AT = re.compile(r"""(?:\b(?:resample|asfreq|date_range|bdate_range|period_range|timedelta_range|to_period|"""
+                      r"""to_offset|Grouper|floor|ceil|round|Period|PeriodIndex|Timedelta|to_timedelta)\(\s*"""
+                      r"""|\b(?:freq|rule|unit)\s*=\s*)['"]([A-Za-z][A-Za-z-]{0,7})['"]""")
+BAD_FREQUENCY = re.compile(r"Invalid frequency: ([A-Za-z][A-Za-z-]{0,7})\b")
 
 
 @dataclass(frozen=True)
@@ -40,15 +47,21 @@ class Change:
     source: str  # the notes' file
     deprecated_in: str | None = None
     deprecation_replacement: str | None = None  # what the earlier deprecation named, where the removal names none
+    deprecation_replacements: tuple[tuple[str, str], ...] = ()  # (old name, what its own deprecation named)
 
     @property
     def keys(self) -> tuple[str, ...]:
-        """The last part of each old name (`ix` of `DataFrame.ix`), the way code and tracebacks meet it."""
+        """The last part of each old name (`ix` of `DataFrame.ix`), the way code and tracebacks meet it; an
+        alias or a one-letter name quoted, the way code writes it (`'M'` of `resample('M')`)."""
         found = []
         for name in self.names[:FIRST_NAMES]:
-            parts = IDENTIFIER.findall(name.split("(")[0])
-            if parts and parts[-1] not in found and parts[-1] not in UNTELLING:
-                found.append(parts[-1])
+            if ALIAS.fullmatch(name) and len(name) <= 8 and (self.kind in AS_STRING or len(name) == 1):
+                key = f"'{name}'"
+            else:
+                parts = IDENTIFIER.findall(name.split("(")[0])
+                key = parts[-1] if parts and parts[-1] not in UNTELLING else ""
+            if key and key not in found:
+                found.append(key)
         return tuple(found)
 
 
@@ -57,19 +70,25 @@ def changes() -> tuple[Change, ...]:
     """Every entry of the data file."""
     data = json.loads(DATA.read_text(encoding="utf-8"))
     fields = Change.__dataclass_fields__
-    return tuple(
-        Change(**{k: (tuple(v) if k == "names" else v) for k, v in row.items() if k in fields})
-        for row in data["changes"]
-    )
+    return tuple(Change(**{k: _frozen(v) for k, v in row.items() if k in fields}) for row in data["changes"])
+
+
+def _frozen(value):
+    """A list as a tuple, a mapping as a tuple of its pairs (a Change is frozen)."""
+    if isinstance(value, dict):
+        return tuple(value.items())
+    return tuple(value) if isinstance(value, list) else value
 
 
 @functools.cache
-def _index() -> dict[str, tuple[Change, ...]]:
+def _index() -> tuple[dict[str, tuple[Change, ...]], dict[str, tuple[Change, ...]]]:
+    """(the entries by each telling key, the entries by each key too common to tell alone: `method`)."""
     found: dict[str, list[Change]] = {}
     for change in changes():
         for key in change.keys:
             found.setdefault(key, []).append(change)
-    return {k: tuple(v) for k, v in found.items() if len(v) <= TOO_COMMON and len(k) > 1}
+    telling = {k: tuple(v) for k, v in found.items() if len(v) <= TOO_COMMON and len(k) > 1}
+    return telling, {k: tuple(v) for k, v in found.items() if len(v) > TOO_COMMON and len(k) > 1}
 
 
 def about(words: Iterable[str], libraries: Iterable[str] = (), limit: int = 6) -> list[Change]:
@@ -80,15 +99,19 @@ def about(words: Iterable[str], libraries: Iterable[str] = (), limit: int = 6) -
     wanted = set(libraries)
     words = list(dict.fromkeys(words))
     present = set(words)
+    telling, common = _index()
     seen: dict[tuple, tuple[tuple, Change]] = {}
     for rank, word in enumerate(words):
-        for change in _index().get(word, ()):
+        # a common key (`method`) finds the entries with another key the words hold (`fillna`)
+        also = [c for c in common.get(word, ()) if len(present.intersection(c.keys)) > 1]
+        for change in [*telling.get(word, ()), *also]:
             if wanted and change.library not in wanted:
                 continue
             named = change.replacement != "none" or bool(change.deprecation_replacement)
-            order = (rank, -len(present.intersection(change.keys)), change.change != "removed", not named,
-                     tuple(-int(p) for p in change.version.split(".")))
-            seen.setdefault((change.library, change.version, change.words), (order, change))
+            told = len(present.intersection(k for k in change.keys if k in telling or k == word))
+            newer = tuple(-int(p) for p in change.version.split("."))
+            order = (rank, -told, change.change != "removed", not named, newer)
+            seen.setdefault((change.library, change.version, change.words, change.names), (order, change))
     return [c for _, c in sorted(seen.values(), key=lambda p: p[0])][:limit]
 
 
@@ -101,6 +124,10 @@ def said(change: Change) -> str:
         notes.append(f"deprecated in {change.deprecated_in}")
     if change.replacement != "none":
         notes.append(f"use {change.replacement}")
+    elif len(change.deprecation_replacements) > 1 or change.deprecation_replacements and not \
+            change.deprecation_replacement:
+        notes.append(f"{'their deprecations' if len(change.deprecation_replacements) > 1 else 'its deprecation'} "
+                     "said use " + ", ".join(f"{new} for {old}" for old, new in change.deprecation_replacements))
     elif change.deprecation_replacement:
         notes.append(f"its deprecation said use {change.deprecation_replacement}")
     head = f"{what} ({'; '.join(notes)})" if notes else what
@@ -111,10 +138,13 @@ SUBJECT = re.compile(r"(?:has no attribute|unexpected keyword argument|cannot im
 
 
 def subject_of(message: str) -> list[str]:
-    """The names an error is about (`'Styler' object has no attribute 'hide_index'`: `hide_index`), their parts."""
-    return [part for name in SUBJECT.findall(message) for part in reversed(name.split("."))]
+    """The names an error is about (`'Styler' object has no attribute 'hide_index'`: `hide_index`), their parts;
+    a frequency it does not know, quoted (`Invalid frequency: M`: `'M'`)."""
+    return [*(part for name in SUBJECT.findall(message) for part in reversed(name.split("."))),
+            *(f"'{alias}'" for alias in BAD_FREQUENCY.findall(message))]
 
 
 def words_of(text: str) -> list[str]:
-    """The identifiers of a text (code, a traceback), in order."""
-    return list(dict.fromkeys(IDENTIFIER.findall(text)))
+    """The identifiers of a text (code, a traceback), in order, then each frequency it writes, quoted
+    (`resample('M')`: `resample`, `'M'`)."""
+    return list(dict.fromkeys([*IDENTIFIER.findall(text), *(f"'{s}'" for s in ALIAS_AT.findall(text))]))

@@ -11,10 +11,10 @@ import sys
 from dataclasses import replace
 
 from ..cell import split_magic
-from ..kernel.namespace import Variable
 from ..receipt.text import DEFAULT_BUDGET, Budget, cut, estimate_tokens, headline
 from ..receipt.values import Receipt
 from . import knowledge
+from .variables import Variable
 
 # The prompt of a round stays within this many tokens (issue #29: under 900): the receipt of the latest
 # candidate is cut to what is left after the rest. Measured with the local 1.5B model on the dev set,
@@ -98,7 +98,7 @@ def build_messages(
     `changes`: what the libraries said changed about the failing run's names (`changes_section`); False leaves it out.
     """
     known = _variables_text(original, instruction, checks, history, hint, variables, limit)
-    modules = tuple(v.head.split()[-1] for v in variables if v.kind == "module")
+    modules = tuple(v.module for v in variables if v.kind == "module")
     changed = changes_section(original, list(history), modules, limit) if changes else ""
     known = "\n\n".join(part for part in (known, changed) if part)
     messages = _messages(original, instruction, checks, list(history), hint, note, latest, None, known, modules,
@@ -122,7 +122,7 @@ def _variables_text(original, instruction, checks, history, hint, variables, lim
     room = VARIABLES_TOKENS
     if limit is not None:
         first = list(history[:1])
-        modules = tuple(v.head.split()[-1] for v in variables if v.kind == "module")
+        modules = tuple(v.module for v in variables if v.kind == "module")
         rest = count(_joined(_messages(original, instruction, checks, first, hint, None, None, None, "", modules)))
         room = min(room, limit.tokens - rest)
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join([original, instruction or "", *checks])))
@@ -217,7 +217,7 @@ def variables_section(variables: tuple[Variable, ...], budget: Budget, words: se
     name alone on the closing `also:` line), so the first ones keep the most."""
     data = sorted((v for v in variables if v.kind != "module"), key=lambda v: _rank(v, words))
     modules = [v for v in variables if v.kind == "module"]
-    tail = ("modules: " + ", ".join(f"{v.name} = {v.head.split()[-1]}" for v in modules)) if modules else ""
+    tail = ("modules: " + ", ".join(f"{v.name} = {v.module}" for v in modules)) if modules else ""
     levels = [0] * len(data)
     cost = {}
 
@@ -294,7 +294,7 @@ def _block(v: Variable, level: int) -> str:
         elif i < named:
             cols.append(repr(c.name))
     more = len(v.columns) - len(cols)
-    label = "values" if v.head.startswith("Series") else "columns"
+    label = "values" if v.form == "series" else "columns"
     return head + f"\n  {label}: " + "; ".join(cols) + (f"; ... {more} more" if more > 0 else "")
 
 

@@ -19,7 +19,7 @@ import re
 import threading
 from dataclasses import dataclass
 
-from ..kernel.namespace import secret_name
+from ..kernel import wire
 
 PLACEHOLDER = re.compile(r"<secret-(\d+)>")
 _TOKEN = r"A-Za-z0-9_\-+/=.~"
@@ -106,6 +106,12 @@ def _spans(text: str, known: tuple[str, ...]) -> list[tuple[int, int]]:
     return _merged([(s, e) for s, e in found if e > s and not PLACEHOLDER.fullmatch(text[s:e])])
 
 
+def _secret_name(name: str) -> bool:
+    """Whether a name says its value is a secret: the rule the user's namespace is shared by (kernel/namespace.py
+    `secret_name`), asked in this process through the wire."""
+    return wire.local("namespace.secret_name", name)
+
+
 def _assigned(text: str) -> list[tuple[int, int]]:
     """The values given to secret-named fields: quoted, or bare on a line of their own (`DB_PASS=...` of a
     `.env` file, `password: ...`); a bare name elsewhere is code reading a variable (`password=DB_PASS`)."""
@@ -113,7 +119,7 @@ def _assigned(text: str) -> list[tuple[int, int]]:
     for m in _ASSIGNED.finditer(text):
         group = "quoted" if m.group("quoted") is not None else "bare"
         value = m.group(group)
-        if not value or len(value) < 3 or not secret_name(m.group("name").rsplit(".", 1)[-1]) or _harmless(value):
+        if not value or len(value) < 3 or not _secret_name(m.group("name").rsplit(".", 1)[-1]) or _harmless(value):
             continue
         line_start = text.rfind("\n", 0, m.start()) + 1
         before = text[line_start:m.start()]
@@ -122,7 +128,7 @@ def _assigned(text: str) -> list[tuple[int, int]]:
             continue
         spans.append(m.span(group))
     for m in _LISTED.finditer(text):
-        if secret_name(m.group("name").rsplit(".", 1)[-1]):
+        if _secret_name(m.group("name").rsplit(".", 1)[-1]):
             at = m.start("items")
             spans += [(at + q.start(2), at + q.end(2)) for q in _QUOTED.finditer(m.group("items"))
                       if not _harmless(q.group(2))]

@@ -8,7 +8,7 @@ back the state the cell started from (when no other cell ran since), so the line
 error do not run twice. `%fixloop auto off` puts back IPython's handler exactly as it was.
 
 The state a cell started from: while auto mode or the JupyterLab extension is on, a `Checkpoint`
-(batch mode's, kernel/checkpoint.py: copy-on-write for pandas objects) is taken before each cell and
+(batch mode's, kernel/checkpoint.py through the wire: copy-on-write for pandas objects) is taken before each cell and
 kept for the last cause.KEEP_CELLS cells (the cause of a later failure is judged on the state before
 it, notebook/cause.py); a failure keeps it (`Failure`) for the loop, for `%fixloop last --model`, and
 for the Fix button's request (`button`: an execute request marked as the button's, docs/protocol.md).
@@ -24,9 +24,10 @@ from dataclasses import dataclass, field, replace
 
 from IPython.core.error import UsageError as IPythonUsageError
 
+from ..cell import cell_names, written_names
 from ..config import FixLoop
 from ..errors import FixloopError, UsageError
-from ..kernel import Checkpoint, Fingerprint, cell_names, written_names
+from ..kernel import wire
 from ..loop import Warned, looks_wrong
 from ..model import check_model
 from ..options import AUTO_MODES, BUILTIN
@@ -75,11 +76,11 @@ class Failure:
     source: str
     cell_id: str | None
     error: str
-    checkpoint: Checkpoint | None = None
+    checkpoint: object | None = None  # a kernel/checkpoint.py Checkpoint, from the wire (`checkpoint.keep`)
     changes: dict = field(default_factory=dict)  # Checkpoint.changes, read right after the cell raised
     count: int | None = None  # its execution count: In[count]
     unkept: str = "auto mode and the JupyterLab extension were off when it ran"  # why `checkpoint` is None
-    left: Fingerprint | None = None  # what a restore would overwrite, as the failed cell left it
+    left: object | None = None  # what a restore would overwrite, as the failed cell left it (its Fingerprint)
 
     def namespace(self, ns: dict) -> dict:
         """What the sandbox mirrors: the namespace as it was before the cell, where it was kept."""
@@ -119,7 +120,7 @@ class AutoFix:
         self.installed = None  # the CustomTB auto mode set, to know it is still ours
         self.running: list = []  # ExecutionInfo of the cells running; more than one: a nested run_cell
         self.cell: tuple[str, str | None] = ("", None)  # the top-level cell running: source, cell id
-        self.checkpoint: Checkpoint | None = None
+        self.checkpoint = None  # before the running cell (`checkpoint.keep`)
         self.count: int | None = None  # the top-level cell running: its execution count
         self.ran: list[causes.Ran] = []  # the last KEEP_CELLS cells that ran while the state was kept
         self.last: Failure | None = None
@@ -212,7 +213,7 @@ class AutoFix:
             self.warned.start()
         if not self.keeping or fixloop_cell(source):
             return
-        checkpoint = Checkpoint(cap=KEEP_CAP)
+        checkpoint = wire.local("checkpoint.keep", KEEP_CAP)
         try:
             checkpoint.save(self.shell.user_ns, cell_names(source))
         except Exception:  # keeping the state must never stop the user's cell

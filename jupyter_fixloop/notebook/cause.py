@@ -4,7 +4,7 @@ When the rules have no repair for the cell that raised, the failure may come fro
 the session that silently did the wrong thing (a merge on keys that did not match, a filter on a
 value no row holds). The earlier cells are the session's own, in the order they ran (IPython's input
 history, by execution count); the suspects are those that wrote a name the failing cell reads, nearest
-first (kernel/checkpoint.py `suspects`, as in batch mode). A change to one is judged in a sandbox: the
+first (cell.py `suspects`, as in batch mode). A change to one is judged in a sandbox: the
 changed cell, then every cell that ran after it down to the failing one, each of which must run, then
 the notebook's following cells. It is judged on the state before that earlier cell ran when every
 cell since kept the state it started from (auto mode keeps it for the last KEEP_CELLS cells); else it
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import render
-from ..kernel import Checkpoint, cell_names, suspects
+from ..cell import cell_names, suspects
 from ..render import visible
 from ..result import LoopResult
 
@@ -41,7 +41,7 @@ class Ran:
 
     count: int  # its execution count: In[count]
     source: str
-    checkpoint: Checkpoint | None
+    checkpoint: object | None  # the state it started from (auto mode's Checkpoint), None when not kept
     ok: bool
 
 
@@ -64,9 +64,10 @@ class Proposal:
                  f"NOT judged on the state before cell [{self.count}] (not kept: auto mode keeps the last "
                  f"{KEEP_CELLS} cells' states, within {KEEP_TOTAL / 1024**2:g} MiB of copies across cells); the "
                  f"sandbox ran it on the state {failing} started from, then {after}")
+        status = render.status_words(self.result.status, self.result.reason, self.result.unchecked)
         return (f"fixloop: the cause is in cell [{self.count}]. No repair of {failing} itself was found; this "
                 f"change to cell [{self.count}], by the built-in rules, makes {after} run ({state}): "
-                f"{render.status_words(self.result.status, self.result.reason)}. Nothing ran here or on your files "
+                f"{status}. Nothing ran here or on your files "
                 f"(only in the sandbox): to apply it, change cell [{self.count}] as shown and run it and the cells "
                 "below it.")
 

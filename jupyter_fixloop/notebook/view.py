@@ -223,7 +223,7 @@ class LoopView:
             self.widget.show_code(code)
 
     def _pending_text(self) -> str:
-        if self.result.status == "passed" and not self.result.reason.startswith(render.ALREADY_RUNS):
+        if self.result.status == "passed" and not self.result.unchecked:
             return "The cell already passes its checks; there is nothing to decide."
         if self.result.status == "passed":
             return "The cell already runs without error and nothing checked it; there is nothing to decide."

@@ -36,7 +36,7 @@ _CATEGORIES = re.compile(r"\bCategories \((\d+), (?:object|str|string)\)")  # pa
 _BOOL = {"True": "1", "False": "0"}  # get_dummies and friends: 0/1 in pandas 1, booleans since pandas 2
 # a frequency as pandas prints it (freq='BM', Period('2007', 'A-DEC'), period[Q-DEC]): pandas 2.2 renamed
 # the aliases (A -> Y, M -> ME for offsets, H -> h, T -> min, ...); compared by one spelling
-_FREQ = re.compile(r"(freq=['\"]|Period\('[^']*', '|period\[)([A-Za-z]+)(-[A-Z]{3})?(?=['\"\]])")
+_FREQ = re.compile(r"(freq=['\"]|Period\('[^']*', '|period\[|^Freq: )(\d*)([A-Za-z]+)(-[A-Z]{3})?(?=['\"\],]|$)")
 _FREQ_NAMES = {"A": "Y", "YE": "Y", "BA": "BY", "BYE": "BY", "AS": "YS", "BAS": "BYS", "QE": "Q", "BQE": "BQ",
                "ME": "M", "BME": "BM", "SME": "SM", "CBME": "CBM", "H": "h", "BH": "bh", "T": "min", "S": "s",
                "L": "ms", "U": "us", "N": "ns"}
@@ -122,10 +122,10 @@ def saved_output(outputs: list) -> SavedOutput | None:
 
 
 def normalized(text: str) -> list[str]:
-    """The lines compared: a wide frame's wrapped blocks joined, whitespace collapsed (none at a bracket's inner
-    edge), footers and dtype arguments dropped, blank lines out."""
+    """The lines compared: a wide frame's wrapped blocks joined, an object's repr wrapped over lines joined,
+    whitespace collapsed (none at a bracket's inner edge), footers and dtype arguments dropped, blank lines out."""
     lines = []
-    for line in _joined_blocks(text.replace("\r\n", "\n")).split("\n"):
+    for line in _joined_reprs(_joined_blocks(text.replace("\r\n", "\n")).split("\n")):
         line = " ".join(line.split())
         if not line or _FOOTER.match(line):
             continue
@@ -137,10 +137,36 @@ def normalized(text: str) -> list[str]:
         line = _ADDRESS.sub(" at 0x", line)
         line = _AXES_SUBPLOT.sub("<Axes: ", _AXES_OLD.sub("<Axes>", line)).replace("<Axes:  ", "<Axes: ")
         line = _CATEGORIES.sub(r"Categories (\1, object)", line)
-        line = _FREQ.sub(lambda m: m.group(1) + _FREQ_NAMES.get(m.group(2), m.group(2)) + (m.group(3) or ""), line)
+        line = _FREQ.sub(_frequency_now, line)
         line = " ".join(_BOOL.get(word, word) for word in line.split(" "))
         lines.append(line)
     return lines
+
+
+_REPR_START = re.compile(r"\s*[A-Za-z_][\w.]*\(\[")  # `DatetimeIndex([`, `array([[`: a repr of values in brackets
+_OPENS, _CLOSES = "([{", ")]}"
+
+
+def _joined_reprs(lines: list[str]) -> list[str]:
+    """An object's repr that another version wrapped at another width (`DatetimeIndex(['2014-08-01 12:10:01',`
+    and one date a line, or two a line) as one line: from a line that opens one, each next line until its
+    brackets close. The values and their order are compared all the same."""
+    out: list[str] = []
+    depth = 0
+    for line in lines:
+        if depth > 0:
+            out[-1] = f"{out[-1]} {line.strip()}"
+        else:
+            out.append(line)
+            if not _REPR_START.match(line):
+                continue
+        depth = max(0, depth + sum(map(line.count, _OPENS)) - sum(map(line.count, _CLOSES)))
+    return out
+
+
+def _frequency_now(m: re.Match) -> str:
+    """A frequency as pandas 2.2 names it (`freq='S'`, `Freq: 10S` -> `s`, `10s`)."""
+    return m.group(1) + m.group(2) + _FREQ_NAMES.get(m.group(3), m.group(3)) + (m.group(4) or "")
 
 
 def _joined_blocks(text: str) -> str:

@@ -107,19 +107,50 @@ class Doubt:
 
 
 @dataclass(frozen=True)
+class Guarded:
+    """What the guard (loop/guard.py) took out of the code handed over: `checks`, statements copied from the
+    user's checks; `examples`, the names an example copy of the data rebound; `made_up`, the names rebound
+    to values the code wrote out itself."""
+
+    checks: int = 0
+    examples: tuple[str, ...] = ()
+    made_up: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.checks or self.examples or self.made_up)
+
+    def to_json(self) -> dict:
+        return {"checks": self.checks, "examples": list(self.examples), "made_up": list(self.made_up)}
+
+
+# which bound ended a loop that gave up (Account.bound): its rounds, tokens, cost or time, or the model
+# answering the same again
+BOUNDS = ("rounds", "tokens", "budget", "time", "repeated")
+
+
+@dataclass(frozen=True)
 class Account:
-    """Why a passing run is what it is, as data (the words are rendered from it): `checked`, the source of
+    """Why a loop's result is what it is, as data (the words are rendered from it): `checked`, the source of
     each pass that verified it (CheckOutcome.source; empty: nothing checked its values); `runs_now`, the
     later cells that run now but check no values (a fact, not evidence); `doubts`, the library's warnings
-    about its result (a run with one is never `fixed`)."""
+    about its result (a run with one is never `fixed`); `guarded`, what the guard took out of the code
+    handed over; `bound`, which of BOUNDS ended a loop that gave up ("" when none did)."""
 
     checked: tuple[str, ...] = ()
     runs_now: tuple[str, ...] = ()
     doubts: tuple[Doubt, ...] = ()
+    guarded: Guarded = Guarded()
+    bound: str = ""
 
     @property
     def verified(self) -> bool:
         return bool(self.checked) and not self.doubts
+
+    def to_json(self) -> dict:
+        """The LoopSummary's `account` (docs/protocol.md)."""
+        return {"checked": list(self.checked), "verified": self.verified, "runs_now": list(self.runs_now),
+                "doubts": [{"kind": d.kind, "said": d.said} for d in self.doubts],
+                "guarded": self.guarded.to_json(), "bound": self.bound or None}
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING
 
-from ..kernel.doors import doors
+from ..doors import doors
 
 _EXPORTS = {  # what the faces (batch/) import from here -> its module
     "repair_module": "repairs",

@@ -23,9 +23,11 @@ from .edits import (
     value_kind,
 )
 from .names import import_optional, module_aliases
+from .registry import CALLS, DATA, FIRST, GUESS, MECHANICAL, repair
 from .tables import KEYWORD_FIXES
 
 
+@repair(GUESS, DATA + 50)
 def bad_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     """A keyword the function does not take: its synonym (`digits` -> `ndigits`), or its closest parameter."""
     if receipt.ename != "TypeError":
@@ -146,6 +148,7 @@ TEXT_STR_METHODS = {"title", "upper", "lower", "strip", "lstrip", "rstrip", "cap
 DTYPES_FACT = re.compile(r"(?:^dtypes: |; )([A-Za-z_]\w*(?:\[[^\]]*\]|\.\w+)) ([\w\[\]]+)")
 
 
+@repair(GUESS, DATA + 70)
 def str_concat(code: str, receipt: ParsedReceipt) -> str | None:
     """Text and numbers mixed with `+`: a number column becomes text with `.astype(str)`, a single
     number with `str()`; when it cannot tell which one an operand is, it says so instead of guessing."""
@@ -273,6 +276,7 @@ def _stringy(node: ast.AST, receipt: ParsedReceipt, code: str = "", dtypes: dict
     return False
 
 
+@repair(GUESS, FIRST + 10)
 def column_repr(code: str, receipt: ParsedReceipt) -> str | None:
     """A column turned into text with `str(df['x'])` prints the whole column into each row: `.astype(str)`."""
     if not receipt.headline.startswith("Smell: ") or "printed form of a whole Series" not in receipt.headline:
@@ -288,6 +292,7 @@ def column_repr(code: str, receipt: ParsedReceipt) -> str | None:
     return code if calls else None
 
 
+@repair(MECHANICAL, DATA + 80)
 def join_non_str(code: str, receipt: ParsedReceipt) -> str | None:
     """`", ".join(numbers)` needs strings: `", ".join(map(str, numbers))`."""
     if receipt.ename != "TypeError" or not re.search(r"sequence item \d+: expected str instance", receipt.evalue):
@@ -301,6 +306,7 @@ def join_non_str(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
+@repair(GUESS, DATA + 240)
 def float_as_index(code: str, receipt: ParsedReceipt) -> str | None:
     """A float used as an index or a count (`xs[n / 2]`, `range(n / 2)`): use floor division `//`."""
     if receipt.ename != "TypeError" or not re.search(
@@ -331,6 +337,7 @@ def float_as_index(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
+@repair(GUESS, DATA + 250)
 def index_off_by_one(code: str, receipt: ParsedReceipt) -> str | None:
     """`x[i + 1]` in `for i in range(len(x))` runs past the end: loop to `len(x) - 1`."""
     if receipt.ename != "IndexError":
@@ -398,6 +405,7 @@ def _max_offset(tree: ast.Module, var: str, lineno: int | None) -> int:
 
 
 
+@repair(MECHANICAL, DATA + 260)
 def int_not_iterable(code: str, receipt: ParsedReceipt) -> str | None:
     """`for i in len(x)` / `for i in n`: an int is not iterable, `range(...)` was meant."""
     if receipt.ename != "TypeError" or not re.search(r"'(int|numpy\.int64)' object is not iterable", receipt.evalue):
@@ -416,6 +424,7 @@ def int_not_iterable(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
+@repair(GUESS, DATA + 270)
 def loop_overshoot(code: str, receipt: ParsedReceipt) -> str | None:
     """A `while x != end` loop that steps past `end` never stops: compare with `>` / `<` instead."""
     if receipt.ename != "Timeout":
@@ -448,6 +457,7 @@ def _step_of(loop: ast.While, name: str) -> str | None:
 
 
 
+@repair(GUESS, CALLS + 50)
 def missing_return(code: str, receipt: ParsedReceipt) -> str | None:
     """A function of the cell computes its result but never returns it (None arrives): return it."""
     if "NoneType" not in receipt.evalue:
@@ -476,6 +486,7 @@ def missing_return(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
+@repair(GUESS, CALLS + 60)
 def unpack_loop(code: str, receipt: ParsedReceipt) -> str | None:
     """`for k, v in d` over a dict wants `d.items()`; `for i, x in xs` over a list wants `enumerate(xs)`."""
     if not re.search(r"values to unpack|cannot unpack non-iterable", receipt.evalue):
@@ -499,6 +510,7 @@ def _used_as_value(tree: ast.Module, call: ast.Call) -> bool:
     return not any(isinstance(n, ast.Expr) and n.value is call for n in ast.walk(tree))
 
 
+@repair(MECHANICAL, CALLS + 30)
 def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
     """`df = df.dropna(inplace=True)` leaves None behind: drop `inplace=True`, keep the assignment."""
     if "'NoneType'" not in receipt.evalue:
@@ -538,6 +550,7 @@ THROWN_AWAY = re.compile(r"line (\d+): the result of `.+?` is thrown away \(\w+ 
 ACCESSORS = ("str", "dt", "cat")  # `s.str.strip()` makes a new object from s, not from s.str
 
 
+@repair(MECHANICAL, CALLS + 40)
 def thrown_away(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['city'].fillna('Unknown')` on a line of its own changes nothing (the smell says so): assign
     the result back to what it was made from (`xs = sorted(xs)`, `df['d'] = pd.to_datetime(df['d'])`)."""
@@ -578,6 +591,7 @@ PROPERTIES = {"shape", "columns", "index", "values", "dtypes", "dtype", "size", 
 """Attributes that are values, not methods: `df.shape()` calls a tuple."""
 
 
+@repair(MECHANICAL, CALLS + 70)
 def not_callable(code: str, receipt: ParsedReceipt) -> str | None:
     """`df.columns()` / `df.shape()`: those are values, not methods; drop the call."""
     if receipt.ename != "TypeError" or not re.search(r"'[\w.]+' object is not callable", receipt.evalue):
@@ -601,6 +615,7 @@ METHOD_OPERAND = re.compile(r"'(method|builtin_function_or_method)'|\(not \"(met
 METHOD_ATTRIBUTE = re.compile(r"'(function|method|builtin_function_or_method)' object has no attribute")
 
 
+@repair(MECHANICAL, CALLS + 80)
 def method_not_called(code: str, receipt: ParsedReceipt) -> str | None:
     """`df["x"].mean * 2`, or `n = s.nunique` used later: the method itself, not its result, was
     used; call it. The method may have been taken on an earlier line, so those are searched too,

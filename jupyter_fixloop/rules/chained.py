@@ -13,10 +13,12 @@ import ast
 import re
 
 from .edits import ParsedReceipt, parse, replace_node, source_of
+from .registry import FIRST, MECHANICAL, repair
 
 LOST = re.compile(r"ChainedAssignmentError|SettingWithCopyWarning|through chained assignment")
 
 
+@repair(MECHANICAL, FIRST + 50)
 def chained_assignment(code: str, receipt: ParsedReceipt) -> str | None:
     """`df[a][b] = v` -> `df.loc[a, b] = v` (the column the string key); `df[c].m(..., inplace=True)` ->
     `df[c] = df[c].m(...)`; only after pandas warned that a write did not reach the frame."""

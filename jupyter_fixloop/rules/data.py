@@ -27,6 +27,7 @@ from .edits import (
     value_kind,
     with_pandas,
 )
+from .registry import DATA, FIRST, GUESS, MECHANICAL, repair
 
 SEPARATORS = set(",$€£¥% _'")
 """Characters that decorate numbers written for people (thousands, currency, percent)."""
@@ -35,7 +36,7 @@ REDUCTIONS = {"mean", "median", "sum", "std", "var", "min", "max", "prod", "sem"
 
 INT_KEYS_MISSING = re.compile(r"None of \[Index\(\[[-\d, ]+\], dtype='int64'\)\] are in the \[index\]")
 TEXT_REDUCTION = re.compile(
-    r"does not support (?:operation|reduction) '(\w+)'"
+    r"does not support (?:operation|reduction|aggregation) '(\w+)'"  # aggregation: a category column resampled
     r"|Cannot perform reduction '(\w+)' with string dtype"
     r"|agg function failed \[how->(\w+),dtype->object\]"
     r"|Could not convert .* to numeric"
@@ -85,6 +86,7 @@ def _textual(node: ast.AST, receipt: ParsedReceipt) -> bool:
     return False
 
 
+@repair(GUESS, DATA + 90)
 def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
     """A mean/sum/corr over text columns: convert a single column with pd.to_numeric, else pass numeric_only=True."""
     tree = parse(code)
@@ -143,6 +145,7 @@ def _pivot_numeric(code: str, call: ast.Call) -> str | None:
                                    f'if c not in {keys!r}]')
 
 
+@repair(GUESS, DATA + 100)
 def numeric_strings(code: str, receipt: ParsedReceipt) -> str | None:
     """Arithmetic on numbers stored as text: wrap the text operand in pd.to_numeric (or float for a str)."""
     if receipt.ename != "TypeError" or not TEXT_ARITHMETIC.search(receipt.evalue):
@@ -216,6 +219,7 @@ def _bad_value(receipt: ParsedReceipt) -> tuple[str, str] | None:
     return None
 
 
+@repair(GUESS, DATA + 120)
 def number_parse(code: str, receipt: ParsedReceipt) -> str | None:
     """Text that is a number in disguise: strip separators ('1,200'), go through float ('27.0' for int)."""
     if receipt.ename != "ValueError":
@@ -307,6 +311,7 @@ def _coerce_placeholders(code: str, tree, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, DATA + 110)
 def to_numeric_coerce(code: str, receipt: ParsedReceipt) -> str | None:
     """pd.to_numeric stops at placeholders ('n/a', '-'): pass errors='coerce' so they become NaN."""
     found = _bad_value(receipt) if receipt.ename == "ValueError" else None
@@ -322,6 +327,7 @@ def to_numeric_coerce(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, DATA + 130)
 def nan_to_int(code: str, receipt: ParsedReceipt) -> str | None:
     """Missing values cannot be plain ints: cast to pandas' nullable "Int64" instead of int."""
     if not re.search(r"non-finite values \(NA or inf\) to integer|cannot convert float NaN to integer", receipt.evalue):
@@ -337,6 +343,7 @@ def nan_to_int(code: str, receipt: ParsedReceipt) -> str | None:
 MERGE_DTYPES = re.compile(r"merge on (\S+) and (\S+) columns for key '([^']+)'")
 
 
+@repair(GUESS, DATA + 140)
 def merge_key_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     """Merge keys of different dtypes (int vs text): cast the text side's key before merging."""
     m = MERGE_DTYPES.search(receipt.evalue) if receipt.ename == "ValueError" else None
@@ -393,6 +400,7 @@ DATES_FACT = re.compile(r"^dates: .+? \(\d+ values\): (?P<iso>\d+) ISO; \d+ d/m 
                         r"(?P<first>\d+) with a first field > 12 .*?, (?P<second>\d+) with a second field > 12")
 
 
+@repair(MECHANICAL, DATA + 150)
 def date_order(code: str, receipt: ParsedReceipt) -> str | None:
     """Dates read as the data writes them: day first as pandas inferred (a first field over 12), ISO as ISO.
 
@@ -426,6 +434,7 @@ def date_order(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, DATA + 160)
 def date_format(code: str, receipt: ParsedReceipt) -> str | None:
     """Dates that do not parse: day-first ones (31/01/2024) get dayfirst=True, mixed ones format='mixed'."""
     m = DATE_MISMATCH.search(receipt.evalue) if receipt.ename == "ValueError" else None
@@ -482,6 +491,7 @@ def infer_format(value: str) -> str | None:
     return f"%d{sep}%m{sep}%Y" if day_first else f"%m{sep}%d{sep}%Y"
 
 
+@repair(GUESS, DATA + 10)
 def accessor_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     """`.dt` on text dates, `.str` on numbers: convert the column first (pd.to_datetime / astype(str))."""
     m = (
@@ -501,6 +511,7 @@ def accessor_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(MECHANICAL, DATA + 30)
 def drop_axis(code: str, receipt: ParsedReceipt) -> str | None:
     """`df.drop("col")` looks for a row label: columns need `axis=1` (`columns=`)."""
     if receipt.ename != "KeyError" or "not found in axis" not in receipt.evalue:
@@ -512,6 +523,7 @@ def drop_axis(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, DATA + 40)
 def positional_key(code: str, receipt: ParsedReceipt) -> str | None:
     """`s[0]` on a Series labelled by text is a label lookup (KeyError: 0): take the position with `.iloc`;
     `s[[1, 3]]` likewise ("None of [Index([1, 3], dtype='int64')] are in the [index]")."""
@@ -532,6 +544,7 @@ def positional_key(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(MECHANICAL, DATA + 60)
 def concat_list(code: str, receipt: ParsedReceipt) -> str | None:
     """`pd.concat(a, b)` takes one list of frames: `pd.concat([a, b])`."""
     if receipt.ename != "TypeError" or not re.search(
@@ -545,6 +558,7 @@ def concat_list(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, DATA + 170)
 def pivot_duplicates(code: str, receipt: ParsedReceipt) -> str | None:
     """`pivot` cannot put two values in one cell: `pivot_table` aggregates them."""
     if receipt.ename != "ValueError" or "duplicate entries, cannot reshape" not in receipt.evalue:
@@ -575,6 +589,7 @@ def _first_call(code: str, lineno, name: str):
     return calls_on_line(parse(code), lineno, name)[0]
 
 
+@repair(MECHANICAL, DATA + 180)
 def tuple_columns(code: str, receipt: ParsedReceipt) -> str | None:
     """`grouped["a", "b"]` selects with a tuple: several columns need a list, `grouped[["a", "b"]]`."""
     if receipt.ename not in ("ValueError", "KeyError") or "tuple" not in receipt.evalue:
@@ -586,6 +601,7 @@ def tuple_columns(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(MECHANICAL, DATA + 190)
 def series_truth(code: str, receipt: ParsedReceipt) -> str | None:
     """`a and b` / `not a` on Series is ambiguous: elementwise `(a) & (b)`, `~(a)`."""
     if receipt.ename != "ValueError" or "truth value of a" not in receipt.evalue:
@@ -600,6 +616,7 @@ def series_truth(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, DATA + 220)
 def apply_axis(code: str, receipt: ParsedReceipt) -> str | None:
     """`df.apply(lambda row: row["a"] ...)` gets columns, not rows, unless `axis=1`."""
     if receipt.ename != "KeyError":
@@ -614,6 +631,7 @@ def apply_axis(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, DATA + 230)
 def format_text_number(code: str, receipt: ParsedReceipt) -> str | None:
     """A number format (`:.2f`) applied to text: convert the value with float() first."""
     if receipt.ename != "ValueError" or not re.search(r"Unknown format code '\w' for object of type 'str'",
@@ -631,6 +649,7 @@ def format_text_number(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, DATA + 210)
 def mask_with_missing(code: str, receipt: ParsedReceipt) -> str | None:
     """`.str.contains(...)` gives NaN for missing text, which cannot select rows: pass `na=False`."""
     if receipt.ename != "ValueError" or "Cannot mask with non-boolean array containing NA" not in receipt.evalue:
@@ -643,6 +662,7 @@ def mask_with_missing(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(MECHANICAL, FIRST + 40)
 def chained_assignment(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['b'][mask] = v` sets a copy (pandas says so: ChainedAssignmentError): one step on the frame,
     `df.loc[mask, 'b'] = v`; `df['b'].fillna(0, inplace=True)` changes a copy: `df['b'] = df['b'].fillna(0)`

@@ -73,6 +73,7 @@ from .edits import (
     span,
 )
 from .names import attribute_error, import_optional
+from .registry import DRIFT, GUESS, MECHANICAL, OUTPUTS, repair
 
 DID_YOU_MEAN = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s+Did you mean '?([^?'\"\s]+)'?\?")
 # pandas 3 may nest the suggestion: "Invalid frequency: A-DEC. Failed to parse with error message:
@@ -90,6 +91,7 @@ FREQUENCY_PART = re.compile(r"(-?\d*)([A-Za-z]+(?:-[A-Za-z]+)?)")
 WINDOW = re.compile(r"passed window (\S+) is not compatible with a datetimelike index")
 
 
+@repair(MECHANICAL, DRIFT + 20)
 def did_you_mean(code: str, receipt: ParsedReceipt) -> str | None:
     """A string the library rejects and names the replacement of: 'H' -> 'h', '4M' -> '4ME'. A frequency
     of several units ('1H30T') is rewritten unit by unit, each as pandas names it now ('1h30min')."""
@@ -164,6 +166,7 @@ def _replace_in_string(code: str, lineno: int | None, old: str, new: str) -> str
     return code if targets else None
 
 
+@repair(MECHANICAL, DRIFT + 30)
 def keyword_value_hint(code: str, receipt: ParsedReceipt) -> str | None:
     """"Passing a bool to header is invalid. Use header=None ...": the keyword's value the error names."""
     if receipt.ename not in ("TypeError", "ValueError"):
@@ -179,6 +182,7 @@ def keyword_value_hint(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(MECHANICAL, DRIFT + 40)
 def reduction_level(code: str, receipt: ParsedReceipt) -> str | None:
     """`s.sum(level=0)` was removed in pandas 2: `s.groupby(level=0).sum()`."""
     m = re.search(r"(\w+)\(\) got an unexpected keyword argument 'level'", receipt.evalue)
@@ -207,6 +211,7 @@ def reduction_level(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(MECHANICAL, DRIFT + 50)
 def join_axes(code: str, receipt: ParsedReceipt) -> str | None:
     """`pd.concat(objs, axis=1, join_axes=[df.index])` (removed in pandas 1.0) is
     `pd.concat(objs, axis=1).reindex(df.index)` (`reindex(columns=...)` along the rows)."""
@@ -228,6 +233,7 @@ def join_axes(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(MECHANICAL, DRIFT + 150)
 def removed_method(code: str, receipt: ParsedReceipt) -> str | None:
     """Methods pandas removed, as the one line that does the same: `idx.is_lexsorted()` ->
     `idx.is_monotonic_increasing`, `df.swapaxes(0, 1)` -> `df.T`, `s.mad()` -> `(s - s.mean()).abs().mean()`."""
@@ -268,6 +274,7 @@ def _axis(node: ast.AST) -> int | None:
     return None
 
 
+@repair(GUESS, DRIFT + 220)
 def style_name(code: str, receipt: ParsedReceipt) -> str | None:
     """A matplotlib style that is not there any more (`seaborn-whitegrid`): the nearest of `style.available`."""
     m = re.search(r"'([^']+)' is not a valid package style", receipt.message)
@@ -284,6 +291,7 @@ def style_name(code: str, receipt: ParsedReceipt) -> str | None:
 POSITIONAL = re.compile(r"([\w.]+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:were|was) given")
 
 
+@repair(MECHANICAL, DRIFT + 60)
 def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
     """Arguments a library made keyword-only, passed by position (`ldata.pivot('date', 'item', 'value')`,
     `SVC(1.0, 'linear')`): named in the order its older versions took them (`pivot(index='date',
@@ -339,6 +347,7 @@ def _name_arguments(code: str, tree: ast.AST, receipt: ParsedReceipt, key: str, 
 PERIOD_FIELDS = ("year", "quarter", "month", "day", "hour", "minute", "second")
 
 
+@repair(MECHANICAL, DRIFT + 70)
 def period_fields(code: str, receipt: ParsedReceipt) -> str | None:
     """`pd.PeriodIndex(year=..., quarter=...)` (removed in pandas 3) is `pd.PeriodIndex.from_fields(...)`;
     a `name=` becomes `.rename(name)`, as from_fields takes none."""
@@ -378,6 +387,7 @@ def _without_keyword(code: str, call: ast.Call, kw: ast.keyword) -> str:
     return head + tail
 
 
+@repair(MECHANICAL, DRIFT + 80)
 def resample_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     """`resample(..., loffset='-1s').sum()` and `resample(..., kind='period').mean()` (removed in pandas 3)
     are `resample(...).sum().shift(freq='-1s')` and `resample(...).mean().to_period()`, as pandas's
@@ -405,6 +415,7 @@ def resample_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, DRIFT + 90)
 def groupby_axis(code: str, receipt: ParsedReceipt) -> str | None:
     """`df.groupby(key, axis=1).sum()` (removed in pandas 3) is `df.T.groupby(key).sum().T`, as pandas's
     deprecation said; a grouped object assigned and then aggregated in the same cell likewise."""
@@ -476,6 +487,7 @@ def _aggregations_of(tree: ast.AST, name: str, after: ast.AST) -> list[ast.Call]
     return calls if calls and len(calls) == reads else []
 
 
+@repair(MECHANICAL, DRIFT + 100)
 def keyword_unspecified(code: str, receipt: ParsedReceipt) -> str | None:
     """"dropna must be unspecified as the new implementation does not introduce rows of NA values":
     the keyword the error says to leave out, taken out of the failing call."""
@@ -490,6 +502,7 @@ def keyword_unspecified(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(MECHANICAL, DRIFT + 140)
 def setitem_upcast(code: str, receipt: ParsedReceipt) -> str | None:
     """`s[mask] = 13.6` into integers: pandas 1 turned `s` into floats, pandas 3 raises ("Invalid value
     '13.6' for dtype 'int64'"); cast first, as its deprecation said: `s = s.astype('float64')`."""
@@ -509,6 +522,7 @@ def setitem_upcast(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, DRIFT + 290)
 def moved_function(code: str, receipt: ParsedReceipt) -> str | None:
     """`pd.core.reshape.util.cartesian_product(...)` when `pandas.core.reshape` has no `util` any more:
     the one module of the same library that defines a function or class of that name now."""
@@ -556,6 +570,7 @@ def _defined_in(top: str, name: str) -> list[str]:
 LIBRARY_OBJECT = re.compile(r"'(\w+)\.([\w.]+)' object has no attribute '(\w+)'")
 
 
+@repair(MECHANICAL, DRIFT + 160)
 def method_now_function(code: str, receipt: ParsedReceipt) -> str | None:
     """`arr.ptp()` where numpy 2 took the method off its arrays but keeps the function of that name:
     `np.ptp(arr)`, the function asked of the library (it must be there, and not a class)."""
@@ -582,6 +597,7 @@ def method_now_function(code: str, receipt: ParsedReceipt) -> str | None:
 UNEXPECTED_KEYWORD = re.compile(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
 
 
+@repair(MECHANICAL, DRIFT + 110)
 def renamed_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     """A keyword the library renamed: `OneHotEncoder(sparse=False)` is `OneHotEncoder(sparse_output=False)`,
     as its old version's deprecation said (changed.RENAMED_KEYWORDS); `Perceptron(n_iter=40)` is
@@ -642,6 +658,7 @@ def _rename_keyword(code: str, calls: list[ast.Call], old: str, new: str, extras
     return replace_node(code, kw, f"{new}={source_of(code, kw.value)}{added}")
 
 
+@repair(MECHANICAL, DRIFT + 120)
 def no_effect_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     """A keyword gone now that the old version said had no effect any more ("The parameter 'presort' is
     deprecated and has no effect", scikit-learn 0.22: changed.NO_EFFECT_KEYWORDS), or that the library's
@@ -665,6 +682,7 @@ def no_effect_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     return replace_node(code, passing[0], _without_keyword(code, passing[0], kw))
 
 
+@repair(MECHANICAL, DRIFT + 170)
 def moved_call(code: str, receipt: ParsedReceipt) -> str | None:
     """`plt.cm.get_cmap('viridis')` when matplotlib removed `cm.get_cmap`: the function of one argument its
     deprecation said to call instead (`matplotlib.colormaps.get_cmap('viridis')`, changed.MOVED_CALLS),
@@ -691,6 +709,7 @@ SCALAR_2D = re.compile(r"Expected 2D array, got scalar array instead:\s*array=(\
                        r"using array\.reshape\(-1, 1\).*?or array\.reshape\(1, -1\)", re.DOTALL)
 
 
+@repair(MECHANICAL, DRIFT + 130)
 def scalar_as_2d(code: str, receipt: ParsedReceipt) -> str | None:
     """scikit-learn once took a single number where it wants rows of features; it now says "Expected 2D
     array, got scalar array instead ... reshape(-1, 1) if ... a single feature or reshape(1, -1) if ... a
@@ -710,6 +729,7 @@ def scalar_as_2d(code: str, receipt: ParsedReceipt) -> str | None:
 COLOR_ARGUMENT = re.compile(r"'(\w+)' argument must be a color\b[^\n]*?, not '([^'\n]*)'")
 
 
+@repair(MECHANICAL, DRIFT + 180)
 def string_as_list(code: str, receipt: ParsedReceipt) -> str | None:
     """A string of one-letter colors that matplotlib read as that many colors until 3.3 (`c=''`: no color,
     hollow markers; `c='rg'`: red, green) and rejects now ("'c' argument must be a color, ..., not ''"): the
@@ -735,6 +755,7 @@ def string_as_list(code: str, receipt: ParsedReceipt) -> str | None:
 INVALID_PARAMETER = re.compile(r"The '(\w+)' parameter of (\w+) must be .*?\. Got '(\w+)' instead\.", re.DOTALL)
 
 
+@repair(MECHANICAL, DRIFT + 190)
 def equivalent_value(code: str, receipt: ParsedReceipt) -> str | None:
     """A value scikit-learn renamed, saying the new one "is equivalent" (1.0's "Criterion 'mse' was deprecated
     in v1.0 ... Use `criterion='squared_error'` which is equivalent", changed.EQUIVALENT_VALUES), refused now
@@ -758,6 +779,7 @@ def equivalent_value(code: str, receipt: ParsedReceipt) -> str | None:
     return code if passed else None
 
 
+@repair(MECHANICAL, DRIFT + 200)
 def changed_default(code: str, receipt: ParsedReceipt) -> str | None:
     """A default scikit-learn changed, named by today's error as the value it ran with (0.22's `solver` of
     `LogisticRegression`, 'liblinear' -> 'lbfgs', changed.CHANGED_DEFAULTS: "Solver lbfgs supports only 'l2' or
@@ -801,6 +823,7 @@ STACK_SEQUENCE = 'arrays to stack must be passed as a "sequence" type such as li
 STACKING = {"stack", "hstack", "vstack", "dstack", "column_stack", "row_stack"}
 
 
+@repair(MECHANICAL, DRIFT + 210)
 def stack_sequence(code: str, receipt: ParsedReceipt) -> str | None:
     """A generator of arrays passed to numpy's stacking functions (`np.column_stack((v[:, i] for i in ...))`),
     which numpy 1.16 deprecated and now refuses, saying to pass "a "sequence" type such as list or tuple": the
@@ -823,6 +846,7 @@ def stack_sequence(code: str, receipt: ParsedReceipt) -> str | None:
 AGGREGATING = {"agg", "aggregate", "apply", "transform", "pivot_table", "crosstab"}
 
 
+@repair(GUESS, OUTPUTS + 50)
 def reducer_by_name(code: str, receipt: ParsedReceipt) -> str | None:
     """A numpy reducer handed to pandas as a callable (`grouped.agg(np.var)`, `aggfunc=np.std`, in a list of
     `(name, function)` pairs, directly or through a name) that pandas before 3.0 ran as its own method of that
@@ -860,6 +884,7 @@ def reducer_by_name(code: str, receipt: ParsedReceipt) -> str | None:
 REDUCER_NAMES = {path.split(".", 1)[1] for path in REDUCERS_BY_NAME if path.startswith("builtins.")}
 
 
+@repair(GUESS, OUTPUTS + 60)
 def concat_sorted(code: str, receipt: ParsedReceipt) -> str | None:
     """Rows joined whose columns differ were joined with their columns sorted before pandas 1.0 (0.23's
     warning: "Sorting because non-concatenation axis is not aligned ... To retain the current behavior
@@ -890,6 +915,7 @@ def _reducer(node: ast.AST, modules) -> str | None:
 NO_SETTER = re.compile(r"property '(\w+)' of '(\w+)' object has no setter")
 
 
+@repair(MECHANICAL, DRIFT + 240)
 def removed_setter(code: str, receipt: ParsedReceipt) -> str | None:
     """A property pandas no longer sets in place, whose old setter said which method to use instead
     (changed.SETTERS_REMOVED: "Setting categories in-place is deprecated ... Use rename_categories instead"):

@@ -9,12 +9,12 @@ remote model, so the whole loop is exercised with no key and no network; it is c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from ..receipt.text import run_headline
 from ..receipt.values import Receipt
 from . import repairs
+from .registry import DECLARED
 
 GUESS_WORDS = "A guess (only a check can tell it is the one meant): "
 
@@ -45,7 +45,5 @@ def _repaired(code: str, receipt: Receipt, modules: Mapping[str, str] | None = N
 
 
 def repair_words(repair) -> str:
-    """What a repair does, in its own words: the first sentence of its docstring's first paragraph, on one
-    line and whole (a docstring's first line alone may stop mid-sentence: "..., a single")."""
-    paragraph = " ".join(repair.__doc__.strip().split("\n\n")[0].split())
-    return re.split(r"(?<=[.;])\s", paragraph)[0].rstrip(";")
+    """What a repair does, as it declared itself (registry.py: its docstring's first sentence, whole)."""
+    return DECLARED[repair].words

@@ -1,6 +1,6 @@
 """Generic rewriters driven by what the libraries said changed (`model/changes.json`, harvested from their
 release notes by tools/harvest_changes.py), not a function per API. Each declares itself (`@rewriter`:
-its kind and its place, after the hand-written repairs); repairs.py adds them to `REPAIRS` and `KIND`.
+its kind; their turn is `TURN`, in the order they are defined: registry.py).
 
 - `ix_indexer`: `.ix`, removed in pandas 1.0; its 0.20 deprecation said "use .loc for label based indexing
   or .iloc for positional indexing". Which one, axis by axis, is what `.ix` did with that key on that axis
@@ -8,10 +8,15 @@ its kind and its place, after the hand-written repairs); repairs.py adds them to
   integer key on an axis of labels was a position, any other key a label. All labels -> `.loc`, all
   positions -> `.iloc`, mixed -> `.loc` with the positions made labels (`df.index[0]`, `df.columns[2]`).
 - `said_method`: a method the error says the object lacks, whose removal or deprecation entry names the
-  method to use instead on the same class (`Styler.hide_index` -> `Styler.hide`); an old name that was the
-  new one with an axis in it (`hide_index`, `hide_columns`) passes that axis (`.hide(axis='index')`).
+  method to use instead on the same class, or on a class the object's derives from as the notes spell it
+  (`Styler.hide_index` -> `Styler.hide`; `Resample.pad` -> `.ffill` on a `DatetimeIndexResampler`); an old
+  name that was the new one with an axis in it (`hide_index`, `hide_columns`) passes that axis.
 - `said_keyword`: a keyword the error says the call does not take, whose entry names the keyword it was
-  renamed to or replaced by (`read_excel(skip_footer=1)` -> `skipfooter=1`).
+  renamed to or replaced by (`read_excel(skip_footer=1)` -> `skipfooter=1`); an old keyword that took a
+  function passing on the value the new one is named after gives that value (`date_parser=lambda x:
+  pd.to_datetime(x, format=f)` -> `date_format=f`).
+- exported.py and said.py declare more (a name a `*` no longer exports; an operator, an indexer or a module
+  the notes say to write instead).
 - `keywords_into_dtype`: keywords the entry says to pass in an object now (`astype('category',
   categories=..., ordered=True)`: "in favor of passing a CategoricalDtype") ->
   `astype(pd.CategoricalDtype(categories=..., ordered=True))`.
@@ -22,27 +27,20 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+import sys
 
 from ..model.knowledge import Change, changes
 from .edits import CannotTell, ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
 from .names import attribute_error, import_optional
+from .registry import DRIFT, MECHANICAL, repair
 
-MECHANICAL = "mechanical"
-GUESS = "guess"
-REWRITERS: list = []  # in the order they are tried, after the hand-written repairs
-KINDS: dict = {}
+TURN = DRIFT + 270  # the rewriters' turn: after the removed and renamed APIs the tables know, in their order here
 
 
 def rewriter(kind: str):
     """Declare a generic rewriter where it is defined: its kind (mechanical: the one reading the library's
-    words allow; guess) and its turn (the order of definition)."""
-
-    def register(function):
-        REWRITERS.append(function)
-        KINDS[function] = kind
-        return function
-
-    return register
+    words allow; guess); tried at `TURN`, in the order they are defined."""
+    return repair(kind, TURN)
 
 
 IDENT = re.compile(r"^[A-Za-z_]\w*$")
@@ -108,12 +106,12 @@ def _translated(code: str, node: ast.Subscript, integers: list[bool]) -> str:
     return f"{owner}.loc[{', '.join(made)}]"
 
 
-def _entries(*keys: str, library: str | None = None) -> list[Change]:
+def entries(*keys: str, library: str | None = None) -> list[Change]:
     """The entries about all of these names (each the last part of one of an entry's names)."""
     return [c for c in changes() if all(k in c.keys for k in keys) and (library is None or c.library == library)]
 
 
-def _replacement(change: Change) -> str | None:
+def replacement_of(change: Change) -> str | None:
     """The one replacement an entry names in code (its own, or its deprecation's), or None."""
     said = change.replacement if change.replacement_is == "code" else change.deprecation_replacement
     return said if said and " or " not in said else None
@@ -121,21 +119,15 @@ def _replacement(change: Change) -> str | None:
 
 @rewriter(MECHANICAL)
 def said_method(code: str, receipt: ParsedReceipt) -> str | None:
-    """A method the library removed, as the one its notes said to use instead (`hide_index()` ->
-    `hide(axis='index')`)."""
+    """A method the library removed, as the one its notes said to use instead on the same class (`hide_index()`
+    -> `hide(axis='index')`; `Resample.pad` -> `Resample.ffill` on a `DatetimeIndexResampler`)."""
     said = attribute_error(receipt)
     tree = parse(code)
     if not said or said[0].startswith("module ") or tree is None:
         return None
     owner, old = said
-    new = None
-    for change in _entries(old):
-        names = [n.lstrip(".") for n in change.names]
-        replacement = _replacement(change)
-        if replacement and any(n == f"{owner}.{old}" for n in names) and replacement.startswith(f"{owner}."):
-            new = replacement.split(".", 1)[1].rstrip("()")
-            break
-    if new is None or not IDENT.match(new) or not _method_now(change.library, owner, new):
+    new = next((n for c in entries(old) for n in [_said_instead(c, owner, old)] if n), None)
+    if new is None:
         return None
     axis = old[len(new) + 1:] if old.startswith(new + "_") and old[len(new) + 1:] in ("index", "columns") else None
     for call in calls_on_line(tree, receipt.lineno, old):
@@ -146,20 +138,41 @@ def said_method(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-CLASS_HOMES = {  # where a library's classes that notes name by their bare name live now
-    "pandas": ("pandas", "pandas.io.formats.style", "pandas.core.groupby", "pandas.core.window"),
-    "matplotlib": ("matplotlib.axes", "matplotlib.figure", "matplotlib.artist", "matplotlib.axis", "matplotlib.text"),
-    "numpy": ("numpy",), "scikit-learn": (),
-}
+def _said_instead(change: Change, owner: str, old: str) -> str | None:
+    """The method an entry says to call instead of `old` on the same class, when that class is today's `owner`
+    or one `owner` derives from (the notes' `Resample` is `Resampler`, `Groupby` is `GroupBy`) and `owner`
+    has that method now; else None."""
+    replacement = replacement_of(change)
+    new_class, _, new = (replacement or "").lstrip(".").rstrip("()").rpartition(".")
+    cls = class_named(change.library, owner) if new_class and IDENT.match(new) else None
+    if cls is None or not inspect.isfunction(inspect.getattr_static(cls, new, None)):
+        return None  # a property (`values`) is no call
+    names = [n.lstrip(".").rpartition(".") for n in change.names]
+    return new if any(c == new_class and m == old and family(cls, c) for c, _, m in names) else None
 
 
-def _method_now(library: str, owner: str, name: str) -> bool:
-    """Whether today's `owner` class of `library` has a method `name` (not a property: `values` is no call)."""
-    for home in CLASS_HOMES.get(library, ()):
-        cls = getattr(import_optional(home), owner, None)
-        if isinstance(cls, type):
-            return inspect.isfunction(inspect.getattr_static(cls, name, None))
-    return False
+IMPORTED_AS = {"scikit-learn": "sklearn"}
+
+
+def class_named(library: str, owner: str) -> type | None:
+    """Today's class named `owner` of `library`, from the library's modules imported (a frame's resampler,
+    `DatetimeIndexResampler`, lives in `pandas.core.resample`), or None."""
+    root = IMPORTED_AS.get(library, library)
+    if import_optional(root) is None:
+        return None
+    for name, module in list(sys.modules.items()):
+        cls = getattr(module, owner, None) if name == root or name.startswith(root + ".") else None
+        if isinstance(cls, type) and cls.__name__ == owner:
+            return cls
+    return None
+
+
+def family(cls: type, said: str) -> bool:
+    """Whether the class a library's notes name (`Resample`, `Groupby`, `Index`) is `cls` or one it derives from,
+    as the notes spell it (`Resample` for `Resampler`, `Index` for `DatetimeIndex`)."""
+    said = said.lower()
+    return bool(said) and any(c.__name__.lower().startswith(said) or c.__name__.lower().endswith(said)
+                              for c in cls.__mro__)
 
 
 UNEXPECTED = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
@@ -167,20 +180,34 @@ UNEXPECTED = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
 
 @rewriter(MECHANICAL)
 def said_keyword(code: str, receipt: ParsedReceipt) -> str | None:
-    """A keyword the library renamed, as its notes said: `read_excel(skip_footer=1)` -> `skipfooter=1`."""
+    """A keyword the library renamed, as its notes said: `read_excel(skip_footer=1)` -> `skipfooter=1`;
+    `read_csv(date_parser=lambda x: pd.to_datetime(x, format=f))` -> `date_format=f`."""
     found = UNEXPECTED.search(receipt.evalue)
     tree = parse(code)
     if receipt.ename != "TypeError" or not found or tree is None:
         return None
     function, keyword = found.group(1), found.group(2)
-    for change in _entries(keyword, function):
-        new = _replacement(change)
-        if change.kind == "keyword" and new and IDENT.match(new) and new != keyword:
+    for change in entries(keyword, function):
+        new = replacement_of(change)
+        if change.kind in ("keyword", "function", "method") and new and IDENT.match(new) and new != keyword:
             for call in calls_on_line(tree, receipt.lineno, function):
                 kw = next((k for k in call.keywords if k.arg == keyword), None)
                 if kw is not None and not any(k.arg == new for k in call.keywords):
-                    return replace_node(code, kw, f"{new}={source_of(code, kw.value)}")
+                    return replace_node(code, kw, f"{new}={_value_for(code, kw, new)}")
     return None
+
+
+def _value_for(code: str, kw: ast.keyword, new: str) -> str:
+    """What the renamed keyword takes: the old value; or, where the old keyword took a function that passes its
+    argument on with the keyword the new one is named after (`date_parser=lambda x: pd.to_datetime(x,
+    format=f)` -> `date_format`), that keyword's value."""
+    if not isinstance(kw.value, ast.Lambda):
+        return source_of(code, kw.value)
+    body = kw.value.body
+    passed = [k for k in body.keywords if k.arg and new.endswith("_" + k.arg)] if isinstance(body, ast.Call) else []
+    if len(passed) != 1 or len(body.args) != 1:
+        raise CannotTell(f"`{kw.arg}` took a function and `{new}` takes a value: what the function does decides it")
+    return source_of(code, passed[0].value)
 
 
 @rewriter(MECHANICAL)
@@ -192,8 +219,8 @@ def keywords_into_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     if receipt.ename != "TypeError" or not found or tree is None:
         return None
     function, keyword = found.group(1).split(".")[-1], found.group(2)
-    for change in _entries(keyword, function, library="pandas"):
-        dtype = _replacement(change)
+    for change in entries(keyword, function, library="pandas"):
+        dtype = replacement_of(change)
         if not dtype or not re.fullmatch(r"[A-Z]\w*Dtype", dtype):
             continue
         for call in calls_on_line(tree, receipt.lineno, function):

@@ -12,10 +12,12 @@ from __future__ import annotations
 import ast
 
 from .edits import ParsedReceipt, parse, replace_node, source_of
+from .registry import DATA, GUESS, repair
 
 BITWISE = (ast.BitOr, ast.BitAnd)
 
 
+@repair(GUESS, DATA + 200)
 def mask_precedence(code: str, receipt: ParsedReceipt) -> str | None:
     """`a > 4 | b` -> `(a > 4) | b`; `a | b > 4` -> `a | (b > 4)`: when the run failed below the cell (the
     cell itself raised nothing) or on an ambiguous truth value."""

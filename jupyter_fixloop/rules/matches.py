@@ -19,6 +19,7 @@ import keyword
 import re
 
 from .edits import ParsedReceipt, parse, replace_node, source_of
+from .registry import FIRST, GUESS, repair
 
 NEAR = re.compile(r"^values near ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") in (.+) \(none equal it\): "
                   r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") \((?:case|spaces|case and spaces|spelling)\)$")
@@ -31,6 +32,7 @@ TRANSFORMS = {".str.strip()", ".str.lower()", ".str.upper()", ".str.title()", ".
 DTYPES = {"int64", "int32", "float64", "float32", "Int64", "Float64"}
 
 
+@repair(GUESS, FIRST + 60)
 def filter_value(code: str, receipt: ParsedReceipt) -> str | None:
     """`df[df['s'] == 'Active']` -> `== 'active'` (also in `.isin([...])`): the value as the column writes it
     (the receipt says no row holds it as written, and one holds it but for case, spaces or one slip)."""
@@ -58,6 +60,7 @@ def _compared(tree: ast.Module):
             yield from ((e, node.func.value) for e in node.args[0].elts)
 
 
+@repair(GUESS, FIRST + 70)
 def merge_keys(code: str, receipt: ParsedReceipt) -> str | None:
     """`a.merge(b, on='k')` -> `a.assign(k=a['k'].str.upper()).merge(b, on='k')`: the keys normalised the
     way the receipt says makes them match (case, spaces), on the side it names (or both)."""
@@ -76,6 +79,7 @@ def merge_keys(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, FIRST + 80)
 def groupby_keys(code: str, receipt: ParsedReceipt) -> str | None:
     """Group keys that differ only by spaces or case joined: `df.assign(city=df['city'].str.strip()).groupby('city')`.
 
@@ -94,6 +98,7 @@ def groupby_keys(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+@repair(GUESS, FIRST + 90)
 def concat_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     """`pd.concat([a, b])` -> `pd.concat([a, b.astype({'q': 'int64'})])`: the frame whose column holds
     numbers as text, converted to the dtype the other frames have (the receipt says every value converts)."""

@@ -38,6 +38,7 @@ from .edits import (
     value_kind,
     with_pandas,
 )
+from .registry import CALLS, DATA, DRIFT, GUESS, MECHANICAL, NAMES, repair
 from .tables import (
     DT_ATTRS,
     KNOWN_IMPORTS,
@@ -116,6 +117,7 @@ def replace_method(code: str, receipt: ParsedReceipt, attr: str, new: str) -> st
 
 
 
+@repair(MECHANICAL, NAMES + 20)
 def missing_import(code: str, receipt: ParsedReceipt) -> str | None:
     """Add the missing import of a well-known alias (`np`, `pd`, `re`, `Path`, `Counter`, ...)."""
     if receipt.ename != "NameError":
@@ -137,6 +139,7 @@ def missing_import(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
+@repair(MECHANICAL, NAMES + 10)
 def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
     """Import a name, or a module, from where it lives now (`json_normalize`, `collections.abc`, ...)."""
     tree = parse(code)
@@ -219,6 +222,7 @@ def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str
 
 
 
+@repair(GUESS, NAMES + 40)
 def name_typo(code: str, receipt: ParsedReceipt) -> str | None:
     """Replace a misspelt name by the closest defined name.
 
@@ -252,6 +256,7 @@ def plausible_typo(name: str, candidate: str) -> bool:
 
 
 
+@repair(MECHANICAL, NAMES + 30)
 def name_literal(code: str, receipt: ParsedReceipt) -> str | None:
     """`true`, `null`, `nan` written as in JSON or R: the Python literal."""
     if receipt.ename != "NameError":
@@ -277,6 +282,7 @@ REMOVED_USE = re.compile(r"`([\w.]+)` (?:was|has been) (?:removed|a deprecated a
                          r"(?:instead|by itself)|still available as `([\w.]+)`)", re.DOTALL)
 
 
+@repair(MECHANICAL, DRIFT + 10)
 def message_hint(code: str, receipt: ParsedReceipt) -> str | None:
     """Follow an error message that names its replacement: "`np.NaN` was removed ... Use `np.nan` instead",
     "'M' is no longer supported for offsets. Please use 'ME' instead"."""
@@ -312,6 +318,7 @@ def _replace_literal(code: str, lineno: int | None, old: str, new: str) -> str |
 
 
 
+@repair(MECHANICAL, DRIFT + 230)
 def removed_attribute(code: str, receipt: ParsedReceipt) -> str | None:
     """Replace a module attribute removed in NumPy 2 / pandas 2 (`np.float`, `np.Inf`, `pd.datetime`)."""
     found = attribute_error(receipt)
@@ -354,6 +361,7 @@ def _replace_call(code: str, owners: set[str], attr: str, template: str) -> str 
 
 
 
+@repair(MECHANICAL, DRIFT + 250)
 def dataframe_append(code: str, receipt: ParsedReceipt) -> str | None:
     """`df.append(row)` was removed in pandas 2: `pd.concat([df, pd.DataFrame([row])])`."""
     found = attribute_error(receipt)
@@ -378,6 +386,7 @@ def dataframe_append(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
+@repair(MECHANICAL, DRIFT + 260)
 def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
     """A method under an old or borrowed name (`iteritems`, `ix`, `avg`, `sort_by`, Python 2's `has_key`), or
     one matplotlib or scikit-learn deprecated naming its alternative (changed.METHODS_RENAMED: `set_axis_bgcolor`;
@@ -449,6 +458,7 @@ def _drop_method_call(code: str, receipt: ParsedReceipt, attr: str) -> str | Non
 
 
 
+@repair(MECHANICAL, DRIFT + 280)
 def missing_accessor(code: str, receipt: ParsedReceipt) -> str | None:
     """String and date methods of a Series live behind `.str` / `.dt`: `s.lower()` -> `s.str.lower()`."""
     found = attribute_error(receipt)
@@ -462,6 +472,7 @@ def missing_accessor(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
+@repair(GUESS, CALLS + 10)
 def column_as_attribute(code: str, receipt: ParsedReceipt) -> str | None:
     """`df.Total_Sales` for a column named 'Total Sales' or 'total_sales': use `df["Total Sales"]`."""
     found = attribute_error(receipt)
@@ -505,6 +516,7 @@ def _column_match(attr: str, columns: list):
 
 
 
+@repair(GUESS, CALLS + 20)
 def attribute_typo(code: str, receipt: ParsedReceipt) -> str | None:
     """Replace a misspelt attribute or method by the closest one the object really has."""
     found = attribute_error(receipt)
@@ -525,6 +537,7 @@ def _fitted_name(name: str) -> bool:
 
 
 
+@repair(GUESS, DATA + 20)
 def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
     """Replace a dict key or DataFrame column that does not exist by its near match (case, spaces, spelling)."""
     if receipt.ename != "KeyError":

@@ -2,16 +2,18 @@
 
 Each repair takes the code that was run and the parsed receipt, and returns the repaired code or
 None when it does not apply. They read only what a receipt says (the error, the failing line, the
-context gathered in the sandbox) and general knowledge held in `repair_tables`, never a
+context gathered in the sandbox) and general knowledge held in `tables` and `changed`, never a
 benchmark's id or text. One repair per round: a cell with two bugs takes two rounds, and the loop
-reruns everything after each. `REPAIRS` is the order they are tried in, the most specific first.
+reruns everything after each. `REPAIRS` is the order they are tried in, the most specific first: each
+repair declares its kind and turn where it is defined (`@repair`, registry.py), and both are derived here.
 
-Where they live: `repairs_syntax` (code that does not compile), `repairs_names` (imports, names,
-attributes, keys, removed APIs), `repairs_calls` (keywords, operators, loops, returns),
-`repairs_data` (pandas/numpy data cleaning), `chained` (writes that never reach the frame), `masks`
+Where they live: `syntax` (code that does not compile), `names` (imports, names,
+attributes, keys, removed APIs), `calls` (keywords, operators, loops, returns),
+`data` (pandas/numpy data cleaning), `chained` (writes that never reach the frame), `masks`
 (`a > 4 | b`), `drift` (code written for an older library, from the error's own words), `matches` (what a
 filter, merge or concat matched, read in the sandbox: kernel/matches.py), `traced`
-(wrong outputs, from the values a receipt shows); `repair_edits` reads receipts and edits code safely.
+(wrong outputs, from the values a receipt shows), `generic` (rewriters driven by the knowledge base);
+`edits` reads receipts and edits code safely.
 """
 
 from __future__ import annotations
@@ -22,143 +24,16 @@ from collections.abc import Mapping
 from ..kernel.ipysyntax import readable
 from ..receipt.smells import invisible_added
 from ..receipt.values import Receipt
-from .calls import (
-    bad_keyword,
-    column_repr,
-    float_as_index,
-    index_off_by_one,
-    int_not_iterable,
-    join_non_str,
-    loop_overshoot,
-    method_not_called,
-    missing_return,
-    none_from_inplace,
-    not_callable,
-    str_concat,
-    thrown_away,
-    unpack_loop,
-)
-from .chained import chained_assignment as chained_write  # also `df[c].fillna(..., inplace=True)`
-from .data import (
-    accessor_dtype,
-    apply_axis,
-    chained_assignment,
-    concat_list,
-    date_format,
-    date_order,
-    drop_axis,
-    format_text_number,
-    mask_with_missing,
-    merge_key_dtype,
-    nan_to_int,
-    number_parse,
-    numeric_strings,
-    pivot_duplicates,
-    positional_key,
-    reduction_on_text,
-    series_truth,
-    to_numeric_coerce,
-    tuple_columns,
-)
-from .drift import (
-    changed_default,
-    concat_sorted,
-    did_you_mean,
-    equivalent_value,
-    groupby_axis,
-    join_axes,
-    keyword_only_now,
-    keyword_unspecified,
-    keyword_value_hint,
-    method_now_function,
-    moved_call,
-    moved_function,
-    no_effect_keyword,
-    period_fields,
-    reducer_by_name,
-    reduction_level,
-    removed_method,
-    removed_setter,
-    renamed_keyword,
-    resample_keyword,
-    scalar_as_2d,
-    setitem_upcast,
-    stack_sequence,
-    string_as_list,
-    style_name,
-)
+from . import calls, chained, data, drift, exported, generic, masks, matches, names, said, syntax, traced  # noqa: F401
 from .edits import CannotTell, ParsedReceipt
-from .generic import KINDS as GENERIC_KINDS, REWRITERS
-from .masks import mask_precedence
-from .matches import concat_dtype, filter_value, groupby_keys, merge_keys
-from .names import (
-    attribute_typo,
-    column_as_attribute,
-    dataframe_append,
-    key_typo,
-    message_hint,
-    missing_accessor,
-    missing_import,
-    moved_import,
-    name_literal,
-    name_typo,
-    removed_attribute,
-    renamed_method,
-)
-from .syntax import indentation, syntax
-from .traced import epoch_unit, power_of_ten, shared_default, strict_bounds
+from .registry import DECLARED, GUESS, MECHANICAL, in_order
 
 __all__ = ["GUESS", "KIND", "MECHANICAL", "REPAIRS", "ParsedReceipt", "first_repair", "propose"]
 
-REPAIRS = [
-    column_repr, syntax, indentation, chained_assignment, chained_write, filter_value, merge_keys, groupby_keys,
-    concat_dtype,
-    moved_import, missing_import, name_literal, name_typo,
-    message_hint, did_you_mean, keyword_value_hint, reduction_level, join_axes, keyword_only_now, period_fields,
-           resample_keyword, groupby_axis,
-    keyword_unspecified, renamed_keyword, no_effect_keyword, scalar_as_2d, setitem_upcast, removed_method,
-           method_now_function, moved_call, string_as_list, equivalent_value, changed_default, stack_sequence,
-           style_name, removed_attribute, removed_setter,
-           dataframe_append,
-           renamed_method,
-    *REWRITERS,  # generic.py: driven by what the libraries said changed (model/changes.json), each declaring itself
-           missing_accessor, moved_function,
-    column_as_attribute, attribute_typo, none_from_inplace, thrown_away, missing_return, unpack_loop, not_callable,
-           method_not_called,
-    accessor_dtype, key_typo, drop_axis, positional_key, bad_keyword, concat_list, str_concat, join_non_str,
-    reduction_on_text, numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_order,
-    date_format,
-    pivot_duplicates, tuple_columns, series_truth, mask_precedence, mask_with_missing, apply_axis, format_text_number,
-    float_as_index, index_off_by_one, int_not_iterable, loop_overshoot,
-    shared_default, epoch_unit, strict_bounds, power_of_ten, reducer_by_name, concat_sorted,
-]
-
-
-MECHANICAL = "mechanical"  # one right answer: a removed API, a missing import, a syntax slip
-GUESS = "guess"  # the likeliest of several readings: only a check can say it is the meant one
-
-# what each repair is: a guess never claims more than "runs" without a check (the engine says so)
-KIND = {
-    **dict.fromkeys([chained_assignment, chained_write,
-                     syntax, indentation, moved_import, missing_import, name_literal, message_hint, removed_attribute,
-                     dataframe_append, renamed_method, missing_accessor, none_from_inplace, thrown_away, not_callable,
-                     method_not_called, drop_axis, concat_list, join_non_str, tuple_columns, series_truth,
-                     int_not_iterable, did_you_mean, keyword_value_hint, reduction_level, join_axes, removed_method,
-                     keyword_only_now, period_fields, resample_keyword, keyword_unspecified,
-                     setitem_upcast, method_now_function, renamed_keyword, no_effect_keyword, moved_call,
-                     scalar_as_2d, string_as_list, equivalent_value, changed_default, stack_sequence,
-                     removed_setter, date_order],
-                    MECHANICAL),
-    **dict.fromkeys([column_repr, name_typo, column_as_attribute, attribute_typo, missing_return, unpack_loop,
-                     accessor_dtype, key_typo, positional_key, bad_keyword, str_concat, reduction_on_text,
-                     numeric_strings, to_numeric_coerce, number_parse, nan_to_int, merge_key_dtype, date_format,
-                     pivot_duplicates, mask_precedence, mask_with_missing, apply_axis, format_text_number,
-                     float_as_index,
-                     index_off_by_one, loop_overshoot, style_name, groupby_axis, moved_function, shared_default,
-                     epoch_unit, strict_bounds, reducer_by_name, concat_sorted,
-                     power_of_ten, filter_value, merge_keys, groupby_keys, concat_dtype], GUESS),
-    **GENERIC_KINDS,
-}
+# the families above declare their repairs where they are defined (registry.py): the order they are tried in
+# and what each is (a guess never claims more than "runs" without a check: the engine says so) are derived
+REPAIRS = in_order()
+KIND = {function: declared.kind for function, declared in DECLARED.items()}
 
 
 def first_repair(code: str, receipt: Receipt):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .edits import ParsedReceipt
+from .registry import FIRST, MECHANICAL, repair
 
 CLOSERS = {"(": ")", "[": "]", "{": "}"}
 COMPOUND = re.compile(
@@ -70,6 +71,7 @@ def _append(lines: list[str], index: int, text: str) -> str:
 # ---------------------------------------------------------------- SyntaxError
 
 
+@repair(MECHANICAL, FIRST + 20)
 def syntax(code: str, receipt: ParsedReceipt) -> str | None:
     """Fix a SyntaxError: missing colon, unclosed/unmatched/mismatched bracket, open quote, `print x`, `=` for `==`."""
     if receipt.ename != "SyntaxError" or not receipt.lineno:
@@ -231,6 +233,7 @@ def _indent_of(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
+@repair(MECHANICAL, FIRST + 30)
 def indentation(code: str, receipt: ParsedReceipt) -> str | None:
     """Fix an IndentationError: indent a block's body, dedent a stray line, align to an outer level, tabs."""
     if receipt.ename not in ("IndentationError", "TabError") or not receipt.lineno:

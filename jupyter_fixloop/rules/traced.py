@@ -13,12 +13,14 @@ import ast
 import re
 
 from .edits import ParsedReceipt, add_keyword, has_keyword, parse, replace_node, source_of
+from .registry import GUESS, OUTPUTS, repair
 
 MISSING = re.compile(r"; missing ([^;)]+)")
 EPOCH = re.compile(r"1970-01-01 (\d\d):(\d\d):(\d\d)(?:\.(\d+))?")
 EMPTY = {"[]", "{}", "set()"}
 
 
+@repair(GUESS, OUTPUTS + 10)
 def shared_default(code: str, receipt: ParsedReceipt) -> str | None:
     """A mutable default (`found=[]`) is made once and shared by every call: the trace shows a later
     call starting with what an earlier call left in it. Default to None, make a new one inside."""
@@ -75,6 +77,7 @@ def _mutable(node: ast.AST) -> bool:
         and not node.args and not node.keywords
 
 
+@repair(GUESS, OUTPUTS + 20)
 def epoch_unit(code: str, receipt: ParsedReceipt) -> str | None:
     """Integers made into dates in the first seconds of 1970 were epoch seconds (or milliseconds)
     read as nanoseconds, `pd.to_datetime`'s default unit: say the unit."""
@@ -110,6 +113,7 @@ def _is_to_datetime(call: ast.Call) -> bool:
 STRICT = {ast.Gt: ">=", ast.Lt: "<="}
 
 
+@repair(GUESS, OUTPUTS + 30)
 def strict_bounds(code: str, receipt: ParsedReceipt) -> str | None:
     """The items a result lacks are exactly the bounds of the cell's strict comparisons
     (`age > 18`, `age < 64` lost 18 and 64): the bounds were meant inclusive."""
@@ -143,6 +147,7 @@ SCALE = re.compile(r"actual = expected x ([0-9.e+-]+)")
 FROM_LINE = re.compile(r"from line (\d+) of the cell: ")
 
 
+@repair(GUESS, OUTPUTS + 40)
 def power_of_ten(code: str, receipt: ParsedReceipt) -> str | None:
     """The value is the expected one times a power of ten (a fraction where a percentage is meant,
     cents for euros): scale what the line that made it assigns."""

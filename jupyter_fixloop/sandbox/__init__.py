@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING
 
-from ..kernel.doors import doors
+from ..doors import doors
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "confine": "confine", "load_warning": "confine", "sweep": "leftovers", "owner_tag": "leftovers",

@@ -19,11 +19,29 @@ export interface IOutputLike {
   [key: string]: unknown;
 }
 
+/**
+ * A traceback longer than this many lines gets the button at its top as well
+ * as under it: at 900 px a screen shows about 45 lines, so the button under a
+ * longer one sits out of sight while its first frame is in view.
+ */
+export const LONG_TRACEBACK_LINES = 20;
+
 /** What a Fix of one cell runs: the source as it ran, and which outputs carry a button. */
 export interface IFixTarget {
   source: string;
-  /** Indices of the cell's error outputs. */
+  /** Indices of the cell's error outputs (each gets the button under its traceback). */
   errors: number[];
+  /** Those of `errors` whose traceback is long: they get the button at their top too. */
+  long: number[];
+}
+
+/** The number of lines an error output's traceback shows (its entries may hold several each). */
+export function tracebackLines(output: IOutputLike): number {
+  const traceback = Array.isArray(output.traceback) ? output.traceback : [];
+  return traceback.reduce(
+    (lines: number, entry: unknown) => lines + String(entry).split('\n').length,
+    0
+  );
 }
 
 /** What `fixTarget` needs of a cell. */
@@ -56,12 +74,16 @@ export function fixTarget(
     return null;
   }
   const errors: number[] = [];
+  const long: number[] = [];
   cell.outputs.forEach((output, index) => {
     if (index < ownFrom && output.output_type === 'error' && output.ename !== 'KeyboardInterrupt') {
       errors.push(index);
+      if (tracebackLines(output) > LONG_TRACEBACK_LINES) {
+        long.push(index);
+      }
     }
   });
-  return errors.length ? { source: run.source, errors } : null;
+  return errors.length ? { source: run.source, errors, long } : null;
 }
 
 /** Who writes the fix, in the button's words: "built-in rules" or the configured model. */

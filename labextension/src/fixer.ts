@@ -23,7 +23,7 @@ import {
 } from './fix';
 import { ILoopSummary } from './summary';
 
-/** The bar under an error output that holds the Fix button. */
+/** The bar under an error output (and at the top of a long one) that holds the Fix button. */
 export const FIX_BAR_CLASS = 'jp-fixloop-fix-bar';
 /** The Fix button itself. */
 export const FIX_BUTTON_CLASS = 'jp-fixloop-fix';
@@ -84,8 +84,8 @@ export class CellFixer implements ILoopOwner {
     const model = cell.model.outputs;
     for (let i = 0; i < model.length; i++) {
       const output = model.get(i);
-      const ename = output.type === 'error' ? (output.toJSON() as IOutputLike).ename : undefined;
-      outputs.push({ output_type: output.type, ename });
+      const json = output.type === 'error' ? (output.toJSON() as IOutputLike) : undefined;
+      outputs.push({ output_type: output.type, ename: json?.ename, traceback: json?.traceback });
     }
     const own = this._runs(panel).get(cell.model.id);
     const ownFrom = own?.mirror.attached ? own.mirror.start : outputs.length;
@@ -198,7 +198,7 @@ export class CellFixer implements ILoopOwner {
     this._timers.set(panel, timer);
   }
 
-  /** A Fix bar under each error output that can be fixed; none elsewhere. */
+  /** A Fix bar under each error output that can be fixed, one at the top of a long one too; none elsewhere. */
   private _sync(panel: NotebookPanel): void {
     const model = this._comms.modelOf(panel);
     for (const cell of panel.content.widgets) {
@@ -209,7 +209,11 @@ export class CellFixer implements ILoopOwner {
         const edited = cell.model.sharedModel.getSource() !== target.source;
         const title = buttonTitle(model, this._comms.followingCount(panel, cell.model.id), edited);
         for (const index of target.errors) {
-          wanted.add(this._bar(panel, cell, area.widgets[index].node, model, title));
+          const host = area.widgets[index].node;
+          wanted.add(this._bar(panel, cell, host, model, title, 'under'));
+          if (target.long.includes(index)) {
+            wanted.add(this._bar(panel, cell, host, model, title, 'top'));
+          }
         }
       }
       cell.node.querySelectorAll(`.${FIX_BAR_CLASS}`).forEach(bar => {
@@ -221,18 +225,23 @@ export class CellFixer implements ILoopOwner {
     }
   }
 
-  /** The Fix bar inside the output node `host`, made or brought up to date. */
+  /**
+   * The Fix bar inside the output node `host`, made or brought up to date:
+   * under its traceback, or at its top (where a long traceback starts).
+   */
   private _bar(
     panel: NotebookPanel,
     cell: Cell,
     host: HTMLElement,
     model: string | null,
-    title: string
+    title: string,
+    place: 'under' | 'top'
   ): Element {
-    let bar = host.querySelector(`:scope > .${FIX_BAR_CLASS}`);
+    let bar = host.querySelector(`:scope > .${FIX_BAR_CLASS}[data-place="${place}"]`);
     if (!bar) {
       bar = document.createElement('div');
       bar.className = FIX_BAR_CLASS;
+      (bar as HTMLElement).dataset.place = place;
       const button = document.createElement('button');
       button.className = `jp-Button jp-mod-styled ${FIX_BUTTON_CLASS}`;
       button.addEventListener('click', event => {
@@ -240,7 +249,11 @@ export class CellFixer implements ILoopOwner {
         this.fix(panel, cell);
       });
       bar.append(button);
-      host.append(bar);
+      if (place === 'top') {
+        host.prepend(bar);
+      } else {
+        host.append(bar);
+      }
       host.classList.add(HOST_CLASS);
     }
     const button = bar.querySelector('button')!;

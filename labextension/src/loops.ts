@@ -153,6 +153,7 @@ export function buildLoopList(
         alternatives: [],
         model_written: true, // not recorded: the least trusted
         agreement: null,
+        account: null,
         read_checks: []
       };
       note(loop, cell.id, record.decision, Math.max(record.rounds, loop.rounds.length));

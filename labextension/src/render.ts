@@ -2,6 +2,7 @@
  * DOM for one loop entry: header, facts, diff (unified or side by side),
  * receipts and decision buttons. No JupyterLab imports.
  */
+import { accountLines } from './account';
 import { IDiffRow, ISideBySideRow, sideBySide, visible } from './diff';
 import { actionsFor, decisionLabel, ILoopEntry, reviewOf } from './loops';
 import { DecideAction, formatCost, isClaim, roundTitle, statusLabel } from './summary';
@@ -119,6 +120,9 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
   node.append(el('div', 'jp-fixloop-entry-facts', facts.join(' · ')));
   if (loop.reason) {
     node.append(el('div', 'jp-fixloop-entry-reason', loop.reason));
+  }
+  for (const line of loop.account ? accountLines(loop.account, isClaim(loop.status)) : []) {
+    node.append(el('div', 'jp-fixloop-entry-facts jp-fixloop-entry-account', line));
   }
   if (loop.effect && (isClaim(loop.status) || loop.status === 'passed')) {
     const effect = el('div', 'jp-fixloop-entry-effect');

@@ -4,6 +4,7 @@
  *
  * Pure module: no JupyterLab imports, unit tested under node.
  */
+import { IAccount, parseAccount } from './account';
 
 /** The mimetype of the summary saved in every `%%fixloop` output bundle. */
 export const FIXLOOP_MIMETYPE = 'application/vnd.jupyter.fixloop+json';
@@ -92,6 +93,8 @@ export interface ILoopSummary {
   /** A model wrote some line of the proposed code: read from each line's author, not from a round's source. */
   model_written: boolean;
   agreement: IAgreement | null;
+  /** What the result rests on, as data (null: a kernel older than it). */
+  account: IAccount | null;
   read_checks: IReadCheck[];
 }
 
@@ -226,6 +229,7 @@ export function parseSummary(value: unknown): ILoopSummary | null {
       : [],
     model_written: value.model_written === true,
     agreement: parseAgreement(value.agreement),
+    account: parseAccount(value.account),
     read_checks: Array.isArray(value.read_checks)
       ? value.read_checks.filter(isObject).map(c => ({
           expr: str(c.expr),

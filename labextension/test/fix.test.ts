@@ -9,8 +9,10 @@ import {
   IIOPubLike,
   IOutputLike,
   IOutputSink,
+  LONG_TRACEBACK_LINES,
   modelWords,
-  OutputMirror
+  OutputMirror,
+  tracebackLines
 } from '../src/fix';
 import { ICodeRun } from '../src/following';
 
@@ -30,7 +32,7 @@ describe('fixTarget', () => {
   const cell = { type: 'code', outputs: [PRINTED, TRACEBACK] };
 
   it('offers the source as it ran and the error output of a failed run', () => {
-    assert.deepEqual(fixTarget(cell, failed('x = prise')), { source: 'x = prise', errors: [1] });
+    assert.deepEqual(fixTarget(cell, failed('x = prise')), { source: 'x = prise', errors: [1], long: [] });
   });
 
   it('offers nothing for a cell that ran fine, is running, or never ran in this kernel', () => {
@@ -46,6 +48,17 @@ describe('fixTarget', () => {
     assert.equal(fixTarget(cell, failed('%%fixloop\nx = prise')), null);
     assert.equal(fixTarget({ type: 'markdown', outputs: [TRACEBACK] }, failed('x')), null);
     assert.equal(fixTarget(cell, failed('  \n')), null);
+  });
+
+  it('marks a traceback longer than a screen for a button at its top as well', () => {
+    const frame = '\u001b[0;32m<ipython-input-1>\u001b[0m in \u001b[0;36mdown\u001b[0m\n  2 return down(n - 1)\n';
+    const deep = { ...TRACEBACK, traceback: [...Array(80).fill(frame), 'NameError: limt'] };
+    assert.equal(tracebackLines(deep), 80 * 3 + 1); // an entry of several lines counts each
+    assert.equal(tracebackLines(TRACEBACK), 1);
+    assert.equal(tracebackLines({ output_type: 'error' }), 0);
+    const short = { ...TRACEBACK, traceback: Array(LONG_TRACEBACK_LINES).fill('line') };
+    const both = { type: 'code', outputs: [short, PRINTED, deep] };
+    assert.deepEqual(fixTarget(both, failed('down(80)')), { source: 'down(80)', errors: [0, 2], long: [2] });
   });
 
   it("skips the errors of the Fix request's own outputs", () => {

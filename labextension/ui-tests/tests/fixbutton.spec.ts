@@ -2,7 +2,8 @@
  * End to end: the Fix button under the error of a plain cell, with the real
  * kernel side (`%load_ext jupyter_fixloop`, the built-in engine), its widget
  * under the traceback, Accept (the cell reruns), Reject (the notebook is
- * byte-identical), Undo from the sidebar, and no button where nothing failed.
+ * byte-identical), Undo from the sidebar, no button where nothing failed, and
+ * the button at the top of a traceback longer than the screen as well.
  */
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import * as fs from 'fs';
@@ -30,6 +31,23 @@ const SETUP = [
 ].join('\n');
 const TYPO = "revenue = (df['prise'] * df['qty']).sum()\nprint(f'revenue={revenue}')";
 const BELOW = "assert df['qty'].sum() == 5";
+/** The button under a traceback (pandas' KeyError takes 46 lines: it has one at its top as well). */
+const UNDER = '.jp-fixloop-fix-bar[data-place="under"] .jp-fixloop-fix';
+/**
+ * A typo under 30 calls that each re-raise its error: a chain of 30
+ * tracebacks, about 430 lines (IPython folds plain recursion into one line).
+ */
+const DEEP = [
+  'def total(k):',
+  '    if k == 0:',
+  '        return limt',
+  '    try:',
+  '        return total(k - 1)',
+  '    except NameError as error:',
+  "        raise NameError(f'step {k}: {error}') from error",
+  '',
+  'total(30)'
+].join('\n');
 
 test.describe('the Fix button', () => {
   test.skip(!HAS_KERNEL_SIDE, 'the kernel side of the Fix button (comm.fix_request) is not there');
@@ -40,10 +58,10 @@ test.describe('the Fix button', () => {
     page
   }) => {
     const cell = await failedTypoCell(page, 'accept.ipynb');
-    const button = cell.locator('.jp-fixloop-fix');
+    const button = cell.locator(UNDER);
     await expect(button).toHaveText('Fix with fixloop');
     await expect(button).toHaveAttribute('title', /the 1 cell below that ran without error check it/);
-    await artifact(cell.locator('.jp-fixloop-fix-bar'), 'fix-button.png');
+    await artifact(cell.locator('.jp-fixloop-fix-bar[data-place="under"]'), 'fix-button.png');
 
     // a second click while the loop runs does nothing: one loop, one result under the cell
     const id = await cellId(page, 1);
@@ -87,12 +105,12 @@ test.describe('the Fix button', () => {
     const file = `${tmpPath}/reject.ipynb`;
     const before = await rawFile(page, file);
 
-    await cell.locator('.jp-fixloop-fix').click();
+    await cell.locator(UNDER).click();
     const widget = cell.locator('.fixloop-widget');
     await expect(widget.locator('.fixloop-reject')).toBeEnabled({ timeout: 120 * 1000 });
     await widget.locator('.fixloop-reject').click();
     await expect(widget).toHaveCount(0); // the Fix's outputs are taken away ...
-    await expect(cell.locator('.jp-fixloop-fix')).toBeEnabled(); // ... the traceback and its button stay
+    await expect(cell.locator(UNDER)).toBeEnabled(); // ... the traceback and its buttons stay
     expect(await cellSource(page, 1)).toBe(TYPO);
     await page.notebook.save();
     expect(await rawFile(page, file)).toBe(before);
@@ -105,7 +123,8 @@ test.describe('the Fix button', () => {
     page
   }) => {
     const cell = await failedTypoCell(page, 'none.ipynb');
-    await expect(cell.locator('.jp-fixloop-fix')).toHaveCount(1);
+    // under pandas' 46-line traceback, and repeated at its top, with one label
+    await expect(cell.locator('.jp-fixloop-fix')).toHaveText(['Fix with fixloop', 'Fix with fixloop']);
     for (const index of [0, 2]) {
       await expect((await page.notebook.getCellLocator(index))!.locator('.jp-fixloop-fix')).toHaveCount(0);
     }
@@ -136,6 +155,54 @@ test.describe('the Fix button', () => {
   });
 });
 
+test.describe('the Fix button on a long traceback', () => {
+  test.skip(!HAS_KERNEL_SIDE, 'the kernel side of the Fix button (comm.fix_request) is not there');
+  test.setTimeout(900 * 1000);
+  test.beforeEach(async ({ page }) => installHelpers(page));
+
+  test('a chain of 30 errors: the button where the traceback starts, in view with its first line; a click there fixes', async ({
+    page
+  }) => {
+    await page.notebook.createNew('deep.ipynb');
+    await setSource(page, 0, `${SETUP}\nlimit = 3`);
+    await setSource(page, 1, DEEP);
+    for (const index of [0, 1]) {
+      await page.notebook.runCell(index, true);
+    }
+    const cell = (await page.notebook.getCellLocator(1))!;
+    const host = cell.locator('.jp-fixloop-fix-host');
+    await expect(host).toContainText('NameError');
+    const top = host.locator('.jp-fixloop-fix-bar[data-place="top"] .jp-fixloop-fix');
+    const under = host.locator('.jp-fixloop-fix-bar[data-place="under"] .jp-fixloop-fix');
+    await expect(top).toHaveText('Fix with fixloop', { timeout: 30 * 1000 }); // one label, both places
+    await expect(under).toHaveText('Fix with fixloop');
+
+    // the reader at the traceback's first line sees the button there, without scrolling
+    await host.evaluate(node => node.scrollIntoView({ block: 'start' }));
+    const viewport = page.viewportSize()!;
+    const output = (await host.boundingBox())!;
+    const rendered = (await host.locator('.jp-OutputArea-output').boundingBox())!;
+    const button = (await top.boundingBox())!;
+    expect(rendered.height).toBeGreaterThan(viewport.height); // the traceback is longer than the screen ...
+    expect(button.y).toBeGreaterThanOrEqual(output.y); // ... and its button sits at its top,
+    expect(button.y + button.height).toBeLessThanOrEqual(rendered.y + 1); // above its first line,
+    expect(button.y + button.height).toBeLessThanOrEqual(viewport.height); // on screen
+    await expect(top).toBeInViewport();
+    await expect(under).not.toBeInViewport(); // where the one under it would have left the reader
+    await artifact(cell.locator('.jp-fixloop-fix-bar[data-place="top"]'), 'fix-button-top.png');
+
+    await top.click();
+    await expect(top).toHaveText(/^Fixing with built-in rules… \d+ s$/);
+    await expect(under).toBeDisabled(); // one loop: both buttons say it runs
+    const widget = cell.locator('.fixloop-widget');
+    await expect(widget).toBeVisible({ timeout: 120 * 1000 });
+    await widget.locator('.fixloop-accept').click();
+    await expect.poll(() => cellSource(page, 1)).toBe(DEEP.replace('return limt', 'return limit'));
+    await expect(cell.locator('.jp-OutputArea-output')).toHaveText(['3']);
+    await expect(cell.locator('.jp-fixloop-fix')).toHaveCount(0);
+  });
+});
+
 /**
  * A new notebook: the set-up cell, the typo cell, and a cell below it that
  * runs fine; all run, the typo cell last. Returns the typo cell's locator.
@@ -150,7 +217,7 @@ async function failedTypoCell(page: IJupyterLabPageFixture, name: string) {
   }
   const cell = (await page.notebook.getCellLocator(1))!;
   await expect(cell.locator('.jp-OutputArea-output')).toContainText('KeyError');
-  await expect(cell.locator('.jp-fixloop-fix')).toBeVisible({ timeout: 30 * 1000 });
+  await expect(cell.locator(UNDER)).toBeVisible({ timeout: 30 * 1000 });
   return cell;
 }
 

@@ -66,6 +66,8 @@ test.describe('%%fixloop in JupyterLab', () => {
     await expect(entry).toHaveAttribute('data-decision', 'undone');
     await expect(entry).toHaveAttribute('data-status', 'fixed');
     await expect(entry.locator('.jp-fixloop-diff')).toContainText("df['price']");
+    // ... and what its fix rests on, rendered from the summary's account (the cell below ran before too: no evidence)
+    await expect(entry.locator('.jp-fixloop-entry-account')).toHaveText(['checked by: your check (--expect)']);
 
     // ... survives a reload, and its Accept goes through the kernel again
     await page.notebook.save();

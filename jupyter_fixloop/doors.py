@@ -1,9 +1,8 @@
 """A wing's doors: the names its `__init__` exports (`_EXPORTS`: name -> module), imported on first use.
 
-The faces (notebook/, batch/, bench/, cli, demo) import a wing only through these (tests/test_layout.py),
-so a wing's inside can move without them; importing the wing stays cheap. It lives in kernel/, the
-bottom of the stack, which imports nothing outside itself: every package's doors, kernel's own included,
-are made here (stdlib only).
+The faces (notebook/, batch/, cli, demo) import a wing only through these (tests/test_layout.py),
+so a wing's inside can move without them; importing the wing stays cheap. A host-side module (stdlib
+only): kernel/, which imports nothing outside itself, makes its own few doors in its `__init__`.
 """
 
 from __future__ import annotations

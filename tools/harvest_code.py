@@ -1,0 +1,172 @@
+"""What a library's own code says it deprecated, for tools/harvest_changes.py: the tables of old and new names
+its warnings are made from (pandas 2.2's frequency aliases), the `.. deprecated::` directives and the
+DeprecationWarning / FutureWarning messages of its functions and classes (IPython 8), and the removals a
+later release's notes state as a rule ("anything deprecated since before IPython 8.16 is gone", IPython
+9.0), each name found absent from that release's code.
+
+The code comes from the libraries' sdists (PyPI, unpacked by pip) into the notes folder, beside the notes.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import re
+
+# the tables of old -> new names a library's code warns with (file under notes/<library>, release, the table,
+# what it applies to), and the warning that says each (pandas 2.2.3 `to_offset`, pandas/_libs/tslibs/offsets.pyx)
+WARNED = {"pandas": [("code/2.2.3/dtypes.pyx", "2.2.3", "c_OFFSET_DEPR_FREQSTR",
+                      "frequencies of offsets (date_range, resample, asfreq), not of Period"),
+                     ("code/2.2.3/dtypes.pyx", "2.2.3", "c_DEPR_ABBREVS", "frequencies and resolutions")]}
+WARNING = {"pandas": "'{old}' is deprecated and will be removed in a future version, please use '{new}' instead."}
+
+# a library's code to read deprecations from (under notes/<library>, its release), and a later release whose
+# notes state which of them are gone: (its code, its release, deprecated before this release, its notes file,
+# the words that say so)
+CODE = {"IPython": {"deprecated": ("code/8.37.0/IPython", "8.37.0"),
+                    "gone": ("code/9.0.0/IPython", "9.0.0", (8, 16), "version9.rst",
+                             "anything deprecated since before IPython 8.16 is gone")}}
+CATEGORIES = {"DeprecationWarning", "FutureWarning", "PendingDeprecationWarning"}
+DIRECTIVE = re.compile(r"\.\. deprecated::\s*([\d.]+)[ \t]*\n((?:[ \t]*\n)*(?:[ \t]+\S[^\n]*\n?)*)")
+SINCE = re.compile(r"\b(?:since|in)\s+(?:IPython\s+|version\s+)?v?(\d+\.\d+(?:\.\d+)?)", re.I)
+
+
+def warned(notes: pathlib.Path, library: str) -> list[dict]:
+    """The deprecations a library's code warns of from a table of old and new names (pandas 2.2's frequency
+    aliases: `'M'` -> `'ME'`, `'H'` -> `'h'`), in the warning's words; the fiscal-month variants (`A-DEC`)
+    follow their base alias and are left out."""
+    found = []
+    for file, version, table, scope in WARNED.get(library, []):
+        path = notes / library / file
+        if not path.exists():
+            continue
+        body = re.search(rf"^cdef dict {table} = \{{(.*?)^\}}", path.read_text(), re.S | re.M)
+        for old, new in re.findall(r'^\s*"([^"]+)":\s*"([^"]+)",', body.group(1) if body else "", re.M):
+            if "-" in old:
+                continue
+            found.append({
+                "library": library, "change": "deprecated", "version": version, "deprecated_in": version,
+                "removed_in": None, "names": [old], "kind": "alias", "replacement": new, "replacement_is": "code",
+                "replacement_named": True, "words": WARNING[library].format(old=old, new=new),
+                "source": f"{library}=={version}:{file.split('/')[-1]} {table}", "applies_to": scope,
+            })
+    return found
+
+
+def definitions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
+    """(qualified name, node) of a module's functions and classes and of its classes' methods."""
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append((node.name, node))
+        if isinstance(node, ast.ClassDef):
+            found += [(f"{node.name}.{n.name}", n) for n in node.body
+                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return found
+
+
+def defined(tree: ast.Module) -> set[str]:
+    """The names a module defines, assigns or imports at its top level, and its classes' methods."""
+    names = {name for name, _ in definitions(tree)}
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _message(node: ast.expr) -> str:
+    """A warning's text: a string, an f-string (its fields as `{...}`), or strings added together."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "{...}" for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _message(node.left) + _message(node.right)
+    return ""
+
+
+def deprecation_of(node: ast.AST) -> tuple[str | None, str] | None:
+    """(the release it says, its words) of a function's or class's own deprecation: its docstring's
+    `.. deprecated::` directive, or the first DeprecationWarning / FutureWarning its body issues."""
+    doc = ast.get_docstring(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else None
+    said = DIRECTIVE.search((doc or "") + "\n")
+    if said:
+        return said.group(1).rstrip("."), " ".join(said.group(2).split())
+    body = node.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    for call in (n for statement in body for n in ast.walk(statement) if isinstance(n, ast.Call)):
+        func = call.func
+        category = [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "category")]
+        if (isinstance(func, ast.Attribute) and func.attr == "warn" or isinstance(func, ast.Name)
+                and func.id == "warn") and call.args and any(isinstance(c, ast.Name) and c.id in CATEGORIES
+                                                              for c in category):
+            words = " ".join(_message(call.args[0]).split())
+            if words:
+                since = SINCE.search(words)
+                return (since.group(1) if since else None), words
+    return None
+
+
+def _module_of(path: pathlib.Path, root: pathlib.Path) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def code_deprecations(notes: pathlib.Path, library: str, entry) -> list[dict]:
+    """The deprecations a library's code says (its functions', classes' and methods' own, each named by its
+    module: `IPython.core.display.set_matplotlib_formats`), then the removals a later release states as a
+    rule, each a name that release's code no longer defines. `entry` makes an entry of the words."""
+    spec = CODE.get(library)
+    root = notes / library / spec["deprecated"][0] if spec else None
+    if root is None or not root.is_dir():
+        return []
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if "tests" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(errors="replace"))
+        module = _module_of(path, root)
+        for qualname, node in definitions(tree):
+            said = deprecation_of(node)
+            if said is None or not said[1] or qualname.endswith("__getattr__"):  # a module's: names unknown
+                continue
+            since, words = said
+            qualname = qualname.removesuffix(".__init__")  # a class's constructor: the class
+            version = tuple(int(p) for p in (since or spec["deprecated"][1]).split(".")[:3])
+            item = entry(library, version, f"{library}=={spec['deprecated'][1]}:{path.relative_to(root.parent)}",
+                         "deprecated", words)
+            use = {p.strip().rstrip("()") for p in item["replacement"].split(" or ")}
+            item["names"] = [f"{module}.{qualname}", *(n for n in item["names"] if n != qualname and n not in use
+                                                      and not f"{module}.{qualname}".endswith(n))]
+            item["kind"] = ("class" if isinstance(node, ast.ClassDef) or node.name == "__init__" else
+                            "method" if "." in qualname else "function")
+            item["module"] = module
+            found.append(item)
+    return found + _gone(notes, library, spec, found, entry)
+
+
+def _gone(notes: pathlib.Path, library: str, spec: dict, deprecations: list[dict], entry) -> list[dict]:
+    """The removals a release's notes state as a rule, one for each deprecated name its code no longer has."""
+    code, version, before, notes_file, words = spec["gone"]
+    root, text = notes / library / code, notes / library / notes_file
+    if not root.is_dir() or not text.exists() or words not in " ".join(text.read_text().split()):
+        return []
+    paragraph = next(p for p in re.split(r"\n\s*\n", text.read_text()) if words in " ".join(p.split()))
+    found = []
+    for item in deprecations:
+        module = item["module"]
+        qualname = item["names"][0][len(module) + 1:]
+        path = root.parent / pathlib.Path(*module.split("."))
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        if tuple(int(p) for p in item["version"].split(".")) >= before:
+            continue
+        if path.exists() and qualname.split(".")[0] in defined(ast.parse(path.read_text(errors="replace"))):
+            continue
+        gone = entry(library, tuple(int(p) for p in version.split(".")), f"{library}:{notes_file}", "removed",
+                     " ".join(paragraph.split()))
+        gone.update(names=[item["names"][0]], kind=item["kind"], module=module, replacement="none",
+                    replacement_is="none", replacement_named=True, evidence=f"not defined in {library} {version}'s "
+                                                     f"{path.relative_to(root.parent)}")
+        found.append(gone)
+    return found
