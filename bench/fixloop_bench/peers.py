@@ -15,18 +15,20 @@ and a chat provider is sent that one human message, no system message and nothin
 (a first call: no transcript). What the user sees is the whole reply put in a new cell, a leading
 ```` ```lang ```` line and a trailing ```` ``` ```` stripped.
 
-Mito AI (https://github.com/mito-ds/mito, GNU Affero General Public License v3.0, "Copyright (c) Saga
-Inc."), commit 3d7c809b8ea828388c5ab2b46ac830ff9884a362: `evals/prompts/chat_prompts/production_prompt_v3.py`,
-the chat prompt Mito's own eval harness keeps under the name `production_prompt_v3` (Mito AI's prompt
-today, mito-ai-core's `chat_system_message.py` with `chat_prompt.py` at bb25b2534ed1, is built from
-sections and is longer; this one is self-contained, and its task and variables are the same parts): one user message holding the task, the defined variables (`{name: value}`, as
-Python prints the dict) and the active cell's code (here empty: the instruction is a new cell). Quoted
-verbatim, the literal `$` before the task included.
+Mito AI (https://github.com/mito-ds/mito, GNU Affero General Public License v3.0, "Copyright (c) Saga Inc."),
+commit 3d7c809b8ea828388c5ab2b46ac830ff9884a362: `evals/prompts/chat_prompts/production_prompt_v3.py`, the
+chat prompt Mito's own eval harness keeps under the name `production_prompt_v3` (Mito AI's prompt today,
+mito-ai-core's `chat_system_message.py` with `chat_prompt.py` at bb25b2534ed1, is built from sections and is
+longer; this one is self-contained, and its task and variables are the same parts): one user message holding
+the task, the defined variables (`{name: value}`, as Python prints the dict) and the active cell's code (here
+empty: the instruction is a new cell). Quoted verbatim (in peers/, under its own license), the literal `$`
+before the task included.
 """
 
 from __future__ import annotations
 
 import types
+from pathlib import Path
 
 PEERS = ("jupyter-ai", "mito-ai")
 
@@ -35,62 +37,10 @@ JUPYTER_AI_CODE_TEMPLATE = ("{prompt}\n\nProduce output as source code only, "
                             "with no text or explanation before or after it.")
 
 # Mito (AGPL-3.0), evals/prompts/chat_prompts/production_prompt_v3.py, _ProductionPromptV3.get_prompt (an f-string:
-# its doubled braces are single braces in the prompt; here they are doubled again for str.format)
-MITO_AI_PROMPT_V3 = """You are an expert python programmer writing a script in a Jupyter notebook. You are given a set of variables, existing code, and a task.
+# its doubled braces are single braces in the prompt; in the file they are doubled again for str.format). Kept in a
+# file of its own under its own license (peers/mito-ai-LICENSE.txt): this module's BSD-3-Clause does not cover it.
+MITO_AI_PROMPT_FILE = Path(__file__).with_name("peers") / "mito-ai-production-prompt-v3.txt"
 
-There are two possible types of responses you might give:
-1. Code Update: If the task requires modifying or extending the existing code, respond with the updated active code cell and a short explanation of the changes made. 
-2. Explanation/Information: If the task does not require a code update, provide an explanation, additional information about a package, method, or general programming question, without writing any code. Keep your response concise and to the point.
-
-When responding:
-- Do not use the word "I"
-- Do not recreate variables that already exist
-- Keep as much of the original code as possible
-
-<Example>
-
-Defined Variables:
-{{
-    'loan_multiplier': 1.5,
-    'sales_df': pd.DataFrame({{
-        'transaction_date': ['2024-01-02', '2024-01-02', '2024-01-02', '2024-01-02', '2024-01-03'],
-        'price_per_unit': [10, 9.99, 13.99, 21.00, 100],
-        'units_sold': [1, 2, 1, 4, 5],
-        'total_price': [10, 19.98, 13.99, 84.00, 500]
-    }})
-}}
-
-Code in the active code cell:
-```python
-import pandas as pd
-sales_df = pd.read_csv('./sales.csv')
-```
-
-Your task: convert the transaction_date column to datetime and then multiply the total_price column by the sales_multiplier.
-
-Output:
-
-```python
-import pandas as pd
-sales_df = pd.read_csv('./sales.csv')
-sales_df['transaction_date'] = pd.to_datetime(sales_df['transaction_date'])
-sales_df['total_price'] = sales_df['total_price'] * sales_multiplier
-```
-
-Converted the `transaction_date` column to datetime using the built-in pd.to_datetime function and multiplied the `total_price` column by the `sales_multiplier` variable.
-
-</Example>
-
-Defined Variables:
-{global_vars}
-
-Code in the active code cell:
-
-```python
-{active_cell}
-```
-
-Your task: ${user_input}"""
 
 
 class _KeepUnknown(dict):
@@ -112,7 +62,8 @@ def jupyter_ai_messages(instruction: str, ns: dict) -> list[dict]:
 
 def mito_ai_messages(instruction: str, ns: dict) -> list[dict]:
     """Mito AI's production prompt v3: the user's variables, an empty active cell, the task."""
-    prompt = MITO_AI_PROMPT_V3.format(global_vars=defined_variables(ns), active_cell="", user_input=instruction)
+    template = MITO_AI_PROMPT_FILE.read_text(encoding="utf-8")
+    prompt = template.format(global_vars=defined_variables(ns), active_cell="", user_input=instruction)
     return [{"role": "user", "content": prompt}]
 
 
