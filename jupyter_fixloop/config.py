@@ -93,6 +93,11 @@ class FixLoop(Configurable):
                    "-1: none), so that the same prompt at the same temperature gets the same answer where the "
                    "provider honours it: a measurement that can be repeated. Providers that take no seed get "
                    "none.").tag(config=True)
+    library_changes_in_prompt = Bool(DEFAULTS.library_changes_in_prompt, help="For a cell that failed, put in the "
+                                     "model's prompt what the libraries it uses said they removed, deprecated or "
+                                     "changed about the names of its error and code (the knowledge base of library "
+                                     "changes, model/changes.json; within a token budget). False: the prompt "
+                                     "leaves it out, to measure what it adds.").tag(config=True)
     rules = Bool(DEFAULTS.rules, help="With a litellm model, each round first runs the built-in engine's rule "
                  "repair when it has one (typos, missing imports, removed APIs: milliseconds, no tokens). One that "
                  "passes every check within 2 s ends the round and the model is not asked; a slower or failing one "

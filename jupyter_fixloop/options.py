@@ -39,6 +39,7 @@ class LoopOptions:
     resamples: int = 3  # candidates of a round asked again after the model repeated code that failed (1..8)
     agreement_samples: int = 1  # with no check of the user's: answers asked per round, grouped by result (1: off)
     seed: int = -1  # sent with each model call, for answers that repeat where the provider honours it (-1: none)
+    library_changes_in_prompt: bool = True  # what the libraries said they changed, for the failing names, in the prompt
     rules: bool = True  # with a litellm model, each round also runs the built-in engine's rule repair (no tokens)
     pool_size: int = 2  # sandbox kernels kept started ahead of need
     pool_idle: float = 900.0  # seconds without a loop before idle kernels close (0: keep them)

@@ -91,6 +91,32 @@ def test_the_bench_reports_each_steps_agreement_and_how_many_unanimous_answers_a
     assert "loop: K of K independent answers agree on 2 step(s), 1 of them right (50%)" in capsys.readouterr().out
 
 
+def test_the_peers_prompts_are_scored_by_the_same_harness(fake_model, tmp_path, capsys):
+    """`--mode jupyter-ai` / `mito-ai`: one call given that peer's quoted prompt (jupyter-ai's `-f code`
+    template, no data of the user's; Mito's production prompt v3 with the user's variables), the reply's
+    code scored as one-shot's is, with the median and p90 seconds a step."""
+    steps = write_steps(tmp_path, STEPS[0], STEPS[3])
+    for mode, answers, verdicts in (("jupyter-ai", ("df.iloc[:2]", "df['a'].max()"), ["right", "wrong"]),
+                                    ("mito-ai", ("df.a.max()", "print(df['a'].sum())"), ["wrong", "right"])):
+        server = fake_model(*(f"```python\n{a}\n```" for a in answers))
+        out = tmp_path / f"{mode}.json"
+        assert generation.main(["--generation", steps, "--mode", mode, "--model", "openai/scripted",
+                                "--api-base", server.url, "--json", str(out)]) == 0
+        data = json.loads(out.read_text())
+        assert [(r["mode"], r["verdict"]) for r in data["results"]] == [(mode, v) for v in verdicts]
+        figures = data["by_mode"][mode]
+        assert figures["right"] == 1 and figures["calls"] == 2 and figures["seconds_p90"] >= figures["seconds_median"]
+        prompt = server.prompt(0)
+        assert "Return the first 2 rows of `df`." in prompt and "head(2)" not in prompt
+        if mode == "jupyter-ai":
+            assert prompt.rstrip().endswith("with no text or explanation before or after it.")
+            assert "'x'" not in prompt  # jupyter-ai sends nothing of the user's data
+        else:
+            assert "Defined Variables:\n{'df':" in prompt and "'pd':" not in prompt  # the data, not the modules
+            assert "Your task: $Return the first 2 rows" in prompt
+        assert f"{mode}: 1 of 2 right (50%)" in capsys.readouterr().out
+
+
 def test_resume_keeps_the_steps_an_earlier_run_finished_and_runs_the_others(fake_model, tmp_path):
     out = tmp_path / "figures.json"
     steps = write_steps(tmp_path, STEPS[0], STEPS[3])

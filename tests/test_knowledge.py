@@ -522,6 +522,24 @@ def test_what_pandas_said_reaches_a_real_models_prompt(fake_model):
     assert result.status == "fixed", result.reason
 
 
+def test_the_knowledge_can_be_left_out_of_the_prompt_to_measure_it(fake_model):
+    """`FixLoop.library_changes_in_prompt` False: the same failing cell's prompt holds no entry (the model
+    beside the rules with and without the knowledge, issue #55); the loop runs as before."""
+    import pandas as pd
+
+    from jupyter_fixloop import fix
+    from jupyter_fixloop.model.prompt import CHANGES_HEADING
+
+    frame = pd.DataFrame({"a": [1, 2]}, index=["x", "y"])
+    server = fake_model("```python\nhtml = frame.style.hide(axis='index').to_html()\n```")
+    result = fix("html = frame.style.hide_index().to_html()\n", checks=["'row_heading' not in html"],
+                 namespace={"frame": frame}, model="openai/scripted", api_base=server.url, max_rounds=1, rules=False,
+                 library_changes_in_prompt=False)
+    prompt = server.prompt(0)
+    assert CHANGES_HEADING not in prompt and "hide_index" in prompt
+    assert result.status == "fixed", result.reason
+
+
 def test_a_cell_that_ran_gets_no_entries():
     from jupyter_fixloop.model.prompt import changes_section
 

@@ -43,6 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
                              "spelling, new enough for its replacement), for every corpus or for CORPUS (its "
                              "folder's name; repeatable): a drift fix shown wrong here is run there too, and "
                              "counted right when it shows the saved output there")
+    parser.add_argument("--seed", type=int, default=None, metavar="N",
+                        help="sent with each model call (FixLoop.seed), so that a run can be repeated where the "
+                             "server honours it")
+    parser.add_argument("--no-library-changes", dest="library_changes", action="store_false",
+                        help="leave out of the model's prompt what the libraries said they changed "
+                             "(FixLoop.library_changes_in_prompt False): the model with and without it")
     parser.add_argument("--accept-unreviewed", action="store_true", help="as `run --accept-unreviewed`")
     parser.add_argument("--no-saved-outputs", dest="saved_outputs", action="store_false")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
@@ -175,8 +181,9 @@ def _options(args):
     from jupyter_fixloop.config import load_config
     from jupyter_fixloop.model import check_model
 
-    loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds,
-                                         api_base=args.api_base).resolved()
+    loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, api_base=args.api_base,
+                                         seed=args.seed,
+                                         library_changes_in_prompt=None if args.library_changes else False).resolved()
     check_model(loop.model, loop.api_base)
     return BatchOptions(loop=loop, cell_timeout=args.cell_timeout, kernel_name=args.kernel,
                         accept_unreviewed=args.accept_unreviewed, plain=False, saved_outputs=args.saved_outputs)

@@ -40,10 +40,12 @@ from jupyter_fixloop.receipt import text as receipt_text
 
 from . import oracle
 from .harness import UserKernel, add_loop_arguments, run_each
+from .peers import MESSAGES as PEER_MESSAGES, PEERS
 
 HERE = os.path.dirname(__file__)
 DEV_STEPS = os.path.join(HERE, "generation.jsonl")
 MODES = ("loop", "one-shot")
+ALL_MODES = (*MODES, *PEERS)  # PEERS: the peers' prompts, one call each, scored as one-shot is (peers.py)
 VERDICTS = ("right", "wrong", "crash", "none")
 CLAIMS = ("fixed", "unverified")  # what the loop says of the code it returns
 
@@ -119,6 +121,7 @@ class Figures:
     seconds: float = 0.0
     calls: int = 0
     unanimous: dict = field(default_factory=lambda: {"steps": 0, "right": 0})  # "K of K agree" answers
+    times: list = field(default_factory=list)  # each step's seconds (the mode's own)
 
     def add(self, r: StepResult) -> None:
         self.steps += 1
@@ -134,6 +137,7 @@ class Figures:
         self.tokens += r.tokens
         self.cost += r.cost
         self.seconds += r.seconds
+        self.times.append(r.seconds)
         self.calls += r.calls
 
     def figures(self) -> dict:
@@ -145,9 +149,21 @@ class Figures:
                 "claimed_unverified": claims["unverified"], "unverified_not_right": false["unverified"],
                 "by_status": self.statuses, "tokens": self.tokens, "cost": self.cost, "calls": self.calls,
                 "seconds": self.seconds, "seconds_per_step": self.seconds / n,
+                "seconds_median": quantile(self.times, 0.5), "seconds_p90": quantile(self.times, 0.9),
                 "unanimous": self.unanimous["steps"], "unanimous_right": self.unanimous["right"],
                 "unanimous_precision": self.unanimous["right"] / self.unanimous["steps"]
                 if self.unanimous["steps"] else None}
+
+
+def quantile(values: list[float], q: float) -> float:
+    """The q-quantile of `values`, linear between the nearest two (numpy's default); 0.0 of none."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    at = q * (len(ordered) - 1)
+    low = int(at)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
 
 
 # ---------------------------------------------------------------- reading steps
@@ -224,14 +240,17 @@ def user_namespace(setup: str) -> dict:
 # ---------------------------------------------------------------- the modes
 
 
-def one_shot(step: Step, ns: dict, opts) -> dict:
-    """One model call given the loop's round-1 prompt; the code is not run."""
+def one_shot(step: Step, ns: dict, opts, peer: str | None = None) -> dict:
+    """One model call given the loop's round-1 prompt (or a peer's prompt, peers.py); the code is not run."""
     from jupyter_fixloop import runtime
     from jupyter_fixloop.errors import ModelError
     from jupyter_fixloop.loop import first_messages
     from jupyter_fixloop.model import STOP
 
-    messages = first_messages("", instruction=step.instruction, namespace=ns, options=opts.options)
+    if peer is None:
+        messages = first_messages("", instruction=step.instruction, namespace=ns, options=opts.options)
+    else:
+        messages = PEER_MESSAGES[peer](step.instruction, ns)
     try:
         reply = runtime.run_sync(get_model(opts.options.model).propose(
             messages, LastRun(None, None), timeout=opts.options.model_timeout, api_base=opts.options.api_base or None,
@@ -324,11 +343,15 @@ def run_step(step: Step, kernel: UserKernel, opts) -> list[StepResult]:
     results = []
     for mode in opts.modes:
         started = time.perf_counter()
-        outcome = one_shot(step, ns, opts) if mode == "one-shot" else run_loop(step, ns, opts)
+        outcome = run_loop(step, ns, opts) if mode == "loop" else one_shot(step, ns, opts, _peer(mode))
         seconds = time.perf_counter() - started
         verdict, why = score(outcome["code"], seen, ns, scoring)
         results.append(StepResult(step.id, step.group, mode, verdict, why=why, seconds=seconds, **outcome))
     return results
+
+
+def _peer(mode: str) -> str | None:
+    return mode if mode in PEERS else None
 
 
 def run_bench(steps: list[Step], opts, on_step=None) -> list[StepResult]:
@@ -366,18 +389,19 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
     table = Table(title=f"generation, {opts.model}", box=box.SIMPLE_HEAD,
                   caption="right: the variables and the value shown are the reference's; wrong: it ran, something "
                   "differs; crash: it raised or timed out; none: no code. fixed, unverified: the loop's status, with "
-                  "how many of those are not right (a 'fixed' that is not right is a false claim); s/step: the "
-                  "mode's own seconds, scoring not counted")
+                  "how many of those are not right (a 'fixed' that is not right is a false claim); s/step (mean), "
+                  "median, p90: the mode's own seconds a step, scoring not counted")
     table.add_column("", no_wrap=True)
     for name in ("n", "right", "%", "wrong", "crash", "none", "fixed (false)", "unverified (not right)", "calls",
-                 "tokens", "s/step"):
+                 "tokens", "s/step", "median", "p90"):
         table.add_column(name, justify="right", no_wrap=True)
 
     def row(label, f, style=None):
         table.add_row(label, str(f["steps"]), str(f["right"]), f"{f['right_rate']:.0%}", str(f["wrong"]),
                       str(f["crash"]), str(f["none"]), f"{f['claimed_fixed']} ({f['false_fixed']})",
                       f"{f['claimed_unverified']} ({f['unverified_not_right']})", str(f["calls"]), str(f["tokens"]),
-                      f"{f['seconds_per_step']:.1f}", style=style)
+                      f"{f['seconds_per_step']:.1f}", f"{f['seconds_median']:.1f}", f"{f['seconds_p90']:.1f}",
+                      style=style)
 
     for mode in opts.modes:
         for group, f in figures["by_group"].get(mode, {}).items():
@@ -397,7 +421,8 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
     for mode in opts.modes:
         f = figures["by_mode"][mode]
         console.print(f"{mode}: {f['right']} of {f['steps']} right ({f['right_rate']:.0%}); wrong {f['wrong']}, "
-                      f"crash {f['crash']}, none {f['none']}, broken steps {f['errors']}", markup=False)
+                      f"crash {f['crash']}, none {f['none']}, broken steps {f['errors']}; seconds a step: median "
+                      f"{f['seconds_median']:.1f}, p90 {f['seconds_p90']:.1f}", markup=False)
         if f["unanimous"]:
             console.print(f"{mode}: K of K independent answers agree on {f['unanimous']} step(s), "
                           f"{f['unanimous_right']} of them right ({f['unanimous_precision']:.0%})", markup=False)
@@ -425,8 +450,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--perfect", action="store_true",
                         help="instead of --model: a stand-in server on 127.0.0.1 that answers each step with its "
                         "reference solution (what the harness itself loses)")
-    parser.add_argument("--mode", choices=(*MODES, "both"), default="both",
-                        help="loop, one-shot (one call given the loop's round-1 prompt, not run) or both (default)")
+    parser.add_argument("--mode", choices=(*ALL_MODES, "both", "all"), default="both",
+                        help="loop, one-shot (one call given the loop's round-1 prompt, not run), both (default); "
+                        "jupyter-ai or mito-ai (one call given that peer's generation prompt, quoted in peers.py, "
+                        "scored as one-shot is); all: the four")
     add_loop_arguments(parser, "step")
     parser.add_argument("--agreement-samples", type=int, default=None, metavar="K",
                         help="loop mode: K independent answers a round, grouped by result, the largest group's "
@@ -449,7 +476,7 @@ def parse_args(argv: list[str]):
     if opts.perfect and opts.model:
         raise FixloopError("--perfect is a model of its own: give --perfect or --model, not both")
     opts.model = resolve_model(opts.model)
-    opts.modes = MODES if opts.mode == "both" else (opts.mode,)
+    opts.modes = {"both": MODES, "all": ALL_MODES}.get(opts.mode, (opts.mode,))
     if opts.resume and not opts.json_out:
         raise FixloopError("--resume takes back the steps of --json OUT: give --json too")
     return opts

@@ -316,7 +316,7 @@ class LoopRun:
                                      hint=self.options.hint or None, note=note or None,
                                      latest=self._author(history[-1][0]) if history else None,
                                      limit=replace(self.budget, tokens=prompt.PROMPT_TOKENS), variables=variables,
-                                     receipts=self.budget)
+                                     receipts=self.budget, changes=self.options.library_changes_in_prompt)
 
     def _temperatures(self, repeated_before: str) -> tuple[float | str, ...]:
         """The round's steps: one temperature per model call, after the rules' repair when they run beside

@@ -79,6 +79,7 @@ def build_messages(
     limit: Budget | None = None,
     variables: tuple[Variable, ...] = (),
     receipts: Budget | None = None,
+    changes: bool = True,
 ) -> list[dict]:
     """The conversation for one round. `history` is the list of (code that was run, its receipt),
     oldest first; `latest` says who wrote the last of them ("your answer in round 2"); `note` is
@@ -94,10 +95,12 @@ def build_messages(
     `variables` (the user's data, kernel/namespace.py) are summarised in the stable prefix within
     VARIABLES_TOKENS, or what round 1 leaves of `limit` (the same text every round). `receipts`: the budget
     the receipts' texts were rendered in (the loop's), within which an earlier round's line is its headline.
+    `changes`: what the libraries said changed about the failing run's names (`changes_section`); False leaves it out.
     """
     known = _variables_text(original, instruction, checks, history, hint, variables, limit)
     modules = tuple(v.module for v in variables if v.kind == "module")
-    known = "\n\n".join(part for part in (known, changes_section(original, list(history), modules, limit)) if part)
+    changed = changes_section(original, list(history), modules, limit) if changes else ""
+    known = "\n\n".join(part for part in (known, changed) if part)
     messages = _messages(original, instruction, checks, list(history), hint, note, latest, None, known, modules,
                          receipts)
     if limit is None or len(history) < 2:
