@@ -941,6 +941,7 @@ def removed_setter(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+MULTIPLE_KEYS = re.compile(r"Pattern matched multiple keys")  # pandas' own words (pandas/_config/config.py)
 OPTION_CALLS = {"set_option": 2, "option_context": 2, "get_option": 0, "reset_option": 0, "describe_option": 0}
 
 
@@ -949,7 +950,7 @@ def option_key(code: str, receipt: ParsedReceipt) -> str | None:
     """A pandas option named by its last part (`pd.set_option('max_columns', 50)`), which now matches several
     keys (pandas 1.3 added `styler.render.max_columns` beside `display.max_columns`): the one key under
     `display.` it matches, as pandas lists them (`describe_option`); a guess the run then checks."""
-    if receipt.ename != "OptionError" or "matched multiple keys" not in receipt.message:
+    if receipt.ename != "OptionError" or not MULTIPLE_KEYS.search(receipt.message):
         return None
     tree = parse(code)
     if tree is None:
