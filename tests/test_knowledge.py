@@ -723,7 +723,7 @@ def test_a_module_repair_whose_judged_run_leaves_a_warning_is_proposed_with_that
 def test_the_imports_of_the_cells_above_are_what_a_module_repair_is_judged_after():
     from jupyter_fixloop.batch.modules import imports_of
 
-    sources = ["from __future__ import division\n\nimport nsfg", "%matplotlib inline", "x = 1",
+    sources = ["from __future__ import division\n\n%matplotlib inline\nimport nsfg", "%%bash\nls", "x = 1",
                "import numpy as np\nfrom helpers import (\n    halves,\n)\ny = 2"]
     assert imports_of(sources) == ("import nsfg\nimport numpy as np\nfrom helpers import (\n    halves,\n)\n", [1, 4])
 

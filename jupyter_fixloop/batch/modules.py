@@ -14,6 +14,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from ..kernel import readable
+
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 FRAME = re.compile(r"^(?:File|  File) \"?([^\s\"]+\.py)\"?(?::|, line )(\d+)", re.MULTILINE)
 
@@ -52,9 +54,12 @@ def imports_of(sources: list[str]) -> tuple[str, list[int]]:
     """The top-level import statements of these cells (`import nsfg` in cell 2, the cell failing in cell 4
     reads it), joined, and the numbers (from 1) of the cells they come from: what the failing cell needs
     of the cells above to import the module again. `from __future__` lines are left out (only a cell's
-    first statement may be one); a cell Python cannot read (a magic) gives none."""
+    first statement may be one); a cell is read as IPython reads it (`%matplotlib inline` beside the imports),
+    a cell neither can read gives none."""
     lines, numbers = [], []
-    for number, source in enumerate(sources, 1):
+    for number, cell in enumerate(sources, 1):
+        view = readable(cell)
+        source = view.python if view is not None else ""
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError):
