@@ -170,7 +170,6 @@ class LoopResult:
     account: Account | None = None  # what its status rests on, as data (receipt/values.py): checks, guard, bound
     agreement: Agreement | None = None  # how many independent answers give the result handed over (None: not asked)
     read_checks: tuple[ReadCheck, ...] = ()  # checks read from the instruction, run with every candidate
-    bound: str = ""  # for "gave_up": the bound that stopped it, one of BOUNDS ("" when none did)
 
     @property
     def diff(self) -> str:
@@ -178,6 +177,11 @@ class LoopResult:
         if self.patched is None:
             return ""
         return unified_diff(self.source, self.patched)
+
+    @property
+    def bound(self) -> str:
+        """For "gave_up": the bound that stopped it, one of BOUNDS ("" when none did), as its account holds it."""
+        return self.account.bound if self.account is not None else ""
 
     @property
     def unchecked(self) -> bool:

@@ -734,7 +734,6 @@ class LoopRun:
                           instruction=self.instruction, seconds=time.perf_counter() - self.started,
                           max_rounds=self.options.max_rounds, loop_id=self.loop_id,
                           notes=(describe_sandbox(self.settings),), account=self._account(said, patched, bound),
-                          bound=bound,
                           agreement=self.agreement if status in ("fixed", "unverified") else None,
                           read_checks=self._read_outcomes(patched))
 
