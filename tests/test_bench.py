@@ -342,6 +342,17 @@ def test_a_corpus_without_notebooks_is_refused_with_what_to_do(tmp_path, capsys)
     assert "no notebooks that --only picks in this folder" in capsys.readouterr().err
 
 
+def test_the_notebooks_bench_gives_the_model_its_timeout_seed_and_prompt_knob(tmp_path):
+    from fixloop_bench import corpora
+
+    args = corpora.build_parser().parse_args(["--held-out", str(tmp_path), "--model-timeout", "600", "--seed", "0",
+                                              "--no-library-changes"])
+    loop = corpora._options(args).loop
+    assert (loop.model_timeout, loop.seed, loop.library_changes_in_prompt) == (600.0, 0, False)
+    default = corpora._options(corpora.build_parser().parse_args(["--held-out", str(tmp_path)])).loop
+    assert default.model_timeout != 600.0 and default.library_changes_in_prompt is not False
+
+
 def test_a_cell_that_reads_what_the_machine_kept_a_cell_from_making_is_no_drift_cell():
     """Data that never loaded (no network, no file) leaves the cells that use it unmeasurable: whatever their
     own error, no fix could make them run here. A name a later cell makes afresh is measurable again."""

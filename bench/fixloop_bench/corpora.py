@@ -46,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=None, metavar="N",
                         help="sent with each model call (FixLoop.seed), so that a run can be repeated where the "
                              "server honours it")
+    parser.add_argument("--model-timeout", type=float, default=None, metavar="S",
+                        help="seconds one model call may take (FixLoop.model_timeout; a local model on a shared "
+                             "core needs more than the default)")
     parser.add_argument("--no-library-changes", dest="library_changes", action="store_false",
                         help="leave out of the model's prompt what the libraries said they changed "
                              "(FixLoop.library_changes_in_prompt False): the model with and without it")
@@ -182,7 +185,7 @@ def _options(args):
     from jupyter_fixloop.model import check_model
 
     loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, api_base=args.api_base,
-                                         seed=args.seed,
+                                         seed=args.seed, model_timeout=args.model_timeout,
                                          library_changes_in_prompt=None if args.library_changes else False).resolved()
     check_model(loop.model, loop.api_base)
     return BatchOptions(loop=loop, cell_timeout=args.cell_timeout, kernel_name=args.kernel,
