@@ -492,3 +492,51 @@ def test_a_run_is_printed_against_a_baseline_run_notebook_by_notebook():
     assert "| **dev** | | 4 | 2/4 (50%) (2 / 0 / 0), 10 | 3/4 (75%) (2 / 0 / 1), 600 |" in text, text
     assert "| **held out** | | 3 | 0/3 (0%) (0 / 0 / 0), 10 | 0/3 (0%) (0 / 0 / 0), 900 |" in text, text
     assert "c.ipynb" not in text
+
+
+def test_a_name_no_cell_defines_or_imports_is_hidden_state_not_drift():
+    """A NameError naming a name no cell of the notebook defines or imports (the author's kernel held it from a cell
+    since edited or deleted), or one such a cell should have made, is hidden state; a name a cell defines (even one
+    that failed for drift) is not; a star import or `%run` may bind any name, so nothing is said then."""
+    from fixloop_bench.notebooks import hidden_state
+
+    from jupyter_fixloop.batch.run import CellOutcome
+
+    sources = ["import numpy as np\nrate = np.int(5)",
+               "print(rate * 2)",  # rate: made by cell 1, which failed for drift
+               "paid = original_paid - 1",  # original_paid: made by no cell
+               "print(paid)",  # paid: the hidden-state cell should have made it
+               "x"]  # a stray name
+    errors = ["AttributeError: module 'numpy' has no attribute 'int'", "NameError: name 'rate' is not defined",
+              "NameError: name 'original_paid' is not defined", "NameError: name 'paid' is not defined",
+              "NameError: name 'x' is not defined"]
+    outcomes = [CellOutcome(n, "failed", s) for n, s in enumerate(sources, 1)]
+    plain = dict(enumerate(errors, 1))
+    assert hidden_state(outcomes, plain) == {3, 4, 5}
+    for binder in ("from helpers import *", "%run helpers.py", "def setup():\n    global x\n    x = 1"):
+        assert hidden_state([*outcomes, CellOutcome(6, "ok", binder)], plain) == set()
+
+
+def test_the_notebook_bench_counts_hidden_state_in_a_column_of_its_own(tmp_path, capsys):
+    """Run for real: the cell reading a name no cell makes is not a drift cell; the text and the JSON say it."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    cells = [("import pandas as pd\ns = pd.Series([1, 2, 3, 4], index=pd.MultiIndex.from_tuples("
+              "[('a', 1), ('a', 2), ('b', 1), ('b', 2)]))", None),
+             ("print(s.sum(level=0).to_dict())", "{'a': 3, 'b': 7}\n"),
+             ("print(original_paid + 1)", "11\n")]  # saved while the author's kernel held original_paid
+    nb = new_notebook(cells=[new_code_cell(src, execution_count=n,
+                                           outputs=[new_output("stream", name="stdout", text=out)] if out else [])
+                             for n, (src, out) in enumerate(cells, 1)])
+    nbformat.write(nb, str(folder / "kept.ipynb"))
+    out_json = tmp_path / "out.json"
+    assert bench.main(["--notebooks", str(folder), "--kernel", "python3", "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "| kept.ipynb | 3 | 1 | 2 | 1 / 0 / 0 / 0 | 0 | 0 | 0 | 1/1 | 1 / 0 / 0 | 1 |" in out, out
+    assert "- kept.ipynb cell 3: NameError: name 'original_paid' is not defined" in out, out
+    assert "| hidden state (a NameError naming a name no cell defines or imports; not drift) | 1 | 0 | |" in out, out
+    saved = json.loads(out_json.read_text())["notebooks"][0]
+    assert saved["drift"] == 1 and saved["hidden"] == [[3, "NameError: name 'original_paid' is not defined"]]

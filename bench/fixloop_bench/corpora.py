@@ -88,13 +88,14 @@ def summary(corpora: dict[str, list[NotebookFigures]], held_out: set[str]) -> st
             totals[name].add(f)
     lines = ["| corpus | side | notebooks | code cells | run plain | run batch | fixed (saved output / following "
              "cell / check / unverified) | drift cells fixed | drift fixes right / wrong / unverified | "
-             "s per notebook | notebooks batch < plain |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "s per notebook | notebooks batch < plain | hidden state (not drift) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, t in totals.items():
         worse = sum(f.batch < f.plain for f in corpora[name])
         n = len(corpora[name])
         lines.append(f"| {name} | {'held out' if name in held_out else 'dev'} | {n} | {t.cells} | {t.plain} | "
                      f"{t.batch} | {by_verifier(t)} | {rate(t.drift_fixed, t.drift)} | {by_verdict(t)} | "
-                     f"{t.seconds / max(n, 1):.0f} | {worse} |")
+                     f"{t.seconds / max(n, 1):.0f} | {worse} | {len(t.hidden)} |")
     sides = {"dev": NotebookFigures("dev"), "held out": NotebookFigures("held out")}
     for name, t in totals.items():
         sides["held out" if name in held_out else "dev"].add(t)
@@ -111,7 +112,9 @@ def summary(corpora: dict[str, list[NotebookFigures]], held_out: set[str]) -> st
               f"| drift fixes wrong | {dev.verdicts['wrong']} | {out.verdicts['wrong']} | |",
               *([f"| drift fixes right only in the era kernel (counted right) | {len(dev.era)} | {len(out.era)} | |"]
                 if dev.era or out.era else []),
-              f"| drift fixes unverified | {dev.verdicts['unverified']} | {out.verdicts['unverified']} | |"]
+              f"| drift fixes unverified | {dev.verdicts['unverified']} | {out.verdicts['unverified']} | |",
+              f"| hidden state (a NameError naming a name no cell defines or imports; not drift) | {len(dev.hidden)} | "
+              f"{len(out.hidden)} | |"]
     lines += ["", "| corpus | fixed | by evidence (a cell per source it had) | fixed whose only evidence is a later "
               "cell that runs | fixed a saved output calls wrong |", "|---|---|---|---|---|"]
     lines += [f"| {name} | {sum(t.fixed[by] for by in VERIFIED_BY if by)} | {by_evidence(t)} | {len(t.runs_only)} | "

@@ -56,6 +56,7 @@ class NotebookFigures:
     verdicts: Counter = field(default_factory=Counter)  # drift cells run: "right", "wrong", "unverified"
     left: list = field(default_factory=list)  # (cell number, status, why)
     drift_left: list = field(default_factory=list)  # (cell number, the error) of drift cells not fixed
+    hidden: list = field(default_factory=list)  # (cell number, the error) of hidden-state cells: not drift
     wrong: list = field(default_factory=list)  # (cell number, the first differing lines) of drift fixes shown wrong
     era: list = field(default_factory=list)  # (cell number, the era kernel) of fixes shown right only there
     evidence: Counter = field(default_factory=Counter)  # fixed cells by each source of evidence they had
@@ -79,6 +80,7 @@ class NotebookFigures:
         data["fixed_wrong"] = [tuple(x) for x in data.get("fixed_wrong", [])]
         data["left"] = [tuple(x) for x in data.get("left", [])]
         data["drift_left"] = [tuple(x) for x in data.get("drift_left", [])]
+        data["hidden"] = [tuple(x) for x in data.get("hidden", [])]
         data["wrong"] = [tuple(x) for x in data.get("wrong", [])]
         data["era"] = [tuple(x) for x in data.get("era", [])]
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
@@ -91,6 +93,7 @@ class NotebookFigures:
         self.verdicts.update(other.verdicts)
         self.left += other.left
         self.drift_left += [(f"{other.name} cell {n}", e) for n, e in other.drift_left]
+        self.hidden += [(f"{other.name} cell {n}", e) for n, e in other.hidden]
         self.wrong += [(f"{other.name} cell {n}", d) for n, d in other.wrong]
         self.era += [(f"{other.name} cell {n}", k) for n, k in other.era]
         self.evidence.update(other.evidence)
@@ -143,6 +146,35 @@ def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
         if (error is not None and ran_when_saved(original_cells[o.number]) and not blocked
                 and not (o.status == "skipped" and (cause is None or environment(cause)))):
             found.add(o.number)
+    return found
+
+
+NAME_ERROR = re.compile(r"NameError: name '(\w+)' is not defined")
+UNKNOWABLE = re.compile(r"^\s*%(?:run|store)\b|\bglobal\s|\bexec\(|\bglobals\(\)|\bvars\(\)", re.MULTILINE)
+
+
+def hidden_state(outcomes, plain: dict) -> set[int]:
+    """The cells whose plain run raised a NameError naming a name no cell of the notebook defines or imports,
+    or one a cell found so should have made: the notebook was saved with names its author's kernel held from
+    cells since edited or deleted (`original_paid`, a stray `x`). None when a cell may bind names no reading
+    sees (`from m import *`, `%run`, `global`, `exec`)."""
+    from jupyter_fixloop.batch.cells import cell_names
+
+    everywhere: set[str] = set()
+    for o in outcomes:
+        everywhere |= cell_names(o.source)[1]
+        if UNKNOWABLE.search(o.source):
+            return set()
+    if "*" in everywhere:
+        return set()
+    found, lost = set(), set()
+    for o in outcomes:
+        name = NAME_ERROR.match(plain.get(o.number) or "")
+        if name and (name.group(1) not in everywhere or name.group(1) in lost):
+            found.add(o.number)
+            lost |= cell_names(o.source)[1]
+        elif plain.get(o.number) is None:
+            lost -= cell_names(o.source)[1]
     return found
 
 
@@ -269,6 +301,11 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     figures = NotebookFigures(rel, cells=len(result.outcomes), plain=sum(e is None for e in plain.values()),
                               batch=result.cells_run)
     drift = drift_cells(result.outcomes, original, plain)
+    hidden = hidden_state(result.outcomes, plain) & drift
+    drift -= hidden
+    ran = {o.number for o in result.outcomes if o.status in RAN}
+    figures.hidden = [(n, (plain.get(n) or "")[:120] + (" (batch mode runs it)" if n in ran else ""))
+                      for n in sorted(hidden)]
     verdicts = drift_verdicts(result.outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)}, drift)
     wrong = [n for n, (verdict, _) in verdicts.items() if verdict == "wrong"]
     if era and wrong:
@@ -340,7 +377,7 @@ def why_left(outcome) -> str:
 
 HEADER = ["| notebook | code cells | run plain | run batch | fixed (saved output / following cell / check / "
           "unverified) | proposed | examples kept | look wrong | drift cells fixed | drift fixes right / wrong / "
-          "unverified |", "|---|---|---|---|---|---|---|---|---|---|"]
+          "unverified | hidden state (not drift) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
 def by_verifier(f: NotebookFigures) -> str:
@@ -355,7 +392,7 @@ def by_verdict(f: NotebookFigures) -> str:
 
 def _row(name: str, f: NotebookFigures) -> str:
     return (f"| {name} | {f.cells} | {f.plain} | {f.batch} | {by_verifier(f)} | {f.proposed} | {f.examples} | "
-            f"{f.looks_wrong} | {f.drift_fixed}/{f.drift} | {by_verdict(f)} |")
+            f"{f.looks_wrong} | {f.drift_fixed}/{f.drift} | {by_verdict(f)} | {len(f.hidden)} |")
 
 
 def report(all_figures: list[NotebookFigures]) -> str:
@@ -373,6 +410,8 @@ def report(all_figures: list[NotebookFigures]) -> str:
         lines.append(f"- {n} {why}")
     lines += ["", "drift cells not fixed:"]
     lines += [f"- {where}: {error}" for where, error in total.drift_left] or ["- none"]
+    lines += ["", "hidden state, not drift (a NameError naming a name no cell of the notebook defines or imports):"]
+    lines += [f"- {where}: {error}" for where, error in total.hidden] or ["- none"]
     lines += ["", "drift fixes shown wrong (output not the one saved; `-` saved, `+` now):"]
     lines += [f"- {where}: {diff}" for where, diff in total.wrong] or ["- none"]
     if total.era:
