@@ -540,3 +540,32 @@ def test_the_notebook_bench_counts_hidden_state_in_a_column_of_its_own(tmp_path,
     assert "| hidden state (a NameError naming a name no cell defines or imports; not drift) | 1 | 0 | |" in out, out
     saved = json.loads(out_json.read_text())["notebooks"][0]
     assert saved["drift"] == 1 and saved["hidden"] == [[3, "NameError: name 'original_paid' is not defined"]]
+
+
+def test_drift_behind_a_module_of_the_notebook_is_measured_with_its_repair_accepted_never_as_fixed(tmp_path, capsys):
+    """Batch mode proposes the repair of the notebook's own module as a diff and never applies it; the bench
+    applies it in a copy of its own, runs batch mode again there, and counts the drift cells that run then as a
+    figure of their own (right by their saved output), not as fixed. The corpus's module is left as it was."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    module = "import numpy as np\n\n\ndef total(xs):\n    return int(np.array(xs).astype(np.int).sum())\n"
+    (folder / "helpers.py").write_text(module)
+    cells = [("import helpers", None), ("t = helpers.total([1.5, 2.5])\nprint(t)", "3\n"), ("print(t * 2)", "6\n")]
+    nb = new_notebook(cells=[new_code_cell(src, execution_count=n,
+                                           outputs=[new_output("stream", name="stdout", text=out)] if out else [])
+                             for n, (src, out) in enumerate(cells, 1)])
+    nbformat.write(nb, str(folder / "uses.ipynb"))
+    out_json = tmp_path / "out.json"
+    assert bench.main(["--notebooks", str(folder), "--kernel", "python3", "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "| uses.ipynb | 3 | 1 | 1 | 0 / 0 / 0 / 0 | 0 | 0 | 0 | 0/2 | 0 / 0 / 0 | 0 |" in out, out
+    assert ("drift cells left that run once the proposed module repairs are accepted (not counted as fixed; "
+            "uses.ipynb: helpers.py): 2 (right 2 / wrong 0 / unverified 0)") in out, out
+    assert ("| drift cells left that run once the proposed module repairs are accepted (not counted fixed) | "
+            "2 (right 2 / wrong 0 / unverified 0) |") in out, out
+    saved = json.loads(out_json.read_text())["notebooks"][0]
+    assert saved["accepted"] == {"right": 2} and saved["verdicts"] == {} and saved["accepted_files"] == ["helpers.py"]
+    assert (folder / "helpers.py").read_text() == module  # the corpus is not touched

@@ -20,7 +20,16 @@ import tempfile
 
 from jupyter_fixloop.errors import FixloopError, Stopped
 
-from .notebooks import VERIFIED_BY, NotebookFigures, by_evidence, by_verdict, by_verifier, measure, report
+from .notebooks import (
+    VERIFIED_BY,
+    NotebookFigures,
+    accepted_line,
+    by_evidence,
+    by_verdict,
+    by_verifier,
+    measure,
+    report,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,6 +122,9 @@ def summary(corpora: dict[str, list[NotebookFigures]], held_out: set[str]) -> st
               *([f"| drift fixes right only in the era kernel (counted right) | {len(dev.era)} | {len(out.era)} | |"]
                 if dev.era or out.era else []),
               f"| drift fixes unverified | {dev.verdicts['unverified']} | {out.verdicts['unverified']} | |",
+              *([f"| drift cells left that run once the proposed module repairs are accepted (not counted fixed) | "
+                 f"{accepted_line(dev)} | {accepted_line(out)} | |"]
+                if dev.accepted_files or out.accepted_files else []),
               f"| hidden state (a NameError naming a name no cell defines or imports; not drift) | {len(dev.hidden)} | "
               f"{len(out.hidden)} | |"]
     lines += ["", "| corpus | fixed | by evidence (a cell per source it had) | fixed whose only evidence is a later "
