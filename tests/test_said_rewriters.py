@@ -74,6 +74,19 @@ CASES = {
         "X, y = np.arange(20.0).reshape(-1, 1), np.arange(20) % 2\n"
         "scores = cross_validation.cross_val_score(DecisionTreeClassifier(random_state=0), X, y, cv=4)\n",
         "len(scores) == 4"),
+    # pandas 2.0: "Disallow passing non-keyword arguments to :meth:`StringMethods.split` and
+    # :meth:`StringMethods.rsplit` except for ``pat``" (no table of old signatures holds them)
+    "arguments_made_keyword_only": (
+        "parts = pd.Series(['a,b,c', 'd']).str.split(',', 1)\n", "said_keyword_only",
+        "parts = pd.Series(['a,b,c', 'd']).str.split(',', n=1)\n", "parts[0] == ['a', 'b,c']"),
+    "arguments_made_keyword_only_two_named": (
+        "parts = pd.Series(['a,b,c', 'd,e']).str.rsplit(',', 1, True)\n", "said_keyword_only",
+        "parts = pd.Series(['a,b,c', 'd,e']).str.rsplit(',', n=1, expand=True)\n",
+        "parts.values.tolist() == [['a,b', 'c'], ['d', 'e']]"),
+    # pandas also removed fillna's `method` (second by position then): today's order is the old one as a guess
+    "an_argument_made_keyword_only_where_a_keyword_was_removed_too": (
+        "f = plain.fillna(0, None)\n", "keyword_only_guess", "f = plain.fillna(0, axis=None)\n",
+        "f['v'].tolist() == [1.0, 2.0]"),
 }
 
 
@@ -107,6 +120,8 @@ LEFT_ALONE = {
     "a_module_whose_class_changed_its_parameters": ("from sklearn import cross_validation\n"
                                                     "folds = cross_validation.KFold(10, n_folds=3)\n",
                                                     "moved_module", None),
+    "a_keyword_only_function_of_ones_own": ("def f(a, *, b=1):\n    return a\nf(1, 2)\n", "keyword_only_guess", None),
+    "two_arguments_where_a_keyword_was_removed": ("f = plain.fillna(0, None, 0)\n", "keyword_only_guess", None),
 }
 
 
@@ -139,4 +154,6 @@ def test_every_new_rewriter_says_its_kind():
     kinds = {r.__name__: repairs.KIND[r] for r in repairs.REPAIRS}
     assert kinds["library_name"] == repairs.GUESS
     assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "said_operator", "rows_by_string",
-                                                        "moved_module", "said_method", "said_keyword"))
+                                                        "moved_module", "said_method", "said_keyword",
+                                                        "said_keyword_only"))
+    assert kinds["keyword_only_guess"] == repairs.GUESS

@@ -1,19 +1,23 @@
 """Generic rewriters that write what a library's notes say to write instead of a removed spelling, when that is
 more than a new name: an operator (`Index.contains`: "use key in index"), an indexer (`df[string]` on dates:
-"use df.loc[string]"), a module moved whole (`sklearn.cross_validation`: "moved to model_selection"). Each
-declares itself (registry.py) and fires only when an entry of `model/changes.json` says so.
+"use df.loc[string]"), a module moved whole (`sklearn.cross_validation`: "moved to model_selection"), the
+arguments a call may no longer pass by position (pandas 2.0: "Disallow passing non-keyword arguments to
+:meth:`DataFrame.set_index` except ``keys``"), named. Each declares itself (registry.py) and fires only when an
+entry of `model/changes.json` says so.
 """
 
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 
+from ..model.knowledge import Change, changes
 from .changed import SKLEARN_NAMES_MOVED
 from .edits import ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
-from .generic import TURN as GENERIC_TURN, class_named, entries, family, replacement_of
+from .generic import IMPORTED_AS, TURN as GENERIC_TURN, class_named, entries, family, replacement_of
 from .names import attribute_error, import_optional
-from .registry import MECHANICAL, repair
+from .registry import GUESS, MECHANICAL, repair
 
 TURN = GENERIC_TURN + 6  # after generic.py's and exported.py's rewriters (registry.py)
 MEMBERSHIP = re.compile(r"^(\w+) in (\w+)$")  # "key in index"
@@ -106,4 +110,105 @@ def moved_module(code: str, receipt: ParsedReceipt) -> str | None:
         lines = [f"from {package} import {', '.join(kept)}"] if kept else []
         lines.append(f"from {parent} import {last} as {bound}" if parent else f"import {last} as {bound}")
         return replace_node(code, node, "\n".join(lines))
+    return None
+
+
+TAKES = re.compile(r"^([\w.]+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:were|was) given")
+SAYS_KEYWORD = re.compile(r"non-keyword argument|positional argument|keyword[- ]only", re.IGNORECASE)
+STAY = re.compile(r"\bexcept(?: for)? ((?:``\w+``(?:,| and| or|\s)*)+)")
+
+
+@repair(MECHANICAL, TURN)
+def said_keyword_only(code: str, receipt: ParsedReceipt) -> str | None:
+    """Arguments passed by position to a callable its library made keyword-only past its first ones (pandas 2.0:
+    "Disallow passing non-keyword arguments to :meth:`DataFrame.set_index` except ``keys``"), named as today's
+    signature of the installed library names its keyword-only parameters, in their order: pandas' deprecation
+    made them keyword-only where they stood (`df.set_index('b', False)` -> `df.set_index('b', drop=False)`).
+    Not when the knowledge base says a keyword of it was removed since (`keyword_only_guess`)."""
+    return _keywords_named(code, receipt, removed=False)
+
+
+@repair(GUESS, TURN)
+def keyword_only_guess(code: str, receipt: ParsedReceipt) -> str | None:
+    """`said_keyword_only` where the library also removed a keyword of that callable (`to_excel`'s `encoding`,
+    `fillna`'s `method`): today's order is the old one only if the removed keyword stood after the arguments
+    named, which nothing here says, so a guess the run and the saved output judge, and of one argument only
+    (`df.to_excel('x.xlsx', 'Sheet1')` -> `sheet_name='Sheet1'`; `fillna(0, None, 0)` is left: `method`, gone,
+    stood second)."""
+    found = TAKES.search(receipt.evalue)
+    if not found or int(found.group(3)) - int(found.group(2)) != 1:
+        return None
+    return _keywords_named(code, receipt, removed=True)
+
+
+def _keywords_named(code: str, receipt: ParsedReceipt, removed: bool) -> str | None:
+    found = TAKES.search(receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not found or tree is None:
+        return None
+    owner, _, name = found.group(1).rpartition(".")
+    allowed, given = int(found.group(2)), int(found.group(3))
+    for change in changes():
+        function = _said_of(change, owner, name) if SAYS_KEYWORD.search(change.words) else None
+        names = _keyword_only(function, change, allowed, given - allowed) if function else None
+        if names and bool(_removed_keywords(name, set(inspect.signature(function).parameters))) == removed:
+            fixed = _named(code, tree, receipt.lineno, name, given - bool(owner), allowed - bool(owner), names)
+            if fixed is not None:
+                return fixed
+    return None
+
+
+def _said_of(change: Change, owner: str, name: str):
+    """Today's callable the error names (`NDFrame.to_csv`, `concat`) when the entry names it, as itself or as
+    the method of a class that has it (`DataFrame.to_csv`); else None."""
+    root = import_optional(IMPORTED_AS.get(change.library, change.library))
+    cls = class_named(change.library, owner) if owner else None
+    function = getattr(cls, name, None) if owner else getattr(root, name, None)
+    if root is None or not callable(function):
+        return None
+    for said in change.names:
+        said_owner, _, said_name = said.lstrip(".").rpartition(".")
+        if said_name != name:
+            continue
+        said_cls = class_named(change.library, said_owner) if said_owner else None
+        if getattr(said_cls, name, None) is function if said_owner else getattr(root, name, None) is function:
+            return function
+    return None
+
+
+def _keyword_only(function, change: Change, allowed: int, extra: int) -> list[str] | None:
+    """The first `extra` keyword-only parameters of `function` today, when it takes `allowed` arguments by
+    position (the error's count) and those are the ones the entry says stay (``keys``)."""
+    try:
+        params = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keyword = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
+    stay = STAY.search(change.words)
+    if len(positional) != allowed or len(keyword) < extra or (
+            stay and not set(re.findall(r"``(\w+)``", stay.group(1))) <= set(positional)):
+        return None
+    return keyword[:extra]
+
+
+def _removed_keywords(name: str, today: set[str]) -> list[str]:
+    """The keywords of `name` the knowledge base says were removed or deprecated that it no longer has, but those
+    renamed to one it has (`line_terminator` -> `lineterminator` stands where it stood)."""
+    return sorted({key for change in entries(name) if change.kind == "keyword" for key in change.keys
+                   if key != name and key not in today and key.isidentifier() and key.islower()
+                   and replacement_of(change) not in today})
+
+
+def _named(code: str, tree: ast.AST, lineno: int | None, name: str, args: int, kept: int,
+           names: list[str]) -> str | None:
+    """The calls to `name` on the line with `args` arguments by position, those past the first `kept` named."""
+    for call in calls_on_line(tree, lineno, name):
+        if len(call.args) != args or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        if any(k.arg in names for k in call.keywords):
+            continue
+        for arg, keyword in sorted(zip(call.args[kept:], names), key=lambda p: p[0].col_offset, reverse=True):
+            code = replace_node(code, arg, f"{keyword}={source_of(code, arg)}")
+        return code
     return None
