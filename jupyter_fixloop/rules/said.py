@@ -152,7 +152,8 @@ def _keywords_named(code: str, receipt: ParsedReceipt, removed: bool) -> str | N
         function = _said_of(change, owner, name) if SAYS_KEYWORD.search(change.words) else None
         names = _keyword_only(function, change, allowed, given - allowed) if function else None
         if names and bool(_removed_keywords(name, set(inspect.signature(function).parameters))) == removed:
-            fixed = _named(code, tree, receipt.lineno, name, given - bool(owner), allowed - bool(owner), names)
+            fixed = _named(code, tree, receipt.lineno, name, given - bool(owner), allowed - bool(owner), names,
+                           method=bool(owner))
             if fixed is not None:
                 return fixed
     return None
@@ -200,11 +201,14 @@ def _removed_keywords(name: str, today: set[str]) -> list[str]:
                    and replacement_of(change) not in today})
 
 
-def _named(code: str, tree: ast.AST, lineno: int | None, name: str, args: int, kept: int,
-           names: list[str]) -> str | None:
-    """The calls to `name` on the line with `args` arguments by position, those past the first `kept` named."""
+def _named(code: str, tree: ast.AST, lineno: int | None, name: str, args: int, kept: int, names: list[str],
+           method: bool) -> str | None:
+    """The calls to `name` on the line with `args` arguments by position, those past the first `kept` named; of a
+    function, only values written out (`pd.concat(a, b)` is a list forgotten, `pd.concat(frames, 1)` an axis)."""
     for call in calls_on_line(tree, lineno, name):
         if len(call.args) != args or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        if not method and not all(isinstance(a, ast.Constant) for a in call.args[kept:]):
             continue
         if any(k.arg in names for k in call.keywords):
             continue
