@@ -83,6 +83,17 @@ CASES = {
         "parts = pd.Series(['a,b,c', 'd,e']).str.rsplit(',', 1, True)\n", "said_keyword_only",
         "parts = pd.Series(['a,b,c', 'd,e']).str.rsplit(',', n=1, expand=True)\n",
         "parts.values.tolist() == [['a,b', 'c'], ['d', 'e']]"),
+    # pandas 2.1: "Deprecated :meth:`DataFrame.first`; create a mask and filter using ``.loc`` instead" (3.0 removed
+    # it): the mask pandas' own method made, here the days up to the Sunday that ends the first week
+    "a_removed_method_as_the_mask_it_made": (
+        "head = days.first('1W')\n", "said_mask",
+        "head = days.loc[:pd.tseries.frequencies.to_offset('1W').rollforward(days.index[0])]\n",
+        "len(head) == 6 and head.index[-1].day_name() == 'Sunday'"),
+    "a_removed_method_as_the_mask_it_made_inside_a_function": (
+        "spans = days['v'].resample('MS').apply(lambda x: x.last('2D').sum())\n", "said_mask",
+        "spans = days['v'].resample('MS').apply(lambda x: x.loc[x.index > x.index[-1] - "
+        "pd.tseries.frequencies.to_offset('2D')].sum())\n",
+        "spans.iloc[0] == 29.0 + 30.0"),
     # pandas also removed fillna's `method` (second by position then): today's order is the old one as a guess
     "an_argument_made_keyword_only_where_a_keyword_was_removed_too": (
         "f = plain.fillna(0, None)\n", "keyword_only_guess", "f = plain.fillna(0, axis=None)\n",
@@ -155,5 +166,5 @@ def test_every_new_rewriter_says_its_kind():
     assert kinds["library_name"] == repairs.GUESS
     assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "said_operator", "rows_by_string",
                                                         "moved_module", "said_method", "said_keyword",
-                                                        "said_keyword_only"))
+                                                        "said_keyword_only", "said_mask"))
     assert kinds["keyword_only_guess"] == repairs.GUESS

@@ -14,7 +14,7 @@ import re
 
 from ..model.knowledge import Change, changes
 from .changed import SKLEARN_NAMES_MOVED
-from .edits import ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
+from .edits import CannotTell, ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
 from .generic import IMPORTED_AS, TURN as GENERIC_TURN, class_named, entries, family, replacement_of
 from .names import attribute_error, import_optional
 from .registry import GUESS, MECHANICAL, repair
@@ -216,3 +216,57 @@ def _named(code: str, tree: ast.AST, lineno: int | None, name: str, args: int, k
             code = replace_node(code, arg, f"{keyword}={source_of(code, arg)}")
         return code
     return None
+
+
+MASKED = ("first", "last")  # pandas 2.1: "Deprecated :meth:`Series.first` ...; create a mask and filter using .loc"
+
+
+@repair(MECHANICAL, TURN)
+def said_mask(code: str, receipt: ParsedReceipt) -> str | None:
+    """`obj.first('1W')` and `obj.last('3D')` (removed in pandas 3.0; 2.1 said "create a mask and filter using
+    ``.loc`` instead"), as the mask pandas' own methods computed: `last` kept the rows after the last date less
+    the offset; `first` those before the first date plus a fixed offset (`'3D'`; a day was one then), or up to the
+    first date rolled forward to an anchored one (`'1W'`: the Sunday that ends its week), plus its further periods."""
+    said = attribute_error(receipt)
+    tree = parse(code)
+    if not said or said[1] not in MASKED or said[0] not in ("DataFrame", "Series") or tree is None:
+        return None
+    if not any(c.library == "pandas" and replacement_of(c) == "loc" for c in entries(said[1])):
+        return None
+    alias = next((a for a, m in receipt.modules.items() if m == "pandas"), None) or "pd"
+    calls = [c for c in calls_on_line(tree, receipt.lineno, said[1]) if isinstance(c.func, ast.Attribute)
+             and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], ast.Constant)
+             and isinstance(c.args[0].value, str)]
+    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):
+        code = replace_node(code, call, _masked(code, call, said[1], alias))
+    if not calls:
+        return None
+    return code if alias in receipt.modules else f"import pandas as {alias}\n" + code
+
+
+def _masked(code: str, call: ast.Call, method: str, pd: str) -> str:
+    """The `.loc` filter `obj.first(offset)` or `obj.last(offset)` made, with `obj` written once."""
+    pandas = import_optional("pandas")
+    alias = call.args[0].value
+    try:
+        offset = pandas.tseries.frequencies.to_offset(alias)
+    except ValueError:
+        raise CannotTell(f"`{alias}` is no offset pandas reads today: which span `{method}` took") from None
+    owner = call.func.value
+    d = source_of(code, owner) if _plain(owner) else "d"
+    if method == "last":
+        mask = f"{d}.loc[{d}.index > {d}.index[-1] - {pd}.tseries.frequencies.to_offset({alias!r})]"
+    elif isinstance(offset, (pandas.tseries.offsets.Tick, pandas.tseries.offsets.Day)):  # a Tick when it ran
+        mask = f"{d}.loc[{d}.index < {d}.index[0] + {pd}.Timedelta({alias!r})]"
+    else:  # pandas: the first date less the offset's one period when on it, plus the offset: rolled forward
+        end = f"{pd}.tseries.frequencies.to_offset({alias!r})"
+        more = f" + {offset.n - 1} * {end}.base" if offset.n != 1 else ""
+        mask = f"{d}.loc[:{end}.rollforward({d}.index[0]){more}]"
+    return mask if _plain(owner) else f"{source_of(code, owner)}.pipe(lambda d: {mask})"
+
+
+def _plain(node: ast.expr) -> bool:
+    """A name or a chain of attributes of one (`fb`, `self.prices`): written again, it is the same object."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
