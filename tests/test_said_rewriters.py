@@ -94,6 +94,14 @@ CASES = {
         "spans = days['v'].resample('MS').apply(lambda x: x.loc[x.index > x.index[-1] - "
         "pd.tseries.frequencies.to_offset('2D')].sum())\n",
         "spans.iloc[0] == 29.0 + 30.0"),
+    # pandas 2.1: "Deprecated the ``method`` ... keywords on ... :meth:`.Resampler.fillna`, use ``obj.bfill()`` or
+    # ``obj.ffill()`` instead" (3.0 removed Resampler.fillna): the method its argument named
+    "a_method_named_by_its_argument": (
+        "up = days.iloc[:2].resample('12h').fillna('nearest')\n", "method_by_value",
+        "up = days.iloc[:2].resample('12h').nearest()\n", "up['v'].tolist()[::2] == [0.0, 1.0]"),
+    "a_method_named_by_its_keyword": (
+        "up = days.iloc[:2].resample('12h').fillna(method='bfill', limit=1)\n", "method_by_value",
+        "up = days.iloc[:2].resample('12h').bfill(limit=1)\n", "up['v'].tolist() == [0.0, 1.0, 1.0]"),
     # pandas also removed fillna's `method` (second by position then): today's order is the old one as a guess
     "an_argument_made_keyword_only_where_a_keyword_was_removed_too": (
         "f = plain.fillna(0, None)\n", "keyword_only_guess", "f = plain.fillna(0, axis=None)\n",
@@ -166,5 +174,6 @@ def test_every_new_rewriter_says_its_kind():
     assert kinds["library_name"] == repairs.GUESS
     assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "said_operator", "rows_by_string",
                                                         "moved_module", "said_method", "said_keyword",
-                                                        "said_keyword_only", "said_mask"))
+                                                        "said_keyword_only", "said_mask",
+                                                        "method_by_value"))
     assert kinds["keyword_only_guess"] == repairs.GUESS

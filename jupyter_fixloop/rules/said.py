@@ -270,3 +270,42 @@ def _plain(node: ast.expr) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name)
+
+
+METHOD_NAMED = re.compile(r"^obj\.(\w+)\(\)(?: or obj\.(\w+)\(\))*$")
+
+
+@repair(MECHANICAL, TURN)
+def method_by_value(code: str, receipt: ParsedReceipt) -> str | None:
+    """A method removed whose `method` argument named the method to call instead (pandas 2.1: "Deprecated the
+    ``method`` and ``limit`` keywords on ... :meth:`.Resampler.fillna`, use ``obj.bfill()`` or ``obj.ffill()``
+    instead"): `r.fillna('nearest')` -> `r.nearest()`, where today's class has that method."""
+    said = attribute_error(receipt)
+    tree = parse(code)
+    if not said or said[0].startswith("module ") or tree is None:
+        return None
+    owner, old = said
+    for change in entries(old):
+        if "method" not in change.keys or change.replacement_is != "code" or not METHOD_NAMED.match(
+                change.replacement):
+            continue
+        cls = class_named(change.library, owner)
+        if cls is None or not any(n.rpartition(".")[2] == old and family(cls, n.rpartition(".")[0].lstrip("."))
+                                  for n in change.names):
+            continue
+        for call in calls_on_line(tree, receipt.lineno, old):
+            value = _method_value(call)
+            if value and isinstance(call.func, ast.Attribute) and inspect.isfunction(
+                    inspect.getattr_static(cls, value, None)):
+                rest = [source_of(code, k) for k in call.keywords if k.arg != "method"]
+                return replace_node(code, call, f"{source_of(code, call.func.value)}.{value}({', '.join(rest)})")
+    return None
+
+
+def _method_value(call: ast.Call) -> str | None:
+    """The method name a call passes as its first argument or as `method=`, written out (`'nearest'`)."""
+    given = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "method")]
+    if len(given) != 1 or len(call.args) > 1 or not isinstance(given[0], ast.Constant):
+        return None
+    value = given[0].value
+    return value if isinstance(value, str) and value.isidentifier() else None
