@@ -69,6 +69,7 @@ class NotebookFigures:
     accepted: Counter = field(default_factory=Counter)  # drift cells left that run once the module diffs are
     # accepted: "right", "wrong", "unverified" (never counted as fixed)
     accepted_files: list = field(default_factory=list)  # the module files whose proposed diffs were accepted
+    accepted_wrong: list = field(default_factory=list)  # (cell, differing lines) of those shown wrong then
     evidence: Counter = field(default_factory=Counter)  # fixed cells by each source of evidence they had
     runs_only: list = field(default_factory=list)  # fixed cells whose only evidence is a later cell that runs: none
     fixed_wrong: list = field(default_factory=list)  # (cell, differing lines) of fixed cells a saved output calls wrong
@@ -94,6 +95,7 @@ class NotebookFigures:
         data["hidden"] = [tuple(x) for x in data.get("hidden", [])]
         data["wrong"] = [tuple(x) for x in data.get("wrong", [])]
         data["era"] = [tuple(x) for x in data.get("era", [])]
+        data["accepted_wrong"] = [tuple(x) for x in data.get("accepted_wrong", [])]
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
     def add(self, other: NotebookFigures) -> None:
@@ -110,6 +112,7 @@ class NotebookFigures:
         self.evidence.update(other.evidence)
         self.accepted.update(other.accepted)
         self.accepted_files += [f"{other.name}: {name}" for name in other.accepted_files]
+        self.accepted_wrong += [(f"{other.name} cell {n}", d) for n, d in other.accepted_wrong]
         self.runs_only += [f"{other.name} cell {n}" for n in other.runs_only]
         self.fixed_wrong += [(f"{other.name} cell {n}", d) for n, d in other.fixed_wrong]
 
@@ -373,6 +376,7 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
         accepted, figures.accepted_files = await with_modules_accepted(
             folder, rel, result, original, drift - set(verdicts), options, scratch, stop)
         figures.accepted.update(verdict for verdict, _ in accepted.values())
+        figures.accepted_wrong = [(n, " | ".join(d)[:240]) for n, (v, d) in sorted(accepted.items()) if v == "wrong"]
     seen = shown(result.outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)})
     for o in result.outcomes:
         if o.status in FIXED:  # "unverified": repaired and runs, but nothing checked it
@@ -473,6 +477,7 @@ def report(all_figures: list[NotebookFigures]) -> str:
     if total.accepted_files:
         lines += ["", f"drift cells left that run once the proposed module repairs are accepted (not counted as "
                       f"fixed; {', '.join(total.accepted_files)}): {accepted_line(total)}"]
+        lines += [f"- shown wrong then: {where}: {diff}" for where, diff in total.accepted_wrong]
     lines += ["", "hidden state, not drift (a NameError naming a name no cell of the notebook defines or imports):"]
     lines += [f"- {where}: {error}" for where, error in total.hidden] or ["- none"]
     lines += ["", "drift fixes shown wrong (output not the one saved; `-` saved, `+` now):"]
