@@ -74,6 +74,14 @@ CASES = {
         "X, y = np.arange(20.0).reshape(-1, 1), np.arange(20) % 2\n"
         "scores = cross_validation.cross_val_score(DecisionTreeClassifier(random_state=0), X, y, cv=4)\n",
         "len(scores) == 4"),
+    # scikit-learn 0.22 made sklearn.tree.export private: "The corresponding classes / functions should instead be
+    # imported from sklearn.tree"; the table read from its source lists export_graphviz there, not export_text
+    "a_name_of_a_module_made_private": (
+        "from sklearn.tree.export import export_text\nfrom sklearn.tree import DecisionTreeClassifier\n"
+        "rules = export_text(DecisionTreeClassifier(max_depth=1).fit([[0], [1]], [0, 1]))\n", "moved_import",
+        "from sklearn.tree import export_text\nfrom sklearn.tree import DecisionTreeClassifier\n"
+        "rules = export_text(DecisionTreeClassifier(max_depth=1).fit([[0], [1]], [0, 1]))\n",
+        "'feature_0 <= 0.50' in rules"),
     # pandas 2.0: "Disallow passing non-keyword arguments to :meth:`StringMethods.split` and
     # :meth:`StringMethods.rsplit` except for ``pat``" (no table of old signatures holds them)
     "arguments_made_keyword_only": (
@@ -140,6 +148,9 @@ LEFT_ALONE = {
                                                     "folds = cross_validation.KFold(10, n_folds=3)\n",
                                                     "moved_module", None),
     "a_keyword_only_function_of_ones_own": ("def f(a, *, b=1):\n    return a\nf(1, 2)\n", "keyword_only_guess", None),
+    # moved to model_selection, not to its own package, and KFold(n, n_folds) is not KFold(n_splits): not moved whole
+    "a_module_moved_elsewhere_is_not_moved_whole": ("from sklearn.cross_validation import KFold\n", "moved_import",
+                                                    None),
     "two_arguments_where_a_keyword_was_removed": ("f = plain.fillna(0, None, 0)\n", "keyword_only_guess", None),
 }
 
