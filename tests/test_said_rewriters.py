@@ -110,6 +110,17 @@ CASES = {
     "a_method_named_by_its_keyword": (
         "up = days.iloc[:2].resample('12h').fillna(method='bfill', limit=1)\n", "method_by_value",
         "up = days.iloc[:2].resample('12h').bfill(limit=1)\n", "up['v'].tolist() == [0.0, 1.0, 1.0]"),
+    # pandas 1.5: setting a whole column with loc or iloc will write in place; "use DataFrame.__setitem__" for
+    # the old behaviour (pandas 3 refuses another dtype in place)
+    "a_whole_column_set_through_loc": (
+        "frame = pd.DataFrame({'when': ['2018-10-01', '2018-10-02'], 'n': [1, 2]})\n"
+        "frame.loc[:, 'when'] = pd.to_datetime(frame.when)\n", "whole_column_set",
+        "frame = pd.DataFrame({'when': ['2018-10-01', '2018-10-02'], 'n': [1, 2]})\n"
+        "frame['when'] = pd.to_datetime(frame.when)\n", "frame['when'].dt.day.tolist() == [1, 2]"),
+    "a_whole_column_set_through_iloc": (
+        "frame = pd.DataFrame({'n': [1, 2]})\nframe.iloc[:, 0] = frame.n * 1.5\n", "whole_column_set",
+        "frame = pd.DataFrame({'n': [1, 2]})\nframe[frame.columns[0]] = frame.n * 1.5\n",
+        "frame['n'].tolist() == [1.5, 3.0]"),
     # pandas also removed fillna's `method` (second by position then): today's order is the old one as a guess
     "an_argument_made_keyword_only_where_a_keyword_was_removed_too": (
         "f = plain.fillna(0, None)\n", "keyword_only_guess", "f = plain.fillna(0, axis=None)\n",
@@ -151,6 +162,9 @@ LEFT_ALONE = {
     # moved to model_selection, not to its own package, and KFold(n, n_folds) is not KFold(n_splits): not moved whole
     "a_module_moved_elsewhere_is_not_moved_whole": ("from sklearn.cross_validation import KFold\n", "moved_import",
                                                     None),
+    # a few rows, not the whole column: pandas' words are about setting an entire column
+    "some_rows_of_a_column_set_through_loc": ("frame = pd.DataFrame({'n': [1, 2]})\nframe.loc[:0, 'n'] = 'x'\n",
+                                              "whole_column_set", None),
     "two_arguments_where_a_keyword_was_removed": ("f = plain.fillna(0, None, 0)\n", "keyword_only_guess", None),
 }
 
@@ -186,5 +200,5 @@ def test_every_new_rewriter_says_its_kind():
     assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "said_operator", "rows_by_string",
                                                         "moved_module", "said_method", "said_keyword",
                                                         "said_keyword_only", "said_mask",
-                                                        "method_by_value"))
+                                                        "method_by_value", "whole_column_set"))
     assert kinds["keyword_only_guess"] == repairs.GUESS

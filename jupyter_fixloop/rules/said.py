@@ -309,3 +309,37 @@ def _method_value(call: ast.Call) -> str | None:
         return None
     value = given[0].value
     return value if isinstance(value, str) and value.isidentifier() else None
+
+
+@repair(MECHANICAL, TURN)
+def whole_column_set(code: str, receipt: ParsedReceipt) -> str | None:
+    """A whole column set through `.loc[:, key]` or `.iloc[:, i]` that pandas now writes in place and refuses for
+    another dtype ("Invalid value ... for dtype 'str'"): pandas 1.5 said "use ``DataFrame.__setitem__``" for the
+    old behaviour, a new column: `df.loc[:, 'date'] = pd.to_datetime(df.date)` -> `df['date'] = ...`."""
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not receipt.evalue.startswith("Invalid value") or tree is None:
+        return None
+    if not any(c.library == "pandas" and c.replacement == "DataFrame.__setitem__" for c in entries("iloc")):
+        return None
+    for node in ast.walk(tree):
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        key = _whole_column(target) if target is not None and on_line(node, receipt.lineno) else None
+        if key is not None:
+            owner = source_of(code, target.value.value)
+            column = source_of(code, key)
+            if target.value.attr == "iloc":
+                column = f"{owner}.columns[{column}]"
+            return replace_node(code, target, f"{owner}[{column}]")
+    return None
+
+
+def _whole_column(target: ast.expr) -> ast.expr | None:
+    """The column key of `obj.loc[:, key]` or `obj.iloc[:, i]` (one column, every row: `:` alone); else None."""
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute)
+            and target.value.attr in ("loc", "iloc") and isinstance(target.slice, ast.Tuple)
+            and len(target.slice.elts) == 2 and _plain(target.value.value)):
+        return None
+    rows, key = target.slice.elts
+    everything = isinstance(rows, ast.Slice) and rows.lower is None and rows.upper is None and rows.step is None
+    single = isinstance(key, ast.Constant) or isinstance(key, ast.Name)
+    return key if everything and single else None
