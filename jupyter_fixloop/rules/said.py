@@ -12,10 +12,18 @@ import ast
 import inspect
 import re
 
-from ..model.knowledge import Change, changes
 from .changed import SKLEARN_NAMES_MOVED
 from .edits import CannotTell, ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
-from .generic import IMPORTED_AS, TURN as GENERIC_TURN, class_named, entries, family, replacement_of
+from .generic import (  # the knowledge base is read through generic.py: the one crossing up to model/
+    IMPORTED_AS,
+    TURN as GENERIC_TURN,
+    Change,
+    changes,
+    class_named,
+    entries,
+    family,
+    replacement_of,
+)
 from .names import attribute_error, import_optional
 from .registry import GUESS, MECHANICAL, repair
 
