@@ -121,6 +121,11 @@ CASES = {
         "frame = pd.DataFrame({'n': [1, 2]})\nframe.iloc[:, 0] = frame.n * 1.5\n", "whole_column_set",
         "frame = pd.DataFrame({'n': [1, 2]})\nframe[frame.columns[0]] = frame.n * 1.5\n",
         "frame['n'].tolist() == [1.5, 3.0]"),
+    # pandas 0.21: "The idiomatic way to achieve selecting potentially not-found elements is via ``.reindex()``"
+    # (1.0 removed the NaN rows `.loc` gave a missing label)
+    "labels_the_index_lacks": (
+        "picked = plain.loc[[0, 5]]\n", "missing_labels", "picked = plain.reindex([0, 5])\n",
+        "picked['v'].iloc[0] == 1.0 and picked['v'].isna().iloc[1]"),
     # pandas also removed fillna's `method` (second by position then): today's order is the old one as a guess
     "an_argument_made_keyword_only_where_a_keyword_was_removed_too": (
         "f = plain.fillna(0, None)\n", "keyword_only_guess", "f = plain.fillna(0, axis=None)\n",
@@ -165,6 +170,8 @@ LEFT_ALONE = {
     # a few rows, not the whole column: pandas' words are about setting an entire column
     "some_rows_of_a_column_set_through_loc": ("frame = pd.DataFrame({'n': [1, 2]})\nframe.loc[:0, 'n'] = 'x'\n",
                                               "whole_column_set", None),
+    # no label found: pandas 0.21 raised a KeyError then too
+    "no_label_the_index_has": ("picked = plain.loc[[5, 6]]\n", "missing_labels", None),
     "two_arguments_where_a_keyword_was_removed": ("f = plain.fillna(0, None, 0)\n", "keyword_only_guess", None),
 }
 
@@ -200,5 +207,6 @@ def test_every_new_rewriter_says_its_kind():
     assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "said_operator", "rows_by_string",
                                                         "moved_module", "said_method", "said_keyword",
                                                         "said_keyword_only", "said_mask",
-                                                        "method_by_value", "whole_column_set"))
+                                                        "method_by_value", "whole_column_set",
+                                                        "missing_labels"))
     assert kinds["keyword_only_guess"] == repairs.GUESS

@@ -351,3 +351,26 @@ def _whole_column(target: ast.expr) -> ast.expr | None:
     everything = isinstance(rows, ast.Slice) and rows.lower is None and rows.upper is None and rows.step is None
     single = isinstance(key, ast.Constant) or isinstance(key, ast.Name)
     return key if everything and single else None
+
+
+NOT_IN_INDEX = re.compile(r"^[\"']*\[.*\] not in index[\"']*$", re.DOTALL)  # some missing: none found raised in 0.21
+
+
+@repair(MECHANICAL, TURN)
+def missing_labels(code: str, receipt: ParsedReceipt) -> str | None:
+    """`.loc[[labels]]` with labels the index lacks, which pandas before 1.0 answered with NaN rows (0.21: "The
+    idiomatic way to achieve selecting potentially not-found elements is via ``.reindex()``"; 1.0 removed it):
+    `s.loc[['a', 'f']]` -> `s.reindex(['a', 'f'])`. Only a list written out, on the rows alone."""
+    tree = parse(code)
+    if receipt.ename != "KeyError" or not NOT_IN_INDEX.match(receipt.evalue.strip()) or tree is None:
+        return None
+    if not any(c.library == "pandas" and "reindex" in c.words and "missing labels" in c.words
+               for c in entries("loc")):
+        return None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "loc"
+                and isinstance(node.slice, ast.List) and node.slice.elts and on_line(node, receipt.lineno)
+                and isinstance(node.ctx, ast.Load)):
+            owner, labels = source_of(code, node.value.value), source_of(code, node.slice)
+            return replace_node(code, node, f"{owner}.reindex({labels})")
+    return None
