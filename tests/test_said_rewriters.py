@@ -126,6 +126,16 @@ CASES = {
     "labels_the_index_lacks": (
         "picked = plain.loc[[0, 5]]\n", "missing_labels", "picked = plain.reindex([0, 5])\n",
         "picked['v'].iloc[0] == 1.0 and picked['v'].isna().iloc[1]"),
+    # pandas 2.0: "Enforced disallowing passing ``True`` and ``False`` into ``inclusive`` in :meth:`Series.between` in
+    # favor of ``"both"`` and ``"neither"`` respectively"
+    "values_replaced_one_for_one": (
+        "inside = plain['v'].between(1.0, 2.0, inclusive=False)\n", "said_value",
+        "inside = plain['v'].between(1.0, 2.0, inclusive='neither')\n", "inside.tolist() == [False, False]"),
+    # pandas 1.4: "Users should squeeze the :class:`DataFrame` afterwards with ``.squeeze("columns")`` instead"
+    "a_keyword_that_is_a_call_on_the_result_now": (
+        "one = pd.read_csv(io.StringIO('v\\n1\\n2\\n'), squeeze=True)\n", "keyword_as_call",
+        "one = pd.read_csv(io.StringIO('v\\n1\\n2\\n')).squeeze(\"columns\")\n",
+        "isinstance(one, pd.Series) and one.tolist() == [1, 2]"),
     # pandas also removed fillna's `method` (second by position then): today's order is the old one as a guess
     "an_argument_made_keyword_only_where_a_keyword_was_removed_too": (
         "f = plain.fillna(0, None)\n", "keyword_only_guess", "f = plain.fillna(0, axis=None)\n",
@@ -172,6 +182,8 @@ LEFT_ALONE = {
                                               "whole_column_set", None),
     # no label found: pandas 0.21 raised a KeyError then too
     "no_label_the_index_has": ("picked = plain.loc[[5, 6]]\n", "missing_labels", None),
+    # a value no entry says replaced one for one
+    "a_value_no_entry_maps": ("inside = plain['v'].between(1.0, 2.0, inclusive='all')\n", "said_value", None),
     "two_arguments_where_a_keyword_was_removed": ("f = plain.fillna(0, None, 0)\n", "keyword_only_guess", None),
 }
 
@@ -208,5 +220,5 @@ def test_every_new_rewriter_says_its_kind():
                                                         "moved_module", "said_method", "said_keyword",
                                                         "said_keyword_only", "said_mask",
                                                         "method_by_value", "whole_column_set",
-                                                        "missing_labels"))
+                                                        "missing_labels", "said_value", "keyword_as_call"))
     assert kinds["keyword_only_guess"] == repairs.GUESS

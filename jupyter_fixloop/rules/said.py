@@ -13,7 +13,8 @@ import inspect
 import re
 
 from .changed import SKLEARN_NAMES_MOVED
-from .edits import CannotTell, ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
+from .drift import UNEXPECTED_KEYWORD as UNEXPECTED, _without_keyword
+from .edits import CannotTell, ParsedReceipt, call_name, calls_on_line, on_line, parse, replace_node, source_of
 from .generic import (  # the knowledge base is read through generic.py: the one crossing up to model/
     IMPORTED_AS,
     TURN as GENERIC_TURN,
@@ -373,4 +374,55 @@ def missing_labels(code: str, receipt: ParsedReceipt) -> str | None:
                 and isinstance(node.ctx, ast.Load)):
             owner, labels = source_of(code, node.value.value), source_of(code, node.slice)
             return replace_node(code, node, f"{owner}.reindex({labels})")
+    return None
+
+
+@repair(MECHANICAL, TURN)
+def said_value(code: str, receipt: ParsedReceipt) -> str | None:
+    """A keyword's values the library replaced one for one, as its notes said "respectively" (pandas 2.0: "disallowing
+    passing ``True`` and ``False`` into ``inclusive`` in :meth:`Series.between` in favor of ``"both"`` and
+    ``"neither"`` respectively"): `s.between(1, 2, inclusive=True)` -> `inclusive='both'`."""
+    tree = parse(code)
+    if receipt.ename not in ("ValueError", "TypeError", "KeyError", "InvalidParameterError") or tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno):
+        for kw in call.keywords:
+            new = _value_instead(call_name(call), kw) if isinstance(kw.value, ast.Constant) else None
+            if new is not None:
+                return replace_node(code, kw.value, repr(new))
+    return None
+
+
+def _value_instead(function: str, kw: ast.keyword):
+    """The value an entry says replaced `kw`'s, one for one with the old values it names; else None."""
+    old = str(kw.value.value)
+    for change in (c for c in changes() if {kw.arg, function} <= {n.rpartition(".")[2] for n in c.names}):
+        news = [ast.literal_eval(v) if v[:1] in "\"'" else v for v in change.replacement.split(" or ")]
+        olds = [n for n in change.names if n not in (kw.arg, function) and "." not in n]
+        if ("respectively" in change.words and change.replacement_is == "code" and len(news) == len(olds) > 1
+                and old in olds):
+            return news[olds.index(old)]
+    return None
+
+
+@repair(MECHANICAL, TURN)
+def keyword_as_call(code: str, receipt: ParsedReceipt) -> str | None:
+    """A keyword removed for a method to call on the result, as the notes said (pandas 1.4: "Users should squeeze the
+    :class:`DataFrame` afterwards with ``.squeeze("columns")`` instead"): `pd.read_csv(f, squeeze=True)` ->
+    `pd.read_csv(f).squeeze("columns")`."""
+    found = UNEXPECTED.search(receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not found or tree is None:
+        return None
+    function, keyword = found.group(1).rpartition(".")[2], found.group(2)
+    for change in entries(keyword, function):
+        then = re.fullmatch(r"\.?(\w+)\((.*)\)", change.replacement) if change.replacement_is == "code" else None
+        if then is None or then.group(1) != keyword or "afterwards" not in change.words:
+            continue
+        for call in calls_on_line(tree, receipt.lineno, function):
+            kw = next((k for k in call.keywords if k.arg == keyword), None)
+            if kw is None or not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, bool):
+                continue
+            kept = _without_keyword(code, call, kw)
+            return replace_node(code, call, f"{kept}.{then.group(0).lstrip('.')}" if kw.value.value else kept)
     return None
