@@ -124,7 +124,9 @@ def test_the_package_has_no_import_cycle(edges):
     assert cycles(edges) == []
 
 
-MOST_ARROWS = 76  # issue #42 asked for fewer than the 80 it was filed with (90 at its most); lower it as arrows go
+MOST_ARROWS = 74  # issue #42 asked for fewer than the 80 it was filed with (90 at its most); lower it as arrows go
+# (76 -> 74: runtime.py, the event loop the sandbox kernels live on, moved into sandbox/: loop/ reaches it
+# beside the rest of sandbox/, and sandbox/ no longer points out of its box for it)
 
 
 def box(module: str) -> str:
