@@ -389,7 +389,8 @@ class NotebookKernel:
                 wire.call("check", check, wire.NS))
             if not outcome["passed"]:
                 self.check_failed = True
-                return f"Check failed: {check}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
+                failing = outcome.get("failing") or check  # a block's failing assert, else the check
+                return f"Check failed: {failing}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
         return None
 
     async def kill(self) -> None:

@@ -424,7 +424,8 @@ def _judged_checks(verdict: dict, checks: list[str], result: dict, ns: dict, rai
                 result["status"] = "error"
                 result["error"] = describe_error(exc, ns, None)
                 result["error"]["during_check"] = expr
-        out.append({"expr": expr, "passed": outcome.get("passed") is True, "detail": detail})
+        failing = {"failing": str(outcome["failing"])} if outcome.get("failing") else {}  # a block's failing assert
+        out.append({"expr": expr, "passed": outcome.get("passed") is True, "detail": detail, **failing})
     return out
 
 
