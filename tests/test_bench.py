@@ -205,12 +205,17 @@ def test_the_notebook_bench_runs_each_notebook_plainly_and_in_batch_mode(tmp_pat
     image = new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})
     nb = new_notebook(cells=[new_code_cell("import matplotlib.pyplot as plt\nplt.style.use('seaborn-whitegrid')\n"
                                            "plt.plot([1, 2, 3])\nplt.show()", outputs=[image], execution_count=1)])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    # saved in 2016 with a `python2` kernel (issue 52): measured in the default Python 3 kernel, said in one line
+    nb.metadata["kernelspec"] = {"name": "python2", "display_name": "Python 2", "language": "python"}
     nbformat.write(nb, str(plots / "styles.ipynb"))
 
     assert bench.main(["--notebooks", str(tmp_path / "corpus"), "--held-out", str(plots)]) == 0
 
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    said = [line for line in captured.err.splitlines() if "python2" in line]
+    assert said == ["styles.ipynb: the notebook's kernel `python2` is not installed here: run in `python3` instead "
+                    "(--kernel chooses)"], captured.err
     assert "| sub/old.ipynb | 4 | 1 | 2 | 1 / 0 / 0 / 0 | 0 | 0 | 0 | 1/1 | 1 / 0 / 0 |" in out, out
     assert "batch runs fewer cells than plain Jupyter in: none" in out
     assert "- 1 package not installed" in out and "- 1 an earlier cell was not fixed" in out
@@ -340,6 +345,12 @@ def test_a_corpus_without_notebooks_is_refused_with_what_to_do(tmp_path, capsys)
     assert "give --notebooks DIR" in capsys.readouterr().err
     assert bench.main(["--held-out", str(tmp_path / "one"), "--only", "zzz"]) == 2
     assert "no notebooks that --only picks in this folder" in capsys.readouterr().err
+    # issue 52: 0 model rounds would repair nothing and measure it as batch mode: refused in one line, as `run` does
+    assert bench.main(["--notebooks", str(tmp_path / "one"), "--max-rounds", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == ["jupyter-fixloop bench: --max-rounds 0 (or FixLoop.max_rounds) repairs nothing: "
+                                "give 1 or more (to run a notebook as written: jupyter nbconvert --to notebook "
+                                "--execute)"], err
 
 
 def test_a_cell_that_reads_what_the_machine_kept_a_cell_from_making_is_no_drift_cell():

@@ -192,13 +192,14 @@ def _save(path: str, figures: list[NotebookFigures]) -> None:
 
 def _options(args):
     """The batch options of the run, or a one-line error."""
-    from jupyter_fixloop.batch.run import BatchOptions
+    from jupyter_fixloop.batch.run import BatchOptions, refuse_no_rounds
     from jupyter_fixloop.config import load_config
     from jupyter_fixloop.model import check_model
 
     loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, api_base=args.api_base,
                                          seed=args.seed,
                                          library_changes_in_prompt=None if args.library_changes else False).resolved()
+    refuse_no_rounds(loop)
     check_model(loop.model, loop.api_base)
     return BatchOptions(loop=loop, cell_timeout=args.cell_timeout, kernel_name=args.kernel,
                         accept_unreviewed=args.accept_unreviewed, plain=False, saved_outputs=args.saved_outputs)

@@ -187,6 +187,14 @@ class BatchResult:
 # ---------------------------------------------------------------- the notebook and its kernel
 
 
+def refuse_no_rounds(loop: LoopOptions) -> None:
+    """0 model rounds repair nothing: every failing cell would be left as it is and the run said done all the same.
+    Refused, saying what to do (`run`, and the benches that repair notebooks)."""
+    if loop.max_rounds < 1:
+        raise UsageError(f"--max-rounds {loop.max_rounds} (or FixLoop.max_rounds) repairs nothing: give 1 or more "
+                         "(to run a notebook as written: jupyter nbconvert --to notebook --execute)")
+
+
 def read_notebook(path: str):
     """The notebook at `path`, validated; NotebookError says plainly what is wrong with it."""
     import nbformat

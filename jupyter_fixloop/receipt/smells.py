@@ -359,11 +359,10 @@ def _rows_lost(change: Change, original: str | None) -> list[Smell]:
 def filters(source: str, name: str) -> bool:
     """Whether the cell as written may drop rows of `name` on purpose: a filtering call, a boolean or
     positional selection, or `name` bound to something not derived from it. When unsure: yes."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = _parse(source)
+    if tree is None:
         return True
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in FILTERING_CALLS:
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id not in SAFE_CALLS \
