@@ -56,7 +56,7 @@ SEED = re.compile(r"\b(?:seed|default_rng|RandomState)\(\s*[^\s)]|\brandom_state
 
 
 # What a library changed in how the same value prints, as its release notes say (model/changes.json, the entry each
-# cites: library, release, its words' start; tests/test_saved_outputs.py checks each is there), or says nothing of
+# cites: library, release, its words' start; tests/batch/test_saved_outputs.py checks each is there), or says nothing of
 # (`None`: the equivalence rests on the two outputs alone)
 VALUE_COUNTS = ("pandas", "2.0.0", "Value counts sets the resulting name to ``count``")
 AXES_REPR = None  # matplotlib 3.7 made every Axes' repr `<Axes: ...>`; its API-change notes do not list it

@@ -234,7 +234,7 @@ def test_a_reason_is_cut_after_a_whole_word_and_marked_and_every_display_cut_use
     assert not (reason[k - 1].isalnum() and reason[k].isalnum())  # not inside a word
     assert clipped("a regression check failed", 14) == "a regression…"
     assert clipped("short", 80) == "short"
-    package = pathlib.Path(__file__).resolve().parent.parent / "jupyter_fixloop"
+    package = pathlib.Path(__file__).resolve().parents[2] / "jupyter_fixloop"
     for name in ("batch/terminal.py", "batch/report.py", "batch/run.py", "render.py", "receipt/smells.py",
                  "receipt/values.py", "loop/looks.py", "loop/guard.py", "notebook/history.py", "notebook/view.py",
                  "notebook/magic.py", "notebook/auto.py"):

@@ -1,5 +1,5 @@
 """loop/verdict.py: a raw run made a receipt, and the loop's pass/fail decisions on typed receipts (no kernel
-needed; tests/test_judge.py signs real verdicts)."""
+needed; tests/kernel/test_judge.py signs real verdicts)."""
 
 from dataclasses import replace
 

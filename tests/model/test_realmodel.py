@@ -1,7 +1,7 @@
 """End to end against a real model server (e.g. Qwen2.5-Coder-1.5B behind llama-server):
 
     FIXLOOP_REAL_MODEL_BASE=http://127.0.0.1:8765/v1 FIXLOOP_REAL_MODEL=openai/qwen2.5-coder-1.5b \\
-        python -m pytest tests/test_realmodel.py -m realmodel
+        python -m pytest tests/model/test_realmodel.py -m realmodel
 
 Skipped unless FIXLOOP_REAL_MODEL_BASE is set. A small model is not deterministic across machines:
 these assert what the loop guarantees (verified fixes, bounded rounds, the prompt's shape), and

@@ -27,7 +27,7 @@ from jupyter_fixloop.config import FixLoop
 from jupyter_fixloop.kernel import wire
 from jupyter_fixloop.notebook.magic import FixLoopMagics
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", ROOT / "SECURITY.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
 TEXTS = {page.relative_to(ROOT).as_posix(): page.read_text(encoding="utf-8") for page in PAGES}
 README = TEXTS["README.md"]
@@ -291,7 +291,7 @@ def test_the_usage_lines_up_and_speed_numbers_its_sections_in_order():
 
 def test_labextension_ci_keeps_the_server_log_in_a_file_and_removes_its_history_dir():
     """A static check of labextension/ci.sh and its Playwright config (running Galata is too heavy here)."""
-    root = Path(__file__).resolve().parent.parent / "labextension"
+    root = ROOT / "labextension"
     ci, config = (root / "ci.sh").read_text(), (root / "ui-tests" / "playwright.config.js").read_text()
     assert "trap 'rm -rf \"$history\"' EXIT" in ci and "mktemp -d /tmp/fixloop-ui-history-" in ci
     assert "FIXLOOP_UI_SERVER_LOG" in ci and 'cat "$FIXLOOP_UI_SERVER_LOG"' in ci
@@ -313,7 +313,7 @@ def test_labextension_ci_ui_step_removes_its_history_dir_and_shows_the_server_lo
     writes a server log line and checks the history dir exists (and exits 1 when `fails`)."""
     import subprocess
 
-    ci = (Path(__file__).resolve().parent.parent / "labextension" / "ci.sh").read_text()
+    ci = (ROOT / "labextension" / "ci.sh").read_text()
     part = ci.split('step "UI tests"\n', 1)[1].split('step "done"', 1)[0]
     assert "npx playwright test" in part
     stand_in = ('step() { :; }\n'

@@ -15,7 +15,7 @@ import pytest
 from jupyter_fixloop import fix
 from jupyter_fixloop.batch import cli as batch_cli
 
-NOTEBOOK = Path(__file__).parent / "notebooks" / "orders_cleaning.ipynb"
+NOTEBOOK = Path(__file__).parent.parent / "notebooks" / "orders_cleaning.ipynb"
 CITIES = ["Munich", " Munich", "Berlin ", "Hamburg", "Cologne", " Hamburg "]
 
 

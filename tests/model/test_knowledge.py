@@ -13,7 +13,7 @@ from jupyter_fixloop.loop.verdict import judge_result
 from jupyter_fixloop.model import knowledge
 from jupyter_fixloop.rules import repairs as repairs
 
-TOOL = pathlib.Path(__file__).resolve().parent.parent / "tools" / "harvest_changes.py"
+TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "harvest_changes.py"
 
 
 @pytest.fixture(scope="module")

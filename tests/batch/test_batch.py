@@ -147,7 +147,7 @@ def test_interactive_reject_leaves_the_cell_as_it_was(workdir, monkeypatch, caps
     assert nb.cells[1].metadata["fixloop"]["decision"] == "rejected"
 
 
-REAL = Path(__file__).parent / "notebooks" / "pydata-book-ch08-head.ipynb"
+REAL = Path(__file__).parent.parent / "notebooks" / "pydata-book-ch08-head.ipynb"
 
 
 def _plain_jupyter(path) -> int:
@@ -226,7 +226,7 @@ def test_the_readme_demo_notebook_is_repaired_by_the_builtin_engine(tmp_path):
     column's repair is unverified (issue 52): the last cell reads it and failed before the fix, but checks
     no values, so it shows the fix is compatible ("later cells run now"), not right; the two repairs no cell
     reads say that the last cell, which ran before them too, is a regression check only (issue 38)."""
-    src = str(Path(__file__).parent.parent / "notebooks" / "cleaning.ipynb")
+    src = str(Path(__file__).parent.parent.parent / "notebooks" / "cleaning.ipynb")
     out, report = str(tmp_path / "cleaning.fixed.ipynb"), str(tmp_path / "cleaning-report.md")
 
     assert batch_cli.main([src, "-o", out, "--report", report]) == 3

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-TOOL = pathlib.Path(__file__).resolve().parent.parent / "tools" / "drift_tables.py"
+TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "drift_tables.py"
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from jupyter_fixloop.notebook.view import renders_widgets
 from jupyter_fixloop.receipt.values import Receipt
 from jupyter_fixloop.result import LoopResult, Round, loop_summary
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 # ---------------------------------------------------------------- the magic line

@@ -9,7 +9,7 @@ import pathlib
 
 import pytest
 
-PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "jupyter_fixloop"
+PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "jupyter_fixloop"
 HOMES = {  # outside library -> the modules allowed to import it
     "litellm": {"jupyter_fixloop.model.models"},
     "detect_secrets": {"jupyter_fixloop.model.scrub"},

@@ -28,7 +28,7 @@ import pytest
 from jupyter_fixloop.kernel import limits, snapshot as snapshots
 from jupyter_fixloop.sandbox import cgroups, confine
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests/, where redteam_user.py is
 USER = os.path.join(HERE, "redteam_user.py")
 CELL = "total = sum(prices_list)\n"  # fails with NameError; every candidate fixes it, then attacks
 FIX = "total = sum(prices)\n"
@@ -368,7 +368,7 @@ print('TOTAL', total)
 
 
 def test_temp_dirs_and_run_are_private_and_the_snapshot_still_arrives(scene, fake_model, bwrap):
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    repo = os.path.dirname(HERE)
     # another notebook's snapshot in RAM, where loops write theirs when /dev/shm has room
     ram = snapshots.ram_root()
     other = tempfile.mkdtemp(prefix="loop-rt-", dir=ram) if ram else None
