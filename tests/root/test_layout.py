@@ -465,6 +465,45 @@ def test_the_package_holds_no_bench_module_and_no_bench_data():
     assert (PACKAGE.parent / "bench" / "fixloop_bench" / "cases.jsonl").exists()
 
 
+# ---------------------------------------------------------------- the tests, by room
+
+TESTS = PACKAGE.parent / "tests"
+EXTRA_ROOMS = {  # besides the package's folders (loop, sandbox, kernel, receipt, model, rules, batch, notebook)
+    "root": "the root modules (cell, options, config, result, hooks, hidden, render, cli) and the package as a whole",
+    "bench": "the lab beside the package (bench/, the fixloop-bench distribution)",
+}
+
+
+def rooms_of_tests() -> set[str]:
+    """The folders a test file may live in: each folder of the package, and EXTRA_ROOMS."""
+    return {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()} | set(EXTRA_ROOMS)
+
+
+def misplaced_tests(tests: pathlib.Path, rooms: set[str]) -> list[str]:
+    """Test files under `tests` not at `tests/<room>/test_*.py`, and a file name used twice (pytest imports
+    each test file by its name, its folder put on sys.path: two of one name cannot both be collected)."""
+    found = sorted(tests.rglob("test_*.py"))
+    bad = [p.relative_to(tests).as_posix() for p in found if p.parent.parent != tests or p.parent.name not in rooms]
+    names = [p.name for p in found]
+    return bad + sorted({f"{n} twice" for n in names if names.count(n) > 1})
+
+
+def test_each_test_file_lives_in_the_room_of_what_it_tests():
+    """tests/<room>/test_*.py; the shared helpers (conftest.py, fake_model.py, fakelab.py, kernel.py,
+    redteam_user.py) and data (data/, cases/, notebooks/) stay at tests/, where conftest.py puts them on the path."""
+    assert misplaced_tests(TESTS, rooms_of_tests()) == []
+    assert {p.name for p in TESTS.iterdir() if p.is_dir() and list(p.glob("test_*.py"))} <= rooms_of_tests()
+
+
+def test_the_room_rule_finds_a_test_out_of_its_room(tmp_path):
+    for path in ("test_flat.py", "loop/test_run.py", "attic/test_old.py", "loop/deep/test_deeper.py",
+                 "rules/test_run.py", "fake_model.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    assert misplaced_tests(tmp_path, {"loop", "rules"}) == [
+        "attic/test_old.py", "loop/deep/test_deeper.py", "test_flat.py", "test_run.py twice"]
+
+
 # ---------------------------------------------------------------- results as data: nothing reads their words back
 
 WORDY = {"reason", "text", "detail", "head", "headline", "status", "error", "why", "note", "message"}  # attributes
