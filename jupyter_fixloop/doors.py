@@ -1,6 +1,6 @@
 """A wing's doors: the names its `__init__` exports (`_EXPORTS`: name -> module), imported on first use.
 
-The faces (notebook/, batch/, cli, demo) import a wing only through these (tests/test_layout.py),
+The faces (notebook/, batch/, cli, demo) import a wing only through these (tests/root/test_layout.py),
 so a wing's inside can move without them; importing the wing stays cheap. A host-side module (stdlib
 only): kernel/, which imports nothing outside itself, makes its own few doors in its `__init__`.
 """

@@ -1,0 +1,106 @@
+"""The built-in engine's repairs declare themselves where they are defined (rules/registry.py): the order
+they are tried in and their kinds are derived from those declarations, and are what they were when they
+were three lists kept by hand in rules/repairs.py (written out here once, on 2026-11-29)."""
+
+import pytest
+
+from jupyter_fixloop.rules import registry, repairs
+from jupyter_fixloop.rules.engine import repair_words
+
+ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the generic rewriters in its middle
+    "calls.column_repr", "syntax.syntax", "syntax.indentation", "data.chained_assignment",
+    "chained.chained_assignment", "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
+    "matches.concat_dtype", "names.moved_import", "names.missing_import", "names.name_literal", "names.name_typo",
+    "names.message_hint", "drift.did_you_mean", "drift.keyword_value_hint", "drift.reduction_level",
+    "drift.join_axes", "drift.keyword_only_now", "drift.period_fields", "drift.resample_keyword",
+    "drift.groupby_axis", "drift.keyword_unspecified", "drift.renamed_keyword", "drift.no_effect_keyword",
+    "drift.scalar_as_2d", "drift.setitem_upcast", "drift.removed_method", "drift.method_now_function",
+    "drift.moved_call", "drift.string_as_list", "drift.equivalent_value", "drift.changed_default",
+    "drift.stack_sequence", "drift.style_name", "names.removed_attribute", "drift.removed_setter",
+    "names.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
+    "generic.said_keyword", "generic.keywords_into_dtype",
+    "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
+    "said.said_operator", "said.rows_by_string", "said.moved_module", "said.said_keyword_only",
+    "said.keyword_only_guess", "said.said_mask", "said.method_by_value",
+    "said.whole_column_set", "said.missing_labels", "said.said_value", "said.keyword_as_call",
+    "names.missing_accessor", "drift.moved_function", "drift.option_key",
+    "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",
+    "calls.missing_return", "calls.unpack_loop", "calls.not_callable", "calls.method_not_called",
+    "data.accessor_dtype", "names.key_typo", "data.drop_axis", "data.positional_key", "calls.bad_keyword",
+    "data.concat_list", "calls.str_concat", "calls.join_non_str", "data.reduction_on_text", "data.numeric_strings",
+    "data.to_numeric_coerce", "data.number_parse", "data.nan_to_int", "data.merge_key_dtype", "data.date_order",
+    "data.date_format", "data.pivot_duplicates", "data.tuple_columns", "data.series_truth", "masks.mask_precedence",
+    "data.mask_with_missing", "data.apply_axis", "data.format_text_number", "calls.float_as_index",
+    "calls.index_off_by_one", "calls.int_not_iterable", "calls.loop_overshoot", "traced.shared_default",
+    "traced.epoch_unit", "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name",
+    "drift.concat_sorted",
+]
+GUESSES = {  # the hand-kept `KIND` of that day: these are guesses, the others mechanical
+    "calls.column_repr", "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
+    "matches.concat_dtype", "names.name_typo", "drift.groupby_axis", "drift.style_name", "drift.moved_function",
+    "names.column_as_attribute", "names.attribute_typo", "calls.missing_return", "calls.unpack_loop",
+    "data.accessor_dtype", "names.key_typo", "data.positional_key", "calls.bad_keyword", "calls.str_concat",
+    "data.reduction_on_text", "data.numeric_strings", "data.to_numeric_coerce", "data.number_parse",
+    "data.nan_to_int", "data.merge_key_dtype", "data.date_format", "data.pivot_duplicates", "masks.mask_precedence",
+    "data.mask_with_missing", "data.apply_axis", "data.format_text_number", "calls.float_as_index",
+    "calls.index_off_by_one", "calls.loop_overshoot", "traced.shared_default", "traced.epoch_unit",
+    "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name", "drift.concat_sorted",
+    "exported.library_name",  # added since: a name used bare may be the notebook's own
+    "drift.option_key",  # added since: the `display.` key of the several a bare option name matches
+    "said.keyword_only_guess",  # added since: today's order of keywords, where the library removed one too
+}
+
+
+def _name(function) -> str:
+    return f"{function.__module__.rpartition('.')[2]}.{function.__name__}"
+
+
+def test_the_derived_order_is_the_order_the_hand_kept_list_had():
+    assert [_name(f) for f in repairs.REPAIRS] == ORDER
+
+
+def test_the_derived_kinds_are_the_kinds_the_hand_kept_lists_had():
+    assert {_name(f) for f, kind in repairs.KIND.items() if kind == repairs.GUESS} == GUESSES
+    assert {_name(f) for f, kind in repairs.KIND.items() if kind == repairs.MECHANICAL} == set(ORDER) - GUESSES
+    assert set(repairs.KIND) == set(repairs.REPAIRS)
+
+
+def test_a_repair_says_its_docstrings_first_sentence_whole():
+    said = {_name(f): repair_words(f) for f in repairs.REPAIRS}
+    assert said["names.missing_import"] == ("Add the missing import of a well-known alias (`np`, `pd`, `re`, `Path`, "
+                                            "`Counter`, ...).")
+    assert said["data.date_order"] == ("Dates read as the data writes them: day first as pandas inferred (a first "
+                                       "field over 12), ISO as ISO.")
+    assert all(words and "\n" not in words for words in said.values())
+
+
+def test_a_repair_may_say_other_words_than_its_docstring(monkeypatch):
+    monkeypatch.setattr(registry, "DECLARED", {})
+
+    @registry.repair(registry.GUESS, registry.DATA, words="Read the dates day first.")
+    def dates(code, receipt):
+        """Dates; day first."""
+
+    @registry.repair(registry.MECHANICAL, registry.FIRST)
+    def commas(code, receipt):
+        """Commas, where the error says; nothing else."""
+
+    assert registry.in_order() == [commas, dates]
+    said = [registry.DECLARED[f].words for f in (dates, commas)]
+    assert said == ["Read the dates day first.", "Commas, where the error says"]
+
+
+def test_two_repairs_of_one_turn_from_two_modules_are_refused(monkeypatch):
+    monkeypatch.setattr(registry, "DECLARED", dict(registry.DECLARED))
+
+    @registry.repair(registry.GUESS, registry.OUTPUTS + 10)  # traced.shared_default's turn
+    def clash(code, receipt):
+        """Clash."""
+
+    with pytest.raises(ValueError, match="share turn 6010"):
+        registry.in_order()
+
+
+def test_a_kind_other_than_mechanical_or_guess_is_refused():
+    with pytest.raises(ValueError, match="'mechanical' or 'guess'"):
+        registry.repair("sure", registry.DATA)
