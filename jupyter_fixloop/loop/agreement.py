@@ -23,7 +23,8 @@ from .sampling import RULES, Candidate
 
 def result_key(receipt: Receipt) -> tuple | None:
     """What a run shows and the data it leaves, as a key two runs share when they did the same; None when
-    the run raised, did not run, or something it did could not be digested (then it agrees with nothing)."""
+    the run raised, did not run, showed, printed and changed nothing (runs that do nothing visible agree on
+    nothing), or something it did could not be digested (then it agrees with nothing)."""
     if receipt.ename is not None or receipt.kind not in ("ok", "check_failed"):
         return None
     effect = receipt.effect
@@ -35,6 +36,8 @@ def result_key(receipt: Receipt) -> tuple | None:
             return None
         changes.append((c.name, c.status, c.digest))
     if receipt.value is not None and not receipt.digest:
+        return None
+    if not (changes or receipt.value is not None or receipt.stdout.strip()):
         return None
     return receipt.stdout.strip(), receipt.digest, tuple(sorted(changes))
 
