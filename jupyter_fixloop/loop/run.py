@@ -694,7 +694,8 @@ class LoopRun:
 
         call = self.model.propose(messages, last, timeout=opts.model_timeout, api_base=opts.api_base or None,
                                   max_tokens=opts.reply_cap(self.source), temperature=temperature,
-                                  seed=opts.seed + nth if opts.seed >= 0 else opts.seed, stop=prompt.STOP, on_progress=writing, withhold=self._withheld())
+                                  seed=opts.seed + nth if opts.seed >= 0 else opts.seed, stop=prompt.STOP,
+                                  on_progress=writing, withhold=self._withheld())
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))
