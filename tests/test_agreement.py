@@ -189,3 +189,18 @@ def test_answers_that_show_and_change_nothing_agree_on_nothing(fake_model):
     result = _generate(server, "Make sure no goal count is missing", _euro(), agreement_samples=3, max_rounds=1)
     assert len(server.requests) == 3 and result.agreement is None, result.reason
     assert "independent answers" not in result.reason and result.status == "unverified"
+
+
+def test_answers_that_name_their_own_helpers_differently_give_one_result(fake_model):
+    # the same teams, shown, kept under a name of the answer's own, or reached through a mask: one result
+    server = fake_model(block("big = euro12[euro12.Goals > 6]"), block("mask = euro12['Goals'] > 6\neuro12[mask]"),
+                        block("result = euro12.query('Goals > 6')\nresult"))
+    result = _generate(server, "Which teams scored more than 6 goals?", _euro(), agreement_samples=3, max_rounds=1)
+    assert result.agreement is not None and result.agreement.groups == (3,), result.reason
+    assert result.agreement.unanimous and result.alternatives == ()
+    # a name the instruction asks for is part of the result: an answer that keeps it under another name differs
+    named = fake_model(block("top = euro12[euro12.Goals > 6]"), block("big = euro12[euro12.Goals > 6]"),
+                       block("top = euro12.query('Goals > 6')"))
+    result = _generate(named, "Make a DataFrame top of the teams that scored more than 6 goals", _euro(),
+                       agreement_samples=3, max_rounds=1)
+    assert result.agreement.groups == (2, 1) and result.patched.startswith("top = euro12"), result.reason

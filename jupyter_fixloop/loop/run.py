@@ -242,7 +242,7 @@ class LoopRun:
             best = sampling.best_of(candidates)
             self.agreement = None
             if self.agreeing and not self._owned_evidence(best.receipt, best.reply.code):
-                best, self.agreement = agreeing.choose(candidates, best)
+                best, self.agreement = agreeing.choose(candidates, best, self._asked_for)
             best = await self._with_result_shown(best, candidates, guard_, history, pool, mirror)
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
@@ -332,6 +332,10 @@ class LoopRun:
         if opts.rules and self.model.rules_beside:
             temps = (sampling.RULES, *temps)
         return temps
+
+    def _asked_for(self, name: str) -> bool:
+        """Whether the instruction asks for a new name to be made (`cell.asks_to_make`): it is part of the result."""
+        return cell.asks_to_make(self.instruction, name)
 
     def _k(self) -> int:
         """Answers a round asks for agreement (1: none)."""
