@@ -118,6 +118,86 @@ def read_check_lines(result: LoopResult) -> list[str]:
     return out
 
 
+# each source of a pass that checks values (CheckOutcome.source), in words: (one, two or more); as the sidebar
+# says them (labextension/src/account.ts)
+SOURCE_WORDS = {
+    "user": ("your check (--expect)", "your checks (--expect)"),
+    "assert": ("an assert of your cell", "asserts of your cell"),
+    "output": ("the expected output (--expect-output)", "the expected output (--expect-output)"),
+    "saved": ("the output saved in the notebook", "the outputs saved in the notebook"),
+    "stated": ("the output your instruction states", "the outputs your instruction states"),
+    "following": ("a later cell's asserts", "later cells' asserts"),
+}
+BOUND_WORDS = {"rounds": "its rounds (max rounds)", "tokens": "its token bound", "budget": "its budget",
+               "time": "its time bound", "repeated": "the model giving the same answer again"}
+
+
+def checked_words(checked: tuple[str, ...]) -> str:
+    """"checked by: 2 asserts of your cell; the output saved in the notebook", in the order first met."""
+    counts: dict[str, int] = {}
+    for source in checked:
+        counts[source] = counts.get(source, 0) + 1
+    parts = [SOURCE_WORDS.get(s, (s, s))[0] if n == 1 else f"{n} {SOURCE_WORDS.get(s, (s, s))[1]}"
+             for s, n in counts.items()]
+    return "checked by: " + "; ".join(parts)
+
+
+def _kept_words(result: LoopResult) -> str:
+    """What the loop kept: the code handed over (which round's, who wrote it), or the cell as it was."""
+    if result.patched is None or not result.claimed:
+        return "kept: the cell as written (no candidate is handed over)"
+    for r in reversed(result.rounds):
+        if r.candidate is not None and r.candidate.strip() == result.patched.strip():
+            return f"kept: round {r.index}'s candidate, by {r.writer}"
+    return "kept: the code handed over"
+
+
+def account_lines(result: LoopResult) -> list[str]:
+    """What the result rests on, from its account (LoopResult.account): what checked its values (or that nothing
+    did, for a claim), the later cells that only run now, the library's warnings, what the guard took out of the
+    code handed over, what was kept, and which bound ended a loop that gave up. [] without an account."""
+    a = result.account
+    if a is None:
+        return []
+    out = [checked_words(a.checked)] if a.checked else (
+        ["checked by: nothing of yours checked its values"] if result.claimed else [])
+    if a.runs_now:
+        out.append(f"runs now, checks no values (no evidence): {'; '.join(a.runs_now)}")
+    out += [f"the library warns about its result (evidence against): {d.said}" for d in a.doubts]
+    g = a.guarded
+    removed = [f"{g.checks} statement{'' if g.checks == 1 else 's'} copied from your checks"] if g.checks else []
+    removed += [f"the model's example copy of {_names(g.examples)}"] if g.examples else []
+    removed += [f"the model's own values for {_names(g.made_up)}"] if g.made_up else []
+    if removed:
+        out.append("the guard took out: " + "; ".join(removed))
+    if result.status != "passed":
+        out.append(_kept_words(result))
+    if a.bound:
+        out.append(f"stopped by: {BOUND_WORDS.get(a.bound, a.bound)}")
+    return out
+
+
+def _names(names: tuple[str, ...]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def candidate_lines(r) -> list[str]:
+    """Every candidate of round `r` (the model's answers, the rules' repair) and how each ended, the one carried
+    on marked; [] when the round had one candidate (its receipt says how it ended). Whole lines: the report is
+    where a reason is read in full."""
+    if len(r.samples) < 2:
+        return []
+    out = []
+    for s in r.samples:
+        who = s.writer + (f" at T={s.temperature:g}" if s.temperature is not None and s.source != "rules" else "")
+        carried = " (carried on)" if s.code is not None and (s.code or "").strip() == (r.candidate or "").strip() \
+            and s.kind == r.receipt.kind else ""
+        how = s.kind or "not run"
+        verdict = " ".join(s.verdict.split())
+        out.append(f"{who}{carried}: {how}" + (f": {verdict}" if verdict and verdict != how else ""))
+    return out
+
+
 def _rival_heading(result: LoopResult, who: str) -> str:
     """The heading of an unverified result's rival: the next result of the answers grouped, or another candidate."""
     a = result.agreement
@@ -310,8 +390,9 @@ def samples_line(r) -> str:
     return f"samples: {each}"
 
 
-def rounds_html(result: LoopResult) -> str:
-    """The original run and each round, collapsed; a loop that gave up shows the original run open (it says why)."""
+def rounds_html(result: LoopResult, candidates: bool = False) -> str:
+    """The original run and each round, collapsed; a loop that gave up shows the original run open (it says why).
+    `candidates`: each round lists every candidate and how it ended (`candidate_lines`; the report's)."""
     items, shown = [], ""
     if result.first is not None and result.status != "passed":
         original = _receipt_html("original run", for_people(result.first))
@@ -327,7 +408,10 @@ def rounds_html(result: LoopResult) -> str:
             if (previous, r.candidate) != (result.source, result.patched):  # else the diff shown above, again
                 body = diff_html(previous, r.candidate)
             previous = r.candidate
-        items.append(_receipt_html(title, for_people(r.receipt), body))
+        every = candidate_lines(r) if candidates else []
+        items.append(_receipt_html(title, for_people(r.receipt), body) + (
+            "<div>every candidate of this round, and how it ended:</div><ul>"
+            + "".join(f"<li>{escaped(line)}</li>" for line in every) + "</ul>" if every else ""))
     if not items:
         return shown
     return shown + "<details><summary>rounds and receipts</summary>" + "".join(items) + "</details>"

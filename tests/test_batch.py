@@ -918,5 +918,40 @@ def test_the_report_lists_every_candidate_of_a_round_and_how_each_ended():
                           result, 1.0)
     text = report.markdown_report(BatchResult("nb.ipynb", (outcome,), 1.0, "openai/scripted"), "out.ipynb")
     assert "every candidate of this round, and how it ended:" in text
-    assert "the model's answer at T=0.2: exception: NameError: name 'price' is not defined" in text
-    assert "the built-in rules' repair: ok: ran without error" in text
+    assert "the model at T=0.2: exception: NameError: name 'price' is not defined" in text
+    assert "the built-in rules (carried on): ok: ran without error" in text
+
+
+def test_the_report_says_what_each_loop_rests_on_and_every_candidate_tried(workdir, fake_model):
+    """Issue 52: the report renders each touched cell's account (what verified it, what the guard took out,
+    what was kept, which bound stopped it) and every candidate of a round with how each ended, in Markdown
+    and HTML. Real kernels; the rules beside the scripted model."""
+    server = fake_model("```python\ntotal = sum(p for p in prices)\n```",  # cell 2, beside the rules' repair
+                        "```python\navg = total / 3\nassert avg == 4\n```",  # cell 4: the copied check goes
+                        "```python\nz = 3\n```")  # cell 5: wrong again, one round
+    src = write_notebook(workdir / "account.ipynb", "prices = [3, 4, 5]", "total = sum(price)", "print(total)",
+                         '%%fixloop --expect "avg == 4"\navg = total / n_items_in_basket',
+                         '%%fixloop --expect "z == 5"\nz = 4')
+    md, page = workdir / "account.md", workdir / "account.html"
+    flags = ["--model", "openai/scripted", "--api-base", server.url, "--accept-unreviewed", "--max-rounds", "1"]
+    assert batch_cli.main([src, "-o", str(workdir / "account.out.ipynb"), "--report", str(md), *flags]) == 1
+    text = md.read_text()
+    cell2, cell4, cell5 = (text.split(f"## Cell {n}:")[1].split("## Cell")[0] for n in (2, 4, 5))
+    assert "- checked by: nothing of yours checked its values" in cell2
+    assert "- runs now, checks no values (no evidence): following cell 3 (`print(total)`)" in cell2
+    assert "every candidate of this round, and how it ended:" in cell2
+    assert "  - the built-in rules: ok: ran without error" in cell2
+    assert "  - the model at T=0.2 (carried on): ok: ran without error" in cell2
+    assert "- kept: round 1's candidate, by the model" in cell2
+    assert "- checked by: your check (--expect)" in cell4
+    assert "- the guard took out: 1 statement copied from your checks" in cell4
+    assert "- kept: the cell as written (no candidate is handed over)" in cell5
+    assert "- stopped by: its rounds (max rounds)" in cell5 and "stopped by" not in cell2 + cell4
+    server = fake_model("```python\ntotal = sum(p for p in prices)\n```", "```python\navg = total / 3\n```",
+                        "```python\nz = 3\n```")
+    flags[3] = server.url
+    batch_cli.main([src, "-o", str(workdir / "account.out.ipynb"), "--report", str(page), *flags])
+    shown = page.read_text()
+    assert "<li>checked by: your check (--expect)</li>" in shown
+    assert "<li>stopped by: its rounds (max rounds)</li>" in shown
+    assert "<li>the model at T=0.2 (carried on): ok: ran without error</li>" in shown

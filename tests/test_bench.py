@@ -205,12 +205,17 @@ def test_the_notebook_bench_runs_each_notebook_plainly_and_in_batch_mode(tmp_pat
     image = new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})
     nb = new_notebook(cells=[new_code_cell("import matplotlib.pyplot as plt\nplt.style.use('seaborn-whitegrid')\n"
                                            "plt.plot([1, 2, 3])\nplt.show()", outputs=[image], execution_count=1)])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    # saved in 2016 with a `python2` kernel (issue 52): measured in the default Python 3 kernel, said in one line
+    nb.metadata["kernelspec"] = {"name": "python2", "display_name": "Python 2", "language": "python"}
     nbformat.write(nb, str(plots / "styles.ipynb"))
 
     assert bench.main(["--notebooks", str(tmp_path / "corpus"), "--held-out", str(plots)]) == 0
 
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    said = [line for line in captured.err.splitlines() if "python2" in line]
+    assert said == ["styles.ipynb: the notebook's kernel `python2` is not installed here: run in `python3` instead "
+                    "(--kernel chooses)"], captured.err
     assert "| sub/old.ipynb | 4 | 1 | 2 | 1 / 0 / 0 / 0 | 0 | 0 | 0 | 1/1 | 1 / 0 / 0 |" in out, out
     assert "batch runs fewer cells than plain Jupyter in: none" in out
     assert "- 1 package not installed" in out and "- 1 an earlier cell was not fixed" in out
@@ -340,6 +345,12 @@ def test_a_corpus_without_notebooks_is_refused_with_what_to_do(tmp_path, capsys)
     assert "give --notebooks DIR" in capsys.readouterr().err
     assert bench.main(["--held-out", str(tmp_path / "one"), "--only", "zzz"]) == 2
     assert "no notebooks that --only picks in this folder" in capsys.readouterr().err
+    # issue 52: 0 model rounds would repair nothing and measure it as batch mode: refused in one line, as `run` does
+    assert bench.main(["--notebooks", str(tmp_path / "one"), "--max-rounds", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == ["jupyter-fixloop bench: --max-rounds 0 (or FixLoop.max_rounds) repairs nothing: "
+                                "give 1 or more (to run a notebook as written: jupyter nbconvert --to notebook "
+                                "--execute)"], err
 
 
 def test_a_cell_that_reads_what_the_machine_kept_a_cell_from_making_is_no_drift_cell():
@@ -492,3 +503,80 @@ def test_a_run_is_printed_against_a_baseline_run_notebook_by_notebook():
     assert "| **dev** | | 4 | 2/4 (50%) (2 / 0 / 0), 10 | 3/4 (75%) (2 / 0 / 1), 600 |" in text, text
     assert "| **held out** | | 3 | 0/3 (0%) (0 / 0 / 0), 10 | 0/3 (0%) (0 / 0 / 0), 900 |" in text, text
     assert "c.ipynb" not in text
+
+
+def test_a_name_no_cell_defines_or_imports_is_hidden_state_not_drift():
+    """A NameError naming a name no cell of the notebook defines or imports (the author's kernel held it from a cell
+    since edited or deleted), or one such a cell should have made, is hidden state; a name a cell defines (even one
+    that failed for drift) is not; a star import or `%run` may bind any name, so nothing is said then."""
+    from fixloop_bench.notebooks import hidden_state
+
+    from jupyter_fixloop.batch.run import CellOutcome
+
+    sources = ["import numpy as np\nrate = np.int(5)",
+               "print(rate * 2)",  # rate: made by cell 1, which failed for drift
+               "paid = original_paid - 1",  # original_paid: made by no cell
+               "print(paid)",  # paid: the hidden-state cell should have made it
+               "x"]  # a stray name
+    errors = ["AttributeError: module 'numpy' has no attribute 'int'", "NameError: name 'rate' is not defined",
+              "NameError: name 'original_paid' is not defined", "NameError: name 'paid' is not defined",
+              "NameError: name 'x' is not defined"]
+    outcomes = [CellOutcome(n, "failed", s) for n, s in enumerate(sources, 1)]
+    plain = dict(enumerate(errors, 1))
+    assert hidden_state(outcomes, plain) == {3, 4, 5}
+    for binder in ("from helpers import *", "%run helpers.py", "def setup():\n    global x\n    x = 1"):
+        assert hidden_state([*outcomes, CellOutcome(6, "ok", binder)], plain) == set()
+
+
+def test_the_notebook_bench_counts_hidden_state_in_a_column_of_its_own(tmp_path, capsys):
+    """Run for real: the cell reading a name no cell makes is not a drift cell; the text and the JSON say it."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    cells = [("import pandas as pd\ns = pd.Series([1, 2, 3, 4], index=pd.MultiIndex.from_tuples("
+              "[('a', 1), ('a', 2), ('b', 1), ('b', 2)]))", None),
+             ("print(s.sum(level=0).to_dict())", "{'a': 3, 'b': 7}\n"),
+             ("print(original_paid + 1)", "11\n")]  # saved while the author's kernel held original_paid
+    nb = new_notebook(cells=[new_code_cell(src, execution_count=n,
+                                           outputs=[new_output("stream", name="stdout", text=out)] if out else [])
+                             for n, (src, out) in enumerate(cells, 1)])
+    nbformat.write(nb, str(folder / "kept.ipynb"))
+    out_json = tmp_path / "out.json"
+    assert bench.main(["--notebooks", str(folder), "--kernel", "python3", "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "| kept.ipynb | 3 | 1 | 2 | 1 / 0 / 0 / 0 | 0 | 0 | 0 | 1/1 | 1 / 0 / 0 | 1 |" in out, out
+    assert "- kept.ipynb cell 3: NameError: name 'original_paid' is not defined" in out, out
+    assert "| hidden state (a NameError naming a name no cell defines or imports; not drift) | 1 | 0 | |" in out, out
+    saved = json.loads(out_json.read_text())["notebooks"][0]
+    assert saved["drift"] == 1 and saved["hidden"] == [[3, "NameError: name 'original_paid' is not defined"]]
+
+
+def test_drift_behind_a_module_of_the_notebook_is_measured_with_its_repair_accepted_never_as_fixed(tmp_path, capsys):
+    """Batch mode proposes the repair of the notebook's own module as a diff and never applies it; the bench
+    applies it in a copy of its own, runs batch mode again there, and counts the drift cells that run then as a
+    figure of their own (right by their saved output), not as fixed. The corpus's module is left as it was."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    module = "import numpy as np\n\n\ndef total(xs):\n    return int(np.array(xs).astype(np.int).sum())\n"
+    (folder / "helpers.py").write_text(module)
+    cells = [("import helpers", None), ("t = helpers.total([1.5, 2.5])\nprint(t)", "3\n"), ("print(t * 2)", "6\n")]
+    nb = new_notebook(cells=[new_code_cell(src, execution_count=n,
+                                           outputs=[new_output("stream", name="stdout", text=out)] if out else [])
+                             for n, (src, out) in enumerate(cells, 1)])
+    nbformat.write(nb, str(folder / "uses.ipynb"))
+    out_json = tmp_path / "out.json"
+    assert bench.main(["--notebooks", str(folder), "--kernel", "python3", "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "| uses.ipynb | 3 | 1 | 1 | 0 / 0 / 0 / 0 | 0 | 0 | 0 | 0/2 | 0 / 0 / 0 | 0 |" in out, out
+    assert ("drift cells left that run once the proposed module repairs are accepted (not counted as fixed; "
+            "uses.ipynb: helpers.py): 2 (right 2 / wrong 0 / unverified 0)") in out, out
+    assert ("| drift cells left that run once the proposed module repairs are accepted (not counted fixed) | "
+            "2 (right 2 / wrong 0 / unverified 0) |") in out, out
+    saved = json.loads(out_json.read_text())["notebooks"][0]
+    assert saved["accepted"] == {"right": 2} and saved["verdicts"] == {} and saved["accepted_files"] == ["helpers.py"]
+    assert (folder / "helpers.py").read_text() == module  # the corpus is not touched

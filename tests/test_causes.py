@@ -11,7 +11,7 @@ from fixloop_bench.causes import SHIPPED, where
 from jupyter_fixloop.batch.run import BatchOptions, CellOutcome, fix_notebook, read_notebook
 from jupyter_fixloop.cell import suspects
 from jupyter_fixloop.options import LoopOptions
-from jupyter_fixloop.runtime import run_sync
+from jupyter_fixloop.sandbox.runtime import run_sync
 
 
 def test_suspects_are_the_cells_that_wrote_what_the_failing_cell_reads_nearest_first():

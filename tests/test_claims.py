@@ -15,7 +15,7 @@ from jupyter_fixloop.receipt.smells import judged
 
 def smells_of(code: str, ns: dict, original: str | None = None) -> tuple[str, ...]:
     effect = from_run(runner.run(textwrap.dedent(code), [], ns)["effect"])
-    return judged(effect, textwrap.dedent(original or code), textwrap.dedent(code)).smells
+    return tuple(s.text for s in judged(effect, textwrap.dedent(original or code), textwrap.dedent(code)).smells)
 
 
 def accounts():

@@ -47,7 +47,7 @@ def test_a_candidate_with_a_smell_fails_and_the_model_reads_why(fake_model, tmp_
         assert round_.receipt.kind == "check_failed", (i, round_.receipt.text)
         assert smell in round_.receipt.text, (i, round_.receipt.text)
         assert smell in server.prompt(i + 1)  # the model is told, with sample values
-        assert round_.effect is not None and smell in round_.effect.smells[0]
+        assert round_.effect is not None and smell in round_.effect.smells[0].text
     assert "'Ann #0    1\\n1    2" in result.rounds[0].receipt.text  # a sample value of the bad column
     assert "Effect on the data:" in server.prompt(1)
     # the verified fix: its effect in a few lines, and words that say what was (not) verified
@@ -100,7 +100,7 @@ def test_a_cell_that_runs_with_nothing_to_check_it_already_runs_it_does_not_pass
 def effect_of(code: str, ns: dict, original: str | None = None):
     result = runner.run(code, [], ns)
     effect = from_run(result["effect"])
-    return effect, find(effect, code if original is None else original)
+    return effect, tuple(s.text for s in find(effect, code if original is None else original))
 
 
 def test_the_effect_names_types_shapes_dtypes_nans_and_samples():
@@ -212,6 +212,7 @@ def test_arrow_backed_text_reads_as_str_too():
     assert "new column 'b' (str): 'x-1', 'y-2'" in effect.text and smells == ()
     effect, smells = effect_of("df['b'] = df['a'] + '-' + str(df['n'])\n", ns)
     assert smells and "df['b'] holds the printed form of a whole Series" in smells[0]
+    assert [s.kind for s in find(effect, "df['b'] = df['a'] + '-' + str(df['n'])\n")] == ["whole_repr"]  # as data
 
 
 def test_a_forged_effect_record_is_read_with_care():
@@ -250,8 +251,8 @@ def test_a_result_thrown_away_is_read_from_the_code_that_ran(code, thrown):
     if thrown is None:
         assert found == ()
     else:
-        (line,) = found
-        assert f"the result of `{thrown}` is thrown away" in line
+        (smell,) = found
+        assert smell.kind == "thrown_away" and f"the result of `{thrown}` is thrown away" in smell.text
 
 
 def test_a_shown_value_the_cell_already_dropped_is_not_blamed_on_its_rewrite():

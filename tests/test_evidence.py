@@ -119,10 +119,10 @@ def test_a_sum_of_text_is_a_smell_in_a_value_and_in_a_column():
     assert not glued("'$1,528.19'") and not glued("'2024-01-02'") and not glued("'12.50'")
     total = Change("total", "new", "", "'$1,528.19$1,085.32$89.96'", "", "str")
     (said,) = find(_effect(total), None)
-    assert said.startswith("total holds numbers written as text glued end to end"), said
+    assert said.kind == "glued" and said.text.startswith("total holds numbers written as text glued end to end"), said
     by_city = Change("by_city", "new", "", "Series 2 (str)", "", "Series",
                      columns=(Column("", "new", "str", samples=("'$1,528.19$89.96'", "'$1,085.32$12.00'")),))
-    assert "a sum of text concatenates" in find(_effect(by_city), None)[0]
+    assert "a sum of text concatenates" in find(_effect(by_city), None)[0].text
 
 
 def _effect(*changes):

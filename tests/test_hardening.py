@@ -14,9 +14,9 @@ import pytest
 from fake_model import FakeModelServer
 from kernel import UserKernel
 
-from jupyter_fixloop import fix, runtime
+from jupyter_fixloop import fix
 from jupyter_fixloop.loop.verdict import judge
-from jupyter_fixloop.sandbox import cgroups, confine
+from jupyter_fixloop.sandbox import cgroups, confine, runtime
 from jupyter_fixloop.sandbox.manager import Sandbox, SandboxSettings
 
 MiB = 1024**2

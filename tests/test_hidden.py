@@ -236,8 +236,11 @@ def test_a_reason_is_cut_after_a_whole_word_and_marked_and_every_display_cut_use
     assert clipped("short", 80) == "short"
     package = pathlib.Path(__file__).resolve().parent.parent / "jupyter_fixloop"
     for name in ("batch/terminal.py", "batch/report.py", "batch/run.py", "render.py", "receipt/smells.py",
-                 "receipt/values.py"):
+                 "receipt/values.py", "loop/looks.py", "loop/guard.py", "notebook/history.py", "notebook/view.py",
+                 "notebook/magic.py", "notebook/auto.py"):
         source = (package / name).read_text()
-        # a reason, an error, a warning or a headline sliced for display: only through `clipped`
-        sliced = r"(reason|error|warning|headline\(.*?\)|line|shown|text|first)\)?\[:\d{2,3}\]"
+        # a reason, an error, a warning or a headline sliced for display: only through `clipped` (also the
+        # magic's warnings, auto mode's "looks wrong", the guard's words and the history's list)
+        sliced = (r"(reason|error|warning|headline\(.*?\)|line|shown|text|first|lost|strip\(\))\)?\[:\d{2,3}\]"
+                  r"|\"\[:\d{2,3}\]")
         assert not re.search(sliced, source), name

@@ -84,3 +84,20 @@ def test_the_rules_repair_a_cell_with_a_magic_line_from_its_receipt():
                       context=("defined names close to 'dtaa': ['data']",))
     repair, fixed, _ = repairs.propose(cell, receipt)
     assert repair is not None and fixed == cell.replace("max(dtaa)", "max(data)")
+
+
+def test_a_cell_is_parsed_once_and_its_shared_tree_is_never_changed_by_a_run():
+    """Issue 52, scale: the runner, its failing-statement facts and the host's readers share one tree per text
+    (the same text with or without its final newline too). A run that takes the cell's last expression for its
+    value must not take it out of the shared tree: the second run of the same cell shows the value again."""
+    from jupyter_fixloop.kernel import ipysyntax, runner
+
+    cell = "x = 1\nx + 1\n"
+    assert ipysyntax.parsed(cell) is ipysyntax.parsed(cell.rstrip("\n"))
+    assert [runner.run(cell, [], {})["value"] for _ in range(2)] == ["2", "2"]
+    assert len(ipysyntax.parsed(cell).body) == 2
+    big = "\n".join(f"v{i} = {i}" for i in range(3000)).replace("v2000 = 2000", "v2000 = lenn([1])")
+    error = runner.run(big, [], {})["error"]
+    assert (error["lineno"], error["line"]) == (2001, "v2000 = lenn([1])")
+    assert error["context"][0] == "defined names close to 'lenn': ['len']"  # the failing statement was found
+    assert ipysyntax.walk(ipysyntax.parsed(big)) is ipysyntax.walk(ipysyntax.parsed(big))  # walked once

@@ -293,8 +293,8 @@ def test_a_buffer_reference_outside_the_judges_maps_is_refused():
 def test_in_a_confined_sandbox_a_loaded_frame_is_found_in_its_snapshot_map(tmp_path):
     np = pytest.importorskip("numpy")
     pd = pytest.importorskip("pandas")
-    from jupyter_fixloop import runtime
     from jupyter_fixloop.kernel import snapshot
+    from jupyter_fixloop.sandbox import runtime
     from jupyter_fixloop.sandbox.manager import SandboxSettings
     from jupyter_fixloop.sandbox.pool import SandboxPool
 
@@ -327,8 +327,8 @@ def test_a_kernel_the_pool_prepares_has_its_judge_armed_before_any_candidate_and
     """The loop's checks arm the judge while the kernel is made ready (the key taken then, before any
     candidate code runs there); the run's one request hands it the cell, and the verdict is signed
     with that key. After a run, no arming is trusted again: a second run in that kernel passes nothing."""
-    from jupyter_fixloop import runtime
     from jupyter_fixloop.kernel import snapshot
+    from jupyter_fixloop.sandbox import runtime
     from jupyter_fixloop.sandbox.manager import SandboxSettings
     from jupyter_fixloop.sandbox.pool import SandboxPool
 

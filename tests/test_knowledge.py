@@ -682,7 +682,8 @@ def test_a_module_using_a_removed_numpy_alias_gets_the_diff_numpys_own_message_n
     text = report.read_text()
     assert ("the error is raised in helpers.py, line 5, a module of the notebook's folder; a repair of that file "
             "(message_hint, mechanical) is proposed as a diff, not applied: with it, this cell ran without error "
-            "in a sandbox, after the imports of cell 1 (the file itself was not changed)") in text
+            "in a sandbox, holding the names it reads as the notebook's kernel held them before it, after the "
+            "imports of cell 1 (the file itself was not changed)") in text
     cell = nbformat.read(str(out), as_version=4).cells[1]
     assert cell.source == "print(helpers.halves([1, 3]).tolist())"  # the cell is not where the fault is
 
@@ -690,6 +691,30 @@ def test_a_module_using_a_removed_numpy_alias_gets_the_diff_numpys_own_message_n
 LOADER = ("import numpy as np\nimport pandas as pd\n"
           "\n\ndef load():\n    df = pd.DataFrame({'n': [1, 9]}).astype(np.float)\n"
           "    df.n.replace([9], np.nan, inplace=True)\n    return df\n")
+
+
+def test_a_module_repair_is_judged_with_the_values_the_cells_above_made(tmp_path, capsys):
+    """The failing cell reads `xs`, made by a cell above (ThinkStats2's `thinkstats2.Cdf(xbars)`): the sandbox that
+    judges the module's repair holds it as the notebook's kernel did before the cell, so the repair is judged on
+    the cell's own data and proposed; the module stays as it was."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from jupyter_fixloop.batch import cli as batch_cli
+
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "helpers.py").write_text(HELPERS)
+    nb = new_notebook(cells=[new_code_cell("import helpers"), new_code_cell("xs = [1, 3]"),
+                             new_code_cell("print(helpers.halves(xs).tolist())")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    src, out, report = folder / "ch04.ipynb", tmp_path / "ch04.fixed.ipynb", tmp_path / "ch04.md"
+    nbformat.write(nb, str(src))
+
+    assert batch_cli.main([str(src), "-o", str(out), "--report", str(report)]) == 1, capsys.readouterr()
+    assert (folder / "helpers.py").read_text() == HELPERS
+    assert "+    return np.array(xs, dtype=float) / 2\n" in (tmp_path / "ch04.fixed.helpers.py.diff").read_text()
+    assert "holding the names it reads as the notebook's kernel held them before it" in report.read_text()
 
 
 def test_a_module_repair_whose_judged_run_leaves_a_warning_is_proposed_with_that_warning_said(tmp_path, capsys):
@@ -716,7 +741,7 @@ def test_a_module_repair_whose_judged_run_leaves_a_warning_is_proposed_with_that
     diff = (tmp_path / "ch03.fixed.loader.py.diff").read_text()
     assert "+    df = pd.DataFrame({'n': [1, 9]}).astype(float)\n" in diff
     text = " ".join(report.read_text().split())
-    assert ("in a sandbox, after the imports of cell 1 (the file itself was not changed); a warning is left for "
+    assert ("before it, after the imports of cell 1 (the file itself was not changed); a warning is left for "
             "review: pandas warns the assignment may not reach the frame") in text
 
 

@@ -124,7 +124,9 @@ def test_the_package_has_no_import_cycle(edges):
     assert cycles(edges) == []
 
 
-MOST_ARROWS = 76  # issue #42 asked for fewer than the 80 it was filed with (90 at its most); lower it as arrows go
+MOST_ARROWS = 74  # issue #42 asked for fewer than the 80 it was filed with (90 at its most); lower it as arrows go
+# (76 -> 74: runtime.py, the event loop the sandbox kernels live on, moved into sandbox/: loop/ reaches it
+# beside the rest of sandbox/, and sandbox/ no longer points out of its box for it)
 
 
 def box(module: str) -> str:
@@ -468,12 +470,6 @@ def test_the_package_holds_no_bench_module_and_no_bench_data():
 WORDY = {"reason", "text", "detail", "head", "headline", "status", "error", "why", "note", "message"}  # attributes
 WORDY_NAMES = {"reason", "headline"}  # names that hold such words
 DECIDING = {"startswith", "endswith", "find", "rfind", "index", "count", "partition", "rpartition"}
-# known readers still to move to data (each named, so a new one fails)
-WORD_READERS = {
-    ("receipt/text.py", "_check_lines"),  # a block's failing assert, from the kernel's `assert X failed: why` detail
-    ("receipt/text.py", "check_label"),  # the same
-    ("rules/calls.py", "column_repr"),  # the smell of a printed Series, by its words (smells are text)
-}
 
 
 def _wordy(node: ast.AST) -> bool:
@@ -520,9 +516,8 @@ def test_no_code_decides_by_the_words_of_a_result():
     """Why a loop ended (LoopResult.bound, .account), what a check is (CheckOutcome.source), why batch mode
     left a cell (CellOutcome.left) are data: the package and the benches read those, never the words rendered
     from them (issue #53)."""
-    assert word_readers(PACKAGE) - WORD_READERS == set()
+    assert word_readers(PACKAGE) == set()
     assert word_readers(PACKAGE.parent / "bench") == set()
-    assert WORD_READERS <= word_readers(PACKAGE)  # a reader moved to data is taken off the list
 
 
 def test_the_word_rule_finds_words_read_back(tmp_path):

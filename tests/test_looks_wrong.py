@@ -10,7 +10,8 @@ from jupyter_fixloop.receipt.smells import warned
 from jupyter_fixloop.rules.data import chained_assignment
 from jupyter_fixloop.rules.edits import ParsedReceipt
 
-WARNED = ParsedReceipt("check failed", smells=warned(["ChainedAssignmentError: A value is being set on a copy"]))
+WARNED = ParsedReceipt("check failed", smells=tuple(
+    s.text for s in warned(["ChainedAssignmentError: A value is being set on a copy"])))
 
 REWRITES = [
     ("df['b'][df['a'] > 1] = 5\nprint(df)\n", "df.loc[df['a'] > 1, 'b'] = 5\nprint(df)\n"),

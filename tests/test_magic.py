@@ -126,6 +126,44 @@ def test_interrupting_the_kernel_stops_the_loop_itself(fake_model):
         k.close()
 
 
+def test_ctrl_c_in_terminal_ipython_stops_the_loop_in_one_line_without_a_traceback(fake_model, tmp_path):
+    """Issue 52: Ctrl-C during `%%fixloop` in terminal IPython printed a 40-line traceback through fixloop's
+    internals. A real IPython on a pseudo-terminal (pexpect, which IPython itself depends on), SIGINT while the
+    model is asked, as Ctrl-C sends it: one line, no traceback, the shell usable."""
+    import sys
+
+    import pexpect
+    from fake_model import Scripted
+
+    server = fake_model(Scripted("```python\ntotal = sum(monthly_sale) + 0\n```", delay=5.0))  # slow, wrong
+    env = dict(os.environ, FIXLOOP_DATA_DIR=str(tmp_path))
+    shell = pexpect.spawn(sys.executable, ["-m", "IPython", "--simple-prompt", "--colors=NoColor"], env=env,
+                          encoding="utf-8", timeout=240)
+    try:
+        for line in ("%load_ext jupyter_fixloop", f"%config FixLoop.api_base = '{server.url}'",
+                     "monthly_sales = [120, 80, 100]"):
+            shell.expect(r"In \[\d+\]: ")
+            shell.sendline(line)
+        shell.expect(r"In \[\d+\]: ")
+        # the cell magic on one line (a simple prompt ends a cell at its first line)
+        line = "-m openai/scripted --no-rules -r 4 -e 'total == 300'"
+        shell.sendline(f"get_ipython().run_cell_magic('fixloop', {line!r}, 'total = sum(monthly_sale)')")
+        deadline = time.monotonic() + 120
+        while not server.requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.requests, "the loop never asked the model"
+        shell.kill(signal.SIGINT)  # what Ctrl-C sends
+        shell.expect(r"In \[\d+\]: ")
+        shown = shell.before
+        assert "fixloop: stopped (interrupted); the cell was not changed and nothing ran in this kernel" in shown
+        assert "Traceback" not in shown and "jupyter_fixloop" not in shown and "KeyboardInterrupt" not in shown, shown
+        shell.sendline("print(1 + 1)")
+        shell.expect(r"In \[\d+\]: ")
+        assert "2" in shell.before.splitlines()[1:]  # the shell is usable
+    finally:
+        shell.close(force=True)
+
+
 def test_help_prints_the_magics_help_and_does_not_run_the_cell(kernel):
     for flag in ("--help", "-h"):
         run = kernel.run(f"%%fixloop {flag}\nhelp_ran = 1\n")

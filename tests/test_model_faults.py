@@ -11,8 +11,9 @@ import time
 import pytest
 from fake_model import Scripted, closed_port_url
 
-from jupyter_fixloop import ModelError, fix, runtime
+from jupyter_fixloop import ModelError, fix
 from jupyter_fixloop.model import models as engine
+from jupyter_fixloop.sandbox import runtime
 
 BROKEN = "total = sum(prices)\nassert total == 6\n"
 FIXED = "prices = [1, 2, 3]\ntotal = sum(prices)\nassert total == 6\n"

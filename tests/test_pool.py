@@ -15,12 +15,12 @@ import time
 import pytest
 from kernel import UserKernel
 
-from jupyter_fixloop import fix, runtime
+from jupyter_fixloop import fix
 from jupyter_fixloop.kernel.snapshot import ram_root
 from jupyter_fixloop.loop.run import sandbox_settings
 from jupyter_fixloop.loop.verdict import judge
 from jupyter_fixloop.options import LoopOptions
-from jupyter_fixloop.sandbox import leftovers, pool as pool_mod
+from jupyter_fixloop.sandbox import leftovers, pool as pool_mod, runtime
 from jupyter_fixloop.sandbox.leftovers import owner_tag, sandboxes_root
 from jupyter_fixloop.sandbox.manager import Sandbox, SandboxSettings
 from jupyter_fixloop.sandbox.pool import pool_for

@@ -20,7 +20,9 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "names.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
     "generic.said_keyword", "generic.keywords_into_dtype",
     "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
-    "said.said_operator", "said.rows_by_string", "said.moved_module",
+    "said.said_operator", "said.rows_by_string", "said.moved_module", "said.said_keyword_only",
+    "said.keyword_only_guess", "said.said_mask", "said.method_by_value",
+    "said.whole_column_set", "said.missing_labels", "said.said_value", "said.keyword_as_call",
     "names.missing_accessor", "drift.moved_function", "drift.option_key",
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",
     "calls.missing_return", "calls.unpack_loop", "calls.not_callable", "calls.method_not_called",
@@ -45,6 +47,7 @@ GUESSES = {  # the hand-kept `KIND` of that day: these are guesses, the others m
     "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name", "drift.concat_sorted",
     "exported.library_name",  # added since: a name used bare may be the notebook's own
     "drift.option_key",  # added since: the `display.` key of the several a bare option name matches
+    "said.keyword_only_guess",  # added since: today's order of keywords, where the library removed one too
 }
 
 

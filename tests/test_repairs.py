@@ -845,6 +845,23 @@ def test_a_column_printed_into_every_row_is_repaired_through_the_real_loop():
     assert result.effect.text == "df: 3×2 → 3×3; new column 'label' (str): 'Ann #1', 'Bob #2', 'Cy #3'"
 
 
+def test_the_column_repr_repair_reads_which_smell_failed_not_its_words():
+    """`column_repr` fires on the smell's kind (`CheckOutcome.smell`), whatever its text says; a text that merely
+    says the words, or that smell beside another failed check, is left alone."""
+    from jupyter_fixloop.receipt.values import SMELL_CHECK
+    from jupyter_fixloop.rules.calls import column_repr
+
+    cell = "df['label'] = df['name'] + ' #' + str(df['customer_id'])\n"
+    words = "df['label'] holds the printed form of a whole Series or DataFrame in each row"
+    smell = CheckOutcome(SMELL_CHECK, False, "reworded: each row prints the column", "smell", smell="whole_repr")
+    said = CheckOutcome(SMELL_CHECK, False, words, "smell", smell="rows_lost")
+    check = CheckOutcome("len(df) == 3", False, "len(df) is 2, expected 3")
+    fixed = "df['label'] = df['name'] + ' #' + df['customer_id'].astype(str)\n"
+    assert column_repr(cell, ParsedReceipt.of(Receipt("check_failed", "", checks=(smell,)))) == fixed
+    assert column_repr(cell, ParsedReceipt.of(Receipt("check_failed", "", checks=(said,)))) is None
+    assert column_repr(cell, ParsedReceipt.of(Receipt("check_failed", "", checks=(smell, check)))) is None
+
+
 def test_every_repair_says_whether_it_is_mechanical_or_a_guess(ns):
     named = {r.__name__: r for r in repairs.REPAIRS}
     assert {repairs.KIND[r] for r in repairs.REPAIRS} == {repairs.MECHANICAL, repairs.GUESS}

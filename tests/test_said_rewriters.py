@@ -74,6 +74,72 @@ CASES = {
         "X, y = np.arange(20.0).reshape(-1, 1), np.arange(20) % 2\n"
         "scores = cross_validation.cross_val_score(DecisionTreeClassifier(random_state=0), X, y, cv=4)\n",
         "len(scores) == 4"),
+    # scikit-learn 0.22 made sklearn.tree.export private: "The corresponding classes / functions should instead be
+    # imported from sklearn.tree"; the table read from its source lists export_graphviz there, not export_text
+    "a_name_of_a_module_made_private": (
+        "from sklearn.tree.export import export_text\nfrom sklearn.tree import DecisionTreeClassifier\n"
+        "rules = export_text(DecisionTreeClassifier(max_depth=1).fit([[0], [1]], [0, 1]))\n", "moved_import",
+        "from sklearn.tree import export_text\nfrom sklearn.tree import DecisionTreeClassifier\n"
+        "rules = export_text(DecisionTreeClassifier(max_depth=1).fit([[0], [1]], [0, 1]))\n",
+        "'feature_0 <= 0.50' in rules"),
+    # pandas 2.0: "Disallow passing non-keyword arguments to :meth:`StringMethods.split` and
+    # :meth:`StringMethods.rsplit` except for ``pat``" (no table of old signatures holds them)
+    "arguments_made_keyword_only": (
+        "parts = pd.Series(['a,b,c', 'd']).str.split(',', 1)\n", "said_keyword_only",
+        "parts = pd.Series(['a,b,c', 'd']).str.split(',', n=1)\n", "parts[0] == ['a', 'b,c']"),
+    "arguments_made_keyword_only_two_named": (
+        "parts = pd.Series(['a,b,c', 'd,e']).str.rsplit(',', 1, True)\n", "said_keyword_only",
+        "parts = pd.Series(['a,b,c', 'd,e']).str.rsplit(',', n=1, expand=True)\n",
+        "parts.values.tolist() == [['a,b', 'c'], ['d', 'e']]"),
+    # pandas 2.1: "Deprecated :meth:`DataFrame.first`; create a mask and filter using ``.loc`` instead" (3.0 removed
+    # it): the mask pandas' own method made, here the days up to the Sunday that ends the first week
+    "a_removed_method_as_the_mask_it_made": (
+        "head = days.first('1W')\n", "said_mask",
+        "head = days.loc[:pd.tseries.frequencies.to_offset('1W').rollforward(days.index[0])]\n",
+        "len(head) == 6 and head.index[-1].day_name() == 'Sunday'"),
+    "a_removed_method_as_the_mask_it_made_inside_a_function": (
+        "spans = days['v'].resample('MS').apply(lambda x: x.last('2D').sum())\n", "said_mask",
+        "spans = days['v'].resample('MS').apply(lambda x: x.loc[x.index > x.index[-1] - "
+        "pd.tseries.frequencies.to_offset('2D')].sum())\n",
+        "spans.iloc[0] == 29.0 + 30.0"),
+    # pandas 2.1: "Deprecated the ``method`` ... keywords on ... :meth:`.Resampler.fillna`, use ``obj.bfill()`` or
+    # ``obj.ffill()`` instead" (3.0 removed Resampler.fillna): the method its argument named
+    "a_method_named_by_its_argument": (
+        "up = days.iloc[:2].resample('12h').fillna('nearest')\n", "method_by_value",
+        "up = days.iloc[:2].resample('12h').nearest()\n", "up['v'].tolist()[::2] == [0.0, 1.0]"),
+    "a_method_named_by_its_keyword": (
+        "up = days.iloc[:2].resample('12h').fillna(method='bfill', limit=1)\n", "method_by_value",
+        "up = days.iloc[:2].resample('12h').bfill(limit=1)\n", "up['v'].tolist() == [0.0, 1.0, 1.0]"),
+    # pandas 1.5: setting a whole column with loc or iloc will write in place; "use DataFrame.__setitem__" for
+    # the old behaviour (pandas 3 refuses another dtype in place)
+    "a_whole_column_set_through_loc": (
+        "frame = pd.DataFrame({'when': ['2018-10-01', '2018-10-02'], 'n': [1, 2]})\n"
+        "frame.loc[:, 'when'] = pd.to_datetime(frame.when)\n", "whole_column_set",
+        "frame = pd.DataFrame({'when': ['2018-10-01', '2018-10-02'], 'n': [1, 2]})\n"
+        "frame['when'] = pd.to_datetime(frame.when)\n", "frame['when'].dt.day.tolist() == [1, 2]"),
+    "a_whole_column_set_through_iloc": (
+        "frame = pd.DataFrame({'n': [1, 2]})\nframe.iloc[:, 0] = frame.n * 1.5\n", "whole_column_set",
+        "frame = pd.DataFrame({'n': [1, 2]})\nframe[frame.columns[0]] = frame.n * 1.5\n",
+        "frame['n'].tolist() == [1.5, 3.0]"),
+    # pandas 0.21: "The idiomatic way to achieve selecting potentially not-found elements is via ``.reindex()``"
+    # (1.0 removed the NaN rows `.loc` gave a missing label)
+    "labels_the_index_lacks": (
+        "picked = plain.loc[[0, 5]]\n", "missing_labels", "picked = plain.reindex([0, 5])\n",
+        "picked['v'].iloc[0] == 1.0 and picked['v'].isna().iloc[1]"),
+    # pandas 2.0: "Enforced disallowing passing ``True`` and ``False`` into ``inclusive`` in :meth:`Series.between` in
+    # favor of ``"both"`` and ``"neither"`` respectively"
+    "values_replaced_one_for_one": (
+        "inside = plain['v'].between(1.0, 2.0, inclusive=False)\n", "said_value",
+        "inside = plain['v'].between(1.0, 2.0, inclusive='neither')\n", "inside.tolist() == [False, False]"),
+    # pandas 1.4: "Users should squeeze the :class:`DataFrame` afterwards with ``.squeeze("columns")`` instead"
+    "a_keyword_that_is_a_call_on_the_result_now": (
+        "one = pd.read_csv(io.StringIO('v\\n1\\n2\\n'), squeeze=True)\n", "keyword_as_call",
+        "one = pd.read_csv(io.StringIO('v\\n1\\n2\\n')).squeeze(\"columns\")\n",
+        "isinstance(one, pd.Series) and one.tolist() == [1, 2]"),
+    # pandas also removed fillna's `method` (second by position then): today's order is the old one as a guess
+    "an_argument_made_keyword_only_where_a_keyword_was_removed_too": (
+        "f = plain.fillna(0, None)\n", "keyword_only_guess", "f = plain.fillna(0, axis=None)\n",
+        "f['v'].tolist() == [1.0, 2.0]"),
 }
 
 
@@ -107,6 +173,18 @@ LEFT_ALONE = {
     "a_module_whose_class_changed_its_parameters": ("from sklearn import cross_validation\n"
                                                     "folds = cross_validation.KFold(10, n_folds=3)\n",
                                                     "moved_module", None),
+    "a_keyword_only_function_of_ones_own": ("def f(a, *, b=1):\n    return a\nf(1, 2)\n", "keyword_only_guess", None),
+    # moved to model_selection, not to its own package, and KFold(n, n_folds) is not KFold(n_splits): not moved whole
+    "a_module_moved_elsewhere_is_not_moved_whole": ("from sklearn.cross_validation import KFold\n", "moved_import",
+                                                    None),
+    # a few rows, not the whole column: pandas' words are about setting an entire column
+    "some_rows_of_a_column_set_through_loc": ("frame = pd.DataFrame({'n': [1, 2]})\nframe.loc[:0, 'n'] = 'x'\n",
+                                              "whole_column_set", None),
+    # no label found: pandas 0.21 raised a KeyError then too
+    "no_label_the_index_has": ("picked = plain.loc[[5, 6]]\n", "missing_labels", None),
+    # a value no entry says replaced one for one
+    "a_value_no_entry_maps": ("inside = plain['v'].between(1.0, 2.0, inclusive='all')\n", "said_value", None),
+    "two_arguments_where_a_keyword_was_removed": ("f = plain.fillna(0, None, 0)\n", "keyword_only_guess", None),
 }
 
 
@@ -139,4 +217,8 @@ def test_every_new_rewriter_says_its_kind():
     kinds = {r.__name__: repairs.KIND[r] for r in repairs.REPAIRS}
     assert kinds["library_name"] == repairs.GUESS
     assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "said_operator", "rows_by_string",
-                                                        "moved_module", "said_method", "said_keyword"))
+                                                        "moved_module", "said_method", "said_keyword",
+                                                        "said_keyword_only", "said_mask",
+                                                        "method_by_value", "whole_column_set",
+                                                        "missing_labels", "said_value", "keyword_as_call"))
+    assert kinds["keyword_only_guess"] == repairs.GUESS

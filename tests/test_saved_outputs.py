@@ -32,6 +32,14 @@ SAME = [
     ("0    4\n1    5\n    ..\n9    6\nFreq: 10S, Length: 600, dtype: int64\n",
      "0    4\n1    5\n    ..\n9    6\nFreq: 10s, Length: 600, dtype: int64"),  # a long series' footer
     ("[[ 1.5  2. ]\n [ 3.   4. ]]\n", "[[1.5 2. ]\n [3.  4. ]]"),
+    # a library's class by its inner path (IPython showing `type(x)` under pandas 1) and by its public one (pandas 3)
+    ("pandas.core.series.Series\n", "pandas.Series"),
+    ("<class 'pandas.core.frame.DataFrame'>\n", "<class 'pandas.DataFrame'>"),
+    # a long Series truncated around `..`: 3 rows each side saved (60 by default before pandas 0.25), 2 now
+    ("0    10\n1    11\n2    12\n     ..\n97    7\n98    8\n99    9\nName: v, Length: 100, dtype: int64\n",
+     "0    10\n1    11\n     ..\n98    8\n99    9\nName: v, Length: 100, dtype: int64"),
+    ("    a  b\n0   1  2\n1   3  4\n..  .. ..\n8   5  6\n9   7  8\n\n[10 rows x 2 columns]\n",
+     "    a  b\n0   1  2\n..  .. ..\n9   7  8\n\n[10 rows x 2 columns]"),
 ]
 DIFFERENT = [
     ("array([ 0.6,  0.4])\n", "array([0.6, 0.5])"),
@@ -47,6 +55,11 @@ DIFFERENT = [
      "DatetimeIndex(['2014-08-01 12:10:02', '2014-08-01 12:10:01'],\n              freq='s')"),  # another order
     ("0    4\nFreq: S, Length: 600, dtype: int64\n", "0    4\nFreq: min, Length: 600, dtype: int64"),
     ("0    4\nFreq: S, Length: 600, dtype: int64\n", "0    4\nFreq: s, Length: 60, dtype: int64"),
+    ("pandas.core.series.Series\n", "pandas.DataFrame"),  # another class
+    ("pandas.core.frame.Frame\n", "pandas.Frame"),  # a path that names no class of today's pandas
+    ("0    10\n1    11\n2    12\n     ..\n97    7\n98    8\n99    9\nName: v, Length: 100, dtype: int64\n",
+     "0    10\n1    11\n     ..\n98    8\n99    6\nName: v, Length: 100, dtype: int64"),  # another last value
+    ("0    10\n1    11\n2    12\n3    13\n4    14\n", "0    10\n     ..\n4    14"),  # truncated where none was
 ]
 
 

@@ -156,7 +156,9 @@ def test_the_engine_reads_the_trace_failed_checks_and_smells_from_the_typed_rece
                                                                               ("found", "[300]"))))]
     assert dict(ParsedReceipt.of(dropped).trace[1].runs[0][1]) == {"stores": "frame shape (2, 3); n: [2, 4]"}
     assert "is thrown away" in ParsedReceipt.of(dropped).smells[0]
-    assert ParsedReceipt.of(shared).failed[0].startswith("assert outliers_a == [300] failed: outliers_a is [300, ")
+    assert ParsedReceipt.of(shared).failed[0].startswith("outliers_a is [300, ")
+    assert [c.failing for c in shared.checks] == ["assert outliers_a == [300]"]  # which assert: data, not words
+    assert ParsedReceipt.of(dropped).smelled == ("thrown_away",)
 
 
 def test_the_rules_fix_a_shared_default_from_the_calls_in_the_trace():

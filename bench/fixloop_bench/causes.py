@@ -96,7 +96,7 @@ def report(found: list[Where], model: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from jupyter_fixloop.batch.run import BatchOptions
+    from jupyter_fixloop.batch.run import BatchOptions, refuse_no_rounds
     from jupyter_fixloop.config import load_config
     from jupyter_fixloop.model import check_model
 
@@ -112,6 +112,7 @@ def main(argv: list[str]) -> int:
     loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds,
                                          api_base=args.api_base).resolved()
     try:
+        refuse_no_rounds(loop)
         check_model(loop.model, loop.api_base)
     except FixloopError as exc:
         print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)

@@ -20,7 +20,16 @@ import tempfile
 
 from jupyter_fixloop.errors import FixloopError, Stopped
 
-from .notebooks import VERIFIED_BY, NotebookFigures, by_evidence, by_verdict, by_verifier, measure, report
+from .notebooks import (
+    VERIFIED_BY,
+    NotebookFigures,
+    accepted_line,
+    by_evidence,
+    by_verdict,
+    by_verifier,
+    measure,
+    report,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,13 +97,14 @@ def summary(corpora: dict[str, list[NotebookFigures]], held_out: set[str]) -> st
             totals[name].add(f)
     lines = ["| corpus | side | notebooks | code cells | run plain | run batch | fixed (saved output / following "
              "cell / check / unverified) | drift cells fixed | drift fixes right / wrong / unverified | "
-             "s per notebook | notebooks batch < plain |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "s per notebook | notebooks batch < plain | hidden state (not drift) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, t in totals.items():
         worse = sum(f.batch < f.plain for f in corpora[name])
         n = len(corpora[name])
         lines.append(f"| {name} | {'held out' if name in held_out else 'dev'} | {n} | {t.cells} | {t.plain} | "
                      f"{t.batch} | {by_verifier(t)} | {rate(t.drift_fixed, t.drift)} | {by_verdict(t)} | "
-                     f"{t.seconds / max(n, 1):.0f} | {worse} |")
+                     f"{t.seconds / max(n, 1):.0f} | {worse} | {len(t.hidden)} |")
     sides = {"dev": NotebookFigures("dev"), "held out": NotebookFigures("held out")}
     for name, t in totals.items():
         sides["held out" if name in held_out else "dev"].add(t)
@@ -111,7 +121,12 @@ def summary(corpora: dict[str, list[NotebookFigures]], held_out: set[str]) -> st
               f"| drift fixes wrong | {dev.verdicts['wrong']} | {out.verdicts['wrong']} | |",
               *([f"| drift fixes right only in the era kernel (counted right) | {len(dev.era)} | {len(out.era)} | |"]
                 if dev.era or out.era else []),
-              f"| drift fixes unverified | {dev.verdicts['unverified']} | {out.verdicts['unverified']} | |"]
+              f"| drift fixes unverified | {dev.verdicts['unverified']} | {out.verdicts['unverified']} | |",
+              *([f"| drift cells left that run once the proposed module repairs are accepted (not counted fixed) | "
+                 f"{accepted_line(dev)} | {accepted_line(out)} | |"]
+                if dev.accepted_files or out.accepted_files else []),
+              f"| hidden state (a NameError naming a name no cell defines or imports; not drift) | {len(dev.hidden)} | "
+              f"{len(out.hidden)} | |"]
     lines += ["", "| corpus | fixed | by evidence (a cell per source it had) | fixed whose only evidence is a later "
               "cell that runs | fixed a saved output calls wrong |", "|---|---|---|---|---|"]
     lines += [f"| {name} | {sum(t.fixed[by] for by in VERIFIED_BY if by)} | {by_evidence(t)} | {len(t.runs_only)} | "
@@ -177,13 +192,14 @@ def _save(path: str, figures: list[NotebookFigures]) -> None:
 
 def _options(args):
     """The batch options of the run, or a one-line error."""
-    from jupyter_fixloop.batch.run import BatchOptions
+    from jupyter_fixloop.batch.run import BatchOptions, refuse_no_rounds
     from jupyter_fixloop.config import load_config
     from jupyter_fixloop.model import check_model
 
     loop = load_config().options().with_(model=args.model, max_rounds=args.max_rounds, api_base=args.api_base,
                                          seed=args.seed,
                                          library_changes_in_prompt=None if args.library_changes else False).resolved()
+    refuse_no_rounds(loop)
     check_model(loop.model, loop.api_base)
     return BatchOptions(loop=loop, cell_timeout=args.cell_timeout, kernel_name=args.kernel,
                         accept_unreviewed=args.accept_unreviewed, plain=False, saved_outputs=args.saved_outputs)

@@ -237,10 +237,10 @@ def _last_run(result) -> str:
 def _one_shot(case: Case, snap, opts) -> dict:
     """Exactly round 1 of the loop (the same checks, the same receipt, the same prompt), then no
     rerun and no retry: the answer goes straight to verification."""
-    from jupyter_fixloop import runtime
     from jupyter_fixloop.errors import ModelError
     from jupyter_fixloop.loop import verify
     from jupyter_fixloop.model import STOP, build_messages
+    from jupyter_fixloop.sandbox import runtime
 
     checks = _checks(case, opts)
     first = verify(case.cell, checks=checks, namespace=snap, options=opts.options)

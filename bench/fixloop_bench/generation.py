@@ -253,10 +253,10 @@ def user_namespace(setup: str) -> dict:
 
 def one_shot(step: Step, ns: dict, opts, peer: str | None = None) -> dict:
     """One model call given the loop's round-1 prompt (or a peer's prompt, peers.py); the code is not run."""
-    from jupyter_fixloop import runtime
     from jupyter_fixloop.errors import ModelError
     from jupyter_fixloop.loop import first_messages
     from jupyter_fixloop.model import STOP
+    from jupyter_fixloop.sandbox import runtime
 
     if peer is None:
         messages = first_messages("", instruction=step.instruction, namespace=ns, options=opts.options)

@@ -22,6 +22,13 @@ enough to have the removed spelling and new enough to have its replacement), the
 wrote is run there plainly, and a fix shown wrong whose cell shows the saved output there is
 **right**: it means what the code it replaced meant, in the library the output was saved with. Each
 such fix is listed apart, with the era kernel that showed it.
+
+Batch mode never applies the repair of a module of the notebook's folder (a `thinkstats2.py` that uses a
+removed numpy alias): it proposes it as a diff. The bench measures what accepting it would give, as a
+figure of its own and never as fixed: in a fresh copy of the folder (the corpus is not touched) each
+diff batch mode proposed is applied as `patch -p1` applies it, batch mode runs the notebook again there
+(more diffs proposed then are applied in turn, up to `ACCEPT_ROUNDS` runs), and each drift cell the
+first run left that this run runs is right, wrong or unverified as above.
 """
 
 from __future__ import annotations
@@ -56,8 +63,13 @@ class NotebookFigures:
     verdicts: Counter = field(default_factory=Counter)  # drift cells run: "right", "wrong", "unverified"
     left: list = field(default_factory=list)  # (cell number, status, why)
     drift_left: list = field(default_factory=list)  # (cell number, the error) of drift cells not fixed
+    hidden: list = field(default_factory=list)  # (cell number, the error) of hidden-state cells: not drift
     wrong: list = field(default_factory=list)  # (cell number, the first differing lines) of drift fixes shown wrong
     era: list = field(default_factory=list)  # (cell number, the era kernel) of fixes shown right only there
+    accepted: Counter = field(default_factory=Counter)  # drift cells left that run once the module diffs are
+    # accepted: "right", "wrong", "unverified" (never counted as fixed)
+    accepted_files: list = field(default_factory=list)  # the module files whose proposed diffs were accepted
+    accepted_wrong: list = field(default_factory=list)  # (cell, differing lines) of those shown wrong then
     evidence: Counter = field(default_factory=Counter)  # fixed cells by each source of evidence they had
     runs_only: list = field(default_factory=list)  # fixed cells whose only evidence is a later cell that runs: none
     fixed_wrong: list = field(default_factory=list)  # (cell, differing lines) of fixed cells a saved output calls wrong
@@ -69,18 +81,21 @@ class NotebookFigures:
 
     def as_json(self) -> dict:
         return {**asdict(self), "fixed": dict(self.fixed), "verdicts": dict(self.verdicts),
-                "evidence": dict(self.evidence)}
+                "evidence": dict(self.evidence), "accepted": dict(self.accepted)}
 
     @classmethod
     def from_json(cls, data: dict) -> NotebookFigures:
         data = dict(data)
         data["fixed"], data["verdicts"] = Counter(data.get("fixed", {})), Counter(data.get("verdicts", {}))
         data["evidence"] = Counter(data.get("evidence", {}))
+        data["accepted"] = Counter(data.get("accepted", {}))
         data["fixed_wrong"] = [tuple(x) for x in data.get("fixed_wrong", [])]
         data["left"] = [tuple(x) for x in data.get("left", [])]
         data["drift_left"] = [tuple(x) for x in data.get("drift_left", [])]
+        data["hidden"] = [tuple(x) for x in data.get("hidden", [])]
         data["wrong"] = [tuple(x) for x in data.get("wrong", [])]
         data["era"] = [tuple(x) for x in data.get("era", [])]
+        data["accepted_wrong"] = [tuple(x) for x in data.get("accepted_wrong", [])]
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
     def add(self, other: NotebookFigures) -> None:
@@ -91,9 +106,13 @@ class NotebookFigures:
         self.verdicts.update(other.verdicts)
         self.left += other.left
         self.drift_left += [(f"{other.name} cell {n}", e) for n, e in other.drift_left]
+        self.hidden += [(f"{other.name} cell {n}", e) for n, e in other.hidden]
         self.wrong += [(f"{other.name} cell {n}", d) for n, d in other.wrong]
         self.era += [(f"{other.name} cell {n}", k) for n, k in other.era]
         self.evidence.update(other.evidence)
+        self.accepted.update(other.accepted)
+        self.accepted_files += [f"{other.name}: {name}" for name in other.accepted_files]
+        self.accepted_wrong += [(f"{other.name} cell {n}", d) for n, d in other.accepted_wrong]
         self.runs_only += [f"{other.name} cell {n}" for n in other.runs_only]
         self.fixed_wrong += [(f"{other.name} cell {n}", d) for n, d in other.fixed_wrong]
 
@@ -143,6 +162,35 @@ def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
         if (error is not None and ran_when_saved(original_cells[o.number]) and not blocked
                 and not (o.status == "skipped" and (cause is None or environment(cause)))):
             found.add(o.number)
+    return found
+
+
+NAME_ERROR = re.compile(r"NameError: name '(\w+)' is not defined")
+UNKNOWABLE = re.compile(r"^\s*%(?:run|store)\b|\bglobal\s|\bexec\(|\bglobals\(\)|\bvars\(\)", re.MULTILINE)
+
+
+def hidden_state(outcomes, plain: dict) -> set[int]:
+    """The cells whose plain run raised a NameError naming a name no cell of the notebook defines or imports,
+    or one a cell found so should have made: the notebook was saved with names its author's kernel held from
+    cells since edited or deleted (`original_paid`, a stray `x`). None when a cell may bind names no reading
+    sees (`from m import *`, `%run`, `global`, `exec`)."""
+    from jupyter_fixloop.batch.cells import cell_names
+
+    everywhere: set[str] = set()
+    for o in outcomes:
+        everywhere |= cell_names(o.source)[1]
+        if UNKNOWABLE.search(o.source):
+            return set()
+    if "*" in everywhere:
+        return set()
+    found, lost = set(), set()
+    for o in outcomes:
+        name = NAME_ERROR.match(plain.get(o.number) or "")
+        if name and (name.group(1) not in everywhere or name.group(1) in lost):
+            found.add(o.number)
+            lost |= cell_names(o.source)[1]
+        elif plain.get(o.number) is None:
+            lost -= cell_names(o.source)[1]
     return found
 
 
@@ -235,6 +283,49 @@ async def right_in_era(nb, folder: str, rel: str, wrong: list[int], original: di
     return right
 
 
+ACCEPT_ROUNDS = 3  # batch runs with the module diffs accepted, each taking the diffs the one before proposed
+
+
+def accept_diff(diff: str, folder: str) -> bool:
+    """Apply `diff` (batch mode's, named relative to the notebook's folder) in `folder` as a user accepting it
+    would (`patch -p1`); False when it does not apply."""
+    import subprocess
+
+    done = subprocess.run(["patch", "-p1", "-N", "-s", "-r", "-", "-d", folder], input=diff, text=True,
+                          capture_output=True)
+    return done.returncode == 0
+
+
+async def with_modules_accepted(folder: str, rel: str, first, original: dict, left: set[int], options,
+                                scratch: str, stop) -> tuple[dict[int, tuple], list[str]]:
+    """For the drift cells in `left` (those batch mode's run `first` did not run): the verdict of each that
+    runs when batch mode runs the notebook again in a fresh copy of `folder` with the module diffs it proposed
+    applied (`accept_diff`; the diffs proposed then applied in turn, up to ACCEPT_ROUNDS runs); and the files
+    whose diffs were applied. The corpus itself is never changed."""
+    from jupyter_fixloop.batch.run import fix_notebook, read_notebook
+    from jupyter_fixloop.errors import Stopped
+
+    there = shutil.copytree(folder, os.path.join(scratch, f"accepted-{len(os.listdir(scratch))}"))
+    path = os.path.join(there, rel)
+    applied, files, verdicts = set(), [], {}
+    outcomes = first.outcomes
+    for _ in range(ACCEPT_ROUNDS):
+        diffs = [(o.module_diff, o.module_file) for o in outcomes if o.module_diff and o.module_diff not in applied]
+        if not diffs:
+            break
+        for diff, name in dict(diffs).items():
+            applied.add(diff)
+            if accept_diff(diff, os.path.dirname(path)) and name not in files:
+                files.append(name)
+        nb = read_notebook(path)
+        result = await fix_notebook(nb, path, options, stop=stop)
+        if result.stopped:
+            raise Stopped(result.stopped)
+        outcomes = result.outcomes
+        verdicts = drift_verdicts(outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)}, left)
+    return verdicts, files
+
+
 async def measure(folder: str, rel: str, options, scratch: str, keep: str | None = None,
                   era: str | None = None) -> NotebookFigures:
     """One notebook, plainly and in batch mode, each in a fresh copy of `folder`; with `keep`, the
@@ -269,6 +360,11 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     figures = NotebookFigures(rel, cells=len(result.outcomes), plain=sum(e is None for e in plain.values()),
                               batch=result.cells_run)
     drift = drift_cells(result.outcomes, original, plain)
+    hidden = hidden_state(result.outcomes, plain) & drift
+    drift -= hidden
+    ran = {o.number for o in result.outcomes if o.status in RAN}
+    figures.hidden = [(n, (plain.get(n) or "")[:120] + (" (batch mode runs it)" if n in ran else ""))
+                      for n in sorted(hidden)]
     verdicts = drift_verdicts(result.outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)}, drift)
     wrong = [n for n, (verdict, _) in verdicts.items() if verdict == "wrong"]
     if era and wrong:
@@ -276,6 +372,11 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
             verdicts[number] = ("right", [])
             figures.era.append((number, era))
     figures.drift = len(drift)
+    if any(o.module_diff for o in result.outcomes):
+        accepted, figures.accepted_files = await with_modules_accepted(
+            folder, rel, result, original, drift - set(verdicts), options, scratch, stop)
+        figures.accepted.update(verdict for verdict, _ in accepted.values())
+        figures.accepted_wrong = [(n, " | ".join(d)[:240]) for n, (v, d) in sorted(accepted.items()) if v == "wrong"]
     seen = shown(result.outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)})
     for o in result.outcomes:
         if o.status in FIXED:  # "unverified": repaired and runs, but nothing checked it
@@ -340,7 +441,7 @@ def why_left(outcome) -> str:
 
 HEADER = ["| notebook | code cells | run plain | run batch | fixed (saved output / following cell / check / "
           "unverified) | proposed | examples kept | look wrong | drift cells fixed | drift fixes right / wrong / "
-          "unverified |", "|---|---|---|---|---|---|---|---|---|---|"]
+          "unverified | hidden state (not drift) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
 def by_verifier(f: NotebookFigures) -> str:
@@ -355,7 +456,7 @@ def by_verdict(f: NotebookFigures) -> str:
 
 def _row(name: str, f: NotebookFigures) -> str:
     return (f"| {name} | {f.cells} | {f.plain} | {f.batch} | {by_verifier(f)} | {f.proposed} | {f.examples} | "
-            f"{f.looks_wrong} | {f.drift_fixed}/{f.drift} | {by_verdict(f)} |")
+            f"{f.looks_wrong} | {f.drift_fixed}/{f.drift} | {by_verdict(f)} | {len(f.hidden)} |")
 
 
 def report(all_figures: list[NotebookFigures]) -> str:
@@ -373,6 +474,12 @@ def report(all_figures: list[NotebookFigures]) -> str:
         lines.append(f"- {n} {why}")
     lines += ["", "drift cells not fixed:"]
     lines += [f"- {where}: {error}" for where, error in total.drift_left] or ["- none"]
+    if total.accepted_files:
+        lines += ["", f"drift cells left that run once the proposed module repairs are accepted (not counted as "
+                      f"fixed; {', '.join(total.accepted_files)}): {accepted_line(total)}"]
+        lines += [f"- shown wrong then: {where}: {diff}" for where, diff in total.accepted_wrong]
+    lines += ["", "hidden state, not drift (a NameError naming a name no cell of the notebook defines or imports):"]
+    lines += [f"- {where}: {error}" for where, error in total.hidden] or ["- none"]
     lines += ["", "drift fixes shown wrong (output not the one saved; `-` saved, `+` now):"]
     lines += [f"- {where}: {diff}" for where, diff in total.wrong] or ["- none"]
     if total.era:
@@ -382,6 +489,12 @@ def report(all_figures: list[NotebookFigures]) -> str:
     lines += [f"- only a later cell that runs: {where}" for where in total.runs_only]
     lines += [f"- a saved output calls it wrong: {where}: {diff}" for where, diff in total.fixed_wrong]
     return "\n".join(lines)
+
+
+def accepted_line(f: NotebookFigures) -> str:
+    """The drift cells left that run once the proposed module repairs are accepted: "7 (right 5 / wrong 0 /
+    unverified 2)"."""
+    return f"{sum(f.accepted.values())} ({' / '.join(f'{v} {f.accepted[v]}' for v in VERDICTS)})"
 
 
 def by_evidence(f: NotebookFigures) -> str:

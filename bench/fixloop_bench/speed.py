@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = opts.only or ["round", "snapshot", "import", "first", "jobs", "judge", "precell", "names"] + (
         ["gateway"] if opts.gateway else []
     )
-    from jupyter_fixloop import runtime
+    from jupyter_fixloop.sandbox import runtime
 
     print(f"jupyter-fixloop speed  (python {sys.version.split()[0]}, {os.cpu_count()} cores, "
           f"load average {_load():.1f})")

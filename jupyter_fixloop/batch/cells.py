@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..cell import MAGIC, join_magic, magic_arguments, split_instruction, split_magic
 from ..errors import UsageError
-from ..kernel import readable
+from ..kernel import parsed, readable
 from ..notebook.magic import FixLoopMagics, expected_output
 from ..options import parse_share
 
@@ -75,9 +75,8 @@ def cell_names(code: str) -> tuple[set[str], set[str]]:
 
 @functools.lru_cache(maxsize=8)
 def _cell_names(code: str) -> tuple[frozenset[str], frozenset[str]]:
-    try:
-        tree, magic_words = ast.parse(code), set()
-    except (SyntaxError, ValueError):
+    tree, magic_words = parsed(code), set()  # shared, read only: the tree the loop's readers share
+    if tree is None:
         python, magic_words = _as_python(code)
         try:
             tree = ast.parse(python)

@@ -21,7 +21,7 @@ from ..hidden import visible
 from ..model import check_model
 from ..sandbox import confine
 from .modules import diff_path
-from .run import REPORT_FORMATS, BatchOptions, Stop, accept_all, fix_notebook, read_notebook
+from .run import REPORT_FORMATS, BatchOptions, Stop, accept_all, fix_notebook, read_notebook, refuse_no_rounds
 
 SEVERITY = (0, 3, 1, 2)  # exit codes, least to most severe: with several notebooks the worst wins
 
@@ -140,9 +140,7 @@ def main(argv: list[str]) -> int:
             raise UsageError("--cell-timeout must be a positive number of seconds")
         work = [(read_notebook(src), plan_paths(args, src)) for src in sources]
         loop = with_flags(load_config().options(), args).resolved()
-        if loop.max_rounds < 1:  # 0 rounds: every failing cell left as it is, the run "done" all the same
-            raise UsageError(f"--max-rounds {loop.max_rounds} (or FixLoop.max_rounds) repairs nothing: give 1 or more "
-                             "(to run a notebook as written: jupyter nbconvert --to notebook --execute)")
+        refuse_no_rounds(loop)
         check_model(loop.model, loop.api_base)  # before any cell runs
         if not loop.gateway_url and confine.resolve(loop.confinement) == "refused":
             raise UsageError(confine.REFUSAL)

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from ..cell import split_magic
+from ..result import MIMETYPE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,8 +62,9 @@ def main(argv: list[str]) -> int:
         for out in cell.get("outputs", []):
             text = out.get("text") or out.get("data", {}).get("text/plain", "")
             print(text.rstrip("\n"))
-            fixed += "fixloop: fixed" in text
-            unverified += "fixloop: runs now — unverified" in text
+            status = (out.get("data", {}).get(MIMETYPE) or {}).get("status")  # the loop's summary, as data
+            fixed += status == "fixed"
+            unverified += status == "unverified"
     print("=" * 78)
     how = f"{fixed} fixed: verified by {'its' if fixed == 1 else 'their'} checks" + (
         f", {unverified} unverified: {'it runs' if unverified == 1 else 'they run'}, nothing checked "

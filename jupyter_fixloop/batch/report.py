@@ -14,6 +14,8 @@ from ..hidden import clipped, visible
 from ..receipt import text as receipt_text
 from ..render import (
     STYLE,
+    account_lines,
+    candidate_lines,
     cost_text,
     diff_html,
     effect_html,
@@ -133,6 +135,7 @@ def _md_section(o) -> list[str]:
         out.append(f"- loop: {status_label(r.status, r.unchecked)}, {len(r.rounds)}/{r.max_rounds} rounds, "
                    f"model `{r.model}`, {tokens_text(r.tokens)}, {cost_text(r.cost)}, {r.seconds:.1f} s")
         out += [f"- {line.strip()}" for line in read_check_lines(r)]  # checks read from an instruction, agreement
+        out += [f"- {line}" for line in account_lines(r)]  # what its status rests on, as its account holds it
     effect = effect_lines(r) if r is not None else []
     if effect:
         out += ["", f"- {effect[0]}", "", *_md_block("\n".join(line[2:] for line in effect[1:]))]
@@ -154,17 +157,10 @@ def _md_section(o) -> list[str]:
 
 
 def _candidates(rnd) -> list[str]:
-    """Every candidate of a round (the model's answers, the rules' repair) and how each ended, not only
-    the one carried on; nothing when the round had one."""
-    if len(rnd.samples) < 2:
-        return []
-    out = ["", "  every candidate of this round, and how it ended:", ""]
-    for s in rnd.samples:
-        who = ("the built-in rules' repair" if s.source == "rules" else
-               f"the model's answer at T={s.temperature:g}" if s.temperature is not None else "the model's answer")
-        out.append(f"  - {who}: {s.kind or 'not run'}: {_one_line(s.verdict)}" if s.verdict else f"  - {who}: "
-                   f"{s.kind or 'not run'}")
-    return out
+    """Every candidate of a round and how each ended (render.candidate_lines), not only the one carried on."""
+    lines = candidate_lines(rnd)
+    return ["", "  every candidate of this round, and how it ended:", "", *(f"  - {line}" for line in lines)] \
+        if lines else []
 
 
 def _failed_with(o) -> str:
@@ -276,6 +272,7 @@ def _html_section(o) -> str:
                      f"model <code>{esc(r.model)}</code>, {tokens_text(r.tokens)}, {cost_text(r.cost)}, "
                      f"{r.seconds:.1f} s</li>")
         parts += [f"<li>{esc(line.strip())}</li>" for line in read_check_lines(r)]
+        parts += [f"<li>{esc(line)}</li>" for line in account_lines(r)]
     parts.append("</ul>")
     if r is not None:
         parts.append(effect_html(r))
@@ -284,5 +281,5 @@ def _html_section(o) -> str:
     elif o.status != "skipped":
         parts.append(f"<pre class='fixloop-diff'>{esc(o.source)}</pre>")
     if r is not None:
-        parts.append(rounds_html(r).replace("<details>", "<details open>"))
+        parts.append(rounds_html(r, candidates=True).replace("<details>", "<details open>"))
     return "\n".join(parts)

@@ -187,6 +187,14 @@ class BatchResult:
 # ---------------------------------------------------------------- the notebook and its kernel
 
 
+def refuse_no_rounds(loop: LoopOptions) -> None:
+    """0 model rounds repair nothing: every failing cell would be left as it is and the run said done all the same.
+    Refused, saying what to do (`run`, and the benches that repair notebooks)."""
+    if loop.max_rounds < 1:
+        raise UsageError(f"--max-rounds {loop.max_rounds} (or FixLoop.max_rounds) repairs nothing: give 1 or more "
+                         "(to run a notebook as written: jupyter nbconvert --to notebook --execute)")
+
+
 def read_notebook(path: str):
     """The notebook at `path`, validated; NotebookError says plainly what is wrong with it."""
     import nbformat
@@ -389,7 +397,8 @@ class NotebookKernel:
                 wire.call("check", check, wire.NS))
             if not outcome["passed"]:
                 self.check_failed = True
-                return f"Check failed: {check}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
+                failing = outcome.get("failing") or check  # a block's failing assert, else the check
+                return f"Check failed: {failing}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
         return None
 
     async def kill(self) -> None:
@@ -700,7 +709,7 @@ class BatchRun:
                 return self._failed(index, cell.source, _kept(not_code), error, started, defines, left=left)
         failure = failing_module(kernel.traceback, self.cwd)
         if failure is not None:  # raised in a module of the notebook's folder: a diff of it, judged, not applied
-            proposed = await self._module_repair(index, plan, failure, error, started, defines)
+            proposed = await self._module_repair(kernel, index, plan, failure, error, started, defines)
             if proposed is not None:
                 return proposed
         await kernel.call("hold")
@@ -732,11 +741,12 @@ class BatchRun:
         if not plan.instruction or (plan.model or self.loop_options.model) != BUILTIN:
             return ""
         return words.NOT_GENERATED
-    async def _module_repair(self, index, plan: CellPlan, failure: ModuleFailure, error: str, started: float,
-                             defines) -> CellOutcome | None:
-        """The repair of the module the error was raised in, judged by running this cell in a sandbox with it
-        in place of the file; proposed as a diff (`module_diff`), the file and the cell left as they are.
-        None when the built-in engine has no repair of the file or the cell still fails with it."""
+    async def _module_repair(self, kernel, index, plan: CellPlan, failure: ModuleFailure, error: str,
+                             started: float, defines) -> CellOutcome | None:
+        """The repair of the module the error was raised in, judged by running this cell in a sandbox holding
+        the notebook kernel's state before it (`xbars` of a cell above), with the repaired module in place of
+        the file; proposed as a diff (`module_diff`), the file and the cell left as they are. None when the
+        built-in engine has no repair of the file or the cell still fails with it."""
         from ..loop import averify
         from ..rules import repair_module
 
@@ -748,7 +758,14 @@ class BatchRun:
         name, kind, fixed = made
         above = [c.source if c.cell_type == "code" else "" for c in self.nb.cells[:index]]
         imports, numbers = imports_of(above)
-        judged = await averify(judged_cell(failure, fixed, plan.code, imports), options=self.loop_options)
+        cell = judged_cell(failure, fixed, plan.code, imports)
+        snap = await self._state_before(kernel, index, cell, error)
+        try:
+            judged = await averify(cell, namespace=snap, options=self.loop_options)
+        finally:
+            if snap is not None:
+                os.unlink(snap.path)
+        held = ", holding the names it reads as the notebook's kernel held them before it" if snap else ""
         smells = [c.detail for c in judged.checks if not c.passed and c.source == "smell"]
         if not (judged.ok or (judged.ename is None and smells and all(
                 c.passed or c.source == "smell" for c in judged.checks))):
@@ -758,10 +775,23 @@ class BatchRun:
         after = f", after the imports of {cells}" if numbers else ""
         reason = (f"not repaired here: the error is raised in {where}, line {failure.lineno}, a module of the "
                   f"notebook's folder; a repair of that file ({name}, {kind}) is proposed as a diff, not applied: "
-                  f"with it, this cell ran without error in a sandbox{after} (the file itself was not changed)"
+                  f"with it, this cell ran without error in a sandbox{held}{after} (the file itself was not "
+                  f"changed)"
                   + (f"; a warning is left for review: {clipped(smells[0], 200)}" if smells else ""))
         outcome = self._failed(index, self.nb.cells[index].source, reason, error, started, defines)
         return replace(outcome, module_diff=module_diff(failure, self.cwd, fixed), module_file=where)
+
+    async def _state_before(self, kernel, index: int, code: str, error: str) -> Snapshot | None:
+        """The names `code` reads, as the notebook's kernel held them before cell `index` ran (a snapshot for
+        the sandbox judging a module's repair); None when they cannot be written (the sandbox starts empty)."""
+        number = index + 1
+        share = {"code": [code, *self.later(number)], "instruction": None,
+                 "missing": list(missing_names(*error.split(": ", 1)) if ": " in error else ()),
+                 "share": list(self.loop_options.share), "policy": self.loop_options.share_policy}
+        try:
+            return await kernel.mirror(os.path.join(self.snapdir, f"module-{number}.bin"), share, before=number)
+        except (HelperFailed, KeyError):
+            return None
 
     def _repairable(self, number: int) -> bool:
         return self.options.cells is None or number in self.options.cells

@@ -27,8 +27,9 @@ NAMESPACE_CALLS = ("globals()", "locals()", "vars()")
 
 
 def evaluate(check: str, ns: dict, raise_errors: bool = False, cell: str = "") -> dict:
-    """Judge one check in `ns`: {"expr", "passed", "detail"}. With `raise_errors`, an exception
-    other than a failed assert propagates, carrying the statement it came from as `check_line`."""
+    """Judge one check in `ns`: {"expr", "passed", "detail"}, and for a block whose assert failed, "failing":
+    that assert (`assert n == 4`), the detail saying why. With `raise_errors`, an exception other than a failed
+    assert propagates, carrying the statement it came from as `check_line`."""
     text = check.strip()
     try:
         tree = ast.parse(text, CHECK_FILE, mode="eval")
@@ -38,12 +39,14 @@ def evaluate(check: str, ns: dict, raise_errors: bool = False, cell: str = "") -
             body = ast.parse(text, CHECK_FILE, mode="exec").body
         except SyntaxError as exc:
             return {"expr": check, "passed": False, "detail": f"the check is not Python: {exc.msg}"}
+    failing: ast.Assert | None = None
     try:
         if body is None:
             passed, detail = assess(tree.body, ns)
             failed_node = tree.body
         else:
-            passed, detail, failed_node = _run_block(body, ns)
+            passed, detail, failing = _run_block(body, ns)
+            failed_node = failing.test if failing is not None else None
     except BaseException as exc:
         if raise_errors:
             raise
@@ -51,11 +54,12 @@ def evaluate(check: str, ns: dict, raise_errors: bool = False, cell: str = "") -
     if passed:
         return {"expr": check, "passed": True, "detail": ""}
     lines = producers(failed_node, cell, body or []) if cell and failed_node is not None else []
-    return {"expr": check, "passed": False, "detail": "\n".join([detail, *lines])}
+    out = {"expr": check, "passed": False, "detail": "\n".join([detail, *lines])}
+    return {**out, "failing": _assert_text(failing)} if failing is not None else out
 
 
 def _run_block(body: list[ast.stmt], ns: dict):
-    """Statements in order; (passed, detail, the failing assert's test) at the first failing assert.
+    """Statements in order; (passed, why it failed, the failing assert) at the first failing assert.
 
     After a failing assert the rest of the block still runs, quietly, to say which later asserts
     fail too and why (`working['age'].tolist() returned [25, 40], expected [18, 25, 40, 64]` often
@@ -65,7 +69,7 @@ def _run_block(body: list[ast.stmt], ns: dict):
             if isinstance(stmt, ast.Assert):
                 passed, detail = assess(stmt.test, ns)
                 if not passed:
-                    return False, _failure(stmt, detail, ns) + _later_failures(body[at + 1:], ns), stmt.test
+                    return False, _why(stmt, detail, ns) + _later_failures(body[at + 1:], ns), stmt
             else:
                 exec(compile(ast.Module([stmt], []), CHECK_FILE, "exec"), ns)
         except BaseException as exc:
@@ -77,10 +81,15 @@ def _run_block(body: list[ast.stmt], ns: dict):
     return True, "", None
 
 
-def _failure(stmt: ast.Assert, detail: str, ns: dict) -> str:
+def _assert_text(stmt: ast.Assert) -> str:
+    return f"assert {ast.unparse(stmt.test)}"
+
+
+def _why(stmt: ast.Assert, detail: str, ns: dict) -> str:
+    """Why an assert failed: the values that decided it, and its message when that says more."""
     message = _message(stmt, ns)
     said = f" (its message: {message})" if message and message not in detail else ""
-    return f"assert {ast.unparse(stmt.test)} failed: {detail}{said}"
+    return f"{detail}{said}"
 
 
 def _later_failures(rest: list[ast.stmt], ns: dict) -> str:
@@ -90,7 +99,7 @@ def _later_failures(rest: list[ast.stmt], ns: dict) -> str:
             if isinstance(stmt, ast.Assert):
                 passed, detail = assess(stmt.test, ns)
                 if not passed:
-                    found.append(_failure(stmt, detail, ns))
+                    found.append(f"{_assert_text(stmt)} failed: {_why(stmt, detail, ns)}")
             else:
                 exec(compile(ast.Module([stmt], []), CHECK_FILE, "exec"), ns)
         except Exception:

@@ -16,7 +16,7 @@ import re
 import reprlib
 import sys
 
-from jupyter_fixloop.kernel import mapped
+from jupyter_fixloop.kernel import ipysyntax, mapped
 
 MAX_NAMES = 16
 MAX_COLUMNS = 8  # new or changed columns described per frame
@@ -36,7 +36,7 @@ def names_of(tree: ast.AST | None) -> list[str]:
     if tree is None:
         return []
     stored, read = [], []
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Name):
             (stored if isinstance(node.ctx, (ast.Store, ast.Del)) else read).append(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import difflib
 import linecache
 import re
 import reprlib
+
+from jupyter_fixloop.kernel import ipysyntax
 
 MAX_REPR = 160
 MAX_FACTS = 12
@@ -69,19 +72,27 @@ def statement_at(frame) -> list[ast.AST]:
     if frame is None:
         return []
     lineno = frame.f_lineno
-    source = "".join(linecache.getlines(frame.f_code.co_filename))
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = ipysyntax.parsed("".join(linecache.getlines(frame.f_code.co_filename)))  # the runner's, when the cell's
+    if tree is None:
         return _parse_line(linecache.getline(frame.f_code.co_filename, lineno))
     best = None
-    for node in ast.walk(tree):
+    for node in _walk_from(tree.body, lineno):  # ast.walk's order, in the statements over the line only
         if isinstance(node, ast.stmt) and node.lineno <= lineno <= (node.end_lineno or node.lineno):
             if best is None or node.lineno >= best.lineno:
                 best = node
     if best is None:
         return []
     return _header(best)
+
+
+def _walk_from(body: list[ast.stmt], lineno: int):
+    """The nodes of the top-level statements that span `lineno`, in the order `ast.walk` of the whole tree meets
+    them (breadth first): a 40,000-line cell's failing line is found without walking all of it."""
+    todo = collections.deque(s for s in body if s.lineno <= lineno <= (s.end_lineno or s.lineno))
+    while todo:
+        node = todo.popleft()
+        todo.extend(ast.iter_child_nodes(node))
+        yield node
 
 
 def _parse_line(line: str) -> list[ast.AST]:

@@ -19,6 +19,7 @@ import ast
 import difflib
 import functools
 import re
+import weakref
 from dataclasses import dataclass
 
 BODY_MAGICS = frozenset({"time", "timeit"})  # cell magics whose body is Python (`%%capture`'s binds its output)
@@ -150,11 +151,7 @@ def ran(source: str, shell=None) -> str:
 
 
 def _parses(source: str) -> bool:
-    try:
-        ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    return parsed(source) is not None
 
 
 def _transform(source: str, shell=None) -> str:
@@ -228,38 +225,49 @@ def _joined(lines: list[str], source: str) -> str:
     return "\n".join(lines) + ("\n" if source.endswith("\n") else "")
 
 
-# One parse and one walk per source text, shared by the readers of a cell (the smells, the verdict's
-# asserts, the names a snapshot shares, the rules' repairs): on a 40,000-line cell each used to parse and
-# walk it again. The tree is shared: read it, never change it (a rule that edits a tree parses its own).
-@functools.lru_cache(maxsize=16)
+# One parse and one walk per source text, shared by the readers of a cell (the runner, the smells, the verdict's
+# asserts, the names a snapshot shares, the rules' repairs, the guard): on a 40,000-line cell each used to parse and
+# walk it again. The tree is shared: read it, never change it (a rule that edits a tree parses its own). A text
+# and the same text with or without its final newlines are one tree; big texts are kept apart from small ones
+# (a check, a line) so that the small ones do not push a big tree out.
+BIG = 20_000  # characters: a text this long is kept among the few big ones
+
+
 def parsed(source: str) -> ast.Module | None:
     """The tree of `source` (shared: read only), None when it is not Python."""
+    text = source.rstrip("\n")
+    return (_parsed_big if len(text) >= BIG else _parsed_small)(text)
+
+
+def _parse_kept(source: str) -> ast.Module | None:
     try:
-        return ast.parse(source)
+        tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return None
+    _walked[tree] = None  # walked on first use (`walk`)
+    return tree
 
 
-@functools.lru_cache(maxsize=16)
+_parsed_big = functools.lru_cache(maxsize=4)(_parse_kept)
+_parsed_small = functools.lru_cache(maxsize=64)(_parse_kept)
+
+
 def nodes(source: str) -> tuple[ast.AST, ...]:
     """Every node of `parsed(source)`, in `ast.walk`'s order; () when it is not Python."""
     tree = parsed(source)
-    if tree is None:
-        return ()
-    if id(tree) not in _walked:
-        if len(_walked) >= 32:
-            _walked.clear()
-        _walked[id(tree)] = (tree, tuple(ast.walk(tree)))
-    return _walked[id(tree)][1]
+    return () if tree is None else tuple(walk(tree))
 
 
-_walked: dict[int, tuple[ast.AST, tuple[ast.AST, ...]]] = {}  # id(tree) -> (tree, its nodes), for `parsed`'s trees
+# a tree `parsed` made -> its nodes once walked (None before); held as long as the caches above hold the tree
+_walked: weakref.WeakKeyDictionary[ast.AST, tuple[ast.AST, ...] | None] = weakref.WeakKeyDictionary()
 
 
 def walk(node: ast.AST):
-    """`ast.walk(node)`, from the kept list when `node` is a tree `parsed` made (a walk of a big cell is
-    then a loop over a tuple, not a generator through every field of every node)."""
-    kept = _walked.get(id(node))
-    if kept is not None and kept[0] is node:
-        return kept[1]
-    return ast.walk(node)
+    """`ast.walk(node)`, from the kept list when `node` is a tree `parsed` made (walked once: a walk of a big cell
+    is then a loop over a tuple, not a generator through every field of every node)."""
+    if node not in _walked:
+        return ast.walk(node)
+    kept = _walked[node]
+    if kept is None:
+        kept = _walked[node] = tuple(ast.walk(node))
+    return kept

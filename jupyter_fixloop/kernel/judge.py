@@ -462,9 +462,11 @@ class Judge:
             try:
                 outcome = check_code.evaluate(check, ns, cell=cell)
                 passed, detail = outcome["passed"] is True, str(outcome.get("detail", ""))
+                failing = str(outcome.get("failing", ""))  # a block's failing assert
             except BaseException as exc:
-                passed, detail = False, f"raised {type(exc).__name__}"
-            outcomes.append({"expr": check, "passed": passed, "detail": detail[:MAX_DETAIL]})
+                passed, detail, failing = False, f"raised {type(exc).__name__}", ""
+            outcomes.append({"expr": check, "passed": passed, "detail": detail[:MAX_DETAIL]}
+                            | ({"failing": failing[:MAX_DETAIL]} if failing else {}))
         return outcomes
 
     def bind(self, name: str, packed):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import difflib
 
+from . import ipysyntax
 from .facts import _MISSING, _clip, _is_frame, _is_plain, _is_series, _value_of, written
 
 MAX_ROWS = 200_000  # values read per column (the first rows of a longer one)
@@ -37,7 +38,7 @@ TRANSFORMS = (  # how pandas writes each normalisation, and what it does to one 
 def wanted(tree: ast.AST | None) -> bool:
     """Whether the code has anything these facts are about (a comparison with a string, a merge, a concat)."""
     return tree is not None and any(_filter(n) or _call(n, "merge") or _call(n, "concat") or _call(n, "groupby")
-                                    for n in ast.walk(tree))
+                                    for n in ipysyntax.walk(tree))
 
 
 def gather(tree: ast.Module | None, ns: dict) -> list[str]:

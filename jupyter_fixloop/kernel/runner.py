@@ -190,7 +190,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
             twin = None  # a fork holding the state the cell saw, to trace a wrong output in (trace.py)
             try:
                 python = _transform(source)
-                tree = ast.parse(python, CELL_FILE)
+                tree = _tree(python)
                 names, before = _effect_before(tree, ns)
                 twin = value_trace.before(python, checks, allow_await, ns)
                 result["value"] = await _exec_cell(tree, ns, allow_await)
@@ -206,7 +206,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 result["checks"] = [_run_check(expr, ns, result, source) for expr in checks]
             if twin is not None:
                 result["trace"] = value_trace.after(twin, result)
-            result["matches"] = _matched(source, ns)
+            result["matches"] = _matched(tree, ns)
             judge.stop()  # a judge is for one run
     following = following or {}
     if following.get("cells") and (result["status"] == "ok" or following.get("after_error")):
@@ -224,8 +224,9 @@ async def _exec_cell(tree: ast.Module, ns: dict, allow_await: bool = False, file
     `allow_await`, top-level `await` works as in IPython."""
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if allow_await else 0
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
+    if tree.body and isinstance(tree.body[-1], ast.Expr):  # the tree is shared (ipysyntax.parsed): not changed
+        last = ast.Expression(tree.body[-1].value)
+        tree = ast.Module(body=tree.body[:-1], type_ignores=tree.type_ignores)
     await _maybe_await(compile(tree, filename, "exec", flags=flags), ns)
     if last is None:
         return None
@@ -273,10 +274,17 @@ async def _maybe_await(code, ns: dict):
     return value
 
 
-def _matched(source: str, ns: dict) -> list[str]:
+def _tree(python: str, filename: str = CELL_FILE) -> ast.Module:
+    """The cell's tree, parsed once and shared by everything that reads it here (ipysyntax.parsed: read, never
+    changed); a cell that is not Python raises its SyntaxError as the cell's (`filename`'s)."""
+    tree = ipysyntax.parsed(python)
+    return tree if tree is not None else ast.parse(python, filename)
+
+
+def _matched(tree: ast.Module | None, ns: dict) -> list[str]:
     """What the cell's filters, merges and concats matched (matches.py), before a following cell changes it."""
     try:
-        return matches.gather(ast.parse(_transform(source), CELL_FILE), ns)
+        return matches.gather(tree, ns)
     except Exception:
         return []
 
@@ -308,7 +316,7 @@ async def _run_following(cells: list[str], ns: dict, allow_await: bool, timeout:
                 contextlib.redirect_stderr(io.StringIO()):
             try:
                 with _deadline(timeout):
-                    await _exec_cell(ast.parse(_transform(source), filename), ns, allow_await, filename)
+                    await _exec_cell(_tree(_transform(source), filename), ns, allow_await, filename)
                 outcomes.append({"ok": True})
             except _Deadline as exc:
                 outcome = _following_error(exc, filename)
@@ -424,7 +432,8 @@ def _judged_checks(verdict: dict, checks: list[str], result: dict, ns: dict, rai
                 result["status"] = "error"
                 result["error"] = describe_error(exc, ns, None)
                 result["error"]["during_check"] = expr
-        out.append({"expr": expr, "passed": outcome.get("passed") is True, "detail": detail})
+        failing = {"failing": str(outcome["failing"])} if outcome.get("failing") else {}  # a block's failing assert
+        out.append({"expr": expr, "passed": outcome.get("passed") is True, "detail": detail, **failing})
     return out
 
 
@@ -545,7 +554,7 @@ def _failing_frame(exc: BaseException):
 
 
 def _failed_assert(tree: ast.Module, lineno: int, ns: dict) -> dict | None:
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Assert) and node.lineno <= lineno <= (node.end_lineno or node.lineno):
             expr = ast.unparse(node.test)
             try:

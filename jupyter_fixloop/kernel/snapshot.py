@@ -116,6 +116,8 @@ _QUERY_VAR = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _split_magics(source: str) -> tuple[str, set[str]]:
+    if "%" not in source and "!" not in source:
+        return source, set()  # the same text: its tree is the one every reader shares (ipysyntax.parsed)
     lines, words = [], set()
     for line in source.splitlines():
         if line.lstrip().startswith(("%", "!")):

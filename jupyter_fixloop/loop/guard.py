@@ -25,7 +25,7 @@ import difflib
 from collections import Counter
 
 from ..cell import LINE_MAGIC, MAGIC, asks_to_make
-from ..hidden import added
+from ..hidden import added, clipped
 from ..kernel import ipysyntax
 from ..kernel.ipysyntax import readable
 from ..receipt import saved, values as receipts
@@ -587,7 +587,7 @@ def _check_tests(checks: tuple[str, ...]) -> list[ast.expr]:
 
 
 def _short(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clipped(text, limit)
 
 
 def _expectations(checks: tuple[str, ...], asserts: list[ast.Assert]) -> list[tuple[str, set[str], object]]:

@@ -162,7 +162,8 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
     was none). `codes`: the user's cell and the code that ran, for a saved estimator repr (the keywords
     they pass)."""
     checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", ""),
-                                "fact" if c["expr"] in expect.facts else "user") for c in result.get("checks", []))
+                                "fact" if c["expr"] in expect.facts else "user", failing=c.get("failing", ""))
+                   for c in result.get("checks", []))
     if result.get("error") is not None:
         return checks, [], ""
     diff: list[str] = []
@@ -178,7 +179,8 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
     # (FollowingOutcome.evidence); one that only runs now is a fact (`runs_now`), and its failure a failure
     checks += tuple(CheckOutcome(f.label, f.ok, f.verifies if f.ok else f.error, "following") for f in later
                     if f.evidence or (f.counted and not f.ok))
-    checks += tuple(CheckOutcome(SMELL_CHECK, False, s, "smell") for s in (effect.smells if effect else ()))
+    checks += tuple(CheckOutcome(SMELL_CHECK, False, s.text, "smell", smell=s.kind)
+                    for s in (effect.smells if effect else ()))
     return checks, diff, undecided
 
 

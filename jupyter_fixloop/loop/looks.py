@@ -13,6 +13,7 @@ import ast
 import re
 import warnings
 
+from ..hidden import clipped
 from ..receipt.smells import LOST_ASSIGNMENT, glued
 
 MAX_NAMES = 20  # names the cell wrote that are read for a glued value or an all-NaN column
@@ -39,7 +40,7 @@ class Warned:
         return self.lines
 
     def _record(self, message, category, filename, lineno, file=None, line=None):
-        self.lines.append(f"{getattr(category, '__name__', category)}: {' '.join(str(message).split())}"[:300])
+        self.lines.append(clipped(f"{getattr(category, '__name__', category)}: {' '.join(str(message).split())}", 300))
         self._shown(message, category, filename, lineno, file, line)
 
 
@@ -48,7 +49,7 @@ def looks_wrong(source: str, result, ns: dict, warned: list[str], written: set[s
     value it showed, `written` the names it bound or changed, `warned` what was warned while it ran."""
     lost = next((w for w in warned if LOST_ASSIGNMENT.search(w)), None)
     if lost:
-        return f"pandas warns that an assignment may not reach the frame ({lost[:160]})"
+        return f"pandas warns that an assignment may not reach the frame ({clipped(lost, 160)})"
     values = [("its result", result)] + [(f"`{n}`", ns[n]) for n in sorted(written)[:MAX_NAMES] if n in ns]
     for name, value in values:
         if _glued(value):

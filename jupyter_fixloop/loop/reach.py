@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from ..kernel import ipysyntax
 from . import tamper
 
 EXITS = {"exit", "quit", "sys.exit", "os._exit", "os.abort", "_exit"}
@@ -140,7 +141,7 @@ class _Reach:
 def _named(tree: ast.AST) -> set[str]:
     """Every name the code reads: variables, attributes (`self.f`) and strings (`getattr(o, 'f')`)."""
     names = set()
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             names.add(node.id)
         elif isinstance(node, ast.Attribute):

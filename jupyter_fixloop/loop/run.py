@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import replace
 
-from .. import cell, hooks as events, runtime
+from .. import cell, hooks as events
 from ..cell import missing_names
 from ..errors import FixloopError, ModelError, UsageError
 from ..hooks import LoopHooks
@@ -26,7 +26,7 @@ from ..options import LoopOptions, knob_signature
 from ..receipt.text import Budget, annotated, for_people, without_data
 from ..receipt.values import Account, Baseline, Guarded, Receipt, rejected
 from ..result import MODEL, RULES, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
-from ..sandbox import confine
+from ..sandbox import confine, runtime
 from ..sandbox.manager import Sandbox, SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
 from . import agreement as agreeing, derived, guard, mirror as mirrors, sampling

@@ -117,8 +117,9 @@ def _signed(verdict, checks: list[str], public_key: str | None) -> list[dict] | 
         checks
     ):
         return None
-    return [{"expr": o["expr"], "passed": o.get("passed") is True,
-             "detail": str(o.get("detail", ""))} for o in outcomes]
+    return [{"expr": o["expr"], "passed": o.get("passed") is True, "detail": str(o.get("detail", ""))}
+            | ({"failing": str(o["failing"])} if o.get("failing") else {})  # a block: its failing assert
+            for o in outcomes]
 
 
 def evidence(receipt: Receipt, code: str | None, original: str | None = None) -> int:

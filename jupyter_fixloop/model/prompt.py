@@ -11,6 +11,7 @@ import sys
 from dataclasses import replace
 
 from ..cell import split_magic
+from ..kernel import ipysyntax
 from ..receipt.text import DEFAULT_BUDGET, Budget, cut, estimate_tokens, headline
 from ..receipt.values import Receipt
 from . import knowledge
@@ -369,12 +370,11 @@ def _alias_modules(source: str) -> set[str]:
 
 
 def _imported_modules(source: str) -> set[str]:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = ipysyntax.parsed(source)  # shared, read only: one parse of a cell for every prompt and rule
+    if tree is None:
         return set()
     mods = set()
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Import):
             mods.update(a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:

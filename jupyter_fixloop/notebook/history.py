@@ -19,7 +19,7 @@ from traitlets import Unicode, default
 from traitlets.config import Configurable
 
 from ..cell import join_magic, split_magic
-from ..render import visible
+from ..render import clipped, visible
 from ..result import LoopResult, loop_summary, now, round_summaries, written_aside
 
 
@@ -234,7 +234,7 @@ def last_code(entry: dict) -> str | None:
 def _first_code_line(source: str) -> str:
     for line in source.splitlines():
         if line.strip() and split_magic(line)[0] is None:
-            return line.strip()[:60]
+            return clipped(line.strip(), 60)  # cut at a word, marked
     return ""
 
 

@@ -96,11 +96,21 @@ class Change:
 
 
 @dataclass(frozen=True)
+class Smell:
+    """One thing that looks wrong in what a run did to the data (smells.py): `kind`, which rule found it
+    ("whole_repr", "all_nan", "nan_gained", "float_text", "kind_lost", "rows_lost", "glued", "thrown_away",
+    "invisible", "lost_assignment"), and `text`, what it says."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Effect:
     """What a run did to the user's data; `smells` are what looks wrong in it (see smells.py)."""
 
     changes: tuple[Change, ...] = ()
-    smells: tuple[str, ...] = ()
+    smells: tuple[Smell, ...] = ()
     error: str = ""  # why it could not be recorded, when it could not
 
     @property
@@ -109,7 +119,7 @@ class Effect:
         return "\n".join(self.lines())
 
     def lines(self, limit: int = MAX_LINES) -> list[str]:
-        lines = [f"looks wrong: {s}" for s in self.smells]
+        lines = [f"looks wrong: {s.text}" for s in self.smells]
         changes = [c.text() for c in self.changes]
         if not changes and not self.error:
             changes = ["no name defined or changed"]
@@ -122,7 +132,7 @@ class Effect:
 
     def to_json(self) -> dict:
         """For the LoopSummary (docs/protocol.md): the text, the smells, and one item per name."""
-        return {"text": self.text, "smells": list(self.smells),
+        return {"text": self.text, "smells": [s.text for s in self.smells],
                 "names": [{"name": c.name, "status": c.status, "before": c.before, "after": c.after,
                            "text": c.text()} for c in self.changes]}
 

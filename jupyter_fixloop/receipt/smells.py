@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from ..hidden import clipped, is_hidden
 from ..kernel import ipysyntax
-from .effect import DATA, Change, Effect
+from .effect import DATA, Change, Effect, Smell
 from .values import Doubt
 
 FILTERING_CALLS = {
@@ -86,22 +86,23 @@ def invisible_added(before: str, after: str) -> str:
     return ", ".join(f"U+{ord(ch):04X}" for ch in now if now[ch] > was.get(ch, 0))
 
 
-def invisible(original: str | None, ran: str | None) -> tuple[str, ...]:
+def invisible(original: str | None, ran: str | None) -> tuple[Smell, ...]:
     """A non-printing character the code that ran has and the user's cell has not."""
     if original is None or ran is None:
         return ()
     added = invisible_added(original, ran)
-    return (f"the code holds an invisible character ({added}) the cell does not have: a name that needs one is "
-            "read wrong (a BOM: encoding='utf-8-sig')",) if added else ()
+    return (Smell("invisible", f"the code holds an invisible character ({added}) the cell does not have: a name "
+                  "that needs one is read wrong (a BOM: encoding='utf-8-sig')"),) if added else ()
 
 
-def warned(warnings) -> tuple[str, ...]:
+def warned(warnings) -> tuple[Smell, ...]:
     """A pandas warning that an assignment may not have reached the frame, left in a run that passes."""
     for w in warnings:
         line = w if isinstance(w, str) else f"{w.get('category', '')}: {w.get('message', '')}"
         if LOST_ASSIGNMENT.search(line):
-            return (f"pandas warns the assignment may not reach the frame ({clipped(' '.join(line.split()), 160)}): "
-                    "assign through .loc[rows, column] on the frame itself, or take a .copy() first",)
+            return (Smell("lost_assignment", f"pandas warns the assignment may not reach the frame "
+                          f"({clipped(' '.join(line.split()), 160)}): assign through .loc[rows, column] on the frame "
+                          "itself, or take a .copy() first"),)
     return ()
 
 
@@ -136,7 +137,7 @@ def _dropped_from_end(code: str | None) -> dict[int, str]:
     return {len(body) - i: ast.dump(node) for i, node in enumerate(body) if isinstance(node, ast.Expr)}
 
 
-def thrown_away(code: str | None, original: str | None = None) -> tuple[str, ...]:
+def thrown_away(code: str | None, original: str | None = None) -> tuple[Smell, ...]:
     """Statements that make a new object and drop it: `df['city'].fillna('Unknown')` changes nothing.
     Not the cell's last statement (a notebook shows its value), nor a call given `inplace=True`, nor
     one in the place of a statement the user's cell (`original`) already dropped the value of."""
@@ -161,8 +162,8 @@ def thrown_away(code: str | None, original: str | None = None) -> tuple[str, ...
             continue
         text = ast.get_source_segment(code, call) or name
         text = clipped(text, 80)
-        found.append(f"line {node.lineno}: the result of `{text}` is thrown away ({name} returns a new object "
-                     "and changes nothing in place; assign it)")
+        found.append(Smell("thrown_away", f"line {node.lineno}: the result of `{text}` is thrown away ({name} "
+                           "returns a new object and changes nothing in place; assign it)"))
     return tuple(found)
 
 
@@ -188,8 +189,8 @@ def _pure_call(call: ast.Call, name: str) -> bool:
     return True
 
 
-def find(effect: Effect, original: str | None, ran: str | None = None) -> tuple[str, ...]:
-    smells: list[str] = []
+def find(effect: Effect, original: str | None, ran: str | None = None) -> tuple[Smell, ...]:
+    smells: list[Smell] = []
     asking = _asked(original)
     selected = _missing_selected(original, ran)
     for change in effect.changes:
@@ -213,18 +214,18 @@ def glued(text: str) -> bool:
     return bool(GLUED.match(text.strip()))
 
 
-def _glued(change: Change) -> list[str]:
+def _glued(change: Change) -> list[Smell]:
     """A value or a text column that holds numbers written as text glued end to end: `.sum()` of text
     concatenates ('$1,528.19$1,085.32...'), it does not add."""
     if change.kind_after == "str" and glued(change.after):
-        return [f"{change.name} holds numbers written as text glued end to end ({change.after[:60]}): a sum of text "
-                "concatenates; convert the column to numbers first"]
+        return [Smell("glued", f"{change.name} holds numbers written as text glued end to end ({change.after[:60]}): "
+                      "a sum of text concatenates; convert the column to numbers first")]
     out = []
     for col in change.columns:
         shown = [v for v in col.samples if v.strip("'") not in ("nan", "<NA>", "None")]
         if col.dtype == "str" and shown and all(glued(v) for v in shown):
-            out.append(f"{_label(change, col.name)} holds numbers written as text glued end to end ({shown[0][:60]}): "
-                       "a sum of text concatenates; convert the column to numbers first")
+            out.append(Smell("glued", f"{_label(change, col.name)} holds numbers written as text glued end to end "
+                             f"({shown[0][:60]}): a sum of text concatenates; convert the column to numbers first"))
     return out
 
 
@@ -265,13 +266,14 @@ def _label(change: Change, column: str) -> str:
     return f"{change.name}[{column}]" if column else change.name
 
 
-def _whole_reprs(change: Change) -> list[str]:
+def _whole_reprs(change: Change) -> list[Smell]:
     out = []
     for col in change.columns:
         if col.whole_reprs and col.dtype in ("str", "object"):
             sample = col.samples[0] if col.samples else ""
-            out.append(f"{_label(change, col.name)} holds the printed form of a whole Series or DataFrame in each "
-                       f"row, not one value per row: {sample} (str() of a column? use .astype(str))")
+            out.append(Smell("whole_repr", f"{_label(change, col.name)} holds the printed form of a whole Series or "
+                             f"DataFrame in each row, not one value per row: {sample} (str() of a column? use "
+                             ".astype(str))"))
     return out
 
 
@@ -292,7 +294,7 @@ def _missing_selected(*sources: str | None) -> set[str]:
     return columns
 
 
-def _all_nan(change: Change, selected: set[str] = frozenset()) -> list[str]:
+def _all_nan(change: Change, selected: set[str] = frozenset()) -> list[Smell]:
     """A column that became all NaN; in a new object, not one whose rows were selected by that column's
     missing values (what was asked)."""
     out = []
@@ -301,11 +303,12 @@ def _all_nan(change: Change, selected: set[str] = frozenset()) -> list[str]:
             continue
         if col.all_nan and (col.nan_before is None or col.nan_before < col.rows):
             was = "" if col.nan_before is None else f" (it had {col.rows - col.nan_before} values)"
-            out.append(f"{_label(change, col.name)} became all NaN: {col.rows} of {col.rows} rows{was}")
+            out.append(Smell("all_nan", f"{_label(change, col.name)} became all NaN: {col.rows} of {col.rows} "
+                             f"rows{was}"))
     return out
 
 
-def _nan_gained(change: Change) -> list[str]:
+def _nan_gained(change: Change) -> list[Smell]:
     """Text converted to numbers with more NaN than before, where the text held numbers written another
     way: a conversion that coerced them away. (All NaN is said by _all_nan.)"""
     out = []
@@ -315,12 +318,12 @@ def _nan_gained(change: Change) -> list[str]:
         gained = col.nan - (col.nan_before or 0)
         if gained > 0:
             odd = ", ".join(col.odd_before)
-            out.append(f"{_label(change, col.name)} became {col.dtype} with {gained} more NaN; it held numbers written "
-                       f"another way ({odd}), which became NaN instead of numbers")
+            out.append(Smell("nan_gained", f"{_label(change, col.name)} became {col.dtype} with {gained} more NaN; it "
+                             f"held numbers written another way ({odd}), which became NaN instead of numbers"))
     return out
 
 
-def _float_text(change: Change) -> list[str]:
+def _float_text(change: Change) -> list[Smell]:
     """Whole numbers printed as floats in text ('2134.0'): astype(str) of a float column."""
     out = []
     for col in change.columns:
@@ -328,20 +331,20 @@ def _float_text(change: Change) -> list[str]:
             continue
         shown = [v for v in col.samples if v.strip("'") not in ("nan", "<NA>", "None")]
         if shown and all(FLOAT_TEXT.match(v) for v in shown):
-            out.append(f"{_label(change, col.name)} holds whole numbers printed as floats "
-                       f"({', '.join(shown)}): a float "
-                       "column turned into text; format them as integers (.astype('Int64').astype(str))")
+            out.append(Smell("float_text", f"{_label(change, col.name)} holds whole numbers printed as floats "
+                             f"({', '.join(shown)}): a float column turned into text; format them as integers "
+                             "(.astype('Int64').astype(str))"))
     return out
 
 
-def _kind_lost(change: Change) -> list[str]:
+def _kind_lost(change: Change) -> list[Smell]:
     if change.status != "changed" or change.kind_before not in DATA or change.kind_after not in ("str", "None"):
         return []
-    return [f"{change.name} was a {change.before} and is now {change.kind_after} {change.after}"
-            + (" (an in-place method returns None)" if change.kind_after == "None" else "")]
+    return [Smell("kind_lost", f"{change.name} was a {change.before} and is now {change.kind_after} {change.after}"
+                  + (" (an in-place method returns None)" if change.kind_after == "None" else ""))]
 
 
-def _rows_lost(change: Change, original: str | None) -> list[str]:
+def _rows_lost(change: Change, original: str | None) -> list[Smell]:
     if original is None or change.status != "changed" or change.kind_before != change.kind_after:
         return []
     if change.kind_after not in DATA or not change.rows or change.rows[0] is None:
@@ -349,17 +352,17 @@ def _rows_lost(change: Change, original: str | None) -> list[str]:
     before, after = change.rows
     if after >= before or filters(original, change.name):
         return []
-    return [f"{change.name} lost {before - after} of its {before} rows, but the cell does not filter rows"]
+    return [Smell("rows_lost", f"{change.name} lost {before - after} of its {before} rows, but the cell does not "
+                  "filter rows")]
 
 
 def filters(source: str, name: str) -> bool:
     """Whether the cell as written may drop rows of `name` on purpose: a filtering call, a boolean or
     positional selection, or `name` bound to something not derived from it. When unsure: yes."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = _parse(source)
+    if tree is None:
         return True
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in FILTERING_CALLS:
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id not in SAFE_CALLS \

@@ -419,10 +419,9 @@ def _check_lines(checks: tuple[CheckOutcome, ...], detail: Detail, error: dict |
         if c.source == "smell":
             lines += _item(f"smell: {c.detail}", detail.context_rows)
             continue
-        if _is_block(c.expr) and c.detail.startswith("assert ") and " failed: " in c.detail:
-            failing, why = c.detail.split(" failed: ", 1)  # the block's failing assert, then why
-            shown = why.splitlines() if detail.context_rows else why.splitlines()[:1]
-            lines += ["  " + clip(f"AssertionError: {failing}", 400)] + ["    " + clip(line, 400) for line in shown]
+        if c.failing:  # a block's failing assert, then why
+            shown = c.detail.splitlines() if detail.context_rows else c.detail.splitlines()[:1]
+            lines += ["  " + clip(f"AssertionError: {c.failing}", 400)] + ["    " + clip(line, 400) for line in shown]
             continue
         lines += _item(f"FAILED: {check_label(c)}" + (f" -- {c.detail}" if c.detail else ""), detail.context_rows)
     return lines
@@ -432,8 +431,8 @@ def check_label(c: CheckOutcome) -> str:
     """A check in one line: the expression; for a block of statements, its failing assert (or its first line)."""
     if not _is_block(c.expr):
         return c.expr
-    if not c.passed and c.detail.startswith("assert ") and " failed: " in c.detail:
-        return c.detail.split(" failed: ", 1)[0]
+    if not c.passed and c.failing:
+        return c.failing
     first = c.expr.strip().splitlines()[0]
     return f"{first} ... ({len(c.expr.strip().splitlines())} lines)"
 

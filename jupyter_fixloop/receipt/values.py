@@ -39,12 +39,16 @@ class CheckOutcome:
     `--expect` expression, judged and signed), "assert" (an assert of the cell), "output" (`--expect-output`),
     "saved" (the output the notebook's author saved), "stated" (the output an instruction states), "smell"
     (what the run did to the data looks wrong), "fact" (a name the instruction says the code defines),
-    "following" (a later cell that checks values: it asserts, and failed before or reads what the run wrote)."""
+    "following" (a later cell that checks values: it asserts, and failed before or reads what the run wrote).
+    `failing`: for a block of statements that failed, its failing assert (`assert n == 4`; `detail` says why);
+    `smell`: for a smell, which one (receipt/smells.py's `Smell.kind`, `detail` is its text)."""
 
     expr: str
     passed: bool
     detail: str = ""
     source: Source = "user"
+    failing: str = ""
+    smell: str = ""
 
     @property
     def evidence(self) -> bool:

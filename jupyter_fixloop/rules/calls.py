@@ -278,8 +278,9 @@ def _stringy(node: ast.AST, receipt: ParsedReceipt, code: str = "", dtypes: dict
 
 @repair(GUESS, FIRST + 10)
 def column_repr(code: str, receipt: ParsedReceipt) -> str | None:
-    """A column turned into text with `str(df['x'])` prints the whole column into each row: `.astype(str)`."""
-    if not receipt.headline.startswith("Smell: ") or "printed form of a whole Series" not in receipt.headline:
+    """A column turned into text with `str(df['x'])` prints the whole column into each row: `.astype(str)`
+    (when that smell is all that failed)."""
+    if receipt.smelled != ("whole_repr",) or len(receipt.failed) != 1:
         return None
     tree = parse(code)
     if tree is None:

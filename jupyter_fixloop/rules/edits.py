@@ -64,6 +64,7 @@ class ParsedReceipt:
     failed: tuple[str, ...] = ()  # the details of the failed checks (a smell's is its text)
     smells: tuple[str, ...] = ()  # what looks wrong in what the cell did to the data (failed checks too)
     output_differs: bool = False  # a check of the printed output failed: the one saved, or --expect-output
+    smelled: tuple[str, ...] = ()  # which smells those are (receipt/smells.py's kinds: "whole_repr", ...)
 
     @classmethod
     def of(cls, receipt: Receipt, modules: Mapping[str, str] | None = None) -> ParsedReceipt:
@@ -80,7 +81,8 @@ class ParsedReceipt:
                    dict(modules or {}),
                    receipt.column, receipt.trace, tuple(c.detail for c in failed),
                    tuple(c.detail for c in failed if c.source == "smell"),
-                   any(c.source in ("saved", "output") for c in failed))
+                   any(c.source in ("saved", "output") for c in failed),
+                   tuple(c.smell for c in failed if c.source == "smell"))
 
 
 OUTPUT_CHECKS = (SAVED_CHECK, OUTPUT_CHECK)  # the checks that compare what the cell printed with a text

@@ -179,15 +179,32 @@ SAID_MOVED_MODULES = frozenset(module for module, _ in SKLEARN_NAMES_MOVED)
 def _said_moved(code: str, tree: ast.Module, lineno: int | None, missing: str) -> str | None:
     """`from sklearn.cross_validation import train_test_split` from the module scikit-learn said it moved to,
     when every name imported is one it moved there with the same positional parameters (changed.
-    SKLEARN_NAMES_MOVED); `KFold(n, n_folds)`, which is not `KFold(n_splits)`, is not."""
+    SKLEARN_NAMES_MOVED); `KFold(n, n_folds)`, which is not `KFold(n_splits)`, is not. A module made private whose
+    every name the table holds moved to its own package ("The corresponding classes / functions should instead be
+    imported from sklearn.tree", scikit-learn 0.22, of `sklearn.tree.export`) moved whole: a name the table lacks
+    (`export_text`) comes from that package when the package has it today."""
+    whole = _moved_whole(missing)
     for node in ipysyntax.walk(tree):
         if isinstance(node, ast.ImportFrom) and on_line(node, lineno) and node.module == missing:
-            homes = {SKLEARN_NAMES_MOVED.get((missing, a.name), (None,))[0] for a in node.names}
+            new = [SKLEARN_NAMES_MOVED.get((missing, a.name)) or (
+                (whole, a.name) if whole and hasattr(import_optional(whole), a.name) else (None, None))
+                for a in node.names]
+            homes = {home for home, _ in new}
             if len(homes) == 1 and None not in homes:
-                new = [(SKLEARN_NAMES_MOVED[missing, a.name][1], a.asname or a.name) for a in node.names]
-                names = ", ".join(name if name == bound else f"{name} as {bound}" for name, bound in new)
+                names = ", ".join(name if name == (a.asname or a.name) else f"{name} as {a.asname or a.name}"
+                                  for (_, name), a in zip(new, node.names))
                 return replace_node(code, node, f"from {homes.pop()} import {names}")
     return None
+
+
+def _moved_whole(module: str) -> str | None:
+    """The package of `module` (`sklearn.tree` of `sklearn.tree.export`) when every name of it the table holds moved
+    there under its own name; else None (`sklearn.cross_validation` moved to another module, and not whole)."""
+    moves = [(home, name) for (old, name_then), (home, name) in SKLEARN_NAMES_MOVED.items()
+             if old == module and name == name_then]
+    homes = {home for home, _ in moves}
+    held = sum(old == module for old, _ in SKLEARN_NAMES_MOVED)
+    return module.rpartition(".")[0] if homes == {module.rpartition(".")[0]} and len(moves) == held else None
 
 
 def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str) -> str | None:

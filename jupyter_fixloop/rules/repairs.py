@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
+from ..kernel import ipysyntax
 from ..kernel.ipysyntax import readable
 from ..receipt.smells import invisible_added
 from ..receipt.values import Receipt
@@ -44,14 +45,13 @@ def first_repair(code: str, receipt: Receipt):
 
 def _with_strings(code: str) -> str:
     """`code` and the values of its string literals: `'\\ufeffid'` written as an escape holds a BOM too."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    tree = ipysyntax.parsed(code)  # shared, read only
+    if tree is None:
         return code
     return (
         code
         + "\n"
-        + "\n".join(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+        + "\n".join(n.value for n in ipysyntax.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
     )
 
 

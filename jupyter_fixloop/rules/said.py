@@ -1,19 +1,32 @@
 """Generic rewriters that write what a library's notes say to write instead of a removed spelling, when that is
 more than a new name: an operator (`Index.contains`: "use key in index"), an indexer (`df[string]` on dates:
-"use df.loc[string]"), a module moved whole (`sklearn.cross_validation`: "moved to model_selection"). Each
-declares itself (registry.py) and fires only when an entry of `model/changes.json` says so.
+"use df.loc[string]"), a module moved whole (`sklearn.cross_validation`: "moved to model_selection"), the
+arguments a call may no longer pass by position (pandas 2.0: "Disallow passing non-keyword arguments to
+:meth:`DataFrame.set_index` except ``keys``"), named. Each declares itself (registry.py) and fires only when an
+entry of `model/changes.json` says so.
 """
 
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 
 from .changed import SKLEARN_NAMES_MOVED
-from .edits import ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
-from .generic import TURN as GENERIC_TURN, class_named, entries, family, replacement_of
+from .drift import UNEXPECTED_KEYWORD as UNEXPECTED, _without_keyword
+from .edits import CannotTell, ParsedReceipt, call_name, calls_on_line, on_line, parse, replace_node, source_of
+from .generic import (  # the knowledge base is read through generic.py: the one crossing up to model/
+    IMPORTED_AS,
+    TURN as GENERIC_TURN,
+    Change,
+    changes,
+    class_named,
+    entries,
+    family,
+    replacement_of,
+)
 from .names import attribute_error, import_optional
-from .registry import MECHANICAL, repair
+from .registry import GUESS, MECHANICAL, repair
 
 TURN = GENERIC_TURN + 6  # after generic.py's and exported.py's rewriters (registry.py)
 MEMBERSHIP = re.compile(r"^(\w+) in (\w+)$")  # "key in index"
@@ -106,4 +119,310 @@ def moved_module(code: str, receipt: ParsedReceipt) -> str | None:
         lines = [f"from {package} import {', '.join(kept)}"] if kept else []
         lines.append(f"from {parent} import {last} as {bound}" if parent else f"import {last} as {bound}")
         return replace_node(code, node, "\n".join(lines))
+    return None
+
+
+TAKES = re.compile(r"^([\w.]+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:were|was) given")
+SAYS_KEYWORD = re.compile(r"non-keyword argument|positional argument|keyword[- ]only", re.IGNORECASE)
+STAY = re.compile(r"\bexcept(?: for)? ((?:``\w+``(?:,| and| or|\s)*)+)")
+
+
+@repair(MECHANICAL, TURN)
+def said_keyword_only(code: str, receipt: ParsedReceipt) -> str | None:
+    """Arguments passed by position to a callable its library made keyword-only past its first ones (pandas 2.0:
+    "Disallow passing non-keyword arguments to :meth:`DataFrame.set_index` except ``keys``"), named as today's
+    signature of the installed library names its keyword-only parameters, in their order: pandas' deprecation
+    made them keyword-only where they stood (`df.set_index('b', False)` -> `df.set_index('b', drop=False)`).
+    Not when the knowledge base says a keyword of it was removed since (`keyword_only_guess`)."""
+    return _keywords_named(code, receipt, removed=False)
+
+
+@repair(GUESS, TURN)
+def keyword_only_guess(code: str, receipt: ParsedReceipt) -> str | None:
+    """`said_keyword_only` where the library also removed a keyword of that callable (`to_excel`'s `encoding`,
+    `fillna`'s `method`): today's order is the old one only if the removed keyword stood after the arguments
+    named, which nothing here says, so a guess the run and the saved output judge, and of one argument only
+    (`df.to_excel('x.xlsx', 'Sheet1')` -> `sheet_name='Sheet1'`; `fillna(0, None, 0)` is left: `method`, gone,
+    stood second)."""
+    found = TAKES.search(receipt.evalue)
+    if not found or int(found.group(3)) - int(found.group(2)) != 1:
+        return None
+    return _keywords_named(code, receipt, removed=True)
+
+
+def _keywords_named(code: str, receipt: ParsedReceipt, removed: bool) -> str | None:
+    found = TAKES.search(receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not found or tree is None:
+        return None
+    owner, _, name = found.group(1).rpartition(".")
+    allowed, given = int(found.group(2)), int(found.group(3))
+    for change in changes():
+        function = _said_of(change, owner, name) if SAYS_KEYWORD.search(change.words) else None
+        names = _keyword_only(function, change, allowed, given - allowed) if function else None
+        if names and bool(_removed_keywords(name, set(inspect.signature(function).parameters))) == removed:
+            fixed = _named(code, tree, receipt.lineno, name, given - bool(owner), allowed - bool(owner), names,
+                           method=bool(owner))
+            if fixed is not None:
+                return fixed
+    return None
+
+
+def _said_of(change: Change, owner: str, name: str):
+    """Today's callable the error names (`NDFrame.to_csv`, `concat`) when the entry names it, as itself or as
+    the method of a class that has it (`DataFrame.to_csv`); else None."""
+    root = import_optional(IMPORTED_AS.get(change.library, change.library))
+    cls = class_named(change.library, owner) if owner else None
+    function = getattr(cls, name, None) if owner else getattr(root, name, None)
+    if root is None or not callable(function):
+        return None
+    for said in change.names:
+        said_owner, _, said_name = said.lstrip(".").rpartition(".")
+        if said_name != name:
+            continue
+        said_cls = class_named(change.library, said_owner) if said_owner else None
+        if getattr(said_cls, name, None) is function if said_owner else getattr(root, name, None) is function:
+            return function
+    return None
+
+
+def _keyword_only(function, change: Change, allowed: int, extra: int) -> list[str] | None:
+    """The first `extra` keyword-only parameters of `function` today, when it takes `allowed` arguments by
+    position (the error's count) and those are the ones the entry says stay (``keys``)."""
+    try:
+        params = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keyword = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
+    stay = STAY.search(change.words)
+    if len(positional) != allowed or len(keyword) < extra or (
+            stay and not set(re.findall(r"``(\w+)``", stay.group(1))) <= set(positional)):
+        return None
+    return keyword[:extra]
+
+
+def _removed_keywords(name: str, today: set[str]) -> list[str]:
+    """The keywords of `name` the knowledge base says were removed or deprecated that it no longer has, but those
+    renamed to one it has (`line_terminator` -> `lineterminator` stands where it stood)."""
+    return sorted({key for change in entries(name) if change.kind == "keyword" for key in change.keys
+                   if key != name and key not in today and key.isidentifier() and key.islower()
+                   and replacement_of(change) not in today})
+
+
+def _named(code: str, tree: ast.AST, lineno: int | None, name: str, args: int, kept: int, names: list[str],
+           method: bool) -> str | None:
+    """The calls to `name` on the line with `args` arguments by position, those past the first `kept` named; of a
+    function, only values written out (`pd.concat(a, b)` is a list forgotten, `pd.concat(frames, 1)` an axis)."""
+    for call in calls_on_line(tree, lineno, name):
+        if len(call.args) != args or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        if not method and not all(isinstance(a, ast.Constant) for a in call.args[kept:]):
+            continue
+        if any(k.arg in names for k in call.keywords):
+            continue
+        for arg, keyword in sorted(zip(call.args[kept:], names), key=lambda p: p[0].col_offset, reverse=True):
+            code = replace_node(code, arg, f"{keyword}={source_of(code, arg)}")
+        return code
+    return None
+
+
+MASKED = ("first", "last")  # pandas 2.1: "Deprecated :meth:`Series.first` ...; create a mask and filter using .loc"
+
+
+@repair(MECHANICAL, TURN)
+def said_mask(code: str, receipt: ParsedReceipt) -> str | None:
+    """`obj.first('1W')` and `obj.last('3D')` (removed in pandas 3.0; 2.1 said "create a mask and filter using
+    ``.loc`` instead"), as the mask pandas' own methods computed: `last` kept the rows after the last date less
+    the offset; `first` those before the first date plus a fixed offset (`'3D'`; a day was one then), or up to the
+    first date rolled forward to an anchored one (`'1W'`: the Sunday that ends its week), plus its further periods."""
+    said = attribute_error(receipt)
+    tree = parse(code)
+    if not said or said[1] not in MASKED or said[0] not in ("DataFrame", "Series") or tree is None:
+        return None
+    if not any(c.library == "pandas" and replacement_of(c) == "loc" for c in entries(said[1])):
+        return None
+    alias = next((a for a, m in receipt.modules.items() if m == "pandas"), None) or "pd"
+    calls = [c for c in calls_on_line(tree, receipt.lineno, said[1]) if isinstance(c.func, ast.Attribute)
+             and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], ast.Constant)
+             and isinstance(c.args[0].value, str)]
+    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):
+        code = replace_node(code, call, _masked(code, call, said[1], alias))
+    if not calls:
+        return None
+    return code if alias in receipt.modules else f"import pandas as {alias}\n" + code
+
+
+def _masked(code: str, call: ast.Call, method: str, pd: str) -> str:
+    """The `.loc` filter `obj.first(offset)` or `obj.last(offset)` made, with `obj` written once."""
+    pandas = import_optional("pandas")
+    alias = call.args[0].value
+    try:
+        offset = pandas.tseries.frequencies.to_offset(alias)
+    except ValueError:
+        raise CannotTell(f"`{alias}` is no offset pandas reads today: which span `{method}` took") from None
+    owner = call.func.value
+    d = source_of(code, owner) if _plain(owner) else "d"
+    if method == "last":
+        mask = f"{d}.loc[{d}.index > {d}.index[-1] - {pd}.tseries.frequencies.to_offset({alias!r})]"
+    elif isinstance(offset, (pandas.tseries.offsets.Tick, pandas.tseries.offsets.Day)):  # a Tick when it ran
+        mask = f"{d}.loc[{d}.index < {d}.index[0] + {pd}.Timedelta({alias!r})]"
+    else:  # pandas: the first date less the offset's one period when on it, plus the offset: rolled forward
+        end = f"{pd}.tseries.frequencies.to_offset({alias!r})"
+        more = f" + {offset.n - 1} * {end}.base" if offset.n != 1 else ""
+        mask = f"{d}.loc[:{end}.rollforward({d}.index[0]){more}]"
+    return mask if _plain(owner) else f"{source_of(code, owner)}.pipe(lambda d: {mask})"
+
+
+def _plain(node: ast.expr) -> bool:
+    """A name or a chain of attributes of one (`fb`, `self.prices`): written again, it is the same object."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+METHOD_NAMED = re.compile(r"^obj\.(\w+)\(\)(?: or obj\.(\w+)\(\))*$")
+
+
+@repair(MECHANICAL, TURN)
+def method_by_value(code: str, receipt: ParsedReceipt) -> str | None:
+    """A method removed whose `method` argument named the method to call instead (pandas 2.1: "Deprecated the
+    ``method`` and ``limit`` keywords on ... :meth:`.Resampler.fillna`, use ``obj.bfill()`` or ``obj.ffill()``
+    instead"): `r.fillna('nearest')` -> `r.nearest()`, where today's class has that method."""
+    said = attribute_error(receipt)
+    tree = parse(code)
+    if not said or said[0].startswith("module ") or tree is None:
+        return None
+    owner, old = said
+    for change in entries(old):
+        if "method" not in change.keys or change.replacement_is != "code" or not METHOD_NAMED.match(
+                change.replacement):
+            continue
+        cls = class_named(change.library, owner)
+        if cls is None or not any(n.rpartition(".")[2] == old and family(cls, n.rpartition(".")[0].lstrip("."))
+                                  for n in change.names):
+            continue
+        for call in calls_on_line(tree, receipt.lineno, old):
+            value = _method_value(call)
+            if value and isinstance(call.func, ast.Attribute) and inspect.isfunction(
+                    inspect.getattr_static(cls, value, None)):
+                rest = [source_of(code, k) for k in call.keywords if k.arg != "method"]
+                return replace_node(code, call, f"{source_of(code, call.func.value)}.{value}({', '.join(rest)})")
+    return None
+
+
+def _method_value(call: ast.Call) -> str | None:
+    """The method name a call passes as its first argument or as `method=`, written out (`'nearest'`)."""
+    given = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "method")]
+    if len(given) != 1 or len(call.args) > 1 or not isinstance(given[0], ast.Constant):
+        return None
+    value = given[0].value
+    return value if isinstance(value, str) and value.isidentifier() else None
+
+
+@repair(MECHANICAL, TURN)
+def whole_column_set(code: str, receipt: ParsedReceipt) -> str | None:
+    """A whole column set through `.loc[:, key]` or `.iloc[:, i]` that pandas now writes in place and refuses for
+    another dtype ("Invalid value ... for dtype 'str'"): pandas 1.5 said "use ``DataFrame.__setitem__``" for the
+    old behaviour, a new column: `df.loc[:, 'date'] = pd.to_datetime(df.date)` -> `df['date'] = ...`."""
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not receipt.evalue.startswith("Invalid value") or tree is None:
+        return None
+    if not any(c.library == "pandas" and c.replacement == "DataFrame.__setitem__" for c in entries("iloc")):
+        return None
+    for node in ast.walk(tree):
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        key = _whole_column(target) if target is not None and on_line(node, receipt.lineno) else None
+        if key is not None:
+            owner = source_of(code, target.value.value)
+            column = source_of(code, key)
+            if target.value.attr == "iloc":
+                column = f"{owner}.columns[{column}]"
+            return replace_node(code, target, f"{owner}[{column}]")
+    return None
+
+
+def _whole_column(target: ast.expr) -> ast.expr | None:
+    """The column key of `obj.loc[:, key]` or `obj.iloc[:, i]` (one column, every row: `:` alone); else None."""
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute)
+            and target.value.attr in ("loc", "iloc") and isinstance(target.slice, ast.Tuple)
+            and len(target.slice.elts) == 2 and _plain(target.value.value)):
+        return None
+    rows, key = target.slice.elts
+    everything = isinstance(rows, ast.Slice) and rows.lower is None and rows.upper is None and rows.step is None
+    single = isinstance(key, ast.Constant) or isinstance(key, ast.Name)
+    return key if everything and single else None
+
+
+NOT_IN_INDEX = re.compile(r"^[\"']*\[.*\] not in index[\"']*$", re.DOTALL)  # some missing: none found raised in 0.21
+
+
+@repair(MECHANICAL, TURN)
+def missing_labels(code: str, receipt: ParsedReceipt) -> str | None:
+    """`.loc[[labels]]` with labels the index lacks, which pandas before 1.0 answered with NaN rows (0.21: "The
+    idiomatic way to achieve selecting potentially not-found elements is via ``.reindex()``"; 1.0 removed it):
+    `s.loc[['a', 'f']]` -> `s.reindex(['a', 'f'])`. Only a list written out, on the rows alone."""
+    tree = parse(code)
+    if receipt.ename != "KeyError" or not NOT_IN_INDEX.match(receipt.evalue.strip()) or tree is None:
+        return None
+    if not any(c.library == "pandas" and "reindex" in c.words and "missing labels" in c.words
+               for c in entries("loc")):
+        return None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "loc"
+                and isinstance(node.slice, ast.List) and node.slice.elts and on_line(node, receipt.lineno)
+                and isinstance(node.ctx, ast.Load)):
+            owner, labels = source_of(code, node.value.value), source_of(code, node.slice)
+            return replace_node(code, node, f"{owner}.reindex({labels})")
+    return None
+
+
+@repair(MECHANICAL, TURN)
+def said_value(code: str, receipt: ParsedReceipt) -> str | None:
+    """A keyword's values the library replaced one for one, as its notes said "respectively" (pandas 2.0: "disallowing
+    passing ``True`` and ``False`` into ``inclusive`` in :meth:`Series.between` in favor of ``"both"`` and
+    ``"neither"`` respectively"): `s.between(1, 2, inclusive=True)` -> `inclusive='both'`."""
+    tree = parse(code)
+    if receipt.ename not in ("ValueError", "TypeError", "KeyError", "InvalidParameterError") or tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno):
+        for kw in call.keywords:
+            new = _value_instead(call_name(call), kw) if isinstance(kw.value, ast.Constant) else None
+            if new is not None:
+                return replace_node(code, kw.value, repr(new))
+    return None
+
+
+def _value_instead(function: str, kw: ast.keyword):
+    """The value an entry says replaced `kw`'s, one for one with the old values it names; else None."""
+    old = str(kw.value.value)
+    for change in (c for c in changes() if {kw.arg, function} <= {n.rpartition(".")[2] for n in c.names}):
+        news = [ast.literal_eval(v) if v[:1] in "\"'" else v for v in change.replacement.split(" or ")]
+        olds = [n for n in change.names if n not in (kw.arg, function) and "." not in n]
+        if ("respectively" in change.words and change.replacement_is == "code" and len(news) == len(olds) > 1
+                and old in olds):
+            return news[olds.index(old)]
+    return None
+
+
+@repair(MECHANICAL, TURN)
+def keyword_as_call(code: str, receipt: ParsedReceipt) -> str | None:
+    """A keyword removed for a method to call on the result, as the notes said (pandas 1.4: "Users should squeeze the
+    :class:`DataFrame` afterwards with ``.squeeze("columns")`` instead"): `pd.read_csv(f, squeeze=True)` ->
+    `pd.read_csv(f).squeeze("columns")`."""
+    found = UNEXPECTED.search(receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not found or tree is None:
+        return None
+    function, keyword = found.group(1).rpartition(".")[2], found.group(2)
+    for change in entries(keyword, function):
+        then = re.fullmatch(r"\.?(\w+)\((.*)\)", change.replacement) if change.replacement_is == "code" else None
+        if then is None or then.group(1) != keyword or "afterwards" not in change.words:
+            continue
+        for call in calls_on_line(tree, receipt.lineno, function):
+            kw = next((k for k in call.keywords if k.arg == keyword), None)
+            if kw is None or not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, bool):
+                continue
+            kept = _without_keyword(code, call, kw)
+            return replace_node(code, call, f"{kept}.{then.group(0).lstrip('.')}" if kw.value.value else kept)
     return None

@@ -13,6 +13,7 @@ import ast
 import builtins
 import difflib
 
+from ..kernel import ipysyntax
 from .edits import CannotTell, ParsedReceipt, on_line, parse
 
 TIE = 0.05  # two spellings whose likeness to the word differs by less than this are equally near
@@ -73,7 +74,7 @@ def use_of(code: str, lineno: int | None, name: str) -> str | None:
     tree = parse(code)
     if tree is None:
         return None
-    for parent in ast.walk(tree):
+    for parent in ipysyntax.walk(tree):
         for child in ast.iter_child_nodes(parent):
             if isinstance(child, ast.Name) and child.id == name and on_line(child, lineno):
                 need = _need(parent, child)
@@ -103,7 +104,7 @@ def bound_in(code: str) -> set[str]:
     if tree is None:
         return set()
     found = set()
-    for node in ast.walk(tree):
+    for node in ipysyntax.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             found.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -15,9 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from .. import runtime
 from ..kernel.snapshot import Snapshot
-from . import leftovers
+from . import leftovers, runtime
 from .gateway import GatewaySandbox
 from .manager import Sandbox, SandboxSettings
 
