@@ -32,6 +32,9 @@ SAME = [
     ("0    4\n1    5\n    ..\n9    6\nFreq: 10S, Length: 600, dtype: int64\n",
      "0    4\n1    5\n    ..\n9    6\nFreq: 10s, Length: 600, dtype: int64"),  # a long series' footer
     ("[[ 1.5  2. ]\n [ 3.   4. ]]\n", "[[1.5 2. ]\n [3.  4. ]]"),
+    # `df.dtypes` under pandas 1 and pandas 3 (its string dtype; 2.0 keeps the unit a value was parsed with)
+    ("flags        object\ndate    datetime64[ns]\ntemp_C     float64\ndtype: object\n",
+     "flags            str\ndate    datetime64[us]\ntemp_C     float64\ndtype: object"),
     # a library's class by its inner path (IPython showing `type(x)` under pandas 1) and by its public one (pandas 3)
     ("pandas.core.series.Series\n", "pandas.Series"),
     ("<class 'pandas.core.frame.DataFrame'>\n", "<class 'pandas.DataFrame'>"),
@@ -56,6 +59,8 @@ DIFFERENT = [
     ("0    4\nFreq: S, Length: 600, dtype: int64\n", "0    4\nFreq: min, Length: 600, dtype: int64"),
     ("0    4\nFreq: S, Length: 600, dtype: int64\n", "0    4\nFreq: s, Length: 60, dtype: int64"),
     ("pandas.core.series.Series\n", "pandas.DataFrame"),  # another class
+    ("flags        object\ntemp_C     float64\n", "flags            str\ntemp_C       int64"),  # another dtype
+    ("date    datetime64[ns]\n", "date    timedelta64[us]"),
     ("pandas.core.frame.Frame\n", "pandas.Frame"),  # a path that names no class of today's pandas
     ("0    10\n1    11\n2    12\n     ..\n97    7\n98    8\n99    9\nName: v, Length: 100, dtype: int64\n",
      "0    10\n1    11\n     ..\n98    8\n99    6\nName: v, Length: 100, dtype: int64"),  # another last value

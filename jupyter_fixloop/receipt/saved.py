@@ -7,7 +7,9 @@ versions and not between results: whitespace and column widths, numbers within a
 lines and `Name:`/`dtype:` footers, numpy 2's `np.float64(1.5)` and `np.False_` scalars, pandas 1's `Int64Index`,
 pandas 2's `value_counts` header (`equivalences`: the release-note entry that allowed it is said in the check's
 detail), matplotlib's Axes reprs of any version (`<AxesSubplot at 0x...>`, `<Axes: xlabel='a'>`), a library's
-class by its inner path or its public one (`pandas.core.series.Series`, `pandas.Series`: one class today).
+class by its inner path or its public one (`pandas.core.series.Series`, `pandas.Series`: one class today), a
+`df.dtypes` line's `object` beside pandas 3's `str`, and a datetime64's unit (pandas 2.0: a parsed value "will
+retain the resolution of the parsed input": `datetime64[us]` where pandas 1 showed `datetime64[ns]`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ _CALL_START = re.compile(r"[A-Za-z_]\w*\(")  # a line that may begin an estimato
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 _DEFAULT_REPR = re.compile(r"<(?:[\w.]+\.)?(\w+) object at 0x>")  # object.__repr__, its address masked
 _PADDED = re.compile(r"(?<=[\[(]) +| +(?=[\])])")  # spaces inside a bracket's edge: never part of a value
+_DTYPE_LINE = re.compile(r"^(\S.*?) (?:object|str|string)$")  # a `df.dtypes` line: pandas 3's string dtype
+_RESOLUTION = re.compile(r"\b(datetime64|timedelta64)\[(?:ns|us|ms|s)(?=[,\]])")  # pandas 2 keeps a parse's unit
 _CATEGORIES = re.compile(r"\bCategories \((\d+), (?:object|str|string)\)")  # pandas 3's string dtype
 _BOOL = {"True": "1", "False": "0"}  # get_dummies and friends: 0/1 in pandas 1, booleans since pandas 2
 # a frequency as pandas prints it (freq='BM', Period('2007', 'A-DEC'), period[Q-DEC]): pandas 2.2 renamed
@@ -145,6 +149,8 @@ def normalized(text: str) -> list[str]:
         line = _ADDRESS.sub(" at 0x", line)
         line = _AXES_SUBPLOT.sub("<Axes: ", _AXES_OLD.sub("<Axes>", line)).replace("<Axes:  ", "<Axes: ")
         line = _CATEGORIES.sub(r"Categories (\1, object)", line)
+        line = _DTYPE_LINE.sub(r"\1 object", line)
+        line = _RESOLUTION.sub(r"\1[ns", line)
         line = _FREQ.sub(_frequency_now, line)
         line = " ".join(_BOOL.get(word, word) for word in line.split(" "))
         lines.append(line)
