@@ -86,9 +86,16 @@ class FixLoop(Configurable):
                                 "largest group's simplest answer is handed over, and the result says how many "
                                 "agree ('3 of 4 independent answers give this result': a fact, not a check, so "
                                 "it stays unverified). Where they differ, the next result is shown beside it. "
-                                "Default 1 (off), provisional: K answers cost K model calls, asked one after "
-                                "another (~23 s each on a local 1.5B model on one CPU thread), and how often "
-                                "agreeing answers are right is not yet measured on a real model.").tag(config=True)
+                                "Each answer is asked with a seed of its own (when a seed is set). Default 1 "
+                                "(off): K answers cost K model calls, one after another unless `model_slots` lets "
+                                "a server answer them side by side, and on the local 1.5B model answers that all "
+                                "agree were right on only some steps (docs/benchmarks.md, Generation)."
+                                ).tag(config=True)
+    model_slots = Integer(DEFAULTS.model_slots, min=1, max=8, help="Model calls a round makes at once (its "
+                          "samples, its agreement's answers): set it to the slots of a local server "
+                          "(llama-server's --parallel) so that they are answered side by side, not one after "
+                          "another. Default 1: a server with one slot queues the others, and their time in the "
+                          "queue counts against the model timeout.").tag(config=True)
     seed = Integer(DEFAULTS.seed, min=-1, help="Sent with each model call (OpenAI's `seed`, llama-server's too; "
                    "-1: none), so that the same prompt at the same temperature gets the same answer where the "
                    "provider honours it: a measurement that can be repeated. Providers that take no seed get "

@@ -28,6 +28,11 @@ class FakeModelServer:
         self.script = list(script)
         self.requests: list[dict] = []
         self.repeat_last = True
+        # replies held until `together` requests are in flight at once (0: none held; a request held longer than
+        # `hold` seconds is answered anyway), and the most requests that were in flight at once
+        self.together, self.hold = 0, 10.0
+        self.in_flight = self.most_in_flight = 0
+        self._flight = threading.Condition()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -44,6 +49,13 @@ class FakeModelServer:
                 except ValueError:
                     body = {"raw": raw.decode("utf-8", "replace")}
                 server.requests.append(body)
+                server._arrive()
+                try:
+                    self._answer(body)
+                finally:
+                    server._leave()
+
+            def _answer(self, body):
                 item = server._next()
                 if item.delay:
                     time.sleep(item.delay)
@@ -80,6 +92,18 @@ class FakeModelServer:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def _arrive(self) -> None:
+        with self._flight:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            self._flight.notify_all()
+            if self.together:
+                self._flight.wait_for(lambda: self.in_flight >= self.together, timeout=self.hold)
+
+    def _leave(self) -> None:
+        with self._flight:
+            self.in_flight -= 1
 
     def _next(self) -> Scripted:
         if not self.script:

@@ -97,6 +97,9 @@ class StepResult:
     code: str | None = None
     agreeing: int = 0  # loop with --agreement-samples: answers that give the result handed over (0: not asked)
     answers: int = 0  # and the round's independent answers
+    groups: list = field(default_factory=list)  # the size of each group of answers that ran, the handed-over one first
+    rival: str | None = None  # the next group's simplest code, shown beside the answer where the groups differ
+    rival_verdict: str = ""  # its score ("" when there is none)
 
     @property
     def unanimous(self) -> bool:
@@ -121,6 +124,8 @@ class Figures:
     seconds: float = 0.0
     calls: int = 0
     unanimous: dict = field(default_factory=lambda: {"steps": 0, "right": 0})  # "K of K agree" answers
+    # answers whose groups differ (a rival shown beside): how many, and how many of them have a right one of the two
+    split: dict = field(default_factory=lambda: {"steps": 0, "right": 0, "rival_right": 0})
     times: list = field(default_factory=list)  # each step's seconds (the mode's own)
 
     def add(self, r: StepResult) -> None:
@@ -128,6 +133,10 @@ class Figures:
         if r.unanimous:
             self.unanimous["steps"] += 1
             self.unanimous["right"] += r.right
+        if r.rival is not None:
+            self.split["steps"] += 1
+            self.split["right"] += r.right
+            self.split["rival_right"] += r.rival_verdict == "right" and not r.right
         if r.verdict == "error":
             self.errors += 1
         else:
@@ -152,7 +161,9 @@ class Figures:
                 "seconds_median": quantile(self.times, 0.5), "seconds_p90": quantile(self.times, 0.9),
                 "unanimous": self.unanimous["steps"], "unanimous_right": self.unanimous["right"],
                 "unanimous_precision": self.unanimous["right"] / self.unanimous["steps"]
-                if self.unanimous["steps"] else None}
+                if self.unanimous["steps"] else None,
+                "split": self.split["steps"], "split_right": self.split["right"],
+                "split_rival_right": self.split["rival_right"]}
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -271,7 +282,8 @@ def run_loop(step: Step, ns: dict, opts) -> dict:
     a = result.agreement
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "calls": calls,
             "tokens": result.tokens, "cost": result.cost, "code": result.patched if result.claimed else None,
-            "agreeing": a.agreeing if a else 0, "answers": a.answers if a else 0}
+            "agreeing": a.agreeing if a else 0, "answers": a.answers if a else 0,
+            "groups": list(a.groups) if a else [], "rival": a.rival if a and result.claimed else None}
 
 
 # ---------------------------------------------------------------- scoring
@@ -346,7 +358,9 @@ def run_step(step: Step, kernel: UserKernel, opts) -> list[StepResult]:
         outcome = run_loop(step, ns, opts) if mode == "loop" else one_shot(step, ns, opts, _peer(mode))
         seconds = time.perf_counter() - started
         verdict, why = score(outcome["code"], seen, ns, scoring)
-        results.append(StepResult(step.id, step.group, mode, verdict, why=why, seconds=seconds, **outcome))
+        rival = score(outcome["rival"], seen, ns, scoring)[0] if outcome.get("rival") else ""
+        results.append(StepResult(step.id, step.group, mode, verdict, why=why, seconds=seconds, rival_verdict=rival,
+                                  **outcome))
     return results
 
 
@@ -415,7 +429,9 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
             if r.why:
                 console.print(f"why: {r.why}", markup=False, highlight=False)
             if r.answers:
-                console.print(f"agreement: {r.agreeing} of {r.answers} independent answers", markup=False)
+                console.print(f"agreement: {r.agreeing} of {r.answers} independent answers"
+                              + (f"; the next result beside it: {r.rival_verdict}" if r.rival is not None else ""),
+                              markup=False)
             if r.code:
                 console.print(r.code, markup=False, highlight=False)
     for mode in opts.modes:
@@ -426,6 +442,10 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
         if f["unanimous"]:
             console.print(f"{mode}: K of K independent answers agree on {f['unanimous']} step(s), "
                           f"{f['unanimous_right']} of them right ({f['unanimous_precision']:.0%})", markup=False)
+        if f["split"]:
+            console.print(f"{mode}: the answers' results differ on {f['split']} step(s) (the next result shown beside "
+                          f"the answer): the answer right on {f['split_right']}, the one beside it right on "
+                          f"{f['split_rival_right']} more", markup=False)
     if "loop_minus_one_shot_points" in figures:
         console.print(f"loop - one-shot: {figures['loop_minus_one_shot_points']:+.1f} points", markup=False)
 

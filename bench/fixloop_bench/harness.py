@@ -91,6 +91,9 @@ def add_loop_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
     parser.add_argument("--no-rules", dest="rules", action="store_false",
                         help="loop mode: ask only the model, not also the built-in engine's rule repair (one-shot "
                         "mode asks only the model)")
+    parser.add_argument("--model-slots", type=int, default=None, metavar="N",
+                        help="loop mode: model calls a round makes at once (a server with N slots, llama-server's "
+                        "--parallel; default 1: one after another)")
     parser.add_argument("--model-timeout", type=float, default=None, metavar="S",
                         help="seconds one model call may take (default 120)")
     parser.add_argument("--wall-time", type=float, default=None, metavar="S",
@@ -106,7 +109,8 @@ def loop_options(opts, cwd: str):
         samples=getattr(opts, "samples", None), rules=getattr(opts, "rules", None),
         resamples=getattr(opts, "resamples", None), model_timeout=getattr(opts, "model_timeout", None),
         wall_time=getattr(opts, "wall_time", None), seed=getattr(opts, "seed", None),
-        agreement_samples=getattr(opts, "agreement_samples", None)).resolved()
+        agreement_samples=getattr(opts, "agreement_samples", None),
+        model_slots=getattr(opts, "model_slots", None)).resolved()
 
 
 def run_each(items: list, opts, run_one, on_each=None) -> list:

@@ -5,7 +5,8 @@ answer (Shi et al. 2022, "Natural Language to Code Translation with Execution"; 
 programs written differently that show the same values and leave the same data behind are one answer, and
 the size of the largest group is a signal of its own. The sandbox records a content digest of the value a
 run shows and of every name it makes or changes (kernel/effect.py's `digest`); two runs agree when what
-they printed, the digest of what they show and the digest of each name they changed are the same.
+they printed, the digest of what they show and the digest of each of the user's names they changed are the same
+(their own helper names do not count: `result_key`).
 
 The group handed over: the one whose runs pass every check (the instruction's read checks included), then
 the largest, then the one holding the best-ranked candidate; its simplest member (fewest lines, then fewest
@@ -14,29 +15,49 @@ characters) is the code handed over. How many agree is said as a fact (`Agreemen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from ..cell import result_shown
 from ..receipt.values import Receipt
 from ..result import Agreement
 from .sampling import RULES, Candidate
 
+# a new name -> whether the instruction asks for it (`cell.asks_to_make`)
+Named = Callable[[str], bool]
 
-def result_key(receipt: Receipt) -> tuple | None:
+
+def _none(name: str) -> bool:
+    return False
+
+
+def result_key(receipt: Receipt, code: str = "", named: Named = _none) -> tuple | None:
     """What a run shows and the data it leaves, as a key two runs share when they did the same; None when
-    the run raised, did not run, or something it did could not be digested (then it agrees with nothing)."""
+    the run raised, did not run, showed, printed and changed nothing (runs that do nothing visible agree on
+    nothing), or something it did could not be digested (then it agrees with nothing).
+
+    What it shows: the value of its last expression, or else the value of the new name its last line assigns
+    (the result as the loop would show it: `top = df.head()` and `df.head()` show one value). The data it leaves:
+    each of the user's names it changed or deleted, and each new name the instruction asks for (`named`). Other
+    new names are its own helpers (`result`, `mask`, `selected_columns`): two spellings that name them
+    differently give the same result."""
     if receipt.ename is not None or receipt.kind not in ("ok", "check_failed"):
         return None
     effect = receipt.effect
     if effect is None or effect.error:
         return None
-    changes = []
-    for c in effect.changes:
-        if c.status != "deleted" and not c.digest:
-            return None
-        changes.append((c.name, c.status, c.digest))
+    if any(c.status != "deleted" and not c.digest for c in effect.changes):
+        return None
     if receipt.value is not None and not receipt.digest:
         return None
-    return receipt.stdout.strip(), receipt.digest, tuple(sorted(changes))
+    shown = receipt.digest
+    if receipt.value is None:
+        last = result_shown(code)
+        shown = next((c.digest for c in effect.changes if last and c.name == last[1] and c.status == "new"), "")
+    kept = tuple(sorted((c.name, c.status, c.digest) for c in effect.changes
+                        if c.status != "new" or named(c.name)))
+    if not (kept or shown or receipt.stdout.strip()):
+        return None
+    return receipt.stdout.strip(), shown, kept
 
 
 def answers(candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -52,23 +73,24 @@ def simplest(group: Sequence[Candidate]) -> Candidate:
     return min(group, key=size)
 
 
-def groups(candidates: Sequence[Candidate]) -> list[list[Candidate]]:
-    """The answers that ran without error, grouped by `result_key`, the group to hand over first: passing
-    every check, then the largest, then the best-ranked member."""
+def groups(candidates: Sequence[Candidate], named: Named = _none) -> list[list[Candidate]]:
+    """The answers that ran without error, grouped by `result_key` (`named`: the new names the instruction asks
+    for), the group to hand over first: passing every check, then the largest, then the best-ranked member."""
     found: dict[object, list[Candidate]] = {}
     for c in answers(candidates):
-        key = result_key(c.receipt)
+        key = result_key(c.receipt, c.reply.code or "", named)
         if key is not None:
             found.setdefault(key, []).append(c)
     return sorted(found.values(), key=lambda g: (not all(c.receipt.ok for c in g), -len(g), min(c.rank for c in g)))
 
 
-def choose(candidates: Sequence[Candidate], best: Candidate) -> tuple[Candidate, Agreement | None]:
+def choose(candidates: Sequence[Candidate], best: Candidate,
+           named: Named = _none) -> tuple[Candidate, Agreement | None]:
     """The candidate to hand over and how many answers agree with it; `best` (verdict.rank's) and None when
     fewer than two answers were asked, or none ran without error. A best that did not pass while a group
     did is never kept over it; a passing best outside every group (the rules' repair) is kept."""
     asked = answers(candidates)
-    found = groups(candidates)
+    found = groups(candidates, named)
     if len(asked) < 2 or not found:
         return best, None
     lead = found[0]

@@ -242,7 +242,7 @@ class LoopRun:
             best = sampling.best_of(candidates)
             self.agreement = None
             if self.agreeing and not self._owned_evidence(best.receipt, best.reply.code):
-                best, self.agreement = agreeing.choose(candidates, best)
+                best, self.agreement = agreeing.choose(candidates, best, self._asked_for)
             best = await self._with_result_shown(best, candidates, guard_, history, pool, mirror)
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
@@ -332,6 +332,10 @@ class LoopRun:
         if opts.rules and self.model.rules_beside:
             temps = (sampling.RULES, *temps)
         return temps
+
+    def _asked_for(self, name: str) -> bool:
+        """Whether the instruction asks for a new name to be made (`cell.asks_to_make`): it is part of the result."""
+        return cell.asks_to_make(self.instruction, name)
 
     def _k(self) -> int:
         """Answers a round asks for agreement (1: none)."""
@@ -512,7 +516,7 @@ class LoopRun:
                       mirror) -> list[sampling.Candidate]:
         """The round's candidates: one model call per temperature, each reply cleaned by the guard and run."""
 
-        async def ask(step: float | str) -> tuple[model.Reply, str, tuple[str, ...]] | None:
+        async def ask(step: float | str, nth: int) -> tuple[model.Reply, str, tuple[str, ...]] | None:
             last = model.LastRun(history[-1][0] if history else None, history[-1][1] if history else None,
                                  mirror.modules())  # typed, never re-read from the prompt
             if step == sampling.RULES:  # the rules repair the code that last ran, whoever wrote it
@@ -521,7 +525,7 @@ class LoopRun:
                     return None
                 base, writer = last.code or self.source, RULES
             else:  # a model writes from the cell (what it keeps of it is the user's)
-                reply = await self._propose(messages, step, last)
+                reply = await self._propose(messages, step, last, nth)
                 base, writer = self.source, self.model.author
             if reply.code is not None:
                 code, removed = guard_.without_copied_checks(reply.code)
@@ -551,7 +555,7 @@ class LoopRun:
         def failed(exc: BaseException) -> None:
             self.model_errors.setdefault(index, str(exc) or type(exc).__name__)
 
-        return await sampling.gather(temps, ask, trial, ends_round, failed, self.budget)
+        return await sampling.gather(temps, ask, trial, ends_round, failed, self.budget, self.options.model_slots)
 
     async def _trial(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror,
                      cut: int = 0) -> Receipt:
@@ -680,8 +684,10 @@ class LoopRun:
         return replace(reply, usage=Usage(seconds=reply.usage.seconds))
 
     async def _propose(self, messages, temperature: float | None = None,
-                       last: model.LastRun | None = None) -> model.Reply:
-        """The model call, retries included, cut off at the loop's total time bound."""
+                       last: model.LastRun | None = None, nth: int = 0) -> model.Reply:
+        """The model call, retries included, cut off at the loop's total time bound. The round's `nth` call
+        (from 0) is sent the seed plus `nth`: independent samples, not one random stream at several
+        temperatures."""
         opts = self.options
         index = len(self.rounds) + 1
         writing = None
@@ -691,8 +697,9 @@ class LoopRun:
                 events.call(self.hooks.on_model_writing, events.ModelWriting(index, opts.max_rounds, tokens, rate))
 
         call = self.model.propose(messages, last, timeout=opts.model_timeout, api_base=opts.api_base or None,
-                                  max_tokens=opts.reply_cap(self.source), temperature=temperature, seed=opts.seed,
-                                  stop=prompt.STOP, on_progress=writing, withhold=self._withheld())
+                                  max_tokens=opts.reply_cap(self.source), temperature=temperature,
+                                  seed=opts.seed + nth if opts.seed >= 0 else opts.seed, stop=prompt.STOP,
+                                  on_progress=writing, withhold=self._withheld())
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))

@@ -2,9 +2,11 @@
 
 A small model's likeliest answer is often wrong where a slightly hotter one is right; running them
 all tells which. A round makes K model calls (llama-server rejects n>1, so they are K requests, at
-temperatures spread from the round's own up to `resample_temperature`), one after another; each
-reply runs in a kernel of the warm pool as soon as it arrives, beside the next call, and a
-candidate that passes every check cancels the call under way. Code that a sample of the same round
+temperatures spread from the round's own up to `resample_temperature`, each after the first with a seed
+of its own: one seed at several temperatures draws the same random numbers, and its answers share one
+bias), one after another, or up to `slots` at once for a server that answers side by side (llama-server's
+`--parallel`); each reply runs in a kernel of the warm pool as soon as it arrives, beside the next call,
+and a candidate that passes every check cancels the calls under way. Code that a sample of the same round
 already proposed is not run again (the loop already skips code an earlier round ran).
 
 With a litellm model, a round starts with the built-in engine's rule repair (`RULES`) when it has one:
@@ -82,9 +84,9 @@ def total_usage(candidates: Sequence[Candidate], best: Candidate) -> Usage:
                  sum(u.seconds for u in us), best.receipt.seconds)
 
 
-# a temperature, or RULES -> (reply, what it repeats, who wrote each line of its code); None when the
-# step has nothing new to run
-Ask = Callable[[float | str], Awaitable[tuple[Reply, str, tuple[str, ...]] | None]]
+# (a temperature, or RULES; the how-many-th model call of the round it is, from 0) -> (reply, what it repeats, who
+# wrote each line of its code); None when the step has nothing new to run
+Ask = Callable[[float | str, int], Awaitable[tuple[Reply, str, tuple[str, ...]] | None]]
 Trial = Callable[[Reply], Awaitable[Receipt]]
 # (step, reply, receipt of a passing run) -> whether that pass ends the round
 Decisive = Callable[[float | str, Reply, Receipt], bool]
@@ -92,7 +94,7 @@ Decisive = Callable[[float | str, Reply, Receipt], bool]
 
 async def gather(
     temps: Sequence[float | str], ask: Ask, trial: Trial, decisive: Decisive | None = None,
-    failed: Callable[[BaseException], None] | None = None, budget=None,
+    failed: Callable[[BaseException], None] | None = None, budget=None, slots: int = 1,
 ) -> list[Candidate]:
     """Ask at each temperature (or RULES) in turn, and run each reply as soon as it arrives (beside
     the next call); the first candidate that passes ends the round: the call under way is cancelled (no
@@ -100,15 +102,17 @@ async def gather(
     run", and their tokens counted). A call that fails ends the asking; the round goes on with the
     replies it has (`failed` is told the error), and raises that error when it has none. `decisive`
     (default: every pass) says which passes end the round; the others are kept, and the asking goes on.
-    `budget` (receipt/text.py's): what a receipt's text is fitted in when a line is added to it."""
-    return await _Round(ask, trial, decisive, budget).gather(temps, failed)
+    `budget` (receipt/text.py's): what a receipt's text is fitted in when a line is added to it. `slots`: model
+    calls made at once (1: one after another)."""
+    return await _Round(ask, trial, decisive, budget, slots).gather(temps, failed)
 
 
 class _Round:
     """The state of one `gather`: the runs by code, the replies being settled, whether one passed."""
 
-    def __init__(self, ask: Ask, trial: Trial, decisive: Decisive | None, budget=None):
+    def __init__(self, ask: Ask, trial: Trial, decisive: Decisive | None, budget=None, slots: int = 1):
         self.ask, self.trial, self.decisive = ask, trial, decisive
+        self.slots = max(1, slots)
         self.budget = budget  # what a receipt's text is fitted in (receipt/text.py's), when a line is added to it
         self.runs: dict[str, tuple[int, asyncio.Future]] = {}
         self.settling: list[asyncio.Task] = []
@@ -136,17 +140,46 @@ class _Round:
         raise asyncio.CancelledError()
 
     async def _ask_in_turn(self, temps: Sequence[float | str]) -> None:
-        # one call at a time: a one-slot server (llama-server) would queue the others, and their
-        # time in the queue would count against the model timeout
+        # one call at a time unless the server has slots: a one-slot server (llama-server) would queue the
+        # others, and their time in the queue would count against the model timeout
+        steps = [(order, step) for order, step in enumerate(temps) if step != RULES]
         for order, step in enumerate(temps):
+            if step == RULES and not self.passed:
+                await self._ask_one(order, step, 0)
+        if self.slots > 1 and len(steps) > 1:
+            await self._ask_side_by_side(steps)
+            return
+        for nth, (order, step) in enumerate(steps):
             if self.passed:
                 return
-            asked = await self.ask(step)
-            if asked is None:
-                continue
-            self.settling.append(asyncio.ensure_future(self._settle(order, step, *asked)))
-            if step == RULES:  # a head start: most rule repairs run in well under a second
-                await asyncio.wait([self.settling[-1]], timeout=RULES_GRACE)
+            await self._ask_one(order, step, nth)
+
+    async def _ask_one(self, order: int, step: float | str, nth: int) -> None:
+        asked = await self.ask(step, nth)
+        if asked is None:
+            return
+        self.settling.append(asyncio.ensure_future(self._settle(order, step, *asked)))
+        if step == RULES:  # a head start: most rule repairs run in well under a second
+            await asyncio.wait([self.settling[-1]], timeout=RULES_GRACE)
+
+    async def _ask_side_by_side(self, steps: Sequence[tuple[int, float | str]]) -> None:
+        """Up to `slots` calls at once; a call that fails ends the asking once the others have answered."""
+        gate = asyncio.Semaphore(self.slots)
+
+        async def one(order: int, step: float | str, nth: int) -> None:
+            async with gate:
+                if not self.passed:
+                    await self._ask_one(order, step, nth)
+
+        calls = [asyncio.ensure_future(one(order, step, nth)) for nth, (order, step) in enumerate(steps)]
+        try:
+            outcomes = await asyncio.gather(*calls, return_exceptions=True)
+        finally:
+            for call in calls:
+                call.cancel()
+        errors = [o for o in outcomes if isinstance(o, Exception)]
+        if errors:
+            raise errors[0]
 
     async def _asked(self) -> BaseException | None:
         """Wait for the asking to end: the error of a call that failed, None otherwise (also when a

@@ -91,6 +91,26 @@ def test_the_bench_reports_each_steps_agreement_and_how_many_unanimous_answers_a
     assert "loop: K of K independent answers agree on 2 step(s), 1 of them right (50%)" in capsys.readouterr().out
 
 
+def test_the_bench_scores_the_result_shown_beside_the_answer_where_the_answers_differ(fake_model, tmp_path, capsys):
+    """Where the answers' results differ, the next result (shown beside the answer) is scored too: how often
+    the right one is among the two a user is shown."""
+    server = fake_model("```python\ndf['a'].max()\n```", "```python\ndf['a'].sum()\n```")
+    out = tmp_path / "split.json"
+    assert generation.main(["--generation", write_steps(tmp_path, STEPS[3]), "--mode", "loop", "--no-rules",
+                            "--model", "openai/scripted", "--api-base", server.url, "--agreement-samples", "2",
+                            "-r", "1", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    (step,) = data["results"]
+    assert (step["verdict"], step["groups"], step["rival_verdict"]) == ("wrong", [1, 1], "right")
+    assert step["rival"].strip() == "df['a'].sum()"
+    figures = data["by_mode"]["loop"]
+    assert (figures["split"], figures["split_right"], figures["split_rival_right"]) == (1, 0, 1)
+    assert figures["unanimous"] == 0
+    printed = " ".join(capsys.readouterr().out.split())  # as the terminal's width wraps it
+    assert ("loop: the answers' results differ on 1 step(s) (the next result shown beside the answer): the answer "
+            "right on 0, the one beside it right on 1 more") in printed
+
+
 def test_the_peers_prompts_are_scored_by_the_same_harness(fake_model, tmp_path, capsys):
     """`--mode jupyter-ai` / `mito-ai`: one call given that peer's quoted prompt (jupyter-ai's `-f code`
     template, no data of the user's; Mito's production prompt v3 with the user's variables), the reply's

@@ -155,3 +155,52 @@ def test_a_read_check_ranks_but_never_vetoes_code_that_ran(fake_model):
     assert result.patched.startswith("clean = orders.drop_duplicates")
     assert "a check read from your instruction does not hold: no duplicate rows remain in `orders`" in result.reason
     assert result.read_checks[0].passed is False and "it does NOT hold" in render_text(result)
+
+
+def test_each_independent_answer_is_asked_with_a_seed_of_its_own(fake_model):
+    # one seed at several temperatures draws the same random numbers: the answers would share one bias
+    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
+                       seed=7)
+    assert result.agreement.unanimous, result.reason
+    assert sorted(r["seed"] for r in server.requests) == [7, 8, 9]
+    assert len({r["temperature"] for r in server.requests}) == 3
+    alone = fake_model(block("euro12.Goals.sum()"))
+    _generate(alone, "How many goals were scored in total?", _euro(), max_rounds=1, seed=7)
+    assert [r["seed"] for r in alone.requests] == [7]  # one answer: the seed as given
+
+
+def test_a_server_with_slots_is_asked_for_the_answers_side_by_side(fake_model):
+    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"))
+    server.together = 3  # no reply until all three are asked
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
+                       model_slots=3)
+    assert server.most_in_flight == 3 and len(server.requests) == 3
+    assert result.status == "unverified" and result.agreement.unanimous, result.reason
+    one = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"))
+    _generate(one, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
+    assert one.most_in_flight == 1  # one slot (the default): one call after another
+
+
+def test_answers_that_show_and_change_nothing_agree_on_nothing(fake_model):
+    # three checks that pass show nothing and change nothing: no result to agree on, so no "3 of 3" is said
+    server = fake_model(block("assert euro12.Goals.notna().all()"), block("assert not euro12.isna().any().any()"),
+                        block("assert euro12['Goals'].isnull().sum() == 0"))
+    result = _generate(server, "Make sure no goal count is missing", _euro(), agreement_samples=3, max_rounds=1)
+    assert len(server.requests) == 3 and result.agreement is None, result.reason
+    assert "independent answers" not in result.reason and result.status == "unverified"
+
+
+def test_answers_that_name_their_own_helpers_differently_give_one_result(fake_model):
+    # the same teams, shown, kept under a name of the answer's own, or reached through a mask: one result
+    server = fake_model(block("big = euro12[euro12.Goals > 6]"), block("mask = euro12['Goals'] > 6\neuro12[mask]"),
+                        block("result = euro12.query('Goals > 6')\nresult"))
+    result = _generate(server, "Which teams scored more than 6 goals?", _euro(), agreement_samples=3, max_rounds=1)
+    assert result.agreement is not None and result.agreement.groups == (3,), result.reason
+    assert result.agreement.unanimous and result.alternatives == ()
+    # a name the instruction asks for is part of the result: an answer that keeps it under another name differs
+    named = fake_model(block("top = euro12[euro12.Goals > 6]"), block("big = euro12[euro12.Goals > 6]"),
+                       block("top = euro12.query('Goals > 6')"))
+    result = _generate(named, "Make a DataFrame top of the teams that scored more than 6 goals", _euro(),
+                       agreement_samples=3, max_rounds=1)
+    assert result.agreement.groups == (2, 1) and result.patched.startswith("top = euro12"), result.reason
