@@ -50,7 +50,8 @@ def evaluate(check: str, ns: dict, raise_errors: bool = False, cell: str = "") -
     except BaseException as exc:
         if raise_errors:
             raise
-        return {"expr": check, "passed": False, "detail": f"raised {type(exc).__name__}: {_short(exc)}"}
+        return {"expr": check, "passed": False, "detail": f"raised {type(exc).__name__}: {_short(exc)}",
+                "raised": type(exc).__name__, "message": _short(exc)}
     if passed:
         return {"expr": check, "passed": True, "detail": ""}
     lines = producers(failed_node, cell, body or []) if cell and failed_node is not None else []

@@ -463,10 +463,12 @@ class Judge:
                 outcome = check_code.evaluate(check, ns, cell=cell)
                 passed, detail = outcome["passed"] is True, str(outcome.get("detail", ""))
                 failing = str(outcome.get("failing", ""))  # a block's failing assert
+                raised = {k: str(outcome[k])[:MAX_DETAIL] for k in ("raised", "message") if k in outcome}
             except BaseException as exc:
                 passed, detail, failing = False, f"raised {type(exc).__name__}", ""
+                raised = {"raised": type(exc).__name__}
             outcomes.append({"expr": check, "passed": passed, "detail": detail[:MAX_DETAIL]}
-                            | ({"failing": failing[:MAX_DETAIL]} if failing else {}))
+                            | ({"failing": failing[:MAX_DETAIL]} if failing else {}) | raised)
         return outcomes
 
     def bind(self, name: str, packed):

@@ -422,8 +422,8 @@ def _judged_checks(verdict: dict, checks: list[str], result: dict, ns: dict, rai
     out = []
     for outcome in outcomes:
         expr, detail = outcome.get("expr"), str(outcome.get("detail", ""))
-        if not outcome.get("passed") and detail.startswith("raised ") and result["error"] is None:
-            ename, _, evalue = detail[len("raised "):].partition(": ")
+        if not outcome.get("passed") and outcome.get("raised") and result["error"] is None:
+            ename, evalue = str(outcome["raised"]), str(outcome.get("message", ""))  # which exception: data
             exc = next((e for e in reversed(raised) if type(e).__name__ == ename), None)
             if exc is None:
                 kind = getattr(builtins, ename, None)

@@ -99,10 +99,12 @@ class Change:
 class Smell:
     """One thing that looks wrong in what a run did to the data (smells.py): `kind`, which rule found it
     ("whole_repr", "all_nan", "nan_gained", "float_text", "kind_lost", "rows_lost", "glued", "thrown_away",
-    "invisible", "lost_assignment"), and `text`, what it says."""
+    "invisible", "lost_assignment"), `text`, what it says, and `line`, the line of the code it is about when
+    it is about one (a result thrown away), else 0."""
 
     kind: str
     text: str
+    line: int = 0
 
 
 @dataclass(frozen=True)

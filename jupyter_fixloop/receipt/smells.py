@@ -163,7 +163,7 @@ def thrown_away(code: str | None, original: str | None = None) -> tuple[Smell, .
         text = ast.get_source_segment(code, call) or name
         text = clipped(text, 80)
         found.append(Smell("thrown_away", f"line {node.lineno}: the result of `{text}` is thrown away ({name} "
-                           "returns a new object and changes nothing in place; assign it)"))
+                           "returns a new object and changes nothing in place; assign it)", node.lineno))
     return tuple(found)
 
 

@@ -547,7 +547,6 @@ def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
-THROWN_AWAY = re.compile(r"line (\d+): the result of `.+?` is thrown away \(\w+ returns a new object")
 ACCESSORS = ("str", "dt", "cat")  # `s.str.strip()` makes a new object from s, not from s.str
 
 
@@ -555,11 +554,10 @@ ACCESSORS = ("str", "dt", "cat")  # `s.str.strip()` makes a new object from s, n
 def thrown_away(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['city'].fillna('Unknown')` on a line of its own changes nothing (the smell says so): assign
     the result back to what it was made from (`xs = sorted(xs)`, `df['d'] = pd.to_datetime(df['d'])`)."""
-    m = next(filter(None, map(THROWN_AWAY.search, receipt.smells)), None)
-    tree = parse(code) if m else None
+    tree = parse(code) if receipt.dropped else None
     if tree is None:
         return None
-    lineno = int(m.group(1))
+    lineno = receipt.dropped[0]
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Expr) and node.lineno == lineno and isinstance(node.value, ast.Call)):
             continue

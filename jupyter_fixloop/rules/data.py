@@ -667,7 +667,7 @@ def chained_assignment(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['b'][mask] = v` sets a copy (pandas says so: ChainedAssignmentError): one step on the frame,
     `df.loc[mask, 'b'] = v`; `df['b'].fillna(0, inplace=True)` changes a copy: `df['b'] = df['b'].fillna(0)`
     (pandas' own advice)."""
-    if not any(LOST_ASSIGNMENT in s for s in receipt.smells):
+    if "lost_assignment" not in receipt.smelled:
         return None
     tree = parse(code)
     found = []
@@ -686,7 +686,6 @@ def chained_assignment(code: str, receipt: ParsedReceipt) -> str | None:
     return code if found else None
 
 
-LOST_ASSIGNMENT = "pandas warns the assignment may not reach the frame"  # receipt/smells.py `warned`
 
 
 def _inplace_on_column(code: str, node: ast.AST) -> str | None:

@@ -65,6 +65,7 @@ class ParsedReceipt:
     smells: tuple[str, ...] = ()  # what looks wrong in what the cell did to the data (failed checks too)
     output_differs: bool = False  # a check of the printed output failed: the one saved, or --expect-output
     smelled: tuple[str, ...] = ()  # which smells those are (receipt/smells.py's kinds: "whole_repr", ...)
+    dropped: tuple[int, ...] = ()  # the lines whose result is thrown away (a "thrown_away" smell's Smell.line)
 
     @classmethod
     def of(cls, receipt: Receipt, modules: Mapping[str, str] | None = None) -> ParsedReceipt:
@@ -82,7 +83,8 @@ class ParsedReceipt:
                    receipt.column, receipt.trace, tuple(c.detail for c in failed),
                    tuple(c.detail for c in failed if c.source == "smell"),
                    any(c.source in ("saved", "output") for c in failed),
-                   tuple(c.smell for c in failed if c.source == "smell"))
+                   tuple(c.smell for c in failed if c.source == "smell"),
+                   tuple(s.line for s in (receipt.effect.smells if receipt.effect else ()) if s.kind == "thrown_away"))
 
 
 OUTPUT_CHECKS = (SAVED_CHECK, OUTPUT_CHECK)  # the checks that compare what the cell printed with a text

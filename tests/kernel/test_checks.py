@@ -88,7 +88,8 @@ def test_an_error_inside_a_block_carries_its_statement():
         checks.evaluate("row = data['b']\nassert row == 1", {"data": {"a": 1}}, raise_errors=True)
     assert caught.value.check_line == "row = data['b']"
     out = checks.evaluate("row = data['b']\nassert row == 1", {"data": {"a": 1}})
-    assert out == {"expr": "row = data['b']\nassert row == 1", "passed": False, "detail": "raised KeyError: 'b'"}
+    assert out == {"expr": "row = data['b']\nassert row == 1", "passed": False, "detail": "raised KeyError: 'b'",
+                   "raised": "KeyError", "message": "'b'"}
 
 
 def test_dataframe_values_stay_on_one_line():

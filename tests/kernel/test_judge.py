@@ -458,3 +458,16 @@ def test_a_frame_written_through_a_remapped_page_is_not_read_as_loaded(tmp_path)
     assert effect.compare(before, ns, ["df"])["changes"] and "df" not in effect.kept()
     out, _ = judge.verdict(ns, effect.kept())
     assert outcomes(out, key) == {"df['a'].min() >= 0": False, f"df['q'].sum() == {n * (n - 1) // 2}": True}
+
+
+def test_a_check_that_raises_in_the_judge_is_the_runs_error_named_by_the_verdicts_fields():
+    """Which exception a judged check raised is a field of the verdict (`raised`, `message`), not read back
+    from its detail's words: the run ends as that error, said as raised while evaluating the check."""
+    from jupyter_fixloop.kernel import runner
+
+    checks = ["totals['b'] == 1"]
+    judge.arm(checks)
+    result = runner.run("totals = {'a': 1}\n", checks, ns={})
+    assert result["checks"][0]["passed"] is False and result["checks"][0]["detail"] == "raised KeyError: 'b'"
+    assert result["status"] == "error" and result["error"]["ename"] == "KeyError", result["error"]
+    assert result["error"]["during_check"] == "totals['b'] == 1"

@@ -159,6 +159,7 @@ def test_the_engine_reads_the_trace_failed_checks_and_smells_from_the_typed_rece
     assert ParsedReceipt.of(shared).failed[0].startswith("outliers_a is [300, ")
     assert [c.failing for c in shared.checks] == ["assert outliers_a == [300]"]  # which assert: data, not words
     assert ParsedReceipt.of(dropped).smelled == ("thrown_away",)
+    assert ParsedReceipt.of(dropped).dropped == (1,)  # which line, as data (Smell.line), not read from its words
 
 
 def test_the_rules_fix_a_shared_default_from_the_calls_in_the_trace():

@@ -11,7 +11,8 @@ from jupyter_fixloop.rules.data import chained_assignment
 from jupyter_fixloop.rules.edits import ParsedReceipt
 
 WARNED = ParsedReceipt("check failed", smells=tuple(
-    s.text for s in warned(["ChainedAssignmentError: A value is being set on a copy"])))
+    s.text for s in warned(["ChainedAssignmentError: A value is being set on a copy"])), smelled=tuple(
+    s.kind for s in warned(["ChainedAssignmentError: A value is being set on a copy"])))
 
 REWRITES = [
     ("df['b'][df['a'] > 1] = 5\nprint(df)\n", "df.loc[df['a'] > 1, 'b'] = 5\nprint(df)\n"),
@@ -55,3 +56,14 @@ def test_the_loop_repairs_a_cell_that_runs_but_assigns_nothing():
     assert result.patched == "df.loc[df['a'] > 1, 'b'] = 5\n"
     assert "ChainedAssignmentError" in result.first.text
     assert frame["b"].tolist() == [0, 0, 0]  # the user's frame is the user's: the sandbox had a copy
+
+
+def test_the_loop_assigns_back_a_result_the_cell_threw_away():
+    """`df['city'].fillna('Unknown')` on a line of its own changes nothing: the smell says which line (as data,
+    `Smell.line`), the rule assigns the result back there, and the check verifies it in the sandbox."""
+    frame = pd.DataFrame({"city": ["Lyon", None], "n": [1, 2]})
+    result = fix("df['city'].fillna('Unknown')\ndf['n'] = df['n'] * 2\n",
+                 checks=["df['city'].tolist() == ['Lyon', 'Unknown']"], namespace={"df": frame})
+    assert result.status == "fixed", result.reason
+    assert result.patched == "df['city'] = df['city'].fillna('Unknown')\ndf['n'] = df['n'] * 2\n"
+    assert frame["city"].isna().tolist() == [False, True]  # the user's frame is the user's
