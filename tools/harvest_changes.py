@@ -87,6 +87,11 @@ CUES = [  # the words that name a replacement, the replacement after them (the f
     rf"\binstead,?\s+use\s+{WORDS}{TO}",
     rf"\bfound\s+in\s+{WORDS}{TO}",
     rf"\bnew\s+(?:alias|name)\s+{TO}",  # a table's row: "removed alias ``M``, new alias ``ME``"
+    rf",\s+(?-i:Identical)\s+to\s+{TO}",  # numpy 1.20's table: "Deprecated name ``numpy.str``, Identical to ``str``"
+    # scikit-learn 0.20: "Other functionalities are part of `joblib <https://...>`_. package and should be used
+    # directly"
+    rf"\bpart\s+of\s+(?:{TO}|`([A-Za-z_][\w.]*)\s*<[^>]+>`_)\.?\s+(?:package\s+)?and\s+should\s+be\s+used\s+directly",
+    rf"\breplacement\s+(?:for\s+{TO}\s+)?is\s+{TO}",  # numpy 2.0: "The preferred replacement is ``inspect.getsource``"
     rf"\balias\s+{TO}\s+for\s+{TO}",  # "Removed alias :class:`arrays.PandasArray` for :class:`arrays.Numpy...`"
 ]
 PROSE = [  # a replacement said in words only: "Instead, resample before calling the methods."
@@ -183,14 +188,15 @@ def kind_of(text: str, old: str) -> str:
 
 
 HEADING = re.compile(r"^([=\-~^\"'`.*+#])\1{2,}\s*$")
-REMOVAL_TITLES = re.compile(r"^(?:removals?(?: of prior version deprecations(?:/changes)?)?|expired deprecations)$",
-                            re.I)
+REMOVAL_TITLES = re.compile(r"^(?:(?:numpy [\d.]+ python api )?removals?"  # numpy 2.0's "NumPy 2.0 Python API removals"
+                            r"(?: of prior version deprecations(?:/changes)?)?|expired deprecations)$", re.I)
 DEPRECATION_TITLES = re.compile(r"^(?:other )?deprecations?$|^deprecated features$", re.I)
 CHANGE_TITLES = re.compile(r"^(?:backwards incompatible (?:api )?changes|other api changes|behaviou?r changes)$", re.I)
 SUBTITLES = re.compile(r"^other (?:removals?|deprecations?|api changes)$", re.I)  # a sub-heading, no entry
 TABLE_RULE = re.compile(r"^\s*\+[-=+]+\+\s*$")
+SIMPLE_RULE = re.compile(r"^\s*=+(?:\s+=+)+\s*$")  # a simple table's rule: numpy 1.20's aliases
 OLD_COLUMN = re.compile(r"\b(?:removed|old|deprecated|previous)\b", re.I)
-NEW_COLUMN = re.compile(r"\b(?:new|replacement|instead)\b", re.I)
+NEW_COLUMN = re.compile(r"\b(?:new|replacement|instead|identical to)\b", re.I)
 
 
 def headings(lines: list[str]) -> list[tuple[int, str, int]]:
@@ -235,14 +241,15 @@ def tables(lines: list[str]) -> list[str]:
     out: list[str] = []
     i = 0
     while i < len(lines):
-        if not TABLE_RULE.match(lines[i]):
+        simple = bool(SIMPLE_RULE.match(lines[i]))
+        if not TABLE_RULE.match(lines[i]) and not simple:
             out.append(lines[i])
             i += 1
             continue
-        end = i
-        while end < len(lines) and lines[end].strip().startswith(("+", "|")):
+        end = i + 1
+        while end < len(lines) and (lines[end].strip().startswith(("+", "|")) if not simple else lines[end].strip()):
             end += 1
-        rows = _rows(lines[i:end])
+        rows = _simple_rows(lines[i:end]) if simple else _rows(lines[i:end])
         if len(rows) > 1 and any(OLD_COLUMN.search(h) for h in rows[0]):
             header = rows[0]
             order = sorted(range(len(header)), key=lambda k: (not OLD_COLUMN.search(header[k]),
@@ -267,6 +274,17 @@ def _rows(lines: list[str]) -> list[list[str]]:
             continue
         cells = line.strip().strip("|").split("|")
         current = [f"{a} {b}" for a, b in zip(current, cells)] if current else cells
+    return rows
+
+
+def _simple_rows(lines: list[str]) -> list[list[str]]:
+    """A simple table's rows (its header first), each cell cut where the columns of its first rule stand."""
+    spans = [m.span() for m in re.finditer(r"=+", lines[0])]
+    rows = []
+    for line in lines[1:]:
+        if not SIMPLE_RULE.match(line):
+            cells = [line[a:b2].strip() for (a, _), (b2, _) in zip(spans, spans[1:] + [(len(line), 0)])]
+            rows.append(cells)
     return rows
 
 
@@ -338,12 +356,15 @@ def notes_files(notes: pathlib.Path, library: str) -> list[tuple[pathlib.Path, s
 
 
 def change_of(section: str, words: str) -> str | None:
-    """`removed` / `deprecated` for an entry of a section of that name; for a changelog (`api`), what its words say."""
+    """`removed` / `deprecated` for an entry of a section of that name; for a changelog (`api`), what its words say
+    (`changed` for a rename: seaborn 0.9's "Renamed the ``size`` parameter to ``height``")."""
     if section != "api":
         return section
     if re.search(r"\b(?:has|have|was|were|are|is)\s+(?:now\s+)?(?:been\s+)?removed\b|^(?:Removed?|Remove)\b", words):
         return "removed"
-    return "deprecated" if DEPRECATED.search(words) else None
+    if DEPRECATED.search(words):
+        return "deprecated"
+    return "changed" if re.search(r"\b(?:has|have|was|were)\s+(?:been\s+)?renamed\b|^Renamed\b", words) else None
 
 
 def shortened(words: str, most: int = 700) -> str:
@@ -400,7 +421,7 @@ TOO_WIDE = {"DataFrame", "Series", "Index", "np", "pd", "True", "False", "None",
 def same_name(a: str, b: str) -> bool:
     """`Series.ix` and `ix`, `.Styler.hide_index` and `Styler.hide_index`: one names the other's last part
     (`DataFrameGroupby.fillna` and `DataFrameGroupBy.fillna`: the notes' own spelling varies)."""
-    a, b = a.strip("."), b.strip(".")
+    a, b = (re.sub(r"^np\.", "numpy.", n.strip(".")) for n in (a, b))  # `np.str` is numpy 1.20's `numpy.str`
     if "." in a and "." in b:
         a, b = a.lower(), b.lower()  # but `MS` is not `ms`
     return a == b or a.endswith("." + b) or b.endswith("." + a)
@@ -431,6 +452,12 @@ def link_deprecations(found: list[dict]) -> list[dict]:
         item["deprecated_in"] = min(whole or earlier, key=lambda d: release(d["version"]))["version"]
         if item["replacement"] != "none":
             continue
+        if item["kind"] in ("alias", "value") and len(item["names"]) > 1:
+            _each_deprecated(item, before)  # numpy 1.24's aliases: each its own row of 1.20's table
+            if set(item.get("deprecation_replacements", {})) >= set(item["names"]):
+                continue
+            item.pop("deprecation_replacements", None)
+            item.pop("deprecation_replacement", None)
         naming = [d for d in whole if d["replacement_is"] == "code"]
         if naming:
             item["deprecation_replacement"] = naming[0]["replacement"]

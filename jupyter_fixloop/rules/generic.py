@@ -187,7 +187,7 @@ def said_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     if receipt.ename != "TypeError" or not found or tree is None:
         return None
     function, keyword = found.group(1), found.group(2)
-    for change in entries(keyword, function):
+    for change in entries(keyword, function) + _renamed_in(keyword, function):
         new = replacement_of(change)
         if change.kind in ("keyword", "function", "method") and new and IDENT.match(new) and new != keyword:
             for call in calls_on_line(tree, receipt.lineno, function):
@@ -195,6 +195,14 @@ def said_keyword(code: str, receipt: ParsedReceipt) -> str | None:
                 if kw is not None and not any(k.arg == new for k in call.keywords):
                     return replace_node(code, kw, f"{new}={_value_for(code, kw, new)}")
     return None
+
+
+def _renamed_in(keyword: str, function: str) -> list[Change]:
+    """The keyword renames that name `function` past their first names (seaborn 0.9: "Renamed the ``size``
+    parameter to ``height`` in multi-plot grid objects (...) along with functions that use them (``factorplot``,
+    :func:`lmplot`, ...)")."""
+    return [c for c in entries(keyword) if c.kind == "keyword" and c.names[0] == keyword
+            and function not in c.keys and any(n.rpartition(".")[2] == function for n in c.names)]
 
 
 def _value_for(code: str, kw: ast.keyword, new: str) -> str:

@@ -205,7 +205,8 @@ def _keyword_only(function, change: Change, allowed: int, extra: int) -> list[st
 def _removed_keywords(name: str, today: set[str]) -> list[str]:
     """The keywords of `name` the knowledge base says were removed or deprecated that it no longer has, but those
     renamed to one it has (`line_terminator` -> `lineterminator` stands where it stood)."""
-    return sorted({key for change in entries(name) if change.kind == "keyword" for key in change.keys
+    return sorted({key for change in entries(name) if change.kind == "keyword"
+                   and change.change in ("removed", "deprecated") for key in change.keys
                    if key != name and key not in today and key.isidentifier() and key.islower()
                    and replacement_of(change) not in today})
 

@@ -400,6 +400,96 @@ def test_the_shipped_data_says_pandas_3_removals_with_their_replacement():
         "DataFrame.transpose or Series.transpose"
 
 
+# numpy doc/source/release/2.0.0-notes.rst, 1.20.0-notes.rst (a simple table) and 1.24.0-notes.rst, shortened
+NUMPY_2_REMOVALS = """\
+NumPy 2.0 Python API removals
+=============================
+
+* Alias ``np.float_`` has been removed. Use ``np.float64`` instead.
+
+* Alias ``np.NaN`` has been removed. Use ``np.nan`` instead.
+
+* ``np.source`` has been removed. The preferred replacement is
+  ``inspect.getsource``.
+"""
+NUMPY_ALIASES = """\
+Deprecations
+============
+
+Using the aliases of builtin types like ``np.int`` is deprecated
+----------------------------------------------------------------
+
+These aliases have been deprecated. The table below shows the full list of
+deprecated aliases, along with their exact meaning.
+
+=================  ============  ===================================
+Deprecated name    Identical to  NumPy scalar type names
+=================  ============  ===================================
+``numpy.int``      ``int``       `numpy.int_` (default)
+``numpy.str``      ``str``       `numpy.str_`
+=================  ============  ===================================
+
+For ``float`` and ``complex`` you can use ``float64`` and ``complex128``
+if you wish to be more explicit about the precision.
+"""
+NUMPY_EXPIRED = """\
+Expired deprecations
+====================
+
+* The deprecation for the aliases ``np.str`` and ``np.int`` is expired (introduces NumPy 1.20).
+"""
+
+
+def test_numpy_2_api_removals_are_removals_with_numpys_replacement(harvest):
+    found = entries_of(harvest, "numpy", NUMPY_2_REMOVALS)
+    assert [(e["change"], e["names"][0], e["replacement"]) for e in found] == [
+        ("removed", "np.float_", "np.float64"), ("removed", "np.NaN", "np.nan"),
+        ("removed", "np.source", "inspect.getsource")]
+
+
+def test_a_simple_table_of_aliases_names_each_ones_replacement_and_their_removal_links_to_it(harvest):
+    deprecated = entries_of(harvest, "numpy", NUMPY_ALIASES)
+    rows = [e for e in deprecated if "Identical to" in e["words"]]
+    assert [(e["names"][0], e["replacement"]) for e in rows] == [("numpy.int", "int"), ("numpy.str", "str")]
+    for item in deprecated:
+        item["version"] = "1.20.0"
+    removal = entries_of(harvest, "numpy", NUMPY_EXPIRED)[0]
+    assert (removal["names"], removal["replacement"]) == (["np.str", "np.int"], "none")
+    removal["version"] = "1.24.0"
+    harvest.link_deprecations([*deprecated, removal])
+    assert removal["deprecation_replacements"] == {"np.str": "str", "np.int": "int"}
+
+
+# scikit-learn doc/whats_new/v0.20.rst and seaborn doc/whatsnew/v0.9.0.rst, as released (an entry each)
+CHANGELOG_ENTRIES = """\
+- |API| Removed all mentions of ``sklearn.externals.joblib``, and deprecated
+  joblib methods exposed in ``sklearn.utils``.
+  Other functionalities are part of `joblib <https://joblib.readthedocs.io/>`_.
+  package and should be used directly, by installing it.
+
+- Renamed the ``size`` parameter to ``height`` in multi-plot grid objects (:class:`FacetGrid`, :class:`PairGrid`,
+  and :class:`JointGrid`) along with functions that use them (``factorplot``, :func:`lmplot`, :func:`pairplot`).
+
+- Changed the default diagonal plots in :func:`pairplot` to use func:`kdeplot` when a ``"hue"`` dimension is used.
+"""
+
+
+def test_a_changelogs_package_to_use_directly_and_its_renamed_keyword(harvest):
+    found = entries_of(harvest, "seaborn", CHANGELOG_ENTRIES, whole="api")
+    assert [(e["change"], e["names"][0], e["kind"], e["replacement"]) for e in found] == [
+        ("removed", "sklearn.externals.joblib", "attribute", "joblib"), ("changed", "size", "keyword", "height")]
+    assert "lmplot" in found[1]["names"]
+
+
+def test_the_shipped_data_says_numpys_and_seaborns_own_replacements():
+    assert _shipped("numpy", "2.0.0", "removed", "np.NaN").replacement == "np.nan"
+    assert _shipped("numpy", "2.0.0", "removed", "np.string_").replacement == "np.bytes_"
+    expired = dict(_shipped("numpy", "1.24.0", "removed", "np.object").deprecation_replacements)
+    assert (expired["np.str"], expired["np.float"]) == ("str", "float")
+    assert _shipped("scikit-learn", "0.20.0", "removed", "sklearn.externals.joblib").replacement == "joblib"
+    assert _shipped("seaborn", "0.9.0", "changed", "size").replacement == "height"
+
+
 def test_the_shipped_coverage_counts_pandas_removals_to_3_0():
     import json
 

@@ -136,6 +136,12 @@ CASES = {
         "one = pd.read_csv(io.StringIO('v\\n1\\n2\\n'), squeeze=True)\n", "keyword_as_call",
         "one = pd.read_csv(io.StringIO('v\\n1\\n2\\n')).squeeze(\"columns\")\n",
         "isinstance(one, pd.Series) and one.tolist() == [1, 2]"),
+    # seaborn 0.9: "Renamed the ``size`` parameter to ``height`` in multi-plot grid objects (...) along with
+    # functions that use them (``factorplot``, :func:`lmplot`, ...)"; today's lmplot refuses `size`
+    "a_keyword_renamed_in_functions_the_entry_names_late": (
+        "import seaborn as sns\ng = sns.lmplot(x='v', y='v', data=plain, size=3)\n", "said_keyword",
+        "import seaborn as sns\ng = sns.lmplot(x='v', y='v', data=plain, height=3)\n",
+        "list(g.figure.get_size_inches()) == [3.0, 3.0]"),
     # pandas also removed fillna's `method` (second by position then): today's order is the old one as a guess
     "an_argument_made_keyword_only_where_a_keyword_was_removed_too": (
         "f = plain.fillna(0, None)\n", "keyword_only_guess", "f = plain.fillna(0, axis=None)\n",
