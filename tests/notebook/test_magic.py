@@ -137,8 +137,9 @@ def test_ctrl_c_in_terminal_ipython_stops_the_loop_in_one_line_without_a_traceba
 
     server = fake_model(Scripted("```python\ntotal = sum(monthly_sale) + 0\n```", delay=5.0))  # slow, wrong
     env = dict(os.environ, FIXLOOP_DATA_DIR=str(tmp_path))
+    # poll, not select: in a whole-suite run the pty's descriptor can be past select's 1,024
     shell = pexpect.spawn(sys.executable, ["-m", "IPython", "--simple-prompt", "--colors=NoColor"], env=env,
-                          encoding="utf-8", timeout=240)
+                          encoding="utf-8", timeout=240, use_poll=True)
     try:
         for line in ("%load_ext jupyter_fixloop", f"%config FixLoop.api_base = '{server.url}'",
                      "monthly_sales = [120, 80, 100]"):
