@@ -175,7 +175,7 @@ def family(cls: type, said: str) -> bool:
                               for c in cls.__mro__)
 
 
-UNEXPECTED = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
+UNEXPECTED = re.compile(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
 
 
 @rewriter(MECHANICAL)
@@ -186,7 +186,8 @@ def said_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     tree = parse(code)
     if receipt.ename != "TypeError" or not found or tree is None:
         return None
-    function, keyword = found.group(1), found.group(2)
+    # a class's keyword is refused by its `__init__`, a method's as its class's method (`FacetGrid.__init__`)
+    function, keyword = found.group(1).removesuffix(".__init__").rpartition(".")[2], found.group(2)
     for change in entries(keyword, function) + _renamed_in(keyword, function):
         new = replacement_of(change)
         if change.kind in ("keyword", "function", "method") and new and IDENT.match(new) and new != keyword:

@@ -53,7 +53,7 @@ from .tables import (
     STR_METHODS,
     SUBMODULES,
 )
-from .ties import meant_name, one_nearest
+from .ties import a_slip, meant_name, one_nearest
 
 
 def module_aliases(code: str, module: str, receipt: ParsedReceipt | None = None, attr: str = "") -> set[str]:
@@ -542,7 +542,7 @@ def attribute_typo(code: str, receipt: ParsedReceipt) -> str | None:
     close = [c for c in context_list(receipt, "attributes of") if c != found[1]]
     if _fitted_name(found[1]):  # `coef_`: set by fitting; missing, the object was not fitted (or its fit failed):
         close = [c for c in close if _fitted_name(c)]  # a typo of it is another such name, never a parameter
-    if not close:
+    if not close or not a_slip(found[1], close[0]):  # another word (`fb.first` -> `hist`): no evidence of a typo
         return None
     return replace_method(code, receipt, found[1], close[0])
 

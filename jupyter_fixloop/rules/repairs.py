@@ -25,7 +25,7 @@ from ..kernel import ipysyntax
 from ..kernel.ipysyntax import readable
 from ..receipt.smells import invisible_added
 from ..receipt.values import Receipt
-from . import calls, chained, data, drift, exported, generic, masks, matches, names, said, syntax, traced  # noqa: F401
+from . import calls, chained, data, drift, exported, generic, masks, matches, names, said, syntax, told, traced  # noqa: F401
 from .edits import CannotTell, ParsedReceipt
 from .registry import DECLARED, GUESS, MECHANICAL, in_order
 

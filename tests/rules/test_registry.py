@@ -16,7 +16,9 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "drift.groupby_axis", "drift.keyword_unspecified", "drift.renamed_keyword", "drift.no_effect_keyword",
     "drift.scalar_as_2d", "drift.setitem_upcast", "drift.removed_method", "drift.method_now_function",
     "drift.moved_call", "drift.string_as_list", "drift.equivalent_value", "drift.changed_default",
-    "drift.stack_sequence", "drift.style_name", "names.removed_attribute", "drift.removed_setter",
+    "drift.stack_sequence", "drift.style_name", "names.removed_attribute",
+    "told.removed_import", "told.message_try", "told.extension_array_argument",  # added since: the error's own words
+    "drift.removed_setter",
     "names.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
     "generic.said_keyword", "generic.keywords_into_dtype",
     "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
