@@ -666,8 +666,8 @@ def mask_with_missing(code: str, receipt: ParsedReceipt) -> str | None:
 def chained_assignment(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['b'][mask] = v` sets a copy (pandas says so: ChainedAssignmentError): one step on the frame,
     `df.loc[mask, 'b'] = v`; `df['b'].fillna(0, inplace=True)` changes a copy: `df['b'] = df['b'].fillna(0)`
-    (pandas' own advice)."""
-    if "lost_assignment" not in receipt.smelled:
+    (pandas' own advice). Only where pandas said so: its warning, in the run or as a smell a check failed on."""
+    if "lost_assignment" not in (*receipt.smelled, *receipt.warned):
         return None
     tree = parse(code)
     found = []

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..kernel import ipysyntax
 from ..receipt.saved import SAVED_CHECK
+from ..receipt.smells import warned
 from ..receipt.text import for_people, run_headline
 from ..receipt.values import OUTPUT_CHECK, Receipt, TracedLine
 
@@ -66,6 +67,7 @@ class ParsedReceipt:
     output_differs: bool = False  # a check of the printed output failed: the one saved, or --expect-output
     smelled: tuple[str, ...] = ()  # which smells those are (receipt/smells.py's kinds: "whole_repr", ...)
     dropped: tuple[int, ...] = ()  # the lines whose result is thrown away (a "thrown_away" smell's Smell.line)
+    warned: tuple[str, ...] = ()  # the smells the run's warnings show (receipt/smells.py's `warned`: "lost_assignment")
     libraries: tuple[str, ...] = ()  # the packages of the library frames below the last user frame, outermost first
 
     @classmethod
@@ -86,7 +88,7 @@ class ParsedReceipt:
                    any(c.source in ("saved", "output") for c in failed),
                    tuple(c.smell for c in failed if c.source == "smell"),
                    tuple(s.line for s in (receipt.effect.smells if receipt.effect else ()) if s.kind == "thrown_away"),
-                   libraries_raised_in(receipt))
+                   tuple(s.kind for s in warned(receipt.warnings)), libraries_raised_in(receipt))
 
 
 def libraries_raised_in(receipt: Receipt) -> tuple[str, ...]:

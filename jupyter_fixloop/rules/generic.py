@@ -144,11 +144,13 @@ def _said_instead(change: Change, owner: str, old: str) -> str | None:
     has that method now; else None."""
     replacement = replacement_of(change)
     new_class, _, new = (replacement or "").lstrip(".").rstrip("()").rpartition(".")
+    names = [(c.rpartition(".")[2], m) for c, _, m in (n.lstrip(".").rpartition(".") for n in change.names)]
+    if not new_class and (replacement or "").endswith("()"):  # "deprecated in favor of ``tobytes()``": the same class's
+        new_class = next((c for c, m in names if m == old), "")
     cls = class_named(change.library, owner) if new_class and IDENT.match(new) else None
-    if cls is None or not inspect.isfunction(inspect.getattr_static(cls, new, None)):
+    if cls is None or not inspect.isroutine(inspect.getattr_static(cls, new, None)):
         return None  # a property (`values`) is no call
-    names = [n.lstrip(".").rpartition(".") for n in change.names]
-    return new if any(c == new_class and m == old and family(cls, c) for c, _, m in names) else None
+    return new if any(c == new_class.rpartition(".")[2] and m == old and family(cls, c) for c, m in names) else None
 
 
 IMPORTED_AS = {"scikit-learn": "sklearn"}

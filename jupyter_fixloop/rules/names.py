@@ -93,9 +93,9 @@ def attribute_error(receipt: ParsedReceipt) -> tuple[str, str] | None:
     m = re.search(r"module '([\w.]+)' has no attribute '(\w+)'", receipt.evalue)
     if m:
         return f"module {m.group(1)}", m.group(2)
-    m = re.search(r"'(\w+)' object has no attribute '(\w+)'", receipt.evalue)
+    m = re.search(r"'([\w.]+)' object has no attribute '(\w+)'", receipt.evalue)  # 'numpy.ndarray' object
     if m:
-        return m.group(1), m.group(2)
+        return m.group(1).rpartition(".")[2], m.group(2)
     return None
 
 

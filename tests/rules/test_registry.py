@@ -9,7 +9,7 @@ from jupyter_fixloop.rules.engine import repair_words
 
 ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the generic rewriters in its middle
     "calls.column_repr", "syntax.syntax", "syntax.indentation", "data.chained_assignment",
-    "chained.chained_assignment", "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
+    "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
     "matches.concat_dtype", "names.moved_import", "names.missing_import", "names.name_literal", "names.name_typo",
     "names.message_hint", "drift.did_you_mean", "drift.keyword_value_hint", "drift.reduction_level",
     "drift.join_axes", "drift.keyword_only_now", "drift.period_fields", "drift.resample_keyword",

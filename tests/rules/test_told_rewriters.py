@@ -49,6 +49,10 @@ CASES = {
         "import seaborn as sns\ngrid = sns.FacetGrid(frame, col='k', size=2)\n", "said_keyword",
         "import seaborn as sns\ngrid = sns.FacetGrid(frame, col='k', height=2)\n",
         "grid.figure.get_size_inches()[1] == 2"),
+    # numpy 1.19: "``numpy.ndarray.tostring()`` is deprecated in favor of ``tobytes()``" (a method of the same class)
+    "a_method_its_deprecation_named_on_the_same_class": (
+        "raw = np.arange(3, dtype=np.uint8).tostring()\n", "said_method",
+        "raw = np.arange(3, dtype=np.uint8).tobytes()\n", "raw == bytes([0, 1, 2])"),
 }
 
 
