@@ -68,6 +68,8 @@ class ParsedReceipt:
     smelled: tuple[str, ...] = ()  # which smells those are (receipt/smells.py's kinds: "whole_repr", ...)
     dropped: tuple[int, ...] = ()  # the lines whose result is thrown away (a "thrown_away" smell's Smell.line)
     warned: tuple[str, ...] = ()  # the smells the run's warnings show (receipt/smells.py's `warned`: "lost_assignment")
+    # where the cell ran and a later cell it must let run raised (the cause loop's, batch/upstream.py): (ename, evalue)
+    below: tuple[str, str] = ("", "")
     libraries: tuple[str, ...] = ()  # the packages of the library frames below the last user frame, outermost first
 
     @classmethod
@@ -88,7 +90,10 @@ class ParsedReceipt:
                    any(c.source in ("saved", "output") for c in failed),
                    tuple(c.smell for c in failed if c.source == "smell"),
                    tuple(s.line for s in (receipt.effect.smells if receipt.effect else ()) if s.kind == "thrown_away"),
-                   tuple(s.kind for s in warned(receipt.warnings)), libraries_raised_in(receipt))
+                   tuple(s.kind for s in warned(receipt.warnings)),
+                   next(((f.ename, f.evalue.split("\n", 1)[0]) for f in receipt.following if not f.ok and f.counted
+                         and not receipt.ename), ("", "")),
+                   libraries_raised_in(receipt))
 
 
 def libraries_raised_in(receipt: Receipt) -> tuple[str, ...]:

@@ -106,3 +106,21 @@ def test_a_slip_of_the_keys_is_a_typo_and_another_word_is_not():
     assert slips("sotr", "sort") == 1 and slips("first", "hist") == 2
     assert a_slip("lenght", "length") and a_slip("coef", "coef_") and a_slip("valuecounts", "value_counts")
     assert not a_slip("first", "hist") and not a_slip("mean", "max")
+
+
+def test_a_date_format_raised_below_is_repaired_in_the_cell_that_defines_the_call(ns):
+    """The cause loop (batch/upstream.py): the cell defining the function runs, the later cell calling it raises
+    pandas' "doesn't match format" (here its real message); the cell's one `to_datetime` given no format is
+    repaired (a guess: the saved output then tells day-first from month-first), and two such calls are left."""
+    cell = "def make(raw):\n    return pd.to_datetime(raw)\n"
+    ns.update(pd=__import__("pandas"))
+    exec(cell, ns)
+    with pytest.raises(ValueError) as raised:
+        ns["make"](["05-01-2016", "13-01-2016"])
+    below = ParsedReceipt("ok", below=("ValueError", str(raised.value).split("\n", 1)[0]))
+    fixed = repairs.data.date_format(cell, below)
+    assert fixed == "def make(raw):\n    return pd.to_datetime(raw, dayfirst=True)\n"
+    exec(fixed, ns)
+    assert [d.month for d in ns["make"](["05-01-2016", "13-01-2016"])] == [1, 1]
+    assert repairs.data.date_format(cell + "other = pd.to_datetime(['2016-01-05'])\n", below) is None
+    assert repairs.KIND[repairs.data.date_format] == repairs.GUESS
