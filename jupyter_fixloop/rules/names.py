@@ -149,7 +149,8 @@ def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
     if m and m.group(1) in SAID_MOVED_MODULES:
         return _said_moved(code, tree, receipt.lineno, m.group(1))
     if m:
-        for old, new in MOVED_MODULES.items():
+        moved = {f"{package}.{module}": home for (package, module), (_, home) in SKLEARN_MODULES_MOVED.items()}
+        for old, new in {**MOVED_MODULES, **moved}.items():  # `sklearn.externals.six`: "use six directly"
             if m.group(1) == old or old.startswith(m.group(1) + "."):
                 fixed = replace_on_line(code, receipt.lineno, old, new)
                 if fixed is not None:

@@ -53,13 +53,18 @@ CASES = {
     "a_method_its_deprecation_named_on_the_same_class": (
         "raw = np.arange(3, dtype=np.uint8).tostring()\n", "said_method",
         "raw = np.arange(3, dtype=np.uint8).tobytes()\n", "raw == bytes([0, 1, 2])"),
+    # scikit-learn 0.21: "sklearn.externals.six is deprecated ... use six directly" (changed.SKLEARN_MODULES_MOVED)
+    "a_module_of_sklearn_externals_imported_from": (
+        "from sklearn.externals.six import StringIO\nbuf = StringIO('x')\n", "moved_import",
+        "from six import StringIO\nbuf = StringIO('x')\n", "buf.read() == 'x'"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_rewriter_does_what_the_error_said(name, ns):
     cell, expected, repaired, check = CASES[name]
-    pytest.importorskip("sklearn" if "sklearn" in cell else "seaborn" if "seaborn" in cell else "numpy")
+    pytest.importorskip("six" if "six" in cell else "sklearn" if "sklearn" in cell else
+                        "seaborn" if "seaborn" in cell else "numpy")
     first = run(ns, cell)
     assert not first.ok
     repair, fixed, _ = repairs.propose(cell, first, MODULES)
