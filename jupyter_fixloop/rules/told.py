@@ -1,9 +1,9 @@
 """Rewriters that do what the raised error itself tells: a name removed from a module imported as the one its
 library says to use ("`np.NaN` was removed in the NumPy 2.0 release. Use `np.nan` instead."), a value the message
-says to try ("threshold must be non-NAN, try sys.maxsize"), and a pandas extension array handed to another library
-that indexes it as an ndarray (pandas 3's strings: `.values` is no ndarray; pandas says "use .to_numpy()"). Each
-reads the message, the library's own `__getattr__` words or the frames it raised in, never a cell's text.
-"""
+says to try ("threshold must be non-NAN, try sys.maxsize"), a function it says to call instead ("use frombuffer
+instead"), and a pandas extension array handed to another library that indexes it as an ndarray (pandas 3's
+strings: `.values` is no ndarray; pandas says "use .to_numpy()"). Each reads the message, the library's own
+`__getattr__` words or the frames it raised in, never a cell's text."""
 
 from __future__ import annotations
 
@@ -84,6 +84,28 @@ def message_try(code: str, receipt: ParsedReceipt) -> str | None:
             imported = attr and not any(isinstance(n, ast.Import) and any(a.name == root and not a.asname
                                                                           for a in n.names) for n in ast.walk(tree))
             return insert_import(fixed, f"import {root}") if imported else fixed
+    return None
+
+
+USE_OTHER = re.compile(r"\buse `?([A-Za-z_]\w*)`?(?:\(\))? instead\b")  # "..., use frombuffer instead"
+
+
+@repair(MECHANICAL, DRIFT + 238)
+def message_use(code: str, receipt: ParsedReceipt) -> str | None:
+    """A function whose error names it and says to call another of its module instead: numpy's "The binary mode of
+    fromstring is removed, use frombuffer instead" -> `np.frombuffer(...)`, the same arguments."""
+    said = USE_OTHER.search(receipt.evalue) if receipt.ename in ("ValueError", "TypeError") else None
+    tree = parse(code)
+    if not said or tree is None:
+        return None
+    new = said.group(1)
+    for call in calls_on_line(tree, receipt.lineno):
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr != new
+                and func.value.id in receipt.modules and re.search(rf"\b{func.attr}\b", receipt.evalue)):
+            continue
+        if callable(getattr(import_optional(receipt.modules[func.value.id]), new, None)):
+            return replace_node(code, func, f"{func.value.id}.{new}")
     return None
 
 

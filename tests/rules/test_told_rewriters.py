@@ -57,6 +57,9 @@ CASES = {
     "a_module_of_sklearn_externals_imported_from": (
         "from sklearn.externals.six import StringIO\nbuf = StringIO('x')\n", "moved_import",
         "from six import StringIO\nbuf = StringIO('x')\n", "buf.read() == 'x'"),
+    "a_function_the_message_says_to_call_instead": (
+        "x = np.arange(4)\nback = np.fromstring(x.tobytes(), dtype=x.dtype)\n", "message_use",
+        "x = np.arange(4)\nback = np.frombuffer(x.tobytes(), dtype=x.dtype)\n", "list(back) == [0, 1, 2, 3]"),
 }
 
 
