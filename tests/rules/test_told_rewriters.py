@@ -132,3 +132,23 @@ def test_a_date_format_raised_below_is_repaired_in_the_cell_that_defines_the_cal
     assert [d.month for d in ns["make"](["05-01-2016", "13-01-2016"])] == [1, 1]
     assert repairs.data.date_format(cell + "other = pd.to_datetime(['2016-01-05'])\n", below) is None
     assert repairs.KIND[repairs.data.date_format] == repairs.GUESS
+
+
+def test_a_cell_with_ipython_syntax_shows_the_values_on_its_failing_line(tmp_path):
+    """A cell ending in a bare `;` (IPython's way to hide a plot's repr) is no Python: the facts of its failing
+    line are read from the cell as the runner ran it, so the sandbox's receipt shows the pandas array, and the
+    rewriter repairs it (it did not, before: rhiever's notebook)."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("sklearn")
+    from sklearn.model_selection import train_test_split
+
+    from jupyter_fixloop import fix
+
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], "k": list("xyxyxyxy")})
+    cell = ("for seed in range(2):\n    (train_X, test_X,\n"
+            "     train_y, test_y) = train_test_split(X, labels, test_size=0.25, random_state=seed)\n"
+            "shown = len(test_y) + 2\n;\n")
+    result = fix(cell, namespace={"X": frame[["a"]].values, "labels": frame["k"].values,
+                                  "train_test_split": train_test_split}, checks=["shown == 4"])
+    assert "labels = <ArrowStringArray>" in result.first.text, result.first.text
+    assert result.status == "fixed" and "labels.to_numpy()" in result.patched, result.reason
