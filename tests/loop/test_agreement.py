@@ -204,3 +204,17 @@ def test_answers_that_name_their_own_helpers_differently_give_one_result(fake_mo
     result = _generate(named, "Make a DataFrame top of the teams that scored more than 6 goals", _euro(),
                        agreement_samples=3, max_rounds=1)
     assert result.agreement.groups == (2, 1) and result.patched.startswith("top = euro12"), result.reason
+
+
+def test_a_printed_or_displayed_result_and_a_shown_one_are_one_result(fake_model):
+    # puzzle-12: one answer prints the frame, one shows it on its last line, one displays it: one result
+    server = fake_model(block("big = euro12[euro12.Goals > 6]\nprint(big)"), block("euro12[euro12.Goals > 6]"),
+                        block("display(euro12.query('Goals > 6'))"))
+    result = _generate(server, "Which teams scored more than 6 goals?", _euro(), agreement_samples=3, max_rounds=1)
+    assert result.agreement is not None and result.agreement.groups == (3,), result.reason
+    assert result.agreement.unanimous and result.alternatives == ()
+    # what a print says besides the value still counts: a header printed before it is a different result
+    other = fake_model(block("print('teams:')\nprint(euro12[euro12.Goals > 6])"), block("euro12[euro12.Goals > 6]"),
+                       block("print(euro12[euro12.Goals > 3])"))
+    result = _generate(other, "Which teams scored more than 6 goals?", _euro(), agreement_samples=3, max_rounds=1)
+    assert result.agreement.groups == (1, 1, 1), result.reason
