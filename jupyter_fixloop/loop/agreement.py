@@ -89,9 +89,10 @@ def groups(candidates: Sequence[Candidate], named: Named = _none) -> list[list[C
 
 
 def choose(candidates: Sequence[Candidate], best: Candidate,
-           named: Named = _none) -> tuple[Candidate, Agreement | None]:
+           named: Named = _none, planned: int = 0) -> tuple[Candidate, Agreement | None]:
     """The candidate to hand over and how many answers agree with it; `best` (verdict.rank's) and None when
-    fewer than two answers were asked, or none ran without error. A best that did not pass while a group
+    fewer than two answers were asked, or none ran without error. `planned`: the answers the round was to ask
+    (fewer were when the first agreed; more when the leading results tied). A best that did not pass while a group
     did is never kept over it; a passing best outside every group (the rules' repair) is kept."""
     asked = answers(candidates)
     found = groups(candidates, named)
@@ -101,7 +102,7 @@ def choose(candidates: Sequence[Candidate], best: Candidate,
     rival = simplest(found[1]) if len(found) > 1 else None
     agreement = Agreement(len(lead), len(asked), tuple(len(g) for g in found),
                           rival.reply.code if rival is not None else None,
-                          rival.receipt if rival is not None else None)
+                          rival.receipt if rival is not None else None, planned)
     if best not in asked and best.receipt.ok:
         return best, None
     if not lead[0].receipt.ok and best.receipt.ok:
