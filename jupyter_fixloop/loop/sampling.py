@@ -121,6 +121,7 @@ class _Round:
         self.ask, self.trial, self.decisive, self.enough = ask, trial, decisive, enough
         self.start = start
         self.settled: list[Candidate] = []
+        self.answering: list[asyncio.Task] = []  # the model's answers being settled (not the rules' repair)
         self.slots = max(1, slots)
         self.budget = budget  # what a receipt's text is fitted in (receipt/text.py's), when a line is added to it
         self.runs: dict[str, tuple[int, asyncio.Future]] = {}
@@ -160,8 +161,8 @@ class _Round:
             await self._ask_side_by_side(steps)
             return
         for nth, (order, step) in enumerate(steps, nth0):
-            if self.enough is not None and self.settling:  # the answers so far may be enough: no call made for none
-                await asyncio.wait(self.settling)
+            if self.enough is not None and self.answering:  # the answers so far may be enough: then no call more
+                await asyncio.wait(self.answering)
             if self.passed:
                 return
             await self._ask_one(order, step, nth)
@@ -171,6 +172,8 @@ class _Round:
         if asked is None:
             return
         self.settling.append(asyncio.ensure_future(self._settle(order, step, *asked)))
+        if step != RULES:
+            self.answering.append(self.settling[-1])
         if step == RULES:  # a head start: most rule repairs run in well under a second
             await asyncio.wait([self.settling[-1]], timeout=RULES_GRACE)
 
