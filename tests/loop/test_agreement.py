@@ -4,9 +4,13 @@ kernels and real litellm calls to the scripted server."""
 import json
 
 import pandas as pd
+import pytest
 from fake_model import Scripted
+from traitlets import TraitError
 
 from jupyter_fixloop import LoopHooks, fix
+from jupyter_fixloop.config import FixLoop
+from jupyter_fixloop.errors import UsageError
 from jupyter_fixloop.kernel.namespace import describe
 from jupyter_fixloop.loop.derived import frames_of, read_checks
 from jupyter_fixloop.receipt.effect import Change, Effect
@@ -271,3 +275,12 @@ def test_answers_whose_leading_results_tie_are_asked_again_until_one_leads(fake_
     result = _generate(off, "How many goals were scored in total?", _euro(), agreement_samples=2, max_rounds=1,
                        agreement_more=0)
     assert len(off.requests) == 2 and result.agreement.groups == (1, 1), result.reason
+
+
+@pytest.mark.parametrize("bad", [-1, 9, True])
+def test_a_bad_number_of_answers_asked_again_is_a_clear_error(bad):
+    with pytest.raises(UsageError, match="agreement_more must be a whole number from 0 to 8"):
+        fix("x = 1\n", agreement_more=bad)
+    if not isinstance(bad, bool):
+        with pytest.raises(TraitError):
+            FixLoop(agreement_more=bad)
