@@ -64,6 +64,8 @@ class NotebookFigures:
     left: list = field(default_factory=list)  # (cell number, status, why)
     drift_left: list = field(default_factory=list)  # (cell number, the error) of drift cells not fixed
     hidden: list = field(default_factory=list)  # (cell number, the error) of hidden-state cells: not drift
+    not_library: list = field(default_factory=list)  # (cell number, the error) of cells failing for no library's
+    # change: Python 2 code, a magic of an IPython extension no cell loads (not drift)
     wrong: list = field(default_factory=list)  # (cell number, the first differing lines) of drift fixes shown wrong
     era: list = field(default_factory=list)  # (cell number, the era kernel) of fixes shown right only there
     accepted: Counter = field(default_factory=Counter)  # drift cells left that run once the module diffs are
@@ -93,6 +95,7 @@ class NotebookFigures:
         data["left"] = [tuple(x) for x in data.get("left", [])]
         data["drift_left"] = [tuple(x) for x in data.get("drift_left", [])]
         data["hidden"] = [tuple(x) for x in data.get("hidden", [])]
+        data["not_library"] = [tuple(x) for x in data.get("not_library", [])]
         data["wrong"] = [tuple(x) for x in data.get("wrong", [])]
         data["era"] = [tuple(x) for x in data.get("era", [])]
         data["accepted_wrong"] = [tuple(x) for x in data.get("accepted_wrong", [])]
@@ -107,6 +110,7 @@ class NotebookFigures:
         self.left += other.left
         self.drift_left += [(f"{other.name} cell {n}", e) for n, e in other.drift_left]
         self.hidden += [(f"{other.name} cell {n}", e) for n, e in other.hidden]
+        self.not_library += [(f"{other.name} cell {n}", e) for n, e in other.not_library]
         self.wrong += [(f"{other.name} cell {n}", d) for n, d in other.wrong]
         self.era += [(f"{other.name} cell {n}", k) for n, k in other.era]
         self.evidence.update(other.evidence)
@@ -191,6 +195,27 @@ def hidden_state(outcomes, plain: dict) -> set[int]:
             lost |= cell_names(o.source)[1]
         elif plain.get(o.number) is None:
             lost -= cell_names(o.source)[1]
+    return found
+
+
+PYTHON_2 = re.compile(r"SyntaxError: Missing parentheses in call to '(?:print|exec)'")  # Python 3's own words
+
+
+def not_library(outcomes, plain: dict) -> set[int]:
+    """The cells whose plain run failed for no library's change: Python 2 code (Python's "Missing parentheses in
+    call to 'print'"), a magic IPython did not find whose extension no cell of the notebook loads (`%watermark`,
+    loaded by its author's profile), and the cells that fail after such a cell, reading what it should have made."""
+    from jupyter_fixloop.batch.cells import cell_names
+
+    loaded = {name for o in outcomes for name in LOAD_EXT.findall(o.source)}
+    found, lost = set(), set()
+    for o in outcomes:
+        error = plain.get(o.number) or ""
+        magic = MAGIC_NOT_FOUND.match(error)
+        reads, defines = cell_names(o.source)
+        if PYTHON_2.match(error) or (magic and magic.group(1) not in loaded) or (error and reads & lost):
+            found.add(o.number)
+            lost |= defines - _imported(o.source)
     return found
 
 
@@ -362,6 +387,9 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     drift = drift_cells(result.outcomes, original, plain)
     hidden = hidden_state(result.outcomes, plain) & drift
     drift -= hidden
+    apart = not_library(result.outcomes, plain) & drift
+    drift -= apart
+    figures.not_library = [(n, (plain.get(n) or "")[:120]) for n in sorted(apart)]
     ran = {o.number for o in result.outcomes if o.status in RAN}
     figures.hidden = [(n, (plain.get(n) or "")[:120] + (" (batch mode runs it)" if n in ran else ""))
                       for n in sorted(hidden)]
@@ -480,6 +508,9 @@ def report(all_figures: list[NotebookFigures]) -> str:
         lines += [f"- shown wrong then: {where}: {diff}" for where, diff in total.accepted_wrong]
     lines += ["", "hidden state, not drift (a NameError naming a name no cell of the notebook defines or imports):"]
     lines += [f"- {where}: {error}" for where, error in total.hidden] or ["- none"]
+    lines += ["", "not library drift, not counted as drift (Python 2 code; a magic of an IPython extension no cell "
+                  "loads; the cells failing after them for what they did not make):"]
+    lines += [f"- {where}: {error}" for where, error in total.not_library] or ["- none"]
     lines += ["", "drift fixes shown wrong (output not the one saved; `-` saved, `+` now):"]
     lines += [f"- {where}: {diff}" for where, diff in total.wrong] or ["- none"]
     if total.era:

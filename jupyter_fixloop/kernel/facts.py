@@ -72,7 +72,11 @@ def statement_at(frame) -> list[ast.AST]:
     if frame is None:
         return []
     lineno = frame.f_lineno
-    tree = ipysyntax.parsed("".join(linecache.getlines(frame.f_code.co_filename)))  # the runner's, when the cell's
+    source = "".join(linecache.getlines(frame.f_code.co_filename))  # the runner's, when the cell's
+    tree = ipysyntax.parsed(source)
+    if tree is None:  # IPython syntax (a `;` line, a magic): read as the runner ran it, line for line
+        view = ipysyntax.readable(source)
+        tree = ipysyntax.parsed(view.python) if view is not None else None
     if tree is None:
         return _parse_line(linecache.getline(frame.f_code.co_filename, lineno))
     best = None

@@ -102,8 +102,10 @@ def about(words: Iterable[str], libraries: Iterable[str] = (), limit: int = 6) -
     telling, common = _index()
     seen: dict[tuple, tuple[tuple, Change]] = {}
     for rank, word in enumerate(words):
-        # a common key (`method`) finds the entries with another key the words hold (`fillna`)
-        also = [c for c in common.get(word, ()) if len(present.intersection(c.keys)) > 1]
+        # a common key (`method`) finds the entries with another key the words hold (`fillna`), and those about
+        # that one name alone removed (numpy 2.0's "Alias ``np.NaN`` has been removed": `NaN` is in many entries)
+        also = [c for c in common.get(word, ()) if len(present.intersection(c.keys)) > 1
+                or (c.change == "removed" and c.keys == (word,) and len(c.names) == 1)]
         for change in [*telling.get(word, ()), *also]:
             if wanted and change.library not in wanted:
                 continue

@@ -50,14 +50,21 @@ def bad_keyword(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 def _apply_keyword_fix(code: str, call: ast.Call, kw: ast.keyword, params: list[str]) -> str | None:
     value = source_of(code, kw.value)
     if (
         kw.arg == "method"
         and value.strip("'\"") in ("ffill", "bfill", "pad", "backfill")
         and isinstance(call.func, ast.Attribute)
+        and not call.args
+        and not any(k.arg in ("to_replace", "value") and not _is_none(k.value) for k in call.keywords)
     ):
-        # fillna(method="ffill") was removed in pandas 3: the method is its own call
+        # fillna(method="ffill") was removed in pandas 3: the method is its own call; not where values are
+        # given too (`replace([0], method='pad')` filled only those: another meaning)
         method = {"pad": "ffill", "backfill": "bfill"}.get(value.strip("'\""), value.strip("'\""))
         rest = [source_of(code, k) for k in call.keywords if k is not kw and k.arg != "value"]
         return replace_node(code, call, f"{source_of(code, call.func.value)}.{method}({', '.join(rest)})")

@@ -436,17 +436,27 @@ def date_order(code: str, receipt: ParsedReceipt) -> str | None:
 
 @repair(GUESS, DATA + 160)
 def date_format(code: str, receipt: ParsedReceipt) -> str | None:
-    """Dates that do not parse: day-first ones (31/01/2024) get dayfirst=True, mixed ones format='mixed'."""
-    m = DATE_MISMATCH.search(receipt.evalue) if receipt.ename == "ValueError" else None
+    """Dates that do not parse: day-first ones (31/01/2024) get dayfirst=True, mixed ones format='mixed'.
+
+    Also where the cell ran and a later cell raised it, inside a function this cell defines (the cause loop,
+    batch/upstream.py): then on the cell's one `to_datetime` call given no format."""
+    ename, evalue, lineno = receipt.ename, receipt.evalue, receipt.lineno
+    if not ename:
+        (ename, evalue), lineno = receipt.below, None
+    m = DATE_MISMATCH.search(evalue) if ename == "ValueError" else None
     tree = parse(code)
     if not m or tree is None:
         return None
     value, fmt = m.groups()
     parts = re.split(r"[/.\-]", value.strip())
     dayfirst = len(parts) >= 3 and parts[0].isdigit() and int(parts[0]) > 12 and fmt.startswith("%m")
-    for call in calls_on_line(tree, receipt.lineno, "to_datetime"):
+    calls = calls_on_line(tree, lineno, "to_datetime")
+    if lineno is None:  # raised below: the cell's one call given no format, or none (which one, nothing says)
+        calls = [c for c in calls if not has_keyword(c, "format")]
+        calls = calls if len(calls) == 1 else []
+    for call in calls:
         given = next((k for k in call.keywords if k.arg == "format"), None)
-        position = re.search(r"at position (\d+)", receipt.evalue)
+        position = re.search(r"at position (\d+)", evalue)
         if given is not None and (position and int(position.group(1)) > 0 or len(_sample_formats(receipt)) > 1):
             # the column mixes formats (the one given read the rows before, or the samples differ):
             # swapping one format for another would fail on the other rows next
@@ -666,8 +676,8 @@ def mask_with_missing(code: str, receipt: ParsedReceipt) -> str | None:
 def chained_assignment(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['b'][mask] = v` sets a copy (pandas says so: ChainedAssignmentError): one step on the frame,
     `df.loc[mask, 'b'] = v`; `df['b'].fillna(0, inplace=True)` changes a copy: `df['b'] = df['b'].fillna(0)`
-    (pandas' own advice)."""
-    if "lost_assignment" not in receipt.smelled:
+    (pandas' own advice). Only where pandas said so: its warning, in the run or as a smell a check failed on."""
+    if "lost_assignment" not in (*receipt.smelled, *receipt.warned):
         return None
     tree = parse(code)
     found = []

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..kernel import ipysyntax
 from ..receipt.saved import SAVED_CHECK
+from ..receipt.smells import warned
 from ..receipt.text import for_people, run_headline
 from ..receipt.values import OUTPUT_CHECK, Receipt, TracedLine
 
@@ -66,6 +67,10 @@ class ParsedReceipt:
     output_differs: bool = False  # a check of the printed output failed: the one saved, or --expect-output
     smelled: tuple[str, ...] = ()  # which smells those are (receipt/smells.py's kinds: "whole_repr", ...)
     dropped: tuple[int, ...] = ()  # the lines whose result is thrown away (a "thrown_away" smell's Smell.line)
+    warned: tuple[str, ...] = ()  # the smells the run's warnings show (receipt/smells.py's `warned`: "lost_assignment")
+    # where the cell ran and a later cell it must let run raised (the cause loop's, batch/upstream.py): (ename, evalue)
+    below: tuple[str, str] = ("", "")
+    libraries: tuple[str, ...] = ()  # the packages of the library frames below the last user frame, outermost first
 
     @classmethod
     def of(cls, receipt: Receipt, modules: Mapping[str, str] | None = None) -> ParsedReceipt:
@@ -84,7 +89,27 @@ class ParsedReceipt:
                    tuple(c.detail for c in failed if c.source == "smell"),
                    any(c.source in ("saved", "output") for c in failed),
                    tuple(c.smell for c in failed if c.source == "smell"),
-                   tuple(s.line for s in (receipt.effect.smells if receipt.effect else ()) if s.kind == "thrown_away"))
+                   tuple(s.line for s in (receipt.effect.smells if receipt.effect else ()) if s.kind == "thrown_away"),
+                   tuple(s.kind for s in warned(receipt.warnings)),
+                   next(((f.ename, f.evalue.split("\n", 1)[0]) for f in receipt.following if not f.ok and f.counted
+                         and not receipt.ename), ("", "")),
+                   libraries_raised_in(receipt))
+
+
+def libraries_raised_in(receipt: Receipt) -> tuple[str, ...]:
+    """The top-level packages of the frames an error went through below the cell's last frame, outermost first
+    (`('sklearn', 'sklearn', 'pandas', 'pyarrow')`): which library was called, and which one raised."""
+    error = receipt.facts.error if receipt.facts is not None else None
+    frames = (error or {}).get("frames") or []
+    users = [i for i, f in enumerate(frames) if f.get("user")]
+    below = frames[users[-1] + 1:] if users else []
+    return tuple(_package(f.get("file") or "") for f in below)
+
+
+def _package(file: str) -> str:
+    """`.../site-packages/sklearn/utils/_indexing.py` -> `sklearn`; `pyarrow/table.pxi` -> `pyarrow`."""
+    tail = re.split(r"[/\\](?:site|dist)-packages[/\\]", file)[-1]
+    return re.split(r"[/\\.]", tail.lstrip("/\\"), maxsplit=1)[0]
 
 
 OUTPUT_CHECKS = (SAVED_CHECK, OUTPUT_CHECK)  # the checks that compare what the cell printed with a text

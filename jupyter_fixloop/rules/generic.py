@@ -144,11 +144,13 @@ def _said_instead(change: Change, owner: str, old: str) -> str | None:
     has that method now; else None."""
     replacement = replacement_of(change)
     new_class, _, new = (replacement or "").lstrip(".").rstrip("()").rpartition(".")
+    names = [(c.rpartition(".")[2], m) for c, _, m in (n.lstrip(".").rpartition(".") for n in change.names)]
+    if not new_class and (replacement or "").endswith("()"):  # "deprecated in favor of ``tobytes()``": the same class's
+        new_class = next((c for c, m in names if m == old), "")
     cls = class_named(change.library, owner) if new_class and IDENT.match(new) else None
-    if cls is None or not inspect.isfunction(inspect.getattr_static(cls, new, None)):
+    if cls is None or not inspect.isroutine(inspect.getattr_static(cls, new, None)):
         return None  # a property (`values`) is no call
-    names = [n.lstrip(".").rpartition(".") for n in change.names]
-    return new if any(c == new_class and m == old and family(cls, c) for c, _, m in names) else None
+    return new if any(c == new_class.rpartition(".")[2] and m == old and family(cls, c) for c, m in names) else None
 
 
 IMPORTED_AS = {"scikit-learn": "sklearn"}
@@ -175,7 +177,7 @@ def family(cls: type, said: str) -> bool:
                               for c in cls.__mro__)
 
 
-UNEXPECTED = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
+UNEXPECTED = re.compile(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
 
 
 @rewriter(MECHANICAL)
@@ -186,7 +188,8 @@ def said_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     tree = parse(code)
     if receipt.ename != "TypeError" or not found or tree is None:
         return None
-    function, keyword = found.group(1), found.group(2)
+    # a class's keyword is refused by its `__init__`, a method's as its class's method (`FacetGrid.__init__`)
+    function, keyword = found.group(1).removesuffix(".__init__").rpartition(".")[2], found.group(2)
     for change in entries(keyword, function) + _renamed_in(keyword, function):
         new = replacement_of(change)
         if change.kind in ("keyword", "function", "method") and new and IDENT.match(new) and new != keyword:

@@ -53,7 +53,7 @@ from .tables import (
     STR_METHODS,
     SUBMODULES,
 )
-from .ties import meant_name, one_nearest
+from .ties import a_slip, meant_name, one_nearest
 
 
 def module_aliases(code: str, module: str, receipt: ParsedReceipt | None = None, attr: str = "") -> set[str]:
@@ -93,9 +93,9 @@ def attribute_error(receipt: ParsedReceipt) -> tuple[str, str] | None:
     m = re.search(r"module '([\w.]+)' has no attribute '(\w+)'", receipt.evalue)
     if m:
         return f"module {m.group(1)}", m.group(2)
-    m = re.search(r"'(\w+)' object has no attribute '(\w+)'", receipt.evalue)
+    m = re.search(r"'([\w.]+)' object has no attribute '(\w+)'", receipt.evalue)  # 'numpy.ndarray' object
     if m:
-        return m.group(1), m.group(2)
+        return m.group(1).rpartition(".")[2], m.group(2)
     return None
 
 
@@ -149,7 +149,8 @@ def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
     if m and m.group(1) in SAID_MOVED_MODULES:
         return _said_moved(code, tree, receipt.lineno, m.group(1))
     if m:
-        for old, new in MOVED_MODULES.items():
+        moved = {f"{package}.{module}": home for (package, module), (_, home) in SKLEARN_MODULES_MOVED.items()}
+        for old, new in {**MOVED_MODULES, **moved}.items():  # `sklearn.externals.six`: "use six directly"
             if m.group(1) == old or old.startswith(m.group(1) + "."):
                 fixed = replace_on_line(code, receipt.lineno, old, new)
                 if fixed is not None:
@@ -542,7 +543,7 @@ def attribute_typo(code: str, receipt: ParsedReceipt) -> str | None:
     close = [c for c in context_list(receipt, "attributes of") if c != found[1]]
     if _fitted_name(found[1]):  # `coef_`: set by fitting; missing, the object was not fitted (or its fit failed):
         close = [c for c in close if _fitted_name(c)]  # a typo of it is another such name, never a parameter
-    if not close:
+    if not close or not a_slip(found[1], close[0]):  # another word (`fb.first` -> `hist`): no evidence of a typo
         return None
     return replace_method(code, receipt, found[1], close[0])
 

@@ -27,6 +27,27 @@ def likeness(word: str, other: str) -> float:
     return difflib.SequenceMatcher(None, word, other).ratio()
 
 
+def slips(word: str, other: str) -> int:
+    """How many keys apart two spellings are: letters added, dropped, changed or two swapped (the optimal string
+    alignment distance); `sotr` -> `sort` is 1, `first` -> `hist` 2."""
+    row = list(range(len(other) + 1))
+    before: list[int] = []
+    for i, a in enumerate(word, 1):
+        now = [i]
+        for j, b in enumerate(other, 1):
+            now.append(min(row[j] + 1, now[j - 1] + 1, row[j - 1] + (a != b)))
+            if i > 1 and j > 1 and a == other[j - 2] and word[i - 2] == b:
+                now[j] = min(now[j], before[j - 2] + 1)
+        before, row = row, now
+    return row[-1]
+
+
+def a_slip(word: str, other: str) -> bool:
+    """Whether `other` is what `word` reads as once a slip of the keys is undone: one slip in a short name, one
+    more per four letters (`lenght` -> `length`, `coef` -> `coef_`; not `first` -> `hist`, another word)."""
+    return slips(word, other) <= max(1, len(word) // 4)
+
+
 def one_nearest(word: str, first: str, others) -> None:
     """Raise CannotTell when another of `others` is about as near to the misspelt `word` as `first`."""
     near_first = likeness(word, first)

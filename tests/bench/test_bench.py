@@ -564,6 +564,46 @@ def test_the_notebook_bench_counts_hidden_state_in_a_column_of_its_own(tmp_path,
     assert saved["drift"] == 1 and saved["hidden"] == [[3, "NameError: name 'original_paid' is not defined"]]
 
 
+def test_python_2_and_a_magic_no_cell_loads_are_not_library_drift():
+    """Python 2 code and a magic whose extension no cell loads (the author's profile did) fail for no library's
+    change, and so do the cells reading what they should have made; a magic a cell loads is measured as before."""
+    from fixloop_bench.notebooks import not_library
+
+    from jupyter_fixloop.batch.run import CellOutcome
+
+    sources = ["print 'total', 3", "%watermark -v", "%load_ext autoreload\n%autoreload 2",
+               "def f():\n    print 'x'\nlimit = 3", "print(limit)", "import numpy as np\nn = np.int(3)"]
+    errors = ["SyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?",
+              "UsageError: Line magic function `%watermark` not found.",
+              "UsageError: Line magic function `%autoreload` not found.",
+              "SyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?",
+              "NameError: name 'limit' is not defined", "AttributeError: module 'numpy' has no attribute 'int'"]
+    outcomes = [CellOutcome(n, "failed", s) for n, s in enumerate(sources, 1)]
+    assert not_library(outcomes, dict(enumerate(errors, 1))) == {1, 2, 4, 5}
+
+
+def test_the_notebook_bench_counts_what_is_no_library_drift_apart(tmp_path, capsys):
+    """Run for real: a Python 2 print and a magic of an extension no cell loads are no drift cells; the text and
+    the JSON say which they are."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    cells = [("print 'hello'", "hello\n"), ("%watermark -v", "CPython 3.6\n"),
+             ("import numpy as np\nprint(np.float(2))", "2.0\n")]
+    nb = new_notebook(cells=[new_code_cell(src, execution_count=n, outputs=[new_output("stream", name="stdout",
+                                                                                       text=out)])
+                             for n, (src, out) in enumerate(cells, 1)])
+    nbformat.write(nb, str(folder / "old.ipynb"))
+    out_json = tmp_path / "out.json"
+    assert bench.main(["--notebooks", str(folder), "--kernel", "python3", "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "- old.ipynb cell 2: UsageError: Line magic function `%watermark` not found." in out, out
+    saved = json.loads(out_json.read_text())["notebooks"][0]
+    assert saved["drift"] == 1 and [n for n, _ in saved["not_library"]] == [1, 2], saved
+
+
 def test_drift_behind_a_module_of_the_notebook_is_measured_with_its_repair_accepted_never_as_fixed(tmp_path, capsys):
     """Batch mode proposes the repair of the notebook's own module as a diff and never applies it; the bench
     applies it in a copy of its own, runs batch mode again there, and counts the drift cells that run then as a

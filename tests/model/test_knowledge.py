@@ -851,3 +851,13 @@ def test_a_traceback_frame_outside_the_folder_is_no_module_of_the_notebook(tmp_p
     found = failing_module(frames, str(tmp_path))
     assert (found.module, found.lineno, found.line) == ("helpers", 2, "y = z")
     assert failing_module(["File /usr/lib/python3/json/__init__.py:2"], str(tmp_path)) is None
+
+
+def test_a_name_many_entries_mention_still_finds_the_entry_about_it_alone():
+    """`NaN` is in more entries than tell anything (TOO_COMMON), yet numpy 2.0's "Alias ``np.NaN`` has been removed.
+    Use ``np.nan`` instead." is about it alone: the prompt of a cell importing it holds that entry."""
+    message = "cannot import name 'NaN' from 'numpy' (/site-packages/numpy/__init__.py)"
+    words = knowledge.subject_of(message) + knowledge.words_of(f"ImportError {message}") + knowledge.words_of(
+        "from numpy import NaN, nan\n")
+    found = knowledge.about(words, ["numpy"])
+    assert any(c.names == ("np.NaN",) and c.replacement == "np.nan" for c in found), found

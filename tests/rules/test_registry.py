@@ -9,14 +9,17 @@ from jupyter_fixloop.rules.engine import repair_words
 
 ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the generic rewriters in its middle
     "calls.column_repr", "syntax.syntax", "syntax.indentation", "data.chained_assignment",
-    "chained.chained_assignment", "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
+    "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
     "matches.concat_dtype", "names.moved_import", "names.missing_import", "names.name_literal", "names.name_typo",
     "names.message_hint", "drift.did_you_mean", "drift.keyword_value_hint", "drift.reduction_level",
     "drift.join_axes", "drift.keyword_only_now", "drift.period_fields", "drift.resample_keyword",
     "drift.groupby_axis", "drift.keyword_unspecified", "drift.renamed_keyword", "drift.no_effect_keyword",
     "drift.scalar_as_2d", "drift.setitem_upcast", "drift.removed_method", "drift.method_now_function",
     "drift.moved_call", "drift.string_as_list", "drift.equivalent_value", "drift.changed_default",
-    "drift.stack_sequence", "drift.style_name", "names.removed_attribute", "drift.removed_setter",
+    "drift.stack_sequence", "drift.style_name", "names.removed_attribute",
+    "told.removed_import", "told.message_try", "told.extension_array_argument",
+    "told.message_use",  # added since: the error's own words
+    "drift.removed_setter",
     "names.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
     "generic.said_keyword", "generic.keywords_into_dtype",
     "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn

@@ -1,0 +1,154 @@
+"""The rewriters of rules/told.py (what the raised error itself says to do), the seaborn keyword its notes renamed
+on a class, each on the real error of today's libraries in a real run, on cells written for these tests; and the
+misfires they replaced: a `method=` that meant another thing, a typo guessed where the name is another word."""
+
+import textwrap
+
+import pytest
+
+from jupyter_fixloop.kernel import runner as runner
+from jupyter_fixloop.loop.verdict import judge_result
+from jupyter_fixloop.rules import repairs as repairs
+from jupyter_fixloop.rules.edits import ParsedReceipt
+from jupyter_fixloop.rules.ties import a_slip, slips
+
+MODULES = {"pd": "pandas", "np": "numpy", "sns": "seaborn"}
+SETUP = ("import matplotlib\nmatplotlib.use('Agg')\nimport numpy as np\nimport pandas as pd\n"
+         "frame = pd.DataFrame({'a': [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], 'k': list('xyxyxyxy')})\n"
+         "X = frame[['a']].values\nlabels = frame['k'].values\n")
+
+
+@pytest.fixture
+def ns():
+    return {}
+
+
+def run(ns: dict, cell: str):
+    ns.clear()
+    exec(SETUP, ns)
+    return judge_result(runner.run(textwrap.dedent(cell), [], ns=ns))
+
+
+# (cell, the rewriter, the repaired cell, a check on its run)
+CASES = {
+    "names_removed_from_a_module_imported_as_it_says": (
+        "from numpy import NaN, NAN, nan\nmissing = [NaN, NAN, nan]\n", "removed_import",
+        "from numpy import nan as NaN, nan as NAN, nan\nmissing = [NaN, NAN, nan]\n",
+        "all(m != m for m in missing)"),
+    "a_value_the_message_says_to_try": (
+        "np.set_printoptions(threshold=np.nan)\nshown = np.get_printoptions()['threshold']\n", "message_try",
+        "import sys\nnp.set_printoptions(threshold=sys.maxsize)\nshown = np.get_printoptions()['threshold']\n",
+        "shown == __import__('sys').maxsize"),
+    "a_pandas_string_array_handed_to_scikit_learn": (
+        "from sklearn.model_selection import train_test_split\n"
+        "parts = train_test_split(X, labels, test_size=0.25, random_state=1)\n", "extension_array_argument",
+        "from sklearn.model_selection import train_test_split\n"
+        "parts = train_test_split(X, labels.to_numpy(), test_size=0.25, random_state=1)\n",
+        "len(parts[3]) == 2 and set(parts[3]) <= {'x', 'y'}"),
+    "a_keyword_a_class_renamed_as_its_notes_say": (
+        "import seaborn as sns\ngrid = sns.FacetGrid(frame, col='k', size=2)\n", "said_keyword",
+        "import seaborn as sns\ngrid = sns.FacetGrid(frame, col='k', height=2)\n",
+        "grid.figure.get_size_inches()[1] == 2"),
+    # numpy 1.19: "``numpy.ndarray.tostring()`` is deprecated in favor of ``tobytes()``" (a method of the same class)
+    "a_method_its_deprecation_named_on_the_same_class": (
+        "raw = np.arange(3, dtype=np.uint8).tostring()\n", "said_method",
+        "raw = np.arange(3, dtype=np.uint8).tobytes()\n", "raw == bytes([0, 1, 2])"),
+    # scikit-learn 0.21: "sklearn.externals.six is deprecated ... use six directly" (changed.SKLEARN_MODULES_MOVED)
+    "a_module_of_sklearn_externals_imported_from": (
+        "from sklearn.externals.six import StringIO\nbuf = StringIO('x')\n", "moved_import",
+        "from six import StringIO\nbuf = StringIO('x')\n", "buf.read() == 'x'"),
+    "a_function_the_message_says_to_call_instead": (
+        "x = np.arange(4)\nback = np.fromstring(x.tobytes(), dtype=x.dtype)\n", "message_use",
+        "x = np.arange(4)\nback = np.frombuffer(x.tobytes(), dtype=x.dtype)\n", "list(back) == [0, 1, 2, 3]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_rewriter_does_what_the_error_said(name, ns):
+    cell, expected, repaired, check = CASES[name]
+    pytest.importorskip("six" if "six" in cell else "sklearn" if "sklearn" in cell else
+                        "seaborn" if "seaborn" in cell else "numpy")
+    first = run(ns, cell)
+    assert not first.ok
+    repair, fixed, _ = repairs.propose(cell, first, MODULES)
+    assert repair is not None and repair.__name__ == expected, fixed
+    assert fixed == repaired
+    again = run(ns, fixed)
+    assert again.ok, again.text
+    assert eval(check, ns)
+    assert repairs.KIND[repair] == repairs.MECHANICAL
+
+
+# (cell, the repair that must not claim it)
+LEFT_ALONE = {
+    # `replace([0], method='pad')` filled the replaced values from the previous row: `ffill()` would fill every
+    # missing value and drop the values to replace
+    "a_replace_with_a_fill_method": ("s = pd.Series([1.0, 0.0, 2.0]).replace([0.0], method='pad')\n", "bad_keyword"),
+    # an ndarray's own failure inside scikit-learn is not a pandas array's
+    "a_numpy_array_is_left_to_other_repairs": (
+        "from sklearn.model_selection import train_test_split\nparts = train_test_split(X, X[:3])\n",
+        "extension_array_argument"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEFT_ALONE))
+def test_a_repair_leaves_what_the_error_does_not_say(name, ns):
+    cell, left = LEFT_ALONE[name]
+    if "sklearn" in cell:
+        pytest.importorskip("sklearn")
+    first = run(ns, cell)
+    assert not first.ok
+    repair, fixed, _ = repairs.propose(cell, first, MODULES)
+    assert repair is None or repair.__name__ != left, fixed
+
+
+def test_a_typo_is_guessed_only_a_slip_of_the_keys_away(ns):
+    """`fb.first('1W')` (a method pandas 3 removed) was once guessed `fb.hist('1W')`: another word, no typo."""
+    removed, slipped = run(ns, "top = frame.first('2D')\n"), run(ns, "shown = frame.hsit()\n")
+    assert repairs.names.attribute_typo("top = frame.first('2D')\n", ParsedReceipt.of(removed, MODULES)) is None
+    assert repairs.names.attribute_typo("shown = frame.hsit()\n", ParsedReceipt.of(slipped, MODULES)) == (
+        "shown = frame.hist()\n")
+
+
+def test_a_slip_of_the_keys_is_a_typo_and_another_word_is_not():
+    assert slips("sotr", "sort") == 1 and slips("first", "hist") == 2
+    assert a_slip("lenght", "length") and a_slip("coef", "coef_") and a_slip("valuecounts", "value_counts")
+    assert not a_slip("first", "hist") and not a_slip("mean", "max")
+
+
+def test_a_date_format_raised_below_is_repaired_in_the_cell_that_defines_the_call(ns):
+    """The cause loop (batch/upstream.py): the cell defining the function runs, the later cell calling it raises
+    pandas' "doesn't match format" (here its real message); the cell's one `to_datetime` given no format is
+    repaired (a guess: the saved output then tells day-first from month-first), and two such calls are left."""
+    cell = "def make(raw):\n    return pd.to_datetime(raw)\n"
+    ns.update(pd=__import__("pandas"))
+    exec(cell, ns)
+    with pytest.raises(ValueError) as raised:
+        ns["make"](["05-01-2016", "13-01-2016"])
+    below = ParsedReceipt("ok", below=("ValueError", str(raised.value).split("\n", 1)[0]))
+    fixed = repairs.data.date_format(cell, below)
+    assert fixed == "def make(raw):\n    return pd.to_datetime(raw, dayfirst=True)\n"
+    exec(fixed, ns)
+    assert [d.month for d in ns["make"](["05-01-2016", "13-01-2016"])] == [1, 1]
+    assert repairs.data.date_format(cell + "other = pd.to_datetime(['2016-01-05'])\n", below) is None
+    assert repairs.KIND[repairs.data.date_format] == repairs.GUESS
+
+
+def test_a_cell_with_ipython_syntax_shows_the_values_on_its_failing_line(tmp_path):
+    """A cell ending in a bare `;` (IPython's way to hide a plot's repr) is no Python: the facts of its failing
+    line are read from the cell as the runner ran it, so the sandbox's receipt shows the pandas array, and the
+    rewriter repairs it (it did not, before: rhiever's notebook)."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("sklearn")
+    from sklearn.model_selection import train_test_split
+
+    from jupyter_fixloop import fix
+
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], "k": list("xyxyxyxy")})
+    cell = ("for seed in range(2):\n    (train_X, test_X,\n"
+            "     train_y, test_y) = train_test_split(X, labels, test_size=0.25, random_state=seed)\n"
+            "shown = len(test_y) + 2\n;\n")
+    result = fix(cell, namespace={"X": frame[["a"]].values, "labels": frame["k"].values,
+                                  "train_test_split": train_test_split}, checks=["shown == 4"])
+    assert "labels = <ArrowStringArray>" in result.first.text, result.first.text
+    assert result.status == "fixed" and "labels.to_numpy()" in result.patched, result.reason
