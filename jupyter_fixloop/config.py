@@ -91,6 +91,12 @@ class FixLoop(Configurable):
                                 "a server answer them side by side, and on the local 1.5B model answers that all "
                                 "agree were right on only some steps (docs/benchmarks.md, Generation)."
                                 ).tag(config=True)
+    agreement_more = Integer(DEFAULTS.agreement_more, min=0, max=8, help="With `agreement_samples`: where the two "
+                             "leading results of a round's answers tie (1 against 1, 2 against 2), up to this many "
+                             "more independent answers are asked, until one result leads; then the two leading "
+                             "results are shown side by side as before. A round whose first answers already agree "
+                             "by a majority of the K asks no more (its result says how many were asked). 0: none "
+                             "asked again.").tag(config=True)
     model_slots = Integer(DEFAULTS.model_slots, min=1, max=8, help="Model calls a round makes at once (its "
                           "samples, its agreement's answers): set it to the slots of a local server "
                           "(llama-server's --parallel) so that they are answered side by side, not one after "

@@ -38,6 +38,7 @@ class LoopOptions:
     samples: int = 1  # candidates per round, run side by side, the best carried on (1..8)
     resamples: int = 3  # candidates of a round asked again after the model repeated code that failed (1..8)
     agreement_samples: int = 1  # with no check of the user's: answers asked per round, grouped by result (1: off)
+    agreement_more: int = 2  # answers asked besides them where the two leading results tie (0: none)
     model_slots: int = 1  # model calls a round makes at once (a server with that many slots; 1: one after another)
     seed: int = -1  # sent with each model call, for answers that repeat where the provider honours it (-1: none)
     library_changes_in_prompt: bool = True  # what the libraries said they changed, for the failing names, in the prompt
@@ -82,6 +83,9 @@ class LoopOptions:
                 or not 1 <= self.agreement_samples <= 8:
             raise UsageError(f"agreement_samples must be a whole number from 1 to 8 (1: off), "
                              f"not {self.agreement_samples!r}")
+        if not isinstance(self.agreement_more, int) or isinstance(self.agreement_more, bool) \
+                or not 0 <= self.agreement_more <= 8:
+            raise UsageError(f"agreement_more must be a whole number from 0 to 8, not {self.agreement_more!r}")
         if not isinstance(self.model_slots, int) or isinstance(self.model_slots, bool) \
                 or not 1 <= self.model_slots <= 8:
             raise UsageError(f"model_slots must be a whole number from 1 to 8, not {self.model_slots!r}")

@@ -114,7 +114,8 @@ def read_check_lines(result: LoopResult) -> list[str]:
     for c in result.read_checks:
         out += [c.text, f"  yours, as evidence, with: --expect {c.expr!r}"]
     if result.agreement is not None:
-        out.append(f"agreement: {result.agreement.text} (a fact about the answers, not a check)")
+        asking = f"; {result.agreement.asking}" if result.agreement.asking else ""
+        out.append(f"agreement: {result.agreement.text} (a fact about the answers, not a check){asking}")
     return out
 
 

@@ -104,6 +104,7 @@ class Agreement:
     groups: tuple[int, ...] = ()  # the size of each group of answers that ran without error, the handed-over one first
     rival: str | None = None  # the simplest code of the next group (the two leading results differ), else None
     rival_receipt: Receipt | None = field(default=None, compare=False, repr=False)  # the receipt of its run
+    planned: int = 0  # the answers the round was to ask (fewer asked: the first agreed; more: the leaders tied)
 
     @property
     def unanimous(self) -> bool:
@@ -115,9 +116,22 @@ class Agreement:
         """`3 of 4 independent answers give this result`."""
         return f"{self.agreeing} of {self.answers} independent answers give this result"
 
+    @property
+    def asking(self) -> str:
+        """Why the round asked fewer or more answers than it was to ("" when it asked as many)."""
+        if not self.planned or self.answers == self.planned:
+            return ""
+        if self.answers < self.planned:
+            left = self.planned - self.answers
+            return (f"{left} more not asked: {self.agreeing} of the first {self.answers} already agree, a majority "
+                    f"of the {self.planned} to ask")
+        more = self.answers - self.planned
+        return f"{more} more asked: the two leading results of the first {self.planned} tied"
+
     def to_json(self) -> dict:
         return {"agreeing": self.agreeing, "answers": self.answers, "groups": list(self.groups),
-                "unanimous": self.unanimous, "text": self.text}
+                "unanimous": self.unanimous, "text": self.text, "planned": self.planned,
+                "asking": self.asking}
 
 
 @dataclass(frozen=True)
@@ -231,7 +245,7 @@ class LoopResult:
             return None
         last = self.rounds[-1]
         swapped = Agreement(a.groups[1], a.answers, (a.groups[1], a.groups[0], *a.groups[2:]), self.patched,
-                            last.receipt)
+                            last.receipt, a.planned)
         rounds = [*self.rounds[:-1], replace(last, candidate=a.rival, receipt=a.rival_receipt)]
         reason = (f"nothing checked it; read what it does to your data; you picked the next result over the one "
                   f"handed over: {swapped.text}")

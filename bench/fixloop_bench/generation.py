@@ -97,6 +97,7 @@ class StepResult:
     code: str | None = None
     agreeing: int = 0  # loop with --agreement-samples: answers that give the result handed over (0: not asked)
     answers: int = 0  # and the round's independent answers
+    planned: int = 0  # the answers the round was to ask (more than `answers`: it stopped once they agreed)
     groups: list = field(default_factory=list)  # the size of each group of answers that ran, the handed-over one first
     rival: str | None = None  # the next group's simplest code, shown beside the answer where the groups differ
     rival_verdict: str = ""  # its score ("" when there is none)
@@ -282,7 +283,7 @@ def run_loop(step: Step, ns: dict, opts) -> dict:
     a = result.agreement
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "calls": calls,
             "tokens": result.tokens, "cost": result.cost, "code": result.patched if result.claimed else None,
-            "agreeing": a.agreeing if a else 0, "answers": a.answers if a else 0,
+            "agreeing": a.agreeing if a else 0, "answers": a.answers if a else 0, "planned": a.planned if a else 0,
             "groups": list(a.groups) if a else [], "rival": a.rival if a and result.claimed else None}
 
 
@@ -479,6 +480,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="loop mode: K independent answers a round, grouped by result, the largest group's "
                         "simplest handed over (1-8; default 1: off); reports each step's agreement and how many "
                         "'K of K agree' answers are right")
+    parser.add_argument("--agreement-more", type=int, default=None, metavar="N",
+                        help="with --agreement-samples: answers asked besides the K where the two leading results "
+                        "tie, until one leads (0-8; default 2)")
     parser.add_argument("--case", action="append", default=[], metavar="ID", help="only this step (repeatable)")
     parser.add_argument("--group", action="append", default=[], help="only steps of this group (repeatable)")
     parser.add_argument("--json", dest="json_out", default=None, metavar="OUT",

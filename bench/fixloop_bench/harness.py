@@ -110,6 +110,7 @@ def loop_options(opts, cwd: str):
         resamples=getattr(opts, "resamples", None), model_timeout=getattr(opts, "model_timeout", None),
         wall_time=getattr(opts, "wall_time", None), seed=getattr(opts, "seed", None),
         agreement_samples=getattr(opts, "agreement_samples", None),
+        agreement_more=getattr(opts, "agreement_more", None),
         model_slots=getattr(opts, "model_slots", None)).resolved()
 
 

@@ -187,6 +187,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
             tree = None
             names, before = [], {}
             _shown[:] = [None, None, None]
+            _printed[:] = ["", 0]
             twin = None  # a fork holding the state the cell saw, to trace a wrong output in (trace.py)
             try:
                 python = _transform(source)
@@ -195,6 +196,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 twin = value_trace.before(python, checks, allow_await, ns)
                 result["value"] = await _exec_cell(tree, ns, allow_await)
                 result["shown"], result["full_repr"], result["digest"] = _shown
+                result["printed"] = list(_printed)
             except BaseException as exc:
                 result["status"] = "error"
                 result["error"] = describe_error(exc, ns, tree)
@@ -230,6 +232,9 @@ async def _exec_cell(tree: ast.Module, ns: dict, allow_await: bool = False, file
     await _maybe_await(compile(tree, filename, "exec", flags=flags), ns)
     if last is None:
         return None
+    call = _print_call(last.body) if filename == CELL_FILE else None
+    if call is not None:
+        return await _exec_print(call, ns, flags, filename)
     value = await _maybe_await(compile(last, filename, "eval", flags=flags), ns)
     if value is None:
         return None
@@ -240,6 +245,44 @@ async def _exec_cell(tree: ast.Module, ns: dict, allow_await: bool = False, file
 
 
 _shown: list = [None, None, None]  # the text/plain Jupyter would show for the cell's value, its _full_repr, its digest
+# a cell whose last line prints or displays one value (`print(df)`, `display(df)`): that value's digest, and the
+# characters its print wrote at the end of the output (0 for display): the result it shows is that value
+_printed: list = ["", 0]
+SHOWN_BY = ("print", "display")
+
+
+def _print_call(node: ast.expr) -> ast.Call | None:
+    """`print(x)` or `display(x)`: one positional argument, no keywords; None for any other expression."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in SHOWN_BY
+            and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred) and not node.keywords):
+        return node
+    return None
+
+
+async def _exec_print(call: ast.Call, ns: dict, flags: int, filename: str) -> str | None:
+    """The cell's last line `print(x)` or `display(x)`, run as written (the function, then its argument, then
+    the call), keeping the digest of the value it was given: a printed frame and a shown one are one result."""
+    func = await _maybe_await(compile(ast.Expression(call.func), filename, "eval", flags=flags), ns)
+    arg = await _maybe_await(compile(ast.Expression(call.args[0]), filename, "eval", flags=flags), ns)
+    before = _written()
+    value = func(arg)
+    if inspect.isawaitable(value):
+        value = await value
+    after = _written()
+    _printed[:] = [effect.digest(arg) or "", after - before if before >= 0 and after >= before else 0]
+    if value is None:
+        return None
+    ns["_"] = value
+    _shown[:] = [_plain_text(value), _full_repr(value), effect.digest(value)]
+    return _short_repr(value, limit=2000)
+
+
+def _written() -> int:
+    """How many characters the cell's output holds so far (-1 when it cannot be told)."""
+    try:
+        return sys.stdout.tell()
+    except Exception:
+        return -1
 
 
 def _plain_text(value) -> str | None:

@@ -6,7 +6,8 @@ programs written differently that show the same values and leave the same data b
 the size of the largest group is a signal of its own. The sandbox records a content digest of the value a
 run shows and of every name it makes or changes (kernel/effect.py's `digest`); two runs agree when what
 they printed, the digest of what they show and the digest of each of the user's names they changed are the same
-(their own helper names do not count: `result_key`).
+(their own helper names do not count: `result_key`). A last line that prints or displays one value (`print(df)`,
+`display(df)`) shows that value: it agrees with `df` on a last line of its own.
 
 The group handed over: the one whose runs pass every check (the instruction's read checks included), then
 the largest, then the one holding the best-ranked candidate; its simplest member (fewest lines, then fewest
@@ -49,15 +50,18 @@ def result_key(receipt: Receipt, code: str = "", named: Named = _none) -> tuple 
         return None
     if receipt.value is not None and not receipt.digest:
         return None
-    shown = receipt.digest
-    if receipt.value is None:
+    shown, stdout = receipt.digest, receipt.stdout
+    if receipt.value is None and receipt.printed_digest:  # `print(df)` / `display(df)` last: df is what it shows
+        shown = receipt.printed_digest
+        stdout = stdout[:max(0, len(stdout) - receipt.printed_chars)]
+    elif receipt.value is None:
         last = result_shown(code)
         shown = next((c.digest for c in effect.changes if last and c.name == last[1] and c.status == "new"), "")
     kept = tuple(sorted((c.name, c.status, c.digest) for c in effect.changes
                         if c.status != "new" or named(c.name)))
-    if not (kept or shown or receipt.stdout.strip()):
+    if not (kept or shown or stdout.strip()):
         return None
-    return receipt.stdout.strip(), shown, kept
+    return stdout.strip(), shown, kept
 
 
 def answers(candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -85,9 +89,10 @@ def groups(candidates: Sequence[Candidate], named: Named = _none) -> list[list[C
 
 
 def choose(candidates: Sequence[Candidate], best: Candidate,
-           named: Named = _none) -> tuple[Candidate, Agreement | None]:
+           named: Named = _none, planned: int = 0) -> tuple[Candidate, Agreement | None]:
     """The candidate to hand over and how many answers agree with it; `best` (verdict.rank's) and None when
-    fewer than two answers were asked, or none ran without error. A best that did not pass while a group
+    fewer than two answers were asked, or none ran without error. `planned`: the answers the round was to ask
+    (fewer were when the first agreed; more when the leading results tied). A best that did not pass while a group
     did is never kept over it; a passing best outside every group (the rules' repair) is kept."""
     asked = answers(candidates)
     found = groups(candidates, named)
@@ -97,7 +102,7 @@ def choose(candidates: Sequence[Candidate], best: Candidate,
     rival = simplest(found[1]) if len(found) > 1 else None
     agreement = Agreement(len(lead), len(asked), tuple(len(g) for g in found),
                           rival.reply.code if rival is not None else None,
-                          rival.receipt if rival is not None else None)
+                          rival.receipt if rival is not None else None, planned)
     if best not in asked and best.receipt.ok:
         return best, None
     if not lead[0].receipt.ok and best.receipt.ok:

@@ -111,6 +111,7 @@ def judge_result(result: dict, expect: Expectations = NOTHING, notes: tuple[str,
         stderr=result.get("stderr", ""),
         value=result.get("value"),
         digest=effects.digest_of(result.get("digest")),
+        **_printed(result.get("printed")),
         warnings=warnings,
         seconds=result.get("seconds", 0.0),
         notes=tuple(dict.fromkeys(notes)),  # each said once
@@ -332,3 +333,12 @@ def crash(message: str, stderr_tail: str = "", budget=None) -> Receipt:
     """The kernel process died (segfault, os._exit, out of memory): it is replaced, not trusted."""
     return _rendered(Receipt(kind="crash", text="", ename="Crash", evalue=message, stderr=stderr_tail,
                              facts=Facts("crash")), budget)
+
+
+def _printed(printed) -> dict:
+    """The receipt's fields of a last line `print(x)` / `display(x)` (kernel/runner.py's `_printed`), read with care."""
+    if not (isinstance(printed, list) and len(printed) == 2 and isinstance(printed[1], int)
+            and not isinstance(printed[1], bool)):
+        return {}
+    digest = effects.digest_of(printed[0])
+    return {"printed_digest": digest, "printed_chars": max(0, printed[1])} if digest else {}

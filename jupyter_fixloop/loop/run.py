@@ -242,7 +242,7 @@ class LoopRun:
             best = sampling.best_of(candidates)
             self.agreement = None
             if self.agreeing and not self._owned_evidence(best.receipt, best.reply.code):
-                best, self.agreement = agreeing.choose(candidates, best, self._asked_for)
+                best, self.agreement = agreeing.choose(candidates, best, self._asked_for, self._k())
             best = await self._with_result_shown(best, candidates, guard_, history, pool, mirror)
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
@@ -493,7 +493,8 @@ class LoopRun:
             return self._end("unverified", f"not verified, though {words}{doubted(receipt)} (after {index} "
                              f"round(s){by}{guess}){stated}", reply.code, said)
         if self.agreement is not None:  # a fact about the samples, said as one
-            also = f"; {self.agreement.text}" + (f"; the next result ({self.agreement.groups[1]} of "
+            asking = f" ({self.agreement.asking})" if self.agreement.asking else ""
+            also = f"; {self.agreement.text}{asking}" + (f"; the next result ({self.agreement.groups[1]} of "
                                                   f"{self.agreement.answers}) is shown beside it: pick one"
                                                   if others else "")
         return self._end("unverified",
@@ -555,7 +556,45 @@ class LoopRun:
         def failed(exc: BaseException) -> None:
             self.model_errors.setdefault(index, str(exc) or type(exc).__name__)
 
-        return await sampling.gather(temps, ask, trial, ends_round, failed, self.budget, self.options.model_slots)
+        return await self._gather(temps, ask, trial, ends_round, failed)
+
+    async def _gather(self, temps, ask, trial, ends_round, failed) -> list[sampling.Candidate]:
+        """The round's candidates (`sampling.gather`). With agreement, asking stops once the first answers agree by
+        a majority of the K (`_agreed`: the rest could not outvote them); where the two leading results tie, up to
+        `agreement_more` more answers are asked, at the round's top temperature, until one result leads."""
+        slots = self.options.model_slots
+        candidates = await sampling.gather(temps, ask, trial, ends_round, failed, self.budget, slots,
+                                           enough=self._agreed if self.agreeing else None)
+        more = self.options.agreement_more if self.agreeing else 0
+        if not (more and self._tied(candidates)) or any(self._owned_evidence(c.receipt, c.reply.code)
+                                                        for c in candidates if c.receipt.ok):
+            return candidates
+        top = max((t for t in temps if t != sampling.RULES), default=self.options.temperature)
+        start = (max(c.order for c in candidates) + 1, sum(1 for c in candidates if c.source != sampling.RULES))
+
+        def settled(new) -> bool:
+            return not self._tied([*candidates, *new])
+
+        try:
+            extra = await sampling.gather((top,) * more, ask, trial, ends_round, failed, self.budget, slots,
+                                          enough=settled, start=start)
+        except Exception as exc:  # the answers already run are kept; the failure is said as a model error
+            failed(exc)
+            extra = []
+        return [*candidates, *extra]
+
+    def _agreed(self, settled) -> bool:
+        """The answers settled so far hold a group that a majority of the round's K give: asking the rest cannot
+        change which result is handed over."""
+        found = agreeing.groups(settled, self._asked_for)
+        return bool(found) and len(found[0]) >= 2 and len(found[0]) > self._k() // 2
+
+    def _tied(self, candidates) -> bool:
+        """The two leading results of the answers are given by as many answers each (and both pass or both fail
+        the checks read from the instruction): no result leads."""
+        found = agreeing.groups(candidates, self._asked_for)
+        return len(found) >= 2 and len(found[0]) == len(found[1]) and \
+            all(c.receipt.ok for c in found[0]) == all(c.receipt.ok for c in found[1])
 
     async def _trial(self, code: str | None, text: str, guard_: guard.Guard, history, pool, mirror,
                      cut: int = 0) -> Receipt:

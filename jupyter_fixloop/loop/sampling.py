@@ -90,11 +90,14 @@ Ask = Callable[[float | str, int], Awaitable[tuple[Reply, str, tuple[str, ...]] 
 Trial = Callable[[Reply], Awaitable[Receipt]]
 # (step, reply, receipt of a passing run) -> whether that pass ends the round
 Decisive = Callable[[float | str, Reply, Receipt], bool]
+# the candidates settled so far -> whether they are enough: no more calls are made (the runs under way finish)
+Enough = Callable[[Sequence["Candidate"]], bool]
 
 
 async def gather(
     temps: Sequence[float | str], ask: Ask, trial: Trial, decisive: Decisive | None = None,
     failed: Callable[[BaseException], None] | None = None, budget=None, slots: int = 1,
+    enough: Enough | None = None, start: tuple[int, int] = (0, 0),
 ) -> list[Candidate]:
     """Ask at each temperature (or RULES) in turn, and run each reply as soon as it arrives (beside
     the next call); the first candidate that passes ends the round: the call under way is cancelled (no
@@ -103,15 +106,22 @@ async def gather(
     replies it has (`failed` is told the error), and raises that error when it has none. `decisive`
     (default: every pass) says which passes end the round; the others are kept, and the asking goes on.
     `budget` (receipt/text.py's): what a receipt's text is fitted in when a line is added to it. `slots`: model
-    calls made at once (1: one after another)."""
-    return await _Round(ask, trial, decisive, budget, slots).gather(temps, failed)
+    calls made at once (1: one after another). `enough`: told the candidates each time one settles; when it says
+    they are enough (independent answers that already agree), no more calls are made and the calls under way are
+    cancelled, but the runs under way finish and count. `start`: (the first candidate's order, the first model
+    call's nth), for calls that continue a round's."""
+    return await _Round(ask, trial, decisive, budget, slots, enough, start).gather(temps, failed)
 
 
 class _Round:
     """The state of one `gather`: the runs by code, the replies being settled, whether one passed."""
 
-    def __init__(self, ask: Ask, trial: Trial, decisive: Decisive | None, budget=None, slots: int = 1):
-        self.ask, self.trial, self.decisive = ask, trial, decisive
+    def __init__(self, ask: Ask, trial: Trial, decisive: Decisive | None, budget=None, slots: int = 1,
+                 enough: Enough | None = None, start: tuple[int, int] = (0, 0)):
+        self.ask, self.trial, self.decisive, self.enough = ask, trial, decisive, enough
+        self.start = start
+        self.settled: list[Candidate] = []
+        self.answering: list[asyncio.Task] = []  # the model's answers being settled (not the rules' repair)
         self.slots = max(1, slots)
         self.budget = budget  # what a receipt's text is fitted in (receipt/text.py's), when a line is added to it
         self.runs: dict[str, tuple[int, asyncio.Future]] = {}
@@ -142,14 +152,17 @@ class _Round:
     async def _ask_in_turn(self, temps: Sequence[float | str]) -> None:
         # one call at a time unless the server has slots: a one-slot server (llama-server) would queue the
         # others, and their time in the queue would count against the model timeout
-        steps = [(order, step) for order, step in enumerate(temps) if step != RULES]
-        for order, step in enumerate(temps):
+        first, nth0 = self.start
+        steps = [(order, step) for order, step in enumerate(temps, first) if step != RULES]
+        for order, step in enumerate(temps, first):
             if step == RULES and not self.passed:
-                await self._ask_one(order, step, 0)
+                await self._ask_one(order, step, nth0)
         if self.slots > 1 and len(steps) > 1:
             await self._ask_side_by_side(steps)
             return
-        for nth, (order, step) in enumerate(steps):
+        for nth, (order, step) in enumerate(steps, nth0):
+            if self.enough is not None and self.answering:  # the answers so far may be enough: then no call more
+                await asyncio.wait(self.answering)
             if self.passed:
                 return
             await self._ask_one(order, step, nth)
@@ -159,6 +172,8 @@ class _Round:
         if asked is None:
             return
         self.settling.append(asyncio.ensure_future(self._settle(order, step, *asked)))
+        if step != RULES:
+            self.answering.append(self.settling[-1])
         if step == RULES:  # a head start: most rule repairs run in well under a second
             await asyncio.wait([self.settling[-1]], timeout=RULES_GRACE)
 
@@ -171,7 +186,7 @@ class _Round:
                 if not self.passed:
                     await self._ask_one(order, step, nth)
 
-        calls = [asyncio.ensure_future(one(order, step, nth)) for nth, (order, step) in enumerate(steps)]
+        calls = [asyncio.ensure_future(one(order, step, nth)) for nth, (order, step) in enumerate(steps, self.start[1])]
         try:
             outcomes = await asyncio.gather(*calls, return_exceptions=True)
         finally:
@@ -202,8 +217,13 @@ class _Round:
         if receipt.ok and not self.passed and (self.decisive is None or self.decisive(step, reply, receipt)):
             self._stop_the_others()
         if step == RULES:
-            return Candidate(order, reply, receipt, None, repeated, RULES, authors)
-        return Candidate(order, reply, receipt, step, repeated, authors=authors)
+            candidate = Candidate(order, reply, receipt, None, repeated, RULES, authors)
+        else:
+            candidate = Candidate(order, reply, receipt, step, repeated, authors=authors)
+        self.settled.append(candidate)
+        if not self.passed and self.enough is not None and self.enough(tuple(self.settled)):
+            self._stop_asking()
+        return candidate
 
     def _run_of(self, order: int, reply: Reply) -> tuple[asyncio.Future, int | None]:
         """The run of a reply's code, and the order of the sample of this round that proposed the
@@ -224,6 +244,11 @@ class _Round:
             if not (run.cancelled() and run in self.stopped):
                 raise
             return NOT_RUN
+
+    def _stop_asking(self) -> None:
+        """Enough answers: the calls under way are cancelled and no more are made; the runs under way finish."""
+        self.passed = True
+        self.asking.cancel()
 
     def _stop_the_others(self) -> None:
         """A decisive pass: the call under way is cancelled, the runs still going are stopped."""

@@ -218,6 +218,9 @@ class Receipt:
     notes: tuple[str, ...] = field(default=(), compare=False)
     effect: Effect | None = field(default=None, compare=False)
     digest: str = field(default="", compare=False)  # the content digest of the value the cell shows last ("": none)
+    # a last line `print(x)` or `display(x)`: the digest of x, and the characters its print wrote at the end of stdout
+    printed_digest: str = field(default="", compare=False)
+    printed_chars: int = field(default=0, compare=False)
     following: tuple[FollowingOutcome, ...] = field(default=(), compare=False)
     trace: tuple[TracedLine, ...] = field(default=(), compare=False)
     column: int | None = field(default=None, compare=False)  # where on the failing line a SyntaxError points

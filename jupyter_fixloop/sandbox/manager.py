@@ -592,7 +592,7 @@ RESULT_FIELDS = {"status": _TEXT, "error": (dict, _NONE), "value": (str, _NONE),
                  "effect": (dict, _NONE),
                  "following": (list, _NONE), "seconds": _NUMBER, "stdout": _TEXT, "stderr": _TEXT, "warnings": (list,),
                  "new_files": (list,), "verdict": (dict, _NONE), "internal": (str, _NONE), "shown": (str, _NONE),
-                 "full_repr": (str, _NONE)}
+                 "full_repr": (str, _NONE), "printed": (list, _NONE)}
 CHECK_FIELDS = {"expr": _TEXT, "passed": _FLAG, "detail": _TEXT, "failing": _TEXT}
 WARNING_FIELDS = {"category": _TEXT, "base": _TEXT, "message": _TEXT, "lineno": (int, _NONE), "user": _FLAG}
 LINK_FIELDS = {"ename": _TEXT, "evalue": _TEXT, "lineno": (int, _NONE), "line": (str, _NONE)}

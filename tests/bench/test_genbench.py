@@ -98,7 +98,7 @@ def test_the_bench_scores_the_result_shown_beside_the_answer_where_the_answers_d
     out = tmp_path / "split.json"
     assert generation.main(["--generation", write_steps(tmp_path, STEPS[3]), "--mode", "loop", "--no-rules",
                             "--model", "openai/scripted", "--api-base", server.url, "--agreement-samples", "2",
-                            "-r", "1", "--json", str(out)]) == 0
+                            "--agreement-more", "0", "-r", "1", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     (step,) = data["results"]
     assert (step["verdict"], step["groups"], step["rival_verdict"]) == ("wrong", [1, 1], "right")
