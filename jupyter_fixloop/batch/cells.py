@@ -73,6 +73,32 @@ def cell_names(code: str) -> tuple[set[str], set[str]]:
     return set(reads), set(defines)
 
 
+def assigned_keys(code: str) -> dict[str, set[str]]:
+    """The text keys a cell assigns on a name, by that name: `elements["goe"] = ...` and
+    `df.loc[:, "goe"] = ...` give {"elements": {"goe"}, "df": {"goe"}}. A later KeyError naming such a key,
+    in a cell reading the name, is about what this cell should have made, when it failed."""
+    tree = parsed(code)
+    if tree is None:
+        try:
+            tree = ast.parse(_as_python(code)[0])
+        except (SyntaxError, ValueError):
+            return {}
+    keys: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            if not isinstance(target, ast.Subscript):
+                continue
+            on, key = target.value, target.slice
+            if isinstance(on, ast.Attribute) and on.attr in ("loc", "at") and isinstance(key, ast.Tuple) \
+                    and len(key.elts) == 2:
+                on, key = on.value, key.elts[1]
+            if isinstance(on, ast.Name) and isinstance(key, ast.Constant) and isinstance(key.value, str):
+                keys.setdefault(on.id, set()).add(key.value)
+    return keys
+
+
 @functools.lru_cache(maxsize=8)
 def _cell_names(code: str) -> tuple[frozenset[str], frozenset[str]]:
     tree, magic_words = parsed(code), set()  # shared, read only: the tree the loop's readers share

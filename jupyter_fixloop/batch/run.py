@@ -43,7 +43,7 @@ from ..options import BUILTIN, LoopOptions
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
-from .cells import CellPlan, cell_names, parse_cell
+from .cells import CellPlan, assigned_keys, cell_names, parse_cell
 from .modules import ModuleFailure, failing_module, imports_of, judged_cell, module_diff
 from .once import Cell, FolderWatch, files_words, may_change, plain_count
 from .saved import SavedOutputs, chained_warning
@@ -695,10 +695,12 @@ class BatchRun:
         blamed = self._blamed(error, reads)
         if blamed:  # left as plain Jupyter leaves it: the failure is the earlier cell's
             self._poison(defines, self.poisoned[blamed])
-            made = "define" if error.startswith(("NameError", "UnboundLocalError")) else "make"
+            key = self._key_blamed(error, reads) if error.startswith("KeyError") else None
+            made = ("define" if error.startswith(("NameError", "UnboundLocalError")) else "make") + \
+                (f" `{key[1]}` of `{key[0]}`" if key else f" `{blamed}`")
             return CellOutcome(number, "skipped", cell.source, error=error, seconds=time.perf_counter() - started,
                                reason=f"not repaired: it fails because cell {self.poisoned[blamed]}, which was not "
-                                      f"fixed, did not {made} `{blamed}`", blamed_cell=self.poisoned[blamed],
+                                      f"fixed, did not {made}", blamed_cell=self.poisoned[blamed],
                                left=Left.BLAMED)
         if not self._repairable(number):
             return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines,
@@ -831,7 +833,23 @@ class BatchRun:
         m = re.match(r"AttributeError: .*?has no attribute '(\w+)'", error)
         fitted = m and m.group(1).endswith("_") and not m.group(1).endswith("__") and not m.group(1).startswith("_")
         made = sorted(n for n in reads if n in self.poisoned) if fitted else []
-        return made[0] if made else None
+        if made:
+            return made[0]
+        key = self._key_blamed(error, reads)
+        return key[0] if key else None
+
+    def _key_blamed(self, error: str, reads) -> tuple[str, str] | None:
+        """`elements[["judge_goe"]]` after the cell assigning `elements["judge_goe"] = ...` failed: a KeyError
+        naming a text key that the unfixed cell which changed a name this cell reads assigns on that name."""
+        if not error.startswith("KeyError"):
+            return None
+        head = error.splitlines()[0]
+        for name in sorted(n for n in reads if n in self.poisoned):
+            keys = assigned_keys(self.nb.cells[self.poisoned[name] - 1].source)
+            for key in sorted(keys.get(name, ())):
+                if re.search(rf"(?<!\w){re.escape(key)}(?!\w)", head):
+                    return name, key
+        return None
 
     async def _repair(self, kernel, index, plan: CellPlan, error: str, started: float, defines,
                       looks_wrong: bool = False) -> CellOutcome:

@@ -801,6 +801,31 @@ def test_a_fitted_attribute_missing_after_the_cell_that_fits_failed_is_that_cell
     assert "1 ok, 1 failed, 2 skipped" in printed, printed
 
 
+
+def test_a_column_the_failed_cell_should_have_added_is_that_cells_failure_not_a_repair(workdir, capsys):
+    """`elements[["judge_goe"]]` after the cell assigning `elements["judge_goe"] = ...` failed (round four's
+    figure-skating notebook: that cell timed out, and the later cell was "repaired" into showing other columns,
+    against its saved output): skipped and blamed on that cell, the key named; a KeyError of a key no failed
+    cell assigns is still repaired."""
+    src = write_notebook(
+        workdir / "column.ipynb",
+        "import pandas as pd\nelements = pd.DataFrame({'season': [2016, 2017], 'score': [1.0, -1.0]})",
+        "elements['judge_goe'] = elements['score'] * goe_factor",
+        "elements[['season', 'judge_goe']]",
+        "print(elements['Score'].sum())",
+    )
+    report = str(workdir / "column.md")
+    code = batch_cli.main([src, "--max-rounds", "1", "--report", report])
+    assert code == 1
+    nb = nbformat.read(str(workdir / "column.fixed.ipynb"), as_version=4)
+    assert nb.cells[2].source == "elements[['season', 'judge_goe']]" and "fixloop" not in nb.cells[2].metadata
+    assert "KeyError" in text_of(nb.cells[2])
+    assert ("it fails because cell 2, which was not fixed, did not make `judge_goe` of `elements`"
+            in Path(report).read_text())
+    assert text_of(nb.cells[3]) == "0.0"  # a key no failed cell assigns: the slip is repaired
+    printed = capsys.readouterr().out
+    assert "1 skipped" in printed, printed
+
 def test_a_helper_that_raises_in_the_kernel_leaves_that_cell_as_plain_jupyter_does_and_the_run_goes_on(workdir,
                                                                                                         capsys):
     """A helper raising in the notebook's kernel (here: a value whose `__class__` lookup raises, which the
