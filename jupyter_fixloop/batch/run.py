@@ -692,12 +692,11 @@ class BatchRun:
             self._poison(defines, number)
             return CellOutcome(number, "example", cell.source, error=error, reason=example,
                                seconds=time.perf_counter() - started, left=Left.EXAMPLE)
-        blamed = self._blamed(error, reads)
+        blamed, key = self._blamed(error, reads)
         if blamed:  # left as plain Jupyter leaves it: the failure is the earlier cell's
             self._poison(defines, self.poisoned[blamed])
-            key = self._key_blamed(error, reads) if error.startswith("KeyError") else None
             made = ("define" if error.startswith(("NameError", "UnboundLocalError")) else "make") + \
-                (f" `{key[1]}` of `{key[0]}`" if key else f" `{blamed}`")
+                (f" `{key}` of `{blamed}`" if key else f" `{blamed}`")
             return CellOutcome(number, "skipped", cell.source, error=error, seconds=time.perf_counter() - started,
                                reason=f"not repaired: it fails because cell {self.poisoned[blamed]}, which was not "
                                       f"fixed, did not {made}", blamed_cell=self.poisoned[blamed],
@@ -819,24 +818,23 @@ class BatchRun:
         return self._failed(index, cell.source, _kept(f"not repaired: {size}"), error, started, defines,
                             left=Left.CHECK_FAILED if kernel.check_failed else None)
 
-    def _blamed(self, error: str, reads) -> str | None:
+    def _blamed(self, error: str, reads) -> tuple[str | None, str | None]:
         """The name an unfixed cell should have defined that this failure is about, if any (read by
-        the cell or by a function it calls)."""
+        the cell or by a function it calls), and the key of it the failure names when it is about one."""
         import re
 
         m = re.match(r"(?:NameError|UnboundLocalError): (?:name |cannot access local variable )?'(\w+)'", error)
         name = m and m.group(1)
         if name:
-            return name if name in self.poisoned else None
+            return (name if name in self.poisoned else None), None
         # `lr.coef_` after the cell that should have fitted `lr` failed: an attribute fitting sets (one trailing
         # underscore, scikit-learn's convention) missing from an object an unfixed cell made or fitted
         m = re.match(r"AttributeError: .*?has no attribute '(\w+)'", error)
         fitted = m and m.group(1).endswith("_") and not m.group(1).endswith("__") and not m.group(1).startswith("_")
         made = sorted(n for n in reads if n in self.poisoned) if fitted else []
         if made:
-            return made[0]
-        key = self._key_blamed(error, reads)
-        return key[0] if key else None
+            return made[0], None
+        return self._key_blamed(error, reads) or (None, None)
 
     def _key_blamed(self, error: str, reads) -> tuple[str, str] | None:
         """`elements[["judge_goe"]]` after the cell assigning `elements["judge_goe"] = ...` failed: a KeyError
