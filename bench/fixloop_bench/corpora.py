@@ -17,10 +17,15 @@ import os
 import signal
 import sys
 import tempfile
+import time
+from collections import Counter
 
 from jupyter_fixloop.errors import FixloopError, Stopped
 
 from .notebooks import (
+    RAN,
+    STOP_AFTER,
+    VERDICTS,
     VERIFIED_BY,
     NotebookFigures,
     accepted_line,
@@ -29,6 +34,7 @@ from .notebooks import (
     by_verifier,
     measure,
     report,
+    unfinished_words,
 )
 
 
@@ -72,6 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--against", default=None, metavar="BASELINE",
                         help="the --json OUT of another run (the built-in engine alone, beside this run's --model): "
                              "each notebook both measured, its drift cells fixed there and here, and each side's total")
+    parser.add_argument("--stop-after", type=float, default=None, metavar="MINUTES",
+                        help="a wall-clock budget for the whole run: when it is spent, the run stops where it is "
+                             "(as on SIGTERM) and writes what it measured: the notebook under way is kept, marked "
+                             "unfinished, with the cells batch mode decided so far; the notebooks after it are not run")
+    parser.add_argument("--compare", nargs=2, default=None, metavar=("A", "B"),
+                        help="run nothing: print two runs' --json OUT side by side on the cells both decided (each "
+                             "notebook both measured, finished or not): the drift cells among them and how each run "
+                             "left them")
     parser.add_argument("--keep-notebooks", default=None, metavar="DIR",
                         help="save the notebooks batch mode wrote (fixes and outputs) under DIR/<corpus>/, for review")
     return parser
@@ -169,6 +183,57 @@ def against(every: list[NotebookFigures], baseline: dict[str, dict], held_out: s
     return "\n".join(lines)
 
 
+def on_cells_both_decided(a: dict[str, dict], b: dict[str, dict], names: tuple[str, str] = ("A", "B")) -> str:
+    """Two runs' --json OUT (by "corpus/name") side by side on the cells both decided: for each notebook both
+    measured (finished or not), the drift cells among those cells (a drift cell in both runs) and how each run
+    left them, fixed right / wrong / unverified or left; the cells batch mode ran; then the total of each run."""
+    lines = [f"| notebook | cells both decided | drift cells among them | {names[0]}: fixed (right / wrong / "
+             f"unverified) | {names[1]}: fixed (right / wrong / unverified) | cells run in batch mode, "
+             f"{names[0]} / {names[1]} |", "|---|---|---|---|---|---|"]
+    totals = [Counter(), Counter()]
+    apart = []
+    for key in (k for k in a if k in b):
+        sides = [{n: (status, drift) for n, status, drift in run[key].get("decided", [])} for run in (a, b)]
+        both = sorted(sides[0].keys() & sides[1].keys())
+        drift = [n for n in both if sides[0][n][1] and sides[1][n][1]]
+        apart += [f"{key} cell {n}" for n in both if bool(sides[0][n][1]) != bool(sides[1][n][1])]
+        counts = [Counter(side[n][1] for n in drift) for side in sides]
+        ran = [sum(side[n][0] in RAN for n in both) for side in sides]
+        for total, count, cells in zip(totals, counts, ran):
+            total.update(count + Counter(cells=cells, drift=len(drift), decided=len(both)))
+        lines.append(f"| {key} | {len(both)} | {len(drift)} | {_fixed(counts[0], len(drift))} | "
+                     f"{_fixed(counts[1], len(drift))} | {ran[0]} / {ran[1]} |")
+    d = totals[0]["drift"]
+    lines.append(f"| **total** | {totals[0]['decided']} | {d} | {_fixed(totals[0], d)} | {_fixed(totals[1], d)} | "
+                 f"{totals[0]['cells']} / {totals[1]['cells']} |")
+    lines += ["", "a drift cell in one run only (its plain run differed; not compared): "
+              + (", ".join(apart) or "none")]
+    return "\n".join(lines)
+
+
+def _fixed(count: Counter, of: int) -> str:
+    fixed = sum(count[v] for v in VERDICTS)
+    return f"{rate(fixed, of)} ({' / '.join(str(count[v]) for v in VERDICTS)})"
+
+
+def compare_main(first: str, second: str) -> int:
+    """`bench --compare A B`: the two runs on the cells both decided, or a one-line error."""
+    runs = []
+    for path in (first, second):
+        try:
+            runs.append(_load(path) if os.path.exists(path) else None)
+        except (OSError, ValueError, KeyError) as exc:
+            print(f"jupyter-fixloop bench: --compare {path}: not a --json OUT of `bench --notebooks` ({exc})",
+                  file=sys.stderr)
+            return 2
+        if runs[-1] is None:
+            print(f"jupyter-fixloop bench: --compare {path}: no such file", file=sys.stderr)
+            return 2
+    names = tuple(os.path.basename(p) for p in (first, second))
+    print(f"{names[0]} beside {names[1]}, on the cells both decided:\n\n{on_cells_both_decided(*runs, names)}")
+    return 0
+
+
 def _gap(dev: NotebookFigures, out: NotebookFigures, what: str) -> str:
     pick = (lambda f: f.drift_fixed) if what == "fixed" else (lambda f: f.verdicts[what])
     return _points(pick(dev), dev.drift, pick(out), out.drift)
@@ -209,23 +274,27 @@ def _options(args):
 
 
 def _measure_all(folders, names, args, options, eras) -> tuple[list[NotebookFigures], str]:
-    """Every notebook's figures (those in --json OUT taken from it with --resume), each written to OUT as it
-    finishes; and the signal that stopped the run, or ""."""
+    """Every notebook's figures (those finished in --json OUT taken from it with --resume), each written to OUT as
+    it finishes; and what stopped the run (a signal's name, or --stop-after), or "". A stopped notebook is kept,
+    marked unfinished, with the cells batch mode decided so far; the notebooks after it are not run."""
     done = _load(args.json_out) if args.resume else {}
+    deadline = time.monotonic() + 60 * args.stop_after if args.stop_after is not None else None
     every: list[NotebookFigures] = []
     with tempfile.TemporaryDirectory(prefix="fixloop-nbbench-") as scratch:
         for folder, rel in ((f, rel) for f in folders for rel in find_notebooks(f, args.only)):
             corpus = names[folder]
             keep = os.path.join(args.keep_notebooks, corpus) if args.keep_notebooks else None
-            if f"{corpus}/{rel}" in done:
+            if f"{corpus}/{rel}" in done and not done[f"{corpus}/{rel}"].get("unfinished"):
                 f = NotebookFigures.from_json(done[f"{corpus}/{rel}"])
+            elif deadline is not None and time.monotonic() >= deadline:
+                _said_stopped(STOP_AFTER, f"before {corpus}/{rel}", "", args)
+                return every, STOP_AFTER
             else:
                 try:
-                    f = asyncio.run(measure(folder, rel, options, scratch, keep, eras.get(corpus, eras.get(""))))
-                except Stopped as exc:  # the notebooks measured so far are kept (and in --json OUT)
-                    print(f"jupyter-fixloop bench: stopped by {exc} in {corpus}/{rel}: it and the notebooks after "
-                          f"it are not measured{'; --resume takes the rest' if args.json_out else ''}",
-                          file=sys.stderr)
+                    f = asyncio.run(measure(folder, rel, options, scratch, keep, eras.get(corpus, eras.get("")),
+                                            deadline))
+                except Stopped as exc:  # a stop that came outside a notebook's run
+                    _said_stopped(str(exc), f"in {corpus}/{rel}", "it and ", args)
                     return every, str(exc)
                 except FixloopError as exc:
                     print(f"jupyter-fixloop bench: {corpus}/{rel}: {exc}", file=sys.stderr)
@@ -234,14 +303,22 @@ def _measure_all(folders, names, args, options, eras) -> tuple[list[NotebookFigu
                     print(f"jupyter-fixloop bench: {corpus}/{rel}: not measured ({type(exc).__name__}: {exc})",
                           file=sys.stderr)
                     continue
-                print(f"{corpus}/{rel}: {f.batch} cells run (plain Jupyter: {f.plain}), {sum(f.fixed.values())} "
-                      f"fixed, {f.drift_fixed}/{f.drift} drift cells fixed ({f.verdicts['wrong']} wrong), "
-                      f"{f.seconds:.0f} s", file=sys.stderr, flush=True)
+                print(f"{corpus}/{rel}{unfinished_words(f)}: {f.batch} cells run (plain Jupyter: {f.plain}), "
+                      f"{sum(f.fixed.values())} fixed, {f.drift_fixed}/{f.drift} drift cells fixed "
+                      f"({f.verdicts['wrong']} wrong), {f.seconds:.0f} s", file=sys.stderr, flush=True)
             f.corpus = corpus  # resumed or measured: the corpus it was measured in
             every.append(f)
             if args.json_out:
                 _save(args.json_out, every)
+            if f.unfinished:
+                _said_stopped(f.unfinished, f"in {corpus}/{rel}", "", args)
+                return every, f.unfinished
     return every, ""
+
+
+def _said_stopped(why: str, where: str, which: str, args) -> None:
+    print(f"jupyter-fixloop bench: stopped by {why} {where}: {which}the notebooks after it are not measured"
+          f"{'; --resume takes the rest' if args.json_out else ''}", file=sys.stderr)
 
 
 def main(argv: list[str]) -> int:
@@ -249,6 +326,11 @@ def main(argv: list[str]) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    if args.compare:
+        return compare_main(*args.compare)
+    if args.stop_after is not None and args.stop_after <= 0:
+        print("jupyter-fixloop bench: --stop-after takes a number of minutes above 0", file=sys.stderr)
+        return 2
     folders = {os.path.abspath(d): d in args.held_out for d in [*args.notebooks, *args.held_out]}
     names = {folder: os.path.basename(folder.rstrip(os.sep)) for folder in folders}
     if not folders:
@@ -282,6 +364,6 @@ def main(argv: list[str]) -> int:
     if args.against:
         print(f"\nAgainst {args.against}, the notebooks both runs measured:\n\n"
               f"{against(every, _load(args.against), held_out)}")
-    if stopped:
+    if stopped in signal.Signals.__members__:
         return 128 + signal.Signals[stopped].value
     return 0 if all(f.batch >= f.plain for f in every) else 1

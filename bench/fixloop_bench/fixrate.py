@@ -390,7 +390,7 @@ def parse_args(argv: list[str]):
 
 
 def main(argv: list[str]) -> int:
-    if any(a.split("=")[0] in ("--notebooks", "--held-out") for a in argv):
+    if any(a.split("=")[0] in ("--notebooks", "--held-out", "--compare") for a in argv):
         from . import corpora  # real notebooks by corpus, plainly and in batch mode: a bench of its own
 
         return corpora.main(argv)

@@ -33,6 +33,7 @@ first run left that this run runs is right, wrong or unverified as above.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
@@ -46,6 +47,7 @@ FIXED = ("fixed", "unverified")  # a repair that runs: verified by something, or
 RAN = ("ok", *FIXED, "looks_wrong")  # ran without raising in the notebook's kernel (batch.run.RAN)
 VERIFIED_BY = ("saved output", "following cell", "check", "")  # batch's CellOutcome.verified_by; "": unverified
 VERDICTS = ("right", "wrong", "unverified")
+DRIFT = (*VERDICTS, "left", "")  # a decided cell: a drift cell batch mode ran (its verdict) or left; "": no drift cell
 
 
 @dataclass
@@ -76,6 +78,9 @@ class NotebookFigures:
     runs_only: list = field(default_factory=list)  # fixed cells whose only evidence is a later cell that runs: none
     fixed_wrong: list = field(default_factory=list)  # (cell, differing lines) of fixed cells a saved output calls wrong
     seconds: float = 0.0
+    decided: list = field(default_factory=list)  # (cell number, batch status, DRIFT) of each cell batch mode decided
+    unfinished: str = ""  # what stopped the notebook's run (SIGTERM, --stop-after): its figures are its cells decided
+    code_cells: int = 0  # the notebook's code cells (more than `cells` when it is unfinished)
 
     @property
     def drift_fixed(self) -> int:
@@ -99,6 +104,7 @@ class NotebookFigures:
         data["wrong"] = [tuple(x) for x in data.get("wrong", [])]
         data["era"] = [tuple(x) for x in data.get("era", [])]
         data["accepted_wrong"] = [tuple(x) for x in data.get("accepted_wrong", [])]
+        data["decided"] = [tuple(x) for x in data.get("decided", [])]
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
     def add(self, other: NotebookFigures) -> None:
@@ -352,12 +358,13 @@ async def with_modules_accepted(folder: str, rel: str, first, original: dict, le
 
 
 async def measure(folder: str, rel: str, options, scratch: str, keep: str | None = None,
-                  era: str | None = None) -> NotebookFigures:
+                  era: str | None = None, deadline: float | None = None) -> NotebookFigures:
     """One notebook, plainly and in batch mode, each in a fresh copy of `folder`; with `keep`, the
     notebook batch mode wrote is saved under `keep` (its fixes, its outputs) for review; with `era` (a
-    kernel name), the fixes shown wrong are run there too (`right_in_era`)."""
+    kernel name), the fixes shown wrong are run there too (`right_in_era`). SIGTERM, SIGINT or `deadline`
+    (a `time.monotonic()` value: the bench's --stop-after) end it where it is: the figures are then those of
+    the cells batch mode decided so far, and say so (`unfinished`)."""
     from jupyter_fixloop.batch.run import Stop, fix_notebook, plain_errors, read_notebook
-    from jupyter_fixloop.errors import Stopped
 
     started = time.perf_counter()
     plain_dir, batch_dir = (shutil.copytree(folder, os.path.join(scratch, f"{kind}-{len(os.listdir(scratch))}"))
@@ -365,25 +372,28 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     nb = read_notebook(os.path.join(plain_dir, rel))
     workdir = tempfile.mkdtemp(prefix="nbbench-", dir=scratch)
     stop = Stop()
-    stop.listen()  # SIGINT, SIGTERM: this notebook is not measured, and the bench ends (corpora.main)
+    stop.listen()  # SIGINT, SIGTERM: this notebook's cells decided so far are kept, and the bench ends (corpora.main)
+    if deadline is not None:
+        asyncio.get_running_loop().call_later(max(0.0, deadline - time.monotonic()), stop.set, STOP_AFTER)
     plain = await plain_errors(nb, os.path.dirname(os.path.join(plain_dir, rel)), options.cell_timeout,
                                options.kernel_name, workdir, stop)
-    if plain is None:
-        raise Stopped(stop.why)
+    if plain is None:  # stopped before batch mode decided any cell
+        return NotebookFigures(rel, unfinished=stop.why, code_cells=_code_cells(nb),
+                               seconds=time.perf_counter() - started)
     path = os.path.join(batch_dir, rel)
     nb = read_notebook(path)
     original = {i + 1: c for i, c in enumerate(nb.cells)}
     original = {n: dict(outputs=list(c.get("outputs", [])), execution_count=c.get("execution_count"))
                 for n, c in original.items()}
     result = await fix_notebook(nb, path, options, stop=stop)
-    if result.stopped:
-        raise Stopped(result.stopped)
     if result.kernel_note:  # measured all the same, in the default Python 3 kernel, and said
         print(f"{rel}: {result.kernel_note}", file=sys.stderr, flush=True)
     if keep:
         _keep(nb, os.path.join(keep, rel))
-    figures = NotebookFigures(rel, cells=len(result.outcomes), plain=sum(e is None for e in plain.values()),
-                              batch=result.cells_run)
+    decided = {o.number for o in result.outcomes}  # every code cell, unless the run was stopped
+    figures = NotebookFigures(rel, cells=len(result.outcomes), batch=result.cells_run, code_cells=result.code_cells,
+                              plain=sum(e is None for n, e in plain.items() if n in decided or not result.stopped),
+                              unfinished=result.stopped)
     drift = drift_cells(result.outcomes, original, plain)
     hidden = hidden_state(result.outcomes, plain) & drift
     drift -= hidden
@@ -395,18 +405,44 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
                       for n in sorted(hidden)]
     verdicts = drift_verdicts(result.outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)}, drift)
     wrong = [n for n, (verdict, _) in verdicts.items() if verdict == "wrong"]
-    if era and wrong:
+    if era and wrong and not stop.why:
         for number in await right_in_era(nb, folder, rel, wrong, original, era, options.cell_timeout, scratch):
             verdicts[number] = ("right", [])
             figures.era.append((number, era))
     figures.drift = len(drift)
-    if any(o.module_diff for o in result.outcomes):
+    if any(o.module_diff for o in result.outcomes) and not stop.why:
+        await _accepting(figures, folder, rel, result, original, drift - set(verdicts), options, scratch, stop)
+    _count(figures, result.outcomes, verdicts, drift, plain, original, nb)
+    figures.seconds = time.perf_counter() - started
+    return figures
+
+
+STOP_AFTER = "--stop-after"  # the why of a run its wall-clock budget ended
+
+
+def _code_cells(nb) -> int:
+    return sum(c.cell_type == "code" and bool(c.source.strip()) for c in nb.cells)
+
+
+async def _accepting(figures: NotebookFigures, folder, rel, result, original, left, options, scratch, stop) -> None:
+    """The drift cells `left` that run once the module diffs are accepted (`with_modules_accepted`), into
+    `figures`; a stop under way leaves them uncounted and the notebook unfinished (its cells all decided)."""
+    from jupyter_fixloop.errors import Stopped
+
+    try:
         accepted, figures.accepted_files = await with_modules_accepted(
-            folder, rel, result, original, drift - set(verdicts), options, scratch, stop)
-        figures.accepted.update(verdict for verdict, _ in accepted.values())
-        figures.accepted_wrong = [(n, " | ".join(d)[:240]) for n, (v, d) in sorted(accepted.items()) if v == "wrong"]
-    seen = shown(result.outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)})
-    for o in result.outcomes:
+            folder, rel, result, original, left, options, scratch, stop)
+    except Stopped as exc:
+        figures.unfinished = str(exc) or stop.why
+        return
+    figures.accepted.update(verdict for verdict, _ in accepted.values())
+    figures.accepted_wrong = [(n, " | ".join(d)[:240]) for n, (v, d) in sorted(accepted.items()) if v == "wrong"]
+
+
+def _count(figures: NotebookFigures, outcomes, verdicts: dict, drift: set, plain: dict, original: dict, nb) -> None:
+    """Each decided cell's figures into `figures`: by status, by verdict, what was left and why."""
+    seen = shown(outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)})
+    for o in outcomes:
         if o.status in FIXED:  # "unverified": repaired and runs, but nothing checked it
             figures.fixed[o.verified_by if o.status == "fixed" else ""] += 1
         if o.status == "fixed":
@@ -418,17 +454,18 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
         figures.proposed += o.status == "proposed"
         figures.examples += o.status == "example"
         figures.looks_wrong += o.status == "looks_wrong"
+        said = ""
         if o.number in verdicts:
-            verdict, diff = verdicts[o.number]
-            figures.verdicts[verdict] += 1
-            if verdict == "wrong":
+            said, diff = verdicts[o.number]
+            figures.verdicts[said] += 1
+            if said == "wrong":
                 figures.wrong.append((o.number, " | ".join(diff)[:240]))
         elif o.number in drift:
+            said = "left"
             figures.drift_left.append((o.number, (o.error or plain.get(o.number) or "")[:120]))
+        figures.decided.append((o.number, o.status, said))
         if o.status not in RAN:
             figures.left.append((o.number, o.status, why_left(o)))
-    figures.seconds = time.perf_counter() - started
-    return figures
 
 
 def _keep(nb, path: str) -> None:
@@ -482,7 +519,15 @@ def by_verdict(f: NotebookFigures) -> str:
     return " / ".join(str(f.verdicts[v]) for v in VERDICTS)
 
 
+def unfinished_words(f: NotebookFigures) -> str:
+    """" (unfinished, stopped by SIGTERM: 12 of 40 code cells decided)" for a notebook whose run was stopped."""
+    if not f.unfinished:
+        return ""
+    return f" (unfinished, stopped by {f.unfinished}: {len(f.decided)} of {f.code_cells} code cells decided)"
+
+
 def _row(name: str, f: NotebookFigures) -> str:
+    name += unfinished_words(f) if f.name == name else ""
     return (f"| {name} | {f.cells} | {f.plain} | {f.batch} | {by_verifier(f)} | {f.proposed} | {f.examples} | "
             f"{f.looks_wrong} | {f.drift_fixed}/{f.drift} | {by_verdict(f)} | {len(f.hidden)} |")
 

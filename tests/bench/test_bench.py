@@ -488,9 +488,113 @@ def test_the_notebook_bench_ends_on_sigterm_keeping_what_it_measured(tmp_path):
 
     assert proc.returncode == 128 + signal.SIGTERM, stderr
     assert "stopped by SIGTERM in corpus/b_slow.ipynb" in stderr and "--resume takes the rest" in stderr, stderr
-    measured = [n["name"] for n in json.loads(out.read_text())["notebooks"]]
-    assert measured == ["a_quick.ipynb"]
+    measured = {n["name"]: n for n in json.loads(out.read_text())["notebooks"]}
+    assert list(measured) == ["a_quick.ipynb", "b_slow.ipynb"]  # the one under way kept, marked unfinished
+    assert measured["b_slow.ipynb"]["unfinished"] == "SIGTERM" and measured["b_slow.ipynb"]["decided"] == []
+    assert not measured["a_quick.ipynb"]["unfinished"] and measured["a_quick.ipynb"]["decided"] == [[1, "ok", ""]]
     assert "| a_quick.ipynb |" in stdout and "c_never" not in stdout
+    assert "| b_slow.ipynb (unfinished, stopped by SIGTERM: 0 of 1 code cells decided) |" in stdout, stdout
+
+
+def _stuck_in_batch_mode(folder, marker) -> None:
+    """A notebook whose drift cell 2 batch mode fixes, then cell 3, which plain Jupyter runs at once and batch mode
+    never finishes (the bench runs batch mode in a copy of the folder named batch-N); and one after it."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    cells = [("import pandas as pd\ns = pd.Series([1, 2, 3, 4], index=pd.MultiIndex.from_tuples("
+              "[('a', 1), ('a', 2), ('b', 1), ('b', 2)]))", None),
+             ("print(s.sum(level=0).to_dict())", "{'a': 3, 'b': 7}\n"),
+             (f"import os, time\nif os.path.basename(os.getcwd()).startswith('batch'):\n"
+              f"    open({str(marker)!r}, 'w').close()\n    time.sleep(600)", None)]
+    nb = new_notebook(cells=[new_code_cell(src, execution_count=n,
+                                           outputs=[new_output("stream", name="stdout", text=out)] if out else [])
+                             for n, (src, out) in enumerate(cells, 1)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(folder / "a_stuck.ipynb"))
+    nbformat.write(new_notebook(cells=[new_code_cell("y = 2")]), str(folder / "b_after.ipynb"))
+
+
+def test_a_notebook_stopped_mid_run_keeps_the_cells_batch_mode_decided(tmp_path):
+    """SIGTERM while batch mode is in a notebook: the notebook is kept in --json OUT, marked unfinished, with each
+    cell batch mode decided so far (its status, and how a drift cell went) and its figures counted on those cells;
+    `--compare` then prints two runs on the cells both decided."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    folder, marker, out = tmp_path / "corpus", tmp_path / "reached", tmp_path / "figures.json"
+    folder.mkdir()
+    _stuck_in_batch_mode(folder, marker)
+    proc = subprocess.Popen([sys.executable, "-m", "jupyter_fixloop.cli", "bench", "--held-out", str(folder),
+                             "--cell-timeout", "900", "--json", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.5)  # batch mode decided cells 1-2 and is in cell 3
+    proc.send_signal(signal.SIGTERM)
+    try:
+        stdout, stderr = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("the bench went on after SIGTERM") from None
+
+    assert proc.returncode == 128 + signal.SIGTERM, stderr
+    [stuck] = json.loads(out.read_text())["notebooks"]
+    assert stuck["name"] == "a_stuck.ipynb" and stuck["unfinished"] == "SIGTERM", stuck
+    assert stuck["decided"] == [[1, "ok", ""], [2, "fixed", "right"]], stuck["decided"]
+    assert (stuck["cells"], stuck["code_cells"], stuck["plain"], stuck["batch"], stuck["drift"]) == (2, 3, 1, 2, 1)
+    assert stuck["verdicts"] == {"right": 1}
+    assert "a_stuck.ipynb (unfinished, stopped by SIGTERM: 2 of 3 code cells decided) | 2 | 1 | 2 |" in stdout, stdout
+    assert "b_after" not in stdout
+
+    compared = subprocess.run([sys.executable, "-m", "jupyter_fixloop.cli", "bench", "--compare", str(out),
+                               str(out)], capture_output=True, text=True)
+    assert compared.returncode == 0, compared.stderr
+    assert ("| corpus/a_stuck.ipynb | 2 | 1 | 1/1 (100%) (1 / 0 / 0) | 1/1 (100%) (1 / 0 / 0) | 2 / 2 |"
+            in compared.stdout), compared.stdout
+
+
+def test_the_run_stops_when_its_budget_is_spent_keeping_the_cells_decided(tmp_path, capsys):
+    """`--stop-after MINUTES`: a wall-clock budget for the whole run; when it is spent the notebook under way is
+    kept as on SIGTERM (unfinished, its cells decided so far), the notebooks after it are not run, and the run ends
+    as a finished one does (0: batch mode ran no fewer cells than plain Jupyter)."""
+    folder, out = tmp_path / "corpus", tmp_path / "figures.json"
+    folder.mkdir()
+    _stuck_in_batch_mode(folder, tmp_path / "reached")
+    assert bench.main(["--held-out", str(folder), "--cell-timeout", "900", "--stop-after", "1",
+                       "--json", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "stopped by --stop-after in corpus/a_stuck.ipynb" in captured.err, captured.err
+    [stuck] = json.loads(out.read_text())["notebooks"]
+    assert stuck["unfinished"] == "--stop-after" and stuck["decided"] == [[1, "ok", ""], [2, "fixed", "right"]]
+    assert "b_after" not in captured.out
+    assert bench.main(["--held-out", str(folder), "--stop-after", "0"]) == 2
+    assert "--stop-after takes a number of minutes above 0" in capsys.readouterr().err
+
+
+def test_two_runs_are_compared_on_the_cells_both_decided(tmp_path, capsys):
+    """`--compare A B`: a notebook one run finished and the other stopped in is compared on the cells both decided;
+    a drift cell of one run only is named apart; a notebook only one run measured is left out."""
+    def run(path, notebooks):
+        path.write_text(json.dumps({"notebooks": [{"name": name, "corpus": "c", "decided": decided}
+                                                  for name, decided in notebooks]}))
+        return str(path)
+
+    a = run(tmp_path / "kb.json", [("n.ipynb", [[1, "ok", ""], [2, "fixed", "right"], [3, "failed", "left"],
+                                                [4, "unverified", "unverified"], [5, "fixed", "right"]]),
+                                   ("only-a.ipynb", [[1, "ok", ""]])])
+    b = run(tmp_path / "nokb.json", [("n.ipynb", [[1, "ok", ""], [2, "failed", "left"], [3, "fixed", "wrong"],
+                                                  [4, "ok", ""]])])
+    assert bench.main(["--compare", a, b]) == 0
+    text = capsys.readouterr().out
+    assert "| c/n.ipynb | 4 | 2 | 1/2 (50%) (1 / 0 / 0) | 1/2 (50%) (0 / 1 / 0) | 3 / 3 |" in text, text
+    assert "| **total** | 4 | 2 | 1/2 (50%) (1 / 0 / 0) | 1/2 (50%) (0 / 1 / 0) | 3 / 3 |" in text, text
+    assert "a drift cell in one run only (its plain run differed; not compared): c/n.ipynb cell 4" in text, text
+    assert "only-a" not in text
+    assert bench.main(["--compare", a, str(tmp_path / "none.json")]) == 2
+    assert "none.json: no such file" in capsys.readouterr().err
 
 
 def test_a_run_is_printed_against_a_baseline_run_notebook_by_notebook():
