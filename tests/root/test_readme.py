@@ -123,7 +123,8 @@ def test_the_architecture_page_lists_every_entry_of_the_kernel_wire():
 
 
 BENCHES = {"--generation": "fixloop_bench.generation", "--causes": "fixloop_bench.causes",
-           "--notebooks": "fixloop_bench.corpora", "--held-out": "fixloop_bench.corpora"}
+           "--notebooks": "fixloop_bench.corpora", "--held-out": "fixloop_bench.corpora",
+           "--compare": "fixloop_bench.corpora"}
 
 
 @pytest.mark.parametrize("argv", command_lines(), ids=lambda argv: " ".join(argv)[:60])
