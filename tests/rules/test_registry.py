@@ -21,7 +21,8 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "told.message_use",  # added since: the error's own words
     "drift.removed_setter",
     "names.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
-    "generic.said_keyword", "generic.keywords_into_dtype",
+    "generic.said_keyword", "generic.said_keyword_method", "generic.said_keywords_paired",  # added since
+    "generic.keywords_into_dtype",
     "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
     "said.said_operator", "said.rows_by_string", "said.moved_module", "said.said_keyword_only",
     "said.keyword_only_guess", "said.said_mask", "said.method_by_value",
