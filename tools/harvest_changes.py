@@ -22,7 +22,8 @@ those files with a `SOURCE` line saying where they came from), pandas 2.2.3's co
 its warnings rename), matplotlib 3.8.4 (`doc/api/prev_api_changes/`, to 3.8), scikit-learn 1.4.2
 (`doc/whats_new/`, to 1.4), numpy's repository (`doc/source/release/`, every release), IPython 8.37.0's
 code (its deprecations) and 9.0.0's code and notes (which of them are gone), pandas 0.19.2's code (a wheel,
-`WHEELS`: the keywords its warnings said to pass elsewhere, "pls use .sort_values(by=...)"): tools/harvest_code.py.
+`WHEELS`: the keywords its warnings said to pass elsewhere, "pls use .sort_values(by=...)") and IPython 5.10's
+(its shim modules: "`IPython.html.widgets` has moved to `ipywidgets`"): tools/harvest_code.py.
 Pandas' notes are read from 0.14 on (the 0.14-0.17 deprecations whose removals in 0.16-0.20 name no
 replacement: `pivot_table(rows=...)`, `Series.order`).
 """
@@ -40,7 +41,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from harvest_code import code_deprecations, keyword_deprecations, warned  # noqa: E402  (tools/ is no package)
+from harvest_code import code_deprecations, keyword_deprecations, shim_moves, warned  # noqa: E402  (tools/ is no package)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "jupyter_fixloop" / "model" / "changes.json"
@@ -64,6 +65,7 @@ GIT = {  # library -> (its repository, the folder of its notes, the names taken)
 WHEELS = {  # library -> (a release whose code is read, not its notes: a wheel for the Python it was built for,
     # the package folder in it, where it goes under notes/<library>): tools/harvest_code.py's KEYWORDS_WARNED
     "pandas": [("pandas==0.19.2", "3.6", "manylinux1_x86_64", "pandas", "code/0.19.2")],
+    "IPython": [("ipython==5.10.0", "3.6", "manylinux1_x86_64", "IPython", "code/5.10.0")],  # its shims
 }
 PANDAS_SDIST_LAST = (2, 0, 3)  # later sdists (built with meson) ship no docs: 2.1 on come from a git dir
 COUNTED = {"pandas": (0, 20)}  # coverage is counted from here (pandas: the removals of 0.20 on, as issue 55 asks)
@@ -420,7 +422,7 @@ def harvest(notes: pathlib.Path, library: str) -> list[dict]:
                 seen.add((source, change, words))
                 found.append(entry(library, version, source, change, words))
     return link_deprecations(found + warned(notes, library) + code_deprecations(notes, library, entry)
-                             + keyword_deprecations(notes, library, entry))
+                             + keyword_deprecations(notes, library, entry) + shim_moves(notes, library, entry))
 
 
 # names too wide to link a removal to a deprecation by
