@@ -133,47 +133,80 @@ def replacement_of(change: Change) -> str | None:
 def said_method(code: str, receipt: ParsedReceipt) -> str | None:
     """A method the library removed, as the one its notes said to use instead on the same class (`hide_index()`
     -> `hide(axis='index')`; `Resample.pad` -> `Resample.ffill` on a `DatetimeIndexResampler`); where the notes
-    write both with the argument that moved (pandas 0.17: "``DataFrame.sortlevel(level=...)``, Replacement
-    ``DataFrame.sort_index(level=...)``"), the old call's one positional argument given by that keyword."""
+    write both calls (pandas 0.17's table: "``DataFrame.sortlevel(level=...)``, Replacement
+    ``DataFrame.sort_index(level=...)``", "``DataFrame.sort(columns=...)``, ``DataFrame.sort_values(by=...)``",
+    "``Series.sort()``, ``Series.sort_values(inplace=True)``"), the argument that moved under its new keyword and
+    the keyword written out, when today's method takes every keyword the call then passes."""
     said = attribute_error(receipt)
     tree = parse(code)
     if not said or said[0].startswith("module ") or tree is None:
         return None
     owner, old = said
-    new, keyword = next((n for c in entries(old) for n in [_said_instead(c, owner, old)] if n[0]), (None, None))
-    if new is None:
-        return None
-    axis = old[len(new) + 1:] if old.startswith(new + "_") and old[len(new) + 1:] in ("index", "columns") else None
-    for call in calls_on_line(tree, receipt.lineno, old):
-        if isinstance(call.func, ast.Attribute) and (keyword is None or len(call.args) <= 1):
-            args = [f"{keyword}={source_of(code, a)}" if keyword else source_of(code, a) for a in call.args]
-            args += [source_of(code, k) for k in call.keywords]
-            args += [f"axis={axis!r}"] if axis and not any(k.arg == "axis" for k in call.keywords) else []
-            return replace_node(code, call, f"{source_of(code, call.func.value)}.{new}({', '.join(args)})")
+    calls = [c for c in calls_on_line(tree, receipt.lineno, old) if isinstance(c.func, ast.Attribute)]
+    for change in entries(old):
+        for call in calls:
+            text = _said_call(code, call, *_said_instead(change, owner, old))
+            if text is not None:
+                return replace_node(code, call, text)
     return None
 
 
-CALLED = re.compile(r"^\.?(?:([\w.]*)\.)?(\w+)(?:\((?:(\w+)=\.\.\.)?\)?)?$")  # `DataFrame.sort_index(level=...)`
+def _said_call(code: str, call: ast.Call, new: str | None, moved: tuple[str, str] | None, added: list[str],
+               takes: set[str] | None) -> str | None:
+    """The call as the notes write it: `new`, the argument `moved` (old keyword, new) under the new keyword,
+    `added` (`inplace=True`) written out; None when the call does not fit what the notes wrote."""
+    if new is None:
+        return None
+    args = [source_of(code, a) for a in call.args]
+    keywords = {k.arg: source_of(code, k.value) for k in call.keywords if k.arg}
+    if moved is not None:
+        given = keywords.pop(moved[0], None) if moved[0] in keywords else (args.pop(0) if len(args) == 1 else None)
+        if given is None or args:
+            return None
+        keywords = {moved[1]: given, **keywords}  # where the notes write it: first
+    for item in added:
+        keywords.setdefault(*item.split("=", 1))
+    if takes is not None and not set(keywords) <= takes or len(keywords) < len(call.keywords):
+        return None
+    axis = new and call.func.attr.startswith(new + "_") and call.func.attr[len(new) + 1:]
+    if axis in ("index", "columns") and "axis" not in keywords:  # `hide_index()`: the axis was in the name
+        keywords["axis"] = repr(axis)
+    return f"{source_of(code, call.func.value)}.{new}({', '.join([*args, *(f'{k}={v}' for k, v in keywords.items())])})"
 
 
-def _said_instead(change: Change, owner: str, old: str) -> tuple[str | None, str | None]:
-    """(the method an entry says to call instead of `old` on the same class, the keyword its notes write both
-    with) when that class is today's `owner` or one `owner` derives from (the notes' `Resample` is `Resampler`,
-    `Groupby` is `GroupBy`) and `owner` has that method now; else (None, None)."""
+CALLED = re.compile(r"^\.?(?:([\w.]*)\.)?(\w+)(?:\((.*?)\)?)?$")  # `DataFrame.sort_index(level=...)`
+ARGUMENT = re.compile(r"^(\w+)=(\.\.\.|True|False|None|'\w*'|\"\w*\"|-?\d+)$")  # `by=...`, `inplace=True`
+
+
+def _said_instead(change: Change, owner: str, old: str):
+    """(the method an entry says to call instead of `old` on the same class, (the old keyword, the new) of the
+    argument the notes write both calls with, the keywords they write out, the keywords the method takes today
+    or None) when that class is today's `owner` or one it derives from (the notes' `Resample` is `Resampler`,
+    `Groupby` is `GroupBy`) and has that method now; else (None, None, [], None)."""
+    nothing = (None, None, [], None)
     said = CALLED.match(replacement_of(change) or "")
-    new_class, new, keyword = said.groups() if said else ("", "", None)
-    names = [(c.rpartition(".")[2], m) for c, _, m in (n.split("(")[0].lstrip(".").rpartition(".")
-                                                       for n in change.names)]
-    if said and not new_class and "(" in said.group(0):  # "deprecated in favor of ``tobytes()``": the same class's
-        new_class = next((c for c, m in names if m == old), "")
-    cls = class_named(change.library, owner) if new_class and new else None
+    if said is None or not all(ARGUMENT.match(a.strip()) for a in (said.group(3) or "").split(",") if a.strip()):
+        return nothing
+    new_class, new, inside = said.groups()
+    spelled = [(c.rpartition(".")[2], m, rest) for n in change.names for c, _, m in [
+        n.split("(")[0].lstrip(".").rpartition(".")] for rest in [n.partition("(")[2]]]
+    if not new_class and inside is not None:  # "deprecated in favor of ``tobytes()``": the same class's
+        new_class = next((c for c, m, _ in spelled if m == old), "")
+    cls = class_named(change.library, owner) if new_class else None
     if cls is None or not inspect.isroutine(inspect.getattr_static(cls, new, None)):
-        return None, None  # a property (`values`) is no call
-    if keyword and (keyword not in inspect.signature(getattr(cls, new)).parameters
-                    or not any(n.startswith(f"{c}.{old}({keyword}=") for n in change.names for c in [new_class])):
-        return None, None
-    return (new, keyword) if any(c == new_class.rpartition(".")[2] and m == old and family(cls, c)
-                                 for c, m in names) else (None, None)
+        return nothing  # a property (`values`) is no call
+    olds = [rest for c, m, rest in spelled if c == new_class.rpartition(".")[2] and m == old and family(cls, c)]
+    if not olds:
+        return nothing
+    arguments = [ARGUMENT.match(a.strip()).groups() for a in (inside or "").split(",") if a.strip()]
+    carried = [k for k, v in arguments if v == "..."]
+    was = ARGUMENT.match(olds[0].rstrip(")").strip())
+    moved = (was.group(1), carried[0]) if was and was.group(2) == "..." and len(carried) == 1 else None
+    if carried and moved is None:
+        return nothing
+    params = inspect.signature(getattr(cls, new)).parameters.values()
+    takes = None if any(p.kind == p.VAR_KEYWORD for p in params) else {p.name for p in params}
+    return new, moved, [f"{k}={v}" for k, v in arguments if v != "..."], takes
 
 
 IMPORTED_AS = {"scikit-learn": "sklearn"}
@@ -237,7 +270,7 @@ def said_keyword_method(code: str, receipt: ParsedReceipt) -> str | None:
     keyword = found.group(2)
     for change in entries(keyword, function):
         said = CALLED.match(replacement_of(change) or "")
-        new = said.group(2) if said and said.group(3) == keyword and not said.group(1) else None
+        new = said.group(2) if said and said.group(3) == f"{keyword}=..." and not said.group(1) else None
         cls = class_named(change.library, owner.rpartition(".")[2]) if new and owner else None
         try:
             takes = set(inspect.signature(getattr(cls, new)).parameters) if cls is not None else set()

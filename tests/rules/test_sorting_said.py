@@ -41,6 +41,12 @@ CASES = {
     "frame_sortlevel": ("r = deep.sortlevel('n', ascending=False)\n", "said_method",
                         "r = deep.sort_index(level='n', ascending=False)\n",
                         "list(r.index.get_level_values('n')[:4]) == [2, 2, 2, 2]"),
+    # "Previous \\* ``Series.sort()``, Replacement ``Series.sort_values(inplace=True)``": it sorted in place
+    "series_sort_in_place": ("s.sort()\nr = list(s)\n", "said_method", "s.sort_values(inplace=True)\nr = list(s)\n",
+                             "r == [1, 2, 3]"),
+    # "``DataFrame.sort(columns=...)``, Replacement ``DataFrame.sort_values(by=...)``": `columns` came first
+    "frame_sort_columns": ("r = frame.sort('a', ascending=False)\n", "said_method",
+                           "r = frame.sort_values(by='a', ascending=False)\n", "list(r['a']) == [5, 3, 2, 1]"),
     # pandas 0.19.2's own warning: "by argument to sort_index is deprecated, pls use .sort_values(by=...)"
     "sort_index_by": ("r = frame.sort_index(by='a', ascending=False)\n", "said_keyword_method",
                       "r = frame.sort_values(by='a', ascending=False)\n", "list(r['a']) == [5, 3, 2, 1]"),
