@@ -72,14 +72,15 @@ def said_kept_elsewhere(code: str, receipt: ParsedReceipt) -> str | None:
     if not said or not said[0].startswith("module ") or tree is None:
         return None
     module, name = said[0].removeprefix("module "), said[1]
+    modules = {**_imported(tree), **receipt.modules}
     for change in entries(name):
         kept = [n.rpartition(".")[0] for n in change.names if n.rpartition(".")[2] == name and "." in n]
         home = kept[0] if len(kept) == 1 and STAYS.search(change.words) and kept[0] != module else None
-        alias = next((a for a, m in receipt.modules.items() if m == home), None)
+        alias = next((a for a, m in modules.items() if m == home), None)
         if alias is None or not callable(getattr(import_optional(home), name, None)):
             continue
         found = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == name
-                 and on_line(n, receipt.lineno) and _names_module(source_of(code, n.value), module, receipt)]
+                 and on_line(n, receipt.lineno) and _names_module(source_of(code, n.value), module, modules)]
         for node in sorted(found, key=lambda n: (n.lineno, n.col_offset), reverse=True):
             code = replace_node(code, node, f"{alias}.{name}")
         if found:
@@ -87,10 +88,23 @@ def said_kept_elsewhere(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-def _names_module(text: str, module: str, receipt: ParsedReceipt) -> bool:
+def _imported(tree: ast.Module) -> dict[str, str]:
+    """The names the cell's own imports bind to modules (`import matplotlib.pyplot as plt`: `plt`), which the
+    namespace before the cell does not have; only the libraries' (a module of the user's is never imported here)."""
+    libraries = {IMPORTED_AS.get(c.library, c.library) for c in changes()}
+    found = {}
+    for node in ast.walk(tree):
+        for alias in node.names if isinstance(node, ast.Import) else []:
+            root = alias.name.split(".")[0]
+            if root in libraries:
+                found[alias.asname or root] = alias.name if alias.asname else root
+    return found
+
+
+def _names_module(text: str, module: str, modules: dict[str, str]) -> bool:
     """Whether `text` (`plt.cm`, `cm`, `matplotlib.cm`) is the module the error names, as the cell writes it."""
     head, *rest = text.split(".")
-    found = import_optional(receipt.modules[head]) if head in receipt.modules else None  # never the user's own
+    found = import_optional(modules[head]) if head in modules else None  # a library's: never the user's own
     for part in rest:
         found = getattr(found, part, None)
     return found is not None and getattr(found, "__name__", None) == module
