@@ -467,7 +467,7 @@ class Twin:
         asked before the run, so before any candidate code runs. A twin that did not is killed."""
         if not self.confirmed:
             try:
-                self.confirmed = bool(select.select([self.up], [], [], 2.0)[0]) and os.read(self.up, 1) == b"r"
+                self.confirmed = _readable(self.up, 2.0) and os.read(self.up, 1) == b"r"
             except (OSError, ValueError):
                 self.confirmed = False
             if not self.confirmed:
@@ -484,8 +484,7 @@ class Twin:
             self.down = -1
             chunks, end = [], time.monotonic() + seconds + 1.0
             while time.monotonic() < end:
-                ready, _, _ = select.select([self.up], [], [], max(0.0, end - time.monotonic()))
-                if not ready:
+                if not _readable(self.up, max(0.0, end - time.monotonic())):
                     break
                 chunk = os.read(self.up, 65536)
                 if not chunk:
@@ -506,6 +505,14 @@ class Twin:
                     os.close(fd)
         self.down = self.up = -1
         limits.kill_unwaited(self.pid)
+
+
+def _readable(fd: int, seconds: float) -> bool:
+    """Whether `fd` has something to read (or was closed) within `seconds`. poll, not select: a kernel
+    holding more than 1,024 files gets pipes numbered past what select.select accepts (ValueError)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(seconds * 1000))
 
 
 def reap() -> None:

@@ -8,6 +8,7 @@ the last goes through a real sandbox kernel with the loop.
 import os
 
 import pandas as pd
+import pytest
 
 from jupyter_fixloop import fix
 from jupyter_fixloop.kernel import limits, runner, trace as value_trace
@@ -99,6 +100,25 @@ def test_a_trace_the_sandbox_forged_is_read_with_care():
     r = judge_result(result)
     assert len(r.trace) == 1 and len(r.text) < 2000
     assert judge_result({**result, "trace": "nonsense"}).trace == ()
+
+
+def test_a_kernel_holding_more_than_1024_files_still_gets_the_trace():
+    """The twin's pipes get numbers past 1,024 there, which select.select refuses (the trace was lost in CI
+    once the test process held that many descriptors)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if max(soft, hard if hard != resource.RLIM_INFINITY else 4096) < 1200:
+        pytest.skip("this machine allows fewer than 1,200 open files")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        r = receipt_of(MUTABLE_DEFAULT, [OUTLIER_CHECK], {"batch_a": [12, 15, 300, 14], "batch_b": [7, 950, 9, 8]})
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert r.kind == "check_failed" and TRACE_HEADING in r.text
 
 
 def test_the_twin_forked_after_a_load_is_the_runs_and_is_gone_after_it():
