@@ -21,7 +21,11 @@ later sdists, built with meson, ship no docs: 2.1 to 3.0 from a git dir of panda
 those files with a `SOURCE` line saying where they came from), pandas 2.2.3's code (the frequency aliases
 its warnings rename), matplotlib 3.8.4 (`doc/api/prev_api_changes/`, to 3.8), scikit-learn 1.4.2
 (`doc/whats_new/`, to 1.4), numpy's repository (`doc/source/release/`, every release), IPython 8.37.0's
-code (its deprecations) and 9.0.0's code and notes (which of them are gone): tools/harvest_code.py.
+code (its deprecations) and 9.0.0's code and notes (which of them are gone), pandas 0.19.2's code (a wheel,
+`WHEELS`: the keywords its warnings said to pass elsewhere, "pls use .sort_values(by=...)") and IPython 5.10's
+(its shim modules: "`IPython.html.widgets` has moved to `ipywidgets`"): tools/harvest_code.py.
+Pandas' notes are read from 0.14 on (the 0.14-0.17 deprecations whose removals in 0.16-0.20 name no
+replacement: `pivot_table(rows=...)`, `Series.order`).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from harvest_code import code_deprecations, warned  # noqa: E402  (tools/ is no package)
+from harvest_code import code_deprecations, keyword_deprecations, shim_moves, warned  # noqa: E402  (tools/ is no package)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "jupyter_fixloop" / "model" / "changes.json"
@@ -50,12 +54,18 @@ SDISTS = {  # library -> (sdist, folder of its notes inside it, file pattern[, t
                 ("ipython==9.0.0", "IPython", "**/*.py", "code/9.0.0/IPython"),
                 ("ipython==9.0.0", "docs/source/whatsnew", "version9.rst")],
 }
-SINCE = (0, 18)  # the releases from 2016 on: pandas 0.18, numpy 1.11, matplotlib 2.0, scikit-learn 0.18
-FIRST = {"pandas": (0, 18), "numpy": (1, 11), "matplotlib": (2, 0), "scikit-learn": (0, 18), "scipy": (0, 18),
+SINCE = (0, 18)  # the releases from 2016 on (pandas from 0.14: FIRST): pandas 0.18, numpy 1.11, matplotlib 2.0,
+# scikit-learn 0.18
+FIRST = {"pandas": (0, 14), "numpy": (1, 11), "matplotlib": (2, 0), "scikit-learn": (0, 18), "scipy": (0, 18),
          "seaborn": (0, 7), "IPython": (5, 0)}
 GIT = {  # library -> (its repository, the folder of its notes, the names taken): notes read from a git dir
     "scipy": ("scipy/scipy", "doc/source/release/", r"\d+\.\d+\.\d+-notes\.rst"),
     "seaborn": ("mwaskom/seaborn", "doc/whatsnew/", r"v\d+\.\d+\.\d+\.rst"),
+}
+WHEELS = {  # library -> (a release whose code is read, not its notes: a wheel for the Python it was built for,
+    # the package folder in it, where it goes under notes/<library>): tools/harvest_code.py's KEYWORDS_WARNED
+    "pandas": [("pandas==0.19.2", "3.6", "manylinux1_x86_64", "pandas", "code/0.19.2")],
+    "IPython": [("ipython==5.10.0", "3.6", "manylinux1_x86_64", "IPython", "code/5.10.0")],  # its shims
 }
 PANDAS_SDIST_LAST = (2, 0, 3)  # later sdists (built with meson) ship no docs: 2.1 on come from a git dir
 COUNTED = {"pandas": (0, 20)}  # coverage is counted from here (pandas: the removals of 0.20 on, as issue 55 asks)
@@ -86,6 +96,7 @@ CUES = [  # the words that name a replacement, the replacement after them (the f
     rf"\bequivalent\s+(?:to\s+|is\s+)?{TO}",
     rf"\binstead,?\s+use\s+{WORDS}{TO}",
     rf"\bfound\s+in\s+{WORDS}{TO}",
+    rf",\s+(?-i:Replacement)\s+{TO}",  # a row: "Previous ``Series.order()``, Replacement ``Series.sort_values()``"
     rf"\bnew\s+(?:alias|name)\s+{TO}",  # a table's row: "removed alias ``M``, new alias ``ME``"
     rf",\s+(?-i:Identical)\s+to\s+{TO}",  # numpy 1.20's table: "Deprecated name ``numpy.str``, Identical to ``str``"
     # scikit-learn 0.20: "Other functionalities are part of `joblib <https://...>`_. package and should be used
@@ -410,7 +421,8 @@ def harvest(notes: pathlib.Path, library: str) -> list[dict]:
                     continue
                 seen.add((source, change, words))
                 found.append(entry(library, version, source, change, words))
-    return link_deprecations(found + warned(notes, library) + code_deprecations(notes, library, entry))
+    return link_deprecations(found + warned(notes, library) + code_deprecations(notes, library, entry)
+                             + keyword_deprecations(notes, library, entry) + shim_moves(notes, library, entry))
 
 
 # names too wide to link a removal to a deprecation by
@@ -539,6 +551,7 @@ def gather(notes: pathlib.Path, numpy_git: str | None, pandas_git: str | None = 
                             target.parent.mkdir(parents=True, exist_ok=True)
                             shutil.copyfile(path, target)
                     shutil.rmtree(tree, ignore_errors=True)
+    _wheels(notes)
     for library, git in (gits or {}).items():
         repo, folder, names = GIT[library]
         rev = git.split("@")[1] if "@" in git else "HEAD"
@@ -560,6 +573,21 @@ def gather(notes: pathlib.Path, numpy_git: str | None, pandas_git: str | None = 
                 text = subprocess.run(["git", "--git-dir", numpy_git, "show", f"HEAD:{name}"],
                                       capture_output=True, text=True, check=True).stdout
                 (notes / "numpy" / pathlib.Path(name).name).write_text(text)
+
+
+def _wheels(notes: pathlib.Path) -> None:
+    """Each wheel of WHEELS from PyPI (no sdist: an old one does not build today), its package unpacked."""
+    for library, specs in WHEELS.items():
+        for spec, python, platform, package, into in specs:
+            with tempfile.TemporaryDirectory() as scratch:
+                subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+                                "--python-version", python, "--platform", platform, spec, "-d", scratch],
+                               capture_output=True, check=False)
+                for wheel in pathlib.Path(scratch).glob("*.whl"):
+                    shutil.unpack_archive(wheel, scratch, "zip")
+                if (pathlib.Path(scratch) / package).is_dir():
+                    shutil.copytree(pathlib.Path(scratch) / package, notes / library / into / package,
+                                    dirs_exist_ok=True)
 
 
 def _from_git(git: str, rev: str, folder: str, target: pathlib.Path, repo: str, wanted) -> None:

@@ -26,7 +26,15 @@ WARNING = {"pandas": "'{old}' is deprecated and will be removed in a future vers
 CODE = {"IPython": {"deprecated": ("code/8.37.0/IPython", "8.37.0"),
                     "gone": ("code/9.0.0/IPython", "9.0.0", (8, 16), "version9.rst",
                              "anything deprecated since before IPython 8.16 is gone")}}
-CATEGORIES = {"DeprecationWarning", "FutureWarning", "PendingDeprecationWarning"}
+# an old release's code whose warnings of one keyword (a `warn` under `if <parameter> is not None:`) are read
+# (under notes/<library>, its release): pandas 0.19.2 ("by argument to sort_index is deprecated, pls use
+# .sort_values(by=...)"), the last release before 0.20 removed many of the keywords it warned of
+KEYWORDS_WARNED = {"pandas": [("code/0.19.2/pandas", "0.19.2")]}
+# an old release's code whose shim modules say where a package moved (under notes/<library>, its release): IPython
+# 5.10's `ShimModule(src='IPython.html.widgets', mirror='ipywidgets')`, beside its warning "`IPython.html.widgets`
+# has moved to `ipywidgets`"
+SHIMS = {"IPython": [("code/5.10.0/IPython", "5.10.0")]}
+CATEGORIES = {"DeprecationWarning", "FutureWarning", "PendingDeprecationWarning", "ShimWarning"}
 DIRECTIVE = re.compile(r"\.\. deprecated::\s*([\d.]+)[ \t]*\n((?:[ \t]*\n)*(?:[ \t]+\S[^\n]*\n?)*)")
 SINCE = re.compile(r"\b(?:since|in)\s+(?:IPython\s+|version\s+)?v?(\d+\.\d+(?:\.\d+)?)", re.I)
 
@@ -106,6 +114,79 @@ def deprecation_of(node: ast.AST) -> tuple[str | None, str] | None:
                 since = SINCE.search(words)
                 return (since.group(1) if since else None), words
     return None
+
+
+def keyword_warning(node: ast.AST) -> tuple[str, str] | None:
+    """(the parameter, the words) of a function's warning about one of its keywords: a DeprecationWarning or
+    FutureWarning issued under `if <parameter> is not None:` (or `if <parameter>:`), whose words name it."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    params = {a.arg for a in [*node.args.args, *node.args.kwonlyargs]} - {"self", "cls"}
+    for test in (n for n in ast.walk(node) if isinstance(n, ast.If)):
+        cond = test.test
+        subject = cond.left if isinstance(cond, ast.Compare) and isinstance(cond.ops[0], ast.IsNot) else cond
+        if not (isinstance(subject, ast.Name) and subject.id in params):
+            continue
+        said = deprecation_of(ast.FunctionDef(name="", args=node.args, body=test.body, decorator_list=[]))
+        if said and re.search(rf"\b{subject.id}\b", said[1]):
+            return subject.id, said[1]
+    return None
+
+
+CODE_LIKE = re.compile(r"(?<![`\w])(\.?[A-Za-z_][\w.]*\([^()\s]*\))")  # `.sort_values(by=...)` in a warning's words
+
+
+def keyword_deprecations(notes: pathlib.Path, library: str, entry) -> list[dict]:
+    """The keyword deprecations an old release's code warns of (KEYWORDS_WARNED), each named by its keyword and
+    its function (`by`, `pandas.core.frame.DataFrame.sort_index`), the code its words name quoted as code."""
+    found = []
+    for folder, release in KEYWORDS_WARNED.get(library, []):
+        root = notes / library / folder
+        for path in sorted(root.rglob("*.py")) if root.is_dir() else []:
+            if "tests" in path.parts:
+                continue
+            module = _module_of(path, root)
+            for qualname, node in definitions(ast.parse(path.read_text(errors="replace"))):
+                said = keyword_warning(node)
+                if said is None:
+                    continue
+                keyword, words = said
+                item = entry(library, tuple(int(p) for p in release.split(".")),
+                             f"{library}=={release}:{path.relative_to(root.parent)}", "deprecated",
+                             CODE_LIKE.sub(r"``\1``", words))
+                item.update(names=[keyword, f"{module}.{qualname}"], kind="keyword", module=module, words=words)
+                found.append(item)
+    return found
+
+
+def _literal(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def shim_moves(notes: pathlib.Path, library: str, entry) -> list[dict]:
+    """The packages an old release's shims say moved (SHIMS): each `ShimModule(src=..., mirror=...)` of a module
+    whose warning says it was deprecated, that warning's words and release, the mirror its replacement."""
+    found = []
+    for folder, release in SHIMS.get(library, []):
+        root = notes / library / folder
+        for path in sorted(root.rglob("*.py")) if root.is_dir() else []:
+            tree = ast.parse(path.read_text(errors="replace"))
+            said = deprecation_of(ast.FunctionDef(name="", args=ast.arguments([], [], None, [], [], None, []),
+                                                  body=tree.body, decorator_list=[]))
+            if said is None:
+                continue
+            for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") ==
+                         "ShimModule"):
+                given = {k.arg: _literal(k.value) for k in call.keywords}
+                if not given.get("src") or not given.get("mirror"):
+                    continue  # a name made in a loop (`'ipykernel.%s' % pkg`): not said as written
+                since, words = said
+                item = entry(library, tuple(int(p) for p in (since or release).split(".")),
+                             f"{library}=={release}:{path.relative_to(root.parent)}", "deprecated", words)
+                item.update(names=[given["src"]], kind="module", replacement=given["mirror"], replacement_is="code",
+                            replacement_named=True, module=_module_of(path, root))
+                found.append(item)
+    return found
 
 
 def _module_of(path: pathlib.Path, root: pathlib.Path) -> str:

@@ -221,10 +221,17 @@ NUMERIC_INDEX = ("integer", "floating", "mixed-integer-float")  # an axis `.ix` 
 
 def _axes_fact(obj) -> str:
     """`axes of DataFrame: index labels, columns integers`: whether each axis holds integers (`.ix` read
-    an integer key on it as a label) or other labels (`.ix` read an integer key on it as a position)."""
+    an integer key on it as a label), levels (a MultiIndex: `.ix` looked a key up as its labels first) or other
+    labels (`.ix` read an integer key on it as a position)."""
     axes = [("index", obj.index)] + ([("columns", obj.columns)] if hasattr(obj, "columns") else [])
-    kinds = [f"{n} {'integers' if getattr(a, 'inferred_type', '') in NUMERIC_INDEX else 'labels'}" for n, a in axes]
+    kinds = [f"{n} {_axis_kind(a)}" for n, a in axes]
     return f"axes of {_type_name(obj)}: {', '.join(kinds)}"
+
+
+def _axis_kind(axis) -> str:
+    if getattr(axis, "nlevels", 1) > 1:
+        return "levels"
+    return "integers" if getattr(axis, "inferred_type", "") in NUMERIC_INDEX else "labels"
 
 
 def _key_facts(exc: KeyError, exprs: list[ast.expr], scope: dict) -> list[str]:

@@ -807,7 +807,7 @@ def warm_up(options: LoopOptions) -> None:
     calls it while the first cells run, so the first repair waits less)."""
 
     async def warm():
-        pool_for(sandbox_settings(options), options.pool_size)
+        pool_for(sandbox_settings(options), options.pool_size).rest_after(options.pool_idle)  # no loop yet
         await asyncio.sleep(0.5)  # let the sandbox start before an import holds this loop
         model.get_model(options.model).warm_up()  # on the runtime loop, where loops call it: no import from two threads
 

@@ -6,11 +6,16 @@ its kind; their turn is `TURN`, in the order they are defined: registry.py).
   or .iloc for positional indexing". Which one, axis by axis, is what `.ix` did with that key on that axis
   (the receipt's `axes of DataFrame: index labels, columns labels`, read in the kernel at the failure): an
   integer key on an axis of labels was a position, any other key a label. All labels -> `.loc`, all
-  positions -> `.iloc`, mixed -> `.loc` with the positions made labels (`df.index[0]`, `df.columns[2]`).
+  positions -> `.iloc`, mixed -> `.loc` with the positions made labels (`df.index[0]`, `df.columns[2]`); on rows
+  of a MultiIndex `.ix` looked its key up as their labels first, as `.loc` does: `.loc` with the same key.
 - `said_method`: a method the error says the object lacks, whose removal or deprecation entry names the
   method to use instead on the same class, or on a class the object's derives from as the notes spell it
   (`Styler.hide_index` -> `Styler.hide`; `Resample.pad` -> `.ffill` on a `DatetimeIndexResampler`); an old
-  name that was the new one with an axis in it (`hide_index`, `hide_columns`) passes that axis.
+  name that was the new one with an axis in it (`hide_index`, `hide_columns`) passes that axis; one the notes
+  write with the argument that moved (`sortlevel(level=...)` -> `sort_index(level=...)`) names it.
+- `said_keyword_method`: a keyword the library said to pass to another method instead (`sort_index(by=...)`:
+  "pls use .sort_values(by=...)") -> that method, the same keywords.
+- `said_keywords_paired`: keywords renamed together (`pivot_table(rows=, cols=)` -> `index=, columns=`).
 - `said_keyword`: a keyword the error says the call does not take, whose entry names the keyword it was
   renamed to or replaced by (`read_excel(skip_footer=1)` -> `skipfooter=1`); an old keyword that took a
   function passing on the value the new one is named after gives that value (`date_parser=lambda x:
@@ -30,7 +35,7 @@ import re
 import sys
 
 from ..model.knowledge import Change, changes
-from .edits import CannotTell, ParsedReceipt, calls_on_line, on_line, parse, replace_node, source_of
+from .edits import CannotTell, ParsedReceipt, call_name, calls_on_line, on_line, parse, replace_node, source_of
 from .names import attribute_error, import_optional
 from .registry import DRIFT, MECHANICAL, repair
 
@@ -44,7 +49,7 @@ def rewriter(kind: str):
 
 
 IDENT = re.compile(r"^[A-Za-z_]\w*$")
-AXES = re.compile(r"axes of (\w+): index (integers|labels)(?:, columns (integers|labels))?")
+AXES = re.compile(r"axes of (\w+): index (integers|labels|levels)(?:, columns (integers|labels|levels))?")
 
 
 def _key_kind(node: ast.expr) -> str:
@@ -78,13 +83,20 @@ def ix_indexer(code: str, receipt: ParsedReceipt) -> str | None:
     if not said or said[1] != "ix" or axes is None or tree is None:
         return None
     integers = [axes.group(2) == "integers", axes.group(3) == "integers"]
+    levels = axes.group(2) == "levels"
     found = [n for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute)
              and n.value.attr == "ix" and on_line(n, receipt.lineno)]
     if len({source_of(code, n.value.value) for n in found}) > 1:  # the axes said are those of the one that failed
         raise CannotTell("`.ix` on two objects on one line: the error says the axes of one of them only")
     for node in sorted(found, key=lambda n: n.col_offset, reverse=True):
-        code = replace_node(code, node, _translated(code, node, integers))
+        code = replace_node(code, node, _on_levels(code, node) if levels else _translated(code, node, integers))
     return code if found else None
+
+
+def _on_levels(code: str, node: ast.Subscript) -> str:
+    """`.ix` on rows of a MultiIndex looked its key up as their labels first (a tuple as one row: `frame.ix['b',
+    2]`, `ix[(2007, 'ATL', 'x')]`), as `.loc` does today: the same key, which raises where `.ix` fell back."""
+    return f"{source_of(code, node.value.value)}.loc[{source_of(code, node.slice)}]"
 
 
 def _translated(code: str, node: ast.Subscript, integers: list[bool]) -> str:
@@ -120,37 +132,81 @@ def replacement_of(change: Change) -> str | None:
 @rewriter(MECHANICAL)
 def said_method(code: str, receipt: ParsedReceipt) -> str | None:
     """A method the library removed, as the one its notes said to use instead on the same class (`hide_index()`
-    -> `hide(axis='index')`; `Resample.pad` -> `Resample.ffill` on a `DatetimeIndexResampler`)."""
+    -> `hide(axis='index')`; `Resample.pad` -> `Resample.ffill` on a `DatetimeIndexResampler`); where the notes
+    write both calls (pandas 0.17's table: "``DataFrame.sortlevel(level=...)``, Replacement
+    ``DataFrame.sort_index(level=...)``", "``DataFrame.sort(columns=...)``, ``DataFrame.sort_values(by=...)``",
+    "``Series.sort()``, ``Series.sort_values(inplace=True)``"), the argument that moved under its new keyword and
+    the keyword written out, when today's method takes every keyword the call then passes."""
     said = attribute_error(receipt)
     tree = parse(code)
     if not said or said[0].startswith("module ") or tree is None:
         return None
     owner, old = said
-    new = next((n for c in entries(old) for n in [_said_instead(c, owner, old)] if n), None)
-    if new is None:
-        return None
-    axis = old[len(new) + 1:] if old.startswith(new + "_") and old[len(new) + 1:] in ("index", "columns") else None
-    for call in calls_on_line(tree, receipt.lineno, old):
-        if isinstance(call.func, ast.Attribute):
-            args = [source_of(code, a) for a in call.args] + [source_of(code, k) for k in call.keywords]
-            args += [f"axis={axis!r}"] if axis and not any(k.arg == "axis" for k in call.keywords) else []
-            return replace_node(code, call, f"{source_of(code, call.func.value)}.{new}({', '.join(args)})")
+    calls = [c for c in calls_on_line(tree, receipt.lineno, old) if isinstance(c.func, ast.Attribute)]
+    for change in entries(old):
+        for call in calls:
+            text = _said_call(code, call, *_said_instead(change, owner, old))
+            if text is not None:
+                return replace_node(code, call, text)
     return None
 
 
-def _said_instead(change: Change, owner: str, old: str) -> str | None:
-    """The method an entry says to call instead of `old` on the same class, when that class is today's `owner`
-    or one `owner` derives from (the notes' `Resample` is `Resampler`, `Groupby` is `GroupBy`) and `owner`
-    has that method now; else None."""
-    replacement = replacement_of(change)
-    new_class, _, new = (replacement or "").lstrip(".").rstrip("()").rpartition(".")
-    names = [(c.rpartition(".")[2], m) for c, _, m in (n.lstrip(".").rpartition(".") for n in change.names)]
-    if not new_class and (replacement or "").endswith("()"):  # "deprecated in favor of ``tobytes()``": the same class's
-        new_class = next((c for c, m in names if m == old), "")
-    cls = class_named(change.library, owner) if new_class and IDENT.match(new) else None
+def _said_call(code: str, call: ast.Call, new: str | None, moved: tuple[str, str] | None, added: list[str],
+               takes: set[str] | None) -> str | None:
+    """The call as the notes write it: `new`, the argument `moved` (old keyword, new) under the new keyword,
+    `added` (`inplace=True`) written out; None when the call does not fit what the notes wrote."""
+    if new is None:
+        return None
+    args = [source_of(code, a) for a in call.args]
+    keywords = {k.arg: source_of(code, k.value) for k in call.keywords if k.arg}
+    if moved is not None:
+        given = keywords.pop(moved[0], None) if moved[0] in keywords else (args.pop(0) if len(args) == 1 else None)
+        if given is None or args:
+            return None
+        keywords = {moved[1]: given, **keywords}  # where the notes write it: first
+    for item in added:
+        keywords.setdefault(*item.split("=", 1))
+    if takes is not None and not set(keywords) <= takes or len(keywords) < len(call.keywords):
+        return None
+    axis = new and call.func.attr.startswith(new + "_") and call.func.attr[len(new) + 1:]
+    if axis in ("index", "columns") and "axis" not in keywords:  # `hide_index()`: the axis was in the name
+        keywords["axis"] = repr(axis)
+    return f"{source_of(code, call.func.value)}.{new}({', '.join([*args, *(f'{k}={v}' for k, v in keywords.items())])})"
+
+
+CALLED = re.compile(r"^\.?(?:([\w.]*)\.)?(\w+)(?:\((.*?)\)?)?$")  # `DataFrame.sort_index(level=...)`
+ARGUMENT = re.compile(r"^(\w+)=(\.\.\.|True|False|None|'\w*'|\"\w*\"|-?\d+)$")  # `by=...`, `inplace=True`
+
+
+def _said_instead(change: Change, owner: str, old: str):
+    """(the method an entry says to call instead of `old` on the same class, (the old keyword, the new) of the
+    argument the notes write both calls with, the keywords they write out, the keywords the method takes today
+    or None) when that class is today's `owner` or one it derives from (the notes' `Resample` is `Resampler`,
+    `Groupby` is `GroupBy`) and has that method now; else (None, None, [], None)."""
+    nothing = (None, None, [], None)
+    said = CALLED.match(replacement_of(change) or "")
+    if said is None or not all(ARGUMENT.match(a.strip()) for a in (said.group(3) or "").split(",") if a.strip()):
+        return nothing
+    new_class, new, inside = said.groups()
+    spelled = [(c.rpartition(".")[2], m, rest) for n in change.names for c, _, m in [
+        n.split("(")[0].lstrip(".").rpartition(".")] for rest in [n.partition("(")[2]]]
+    if not new_class and inside is not None:  # "deprecated in favor of ``tobytes()``": the same class's
+        new_class = next((c for c, m, _ in spelled if m == old), "")
+    cls = class_named(change.library, owner) if new_class else None
     if cls is None or not inspect.isroutine(inspect.getattr_static(cls, new, None)):
-        return None  # a property (`values`) is no call
-    return new if any(c == new_class.rpartition(".")[2] and m == old and family(cls, c) for c, m in names) else None
+        return nothing  # a property (`values`) is no call
+    olds = [rest for c, m, rest in spelled if c == new_class.rpartition(".")[2] and m == old and family(cls, c)]
+    if not olds:
+        return nothing
+    arguments = [ARGUMENT.match(a.strip()).groups() for a in (inside or "").split(",") if a.strip()]
+    carried = [k for k, v in arguments if v == "..."]
+    was = ARGUMENT.match(olds[0].rstrip(")").strip())
+    moved = (was.group(1), carried[0]) if was and was.group(2) == "..." and len(carried) == 1 else None
+    if carried and moved is None:
+        return nothing
+    params = inspect.signature(getattr(cls, new)).parameters.values()
+    takes = None if any(p.kind == p.VAR_KEYWORD for p in params) else {p.name for p in params}
+    return new, moved, [f"{k}={v}" for k, v in arguments if v != "..."], takes
 
 
 IMPORTED_AS = {"scikit-learn": "sklearn"}
@@ -198,6 +254,86 @@ def said_keyword(code: str, receipt: ParsedReceipt) -> str | None:
                 if kw is not None and not any(k.arg == new for k in call.keywords):
                     return replace_node(code, kw, f"{new}={_value_for(code, kw, new)}")
     return None
+
+
+@rewriter(MECHANICAL)
+def said_keyword_method(code: str, receipt: ParsedReceipt) -> str | None:
+    """A keyword the library said to pass to another method of the same object instead (pandas 0.19's own
+    warning: "by argument to sort_index is deprecated, pls use .sort_values(by=...)"): `df.sort_index(by='a',
+    ascending=False)` -> `df.sort_values(by='a', ascending=False)`, where today's method takes every keyword
+    the call passes and the call passes none by position."""
+    found = UNEXPECTED.search(receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not found or tree is None:
+        return None
+    owner, _, function = found.group(1).rpartition(".")
+    keyword = found.group(2)
+    for change in entries(keyword, function):
+        said = CALLED.match(replacement_of(change) or "")
+        new = said.group(2) if said and said.group(3) == f"{keyword}=..." and not said.group(1) else None
+        cls = class_named(change.library, owner.rpartition(".")[2]) if new and owner else None
+        try:
+            takes = set(inspect.signature(getattr(cls, new)).parameters) if cls is not None else set()
+        except (AttributeError, TypeError, ValueError):
+            continue
+        for call in calls_on_line(tree, receipt.lineno, function) if keyword in takes else []:
+            if isinstance(call.func, ast.Attribute) and not call.args and {k.arg for k in call.keywords} <= takes:
+                return replace_node(code, call.func, f"{source_of(code, call.func.value)}.{new}")
+    return None
+
+
+PAIRED = re.compile(r"((?:``\w+``(?:,\s*|\s+and\s+))+``\w+``)(?:'s)?\s+(?:keyword\s+)?arguments?\b")
+
+
+@rewriter(MECHANICAL)
+def said_keywords_paired(code: str, receipt: ParsedReceipt) -> str | None:
+    """Keywords the library renamed together, each as the one its notes name in the same place (pandas 0.16:
+    "``rows`` and ``cols`` keyword arguments were removed in favor of ``index`` and ``columns``"):
+    `pivot_table(rows='b', cols='c')` -> `pivot_table(index='b', columns='c')`, every pair the call passes, where
+    today's callable the notes name has the new keywords and not the old (`pivot_table` passes unknown keywords
+    on to its `aggfunc`: the error is not about them)."""
+    tree = parse(code)
+    if not receipt.ename or tree is None:
+        return None
+    for call in calls_on_line(tree, receipt.lineno):
+        function = call_name(call).rpartition(".")[2]
+        for change in {c for k in call.keywords if k.arg for c in entries(k.arg)}:
+            today = _parameters(change, function)
+            pairs = {old: new for old, new in _pairs(change).items() if new in today and old not in today}
+            given = {k.arg for k in call.keywords}
+            renamed = [k for k in call.keywords if k.arg in pairs and pairs[k.arg] not in given]
+            for kw in sorted(renamed, key=lambda k: k.value.col_offset, reverse=True):
+                code = replace_node(code, kw, f"{pairs[kw.arg]}={source_of(code, kw.value)}")
+            if renamed:
+                return code
+    return None
+
+
+def _parameters(change: Change, function: str) -> set[str]:
+    """The parameters today's callable an entry names as `function` (`DataFrame.pivot_table`) takes by name."""
+    for name in change.names:
+        owner, _, last = name.rpartition(".")
+        if last != function:
+            continue
+        home = class_named(change.library, owner.rpartition(".")[2]) if owner else import_optional(
+            IMPORTED_AS.get(change.library, change.library))
+        try:
+            params = inspect.signature(getattr(home, function)).parameters.values()
+        except (AttributeError, TypeError, ValueError):
+            continue
+        return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return set()
+
+
+def _pairs(change: Change) -> dict[str, str]:
+    """{old keyword: new} where an entry names as many old keywords (``rows`` and ``cols`` keyword arguments) as
+    replacements (``index`` and ``columns``), in that order."""
+    news = change.replacement.split(" or ") if change.replacement_is == "code" else []
+    for said in PAIRED.finditer(change.words):
+        olds = re.findall(r"``(\w+)``", said.group(1))
+        if len(olds) == len(news) > 1 and all(IDENT.match(n) for n in news):
+            return dict(zip(olds, news))
+    return {}
 
 
 def _renamed_in(keyword: str, function: str) -> list[Change]:

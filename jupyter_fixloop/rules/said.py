@@ -59,6 +59,57 @@ def _alone(tree: ast.Module, node: ast.expr) -> bool:
     return any(isinstance(s, (ast.Expr, ast.Assign)) and s.value is node for s in ast.walk(tree))
 
 
+STAYS = re.compile(r"\bwill\s+stay\s+available\b|\bremains?\s+available\b", re.IGNORECASE)
+
+
+@repair(MECHANICAL, TURN)
+def said_kept_elsewhere(code: str, receipt: ParsedReceipt) -> str | None:
+    """A module's function the library removed where its notes say the same function of another module stays
+    (matplotlib 3.6: "The `matplotlib.pyplot.get_cmap` function will stay available for backward compatibility",
+    beside `matplotlib.cm.get_cmap`'s deprecation): `plt.cm.get_cmap('RdYlBu', 3)` -> `plt.get_cmap('RdYlBu', 3)`,
+    through the name the cell's namespace has that module as."""
+    said, tree = attribute_error(receipt), parse(code)
+    if not said or not said[0].startswith("module ") or tree is None:
+        return None
+    module, name = said[0].removeprefix("module "), said[1]
+    modules = {**_imported(tree), **receipt.modules}
+    for change in entries(name):
+        kept = [n.rpartition(".")[0] for n in change.names if n.rpartition(".")[2] == name and "." in n]
+        home = kept[0] if len(kept) == 1 and STAYS.search(change.words) and kept[0] != module else None
+        alias = next((a for a, m in modules.items() if m == home), None)
+        if alias is None or not callable(getattr(import_optional(home), name, None)):
+            continue
+        found = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == name
+                 and on_line(n, receipt.lineno) and _names_module(source_of(code, n.value), module, modules)]
+        for node in sorted(found, key=lambda n: (n.lineno, n.col_offset), reverse=True):
+            code = replace_node(code, node, f"{alias}.{name}")
+        if found:
+            return code
+    return None
+
+
+def _imported(tree: ast.Module) -> dict[str, str]:
+    """The names the cell's own imports bind to modules (`import matplotlib.pyplot as plt`: `plt`), which the
+    namespace before the cell does not have; only the libraries' (a module of the user's is never imported here)."""
+    libraries = {IMPORTED_AS.get(c.library, c.library) for c in changes()}
+    found = {}
+    for node in ast.walk(tree):
+        for alias in node.names if isinstance(node, ast.Import) else []:
+            root = alias.name.split(".")[0]
+            if root in libraries:
+                found[alias.asname or root] = alias.name if alias.asname else root
+    return found
+
+
+def _names_module(text: str, module: str, modules: dict[str, str]) -> bool:
+    """Whether `text` (`plt.cm`, `cm`, `matplotlib.cm`) is the module the error names, as the cell writes it."""
+    head, *rest = text.split(".")
+    found = import_optional(modules[head]) if head in modules else None  # a library's: never the user's own
+    for part in rest:
+        found = getattr(found, part, None)
+    return found is not None and getattr(found, "__name__", None) == module
+
+
 ROW_OF_INDEX = "is a label of {name}'s index (a row), not a column"  # kernel/facts.py, read in the sandbox
 
 
@@ -120,6 +171,38 @@ def moved_module(code: str, receipt: ParsedReceipt) -> str | None:
         lines.append(f"from {parent} import {last} as {bound}" if parent else f"import {last} as {bound}")
         return replace_node(code, node, "\n".join(lines))
     return None
+
+
+@repair(MECHANICAL, TURN)
+def said_package(code: str, receipt: ParsedReceipt) -> str | None:
+    """A package its library said moved to another whole (IPython 4.0's shims: "`IPython.html.widgets` has moved to
+    `ipywidgets`"), imported from there: `from IPython.html.widgets import interact` -> `from ipywidgets import
+    interact`, when that package is installed and has every name imported; the longest old name said first."""
+    missing = re.search(r"No module named '([\w.]+)'", receipt.evalue)
+    tree = parse(code)
+    if receipt.ename not in ("ImportError", "ModuleNotFoundError") or not missing or tree is None:
+        return None
+    moves = sorted(((c.names[0], c.replacement) for c in changes() if c.kind == "module" and c.names
+                    and c.replacement_is == "code" and IMPORTED.match(c.replacement)), key=lambda m: -len(m[0]))
+    for node in ast.walk(tree):
+        if not (isinstance(node, (ast.Import, ast.ImportFrom)) and on_line(node, receipt.lineno)):
+            continue
+        olds = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+        for old in olds:
+            new = next((new + old[len(src):] for src, new in moves if old == src or old.startswith(src + ".")), None)
+            if new is None or not (old + ".").startswith(missing.group(1) + "."):
+                continue
+            home = import_optional(new)
+            if isinstance(node, ast.ImportFrom) and home is not None and all(
+                    a.name == "*" or hasattr(home, a.name) for a in node.names):
+                names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in node.names)
+                return replace_node(code, node, f"from {new} import {names}")
+            if isinstance(node, ast.Import) and home is not None and len(node.names) == 1 and node.names[0].asname:
+                return replace_node(code, node, f"import {new} as {node.names[0].asname}")  # `IPython.x.y` bare: no
+    return None
+
+
+IMPORTED = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*$")
 
 
 TAKES = re.compile(r"^([\w.]+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:were|was) given")
@@ -427,3 +510,37 @@ def keyword_as_call(code: str, receipt: ParsedReceipt) -> str | None:
             kept = _without_keyword(code, call, kw)
             return replace_node(code, call, f"{kept}.{then.group(0).lstrip('.')}" if kw.value.value else kept)
     return None
+
+
+@repair(MECHANICAL, TURN)
+def said_none(code: str, receipt: ParsedReceipt) -> str | None:
+    """Never a repair: a name its library removed naming nothing to use instead (scikit-learn 1.0: "Deprecates
+    `datasets.load_boston` in 1.0 and it will be removed in 1.2", no replacement named, nor by a deprecation) is
+    said so, with the library's words, rather than guessed at; tried after every repair that could fit."""
+    said, tree = attribute_error(receipt), parse(code)
+    if said and said[0].startswith("module "):
+        gone = [(said[0].removeprefix("module "), said[1])]
+    elif receipt.ename == "ImportError" and tree is not None:  # scikit-learn's own `__getattr__` words it its way
+        libraries = {IMPORTED_AS.get(c.library, c.library) for c in changes()}  # never the user's own module
+        gone = [(n.module, a.name) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+                and n.module.split(".")[0] in libraries and on_line(n, receipt.lineno)
+                for a in n.names if not _has(n.module, a.name)]
+    else:
+        return None
+    for module, name in gone:
+        for change in entries(name):
+            if (IMPORTED_AS.get(change.library, change.library) != module.split(".")[0]
+                    or change.replacement_is != "none" or change.deprecation_replacement
+                    or change.names[0].rpartition(".")[2] != name):
+                continue
+            raise CannotTell(f"{change.library} {change.version} {change.change} `{name}` and named no "
+                             f"replacement: \"{change.words}\"")
+    return None
+
+
+def _has(module: str, name: str) -> bool:
+    """Whether a library module has `name` today (a module's `__getattr__` may raise anything for one it lacks)."""
+    try:
+        return hasattr(import_optional(module), name)
+    except Exception:  # noqa: BLE001 - scikit-learn raises ImportError for `load_boston`
+        return False

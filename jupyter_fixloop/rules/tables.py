@@ -107,10 +107,10 @@ LITERALS = {"true": "True", "false": "False", "null": "None", "none": "None", "n
 
 
 RENAMED_METHODS = {
-    # removed in pandas 1-3
-    "iteritems": "items", "as_matrix": "to_numpy", "get_values": "to_numpy",
-    "is_monotonic": "is_monotonic_increasing", "applymap": "map", "sort": "sort_values",
-    "pad": "ffill", "backfill": "bfill", "iterkv": "items", "select_dtypes_": "select_dtypes",
+    # removed in pandas 1-3 (those whose notes name the method to use, `sort`, `applymap`, `pad`, `get_values`,
+    # are generic.said_method's: the knowledge base)
+    "iteritems": "items", "as_matrix": "to_numpy",
+    "is_monotonic": "is_monotonic_increasing", "iterkv": "items", "select_dtypes_": "select_dtypes",
     # names borrowed from SQL, R and other libraries
     "avg": "mean", "average": "mean", "med": "median", "stdev": "std", "variance": "var",
     "count_values": "value_counts", "valuecounts": "value_counts", "todict": "to_dict",

@@ -20,18 +20,26 @@ from . import leftovers, runtime
 from .gateway import GatewaySandbox
 from .manager import Sandbox, SandboxSettings
 
-_pools: dict[SandboxSettings, SandboxPool] = {}
+_pools: dict[SandboxSettings, SandboxPool] = {}  # the most recently used last
+WARM_POOLS = 2  # pools whose idle kernels stay started between loops; an older one rests at once
 
 
 def pool_for(settings: SandboxSettings, size: int) -> SandboxPool:
-    """The warm pool for these settings (kept across loops; closed at exit). Call on the runtime loop."""
-    pool = _pools.get(settings)
+    """The warm pool for these settings (kept across loops; closed at exit), woken for a loop that
+    ends with `rest_after`. Call on the runtime loop. Settings differ by working directory, so a batch
+    over many folders (or a test suite) would keep two kernels per folder for `pool_idle`: the pools
+    beyond the `WARM_POOLS` most recent that no loop uses close their idle kernels now."""
+    pool = _pools.pop(settings, None)
     if pool is None:
         leftovers.sweep()  # what kernels killed mid-loop left behind
-        pool = _pools[settings] = SandboxPool(settings, size)
+        pool = SandboxPool(settings, size)
         runtime.on_shutdown(pool.close)
+    _pools[settings] = pool
     pool.size = size
     pool.wake()
+    for older in list(_pools.values())[:-WARM_POOLS]:
+        if not older.users:
+            older.rest_now()
     return pool
 
 
@@ -53,6 +61,7 @@ class SandboxPool:
         self._tasks: set[asyncio.Task] = set()
         self._rest: asyncio.TimerHandle | None = None
         self._resting = False  # idle kernels closed for lack of use; `wake` (a new loop) ends it
+        self.users = 0  # loops between `wake` and `rest_after`
         self.one_at_a_time = bool(settings.gateway_url)  # a gateway's kernels can reach each other
         self._turn = asyncio.Lock()
         self._held: Sandbox | None = None
@@ -198,13 +207,22 @@ class SandboxPool:
 
     def rest_after(self, seconds: float) -> None:
         """Close the idle kernels if no loop uses the pool for `seconds` (0: keep them): a notebook
-        left open must not hold kernels and their memory for good. The next loop (`wake`) starts new ones."""
+        left open must not hold kernels and their memory for good. The next loop (`wake`) starts new ones.
+        A loop ends here: with another loop still using the pool, the last one to end sets the time."""
+        self.users = max(0, self.users - 1)
         self._cancel_rest()
-        if seconds > 0:
+        if seconds > 0 and not self.users:
             self._rest = asyncio.get_running_loop().call_later(seconds, self._drain)
+
+    def rest_now(self) -> None:
+        """Close the idle kernels now (a newer pool took this one's place among the warm ones)."""
+        self._cancel_rest()
+        if not self._resting:
+            self._drain()
 
     def wake(self) -> None:
         """A loop starts: keep kernels warm again."""
+        self.users += 1
         self._cancel_rest()
         self._resting = False
         self.fill()

@@ -21,11 +21,13 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "told.message_use",  # added since: the error's own words
     "drift.removed_setter",
     "names.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
-    "generic.said_keyword", "generic.keywords_into_dtype",
+    "generic.said_keyword", "generic.said_keyword_method", "generic.said_keywords_paired",  # added since
+    "generic.keywords_into_dtype",
     "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
-    "said.said_operator", "said.rows_by_string", "said.moved_module", "said.said_keyword_only",
+    "said.said_operator", "said.said_kept_elsewhere", "said.rows_by_string", "said.moved_module",
+    "said.said_package", "said.said_keyword_only",
     "said.keyword_only_guess", "said.said_mask", "said.method_by_value",
-    "said.whole_column_set", "said.missing_labels", "said.said_value", "said.keyword_as_call",
+    "said.whole_column_set", "said.missing_labels", "said.said_value", "said.keyword_as_call", "said.said_none",
     "names.missing_accessor", "drift.moved_function", "drift.option_key",
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",
     "calls.missing_return", "calls.unpack_loop", "calls.not_callable", "calls.method_not_called",

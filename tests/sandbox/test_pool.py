@@ -299,6 +299,36 @@ def test_idle_kernels_are_closed_after_pool_idle_and_come_back_with_the_next_loo
                 proc.kill()
 
 
+FOLDERS_SCRIPT = """
+import os, sys, tempfile, jupyter_fixloop
+for _ in range(3):  # three folders: three sets of sandbox settings, three pools
+    os.chdir(tempfile.mkdtemp())
+    print(jupyter_fixloop.fix("x = 1", checks=["x == 1"]).status, flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_only_the_two_most_recent_pools_keep_idle_kernels():
+    """A batch over many folders (or a test process) once kept two kernels per folder for `pool_idle`."""
+    with subprocess.Popen([sys.executable, "-c", FOLDERS_SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as proc:
+        try:
+            assert [proc.stdout.readline().strip() for _ in range(3)] == ["passed"] * 3
+            def kernels():  # a confined kernel is several processes: one sandbox dir each
+                return len(set(sandboxes_of(proc.pid).values()))
+
+            assert wait_until(lambda: kernels() >= 4)  # the two newest pools, warm
+            assert wait_until(lambda: kernels() == 4, timeout=30), sandboxes_of(proc.pid)
+            time.sleep(3)  # the oldest pool's kernels do not come back
+            assert kernels() == 4
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            assert proc.wait(timeout=120) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
 SCRIPT = """
 import sys, jupyter_fixloop
 result = jupyter_fixloop.fix("x = 1", checks=["x == 1"])
