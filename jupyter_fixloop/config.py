@@ -98,10 +98,12 @@ class FixLoop(Configurable):
                              "by a majority of the K asks no more (its result says how many were asked). 0: none "
                              "asked again.").tag(config=True)
     model_slots = Integer(DEFAULTS.model_slots, min=1, max=8, help="Model calls a round makes at once (its "
-                          "samples, its agreement's answers): set it to the slots of a local server "
-                          "(llama-server's --parallel) so that they are answered side by side, not one after "
-                          "another. Default 1: a server with one slot queues the others, and their time in the "
-                          "queue counts against the model timeout.").tag(config=True)
+                          "samples, its agreement's answers), for a server with that many slots (llama-server's "
+                          "--parallel). Default 1, one after another: a round's answers share one prompt, which "
+                          "llama-server's prompt cache then computes once; calls at once each compute it in a slot "
+                          "of their own, and on one CPU thread three at once took longer than three one after "
+                          "another (docs/benchmarks.md, Generation). A server with one slot queues the others, and "
+                          "their time in the queue counts against the model timeout.").tag(config=True)
     seed = Integer(DEFAULTS.seed, min=-1, help="Sent with each model call (OpenAI's `seed`, llama-server's too; "
                    "-1: none), so that the same prompt at the same temperature gets the same answer where the "
                    "provider honours it: a measurement that can be repeated. Providers that take no seed get "

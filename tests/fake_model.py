@@ -2,12 +2,15 @@
 
 Each request takes the next item of the script: a string (the reply's content), or a `Scripted`
 (status code, raw body, delay, headers) to play a fault. Every request body is recorded. A request
-with `"stream": true` gets the content as server-sent events, a few characters a chunk.
+with `"stream": true` gets the content as server-sent events, a few characters a chunk. With `prompt_cache`
+set, a reply says what a server with a prompt cache (llama-server) says: the prompt tokens it read from its cache
+(those of the longest start the prompt shares with an earlier request's) and its milliseconds reading the rest.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -28,6 +31,7 @@ class FakeModelServer:
         self.script = list(script)
         self.requests: list[dict] = []
         self.repeat_last = True
+        self.prompt_cache = False  # say cached prompt tokens and prompt milliseconds, as llama-server does
         # replies held until `together` requests are in flight at once (0: none held; a request held longer than
         # `hold` seconds is answered anyway), and the most requests that were in flight at once
         self.together, self.hold = 0, 10.0
@@ -49,13 +53,14 @@ class FakeModelServer:
                 except ValueError:
                     body = {"raw": raw.decode("utf-8", "replace")}
                 server.requests.append(body)
+                cached = server._cached(body)
                 server._arrive()
                 try:
-                    self._answer(body)
+                    self._answer(body, cached)
                 finally:
                     server._leave()
 
-            def _answer(self, body):
+            def _answer(self, body, cached=None):
                 item = server._next()
                 if item.delay:
                     time.sleep(item.delay)
@@ -66,7 +71,7 @@ class FakeModelServer:
                     payload = (
                         item.body
                         if item.body is not None
-                        else json.dumps(_completion(item.content or "", body)).encode()
+                        else json.dumps(_completion(item.content or "", body, cached)).encode()
                     )
                 self.send_response(item.status)
                 self.send_header("Content-Type", "text/event-stream" if streaming else "application/json")
@@ -111,6 +116,14 @@ class FakeModelServer:
         item = self.script.pop(0) if (len(self.script) > 1 or not self.repeat_last) else self.script[0]
         return item if isinstance(item, Scripted) else Scripted(content=item)
 
+    def _cached(self, body: dict) -> int | None:
+        """With `prompt_cache`: the prompt tokens (4 characters each) of the longest start this request's prompt
+        shares with an earlier one's, as a prompt cache keeps them; None without it."""
+        if not self.prompt_cache:
+            return None
+        text = _prompt_text(body)
+        return max((len(os.path.commonprefix([text, _prompt_text(r)])) for r in self.requests[:-1]), default=0) // 4
+
     def prompt(self, i: int) -> str:
         """All message contents of request `i`, joined."""
         return "\n".join(str(m.get("content")) for m in self.requests[i].get("messages", []))
@@ -143,14 +156,20 @@ def closed_port_url() -> str:
     return f"http://127.0.0.1:{port}/v1"
 
 
-def _completion(content: str, request: dict) -> dict:
+def _prompt_text(request: dict) -> str:
+    """A request's messages as one text, roles included, in order: what a server's prompt is made of."""
+    return "".join(f"<{m.get('role')}>{m.get('content', '')}" for m in request.get("messages", []))
+
+
+def _completion(content: str, request: dict, cached: int | None = None) -> dict:
     """The reply as an OpenAI chat completion (4 characters a token), cut at the request's `max_tokens` as a
-    server cuts it (`finish_reason` "length")."""
+    server cuts it (`finish_reason` "length"); `cached` (not None): the prompt tokens read from a cache, said in
+    the usage and llama-server's `timings` (a millisecond a token read)."""
     prompt_chars = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
     cap = request.get("max_tokens")
     finish = "length" if cap and len(content) // 4 > cap else "stop"
     content = content[:cap * 4] if finish == "length" else content
-    return {
+    reply = {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
@@ -159,6 +178,12 @@ def _completion(content: str, request: dict) -> dict:
         "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4,
                   "total_tokens": prompt_chars // 4 + len(content) // 4},
     }
+    if cached is not None:
+        cached = min(cached, prompt_chars // 4)
+        reply["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+        reply["timings"] = {"cache_n": cached, "prompt_n": prompt_chars // 4 - cached,
+                            "prompt_ms": float(prompt_chars // 4 - cached), "predicted_n": len(content) // 4}
+    return reply
 
 
 def _event_stream(content: str, request: dict) -> bytes:

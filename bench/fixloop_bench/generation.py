@@ -95,6 +95,12 @@ class StepResult:
     cost: float = 0.0
     seconds: float = 0.0  # the mode's own time: model calls and the loop's runs, not the scoring
     code: str | None = None
+    # where the model's time went, as the server says it (0 where it does not): the prompt tokens, those it read
+    # from its prompt cache, its seconds reading prompts; and the seconds of the model calls, end to end
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    prompt_seconds: float = 0.0
+    model_seconds: float = 0.0
     agreeing: int = 0  # loop with --agreement-samples: answers that give the result handed over (0: not asked)
     answers: int = 0  # and the round's independent answers
     planned: int = 0  # the answers the round was to ask (more than `answers`: it stopped once they agreed)
@@ -128,6 +134,7 @@ class Figures:
     # answers whose groups differ (a rival shown beside): how many, and how many of them have a right one of the two
     split: dict = field(default_factory=lambda: {"steps": 0, "right": 0, "rival_right": 0})
     times: list = field(default_factory=list)  # each step's seconds (the mode's own)
+    prompt: dict = field(default_factory=lambda: {"tokens": 0, "cached": 0, "seconds": 0.0, "model_seconds": 0.0})
 
     def add(self, r: StepResult) -> None:
         self.steps += 1
@@ -149,6 +156,9 @@ class Figures:
         self.seconds += r.seconds
         self.times.append(r.seconds)
         self.calls += r.calls
+        for key, value in (("tokens", r.prompt_tokens), ("cached", r.cached_tokens), ("seconds", r.prompt_seconds),
+                           ("model_seconds", r.model_seconds)):
+            self.prompt[key] += value
 
     def figures(self) -> dict:
         n = max(self.steps, 1)
@@ -164,7 +174,9 @@ class Figures:
                 "unanimous_precision": self.unanimous["right"] / self.unanimous["steps"]
                 if self.unanimous["steps"] else None,
                 "split": self.split["steps"], "split_right": self.split["right"],
-                "split_rival_right": self.split["rival_right"]}
+                "split_rival_right": self.split["rival_right"],
+                "prompt_tokens": self.prompt["tokens"], "cached_tokens": self.prompt["cached"],
+                "prompt_seconds": self.prompt["seconds"], "model_seconds": self.prompt["model_seconds"]}
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -271,7 +283,15 @@ def one_shot(step: Step, ns: dict, opts, peer: str | None = None) -> dict:
     except ModelError as exc:
         return {"status": "error", "reason": str(exc), "calls": 1, "code": None}
     return {"status": "answered" if reply.code else "no_code", "reason": "one model call, not run",
-            "rounds": 1, "calls": 1, "tokens": reply.usage.tokens, "cost": reply.usage.cost, "code": reply.code}
+            "rounds": 1, "calls": 1, "tokens": reply.usage.tokens, "cost": reply.usage.cost, "code": reply.code,
+            **_model_time([reply.usage])}
+
+
+def _model_time(usages) -> dict:
+    """The StepResult fields of where the model's time went, from its calls' usage."""
+    return {"prompt_tokens": sum(u.prompt_tokens for u in usages),
+            "cached_tokens": sum(u.cached_tokens for u in usages),
+            "prompt_seconds": sum(u.prompt_seconds for u in usages), "model_seconds": sum(u.seconds for u in usages)}
 
 
 def run_loop(step: Step, ns: dict, opts) -> dict:
@@ -284,7 +304,8 @@ def run_loop(step: Step, ns: dict, opts) -> dict:
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "calls": calls,
             "tokens": result.tokens, "cost": result.cost, "code": result.patched if result.claimed else None,
             "agreeing": a.agreeing if a else 0, "answers": a.answers if a else 0, "planned": a.planned if a else 0,
-            "groups": list(a.groups) if a else [], "rival": a.rival if a and result.claimed else None}
+            "groups": list(a.groups) if a else [], "rival": a.rival if a and result.claimed else None,
+            **_model_time([r.usage for r in result.rounds])}
 
 
 # ---------------------------------------------------------------- scoring
@@ -440,6 +461,8 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
         console.print(f"{mode}: {f['right']} of {f['steps']} right ({f['right_rate']:.0%}); wrong {f['wrong']}, "
                       f"crash {f['crash']}, none {f['none']}, broken steps {f['errors']}; seconds a step: median "
                       f"{f['seconds_median']:.1f}, p90 {f['seconds_p90']:.1f}", markup=False)
+        if f["model_seconds"]:
+            console.print(_model_time_text(mode, f), markup=False)
         if f["unanimous"]:
             console.print(f"{mode}: K of K independent answers agree on {f['unanimous']} step(s), "
                           f"{f['unanimous_right']} of them right ({f['unanimous_precision']:.0%})", markup=False)
@@ -449,6 +472,15 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
                           f"{f['split_rival_right']} more", markup=False)
     if "loop_minus_one_shot_points" in figures:
         console.print(f"loop - one-shot: {figures['loop_minus_one_shot_points']:+.1f} points", markup=False)
+
+
+def _model_time_text(mode: str, f: dict) -> str:
+    """Where the mode's model time went, as far as the server said: reading prompts (and how much of them it read
+    from its prompt cache), the rest writing and the way there and back."""
+    cached = f"; {f['cached_tokens']} of {f['prompt_tokens']} prompt tokens read from the server's prompt cache " \
+             f"({f['cached_tokens'] / f['prompt_tokens']:.0%})" if f["prompt_tokens"] else ""
+    reading = f", of which reading prompts {f['prompt_seconds']:.0f} s" if f["prompt_seconds"] else ""
+    return f"{mode}: model calls {f['model_seconds']:.0f} s in all{reading}{cached}"
 
 
 def write_json(path: str, results: list[StepResult], figures: dict, opts) -> None:

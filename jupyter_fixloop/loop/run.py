@@ -402,8 +402,9 @@ class LoopRun:
         if best.reply.code in self._made_up:
             self._made_up[code] = self._made_up[best.reply.code]
         authors = authored(best.reply.code, best.authors, code, RULES)
-        candidate = replace(best, order=len(candidates), reply=replace(best.reply, code=code), receipt=receipt,
-                            repeated="", source=sampling.RULES, authors=authors)
+        # no model call of its own: the round's usage counts the model's reply once (it is `best`'s)
+        candidate = replace(best, order=len(candidates), reply=replace(best.reply, code=code, usage=Usage()),
+                            receipt=receipt, repeated="", source=sampling.RULES, authors=authors)
         candidates.append(candidate)
         return candidate
 

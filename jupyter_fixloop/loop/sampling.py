@@ -77,11 +77,12 @@ def temperatures(low: float, high: float, k: int) -> tuple[float, ...]:
 
 
 def total_usage(candidates: Sequence[Candidate], best: Candidate) -> Usage:
-    """What the round cost: every call's tokens, cost and model seconds; the sandbox seconds of
-    the run carried on (the others ran beside it)."""
+    """What the round cost: every call's tokens (those read from the server's cache too), cost and model
+    seconds; the sandbox seconds of the run carried on (the others ran beside it)."""
     us = [c.reply.usage for c in candidates]
     return Usage(sum(u.prompt_tokens for u in us), sum(u.completion_tokens for u in us), sum(u.cost for u in us),
-                 sum(u.seconds for u in us), best.receipt.seconds)
+                 sum(u.seconds for u in us), best.receipt.seconds, sum(u.cached_tokens for u in us),
+                 sum(u.prompt_seconds for u in us))
 
 
 # (a temperature, or RULES; the how-many-th model call of the round it is, from 0) -> (reply, what it repeats, who

@@ -231,16 +231,30 @@ async def _litellm_call(
     seconds = time.perf_counter() - started
     text = scrubbed.restore((response.choices[0].message.content or "") if response.choices else "")
     length = bool(response.choices) and response.choices[0].finish_reason == "length"
-    usage = getattr(response, "usage", None)
-    prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
-    completion_tokens = getattr(usage, "completion_tokens", 0) or 0
     try:
         cost = float(lib.completion_cost(completion_response=response) or 0.0)
     except Exception:
         cost = 0.0  # a model litellm has no price for (local, proxy): tokens are still counted
-    return Reply(text=text, code=cut_code(text) if length else extract_code(text),
-                 usage=Usage(prompt_tokens, completion_tokens, cost, seconds),
-                 cut=(max_tokens or completion_tokens) if length else 0)
+    usage = _usage(response, cost, seconds)
+    return Reply(text=text, code=cut_code(text) if length else extract_code(text), usage=usage,
+                 cut=(max_tokens or usage.completion_tokens) if length else 0)
+
+
+def _usage(response, cost: float, seconds: float) -> Usage:
+    """The call's usage as the server gave it: its tokens, those of the prompt it read from its prompt cache
+    (`usage.prompt_tokens_details.cached_tokens`), and its seconds reading the prompt (llama-server's
+    `timings.prompt_ms`, which litellm keeps on the response); 0 for what it does not say."""
+    usage = getattr(response, "usage", None)
+    details = getattr(usage, "prompt_tokens_details", None)
+    timings = getattr(response, "timings", None)
+    prompt_ms = timings.get("prompt_ms") if isinstance(timings, dict) else None
+    return Usage(_count(getattr(usage, "prompt_tokens", 0)), _count(getattr(usage, "completion_tokens", 0)), cost,
+                 seconds, cached_tokens=_count(getattr(details, "cached_tokens", 0)),
+                 prompt_seconds=prompt_ms / 1000 if isinstance(prompt_ms, (int, float)) and prompt_ms > 0 else 0.0)
+
+
+def _count(value) -> int:
+    return value if isinstance(value, int) and value > 0 else 0
 
 
 PROGRESS_EVERY = 0.25  # seconds between two progress calls while a reply streams

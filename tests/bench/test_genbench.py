@@ -91,6 +91,26 @@ def test_the_bench_reports_each_steps_agreement_and_how_many_unanimous_answers_a
     assert "loop: K of K independent answers agree on 2 step(s), 1 of them right (50%)" in capsys.readouterr().out
 
 
+def test_the_bench_says_where_the_model_time_went_as_the_server_said_it(fake_model, tmp_path, capsys):
+    """A server with a prompt cache: each step's prompt tokens, those read from the cache and the seconds reading
+    prompts. With `--mode both`, one-shot's call is the loop's round 1 again: all of its prompt comes from the
+    cache, so with a prompt cache the modes' seconds are compared from runs of one mode each."""
+    server = fake_model("```python\ndf.head(2)\n```")
+    server.prompt_cache = True
+    out = tmp_path / "time.json"
+    rc = generation.main(["--generation", write_steps(tmp_path, STEPS[0]), "--mode", "both", "--no-rules",
+                          "--model", "openai/scripted", "--api-base", server.url, "-r", "1", "--json", str(out)])
+    assert rc == 0
+    loop, one = json.loads(out.read_text())["results"]
+    assert loop["mode"] == "loop" and loop["prompt_tokens"] > 0 and loop["cached_tokens"] == 0
+    assert loop["prompt_seconds"] == pytest.approx(loop["prompt_tokens"] / 1000)
+    assert one["cached_tokens"] == one["prompt_tokens"] == loop["prompt_tokens"] and one["prompt_seconds"] == 0
+    assert 0 < loop["model_seconds"] <= loop["seconds"]
+    text = capsys.readouterr().out
+    assert f"one-shot: model calls 0 s in all; {one['prompt_tokens']} of {one['prompt_tokens']} prompt tokens read " \
+           "from the server's prompt cache (100%)" in " ".join(text.split())
+
+
 def test_the_bench_scores_the_result_shown_beside_the_answer_where_the_answers_differ(fake_model, tmp_path, capsys):
     """Where the answers' results differ, the next result (shown beside the answer) is scored too: how often
     the right one is among the two a user is shown."""

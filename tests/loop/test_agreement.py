@@ -187,6 +187,19 @@ def test_a_server_with_slots_is_asked_for_the_answers_side_by_side(fake_model):
     assert one.most_in_flight == 1  # one slot (the default): one call after another
 
 
+def test_a_rounds_answers_share_one_prompt_that_a_servers_cache_reads_once(fake_model):
+    # the K answers are asked the same messages: one after another, a server's prompt cache computes the prompt
+    # once and reads it for the others (llama-server; separate calls at once each compute it in a slot of its own)
+    server = fake_model(block("euro12.Goals.sum()"), block("euro12.Goals.max()"), block("sum(euro12['Goals'])"))
+    server.prompt_cache = True
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
+    assert len(server.requests) == 3 and result.agreement.groups == (2, 1), result.reason
+    assert server.requests[1]["messages"] == server.requests[0]["messages"] == server.requests[2]["messages"]
+    usage = result.rounds[0].usage
+    one = usage.prompt_tokens // 3
+    assert usage.cached_tokens >= 2 * one - 2 and usage.prompt_seconds <= (one + 2) / 1000
+
+
 def test_answers_that_show_and_change_nothing_agree_on_nothing(fake_model):
     # three checks that pass show nothing and change nothing: no result to agree on, so no "3 of 3" is said
     server = fake_model(block("assert euro12.Goals.notna().all()"), block("assert not euro12.isna().any().any()"),

@@ -84,6 +84,8 @@ def test_code_that_assigns_what_the_instruction_asks_to_see_has_it_shown_by_the_
     result = fix("", instruction="Select the teams that scored more than 6 goals.", namespace=_namespace(),
                  model="openai/scripted", api_base=server.url, max_rounds=2)
     assert result.patched == "big = euro12[euro12.Goals > 6]\nbig\n" and len(server.requests) == 1  # no model call
+    one_call = sum(len(m["content"]) for m in server.requests[0]["messages"]) // 4  # the server's count
+    assert result.rounds[0].usage.prompt_tokens == one_call  # that call counted once, not twice
     assert result.status == "unverified"  # shown is not checked
     assert "its last line shows `big`, added by the rules: since the instruction asks for something to see" \
         in result.reason
