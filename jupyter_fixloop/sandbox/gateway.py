@@ -20,6 +20,7 @@ import os
 import pathlib
 import queue
 import re
+import textwrap
 import time
 
 from ..errors import SandboxError
@@ -388,6 +389,12 @@ def _delete(url: str, settings: SandboxSettings) -> None:
 
 
 def _why(exc: Exception) -> str:
+    """The error's type and the first line of its words, within 200 characters cut after a whole word
+    (a single longer token is kept whole: never cut inside a word)."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text}"[:200] if text else type(exc).__name__
+    if not text:
+        return type(exc).__name__
+    name = type(exc).__name__
+    short = textwrap.shorten(text, max(40, 198 - len(name)), placeholder=" …")
+    return f"{name}: {short if short.strip(' …') else text}"
 

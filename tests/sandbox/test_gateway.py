@@ -324,3 +324,14 @@ def test_the_wall_time_bounds_a_run_on_a_gateway(gateway):
     growth, result = flood(gateway, ENDLESS_FLOOD, rounds=1, timeout=600, wall=20)
     assert result["status"] == "gave_up" and result["reason"].startswith("time bound reached (20 s)"), result
     assert growth < 64, growth
+
+
+def test_the_gateways_error_words_are_cut_after_a_whole_word_never_inside_one():
+    from jupyter_fixloop.sandbox.gateway import _why
+
+    long = _why(OSError("connection refused by the gateway " * 12 + "\nsecond line"))
+    assert len(long) <= 200 and long.endswith(" …") and long.split()[-2] in {"connection", "refused", "by", "the",
+                                                                             "gateway"}
+    token = "http://gateway.example/" + "k" * 300  # one token longer than the bound: kept whole
+    assert _why(OSError(token)) == f"OSError: {token}"
+    assert _why(OSError("")) == "OSError" and _why(ValueError("short")) == "ValueError: short"
