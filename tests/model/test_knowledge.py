@@ -2,26 +2,20 @@
 numpy's expired deprecations, matplotlib's removals, scikit-learn's changelog), the data file it shipped, and
 the generic rewriters it drives, each on the real library's error in a real run."""
 
-import importlib.util
-import pathlib
 import textwrap
 
 import pytest
+import rewriting
 
 from jupyter_fixloop.kernel import runner as runner
 from jupyter_fixloop.loop.verdict import judge_result
 from jupyter_fixloop.model import knowledge
 from jupyter_fixloop.rules import repairs as repairs
 
-TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "harvest_changes.py"
-
 
 @pytest.fixture(scope="module")
 def harvest():
-    spec = importlib.util.spec_from_file_location("harvest_changes", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return rewriting.harvester()
 
 
 # pandas doc/source/whatsnew/v2.0.0.rst and v0.20.0.rst, as released (a few entries each)

@@ -3,17 +3,11 @@ functions) and names they removed naming nothing instead, repaired or refused by
 rules/said.py; each on the real error of today's libraries in a real run, on cells written for these tests; and
 the harvester reading those words from an old release's code."""
 
-import importlib.util
-import pathlib
-import textwrap
-
 import pytest
+import rewriting
 
-from jupyter_fixloop.kernel import runner as runner
-from jupyter_fixloop.loop.verdict import judge_result
 from jupyter_fixloop.rules import repairs as repairs
 
-TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "harvest_changes.py"
 MODULES = {"np": "numpy", "plt": "matplotlib.pyplot", "matplotlib": "matplotlib"}
 SETUP = "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nimport numpy as np\n"
 
@@ -24,9 +18,7 @@ def ns():
 
 
 def run(ns: dict, cell: str):
-    ns.clear()
-    exec(SETUP, ns)
-    return judge_result(runner.run(textwrap.dedent(cell), [], ns=ns))
+    return rewriting.run(ns, cell, SETUP)
 
 
 # (cell, the rewriter, the repaired cell, a check on its run)
@@ -44,19 +36,11 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_rewriter_repairs_as_the_library_said(name, ns):
-    cell, expected, repaired, check = CASES[name]
+    cell, _, repaired, _ = CASES[name]
     if "ipywidgets" in repaired:
         pytest.importorskip("ipywidgets")
-    first = run(ns, cell)
-    assert not first.ok
     before = {"np": "numpy"} if cell.startswith("import matplotlib.pyplot") else MODULES  # the cell imports it
-    repair, fixed, _ = repairs.propose(cell, first, before)
-    assert repair is not None and repair.__name__ == expected, fixed
-    assert fixed == repaired
-    assert repairs.KIND[repair] == repairs.MECHANICAL
-    again = run(ns, fixed)
-    assert again.ok, again.text
-    assert eval(check, ns)
+    rewriting.assert_repaired(ns, SETUP, CASES[name], before)
 
 
 def test_a_package_moved_whole_without_a_name_imported_is_left(ns):
@@ -69,10 +53,7 @@ def test_a_package_moved_whole_without_a_name_imported_is_left(ns):
 
 @pytest.fixture(scope="module")
 def harvest():
-    spec = importlib.util.spec_from_file_location("harvest_changes", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return rewriting.harvester()
 
 
 # IPython 5.10.0's IPython/html.py, as released (its header left out)

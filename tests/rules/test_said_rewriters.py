@@ -2,12 +2,11 @@
 a base class the notes name, a keyword that took a function and now takes a value), each on the real error of
 today's libraries in a real run, on cells written for these tests; and the cells each must leave alone."""
 
-import textwrap
 
 import pytest
+import rewriting
 
 from jupyter_fixloop.kernel import runner as runner
-from jupyter_fixloop.loop.verdict import judge_result
 from jupyter_fixloop.rules import repairs as repairs
 
 MODULES = {"pd": "pandas", "np": "numpy", "io": "io"}
@@ -23,9 +22,7 @@ def ns():
 
 
 def run(ns: dict, cell: str):
-    ns.clear()
-    exec(SETUP, ns)
-    return judge_result(runner.run(textwrap.dedent(cell), [], ns=ns))
+    return rewriting.run(ns, cell, SETUP)
 
 
 # (cell, the rewriter, the repaired cell, a check on its run)

@@ -2,17 +2,11 @@
 repaired by the generic rewriters of rules/generic.py; and `.ix` on rows of a MultiIndex. Each on the real error of
 today's pandas in a real run, on cells written for these tests; and the harvester reading those words."""
 
-import importlib.util
-import pathlib
-import textwrap
-
 import pytest
+import rewriting
 
-from jupyter_fixloop.kernel import runner as runner
-from jupyter_fixloop.loop.verdict import judge_result
 from jupyter_fixloop.rules import repairs as repairs
 
-TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "harvest_changes.py"
 MODULES = {"pd": "pandas", "np": "numpy"}
 SETUP = ("import numpy as np\nimport pandas as pd\n"
          "s = pd.Series([3, 1, 2], index=list('abc'))\n"
@@ -27,9 +21,7 @@ def ns():
 
 
 def run(ns: dict, cell: str):
-    ns.clear()
-    exec(SETUP, ns)
-    return judge_result(runner.run(textwrap.dedent(cell), [], ns=ns))
+    return rewriting.run(ns, cell, SETUP)
 
 
 # (cell, the rewriter, the repaired cell, a check on its run)
@@ -66,16 +58,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_rewriter_repairs_as_pandas_said(name, ns):
-    cell, expected, repaired, check = CASES[name]
-    first = run(ns, cell)
-    assert not first.ok
-    repair, fixed, _ = repairs.propose(cell, first, MODULES)
-    assert repair is not None and repair.__name__ == expected, fixed
-    assert fixed == repaired
-    assert repairs.KIND[repair] == repairs.MECHANICAL
-    again = run(ns, fixed)
-    assert again.ok, again.text
-    assert eval(check, ns)
+    rewriting.assert_repaired(ns, SETUP, CASES[name], MODULES)
 
 
 def test_sort_index_by_with_an_argument_by_position_is_left(ns):
@@ -88,10 +71,7 @@ def test_sort_index_by_with_an_argument_by_position_is_left(ns):
 
 @pytest.fixture(scope="module")
 def harvest():
-    spec = importlib.util.spec_from_file_location("harvest_changes", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return rewriting.harvester()
 
 
 # pandas doc/source/whatsnew/v0.17.0.rst, as released (one table)

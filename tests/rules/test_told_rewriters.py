@@ -2,12 +2,11 @@
 on a class, each on the real error of today's libraries in a real run, on cells written for these tests; and the
 misfires they replaced: a `method=` that meant another thing, a typo guessed where the name is another word."""
 
-import textwrap
 
 import pytest
+import rewriting
 
 from jupyter_fixloop.kernel import runner as runner
-from jupyter_fixloop.loop.verdict import judge_result
 from jupyter_fixloop.rules import repairs as repairs
 from jupyter_fixloop.rules.edits import ParsedReceipt
 from jupyter_fixloop.rules.ties import a_slip, slips
@@ -24,9 +23,7 @@ def ns():
 
 
 def run(ns: dict, cell: str):
-    ns.clear()
-    exec(SETUP, ns)
-    return judge_result(runner.run(textwrap.dedent(cell), [], ns=ns))
+    return rewriting.run(ns, cell, SETUP)
 
 
 # (cell, the rewriter, the repaired cell, a check on its run)
@@ -65,18 +62,10 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_rewriter_does_what_the_error_said(name, ns):
-    cell, expected, repaired, check = CASES[name]
+    cell = CASES[name][0]
     pytest.importorskip("six" if "six" in cell else "sklearn" if "sklearn" in cell else
                         "seaborn" if "seaborn" in cell else "numpy")
-    first = run(ns, cell)
-    assert not first.ok
-    repair, fixed, _ = repairs.propose(cell, first, MODULES)
-    assert repair is not None and repair.__name__ == expected, fixed
-    assert fixed == repaired
-    again = run(ns, fixed)
-    assert again.ok, again.text
-    assert eval(check, ns)
-    assert repairs.KIND[repair] == repairs.MECHANICAL
+    rewriting.assert_repaired(ns, SETUP, CASES[name], MODULES)
 
 
 # (cell, the repair that must not claim it)
