@@ -1,7 +1,7 @@
 """Execution-guided sampling: several candidates per round, each run, the best one carried on.
 
 A small model's likeliest answer is often wrong where a slightly hotter one is right; running them
-all tells which. A round makes K model calls (llama-server rejects n>1, so they are K requests, at
+all tells which. A round makes K model calls (K requests: one request of n choices has one temperature; at
 temperatures spread from the round's own up to `resample_temperature`, each after the first with a seed
 of its own: one seed at several temperatures draws the same random numbers, and its answers share one
 bias), one after another, or up to `slots` at once for a server that answers side by side (llama-server's
