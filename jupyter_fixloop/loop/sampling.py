@@ -65,7 +65,8 @@ class Candidate:
         u = self.reply.usage
         return Sample(self.reply.code, self.temperature, headline(self.receipt), self.receipt.kind,
                       u.prompt_tokens, u.completion_tokens, u.seconds, self.source,
-                      self.receipt.effect.text if self.receipt.effect is not None else "", self.authors)
+                      self.receipt.effect.text if self.receipt.effect is not None else "", self.authors,
+                      self.reply.choice)
 
 
 def best_of(candidates: Sequence[Candidate]) -> Candidate:

@@ -37,6 +37,7 @@ class Reply:
     usage: Usage
     guess: str = ""  # the built-in engine's repair is a guess: what it did, in its words
     cut: int = 0  # the reply was stopped at this many tokens (`reply_tokens`); 0: it ended by itself
+    choice: int = 0  # its place among one request's choices (n > 1): 0 carries the request's usage, or is a request
 
 
 Progress = Callable[[int, float], None]  # (tokens written, tokens per second) while a reply streams
@@ -256,13 +257,14 @@ async def _litellm_call(
     texts = [scrubbed.restore(c.message.content or "") for c in choices]
     first_only = isinstance(getattr(response, "timings", None), dict)  # llama-server: its first result's usage
     usages = _shared(usage, texts, model, first_only) if len(texts) > 1 else [usage]
-    return tuple(_reply(text, c.finish_reason == "length", u, max_tokens) for text, c, u in zip(texts, choices, usages))
+    return tuple(_reply(text, c.finish_reason == "length", u, max_tokens, i)
+                 for i, (text, c, u) in enumerate(zip(texts, choices, usages)))
 
 
-def _reply(text: str, length: bool, usage: Usage, max_tokens: int | None) -> Reply:
+def _reply(text: str, length: bool, usage: Usage, max_tokens: int | None, choice: int = 0) -> Reply:
     """A choice as a reply: its code (what there is of it when the reply was cut at `max_tokens`)."""
     return Reply(text=text, code=cut_code(text) if length else extract_code(text), usage=usage,
-                 cut=(max_tokens or usage.completion_tokens) if length else 0)
+                 cut=(max_tokens or usage.completion_tokens) if length else 0, choice=choice)
 
 
 def _shared(usage: Usage, texts: list[str], model: str, first_only: bool) -> list[Usage]:

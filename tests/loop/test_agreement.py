@@ -15,7 +15,7 @@ from jupyter_fixloop.kernel.namespace import describe
 from jupyter_fixloop.loop.derived import frames_of, read_checks
 from jupyter_fixloop.receipt.effect import Change, Effect
 from jupyter_fixloop.receipt.values import Receipt
-from jupyter_fixloop.render import render_html, render_text
+from jupyter_fixloop.render import candidate_lines, render_html, render_text
 from jupyter_fixloop.result import Agreement, LoopResult, Round, loop_summary
 
 
@@ -199,7 +199,8 @@ def test_a_server_with_a_slot_for_each_answer_is_asked_them_as_one_request_of_n(
     assert server.requests[0]["seed"] == 7 and server.requests[0]["temperature"] == 0.5  # the spread's mean
     assert result.agreement.groups == (2, 1) and result.patched.strip() == "euro12.Goals.sum()", result.reason
     samples = result.rounds[0].samples
-    assert [s.temperature for s in samples] == [0.5, 0.5, 0.5]
+    assert [s.temperature for s in samples] == [0.5, 0.5, 0.5] and [s.choice for s in samples] == [0, 1, 2]
+    assert "at T=0.5 (choice 3 of the request above)" in candidate_lines(result.rounds[0])[2]
     # the request's usage once: its prompt, cost and seconds on the first answer; every reply token counted once
     said = server.requests[0]["messages"]
     assert samples[0].prompt_tokens == sum(len(m["content"]) for m in said) // 4
