@@ -23,8 +23,6 @@ words or from what the library says it has now.
   `Perceptron(n_iter=40)` -> `max_iter=40, tol=None`, `hist(normed=True)` -> `density=True`,
   `yscale('symlog', linthreshy=0.05)` -> `linthresh=0.05`: matplotlib 3.3's one name for both axes).
 - `no_effect_keyword`: a keyword gone now that the old version said had no effect (`presort=`), left out.
-- `moved_call`: a function of one argument matplotlib removed, as the call its deprecation named
-  (`plt.cm.get_cmap('jet')` -> `matplotlib.colormaps.get_cmap('jet')`).
 - `scalar_as_2d`: one number where scikit-learn wants rows of features: `[[x]]`, as its error's two
   reshapes both say for one number.
 - `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
@@ -49,7 +47,6 @@ from .changed import (
     EQUIVALENT_VALUES,
     KEYWORD_EXTRAS,
     KEYWORD_ONLY_NOW,
-    MOVED_CALLS,
     NO_EFFECT_KEYWORDS,
     REDUCERS_BY_NAME,
     RENAMED_CALL_KEYWORDS,
@@ -680,29 +677,6 @@ def no_effect_keyword(code: str, receipt: ParsedReceipt) -> str | None:
         return None
     kw = next(k for k in passing[0].keywords if k.arg == keyword)
     return replace_node(code, passing[0], _without_keyword(code, passing[0], kw))
-
-
-@repair(MECHANICAL, DRIFT + 170)
-def moved_call(code: str, receipt: ParsedReceipt) -> str | None:
-    """`plt.cm.get_cmap('viridis')` when matplotlib removed `cm.get_cmap`: the function of one argument its
-    deprecation said to call instead (`matplotlib.colormaps.get_cmap('viridis')`, changed.MOVED_CALLS),
-    under the cell's name for the package (imported when the cell has none)."""
-    found = attribute_error(receipt)
-    tree = parse(code)
-    if not found or not found[0].startswith("module ") or tree is None:
-        return None
-    new = MOVED_CALLS.get((found[0][len("module "):], found[1]))
-    if new is None:
-        return None
-    top, rest = new.split(".", 1)
-    alias = next((name for name, full in receipt.modules.items() if full == top), None)
-    alias = alias or next(iter(re.findall(rf"^\s*import {top}(?: as (\w+))?\s*$", code, re.MULTILINE)), None)
-    alias = alias if alias != "" else top  # `import matplotlib` binds `matplotlib`
-    for call in calls_on_line(tree, receipt.lineno, found[1]):
-        if isinstance(call.func, ast.Attribute) and len(call.args) == 1 and not call.keywords:
-            fixed = replace_node(code, call.func, f"{alias or top}.{rest}")
-            return fixed if alias else insert_import(fixed, f"import {top}")
-    return None
 
 
 SCALAR_2D = re.compile(r"Expected 2D array, got scalar array instead:\s*array=(\S+?)\.?\s+Reshape your data either "
