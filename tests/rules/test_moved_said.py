@@ -35,6 +35,11 @@ CASES = {
     "a_package_its_shim_said_moved": (
         "from IPython.html.widgets import interact, IntSlider\n", "said_package",
         "from ipywidgets import interact, IntSlider\n", "callable(interact) and IntSlider(3).value == 3"),
+    # pandas 0.20: "The ``pandas.tools.plotting`` module has been deprecated, moved to ``pandas.plotting``" (once a
+    # hand table's entry, tables.MOVED_MODULES)
+    "a_module_its_notes_said_moved": (
+        "from pandas.tools.plotting import scatter_matrix\n", "said_package",
+        "from pandas.plotting import scatter_matrix\n", "callable(scatter_matrix)"),
 }
 
 
