@@ -320,23 +320,26 @@ def _too_many_positional(code: str, tree: ast.AST, receipt: ParsedReceipt) -> st
 def _name_arguments(code: str, tree: ast.AST, receipt: ParsedReceipt, key: str, allowed: int,
                     given: int) -> str | None:
     """Name the arguments past the first `allowed` of the calls to `key` on the failing line."""
-    names = KEYWORD_ONLY_NOW[key]
-    method = "." in key
     constructor = key.endswith(".__init__")  # `SVC.__init__`: the calls are to `SVC`
     callee = key.split(".")[-2] if constructor else key.rsplit(".", 1)[-1]
-    for call in calls_on_line(tree, receipt.lineno, callee):
-        if len(call.args) != given or any(isinstance(a, ast.Starred) for a in call.args):
+    names = KEYWORD_ONLY_NOW[key][:given - allowed]
+    return named(code, tree, receipt.lineno, callee, given, allowed, list(names), method="." in key,
+                 attribute="." in key and not constructor) if len(names) == given - allowed else None
+
+
+def named(code: str, tree: ast.AST, lineno: int | None, name: str, args: int, kept: int, names: list[str],
+          method: bool, attribute: bool = False) -> str | None:
+    """The calls to `name` on the line with `args` arguments by position, those past the first `kept` named `names`
+    (also said.py's); of a function, only values written out (`pd.concat(a, b)` is a list forgotten,
+    `pd.concat(frames, 1)` an axis); `attribute`: only its calls as a method (`ldata.pivot(...)`)."""
+    for call in calls_on_line(tree, lineno, name):
+        if len(call.args) != args or any(isinstance(a, ast.Starred) for a in call.args) or any(
+                has_keyword(call, n) for n in names) or attribute and not isinstance(call.func, ast.Attribute):
             continue
-        if method and not constructor and not isinstance(call.func, ast.Attribute):
+        if not method and not all(isinstance(a, ast.Constant) for a in call.args[kept:]):
             continue
-        extra = call.args[allowed:]
-        if not all(isinstance(a, ast.Constant) for a in extra) and not method:
-            continue  # `pd.concat(a, b)` is a list forgotten (concat_list), `pd.concat(frames, 1)` an axis
-        named = names[:len(extra)]
-        if len(named) < len(extra) or any(has_keyword(call, n) for n in named):
-            continue
-        for arg, name in sorted(zip(extra, named), key=lambda p: span(code, p[0]), reverse=True):
-            code = replace_node(code, arg, f"{name}={source_of(code, arg)}")
+        for arg, keyword in sorted(zip(call.args[kept:], names), key=lambda p: span(code, p[0]), reverse=True):
+            code = replace_node(code, arg, f"{keyword}={source_of(code, arg)}")
         return code
     return None
 
