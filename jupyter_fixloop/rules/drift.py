@@ -293,7 +293,7 @@ def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
     """Arguments a library made keyword-only, passed by position (`ldata.pivot('date', 'item', 'value')`,
     `SVC(1.0, 'linear')`): named in the order its older versions took them (`pivot(index='date',
     columns='item', values='value')`, `SVC(C=1.0, kernel='linear')`); the table compares both versions'
-    signatures (tools/keyword_only_table.py)."""
+    signatures (tools/drift_tables.py)."""
     m = POSITIONAL.search(receipt.evalue) if receipt.ename == "TypeError" else None
     tree = parse(code)
     if tree is None or receipt.ename != "TypeError":
