@@ -152,27 +152,30 @@ LOAD_EXT = re.compile(r"^\s*%load_ext\s+(\w+)\s*$", re.MULTILINE)
 
 def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
     """The cells that ran when the notebook was saved and fail here plainly, not for a missing package,
-    file or network (their own, or that of the unfixed cell they fail after), and that do not read what a
-    cell failing for those reasons should have made: no fix could make such a cell run here (ch06's
-    `StratifiedKFold(random_state=1)` over data the network never gave), so it measures nothing; nor a magic
-    whose extension a cell failing for those reasons did not load (`%watermark` after `%load_ext watermark`)."""
-    from jupyter_fixloop.batch.cells import cell_names
+    file (or one that is a Git LFS pointer, not its data) or network (their own, or that of the unfixed cell
+    they fail after), and that do not read what a cell failing for those reasons should have made: no fix could
+    make such a cell run here (ch06's `StratifiedKFold(random_state=1)` over data the network never gave), so it
+    measures nothing; nor a magic whose extension a cell failing for those reasons did not load (`%watermark`
+    after `%load_ext watermark`)."""
+    from jupyter_fixloop.batch.cells import cell_names, imported_names
+    from jupyter_fixloop.batch.run import Left
 
     found, lost = set(), set()  # lost: names the cells that failed for this machine's reasons did not make
+    no_data = {o.number for o in outcomes if o.left is Left.NO_FILE}  # batch mode found its data not there
     for o in outcomes:
         error = plain.get(o.number)
         cause = plain.get(o.blamed_cell) if o.status == "skipped" else error
         reads, defines = cell_names(o.source)
         magic = MAGIC_NOT_FOUND.match(error or "")
-        blocked = error is not None and (environment(error) or bool(reads & lost)
+        blocked = error is not None and (environment(error) or o.number in no_data or bool(reads & lost)
                                          or bool(magic and f"%{magic.group(1)}" in lost))
         if blocked:  # what it imports it did import (imports come first): the rest it may not have made
-            lost |= defines - _imported(o.source)
+            lost |= defines - imported_names(o.source)
             lost |= {f"%{name}" for name in LOAD_EXT.findall(o.source)}  # `%load_ext watermark`: no `%watermark`
         elif error is None:
             lost -= defines
         if (error is not None and ran_when_saved(original_cells[o.number]) and not blocked
-                and not (o.status == "skipped" and (cause is None or environment(cause)))):
+                and not (o.status == "skipped" and (cause is None or environment(cause) or o.blamed_cell in no_data))):
             found.add(o.number)
     return found
 
@@ -233,7 +236,7 @@ def not_library(outcomes, plain: dict) -> set[int]:
     """The cells whose plain run failed for no library's change: Python 2 code (Python's "Missing parentheses in
     call to 'print'"), a magic IPython did not find whose extension no cell of the notebook loads (`%watermark`,
     loaded by its author's profile), and the cells that fail after such a cell, reading what it should have made."""
-    from jupyter_fixloop.batch.cells import cell_names
+    from jupyter_fixloop.batch.cells import cell_names, imported_names
 
     loaded = {name for o in outcomes for name in LOAD_EXT.findall(o.source)}
     found, lost = set(), set()
@@ -243,20 +246,8 @@ def not_library(outcomes, plain: dict) -> set[int]:
         reads, defines = cell_names(o.source)
         if PYTHON_2.match(error) or (magic and magic.group(1) not in loaded) or (error and reads & lost):
             found.add(o.number)
-            lost |= defines - _imported(o.source)
+            lost |= defines - imported_names(o.source)
     return found
-
-
-def _imported(code: str) -> set[str]:
-    """The names a cell's top-level imports bind."""
-    import ast
-
-    try:
-        body = ast.parse(code).body
-    except (SyntaxError, ValueError):
-        return set()
-    return {(a.asname or a.name).split(".")[0] for s in body if isinstance(s, (ast.Import, ast.ImportFrom))
-            for a in s.names}
 
 
 def shown(outcomes, original_cells: dict, batch_cells: dict) -> dict[int, tuple]:

@@ -73,6 +73,14 @@ def cell_names(code: str) -> tuple[set[str], set[str]]:
     return set(reads), set(defines)
 
 
+def imported_names(code: str) -> set[str]:
+    """The names a cell's top-level imports bind (`import pandas as pd`: `pd`): modules, not data."""
+    tree = parsed(code)
+    body = tree.body if tree is not None else []
+    return {(a.asname or a.name).split(".")[0] for s in body if isinstance(s, (ast.Import, ast.ImportFrom))
+            for a in s.names}
+
+
 def assigned_keys(code: str) -> dict[str, set[str]]:
     """The text keys a cell assigns on a name, by that name: `elements["goe"] = ...` and
     `df.loc[:, "goe"] = ...` give {"elements": {"goe"}, "df": {"goe"}}. A later KeyError naming such a key,

@@ -43,7 +43,7 @@ from ..options import BUILTIN, LoopOptions
 from ..result import METADATA_KEY, LoopResult, loop_summary
 from ..sandbox import owner_tag, remove_tree
 from . import words
-from .cells import CellPlan, assigned_keys, cell_names, parse_cell
+from .cells import CellPlan, assigned_keys, cell_names, imported_names, parse_cell
 from .modules import ModuleFailure, failing_module, imports_of, judged_cell, module_diff
 from .once import Cell, FolderWatch, files_words, may_change, plain_count
 from .saved import SavedOutputs, chained_warning
@@ -528,6 +528,7 @@ class BatchRun:
         self.original = copy.deepcopy(nb)  # for the plain Jupyter count
         self.poisoned: dict[str, int] = {}  # name -> the cell that failed to define it
         self.from_fix: dict[str, int] = {}  # name -> the applied fix (its cell) whose result it holds
+        self.pointers: dict[str, tuple[str, ...]] = {}  # name -> the Git LFS pointer files its value was read from
         self.saved = SavedOutputs(self.original, options.saved_outputs)  # which saved outputs can check a fix
         self.decided: dict[int, tuple] = {}  # cell number -> (its saved output as a check, or None; why not)
         self.outcomes: list[CellOutcome] = []
@@ -676,6 +677,7 @@ class BatchRun:
         number = index + 1
         self.uncopied = (await kernel.call("save", sorted(reads | defines), number)).get("why", {})
         error = "generation requested" if plan.instruction else await self._run_here(kernel, index, plan.code, plan)
+        pointers = self._pointers(plan.code, reads, defines)
         checked = error is not None and not plan.instruction and kernel.check_failed  # it ran; a check failed
         self.first_ran[number] = error is None or checked
         self.check_error = error if checked else None
@@ -708,7 +710,8 @@ class BatchRun:
             return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines,
                                 left=Left.NOT_SELECTED)
         for left, not_code in ((Left.NOT_INSTALLED, words.missing_package(error)), (Left.NO_PROGRAM,
-                               words.missing_program(error)), (Left.NO_NETWORK, words.unreachable(error))):
+                               words.missing_program(error)), (Left.NO_NETWORK, words.unreachable(error)),
+                               (Left.NO_FILE, pointers and words.lfs_data(pointers))):
             if not_code:  # nothing a change to the cell can fix: no loop (a model would delete the import)
                 return self._failed(index, cell.source, _kept(not_code), error, started, defines, left=left)
         failure = failing_module(kernel.traceback, self.cwd)
@@ -719,6 +722,18 @@ class BatchRun:
         await kernel.call("hold")
         await kernel.call("restore")
         return await self._repair(kernel, index, plan, error, started, defines)
+
+    def _pointers(self, code: str, reads, defines) -> tuple[str, ...]:
+        """The Git LFS pointer files the cell's data comes from: those it names, and those the values it reads were
+        read from; what it defines holds their data from now on (a name it defines from other data is cleared)."""
+        files = [*words.lfs_pointers(code, self.cwd), *(f for n in sorted(reads) for f in self.pointers.get(n, ()))]
+        files = tuple(dict.fromkeys(files))
+        for name in defines - imported_names(code):  # a module imported beside the read is no data of it
+            if files:
+                self.pointers[name] = files
+            else:
+                self.pointers.pop(name, None)
+        return files
 
     async def _run_here(self, kernel, index: int, code: str, plan: CellPlan | None) -> str | None:
         """Run `code` as cell `index` in the notebook's kernel (`kernel.run`); the files of the notebook's

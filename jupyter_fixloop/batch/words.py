@@ -6,6 +6,7 @@ repair"."""
 
 from __future__ import annotations
 
+import os
 import re
 
 # a `%%fixloop <instruction>` cell on the built-in engine: it repairs code, it does not write any
@@ -59,6 +60,36 @@ def missing_file(error: str, cwd: str) -> str | None:
     path = m.group(1).strip() or "the file the cell opens"
     return (f"the file `{path}` is not there: the notebook runs in `{cwd}` (its working directory); put the "
             "file there or correct the path, then rerun (fixloop does not make up data)")
+
+
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"  # the first line of a Git LFS pointer file
+QUOTED = re.compile(r"""(?:'([^'\n]{1,400})'|"([^"\n]{1,400})")""")  # a string the code names a file by
+
+
+def lfs_pointers(code: str, cwd: str) -> tuple[str, ...]:
+    """The files the code names (a quoted path, relative to `cwd` or absolute) that hold a Git LFS pointer: a
+    repository cloned without its large files, so what the cell reads from them is three lines of text, not
+    the data."""
+    found = []
+    for m in QUOTED.finditer(code):
+        name = m.group(1) or m.group(2)
+        path = os.path.join(cwd, os.path.expanduser(name))
+        try:
+            if os.path.getsize(path) < 1024 and os.path.isfile(path):
+                with open(path, "rb") as f:
+                    if f.read(len(LFS_POINTER)) == LFS_POINTER:
+                        found.append(name)
+        except OSError:
+            continue
+    return tuple(dict.fromkeys(found))
+
+
+def lfs_data(files) -> str:
+    """The words for a cell whose data comes from Git LFS pointer files, not from the data they stand for."""
+    named = ", ".join(f"`{f}`" for f in files)
+    return (f"{named} {'holds a Git LFS pointer' if len(files) == 1 else 'hold Git LFS pointers'}, not the data: the "
+            "repository was fetched without its large files (`git lfs pull` there fetches them), then rerun; no "
+            "change to the cell can fix this (fixloop does not make up data)")
 
 
 def unreachable(error: str) -> str | None:

@@ -257,6 +257,8 @@ class LoopRun:
             note, repeated_before = self._carry_on(best, receipt, history), repeated
             if self._kept and self._kept[0] == index and self._shows_nothing(self._kept[2]):
                 note = prompt.SHOWS_NOTHING
+        if not opts.max_rounds:  # nothing was tried: not "reached"
+            return self._gave_up("no model round asked (max rounds 0): the cell's run is shown as it is", "rounds")
         return self._gave_up(f"max rounds ({opts.max_rounds}) reached", "rounds")
 
     def _read_checks(self) -> None:

@@ -136,7 +136,10 @@ export function renderEntry(entry: ILoopEntry, options: IRenderOptions): HTMLEle
     node.append(el('div', 'jp-fixloop-entry-facts', check.text));
   }
   if (loop.agreement) {
-    node.append(el('div', 'jp-fixloop-entry-facts', `${loop.agreement.text} (a fact about the answers, not a check)`));
+    const asking = loop.agreement.asking ? `; ${loop.agreement.asking}` : '';
+    node.append(
+      el('div', 'jp-fixloop-entry-facts', `${loop.agreement.text} (a fact about the answers, not a check)${asking}`)
+    );
   }
   for (const other of loop.alternatives) {
     const who =

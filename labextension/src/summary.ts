@@ -54,6 +54,10 @@ export interface IAgreement {
   groups: number[];
   unanimous: boolean;
   text: string;
+  /** The answers the round was to ask (0 in summaries written before it existed). */
+  planned: number;
+  /** Why fewer or more were asked than planned, in words ('' when as many). */
+  asking: string;
 }
 
 /** A check the rules read from the instruction, shown before use; not the user's unless they give it. */
@@ -251,7 +255,9 @@ function parseAgreement(value: unknown): IAgreement | null {
     answers: num(value.answers),
     groups: Array.isArray(value.groups) ? value.groups.filter((g): g is number => typeof g === 'number') : [],
     unanimous: value.unanimous === true,
-    text: str(value.text)
+    text: str(value.text),
+    planned: num(value.planned),
+    asking: str(value.asking)
   };
 }
 

@@ -29,13 +29,24 @@ describe('parseSummary', () => {
   });
 
   it('reads how many independent answers agree and the checks read from the instruction, or none', () => {
-    const agreement = { agreeing: 3, answers: 4, groups: [3, 1], unanimous: false, text: '3 of 4 independent answers give this result' };
+    const agreement = {
+      agreeing: 3,
+      answers: 4,
+      groups: [3, 1],
+      unanimous: false,
+      text: '3 of 4 independent answers give this result',
+      planned: 5,
+      asking: '1 more not asked: 3 of the first 4 already agree, a majority of the 5 to ask'
+    };
     const check = { expr: "'d' in globals()", words: '`d` exists', passed: true, text: 'checked: `d` exists (read from your instruction): it holds' };
     const loop = parseSummary({ ...summary(), agreement, read_checks: [check, 'junk'] });
     assert.deepEqual(loop?.agreement, agreement);
     assert.deepEqual(loop?.read_checks, [check]);
     const old = parseSummary(summary());
     assert.equal(old?.agreement, null);
+    const { planned, asking, ...before } = agreement; // an agreement written before `planned` existed
+    assert.deepEqual(parseSummary({ ...summary(), agreement: before })?.agreement, { ...before, planned: 0, asking: '' });
+    assert.ok(planned && asking);
     assert.deepEqual(old?.read_checks, []);
   });
 

@@ -980,3 +980,36 @@ def test_the_report_says_what_each_loop_rests_on_and_every_candidate_tried(workd
     assert "<li>checked by: your check (--expect)</li>" in shown
     assert "<li>stopped by: its rounds (max rounds)</li>" in shown
     assert "<li>the model at T=0.2 (carried on): ok: ran without error</li>" in shown
+
+
+def test_data_read_from_a_git_lfs_pointer_is_said_not_there_and_never_sent_to_a_model(tmp_path, fake_model):
+    """A repository cloned without its large files: `data/temps.csv` is three lines of a Git LFS pointer. The cells
+    that fail on what was read from it (directly, or through names made from it) are left with what to do; no
+    model is asked to make up the data's columns, and a cell on other data is still repaired as usual."""
+    from jupyter_fixloop.batch.run import BatchOptions, Left, fix_notebook, read_notebook
+    from jupyter_fixloop.options import LoopOptions
+    from jupyter_fixloop.sandbox.runtime import run_sync
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "temps.csv").write_text(
+        "version https://git-lfs.github.com/spec/v1\noid sha256:45c0304801\nsize 91141\n")
+    path = write_notebook(
+        tmp_path / "lfs.ipynb",
+        "import pandas as pd\ntemps = pd.read_csv('data/temps.csv')\ntemps.head()",
+        "print(temps['actual'].mean())",
+        "doubled = temps * 2",
+        "print(doubled['actual'].max())",
+        "other = pd.DataFrame({'price': [1, 2]})\nprint(other['prise'].sum())",
+    )
+    server = fake_model("```python\nother = pd.DataFrame({'price': [1, 2]})\nprint(other['price'].sum())\n```")
+    nb = read_notebook(path)
+    options = BatchOptions(loop=LoopOptions(model="openai/scripted", api_base=server.url), plain=False)
+    by = {o.number: o for o in run_sync(fix_notebook(nb, path, options)).outcomes}
+    assert [by[n].status for n in (1, 3)] == ["ok", "ok"]
+    for n in (2, 4):
+        assert by[n].status == "failed" and by[n].left is Left.NO_FILE, by[n]
+        assert "`data/temps.csv` holds a Git LFS pointer, not the data" in by[n].reason
+        assert "`git lfs pull`" in by[n].reason and by[n].error.startswith("KeyError")
+    assert by[5].left is None and by[5].status in ("fixed", "unverified", "proposed"), by[5]
+    prompts = [server.prompt(i) for i in range(len(server.requests))]
+    assert prompts and all("prise" in p and "actual" not in p for p in prompts)  # only the cell on other data

@@ -387,6 +387,23 @@ def test_a_cell_that_reads_what_the_machine_kept_a_cell_from_making_is_no_drift_
     assert drift_cells(outcomes, saved, dict(enumerate(errors, 1))) == {4, 6}
 
 
+def test_a_cell_left_on_data_that_is_a_git_lfs_pointer_is_no_drift_cell():
+    """Batch mode found a cell's data read from a Git LFS pointer file (Left.NO_FILE): its KeyError, and that of a
+    cell failing after it, measure nothing a fix could change; a KeyError on other data still does."""
+    from fixloop_bench.notebooks import drift_cells
+
+    from jupyter_fixloop.batch.run import CellOutcome, Left
+
+    sources = ["temps = pd.read_csv('data/temps.csv')\nlabels = temps['actual']", "print(labels.mean())",
+               "other = pd.DataFrame({'a': [1]})\nother['b']"]
+    errors = ["KeyError: 'actual'", "NameError: name 'labels' is not defined", "KeyError: 'b'"]
+    outcomes = [CellOutcome(1, "failed", sources[0], left=Left.NO_FILE),
+                CellOutcome(2, "skipped", sources[1], blamed_cell=1, left=Left.BLAMED),
+                CellOutcome(3, "failed", sources[2])]
+    saved = {n: {"outputs": [], "execution_count": n} for n in range(1, 4)}
+    assert drift_cells(outcomes, saved, dict(enumerate(errors, 1))) == {3}
+
+
 def test_a_magic_of_an_extension_this_machine_lacks_is_no_drift_cell():
     """`%load_ext watermark` fails for a package not installed here; `%watermark` below it then is no magic at all:
     no change to the cell makes it run. A magic no failed `%load_ext` accounts for is still measured."""

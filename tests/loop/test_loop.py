@@ -89,6 +89,14 @@ def test_model_that_never_fixes_stops_at_max_rounds(fake_model):
     assert result.patched is None
 
 
+def test_zero_rounds_says_no_round_was_asked_not_that_rounds_ran_out(fake_model):
+    server = fake_model(f"```python\n{FIB_FIXED}```")
+    result = fix(FIB, checks=["fib(6) == 8"], model="openai/scripted", api_base=server.url, max_rounds=0)
+    assert result.status == "gave_up" and result.bound == "rounds" and not result.rounds
+    assert "no model round asked (max rounds 0)" in result.reason and "reached" not in result.reason
+    assert not server.requests and result.first.kind == "check_failed"
+
+
 def test_model_repeating_itself_ends_the_loop_early(fake_model):
     server = fake_model(f"```python\n{FIB}```")
     result = fix(FIB, checks=["fib(6) == 8"], model="openai/scripted", api_base=server.url, max_rounds=4)
