@@ -188,13 +188,14 @@ class _Unrun:
     source: str
     status: str = ""
     blamed_cell: int | None = None
+    left: object = None  # batch mode's `Left`: not known yet
 
 
 def model_cells(nb, plain: dict) -> frozenset[int]:
     """The cells `--model-cells drift` lets a model repair: the drift cells as the figures count them (`drift_cells`
     less hidden state and cells failing for no library's change), read from the plain run before batch mode runs.
     They hold every drift cell the figures count: a cell the figures leave out besides is one batch mode skips
-    after an unfixed cell above it, and a skipped cell is not repaired."""
+    after an unfixed cell above it or leaves for its data not there (a Git LFS pointer), and neither is repaired."""
     cells = [_Unrun(i + 1, c.source) for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
     drift = drift_cells(cells, {i + 1: c for i, c in enumerate(nb.cells)}, plain)
     return frozenset(drift - hidden_state(cells, plain) - not_library(cells, plain))
