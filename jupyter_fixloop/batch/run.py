@@ -71,11 +71,14 @@ class CellFailed(FixloopError):
 @dataclass(frozen=True)
 class BatchOptions:
     """What `run` was asked to do: the loop's options (Jupyter config and flags), the seconds a cell
-    may run in the notebook's kernel, and `cells`, the 1-based cell numbers that may be repaired (None: all)."""
+    may run in the notebook's kernel, `cells`, the 1-based cell numbers that may be repaired (None: all), and
+    `model_cells`, those whose repair may call the loop's model (None: all; any other is given the built-in
+    engine alone, whatever model is named: a bench spends a slow model only on the cells it measures)."""
 
     loop: LoopOptions = field(default_factory=LoopOptions)
     cell_timeout: float = 600.0
     cells: frozenset[int] | None = None
+    model_cells: frozenset[int] | None = None
     kernel_name: str | None = None
     accept_unreviewed: bool = False  # run a litellm model's verified fix in the notebook's kernel unreviewed
     plain: bool = True  # count the cells a plain Jupyter run gets through (from this run: batch/once.py)
@@ -816,6 +819,11 @@ class BatchRun:
     def _repairable(self, number: int) -> bool:
         return self.options.cells is None or number in self.options.cells
 
+    def model_for(self, number: int, model: str | None) -> str | None:
+        """The model the repair of cell `number` may call: `model` (a `%%fixloop --model`, or None: the run's),
+        or the built-in engine for a cell outside `BatchOptions.model_cells`."""
+        return model if self.options.model_cells is None or number in self.options.model_cells else BUILTIN
+
     async def _run_big(self, kernel, index: int, plan: CellPlan, started: float) -> CellOutcome:
         """A cell over BIG_CELL runs as written, as plain Jupyter runs it: reading it for names, copying
         what it reaches and repairing it would each take longer than the cell itself."""
@@ -981,7 +989,8 @@ class BatchRun:
         expect = expecting(self._expected(plan, number, error), self.later(number),
                            numbers=[n for n, _ in self.numbered_later(number)])  # what every run is judged against
         while True:
-            options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
+            options = defaults.with_(model=self.model_for(number, plan.model), max_rounds=plan.max_rounds,
+                                     timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
                                 expect=expect, hooks=self.progress.hooks(), options=options)
             if not result.claimed:
