@@ -64,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model-timeout", type=float, default=None, metavar="S",
                         help="seconds one model call may take (FixLoop.model_timeout; a local model on a shared "
                              "core needs more than the default)")
+    parser.add_argument("--model-cells", choices=("all", "drift"), default="all",
+                        help="the failing cells whose repair may call --model: all (default), or only the drift "
+                             "cells the figures count (they ran without error when saved and fail here plainly, "
+                             "not for a missing package, file or network, nor hidden state or Python 2 code); "
+                             "every other failing cell gets the built-in engine alone, as the JSON and the "
+                             "printed header say")
     parser.add_argument("--no-library-changes", dest="library_changes", action="store_false",
                         help="leave out of the model's prompt what the libraries said they changed "
                              "(FixLoop.library_changes_in_prompt False): the model with and without it")
@@ -252,9 +258,9 @@ def _load(path: str | None) -> dict[str, dict]:
         return {f"{d['corpus']}/{d['name']}": d for d in json.load(f)["notebooks"]}
 
 
-def _save(path: str, figures: list[NotebookFigures]) -> None:
+def _save(path: str, figures: list[NotebookFigures], model_cells: str = "all") -> None:
     with open(path + ".tmp", "w") as f:
-        json.dump({"notebooks": [x.as_json() for x in figures]}, f, indent=1)
+        json.dump({"model_cells": model_cells, "notebooks": [x.as_json() for x in figures]}, f, indent=1)
     os.replace(path + ".tmp", path)
 
 
@@ -292,7 +298,7 @@ def _measure_all(folders, names, args, options, eras) -> tuple[list[NotebookFigu
             else:
                 try:
                     f = asyncio.run(measure(folder, rel, options, scratch, keep, eras.get(corpus, eras.get("")),
-                                            deadline))
+                                            deadline, args.model_cells == "drift"))
                 except Stopped as exc:  # a stop that came outside a notebook's run
                     _said_stopped(str(exc), f"in {corpus}/{rel}", "it and ", args)
                     return every, str(exc)
@@ -309,11 +315,23 @@ def _measure_all(folders, names, args, options, eras) -> tuple[list[NotebookFigu
             f.corpus = corpus  # resumed or measured: the corpus it was measured in
             every.append(f)
             if args.json_out:
-                _save(args.json_out, every)
+                _save(args.json_out, every, args.model_cells)
             if f.unfinished:
                 _said_stopped(f.unfinished, f"in {corpus}/{rel}", "", args)
                 return every, f.unfinished
     return every, ""
+
+
+def header(model: str, model_cells: str) -> str:
+    """The line that says which engine repaired which failing cells."""
+    from jupyter_fixloop.options import BUILTIN
+
+    if model == BUILTIN:
+        return "Repairs: the built-in engine, on every failing cell."
+    if model_cells == "drift":
+        return (f"Repairs: {model} beside the rules on the drift cells only (those the figures count as drift); "
+                "every other failing cell: the built-in engine alone (--model-cells drift).")
+    return f"Repairs: {model} beside the rules, on every failing cell."
 
 
 def _said_stopped(why: str, where: str, which: str, args) -> None:
@@ -358,6 +376,7 @@ def main(argv: list[str]) -> int:
     for f in every:
         corpora[f.corpus].append(f)
     held_out = {names[f] for f, out in folders.items() if out}
+    print(header(options.loop.model, args.model_cells) + "\n")
     for corpus, figures in corpora.items():
         print(f"## {corpus} ({'held out' if corpus in held_out else 'dev'})\n\n{report(figures)}\n")
     print(summary(corpora, held_out))

@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 FIXED = ("fixed", "unverified")  # a repair that runs: verified by something, or by nothing
 RAN = ("ok", *FIXED, "looks_wrong")  # ran without raising in the notebook's kernel (batch.run.RAN)
@@ -81,6 +81,8 @@ class NotebookFigures:
     decided: list = field(default_factory=list)  # (cell number, batch status, DRIFT) of each cell batch mode decided
     unfinished: str = ""  # what stopped the notebook's run (SIGTERM, --stop-after): its figures are its cells decided
     code_cells: int = 0  # the notebook's code cells (more than `cells` when it is unfinished)
+    model_cells: list | None = None  # with --model-cells drift: the cells whose repair might call the model
+    # (`model_cells`); None: every failing cell's might
 
     @property
     def drift_fixed(self) -> int:
@@ -176,6 +178,27 @@ def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
                 and not (o.status == "skipped" and (cause is None or environment(cause) or o.blamed_cell in no_data))):
             found.add(o.number)
     return found
+
+
+@dataclass(frozen=True)
+class _Unrun:
+    """A code cell before batch mode ran it, read as `drift_cells` reads an outcome."""
+
+    number: int
+    source: str
+    status: str = ""
+    blamed_cell: int | None = None
+    left: object = None  # batch mode's `Left`: not known yet
+
+
+def model_cells(nb, plain: dict) -> frozenset[int]:
+    """The cells `--model-cells drift` lets a model repair: the drift cells as the figures count them (`drift_cells`
+    less hidden state and cells failing for no library's change), read from the plain run before batch mode runs.
+    They hold every drift cell the figures count: a cell the figures leave out besides is one batch mode skips
+    after an unfixed cell above it or leaves for its data not there (a Git LFS pointer), and neither is repaired."""
+    cells = [_Unrun(i + 1, c.source) for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
+    drift = drift_cells(cells, {i + 1: c for i, c in enumerate(nb.cells)}, plain)
+    return frozenset(drift - hidden_state(cells, plain) - not_library(cells, plain))
 
 
 NAME_ERROR = re.compile(r"NameError: name '(\w+)' is not defined")
@@ -349,12 +372,13 @@ async def with_modules_accepted(folder: str, rel: str, first, original: dict, le
 
 
 async def measure(folder: str, rel: str, options, scratch: str, keep: str | None = None,
-                  era: str | None = None, deadline: float | None = None) -> NotebookFigures:
+                  era: str | None = None, deadline: float | None = None, drift_only: bool = False) -> NotebookFigures:
     """One notebook, plainly and in batch mode, each in a fresh copy of `folder`; with `keep`, the
     notebook batch mode wrote is saved under `keep` (its fixes, its outputs) for review; with `era` (a
-    kernel name), the fixes shown wrong are run there too (`right_in_era`). SIGTERM, SIGINT or `deadline`
-    (a `time.monotonic()` value: the bench's --stop-after) end it where it is: the figures are then those of
-    the cells batch mode decided so far, and say so (`unfinished`)."""
+    kernel name), the fixes shown wrong are run there too (`right_in_era`); with `drift_only`, only the drift cells'
+    repairs may call the model (`model_cells`; the others get the built-in engine alone). SIGTERM, SIGINT or
+    `deadline` (a `time.monotonic()` value: --stop-after) end it where it is: its figures are then those of the
+    cells batch mode decided so far, and say so (`unfinished`)."""
     from jupyter_fixloop.batch.run import Stop, fix_notebook, plain_errors, read_notebook
 
     started = time.perf_counter()
@@ -373,6 +397,7 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
                                seconds=time.perf_counter() - started)
     path = os.path.join(batch_dir, rel)
     nb = read_notebook(path)
+    options = replace(options, model_cells=model_cells(nb, plain)) if drift_only else options
     original = {i + 1: c for i, c in enumerate(nb.cells)}
     original = {n: dict(outputs=list(c.get("outputs", [])), execution_count=c.get("execution_count"))
                 for n, c in original.items()}
@@ -384,7 +409,7 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     decided = {o.number for o in result.outcomes}  # every code cell, unless the run was stopped
     figures = NotebookFigures(rel, cells=len(result.outcomes), batch=result.cells_run, code_cells=result.code_cells,
                               plain=sum(e is None for n, e in plain.items() if n in decided or not result.stopped),
-                              unfinished=result.stopped)
+                              unfinished=result.stopped, model_cells=_listed(options.model_cells))
     drift = drift_cells(result.outcomes, original, plain)
     hidden = hidden_state(result.outcomes, plain) & drift
     drift -= hidden
@@ -409,6 +434,10 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
 
 
 STOP_AFTER = "--stop-after"  # the why of a run its wall-clock budget ended
+
+
+def _listed(cells: frozenset[int] | None) -> list[int] | None:
+    return None if cells is None else sorted(cells)
 
 
 def _code_cells(nb) -> int:

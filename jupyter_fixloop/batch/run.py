@@ -71,11 +71,14 @@ class CellFailed(FixloopError):
 @dataclass(frozen=True)
 class BatchOptions:
     """What `run` was asked to do: the loop's options (Jupyter config and flags), the seconds a cell
-    may run in the notebook's kernel, and `cells`, the 1-based cell numbers that may be repaired (None: all)."""
+    may run in the notebook's kernel, `cells`, the 1-based cell numbers that may be repaired (None: all), and
+    `model_cells`, those whose repair may call the loop's model (None: all; any other is given the built-in
+    engine alone, whatever model is named: a bench spends a slow model only on the cells it measures)."""
 
     loop: LoopOptions = field(default_factory=LoopOptions)
     cell_timeout: float = 600.0
     cells: frozenset[int] | None = None
+    model_cells: frozenset[int] | None = None
     kernel_name: str | None = None
     accept_unreviewed: bool = False  # run a litellm model's verified fix in the notebook's kernel unreviewed
     plain: bool = True  # count the cells a plain Jupyter run gets through (from this run: batch/once.py)
@@ -525,7 +528,8 @@ class BatchRun:
         self.original = copy.deepcopy(nb)  # for the plain Jupyter count
         self.poisoned: dict[str, int] = {}  # name -> the cell that failed to define it
         self.from_fix: dict[str, int] = {}  # name -> the applied fix (its cell) whose result it holds
-        self.pointers: dict[str, tuple[str, ...]] = {}  # name -> the Git LFS pointer files its value was read from
+        self.pointers: dict[str, tuple[str, ...]] = {}  # name, or `file:` path -> the Git LFS pointer files
+        # its value was read from
         self.saved = SavedOutputs(self.original, options.saved_outputs)  # which saved outputs can check a fix
         self.decided: dict[int, tuple] = {}  # cell number -> (its saved output as a check, or None; why not)
         self.outcomes: list[CellOutcome] = []
@@ -674,7 +678,7 @@ class BatchRun:
         number = index + 1
         self.uncopied = (await kernel.call("save", sorted(reads | defines), number)).get("why", {})
         error = "generation requested" if plan.instruction else await self._run_here(kernel, index, plan.code, plan)
-        pointers = self._pointers(plan.code, reads, defines)
+        pointers = self._pointers(number, plan.code, reads, defines)
         checked = error is not None and not plan.instruction and kernel.check_failed  # it ran; a check failed
         self.first_ran[number] = error is None or checked
         self.check_error = error if checked else None
@@ -720,13 +724,16 @@ class BatchRun:
         await kernel.call("restore")
         return await self._repair(kernel, index, plan, error, started, defines)
 
-    def _pointers(self, code: str, reads, defines) -> tuple[str, ...]:
-        """The Git LFS pointer files the cell's data comes from: those it names, and those the values it reads were
-        read from; what it defines holds their data from now on (a name it defines from other data is cleared)."""
-        files = [*words.lfs_pointers(code, self.cwd), *(f for n in sorted(reads) for f in self.pointers.get(n, ()))]
+    def _pointers(self, number: int, code: str, reads, defines) -> tuple[str, ...]:
+        """The Git LFS pointer files the cell's data comes from: those it names, those the values it reads were
+        read from, and those behind a file it names that a cell on their data wrote; what it defines, and the
+        files it wrote, hold their data from now on (a name it defines from other data is cleared)."""
+        named = words.named_files(code, self.cwd)
+        files = [*words.lfs_pointers(code, self.cwd), *(f for n in sorted(reads) for f in self.pointers.get(n, ())),
+                 *(f for path in named.values() for f in self.pointers.get(f"file:{path}", ()))]
         files = tuple(dict.fromkeys(files))
-        for name in defines - imported_names(code):  # a module imported beside the read is no data of it
-            if files:
+        for name in [*(defines - imported_names(code)), *(f"file:{p}" for p in self.touched.get(number, ()))]:
+            if files:  # a module imported beside the read is no data of it
                 self.pointers[name] = files
             else:
                 self.pointers.pop(name, None)
@@ -811,6 +818,11 @@ class BatchRun:
 
     def _repairable(self, number: int) -> bool:
         return self.options.cells is None or number in self.options.cells
+
+    def model_for(self, number: int, model: str | None) -> str | None:
+        """The model the repair of cell `number` may call: `model` (a `%%fixloop --model`, or None: the run's),
+        or the built-in engine for a cell outside `BatchOptions.model_cells`."""
+        return model if self.options.model_cells is None or number in self.options.model_cells else BUILTIN
 
     async def _run_big(self, kernel, index: int, plan: CellPlan, started: float) -> CellOutcome:
         """A cell over BIG_CELL runs as written, as plain Jupyter runs it: reading it for names, copying
@@ -977,7 +989,8 @@ class BatchRun:
         expect = expecting(self._expected(plan, number, error), self.later(number),
                            numbers=[n for n, _ in self.numbered_later(number)])  # what every run is judged against
         while True:
-            options = defaults.with_(model=plan.model, max_rounds=plan.max_rounds, timeout=timeout, hint=hint)
+            options = defaults.with_(model=self.model_for(number, plan.model), max_rounds=plan.max_rounds,
+                                     timeout=timeout, hint=hint)
             result = await afix(plan.code, checks=plan.checks, instruction=plan.instruction, namespace=snap,
                                 expect=expect, hooks=self.progress.hooks(), options=options)
             if not result.claimed:

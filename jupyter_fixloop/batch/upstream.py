@@ -64,7 +64,8 @@ async def find_cause(run, kernel, failing_index: int, plan: CellPlan, error: str
                                numbers=[*below, failing, *(n for n, _ in run.numbered_later(failing))])
             result = await afix(cause.code, namespace=snap, expect=expect, hooks=run.progress.hooks(),
                                 notes=(note(number, failing, error),),
-                                options=run.loop_options.with_(model=cause.model, max_rounds=cause.max_rounds))
+                                options=run.loop_options.with_(model=run.model_for(failing, cause.model),
+                                                               max_rounds=cause.max_rounds))
         finally:
             os.unlink(snap.path)
         if result.claimed and result.patched and result.patched.strip() != cause.code.strip():

@@ -752,3 +752,56 @@ def test_drift_behind_a_module_of_the_notebook_is_measured_with_its_repair_accep
     saved = json.loads(out_json.read_text())["notebooks"][0]
     assert saved["accepted"] == {"right": 2} and saved["verdicts"] == {} and saved["accepted_files"] == ["helpers.py"]
     assert (folder / "helpers.py").read_text() == module  # the corpus is not touched
+
+
+def test_the_model_cells_are_the_drift_cells_the_figures_count_read_before_batch_mode_runs():
+    """`--model-cells drift` chooses from the plain run alone: a cell that ran when saved and fails here is given to
+    the model; not one that never ran when saved, one failing for a package not installed, nor hidden state."""
+    from fixloop_bench.notebooks import model_cells
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    saved = [new_output("stream", name="stdout", text="3\n")]
+    nb = new_notebook(cells=[new_markdown_cell("# old"),
+                             new_code_cell("import pandas as pd", execution_count=1),
+                             new_code_cell("print(pd.Series([1, 2]).sum(level=0))", execution_count=2, outputs=saved),
+                             new_code_cell("print(pd.Series([1]).never_was())"),  # never ran when saved
+                             new_code_cell("import no_such_package_here", execution_count=3),
+                             new_code_cell("print(original_paid)", execution_count=4, outputs=saved)])
+    plain = {2: None, 3: "TypeError: Series.sum() got an unexpected keyword argument 'level'",
+             4: "AttributeError: 'Series' object has no attribute 'never_was'",
+             5: "ModuleNotFoundError: No module named 'no_such_package_here'",
+             6: "NameError: name 'original_paid' is not defined"}
+    assert model_cells(nb, plain) == {3}
+
+
+def test_with_model_cells_drift_a_failing_cell_that_is_no_drift_cell_calls_no_model(tmp_path, fake_model, capsys):
+    """Run for real, against the scripted server: under `--model-cells drift` the drift cell's repair calls the
+    model and the cell that never ran when saved gets the rules alone (fewer calls than under the default, where
+    both call it; a prompt shows the cells below its cell, so the calls are counted, not searched). The JSON and
+    the printed header say which cells the model was given."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    drift, other = "raise ValueError('gone since 2017')", "raise ValueError('never ran when saved')"
+    nb = new_notebook(cells=[new_code_cell("x = 1", execution_count=1),
+                             new_code_cell(drift, execution_count=2,
+                                           outputs=[new_output("stream", name="stdout", text="1\n")]),
+                             new_code_cell(other)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(folder / "nb.ipynb"))
+    server = fake_model("```python\nprint(x)\n```")
+    asked = {}
+    for cells in ("drift", "all"):
+        out_json = tmp_path / f"{cells}.json"
+        server.requests.clear()
+        bench.main(["--notebooks", str(folder), "--kernel", "python3", "--model", "openai/scripted", "--api-base",
+                    server.url, "--max-rounds", "1", "--model-cells", cells, "--json", str(out_json)])
+        asked[cells] = len(server.requests)
+        saved = json.loads(out_json.read_text())
+        assert saved["model_cells"] == cells
+        assert saved["notebooks"][0]["model_cells"] == ([2] if cells == "drift" else None)
+        header = capsys.readouterr().out.splitlines()[0]
+        assert ("on the drift cells only" in header) == (cells == "drift"), header
+    assert 0 < asked["drift"] < asked["all"], asked
