@@ -87,8 +87,8 @@ class FixLoop(Configurable):
                                 "agree ('3 of 4 independent answers give this result': a fact, not a check, so "
                                 "it stays unverified). Where they differ, the next result is shown beside it. "
                                 "Each answer is asked with a seed of its own (when a seed is set). Default 1 "
-                                "(off): K answers cost K model calls, one after another unless `model_slots` lets "
-                                "a server answer them side by side, and on the local 1.5B model answers that all "
+                                "(off): K answers cost K model calls, one after another, or one request of K "
+                                "choices where `model_slots` >= K, and on the local 1.5B model answers that all "
                                 "agree were right on only some steps (docs/benchmarks.md, Generation)."
                                 ).tag(config=True)
     agreement_more = Integer(DEFAULTS.agreement_more, min=0, max=8, help="With `agreement_samples`: where the two "
@@ -103,7 +103,12 @@ class FixLoop(Configurable):
                           "llama-server's prompt cache then computes once; calls at once each compute it in a slot "
                           "of their own, and on one CPU thread three at once took longer than three one after "
                           "another (docs/benchmarks.md, Generation). A server with one slot queues the others, and "
-                          "their time in the queue counts against the model timeout.").tag(config=True)
+                          "their time in the queue counts against the model timeout. With `agreement_samples` K "
+                          "<= this, a round's K answers are one request of K choices (`n`, llama-server's "
+                          "`n_cmpl`, which it allows up to its slots): the prompt is read once, the replies written "
+                          "together, at one temperature (the mean of the K spread ones); the server samples each "
+                          "choice with a seed of its own. Where it returns fewer choices, or refuses the request, the "
+                          "rest are asked one by one.").tag(config=True)
     seed = Integer(DEFAULTS.seed, min=-1, help="Sent with each model call (OpenAI's `seed`, llama-server's too; "
                    "-1: none), so that the same prompt at the same temperature gets the same answer where the "
                    "provider honours it: a measurement that can be repeated. Providers that take no seed get "

@@ -191,6 +191,7 @@ def candidate_lines(r) -> list[str]:
     out = []
     for s in r.samples:
         who = s.writer + (f" at T={s.temperature:g}" if s.temperature is not None and s.source != "rules" else "")
+        who += f" (choice {s.choice + 1} of the request above)" if s.choice else ""
         carried = " (carried on)" if s.code is not None and (s.code or "").strip() == (r.candidate or "").strip() \
             and s.kind == r.receipt.kind else ""
         how = s.kind or "not run"

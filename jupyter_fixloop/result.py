@@ -51,6 +51,7 @@ class Sample:
     source: str = "model"  # "model", or "rules": the built-in engine's rule repair (no tokens)
     effect: str = ""  # what its run did to the user's data, in words ("" when it did not run)
     authors: tuple[str, ...] = ()  # who wrote each line of `code` (see `authored`)
+    choice: int = 0  # its place among one request's choices: 0 made the call (its tokens, seconds: the request's)
 
     @property
     def tokens(self) -> int:

@@ -5,6 +5,9 @@ Each request takes the next item of the script: a string (the reply's content), 
 with `"stream": true` gets the content as server-sent events, a few characters a chunk. With `prompt_cache`
 set, a reply says what a server with a prompt cache (llama-server) says: the prompt tokens it read from its cache
 (those of the longest start the prompt shares with an earlier request's) and its milliseconds reading the rest.
+A request asking `n` choices gets that many (up to `choices` when set: a server that returns fewer), each the next
+item of the script; its usage counts every choice's reply tokens (OpenAI), or the first's alone with
+`usage_of_first` (llama-server returns its first result's usage).
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ class FakeModelServer:
         self.requests: list[dict] = []
         self.repeat_last = True
         self.prompt_cache = False  # say cached prompt tokens and prompt milliseconds, as llama-server does
+        self.choices: int | None = None  # the most choices a request gets (None: as many as its `n` asks)
+        self.usage_of_first = False  # a reply of several choices counts the first's reply tokens alone
         # replies held until `together` requests are in flight at once (0: none held; a request held longer than
         # `hold` seconds is answered anyway), and the most requests that were in flight at once
         self.together, self.hold = 0, 10.0
@@ -68,11 +73,8 @@ class FakeModelServer:
                 if streaming:
                     payload = _event_stream(item.content or "", body)
                 else:
-                    payload = (
-                        item.body
-                        if item.body is not None
-                        else json.dumps(_completion(item.content or "", body, cached)).encode()
-                    )
+                    answer = self._choices(item, body, cached) if item.body is None else None
+                    payload = item.body if item.body is not None else json.dumps(answer).encode()
                 self.send_response(item.status)
                 self.send_header("Content-Type", "text/event-stream" if streaming else "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -80,6 +82,20 @@ class FakeModelServer:
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(payload)
+
+            def _choices(self, item, body, cached) -> dict:
+                """The completion: `item` its first choice, the next items of the script the others `n` asks for."""
+                reply = _completion(item.content or "", body, cached)
+                n = body.get("n") if isinstance(body.get("n"), int) else 1
+                for index in range(1, min(n, server.choices or n)):
+                    more = _completion(server._next().content or "", body)
+                    reply["choices"].append(more["choices"][0] | {"index": index})
+                    if not server.usage_of_first:
+                        reply["usage"]["completion_tokens"] += more["usage"]["completion_tokens"]
+                        reply["usage"]["total_tokens"] += more["usage"]["completion_tokens"]
+                if server.usage_of_first:  # as llama-server says it, beside its `timings`
+                    reply.setdefault("timings", {"predicted_n": reply["usage"]["completion_tokens"]})
+                return reply
 
             def do_GET(self):  # the model list, as an OpenAI-compatible server answers `GET /v1/models`
                 found = self.path.rstrip("/").endswith("/v1/models")

@@ -7,8 +7,6 @@ hand: the tables of jupyter_fixloop/rules/changed.json (read by rules/changed.py
   numpy still explains in its AttributeError, as `np.float_`, are read from that error instead.)
 - `RENAMED_KEYWORDS`: scikit-learn parameters its old version's warnings say were renamed ("`sparse`
   was renamed to `sparse_output`"), where the old name is gone now and the new one is there.
-- `MOVED_CALLS`: matplotlib functions of one argument that are gone now and that the old version's
-  deprecation says to call another function instead of ("Use ``matplotlib.colormaps.get_cmap(obj)``").
 - `SKLEARN_MOVED`: scikit-learn classes and functions that are gone now and that the old version's
   deprecation names the replacement of ("Import impute.SimpleImputer from sklearn instead").
 - `SKLEARN_MODULES_MOVED`: the modules of `sklearn.externals` that are gone now and whose old
@@ -314,25 +312,6 @@ def scipy_moved(words: dict) -> dict:
         if resolve(path) is None and m and resolve(m.group(1)) is not None:
             table[tuple(path.rsplit(".", 1))] = tuple(m.group(1).rsplit(".", 1))
     return table
-
-
-MATPLOTLIB_MODULES = ["matplotlib", "matplotlib.pyplot", "matplotlib.cm", "matplotlib.colors", "matplotlib.mlab",
-                      "matplotlib.ticker", "matplotlib.dates", "matplotlib.cbook"]
-
-
-def matplotlib_deprecated() -> dict:
-    """matplotlib's own words on the module functions it deprecated (the `.. deprecated::` note its
-    `_api.deprecated` writes into the docstring: "Use ``matplotlib.colormaps.get_cmap(obj)`` instead")."""
-    words = {}
-    for path in MATPLOTLIB_MODULES:
-        module = resolve(path)
-        for name in dir(module):
-            obj = getattr(module, name, None)
-            doc = getattr(obj, "__doc__", None) or ""
-            note = re.search(r"\.\. deprecated::(.*?)(?:\n\s*\n|$)", doc, re.DOTALL)
-            if not name.startswith("_") and inspect.isfunction(obj) and note:
-                words[path + "." + name] = " ".join(note.group(1).split())
-    return words
 
 
 # --- the source of versions that do not install here (sdists of scikit-learn 0.18-0.23, matplotlib 2.0-3.3) ---
@@ -737,8 +716,6 @@ def source(library: str, root: str) -> dict:
 
 def dump(libraries) -> dict:
     found = {}
-    if "matplotlib" in libraries:
-        found["matplotlib deprecated"] = matplotlib_deprecated()
     if "numpy" in libraries:
         found["numpy deprecated"] = numpy_deprecated()
     if "scipy" in libraries:
@@ -848,22 +825,6 @@ def renamed_keywords(renamed: dict) -> dict:
         for old, new in pairs:
             if old not in params and new in params:
                 table[(error_name(cls, path), old)] = new
-    return table
-
-
-CALL_INSTEAD = re.compile(r"``([\w.]+)\((\w+)\)``")  # "``matplotlib.colormaps.get_cmap(obj)``": one argument
-
-
-def moved_calls(words: dict) -> dict:
-    """{(module, function) gone now: the function of one argument its old deprecation says to call instead}."""
-    table = {}
-    for path, text in sorted(words.items()):
-        if resolve(path) is not None:
-            continue
-        for m in CALL_INSTEAD.finditer(text):
-            if resolve(m.group(1)) is not None:
-                table[tuple(path.rsplit(".", 1))] = m.group(1)
-                break
     return table
 
 
@@ -1301,7 +1262,6 @@ def compared_tables(dumps) -> dict:
     tables["STILL_POSITIONAL"] = {k: STILL_POSITIONAL[k] for k in tables["KEYWORD_ONLY_NOW"]}
     for name, words, read in (("NUMPY_REMOVED", "numpy deprecated", numpy_removed),
                               ("RENAMED_KEYWORDS", "sklearn renamed", renamed_keywords),
-                              ("MOVED_CALLS", "matplotlib deprecated", moved_calls),
                               ("SKLEARN_MOVED", "sklearn deprecated", sklearn_moved),
                               ("SKLEARN_MODULES_MOVED", "sklearn modules deprecated", sklearn_modules_moved),
                               ("SCIPY_MOVED", "scipy deprecated", scipy_moved)):

@@ -299,7 +299,8 @@ def run_loop(step: Step, ns: dict, opts) -> dict:
     from jupyter_fixloop.loop import fix
 
     result = fix("", instruction=step.instruction, namespace=ns, options=opts.options)
-    calls = sum(max(1, len([s for s in r.samples if s.source != "rules"])) for r in result.rounds)
+    # a request's further choices (one request of n answers) are no call of their own
+    calls = sum(max(1, len([s for s in r.samples if s.source != "rules" and not s.choice])) for r in result.rounds)
     a = result.agreement
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds), "calls": calls,
             "tokens": result.tokens, "cost": result.cost, "code": result.patched if result.claimed else None,

@@ -528,7 +528,8 @@ class BatchRun:
         self.original = copy.deepcopy(nb)  # for the plain Jupyter count
         self.poisoned: dict[str, int] = {}  # name -> the cell that failed to define it
         self.from_fix: dict[str, int] = {}  # name -> the applied fix (its cell) whose result it holds
-        self.pointers: dict[str, tuple[str, ...]] = {}  # name -> the Git LFS pointer files its value was read from
+        self.pointers: dict[str, tuple[str, ...]] = {}  # name, or `file:` path -> the Git LFS pointer files
+        # its value was read from
         self.saved = SavedOutputs(self.original, options.saved_outputs)  # which saved outputs can check a fix
         self.decided: dict[int, tuple] = {}  # cell number -> (its saved output as a check, or None; why not)
         self.outcomes: list[CellOutcome] = []
@@ -677,7 +678,7 @@ class BatchRun:
         number = index + 1
         self.uncopied = (await kernel.call("save", sorted(reads | defines), number)).get("why", {})
         error = "generation requested" if plan.instruction else await self._run_here(kernel, index, plan.code, plan)
-        pointers = self._pointers(plan.code, reads, defines)
+        pointers = self._pointers(number, plan.code, reads, defines)
         checked = error is not None and not plan.instruction and kernel.check_failed  # it ran; a check failed
         self.first_ran[number] = error is None or checked
         self.check_error = error if checked else None
@@ -723,13 +724,16 @@ class BatchRun:
         await kernel.call("restore")
         return await self._repair(kernel, index, plan, error, started, defines)
 
-    def _pointers(self, code: str, reads, defines) -> tuple[str, ...]:
-        """The Git LFS pointer files the cell's data comes from: those it names, and those the values it reads were
-        read from; what it defines holds their data from now on (a name it defines from other data is cleared)."""
-        files = [*words.lfs_pointers(code, self.cwd), *(f for n in sorted(reads) for f in self.pointers.get(n, ()))]
+    def _pointers(self, number: int, code: str, reads, defines) -> tuple[str, ...]:
+        """The Git LFS pointer files the cell's data comes from: those it names, those the values it reads were
+        read from, and those behind a file it names that a cell on their data wrote; what it defines, and the
+        files it wrote, hold their data from now on (a name it defines from other data is cleared)."""
+        named = words.named_files(code, self.cwd)
+        files = [*words.lfs_pointers(code, self.cwd), *(f for n in sorted(reads) for f in self.pointers.get(n, ())),
+                 *(f for path in named.values() for f in self.pointers.get(f"file:{path}", ()))]
         files = tuple(dict.fromkeys(files))
-        for name in defines - imported_names(code):  # a module imported beside the read is no data of it
-            if files:
+        for name in [*(defines - imported_names(code)), *(f"file:{p}" for p in self.touched.get(number, ()))]:
+            if files:  # a module imported beside the read is no data of it
                 self.pointers[name] = files
             else:
                 self.pointers.pop(name, None)

@@ -66,22 +66,31 @@ LFS_POINTER = b"version https://git-lfs.github.com/spec/"  # the first line of a
 QUOTED = re.compile(r"""(?:'([^'\n]{1,400})'|"([^"\n]{1,400})")""")  # a string the code names a file by
 
 
-def lfs_pointers(code: str, cwd: str) -> tuple[str, ...]:
-    """The files the code names (a quoted path, relative to `cwd` or absolute) that hold a Git LFS pointer: a
-    repository cloned without its large files, so what the cell reads from them is three lines of text, not
-    the data."""
-    found = []
+def named_files(code: str, cwd: str) -> dict[str, str]:
+    """The files the code names by a quoted path (relative to `cwd` or absolute) that exist: name -> its path
+    relative to `cwd`."""
+    found = {}
     for m in QUOTED.finditer(code):
         name = m.group(1) or m.group(2)
         path = os.path.join(cwd, os.path.expanduser(name))
+        if name not in found and os.path.isfile(path):
+            found[name] = os.path.relpath(path, cwd)
+    return found
+
+
+def lfs_pointers(code: str, cwd: str) -> tuple[str, ...]:
+    """The files the code names that hold a Git LFS pointer: a repository cloned without its large files, so
+    what the cell reads from them is three lines of text, not the data."""
+    found = []
+    for name, path in named_files(code, cwd).items():
         try:
-            if os.path.getsize(path) < 1024 and os.path.isfile(path):
-                with open(path, "rb") as f:
+            if os.path.getsize(os.path.join(cwd, path)) < 1024:
+                with open(os.path.join(cwd, path), "rb") as f:
                     if f.read(len(LFS_POINTER)) == LFS_POINTER:
                         found.append(name)
         except OSError:
             continue
-    return tuple(dict.fromkeys(found))
+    return tuple(found)
 
 
 def lfs_data(files) -> str:

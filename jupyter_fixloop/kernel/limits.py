@@ -219,34 +219,72 @@ def _refresh_farm(view: str, cwd: str) -> None:
                 pass
 
 
+FOLDER_LINKS_MAX = 10_000  # entries of a linked folder a write below it may turn into links of a scratch folder
+
+
 def _copy_on_write(view: str, farm: str) -> None:
     """Writing to a linked file replaces the link by a scratch copy first, so a cell that rewrites
     its own data file (`df.to_csv('data.csv')`) runs as it would outside; the real file is untouched.
-    Python-level writes in the top of the working directory only; others get "Read-only file system"."""
+    Writing below a linked folder (`plt.savefig('images/fig.png')`, `os.mkdir('Model/v2')`) first turns each
+    linked folder on the way into a scratch folder of links to its entries: the write lands in scratch, the real
+    folder is untouched. Python-level writes only (`open`, `os.mkdir`); others get "Read-only file system"."""
+    busy = []
 
     def hook(event, args):
-        if event != "open" or len(args) < 3 or not isinstance(args[0], (str, bytes, os.PathLike)):
+        if busy or event not in ("open", "os.mkdir") or not args or not isinstance(args[0], (str, bytes, os.PathLike)):
             return
-        mode, flags = args[1], args[2] or 0
-        if isinstance(mode, str):
-            writing, truncating = any(c in mode for c in "wa+"), "w" in mode
-        else:
-            writing, truncating = bool(flags & (os.O_WRONLY | os.O_RDWR)), bool(flags & os.O_TRUNC)
-        if not writing:
-            return
+        if event == "open":
+            if len(args) < 3:
+                return
+            mode, flags = args[1], args[2] or 0
+            if isinstance(mode, str):
+                writing, truncating = any(c in mode for c in "wa+x"), "w" in mode
+            else:
+                writing, truncating = bool(flags & (os.O_WRONLY | os.O_RDWR)), bool(flags & os.O_TRUNC)
+            if not writing:
+                return
         path = os.path.abspath(os.fsdecode(args[0]))
-        if os.path.dirname(path) != farm or not os.path.islink(path):
+        if os.path.relpath(path, farm).startswith(os.pardir) or path == farm:
             return
-        target = os.readlink(path)
-        if not target.startswith(view + os.sep) or os.path.isdir(target):
-            return
-        os.unlink(path)
-        if not truncating:
-            import shutil
+        busy.append(path)
+        try:
+            if not _scratch_folders(view, farm, os.path.dirname(path)) or event != "open":
+                return
+            target = os.readlink(path) if os.path.islink(path) else ""
+            if not target.startswith(view + os.sep) or os.path.isdir(target):
+                return
+            os.unlink(path)
+            if not truncating:
+                import shutil
 
-            shutil.copyfile(target, path)
+                shutil.copyfile(target, path)
+        finally:
+            busy.clear()
 
     sys.addaudithook(hook)
+
+
+def _scratch_folders(view: str, farm: str, folder: str) -> bool:
+    """Make each folder from `farm` down to `folder` that is a link into the real working directory (`view`) a
+    scratch folder holding links to the real one's entries (secrets left out); False when one cannot be (not a
+    folder of the real working directory, or over FOLDER_LINKS_MAX entries): the write then meets the real one."""
+    here = farm
+    for part in os.path.relpath(folder, farm).split(os.sep) if folder != farm else ():
+        here = os.path.join(here, part)
+        if not os.path.islink(here):
+            continue  # a scratch folder already, or not there (the write fails as it would outside)
+        target = os.readlink(here)
+        if not target.startswith(view + os.sep) or not os.path.isdir(target):
+            return False
+        names = os.listdir(target)
+        if len(names) > FOLDER_LINKS_MAX:
+            return False
+        os.unlink(here)
+        os.mkdir(here)
+        for name in names:
+            if not is_secret(os.path.join(target, name)):
+                os.symlink(os.path.join(target, name), os.path.join(here, name))
+    return True
 
 
 def _launch(argv: list[str]) -> None:

@@ -177,6 +177,7 @@ class LoopRun:
         self._removed: dict[str, int] = {}  # candidate code -> statements copied from the checks, removed
         self._examples: dict[str, tuple[str, ...]] = {}  # code -> the names its example copy rebound
         self._made_up: dict[str, tuple[str, ...]] = {}  # code -> the names its own written-out values rebound
+        self.one_refused = False  # the server refused a round's answers as one request (n): asked one by one since
         self.model_errors: dict[int, str] = {}  # round -> its model call's failure, when the rules' candidate ran on
         self.first: Receipt | None = None
         self.started = time.perf_counter()
@@ -331,9 +332,17 @@ class LoopRun:
         else:
             temps = sampling.temperatures(opts.temperature, max(opts.temperature, opts.resample_temperature),
                                           max(opts.samples, self._k()))
+        if self._one_request():  # one request, one temperature: the K answers' spread ones' mean
+            k = self._k()
+            temps = (round(sum(temps[:k]) / k, 3),) * k + temps[k:]
         if opts.rules and self.model.rules_beside:
             temps = (sampling.RULES, *temps)
         return temps
+
+    def _one_request(self) -> bool:
+        """Whether a round's K agreement answers are asked as one request (`sampling.OneRequest`): a server with a
+        slot for each (`model_slots` >= K), unless it refused such a request earlier in this loop."""
+        return self.agreeing and self._k() > 1 and self.options.model_slots >= self._k() and not self.one_refused
 
     def _asked_for(self, name: str) -> bool:
         """Whether the instruction asks for a new name to be made (`cell.asks_to_make`): it is part of the result."""
@@ -518,7 +527,9 @@ class LoopRun:
 
     async def _sample(self, index: int, messages, temps, guard_: guard.Guard, history, passed_before, pool,
                       mirror) -> list[sampling.Candidate]:
-        """The round's candidates: one model call per temperature, each reply cleaned by the guard and run."""
+        """The round's candidates: one model call per temperature (the agreement answers as one request, where
+        `_one_request`), each reply cleaned by the guard and run."""
+        one = sampling.OneRequest(self._k()) if self._one_request() else None
 
         async def ask(step: float | str, nth: int) -> tuple[model.Reply, str, tuple[str, ...]] | None:
             last = model.LastRun(history[-1][0] if history else None, history[-1][1] if history else None,
@@ -529,7 +540,7 @@ class LoopRun:
                     return None
                 base, writer = last.code or self.source, RULES
             else:  # a model writes from the cell (what it keeps of it is the user's)
-                reply = await self._propose(messages, step, last, nth)
+                reply = await self._answer(one, messages, step, last, nth)
                 base, writer = self.source, self.model.author
             if reply.code is not None:
                 code, removed = guard_.without_copied_checks(reply.code)
@@ -559,7 +570,20 @@ class LoopRun:
         def failed(exc: BaseException) -> None:
             self.model_errors.setdefault(index, str(exc) or type(exc).__name__)
 
-        return await self._gather(temps, ask, trial, ends_round, failed)
+        try:
+            return await self._gather(temps, ask, trial, ends_round, failed)
+        finally:
+            if one is not None:
+                one.cancel()
+                self.one_refused = self.one_refused or one.refused is not None
+
+    async def _answer(self, one: sampling.OneRequest | None, messages, step: float, last: model.LastRun,
+                      nth: int) -> model.Reply:
+        """The round's `nth` model answer: its own call, or its choice of the round's one request."""
+        if one is None:
+            return await self._propose(messages, step, last, nth)
+        return await one.reply(nth, lambda: self._propose_n(messages, step, last, one.k),
+                               lambda: self._propose(messages, step, last, nth))
 
     async def _gather(self, temps, ask, trial, ends_round, failed) -> list[sampling.Candidate]:
         """The round's candidates (`sampling.gather`). With agreement, asking stops once the first answers agree by
@@ -738,13 +762,25 @@ class LoopRun:
             def writing(tokens: int, rate: float):
                 events.call(self.hooks.on_model_writing, events.ModelWriting(index, opts.max_rounds, tokens, rate))
 
-        call = self.model.propose(messages, last, timeout=opts.model_timeout, api_base=opts.api_base or None,
-                                  max_tokens=opts.reply_cap(self.source), temperature=temperature,
-                                  seed=opts.seed + nth if opts.seed >= 0 else opts.seed, stop=prompt.STOP,
-                                  on_progress=writing, withhold=self._withheld())
+        call = self.model.propose(messages, last, on_progress=writing, **self._call(temperature, nth))
         if not opts.wall_time:
             return await call
         return await asyncio.wait_for(call, self._capped(opts.wall_time))
+
+    async def _propose_n(self, messages, temperature: float, last: model.LastRun, n: int) -> tuple[model.Reply, ...]:
+        """A round's n answers as one request (`Model.propose_n`), sent the seed of its first call (a server gives
+        each further choice a seed of its own), cut off at the loop's total time bound; not streamed."""
+        call = self.model.propose_n(messages, n, last, **self._call(temperature, 0))
+        if not self.options.wall_time:
+            return await call
+        return await asyncio.wait_for(call, self._capped(self.options.wall_time))
+
+    def _call(self, temperature: float | None, nth: int) -> dict:
+        """The keywords of a model call: the round's `nth` call is sent the seed plus `nth`."""
+        opts = self.options
+        return dict(timeout=opts.model_timeout, api_base=opts.api_base or None, max_tokens=opts.reply_cap(self.source),
+                    temperature=temperature, seed=opts.seed + nth if opts.seed >= 0 else opts.seed, stop=prompt.STOP,
+                    withhold=self._withheld())
 
     def _withheld(self) -> tuple[str, ...]:
         """The texts of the user's secrets (`_withheld`), found once per loop, at its first model call."""

@@ -1,13 +1,20 @@
 """Execution-guided sampling: several candidates per round, each run, the best one carried on.
 
 A small model's likeliest answer is often wrong where a slightly hotter one is right; running them
-all tells which. A round makes K model calls (llama-server rejects n>1, so they are K requests, at
+all tells which. A round makes K model calls (K requests: one request of n choices has one temperature; at
 temperatures spread from the round's own up to `resample_temperature`, each after the first with a seed
 of its own: one seed at several temperatures draws the same random numbers, and its answers share one
 bias), one after another, or up to `slots` at once for a server that answers side by side (llama-server's
 `--parallel`); each reply runs in a kernel of the warm pool as soon as it arrives, beside the next call,
 and a candidate that passes every check cancels the calls under way. Code that a sample of the same round
 already proposed is not run again (the loop already skips code an earlier round ran).
+
+A round's K agreement answers on a server with a slot for each (`model_slots` >= K) are one request instead
+(`OneRequest`: `n`=K, llama-server's `n_cmpl`): the prompt is read once and its state copied to the other slots,
+where K separate requests side by side each read it in a slot of its own. One request has one temperature (the
+round's K spread ones' mean) and one seed; the server samples each choice on its own (llama-server: choice i with
+the seed plus i, the seeds K separate calls are sent). The answers arrive together: each is then settled as if its
+call had just answered, so stopping once they agree saves runs, not model time.
 
 With a litellm model, a round starts with the built-in engine's rule repair (`RULES`) when it has one:
 it answers in milliseconds for no tokens, and its run gets a head start of `RULES_GRACE` seconds
@@ -23,6 +30,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from ..errors import ModelError
 from ..model.models import Reply
 from ..receipt.text import annotated, headline
 from ..receipt.values import Receipt, rejected
@@ -57,7 +65,8 @@ class Candidate:
         u = self.reply.usage
         return Sample(self.reply.code, self.temperature, headline(self.receipt), self.receipt.kind,
                       u.prompt_tokens, u.completion_tokens, u.seconds, self.source,
-                      self.receipt.effect.text if self.receipt.effect is not None else "", self.authors)
+                      self.receipt.effect.text if self.receipt.effect is not None else "", self.authors,
+                      self.reply.choice)
 
 
 def best_of(candidates: Sequence[Candidate]) -> Candidate:
@@ -83,6 +92,44 @@ def total_usage(candidates: Sequence[Candidate], best: Candidate) -> Usage:
     return Usage(sum(u.prompt_tokens for u in us), sum(u.completion_tokens for u in us), sum(u.cost for u in us),
                  sum(u.seconds for u in us), best.receipt.seconds, sum(u.cached_tokens for u in us),
                  sum(u.prompt_seconds for u in us))
+
+
+class OneRequest:
+    """A round's first `k` model answers as one request: the first answer asked starts it, every answer waits on it
+    and takes its own choice. Where the server returned fewer choices than asked, or refused the request (a
+    `ModelError`: llama-server refuses an `n` above its slots), an answer without a choice is asked on its own
+    (`separate`); so is every answer after the first `k` (those asked where the leading results tie)."""
+
+    def __init__(self, k: int):
+        self.k = k
+        self.task: asyncio.Future | None = None
+        self.refused: BaseException | None = None  # the request's error, when it failed
+
+    async def reply(self, nth: int, request: Callable[[], Awaitable[Sequence[Reply]]],
+                    separate: Callable[[], Awaitable[Reply]]) -> Reply:
+        """The round's `nth` answer (from 0): its choice of the one request (`request`, made once), else `separate`."""
+        if nth >= self.k:
+            return await separate()
+        if self.task is None:
+            self.task = asyncio.ensure_future(request())
+        try:
+            replies = await asyncio.shield(self.task)
+        except ModelError as exc:
+            self.refused, replies = exc, ()
+        if nth < len(replies):
+            return replies[nth]
+        return await separate()
+
+    @property
+    def choices(self) -> int:
+        """The choices the request returned (0 before it answered, or when it failed)."""
+        if self.task is None or not self.task.done() or self.task.cancelled() or self.task.exception() is not None:
+            return 0
+        return len(self.task.result())
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
 
 
 # (a temperature, or RULES; the how-many-th model call of the round it is, from 0) -> (reply, what it repeats, who

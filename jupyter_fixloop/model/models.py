@@ -17,7 +17,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from ..errors import ModelError, UsageError
@@ -37,6 +37,7 @@ class Reply:
     usage: Usage
     guess: str = ""  # the built-in engine's repair is a guess: what it did, in its words
     cut: int = 0  # the reply was stopped at this many tokens (`reply_tokens`); 0: it ended by itself
+    choice: int = 0  # its place among one request's choices (n > 1): 0 carries the request's usage, or is a request
 
 
 Progress = Callable[[int, float], None]  # (tokens written, tokens per second) while a reply streams
@@ -67,6 +68,9 @@ class Model(Protocol):
                       stop: tuple[str, ...] = (), on_progress: Progress | None = None,
                       withhold: tuple[str, ...] = ()) -> Reply: ...
 
+    async def propose_n(self, messages: list[dict], n: int, last: LastRun | None = None,
+                        **call) -> tuple[Reply, ...]: ...
+
     def token_counter(self) -> Callable[[str], int]: ...
 
     def check(self, api_base: str | None = None) -> None: ...
@@ -90,6 +94,10 @@ class BuiltinModel:
         """With `last` (the code that last ran and its typed receipt, as the loop holds them) it repairs
         that code, never code read out of the prompt; without it, it has nothing to repair and says so."""
         return _builtin(messages, last)
+
+    async def propose_n(self, messages: list[dict], n: int, last: LastRun | None = None, **_call) -> tuple[Reply, ...]:
+        """Its one answer (it is deterministic: n of them would be n copies)."""
+        return (_builtin(messages, last),)
 
     def token_counter(self) -> Callable[[str], int]:
         """litellm's default tokenizer, cl100k, read with tiktoken alone: the built-in engine must not wait
@@ -118,7 +126,13 @@ class LiteLLMModel:
 
     async def propose(self, messages: list[dict], last: LastRun | None = None, **call) -> Reply:
         """`last` is not read: a model reads the prompt."""
-        return await _litellm_call(messages, self.name, **call)
+        return (await _litellm_call(messages, self.name, **call))[0]
+
+    async def propose_n(self, messages: list[dict], n: int, last: LastRun | None = None, **call) -> tuple[Reply, ...]:
+        """n answers asked as one request (OpenAI's `n`; llama-server's `n_cmpl`, up to its slots): the prompt is
+        read once, and the server samples each choice on its own (llama-server gives choice i the seed plus i).
+        Fewer come back where the server returns fewer choices than asked; the caller asks the rest one by one."""
+        return await _litellm_call(messages, self.name, n=n, **call)
 
     def token_counter(self) -> Callable[[str], int]:
         """Its tokenizer through litellm."""
@@ -203,13 +217,15 @@ async def _litellm_call(
     stop: tuple[str, ...] = (),
     on_progress: Progress | None = None,
     withhold: tuple[str, ...] = (),
-) -> Reply:
+    n: int = 1,
+) -> tuple[Reply, ...]:
     """One litellm call, its messages scrubbed first (model/scrub.py: secrets, and the texts in `withhold`, become
     placeholders the reply gets back). Transport and provider errors become a one-line `ModelError`.
 
     `temperature`: None leaves the provider's default; a model that takes no temperature (some
     reasoning models) gets none (litellm's drop_params); so does `seed` (None or -1: none sent). `stop`: where the
-    reply may end early.
+    reply may end early. `n` > 1: that many choices asked in the one request (not streamed), a reply for each the
+    server returned, in their order (`_shared`: the request's usage said once).
     `on_progress(tokens, tokens_per_second)`: the reply is streamed, and this is called as it is
     written (a few times a second at most)."""
     lib = litellm()
@@ -218,26 +234,53 @@ async def _litellm_call(
     kwargs = dict(model=model, messages=scrubbed.messages, timeout=timeout, num_retries=num_retries,
                   retry_policy=retry_policy(num_retries), max_retries=0, drop_params=True)
     given = dict(temperature=temperature, seed=seed if seed is not None and seed >= 0 else None,
-                 stop=list(stop) or None, max_tokens=max_tokens or None, api_base=api_base, api_key=api_key)
+                 stop=list(stop) or None, max_tokens=max_tokens or None, api_base=api_base, api_key=api_key,
+                 n=n if n > 1 else None)
     kwargs.update({k: v for k, v in given.items() if v is not None and v != ""})
     started = time.perf_counter()
     try:
-        if on_progress is None:
+        if on_progress is None or n > 1:
             response = await lib.acompletion(**kwargs)
         else:
             response = await _streamed(lib, kwargs, on_progress)
     except Exception as exc:
         raise ModelError(describe_model_error(exc, model)) from exc
     seconds = time.perf_counter() - started
-    text = scrubbed.restore((response.choices[0].message.content or "") if response.choices else "")
-    length = bool(response.choices) and response.choices[0].finish_reason == "length"
     try:
         cost = float(lib.completion_cost(completion_response=response) or 0.0)
     except Exception:
         cost = 0.0  # a model litellm has no price for (local, proxy): tokens are still counted
     usage = _usage(response, cost, seconds)
+    choices = sorted(response.choices or (), key=lambda c: getattr(c, "index", 0) or 0)[:max(n, 1)]
+    if not choices:
+        return (Reply(text=scrubbed.restore(""), code=extract_code(scrubbed.restore("")), usage=usage),)
+    texts = [scrubbed.restore(c.message.content or "") for c in choices]
+    first_only = isinstance(getattr(response, "timings", None), dict)  # llama-server: its first result's usage
+    usages = _shared(usage, texts, model, first_only) if len(texts) > 1 else [usage]
+    return tuple(_reply(text, c.finish_reason == "length", u, max_tokens, i)
+                 for i, (text, c, u) in enumerate(zip(texts, choices, usages)))
+
+
+def _reply(text: str, length: bool, usage: Usage, max_tokens: int | None, choice: int = 0) -> Reply:
+    """A choice as a reply: its code (what there is of it when the reply was cut at `max_tokens`)."""
     return Reply(text=text, code=cut_code(text) if length else extract_code(text), usage=usage,
-                 cut=(max_tokens or usage.completion_tokens) if length else 0)
+                 cut=(max_tokens or usage.completion_tokens) if length else 0, choice=choice)
+
+
+def _shared(usage: Usage, texts: list[str], model: str, first_only: bool) -> list[Usage]:
+    """One request's usage over its choices, counted once: the first choice carries the prompt (read once), the cost
+    and the request's seconds; every other choice its own reply tokens, and nothing else. `first_only`: the server
+    counted the first choice's reply tokens alone (llama-server returns its first result's usage, said by its
+    `timings`); the others' are estimated from their text (litellm's count, in the first choice's tokens per counted
+    token). Otherwise the server's count of all the replies is kept, split in proportion to the texts' counts."""
+    counted = [max(1, count_tokens(text, model)) if text else 0 for text in texts]
+    total = usage.completion_tokens
+    if first_only:
+        per = total / counted[0] if counted[0] and total else 1.0
+        others = [round(c * per) for c in counted[1:]]
+        return [usage, *(Usage(completion_tokens=c) for c in others)]
+    others = [round(total * c / sum(counted)) if sum(counted) else 0 for c in counted[1:]]
+    return [replace(usage, completion_tokens=total - sum(others)), *(Usage(completion_tokens=c) for c in others)]
 
 
 def _usage(response, cost: float, seconds: float) -> Usage:

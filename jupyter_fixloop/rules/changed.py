@@ -11,8 +11,6 @@ values are as below (a JSON array read back as a tuple).
   scikit-learn's parameter validation raises a bare "too many positional arguments").
 - `NUMPY_REMOVED`: numpy names gone now that the old numpy's deprecation says to replace
   ("Please use `prod` instead"); `{m}` is the alias the cell uses.
-- `MOVED_CALLS`: (module, function of one argument) gone now -> the function its old deprecation said
-  to call instead.
 - `SKLEARN_MOVED`: (module, name) gone from scikit-learn now -> (module, name) its old deprecation
   said to import instead, or said it was renamed to ("'GraphLasso' was renamed to 'GraphicalLasso'",
   under each package above that has the new name).

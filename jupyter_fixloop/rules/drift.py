@@ -23,8 +23,6 @@ words or from what the library says it has now.
   `Perceptron(n_iter=40)` -> `max_iter=40, tol=None`, `hist(normed=True)` -> `density=True`,
   `yscale('symlog', linthreshy=0.05)` -> `linthresh=0.05`: matplotlib 3.3's one name for both axes).
 - `no_effect_keyword`: a keyword gone now that the old version said had no effect (`presort=`), left out.
-- `moved_call`: a function of one argument matplotlib removed, as the call its deprecation named
-  (`plt.cm.get_cmap('jet')` -> `matplotlib.colormaps.get_cmap('jet')`).
 - `scalar_as_2d`: one number where scikit-learn wants rows of features: `[[x]]`, as its error's two
   reshapes both say for one number.
 - `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
@@ -49,7 +47,6 @@ from .changed import (
     EQUIVALENT_VALUES,
     KEYWORD_EXTRAS,
     KEYWORD_ONLY_NOW,
-    MOVED_CALLS,
     NO_EFFECT_KEYWORDS,
     REDUCERS_BY_NAME,
     RENAMED_CALL_KEYWORDS,
@@ -296,7 +293,7 @@ def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
     """Arguments a library made keyword-only, passed by position (`ldata.pivot('date', 'item', 'value')`,
     `SVC(1.0, 'linear')`): named in the order its older versions took them (`pivot(index='date',
     columns='item', values='value')`, `SVC(C=1.0, kernel='linear')`); the table compares both versions'
-    signatures (tools/keyword_only_table.py)."""
+    signatures (tools/drift_tables.py)."""
     m = POSITIONAL.search(receipt.evalue) if receipt.ename == "TypeError" else None
     tree = parse(code)
     if tree is None or receipt.ename != "TypeError":
@@ -323,23 +320,26 @@ def _too_many_positional(code: str, tree: ast.AST, receipt: ParsedReceipt) -> st
 def _name_arguments(code: str, tree: ast.AST, receipt: ParsedReceipt, key: str, allowed: int,
                     given: int) -> str | None:
     """Name the arguments past the first `allowed` of the calls to `key` on the failing line."""
-    names = KEYWORD_ONLY_NOW[key]
-    method = "." in key
     constructor = key.endswith(".__init__")  # `SVC.__init__`: the calls are to `SVC`
     callee = key.split(".")[-2] if constructor else key.rsplit(".", 1)[-1]
-    for call in calls_on_line(tree, receipt.lineno, callee):
-        if len(call.args) != given or any(isinstance(a, ast.Starred) for a in call.args):
+    names = KEYWORD_ONLY_NOW[key][:given - allowed]
+    return named(code, tree, receipt.lineno, callee, given, allowed, list(names), method="." in key,
+                 attribute="." in key and not constructor) if len(names) == given - allowed else None
+
+
+def named(code: str, tree: ast.AST, lineno: int | None, name: str, args: int, kept: int, names: list[str],
+          method: bool, attribute: bool = False) -> str | None:
+    """The calls to `name` on the line with `args` arguments by position, those past the first `kept` named `names`
+    (also said.py's); of a function, only values written out (`pd.concat(a, b)` is a list forgotten,
+    `pd.concat(frames, 1)` an axis); `attribute`: only its calls as a method (`ldata.pivot(...)`)."""
+    for call in calls_on_line(tree, lineno, name):
+        if len(call.args) != args or any(isinstance(a, ast.Starred) for a in call.args) or any(
+                has_keyword(call, n) for n in names) or attribute and not isinstance(call.func, ast.Attribute):
             continue
-        if method and not constructor and not isinstance(call.func, ast.Attribute):
+        if not method and not all(isinstance(a, ast.Constant) for a in call.args[kept:]):
             continue
-        extra = call.args[allowed:]
-        if not all(isinstance(a, ast.Constant) for a in extra) and not method:
-            continue  # `pd.concat(a, b)` is a list forgotten (concat_list), `pd.concat(frames, 1)` an axis
-        named = names[:len(extra)]
-        if len(named) < len(extra) or any(has_keyword(call, n) for n in named):
-            continue
-        for arg, name in sorted(zip(extra, named), key=lambda p: span(code, p[0]), reverse=True):
-            code = replace_node(code, arg, f"{name}={source_of(code, arg)}")
+        for arg, keyword in sorted(zip(call.args[kept:], names), key=lambda p: span(code, p[0]), reverse=True):
+            code = replace_node(code, arg, f"{keyword}={source_of(code, arg)}")
         return code
     return None
 
@@ -680,29 +680,6 @@ def no_effect_keyword(code: str, receipt: ParsedReceipt) -> str | None:
         return None
     kw = next(k for k in passing[0].keywords if k.arg == keyword)
     return replace_node(code, passing[0], _without_keyword(code, passing[0], kw))
-
-
-@repair(MECHANICAL, DRIFT + 170)
-def moved_call(code: str, receipt: ParsedReceipt) -> str | None:
-    """`plt.cm.get_cmap('viridis')` when matplotlib removed `cm.get_cmap`: the function of one argument its
-    deprecation said to call instead (`matplotlib.colormaps.get_cmap('viridis')`, changed.MOVED_CALLS),
-    under the cell's name for the package (imported when the cell has none)."""
-    found = attribute_error(receipt)
-    tree = parse(code)
-    if not found or not found[0].startswith("module ") or tree is None:
-        return None
-    new = MOVED_CALLS.get((found[0][len("module "):], found[1]))
-    if new is None:
-        return None
-    top, rest = new.split(".", 1)
-    alias = next((name for name, full in receipt.modules.items() if full == top), None)
-    alias = alias or next(iter(re.findall(rf"^\s*import {top}(?: as (\w+))?\s*$", code, re.MULTILINE)), None)
-    alias = alias if alias != "" else top  # `import matplotlib` binds `matplotlib`
-    for call in calls_on_line(tree, receipt.lineno, found[1]):
-        if isinstance(call.func, ast.Attribute) and len(call.args) == 1 and not call.keywords:
-            fixed = replace_node(code, call.func, f"{alias or top}.{rest}")
-            return fixed if alias else insert_import(fixed, f"import {top}")
-    return None
 
 
 SCALAR_2D = re.compile(r"Expected 2D array, got scalar array instead:\s*array=(\S+?)\.?\s+Reshape your data either "

@@ -13,7 +13,7 @@ import inspect
 import re
 
 from .changed import SKLEARN_NAMES_MOVED
-from .drift import UNEXPECTED_KEYWORD as UNEXPECTED, _without_keyword
+from .drift import UNEXPECTED_KEYWORD as UNEXPECTED, _without_keyword, named
 from .edits import CannotTell, ParsedReceipt, call_name, calls_on_line, on_line, parse, replace_node, source_of
 from .generic import (  # the knowledge base is read through generic.py: the one crossing up to model/
     IMPORTED_AS,
@@ -244,7 +244,7 @@ def _keywords_named(code: str, receipt: ParsedReceipt, removed: bool) -> str | N
         function = _said_of(change, owner, name) if SAYS_KEYWORD.search(change.words) else None
         names = _keyword_only(function, change, allowed, given - allowed) if function else None
         if names and bool(_removed_keywords(name, set(inspect.signature(function).parameters))) == removed:
-            fixed = _named(code, tree, receipt.lineno, name, given - bool(owner), allowed - bool(owner), names,
+            fixed = named(code, tree, receipt.lineno, name, given - bool(owner), allowed - bool(owner), names,
                            method=bool(owner))
             if fixed is not None:
                 return fixed
@@ -292,23 +292,6 @@ def _removed_keywords(name: str, today: set[str]) -> list[str]:
                    and change.change in ("removed", "deprecated") for key in change.keys
                    if key != name and key not in today and key.isidentifier() and key.islower()
                    and replacement_of(change) not in today})
-
-
-def _named(code: str, tree: ast.AST, lineno: int | None, name: str, args: int, kept: int, names: list[str],
-           method: bool) -> str | None:
-    """The calls to `name` on the line with `args` arguments by position, those past the first `kept` named; of a
-    function, only values written out (`pd.concat(a, b)` is a list forgotten, `pd.concat(frames, 1)` an axis)."""
-    for call in calls_on_line(tree, lineno, name):
-        if len(call.args) != args or any(isinstance(a, ast.Starred) for a in call.args):
-            continue
-        if not method and not all(isinstance(a, ast.Constant) for a in call.args[kept:]):
-            continue
-        if any(k.arg in names for k in call.keywords):
-            continue
-        for arg, keyword in sorted(zip(call.args[kept:], names), key=lambda p: p[0].col_offset, reverse=True):
-            code = replace_node(code, arg, f"{keyword}={source_of(code, arg)}")
-        return code
-    return None
 
 
 MASKED = ("first", "last")  # pandas 2.1: "Deprecated :meth:`Series.first` ...; create a mask and filter using .loc"

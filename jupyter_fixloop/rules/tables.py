@@ -58,12 +58,10 @@ KNOWN_IMPORTS = {
 
 
 MOVED_NAMES = {
-    ("pandas.io.json", "json_normalize"): "pandas",
     ("pandas", "datetime"): "datetime",
     ("fractions", "gcd"): "math",
     ("scipy.misc", "comb"): "scipy.special",
     ("scipy.misc", "factorial"): "scipy.special",
-    ("sklearn.externals", "joblib"): None,  # its own package now: `import joblib`
     **{("collections", n): "collections.abc" for n in (
         "Mapping", "MutableMapping", "Sequence", "MutableSequence", "Iterable", "Iterator", "Callable",
         "Set", "MutableSet", "Hashable", "Sized", "Container", "Generator", "KeysView", "ValuesView")},
@@ -71,14 +69,9 @@ MOVED_NAMES = {
 """`from M import X` that stopped working: (M, X) -> the module that has X now."""
 
 
-MOVED_MODULES = {
-    "pandas.util.testing": "pandas.testing",
-    "pandas.tools.plotting": "pandas.plotting",
-    "sklearn.cross_validation": "sklearn.model_selection",
-    "sklearn.grid_search": "sklearn.model_selection",
-    "pandas.io.json.normalize": "pandas",
-}
-"""Modules that were renamed or merged into another."""
+MOVED_MODULES = {"pandas.util.testing": "pandas.testing"}
+"""Modules that were renamed or merged into another (`import pandas.util.testing as tm`: the knowledge base's
+rewriters move what its entries name, `from pandas.util.testing import X` among them)."""
 
 
 REMOVED_ATTRIBUTES = {

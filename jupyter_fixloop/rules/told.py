@@ -134,3 +134,43 @@ def extension_array_argument(code: str, receipt: ParsedReceipt) -> str | None:
         if found:
             return code
     return None
+
+
+POSITIONAL_LOC = "Slicing a positional slice with .loc is not allowed"  # pandas 3's words (a FutureWarning before)
+
+
+@repair(MECHANICAL, DRIFT + 239)
+def positional_loc_slice(code: str, receipt: ParsedReceipt) -> str | None:
+    """A slice of positions given to `.loc`, as the labels at those positions: pandas says "Use .loc with labels or
+    .iloc with positions instead", and kept the labels of the row or column axis the positions meant
+    (`data.loc['combined', :4] = ...` -> `data.loc['combined', data.columns[:4]] = ...`, a new row's first four
+    columns, as pandas before 3 read it)."""
+    tree = parse(code) if receipt.ename == "TypeError" and POSITIONAL_LOC in receipt.evalue else None
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Subscript) and on_line(node, receipt.lineno)
+                and isinstance(node.value, ast.Attribute) and node.value.attr == "loc"):
+            continue
+        frame = source_of(code, node.value.value)
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        found = [(part, axis) for part, axis in zip(parts, ("index", "columns")) if _positions(part)]
+        for part, axis in sorted(found, key=lambda p: (p[0].lineno, p[0].col_offset), reverse=True):
+            code = replace_node(code, part, f"{frame}.{axis}[{source_of(code, part)}]")
+        if found:
+            return code
+    return None
+
+
+def _positions(node: ast.AST) -> bool:
+    """A slice whose bounds are whole numbers (`:4`, `1:-1`), at least one of them given."""
+    if not isinstance(node, ast.Slice):
+        return False
+    bounds = [b for b in (node.lower, node.upper) if b is not None]
+
+    def whole(b):
+        if isinstance(b, ast.UnaryOp) and isinstance(b.op, ast.USub):
+            b = b.operand
+        return isinstance(b, ast.Constant) and type(b.value) is int
+
+    return bool(bounds) and all(whole(b) for b in bounds) and (node.step is None or whole(node.step))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import functools
-import itertools
 import json
 import os
 import queue
@@ -56,6 +55,7 @@ INTERRUPT_GRACE = 0.5  # a stopped run must give its receipt within timeout + 1 
 MAX_RESULT = 2 * 2**20  # characters of the runner's JSON (its own caps keep an honest one far below)
 MAX_LISTED = 1000  # scratch-dir entries looked at
 MAX_WRITTEN = 20  # files named in the receipt as written
+FOLDERS_DEEP = 3  # levels of scratch folders looked into for files written
 MAX_NAME = 80  # characters of one such name
 CONNECTION_FILE, STDERR_FILE = "kernel.json", "kernel.stderr"
 @dataclass(frozen=True)
@@ -509,18 +509,38 @@ def _arming(checks, ahead: bool = False) -> str:
 
 
 def _plain_files(path: str) -> list[str]:
-    """Names of the regular files in a directory the sandbox can write. The directory is opened
-    without following a link (a swapped-in symlink lists nothing, instead of the user's home) and
-    entries are judged by lstat; at most MAX_LISTED entries are looked at."""
+    """Names of the regular files in a directory the sandbox can write, and in the folders in it that are not
+    links (made by the candidate, or made scratch by a write below a linked folder: `images/fig.png`), FOLDERS_DEEP
+    levels down. Each directory is opened without following a link (a swapped-in symlink lists nothing,
+    instead of the user's home) and entries are judged by lstat; at most MAX_LISTED entries are looked at."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return []
+    found: list[str] = []
+    _list_into(fd, "", found, [MAX_LISTED], FOLDERS_DEEP)
+    return found
+
+
+def _list_into(fd: int, prefix: str, found: list[str], budget: list[int], deep: int) -> None:
+    """`_plain_files` of the open directory `fd` (closed here), its names given `prefix`."""
     try:
         with os.scandir(fd) as entries:
-            return [e.name for e in itertools.islice(entries, MAX_LISTED) if e.is_file(follow_symlinks=False)]
+            for entry in entries:
+                if budget[0] <= 0:
+                    break
+                budget[0] -= 1
+                if entry.is_file(follow_symlinks=False):
+                    found.append(prefix + entry.name)
+                elif deep > 0 and entry.is_dir(follow_symlinks=False):
+                    try:
+                        sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                      dir_fd=fd)
+                    except OSError:
+                        continue
+                    _list_into(sub, f"{prefix}{entry.name}/", found, budget, deep - 1)
     except OSError:
-        return []
+        pass
     finally:
         os.close(fd)
 

@@ -1000,16 +1000,20 @@ def test_data_read_from_a_git_lfs_pointer_is_said_not_there_and_never_sent_to_a_
         "doubled = temps * 2",
         "print(doubled['actual'].max())",
         "other = pd.DataFrame({'price': [1, 2]})\nprint(other['prise'].sum())",
+        "doubled.to_csv('derived.csv')",
+        "again = pd.read_csv('derived.csv')\nprint(again['actual'].sum())",  # a file written from the pointer's text
     )
     server = fake_model("```python\nother = pd.DataFrame({'price': [1, 2]})\nprint(other['price'].sum())\n```")
     nb = read_notebook(path)
     options = BatchOptions(loop=LoopOptions(model="openai/scripted", api_base=server.url), plain=False)
     by = {o.number: o for o in run_sync(fix_notebook(nb, path, options)).outcomes}
-    assert [by[n].status for n in (1, 3)] == ["ok", "ok"]
-    for n in (2, 4):
+    assert [by[n].status for n in (1, 3, 6)] == ["ok", "ok", "ok"]
+    for n in (2, 4, 7):
         assert by[n].status == "failed" and by[n].left is Left.NO_FILE, by[n]
         assert "`data/temps.csv` holds a Git LFS pointer, not the data" in by[n].reason
         assert "`git lfs pull`" in by[n].reason and by[n].error.startswith("KeyError")
     assert by[5].left is None and by[5].status in ("fixed", "unverified", "proposed"), by[5]
     prompts = [server.prompt(i) for i in range(len(server.requests))]
-    assert prompts and all("prise" in p and "actual" not in p for p in prompts)  # only the cell on other data
+    # only the cell on other data was asked about (cell 7 shows in its prompt as a later cell that fails)
+    assert prompts and all("prise" in p and "temps['actual']" not in p and "doubled['actual']" not in p
+                           for p in prompts)

@@ -89,6 +89,17 @@ def test_the_bench_reports_each_steps_agreement_and_how_many_unanimous_answers_a
     figures = data["by_mode"]["loop"]
     assert (figures["unanimous"], figures["unanimous_right"], figures["unanimous_precision"]) == (2, 1, 0.5)
     assert "loop: K of K independent answers agree on 2 step(s), 1 of them right (50%)" in capsys.readouterr().out
+    assert [r["calls"] for r in data["results"]] == [2, 2]
+    # a server with a slot for each answer: one request of n=2 a step, counted as one call
+    one = fake_model("```python\ndf.head(2)\n```", "```python\ndf.iloc[:2]\n```",
+                     "```python\ndf['a'].max()\n```", "```python\ndf.a.max()\n```")
+    assert generation.main(["--generation", write_steps(tmp_path, STEPS[0], STEPS[3]), "--mode", "loop", "--no-rules",
+                            "--model", "openai/scripted", "--api-base", one.url, "--agreement-samples", "2",
+                            "--model-slots", "2", "-r", "1", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert [r["n"] for r in one.requests] == [2, 2]
+    assert [(r["verdict"], r["agreeing"], r["answers"], r["calls"]) for r in data["results"]] == [("right", 2, 2, 1),
+                                                                                                ("wrong", 2, 2, 1)]
 
 
 def test_the_bench_says_where_the_model_time_went_as_the_server_said_it(fake_model, tmp_path, capsys):

@@ -15,7 +15,7 @@ from jupyter_fixloop.kernel.namespace import describe
 from jupyter_fixloop.loop.derived import frames_of, read_checks
 from jupyter_fixloop.receipt.effect import Change, Effect
 from jupyter_fixloop.receipt.values import Receipt
-from jupyter_fixloop.render import render_html, render_text
+from jupyter_fixloop.render import candidate_lines, render_html, render_text
 from jupyter_fixloop.result import Agreement, LoopResult, Round, loop_summary
 
 
@@ -177,14 +177,68 @@ def test_each_independent_answer_is_asked_with_a_seed_of_its_own(fake_model):
 
 def test_a_server_with_slots_is_asked_for_the_answers_side_by_side(fake_model):
     server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"))
-    server.together = 3  # no reply until all three are asked
+    # a server that ignores `n`: its one choice answers the first, the two others are asked side by side
+    server.together, server.choices = 2, 1  # no reply until two are asked at once (the first request alone passes)
+    server.hold = 3.0
     result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
                        model_slots=3)
-    assert server.most_in_flight == 3 and len(server.requests) == 3
+    assert server.most_in_flight == 2 and len(server.requests) == 3
+    assert server.requests[0]["n"] == 3 and all("n" not in r for r in server.requests[1:])
     assert result.status == "unverified" and result.agreement.unanimous, result.reason
     one = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"))
     _generate(one, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
     assert one.most_in_flight == 1  # one slot (the default): one call after another
+
+
+def test_a_server_with_a_slot_for_each_answer_is_asked_them_as_one_request_of_n(fake_model):
+    # one request: the prompt is read once (llama-server's n_cmpl), the server samples each choice on its own
+    server = fake_model(block("euro12.Goals.sum()"), block("euro12.Goals.max()"), block("sum(euro12['Goals'])"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
+                       model_slots=3, seed=7)
+    assert len(server.requests) == 1 and server.requests[0]["n"] == 3, result.reason
+    assert server.requests[0]["seed"] == 7 and server.requests[0]["temperature"] == 0.5  # the spread's mean
+    assert result.agreement.groups == (2, 1) and result.patched.strip() == "euro12.Goals.sum()", result.reason
+    samples = result.rounds[0].samples
+    assert [s.temperature for s in samples] == [0.5, 0.5, 0.5] and [s.choice for s in samples] == [0, 1, 2]
+    assert "at T=0.5 (choice 3 of the request above)" in candidate_lines(result.rounds[0])[2]
+    # the request's usage once: its prompt, cost and seconds on the first answer; every reply token counted once
+    said = server.requests[0]["messages"]
+    assert samples[0].prompt_tokens == sum(len(m["content"]) for m in said) // 4
+    assert [s.prompt_tokens for s in samples[1:]] == [0, 0] and [s.seconds for s in samples[1:]] == [0.0, 0.0]
+    replies = [block(c) for c in ("euro12.Goals.sum()", "euro12.Goals.max()", "sum(euro12['Goals'])")]
+    assert result.rounds[0].usage.completion_tokens == sum(len(r) // 4 for r in replies)
+    assert all(s.completion_tokens > 0 for s in samples)
+
+
+def test_a_server_that_counts_the_first_choice_alone_has_the_others_counted(fake_model):
+    server = fake_model(block("euro12.Goals.sum()"), block("euro12.Goals.max()"), block("sum(euro12['Goals'])"))
+    server.usage_of_first = True  # as llama-server: the usage of its first result
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
+                       model_slots=3)
+    samples = result.rounds[0].samples
+    assert len(server.requests) == 1 and samples[0].completion_tokens == len(block("euro12.Goals.sum()")) // 4
+    assert result.rounds[0].usage.completion_tokens == sum(s.completion_tokens for s in samples)
+    for sample, code in zip(samples[1:], ("euro12.Goals.max()", "sum(euro12['Goals'])")):  # estimated from the text
+        assert abs(sample.completion_tokens - len(block(code)) // 4) <= 2, (sample, result.reason)
+
+
+def test_a_server_that_returns_fewer_choices_or_refuses_n_is_asked_the_rest_one_by_one(fake_model):
+    server = fake_model(block("euro12.Goals.sum()"), block("euro12.Goals.max()"), block("sum(euro12['Goals'])"))
+    server.choices = 1
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
+                       model_slots=3, seed=7)
+    assert [(r.get("n"), r["seed"]) for r in server.requests] in ([(3, 7), (None, 8), (None, 9)],
+                                                                    [(3, 7), (None, 9), (None, 8)])
+    assert result.agreement.groups == (2, 1), result.reason
+    # llama-server refuses an n above its slots (HTTP 400): the answers are asked one by one, in later rounds too
+    refusal = Scripted(status=400, body=b'{"error": {"message": "n_cmpl must be <= 1", "code": 400}}')
+    wrong = [block(f"euro12.Goal{i}.sum()") for i in range(3)]  # round 1's answers raise: a round 2
+    refusing = fake_model(refusal, *wrong, block("euro12.Goals.sum()"))
+    result = _generate(refusing, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=2,
+                       model_slots=3)
+    assert len(result.rounds) == 2 and result.agreement.unanimous, result.reason
+    assert refusing.requests[0]["n"] == 3 and len(refusing.requests) >= 6  # 1 refused, 3, then 2 or 3 at once
+    assert all("n" not in r for r in refusing.requests[1:])
 
 
 def test_a_rounds_answers_share_one_prompt_that_a_servers_cache_reads_once(fake_model):
@@ -260,6 +314,7 @@ def test_a_server_with_slots_stops_the_calls_under_way_once_answers_agree(fake_m
     # three calls at once; the third answers late: the two that agree end the round without it
     late = Scripted(content=block("euro12.Goals.max()"), delay=60)
     server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), late)
+    server.choices = 1  # it ignores `n`: the first answer comes from that request, the others are asked one by one
     result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
                        model_slots=3)
     assert (result.agreement.agreeing, result.agreement.answers) == (2, 2), result.reason

@@ -27,10 +27,19 @@ CASES = {
     "a_function_its_library_kept_in_another_module": (
         "cmap = plt.cm.get_cmap('RdYlBu', 3)\n", "said_kept_elsewhere", "cmap = plt.get_cmap('RdYlBu', 3)\n",
         "cmap.N == 3 and cmap.name == 'RdYlBu'"),
+    # the same, called with the name alone (the one-argument call drift.moved_call once rewrote by hand)
+    "a_function_of_one_argument_its_library_kept_in_another_module": (
+        "greys = plt.cm.get_cmap('Greys')\nmid = greys(0.5)\n", "said_kept_elsewhere",
+        "greys = plt.get_cmap('Greys')\nmid = greys(0.5)\n", "greys.name == 'Greys' and len(mid) == 4"),
     # IPython 5.10's IPython/html.py: "`IPython.html.widgets` has moved to `ipywidgets`"
     "a_package_its_shim_said_moved": (
         "from IPython.html.widgets import interact, IntSlider\n", "said_package",
         "from ipywidgets import interact, IntSlider\n", "callable(interact) and IntSlider(3).value == 3"),
+    # pandas 0.20: "The ``pandas.tools.plotting`` module has been deprecated, moved to ``pandas.plotting``" (once a
+    # hand table's entry, tables.MOVED_MODULES)
+    "a_module_its_notes_said_moved": (
+        "from pandas.tools.plotting import scatter_matrix\n", "said_package",
+        "from pandas.plotting import scatter_matrix\n", "callable(scatter_matrix)"),
 }
 
 

@@ -15,10 +15,11 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "drift.join_axes", "drift.keyword_only_now", "drift.period_fields", "drift.resample_keyword",
     "drift.groupby_axis", "drift.keyword_unspecified", "drift.renamed_keyword", "drift.no_effect_keyword",
     "drift.scalar_as_2d", "drift.setitem_upcast", "drift.removed_method", "drift.method_now_function",
-    "drift.moved_call", "drift.string_as_list", "drift.equivalent_value", "drift.changed_default",
+    "drift.string_as_list",  # drift.moved_call was here: said.said_kept_elsewhere does it now
+    "drift.equivalent_value", "drift.changed_default",
     "drift.stack_sequence", "drift.style_name", "names.removed_attribute",
     "told.removed_import", "told.message_try", "told.extension_array_argument",
-    "told.message_use",  # added since: the error's own words
+    "told.message_use", "told.positional_loc_slice",  # added since: the error's own words
     "drift.removed_setter",
     "names.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
     "generic.said_keyword", "generic.said_keyword_method", "generic.said_keywords_paired",  # added since

@@ -413,9 +413,6 @@ LIBRARY_CASES = {
                                                    "enc = OneHotEncoder(sparse=False)\n"
                                                    "dense = enc.fit_transform([['a'], ['b']])\n",
                                                    "renamed_keyword", "dense.tolist() == [[1.0, 0.0], [0.0, 1.0]]"),
-    "matplotlib_call_its_deprecation_named": ("matplotlib", "import matplotlib.pyplot as plt\n",
-                                              "greys = plt.cm.get_cmap('Greys')\nmid = greys(0.5)\n", "moved_call",
-                                              "greys.name == 'Greys' and len(mid) == 4"),
     "sklearn_one_number_as_one_row": ("sklearn", "from sklearn.linear_model import LinearRegression\n"
                                                   "m = LinearRegression().fit([[1.0], [2.0], [3.0]], [2.0, 4.0, 6.0])\n"
                                                   "x = 2.5\n",

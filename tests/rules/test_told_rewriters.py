@@ -54,6 +54,14 @@ CASES = {
     "a_module_of_sklearn_externals_imported_from": (
         "from sklearn.externals.six import StringIO\nbuf = StringIO('x')\n", "moved_import",
         "from six import StringIO\nbuf = StringIO('x')\n", "buf.read() == 'x'"),
+    # pandas 3: "Slicing a positional slice with .loc is not allowed, Use .loc with labels or .iloc with positions"
+    "a_positional_slice_given_to_loc_setting_a_new_row": (
+        "table = pd.DataFrame({'a': [1.0], 'b': [2.0], 'c': [3.0]}, index=['x'])\n"
+        "table.loc['total', :2] = [9.0, 8.0]\n",
+        "positional_loc_slice",
+        "table = pd.DataFrame({'a': [1.0], 'b': [2.0], 'c': [3.0]}, index=['x'])\n"
+        "table.loc['total', table.columns[:2]] = [9.0, 8.0]\n",
+        "list(table.loc['total', ['a', 'b']]) == [9.0, 8.0] and table.loc['total', 'c'] != table.loc['total', 'c']"),
     "a_function_the_message_says_to_call_instead": (
         "x = np.arange(4)\nback = np.fromstring(x.tobytes(), dtype=x.dtype)\n", "message_use",
         "x = np.arange(4)\nback = np.frombuffer(x.tobytes(), dtype=x.dtype)\n", "list(back) == [0, 1, 2, 3]"),

@@ -156,16 +156,22 @@ open('data.csv', 'w').write('rewritten')  # a cell may rewrite its own data file
 open('late.csv', 'a').write('+more')
 print(open('data.csv').read(), open('late.csv').read().replace(chr(10), ''))
 os.remove('late.csv')
-try:
-    open('sub/inner.txt', 'w').write('x')
+open('sub/inner.txt', 'w').write('x')  # ... or write below a folder of the real working directory
+open('sub/deeper/kept.txt', 'a').write('+more')  # an existing file below two linked folders: a scratch copy
+os.makedirs('sub/deeper/new/leaf')
+print(open('sub/inner.txt').read(), open('sub/deeper/kept.txt').read(), sorted(os.listdir('sub')))
+try:  # a secret file of a folder made scratch is not linked into it
+    print('secret', open('sub/.env').read() or 'empty')
 except OSError as exc:
-    print('refused', exc.errno)
+    print('secret', type(exc).__name__)
 """
 
 
 def test_writes_go_to_scratch_and_are_reported(tmp_path):
     (tmp_path / "data.csv").write_text("a,b\n")
-    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "deeper").mkdir(parents=True)
+    (tmp_path / "sub" / "deeper" / "kept.txt").write_text("kept")
+    (tmp_path / "sub" / ".env").write_text("API_KEY=sk-live-123")
 
     def add_file_after_start(box):  # a warm kernel must still see files made after it started
         (tmp_path / "late.csv").write_text("late\n")
@@ -173,14 +179,17 @@ def test_writes_go_to_scratch_and_are_reported(tmp_path):
     receipt, _, _ = run_once(WRITE, tmp_path, "bwrap", before=add_file_after_start)
     assert receipt.kind == "ok", receipt.text
     assert receipt.stdout.split("\n")[:3] == ["a,b", "late", "rewritten late+more"]
-    assert "refused 30" in receipt.stdout  # EROFS: below the top level, the real files are read-only
-    for name in ("data.csv", "out.csv"):  # late.csv was rewritten, then removed: in the scratch dir only
+    assert receipt.stdout.split("\n")[3] == "x kept+more ['deeper', 'inner.txt']"
+    for name in ("data.csv", "out.csv", "sub/inner.txt", "sub/deeper/kept.txt"):  # late.csv: rewritten, removed
         assert f"wrote {name}: discarded" in receipt.text
     # ... and the real files are untouched
     assert (tmp_path / "data.csv").read_text() == "a,b\n"
     assert (tmp_path / "late.csv").read_text() == "late\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "late.csv", "sub"]
-    assert list((tmp_path / "sub").iterdir()) == []
+    assert "sk-live" not in receipt.text and receipt.stdout.split("\n")[4].startswith("secret ")
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == [".env", "deeper"]
+    assert [p.name for p in (tmp_path / "sub" / "deeper").iterdir()] == ["kept.txt"]
+    assert (tmp_path / "sub" / "deeper" / "kept.txt").read_text() == "kept"
 
 
 def test_without_confinement_writes_are_real_and_said_so(tmp_path):
