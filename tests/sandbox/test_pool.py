@@ -217,13 +217,13 @@ def test_killing_the_user_kernel_leaves_no_sandbox_process(confinement):
         assert wait_until(lambda: len(sandboxes_of(k.pid())) >= 1)  # the pool keeps one warm
         before = sandboxes_of(k.pid())
         tag = owner_tag(k.pid())
+        left = glob.glob(os.path.join(sandboxes_root(), f"fixloop-sandbox-{tag}-*"))
+        assert left  # its sandboxes' directories, listed while it lives (another process may sweep them after)
         os.kill(k.pid(), signal.SIGKILL)
         wait_until(lambda: not any(alive(pid) for pid in before))
         after = {pid: _ancestry(pid) for pid in before if alive(pid)}
         assert len(before) >= 1 and after == {}
-        left = glob.glob(os.path.join(sandboxes_root(), f"fixloop-sandbox-{tag}-*"))
-        assert left  # a killed kernel cannot clean up: its directories stay until a sweep
-        leftovers.sweep()
+        leftovers.sweep()  # a killed kernel cannot clean up: its directories stay until a sweep
         assert not any(os.path.exists(p) for p in left)
     finally:
         k.kc.stop_channels()
