@@ -228,7 +228,7 @@ def _copy_on_write(view: str, farm: str) -> None:
     Writing below a linked folder (`plt.savefig('images/fig.png')`, `os.mkdir('Model/v2')`) first turns each
     linked folder on the way into a scratch folder of links to its entries: the write lands in scratch, the real
     folder is untouched. Python-level writes only (`open`, `os.mkdir`); others get "Read-only file system"."""
-    busy = []
+    busy, made = [], set()  # made: the folders turned into scratch folders of links
 
     def hook(event, args):
         if busy or event not in ("open", "os.mkdir") or not args or not isinstance(args[0], (str, bytes, os.PathLike)):
@@ -243,12 +243,14 @@ def _copy_on_write(view: str, farm: str) -> None:
                 writing, truncating = bool(flags & (os.O_WRONLY | os.O_RDWR)), bool(flags & os.O_TRUNC)
             if not writing:
                 return
+        elif os.sep not in os.fsdecode(args[0]):  # a folder made in the current one: no folder on the way to make
+            return                              # scratch (and no `getcwd` a level of a 3,000-deep tree)
         path = os.path.abspath(os.fsdecode(args[0]))
         if os.path.relpath(path, farm).startswith(os.pardir) or path == farm:
             return
         busy.append(path)
         try:
-            if not _scratch_folders(view, farm, os.path.dirname(path)) or event != "open":
+            if not _scratch_folders(view, farm, os.path.dirname(path), made) or event != "open":
                 return
             target = os.readlink(path) if os.path.islink(path) else ""
             if not target.startswith(view + os.sep) or os.path.isdir(target):
@@ -264,15 +266,19 @@ def _copy_on_write(view: str, farm: str) -> None:
     sys.addaudithook(hook)
 
 
-def _scratch_folders(view: str, farm: str, folder: str) -> bool:
+def _scratch_folders(view: str, farm: str, folder: str, made: set[str]) -> bool:
     """Make each folder from `farm` down to `folder` that is a link into the real working directory (`view`) a
-    scratch folder holding links to the real one's entries (secrets left out); False when one cannot be (not a
-    folder of the real working directory, or over FOLDER_LINKS_MAX entries): the write then meets the real one."""
+    scratch folder holding links to the real one's entries (secrets left out; `made` keeps them); False when one
+    cannot be (not a folder of the real working directory, or over FOLDER_LINKS_MAX entries): the write then meets
+    the real one. The walk stops at the first folder that is neither: nothing of ours is below a folder the code
+    made (a 3,000-deep tree it writes costs one look a folder, not one a level)."""
     here = farm
     for part in os.path.relpath(folder, farm).split(os.sep) if folder != farm else ():
         here = os.path.join(here, part)
+        if here in made:
+            continue
         if not os.path.islink(here):
-            continue  # a scratch folder already, or not there (the write fails as it would outside)
+            return True  # made by the code, or not there (the write fails as it would outside)
         target = os.readlink(here)
         if not target.startswith(view + os.sep) or not os.path.isdir(target):
             return False
@@ -281,6 +287,7 @@ def _scratch_folders(view: str, farm: str, folder: str) -> bool:
             return False
         os.unlink(here)
         os.mkdir(here)
+        made.add(here)
         for name in names:
             if not is_secret(os.path.join(target, name)):
                 os.symlink(os.path.join(target, name), os.path.join(here, name))
