@@ -555,16 +555,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_generic_rewriter_repairs_the_real_error(name, ns):
-    cell, expected, repaired, check = CASES[name]
-    first = run(ns, FRAMES, cell)
-    assert not first.ok
-    repair, fixed, _ = repairs.propose(cell, first, {"pd": "pandas", "io": "io"})
-    assert repair is not None and repair.__name__ == expected, fixed
-    assert fixed == repaired
-    assert repairs.KIND[repair] == repairs.MECHANICAL
-    again = run(ns, FRAMES, fixed)
-    assert again.ok, again.text
-    assert eval(check, ns)
+    rewriting.assert_repaired(ns, textwrap.dedent(FRAMES), CASES[name], {"pd": "pandas", "io": "io"})
 
 
 def test_ix_with_a_variable_on_an_axis_of_labels_cannot_tell(ns):
