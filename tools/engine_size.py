@@ -64,16 +64,21 @@ def main(argv: list[str]) -> None:
     commit = argv[0] if argv else None
     base, now = measured(BASELINE), measured(commit)
     label = commit or "working tree"
-    print(f"{'file':16} {'lines':>7} {'stmts':>7}   ({label})")
-    for name, (lines, stmts) in now["files"].items():
-        print(f"{name:16} {lines:7,} {stmts:7,}")
-    print(f"\n{'':16} {'lines':>7} {'stmts':>7}")
-    print(f"{BASELINE + ' builtin':16} {base['lines']:7,} {base['statements']:7,}   (less its generated changed.py)")
-    print(f"{label[:16]:16} {now['lines']:7,} {now['statements']:7,}")
-    print(f"{'difference':16} {now['lines'] - base['lines']:+7,} {now['statements'] - base['statements']:+7,}"
+    print(f"{'file':16} {BASELINE + ' lines':>14} {'stmts':>6}   {label[:12] + ' lines':>18} {'stmts':>6}")
+    for name in sorted(set(base["files"]) | set(now["files"])):
+        was, is_ = base["files"].get(name), now["files"].get(name)
+        print(f"{name:16} {_pair(was, 14)}   {_pair(is_, 18)}")
+    print(f"{'total':16} {_pair((base['lines'], base['statements']), 14)}   "
+          f"{_pair((now['lines'], now['statements']), 18)}   (the baseline less its generated changed.py)")
+    lines, statements = now["lines"] - base["lines"], now["statements"] - base["statements"]
+    print(f"{'difference':16} {'':14} {'':6}   {lines:+18,} {statements:+6,}"
           f"   (met: lines {now['lines'] < base['lines']}, statements {now['statements'] < base['statements']})")
     for name, (lines, entries) in now["data"].items():
         print(f"data {name}: {lines:,} lines, {entries:,} entries (not counted above)")
+
+
+def _pair(measure: tuple[int, int] | None, width: int) -> str:
+    return f"{'-':>{width}} {'-':>6}" if measure is None else f"{measure[0]:{width},} {measure[1]:6,}"
 
 
 if __name__ == "__main__":
