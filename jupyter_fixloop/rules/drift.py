@@ -68,6 +68,7 @@ from .edits import (
     replace_node,
     source_of,
     span,
+    value_kind,
 )
 from .names import attribute_error, import_optional
 from .registry import DRIFT, GUESS, MECHANICAL, OUTPUTS, repair
@@ -179,9 +180,13 @@ def keyword_value_hint(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+NUISANCE = ("sum", "mean", "median", "prod", "std", "var", "sem")  # groupby's numeric_only was True before 2.0
+
+
 @repair(MECHANICAL, DRIFT + 40)
 def reduction_level(code: str, receipt: ParsedReceipt) -> str | None:
-    """`s.sum(level=0)` was removed in pandas 2: `s.groupby(level=0).sum()`."""
+    """`s.sum(level=0)` was removed in pandas 2: `s.groupby(level=0).sum()`; of a frame, `numeric_only=True` (what
+    groupby's sum did by default then; pandas 2.0: "all methods now default to ``numeric_only=False``")."""
     m = re.search(r"(\w+)\(\) got an unexpected keyword argument 'level'", receipt.evalue)
     tree = parse(code)
     if receipt.ename != "TypeError" or not m or m.group(1) not in REDUCTIONS or tree is None:
@@ -202,6 +207,9 @@ def reduction_level(code: str, receipt: ParsedReceipt) -> str | None:
             source_of(code, k) for k in call.keywords if k not in (level, axis)
         ]
         owner = source_of(code, call.func.value)
+        if m.group(1) in NUISANCE and not across and value_kind(receipt, owner) == "DataFrame" and not has_keyword(
+                call, "numeric_only"):  # a frame's text columns: groupby's default before 2.0 dropped them
+            rest.append("numeric_only=True")
         grouped = f"groupby(level={source_of(code, level.value)}).{m.group(1)}({', '.join(rest)})"
         # groupby(axis=1) went too (pandas 3): columns are grouped as the rows of the transpose
         return replace_node(code, call, f"{owner}.T.{grouped}.T" if across else f"{owner}.{grouped}")
