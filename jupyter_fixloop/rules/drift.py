@@ -185,8 +185,9 @@ NUISANCE = ("sum", "mean", "median", "prod", "std", "var", "sem")  # groupby's n
 
 @repair(MECHANICAL, DRIFT + 40)
 def reduction_level(code: str, receipt: ParsedReceipt) -> str | None:
-    """`s.sum(level=0)` was removed in pandas 2: `s.groupby(level=0).sum()`; of a frame, `numeric_only=True` (what
-    groupby's sum did by default then; pandas 2.0: "all methods now default to ``numeric_only=False``")."""
+    """`s.sum(level=0)` was removed in pandas 2: `s.groupby(level=0).sum()`, of a frame with `numeric_only=True`.
+
+    That is what groupby's sum did by default then (pandas 2.0: "all methods now default to ``numeric_only=False``")."""
     m = re.search(r"(\w+)\(\) got an unexpected keyword argument 'level'", receipt.evalue)
     tree = parse(code)
     if receipt.ename != "TypeError" or not m or m.group(1) not in REDUCTIONS or tree is None:

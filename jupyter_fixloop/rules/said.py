@@ -301,10 +301,12 @@ MULTIPLE = re.compile(r"^([\w.]+)\(\) got multiple values for argument 'data'")
 
 @repair(MECHANICAL, TURN)
 def said_positional_variables(code: str, receipt: ParsedReceipt) -> str | None:
-    """The variables a library's functions took by position, named now that `data` is their only positional
-    argument (seaborn 0.12: "`data` is the first and only positional argument", "so that `x` and `y` can be
-    positional" again one day; 0.11: "The parameter names for the positional variables are now ``x`` and ``y``"):
-    `sns.lmplot('a', 'b', data=df)` -> `sns.lmplot(x='a', y='b', data=df)`, `sns.kdeplot(s, t)` -> `x=s, y=t`."""
+    """The variables a library's functions took by position, named as `x` and `y` now that `data` is their only
+    positional argument: `sns.lmplot('a', 'b', data=df)` -> `sns.lmplot(x='a', y='b', data=df)`.
+
+    seaborn 0.12: "`data` is the first and only positional argument", "so that `x` and `y` can be positional" again
+    one day; 0.11: "The parameter names for the positional variables are now ``x`` and ``y``" (`sns.kdeplot(s, t)`
+    -> `x=s, y=t`)."""
     found = TAKES.search(receipt.evalue) or MULTIPLE.search(receipt.evalue)
     tree = parse(code)
     if receipt.ename != "TypeError" or not found or tree is None:
