@@ -80,6 +80,7 @@ USE_KEYWORD = re.compile(r"\b[Uu]se (\w+)=(None|True|False|-?\d+|'[^']*')\b")
 
 FREQUENCY_PART = re.compile(r"(-?\d*)([A-Za-z]+(?:-[A-Za-z]+)?)")
 WINDOW = re.compile(r"passed window (\S+) is not compatible with a datetimelike index")
+UNIT = re.compile(r"invalid unit abbreviation: (\w+)")  # pandas 3: a resolution named as its frequency was ('T')
 
 
 @repair(MECHANICAL, DRIFT + 20)
@@ -92,6 +93,10 @@ def did_you_mean(code: str, receipt: ParsedReceipt) -> str | None:
     if window:  # `rolling('2H')`: the window is a frequency, the error does not say its name now
         now = frequency_now(window.group(1))
         return _replace_in_string(code, receipt.lineno, window.group(1), now) if now else None
+    unit = UNIT.search(receipt.message)
+    if unit:  # `pd.to_timedelta(x, unit='T')`: a unit is named as its frequency is now ('T' -> 'min')
+        now = frequency_now(unit.group(1))
+        return _replace_in_string(code, receipt.lineno, unit.group(1), now) if now and now != unit.group(1) else None
     for pattern in (DID_YOU_MEAN, NO_LONGER, DID_YOU_MEAN_NESTED):
         for old, new in pattern.findall(receipt.message):
             if len(FREQUENCY_PART.findall(old)) > 1:  # several units: never collapsed to one unit's name

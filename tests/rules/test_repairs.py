@@ -51,6 +51,9 @@ CASES = {
                                 "hourly = s.resample('H').sum()\n", "did_you_mean", "len(hourly) == 24"),
     "drift_offset_alias_multiplier": (PD, "idx = pd.date_range('2024-01-01', periods=3, freq='15T')\n",
                                       "did_you_mean", "idx[1].minute == 15"),
+    # pandas 3 names no replacement for a unit ("invalid unit abbreviation: T"): asked as a frequency, it is 'min'
+    "drift_timedelta_unit_alias": (PD, "waits = pd.to_timedelta([5, 90], unit='T')\n", "did_you_mean",
+                                   "waits[1] == pd.Timedelta(minutes=90)"),
     "drift_month_end_multiplier": (PD + "s = pd.Series(1.0, index=pd.date_range('2024-01-01', "
                                         "periods=365, freq='D'))\n",
                                    "q = s.resample('4M').sum()\n", "did_you_mean", "len(q) == 4"),
