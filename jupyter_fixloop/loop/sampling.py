@@ -91,7 +91,7 @@ def total_usage(candidates: Sequence[Candidate], best: Candidate) -> Usage:
     us = [c.reply.usage for c in candidates]
     return Usage(sum(u.prompt_tokens for u in us), sum(u.completion_tokens for u in us), sum(u.cost for u in us),
                  sum(u.seconds for u in us), best.receipt.seconds, sum(u.cached_tokens for u in us),
-                 sum(u.prompt_seconds for u in us))
+                 sum(u.prompt_seconds for u in us), sum(u.reply_seconds for u in us))
 
 
 class OneRequest:
