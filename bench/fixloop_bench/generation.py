@@ -480,12 +480,40 @@ def summarize(results: list[StepResult]) -> dict:
         by_group.setdefault(r.mode, {}).setdefault(r.group, Figures()).add(r)
     figures = {"by_mode": {m: f.figures() for m, f in by_mode.items()},
                "by_group": {m: {g: f.figures() for g, f in sorted(groups.items())} for m, groups in by_group.items()}}
+    rates = token_rates(results)
+    if rates is not None:
+        figures["rates"] = {"prompt_seconds_a_token": rates[0], "reply_seconds_a_token": rates[1]}
+        for mode, f in figures["by_mode"].items():
+            costs = [at_rates(r, rates) for r in results if r.mode == mode and r.verdict != "error"]
+            f["at_rates_median"], f["at_rates_p90"] = quantile(costs, 0.5), quantile(costs, 0.9)
     one = figures["by_mode"].get("one-shot")
     for mode, f in figures["by_mode"].items():
         if one is not None and mode != "one-shot":
             figures[f"{mode}_minus_one_shot_points"] = round(100 * (f["right_rate"] - one["right_rate"]), 1)
             f["median_vs_one_shot"] = f["seconds_median"] / one["seconds_median"] if one["seconds_median"] else None
+            if rates is not None and one["at_rates_median"]:
+                f["at_rates_vs_one_shot"] = f["at_rates_median"] / one["at_rates_median"]
     return figures
+
+
+def token_rates(results: list[StepResult]) -> tuple[float, float] | None:
+    """The run's seconds a prompt token read and a reply token written, over every mode's calls, as the server
+    timed them (None where it did not): one rate for all modes, whatever the load was when each ran."""
+    read = sum(r.prompt_tokens - r.cached_tokens for r in results)
+    written = sum(r.reply_tokens for r in results)
+    reading, writing = sum(r.prompt_seconds for r in results), sum(r.reply_seconds for r in results)
+    if not (read > 0 and written > 0 and reading > 0 and writing > 0):
+        return None
+    return reading / read, writing / written
+
+
+def at_rates(r: StepResult, rates: tuple[float, float]) -> float:
+    """A step's seconds with its model calls costed at the run's rates (`token_rates`): the prompt tokens the server
+    read and the reply tokens it wrote, and the mode's time outside model calls (its runs and sandboxes) as measured.
+    The load's changes between modes are taken out; a request's several replies are costed as if written one by one
+    (written side by side they cost less)."""
+    return ((r.prompt_tokens - r.cached_tokens) * rates[0] + r.reply_tokens * rates[1]
+            + max(0.0, r.seconds - r.model_seconds))
 
 
 def print_report(console, results: list[StepResult], figures: dict, opts) -> None:
@@ -526,6 +554,11 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
                               markup=False)
             if r.code:
                 console.print(r.code, markup=False, highlight=False)
+    _summary_lines(console, figures, opts)
+
+
+def _summary_lines(console, figures: dict, opts) -> None:
+    """Each mode's figures in a line or two; then the modes' seconds at the run's rates, and the points."""
     for mode in opts.modes:
         f = figures["by_mode"][mode]
         console.print(f"{mode}: {f['right']} of {f['steps']} right ({f['right_rate']:.0%}); wrong {f['wrong']}, "
@@ -539,9 +572,24 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
             console.print(f"{mode}: the answers' results differ on {f['split']} step(s) (the next result shown beside "
                           f"the answer): the answer right on {f['split_right']}, the one beside it right on "
                           f"{f['split_rival_right']} more", markup=False)
+    if "rates" in figures:
+        console.print(_rates_text(figures, opts.modes), markup=False)
     for mode in opts.modes:
         if f"{mode}_minus_one_shot_points" in figures:
             console.print(f"{mode} - one-shot: {figures[f'{mode}_minus_one_shot_points']:+.1f} points", markup=False)
+
+
+def _rates_text(figures: dict, modes: tuple[str, ...]) -> str:
+    """Each mode's seconds a step with its model calls costed at the run's rates (`at_rates`)."""
+    rates = figures["rates"]
+    each = []
+    for mode in modes:
+        f = figures["by_mode"][mode]
+        ratio = f" ({f['at_rates_vs_one_shot']:.2f}x one-shot's)" if f.get("at_rates_vs_one_shot") else ""
+        each.append(f"{mode} median {f['at_rates_median']:.1f} s{ratio}, p90 {f['at_rates_p90']:.1f} s")
+    return (f"at the run's rates ({1000 * rates['prompt_seconds_a_token']:.0f} ms a prompt token read, "
+            f"{1000 * rates['reply_seconds_a_token']:.0f} ms a reply token written, over every mode's calls; the "
+            f"load's changes taken out): " + "; ".join(each))
 
 
 def _time_text(mode: str, f: dict, one: dict | None) -> str:

@@ -151,8 +151,30 @@ def test_the_modes_take_turns_each_step_and_a_cold_cache_gives_each_its_prompt_t
     assert agreement["calls"] == 4 and agreement["unanimous"] == 2 and agreement["median_vs_one_shot"] > 0
     assert data["agreement_minus_one_shot_points"] == data["loop_minus_one_shot_points"] == 0.0
     assert all(r["load"] > 0 for r in data["results"]) and agreement["load_max"] > 0
+    rates = data["rates"]  # the scripted server reads a token in 1 ms and writes one in 2 ms, whatever the mode
+    assert (rates["prompt_seconds_a_token"], rates["reply_seconds_a_token"]) == (pytest.approx(0.001),
+                                                                                 pytest.approx(0.002))
+    assert agreement["at_rates_median"] > 0 and agreement["at_rates_vs_one_shot"] > 0
     text = " ".join(capsys.readouterr().out.split())
     assert "agreement: K of K independent answers agree on 2 step(s), 2 of them right (100%)" in text
+    assert "at the run's rates (1 ms a prompt token read, 2 ms a reply token written" in text
+
+
+def test_a_steps_seconds_at_the_runs_rates_cost_its_tokens_alike_in_every_mode():
+    """The load's changes taken out: each mode's model calls costed at one rate for all (the server's own sums)."""
+    def result(mode, prompt, cached, reply, seconds, model, prompt_s, reply_s):
+        return generation.StepResult("s", "g", mode, "right", seconds=seconds, model_seconds=model,
+                                     prompt_tokens=prompt, cached_tokens=cached, reply_tokens=reply,
+                                     prompt_seconds=prompt_s, reply_seconds=reply_s)
+
+    one = result("one-shot", 400, 0, 40, 30.0, 30.0, 20.0, 8.0)  # read at a busy minute
+    loop = result("loop", 400, 0, 40, 11.0, 10.0, 6.0, 2.0)  # the same tokens at a quiet one, and a 1 s run
+    rates = generation.token_rates([one, loop])
+    assert rates == (pytest.approx(26 / 800), pytest.approx(10 / 80))
+    assert generation.at_rates(loop, rates) - generation.at_rates(one, rates) == pytest.approx(1.0)
+    assert generation.token_rates([result("one-shot", 400, 0, 40, 1.0, 1.0, 0.0, 0.0)]) is None  # not said
+    figures = generation.summarize([one, loop])
+    assert figures["by_mode"]["loop"]["at_rates_vs_one_shot"] == pytest.approx(1 + 1 / generation.at_rates(one, rates))
 
 
 def test_bad_modes_and_a_cache_that_cannot_be_erased_are_said_in_one_line(fake_model, tmp_path, capsys):
