@@ -57,7 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a kernel with the libraries of the notebooks' time (old enough for the removed "
                              "spelling, new enough for its replacement), for every corpus or for CORPUS (its "
                              "folder's name; repeatable): a drift fix shown wrong here is run there too, and "
-                             "counted right when it shows the saved output there")
+                             "counted right when it shows the saved output there; a drift fix nothing here "
+                             "verified (random draws, no saved output that is a check) is decided by the same "
+                             "random draws: the notebook as saved run there, the fixed one here, both from one "
+                             "seed")
     parser.add_argument("--seed", type=int, default=None, metavar="N",
                         help="sent with each model call (FixLoop.seed), so that a run can be repeated where the "
                              "server honours it")

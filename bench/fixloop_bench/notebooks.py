@@ -70,6 +70,8 @@ class NotebookFigures:
     # change: Python 2 code, a magic of an IPython extension no cell loads (not drift)
     wrong: list = field(default_factory=list)  # (cell number, the first differing lines) of drift fixes shown wrong
     era: list = field(default_factory=list)  # (cell number, the era kernel) of fixes shown right only there
+    seeded: list = field(default_factory=list)  # (cell number, the era kernel, "right" | "wrong") of fixes nothing
+    # here verified, decided by the same random draws in the era kernel (`seeded_in_era`)
     accepted: Counter = field(default_factory=Counter)  # drift cells left that run once the module diffs are
     # accepted: "right", "wrong", "unverified" (never counted as fixed)
     accepted_files: list = field(default_factory=list)  # the module files whose proposed diffs were accepted
@@ -105,6 +107,7 @@ class NotebookFigures:
         data["not_library"] = [tuple(x) for x in data.get("not_library", [])]
         data["wrong"] = [tuple(x) for x in data.get("wrong", [])]
         data["era"] = [tuple(x) for x in data.get("era", [])]
+        data["seeded"] = [tuple(x) for x in data.get("seeded", [])]
         data["accepted_wrong"] = [tuple(x) for x in data.get("accepted_wrong", [])]
         data["decided"] = [tuple(x) for x in data.get("decided", [])]
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
@@ -121,6 +124,7 @@ class NotebookFigures:
         self.not_library += [(f"{other.name} cell {n}", e) for n, e in other.not_library]
         self.wrong += [(f"{other.name} cell {n}", d) for n, d in other.wrong]
         self.era += [(f"{other.name} cell {n}", k) for n, k in other.era]
+        self.seeded += [(f"{other.name} cell {n}", k, v) for n, k, v in other.seeded]
         self.evidence.update(other.evidence)
         self.accepted.update(other.accepted)
         self.accepted_files += [f"{other.name}: {name}" for name in other.accepted_files]
@@ -328,6 +332,51 @@ async def right_in_era(nb, folder: str, rel: str, wrong: list[int], original: di
     return right
 
 
+SEED = ("import random as _bench_random\n_bench_random.seed(0)\ntry:\n    import numpy as _bench_numpy\n"
+        "    _bench_numpy.random.seed(0)\nexcept ImportError:\n    pass\n")
+"""The first cell of both runs of `seeded_in_era`: Python's and numpy's global generators from one seed (numpy's
+legacy `RandomState` stream is the same in every numpy version, NEP 19), so both draw the same numbers."""
+
+
+async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[int], era: str, today: str | None,
+                        timeout: float, scratch: str) -> dict[int, str]:
+    """A verdict for the drift fixes in `cells` that nothing here verified (their cell draws random numbers, or
+    no saved output could check them): the notebook as saved (`saved_nb`) runs plainly in the era kernel `era`
+    and the notebook batch mode wrote (`fixed_nb`) runs plainly here (`today`), each in a fresh copy of
+    `folder`, both after `SEED`. "right": the fix shows as text what the code it replaced showed there, on the
+    same draws; "wrong": it shows other text while every cell above ran in both without an error and each that
+    showed text in both showed the same; no verdict otherwise (an error, no text, or the runs apart earlier)."""
+    import nbformat
+
+    from jupyter_fixloop.batch.run import run_plainly
+    from jupyter_fixloop.receipt import saved_check, saved_output
+
+    async def seeded(nb, kernel):
+        nb = nbformat.from_dict(nb)
+        nb.cells.insert(0, nbformat.v4.new_code_cell(SEED))
+        there = shutil.copytree(folder, os.path.join(scratch, f"seeded-{len(os.listdir(scratch))}"))
+        ran = await run_plainly(nb, os.path.dirname(os.path.join(there, rel)), timeout, kernel,
+                                tempfile.mkdtemp(prefix="nbbench-", dir=scratch))
+        return None if ran is None else [c.get("outputs", []) if c.cell_type == "code" else [] for c in ran.cells[1:]]
+
+    then, now = await seeded(saved_nb, era), await seeded(fixed_nb, today)
+    if then is None or now is None or len(then) != len(now):
+        return {}
+    errored = [any(o.get("output_type") == "error" for o in a + b) for a, b in zip(then, now)]
+    same = [saved_check(saved_output(b) or "", None, saved_output(a))[0] if saved_output(a) is not None
+            and saved_output(b) is not None else None for a, b in zip(then, now)]
+    verdicts = {}
+    for number in cells:
+        at = number - 1
+        if errored[at] or same[at] is None:
+            continue
+        if same[at]:
+            verdicts[number] = "right"
+        elif not any(errored[:at]) and False not in same[:at]:
+            verdicts[number] = "wrong"
+    return verdicts
+
+
 ACCEPT_ROUNDS = 3  # batch runs with the module diffs accepted, each taking the diffs the one before proposed
 
 
@@ -395,7 +444,7 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     if plain is None:  # stopped before batch mode decided any cell
         return NotebookFigures(rel, unfinished=stop.why, code_cells=_code_cells(nb),
                                seconds=time.perf_counter() - started)
-    path = os.path.join(batch_dir, rel)
+    path, saved_nb = os.path.join(batch_dir, rel), nb
     nb = read_notebook(path)
     options = replace(options, model_cells=model_cells(nb, plain)) if drift_only else options
     original = {i + 1: c for i, c in enumerate(nb.cells)}
@@ -425,6 +474,13 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
         for number in await right_in_era(nb, folder, rel, wrong, original, era, options.cell_timeout, scratch):
             verdicts[number] = ("right", [])
             figures.era.append((number, era))
+    unverified = [n for n, (verdict, _) in verdicts.items() if verdict == "unverified"]
+    if era and unverified and not stop.why:
+        decided = await seeded_in_era(saved_nb, nb, folder, rel, unverified, era, options.kernel_name,
+                                      options.cell_timeout, scratch)
+        for number, verdict in sorted(decided.items()):
+            verdicts[number] = (verdict, ["(the same random draws in the era kernel)"] if verdict == "wrong" else [])
+            figures.seeded.append((number, era, verdict))
     figures.drift = len(drift)
     if any(o.module_diff for o in result.outcomes) and not stop.why:
         await _accepting(figures, folder, rel, result, original, drift - set(verdicts), options, scratch, stop)
@@ -581,6 +637,12 @@ def report(all_figures: list[NotebookFigures]) -> str:
     if total.era:
         lines += ["", "drift fixes shown wrong here and right in an era kernel (the saved output, the old library):"]
         lines += [f"- {where}: as saved in `{kernel}`" for where, kernel in total.era]
+    if total.seeded:
+        lines += ["", "drift fixes nothing here verified, decided by the same random draws in an era kernel (the "
+                      "notebook as saved run there, the fixed one here, both from one seed):"]
+        lines += [f"- {where}: {verdict}, as the replaced code showed in `{kernel}`" if verdict == "right" else
+                  f"- {where}: {verdict}, not what the replaced code showed in `{kernel}`"
+                  for where, kernel, verdict in total.seeded]
     lines += ["", evidence_line(total)]
     lines += [f"- only a later cell that runs: {where}" for where in total.runs_only]
     lines += [f"- a saved output calls it wrong: {where}: {diff}" for where, diff in total.fixed_wrong]

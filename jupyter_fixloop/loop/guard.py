@@ -250,7 +250,8 @@ class Guard:
             return None
         if kind == "calls" and name in _call_roots(tree):
             return None
-        if kind == "calls" and _never_ran(failure) and _still_reads(tree, self.tree, failure.line):
+        missing = _never_ran(failure) if kind == "calls" else None
+        if missing is not None and _still_reads(tree, self.tree, missing):
             return None  # `s.index.is_lexsorted()` -> `s.index.is_monotonic_increasing`: the method is gone
         what = f"no longer sets `{name}`" if kind == "binds" else f"no longer calls `{name}`"
         return (f"the candidate deletes what the failing line `{failure.line}` did (it {what}); "
@@ -516,23 +517,27 @@ def _is_literal(node: ast.AST) -> bool:
 # ---------------------------------------------------------------- deleting the failing line
 
 
-def _never_ran(failure) -> bool:
-    """The failing call never ran: its method does not exist (`'MultiIndex' object has no attribute 'x'`)."""
+def _never_ran(failure) -> ast.Attribute | None:
+    """The attribute whose lookup failed, when the failing call never ran because it does not exist
+    (`'MultiIndex' object has no attribute 'x'`; `cm.get_cmap('ocean')(.5)`: the attribute inside the call)."""
     stmt = _parse(failure.line.strip())
-    call = (
-        stmt.body[0].value if stmt is not None and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Expr) else None
-    )
-    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and failure.ename == "AttributeError"
-            and f"has no attribute '{call.func.attr}'" in (failure.evalue or ""))
+    one = stmt is not None and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Expr)
+    if failure.ename != "AttributeError" or not one:
+        return None
+    return next((node for node in ast.walk(stmt.body[0].value) if isinstance(node, ast.Attribute)
+                 and f"has no attribute '{node.attr}'" in (failure.evalue or "")), None)
 
 
-def _still_reads(tree: ast.AST, original: ast.AST, line: str) -> bool:
-    """The candidate keeps as many statements that read what the failing call was made on (`s.index`)
-    as the original: the line was changed, not dropped."""
-    owner = ast.unparse(_parse(line.strip()).body[0].value.func.value)
+def _still_reads(tree: ast.AST, original: ast.AST, missing: ast.Attribute) -> bool:
+    """The candidate keeps as many statements that read what the missing attribute was looked up on
+    (`s.index`) or that name the attribute itself (`plt.get_cmap` for `cm.get_cmap`) as the original: the
+    line was changed, not dropped."""
+    owner = ast.unparse(missing.value)
 
     def reads(t: ast.AST) -> int:
-        return sum(isinstance(n, ast.Expr) and owner in ast.unparse(n.value) for n in ipysyntax.walk(t))
+        return sum(isinstance(n, ast.Expr) and (owner in ast.unparse(n.value) or any(
+            isinstance(a, ast.Attribute) and a.attr == missing.attr for a in ast.walk(n.value)))
+            for n in ipysyntax.walk(t))
     return reads(tree) >= reads(original)
 
 

@@ -471,6 +471,37 @@ def test_a_fix_shown_wrong_here_is_right_when_the_era_kernel_shows_the_saved_out
     assert "| drift fixes right only in the era kernel (counted right) | 1 | 0 | |" in out, out
 
 
+def test_a_fix_nothing_verified_is_decided_by_the_same_random_draws_in_the_era_kernel(tmp_path):
+    """A drift fix whose cell draws unseeded random numbers has no saved output that can check it: the notebook
+    as saved runs in the era kernel and the fixed one here, both from one seed, and the fix is right where it
+    shows what the code it replaced showed there; wrong where it shows other text while every cell above ran and
+    showed the same; undecided once the runs are apart (here both kernels are this one: the draws are the same
+    only because both runs are seeded)."""
+    import asyncio
+    import shutil
+    import tempfile
+
+    import nbformat
+    from fixloop_bench.notebooks import seeded_in_era
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    folder, scratch = tmp_path / "corpus", tempfile.mkdtemp(prefix="sd-")  # short: kernels' IPC paths live there
+    folder.mkdir()
+    head = "import numpy as np\nx = np.random.randint(0, 10**6, 6)"
+    saved = new_notebook(cells=[new_code_cell(head), new_code_cell("print(x.sum())"), new_code_cell("print(x.max())"),
+                                new_code_cell("y = x * 2"), new_code_cell("print(x.min())")])
+    fixed = new_notebook(cells=[new_code_cell(head), new_code_cell("print(int(np.sum(x)))"),
+                                new_code_cell("print(x.min())"), new_code_cell("y = 2 * x"),
+                                new_code_cell("print(x.max())")])
+    nbformat.write(saved, str(folder / "draws.ipynb"))
+    try:
+        verdicts = asyncio.run(seeded_in_era(saved, fixed, str(folder), "draws.ipynb", [2, 3, 4, 5], "python3",
+                                             "python3", 60, scratch))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    assert verdicts == {2: "right", 3: "wrong"}, verdicts
+
+
 def test_the_notebook_bench_ends_on_sigterm_keeping_what_it_measured(tmp_path):
     """SIGTERM (or Ctrl-C) ends the bench: the notebook under way is not measured, nor those after it; the
     notebooks done are in --json OUT (for --resume), and the exit code names the signal."""

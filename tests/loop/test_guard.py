@@ -303,6 +303,26 @@ def test_a_call_to_a_removed_method_may_become_the_property_that_replaced_it_but
     assert len(texts) == 1 and "deletes what the failing line `s.index.is_lexsorted()` did" in texts[0]
 
 
+def test_a_removed_function_inside_a_call_may_be_called_from_where_it_stayed_but_not_dropped(fake_model):
+    """`cm.get_cmap('ocean')(.5)` never ran (matplotlib 3.9 removed `cm.get_cmap`; the missing attribute is
+    inside the call, not the call's own function): `plt.get_cmap('ocean')(.5)`, where matplotlib kept it,
+    changes the line; deleting the line is still rejected."""
+    pytest.importorskip("matplotlib")
+    from matplotlib import cm
+    if hasattr(cm, "get_cmap"):
+        pytest.skip("this matplotlib still has matplotlib.cm.get_cmap")
+    head = "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nfrom matplotlib import cm\n"
+    cell = head + "cm.get_cmap('ocean')(.5)\nn = 2\n"
+    deleted = head + "n = 2\n"
+    honest = head + "plt.get_cmap('ocean')(.5)\nn = 2\n"
+    server = fake_model(block(deleted), block(honest))
+    result = fix(cell, checks=["n == 2"], model="openai/scripted", api_base=server.url, max_rounds=2, rules=False)
+    assert result.first.ename == "AttributeError" and "get_cmap" in result.first.evalue
+    assert result.status == "fixed" and result.patched == honest, result.reason
+    texts = rejected_rounds(result)
+    assert len(texts) == 1 and "deletes what the failing line `cm.get_cmap('ocean')(.5)` did" in texts[0]
+
+
 # issue 41, item 3: an assert the user wrote counts only where it still runs
 TOTAL = "total = sum(prices) - 1\nassert total == 12\n"
 TOTAL_HONEST = "total = sum(prices)\nassert total == 12\n"
