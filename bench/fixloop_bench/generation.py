@@ -493,7 +493,19 @@ def summarize(results: list[StepResult]) -> dict:
             f["median_vs_one_shot"] = f["seconds_median"] / one["seconds_median"] if one["seconds_median"] else None
             if rates is not None and one["at_rates_median"]:
                 f["at_rates_vs_one_shot"] = f["at_rates_median"] / one["at_rates_median"]
+                f["one_round"] = _one_round(results, mode, rates)
     return figures
+
+
+def _one_round(results: list[StepResult], mode: str, rates: tuple[float, float]) -> dict:
+    """The mode's steps that ended in one round, each against one-shot on the same step at the run's rates: how
+    much the mode adds where its first answer is handed over (the loop: its run; agreement: its other answers)."""
+    one = {r.id: at_rates(r, rates) for r in results if r.mode == "one-shot" and r.verdict != "error"}
+    ratios = [at_rates(r, rates) / one[r.id] for r in results
+              if r.mode == mode and r.rounds == 1 and one.get(r.id)]
+    outside = [max(0.0, r.seconds - r.model_seconds) for r in results if r.mode == mode and r.rounds == 1]
+    return {"steps": len(ratios), "vs_one_shot_median": quantile(ratios, 0.5),
+            "vs_one_shot_max": max(ratios, default=0.0), "outside_model_median": quantile(outside, 0.5)}
 
 
 def token_rates(results: list[StepResult]) -> tuple[float, float] | None:
@@ -586,7 +598,10 @@ def _rates_text(figures: dict, modes: tuple[str, ...]) -> str:
     for mode in modes:
         f = figures["by_mode"][mode]
         ratio = f" ({f['at_rates_vs_one_shot']:.2f}x one-shot's)" if f.get("at_rates_vs_one_shot") else ""
-        each.append(f"{mode} median {f['at_rates_median']:.1f} s{ratio}, p90 {f['at_rates_p90']:.1f} s")
+        one = f.get("one_round") or {}
+        first = (f" (on its {one['steps']} step(s) of one round {one['vs_one_shot_median']:.2f}x one-shot's there, "
+                 f"at most {one['vs_one_shot_max']:.2f}x)") if one.get("steps") else ""
+        each.append(f"{mode} median {f['at_rates_median']:.1f} s{ratio}, p90 {f['at_rates_p90']:.1f} s{first}")
     return (f"at the run's rates ({1000 * rates['prompt_seconds_a_token']:.0f} ms a prompt token read, "
             f"{1000 * rates['reply_seconds_a_token']:.0f} ms a reply token written, over every mode's calls; the "
             f"load's changes taken out): " + "; ".join(each))

@@ -155,6 +155,9 @@ def test_the_modes_take_turns_each_step_and_a_cold_cache_gives_each_its_prompt_t
     assert (rates["prompt_seconds_a_token"], rates["reply_seconds_a_token"]) == (pytest.approx(0.001),
                                                                                  pytest.approx(0.002))
     assert agreement["at_rates_median"] > 0 and agreement["at_rates_vs_one_shot"] > 0
+    loop = data["by_mode"]["loop"]["one_round"]  # the same prompt and reply as one-shot's, and the code's run
+    assert loop["steps"] == 2 and 1.0 < loop["vs_one_shot_median"] <= loop["vs_one_shot_max"]
+    assert agreement["one_round"]["steps"] == 2
     text = " ".join(capsys.readouterr().out.split())
     assert "agreement: K of K independent answers agree on 2 step(s), 2 of them right (100%)" in text
     assert "at the run's rates (1 ms a prompt token read, 2 ms a reply token written" in text
