@@ -6,15 +6,10 @@ words or from what the library says it has now.
   frequency of several units (`'1H30T'`) or a rolling window (`'2H'`) rewritten unit by unit, each
   unit's name now asked of pandas (`'1h30min'`).
 - `keyword_value_hint`: "Use header=None for ..." for a keyword the failing call passes.
-- `reduction_level`: `s.sum(level=0)` (removed in pandas 2) is `s.groupby(level=0).sum()`; with
-  `axis=1`, `df.T.groupby(level=0).sum().T`.
-- `join_axes`: `pd.concat(..., join_axes=[idx])` is `pd.concat(...).reindex(idx)`.
-- `removed_method`: methods pandas removed that have a one-line equivalent (`is_lexsorted()`,
-  `lexsort_depth == nlevels`, `swapaxes`, `mad()`).
+- patterns.json (rules/patterns.py) holds more, as data: `reduction_level` (`s.sum(level=0)`), `join_axes`,
+  `period_fields`, `resample_keyword` (`loffset=`, `kind=`), `removed_method` (`is_lexsorted`, `mad`, `swapaxes`).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
 - `keyword_only_now`: arguments pandas 2 made keyword-only, named in pandas 1.5's order (`pivot('a', 'b')`).
-- `period_fields`: `PeriodIndex(year=, quarter=)` is `PeriodIndex.from_fields(...)`.
-- `resample_keyword`: `resample(loffset=)` / `resample(kind='period')`, done after resampling.
 - `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
 - `setitem_upcast`: a float set into integers (`s[mask] = 13.6`): cast to floats first, as pandas 1 did.
 - `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
@@ -81,7 +76,6 @@ NO_LONGER = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\
 # "Setting a random_state has no effect since shuffle is False. You should leave random_state to its default"
 NO_EFFECT_NOW = re.compile(r"\b(\w+) has no effect\b[^.]*\.\s*You should leave (\w+) to its default")
 USE_KEYWORD = re.compile(r"\b[Uu]se (\w+)=(None|True|False|-?\d+|'[^']*')\b")
-REDUCTIONS = ("sum", "mean", "median", "min", "max", "std", "var", "prod", "count", "all", "any", "sem", "skew")
 
 
 FREQUENCY_PART = re.compile(r"(-?\d*)([A-Za-z]+(?:-[A-Za-z]+)?)")
@@ -179,92 +173,6 @@ def keyword_value_hint(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(MECHANICAL, DRIFT + 40)
-def reduction_level(code: str, receipt: ParsedReceipt) -> str | None:
-    """`s.sum(level=0)` was removed in pandas 2: `s.groupby(level=0).sum()`."""
-    m = re.search(r"(\w+)\(\) got an unexpected keyword argument 'level'", receipt.evalue)
-    tree = parse(code)
-    if receipt.ename != "TypeError" or not m or m.group(1) not in REDUCTIONS or tree is None:
-        return None
-    for call in calls_on_line(tree, receipt.lineno, m.group(1)):
-        level = next((k for k in call.keywords if k.arg == "level"), None)
-        if level is None or not isinstance(call.func, ast.Attribute):
-            continue
-        axis = next((k for k in call.keywords if k.arg == "axis"), None)
-        across = axis is not None and isinstance(axis.value, ast.Constant) and axis.value.value in (1, "columns")
-        if (
-            axis is not None
-            and not across
-            and not (isinstance(axis.value, ast.Constant) and axis.value.value in (0, "index"))
-        ):
-            return None
-        rest = [source_of(code, a) for a in call.args] + [
-            source_of(code, k) for k in call.keywords if k not in (level, axis)
-        ]
-        owner = source_of(code, call.func.value)
-        grouped = f"groupby(level={source_of(code, level.value)}).{m.group(1)}({', '.join(rest)})"
-        # groupby(axis=1) went too (pandas 3): columns are grouped as the rows of the transpose
-        return replace_node(code, call, f"{owner}.T.{grouped}.T" if across else f"{owner}.{grouped}")
-    return None
-
-
-@repair(MECHANICAL, DRIFT + 50)
-def join_axes(code: str, receipt: ParsedReceipt) -> str | None:
-    """`pd.concat(objs, axis=1, join_axes=[df.index])` (removed in pandas 1.0) is
-    `pd.concat(objs, axis=1).reindex(df.index)` (`reindex(columns=...)` along the rows)."""
-    tree = parse(code)
-    if receipt.ename != "TypeError" or "unexpected keyword argument 'join_axes'" not in receipt.evalue or tree is None:
-        return None
-    for call in calls_on_line(tree, receipt.lineno, "concat"):
-        kw = next((k for k in call.keywords if k.arg == "join_axes"), None)
-        if kw is None or not isinstance(kw.value, (ast.List, ast.Tuple)) or len(kw.value.elts) != 1:
-            continue
-        axis = next((k for k in call.keywords if k.arg == "axis"), None)
-        across = axis is not None and isinstance(axis.value, ast.Constant) and axis.value.value in (1, "columns")
-        start, end = span(code, call)
-        kw_start, kw_end = span(code, kw)
-        before = code[start:kw_start].rstrip().rstrip(",")
-        inner = before + code[kw_end:end]
-        labels = source_of(code, kw.value.elts[0])
-        return code[:start] + f"{inner}.reindex({labels if across else 'columns=' + labels})" + code[end:]
-    return None
-
-
-@repair(MECHANICAL, DRIFT + 150)
-def removed_method(code: str, receipt: ParsedReceipt) -> str | None:
-    """Methods pandas removed, as the one line that does the same: `idx.is_lexsorted()` ->
-    `idx.is_monotonic_increasing`, `df.swapaxes(0, 1)` -> `df.T`, `s.mad()` -> `(s - s.mean()).abs().mean()`."""
-    found = attribute_error(receipt)
-    tree = parse(code)
-    if not found or tree is None or found[1] not in ("is_lexsorted", "lexsort_depth", "swapaxes", "mad"):
-        return None
-    attr = found[1]
-    if attr == "lexsort_depth":  # `idx.lexsort_depth == idx.nlevels` is what is_lexsorted() was
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Compare) and on_line(node, receipt.lineno) and len(node.ops) == 1
-                    and isinstance(node.ops[0], ast.Eq) and isinstance(node.left, ast.Attribute)
-                    and node.left.attr == "lexsort_depth" and isinstance(node.comparators[0], ast.Attribute)
-                    and node.comparators[0].attr == "nlevels"
-                    and source_of(code, node.left.value) == source_of(code, node.comparators[0].value)):
-                return replace_node(code, node, f"{source_of(code, node.left.value)}.is_monotonic_increasing")
-        return None
-    for call in calls_on_line(tree, receipt.lineno, attr):
-        if not isinstance(call.func, ast.Attribute):
-            continue
-        owner = source_of(code, call.func.value)
-        if attr == "is_lexsorted" and not call.args and not call.keywords:
-            return replace_node(code, call, f"{owner}.is_monotonic_increasing")
-        if attr == "mad" and not call.args and not call.keywords:
-            owner = owner if isinstance(call.func.value, (ast.Name, ast.Attribute, ast.Subscript)) else f"({owner})"
-            return replace_node(code, call, f"({owner} - {owner}.mean()).abs().mean()")
-        if attr == "swapaxes" and len(call.args) == 2 and not call.keywords:
-            axes = [_axis(a) for a in call.args]
-            if None in axes:
-                return None
-            return replace_node(code, call, owner if axes[0] == axes[1] else f"{owner}.T")
-    return None
-
-
 def _axis(node: ast.AST) -> int | None:
     if isinstance(node, ast.Constant):
         return {0: 0, 1: 1, "index": 0, "rows": 0, "columns": 1}.get(node.value)
@@ -344,29 +252,6 @@ def named(code: str, tree: ast.AST, lineno: int | None, name: str, args: int, ke
     return None
 
 
-PERIOD_FIELDS = ("year", "quarter", "month", "day", "hour", "minute", "second")
-
-
-@repair(MECHANICAL, DRIFT + 70)
-def period_fields(code: str, receipt: ParsedReceipt) -> str | None:
-    """`pd.PeriodIndex(year=..., quarter=...)` (removed in pandas 3) is `pd.PeriodIndex.from_fields(...)`;
-    a `name=` becomes `.rename(name)`, as from_fields takes none."""
-    m = re.search(r"PeriodIndex\.__new__\(\) got an unexpected keyword argument '(\w+)'", receipt.evalue)
-    tree = parse(code)
-    if receipt.ename != "TypeError" or not m or m.group(1) not in PERIOD_FIELDS or tree is None:
-        return None
-    for call in calls_on_line(tree, receipt.lineno, "PeriodIndex"):
-        if call.args or not any(k.arg in PERIOD_FIELDS for k in call.keywords):
-            continue
-        if any(k.arg not in (*PERIOD_FIELDS, "freq", "name") for k in call.keywords):
-            return None
-        kept = ", ".join(source_of(code, k) for k in call.keywords if k.arg != "name")
-        name = next((source_of(code, k.value) for k in call.keywords if k.arg == "name"), None)
-        text = f"{source_of(code, call.func)}.from_fields({kept})" + (f".rename({name})" if name else "")
-        return replace_node(code, call, text)
-    return None
-
-
 def _chained_call(tree: ast.AST, inner: ast.Call) -> ast.Call | None:
     """The call made on `inner`'s result: `inner.mean()` for `ts.resample('ME').mean()`."""
     for node in ast.walk(tree):
@@ -385,34 +270,6 @@ def _without_keyword(code: str, call: ast.Call, kw: ast.keyword) -> str:
     else:
         head = head.rstrip().rstrip(",")
     return head + tail
-
-
-@repair(MECHANICAL, DRIFT + 80)
-def resample_keyword(code: str, receipt: ParsedReceipt) -> str | None:
-    """`resample(..., loffset='-1s').sum()` and `resample(..., kind='period').mean()` (removed in pandas 3)
-    are `resample(...).sum().shift(freq='-1s')` and `resample(...).mean().to_period()`, as pandas's
-    deprecation said: shift the labels, or convert the index, after resampling."""
-    m = re.search(r"resample\(\) got an unexpected keyword argument '(loffset|kind)'", receipt.evalue)
-    tree = parse(code)
-    if receipt.ename != "TypeError" or not m or tree is None:
-        return None
-    for call in calls_on_line(tree, receipt.lineno, "resample"):
-        kw = next((k for k in call.keywords if k.arg == m.group(1)), None)
-        outer = _chained_call(tree, call)
-        if kw is None or outer is None:
-            continue
-        value = source_of(code, kw.value)
-        if kw.arg == "loffset":
-            after = f".shift(freq={value})"
-        elif isinstance(kw.value, ast.Constant) and kw.value.value in ("period", "timestamp"):
-            after = f".to_{kw.value.value}()"
-        else:
-            return None
-        start, end = span(code, outer)
-        call_start, call_end = span(code, call)
-        inner = _without_keyword(code, call, kw)
-        return code[:start] + code[start:call_start] + inner + code[call_end:end] + after + code[end:]
-    return None
 
 
 @repair(GUESS, DRIFT + 90)

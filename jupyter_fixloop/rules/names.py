@@ -38,6 +38,7 @@ from .edits import (
     value_kind,
     with_pandas,
 )
+from .patterns import rewrite
 from .registry import CALLS, DATA, DRIFT, GUESS, MECHANICAL, NAMES, repair
 from .tables import (
     DT_ATTRS,
@@ -423,10 +424,8 @@ def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
         return replace_method(code, receipt, attr, said[0])
     if (owner, attr) in PY2_METHODS:
         return replace_method(code, receipt, attr, PY2_METHODS[owner, attr])
-    if owner == "dict" and attr == "has_key":
-        return _has_key(code, receipt)
-    if owner == "str" and attr == "decode":
-        return _drop_method_call(code, receipt, "decode")
+    if (owner, attr) in (("dict", "has_key"), ("str", "decode")):  # written as data: patterns.json
+        return rewrite(attr, code, receipt)
     if not PANDAS_LIKE.match(owner) or attr not in RENAMED_METHODS:
         return None
     return replace_method(code, receipt, attr, RENAMED_METHODS[attr]) or _replace_string(
@@ -457,23 +456,6 @@ def _replace_string(code: str, receipt: ParsedReceipt, old: str, new: str) -> st
         if fixed is not None:
             return fixed
     return None
-
-
-def _has_key(code: str, receipt: ParsedReceipt) -> str | None:
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, "has_key") if tree else []:
-        if isinstance(call.func, ast.Attribute) and len(call.args) == 1:
-            return replace_node(code, call, f"{source_of(code, call.args[0])} in {source_of(code, call.func.value)}")
-    return None
-
-
-def _drop_method_call(code: str, receipt: ParsedReceipt, attr: str) -> str | None:
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, attr) if tree else []:
-        if isinstance(call.func, ast.Attribute):
-            return replace_node(code, call, source_of(code, call.func.value))
-    return None
-
 
 
 @repair(MECHANICAL, DRIFT + 280)

@@ -1,0 +1,74 @@
+"""Repairs written as data (rules/patterns.json, read by rules/patterns.py): each entry's templates, matched on the
+failing line's AST, on the real error of today's libraries in a real run; what a template leaves alone; and the
+data itself (each entry says whose words it follows, and each template parses)."""
+
+import ast
+
+import pytest
+import rewriting
+
+from jupyter_fixloop.rules import patterns, repairs
+
+MODULES = {"pd": "pandas", "np": "numpy"}
+SETUP = ("import numpy as np\nimport pandas as pd\n"
+         "df = pd.DataFrame({'a': [1.0, 2.0, 4.0], 'b': [3.0, 5.0, 9.0]},\n"
+         "                  index=pd.MultiIndex.from_tuples([('x', 1), ('x', 2), ('y', 1)]))\n"
+         "s = pd.Series([1.0, 2.0, 3.0, 6.0])\n"
+         "s1 = pd.Series([0, 1], index=['a', 'b'])\ns4 = pd.Series([4, 5], index=['c', 'e'])\n"
+         "ts = pd.Series(range(4), index=pd.date_range('2021-01-01', periods=4, freq='D'))\n"
+         "d = {'a': 1}\n")
+
+
+@pytest.fixture
+def ns():
+    return {}
+
+
+# (cell, the repair, the repaired cell, a check on its run)
+CASES = {
+    "arguments_and_keywords_left_go_with_the_call": (
+        "totals = df.mean(axis='index', level=0, skipna=False)\n", "reduction_level",
+        "totals = df.groupby(level=0).mean(skipna=False)\n", "totals.loc['x', 'a'] == 1.5"),
+    "across_the_columns_through_the_transpose": (
+        "totals = df.T.sum(level=1, axis=1)\n", "reduction_level",
+        "totals = df.T.T.groupby(level=1).sum().T\n", "totals.loc['a', 1] == 5.0"),
+    "an_operation_written_into_another_keeps_its_parentheses": (
+        "m = (s * 2).mad()\n", "removed_method", "m = ((s * 2) - (s * 2).mean()).abs().mean()\n", "m == 3.0"),
+    "a_tuple_where_the_template_writes_a_list": (
+        "both = pd.concat([s1, s4], join_axes=(['a', 'c'],), axis='columns')\n", "join_axes",
+        "both = pd.concat([s1, s4], axis='columns').reindex(['a', 'c'])\n", "both.shape == (2, 2)"),
+    "the_aggregation_keeps_its_own_arguments": (
+        "out = ts.resample('2D', loffset='1h').agg('sum')\n", "resample_keyword",
+        "out = ts.resample('2D').agg('sum').shift(freq='1h')\n", "out.index[0].hour == 1 and out.iloc[0] == 1"),
+    "python_2s_has_key_as_the_in_operator": (
+        "ok = d.has_key('a')\n", "renamed_method", "ok = 'a' in d\n", "ok is True"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_template_repairs_the_real_error_as_written(name, ns):
+    rewriting.assert_repaired(ns, SETUP, CASES[name], MODULES)
+
+
+@pytest.mark.parametrize("cell", [
+    "totals = df.mean(axis=k, level=0)\n",  # an axis no template names: which one it is, only its value says
+    "t = df.swapaxes(k, 1)\n",
+    "p = pd.PeriodIndex(year=[2000], quarter=[1], dtype='period[Q]')\n",  # a keyword from_fields does not take
+])
+def test_a_template_leaves_what_it_does_not_name(cell, ns):
+    receipt = rewriting.run(ns, "k = 0\n" + cell, SETUP)
+    assert not receipt.ok
+    repair, fixed, _ = repairs.propose("k = 0\n" + cell, receipt, MODULES)
+    assert getattr(repair, "__module__", "") != patterns.__name__, fixed
+
+
+def test_every_entry_says_whose_words_it_follows_and_its_templates_parse():
+    for name, entry in patterns.ENTRIES.items():
+        assert entry["library"] and entry["version"] and entry["said"], name
+        assert entry["errors"] and entry["message"] and entry["templates"], name
+        for template in entry["templates"]:
+            ast.parse(template["old"], mode="eval")
+            ast.parse(template["new"], mode="eval")
+        if "turn" in entry:  # a repair of its own: declared as the data says
+            declared = next(f for f in repairs.REPAIRS if f.__name__ == name)
+            assert repairs.KIND[declared] == entry["kind"]
