@@ -1190,7 +1190,8 @@ class BatchRun:
         """Cell `number`, which reads what the applied fix of cell `fix` made (`name`), shows the output saved
         in the notebook: a later cell that checks the values. An `unverified` fix (nothing checked its values,
         no warning of the library against it) becomes `fixed`, by that saved output, said so."""
-        at = next((i for i, o in enumerate(self.outcomes) if o.number == fix and o.status == "unverified"), None)
+        at = next((i for i, o in enumerate(self.outcomes) if o.number == fix and o.status == "unverified"
+                   and o.disagrees is None), None)  # an output that disagreed before is not undone by one that agrees
         result = self.outcomes[at].result if at is not None else None
         if result is None or result.account is None or result.account.doubts or not result.claimed:
             return

@@ -5,11 +5,12 @@ when the cell worked is verified by the author, not by us.
 order). `saved_check` compares a run's output with it, tolerating what differs between library
 versions and not between results: whitespace and column widths, numbers within a tolerance, dtype
 lines and `Name:`/`dtype:` footers, numpy 2's `np.float64(1.5)` and `np.False_` scalars, pandas 1's `Int64Index`,
-pandas 2's `value_counts` header (`equivalences`: the release-note entry that allowed it is said in the check's
-detail), matplotlib's Axes reprs of any version (`<AxesSubplot at 0x...>`, `<Axes: xlabel='a'>`), a library's
-class by its inner path or its public one (`pandas.core.series.Series`, `pandas.Series`: one class today), a
-`df.dtypes` line's `object` beside pandas 3's `str`, and a datetime64's unit (pandas 2.0: a parsed value "will
-retain the resolution of the parsed input": `datetime64[us]` where pandas 1 showed `datetime64[ns]`).
+pandas 2's `value_counts` header and pandas 3's False for a missing value in a string predicate (`equivalences`:
+what allowed it is said in the check's detail), matplotlib's Axes reprs of any version (`<AxesSubplot at 0x...>`,
+`<Axes: xlabel='a'>`), a library's class by its inner path or its public one (`pandas.core.series.Series`,
+`pandas.Series`: one class today), a `df.dtypes` line's `object` beside pandas 3's `str`, and a datetime64's unit
+(pandas 2.0: a parsed value "will retain the resolution of the parsed input": `datetime64[us]` where pandas 1
+showed `datetime64[ns]`).
 """
 
 from __future__ import annotations
@@ -70,6 +71,11 @@ _AXES_SUBPLOT = re.compile(r"<AxesSubplot:")  # matplotlib 3.4-3.6
 _AXES_LABELS = re.compile(r"<Axes: [^<>]*>")
 _COUNTS_FOOTER = re.compile(r"^Name: (count|proportion), dtype: \w+$")
 _NAME_FOOTER = re.compile(r"^Name: (.+?), dtype: \w+$")
+# pandas 3's string dtype: a string predicate (`str.contains`) gives False for a missing value, where object dtype gave
+# NaN (pandas-dev/pandas#59616, "propagate NaNs as False in predicate methods"; not in the harvested notes)
+STRING_PREDICATES = ("pandas", "3.0.0", "not how it prints: the string dtype's predicates give False for a missing "
+                                        "value, where object dtype gave NaN")
+_PREDICATE_FOOTERS = (re.compile(r"^(?:Name: .*?, )?dtype: object$"), re.compile(r"^(?:Name: .*?, )?dtype: bool$"))
 
 
 def equivalences(saved: str, got: str) -> tuple[str, list[tuple]]:
@@ -84,7 +90,22 @@ def equivalences(saved: str, got: str) -> tuple[str, list[tuple]]:
             and saved_lines[0] != named.group(1)):
         got = "\n".join(got_lines[1:]) + "\n"
         used.append(VALUE_COUNTS)
+    if _missing_as_false(saved_lines, [line.strip() for line in got.strip("\n").splitlines()]):
+        got = saved
+        used.append(STRING_PREDICATES)
     return got, used
+
+
+def _missing_as_false(saved: list[str], got: list[str]) -> bool:
+    """A boolean Series saved as object (True, False, NaN) shown as bool now, with False for each NaN and every other
+    row the same (pandas 3's string predicates)."""
+    if len(saved) != len(got) or len(saved) < 2 or not (_PREDICATE_FOOTERS[0].match(saved[-1])
+                                                         and _PREDICATE_FOOTERS[1].match(got[-1])):
+        return False
+    rows = [(w.split(), g.split()) for w, g in zip(saved[:-1], got[:-1])]
+    return any(w != g for w, g in rows) and all(
+        w[-1:] in (["True"], ["False"], ["NaN"]) and (w == g or w[:-1] == g[:-1] and [w[-1], g[-1]] == ["NaN", "False"])
+        for w, g in rows)
 
 
 def _axes_same(want: str, got: str) -> bool:

@@ -88,21 +88,28 @@ def _textual(node: ast.AST, receipt: ParsedReceipt) -> bool:
 
 @repair(GUESS, DATA + 90)
 def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
-    """A mean/sum/corr over text columns: convert a single column with pd.to_numeric, else pass numeric_only=True."""
+    """A mean/sum/corr over text columns: convert a single column with pd.to_numeric, else pass numeric_only=True.
+
+    Also where the cell ran and a later cell raised it, inside a function this cell defines (the cause loop,
+    batch/upstream.py): then on the cell's one call of the reduction the error names."""
     tree = parse(code)
+    ename, evalue, lineno = receipt.ename, receipt.evalue, receipt.lineno
+    if not ename:
+        (ename, evalue), lineno = receipt.below, None
     if tree is None:
         return None
-    m = TEXT_REDUCTION.search(receipt.evalue) if receipt.ename == "TypeError" else None
+    m = TEXT_REDUCTION.search(evalue) if ename == "TypeError" else None
     if m:
         op = next((g for g in m.groups() if g), None)
-    elif receipt.ename == "ValueError" and "could not convert string to float" in receipt.evalue:
-        names = {c.func.attr if isinstance(c.func, ast.Attribute) else "" for c in calls_on_line(tree, receipt.lineno)}
+    elif ename == "ValueError" and "could not convert string to float" in evalue and lineno is not None:
+        names = {c.func.attr if isinstance(c.func, ast.Attribute) else "" for c in calls_on_line(tree, lineno)}
         if names & {"astype", "to_numeric"} or not names & REDUCTIONS:
             return None  # a conversion failed, not a reduction: number_parse's case
         op = None  # df.corr() in pandas 3 says only which text it met
     else:
         return None
-    for call in calls_on_line(tree, receipt.lineno):
+    calls = calls_on_line(tree, lineno, op) if lineno is None else calls_on_line(tree, lineno)
+    for call in calls if lineno is not None or len(calls) == 1 else []:
         name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
         if name == "pivot_table" and op:
             fixed = _pivot_numeric(code, call)

@@ -294,6 +294,45 @@ def _removed_keywords(name: str, today: set[str]) -> list[str]:
                    and replacement_of(change) not in today})
 
 
+ONLY_DATA = re.compile(r"`data` is the first and only positional argument.*so that `(\w+)` and `(\w+)` can be "
+                       r"positional", re.DOTALL)  # seaborn 0.12's words
+MULTIPLE = re.compile(r"^([\w.]+)\(\) got multiple values for argument 'data'")
+
+
+@repair(MECHANICAL, TURN)
+def said_positional_variables(code: str, receipt: ParsedReceipt) -> str | None:
+    """The variables a library's functions took by position, named as `x` and `y` now that `data` is their only
+    positional argument: `sns.lmplot('a', 'b', data=df)` -> `sns.lmplot(x='a', y='b', data=df)`.
+
+    seaborn 0.12: "`data` is the first and only positional argument", "so that `x` and `y` can be positional" again
+    one day; 0.11: "The parameter names for the positional variables are now ``x`` and ``y``" (`sns.kdeplot(s, t)`
+    -> `x=s, y=t`)."""
+    found = TAKES.search(receipt.evalue) or MULTIPLE.search(receipt.evalue)
+    tree = parse(code)
+    if receipt.ename != "TypeError" or not found or tree is None:
+        return None
+    name, modules = found.group(1), {**_imported(tree), **receipt.modules}
+    for change in changes():
+        said = ONLY_DATA.search(change.words)
+        module = IMPORTED_AS.get(change.library, change.library) if said else None
+        try:
+            params = list(inspect.signature(getattr(import_optional(module), name)).parameters.values())
+        except (AttributeError, TypeError, ValueError):
+            continue
+        keywords = {p.name for p in params if p.kind == p.KEYWORD_ONLY}
+        if params[0].name != "data" or not set(said.groups()) <= keywords:
+            continue
+        for call in calls_on_line(tree, receipt.lineno, name):
+            owner = call.func.value if isinstance(call.func, ast.Attribute) else None
+            if (isinstance(owner, ast.Name) and modules.get(owner.id) == module and 0 < len(call.args) <= 2
+                    and not any(isinstance(a, ast.Starred) for a in call.args)
+                    and not any(k.arg in said.groups() for k in call.keywords)):
+                for arg, keyword in reversed(list(zip(call.args, said.groups()))):
+                    code = replace_node(code, arg, f"{keyword}={source_of(code, arg)}")
+                return code
+    return None
+
+
 MASKED = ("first", "last")  # pandas 2.1: "Deprecated :meth:`Series.first` ...; create a mask and filter using .loc"
 
 

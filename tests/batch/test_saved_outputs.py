@@ -264,6 +264,14 @@ def test_a_later_output_that_disagrees_with_a_fix_is_said_and_the_fix_is_not_cal
     printed = capsys.readouterr().out
     assert re.search(r"cell 2: .* -- fixed", printed) and "another output" not in printed, printed
 
+    # a cell below that shows its saved output does not undo the disagreement above it: the fix stays unverified
+    both = _notebook(tmp_path / "both.ipynb", ("import pandas as pd\ns = pd.Series([1.0, 2.0, 6.0])", ""),
+                     ("spread = s.mad()", ""), ("half = spread / 2", ""), ("print(half)", "1.25\n"),
+                     ("print(spread)", "2.0\n"))
+    assert batch_cli.main([both, "-o", str(tmp_path / "both.out.ipynb")]) == 3
+    printed = capsys.readouterr().out
+    assert re.search(r"cell 2: .* -- runs now, unverified: not verified: cell 4", printed), printed
+
 
 def test_a_wide_frame_wrapped_at_another_display_width_is_the_same_output():
     """pandas prints a wide frame in blocks at its display width (`\\` ends the first line of each block but the

@@ -650,6 +650,24 @@ def test_value_counts_header_and_name_are_what_pandas_2_changed():
     assert saved_check("", shown, other)[0] is False  # a count that differs still differs
 
 
+def test_a_string_predicates_false_for_a_missing_value_is_what_pandas_3_changed():
+    """pandas 3's string dtype gives False for a missing value in `str.contains` where object dtype gave NaN (not in
+    the harvested notes: STRING_PREDICATES cites the change itself); a True or False that differs still differs."""
+    import numpy as np
+    import pandas as pd
+
+    from jupyter_fixloop.receipt.saved import STRING_PREDICATES, saved_check
+
+    mail = pd.Series(["ann@home.org", np.nan, "bo@work.org"], name="mail")
+    shown = repr(mail.str.contains("home"))
+    saved = repr(mail.astype(object).str.contains("home"))  # pandas 2's object column: NaN
+    assert "NaN" in saved and "dtype: bool" in shown
+    same, detail, _ = saved_check("", shown, saved)
+    assert same is True and STRING_PREDICATES[2] in detail
+    assert saved_check("", repr(mail.str.contains("work")), saved)[0] is False
+    assert saved_check("", shown, saved.replace("NaN", "True"))[0] is False
+
+
 def test_an_axes_repr_of_any_matplotlib_is_the_same_axes():
     """`<matplotlib.axes._subplots.AxesSubplot at 0x...>` (before 3.4: no labels), `<AxesSubplot:xlabel='a'>`
     (3.4-3.6) and `<Axes: xlabel='a'>` (3.7 on): one Axes. No harvested entry says so (AXES_REPR is None):

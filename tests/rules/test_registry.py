@@ -27,7 +27,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
     "said.said_operator", "said.said_kept_elsewhere", "said.rows_by_string", "said.moved_module",
     "said.said_package", "said.said_keyword_only",
-    "said.keyword_only_guess", "said.said_mask", "said.method_by_value",
+    "said.keyword_only_guess", "said.said_positional_variables", "said.said_mask", "said.method_by_value",
     "said.whole_column_set", "said.missing_labels", "said.said_value", "said.keyword_as_call", "said.said_none",
     "names.missing_accessor", "drift.moved_function", "drift.option_key",
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",

@@ -81,6 +81,11 @@ CASES = {
                                      "('a', 2), ('b', 1)]))\n",
                                 "totals = df.sum(level=0, axis=1)\n", "reduction_level",
                                 "totals.to_dict('records') == [{'a': 3, 'b': 3}]"),
+    # pandas before 2.0 summed a frame by level as groupby's sum, which dropped the text columns by default
+    "drift_sum_level_frame_with_text": (PD + "crew = pd.DataFrame({'ship': ['x', 'y', 'x'], 'who': ['ann', 'bo', "
+                                             "'cy'], 'age': [30, 40, 50]}).set_index('ship')\n",
+                                        "ages = crew.sum(level='ship')\n", "reduction_level",
+                                        "ages.to_dict() == {'age': {'x': 80, 'y': 40}}"),
     "drift_join_axes": (PD + "s1 = pd.Series([0, 1], index=['a', 'b'])\n"
                              "s4 = pd.Series([5, 6, 7], index=['a', 'f', 'g'])\n",
                         "both = pd.concat([s1, s4], axis=1, join_axes=[['a', 'c', 'b', 'e']])\n", "join_axes",

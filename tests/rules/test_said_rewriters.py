@@ -139,6 +139,18 @@ CASES = {
         "import seaborn as sns\ng = sns.lmplot(x='v', y='v', data=plain, size=3)\n", "said_keyword",
         "import seaborn as sns\ng = sns.lmplot(x='v', y='v', data=plain, height=3)\n",
         "list(g.figure.get_size_inches()) == [3.0, 3.0]"),
+    # seaborn 0.12: "`data` is the first and only positional argument" (x and y were, 0.11 said, the positional
+    # variables): a call passing them by position is named
+    "variables_named_now_that_data_is_the_only_positional": (
+        "import seaborn as sns\ngrid = sns.lmplot('v', 'v', data=plain, fit_reg=False)\n",
+        "said_positional_variables",
+        "import seaborn as sns\ngrid = sns.lmplot(x='v', y='v', data=plain, fit_reg=False)\n",
+        "grid.ax.get_xlabel() == 'v'"),
+    "two_variables_by_position_named": (
+        "import seaborn as sns\nax = sns.kdeplot(days['v'].iloc[:9], days['v'].iloc[:9] % 4)\n",
+        "said_positional_variables",
+        "import seaborn as sns\nax = sns.kdeplot(x=days['v'].iloc[:9], y=days['v'].iloc[:9] % 4)\n",
+        "ax.get_ylabel() == 'v'"),
     # pandas also removed fillna's `method` (second by position then): today's order is the old one as a guess
     "an_argument_made_keyword_only_where_a_keyword_was_removed_too": (
         "f = plain.fillna(0, None)\n", "keyword_only_guess", "f = plain.fillna(0, axis=None)\n",
@@ -188,6 +200,9 @@ LEFT_ALONE = {
     # a value no entry says replaced one for one
     "a_value_no_entry_maps": ("inside = plain['v'].between(1.0, 2.0, inclusive='all')\n", "said_value", None),
     "two_arguments_where_a_keyword_was_removed": ("f = plain.fillna(0, None, 0)\n", "keyword_only_guess", None),
+    # seaborn named two positional variables, x and y: where a third stood, its words do not say
+    "three_variables_by_position": ("import seaborn as sns\ng = sns.lmplot('v', 'v', plain)\n",
+                                    "said_positional_variables", None),
 }
 
 

@@ -131,6 +131,24 @@ def test_a_date_format_raised_below_is_repaired_in_the_cell_that_defines_the_cal
     assert repairs.KIND[repairs.data.date_format] == repairs.GUESS
 
 
+def test_a_reduction_on_text_raised_below_is_repaired_in_the_cell_that_defines_it(ns):
+    """The cause loop again: a function the cell defines averages a grouped frame with a text column, and the later
+    cell calling it raises pandas 3's "does not support operation 'mean'": the cell's one `mean` passes
+    numeric_only=True (groupby dropped such columns before pandas 2.0); two `mean` calls are left."""
+    cell = "def per_team(frame, key):\n    return frame.groupby(key).mean()\n"
+    pd = __import__("pandas")
+    staff = pd.DataFrame({"team": ["a", "b", "a"], "who": ["x", "y", "z"], "hours": [2, 4, 6]})
+    exec(cell, ns)
+    with pytest.raises(TypeError) as raised:
+        ns["per_team"](staff, "team")
+    below = ParsedReceipt("ok", below=("TypeError", str(raised.value).split("\n", 1)[0]))
+    fixed = repairs.data.reduction_on_text(cell, below)
+    assert fixed == "def per_team(frame, key):\n    return frame.groupby(key).mean(numeric_only=True)\n"
+    exec(fixed, ns)
+    assert ns["per_team"](staff, "team").to_dict() == {"hours": {"a": 4.0, "b": 4.0}}
+    assert repairs.data.reduction_on_text(cell + "other = staff.mean()\n", below) is None
+
+
 def test_a_cell_with_ipython_syntax_shows_the_values_on_its_failing_line(tmp_path):
     """A cell ending in a bare `;` (IPython's way to hide a plot's repr) is no Python: the facts of its failing
     line are read from the cell as the runner ran it, so the sandbox's receipt shows the pandas array, and the
