@@ -20,8 +20,9 @@ from .receipt.values import Account, Receipt
 class Usage:
     """What one model call cost. `seconds` is model time; `run_seconds` is sandbox time. Where the server says
     (llama-server, OpenAI): `cached_tokens`, the prompt tokens it read from its prompt cache rather than computed,
-    and `prompt_seconds`, its time reading the prompt (llama-server's `timings`), the rest of `seconds` being
-    its writing and the way there and back; 0 where it does not say."""
+    `prompt_seconds`, its time reading the prompt, and `reply_seconds`, its time writing the reply (llama-server's
+    `timings`), the rest of `seconds` being the way there and back and the wait for a slot; 0 where it does not
+    say."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -30,6 +31,7 @@ class Usage:
     run_seconds: float = 0.0
     cached_tokens: int = 0
     prompt_seconds: float = 0.0
+    reply_seconds: float = 0.0
 
     @property
     def tokens(self) -> int:

@@ -4,7 +4,9 @@ Each request takes the next item of the script: a string (the reply's content), 
 (status code, raw body, delay, headers) to play a fault. Every request body is recorded. A request
 with `"stream": true` gets the content as server-sent events, a few characters a chunk. With `prompt_cache`
 set, a reply says what a server with a prompt cache (llama-server) says: the prompt tokens it read from its cache
-(those of the longest start the prompt shares with an earlier request's) and its milliseconds reading the rest.
+(those of the longest start the prompt shares with an earlier request's) and its milliseconds reading the rest and
+writing the reply; and it has llama-server's slots (`GET /slots`, `POST /slots/ID?action=erase`): an erase forgets
+every prompt asked before it.
 A request asking `n` choices gets that many (up to `choices` when set: a server that returns fewer), each the next
 item of the script; its usage counts every choice's reply tokens (OpenAI), or the first's alone with
 `usage_of_first` (llama-server returns its first result's usage).
@@ -35,6 +37,8 @@ class FakeModelServer:
         self.requests: list[dict] = []
         self.repeat_last = True
         self.prompt_cache = False  # say cached prompt tokens and prompt milliseconds, as llama-server does
+        self.erased = 0  # slot erases asked (`POST /slots/ID?action=erase`); the cache holds requests after the last
+        self._cache_from = 0
         self.choices: int | None = None  # the most choices a request gets (None: as many as its `n` asks)
         self.usage_of_first = False  # a reply of several choices counts the first's reply tokens alone
         # replies held until `together` requests are in flight at once (0: none held; a request held longer than
@@ -53,6 +57,9 @@ class FakeModelServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
+                if self.path.startswith("/slots/"):
+                    self._slots(self.path.endswith("action=erase"))
+                    return
                 try:
                     body = json.loads(raw or b"{}")
                 except ValueError:
@@ -97,10 +104,18 @@ class FakeModelServer:
                     reply.setdefault("timings", {"predicted_n": reply["usage"]["completion_tokens"]})
                 return reply
 
-            def do_GET(self):  # the model list, as an OpenAI-compatible server answers `GET /v1/models`
-                found = self.path.rstrip("/").endswith("/v1/models")
-                payload = json.dumps({"object": "list", "data": [{"id": "scripted", "object": "model"}]} if found
-                                     else {"error": "not found"}).encode()
+            def _slots(self, erase: bool):
+                status, answer = server.slot_action(erase)
+                payload = json.dumps(answer).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_GET(self):  # the model list, as an OpenAI-compatible server answers `GET /v1/models`; its slots
+                found, answer = server.listing(self.path.rstrip("/"))
+                payload = json.dumps(answer).encode()
                 self.send_response(200 if found else 404)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -113,6 +128,22 @@ class FakeModelServer:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def slot_action(self, erase: bool) -> tuple[int, dict]:
+        """llama-server's slot actions, with a prompt cache: erase forgets the prompts asked so far."""
+        if not (erase and self.prompt_cache):
+            return 501, {"error": {"code": 501, "message": "no slot actions"}}
+        self.erased += 1
+        self._cache_from = len(self.requests)
+        return 200, {"id_slot": 0, "n_erased": 1}
+
+    def listing(self, path: str) -> tuple[bool, object]:
+        """(found, body) of a GET: the model list; with a prompt cache, llama-server's two slots."""
+        if path.endswith("/v1/models"):
+            return True, {"object": "list", "data": [{"id": "scripted", "object": "model"}]}
+        if path == "/slots" and self.prompt_cache:
+            return True, [{"id": 0}, {"id": 1}]
+        return False, {"error": "not found"}
 
     def _arrive(self) -> None:
         with self._flight:
@@ -138,7 +169,8 @@ class FakeModelServer:
         if not self.prompt_cache:
             return None
         text = _prompt_text(body)
-        return max((len(os.path.commonprefix([text, _prompt_text(r)])) for r in self.requests[:-1]), default=0) // 4
+        earlier = self.requests[self._cache_from:-1]
+        return max((len(os.path.commonprefix([text, _prompt_text(r)])) for r in earlier), default=0) // 4
 
     def prompt(self, i: int) -> str:
         """All message contents of request `i`, joined."""
@@ -180,7 +212,7 @@ def _prompt_text(request: dict) -> str:
 def _completion(content: str, request: dict, cached: int | None = None) -> dict:
     """The reply as an OpenAI chat completion (4 characters a token), cut at the request's `max_tokens` as a
     server cuts it (`finish_reason` "length"); `cached` (not None): the prompt tokens read from a cache, said in
-    the usage and llama-server's `timings` (a millisecond a token read)."""
+    the usage and llama-server's `timings` (a millisecond a token read, two a token written)."""
     prompt_chars = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
     cap = request.get("max_tokens")
     finish = "length" if cap and len(content) // 4 > cap else "stop"
@@ -198,7 +230,8 @@ def _completion(content: str, request: dict, cached: int | None = None) -> dict:
         cached = min(cached, prompt_chars // 4)
         reply["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
         reply["timings"] = {"cache_n": cached, "prompt_n": prompt_chars // 4 - cached,
-                            "prompt_ms": float(prompt_chars // 4 - cached), "predicted_n": len(content) // 4}
+                            "prompt_ms": float(prompt_chars // 4 - cached), "predicted_n": len(content) // 4,
+                            "predicted_ms": 2.0 * (len(content) // 4)}
     return reply
 
 

@@ -6,7 +6,13 @@ steps' code) builds the user's namespace, and the model is asked to do `instruct
 
 - `one-shot`: one model call given the loop's own round-1 prompt (the same namespace summary), its
   code not run;
-- `loop`: `fix("", instruction=..., namespace=...)`, the loop as the magic runs it.
+- `loop`: `fix("", instruction=..., namespace=...)`, the loop as the magic runs it;
+- `agreement`: the loop asking K independent answers a round (`--agreement-samples K`, default 3).
+
+Each step runs its modes in a rotating order (the first step one-shot, loop, agreement; the next loop,
+agreement, one-shot; ...), so that a machine's load, which changes by the minute, falls on every mode alike;
+`--cold-cache` erases a llama-server's prompt cache before each mode of a step, so that no mode reads the
+step's prompt from the cache another mode filled.
 
 Scoring. The reference `solution` runs in a real user-side kernel after `setup` (it is the bench
 file's own code): what it printed, its last expression's value and the variables it created or
@@ -31,6 +37,8 @@ import os
 import re
 import sys
 import time
+import urllib.error
+import urllib.request
 import warnings
 from dataclasses import asdict, dataclass, field
 
@@ -45,7 +53,10 @@ from .peers import MESSAGES as PEER_MESSAGES, PEERS
 HERE = os.path.dirname(__file__)
 DEV_STEPS = os.path.join(HERE, "generation.jsonl")
 MODES = ("loop", "one-shot")
+AGREEMENT = "agreement"  # the loop with K answers a round (--agreement-samples, default AGREEMENT_K), beside the loop
+AGREEMENT_K = 3
 ALL_MODES = (*MODES, *PEERS)  # PEERS: the peers' prompts, one call each, scored as one-shot is (peers.py)
+KNOWN_MODES = (*MODES, AGREEMENT, *PEERS)
 VERDICTS = ("right", "wrong", "crash", "none")
 CLAIMS = ("fixed", "unverified")  # what the loop says of the code it returns
 
@@ -101,6 +112,11 @@ class StepResult:
     cached_tokens: int = 0
     prompt_seconds: float = 0.0
     model_seconds: float = 0.0
+    reply_tokens: int = 0  # the replies' tokens, and the server's seconds writing them (llama-server's `timings`)
+    reply_seconds: float = 0.0
+    run_seconds: float = 0.0  # the candidates' own runs in the sandbox (the code's run, not the kernel's start)
+    position: int = 0  # where the mode ran among the step's modes (0: first)
+    load: float = 0.0  # the machine's 1-minute load average when the mode started the step
     agreeing: int = 0  # loop with --agreement-samples: answers that give the result handed over (0: not asked)
     answers: int = 0  # and the round's independent answers
     planned: int = 0  # the answers the round was to ask (more than `answers`: it stopped once they agreed)
@@ -130,11 +146,13 @@ class Figures:
     cost: float = 0.0
     seconds: float = 0.0
     calls: int = 0
+    rounds: int = 0
     unanimous: dict = field(default_factory=lambda: {"steps": 0, "right": 0})  # "K of K agree" answers
     # answers whose groups differ (a rival shown beside): how many, and how many of them have a right one of the two
     split: dict = field(default_factory=lambda: {"steps": 0, "right": 0, "rival_right": 0})
     times: list = field(default_factory=list)  # each step's seconds (the mode's own)
-    prompt: dict = field(default_factory=lambda: {"tokens": 0, "cached": 0, "seconds": 0.0, "model_seconds": 0.0})
+    loads: list = field(default_factory=list)  # each step's load average at its start
+    prompt: dict = field(default_factory=lambda: dict.fromkeys(TIME_FIELDS, 0))
 
     def add(self, r: StepResult) -> None:
         self.steps += 1
@@ -156,9 +174,10 @@ class Figures:
         self.seconds += r.seconds
         self.times.append(r.seconds)
         self.calls += r.calls
-        for key, value in (("tokens", r.prompt_tokens), ("cached", r.cached_tokens), ("seconds", r.prompt_seconds),
-                           ("model_seconds", r.model_seconds)):
-            self.prompt[key] += value
+        self.rounds += r.rounds
+        for key in TIME_FIELDS:
+            self.prompt[key] += getattr(r, key)
+        self.loads.append(r.load)
 
     def figures(self) -> dict:
         n = max(self.steps, 1)
@@ -168,6 +187,7 @@ class Figures:
                 "claimed_fixed": claims["fixed"], "false_fixed": false["fixed"],
                 "claimed_unverified": claims["unverified"], "unverified_not_right": false["unverified"],
                 "by_status": self.statuses, "tokens": self.tokens, "cost": self.cost, "calls": self.calls,
+                "rounds": self.rounds,
                 "seconds": self.seconds, "seconds_per_step": self.seconds / n,
                 "seconds_median": quantile(self.times, 0.5), "seconds_p90": quantile(self.times, 0.9),
                 "unanimous": self.unanimous["steps"], "unanimous_right": self.unanimous["right"],
@@ -175,8 +195,12 @@ class Figures:
                 if self.unanimous["steps"] else None,
                 "split": self.split["steps"], "split_right": self.split["right"],
                 "split_rival_right": self.split["rival_right"],
-                "prompt_tokens": self.prompt["tokens"], "cached_tokens": self.prompt["cached"],
-                "prompt_seconds": self.prompt["seconds"], "model_seconds": self.prompt["model_seconds"]}
+                **self.prompt, "load_median": quantile(self.loads, 0.5), "load_max": max(self.loads, default=0.0)}
+
+
+# the StepResult fields of where a mode's time went, summed over steps in its figures
+TIME_FIELDS = ("prompt_tokens", "cached_tokens", "prompt_seconds", "model_seconds", "reply_tokens", "reply_seconds",
+               "run_seconds")
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -288,17 +312,19 @@ def one_shot(step: Step, ns: dict, opts, peer: str | None = None) -> dict:
 
 
 def _model_time(usages) -> dict:
-    """The StepResult fields of where the model's time went, from its calls' usage."""
+    """The StepResult fields of where the model's time went, from its calls' usage (and the rounds' runs)."""
     return {"prompt_tokens": sum(u.prompt_tokens for u in usages),
             "cached_tokens": sum(u.cached_tokens for u in usages),
-            "prompt_seconds": sum(u.prompt_seconds for u in usages), "model_seconds": sum(u.seconds for u in usages)}
+            "prompt_seconds": sum(u.prompt_seconds for u in usages), "model_seconds": sum(u.seconds for u in usages),
+            "reply_tokens": sum(u.completion_tokens for u in usages),
+            "reply_seconds": sum(u.reply_seconds for u in usages), "run_seconds": sum(u.run_seconds for u in usages)}
 
 
-def run_loop(step: Step, ns: dict, opts) -> dict:
+def run_loop(step: Step, ns: dict, options) -> dict:
     """The loop, as `%%fixloop <instruction>` runs it; the code it returns (none when it gave up)."""
     from jupyter_fixloop.loop import fix
 
-    result = fix("", instruction=step.instruction, namespace=ns, options=opts.options)
+    result = fix("", instruction=step.instruction, namespace=ns, options=options)
     # a request's further choices (one request of n answers) are no call of their own
     calls = sum(max(1, len([s for s in r.samples if s.source != "rules" and not s.choice])) for r in result.rounds)
     a = result.agreement
@@ -365,8 +391,9 @@ def _found(text: str, seen: Oracle) -> str:
 # ---------------------------------------------------------------- one step, every mode
 
 
-def run_step(step: Step, kernel: UserKernel, opts) -> list[StepResult]:
-    """The oracle and the namespace, then each mode's code, scored."""
+def run_step(step: Step, kernel: UserKernel, opts, turn: int = 0) -> list[StepResult]:
+    """The oracle and the namespace, then each mode's code, scored; the modes in the order `turn` rotates them to
+    (`--cold-cache`: the server's prompt cache erased before each)."""
     try:
         seen = observe(kernel, step, opts.timeout * 4)
         ns = user_namespace(step.setup)
@@ -375,16 +402,55 @@ def run_step(step: Step, kernel: UserKernel, opts) -> list[StepResult]:
         return [StepResult(step.id, step.group, mode, "error", reason=why) for mode in opts.modes]
     shared = tuple(n for n in ns if isinstance(n, str) and not n.startswith("__"))
     scoring = opts.options.with_(share=shared, max_rounds=0)  # the candidate gets every name of the setup
-    results = []
-    for mode in opts.modes:
+    results = {}
+    for position, mode in enumerate(rotated(opts.modes, turn)):
+        if opts.cold_cache:
+            erase_prompt_cache(opts.api_base)
+        load = os.getloadavg()[0]
         started = time.perf_counter()
-        outcome = run_loop(step, ns, opts) if mode == "loop" else one_shot(step, ns, opts, _peer(mode))
+        if mode in (*MODES, AGREEMENT) and mode != "one-shot":
+            outcome = run_loop(step, ns, mode_options(opts, mode))
+        else:
+            outcome = one_shot(step, ns, opts, _peer(mode))
         seconds = time.perf_counter() - started
         verdict, why = score(outcome["code"], seen, ns, scoring)
         rival = score(outcome["rival"], seen, ns, scoring)[0] if outcome.get("rival") else ""
-        results.append(StepResult(step.id, step.group, mode, verdict, why=why, seconds=seconds, rival_verdict=rival,
-                                  **outcome))
-    return results
+        results[mode] = StepResult(step.id, step.group, mode, verdict, why=why, seconds=seconds, rival_verdict=rival,
+                                   position=position, load=load, **outcome)
+    return [results[mode] for mode in opts.modes]
+
+
+def rotated(modes: tuple[str, ...], turn: int) -> tuple[str, ...]:
+    """The modes in the order the `turn`-th step runs them: each step starts one mode further on."""
+    turn %= max(len(modes), 1)
+    return (*modes[turn:], *modes[:turn])
+
+
+def mode_options(opts, mode: str):
+    """The loop's options in a mode: `agreement` asks K answers a round; beside it, `loop` asks one."""
+    if mode == AGREEMENT:
+        return opts.options.with_(agreement_samples=opts.agreement_samples or AGREEMENT_K)
+    if AGREEMENT in opts.modes:
+        return opts.options.with_(agreement_samples=1)
+    return opts.options
+
+
+def erase_prompt_cache(api_base: str | None) -> None:
+    """Erase every slot of a llama-server (`POST /slots/ID?action=erase`; it must be started with
+    `--slot-save-path`, and `--cache-ram 0` so that nothing is restored from memory): the next mode reads the
+    step's prompt as the first to ask it did."""
+    root = re.sub(r"/v1/?$", "", (api_base or "").rstrip("/"))
+    try:
+        with urllib.request.urlopen(f"{root}/slots", timeout=30) as reply:
+            slots = [s["id"] for s in json.load(reply)]
+        for slot in slots:
+            request = urllib.request.Request(f"{root}/slots/{slot}?action=erase", data=b"{}", method="POST",
+                                             headers={"Content-Type": "application/json"})
+            urllib.request.urlopen(request, timeout=60).close()
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        detail = exc.read().decode("utf-8", "replace")[:200] if isinstance(exc, urllib.error.HTTPError) else exc
+        raise FixloopError(f"--cold-cache could not erase the prompt cache of {root} ({detail}): it needs a "
+                           "llama-server started with --slot-save-path DIR and --cache-ram 0") from None
 
 
 def _peer(mode: str) -> str | None:
@@ -397,7 +463,8 @@ def run_bench(steps: list[Step], opts, on_step=None) -> list[StepResult]:
         if on_step and done is not None:
             on_step(step, done)
 
-    done = run_each(steps, opts, lambda step, kernel, workdir: run_step(step, kernel, opts), after)
+    turns = {step.id: n for n, step in enumerate(steps)}
+    done = run_each(steps, opts, lambda step, kernel, workdir: run_step(step, kernel, opts, turns[step.id]), after)
     return [r for results in done for r in results]
 
 
@@ -413,10 +480,52 @@ def summarize(results: list[StepResult]) -> dict:
         by_group.setdefault(r.mode, {}).setdefault(r.group, Figures()).add(r)
     figures = {"by_mode": {m: f.figures() for m, f in by_mode.items()},
                "by_group": {m: {g: f.figures() for g, f in sorted(groups.items())} for m, groups in by_group.items()}}
-    if {"loop", "one-shot"} <= set(by_mode):
-        loop, one = figures["by_mode"]["loop"], figures["by_mode"]["one-shot"]
-        figures["loop_minus_one_shot_points"] = round(100 * (loop["right_rate"] - one["right_rate"]), 1)
+    rates = token_rates(results)
+    if rates is not None:
+        figures["rates"] = {"prompt_seconds_a_token": rates[0], "reply_seconds_a_token": rates[1]}
+        for mode, f in figures["by_mode"].items():
+            costs = [at_rates(r, rates) for r in results if r.mode == mode and r.verdict != "error"]
+            f["at_rates_median"], f["at_rates_p90"] = quantile(costs, 0.5), quantile(costs, 0.9)
+    one = figures["by_mode"].get("one-shot")
+    for mode, f in figures["by_mode"].items():
+        if one is not None and mode != "one-shot":
+            figures[f"{mode}_minus_one_shot_points"] = round(100 * (f["right_rate"] - one["right_rate"]), 1)
+            f["median_vs_one_shot"] = f["seconds_median"] / one["seconds_median"] if one["seconds_median"] else None
+            if rates is not None and one["at_rates_median"]:
+                f["at_rates_vs_one_shot"] = f["at_rates_median"] / one["at_rates_median"]
+                f["one_round"] = _one_round(results, mode, rates)
     return figures
+
+
+def _one_round(results: list[StepResult], mode: str, rates: tuple[float, float]) -> dict:
+    """The mode's steps that ended in one round, each against one-shot on the same step at the run's rates: how
+    much the mode adds where its first answer is handed over (the loop: its run; agreement: its other answers)."""
+    one = {r.id: at_rates(r, rates) for r in results if r.mode == "one-shot" and r.verdict != "error"}
+    ratios = [at_rates(r, rates) / one[r.id] for r in results
+              if r.mode == mode and r.rounds == 1 and one.get(r.id)]
+    outside = [max(0.0, r.seconds - r.model_seconds) for r in results if r.mode == mode and r.rounds == 1]
+    return {"steps": len(ratios), "vs_one_shot_median": quantile(ratios, 0.5),
+            "vs_one_shot_max": max(ratios, default=0.0), "outside_model_median": quantile(outside, 0.5)}
+
+
+def token_rates(results: list[StepResult]) -> tuple[float, float] | None:
+    """The run's seconds a prompt token read and a reply token written, over every mode's calls, as the server
+    timed them (None where it did not): one rate for all modes, whatever the load was when each ran."""
+    read = sum(r.prompt_tokens - r.cached_tokens for r in results)
+    written = sum(r.reply_tokens for r in results)
+    reading, writing = sum(r.prompt_seconds for r in results), sum(r.reply_seconds for r in results)
+    if not (read > 0 and written > 0 and reading > 0 and writing > 0):
+        return None
+    return reading / read, writing / written
+
+
+def at_rates(r: StepResult, rates: tuple[float, float]) -> float:
+    """A step's seconds with its model calls costed at the run's rates (`token_rates`): the prompt tokens the server
+    read and the reply tokens it wrote, and the mode's time outside model calls (its runs and sandboxes) as measured.
+    The load's changes between modes are taken out; a request's several replies are costed as if written one by one
+    (written side by side they cost less)."""
+    return ((r.prompt_tokens - r.cached_tokens) * rates[0] + r.reply_tokens * rates[1]
+            + max(0.0, r.seconds - r.model_seconds))
 
 
 def print_report(console, results: list[StepResult], figures: dict, opts) -> None:
@@ -457,13 +566,17 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
                               markup=False)
             if r.code:
                 console.print(r.code, markup=False, highlight=False)
+    _summary_lines(console, figures, opts)
+
+
+def _summary_lines(console, figures: dict, opts) -> None:
+    """Each mode's figures in a line or two; then the modes' seconds at the run's rates, and the points."""
     for mode in opts.modes:
         f = figures["by_mode"][mode]
         console.print(f"{mode}: {f['right']} of {f['steps']} right ({f['right_rate']:.0%}); wrong {f['wrong']}, "
                       f"crash {f['crash']}, none {f['none']}, broken steps {f['errors']}; seconds a step: median "
                       f"{f['seconds_median']:.1f}, p90 {f['seconds_p90']:.1f}", markup=False)
-        if f["model_seconds"]:
-            console.print(_model_time_text(mode, f), markup=False)
+        console.print(_time_text(mode, f, figures["by_mode"].get("one-shot")), markup=False)
         if f["unanimous"]:
             console.print(f"{mode}: K of K independent answers agree on {f['unanimous']} step(s), "
                           f"{f['unanimous_right']} of them right ({f['unanimous_precision']:.0%})", markup=False)
@@ -471,17 +584,49 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
             console.print(f"{mode}: the answers' results differ on {f['split']} step(s) (the next result shown beside "
                           f"the answer): the answer right on {f['split_right']}, the one beside it right on "
                           f"{f['split_rival_right']} more", markup=False)
-    if "loop_minus_one_shot_points" in figures:
-        console.print(f"loop - one-shot: {figures['loop_minus_one_shot_points']:+.1f} points", markup=False)
+    if "rates" in figures:
+        console.print(_rates_text(figures, opts.modes), markup=False)
+    for mode in opts.modes:
+        if f"{mode}_minus_one_shot_points" in figures:
+            console.print(f"{mode} - one-shot: {figures[f'{mode}_minus_one_shot_points']:+.1f} points", markup=False)
 
 
-def _model_time_text(mode: str, f: dict) -> str:
-    """Where the mode's model time went, as far as the server said: reading prompts (and how much of them it read
-    from its prompt cache), the rest writing and the way there and back."""
-    cached = f"; {f['cached_tokens']} of {f['prompt_tokens']} prompt tokens read from the server's prompt cache " \
+def _rates_text(figures: dict, modes: tuple[str, ...]) -> str:
+    """Each mode's seconds a step with its model calls costed at the run's rates (`at_rates`)."""
+    rates = figures["rates"]
+    each = []
+    for mode in modes:
+        f = figures["by_mode"][mode]
+        ratio = f" ({f['at_rates_vs_one_shot']:.2f}x one-shot's)" if f.get("at_rates_vs_one_shot") else ""
+        one = f.get("one_round") or {}
+        first = (f" (on its {one['steps']} step(s) of one round {one['vs_one_shot_median']:.2f}x one-shot's there, "
+                 f"at most {one['vs_one_shot_max']:.2f}x)") if one.get("steps") else ""
+        each.append(f"{mode} median {f['at_rates_median']:.1f} s{ratio}, p90 {f['at_rates_p90']:.1f} s{first}")
+    return (f"at the run's rates ({1000 * rates['prompt_seconds_a_token']:.0f} ms a prompt token read, "
+            f"{1000 * rates['reply_seconds_a_token']:.0f} ms a reply token written, over every mode's calls; the "
+            f"load's changes taken out): " + "; ".join(each))
+
+
+def _time_text(mode: str, f: dict, one: dict | None) -> str:
+    """Where the mode's seconds went, summed over its steps, as far as the server said: reading prompts (and how
+    much of them it read from its prompt cache), writing replies, the rest of the model calls; the code's runs;
+    the rest (sandboxes made ready, the loop's own work). And its median against one-shot's, from the same run."""
+    n = max(f["steps"], 1)
+    cached = f", {f['cached_tokens']} of them read from the server's prompt cache " \
              f"({f['cached_tokens'] / f['prompt_tokens']:.0%})" if f["prompt_tokens"] else ""
-    reading = f", of which reading prompts {f['prompt_seconds']:.0f} s" if f["prompt_seconds"] else ""
-    return f"{mode}: model calls {f['model_seconds']:.0f} s in all{reading}{cached}"
+    said = f["prompt_seconds"] + f["reply_seconds"]
+    rest = max(0.0, f["model_seconds"] - said)
+    server = (f" (reading prompts {f['prompt_seconds']:.0f} s, writing replies {f['reply_seconds']:.0f} s, the rest "
+              f"{rest:.0f} s: the way there and back, the wait for a slot)") if said else ""
+    other = max(0.0, f["seconds"] - f["model_seconds"] - f["run_seconds"])
+    ratio = f"; median {f['seconds_median'] / one['seconds_median']:.2f}x one-shot's" \
+        if one is not None and mode != "one-shot" and one["seconds_median"] else ""
+    return (f"{mode}: {f['seconds']:.0f} s over {f['steps']} step(s){ratio}: model calls {f['model_seconds']:.0f} s"
+            f"{server}, the code's runs {f['run_seconds']:.0f} s, the rest "
+            f"{other:.0f} s; {f['calls'] / n:.1f} model calls and "
+            f"{f['rounds'] / n:.1f} rounds a step, {f['prompt_tokens'] / n:.0f} prompt tokens a step{cached}, "
+            f"{f['reply_tokens'] / n:.0f} reply tokens a step; load average {f['load_median']:.1f} (median), "
+            f"{f['load_max']:.1f} (most)")
 
 
 def write_json(path: str, results: list[StepResult], figures: dict, opts) -> None:
@@ -504,15 +649,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--perfect", action="store_true",
                         help="instead of --model: a stand-in server on 127.0.0.1 that answers each step with its "
                         "reference solution (what the harness itself loses)")
-    parser.add_argument("--mode", choices=(*ALL_MODES, "both", "all"), default="both",
+    parser.add_argument("--mode", default="both",
                         help="loop, one-shot (one call given the loop's round-1 prompt, not run), both (default); "
-                        "jupyter-ai or mito-ai (one call given that peer's generation prompt, quoted in peers.py, "
-                        "scored as one-shot is); all: the four")
+                        "agreement (the loop with --agreement-samples K, default 3); jupyter-ai or mito-ai (one call "
+                        "given that peer's generation prompt, quoted in peers.py, scored as one-shot is); all: loop, "
+                        "one-shot and the peers; or several, comma-separated (one-shot,loop,agreement): each step "
+                        "runs them in a rotating order")
+    parser.add_argument("--cold-cache", action="store_true",
+                        help="erase the llama-server's prompt cache before each mode of each step, so that no mode "
+                        "reads a prompt another mode's call left there (the server started with --slot-save-path "
+                        "DIR and --cache-ram 0)")
     add_loop_arguments(parser, "step")
     parser.add_argument("--agreement-samples", type=int, default=None, metavar="K",
                         help="loop mode: K independent answers a round, grouped by result, the largest group's "
-                        "simplest handed over (1-8; default 1: off); reports each step's agreement and how many "
-                        "'K of K agree' answers are right")
+                        "simplest handed over (1-8; default 1: off; the agreement mode: 3); reports each step's "
+                        "agreement and how many 'K of K agree' answers are right")
     parser.add_argument("--agreement-more", type=int, default=None, metavar="N",
                         help="with --agreement-samples: answers asked besides the K where the two leading results "
                         "tie, until one leads (0-8; default 2)")
@@ -533,10 +684,27 @@ def parse_args(argv: list[str]):
     if opts.perfect and opts.model:
         raise FixloopError("--perfect is a model of its own: give --perfect or --model, not both")
     opts.model = resolve_model(opts.model)
-    opts.modes = {"both": MODES, "all": ALL_MODES}.get(opts.mode, (opts.mode,))
+    opts.modes = _modes(opts.mode)
+    if AGREEMENT in opts.modes and opts.agreement_samples is not None and opts.agreement_samples < 2:
+        raise FixloopError("the agreement mode asks K answers a round: give --agreement-samples 2 or more")
+    if opts.cold_cache and (opts.perfect or not opts.api_base):
+        raise FixloopError("--cold-cache erases a llama-server's prompt cache: give its --api-base")
     if opts.resume and not opts.json_out:
         raise FixloopError("--resume takes back the steps of --json OUT: give --json too")
     return opts
+
+
+def _modes(text: str) -> tuple[str, ...]:
+    """The modes `--mode` names: both, all, one mode, or several comma-separated (each once)."""
+    if text in ("both", "all"):
+        return MODES if text == "both" else ALL_MODES
+    modes = tuple(m.strip() for m in text.split(","))
+    unknown = [m for m in modes if m not in KNOWN_MODES]
+    if unknown or len(set(modes)) != len(modes):
+        what = f"no mode {unknown[0]!r}" if unknown else "a mode given twice"
+        raise FixloopError(f"--mode {text}: {what}; the modes: {', '.join(KNOWN_MODES)}, both, all (or several, "
+                           "comma-separated)")
+    return modes
 
 
 def main(argv: list[str]) -> int:
@@ -573,6 +741,8 @@ def _run(steps: list[Step], opts) -> int:
 
     try:
         check_model(opts.model, opts.api_base)  # one line, before any step runs
+        if opts.cold_cache:
+            erase_prompt_cache(opts.api_base)
     except FixloopError as exc:
         print(f"jupyter-fixloop bench: {exc}", file=sys.stderr)
         return 2

@@ -340,9 +340,14 @@ class LoopRun:
         return temps
 
     def _one_request(self) -> bool:
-        """Whether a round's K agreement answers are asked as one request (`sampling.OneRequest`): a server with a
-        slot for each (`model_slots` >= K), unless it refused such a request earlier in this loop."""
-        return self.agreeing and self._k() > 1 and self.options.model_slots >= self._k() and not self.one_refused
+        """Whether a round's first agreement answers are asked as one request (`sampling.OneRequest`): a server with
+        two slots or more (`model_slots`), unless it refused such a request earlier in this loop. It asks a choice
+        for each of the K answers it has a slot for (`_in_one`); the others only where those do not agree."""
+        return self.agreeing and self._k() > 1 and self.options.model_slots >= 2 and not self.one_refused
+
+    def _in_one(self) -> int:
+        """The answers the round's one request asks for: one a slot, at most K (0: no one request)."""
+        return min(self._k(), self.options.model_slots) if self._one_request() else 0
 
     def _asked_for(self, name: str) -> bool:
         """Whether the instruction asks for a new name to be made (`cell.asks_to_make`): it is part of the result."""
@@ -529,7 +534,7 @@ class LoopRun:
                       mirror) -> list[sampling.Candidate]:
         """The round's candidates: one model call per temperature (the agreement answers as one request, where
         `_one_request`), each reply cleaned by the guard and run."""
-        one = sampling.OneRequest(self._k()) if self._one_request() else None
+        one = sampling.OneRequest(self._in_one()) if self._one_request() else None
 
         async def ask(step: float | str, nth: int) -> tuple[model.Reply, str, tuple[str, ...]] | None:
             last = model.LastRun(history[-1][0] if history else None, history[-1][1] if history else None,
@@ -589,9 +594,7 @@ class LoopRun:
         """The round's candidates (`sampling.gather`). With agreement, asking stops once the first answers agree by
         a majority of the K (`_agreed`: the rest could not outvote them); where the two leading results tie, up to
         `agreement_more` more answers are asked, at the round's top temperature, until one result leads."""
-        slots = self.options.model_slots
-        candidates = await sampling.gather(temps, ask, trial, ends_round, failed, self.budget, slots,
-                                           enough=self._agreed if self.agreeing else None)
+        candidates = await self._first_answers(temps, ask, trial, ends_round, failed)
         more = self.options.agreement_more if self.agreeing else 0
         if not (more and self._tied(candidates)) or any(self._owned_evidence(c.receipt, c.reply.code)
                                                         for c in candidates if c.receipt.ok):
@@ -603,12 +606,40 @@ class LoopRun:
             return not self._tied([*candidates, *new])
 
         try:
-            extra = await sampling.gather((top,) * more, ask, trial, ends_round, failed, self.budget, slots,
-                                          enough=settled, start=start)
+            extra = await sampling.gather((top,) * more, ask, trial, ends_round, failed, self.budget,
+                                          self.options.model_slots, enough=settled, start=start)
         except Exception as exc:  # the answers already run are kept; the failure is said as a model error
             failed(exc)
             extra = []
         return [*candidates, *extra]
+
+    async def _first_answers(self, temps, ask, trial, ends_round, failed) -> list[sampling.Candidate]:
+        """The round's candidates at `temps`. Where the round's one request asks fewer answers than K (a server with
+        fewer slots), its answers run first, side by side; the rest are asked one after another, only while the
+        answers so far do not agree by a majority of the K, nor pass a check of the user's."""
+        slots, enough = self.options.model_slots, (self._agreed if self.agreeing else None)
+        in_one = self._in_one()
+        asked = [n for n, t in enumerate(temps) if t != sampling.RULES]
+        if not in_one or in_one >= len(asked):
+            return await sampling.gather(temps, ask, trial, ends_round, failed, self.budget, slots, enough=enough)
+        cut = asked[in_one]
+        candidates = await sampling.gather(temps[:cut], ask, trial, ends_round, failed, self.budget, in_one,
+                                           enough=enough)
+        if self._agreed(candidates) or any(self._owned_evidence(c.receipt, c.reply.code)
+                                           for c in candidates if c.receipt.ok):
+            return candidates
+        start = (max(c.order for c in candidates) + 1, in_one)
+
+        def agreed(new) -> bool:
+            return self._agreed([*candidates, *new])
+
+        try:
+            rest = await sampling.gather(temps[cut:], ask, trial, ends_round, failed, self.budget, 1, enough=agreed,
+                                         start=start)
+        except Exception as exc:  # the answers already run are kept; the failure is said as a model error
+            failed(exc)
+            rest = []
+        return [*candidates, *rest]
 
     def _agreed(self, settled) -> bool:
         """The answers settled so far hold a group that a majority of the round's K give: asking the rest cannot

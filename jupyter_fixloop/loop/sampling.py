@@ -9,12 +9,14 @@ bias), one after another, or up to `slots` at once for a server that answers sid
 and a candidate that passes every check cancels the calls under way. Code that a sample of the same round
 already proposed is not run again (the loop already skips code an earlier round ran).
 
-A round's K agreement answers on a server with a slot for each (`model_slots` >= K) are one request instead
-(`OneRequest`: `n`=K, llama-server's `n_cmpl`): the prompt is read once and its state copied to the other slots,
-where K separate requests side by side each read it in a slot of its own. One request has one temperature (the
-round's K spread ones' mean) and one seed; the server samples each choice on its own (llama-server: choice i with
-the seed plus i, the seeds K separate calls are sent). The answers arrive together: each is then settled as if its
-call had just answered, so stopping once they agree saves runs, not model time.
+A round's K agreement answers on a server with two slots or more (`model_slots`) start with one request instead
+(`OneRequest`: `n` = one a slot, K at most; llama-server's `n_cmpl`): the prompt is read once and its state copied to
+the other slots, where separate requests side by side each read it in a slot of its own. One request has one
+temperature (the round's K spread ones' mean) and one seed; the server samples each choice on its own (llama-server:
+choice i with the seed plus i, the seeds K separate calls are sent). The answers arrive together: each is then
+settled as if its call had just answered, so stopping once they agree saves runs, not model time. Where the request
+asked fewer than K (fewer slots), the rest are asked one by one (the prompt then read from the server's cache), and
+only where the first do not already agree by a majority of the K: that saves model time.
 
 With a litellm model, a round starts with the built-in engine's rule repair (`RULES`) when it has one:
 it answers in milliseconds for no tokens, and its run gets a head start of `RULES_GRACE` seconds
@@ -91,7 +93,7 @@ def total_usage(candidates: Sequence[Candidate], best: Candidate) -> Usage:
     us = [c.reply.usage for c in candidates]
     return Usage(sum(u.prompt_tokens for u in us), sum(u.completion_tokens for u in us), sum(u.cost for u in us),
                  sum(u.seconds for u in us), best.receipt.seconds, sum(u.cached_tokens for u in us),
-                 sum(u.prompt_seconds for u in us))
+                 sum(u.prompt_seconds for u in us), sum(u.reply_seconds for u in us))
 
 
 class OneRequest:

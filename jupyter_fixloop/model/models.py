@@ -285,15 +285,20 @@ def _shared(usage: Usage, texts: list[str], model: str, first_only: bool) -> lis
 
 def _usage(response, cost: float, seconds: float) -> Usage:
     """The call's usage as the server gave it: its tokens, those of the prompt it read from its prompt cache
-    (`usage.prompt_tokens_details.cached_tokens`), and its seconds reading the prompt (llama-server's
-    `timings.prompt_ms`, which litellm keeps on the response); 0 for what it does not say."""
+    (`usage.prompt_tokens_details.cached_tokens`), and its seconds reading the prompt and writing the reply
+    (llama-server's `timings.prompt_ms`, `timings.predicted_ms`, which litellm keeps on the response); 0 for what
+    it does not say."""
     usage = getattr(response, "usage", None)
     details = getattr(usage, "prompt_tokens_details", None)
     timings = getattr(response, "timings", None)
-    prompt_ms = timings.get("prompt_ms") if isinstance(timings, dict) else None
+    timings = timings if isinstance(timings, dict) else {}
     return Usage(_count(getattr(usage, "prompt_tokens", 0)), _count(getattr(usage, "completion_tokens", 0)), cost,
                  seconds, cached_tokens=_count(getattr(details, "cached_tokens", 0)),
-                 prompt_seconds=prompt_ms / 1000 if isinstance(prompt_ms, (int, float)) and prompt_ms > 0 else 0.0)
+                 prompt_seconds=_seconds(timings.get("prompt_ms")), reply_seconds=_seconds(timings.get("predicted_ms")))
+
+
+def _seconds(ms) -> float:
+    return ms / 1000 if isinstance(ms, (int, float)) and ms > 0 else 0.0
 
 
 def _count(value) -> int:

@@ -103,9 +103,9 @@ def test_the_bench_reports_each_steps_agreement_and_how_many_unanimous_answers_a
 
 
 def test_the_bench_says_where_the_model_time_went_as_the_server_said_it(fake_model, tmp_path, capsys):
-    """A server with a prompt cache: each step's prompt tokens, those read from the cache and the seconds reading
-    prompts. With `--mode both`, one-shot's call is the loop's round 1 again: all of its prompt comes from the
-    cache, so with a prompt cache the modes' seconds are compared from runs of one mode each."""
+    """A server with a prompt cache: each step's prompt tokens, those read from the cache, the seconds reading
+    prompts and writing replies, the code's runs. Without `--cold-cache`, one-shot's call after the loop's is the
+    loop's round 1 again: all of its prompt comes from the cache (what `--cold-cache` is for)."""
     server = fake_model("```python\ndf.head(2)\n```")
     server.prompt_cache = True
     out = tmp_path / "time.json"
@@ -115,11 +115,85 @@ def test_the_bench_says_where_the_model_time_went_as_the_server_said_it(fake_mod
     loop, one = json.loads(out.read_text())["results"]
     assert loop["mode"] == "loop" and loop["prompt_tokens"] > 0 and loop["cached_tokens"] == 0
     assert loop["prompt_seconds"] == pytest.approx(loop["prompt_tokens"] / 1000)
+    assert loop["reply_seconds"] == pytest.approx(2 * loop["reply_tokens"] / 1000) and loop["reply_tokens"] > 0
+    assert loop["run_seconds"] > 0 and one["run_seconds"] == 0  # one-shot's code is not run
     assert one["cached_tokens"] == one["prompt_tokens"] == loop["prompt_tokens"] and one["prompt_seconds"] == 0
     assert 0 < loop["model_seconds"] <= loop["seconds"]
-    text = capsys.readouterr().out
-    assert f"one-shot: model calls 0 s in all; {one['prompt_tokens']} of {one['prompt_tokens']} prompt tokens read " \
-           "from the server's prompt cache (100%)" in " ".join(text.split())
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"{one['prompt_tokens']} prompt tokens a step, {one['prompt_tokens']} of them read from the server's " \
+           "prompt cache (100%)" in text
+    assert "loop: " in text and "x one-shot's: model calls" in text and "reading prompts 0 s, writing replies" in text
+
+
+def test_the_modes_take_turns_each_step_and_a_cold_cache_gives_each_its_prompt_to_read(fake_model, tmp_path,
+                                                                                      capsys):
+    """`--mode one-shot,loop,agreement`: each step runs the three in a rotating order (load falls on all alike), the
+    loop with one answer a round beside the agreement's K; `--cold-cache` erases the server's prompt cache before
+    each mode, so no mode reads the step's prompt from a cache another mode filled."""
+    rows, total = "```python\ndf.head(2)\n```", "```python\ndf['a'].sum()\n```"
+    server = fake_model(*[rows] * 4, *[total] * 4)
+    server.prompt_cache = True
+    out = tmp_path / "turns.json"
+    assert generation.main(["--generation", write_steps(tmp_path, STEPS[0], STEPS[3]), "--mode",
+                            "one-shot,loop,agreement", "--agreement-samples", "2", "--cold-cache", "--no-rules",
+                            "--model", "openai/scripted", "--api-base", server.url, "-r", "1", "--json",
+                            str(out)]) == 0
+    data = json.loads(out.read_text())
+    got = [(r["id"], r["mode"], r["position"], r["verdict"], r["answers"]) for r in data["results"]]
+    assert got == [("rows", "one-shot", 0, "right", 0), ("rows", "loop", 1, "right", 0),
+                   ("rows", "agreement", 2, "right", 2),
+                   ("total", "one-shot", 2, "right", 0), ("total", "loop", 0, "right", 0),
+                   ("total", "agreement", 1, "right", 2)]
+    assert server.erased == 2 * (1 + 6)  # its two slots, once before the run, then before each mode of each step
+    firsts = [r for r in data["results"] if r["mode"] != "agreement"]
+    assert all(r["cached_tokens"] == 0 and r["prompt_seconds"] > 0 for r in firsts)
+    agreement = data["by_mode"]["agreement"]
+    assert agreement["calls"] == 4 and agreement["unanimous"] == 2 and agreement["median_vs_one_shot"] > 0
+    assert data["agreement_minus_one_shot_points"] == data["loop_minus_one_shot_points"] == 0.0
+    assert all(r["load"] > 0 for r in data["results"]) and agreement["load_max"] > 0
+    rates = data["rates"]  # the scripted server reads a token in 1 ms and writes one in 2 ms, whatever the mode
+    assert (rates["prompt_seconds_a_token"], rates["reply_seconds_a_token"]) == (pytest.approx(0.001),
+                                                                                 pytest.approx(0.002))
+    assert agreement["at_rates_median"] > 0 and agreement["at_rates_vs_one_shot"] > 0
+    loop = data["by_mode"]["loop"]["one_round"]  # the same prompt and reply as one-shot's, and the code's run
+    assert loop["steps"] == 2 and 1.0 < loop["vs_one_shot_median"] <= loop["vs_one_shot_max"]
+    assert agreement["one_round"]["steps"] == 2
+    text = " ".join(capsys.readouterr().out.split())
+    assert "agreement: K of K independent answers agree on 2 step(s), 2 of them right (100%)" in text
+    assert "at the run's rates (1 ms a prompt token read, 2 ms a reply token written" in text
+
+
+def test_a_steps_seconds_at_the_runs_rates_cost_its_tokens_alike_in_every_mode():
+    """The load's changes taken out: each mode's model calls costed at one rate for all (the server's own sums)."""
+    def result(mode, prompt, cached, reply, seconds, model, prompt_s, reply_s):
+        return generation.StepResult("s", "g", mode, "right", seconds=seconds, model_seconds=model,
+                                     prompt_tokens=prompt, cached_tokens=cached, reply_tokens=reply,
+                                     prompt_seconds=prompt_s, reply_seconds=reply_s)
+
+    one = result("one-shot", 400, 0, 40, 30.0, 30.0, 20.0, 8.0)  # read at a busy minute
+    loop = result("loop", 400, 0, 40, 11.0, 10.0, 6.0, 2.0)  # the same tokens at a quiet one, and a 1 s run
+    rates = generation.token_rates([one, loop])
+    assert rates == (pytest.approx(26 / 800), pytest.approx(10 / 80))
+    assert generation.at_rates(loop, rates) - generation.at_rates(one, rates) == pytest.approx(1.0)
+    assert generation.token_rates([result("one-shot", 400, 0, 40, 1.0, 1.0, 0.0, 0.0)]) is None  # not said
+    figures = generation.summarize([one, loop])
+    assert figures["by_mode"]["loop"]["at_rates_vs_one_shot"] == pytest.approx(1 + 1 / generation.at_rates(one, rates))
+
+
+def test_bad_modes_and_a_cache_that_cannot_be_erased_are_said_in_one_line(fake_model, tmp_path, capsys):
+    steps = write_steps(tmp_path, STEPS[0])
+    server = fake_model("```python\ndf.head(2)\n```")  # no prompt cache: no slot actions either
+    base = ["--generation", steps, "--model", "openai/scripted", "--api-base", server.url]
+    assert generation.main([*base, "--mode", "loop,bogus"]) == 2
+    assert "--mode loop,bogus: no mode 'bogus'" in capsys.readouterr().err
+    assert generation.main([*base, "--mode", "loop,loop"]) == 2
+    assert "a mode given twice" in capsys.readouterr().err
+    assert generation.main([*base, "--mode", "agreement", "--agreement-samples", "1"]) == 2
+    assert "--agreement-samples 2 or more" in capsys.readouterr().err
+    assert generation.main([*base, "--mode", "one-shot", "--cold-cache"]) == 2
+    err = capsys.readouterr().err
+    assert "--cold-cache could not erase the prompt cache" in err and "--slot-save-path" in err
+    assert server.requests == []  # no step ran
 
 
 def test_the_bench_scores_the_result_shown_beside_the_answer_where_the_answers_differ(fake_model, tmp_path, capsys):

@@ -210,6 +210,26 @@ def test_a_server_with_a_slot_for_each_answer_is_asked_them_as_one_request_of_n(
     assert all(s.completion_tokens > 0 for s in samples)
 
 
+def test_a_server_with_fewer_slots_than_answers_is_asked_one_a_slot_and_the_rest_only_where_they_disagree(
+        fake_model):
+    # two slots, three answers: one request of 2; they agree (a majority of the 3): the third is never asked
+    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12.Goals.max()"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
+                       model_slots=2, seed=7)
+    assert [(r.get("n"), r["seed"]) for r in server.requests] == [(2, 7)], result.reason
+    assert (result.agreement.agreeing, result.agreement.answers, result.agreement.planned) == (2, 2, 3)
+    assert "2 of 2 independent answers give this result (1 more not asked" in result.reason
+    assert result.status == "unverified"
+    # they differ: the third is asked on its own (its seed the next), and settles it
+    split = fake_model(block("euro12.Goals.sum()"), block("euro12.Goals.max()"), block("sum(euro12['Goals'])"))
+    result = _generate(split, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
+                       model_slots=2, seed=7)
+    assert [(r.get("n"), r["seed"]) for r in split.requests] == [(2, 7), (None, 9)], result.reason
+    assert split.requests[1]["temperature"] == split.requests[0]["temperature"]  # the K answers' one temperature
+    assert result.agreement.groups == (2, 1) and result.patched.strip() == "euro12.Goals.sum()", result.reason
+    assert "2 of 3 independent answers give this result;" in result.reason
+
+
 def test_a_server_that_counts_the_first_choice_alone_has_the_others_counted(fake_model):
     server = fake_model(block("euro12.Goals.sum()"), block("euro12.Goals.max()"), block("sum(euro12['Goals'])"))
     server.usage_of_first = True  # as llama-server: the usage of its first result

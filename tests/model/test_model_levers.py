@@ -343,15 +343,17 @@ def test_an_unknown_provider_is_refused_from_litellms_tables_without_importing_l
 
 def test_the_prompt_a_server_read_from_its_cache_is_counted_through_litellm(fake_model):
     # round 2's prompt starts with round 1's: a server with a prompt cache (llama-server) reads that part from it
-    # and says so; the usage keeps it, and the server's seconds reading the rest
+    # and says so; the usage keeps it, and the server's seconds reading the rest and writing the reply
     server = fake_model(block("total = sum(prices) - 2\n"), block(FIXED))
     server.prompt_cache = True
     result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=server.url)
     assert result.status == "fixed" and len(result.rounds) == 2, result.reason
     first, second = (r.usage for r in result.rounds)
     assert first.cached_tokens == 0 and first.prompt_seconds == first.prompt_tokens / 1000
+    assert first.reply_seconds == pytest.approx(2 * first.completion_tokens / 1000) and first.completion_tokens > 0
     assert 0.5 * first.prompt_tokens < second.cached_tokens < second.prompt_tokens
     assert second.prompt_seconds == pytest.approx((second.prompt_tokens - second.cached_tokens) / 1000, abs=0.002)
     quiet = fake_model(block(FIXED))  # a server that says neither: 0 for both, not a guess
     result = fix(CELL, checks=[CHECK], namespace={"prices": [3, 4, 5]}, model="openai/scripted", api_base=quiet.url)
-    assert (result.rounds[0].usage.cached_tokens, result.rounds[0].usage.prompt_seconds) == (0, 0.0)
+    usage = result.rounds[0].usage
+    assert (usage.cached_tokens, usage.prompt_seconds, usage.reply_seconds) == (0, 0, 0.0)
