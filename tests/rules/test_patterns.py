@@ -16,7 +16,8 @@ SETUP = ("import numpy as np\nimport pandas as pd\n"
          "s = pd.Series([1.0, 2.0, 3.0, 6.0])\n"
          "s1 = pd.Series([0, 1], index=['a', 'b'])\ns4 = pd.Series([4, 5], index=['c', 'e'])\n"
          "ts = pd.Series(range(4), index=pd.date_range('2021-01-01', periods=4, freq='D'))\n"
-         "d = {'a': 1}\n")
+         "d = {'a': 1}\n"
+         "import io\nraw = 'a,b\\n1,2\\n3,4,5\\n6,7\\n'\n")
 
 
 @pytest.fixture
@@ -40,6 +41,12 @@ CASES = {
     "the_aggregation_keeps_its_own_arguments": (
         "out = ts.resample('2D', loffset='1h').agg('sum')\n", "resample_keyword",
         "out = ts.resample('2D').agg('sum').shift(freq='1h')\n", "out.index[0].hour == 1 and out.iloc[0] == 1"),
+    "a_bad_line_dropped_with_its_warning_as_on_bad_lines_says": (
+        "t = pd.read_csv(io.StringIO(raw), error_bad_lines=False)\n", "bad_lines",
+        "t = pd.read_csv(io.StringIO(raw), on_bad_lines='warn')\n", "len(t) == 2"),
+    "a_bad_line_dropped_silently": (
+        "t = pd.read_csv(io.StringIO(raw), error_bad_lines=False, warn_bad_lines=False)\n", "bad_lines",
+        "t = pd.read_csv(io.StringIO(raw), on_bad_lines='skip')\n", "list(t['a']) == [1, 6]"),
     "python_2s_has_key_as_the_in_operator": (
         "ok = d.has_key('a')\n", "renamed_method", "ok = 'a' in d\n", "ok is True"),
 }
