@@ -69,9 +69,11 @@ MOVED_NAMES = {
 """`from M import X` that stopped working: (M, X) -> the module that has X now."""
 
 
-MOVED_MODULES = {"pandas.util.testing": "pandas.testing"}
+MOVED_MODULES = {"pandas.util.testing": "pandas.testing", "seaborn.apionly": "seaborn"}
 """Modules that were renamed or merged into another (`import pandas.util.testing as tm`: the knowledge base's
-rewriters move what its entries name, `from pandas.util.testing import X` among them)."""
+rewriters move what its entries name, `from pandas.util.testing import X` among them). `seaborn.apionly` was
+seaborn without its style: seaborn 0.8 "no longer applied" the style on import and, "correspondingly", deprecated
+the module (removed in 0.10, its entry naming no replacement): `import seaborn` is what it was."""
 
 
 REMOVED_ATTRIBUTES = {

@@ -45,6 +45,8 @@ CASES = {
     "moved_import_json_normalize": ("rows = [{'a': {'b': 1}}]\n",
                                     "from pandas.io.json import json_normalize\nflat = json_normalize(rows)\n",
                                     "moved_import", "list(flat.columns) == ['a.b']"),
+    "moved_import_seaborn_apionly": ("", "import seaborn.apionly as sns\nok = callable(sns.jointplot)\n",
+                                     "moved_import", "ok is True and sns.__name__ == 'seaborn'"),
     # API drift (issue 26): repaired from the error's own words, or from what the library has now
     "drift_offset_alias_hour": (PD + "s = pd.Series(range(48), index=pd.date_range('2024-01-01', "
                                      "periods=48, freq='30min'))\n",
