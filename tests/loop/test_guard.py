@@ -287,20 +287,26 @@ def test_honest_code_passes_the_new_rules(original, checks, candidate):
     assert Guard(original, tuple(checks)).check(candidate, failure("AssertionError", "x")) is None
 
 
+def assert_changed_not_dropped(fake_model, head: str, line: str, honest: str, rest: str, check: str):
+    """The failing `line` never ran: a candidate that deletes it is rejected as deleting what it did, then one
+    that writes `honest` in its place is handed over as fixed."""
+    server = fake_model(block(head + rest), block(head + honest + rest))
+    result = fix(head + line + rest, checks=[check], model="openai/scripted", api_base=server.url, max_rounds=2,
+                 rules=False)
+    assert result.first.ename == "AttributeError"
+    assert result.status == "fixed" and result.patched == head + honest + rest, result.reason
+    texts = rejected_rounds(result)
+    assert len(texts) == 1 and f"deletes what the failing line `{line.strip()}` did" in texts[0]
+    return result
+
+
 def test_a_call_to_a_removed_method_may_become_the_property_that_replaced_it_but_not_vanish(fake_model):
     """`s.index.is_lexsorted()` never ran (the method is gone in pandas 2): replacing it with the property
     pandas names (`is_monotonic_increasing`) keeps the line; deleting the line is still rejected."""
     pytest.importorskip("pandas")
     head = "import pandas as pd\ns = pd.Series([1, 2], index=pd.MultiIndex.from_tuples([('a', 1), ('b', 2)]))\n"
-    cell = head + "s.index.is_lexsorted()\nn = len(s)\n"
-    deleted = head + "n = len(s)\n"
-    honest = head + "s.index.is_monotonic_increasing\nn = len(s)\n"
-    server = fake_model(block(deleted), block(honest))
-    result = fix(cell, checks=["n == 2"], model="openai/scripted", api_base=server.url, max_rounds=2, rules=False)
-    assert result.first.ename == "AttributeError"
-    assert result.status == "fixed" and result.patched == honest, result.reason
-    texts = rejected_rounds(result)
-    assert len(texts) == 1 and "deletes what the failing line `s.index.is_lexsorted()` did" in texts[0]
+    assert_changed_not_dropped(fake_model, head, "s.index.is_lexsorted()\n", "s.index.is_monotonic_increasing\n",
+                               "n = len(s)\n", "n == 2")
 
 
 def test_a_removed_function_inside_a_call_may_be_called_from_where_it_stayed_but_not_dropped(fake_model):
@@ -312,15 +318,9 @@ def test_a_removed_function_inside_a_call_may_be_called_from_where_it_stayed_but
     if hasattr(cm, "get_cmap"):
         pytest.skip("this matplotlib still has matplotlib.cm.get_cmap")
     head = "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nfrom matplotlib import cm\n"
-    cell = head + "cm.get_cmap('ocean')(.5)\nn = 2\n"
-    deleted = head + "n = 2\n"
-    honest = head + "plt.get_cmap('ocean')(.5)\nn = 2\n"
-    server = fake_model(block(deleted), block(honest))
-    result = fix(cell, checks=["n == 2"], model="openai/scripted", api_base=server.url, max_rounds=2, rules=False)
-    assert result.first.ename == "AttributeError" and "get_cmap" in result.first.evalue
-    assert result.status == "fixed" and result.patched == honest, result.reason
-    texts = rejected_rounds(result)
-    assert len(texts) == 1 and "deletes what the failing line `cm.get_cmap('ocean')(.5)` did" in texts[0]
+    result = assert_changed_not_dropped(fake_model, head, "cm.get_cmap('ocean')(.5)\n",
+                                        "plt.get_cmap('ocean')(.5)\n", "n = 2\n", "n == 2")
+    assert "get_cmap" in result.first.evalue
 
 
 # issue 41, item 3: an assert the user wrote counts only where it still runs
