@@ -528,18 +528,6 @@ def accessor_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(MECHANICAL, DATA + 30)
-def drop_axis(code: str, receipt: ParsedReceipt) -> str | None:
-    """`df.drop("col")` looks for a row label: columns need `axis=1` (`columns=`)."""
-    if receipt.ename != "KeyError" or "not found in axis" not in receipt.evalue:
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, "drop") if tree else []:
-        if call.args and not any(has_keyword(call, k) for k in ("axis", "columns", "index")):
-            return add_keyword(code, call, "axis=1")
-    return None
-
-
 @repair(GUESS, DATA + 40)
 def positional_key(code: str, receipt: ParsedReceipt) -> str | None:
     """`s[0]` on a Series labelled by text is a label lookup (KeyError: 0): take the position with `.iloc`;
