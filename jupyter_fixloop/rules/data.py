@@ -549,20 +549,6 @@ def positional_key(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(MECHANICAL, DATA + 60)
-def concat_list(code: str, receipt: ParsedReceipt) -> str | None:
-    """`pd.concat(a, b)` takes one list of frames: `pd.concat([a, b])`."""
-    if receipt.ename != "TypeError" or not re.search(
-            r"concat\(\) takes 1 positional argument|first argument must be an iterable of pandas", receipt.evalue):
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, "concat") if tree else []:
-        if call.args and not isinstance(call.args[0], (ast.List, ast.Tuple, ast.ListComp)):
-            start, end = span(code, call.args[0])[0], span(code, call.args[-1])[1]
-            return code[:start] + f"[{code[start:end]}]" + code[end:]
-    return None
-
-
 @repair(GUESS, DATA + 170)
 def pivot_duplicates(code: str, receipt: ParsedReceipt) -> str | None:
     """`pivot` cannot put two values in one cell: `pivot_table` aggregates them."""
