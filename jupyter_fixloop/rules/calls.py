@@ -300,20 +300,6 @@ def column_repr(code: str, receipt: ParsedReceipt) -> str | None:
     return code if calls else None
 
 
-@repair(MECHANICAL, DATA + 80)
-def join_non_str(code: str, receipt: ParsedReceipt) -> str | None:
-    """`", ".join(numbers)` needs strings: `", ".join(map(str, numbers))`."""
-    if receipt.ename != "TypeError" or not re.search(r"sequence item \d+: expected str instance", receipt.evalue):
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, "join") if tree else []:
-        if len(call.args) == 1 and isinstance(call.func, ast.Attribute):
-            arg = call.args[0]
-            return replace_node(code, arg, f"map(str, {source_of(code, arg)})")
-    return None
-
-
-
 @repair(GUESS, DATA + 240)
 def float_as_index(code: str, receipt: ParsedReceipt) -> str | None:
     """A float used as an index or a count (`xs[n / 2]`, `range(n / 2)`): use floor division `//`."""

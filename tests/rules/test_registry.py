@@ -34,7 +34,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",
     "calls.missing_return", "calls.unpack_loop", "calls.not_callable", "calls.method_not_called",
     "data.accessor_dtype", "names.key_typo", "patterns.drop_axis", "data.positional_key", "calls.bad_keyword",
-    "patterns.concat_list", "calls.str_concat", "calls.join_non_str", "data.reduction_on_text", "data.numeric_strings",
+    "patterns.concat_list", "calls.str_concat", "patterns.join_non_str", "data.reduction_on_text", "data.numeric_strings",
     "data.to_numeric_coerce", "data.number_parse", "data.nan_to_int", "data.merge_key_dtype", "data.date_order",
     "data.date_format", "data.pivot_duplicates", "data.tuple_columns", "data.series_truth", "masks.mask_precedence",
     "data.mask_with_missing", "data.apply_axis", "data.format_text_number", "calls.float_as_index",
