@@ -23,6 +23,7 @@ from .edits import (
     value_kind,
 )
 from .names import import_optional, module_aliases
+from .patterns import ENTRIES
 from .registry import CALLS, DATA, FIRST, GUESS, MECHANICAL, repair
 from .tables import KEYWORD_FIXES
 
@@ -578,26 +579,8 @@ def _assignable(node) -> bool:
     return False
 
 
-PROPERTIES = {"shape", "columns", "index", "values", "dtypes", "dtype", "size", "ndim", "empty", "name", "T",
-              "iloc", "loc", "at", "str", "dt", "real", "imag"}
-"""Attributes that are values, not methods: `df.shape()` calls a tuple."""
-
-
-@repair(MECHANICAL, CALLS + 70)
-def not_callable(code: str, receipt: ParsedReceipt) -> str | None:
-    """`df.columns()` / `df.shape()`: those are values, not methods; drop the call."""
-    if receipt.ename != "TypeError" or not re.search(r"'[\w.]+' object is not callable", receipt.evalue):
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno) if tree else []:
-        if (
-            isinstance(call.func, ast.Attribute)
-            and call.func.attr in PROPERTIES
-            and not call.args
-            and not call.keywords
-        ):
-            return replace_node(code, call, source_of(code, call.func))
-    return None
+PROPERTIES = set(ENTRIES["not_callable"]["templates"][0]["where"]["ATTR"].split("|"))
+"""Attributes that are values, not methods: `df.shape()` calls a tuple (the template `not_callable` drops the call)."""
 
 
 METHOD_OPERAND = re.compile(r"'(method|builtin_function_or_method)'|\(not \"(method|builtin_function_or_method)\"\)"

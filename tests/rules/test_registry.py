@@ -32,7 +32,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "said.whole_column_set", "said.missing_labels", "said.said_value", "said.keyword_as_call", "said.said_none",
     "names.missing_accessor", "drift.moved_function", "drift.option_key",
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",
-    "calls.missing_return", "calls.unpack_loop", "calls.not_callable", "calls.method_not_called",
+    "calls.missing_return", "calls.unpack_loop", "patterns.not_callable", "calls.method_not_called",
     "data.accessor_dtype", "names.key_typo", "patterns.drop_axis", "data.positional_key", "calls.bad_keyword",
     "patterns.concat_list", "calls.str_concat", "patterns.join_non_str", "data.reduction_on_text", "data.numeric_strings",
     "data.to_numeric_coerce", "data.number_parse", "data.nan_to_int", "data.merge_key_dtype", "data.date_order",
