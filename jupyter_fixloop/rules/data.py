@@ -640,19 +640,6 @@ def format_text_number(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(GUESS, DATA + 210)
-def mask_with_missing(code: str, receipt: ParsedReceipt) -> str | None:
-    """`.str.contains(...)` gives NaN for missing text, which cannot select rows: pass `na=False`."""
-    if receipt.ename != "ValueError" or "Cannot mask with non-boolean array containing NA" not in receipt.evalue:
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno) if tree else []:
-        name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-        if name in ("contains", "startswith", "endswith", "match", "fullmatch") and not has_keyword(call, "na"):
-            return add_keyword(code, call, "na=False")
-    return None
-
-
 @repair(MECHANICAL, FIRST + 40)
 def chained_assignment(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['b'][mask] = v` sets a copy (pandas says so: ChainedAssignmentError): one step on the frame,
