@@ -7,13 +7,13 @@ words or from what the library says it has now.
   unit's name now asked of pandas (`'1h30min'`).
 - `keyword_value_hint`: "Use header=None for ..." for a keyword the failing call passes.
 - patterns.json (rules/patterns.py) holds more, as data: `reduction_level` (`s.sum(level=0)`), `join_axes`,
-  `period_fields`, `resample_keyword` (`loffset=`, `kind=`), `removed_method` (`is_lexsorted`, `mad`, `swapaxes`).
+  `period_fields`, `resample_keyword` (`loffset=`, `kind=`), `removed_method` (`is_lexsorted`, `mad`, `swapaxes`),
+  `keyword_unspecified` (a keyword the error says "must be unspecified": `stack(dropna=False)`, left out).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
 - `keyword_only_now`: arguments pandas 2 made keyword-only, named in pandas 1.5's order (`pivot('a', 'b')`).
 - `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
 - `setitem_upcast`: a float set into integers (`s[mask] = 13.6`): cast to floats first, as pandas 1 did.
 - `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
-- `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
 - `renamed_keyword`: a keyword the library renamed (`OneHotEncoder(sparse=False)` -> `sparse_output=`,
   `Perceptron(n_iter=40)` -> `max_iter=40, tol=None`, `hist(normed=True)` -> `density=True`,
   `yscale('symlog', linthreshy=0.05)` -> `linthresh=0.05`: matplotlib 3.3's one name for both axes).
@@ -347,21 +347,6 @@ def _aggregations_of(tree: ast.AST, name: str, after: ast.AST) -> list[ast.Call]
         ):
             calls.append(node)
     return calls if calls and len(calls) == reads else []
-
-
-@repair(MECHANICAL, DRIFT + 100)
-def keyword_unspecified(code: str, receipt: ParsedReceipt) -> str | None:
-    """"dropna must be unspecified as the new implementation does not introduce rows of NA values":
-    the keyword the error says to leave out, taken out of the failing call."""
-    m = re.search(r"\b(\w+) must be unspecified\b", receipt.evalue)
-    tree = parse(code)
-    if receipt.ename not in ("ValueError", "TypeError") or not m or tree is None:
-        return None
-    for call in calls_on_line(tree, receipt.lineno):
-        kw = next((k for k in call.keywords if k.arg == m.group(1)), None)
-        if kw is not None:
-            return replace_node(code, call, _without_keyword(code, call, kw))
-    return None
 
 
 @repair(MECHANICAL, DRIFT + 140)

@@ -5,7 +5,8 @@ said them. An entry with a `turn` declares itself a repair (registry.py: its nam
 the data's); one without is applied by the repair of code that names it (`rewrite`).
 
 In a template a placeholder is a name in capitals of two letters or more. As a name it stands for any expression
-(the same one where it recurs), as an attribute for any name, `*ARGS` for the arguments left, `**KW` for the
+(the same one where it recurs), as an attribute for any name, as a keyword for the one the error's message names
+(`KEY=VALUE` with the message's group `KEY`), `*ARGS` for the arguments left, `**KW` for the
 keywords left but those the entry's templates name (a call passing one of those otherwise matches none). The entry's
 `message` must be found in the error's (its named groups fix what the placeholders of those names are); `where`
 narrows a placeholder to the texts a pattern matches whole (each item of a list), `kinds` to a name whose value the
@@ -104,7 +105,8 @@ def _arguments(pattern: ast.Call, call: ast.Call, code: str, found: dict, named:
         found[rest] = [source_of(code, a) for a in call.args[len(fixed):]]
     left = list(call.keywords)
     for keyword in (k for k in pattern.keywords if k.arg):
-        given = next((k for k in left if k.arg == keyword.arg), None)
+        name = found.get(keyword.arg, keyword.arg) if PLACEHOLDER.match(keyword.arg) else keyword.arg
+        given = next((k for k in left if k.arg == name), None)
         if given is None or not _match(keyword.value, given.value, code, found, named):
             return False
         left.remove(given)
@@ -136,6 +138,9 @@ def _written(template: str, found: dict) -> str:
         elif isinstance(node, ast.Attribute) and isinstance(found.get(node.attr), str):
             end = span(template, node)[1]
             edits.append(((end - len(node.attr), end), found[node.attr]))
+        elif isinstance(node, ast.keyword) and isinstance(found.get(node.arg), str):  # `KEY=`: the name said
+            start = span(template, node)[0]
+            edits.append(((start, start + len(node.arg)), found[node.arg]))
     for (start, end), text in sorted(edits, reverse=True):
         template = template[:start] + text + template[end:]
     return template
