@@ -5,10 +5,10 @@ words or from what the library says it has now.
   Did you mean h?", "'M' is no longer supported ... use 'ME' instead"), multipliers kept (`'4M'`); a
   frequency of several units (`'1H30T'`) or a rolling window (`'2H'`) rewritten unit by unit, each
   unit's name now asked of pandas (`'1h30min'`).
-- `keyword_value_hint`: "Use header=None for ..." for a keyword the failing call passes.
 - patterns.json (rules/patterns.py) holds more, as data: `reduction_level` (`s.sum(level=0)`), `join_axes`,
   `period_fields`, `resample_keyword` (`loffset=`, `kind=`), `removed_method` (`is_lexsorted`, `mad`, `swapaxes`),
-  `keyword_unspecified` (a keyword the error says "must be unspecified": `stack(dropna=False)`, left out).
+  `keyword_unspecified` (a keyword the error says "must be unspecified": `stack(dropna=False)`, left out),
+  `keyword_value_hint` ("Use header=None for ...": that value for the keyword the failing call passes).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
 - `keyword_only_now`: arguments pandas 2 made keyword-only, named in pandas 1.5's order (`pivot('a', 'b')`).
 - `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
@@ -160,22 +160,6 @@ def _replace_in_string(code: str, lineno: int | None, old: str, new: str) -> str
         quote = text[-1] if text[-1] in "'\"" else "'"
         code = replace_node(code, node, quote + wanted.match(node.value).group(1) + new + quote)
     return code if targets else None
-
-
-@repair(MECHANICAL, DRIFT + 30)
-def keyword_value_hint(code: str, receipt: ParsedReceipt) -> str | None:
-    """"Passing a bool to header is invalid. Use header=None ...": the keyword's value the error names."""
-    if receipt.ename not in ("TypeError", "ValueError"):
-        return None
-    tree = parse(code)
-    if tree is None:
-        return None
-    for keyword, value in USE_KEYWORD.findall(receipt.message):
-        for call in calls_on_line(tree, receipt.lineno):
-            kw = next((k for k in call.keywords if k.arg == keyword), None)
-            if kw is not None and source_of(code, kw.value) != value:
-                return replace_node(code, kw.value, value)
-    return None
 
 
 def _axis(node: ast.AST) -> int | None:

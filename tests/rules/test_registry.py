@@ -11,7 +11,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "calls.column_repr", "syntax.syntax", "syntax.indentation", "data.chained_assignment",
     "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
     "matches.concat_dtype", "names.moved_import", "names.missing_import", "names.name_literal", "names.name_typo",
-    "names.message_hint", "drift.did_you_mean", "drift.keyword_value_hint", "patterns.reduction_level",
+    "names.message_hint", "drift.did_you_mean", "patterns.keyword_value_hint", "patterns.reduction_level",
     "patterns.join_axes", "patterns.bad_lines",  # added since: pandas 1.3's words, as data
     "drift.keyword_only_now", "patterns.period_fields", "patterns.resample_keyword",
     "drift.groupby_axis", "patterns.keyword_unspecified", "drift.renamed_keyword", "drift.no_effect_keyword",
