@@ -8,7 +8,9 @@ words or from what the library says it has now.
 - patterns.json (rules/patterns.py) holds more, as data: `reduction_level` (`s.sum(level=0)`), `join_axes`,
   `period_fields`, `resample_keyword` (`loffset=`, `kind=`), `removed_method` (`is_lexsorted`, `mad`, `swapaxes`),
   `keyword_unspecified` (a keyword the error says "must be unspecified": `stack(dropna=False)`, left out),
-  `keyword_value_hint` ("Use header=None for ...": that value for the keyword the failing call passes).
+  `keyword_value_hint` ("Use header=None for ...": that value for the keyword the failing call passes),
+  `scalar_as_2d` (one number where scikit-learn wants rows of features: `[[x]]`, as its error's two reshapes
+  both say for one number).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
 - `keyword_only_now`: arguments pandas 2 made keyword-only, named in pandas 1.5's order (`pivot('a', 'b')`).
 - `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
@@ -18,8 +20,6 @@ words or from what the library says it has now.
   `Perceptron(n_iter=40)` -> `max_iter=40, tol=None`, `hist(normed=True)` -> `density=True`,
   `yscale('symlog', linthreshy=0.05)` -> `linthresh=0.05`: matplotlib 3.3's one name for both axes).
 - `no_effect_keyword`: a keyword gone now that the old version said had no effect (`presort=`), left out.
-- `scalar_as_2d`: one number where scikit-learn wants rows of features: `[[x]]`, as its error's two
-  reshapes both say for one number.
 - `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
   of that name (`np.ptp(arr)`).
 - `changed_default`: a default scikit-learn changed that today's error names (`Solver lbfgs supports only
@@ -511,27 +511,6 @@ def no_effect_keyword(code: str, receipt: ParsedReceipt) -> str | None:
         return None
     kw = next(k for k in passing[0].keywords if k.arg == keyword)
     return replace_node(code, passing[0], _without_keyword(code, passing[0], kw))
-
-
-SCALAR_2D = re.compile(r"Expected 2D array, got scalar array instead:\s*array=(\S+?)\.?\s+Reshape your data either "
-                       r"using array\.reshape\(-1, 1\).*?or array\.reshape\(1, -1\)", re.DOTALL)
-
-
-@repair(MECHANICAL, DRIFT + 130)
-def scalar_as_2d(code: str, receipt: ParsedReceipt) -> str | None:
-    """scikit-learn once took a single number where it wants rows of features; it now says "Expected 2D
-    array, got scalar array instead ... reshape(-1, 1) if ... a single feature or reshape(1, -1) if ... a
-    single sample": for one number both are one row of one feature, `[[x]]`. The call on the failing
-    line with one argument that is a name or an attribute is the one."""
-    m = SCALAR_2D.search(receipt.message) if receipt.ename == "ValueError" else None
-    tree = parse(code)
-    if not m or tree is None:
-        return None
-    calls = [c for c in calls_on_line(tree, receipt.lineno) if isinstance(c.func, ast.Attribute)
-             and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], (ast.Name, ast.Attribute, ast.Constant))]
-    if len(calls) != 1:
-        return None
-    return replace_node(code, calls[0].args[0], f"[[{source_of(code, calls[0].args[0])}]]")
 
 
 COLOR_ARGUMENT = re.compile(r"'(\w+)' argument must be a color\b[^\n]*?, not '([^'\n]*)'")

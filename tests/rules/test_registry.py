@@ -15,7 +15,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "patterns.join_axes", "patterns.bad_lines",  # added since: pandas 1.3's words, as data
     "drift.keyword_only_now", "patterns.period_fields", "patterns.resample_keyword",
     "drift.groupby_axis", "patterns.keyword_unspecified", "drift.renamed_keyword", "drift.no_effect_keyword",
-    "drift.scalar_as_2d", "drift.setitem_upcast", "patterns.removed_method", "drift.method_now_function",
+    "patterns.scalar_as_2d", "drift.setitem_upcast", "patterns.removed_method", "drift.method_now_function",
     "drift.string_as_list",  # drift.moved_call was here: said.said_kept_elsewhere does it now
     "drift.equivalent_value", "drift.changed_default",
     "drift.stack_sequence", "drift.style_name", "names.removed_attribute",
