@@ -75,7 +75,6 @@ NO_LONGER = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\
                        r"'([^'\s]+)' instead")
 # "Setting a random_state has no effect since shuffle is False. You should leave random_state to its default"
 NO_EFFECT_NOW = re.compile(r"\b(\w+) has no effect\b[^.]*\.\s*You should leave (\w+) to its default")
-USE_KEYWORD = re.compile(r"\b[Uu]se (\w+)=(None|True|False|-?\d+|'[^']*')\b")
 
 
 FREQUENCY_PART = re.compile(r"(-?\d*)([A-Za-z]+(?:-[A-Za-z]+)?)")
