@@ -580,18 +580,6 @@ def _first_call(code: str, lineno, name: str):
     return calls_on_line(parse(code), lineno, name)[0]
 
 
-@repair(MECHANICAL, DATA + 180)
-def tuple_columns(code: str, receipt: ParsedReceipt) -> str | None:
-    """`grouped["a", "b"]` selects with a tuple: several columns need a list, `grouped[["a", "b"]]`."""
-    if receipt.ename not in ("ValueError", "KeyError") or "tuple" not in receipt.evalue:
-        return None
-    tree = parse(code)
-    for node in ast.walk(tree) if tree else []:
-        if isinstance(node, ast.Subscript) and on_line(node, receipt.lineno) and isinstance(node.slice, ast.Tuple):
-            return replace_node(code, node.slice, f"[{source_of(code, node.slice)}]")
-    return None
-
-
 @repair(MECHANICAL, DATA + 190)
 def series_truth(code: str, receipt: ParsedReceipt) -> str | None:
     """`a and b` / `not a` on Series is ambiguous: elementwise `(a) & (b)`, `~(a)`."""

@@ -49,6 +49,12 @@ CASES = {
         "t = pd.read_csv(io.StringIO(raw), on_bad_lines='skip')\n", "list(t['a']) == [1, 6]"),
     "python_2s_has_key_as_the_in_operator": (
         "ok = d.has_key('a')\n", "renamed_method", "ok = 'a' in d\n", "ok is True"),
+    "a_tuple_of_any_length_as_the_list_it_meant": (  # `*REST` among a tuple's items
+        "t = df.groupby(level=0)['a', 'b', 'a'].sum()\n", "tuple_columns",
+        "t = df.groupby(level=0)[['a', 'b', 'a']].sum()\n", "t.shape == (2, 3)"),
+    "a_keyword_the_error_names_given_the_value_it_names": (  # `KEY=VALUE` from the message's groups
+        "t = pd.read_csv(io.StringIO(raw), header=False, nrows=1)\n", "keyword_value_hint",
+        "t = pd.read_csv(io.StringIO(raw), header=None, nrows=1)\n", "t.shape == (1, 2)"),
 }
 
 

@@ -37,7 +37,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "patterns.concat_list", "calls.str_concat", "patterns.join_non_str", "data.reduction_on_text",
     "data.numeric_strings", "data.to_numeric_coerce", "data.number_parse", "data.nan_to_int", "data.merge_key_dtype",
     "data.date_order",
-    "data.date_format", "data.pivot_duplicates", "data.tuple_columns", "data.series_truth", "masks.mask_precedence",
+    "data.date_format", "data.pivot_duplicates", "patterns.tuple_columns", "data.series_truth", "masks.mask_precedence",
     "patterns.mask_with_missing", "data.apply_axis", "data.format_text_number", "calls.float_as_index",
     "calls.index_off_by_one", "calls.int_not_iterable", "calls.loop_overshoot", "traced.shared_default",
     "traced.epoch_unit", "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name",
