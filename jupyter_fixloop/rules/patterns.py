@@ -6,14 +6,14 @@ the data's); one without is applied by the repair of code that names it (`rewrit
 
 In a template a placeholder is a name in capitals of two letters or more. As a name it stands for any expression
 (the same one where it recurs), as an attribute for any name, as a keyword for the one the error's message names
-(`KEY=VALUE` with the message's group `KEY`), `*ARGS` for the arguments left, `**KW` for the
-keywords left but those the entry's templates name (a call passing one of those otherwise matches none). The entry's
-`message` must be found in the error's (its named groups fix what the placeholders of those names are); `where`
-narrows a placeholder to the texts a pattern matches whole (each item of a list), `kinds` to a name whose value the
-receipt shows of the types a pattern matches (`DataFrame`, `dict|Series`). A list in a template matches a tuple too;
-a last `*REST` among a tuple's items (`OBJ[(FIRST, *REST)]`) takes the items left, as among a call's arguments. A
-value written into an operation, a call or an attribute is put in parentheses unless it is one term. An entry
-`with_pandas` writes `pd.`, imported where the cell and the namespace lack it.
+(`KEY=VALUE` with the message's group `KEY`), `*ARGS` for the arguments left, `**KW` for the keywords left but those
+the entry's templates name (a call passing one of those otherwise matches none). The entry's `message` must be found
+in the error's (its named groups fix what the placeholders of those names are); `where` narrows a placeholder to the
+texts a pattern matches whole (each item of a list), `kinds` to a name whose value the receipt shows of the types a
+pattern matches (`DataFrame`, `dict|Series`), `assigned` to what is assigned to. A list in a template matches a
+tuple too; a last `*REST` among a tuple's items (`OBJ[(FIRST, *REST)]`) takes the items left, as among a call's
+arguments. A value written into an operation, a call or an attribute is put in parentheses unless it is one term. An
+entry `with_pandas` writes `pd.`, imported where the cell and the namespace lack it.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def rewrite(name: str, code: str, receipt: ParsedReceipt) -> str | None:
             if _match(old, node, code, found, named) and all(
                     re.fullmatch(p, t) for k, p in template.get("where", {}).items()
                     for t in (found[k] if isinstance(found[k], list) else [found[k]])) and all(
-                    re.fullmatch(kind, value_kind(receipt, found[k])) for k, kind in template.get("kinds", {}).items()):
+                    re.fullmatch(kind, value_kind(receipt, found[k])) for k, kind in template.get("kinds", {}).items()
+            ) and (not template.get("assigned") or isinstance(getattr(node, "ctx", None), ast.Store)):
                 fixed = replace_node(code, node, _written(new, found))
                 if parse(fixed) is not None:  # never code that does not compile (`s.reindex(labels) = 0`)
                     return with_pandas(code, fixed, receipt) if entry.get("with_pandas") else fixed

@@ -22,7 +22,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "told.removed_import", "told.message_try", "told.extension_array_argument",
     "told.message_use", "told.positional_loc_slice",  # added since: the error's own words
     "drift.removed_setter",
-    "names.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
+    "patterns.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
     "generic.said_keyword", "generic.said_keyword_method", "generic.said_keywords_paired",  # added since
     "generic.keywords_into_dtype",
     "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
