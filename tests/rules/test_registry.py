@@ -29,7 +29,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "said.said_operator", "said.said_kept_elsewhere", "said.rows_by_string", "said.moved_module",
     "said.said_package", "said.said_keyword_only",
     "said.keyword_only_guess", "said.said_positional_variables", "said.said_mask", "said.method_by_value",
-    "said.whole_column_set", "said.missing_labels", "said.said_value", "said.keyword_as_call", "said.said_none",
+    "patterns.whole_column_set", "patterns.missing_labels", "said.said_value", "said.keyword_as_call", "said.said_none",
     "names.missing_accessor", "drift.moved_function", "drift.option_key",
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",
     "calls.missing_return", "calls.unpack_loop", "patterns.not_callable", "calls.method_not_called",
