@@ -142,7 +142,8 @@ def _written(template: str, found: dict) -> str:
             edits.append((span(template, node), ", ".join(listed)))
         elif isinstance(node, ast.Name) and isinstance(found.get(node.id), str):
             inner = found.get((node.id,))
-            grouped = isinstance(parent, BINDS) or isinstance(parent, ast.Call) and parent.func is node
+            grouped = (isinstance(parent, BINDS) and getattr(parent, "slice", None) is not node  # `x[:2]` as it is
+                       or isinstance(parent, ast.Call) and parent.func is node)
             text = found[node.id] if not grouped or not inner or isinstance(inner, TERMS) else f"({found[node.id]})"
             edits.append((span(template, node), text))
         elif isinstance(node, ast.Attribute) and isinstance(found.get(node.attr), str):

@@ -20,7 +20,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "drift.equivalent_value", "drift.changed_default",
     "drift.stack_sequence", "drift.style_name", "names.removed_attribute",
     "told.removed_import", "told.message_try", "told.extension_array_argument",
-    "told.message_use", "told.positional_loc_slice",  # added since: the error's own words
+    "told.message_use", "patterns.positional_loc_slice",  # added since: the error's own words
     "drift.removed_setter",
     "patterns.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
     "generic.said_keyword", "generic.said_keyword_method", "generic.said_keywords_paired",  # added since
