@@ -595,21 +595,6 @@ def series_truth(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(GUESS, DATA + 220)
-def apply_axis(code: str, receipt: ParsedReceipt) -> str | None:
-    """`df.apply(lambda row: row["a"] ...)` gets columns, not rows, unless `axis=1`."""
-    if receipt.ename != "KeyError":
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, "apply") if tree else []:
-        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
-        if (receiver is not None and not _is_column(receiver) and call.args and isinstance(call.args[0], ast.Lambda)
-                and not has_keyword(call, "axis") and (not isinstance(receiver, ast.Name)
-                                                       or value_kind(receipt, receiver.id) in ("DataFrame", ""))):
-            return add_keyword(code, call, "axis=1")
-    return None
-
-
 @repair(GUESS, DATA + 230)
 def format_text_number(code: str, receipt: ParsedReceipt) -> str | None:
     """A number format (`:.2f`) applied to text: convert the value with float() first."""

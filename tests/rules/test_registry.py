@@ -38,7 +38,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "data.numeric_strings", "data.to_numeric_coerce", "data.number_parse", "data.nan_to_int", "data.merge_key_dtype",
     "data.date_order",
     "data.date_format", "data.pivot_duplicates", "patterns.tuple_columns", "data.series_truth", "masks.mask_precedence",
-    "patterns.mask_with_missing", "data.apply_axis", "data.format_text_number", "calls.float_as_index",
+    "patterns.mask_with_missing", "patterns.apply_axis", "data.format_text_number", "calls.float_as_index",
     "calls.index_off_by_one", "calls.int_not_iterable", "calls.loop_overshoot", "traced.shared_default",
     "traced.epoch_unit", "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name",
     "drift.concat_sorted",
@@ -50,7 +50,7 @@ GUESSES = {  # the hand-kept `KIND` of that day: these are guesses, the others m
     "data.accessor_dtype", "names.key_typo", "data.positional_key", "calls.bad_keyword", "calls.str_concat",
     "data.reduction_on_text", "data.numeric_strings", "data.to_numeric_coerce", "data.number_parse",
     "data.nan_to_int", "data.merge_key_dtype", "data.date_format", "data.pivot_duplicates", "masks.mask_precedence",
-    "patterns.mask_with_missing", "data.apply_axis", "data.format_text_number", "calls.float_as_index",
+    "patterns.mask_with_missing", "patterns.apply_axis", "data.format_text_number", "calls.float_as_index",
     "calls.index_off_by_one", "calls.loop_overshoot", "traced.shared_default", "traced.epoch_unit",
     "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name", "drift.concat_sorted",
     "exported.library_name",  # added since: a name used bare may be the notebook's own
