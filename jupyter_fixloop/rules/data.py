@@ -334,19 +334,6 @@ def to_numeric_coerce(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(GUESS, DATA + 130)
-def nan_to_int(code: str, receipt: ParsedReceipt) -> str | None:
-    """Missing values cannot be plain ints: cast to pandas' nullable "Int64" instead of int."""
-    if not re.search(r"non-finite values \(NA or inf\) to integer|cannot convert float NaN to integer", receipt.evalue):
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, "astype") if tree else []:
-        if len(call.args) == 1 and source_of(code, call.args[0]) in ("int", "'int'", '"int"', "'int64'", '"int64"',
-                                                                     "np.int64"):
-            return replace_node(code, call.args[0], '"Int64"')
-    return None
-
-
 MERGE_DTYPES = re.compile(r"merge on (\S+) and (\S+) columns for key '([^']+)'")
 
 
