@@ -67,6 +67,7 @@ def test_a_template_repairs_the_real_error_as_written(name, ns):
     "totals = df.mean(axis=k, level=0)\n",  # an axis no template names: which one it is, only its value says
     "t = df.swapaxes(k, 1)\n",
     "p = pd.PeriodIndex(year=[2000], quarter=[1], dtype='period[Q]')\n",  # a keyword from_fields does not take
+    "s1.loc[['a', 'f']] = 0\n",  # never code that does not compile: `s1.reindex(['a', 'f']) = 0`
 ])
 def test_a_template_leaves_what_it_does_not_name(cell, ns):
     receipt = rewriting.run(ns, "k = 0\n" + cell, SETUP)
