@@ -17,7 +17,8 @@ REQUIRED = re.compile(r"^ImportError: (?:Missing optional dependency '|)([\w-]+)
                       r"^ImportError: Missing optional dependency '([\w-]+)'|"
                       r"^ImportError: `Import ([\w-]+)` failed\.")  # pandas: "`Import lxml` failed."
 MISSING_FILE = re.compile(r"^(?:FileNotFoundError|OSError|IOError): (?:\[Errno 2\] )?(?:No such file or directory|"
-                          r"File .*? does not exist)[:\s]*'?([^']*)'?")
+                          r"File .*? does not exist)[:\s]*'?([^']*)'?"
+                          r"|^(?:FileNotFoundError|OSError|IOError): (\S[^\n]*?) not found\.$")  # numpy's loadtxt
 NETWORK = re.compile(r"URLError|ConnectionError|ConnectTimeout|gaierror|Name or service not known|"
                      r"Temporary failure in name resolution|Network is unreachable|nodename nor servname")
 
@@ -57,7 +58,7 @@ def missing_file(error: str, cwd: str) -> str | None:
     m = MISSING_FILE.match(error.strip())
     if not m:
         return None
-    path = m.group(1).strip() or "the file the cell opens"
+    path = (m.group(1) or m.group(2) or "").strip() or "the file the cell opens"
     return (f"the file `{path}` is not there: the notebook runs in `{cwd}` (its working directory); put the "
             "file there or correct the path, then rerun (fixloop does not make up data)")
 
