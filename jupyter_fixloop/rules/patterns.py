@@ -9,8 +9,8 @@ In a template a placeholder is a name in capitals of two letters or more. As a n
 keywords left but those the entry's templates name (a call passing one of those otherwise matches none). The entry's
 `message` must be found in the error's (its named groups fix what the placeholders of those names are); `where`
 narrows a placeholder to the texts a pattern matches whole (each item of a list), `kinds` to a name whose value the
-receipt shows of that type (`DataFrame`). A list in a template matches a
-tuple too. A value written into an operation, a call or an attribute is put in parentheses unless it is one term.
+receipt shows of that type (`DataFrame`), `imports` lists the statements its code needs (put in where the cell has
+not written them). A list in a template matches a tuple too. A value written into an operation, a call or an attribute is put in parentheses unless it is one term.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pathlib
 import re
 
 from . import registry
-from .edits import ParsedReceipt, on_line, parse, replace_node, source_of, span, value_kind
+from .edits import ParsedReceipt, insert_import, on_line, parse, replace_node, source_of, span, value_kind
 
 DATA = pathlib.Path(__file__).with_name("patterns.json")
 PLACEHOLDER = re.compile(r"^[A-Z][A-Z0-9_]+$")
@@ -50,7 +50,10 @@ def rewrite(name: str, code: str, receipt: ParsedReceipt) -> str | None:
                     re.fullmatch(p, t) for k, p in template.get("where", {}).items()
                     for t in (found[k] if isinstance(found[k], list) else [found[k]])) and all(
                     value_kind(receipt, found[k]) == kind for k, kind in template.get("kinds", {}).items()):
-                return replace_node(code, node, _written(new, found))
+                fixed = replace_node(code, node, _written(new, found))
+                for statement in template.get("imports", []):
+                    fixed = fixed if statement in code else insert_import(fixed, statement)
+                return fixed
     return None
 
 
