@@ -10,7 +10,8 @@ keywords left but those the entry's templates name (a call passing one of those 
 `message` must be found in the error's (its named groups fix what the placeholders of those names are); `where`
 narrows a placeholder to the texts a pattern matches whole (each item of a list), `kinds` to a name whose value the
 receipt shows of that type (`DataFrame`), `imports` lists the statements its code needs (put in where the cell has
-not written them). A list in a template matches a tuple too. A value written into an operation, a call or an attribute is put in parentheses unless it is one term.
+not written them). A list in a template matches a tuple too. A value written into an operation, a call or an
+attribute is put in parentheses unless it is one term.
 """
 
 from __future__ import annotations
