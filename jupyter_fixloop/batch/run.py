@@ -281,6 +281,7 @@ def errors_of(nb) -> dict[int, str | None]:
             # IPython shows a UsageError (`%%fixloop` not loaded, a bad magic argument) on stderr, not as an error
             errors += [o.get("text", "").strip() for o in c.outputs if o.get("output_type") == "stream"
                        and o.get("name") == "stderr" and o.get("text", "").startswith("UsageError: ")]
+            errors += [c.metadata[REPLY_ERROR]] if REPLY_ERROR in c.get("metadata", {}) else []
             ran[i + 1] = errors[0] if errors else None
     return ran
 
@@ -296,7 +297,8 @@ async def run_plainly(nb, cwd: str, timeout: float, kernel_name: str | None, wor
     name = kernel_of(nb, kernel_name)[0]
     sub = tempfile.mkdtemp(prefix="plain-", dir=workdir)
     client = NotebookClient(nb, config=_ipc_config(sub), timeout=timeout, kernel_name=name, allow_errors=True,
-                            interrupt_on_timeout=True, resources={"metadata": {"path": cwd}})
+                            interrupt_on_timeout=True, resources={"metadata": {"path": cwd}},
+                            on_cell_error=_reply_error)
 
     async def every_cell() -> None:
         async with contextlib.AsyncExitStack() as stack:
@@ -313,6 +315,17 @@ async def run_plainly(nb, cwd: str, timeout: float, kernel_name: str | None, wor
         finished = True
     stop.relisten()
     return nb if finished else None
+
+
+REPLY_ERROR = "fixloop_reply_error"  # a cell's metadata key in a plain run's copy: the error its reply said
+
+
+def _reply_error(cell, cell_index: int, execute_reply: dict) -> None:
+    """Keep the error a cell's execute reply says it raised: IPython may show none (a `%%timeit` body that raises
+    prints "Unexpected exception formatting exception" on stderr, its reply an AttributeError), and plain
+    Jupyter's Run All stops there all the same."""
+    content = execute_reply.get("content", {})
+    cell.metadata[REPLY_ERROR] = f"{content.get('ename', '')}: {content.get('evalue', '')}"
 
 
 async def _started(client, stack: contextlib.AsyncExitStack) -> None:

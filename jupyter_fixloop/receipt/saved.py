@@ -8,9 +8,10 @@ lines and `Name:`/`dtype:` footers, numpy 2's `np.float64(1.5)` and `np.False_` 
 pandas 2's `value_counts` header and pandas 3's False for a missing value in a string predicate (`equivalences`:
 what allowed it is said in the check's detail), matplotlib's Axes reprs of any version (`<AxesSubplot at 0x...>`,
 `<Axes: xlabel='a'>`), a library's class by its inner path or its public one (`pandas.core.series.Series`,
-`pandas.Series`: one class today), a `df.dtypes` line's `object` beside pandas 3's `str`, and a datetime64's unit
+`pandas.Series`: one class today), a `df.dtypes` line's `object` beside pandas 3's `str`, a datetime64's unit
 (pandas 2.0: a parsed value "will retain the resolution of the parsed input": `datetime64[us]` where pandas 1
-showed `datetime64[ns]`).
+showed `datetime64[ns]`), and a duration under one day with its zero days shown or not (`00:10:00`, pandas 0.25's
+short form when every value of an index or series was under a day, is `0 days 00:10:00` today).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ _DEFAULT_REPR = re.compile(r"<(?:[\w.]+\.)?(\w+) object at 0x>")  # object.__rep
 _PADDED = re.compile(r"(?<=[\[(]) +| +(?=[\])])")  # spaces inside a bracket's edge: never part of a value
 _DTYPE_LINE = re.compile(r"^(\S.*?) (?:object|str|string)$")  # a `df.dtypes` line: pandas 3's string dtype
 _RESOLUTION = re.compile(r"\b(datetime64|timedelta64)\[(?:ns|us|ms|s)(?=[,\]])")  # pandas 2 keeps a parse's unit
+_ZERO_DAYS = re.compile(r"(?<![\w.+-])0 days (?=\d\d:\d\d:\d\d)")  # a duration's days, shown today when 0
 _CATEGORIES = re.compile(r"\bCategories \((\d+), (?:object|str|string)\)")  # pandas 3's string dtype
 _BOOL = {"True": "1", "False": "0"}  # get_dummies and friends: 0/1 in pandas 1, booleans since pandas 2
 # a frequency as pandas prints it (freq='BM', Period('2007', 'A-DEC'), period[Q-DEC]): pandas 2.2 renamed
@@ -172,6 +174,7 @@ def normalized(text: str) -> list[str]:
         line = _CATEGORIES.sub(r"Categories (\1, object)", line)
         line = _DTYPE_LINE.sub(r"\1 object", line)
         line = _RESOLUTION.sub(r"\1[ns", line)
+        line = _ZERO_DAYS.sub("", line)
         line = _FREQ.sub(_frequency_now, line)
         line = " ".join(_BOOL.get(word, word) for word in line.split(" "))
         lines.append(line)

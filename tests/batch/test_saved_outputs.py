@@ -32,6 +32,12 @@ SAME = [
     ("0    4\n1    5\n    ..\n9    6\nFreq: 10S, Length: 600, dtype: int64\n",
      "0    4\n1    5\n    ..\n9    6\nFreq: 10s, Length: 600, dtype: int64"),  # a long series' footer
     ("[[ 1.5  2. ]\n [ 3.   4. ]]\n", "[[1.5 2. ]\n [3.  4. ]]"),
+    # durations under a day: pandas 0.25 left out the zero days where every value was under one, pandas 3 shows them
+    ("TimedeltaIndex(['00:10:00', '00:20:00', '00:30:00'], dtype='timedelta64[ns]', freq=None)\n",
+     "TimedeltaIndex(['0 days 00:10:00', '0 days 00:20:00', '0 days 00:30:00'],\n"
+     "               dtype='timedelta64[us]', freq=None)"),
+    ("0   00:10:00\n1   00:20:00\ndtype: timedelta64[ns]\n", "0   0 days 00:10:00\n1   0 days 00:20:00\n"
+                                                              "dtype: timedelta64[us]"),
     # `df.dtypes` under pandas 1 and pandas 3 (its string dtype; 2.0 keeps the unit a value was parsed with)
     ("flags        object\ndate    datetime64[ns]\ntemp_C     float64\ndtype: object\n",
      "flags            str\ndate    datetime64[us]\ntemp_C     float64\ndtype: object"),
@@ -61,6 +67,9 @@ DIFFERENT = [
     ("pandas.core.series.Series\n", "pandas.DataFrame"),  # another class
     ("flags        object\ntemp_C     float64\n", "flags            str\ntemp_C       int64"),  # another dtype
     ("date    datetime64[ns]\n", "date    timedelta64[us]"),
+    ("TimedeltaIndex(['00:10:00', '00:20:00'], dtype='timedelta64[ns]', freq=None)\n",
+     "TimedeltaIndex(['1 days 00:10:00', '0 days 00:20:00'], dtype='timedelta64[us]', freq=None)"),  # a day more
+    ("0   00:10:00\ndtype: timedelta64[ns]\n", "0   -1 days +00:10:00\ndtype: timedelta64[us]"),  # negative
     ("pandas.core.frame.Frame\n", "pandas.Frame"),  # a path that names no class of today's pandas
     ("0    10\n1    11\n2    12\n     ..\n97    7\n98    8\n99    9\nName: v, Length: 100, dtype: int64\n",
      "0    10\n1    11\n     ..\n98    8\n99    6\nName: v, Length: 100, dtype: int64"),  # another last value
