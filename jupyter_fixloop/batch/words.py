@@ -17,7 +17,8 @@ REQUIRED = re.compile(r"^ImportError: (?:Missing optional dependency '|)([\w-]+)
                       r"^ImportError: Missing optional dependency '([\w-]+)'|"
                       r"^ImportError: `Import ([\w-]+)` failed\.")  # pandas: "`Import lxml` failed."
 MISSING_FILE = re.compile(r"^(?:FileNotFoundError|OSError|IOError): (?:\[Errno 2\] )?(?:No such file or directory|"
-                          r"File .*? does not exist)[:\s]*'?([^']*)'?")
+                          r"File .*? does not exist)[:\s]*'?([^']*)'?"
+                          r"|^(?:FileNotFoundError|OSError|IOError): (\S[^\n]*?) not found\.$")  # numpy's loadtxt
 NETWORK = re.compile(r"URLError|ConnectionError|ConnectTimeout|gaierror|Name or service not known|"
                      r"Temporary failure in name resolution|Network is unreachable|nodename nor servname")
 
@@ -57,9 +58,36 @@ def missing_file(error: str, cwd: str) -> str | None:
     m = MISSING_FILE.match(error.strip())
     if not m:
         return None
-    path = m.group(1).strip() or "the file the cell opens"
+    path = (m.group(1) or m.group(2) or "").strip() or "the file the cell opens"
+    twin = case_twin(path, cwd) if cwd else None
+    if twin:
+        return (f"the file `{path}` is not there, but `{twin}` is: the names differ in case only (a file system "
+                "that ignores case, as macOS's and Windows' do, opened it); correct the path in the cell, then "
+                "rerun")
     return (f"the file `{path}` is not there: the notebook runs in `{cwd}` (its working directory); put the "
             "file there or correct the path, then rerun (fixloop does not make up data)")
+
+
+def case_twin(path: str, cwd: str) -> str | None:
+    """`path` as it is spelled on this machine when each part of it is there with other letter cases only
+    (`../data/diamonds.csv` -> `../Data/diamonds.csv`), or None: not there at all, or there as written."""
+    here, parts, spelled = cwd, path.replace("\\", "/").split("/"), []
+    if parts and parts[0] == "":
+        here, parts, spelled = "/", parts[1:], [""]
+    for part in parts:
+        if part in ("", ".", "..") or os.path.exists(os.path.join(here, part)):
+            found = part
+        else:
+            try:
+                found = next((n for n in sorted(os.listdir(here)) if n.lower() == part.lower()), None)
+            except OSError:
+                return None
+            if found is None:
+                return None
+        spelled.append(found)
+        here = os.path.join(here, found)
+    twin = "/".join(spelled)
+    return twin if twin != path and os.path.exists(os.path.join(cwd, twin)) else None
 
 
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"  # the first line of a Git LFS pointer file

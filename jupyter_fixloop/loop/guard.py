@@ -242,7 +242,8 @@ class Guard:
             return None
         if failure.line.strip() not in {line.strip() for line in self.original.splitlines()}:
             return None  # the line came from an earlier candidate: dropping it is no cheat
-        effect = _effect_of(_statement_of(self.tree, self.original, failure.lineno, failure.line))
+        statement = _statement_of(self.tree, self.original, failure.lineno, failure.line)
+        effect = _effect_of(statement)
         if effect is None:
             return None
         kind, name = effect
@@ -250,7 +251,7 @@ class Guard:
             return None
         if kind == "calls" and name in _call_roots(tree):
             return None
-        missing = _never_ran(failure) if kind == "calls" else None
+        missing = _never_ran(failure, statement) if kind == "calls" else None
         if missing is not None and _still_reads(tree, self.tree, missing):
             return None  # `s.index.is_lexsorted()` -> `s.index.is_monotonic_increasing`: the method is gone
         what = f"no longer sets `{name}`" if kind == "binds" else f"no longer calls `{name}`"
@@ -288,7 +289,8 @@ class Guard:
                 return ("the candidate prints the expected output as a literal string; "
                         "produce it from the data instead")
         if (saved.holds(tamper.printed_constants(tree), self.expect_output)
-                and not saved.holds(tamper.printed_constants(self.tree), self.expect_output)):
+                and not saved.holds(tamper.printed_constants(self.tree), self.expect_output)
+                and not _constants_of(tree) <= _constants_of(self.tree)):  # `np.float(True)` -> `float(True)`
             return ("the candidate prints the expected output from constants it writes itself (a literal "
                     "value, not one computed from the data); produce it from the data instead")
         return None
@@ -506,6 +508,12 @@ def _invented(node: ast.AST) -> bool:
     return _is_literal(node) or tamper.data_independent(node)
 
 
+def _constants_of(tree: ast.AST) -> Counter:
+    """The constants the code writes, each as often as it writes it: a candidate with none but the cell's own
+    wrote no value of its own (`print(float(True))` for `print(np.float(True))`, numpy's removed alias)."""
+    return Counter(repr(n.value) for n in ipysyntax.walk(tree) if isinstance(n, ast.Constant))
+
+
 def _is_literal(node: ast.AST) -> bool:
     try:
         ast.literal_eval(node)
@@ -517,10 +525,11 @@ def _is_literal(node: ast.AST) -> bool:
 # ---------------------------------------------------------------- deleting the failing line
 
 
-def _never_ran(failure) -> ast.Attribute | None:
-    """The attribute whose lookup failed, when the failing call never ran because it does not exist
-    (`'MultiIndex' object has no attribute 'x'`; `cm.get_cmap('ocean')(.5)`: the attribute inside the call)."""
-    stmt = _parse(failure.line.strip())
+def _never_ran(failure, statement: str) -> ast.Attribute | None:
+    """The attribute whose lookup failed, when the failing call (`statement`, over one line or several) never ran
+    because it does not exist (`'MultiIndex' object has no attribute 'x'`; `cm.get_cmap('ocean')(.5)`: the
+    attribute inside the call)."""
+    stmt = _parse(statement.strip())
     one = stmt is not None and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Expr)
     if failure.ename != "AttributeError" or not one:
         return None

@@ -23,6 +23,7 @@ from .edits import (
     value_kind,
 )
 from .names import import_optional, module_aliases
+from .patterns import ENTRIES
 from .registry import CALLS, DATA, FIRST, GUESS, MECHANICAL, repair
 from .tables import KEYWORD_FIXES
 
@@ -298,20 +299,6 @@ def column_repr(code: str, receipt: ParsedReceipt) -> str | None:
     for call in sorted(calls, key=lambda n: span(code, n), reverse=True):
         code = replace_node(code, call, as_text(source_of(code, call.args[0]), receipt, source_of(code, call.args[0])))
     return code if calls else None
-
-
-@repair(MECHANICAL, DATA + 80)
-def join_non_str(code: str, receipt: ParsedReceipt) -> str | None:
-    """`", ".join(numbers)` needs strings: `", ".join(map(str, numbers))`."""
-    if receipt.ename != "TypeError" or not re.search(r"sequence item \d+: expected str instance", receipt.evalue):
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, "join") if tree else []:
-        if len(call.args) == 1 and isinstance(call.func, ast.Attribute):
-            arg = call.args[0]
-            return replace_node(code, arg, f"map(str, {source_of(code, arg)})")
-    return None
-
 
 
 @repair(GUESS, DATA + 240)
@@ -592,26 +579,8 @@ def _assignable(node) -> bool:
     return False
 
 
-PROPERTIES = {"shape", "columns", "index", "values", "dtypes", "dtype", "size", "ndim", "empty", "name", "T",
-              "iloc", "loc", "at", "str", "dt", "real", "imag"}
-"""Attributes that are values, not methods: `df.shape()` calls a tuple."""
-
-
-@repair(MECHANICAL, CALLS + 70)
-def not_callable(code: str, receipt: ParsedReceipt) -> str | None:
-    """`df.columns()` / `df.shape()`: those are values, not methods; drop the call."""
-    if receipt.ename != "TypeError" or not re.search(r"'[\w.]+' object is not callable", receipt.evalue):
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno) if tree else []:
-        if (
-            isinstance(call.func, ast.Attribute)
-            and call.func.attr in PROPERTIES
-            and not call.args
-            and not call.keywords
-        ):
-            return replace_node(code, call, source_of(code, call.func))
-    return None
+PROPERTIES = set(ENTRIES["not_callable"]["templates"][0]["where"]["ATTR"].split("|"))
+"""Attributes that are values, not methods: `df.shape()` calls a tuple (the template `not_callable` drops the call)."""
 
 
 METHOD_OPERAND = re.compile(r"'(method|builtin_function_or_method)'|\(not \"(method|builtin_function_or_method)\"\)"

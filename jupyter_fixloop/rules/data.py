@@ -334,19 +334,6 @@ def to_numeric_coerce(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(GUESS, DATA + 130)
-def nan_to_int(code: str, receipt: ParsedReceipt) -> str | None:
-    """Missing values cannot be plain ints: cast to pandas' nullable "Int64" instead of int."""
-    if not re.search(r"non-finite values \(NA or inf\) to integer|cannot convert float NaN to integer", receipt.evalue):
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, "astype") if tree else []:
-        if len(call.args) == 1 and source_of(code, call.args[0]) in ("int", "'int'", '"int"', "'int64'", '"int64"',
-                                                                     "np.int64"):
-            return replace_node(code, call.args[0], '"Int64"')
-    return None
-
-
 MERGE_DTYPES = re.compile(r"merge on (\S+) and (\S+) columns for key '([^']+)'")
 
 
@@ -528,18 +515,6 @@ def accessor_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(MECHANICAL, DATA + 30)
-def drop_axis(code: str, receipt: ParsedReceipt) -> str | None:
-    """`df.drop("col")` looks for a row label: columns need `axis=1` (`columns=`)."""
-    if receipt.ename != "KeyError" or "not found in axis" not in receipt.evalue:
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, "drop") if tree else []:
-        if call.args and not any(has_keyword(call, k) for k in ("axis", "columns", "index")):
-            return add_keyword(code, call, "axis=1")
-    return None
-
-
 @repair(GUESS, DATA + 40)
 def positional_key(code: str, receipt: ParsedReceipt) -> str | None:
     """`s[0]` on a Series labelled by text is a label lookup (KeyError: 0): take the position with `.iloc`;
@@ -558,20 +533,6 @@ def positional_key(code: str, receipt: ParsedReceipt) -> str | None:
                 and all(isinstance(e, ast.Constant) and type(e.value) is int for e in node.slice.elts))
         if single or ints:
             return replace_node(code, node, f"{node.value.id}.iloc[{source_of(code, node.slice)}]")
-    return None
-
-
-@repair(MECHANICAL, DATA + 60)
-def concat_list(code: str, receipt: ParsedReceipt) -> str | None:
-    """`pd.concat(a, b)` takes one list of frames: `pd.concat([a, b])`."""
-    if receipt.ename != "TypeError" or not re.search(
-            r"concat\(\) takes 1 positional argument|first argument must be an iterable of pandas", receipt.evalue):
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, "concat") if tree else []:
-        if call.args and not isinstance(call.args[0], (ast.List, ast.Tuple, ast.ListComp)):
-            start, end = span(code, call.args[0])[0], span(code, call.args[-1])[1]
-            return code[:start] + f"[{code[start:end]}]" + code[end:]
     return None
 
 
@@ -606,18 +567,6 @@ def _first_call(code: str, lineno, name: str):
     return calls_on_line(parse(code), lineno, name)[0]
 
 
-@repair(MECHANICAL, DATA + 180)
-def tuple_columns(code: str, receipt: ParsedReceipt) -> str | None:
-    """`grouped["a", "b"]` selects with a tuple: several columns need a list, `grouped[["a", "b"]]`."""
-    if receipt.ename not in ("ValueError", "KeyError") or "tuple" not in receipt.evalue:
-        return None
-    tree = parse(code)
-    for node in ast.walk(tree) if tree else []:
-        if isinstance(node, ast.Subscript) and on_line(node, receipt.lineno) and isinstance(node.slice, ast.Tuple):
-            return replace_node(code, node.slice, f"[{source_of(code, node.slice)}]")
-    return None
-
-
 @repair(MECHANICAL, DATA + 190)
 def series_truth(code: str, receipt: ParsedReceipt) -> str | None:
     """`a and b` / `not a` on Series is ambiguous: elementwise `(a) & (b)`, `~(a)`."""
@@ -630,21 +579,6 @@ def series_truth(code: str, receipt: ParsedReceipt) -> str | None:
             return replace_node(code, node, op.join(f"({source_of(code, v)})" for v in node.values))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and on_line(node, receipt.lineno):
             return replace_node(code, node, f"~({source_of(code, node.operand)})")
-    return None
-
-
-@repair(GUESS, DATA + 220)
-def apply_axis(code: str, receipt: ParsedReceipt) -> str | None:
-    """`df.apply(lambda row: row["a"] ...)` gets columns, not rows, unless `axis=1`."""
-    if receipt.ename != "KeyError":
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno, "apply") if tree else []:
-        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
-        if (receiver is not None and not _is_column(receiver) and call.args and isinstance(call.args[0], ast.Lambda)
-                and not has_keyword(call, "axis") and (not isinstance(receiver, ast.Name)
-                                                       or value_kind(receipt, receiver.id) in ("DataFrame", ""))):
-            return add_keyword(code, call, "axis=1")
     return None
 
 
@@ -663,19 +597,6 @@ def format_text_number(code: str, receipt: ParsedReceipt) -> str | None:
             start, end = span(code, call.args[0])[0], span(code, call.args[-1])[1]
             wrapped = ", ".join(f"float({source_of(code, a)})" for a in call.args)
             return code[:start] + wrapped + code[end:]
-    return None
-
-
-@repair(GUESS, DATA + 210)
-def mask_with_missing(code: str, receipt: ParsedReceipt) -> str | None:
-    """`.str.contains(...)` gives NaN for missing text, which cannot select rows: pass `na=False`."""
-    if receipt.ename != "ValueError" or "Cannot mask with non-boolean array containing NA" not in receipt.evalue:
-        return None
-    tree = parse(code)
-    for call in calls_on_line(tree, receipt.lineno) if tree else []:
-        name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-        if name in ("contains", "startswith", "endswith", "match", "fullmatch") and not has_keyword(call, "na"):
-            return add_keyword(code, call, "na=False")
     return None
 
 

@@ -5,21 +5,21 @@ words or from what the library says it has now.
   Did you mean h?", "'M' is no longer supported ... use 'ME' instead"), multipliers kept (`'4M'`); a
   frequency of several units (`'1H30T'`) or a rolling window (`'2H'`) rewritten unit by unit, each
   unit's name now asked of pandas (`'1h30min'`).
-- `keyword_value_hint`: "Use header=None for ..." for a keyword the failing call passes.
 - patterns.json (rules/patterns.py) holds more, as data: `reduction_level` (`s.sum(level=0)`), `join_axes`,
-  `period_fields`, `resample_keyword` (`loffset=`, `kind=`), `removed_method` (`is_lexsorted`, `mad`, `swapaxes`).
+  `period_fields`, `resample_keyword` (`loffset=`, `kind=`), `removed_method` (`is_lexsorted`, `mad`, `swapaxes`),
+  `keyword_unspecified` (a keyword the error says "must be unspecified": `stack(dropna=False)`, left out),
+  `keyword_value_hint` ("Use header=None for ...": that value for the keyword the failing call passes),
+  `scalar_as_2d` (one number where scikit-learn wants rows of features: `[[x]]`, as its error's two reshapes
+  both say for one number).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
 - `keyword_only_now`: arguments pandas 2 made keyword-only, named in pandas 1.5's order (`pivot('a', 'b')`).
 - `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
 - `setitem_upcast`: a float set into integers (`s[mask] = 13.6`): cast to floats first, as pandas 1 did.
 - `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
-- `keyword_unspecified`: a keyword the error says "must be unspecified" (`stack(dropna=False)`), left out.
 - `renamed_keyword`: a keyword the library renamed (`OneHotEncoder(sparse=False)` -> `sparse_output=`,
   `Perceptron(n_iter=40)` -> `max_iter=40, tol=None`, `hist(normed=True)` -> `density=True`,
   `yscale('symlog', linthreshy=0.05)` -> `linthresh=0.05`: matplotlib 3.3's one name for both axes).
 - `no_effect_keyword`: a keyword gone now that the old version said had no effect (`presort=`), left out.
-- `scalar_as_2d`: one number where scikit-learn wants rows of features: `[[x]]`, as its error's two
-  reshapes both say for one number.
 - `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
   of that name (`np.ptp(arr)`).
 - `changed_default`: a default scikit-learn changed that today's error names (`Solver lbfgs supports only
@@ -75,7 +75,6 @@ NO_LONGER = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\
                        r"'([^'\s]+)' instead")
 # "Setting a random_state has no effect since shuffle is False. You should leave random_state to its default"
 NO_EFFECT_NOW = re.compile(r"\b(\w+) has no effect\b[^.]*\.\s*You should leave (\w+) to its default")
-USE_KEYWORD = re.compile(r"\b[Uu]se (\w+)=(None|True|False|-?\d+|'[^']*')\b")
 
 
 FREQUENCY_PART = re.compile(r"(-?\d*)([A-Za-z]+(?:-[A-Za-z]+)?)")
@@ -160,22 +159,6 @@ def _replace_in_string(code: str, lineno: int | None, old: str, new: str) -> str
         quote = text[-1] if text[-1] in "'\"" else "'"
         code = replace_node(code, node, quote + wanted.match(node.value).group(1) + new + quote)
     return code if targets else None
-
-
-@repair(MECHANICAL, DRIFT + 30)
-def keyword_value_hint(code: str, receipt: ParsedReceipt) -> str | None:
-    """"Passing a bool to header is invalid. Use header=None ...": the keyword's value the error names."""
-    if receipt.ename not in ("TypeError", "ValueError"):
-        return None
-    tree = parse(code)
-    if tree is None:
-        return None
-    for keyword, value in USE_KEYWORD.findall(receipt.message):
-        for call in calls_on_line(tree, receipt.lineno):
-            kw = next((k for k in call.keywords if k.arg == keyword), None)
-            if kw is not None and source_of(code, kw.value) != value:
-                return replace_node(code, kw.value, value)
-    return None
 
 
 def _axis(node: ast.AST) -> int | None:
@@ -347,21 +330,6 @@ def _aggregations_of(tree: ast.AST, name: str, after: ast.AST) -> list[ast.Call]
         ):
             calls.append(node)
     return calls if calls and len(calls) == reads else []
-
-
-@repair(MECHANICAL, DRIFT + 100)
-def keyword_unspecified(code: str, receipt: ParsedReceipt) -> str | None:
-    """"dropna must be unspecified as the new implementation does not introduce rows of NA values":
-    the keyword the error says to leave out, taken out of the failing call."""
-    m = re.search(r"\b(\w+) must be unspecified\b", receipt.evalue)
-    tree = parse(code)
-    if receipt.ename not in ("ValueError", "TypeError") or not m or tree is None:
-        return None
-    for call in calls_on_line(tree, receipt.lineno):
-        kw = next((k for k in call.keywords if k.arg == m.group(1)), None)
-        if kw is not None:
-            return replace_node(code, call, _without_keyword(code, call, kw))
-    return None
 
 
 @repair(MECHANICAL, DRIFT + 140)
@@ -542,27 +510,6 @@ def no_effect_keyword(code: str, receipt: ParsedReceipt) -> str | None:
         return None
     kw = next(k for k in passing[0].keywords if k.arg == keyword)
     return replace_node(code, passing[0], _without_keyword(code, passing[0], kw))
-
-
-SCALAR_2D = re.compile(r"Expected 2D array, got scalar array instead:\s*array=(\S+?)\.?\s+Reshape your data either "
-                       r"using array\.reshape\(-1, 1\).*?or array\.reshape\(1, -1\)", re.DOTALL)
-
-
-@repair(MECHANICAL, DRIFT + 130)
-def scalar_as_2d(code: str, receipt: ParsedReceipt) -> str | None:
-    """scikit-learn once took a single number where it wants rows of features; it now says "Expected 2D
-    array, got scalar array instead ... reshape(-1, 1) if ... a single feature or reshape(1, -1) if ... a
-    single sample": for one number both are one row of one feature, `[[x]]`. The call on the failing
-    line with one argument that is a name or an attribute is the one."""
-    m = SCALAR_2D.search(receipt.message) if receipt.ename == "ValueError" else None
-    tree = parse(code)
-    if not m or tree is None:
-        return None
-    calls = [c for c in calls_on_line(tree, receipt.lineno) if isinstance(c.func, ast.Attribute)
-             and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], (ast.Name, ast.Attribute, ast.Constant))]
-    if len(calls) != 1:
-        return None
-    return replace_node(code, calls[0].args[0], f"[[{source_of(code, calls[0].args[0])}]]")
 
 
 COLOR_ARGUMENT = re.compile(r"'(\w+)' argument must be a color\b[^\n]*?, not '([^'\n]*)'")

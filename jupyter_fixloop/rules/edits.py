@@ -17,10 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..kernel import ipysyntax
-from ..receipt.saved import SAVED_CHECK
 from ..receipt.smells import warned
 from ..receipt.text import for_people, run_headline
-from ..receipt.values import OUTPUT_CHECK, Receipt, TracedLine
+from ..receipt.values import Receipt, TracedLine
 
 # ---------------------------------------------------------------- reading a receipt
 
@@ -110,9 +109,6 @@ def _package(file: str) -> str:
     """`.../site-packages/sklearn/utils/_indexing.py` -> `sklearn`; `pyarrow/table.pxi` -> `pyarrow`."""
     tail = re.split(r"[/\\](?:site|dist)-packages[/\\]", file)[-1]
     return re.split(r"[/\\.]", tail.lstrip("/\\"), maxsplit=1)[0]
-
-
-OUTPUT_CHECKS = (SAVED_CHECK, OUTPUT_CHECK)  # the checks that compare what the cell printed with a text
 
 
 VALUE = re.compile(r"^([A-Za-z_]\w*) = (.*)$")

@@ -35,6 +35,7 @@ import re
 import sys
 
 from ..model.knowledge import Change, changes
+from .drift import UNEXPECTED_KEYWORD as UNEXPECTED
 from .edits import CannotTell, ParsedReceipt, call_name, calls_on_line, on_line, parse, replace_node, source_of
 from .names import attribute_error, import_optional
 from .registry import DRIFT, MECHANICAL, repair
@@ -231,9 +232,6 @@ def family(cls: type, said: str) -> bool:
     said = said.lower()
     return bool(said) and any(c.__name__.lower().startswith(said) or c.__name__.lower().endswith(said)
                               for c in cls.__mro__)
-
-
-UNEXPECTED = re.compile(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
 
 
 @rewriter(MECHANICAL)

@@ -35,8 +35,6 @@ from .edits import (
     replace_on_line,
     source_of,
     span,
-    value_kind,
-    with_pandas,
 )
 from .patterns import rewrite
 from .registry import CALLS, DATA, DRIFT, GUESS, MECHANICAL, NAMES, repair
@@ -377,31 +375,6 @@ def _replace_call(code: str, owners: set[str], attr: str, template: str) -> str 
     for call in sorted(calls, key=lambda n: span(code, n), reverse=True):
         code = replace_node(code, call, template.format(source_of(code, call.args[0])))
     return code if calls else None
-
-
-
-@repair(MECHANICAL, DRIFT + 250)
-def dataframe_append(code: str, receipt: ParsedReceipt) -> str | None:
-    """`df.append(row)` was removed in pandas 2: `pd.concat([df, pd.DataFrame([row])])`."""
-    found = attribute_error(receipt)
-    tree = parse(code)
-    if not found or found != ("DataFrame", "append") and found != ("Series", "append") or tree is None:
-        return None
-    for call in calls_on_line(tree, receipt.lineno, "append"):
-        if not isinstance(call.func, ast.Attribute) or not call.args:
-            continue
-        frame, row = source_of(code, call.func.value), call.args[0]
-        other = source_of(code, row)
-        if isinstance(row, ast.Dict) or (
-            isinstance(row, ast.Name) and value_kind(receipt, row.id) in ("dict", "Series")
-        ):
-            other = f"pd.DataFrame([{other}])" if found[0] == "DataFrame" else f"pd.Series({other})"
-        elif isinstance(row, (ast.List, ast.ListComp)) and found[0] == "DataFrame":
-            other = f"pd.DataFrame({other})"
-        keywords = "".join(f", {source_of(code, k)}" for k in call.keywords)
-        fixed = replace_node(code, call, f"pd.concat([{frame}, {other}]{keywords})")
-        return with_pandas(code, fixed, receipt)
-    return None
 
 
 

@@ -5,12 +5,15 @@ said them. An entry with a `turn` declares itself a repair (registry.py: its nam
 the data's); one without is applied by the repair of code that names it (`rewrite`).
 
 In a template a placeholder is a name in capitals of two letters or more. As a name it stands for any expression
-(the same one where it recurs), as an attribute for any name, `*ARGS` for the arguments left, `**KW` for the
-keywords left but those the entry's templates name (a call passing one of those otherwise matches none). The entry's
-`message` must be found in the error's (its named groups fix what the placeholders of those names are); `where`
-narrows a placeholder to the texts a pattern matches whole (each item of a list), `kinds` to a name whose value the
-receipt shows of that type (`DataFrame`). A list in a template matches a
-tuple too. A value written into an operation, a call or an attribute is put in parentheses unless it is one term.
+(the same one where it recurs), as an attribute for any name, as a keyword for the one the error's message names
+(`KEY=VALUE` with the message's group `KEY`), `*ARGS` for the arguments left, `**KW` for the keywords left but those
+the entry's templates name (a call passing one of those otherwise matches none). The entry's `message` must be found
+in the error's (its named groups fix what the placeholders of those names are); `where` narrows a placeholder to the
+texts a pattern matches whole (each item of a list), `kinds` to a name whose value the receipt shows of the types a
+pattern matches (`DataFrame`, `dict|Series`), `assigned` to what is assigned to. A list in a template matches a
+tuple too; a last `*REST` among a tuple's items (`OBJ[(FIRST, *REST)]`) takes the items left, as among a call's
+arguments. A value written into an operation, a call or an attribute is put in parentheses unless it is one term. An
+entry `with_pandas` writes `pd.`, imported where the cell and the namespace lack it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import pathlib
 import re
 
 from . import registry
-from .edits import ParsedReceipt, on_line, parse, replace_node, source_of, span, value_kind
+from .edits import ParsedReceipt, on_line, parse, replace_node, source_of, span, value_kind, with_pandas
 
 DATA = pathlib.Path(__file__).with_name("patterns.json")
 PLACEHOLDER = re.compile(r"^[A-Z][A-Z0-9_]+$")
@@ -49,8 +52,11 @@ def rewrite(name: str, code: str, receipt: ParsedReceipt) -> str | None:
             if _match(old, node, code, found, named) and all(
                     re.fullmatch(p, t) for k, p in template.get("where", {}).items()
                     for t in (found[k] if isinstance(found[k], list) else [found[k]])) and all(
-                    value_kind(receipt, found[k]) == kind for k, kind in template.get("kinds", {}).items()):
-                return replace_node(code, node, _written(new, found))
+                    re.fullmatch(kind, value_kind(receipt, found[k])) for k, kind in template.get("kinds", {}).items()
+            ) and (not template.get("assigned") or isinstance(getattr(node, "ctx", None), ast.Store)):
+                fixed = replace_node(code, node, _written(new, found))
+                if parse(fixed) is not None:  # never code that does not compile (`s.reindex(labels) = 0`)
+                    return with_pandas(code, fixed, receipt) if entry.get("with_pandas") else fixed
     return None
 
 
@@ -72,7 +78,7 @@ def _match(pattern: ast.AST, node: ast.AST, code: str, found: dict, named: set) 
         if field == "ctx":
             continue
         if isinstance(value, list):
-            if len(value) != len(other) or not all(_match(p, n, code, found, named) for p, n in zip(value, other)):
+            if not _items(value, other, code, found, named):
                 return False
         elif isinstance(value, ast.AST):
             if not _match(value, other, code, found, named):
@@ -92,19 +98,25 @@ def _bind(found: dict, name: str, text: str, node: ast.AST | None) -> bool:
     return True
 
 
-def _arguments(pattern: ast.Call, call: ast.Call, code: str, found: dict, named: set) -> bool:
-    """The call's arguments and keywords matched: `*ARGS` takes the arguments left, `**KW` the keywords left."""
-    rest = pattern.args[-1].value.id if pattern.args and isinstance(pattern.args[-1], ast.Starred) else None
-    fixed = pattern.args[:-1] if rest else pattern.args
-    if len(call.args) < len(fixed) or not rest and len(call.args) != len(fixed):
-        return False
-    if not all(_match(p, n, code, found, named) for p, n in zip(fixed, call.args)):
+def _items(patterns: list, nodes: list, code: str, found: dict, named: set) -> bool:
+    """Items matched one for one (a call's arguments, a tuple's items); a last `*REST` takes the items left."""
+    rest = patterns[-1].value.id if patterns and isinstance(patterns[-1], ast.Starred) else None
+    fixed = patterns[:-1] if rest else patterns
+    if len(nodes) < len(fixed) or not rest and len(nodes) != len(fixed):
         return False
     if rest:
-        found[rest] = [source_of(code, a) for a in call.args[len(fixed):]]
+        found[rest] = [source_of(code, n) for n in nodes[len(fixed):]]
+    return all(_match(p, n, code, found, named) for p, n in zip(fixed, nodes))
+
+
+def _arguments(pattern: ast.Call, call: ast.Call, code: str, found: dict, named: set) -> bool:
+    """The call's arguments and keywords matched: `*ARGS` takes the arguments left, `**KW` the keywords left."""
+    if not _items(pattern.args, call.args, code, found, named):
+        return False
     left = list(call.keywords)
     for keyword in (k for k in pattern.keywords if k.arg):
-        given = next((k for k in left if k.arg == keyword.arg), None)
+        name = found.get(keyword.arg, keyword.arg) if PLACEHOLDER.match(keyword.arg) else keyword.arg
+        given = next((k for k in left if k.arg == name), None)
         if given is None or not _match(keyword.value, given.value, code, found, named):
             return False
         left.remove(given)
@@ -130,12 +142,16 @@ def _written(template: str, found: dict) -> str:
             edits.append((span(template, node), ", ".join(listed)))
         elif isinstance(node, ast.Name) and isinstance(found.get(node.id), str):
             inner = found.get((node.id,))
-            grouped = isinstance(parent, BINDS) or isinstance(parent, ast.Call) and parent.func is node
+            grouped = (isinstance(parent, BINDS) and getattr(parent, "slice", None) is not node  # `x[:2]` as it is
+                       or isinstance(parent, ast.Call) and parent.func is node)
             text = found[node.id] if not grouped or not inner or isinstance(inner, TERMS) else f"({found[node.id]})"
             edits.append((span(template, node), text))
         elif isinstance(node, ast.Attribute) and isinstance(found.get(node.attr), str):
             end = span(template, node)[1]
             edits.append(((end - len(node.attr), end), found[node.attr]))
+        elif isinstance(node, ast.keyword) and isinstance(found.get(node.arg), str):  # `KEY=`: the name said
+            start = span(template, node)[0]
+            edits.append(((start, start + len(node.arg)), found[node.arg]))
     for (start, end), text in sorted(edits, reverse=True):
         template = template[:start] + text + template[end:]
     return template

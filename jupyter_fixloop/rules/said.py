@@ -29,6 +29,7 @@ from .names import attribute_error, import_optional
 from .registry import GUESS, MECHANICAL, repair
 
 TURN = GENERIC_TURN + 6  # after generic.py's and exported.py's rewriters (registry.py)
+LATER = TURN + 2  # after patterns.json's whole_column_set and missing_labels (DRIFT+277)
 MEMBERSHIP = re.compile(r"^(\w+) in (\w+)$")  # "key in index"
 
 
@@ -426,64 +427,7 @@ def _method_value(call: ast.Call) -> str | None:
     return value if isinstance(value, str) and value.isidentifier() else None
 
 
-@repair(MECHANICAL, TURN)
-def whole_column_set(code: str, receipt: ParsedReceipt) -> str | None:
-    """A whole column set through `.loc[:, key]` or `.iloc[:, i]` that pandas now writes in place and refuses for
-    another dtype ("Invalid value ... for dtype 'str'"): pandas 1.5 said "use ``DataFrame.__setitem__``" for the
-    old behaviour, a new column: `df.loc[:, 'date'] = pd.to_datetime(df.date)` -> `df['date'] = ...`."""
-    tree = parse(code)
-    if receipt.ename != "TypeError" or not receipt.evalue.startswith("Invalid value") or tree is None:
-        return None
-    if not any(c.library == "pandas" and c.replacement == "DataFrame.__setitem__" for c in entries("iloc")):
-        return None
-    for node in ast.walk(tree):
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-        key = _whole_column(target) if target is not None and on_line(node, receipt.lineno) else None
-        if key is not None:
-            owner = source_of(code, target.value.value)
-            column = source_of(code, key)
-            if target.value.attr == "iloc":
-                column = f"{owner}.columns[{column}]"
-            return replace_node(code, target, f"{owner}[{column}]")
-    return None
-
-
-def _whole_column(target: ast.expr) -> ast.expr | None:
-    """The column key of `obj.loc[:, key]` or `obj.iloc[:, i]` (one column, every row: `:` alone); else None."""
-    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute)
-            and target.value.attr in ("loc", "iloc") and isinstance(target.slice, ast.Tuple)
-            and len(target.slice.elts) == 2 and _plain(target.value.value)):
-        return None
-    rows, key = target.slice.elts
-    everything = isinstance(rows, ast.Slice) and rows.lower is None and rows.upper is None and rows.step is None
-    single = isinstance(key, ast.Constant) or isinstance(key, ast.Name)
-    return key if everything and single else None
-
-
-NOT_IN_INDEX = re.compile(r"^[\"']*\[.*\] not in index[\"']*$", re.DOTALL)  # some missing: none found raised in 0.21
-
-
-@repair(MECHANICAL, TURN)
-def missing_labels(code: str, receipt: ParsedReceipt) -> str | None:
-    """`.loc[[labels]]` with labels the index lacks, which pandas before 1.0 answered with NaN rows (0.21: "The
-    idiomatic way to achieve selecting potentially not-found elements is via ``.reindex()``"; 1.0 removed it):
-    `s.loc[['a', 'f']]` -> `s.reindex(['a', 'f'])`. Only a list written out, on the rows alone."""
-    tree = parse(code)
-    if receipt.ename != "KeyError" or not NOT_IN_INDEX.match(receipt.evalue.strip()) or tree is None:
-        return None
-    if not any(c.library == "pandas" and "reindex" in c.words and "missing labels" in c.words
-               for c in entries("loc")):
-        return None
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "loc"
-                and isinstance(node.slice, ast.List) and node.slice.elts and on_line(node, receipt.lineno)
-                and isinstance(node.ctx, ast.Load)):
-            owner, labels = source_of(code, node.value.value), source_of(code, node.slice)
-            return replace_node(code, node, f"{owner}.reindex({labels})")
-    return None
-
-
-@repair(MECHANICAL, TURN)
+@repair(MECHANICAL, LATER)
 def said_value(code: str, receipt: ParsedReceipt) -> str | None:
     """A keyword's values the library replaced one for one, as its notes said "respectively" (pandas 2.0: "disallowing
     passing ``True`` and ``False`` into ``inclusive`` in :meth:`Series.between` in favor of ``"both"`` and
@@ -511,7 +455,7 @@ def _value_instead(function: str, kw: ast.keyword):
     return None
 
 
-@repair(MECHANICAL, TURN)
+@repair(MECHANICAL, LATER)
 def keyword_as_call(code: str, receipt: ParsedReceipt) -> str | None:
     """A keyword removed for a method to call on the result, as the notes said (pandas 1.4: "Users should squeeze the
     :class:`DataFrame` afterwards with ``.squeeze("columns")`` instead"): `pd.read_csv(f, squeeze=True)` ->
@@ -534,7 +478,7 @@ def keyword_as_call(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(MECHANICAL, TURN)
+@repair(MECHANICAL, LATER)
 def said_none(code: str, receipt: ParsedReceipt) -> str | None:
     """Never a repair: a name its library removed naming nothing to use instead (scikit-learn 1.0: "Deprecates
     `datasets.load_boston` in 1.0 and it will be removed in 1.2", no replacement named, nor by a deprecation) is

@@ -307,6 +307,23 @@ def test_what_no_change_to_the_cell_fixes_is_said_plainly():
     said = words.missing_file("FileNotFoundError: [Errno 2] No such file or directory: 'examples/ex9.csv'",
                               "/home/me/book")
     assert "`examples/ex9.csv` is not there" in said and "`/home/me/book`" in said
+    assert "`iris.csv` is not there" in words.missing_file("FileNotFoundError: iris.csv not found.", "/b")  # np.loadtxt
+    assert words.missing_file("KeyError: 'iris.csv not found.'", "/b") is None
+
+
+def test_a_file_there_in_other_letter_cases_is_named(tmp_path):
+    """A notebook written where the file system ignores case reads `../data/diamonds.csv`; the folder is `Data`."""
+    from jupyter_fixloop.batch import words
+
+    (tmp_path / "Data").mkdir()
+    (tmp_path / "Data" / "diamonds.csv").write_text("a\n1\n")
+    (tmp_path / "ch").mkdir()
+    said = words.missing_file("FileNotFoundError: [Errno 2] No such file or directory: '../data/diamonds.csv'",
+                              str(tmp_path / "ch"))
+    assert "`../data/diamonds.csv` is not there, but `../Data/diamonds.csv` is" in said
+    assert "differ in case only" in said
+    assert words.case_twin("../data/rubies.csv", str(tmp_path / "ch")) is None  # not there in any case
+    assert words.case_twin("../Data/diamonds.csv", str(tmp_path / "ch")) is None  # there as written
     assert "the sandbox where fixes are tried has none" in words.network(
         ["URLError: <urlopen error [Errno -3] Temporary failure in name resolution>"])
     assert words.network(["KeyError: 'a'"]) is None
@@ -1028,8 +1045,8 @@ def test_a_cell_whose_reply_says_it_raised_counts_as_failed_in_the_plain_run(tmp
 
     from jupyter_fixloop.batch.run import plain_errors
 
-    nb = new_notebook(cells=[new_code_cell("x = 1"), new_code_cell("%%timeit\nimport pandas as pd\npd.DataFrame().append(1)"),
-                             new_code_cell("print(x)")])
+    timed = "%%timeit\nimport pandas as pd\npd.DataFrame().append(1)"
+    nb = new_notebook(cells=[new_code_cell("x = 1"), new_code_cell(timed), new_code_cell("print(x)")])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     errors = asyncio.run(plain_errors(nb, str(tmp_path), 120, None, str(tmp_path)))
     assert errors[1] is None and errors[3] is None

@@ -287,16 +287,18 @@ def test_honest_code_passes_the_new_rules(original, checks, candidate):
     assert Guard(original, tuple(checks)).check(candidate, failure("AssertionError", "x")) is None
 
 
-def assert_changed_not_dropped(fake_model, head: str, line: str, honest: str, rest: str, check: str):
-    """The failing `line` never ran: a candidate that deletes it is rejected as deleting what it did, then one
-    that writes `honest` in its place is handed over as fixed."""
+def assert_changed_not_dropped(fake_model, head: str, line: str, honest: str, rest: str, check: str,
+                               failing: str | None = None):
+    """The failing `line` never ran: a candidate that deletes it is rejected as deleting what it did (the line
+    the traceback names: `failing`, or `line`), then one that writes `honest` in its place is handed over as
+    fixed."""
     server = fake_model(block(head + rest), block(head + honest + rest))
     result = fix(head + line + rest, checks=[check], model="openai/scripted", api_base=server.url, max_rounds=2,
                  rules=False)
     assert result.first.ename == "AttributeError"
     assert result.status == "fixed" and result.patched == head + honest + rest, result.reason
     texts = rejected_rounds(result)
-    assert len(texts) == 1 and f"deletes what the failing line `{line.strip()}` did" in texts[0]
+    assert len(texts) == 1 and f"deletes what the failing line `{failing or line.strip()}` did" in texts[0]
     return result
 
 
@@ -321,6 +323,33 @@ def test_a_removed_function_inside_a_call_may_be_called_from_where_it_stayed_but
     result = assert_changed_not_dropped(fake_model, head, "cm.get_cmap('ocean')(.5)\n",
                                         "plt.get_cmap('ocean')(.5)\n", "n = 2\n", "n == 2")
     assert "get_cmap" in result.first.evalue
+
+
+def test_a_removed_method_in_a_statement_over_several_lines_may_be_replaced_but_not_dropped(fake_model):
+    """`df.append(pd.DataFrame(...))` written over two lines never ran (pandas 2 removed `DataFrame.append`):
+    `pd.concat([df, ...])` changes the statement, read whole, not only the line the traceback names; deleting
+    it is still rejected."""
+    pytest.importorskip("pandas")
+    import pandas as pd
+    if hasattr(pd.DataFrame, "append"):
+        pytest.skip("this pandas still has DataFrame.append")
+    head = "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2]})\n"
+    line = "df.append(pd.DataFrame({'a': [3],\n                        'b': [4]}))\n"
+    assert_changed_not_dropped(fake_model, head, line,
+                               "pd.concat([df, pd.DataFrame({'a': [3],\n                             'b': [4]})])\n",
+                               "n = len(df)\n", "n == 2", failing="df.append(pd.DataFrame({'a': [3],")
+
+
+def test_a_saved_output_printed_from_the_cells_own_constants_is_not_made_up():
+    """`print(np.float(True))` (numpy 1.24 removed the alias) saved `1.0`: `print(float(True))`, numpy's own
+    advice, prints it from the constant the cell wrote; a candidate writing a constant of its own is still
+    turned down."""
+    from jupyter_fixloop.receipt.saved import SavedOutput
+
+    guard = Guard("import numpy as np\nprint(np.float(True))\n", (), SavedOutput("1.0\n"))
+    assert guard.check("import numpy as np\nprint(float(True))\n", None) is None
+    for cheat in ("print(1.0)\n", "print(float(True) * 1.0)\n", "print(float(1))\n"):
+        assert "from constants it writes itself" in guard.check(cheat, None).text, cheat
 
 
 # issue 41, item 3: an assert the user wrote counts only where it still runs

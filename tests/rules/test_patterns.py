@@ -49,6 +49,12 @@ CASES = {
         "t = pd.read_csv(io.StringIO(raw), on_bad_lines='skip')\n", "list(t['a']) == [1, 6]"),
     "python_2s_has_key_as_the_in_operator": (
         "ok = d.has_key('a')\n", "renamed_method", "ok = 'a' in d\n", "ok is True"),
+    "a_tuple_of_any_length_as_the_list_it_meant": (  # `*REST` among a tuple's items
+        "t = df.groupby(level=0)['a', 'b', 'a'].sum()\n", "tuple_columns",
+        "t = df.groupby(level=0)[['a', 'b', 'a']].sum()\n", "t.shape == (2, 3)"),
+    "a_keyword_the_error_names_given_the_value_it_names": (  # `KEY=VALUE` from the message's groups
+        "t = pd.read_csv(io.StringIO(raw), header=False, nrows=1)\n", "keyword_value_hint",
+        "t = pd.read_csv(io.StringIO(raw), header=None, nrows=1)\n", "t.shape == (1, 2)"),
 }
 
 
@@ -61,6 +67,7 @@ def test_a_template_repairs_the_real_error_as_written(name, ns):
     "totals = df.mean(axis=k, level=0)\n",  # an axis no template names: which one it is, only its value says
     "t = df.swapaxes(k, 1)\n",
     "p = pd.PeriodIndex(year=[2000], quarter=[1], dtype='period[Q]')\n",  # a keyword from_fields does not take
+    "s1.loc[['a', 'f']] = 0\n",  # never code that does not compile: `s1.reindex(['a', 'f']) = 0`
 ])
 def test_a_template_leaves_what_it_does_not_name(cell, ns):
     receipt = rewriting.run(ns, "k = 0\n" + cell, SETUP)
