@@ -127,8 +127,13 @@ def version_of(path: str) -> tuple[int, ...] | None:
     return int(major), int(minor), int(micro or 0)
 
 
+CREDIT = r"(?::user:`[^`]*`|`[^`]+`_)"  # scikit-learn's "by :user:`Name <id>`" and "by `Name`_"
+
+
 def clean(text: str) -> str:
-    """The words as read: one line, the issue links dropped."""
+    """The words as read: one line, the issue links and the closing credits (`:pr:`20729` by `Name`_.`) dropped."""
+    links = r"(?:\s*(?:and\s+)?:(?:pr|issue):`[^`]*`[,\s]*)*"
+    text = re.sub(rf"{links}\s+[Bb]y\s+{CREDIT}(?:\s*(?:,|and|,\s*and)\s*{CREDIT})*\s*\.?\s*$", "", text)
     text = re.sub(r"\s*\((?::(?:issue|pr|gh|user):`[^`]*`[,\s]*(?:and\s*)?)+\)\.?", "", text)
     text = re.sub(r"\s*:(?:pr|issue|user):`[^`]*`", "", text)
     text = re.sub(r"\s*\(`gh-\d+ <[^>]+>`__\)", "", text)

@@ -33,6 +33,7 @@ first run left that this run runs is right, wrong or unverified as above.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import os
 import re
@@ -173,8 +174,9 @@ def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
         magic = MAGIC_NOT_FOUND.match(error or "")
         blocked = error is not None and (environment(error) or o.number in no_data or bool(reads & lost)
                                          or bool(magic and f"%{magic.group(1)}" in lost))
-        if blocked:  # what it imports it did import (imports come first): the rest it may not have made
-            lost |= defines - imported_names(o.source)
+        if blocked:  # what it imports it did import (imports come first), up to the import of a package not
+            # installed here (`import dask.dataframe as dd`: no `dd`): the rest it may not have made
+            lost |= defines - imported_names(_imports_before(o.source, error))
             lost |= {f"%{name}" for name in LOAD_EXT.findall(o.source)}  # `%load_ext watermark`: no `%watermark`
         elif error is None:
             lost -= defines
@@ -182,6 +184,25 @@ def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
                 and not (o.status == "skipped" and (cause is None or environment(cause) or o.blamed_cell in no_data))):
             found.add(o.number)
     return found
+
+
+def _imports_before(source: str, error: str) -> str:
+    """The cell's code (as Python) up to its first top-level import of the package its error says is not installed
+    here: the imports that ran; the whole cell when its error names no such package."""
+    from jupyter_fixloop.batch import words
+    from jupyter_fixloop.kernel import readable  # a cell's IPython syntax as Python, line for line
+
+    missing, view = words.MISSING_MODULE.match(error.strip()), readable(source)
+    try:
+        body = ast.parse(view.python).body if missing and view is not None else []
+    except SyntaxError:
+        body = []
+    for statement in body:
+        names = [a.name for a in statement.names] if isinstance(statement, ast.Import) else \
+            [statement.module or ""] if isinstance(statement, ast.ImportFrom) else []
+        if any(n == missing.group(1) or n.startswith(missing.group(1) + ".") for n in names):
+            return "\n".join(view.python.splitlines()[:statement.lineno - 1])
+    return source
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ In a template a placeholder is a name in capitals of two letters or more. As a n
 the entry's templates name (a call passing one of those otherwise matches none). The entry's `message` must be found
 in the error's (its named groups fix what the placeholders of those names are); `where` narrows a placeholder to the
 texts a pattern matches whole (each item of a list), `kinds` to a name whose value the receipt shows of the types a
-pattern matches (`DataFrame`, `dict|Series`), `assigned` to what is assigned to. A list in a template matches a
+pattern matches (`DataFrame`, `dict|Series`), `assigned` to what is assigned to; its `imports` are the statements
+its code needs (put in where the cell has not written them). A list in a template matches a
 tuple too; a last `*REST` among a tuple's items (`OBJ[(FIRST, *REST)]`) takes the items left, as among a call's
 arguments. A value written into an operation, a call or an attribute is put in parentheses unless it is one term. An
 entry `with_pandas` writes `pd.`, imported where the cell and the namespace lack it.
@@ -24,7 +25,7 @@ import pathlib
 import re
 
 from . import registry
-from .edits import ParsedReceipt, on_line, parse, replace_node, source_of, span, value_kind, with_pandas
+from .edits import ParsedReceipt, insert_import, on_line, parse, replace_node, source_of, span, value_kind, with_pandas
 
 DATA = pathlib.Path(__file__).with_name("patterns.json")
 PLACEHOLDER = re.compile(r"^[A-Z][A-Z0-9_]+$")
@@ -55,6 +56,8 @@ def rewrite(name: str, code: str, receipt: ParsedReceipt) -> str | None:
                     re.fullmatch(kind, value_kind(receipt, found[k])) for k, kind in template.get("kinds", {}).items()
             ) and (not template.get("assigned") or isinstance(getattr(node, "ctx", None), ast.Store)):
                 fixed = replace_node(code, node, _written(new, found))
+                for statement in template.get("imports", []):
+                    fixed = fixed if statement in code else insert_import(fixed, statement)
                 if parse(fixed) is not None:  # never code that does not compile (`s.reindex(labels) = 0`)
                     return with_pandas(code, fixed, receipt) if entry.get("with_pandas") else fixed
     return None

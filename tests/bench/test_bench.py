@@ -404,6 +404,25 @@ def test_a_cell_left_on_data_that_is_a_git_lfs_pointer_is_no_drift_cell():
     assert drift_cells(outcomes, saved, dict(enumerate(errors, 1))) == {3}
 
 
+@pytest.mark.parametrize("magic", ["", "%matplotlib inline\n"])
+def test_a_name_a_failed_import_of_a_package_not_installed_would_have_made_is_no_drift_cell(magic):
+    """`import dask.dataframe as dd` fails for a package not installed here: the imports above it ran, it and those
+    after it did not, so a NameError for `dd` (or `toolz`) below measures this machine, not a library's change;
+    one for a name a failed cell never imports is still measured, and `pd`, imported before, was made."""
+    from fixloop_bench.notebooks import drift_cells
+
+    from jupyter_fixloop.batch.run import CellOutcome
+
+    sources = [magic + "import pandas as pd\nimport dask.dataframe as dd\nimport toolz",
+               "df = dd.read_csv('*.csv')", "toolz.first([1])", "pd.Series([1]).ix[0]", "undefined_here + 1"]
+    errors = ["ModuleNotFoundError: No module named 'dask'", "NameError: name 'dd' is not defined",
+              "NameError: name 'toolz' is not defined", "AttributeError: 'Series' object has no attribute 'ix'",
+              "NameError: name 'undefined_here' is not defined"]
+    outcomes = [CellOutcome(n, "failed", s) for n, s in enumerate(sources, 1)]
+    saved = {n: {"outputs": [], "execution_count": n} for n in range(1, 6)}
+    assert drift_cells(outcomes, saved, dict(enumerate(errors, 1))) == {4, 5}
+
+
 def test_a_magic_of_an_extension_this_machine_lacks_is_no_drift_cell():
     """`%load_ext watermark` fails for a package not installed here; `%watermark` below it then is no magic at all:
     no change to the cell makes it run. A magic no failed `%load_ext` accounts for is still measured."""

@@ -155,6 +155,20 @@ def test_scikit_learn_api_entries_are_deprecations_and_others_are_left_out(harve
     assert [(e["names"][0], e["change"], e["replacement"]) for e in found] == [("affinity", "deprecated", "metric")]
 
 
+def test_a_scikit_learn_entrys_words_end_where_its_credits_begin(harvest):
+    """The words shown for a removal naming no replacement say only what scikit-learn said of it: not "by." or "by
+    `Guillaume Lemaitre`_." where the pull request and its authors were."""
+    notes = ("- |API| Deprecates `datasets.load_boston` in 1.0 and it will be removed\n  in 1.2. Alternative code "
+             "snippets to load similar datasets are provided.\n  :pr:`20729` by `Guillaume Lemaitre`_.\n"
+             "- |API| `linear_model.RandomizedLasso` has been deprecated and will be removed in version 0.21.\n"
+             "  :issue:`9` and :pr:`10` by :user:`A B <ab>`, :user:`C <c>` and `D E`_.\n")
+    found = entries_of(harvest, "scikit-learn", notes, whole="api")
+    assert [e["words"] for e in found] == [
+        "Deprecates `datasets.load_boston` in 1.0 and it will be removed in 1.2. Alternative code snippets to load "
+        "similar datasets are provided.",
+        "`linear_model.RandomizedLasso` has been deprecated and will be removed in version 0.21."]
+
+
 def test_the_shipped_data_is_generated_and_covers_pandas_removals():
     import json
 

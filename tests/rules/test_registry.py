@@ -13,7 +13,9 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "matches.concat_dtype", "names.moved_import", "names.missing_import", "names.name_literal", "names.name_typo",
     "names.message_hint", "drift.did_you_mean", "patterns.keyword_value_hint", "patterns.reduction_level",
     "patterns.join_axes", "patterns.bad_lines",  # added since: pandas 1.3's words, as data
-    "drift.keyword_only_now", "patterns.period_fields", "patterns.resample_keyword",
+    "patterns.search_iid", "patterns.search_iid_weighted", "patterns.linear_normalize",  # added since, as data
+    "patterns.matrix_as_array", "drift.keyword_only_now", "patterns.index_set_operator",
+    "patterns.concat_moot_keys", "patterns.seaborn_data_third", "patterns.period_fields", "patterns.resample_keyword",
     "drift.groupby_axis", "patterns.keyword_unspecified", "drift.renamed_keyword", "drift.no_effect_keyword",
     "patterns.scalar_as_2d", "drift.setitem_upcast", "patterns.removed_method", "drift.method_now_function",
     "drift.string_as_list",  # drift.moved_call was here: said.said_kept_elsewhere does it now
@@ -44,6 +46,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "drift.concat_sorted",
 ]
 GUESSES = {  # the hand-kept `KIND` of that day: these are guesses, the others mechanical
+    "patterns.search_iid_weighted", "patterns.linear_normalize",  # added since: guesses by their words
     "calls.column_repr", "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
     "matches.concat_dtype", "names.name_typo", "drift.groupby_axis", "drift.style_name", "drift.moved_function",
     "names.column_as_attribute", "names.attribute_typo", "calls.missing_return", "calls.unpack_loop",
