@@ -85,7 +85,8 @@ class FixLoop(Configurable):
                                 "grouped by what they show and the data they change (not by their text); the "
                                 "largest group's simplest answer is handed over, and the result says how many "
                                 "agree ('3 of 4 independent answers give this result': a fact, not a check, so "
-                                "it stays unverified). Where they differ, the next result is shown beside it. "
+                                "it stays unverified; 'K of K agree' only of three answers or more, not all one "
+                                "code). Where they differ, the next result is shown beside it. "
                                 "Each answer is asked with a seed of its own (when a seed is set). Default 1 "
                                 "(off): K answers cost K model calls, one after another, or one request of one "
                                 "choice a slot where `model_slots` is 2 or more (the rest asked only where those "
@@ -96,8 +97,9 @@ class FixLoop(Configurable):
                              "leading results of a round's answers tie (1 against 1, 2 against 2), up to this many "
                              "more independent answers are asked, until one result leads; then the two leading "
                              "results are shown side by side as before. A round whose first answers already agree "
-                             "by a majority of the K asks no more (its result says how many were asked). 0: none "
-                             "asked again.").tag(config=True)
+                             "by a majority of the K that may be said as 'K of K' (three answers at least, two "
+                             "codes at least: of K=3, all three are asked) asks no more (its result says how many "
+                             "were asked). 0: none asked again.").tag(config=True)
     model_slots = Integer(DEFAULTS.model_slots, min=1, max=8, help="Model calls a round makes at once (its "
                           "samples, its agreement's answers), for a server with that many slots (llama-server's "
                           "--parallel). Default 1, one after another: a round's answers share one prompt, which "
@@ -109,8 +111,9 @@ class FixLoop(Configurable):
                           "that many choices (`n`, llama-server's `n_cmpl`, which it allows up to its slots): the "
                           "prompt is read once, the replies written together, at one temperature (the mean of the K "
                           "spread ones); the server samples each choice with a seed of its own. The rest of the K "
-                          "are asked one by one, only where those do not already agree by a majority of the K; so "
-                          "are the rest where the server returns fewer choices, or refuses the request."
+                          "are asked one by one, each at its own spread temperature, only where those do not "
+                          "already agree by a majority of the K that may be said as 'K of K'; so are the rest "
+                          "where the server returns fewer choices, or refuses the request."
                           ).tag(config=True)
     seed = Integer(DEFAULTS.seed, min=-1, help="Sent with each model call (OpenAI's `seed`, llama-server's too; "
                    "-1: none), so that the same prompt at the same temperature gets the same answer where the "

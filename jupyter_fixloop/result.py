@@ -101,6 +101,9 @@ class Round:
         return self.receipt.effect
 
 
+UNANIMOUS_AT = 3  # answers a round needs before "K of K agree" is said: two that agree are a majority, not a consensus
+
+
 @dataclass(frozen=True)
 class Agreement:
     """How many of a round's independent answers give the result handed over: its code's group, the answers
@@ -113,16 +116,25 @@ class Agreement:
     rival: str | None = None  # the simplest code of the next group (the two leading results differ), else None
     rival_receipt: Receipt | None = field(default=None, compare=False, repr=False)  # the receipt of its run
     planned: int = 0  # the answers the round was to ask (fewer asked: the first agreed; more: the leaders tied)
+    spellings: int = 0  # the different codes among the agreeing answers (comments and layout aside; 0: not known)
 
     @property
     def unanimous(self) -> bool:
-        """Every answer, two or more, gives this result."""
-        return self.answers > 1 and self.agreeing == self.answers
+        """"K of K agree", said only where it is worth something: every answer, three or more, gives this result,
+        and they are not one code written K times (two codes at least: one reading of the instruction repeated by
+        the model's seeds is not K readings)."""
+        return self.answers >= UNANIMOUS_AT and self.agreeing == self.answers and self.spellings >= 2
+
+    @property
+    def same_code(self) -> bool:
+        """The agreeing answers, two or more, are one code (comments and layout aside)."""
+        return self.agreeing > 1 and self.spellings == 1
 
     @property
     def text(self) -> str:
-        """`3 of 4 independent answers give this result`."""
-        return f"{self.agreeing} of {self.answers} independent answers give this result"
+        """`3 of 4 independent answers give this result` (`, the same code each time` where they are one code)."""
+        same = ", the same code each time" if self.same_code else ""
+        return f"{self.agreeing} of {self.answers} independent answers give this result{same}"
 
     @property
     def asking(self) -> str:
@@ -139,7 +151,7 @@ class Agreement:
     def to_json(self) -> dict:
         return {"agreeing": self.agreeing, "answers": self.answers, "groups": list(self.groups),
                 "unanimous": self.unanimous, "text": self.text, "planned": self.planned,
-                "asking": self.asking}
+                "asking": self.asking, "spellings": self.spellings}
 
 
 @dataclass(frozen=True)

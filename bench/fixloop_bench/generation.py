@@ -45,6 +45,7 @@ from dataclasses import asdict, dataclass, field
 from jupyter_fixloop.errors import FixloopError
 from jupyter_fixloop.model import LastRun, get_model
 from jupyter_fixloop.receipt import text as receipt_text
+from jupyter_fixloop.result import Agreement
 
 from . import oracle
 from .harness import UserKernel, add_loop_arguments, run_each
@@ -123,10 +124,17 @@ class StepResult:
     groups: list = field(default_factory=list)  # the size of each group of answers that ran, the handed-over one first
     rival: str | None = None  # the next group's simplest code, shown beside the answer where the groups differ
     rival_verdict: str = ""  # its score ("" when there is none)
+    spellings: int = 0  # the different codes among the agreeing answers (0: not recorded)
 
     @property
     def unanimous(self) -> bool:
-        """Every answer, two or more, gave this result ("K of K agree")."""
+        """"K of K agree" as the loop says it (`Agreement.unanimous`: three answers or more, all agreeing, not one
+        code)."""
+        return Agreement(self.agreeing, self.answers, spellings=self.spellings).unanimous
+
+    @property
+    def all_agree(self) -> bool:
+        """Every answer asked, two or more, gave this result (a round that stopped at 2 of 2 too, one code or two)."""
         return self.answers > 1 and self.agreeing == self.answers
 
     @property
@@ -148,6 +156,7 @@ class Figures:
     calls: int = 0
     rounds: int = 0
     unanimous: dict = field(default_factory=lambda: {"steps": 0, "right": 0})  # "K of K agree" answers
+    all_agree: dict = field(default_factory=lambda: {"steps": 0, "right": 0})  # every answer asked agrees (2 or more)
     # answers whose groups differ (a rival shown beside): how many, and how many of them have a right one of the two
     split: dict = field(default_factory=lambda: {"steps": 0, "right": 0, "rival_right": 0})
     times: list = field(default_factory=list)  # each step's seconds (the mode's own)
@@ -156,9 +165,9 @@ class Figures:
 
     def add(self, r: StepResult) -> None:
         self.steps += 1
-        if r.unanimous:
-            self.unanimous["steps"] += 1
-            self.unanimous["right"] += r.right
+        for kept, said in ((self.unanimous, r.unanimous), (self.all_agree, r.all_agree)):
+            kept["steps"] += said
+            kept["right"] += said and r.right
         if r.rival is not None:
             self.split["steps"] += 1
             self.split["right"] += r.right
@@ -193,6 +202,7 @@ class Figures:
                 "unanimous": self.unanimous["steps"], "unanimous_right": self.unanimous["right"],
                 "unanimous_precision": self.unanimous["right"] / self.unanimous["steps"]
                 if self.unanimous["steps"] else None,
+                "all_agree": self.all_agree["steps"], "all_agree_right": self.all_agree["right"],
                 "split": self.split["steps"], "split_right": self.split["right"],
                 "split_rival_right": self.split["rival_right"],
                 **self.prompt, "load_median": quantile(self.loads, 0.5), "load_max": max(self.loads, default=0.0)}
@@ -332,6 +342,7 @@ def run_loop(step: Step, ns: dict, options) -> dict:
             "tokens": result.tokens, "cost": result.cost, "code": result.patched if result.claimed else None,
             "agreeing": a.agreeing if a else 0, "answers": a.answers if a else 0, "planned": a.planned if a else 0,
             "groups": list(a.groups) if a else [], "rival": a.rival if a and result.claimed else None,
+            "spellings": a.spellings if a else 0,
             **_model_time([r.usage for r in result.rounds])}
 
 
@@ -580,6 +591,9 @@ def _summary_lines(console, figures: dict, opts) -> None:
         if f["unanimous"]:
             console.print(f"{mode}: K of K independent answers agree on {f['unanimous']} step(s), "
                           f"{f['unanimous_right']} of them right ({f['unanimous_precision']:.0%})", markup=False)
+        if f["all_agree"]:
+            console.print(f"{mode}: every answer asked agrees (2 or more, one code or several) on {f['all_agree']} "
+                          f"step(s), {f['all_agree_right']} of them right", markup=False)
         if f["split"]:
             console.print(f"{mode}: the answers' results differ on {f['split']} step(s) (the next result shown beside "
                           f"the answer): the answer right on {f['split_right']}, the one beside it right on "

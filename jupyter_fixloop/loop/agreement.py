@@ -12,10 +12,17 @@ they printed, the digest of what they show and the digest of each of the user's 
 The group handed over: the one whose runs pass every check (the instruction's read checks included), then
 the largest, then the one holding the best-ranked candidate; its simplest member (fewest lines, then fewest
 characters) is the code handed over. How many agree is said as a fact (`Agreement`), never as evidence.
+
+"K of K agree" (`Agreement.unanimous`) is said only of three answers or more that all agree and are not one code:
+seeded draws of a small model often write the same code word for word, and one reading of an ambiguous instruction
+written twice is one reading (the dev set's "count the unique rows": `df.drop_duplicates().shape[0]` twice, wrong).
+Answers that agree as one code are said so ("the same code each time"). A round stops asking early only at a
+majority that can be said as "K of K" (three answers of five that agree, two codes at least): of three, all are asked.
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
 
 from ..cell import result_shown
@@ -77,6 +84,19 @@ def simplest(group: Sequence[Candidate]) -> Candidate:
     return min(group, key=size)
 
 
+def spelling(code: str) -> str:
+    """The code as Python reads it (comments and layout aside): two answers with one spelling are one code."""
+    try:
+        return ast.dump(ast.parse(code))
+    except (SyntaxError, ValueError):
+        return " ".join(line.split("#", 1)[0].strip() for line in code.splitlines() if line.split("#", 1)[0].strip())
+
+
+def spellings(group: Sequence[Candidate]) -> int:
+    """The different codes among a group's answers."""
+    return len({spelling(c.reply.code or "") for c in group})
+
+
 def groups(candidates: Sequence[Candidate], named: Named = _none) -> list[list[Candidate]]:
     """The answers that ran without error, grouped by `result_key` (`named`: the new names the instruction asks
     for), the group to hand over first: passing every check, then the largest, then the best-ranked member."""
@@ -102,7 +122,7 @@ def choose(candidates: Sequence[Candidate], best: Candidate,
     rival = simplest(found[1]) if len(found) > 1 else None
     agreement = Agreement(len(lead), len(asked), tuple(len(g) for g in found),
                           rival.reply.code if rival is not None else None,
-                          rival.receipt if rival is not None else None, planned)
+                          rival.receipt if rival is not None else None, planned, spellings(lead))
     if best not in asked and best.receipt.ok:
         return best, None
     if not lead[0].receipt.ok and best.receipt.ok:

@@ -25,7 +25,7 @@ from ..model.variables import Variable, names_only
 from ..options import LoopOptions, knob_signature
 from ..receipt.text import Budget, annotated, for_people, without_data
 from ..receipt.values import Account, Baseline, Guarded, Receipt, rejected
-from ..result import MODEL, RULES, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
+from ..result import MODEL, RULES, UNANIMOUS_AT, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
 from ..sandbox import confine, runtime
 from ..sandbox.manager import Sandbox, SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
@@ -332,9 +332,9 @@ class LoopRun:
         else:
             temps = sampling.temperatures(opts.temperature, max(opts.temperature, opts.resample_temperature),
                                           max(opts.samples, self._k()))
-        if self._one_request():  # one request, one temperature: the K answers' spread ones' mean
-            k = self._k()
-            temps = (round(sum(temps[:k]) / k, 3),) * k + temps[k:]
+        if self._one_request():  # one request, one temperature: the K answers' spread ones' mean; the answers asked
+            k, one = self._k(), self._in_one()  # after it, one by one, keep their own, the hottest first (another draw)
+            temps = (round(sum(temps[:k]) / k, 3),) * one + tuple(sorted(temps[one:k], reverse=True)) + temps[k:]
         if opts.rules and self.model.rules_beside:
             temps = (sampling.RULES, *temps)
         return temps
@@ -642,10 +642,13 @@ class LoopRun:
         return [*candidates, *rest]
 
     def _agreed(self, settled) -> bool:
-        """The answers settled so far hold a group that a majority of the round's K give: asking the rest cannot
-        change which result is handed over."""
+        """The answers settled so far hold a group that a majority of the round's K give, and that may be said as
+        "K of K agree" (`Agreement.unanimous`: three answers at least, two codes at least): asking the rest cannot
+        change which result is handed over. Two answers that agree are asked a third (one code given twice is one
+        reading of the instruction, and two of three are no consensus)."""
         found = agreeing.groups(settled, self._asked_for)
-        return bool(found) and len(found[0]) >= 2 and len(found[0]) > self._k() // 2
+        return bool(found) and len(found[0]) >= UNANIMOUS_AT and len(found[0]) > self._k() // 2 and \
+            agreeing.spellings(found[0]) >= 2
 
     def _tied(self, candidates) -> bool:
         """The two leading results of the answers are given by as many answers each (and both pass or both fail

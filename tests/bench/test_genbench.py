@@ -75,21 +75,26 @@ def test_the_loop_with_the_perfect_model_returns_the_reference(tmp_path):
 
 def test_the_bench_reports_each_steps_agreement_and_how_many_unanimous_answers_are_right(fake_model, tmp_path,
                                                                                          capsys):
-    """`--agreement-samples 2`: each step's agreement in its result, and the precision of "K of K agree"."""
-    server = fake_model("```python\ndf.head(2)\n```", "```python\ndf.iloc[:2]\n```",  # rows: agree, right
-                        "```python\ndf['a'].max()\n```", "```python\ndf.a.max()\n```")  # total: agree, wrong
+    """`--agreement-samples 3`: each step's agreement in its result, and the precision of "K of K agree" (three
+    answers or more, all agreeing, not one code) beside every answer asked agreeing."""
+    server = fake_model("```python\ndf.head(2)\n```", "```python\ndf.iloc[:2]\n```", "```python\ndf[:2]\n```",
+                        # rows: agree, right; total: agree, wrong
+                        "```python\ndf['a'].max()\n```", "```python\ndf.a.max()\n```", "```python\nmax(df.a)\n```")
     out = tmp_path / "agree.json"
     rc = generation.main(["--generation", write_steps(tmp_path, STEPS[0], STEPS[3]), "--mode", "loop", "--no-rules",
-                          "--model", "openai/scripted", "--api-base", server.url, "--agreement-samples", "2",
+                          "--model", "openai/scripted", "--api-base", server.url, "--agreement-samples", "3",
                           "-r", "1", "--json", str(out)])
     assert rc == 0
     data = json.loads(out.read_text())
-    assert [(r["verdict"], r["agreeing"], r["answers"]) for r in data["results"]] == [("right", 2, 2),
-                                                                                      ("wrong", 2, 2)]
+    assert [(r["verdict"], r["agreeing"], r["answers"], r["spellings"]) for r in data["results"]] == [
+        ("right", 3, 3, 3), ("wrong", 3, 3, 3)]
     figures = data["by_mode"]["loop"]
     assert (figures["unanimous"], figures["unanimous_right"], figures["unanimous_precision"]) == (2, 1, 0.5)
-    assert "loop: K of K independent answers agree on 2 step(s), 1 of them right (50%)" in capsys.readouterr().out
-    assert [r["calls"] for r in data["results"]] == [2, 2]
+    assert (figures["all_agree"], figures["all_agree_right"]) == (2, 1)
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "loop: K of K independent answers agree on 2 step(s), 1 of them right (50%)" in printed
+    assert "every answer asked agrees (2 or more, one code or several) on 2 step(s), 1 of them right" in printed
+    assert [r["calls"] for r in data["results"]] == [3, 3]
     # a server with a slot for each answer: one request of n=2 a step, counted as one call
     one = fake_model("```python\ndf.head(2)\n```", "```python\ndf.iloc[:2]\n```",
                      "```python\ndf['a'].max()\n```", "```python\ndf.a.max()\n```")
@@ -148,7 +153,8 @@ def test_the_modes_take_turns_each_step_and_a_cold_cache_gives_each_its_prompt_t
     firsts = [r for r in data["results"] if r["mode"] != "agreement"]
     assert all(r["cached_tokens"] == 0 and r["prompt_seconds"] > 0 for r in firsts)
     agreement = data["by_mode"]["agreement"]
-    assert agreement["calls"] == 4 and agreement["unanimous"] == 2 and agreement["median_vs_one_shot"] > 0
+    assert agreement["calls"] == 4 and agreement["median_vs_one_shot"] > 0
+    assert agreement["all_agree"] == 2 and agreement["unanimous"] == 0  # 2 of 2 agree: no "K of K" of two
     assert data["agreement_minus_one_shot_points"] == data["loop_minus_one_shot_points"] == 0.0
     assert all(r["load"] > 0 for r in data["results"]) and agreement["load_max"] > 0
     rates = data["rates"]  # the scripted server reads a token in 1 ms and writes one in 2 ms, whatever the mode
@@ -159,7 +165,9 @@ def test_the_modes_take_turns_each_step_and_a_cold_cache_gives_each_its_prompt_t
     assert loop["steps"] == 2 and 1.0 < loop["vs_one_shot_median"] <= loop["vs_one_shot_max"]
     assert agreement["one_round"]["steps"] == 2
     text = " ".join(capsys.readouterr().out.split())
-    assert "agreement: K of K independent answers agree on 2 step(s), 2 of them right (100%)" in text
+    assert "agreement: K of K independent answers agree" not in text  # two answers: no "K of K"
+    assert "agreement: every answer asked agrees (2 or more, one code or several) on 2 step(s), 2 of them right" \
+        in text
     assert "at the run's rates (1 ms a prompt token read, 2 ms a reply token written" in text
 
 

@@ -62,8 +62,25 @@ def test_answers_that_all_agree_are_said_so_and_stay_unverified(fake_model):
     server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"))
     result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
     assert result.status == "unverified" and result.agreement.unanimous, result.reason
-    assert result.agreement.groups == (2,) and result.alternatives == ()  # the third is not asked (below)
-    assert "2 of 2 independent answers give this result" in result.reason
+    assert result.agreement.groups == (3,) and result.alternatives == ()  # of three, all three are asked (below)
+    assert result.agreement.spellings == 3 and loop_summary(result)["agreement"]["unanimous"] is True
+    assert "3 of 3 independent answers give this result" in result.reason
+
+
+def test_k_of_k_is_said_only_of_three_answers_or_more_that_are_not_one_code(fake_model):
+    # one code written three times (a comment and the layout aside): one reading of the instruction, said as such
+    same = ["euro12.Goals.sum()", "# the total\neuro12.Goals.sum()", "euro12.Goals.sum( )"]
+    server = fake_model(*(block(c) for c in same))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
+    assert len(server.requests) == 3 and result.agreement.groups == (3,), result.reason
+    assert result.agreement.spellings == 1 and not result.agreement.unanimous
+    assert "3 of 3 independent answers give this result, the same code each time" in result.reason
+    assert loop_summary(result)["agreement"]["unanimous"] is False and result.status == "unverified"
+    # two answers that agree, written differently: agreement, but no "K of K" (two are a majority, not a consensus)
+    two = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"))
+    result = _generate(two, "How many goals were scored in total?", _euro(), agreement_samples=2, max_rounds=1)
+    assert (result.agreement.agreeing, result.agreement.answers, result.agreement.spellings) == (2, 2, 2)
+    assert not result.agreement.unanimous and "2 of 2 independent answers give this result" in result.reason
 
 
 def test_a_check_of_the_users_turns_agreement_off(fake_model):
@@ -212,20 +229,23 @@ def test_a_server_with_a_slot_for_each_answer_is_asked_them_as_one_request_of_n(
 
 def test_a_server_with_fewer_slots_than_answers_is_asked_one_a_slot_and_the_rest_only_where_they_disagree(
         fake_model):
-    # two slots, three answers: one request of 2; they agree (a majority of the 3): the third is never asked
-    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12.Goals.max()"))
-    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
+    # two slots, five answers: one request of 2, then one by one until a majority that may be said "K of K" agrees
+    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"),
+                        block("euro12.Goals.max()"), block("euro12.Goals.min()"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=5, max_rounds=1,
                        model_slots=2, seed=7)
-    assert [(r.get("n"), r["seed"]) for r in server.requests] == [(2, 7)], result.reason
-    assert (result.agreement.agreeing, result.agreement.answers, result.agreement.planned) == (2, 2, 3)
-    assert "2 of 2 independent answers give this result (1 more not asked" in result.reason
-    assert result.status == "unverified"
-    # they differ: the third is asked on its own (its seed the next), and settles it
+    assert [(r.get("n"), r["seed"]) for r in server.requests] == [(2, 7), (None, 9)], result.reason
+    assert (result.agreement.agreeing, result.agreement.answers, result.agreement.planned) == (3, 3, 5)
+    assert "3 of 3 independent answers give this result (2 more not asked" in result.reason
+    assert result.status == "unverified" and result.agreement.unanimous
+    # the answer asked after the request keeps its own spread temperature: a hotter, another draw
+    assert server.requests[1]["temperature"] > server.requests[0]["temperature"]
+    # three answers, the first two differ: the third is asked on its own (its seed the next), and settles it
     split = fake_model(block("euro12.Goals.sum()"), block("euro12.Goals.max()"), block("sum(euro12['Goals'])"))
     result = _generate(split, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
                        model_slots=2, seed=7)
     assert [(r.get("n"), r["seed"]) for r in split.requests] == [(2, 7), (None, 9)], result.reason
-    assert split.requests[1]["temperature"] == split.requests[0]["temperature"]  # the K answers' one temperature
+    assert (split.requests[0]["temperature"], split.requests[1]["temperature"]) == (0.5, 0.8)
     assert result.agreement.groups == (2, 1) and result.patched.strip() == "euro12.Goals.sum()", result.reason
     assert "2 of 3 independent answers give this result;" in result.reason
 
@@ -256,7 +276,8 @@ def test_a_server_that_returns_fewer_choices_or_refuses_n_is_asked_the_rest_one_
     refusing = fake_model(refusal, *wrong, block("euro12.Goals.sum()"))
     result = _generate(refusing, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=2,
                        model_slots=3)
-    assert len(result.rounds) == 2 and result.agreement.unanimous, result.reason
+    assert len(result.rounds) == 2 and result.agreement.groups == (3,), result.reason
+    assert result.agreement.same_code and not result.agreement.unanimous  # one code three times: no "K of K"
     assert refusing.requests[0]["n"] == 3 and len(refusing.requests) >= 6  # 1 refused, 3, then 2 or 3 at once
     assert all("n" not in r for r in refusing.requests[1:])
 
@@ -314,15 +335,27 @@ def test_a_printed_or_displayed_result_and_a_shown_one_are_one_result(fake_model
 
 
 def test_a_round_stops_asking_once_its_first_answers_agree(fake_model):
-    # 2 of the 3 answers asked for, one after another, already agree: the third would not change the result
-    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12.Goals.max()"))
-    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
-    assert len(server.requests) == 2, result.reason  # one model call fewer
-    assert (result.agreement.agreeing, result.agreement.answers, result.agreement.planned) == (2, 2, 3)
-    assert "2 of 2 independent answers give this result (1 more not asked: 2 of the first 2 already agree, " \
-           "a majority of the 3 to ask)" in result.reason
-    assert "a majority of the 3 to ask" in render_text(result)
-    assert loop_summary(result)["agreement"]["planned"] == 3
+    # 3 of the 5 answers asked for, one after another, already agree, as two codes or more: the rest would not
+    # change the result
+    agree = ("euro12.Goals.sum()", "sum(euro12['Goals'])", "euro12['Goals'].sum()", "euro12.Goals.max()",
+             "euro12.Goals.min()")
+    server = fake_model(*(block(c) for c in agree))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=5, max_rounds=1)
+    assert len(server.requests) == 3, result.reason  # two model calls fewer
+    assert (result.agreement.agreeing, result.agreement.answers, result.agreement.planned) == (3, 3, 5)
+    assert "3 of 3 independent answers give this result (2 more not asked: 3 of the first 3 already agree, " \
+           "a majority of the 5 to ask)" in result.reason
+    assert "a majority of the 5 to ask" in render_text(result)
+    assert loop_summary(result)["agreement"]["planned"] == 5
+    # the same, but the three that agree are one code: one reading, not three; the others are asked
+    one = fake_model(*(block(c) for c in ("euro12.Goals.sum()",) * 3 + agree[3:]))
+    result = _generate(one, "How many goals were scored in total?", _euro(), agreement_samples=5, max_rounds=1)
+    assert len(one.requests) == 5 and result.agreement.groups == (3, 1, 1), result.reason
+    assert "3 of 5 independent answers give this result, the same code each time" in result.reason
+    # of three, two that agree are asked the third: no round stops at 2 of 2
+    three = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12.Goals.max()"))
+    result = _generate(three, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
+    assert len(three.requests) == 3 and result.agreement.groups == (2, 1), result.reason
     # the first two differ: the third is asked, and settles it
     split = fake_model(block("euro12.Goals.sum()"), block("euro12.Goals.max()"), block("sum(euro12['Goals'])"))
     result = _generate(split, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
@@ -331,14 +364,15 @@ def test_a_round_stops_asking_once_its_first_answers_agree(fake_model):
 
 
 def test_a_server_with_slots_stops_the_calls_under_way_once_answers_agree(fake_model):
-    # three calls at once; the third answers late: the two that agree end the round without it
-    late = Scripted(content=block("euro12.Goals.max()"), delay=60)
-    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), late)
+    # five calls at once; the last two answer late: the three that agree end the round without them
+    late = [Scripted(content=block(c), delay=60) for c in ("euro12.Goals.max()", "euro12.Goals.min()")]
+    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"),
+                        *late)
     server.choices = 1  # it ignores `n`: the first answer comes from that request, the others are asked one by one
-    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
-                       model_slots=3)
-    assert (result.agreement.agreeing, result.agreement.answers) == (2, 2), result.reason
-    assert len(result.rounds[0].samples) == 2  # the late one was not waited for
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=5, max_rounds=1,
+                       model_slots=5)
+    assert (result.agreement.agreeing, result.agreement.answers) == (3, 3), result.reason
+    assert len(result.rounds[0].samples) == 3  # the late ones were not waited for
 
 
 def test_answers_whose_leading_results_tie_are_asked_again_until_one_leads(fake_model):
