@@ -256,12 +256,15 @@ def hidden_state(outcomes, plain: dict) -> set[int]:
 
 
 PYTHON_2 = re.compile(r"SyntaxError: Missing parentheses in call to '(?:print|exec)'")  # Python 3's own words
+# an exercise's placeholder (`coord = ...  # your code here`) read as a value: Python's own words for Ellipsis
+PLACEHOLDER = re.compile(r"'ellipsis' object|\bnot 'ellipsis'")
 
 
 def not_library(outcomes, plain: dict) -> set[int]:
     """The cells whose plain run failed for no library's change: Python 2 code (Python's "Missing parentheses in
     call to 'print'"), a magic IPython did not find whose extension no cell of the notebook loads (`%watermark`,
-    loaded by its author's profile), and the cells that fail after such a cell, reading what it should have made."""
+    loaded by its author's profile), an exercise's `...` placeholder read as a value ("'ellipsis' object has no
+    attribute"), and the cells that fail after such a cell, reading what it should have made."""
     from jupyter_fixloop.batch.cells import cell_names, imported_names
 
     loaded = {name for o in outcomes for name in LOAD_EXT.findall(o.source)}
@@ -270,7 +273,8 @@ def not_library(outcomes, plain: dict) -> set[int]:
         error = plain.get(o.number) or ""
         magic = MAGIC_NOT_FOUND.match(error)
         reads, defines = cell_names(o.source)
-        if PYTHON_2.match(error) or (magic and magic.group(1) not in loaded) or (error and reads & lost):
+        if (PYTHON_2.match(error) or (magic and magic.group(1) not in loaded) or PLACEHOLDER.search(error)
+                or (error and reads & lost)):
             found.add(o.number)
             lost |= defines - imported_names(o.source)
     return found
@@ -651,7 +655,8 @@ def report(all_figures: list[NotebookFigures]) -> str:
     lines += ["", "hidden state, not drift (a NameError naming a name no cell of the notebook defines or imports):"]
     lines += [f"- {where}: {error}" for where, error in total.hidden] or ["- none"]
     lines += ["", "not library drift, not counted as drift (Python 2 code; a magic of an IPython extension no cell "
-                  "loads; the cells failing after them for what they did not make):"]
+                  "loads; an exercise's `...` read as a value; the cells failing after them for what they did not "
+                  "make):"]
     lines += [f"- {where}: {error}" for where, error in total.not_library] or ["- none"]
     lines += ["", "drift fixes shown wrong (output not the one saved; `-` saved, `+` now):"]
     lines += [f"- {where}: {diff}" for where, diff in total.wrong] or ["- none"]

@@ -753,6 +753,23 @@ def test_python_2_and_a_magic_no_cell_loads_are_not_library_drift():
     assert not_library(outcomes, dict(enumerate(errors, 1))) == {1, 2, 4, 5}
 
 
+def test_an_exercises_placeholder_read_as_a_value_is_not_library_drift():
+    """`coord = ...  # your code here` runs; the cells reading `coord` then fail in Python's words for Ellipsis
+    (augspurger-pandas-head-to-tail 06-Performance, whose author saved the solutions' outputs). An index's own
+    `...` that numpy refuses is no placeholder."""
+    from fixloop_bench.notebooks import not_library
+
+    from jupyter_fixloop.batch.run import CellOutcome
+
+    sources = ["coord = ...  # your code here", "coord.AIRPORT.is_unique", "tree = KDTree(coord)\nn = 1",
+               "x = arr[..., ..., 0]"]
+    errors = [None, "AttributeError: 'ellipsis' object has no attribute 'AIRPORT'",
+              "TypeError: float() argument must be a string or a real number, not 'ellipsis'",
+              "IndexError: an index can only have a single ellipsis ('...')"]
+    outcomes = [CellOutcome(n, "failed" if e else "ok", s) for n, (s, e) in enumerate(zip(sources, errors), 1)]
+    assert not_library(outcomes, dict(enumerate(errors, 1))) == {2, 3}
+
+
 def test_the_notebook_bench_counts_what_is_no_library_drift_apart(tmp_path, capsys):
     """Run for real: a Python 2 print and a magic of an extension no cell loads are no drift cells; the text and
     the JSON say which they are."""
