@@ -20,6 +20,7 @@ from ..kernel import ipysyntax
 from ..receipt.smells import warned
 from ..receipt.text import for_people, run_headline
 from ..receipt.values import Receipt, TracedLine
+from .tables import VALUE
 
 # ---------------------------------------------------------------- reading a receipt
 
@@ -109,9 +110,6 @@ def _package(file: str) -> str:
     """`.../site-packages/sklearn/utils/_indexing.py` -> `sklearn`; `pyarrow/table.pxi` -> `pyarrow`."""
     tail = re.split(r"[/\\](?:site|dist)-packages[/\\]", file)[-1]
     return re.split(r"[/\\.]", tail.lstrip("/\\"), maxsplit=1)[0]
-
-
-VALUE = re.compile(r"^([A-Za-z_]\w*) = (.*)$")
 
 
 def shown_values(receipt: ParsedReceipt) -> tuple[str, ...]:
@@ -253,6 +251,18 @@ def source_of(code: str, node: ast.AST) -> str:
 def replace_node(code: str, node: ast.AST, text: str) -> str:
     start, end = span(code, node)
     return code[:start] + text + code[end:]
+
+
+def spliced(code: str, edits) -> str | None:
+    """`code` with each `((start, end), text)` of `edits` written in, the last first; None when there is none."""
+    for (start, end), text in sorted(edits, reverse=True):
+        code = code[:start] + text + code[end:]
+    return code if edits else None
+
+
+def replace_nodes(code: str, nodes, text) -> str | None:
+    """`code` with each of `nodes` (none inside another) written as `text(node)`; None when there is none."""
+    return spliced(code, [(span(code, n), text(n)) for n in nodes])
 
 
 def on_line(node: ast.AST, lineno: int | None) -> bool:

@@ -12,12 +12,9 @@ from __future__ import annotations
 import ast
 import re
 
-from .edits import ParsedReceipt, add_keyword, has_keyword, parse, replace_node, source_of
+from .edits import ParsedReceipt, add_keyword, has_keyword, parse, replace_node, replace_nodes, source_of
 from .registry import GUESS, OUTPUTS, repair
-
-MISSING = re.compile(r"; missing ([^;)]+)")
-EPOCH = re.compile(r"1970-01-01 (\d\d):(\d\d):(\d\d)(?:\.(\d+))?")
-EMPTY = {"[]", "{}", "set()"}
+from .tables import EMPTY, EPOCH, FROM_LINE, MISSING, SCALE
 
 
 @repair(GUESS, OUTPUTS + 10)
@@ -137,14 +134,8 @@ def strict_bounds(code: str, receipt: ParsedReceipt) -> str | None:
                 hits.append(node)
     if not hits:
         return None
-    for node in sorted(hits, key=lambda n: (n.lineno, n.col_offset), reverse=True):  # later edits first
-        left, right = source_of(code, node.left), source_of(code, node.comparators[0])
-        code = replace_node(code, node, f"{left} {STRICT[type(node.ops[0])]} {right}")
-    return code
-
-
-SCALE = re.compile(r"actual = expected x ([0-9.e+-]+)")
-FROM_LINE = re.compile(r"from line (\d+) of the cell: ")
+    return replace_nodes(code, hits, lambda n: f"{source_of(code, n.left)} {STRICT[type(n.ops[0])]} "
+                                               f"{source_of(code, n.comparators[0])}")
 
 
 @repair(GUESS, OUTPUTS + 40)
