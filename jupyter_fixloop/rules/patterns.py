@@ -10,7 +10,8 @@ In a template a placeholder is a name in capitals of two letters or more. As a n
 the entry's templates name (a call passing one of those otherwise matches none). The entry's `message` must be found
 in the error's (its named groups fix what the placeholders of those names are); `where` narrows a placeholder to the
 texts a pattern matches whole (each item of a list), `kinds` to a name whose value the receipt shows of the types a
-pattern matches (`DataFrame`, `dict|Series`), `assigned` to what is assigned to; its `imports` are the statements
+pattern matches (`DataFrame`, `dict|Series`), `assigned` to what is assigned to; an entry `anywhere` matches nodes
+on every line, not only the failing one (a cell below failed); its `imports` are the statements
 its code needs (put in where the cell has not written them). A list in a template matches a
 tuple too; a last `*REST` among a tuple's items (`OBJ[(FIRST, *REST)]`) takes the items left, as among a call's
 arguments. A value written into an operation, a call or an attribute is put in parentheses unless it is one term. An
@@ -45,7 +46,8 @@ def rewrite(name: str, code: str, receipt: ParsedReceipt) -> str | None:
     templates = _templates(entry)
     named = {k.arg for old, _ in templates for n in ast.walk(old) if isinstance(n, ast.Call)
              for k in n.keywords if k.arg}
-    nodes = sorted((n for n in ast.walk(tree) if isinstance(n, ast.expr) and on_line(n, receipt.lineno)),
+    lineno = None if entry.get("anywhere") else receipt.lineno  # `anywhere`: on every line (a cell below failed)
+    nodes = sorted((n for n in ast.walk(tree) if isinstance(n, ast.expr) and on_line(n, lineno)),
                    key=lambda n: (n.end_col_offset - n.col_offset) + 1000 * (n.end_lineno - n.lineno))
     for node in nodes:
         for (old, new), template in zip(templates, entry["templates"]):

@@ -40,12 +40,12 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "data.numeric_strings", "data.to_numeric_coerce", "data.number_parse", "patterns.nan_to_int",
     "data.merge_key_dtype", "data.date_order",
     "data.date_format", "data.pivot_duplicates", "patterns.tuple_columns", "patterns.series_truth",
-    "masks.mask_precedence",
+    "patterns.mask_precedence",
     "patterns.mask_with_missing", "patterns.apply_axis", "data.format_text_number", "calls.float_as_index",
     "calls.index_off_by_one", "calls.int_not_iterable", "calls.loop_overshoot", "traced.shared_default",
     "traced.epoch_unit", "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name",
     "drift.concat_sorted",
-]  # missing_accessor, positional_key and series_truth are patterns.json's since (issue 55: repairs as data)
+]  # missing_accessor, positional_key, series_truth, mask_precedence: patterns.json's since (issue 55: repairs as data)
 GUESSES = {  # the hand-kept `KIND` of that day: these are guesses, the others mechanical
     "patterns.search_iid_weighted", "patterns.linear_normalize",  # added since: guesses by their words
     "calls.column_repr", "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
@@ -53,7 +53,8 @@ GUESSES = {  # the hand-kept `KIND` of that day: these are guesses, the others m
     "names.column_as_attribute", "names.attribute_typo", "calls.missing_return", "calls.unpack_loop",
     "data.accessor_dtype", "names.key_typo", "patterns.positional_key", "calls.bad_keyword", "calls.str_concat",
     "data.reduction_on_text", "data.numeric_strings", "data.to_numeric_coerce", "data.number_parse",
-    "patterns.nan_to_int", "data.merge_key_dtype", "data.date_format", "data.pivot_duplicates", "masks.mask_precedence",
+    "patterns.nan_to_int", "data.merge_key_dtype", "data.date_format", "data.pivot_duplicates",
+    "patterns.mask_precedence",
     "patterns.mask_with_missing", "patterns.apply_axis", "data.format_text_number", "calls.float_as_index",
     "calls.index_off_by_one", "calls.loop_overshoot", "traced.shared_default", "traced.epoch_unit",
     "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name", "drift.concat_sorted",
