@@ -10,7 +10,7 @@ words or from what the library says it has now.
   `keyword_unspecified` (a keyword the error says "must be unspecified": `stack(dropna=False)`, left out),
   `keyword_value_hint` ("Use header=None for ...": that value for the keyword the failing call passes),
   `scalar_as_2d` (one number where scikit-learn wants rows of features: `[[x]]`, as its error's two reshapes
-  both say for one number).
+  both say for one number), `concat_sorted` (`sort=True`, where the output differs: pandas before 1.0 sorted).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
 - `keyword_only_now`: arguments pandas 2 made keyword-only, named in pandas 1.5's order (`pivot('a', 'b')`).
 - `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
@@ -26,8 +26,6 @@ words or from what the library says it has now.
   'l2' ...`): the old one passed (`LogisticRegression(penalty='l1', solver='liblinear')`).
 - `string_as_list`: a string of one-letter colors that matplotlib read as that many colors (`c=''`: none,
   hollow markers), as the explicit list its 3.2 deprecation said to use instead (`c=[]`).
-- `concat_sorted`: rows joined whose columns differ, where the output differs from the one saved or
-  expected: `sort=True`, which pandas before 1.0 did by itself (0.23's warning said to pass it to keep that).
 """
 
 from __future__ import annotations
@@ -649,24 +647,6 @@ def reducer_by_name(code: str, receipt: ParsedReceipt) -> str | None:
 
 
 REDUCER_NAMES = {path.split(".", 1)[1] for path in REDUCERS_BY_NAME if path.startswith("builtins.")}
-
-
-@repair(GUESS, OUTPUTS + 60)
-def concat_sorted(code: str, receipt: ParsedReceipt) -> str | None:
-    """Rows joined whose columns differ were joined with their columns sorted before pandas 1.0 (0.23's
-    warning: "Sorting because non-concatenation axis is not aligned ... To retain the current behavior
-    and silence the warning, pass 'sort=True'"); `df.append(other)` did the same. Where the output differs
-    from the one expected or saved, each `pd.concat([...])` of rows that does not say `sort=` or `axis=`
-    passes `sort=True`: only that output can tell which pandas the cell was written for."""
-    tree = parse(code)
-    if tree is None or not receipt.output_differs:
-        return None
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and call_name(n) == "concat" and n.args
-             and isinstance(n.args[0], (ast.List, ast.Tuple))
-             and not any(k.arg in ("sort", "axis") for k in n.keywords)]
-    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):
-        code = add_keyword(code, call, "sort=True")
-    return code if calls else None
 
 
 def _reducer(node: ast.AST, modules) -> str | None:

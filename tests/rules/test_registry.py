@@ -44,8 +44,8 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "patterns.mask_with_missing", "patterns.apply_axis", "data.format_text_number", "calls.float_as_index",
     "calls.index_off_by_one", "calls.int_not_iterable", "calls.loop_overshoot", "traced.shared_default",
     "traced.epoch_unit", "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name",
-    "drift.concat_sorted",
-]  # missing_accessor, positional_key, series_truth, mask_precedence: patterns.json's since (issue 55: repairs as data)
+    "patterns.concat_sorted",
+]  # missing_accessor, positional_key, series_truth, mask_precedence, concat_sorted: patterns.json's (issue 55)
 GUESSES = {  # the hand-kept `KIND` of that day: these are guesses, the others mechanical
     "patterns.search_iid_weighted", "patterns.linear_normalize",  # added since: guesses by their words
     "calls.column_repr", "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
@@ -57,7 +57,7 @@ GUESSES = {  # the hand-kept `KIND` of that day: these are guesses, the others m
     "patterns.mask_precedence",
     "patterns.mask_with_missing", "patterns.apply_axis", "data.format_text_number", "calls.float_as_index",
     "calls.index_off_by_one", "calls.loop_overshoot", "traced.shared_default", "traced.epoch_unit",
-    "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name", "drift.concat_sorted",
+    "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name", "patterns.concat_sorted",
     "exported.library_name",  # added since: a name used bare may be the notebook's own
     "drift.option_key",  # added since: the `display.` key of the several a bare option name matches
     "said.keyword_only_guess",  # added since: today's order of keywords, where the library removed one too
