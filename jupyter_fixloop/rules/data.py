@@ -17,6 +17,7 @@ from .edits import (
     as_text,
     call_name,
     calls_on_line,
+    column_dtypes,
     has_keyword,
     insert_before,
     on_line,
@@ -56,15 +57,6 @@ def _is_column(node: ast.AST) -> bool:
     """`df["col"]` (a name subscripted by a string)."""
     return (isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Attribute))
             and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str))
-
-
-def column_dtypes(receipt: ParsedReceipt) -> dict[str, tuple[str, str]]:
-    """`dtypes: df['a'] str (e.g. '15', '40'); ...` from the context: {"df['a']": ("str", "'15', '40'")}."""
-    for line in receipt.context:
-        if line.startswith("dtypes: "):
-            found = re.findall(r"(\S+\[.+?\]) (\S+)(?: \(e\.g\. (.*?)\))?(?:; |$)", line[len("dtypes: "):])
-            return {expr.replace('"', "'"): (dtype, examples) for expr, dtype, examples in found}
-    return {}
 
 
 def _textual(node: ast.AST, receipt: ParsedReceipt) -> bool:

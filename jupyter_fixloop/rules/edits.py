@@ -29,16 +29,20 @@ def as_text(text: str, receipt: ParsedReceipt, key: str) -> str:
     """`text` (the column `key`, as `df['zip']`) turned into text: `.astype(str)`, except for floats
     that all hold whole numbers (ZIP codes, ids read as float because of a missing value), which
     `astype(str)` would print as '2134.0': those go through pandas' nullable "Int64" first."""
-    for line in receipt.context:
-        if not line.startswith("dtypes: "):
-            continue
-        for expr, dtype, examples in re.findall(r"(\S+\[.+?\]) (\S+)(?: \(e\.g\. (.*?)\))?(?:; |$)", line[8:]):
-            if expr.replace('"', "'") != key.replace('"', "'") or not dtype.startswith("float"):
-                continue
-            values = [v.strip() for v in examples.split(",") if v.strip()]
-            if values and all(re.fullmatch(r"-?\d+\.0|nan|NaN|<NA>", v) for v in values):
-                return f"{text}.astype('Int64').astype(str)"
+    dtype, examples = column_dtypes(receipt).get(key.replace('"', "'"), ("", ""))
+    values = [v.strip() for v in examples.split(",") if v.strip()]
+    if dtype.startswith("float") and values and all(re.fullmatch(r"-?\d+\.0|nan|NaN|<NA>", v) for v in values):
+        return f"{text}.astype('Int64').astype(str)"
     return f"{text}.astype(str)"
+
+
+def column_dtypes(receipt: ParsedReceipt) -> dict[str, tuple[str, str]]:
+    """`dtypes: df['a'] str (e.g. '15', '40'); ...` from the context: {"df['a']": ("str", "'15', '40'")}."""
+    for line in receipt.context:
+        if line.startswith("dtypes: "):
+            found = re.findall(r"(\S+\[.+?\]) (\S+)(?: \(e\.g\. (.*?)\))?(?:; |$)", line[len("dtypes: "):])
+            return {expr.replace('"', "'"): (dtype, examples) for expr, dtype, examples in found}
+    return {}
 
 
 class CannotTell(Exception):

@@ -41,10 +41,6 @@ def _best(code: str, candidates, lineno: int) -> str | None:
     return progress
 
 
-def _split(code: str) -> tuple[list[str], bool]:
-    return code.split("\n"), code.endswith("\n")
-
-
 def _code_end(line: str) -> int:
     """Where the code on a line ends (before a trailing comment, outside strings)."""
     quote = None
@@ -77,7 +73,7 @@ def syntax(code: str, receipt: ParsedReceipt) -> str | None:
     """Fix a SyntaxError: missing colon, unclosed/unmatched/mismatched bracket, open quote, `print x`, `=` for `==`."""
     if receipt.ename != "SyntaxError" or not receipt.lineno:
         return None
-    lines, _ = _split(code)
+    lines = code.split("\n")
     n = receipt.lineno - 1
     if n >= len(lines):
         return None
@@ -203,7 +199,7 @@ def indentation(code: str, receipt: ParsedReceipt) -> str | None:
     """Fix an IndentationError: indent a block's body, dedent a stray line, align to an outer level, tabs."""
     if receipt.ename not in ("IndentationError", "TabError") or not receipt.lineno:
         return None
-    lines, _ = _split(code)
+    lines = code.split("\n")
     n = receipt.lineno - 1
     if n >= len(lines):
         return None

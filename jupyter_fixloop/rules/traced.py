@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .edits import ParsedReceipt, add_keyword, has_keyword, parse, replace_node, replace_nodes, source_of
+from .edits import ParsedReceipt, add_keyword, call_name, has_keyword, parse, replace_node, replace_nodes, source_of
 from .registry import GUESS, OUTPUTS, repair
 from .tables import EMPTY, EPOCH, FROM_LINE, MISSING, SCALE
 
@@ -89,7 +89,7 @@ def epoch_unit(code: str, receipt: ParsedReceipt) -> str | None:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node, "lineno", None) == traced.lineno \
-                    and _is_to_datetime(node) and not has_keyword(node, "unit") and node.args:
+                    and call_name(node) == "to_datetime" and not has_keyword(node, "unit") and node.args:
                 return add_keyword(code, node, f"unit={unit!r}")
     return None
 
@@ -99,12 +99,6 @@ def _unit(found: re.Match) -> str | None:
     nanos = ((int(hours) * 60 + int(minutes)) * 60 + int(seconds)) * 10**9 + int((fraction or "0").ljust(9, "0")[:9])
     digits = len(str(nanos))
     return {9: "s", 10: "s", 12: "ms", 13: "ms", 15: "us", 16: "us"}.get(digits)
-
-
-def _is_to_datetime(call: ast.Call) -> bool:
-    func = call.func
-    return (isinstance(func, ast.Attribute) and func.attr == "to_datetime") or \
-        (isinstance(func, ast.Name) and func.id == "to_datetime")
 
 
 STRICT = {ast.Gt: ">=", ast.Lt: "<="}
