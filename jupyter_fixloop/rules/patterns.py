@@ -12,8 +12,8 @@ in the error's (its named groups fix what the placeholders of those names are); 
 texts a pattern matches whole (each item of a list), `kinds` to a name whose value the receipt shows of the types a
 pattern matches (`DataFrame`, `dict|Series`), `assigned` to what is assigned to; an entry `anywhere` matches nodes
 on every line, not only the failing one (a cell below failed), `every` rewrites each node it matches, not the first
-only, `output_differs` only where the printed output differs from the one saved or expected, and one without
-`errors` any error or none; its `imports` are the statements
+only, `output_differs` only where the printed output differs from the one saved or expected (an `errors` of "":
+the cell raised nothing); its `imports` are the statements
 its code needs (put in where the cell has not written them). A list in a template matches a
 tuple too; a last `*REST` among a tuple's items (`OBJ[(FIRST, *REST)]`) takes the items left, as among a call's
 arguments. A value written into an operation, a call or an attribute is put in parentheses unless it is one term. An
@@ -41,7 +41,7 @@ def rewrite(name: str, code: str, receipt: ParsedReceipt) -> str | None:
     """The code with the first node on the failing line (innermost first) that one of entry `name`'s templates
     matches written as that template says; None when the error or no node fits."""
     entry = ENTRIES[name]
-    said = re.search(entry["message"], receipt.message) if receipt.ename in entry.get("errors", [receipt.ename]) and (
+    said = re.search(entry["message"], receipt.message) if receipt.ename in entry["errors"] and (
         receipt.output_differs or not entry.get("output_differs")) else None
     tree = parse(code)
     if said is None or tree is None:
