@@ -16,6 +16,7 @@ import ast
 import builtins
 import collections
 import difflib
+import os
 import linecache
 import re
 import reprlib
@@ -281,6 +282,9 @@ def _file_facts(exc: FileNotFoundError, stmt: list[ast.AST], scope: dict, user_n
     """A file the cell reads is not here, while the data is loaded already: the names of the user's that hold it
     (a model that reloads `pd.read_csv('euro2012.csv')` where `euro12` exists keeps failing)."""
     path = exc.filename if isinstance(exc.filename, str) else None
+    twin = case_twin(path, os.getcwd()) if path else None
+    if twin:  # the author's file system ignored case (macOS', Windows'): the cell names it another way
+        return [f"the file {path!r} is not here, but {twin!r} is: the names differ in case only"]
     yours = set(user_names) | {n for n, v in scope.items() if _is_frame(v) and not n.startswith("_")}
     made = sorted({n for node in stmt if isinstance(node, ast.stmt) for n in written(node)} & yours)
     read = f" reading {path!r} again" if path else " reading it from a file again"
@@ -292,6 +296,28 @@ def _file_facts(exc: FileNotFoundError, stmt: list[ast.AST], scope: dict, user_n
         return []
     return [f"the file{f' {path!r}' if path else ''} is not here; the data is loaded already in your namespace: "
             + ", ".join(f"`{n}`{_described(scope, n)}" for n in frames[:4]) + "; use it as it is"]
+
+
+def case_twin(path: str, cwd: str) -> str | None:
+    """`path` as it is spelled on this machine when each part of it is there with other letter cases only
+    (`../data/diamonds.csv` -> `../Data/diamonds.csv`), or None: not there at all, or there as written."""
+    here, parts, spelled = cwd, path.replace("\\", "/").split("/"), []
+    if parts and parts[0] == "":
+        here, parts, spelled = "/", parts[1:], [""]
+    for part in parts:
+        if part in ("", ".", "..") or os.path.exists(os.path.join(here, part)):
+            found = part
+        else:
+            try:
+                found = next((n for n in sorted(os.listdir(here)) if n.lower() == part.lower()), None)
+            except OSError:
+                return None
+            if found is None:
+                return None
+        spelled.append(found)
+        here = os.path.join(here, found)
+    twin = "/".join(spelled)
+    return twin if twin != path and os.path.exists(os.path.join(cwd, twin)) else None
 
 
 def _described(scope: dict, name: str) -> str:
