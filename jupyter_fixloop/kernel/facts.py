@@ -16,8 +16,8 @@ import ast
 import builtins
 import collections
 import difflib
-import os
 import linecache
+import os
 import re
 import reprlib
 
