@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..kernel.facts import case_twin
+from ..kernel import case_twin
 
 # a `%%fixloop <instruction>` cell on the built-in engine: it repairs code, it does not write any
 NOT_GENERATED = "the built-in engine does not generate code from an instruction (a model does: --model)"

@@ -22,6 +22,7 @@ import re
 import reprlib
 
 from jupyter_fixloop.kernel import ipysyntax
+from jupyter_fixloop.kernel.files import case_twin
 
 MAX_REPR = 160
 MAX_FACTS = 12
@@ -296,28 +297,6 @@ def _file_facts(exc: FileNotFoundError, stmt: list[ast.AST], scope: dict, user_n
         return []
     return [f"the file{f' {path!r}' if path else ''} is not here; the data is loaded already in your namespace: "
             + ", ".join(f"`{n}`{_described(scope, n)}" for n in frames[:4]) + "; use it as it is"]
-
-
-def case_twin(path: str, cwd: str) -> str | None:
-    """`path` as it is spelled on this machine when each part of it is there with other letter cases only
-    (`../data/diamonds.csv` -> `../Data/diamonds.csv`), or None: not there at all, or there as written."""
-    here, parts, spelled = cwd, path.replace("\\", "/").split("/"), []
-    if parts and parts[0] == "":
-        here, parts, spelled = "/", parts[1:], [""]
-    for part in parts:
-        if part in ("", ".", "..") or os.path.exists(os.path.join(here, part)):
-            found = part
-        else:
-            try:
-                found = next((n for n in sorted(os.listdir(here)) if n.lower() == part.lower()), None)
-            except OSError:
-                return None
-            if found is None:
-                return None
-        spelled.append(found)
-        here = os.path.join(here, found)
-    twin = "/".join(spelled)
-    return twin if twin != path and os.path.exists(os.path.join(cwd, twin)) else None
 
 
 def _described(scope: dict, name: str) -> str:
