@@ -526,3 +526,39 @@ def import_optional(module: str):
     except ImportError:
         return None
 
+
+
+CASE_TWIN = re.compile(r"^the file '(.+)' is not here, but '(.+)' is: the names differ in case only$")
+
+
+@repair(MECHANICAL, NAMES + 50)
+def file_case_twin(code: str, receipt: ParsedReceipt) -> str | None:
+    """A path the cell spells with other letter cases than the file here has, spelled as it is here (`'../data'`
+    where the folder is `../Data`: the author's file system, macOS' or Windows', ignored case); only the
+    strings of the cell that are whole parts of the path the error names (the kernel's fact says its twin)."""
+    said = next((m for m in map(CASE_TWIN.match, receipt.context) if m), None)
+    tree = parse(code)
+    if said is None or tree is None or len(said.group(1)) != len(said.group(2)):
+        return None
+    path, twin = said.groups()
+    formatted = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in formatted:
+            at = _part_of(path, node.value)
+            if at is not None and twin[at:at + len(node.value)] != node.value:
+                found.append((node, twin[at:at + len(node.value)]))
+    for node, new in sorted(found, key=lambda f: (f[0].lineno, f[0].col_offset), reverse=True):
+        written = source_of(code, node)  # its quotes kept
+        code = replace_node(code, node, written.replace(node.value, new) if written.count(node.value) == 1
+                            else repr(new))
+    return code if found else None
+
+
+def _part_of(path: str, text: str) -> int | None:
+    """Where `text` is whole parts of `path` (`../data` of `../data/x.csv`, `x.csv`), when it is so once only."""
+    path, text = path.replace("\\", "/"), text.replace("\\", "/")
+    at = [i for i in range(len(path) - len(text) + 1) if text and path.startswith(text, i)
+          and (i == 0 or path[i - 1] == "/" or text.startswith("/"))
+          and (i + len(text) == len(path) or path[i + len(text)] == "/" or text.endswith("/"))]
+    return at[0] if len(at) == 1 else None

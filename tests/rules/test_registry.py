@@ -11,6 +11,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "calls.column_repr", "syntax.syntax", "syntax.indentation", "data.chained_assignment",
     "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
     "matches.concat_dtype", "names.moved_import", "names.missing_import", "names.name_literal", "names.name_typo",
+    "names.file_case_twin",  # added since: a path spelled in other cases than the file here
     "names.message_hint", "drift.did_you_mean", "patterns.keyword_value_hint", "patterns.reduction_level",
     "patterns.join_axes", "patterns.bad_lines",  # added since: pandas 1.3's words, as data
     "patterns.search_iid", "patterns.search_iid_weighted", "patterns.linear_normalize",  # added since, as data
@@ -31,6 +32,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "said.said_operator", "said.said_kept_elsewhere", "said.rows_by_string", "said.moved_module",
     "said.said_package", "said.said_keyword_only",
     "said.keyword_only_guess", "said.said_positional_variables", "said.said_mask", "said.method_by_value",
+    "said.said_class_method",  # added since: a removed function as the class method its words name
     "patterns.whole_column_set", "patterns.missing_labels", "said.said_value", "said.keyword_as_call", "said.said_none",
     "patterns.missing_accessor", "drift.moved_function", "drift.option_key",
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",
