@@ -21,6 +21,7 @@ from ..receipt.text import for_model
 from ..receipt.values import (
     MAX_LINE,
     OUTPUT_CHECK,
+    READ_FROM,
     SMELL_CHECK,
     SYNTAX,
     Baseline,
@@ -47,7 +48,9 @@ class Expectations:
     which names it in the receipts (empty: named by its place). `stated`: the output an instruction states
     (cell.py's `stated_output`); a run that ran without error must show its values, in order
     (receipt/saved.py's `stated_check`). `facts`: those of the judge's checks that are facts (a name the
-    instruction says the code defines): held or not, never evidence of the values."""
+    instruction says the code defines): held or not, never evidence of the values; `said`: (expr, words) of
+    those read from the instruction, whose failure a receipt says in words (their code is the rules', not the
+    model's to read)."""
 
     output: str | saved.SavedOutput | None = None
     original: str | None = None
@@ -57,6 +60,7 @@ class Expectations:
     numbers: tuple[int, ...] = ()
     required: int = 0
     facts: tuple[str, ...] = ()
+    said: tuple[tuple[str, str], ...] = ()
 
 
 NOTHING = Expectations()
@@ -162,7 +166,8 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
     output, and the note saying why a saved output was no check either way ("" when it was one, or there
     was none). `codes`: the user's cell and the code that ran, for a saved estimator repr (the keywords
     they pass)."""
-    checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", ""),
+    words = dict(expect.said)
+    checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), _detail(c, words),
                                 "fact" if c["expr"] in expect.facts else "user", failing=c.get("failing", ""))
                    for c in result.get("checks", []))
     if result.get("error") is not None:
@@ -183,6 +188,14 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
     checks += tuple(CheckOutcome(SMELL_CHECK, False, s.text, "smell", smell=s.kind)
                     for s in (effect.smells if effect else ()))
     return checks, diff, undecided
+
+
+def _detail(check: dict, words: dict[str, str]) -> str:
+    """A check's detail: for a failing one read from the instruction, its words (`READ_FROM`)."""
+    said = words.get(check["expr"])
+    if said and not check.get("passed"):
+        return READ_FROM + said
+    return check.get("detail", "")
 
 
 def _raised(error: dict, facts: Facts, checks: tuple[CheckOutcome, ...], budget, common: dict) -> Receipt:

@@ -265,9 +265,12 @@ class LoopRun:
     def _read_checks(self) -> None:
         """The checks read from the instruction (derived.py), shown before any candidate runs."""
         frames = derived.frames_of(self.namespace, self.variables)
-        self.read = derived.read_checks(self.instruction, frames, self.checks)
+        values = {n: self.namespace.get(n) for n in frames} if isinstance(self.namespace, dict) else {}
+        self.read = derived.read_checks(self.instruction, frames, self.checks, values)
         self.facts = tuple(c.expr for c in self.read)
-        self.expect = replace(self.expect, facts=self.facts)  # each run's checks say which are facts
+        # each run's checks say which are facts, and a failing one read from the instruction is said in its words
+        self.expect = replace(self.expect, facts=self.facts, said=tuple((c.expr, c.words) for c in self.read
+                                                                         if not c.expr.endswith(" in globals()")))
         if self.read:
             events.call(self.hooks.on_checks_read, events.ChecksRead(0, self.options.max_rounds, self.read))
 

@@ -33,6 +33,9 @@ Source = Literal["user", "assert", "output", "saved", "stated", "smell", "fact",
 EVIDENCE: tuple[str, ...] = ("user", "assert", "output", "saved", "stated", "following")
 
 
+READ_FROM = "read from the instruction: "  # a failing fact's detail, when it has words of its own (loop/derived.py)
+
+
 @dataclass(frozen=True)
 class CheckOutcome:
     """One check and how it went. `source`: what it is, as data (never read back from `expr`): "user" (an
