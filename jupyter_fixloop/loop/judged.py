@@ -21,7 +21,6 @@ from ..receipt.text import for_model
 from ..receipt.values import (
     MAX_LINE,
     OUTPUT_CHECK,
-    READ_FROM,
     SMELL_CHECK,
     SYNTAX,
     Baseline,
@@ -167,8 +166,9 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
     was none). `codes`: the user's cell and the code that ran, for a saved estimator repr (the keywords
     they pass)."""
     words = dict(expect.said)
-    checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), _detail(c, words),
-                                "fact" if c["expr"] in expect.facts else "user", failing=c.get("failing", ""))
+    checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", ""),
+                                "fact" if c["expr"] in expect.facts else "user", failing=c.get("failing", ""),
+                                words=words.get(c["expr"], "") if c["expr"] in expect.facts else "")
                    for c in result.get("checks", []))
     if result.get("error") is not None:
         return checks, [], ""
@@ -188,14 +188,6 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
     checks += tuple(CheckOutcome(SMELL_CHECK, False, s.text, "smell", smell=s.kind)
                     for s in (effect.smells if effect else ()))
     return checks, diff, undecided
-
-
-def _detail(check: dict, words: dict[str, str]) -> str:
-    """A check's detail: for a failing one read from the instruction, its words (`READ_FROM`)."""
-    said = words.get(check["expr"])
-    if said and not check.get("passed"):
-        return READ_FROM + said
-    return check.get("detail", "")
 
 
 def _raised(error: dict, facts: Facts, checks: tuple[CheckOutcome, ...], budget, common: dict) -> Receipt:

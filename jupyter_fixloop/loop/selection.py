@@ -18,10 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ..kernel.selected import SHOWN, holds
+from .. import kernel
 from ..result import ReadCheck
 
-_CALL = "__import__('jupyter_fixloop.kernel.selected', fromlist=['selected'])"
 _NUMBER = r"(-?\d+(?:\.\d+)?)"
 # the clause of an instruction that says which rows: "the rows where ...", "rows for which ...", "rows the age is ..."
 _ROWS = re.compile(r"\brows?\b\s+(?:(?:of|in)\s+`?\w+`?\s+)?(?:where|for\s+which|in\s+which|whose|that|with|when|"
@@ -65,6 +64,12 @@ def read(instruction: str, frames: Mapping[str, Mapping[str, object]], values: M
     data = values.get(frame)
     found = [_rows(prose, frame, columns, data), _sorted(prose, frame, columns), _unique(prose, frame, columns)]
     return [c for c in found if c is not None]
+
+
+def _call(test: str, frame: str, *args) -> str:
+    """The check's expression: kernel/selected.py's `test` of the value the run shows and the user's `frame`."""
+    wire = kernel.wire
+    return wire.call(f"selected.{test}", wire.Name(kernel.selected.SHOWN), wire.Name(frame), *args)
 
 
 def _mentioned(text: str, columns: list[str]) -> list[str]:
@@ -137,7 +142,7 @@ def _rows(prose: str, frame: str, columns: list[str], data) -> ReadCheck | None:
         return None
     some = _some(data, conditions)
     words = " and ".join(_said(c) for c in conditions)
-    expr = (f"{_CALL}.rows_hold({SHOWN}, {frame}, {conditions!r}, some={some!r})")
+    expr = _call("rows_hold", frame, conditions, some)
     at_least = ", one at least" if some else ""
     return ReadCheck(expr, f"every row the code shows (or leaves in `{frame}`) has {words}{at_least}")
 
@@ -149,7 +154,7 @@ def _some(data, conditions) -> bool:
             return False
         mask = None
         for column, op, operand in conditions:
-            held = holds(data[column], op, operand)
+            held = kernel.selected.holds(data[column], op, operand)
             mask = held if mask is None else mask & held
         return bool(mask.any())
     except Exception:
@@ -190,7 +195,7 @@ def _sorted(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
         upto = spots[n + 1][0] if n + 1 < len(spots) else len(text)
         keys.append(c)
         ascending.append(not _DESCENDING.search(text[end:upto]))
-    expr = f"{_CALL}.sorted_by({SHOWN}, {frame}, {keys!r}, {ascending!r})"
+    expr = _call("sorted_by", frame, keys, ascending)
     said = ", then ".join(f"`{k}` {'ascending' if a else 'descending'}" for k, a in zip(keys, ascending))
     return ReadCheck(expr, f"the rows the code shows (or `{frame}`) are sorted by {said}")
 
@@ -202,5 +207,5 @@ def _unique(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
     named = [c for c in columns if c.lower() == match[1].lower()]
     if len(named) != 1:
         return None
-    expr = f"{_CALL}.distinct({SHOWN}, {frame}, {named[0]!r})"
+    expr = _call("distinct", frame, named[0])
     return ReadCheck(expr, f"the values the code shows are values of `{frame}`'s `{named[0]}`, none twice")

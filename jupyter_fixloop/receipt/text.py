@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from .effect import Effect
-from .values import MAX_LINE, READ_FROM, SYNTAX, UNSIGNED, CheckOutcome, Facts, Receipt, TracedLine, clip
+from .values import MAX_LINE, SYNTAX, UNSIGNED, CheckOutcome, Facts, Receipt, TracedLine, clip
 
 DEFAULT_TOKENS = 600
 MIN_BUDGET = 50
@@ -419,8 +419,8 @@ def _check_lines(checks: tuple[CheckOutcome, ...], detail: Detail, error: dict |
         if c.source == "smell":
             lines += _item(f"smell: {c.detail}", detail.context_rows)
             continue
-        if c.source == "fact" and c.detail.startswith(READ_FROM):  # the rules' code: said in its words
-            lines += _item(f"FAILED: {c.detail}", detail.context_rows)
+        if c.words:  # a check read from the instruction: the rules' code, said in its words
+            lines += _item(f"FAILED: read from the instruction: {c.words}", detail.context_rows)
             continue
         if c.failing:  # a block's failing assert, then why
             shown = c.detail.splitlines() if detail.context_rows else c.detail.splitlines()[:1]
@@ -433,8 +433,8 @@ def _check_lines(checks: tuple[CheckOutcome, ...], detail: Detail, error: dict |
 def check_label(c: CheckOutcome) -> str:
     """A check in one line: the expression; for a block of statements, its failing assert (or its first line);
     for a failing one read from the instruction, its words."""
-    if c.source == "fact" and c.detail.startswith(READ_FROM):
-        return c.detail
+    if c.words:
+        return f"read from the instruction: {c.words}"
     if not _is_block(c.expr):
         return c.expr
     if not c.passed and c.failing:

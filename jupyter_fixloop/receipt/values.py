@@ -33,9 +33,6 @@ Source = Literal["user", "assert", "output", "saved", "stated", "smell", "fact",
 EVIDENCE: tuple[str, ...] = ("user", "assert", "output", "saved", "stated", "following")
 
 
-READ_FROM = "read from the instruction: "  # a failing fact's detail, when it has words of its own (loop/derived.py)
-
-
 @dataclass(frozen=True)
 class CheckOutcome:
     """One check and how it went. `source`: what it is, as data (never read back from `expr`): "user" (an
@@ -52,6 +49,7 @@ class CheckOutcome:
     source: Source = "user"
     failing: str = ""
     smell: str = ""
+    words: str = ""  # a check read from the instruction (loop/derived.py): what it says, shown for its code
 
     @property
     def evidence(self) -> bool:
