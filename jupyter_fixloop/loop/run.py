@@ -148,6 +148,7 @@ class LoopRun:
         # the first code that ran and missed only what the instruction says of what it shows (it showed
         # nothing, or not the values it states): returned, said as such, if nothing better runs
         self._kept: tuple[int, sampling.Candidate, Receipt] | None = None
+        self._kept_agreement: Agreement | None = None  # how the kept code's round agreed, said with it
         self._shown: dict[str, str] = {}  # code -> the name its last line shows, added by the loop (_with_result_shown)
         # what every run of this loop is judged against, made once by the face (per run the loop adds the cell
         # its smells compare with, and the baseline)
@@ -285,6 +286,7 @@ class LoopRun:
         better after it, is returned: that code, said as such (`_passed`). When every round's answer was the
         cell itself, that is what is said first."""
         if self._kept:
+            self.agreement = self._kept_agreement  # the kept code's round's, not the last round's
             return self._passed(*self._kept)
         if self.rounds and all(r.candidate is not None and self._unchanged(r.candidate) for r in self.rounds):
             reason = f"{UNCHANGED} ({reason})"
@@ -381,13 +383,15 @@ class LoopRun:
         """The loop's result when this round ends it: it passed, or asking again cannot help; None to go on."""
         reply = best.reply
         if receipt.ok and self._shows_nothing(receipt) and not self._kept and index < self.options.max_rounds:
-            self._kept = (index, best, receipt)  # asked once more to show it; kept if nothing better runs
+            self._kept, self._kept_agreement = (index, best, receipt), self.agreement  # asked once more to show it;
+            # kept if nothing better runs
             return None
         if receipt.ok:
             return self._passed(index, best, receipt)
         if (self._misses_stated(receipt) or self._looks_wrong(receipt) or self._misses_read(receipt)) \
                 and not self._kept:
-            self._kept = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
+            self._kept, self._kept_agreement = (index, best, receipt), self.agreement  # the model reads what it
+            # showed; kept if nothing better runs
         if repeated_twice and best.repeated:
             return self._gave_up(f"the model repeated {repeated_twice}, also when asked again at a higher "
                                  "temperature; a hint (--hint) or another model may help", "repeated")

@@ -115,3 +115,15 @@ def test_answers_that_agree_on_rows_the_instruction_rules_out_are_not_k_of_k_and
     assert result.patched.strip() == "df[df['age'].isna()]", result.reason
     assert (result.agreement.agreeing, result.agreement.groups) == (1, (1, 2))
     assert not result.agreement.read_failed and not result.agreement.unanimous
+
+
+def test_the_code_kept_when_nothing_better_runs_is_said_with_its_own_rounds_agreement(fake_model):
+    flips = ["df[~df['age'].isna()]", "df[df['age'].notna()]", "df.dropna(subset=['age'])"]
+    broken = ["df['nope']", "df.nope", "df.loc['zz']"]  # round 2: each raises
+    server = fake_model(*(block(c) for c in flips + broken))
+    result = _generate(server, MISSING, _pets(), agreement_samples=3, max_rounds=2)
+    assert len(result.rounds) == 2 and result.rounds[1].receipt.ename is not None, result.reason
+    assert result.status == "unverified" and result.patched.strip() in flips, result.reason
+    a = result.agreement  # round 1's, not round 2's (where no answer ran)
+    assert a is not None and a.groups == (3,) and a.read_failed and not a.unanimous
+    assert "a check read from your instruction does not hold" in result.reason
