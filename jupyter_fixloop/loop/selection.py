@@ -161,17 +161,15 @@ def _some(data, conditions) -> bool:
         return False
 
 
+_SAID = {"missing": "`{c}` missing", "present": "`{c}` not missing", "==": "`{c}` equal to {v!r}",
+         "!=": "`{c}` other than {v!r}"}
+
+
 def _said(condition: tuple[str, str, object]) -> str:
     column, op, operand = condition
-    if op == "missing":
-        return f"`{column}` missing"
-    if op == "present":
-        return f"`{column}` not missing"
     if op == "between":
         return f"`{column}` between {operand[0]:g} and {operand[1]:g}"
-    if op in ("==", "!="):
-        return f"`{column}` {'equal to' if op == '==' else 'other than'} {operand!r}"
-    return f"`{column}` {op} {operand:g}"
+    return _SAID.get(op, "`{c}` {op} {v:g}").format(c=column, op=op, v=operand)
 
 
 def _sorted(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
