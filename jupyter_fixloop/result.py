@@ -117,13 +117,17 @@ class Agreement:
     rival_receipt: Receipt | None = field(default=None, compare=False, repr=False)  # the receipt of its run
     planned: int = 0  # the answers the round was to ask (fewer asked: the first agreed; more: the leaders tied)
     spellings: int = 0  # the different codes among the agreeing answers (comments and layout aside; 0: not known)
+    # a check read from the instruction does not hold on this result (loop/derived.py): "K of K" is not said of it
+    read_failed: bool = False
 
     @property
     def unanimous(self) -> bool:
         """"K of K agree", said only where it is worth something: every answer, three or more, gives this result,
-        and they are not one code written K times (two codes at least: one reading of the instruction repeated by
-        the model's seeds is not K readings)."""
-        return self.answers >= UNANIMOUS_AT and self.agreeing == self.answers and self.spellings >= 2
+        they are not one code written K times (two codes at least: one reading of the instruction repeated by
+        the model's seeds is not K readings), and no check read from the instruction rejects the result (answers
+        that agree on rows the instruction's words rule out agree on a misreading)."""
+        return (self.answers >= UNANIMOUS_AT and self.agreeing == self.answers and self.spellings >= 2
+                and not self.read_failed)
 
     @property
     def same_code(self) -> bool:
@@ -134,7 +138,8 @@ class Agreement:
     def text(self) -> str:
         """`3 of 4 independent answers give this result` (`, the same code each time` where they are one code)."""
         same = ", the same code each time" if self.same_code else ""
-        return f"{self.agreeing} of {self.answers} independent answers give this result{same}"
+        rejected = ", though a check read from your instruction does not hold on it" if self.read_failed else ""
+        return f"{self.agreeing} of {self.answers} independent answers give this result{same}{rejected}"
 
     @property
     def asking(self) -> str:
@@ -151,7 +156,7 @@ class Agreement:
     def to_json(self) -> dict:
         return {"agreeing": self.agreeing, "answers": self.answers, "groups": list(self.groups),
                 "unanimous": self.unanimous, "text": self.text, "planned": self.planned,
-                "asking": self.asking, "spellings": self.spellings}
+                "asking": self.asking, "spellings": self.spellings, "read_failed": self.read_failed}
 
 
 @dataclass(frozen=True)

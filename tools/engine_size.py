@@ -1,7 +1,8 @@
 """How big the built-in engine's hand-written code is (issue #55: "the hand-written engine code is smaller
 than today's"), at a commit or in the working tree, beside the baseline the issue measured (3a35476's
 `model/builtin/`). Two measures of the Python files, generated ones left out (`changed.py` at 3a35476, a
-1,770-line table then; the data files, `changed.json` and `patterns.json`, are no Python and are listed apart):
+1,770-line table then; the data files, `changed.json`, `patterns.json` and `tables.json`, are no Python and are listed
+apart):
 
 - lines: what `wc -l` counts;
 - statements: logical lines, the NEWLINE tokens of Python's tokenizer, which a docstring, a comment or lines
@@ -25,7 +26,7 @@ BASELINE = "3a35476"
 PLACES = {BASELINE: "jupyter_fixloop/model/builtin"}  # where the engine lived; elsewhere rules/
 NOW = "jupyter_fixloop/rules"
 GENERATED = {"changed.py"}  # at 3a35476: the generated table (today's changed.py is its hand-written loader)
-DATA = ("changed.json", "patterns.json")
+DATA = ("changed.json", "patterns.json", "tables.json")
 
 
 def files(commit: str | None) -> dict[str, str]:
@@ -53,7 +54,8 @@ def measured(commit: str | None) -> dict:
             text = found[name]
             loaded = json.loads(text)
             held = loaded.get("tables", loaded.get("entries", loaded)) if isinstance(loaded, dict) else loaded
-            count = sum(len(v) for v in held.values()) if isinstance(held, dict) else len(held)
+            held = held.values() if isinstance(held, dict) else [held]
+            count = sum(1 if isinstance(v, str) else len(v) for v in held)
             data[name] = (text.count("\n"), count)
     return {"files": {n: (t.count("\n"), statements(t)) for n, t in code.items()},
             "lines": sum(t.count("\n") for t in code.values()), "statements": sum(map(statements, code.values())),

@@ -15,6 +15,8 @@ an earlier release's notes, `deprecated_in` says which.
         --pandas-git /work/.mirror/pandas-dev+pandas/repo --pandas-rev v3.0.0
     # 2. the data file and its coverage (offline: reads only the notes folder):
     python tools/harvest_changes.py build --notes /tmp/kb-notes
+    # or one library's part only, the others kept as the data file has them:
+    python tools/harvest_changes.py build --notes /tmp/kb-notes --only scikit-learn
 
 Where the notes come from (`SDISTS`): pandas 1.5.3 and 2.0.3 (`doc/source/whatsnew/`, 0.4 to 2.0.3;
 later sdists, built with meson, ship no docs: 2.1 to 3.0 from a git dir of pandas-dev/pandas, or any copy of
@@ -41,7 +43,13 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from harvest_code import code_deprecations, keyword_deprecations, shim_moves, warned  # noqa: E402  (tools/ is no package)
+from harvest_code import (  # noqa: E402  (tools/ is no package)
+    code_deprecations,
+    decorated_deprecations,
+    keyword_deprecations,
+    shim_moves,
+    warned,
+)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "jupyter_fixloop" / "model" / "changes.json"
@@ -66,6 +74,8 @@ WHEELS = {  # library -> (a release whose code is read, not its notes: a wheel f
     # the package folder in it, where it goes under notes/<library>): tools/harvest_code.py's KEYWORDS_WARNED
     "pandas": [("pandas==0.19.2", "3.6", "manylinux1_x86_64", "pandas", "code/0.19.2")],
     "IPython": [("ipython==5.10.0", "3.6", "manylinux1_x86_64", "IPython", "code/5.10.0")],  # its shims
+    # its `@deprecated("...")` module functions (harvest_code.DECORATED): `plot_roc_curve`, said in no notes
+    "scikit-learn": [("scikit-learn==1.1.3", "3.10", "manylinux2014_x86_64", "sklearn", "code/1.1.3")],
 }
 PANDAS_SDIST_LAST = (2, 0, 3)  # later sdists (built with meson) ship no docs: 2.1 on come from a git dir
 COUNTED = {"pandas": (0, 20)}  # coverage is counted from here (pandas: the removals of 0.20 on, as issue 55 asks)
@@ -83,6 +93,8 @@ WORDS = r"(?:[\w-]+\s+){0,3}"
 CUES = [  # the words that name a replacement, the replacement after them (the first cue in the words wins)
     rf"\brenamed\s+(?:the\s+)?(?:from\s+)?{TO}\s+(?:\w+\s+)?(?:to|as)\s+{TO}",
     rf"\buse\s+(?:the\s+)?(?:new\s+)?(?:function\s+|method\s+|keyword\s+|argument\s+|parameter\s+)?{TO}",
+    # scikit-learn 1.0's decorators: "Use one of the class methods: :meth:`...from_predictions` or :meth:`...`"
+    rf"\buse\s+one\s+of\s+the\s+class\s+methods:?\s+{TO}",
     rf"\bin\s+favou?r\s+of\s+{WORDS}{TO}",
     rf"\brenamed\s+(?:to\s+|as\s+)?{TO}",
     rf"\breplaced\s+(?:by|with)\s+{WORDS}{TO}",
@@ -151,10 +163,22 @@ def names_in(text: str) -> list[str]:
     return seen
 
 
+# "in favor of these two class methods", "in favor of the class method": the ones the same words introduced
+THESE = re.compile(r"\bin\s+favou?r\s+of\s+(?:these|the)\s+(?:two\s+|three\s+)?class\s+methods?\b", re.I)
+EXPOSES = re.compile(rf"\bexposes\s+(?:two\s+|three\s+|a\s+)?class\s+methods?:?\s+{TO}", re.I)
+
+
 def replacement_of(text: str) -> tuple[str | None, str]:
     """(the replacement the words name, `code`), or (its words, `words`) when they say it in words
-    only, or (None, '') : the first cue's name; an exception an entry says is raised now is no replacement."""
+    only, or (None, '') : the first cue's name; an exception an entry says is raised now is no replacement.
+    "In favor of these two class methods" names the class methods the same words said a class "exposes"
+    (scikit-learn 1.0: "`ConfusionMatrixDisplay` exposes two class methods `from_estimator` and
+    `from_predictions` [...] `plot_confusion_matrix` is deprecated in favor of these two class methods")."""
     best = None
+    these, exposed = THESE.search(text), EXPOSES.search(text)
+    if these and exposed and exposed.end() <= these.start():
+        named = [[g for g in exposed.groups() if g][-1].strip().lstrip("~."), *_also(text[exposed.end():])]
+        best = (these.start(), " or ".join(named))
     for cue in CUES:
         for match in re.finditer(cue, text, re.I):
             name = [g for g in match.groups() if g][-1].strip().lstrip("~.")
@@ -397,6 +421,8 @@ def entry(library: str, version: tuple[int, ...], source: str, change: str, word
     replacement, said = replacement_of(words)
     parts = {part.strip().rstrip("()") for part in (replacement or "").split(" or ")}
     old = [n for n in names if n != replacement and n.rstrip("()") not in parts] or names
+    if THESE.search(words) and EXPOSES.search(words):  # the class that exposes the new methods is no old name
+        old = [n for n in old if not any(p.startswith(n + ".") for p in parts)] or old
     return {
         "library": library,
         "change": change,
@@ -427,7 +453,8 @@ def harvest(notes: pathlib.Path, library: str) -> list[dict]:
                 seen.add((source, change, words))
                 found.append(entry(library, version, source, change, words))
     return link_deprecations(found + warned(notes, library) + code_deprecations(notes, library, entry)
-                             + keyword_deprecations(notes, library, entry) + shim_moves(notes, library, entry))
+                             + keyword_deprecations(notes, library, entry) + shim_moves(notes, library, entry)
+                             + decorated_deprecations(notes, library, entry))
 
 
 # names too wide to link a removal to a deprecation by
@@ -614,10 +641,16 @@ def _source_line(notes: pathlib.Path, library: str) -> list[str]:
     return [source.read_text().strip()] if source.exists() else []
 
 
-def build(notes: pathlib.Path, out: pathlib.Path) -> list[str]:
-    """Write the data file from the notes; the coverage lines."""
+def build(notes: pathlib.Path, out: pathlib.Path, only: list[str] | None = None) -> list[str]:
+    """Write the data file from the notes; the coverage lines. With `only`, those libraries' entries are harvested
+    again and every other library's are kept as the data file has them (their notes need not be there)."""
+    kept = json.loads(out.read_text()) if only else None
     everything, lines = [], []
     for library in FIRST:
+        if kept is not None and library not in only:
+            everything.extend(c for c in kept["changes"] if c["library"] == library)
+            lines.extend(line for line in kept["coverage"] if line.startswith(f"{library} ("))
+            continue
         if not (notes / library).is_dir():
             lines.append(f"{library}: no notes under {notes / library} (run `gather` first)")
             continue
@@ -628,8 +661,9 @@ def build(notes: pathlib.Path, out: pathlib.Path) -> list[str]:
         raise SystemExit(f"no notes under {notes}: run `python tools/harvest_changes.py gather --notes {notes}` first")
     out.parent.mkdir(parents=True, exist_ok=True)
     data = {"generated_by": "tools/harvest_changes.py (do not edit by hand: run it again)",
-            "sources": {lib: list(dict.fromkeys([s[0] for s in SDISTS.get(lib, [])] + _source_line(notes, lib)))
-                        for lib in FIRST},
+            "sources": {lib: kept["sources"][lib] if kept is not None and lib not in only else list(dict.fromkeys(
+                [s[0] for s in SDISTS.get(lib, []) + WHEELS.get(lib, [])] + _source_line(notes, lib)))
+                for lib in FIRST},
             "coverage": lines, "changes": everything}
     head = json.dumps({k: v for k, v in data.items() if k != "changes"}, indent=1)[:-2]
     rows = ",\n".join(json.dumps(c, ensure_ascii=False) for c in everything)
@@ -647,6 +681,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--git", action="append", default=[], metavar="LIBRARY=DIR[@REV]",
                         help=f"a git dir of one of {', '.join(GIT)} (its notes, read with `git show`)")
     parser.add_argument("--out", type=pathlib.Path, default=OUT)
+    parser.add_argument("--only", action="append", choices=list(FIRST), metavar="LIBRARY",
+                        help="build: harvest only this library again (repeatable), keeping the others' entries as "
+                             "--out has them")
     args = parser.parse_args(argv)
     if args.step == "gather":
         gits = dict(g.split("=", 1) for g in args.git if "=" in g)
@@ -654,7 +691,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--git takes LIBRARY=DIR with LIBRARY one of {', '.join(GIT)}; got {', '.join(args.git)}")
         gather(args.notes, args.numpy_git, args.pandas_git, args.pandas_rev, gits)
         return 0
-    for line in build(args.notes, args.out):
+    for line in build(args.notes, args.out, args.only):
         print(line)
     return 0
 

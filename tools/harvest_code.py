@@ -34,6 +34,12 @@ KEYWORDS_WARNED = {"pandas": [("code/0.19.2/pandas", "0.19.2")]}
 # 5.10's `ShimModule(src='IPython.html.widgets', mirror='ipywidgets')`, beside its warning "`IPython.html.widgets`
 # has moved to `ipywidgets`"
 SHIMS = {"IPython": [("code/5.10.0/IPython", "5.10.0")]}
+# an old release's code whose module-level functions and classes say their deprecation in a `@deprecated("...")`
+# decorator (under notes/<library>, its release): scikit-learn 1.1.3, the last release with the functions 1.0
+# deprecated ("Function :func:`plot_roc_curve` is deprecated in 1.0 and will be removed in 1.2. Use one of the
+# class methods: ..."); its methods' and properties' decorators are left out (changed.json's tables read them)
+DECORATED = {"scikit-learn": [("code/1.1.3/sklearn", "1.1.3")]}
+BARE_METHOD = re.compile(r"(?<![`\w.:])([A-Z]\w*\.[a-z_]\w*)(?![`\w])")  # `ConfusionMatrixDisplay.from_estimator`
 CATEGORIES = {"DeprecationWarning", "FutureWarning", "PendingDeprecationWarning", "ShimWarning"}
 DIRECTIVE = re.compile(r"\.\. deprecated::\s*([\d.]+)[ \t]*\n((?:[ \t]*\n)*(?:[ \t]+\S[^\n]*\n?)*)")
 SINCE = re.compile(r"\b(?:since|in)\s+(?:IPython\s+|version\s+)?v?(\d+\.\d+(?:\.\d+)?)", re.I)
@@ -251,3 +257,37 @@ def _gone(notes: pathlib.Path, library: str, spec: dict, deprecations: list[dict
                                                      f"{path.relative_to(root.parent)}")
         found.append(gone)
     return found
+
+
+def decorated_deprecations(notes: pathlib.Path, library: str, entry) -> list[dict]:
+    """The deprecations an old release's module-level functions and classes say in their `@deprecated("...")`
+    decorator (DECORATED), each named by its module (`sklearn.metrics._plot.roc_curve.plot_roc_curve`)."""
+    found = []
+    for folder, release in DECORATED.get(library, []):
+        root = notes / library / folder
+        for path in sorted(root.rglob("*.py")) if root.is_dir() else []:
+            if "tests" in path.parts or path.name.startswith("_testing"):
+                continue
+            module = _module_of(path, root)
+            for node in ast.parse(path.read_text(errors="replace")).body:
+                said = next((" ".join(_message(d.args[0]).split()) for d in getattr(node, "decorator_list", [])
+                             if isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "deprecated"
+                             and d.args), "")
+                if not said:
+                    continue
+                since = SINCE.search(said)
+                version = tuple(int(p) for p in (since.group(1) if since else release).split(".")[:3])
+                # a class's method written bare ("ConfusionMatrixDisplay.from_estimator") is code: read as quoted
+                item = entry(library, version, f"{library}=={release}:{path.relative_to(root.parent)}", "deprecated",
+                             BARE_METHOD.sub(r"``\1``", said))
+                if item["replacement_is"] != "code":  # what names no code to use instead, the notes say
+                    continue
+                item["words"] = said
+                use = {p.strip().rstrip("()") for p in item["replacement"].split(" or ")}
+                item["names"] = [f"{module}.{node.name}", *(n for n in item["names"] if n != node.name
+                                                            and n not in use and not n.endswith("." + node.name))]
+                item["kind"] = "class" if isinstance(node, ast.ClassDef) else "function"
+                item["module"] = module
+                found.append(item)
+    return found
+

@@ -198,11 +198,18 @@ def _imports_before(source: str, error: str) -> str:
     except SyntaxError:
         body = []
     for statement in body:
-        names = [a.name for a in statement.names] if isinstance(statement, ast.Import) else \
-            [statement.module or ""] if isinstance(statement, ast.ImportFrom) else []
-        if any(n == missing.group(1) or n.startswith(missing.group(1) + ".") for n in names):
+        if any(n == missing.group(1) or n.startswith(missing.group(1) + ".") for n in _modules_of(statement)):
             return "\n".join(view.python.splitlines()[:statement.lineno - 1])
     return source
+
+
+def _modules_of(statement: ast.stmt) -> list[str]:
+    """The modules a top-level statement imports (none when it is no import)."""
+    if isinstance(statement, ast.Import):
+        return [a.name for a in statement.names]
+    if isinstance(statement, ast.ImportFrom):
+        return [statement.module or ""]
+    return []
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import re
 
+from ..kernel import case_twin
+
 # a `%%fixloop <instruction>` cell on the built-in engine: it repairs code, it does not write any
 NOT_GENERATED = "the built-in engine does not generate code from an instruction (a model does: --model)"
 
@@ -66,28 +68,6 @@ def missing_file(error: str, cwd: str) -> str | None:
                 "rerun")
     return (f"the file `{path}` is not there: the notebook runs in `{cwd}` (its working directory); put the "
             "file there or correct the path, then rerun (fixloop does not make up data)")
-
-
-def case_twin(path: str, cwd: str) -> str | None:
-    """`path` as it is spelled on this machine when each part of it is there with other letter cases only
-    (`../data/diamonds.csv` -> `../Data/diamonds.csv`), or None: not there at all, or there as written."""
-    here, parts, spelled = cwd, path.replace("\\", "/").split("/"), []
-    if parts and parts[0] == "":
-        here, parts, spelled = "/", parts[1:], [""]
-    for part in parts:
-        if part in ("", ".", "..") or os.path.exists(os.path.join(here, part)):
-            found = part
-        else:
-            try:
-                found = next((n for n in sorted(os.listdir(here)) if n.lower() == part.lower()), None)
-            except OSError:
-                return None
-            if found is None:
-                return None
-        spelled.append(found)
-        here = os.path.join(here, found)
-    twin = "/".join(spelled)
-    return twin if twin != path and os.path.exists(os.path.join(cwd, twin)) else None
 
 
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"  # the first line of a Git LFS pointer file

@@ -5,14 +5,20 @@ from typing import TYPE_CHECKING
 
 _EXPORTS = {  # what the faces (notebook/, batch/, bench/, cli, demo) import from here -> its module
     "wire": "wire", "runner": "runner", "snapshot": "snapshot", "Snapshot": "snapshot", "scratch_dir": "snapshot",
-    "remove_scratch": "snapshot", "readable": "ipysyntax", "parsed": "ipysyntax",
+    "remove_scratch": "snapshot", "readable": "ipysyntax", "parsed": "ipysyntax", "case_twin": "snapshot",
+    "selected": "selected",  # loop/selection.py: the name of the value a run shows, and the tests its checks call
 }
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # the doors' types, for readers and checkers (`X as X`: exported); none imported at run time
-    from . import runner as runner, snapshot as snapshot, wire as wire
+    from . import runner as runner, selected as selected, snapshot as snapshot, wire as wire
     from .ipysyntax import parsed as parsed, readable as readable
-    from .snapshot import Snapshot as Snapshot, remove_scratch as remove_scratch, scratch_dir as scratch_dir
+    from .snapshot import (
+        Snapshot as Snapshot,
+        case_twin as case_twin,
+        remove_scratch as remove_scratch,
+        scratch_dir as scratch_dir,
+    )
 
 
 def __getattr__(name: str):

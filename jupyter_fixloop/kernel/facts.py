@@ -17,10 +17,12 @@ import builtins
 import collections
 import difflib
 import linecache
+import os
 import re
 import reprlib
 
 from jupyter_fixloop.kernel import ipysyntax
+from jupyter_fixloop.kernel.files import case_twin
 
 MAX_REPR = 160
 MAX_FACTS = 12
@@ -281,6 +283,9 @@ def _file_facts(exc: FileNotFoundError, stmt: list[ast.AST], scope: dict, user_n
     """A file the cell reads is not here, while the data is loaded already: the names of the user's that hold it
     (a model that reloads `pd.read_csv('euro2012.csv')` where `euro12` exists keeps failing)."""
     path = exc.filename if isinstance(exc.filename, str) else None
+    twin = case_twin(path, os.getcwd()) if path else None
+    if twin:  # the author's file system ignored case (macOS', Windows'): the cell names it another way
+        return [f"the file {path!r} is not here, but {twin!r} is: the names differ in case only"]
     yours = set(user_names) | {n for n, v in scope.items() if _is_frame(v) and not n.startswith("_")}
     made = sorted({n for node in stmt if isinstance(node, ast.stmt) for n in written(node)} & yours)
     read = f" reading {path!r} again" if path else " reading it from a file again"

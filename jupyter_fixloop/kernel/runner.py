@@ -23,7 +23,7 @@ import time
 import traceback
 import warnings
 
-from jupyter_fixloop.kernel import checks, effect, facts, ipysyntax, judge, matches, trace as value_trace
+from jupyter_fixloop.kernel import checks, effect, facts, ipysyntax, judge, matches, selected, trace as value_trace
 from jupyter_fixloop.kernel.checks import assess, evaluate as _evaluate_check
 from jupyter_fixloop.kernel.facts import gather, short_repr
 
@@ -188,6 +188,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
             names, before = [], {}
             _shown[:] = [None, None, None]
             _printed[:] = ["", 0]
+            ns[selected.SHOWN] = None  # what this run shows (none yet), for the checks read from an instruction
             twin = None  # a fork holding the state the cell saw, to trace a wrong output in (trace.py)
             try:
                 python = _transform(source)
@@ -240,6 +241,7 @@ async def _exec_cell(tree: ast.Module, ns: dict, allow_await: bool = False, file
         return None
     ns["_"] = value
     if filename == CELL_FILE:
+        ns[selected.SHOWN] = value
         _shown[:] = [_plain_text(value), _full_repr(value), effect.digest(value)]
     return _short_repr(value, limit=2000)
 
@@ -270,6 +272,7 @@ async def _exec_print(call: ast.Call, ns: dict, flags: int, filename: str) -> st
         value = await value
     after = _written()
     _printed[:] = [effect.digest(arg) or "", after - before if before >= 0 and after >= before else 0]
+    ns[selected.SHOWN] = arg  # the value printed, not its text
     if value is None:
         return None
     ns["_"] = value

@@ -34,6 +34,7 @@ import types
 from dataclasses import dataclass, field
 
 from jupyter_fixloop.kernel import ipysyntax, mapped
+from jupyter_fixloop.kernel.files import case_twin  # noqa: F401  (the host's door to it: batch mode's words)
 from jupyter_fixloop.kernel.mapped import arrow_reduce
 
 MAGIC = b"FXL2"

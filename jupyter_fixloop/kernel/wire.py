@@ -46,6 +46,10 @@ ENTRIES: dict[str, tuple[str, str, bool]] = {
     "namespace.secrets": ("namespace", "secret_texts", False),
     "namespace.secret_name": ("namespace", "secret_name", False),
     "start.kernel": ("start", "kernel", False),  # a process's first line (kernel_command), not a call
+    # the checks read from an instruction's words of the rows it asks for (loop/selection.py), run by the judge
+    "selected.rows_hold": ("selected", "rows_hold", False),
+    "selected.sorted_by": ("selected", "sorted_by", False),
+    "selected.distinct": ("selected", "distinct", False),
 }
 _SELF = "__import__('jupyter_fixloop.kernel.wire', fromlist=['wire'])"
 
@@ -58,6 +62,18 @@ class _Namespace:
 
 
 NS = _Namespace()
+
+
+class Name:
+    """A name of the kernel's globals, as an argument: `call("selected.distinct", Name("df"), ...)`."""
+
+    def __init__(self, name: str):
+        if not name.isidentifier():
+            raise ValueError(f"not a name: {name!r}")
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
 
 
 def call(entry: str, *args, awaited: bool = False) -> str:

@@ -13,7 +13,8 @@ The group handed over: the one whose runs pass every check (the instruction's re
 the largest, then the one holding the best-ranked candidate; its simplest member (fewest lines, then fewest
 characters) is the code handed over. How many agree is said as a fact (`Agreement`), never as evidence.
 
-"K of K agree" (`Agreement.unanimous`) is said only of three answers or more that all agree and are not one code:
+"K of K agree" (`Agreement.unanimous`) is said only of three answers or more that all agree, are not one code, and
+pass every check read from the instruction (`read_failed`: rows it shows that the instruction's words rule out):
 seeded draws of a small model often write the same code word for word, and one reading of an ambiguous instruction
 written twice is one reading (the dev set's "count the unique rows": `df.drop_duplicates().shape[0]` twice, wrong).
 Answers that agree as one code are said so ("the same code each time"). A round stops asking early only at a
@@ -97,6 +98,11 @@ def spellings(group: Sequence[Candidate]) -> int:
     return len({spelling(c.reply.code or "") for c in group})
 
 
+def read_failed(group: Sequence[Candidate]) -> bool:
+    """A check read from the instruction (a fact, loop/derived.py) fails on a run of the group."""
+    return any(c.source == "fact" and not c.passed for m in group for c in m.receipt.checks)
+
+
 def groups(candidates: Sequence[Candidate], named: Named = _none) -> list[list[Candidate]]:
     """The answers that ran without error, grouped by `result_key` (`named`: the new names the instruction asks
     for), the group to hand over first: passing every check, then the largest, then the best-ranked member."""
@@ -122,7 +128,7 @@ def choose(candidates: Sequence[Candidate], best: Candidate,
     rival = simplest(found[1]) if len(found) > 1 else None
     agreement = Agreement(len(lead), len(asked), tuple(len(g) for g in found),
                           rival.reply.code if rival is not None else None,
-                          rival.receipt if rival is not None else None, planned, spellings(lead))
+                          rival.receipt if rival is not None else None, planned, spellings(lead), read_failed(lead))
     if best not in asked and best.receipt.ok:
         return best, None
     if not lead[0].receipt.ok and best.receipt.ok:

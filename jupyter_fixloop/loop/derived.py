@@ -15,10 +15,11 @@ the user's name: `orders.drop_duplicates()` shown and `orders = orders.drop_dupl
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..cell import instruction_names
 from ..result import ReadCheck
+from . import selection
 
 # name -> {column: NaN count before the loop (None: unknown)}: the user's frames, as the rules read them
 Frames = dict[str, dict[str, int | None]]
@@ -30,9 +31,11 @@ _TO_NUMBERS = re.compile(r"\b(?:parse|convert|cast|turn|change|make|transform)\b
 _ONE_ROW_PER = re.compile(r"\bone\s+row\s+(?:per|for\s+each|for\s+every|a)\s+([A-Za-z_][\w]*)", re.I)
 
 
-def read_checks(instruction: str | None, frames: Frames, checks: Iterable[str] = ()) -> tuple[ReadCheck, ...]:
+def read_checks(instruction: str | None, frames: Frames, checks: Iterable[str] = (),
+                values: Mapping[str, object] | None = None) -> tuple[ReadCheck, ...]:
     """The checks the rules read from `instruction`, against the user's `frames`; none the user already gives
-    (`checks`: theirs, the same expression, or the same name asked for)."""
+    (`checks`: theirs, the same expression, or the same name asked for). `values`: the user's frames themselves,
+    where the loop holds them (a value the instruction names is read from them: "where the animal is a cat")."""
     if not instruction:
         return ()
     given = " ".join(checks)
@@ -40,6 +43,7 @@ def read_checks(instruction: str | None, frames: Frames, checks: Iterable[str] =
              if f"{n!r}" not in given]
     found += [c for c in (_no_duplicates(instruction, frames), _numeric(instruction, frames),
                           _one_row_per(instruction, frames)) if c is not None]
+    found += selection.read(instruction, frames, values or {}, named_frame(instruction, frames))
     return tuple(c for c in found if c.expr not in given)
 
 
@@ -62,7 +66,7 @@ def _nan(frame, column: str) -> int | None:
         return None
 
 
-def _named_frame(instruction: str, frames: Frames) -> str | None:
+def named_frame(instruction: str, frames: Frames) -> str | None:
     """The one frame the instruction names (a word of it, or in the plural: `orders`, `order`); else the
     only frame the user has; else None."""
     words = set(re.findall(r"[A-Za-z_]\w*", instruction))
@@ -75,7 +79,7 @@ def _named_frame(instruction: str, frames: Frames) -> str | None:
 def _no_duplicates(instruction: str, frames: Frames) -> ReadCheck | None:
     if not _DROP_DUPLICATES.search(instruction):
         return None
-    frame = _named_frame(instruction, frames)
+    frame = named_frame(instruction, frames)
     if frame is None:
         return None
     return ReadCheck(f"not (_ if isinstance(_, type({frame})) else {frame}).duplicated().any()",
@@ -84,7 +88,7 @@ def _no_duplicates(instruction: str, frames: Frames) -> ReadCheck | None:
 
 def _column(instruction: str, frames: Frames) -> tuple[str, str] | None:
     """The one (frame, column) the instruction names: a column's name as a word of it, quoted or not."""
-    frame = _named_frame(instruction, frames)
+    frame = named_frame(instruction, frames)
     pool = {frame: frames[frame]} if frame is not None else frames
     found = [(f, c) for f, cols in pool.items() for c in cols
              if c and re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", instruction)]

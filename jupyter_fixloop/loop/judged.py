@@ -47,7 +47,9 @@ class Expectations:
     which names it in the receipts (empty: named by its place). `stated`: the output an instruction states
     (cell.py's `stated_output`); a run that ran without error must show its values, in order
     (receipt/saved.py's `stated_check`). `facts`: those of the judge's checks that are facts (a name the
-    instruction says the code defines): held or not, never evidence of the values."""
+    instruction says the code defines): held or not, never evidence of the values; `said`: (expr, words) of
+    those read from the instruction, whose failure a receipt says in words (their code is the rules', not the
+    model's to read)."""
 
     output: str | saved.SavedOutput | None = None
     original: str | None = None
@@ -57,6 +59,7 @@ class Expectations:
     numbers: tuple[int, ...] = ()
     required: int = 0
     facts: tuple[str, ...] = ()
+    said: tuple[tuple[str, str], ...] = ()
 
 
 NOTHING = Expectations()
@@ -162,8 +165,10 @@ def _outcomes(result: dict, effect: Effect | None, later: tuple[FollowingOutcome
     output, and the note saying why a saved output was no check either way ("" when it was one, or there
     was none). `codes`: the user's cell and the code that ran, for a saved estimator repr (the keywords
     they pass)."""
+    words = dict(expect.said)
     checks = tuple(CheckOutcome(c["expr"], bool(c["passed"]), c.get("detail", ""),
-                                "fact" if c["expr"] in expect.facts else "user", failing=c.get("failing", ""))
+                                "fact" if c["expr"] in expect.facts else "user", failing=c.get("failing", ""),
+                                words=words.get(c["expr"], "") if c["expr"] in expect.facts else "")
                    for c in result.get("checks", []))
     if result.get("error") is not None:
         return checks, [], ""

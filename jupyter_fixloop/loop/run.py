@@ -148,6 +148,7 @@ class LoopRun:
         # the first code that ran and missed only what the instruction says of what it shows (it showed
         # nothing, or not the values it states): returned, said as such, if nothing better runs
         self._kept: tuple[int, sampling.Candidate, Receipt] | None = None
+        self._kept_agreement: Agreement | None = None  # how the kept code's round agreed, said with it
         self._shown: dict[str, str] = {}  # code -> the name its last line shows, added by the loop (_with_result_shown)
         # what every run of this loop is judged against, made once by the face (per run the loop adds the cell
         # its smells compare with, and the baseline)
@@ -265,9 +266,12 @@ class LoopRun:
     def _read_checks(self) -> None:
         """The checks read from the instruction (derived.py), shown before any candidate runs."""
         frames = derived.frames_of(self.namespace, self.variables)
-        self.read = derived.read_checks(self.instruction, frames, self.checks)
+        values = {n: self.namespace.get(n) for n in frames} if isinstance(self.namespace, dict) else {}
+        self.read = derived.read_checks(self.instruction, frames, self.checks, values)
         self.facts = tuple(c.expr for c in self.read)
-        self.expect = replace(self.expect, facts=self.facts)  # each run's checks say which are facts
+        # each run's checks say which are facts, and a failing one read from the instruction is said in its words
+        self.expect = replace(self.expect, facts=self.facts, said=tuple((c.expr, c.words) for c in self.read
+                                                                         if not c.expr.endswith(" in globals()")))
         if self.read:
             events.call(self.hooks.on_checks_read, events.ChecksRead(0, self.options.max_rounds, self.read))
 
@@ -282,6 +286,7 @@ class LoopRun:
         better after it, is returned: that code, said as such (`_passed`). When every round's answer was the
         cell itself, that is what is said first."""
         if self._kept:
+            self.agreement = self._kept_agreement  # the kept code's round's, not the last round's
             return self._passed(*self._kept)
         if self.rounds and all(r.candidate is not None and self._unchanged(r.candidate) for r in self.rounds):
             reason = f"{UNCHANGED} ({reason})"
@@ -378,13 +383,15 @@ class LoopRun:
         """The loop's result when this round ends it: it passed, or asking again cannot help; None to go on."""
         reply = best.reply
         if receipt.ok and self._shows_nothing(receipt) and not self._kept and index < self.options.max_rounds:
-            self._kept = (index, best, receipt)  # asked once more to show it; kept if nothing better runs
+            self._kept, self._kept_agreement = (index, best, receipt), self.agreement  # asked once more to show it;
+            # kept if nothing better runs
             return None
         if receipt.ok:
             return self._passed(index, best, receipt)
         if (self._misses_stated(receipt) or self._looks_wrong(receipt) or self._misses_read(receipt)) \
                 and not self._kept:
-            self._kept = (index, best, receipt)  # the model reads what it showed; kept if nothing better runs
+            self._kept, self._kept_agreement = (index, best, receipt), self.agreement  # the model reads what it
+            # showed; kept if nothing better runs
         if repeated_twice and best.repeated:
             return self._gave_up(f"the model repeated {repeated_twice}, also when asked again at a higher "
                                  "temperature; a hint (--hint) or another model may help", "repeated")

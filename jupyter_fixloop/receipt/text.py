@@ -419,6 +419,9 @@ def _check_lines(checks: tuple[CheckOutcome, ...], detail: Detail, error: dict |
         if c.source == "smell":
             lines += _item(f"smell: {c.detail}", detail.context_rows)
             continue
+        if c.words:  # a check read from the instruction: the rules' code, said in its words
+            lines += _item(f"FAILED: read from the instruction: {c.words}", detail.context_rows)
+            continue
         if c.failing:  # a block's failing assert, then why
             shown = c.detail.splitlines() if detail.context_rows else c.detail.splitlines()[:1]
             lines += ["  " + clip(f"AssertionError: {c.failing}", 400)] + ["    " + clip(line, 400) for line in shown]
@@ -428,7 +431,10 @@ def _check_lines(checks: tuple[CheckOutcome, ...], detail: Detail, error: dict |
 
 
 def check_label(c: CheckOutcome) -> str:
-    """A check in one line: the expression; for a block of statements, its failing assert (or its first line)."""
+    """A check in one line: the expression; for a block of statements, its failing assert (or its first line);
+    for a failing one read from the instruction, its words."""
+    if c.words:
+        return f"read from the instruction: {c.words}"
     if not _is_block(c.expr):
         return c.expr
     if not c.passed and c.failing:

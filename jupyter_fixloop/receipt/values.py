@@ -49,6 +49,7 @@ class CheckOutcome:
     source: Source = "user"
     failing: str = ""
     smell: str = ""
+    words: str = ""  # a check read from the instruction (loop/derived.py): what it says, shown for its code
 
     @property
     def evidence(self) -> bool:

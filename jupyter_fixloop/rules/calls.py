@@ -18,6 +18,7 @@ from .edits import (
     on_line,
     parse,
     replace_node,
+    replace_nodes,
     source_of,
     span,
     value_kind,
@@ -25,7 +26,19 @@ from .edits import (
 from .names import import_optional, module_aliases
 from .patterns import ENTRIES
 from .registry import CALLS, DATA, FIRST, GUESS, MECHANICAL, repair
-from .tables import KEYWORD_FIXES
+from .tables import (
+    ACCESSORS,
+    DTYPES_FACT,
+    KEYWORD_FIXES,
+    METHOD_ATTRIBUTE,
+    METHOD_OPERAND,
+    METHODS_USED_AS_VALUES,
+    SCALAR_CALLS,
+    SCALAR_METHODS,
+    STR_CONCAT,
+    TEXT_DTYPES,
+    TEXT_STR_METHODS,
+)
 
 
 @repair(GUESS, DATA + 50)
@@ -48,7 +61,6 @@ def bad_keyword(code: str, receipt: ParsedReceipt) -> str | None:
         if fixed is not None:
             return fixed
     return None
-
 
 
 def _is_none(node: ast.expr) -> bool:
@@ -92,7 +104,6 @@ def _apply_keyword_fix(code: str, call: ast.Call, kw: ast.keyword, params: list[
     return None
 
 
-
 def _assigned(code: str, call: ast.Call) -> bool:
     tree = parse(code)
     return (
@@ -105,7 +116,6 @@ def _assigned(code: str, call: ast.Call) -> bool:
 def _drop_keyword(code: str, call: ast.Call, kw: ast.keyword) -> str:
     parts = [source_of(code, a) for a in call.args] + [source_of(code, k) for k in call.keywords if k is not kw]
     return replace_node(code, call, f"{source_of(code, call.func)}({', '.join(parts)})")
-
 
 
 def _parameters(code: str, call: ast.Call, func: str) -> list[str]:
@@ -136,26 +146,6 @@ def _parameters(code: str, call: ast.Call, func: str) -> list[str]:
     return [p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
-
-STR_CONCAT = re.compile(
-    r"can only concatenate str \(not \"[\w.]+\"\) to str"
-    r"|unsupported operand type\(s\) for \+: '[\w.]+' and 'str'"
-    r"|unsupported operand type\(s\) for \+: 'str' and '[\w.]+'"
-    r"|ufunc 'add' did not contain a loop with signature matching types \(dtype\('<U\d+'\), dtype\('\w+'\)\)"
-    r"|ufunc 'add' did not contain a loop with signature matching types \(dtype\('\w+'\), dtype\('<U\d+'\)\)"
-    r"|operation 'r?add' not supported for dtype 'str' with (?:dtype '\w+'|object of type <class '[\w.]+'>)"
-)
-SCALAR_CALLS = {"len", "sum", "int", "float", "round", "max", "min", "abs", "count"}
-SCALAR_METHODS = {"sum", "mean", "median", "count", "nunique", "max", "min", "std", "var", "item", "prod", "size",
-                  "idxmax", "idxmin", "quantile"}
-TEXT_DTYPES = {"str", "object", "string", "category"}
-# `.str` methods whose result is text (not `len`, `contains`, `split`, `count`, `find`, ...)
-TEXT_STR_METHODS = {"title", "upper", "lower", "strip", "lstrip", "rstrip", "capitalize", "casefold", "swapcase",
-                    "replace", "slice", "slice_replace", "pad", "center", "ljust", "rjust", "zfill", "cat", "get",
-                    "normalize", "repeat", "wrap", "translate", "removeprefix", "removesuffix", "join"}
-DTYPES_FACT = re.compile(r"(?:^dtypes: |; )([A-Za-z_]\w*(?:\[[^\]]*\]|\.\w+)) ([\w\[\]]+)")
-
-
 @repair(GUESS, DATA + 70)
 def str_concat(code: str, receipt: ParsedReceipt) -> str | None:
     """Text and numbers mixed with `+`: a number column becomes text with `.astype(str)`, a single
@@ -182,11 +172,9 @@ def str_concat(code: str, receipt: ParsedReceipt) -> str | None:
             raise CannotTell(f"`{source_of(code, node)}` is added to text, and I cannot tell whether it is a column "
                              "(use .astype(str)) or a single value (use str()); a model, or a hint, can say which")
         edits.append((node, kind))
-    for node, kind in sorted(edits, key=lambda e: span(code, e[0]), reverse=True):
-        text = source_of(code, node)
-        code = replace_node(code, node,
-                            as_text(_grouped(node, text), receipt, text) if kind == "column" else f"str({text})")
-    return code
+    kinds = dict(edits)
+    return replace_nodes(code, kinds, lambda n: as_text(_grouped(n, source_of(code, n)), receipt, source_of(code, n))
+                         if kinds[n] == "column" else f"str({source_of(code, n)})")
 
 
 def _grouped(node: ast.AST, text: str) -> str:
@@ -296,9 +284,8 @@ def column_repr(code: str, receipt: ParsedReceipt) -> str | None:
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
              and n.func.id == "str" and len(n.args) == 1 and isinstance(n.args[0], (ast.Subscript, ast.Attribute))
              and not _positional(n.args[0])]
-    for call in sorted(calls, key=lambda n: span(code, n), reverse=True):
-        code = replace_node(code, call, as_text(source_of(code, call.args[0]), receipt, source_of(code, call.args[0])))
-    return code if calls else None
+    return replace_nodes(code, calls, lambda c: as_text(source_of(code, c.args[0]), receipt,
+                                                        source_of(code, c.args[0])))
 
 
 @repair(GUESS, DATA + 240)
@@ -331,7 +318,6 @@ def float_as_index(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-
 @repair(GUESS, DATA + 250)
 def index_off_by_one(code: str, receipt: ParsedReceipt) -> str | None:
     """`x[i + 1]` in `for i in range(len(x))` runs past the end: loop to `len(x) - 1`."""
@@ -358,7 +344,6 @@ def index_off_by_one(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-
 def _range_len_loops(tree: ast.Module, plus: bool = False):
     """(loop variable, the range(...) call, its end) of `for i in range(len(x))` loops;
     with `plus`, of `range(len(x) + k)` loops instead."""
@@ -377,14 +362,12 @@ def _range_len_loops(tree: ast.Module, plus: bool = False):
             yield target.id, it, end
 
 
-
 def _loop_covers(tree: ast.Module, rng: ast.Call, lineno: int | None) -> bool:
     """Whether the failing line is inside the body of the loop that iterates over `rng`."""
     for node in ast.walk(tree):
         if isinstance(node, ast.For) and node.iter is rng:
             return on_line(node, lineno)
     return False
-
 
 
 def _max_offset(tree: ast.Module, var: str, lineno: int | None) -> int:
@@ -397,7 +380,6 @@ def _max_offset(tree: ast.Module, var: str, lineno: int | None) -> int:
                     and s.left.id == var and isinstance(s.right, ast.Constant) and isinstance(s.right.value, int)):
                 best = max(best, s.right.value)
     return best
-
 
 
 @repair(MECHANICAL, DATA + 260)
@@ -416,7 +398,6 @@ def int_not_iterable(code: str, receipt: ParsedReceipt) -> str | None:
             if isinstance(it, (ast.Call, ast.Name, ast.Constant, ast.BinOp)):
                 return replace_node(code, it, f"range({source_of(code, it)})")
     return None
-
 
 
 @repair(GUESS, DATA + 270)
@@ -440,7 +421,6 @@ def loop_overshoot(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-
 def _step_of(loop: ast.While, name: str) -> str | None:
     for node in ast.walk(loop):
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
@@ -449,7 +429,6 @@ def _step_of(loop: ast.While, name: str) -> str | None:
             if isinstance(node.op, ast.Add):
                 return "up"
     return None
-
 
 
 @repair(GUESS, CALLS + 50)
@@ -480,7 +459,6 @@ def missing_return(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-
 @repair(GUESS, CALLS + 60)
 def unpack_loop(code: str, receipt: ParsedReceipt) -> str | None:
     """`for k, v in d` over a dict wants `d.items()`; `for i, x in xs` over a list wants `enumerate(xs)`."""
@@ -497,7 +475,6 @@ def unpack_loop(code: str, receipt: ParsedReceipt) -> str | None:
         if kind in ("dict", "DataFrame", "list", "tuple", "Series", "ndarray", "str", "range"):
             return replace_node(code, loop.iter, new)
     return None
-
 
 
 def _used_as_value(tree: ast.Module, call: ast.Call) -> bool:
@@ -540,10 +517,6 @@ def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-
-ACCESSORS = ("str", "dt", "cat")  # `s.str.strip()` makes a new object from s, not from s.str
-
-
 @repair(MECHANICAL, CALLS + 40)
 def thrown_away(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['city'].fillna('Unknown')` on a line of its own changes nothing (the smell says so): assign
@@ -583,13 +556,6 @@ PROPERTIES = set(ENTRIES["not_callable"]["templates"][0]["where"]["ATTR"].split(
 """Attributes that are values, not methods: `df.shape()` calls a tuple (the template `not_callable` drops the call)."""
 
 
-METHOD_OPERAND = re.compile(r"'(method|builtin_function_or_method)'|\(not \"(method|builtin_function_or_method)\"\)"
-                            r"|passed to method\.__format__")
-
-
-METHOD_ATTRIBUTE = re.compile(r"'(function|method|builtin_function_or_method)' object has no attribute")
-
-
 @repair(MECHANICAL, CALLS + 80)
 def method_not_called(code: str, receipt: ParsedReceipt) -> str | None:
     """`df["x"].mean * 2`, or `n = s.nunique` used later: the method itself, not its result, was
@@ -615,11 +581,3 @@ def method_not_called(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-METHODS_USED_AS_VALUES = {
-    "mean", "sum", "max", "min", "median", "std", "var", "count", "nunique", "unique", "idxmax", "idxmin",
-    "upper", "lower", "strip", "title", "isna", "notna", "cumsum", "round", "abs", "item", "tolist", "to_list",
-    "keys", "values", "items", "copy", "head", "tail", "describe", "value_counts", "prod", "any", "all",
-    "month_name", "day_name", "normalize", "capitalize", "casefold", "swapcase", "isdigit", "isnumeric",
-    "iterrows", "itertuples", "to_numpy", "to_dict", "dropna", "drop_duplicates", "reset_index", "sort_index",
-    "isnull", "notnull",
-}

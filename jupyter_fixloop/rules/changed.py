@@ -69,25 +69,41 @@ from __future__ import annotations
 import functools
 import json
 import pathlib
+import re
 
-DATA = pathlib.Path(__file__).with_name("changed.json")
+HERE = pathlib.Path(__file__).parent
 
 
 @functools.cache
-def tables() -> dict[str, dict]:
-    """Every table of changed.json by its name, read once."""
-    with DATA.open(encoding="utf-8") as f:
+def tables(file: str = "changed.json") -> dict[str, dict]:
+    """Every table of a data file beside this one (changed.json; tables.json, the hand-written ones) by its name,
+    read once: a list of [key, value] pairs is a dict (a JSON array key or value read back as a tuple), a list of
+    names a tuple; an object or a string is itself; each of its `messages`, a regular expression, compiled."""
+    with (HERE / file).open(encoding="utf-8") as f:
         stored = json.load(f)
-    return {name: {_tuples(key): _tuples(value) for key, value in entries}
-            for name, entries in stored["tables"].items()}
+    return {**{name: re.compile(said) for name, said in stored.get("messages", {}).items()},
+            **{name: _table(held) for name, held in stored["tables"].items()}}
+
+
+def _table(held):
+    if isinstance(held, list) and held and all(isinstance(v, str) for v in held):
+        return tuple(held)
+    return {_tuples(k): _tuples(v) for k, v in held} if isinstance(held, list) else held
 
 
 def _tuples(value):
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
-def __getattr__(name: str) -> dict:
-    try:
-        return tables()[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+def reader(file: str):
+    """A module's `__getattr__` that reads its names from the tables of `file` (`from .changed import X`)."""
+    def __getattr__(name: str) -> dict:
+        try:
+            return tables(file)[name]
+        except KeyError:
+            raise AttributeError(f"no table {name!r} in {file}") from None
+
+    return __getattr__
+
+
+__getattr__ = reader("changed.json")

@@ -15,7 +15,9 @@ from .edits import (
     ParsedReceipt,
     add_keyword,
     as_text,
+    call_name,
     calls_on_line,
+    column_dtypes,
     has_keyword,
     insert_before,
     on_line,
@@ -24,32 +26,25 @@ from .edits import (
     shown_values,
     source_of,
     span,
+    spliced,
     value_kind,
     with_pandas,
 )
 from .registry import DATA, FIRST, GUESS, MECHANICAL, repair
-
-SEPARATORS = set(",$€£¥% _'")
-"""Characters that decorate numbers written for people (thousands, currency, percent)."""
-
-REDUCTIONS = {"mean", "median", "sum", "std", "var", "min", "max", "prod", "sem", "skew", "quantile", "corr", "cov"}
-
-INT_KEYS_MISSING = re.compile(r"None of \[Index\(\[[-\d, ]+\], dtype='int64'\)\] are in the \[index\]")
-TEXT_REDUCTION = re.compile(
-    r"does not support (?:operation|reduction|aggregation) '(\w+)'"  # aggregation: a category column resampled
-    r"|Cannot perform reduction '(\w+)' with string dtype"
-    r"|agg function failed \[how->(\w+),dtype->object\]"
-    r"|Could not convert .* to numeric"
-)
-TEXT_ARITHMETIC = re.compile(
-    r"unsupported operand type\(s\) for (?:[-*/%]|\*\*|//|\+): '(?:str|int|float)' and '(?:str|int|float)'"
-    r"|'[<>]=?' not supported between instances of '(?:str|int|float)' and '(?:str|int|float)'"
-    r"|can't multiply sequence by non-int"
-    r"|ufunc '\w+' did not contain a loop with signature matching types"
-    # pandas with pyarrow: Arrow-backed strings word the same mistakes differently
-    r"|operation '\w+' not supported for dtype 'str' with (?:dtype 'str'|object of type <class '(?:int|float)'>)"
-    r"|Invalid comparison between dtype=str and (?:int|float)"
-    r"|Can only string multiply by an integer"
+from .tables import (
+    AGGREGATION_WORDS,
+    COMMA_NUMBER,
+    DATE_MISMATCH,
+    DATE_TEXT,
+    DATES_FACT,
+    DECIMAL_COMMA,
+    MERGE_DTYPES,
+    NUMBER,
+    REDUCTIONS,
+    SEPARATORS,
+    TEXT_ARITHMETIC,
+    TEXT_MINUS_TEXT,
+    TEXT_REDUCTION,
 )
 
 
@@ -62,15 +57,6 @@ def _is_column(node: ast.AST) -> bool:
     """`df["col"]` (a name subscripted by a string)."""
     return (isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Attribute))
             and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str))
-
-
-def column_dtypes(receipt: ParsedReceipt) -> dict[str, tuple[str, str]]:
-    """`dtypes: df['a'] str (e.g. '15', '40'); ...` from the context: {"df['a']": ("str", "'15', '40'")}."""
-    for line in receipt.context:
-        if line.startswith("dtypes: "):
-            found = re.findall(r"(\S+\[.+?\]) (\S+)(?: \(e\.g\. (.*?)\))?(?:; |$)", line[len("dtypes: "):])
-            return {expr.replace('"', "'"): (dtype, examples) for expr, dtype, examples in found}
-    return {}
 
 
 def _textual(node: ast.AST, receipt: ParsedReceipt) -> bool:
@@ -103,7 +89,7 @@ def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
         op = next((g for g in m.groups() if g), None)
     elif ename == "ValueError" and "could not convert string to float" in evalue and lineno is not None:
         names = {c.func.attr if isinstance(c.func, ast.Attribute) else "" for c in calls_on_line(tree, lineno)}
-        if names & {"astype", "to_numeric"} or not names & REDUCTIONS:
+        if names & {"astype", "to_numeric"} or names.isdisjoint(REDUCTIONS):
             return None  # a conversion failed, not a reduction: number_parse's case
         op = None  # df.corr() in pandas 3 says only which text it met
     else:
@@ -186,10 +172,6 @@ def numeric_strings(code: str, receipt: ParsedReceipt) -> str | None:
     return with_pandas(code, fixed, receipt) if fixed != code else None
 
 
-TEXT_MINUS_TEXT = re.compile(r"'str' and 'str'|dtype 'str' with dtype 'str'")
-DATE_TEXT = re.compile(r"\b(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4})\b")
-
-
 def _operands(node) -> tuple:
     if isinstance(node, ast.BinOp):
         return node.left, node.right
@@ -198,13 +180,10 @@ def _operands(node) -> tuple:
     return (node.left, *node.comparators)
 
 
-NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
-
-
 def _separators(value: str) -> str | None:
     """The decoration to strip so `value` reads as a number ('1,200' -> ','), or None."""
     extra = "".join(sorted(set(value) - set("0123456789.-+eE")))
-    if not extra or not set(extra) <= SEPARATORS:
+    if not extra or not set(extra) <= set(SEPARATORS):
         return None
     bare = value
     for ch in extra:
@@ -237,36 +216,36 @@ def number_parse(code: str, receipt: ParsedReceipt) -> str | None:
         return None
     kind, value = found
     strip = _separators(value.strip())
-    if strip and "," in strip and _decimal_comma(value.strip(), receipt):
-        return _decimal_before_converting(code, tree, receipt)
+    if strip and "," in strip and _decimal_comma(value.strip(), receipt):  # '4,99' -> '4.99', not a separator
+        decimal = "{}.str.replace(',', '.', regex=False)"
+        return _converted(code, tree, receipt, {"astype": decimal, "to_numeric": decimal,
+                                                "float": "{}.replace(',', '.')"})
     if strip:
-        return _strip_before_converting(code, tree, receipt, strip)
+        pattern = "[" + re.escape(strip).replace("'", "\\'") + "]"
+        stripped, each = f"{{}}.str.replace(r'{pattern}', '', regex=True)", "{}" + "".join(
+            f".replace({c!r}, '')" for c in strip)
+        return _converted(code, tree, receipt, {"astype": stripped, "to_numeric": stripped, "float": each, "int": each})
     if kind == "int" and NUMBER.match(value.strip()):
-        return _int_through_float(code, tree, receipt)
+        return _converted(code, tree, receipt, {"int": "float({})", "astype": "{}.astype(float)"})
     if kind in ("float", "int") and not re.search(r"\d", value):
         return _coerce_placeholders(code, tree, receipt)
     return None
 
 
-def _strip_before_converting(code: str, tree, receipt: ParsedReceipt, chars: str) -> str | None:
-    pattern = "[" + re.escape(chars).replace("'", "\\'") + "]"
+def _converted(code: str, tree, receipt: ParsedReceipt, ways: dict[str, str]) -> str | None:
+    """The text that the first conversion on the failing line that `ways` names converts (`s` of `s.astype(int)`,
+    `pd.to_numeric(s)`, `float(s)`), written as `ways` says for that conversion (`{}`: the text)."""
     for call in calls_on_line(tree, receipt.lineno):
-        name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+        name = call_name(call)
         if name == "astype" and isinstance(call.func, ast.Attribute):
-            series = call.func.value
-            return replace_node(code, series, f"{source_of(code, series)}.str.replace(r'{pattern}', '', regex=True)")
-        if name == "to_numeric" and call.args:
-            arg = call.args[0]
-            return replace_node(code, arg, f"{source_of(code, arg)}.str.replace(r'{pattern}', '', regex=True)")
-        if name in ("float", "int") and isinstance(call.func, ast.Name) and len(call.args) == 1:
-            arg = call.args[0]
-            stripped = source_of(code, arg) + "".join(f".replace({c!r}, '')" for c in chars)
-            return replace_node(code, arg, stripped)
+            node = call.func.value
+        elif name == "to_numeric" and call.args or isinstance(call.func, ast.Name) and len(call.args) == 1:
+            node = call.args[0]
+        else:
+            continue
+        if name in ways:
+            return replace_node(code, node, ways[name].format(source_of(code, node)))
     return None
-
-
-DECIMAL_COMMA = re.compile(r"^[-+]?\d+,\d{1,2}$")
-COMMA_NUMBER = re.compile(r"(?<![\w.,])[-+]?\d+(?:[.,]\d+)+(?![\w.,])")
 
 
 def _decimal_comma(value: str, receipt: ParsedReceipt) -> bool:
@@ -282,32 +261,6 @@ def _decimal_comma(value: str, receipt: ParsedReceipt) -> bool:
                          "comma or a thousands separator? Say which (a hint), or pass "
                          "decimal=','/thousands=',' when reading")
     return False
-
-
-def _decimal_before_converting(code: str, tree, receipt: ParsedReceipt) -> str | None:
-    """'4,99' -> '4.99' before the conversion (a decimal comma, not a separator to strip)."""
-    for call in calls_on_line(tree, receipt.lineno):
-        name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
-        if name == "astype" and isinstance(call.func, ast.Attribute):
-            series = call.func.value
-            return replace_node(code, series, f"{source_of(code, series)}.str.replace(',', '.', regex=False)")
-        if name == "to_numeric" and call.args:
-            arg = call.args[0]
-            return replace_node(code, arg, f"{source_of(code, arg)}.str.replace(',', '.', regex=False)")
-        if name in ("float",) and isinstance(call.func, ast.Name) and len(call.args) == 1:
-            arg = call.args[0]
-            return replace_node(code, arg, f"{source_of(code, arg)}.replace(',', '.')")
-    return None
-
-
-def _int_through_float(code: str, tree, receipt: ParsedReceipt) -> str | None:
-    for call in calls_on_line(tree, receipt.lineno):
-        if isinstance(call.func, ast.Name) and call.func.id == "int" and len(call.args) == 1:
-            return replace_node(code, call.args[0], f"float({source_of(code, call.args[0])})")
-        if isinstance(call.func, ast.Attribute) and call.func.attr == "astype" and call.args:
-            series = call.func.value
-            return replace_node(code, series, f"{source_of(code, series)}.astype(float)")
-    return None
 
 
 def _coerce_placeholders(code: str, tree, receipt: ParsedReceipt) -> str | None:
@@ -332,9 +285,6 @@ def to_numeric_coerce(code: str, receipt: ParsedReceipt) -> str | None:
         if not has_keyword(call, "errors"):
             return add_keyword(code, call, "errors='coerce'")
     return None
-
-
-MERGE_DTYPES = re.compile(r"merge on (\S+) and (\S+) columns for key '([^']+)'")
 
 
 @repair(GUESS, DATA + 140)
@@ -385,13 +335,6 @@ def _statement_line(tree, node) -> int:
             ):
                 best = stmt.lineno
     return best
-
-
-DATE_MISMATCH = re.compile(r"time data \"?'?([^\"']+)\"?'? doesn't match format \"?'?([^\"']+)\"?'?")
-
-
-DATES_FACT = re.compile(r"^dates: .+? \(\d+ values\): (?P<iso>\d+) ISO; \d+ d/m or m/d with '(?P<sep>[^']*)': "
-                        r"(?P<first>\d+) with a first field > 12 .*?, (?P<second>\d+) with a second field > 12")
 
 
 @repair(MECHANICAL, DATA + 150)
@@ -515,27 +458,6 @@ def accessor_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(GUESS, DATA + 40)
-def positional_key(code: str, receipt: ParsedReceipt) -> str | None:
-    """`s[0]` on a Series labelled by text is a label lookup (KeyError: 0): take the position with `.iloc`;
-    `s[[1, 3]]` likewise ("None of [Index([1, 3], dtype='int64')] are in the [index]")."""
-    if receipt.ename != "KeyError":
-        return None
-    single = re.fullmatch(r"-?\d+", receipt.evalue.strip()) is not None
-    if not single and not INT_KEYS_MISSING.search(receipt.evalue):
-        return None
-    tree = parse(code)
-    for node in ast.walk(tree) if tree else []:
-        if not (isinstance(node, ast.Subscript) and on_line(node, receipt.lineno) and isinstance(node.value, ast.Name)
-                and value_kind(receipt, node.value.id) == "Series"):
-            continue
-        ints = (isinstance(node.slice, ast.List) and node.slice.elts
-                and all(isinstance(e, ast.Constant) and type(e.value) is int for e in node.slice.elts))
-        if single or ints:
-            return replace_node(code, node, f"{node.value.id}.iloc[{source_of(code, node.slice)}]")
-    return None
-
-
 @repair(GUESS, DATA + 170)
 def pivot_duplicates(code: str, receipt: ParsedReceipt) -> str | None:
     """`pivot` cannot put two values in one cell: `pivot_table` aggregates them."""
@@ -553,33 +475,15 @@ def pivot_duplicates(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-AGGREGATION_WORDS = (("sum", r"total|sum"), ("mean", r"mean|avg|average"))
-
-
 def _aggregation_said(code: str) -> str | None:
     """The aggregation a cell names in its own words (`totals = ...` -> "sum"), or None when it names none
     or several."""
-    said = {how for how, words in AGGREGATION_WORDS if re.search(rf"(?i)(?:\b|_)(?:{words})", code)}
+    said = {how for how, words in AGGREGATION_WORDS.items() if re.search(rf"(?i)(?:\b|_)(?:{words})", code)}
     return said.pop() if len(said) == 1 else None
 
 
 def _first_call(code: str, lineno, name: str):
     return calls_on_line(parse(code), lineno, name)[0]
-
-
-@repair(MECHANICAL, DATA + 190)
-def series_truth(code: str, receipt: ParsedReceipt) -> str | None:
-    """`a and b` / `not a` on Series is ambiguous: elementwise `(a) & (b)`, `~(a)`."""
-    if receipt.ename != "ValueError" or "truth value of a" not in receipt.evalue:
-        return None
-    tree = parse(code)
-    for node in ast.walk(tree) if tree else []:
-        if isinstance(node, ast.BoolOp) and on_line(node, receipt.lineno):
-            op = " & " if isinstance(node.op, ast.And) else " | "
-            return replace_node(code, node, op.join(f"({source_of(code, v)})" for v in node.values))
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and on_line(node, receipt.lineno):
-            return replace_node(code, node, f"~({source_of(code, node.operand)})")
-    return None
 
 
 @repair(GUESS, DATA + 230)
@@ -619,11 +523,7 @@ def chained_assignment(code: str, receipt: ParsedReceipt) -> str | None:
         assigned = _inplace_on_column(code, node)
         if assigned is not None:
             found.append((span(code, node), assigned))
-    for (start, end), text in sorted(found, reverse=True):  # from the end: earlier offsets stay right
-        code = code[:start] + text + code[end:]
-    return code if found else None
-
-
+    return spliced(code, found)
 
 
 def _inplace_on_column(code: str, node: ast.AST) -> str | None:

@@ -10,7 +10,7 @@ words or from what the library says it has now.
   `keyword_unspecified` (a keyword the error says "must be unspecified": `stack(dropna=False)`, left out),
   `keyword_value_hint` ("Use header=None for ...": that value for the keyword the failing call passes),
   `scalar_as_2d` (one number where scikit-learn wants rows of features: `[[x]]`, as its error's two reshapes
-  both say for one number).
+  both say for one number), `concat_sorted` (`sort=True`, where the output differs: pandas before 1.0 sorted).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
 - `keyword_only_now`: arguments pandas 2 made keyword-only, named in pandas 1.5's order (`pivot('a', 'b')`).
 - `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
@@ -26,8 +26,6 @@ words or from what the library says it has now.
   'l2' ...`): the old one passed (`LogisticRegression(penalty='l1', solver='liblinear')`).
 - `string_as_list`: a string of one-letter colors that matplotlib read as that many colors (`c=''`: none,
   hollow markers), as the explicit list its 3.2 deprecation said to use instead (`c=[]`).
-- `concat_sorted`: rows joined whose columns differ, where the output differs from the one saved or
-  expected: `sort=True`, which pandas before 1.0 did by itself (0.23's warning said to pass it to keep that).
 """
 
 from __future__ import annotations
@@ -61,25 +59,34 @@ from .edits import (
     on_line,
     parse,
     replace_node,
+    replace_nodes,
     source_of,
     span,
+    spliced,
 )
 from .names import attribute_error, import_optional
 from .registry import DRIFT, GUESS, MECHANICAL, OUTPUTS, repair
-
-DID_YOU_MEAN = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s+Did you mean '?([^?'\"\s]+)'?\?")
-# pandas 3 may nest the suggestion: "Invalid frequency: A-DEC. Failed to parse with error message:
-# ValueError(...) Did you mean Y-DEC?": the first "did you mean" after the rejected string
-DID_YOU_MEAN_NESTED = re.compile(r"Invalid (?:frequency|\w+): (\S+?)\.\s.*?Did you mean '?([^?'\"\s]+)'?\?", re.DOTALL)
-NO_LONGER = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\.\s*(?:Please )?[Uu]se "
-                       r"'([^'\s]+)' instead")
-# "Setting a random_state has no effect since shuffle is False. You should leave random_state to its default"
-NO_EFFECT_NOW = re.compile(r"\b(\w+) has no effect\b[^.]*\.\s*You should leave (\w+) to its default")
-
-
-FREQUENCY_PART = re.compile(r"(-?\d*)([A-Za-z]+(?:-[A-Za-z]+)?)")
-WINDOW = re.compile(r"passed window (\S+) is not compatible with a datetimelike index")
-UNIT = re.compile(r"invalid unit abbreviation: (\w+)")  # pandas 3: a resolution named as its frequency was ('T')
+from .tables import (
+    AGGREGATING,
+    COLOR_ARGUMENT,
+    DID_YOU_MEAN,
+    DID_YOU_MEAN_NESTED,
+    FREQUENCY_PART,
+    INVALID_PARAMETER,
+    LIBRARY_OBJECT,
+    MULTIPLE_KEYS,
+    NO_EFFECT_NOW,
+    NO_SETTER,
+    OPTION_CALLS,
+    POSITIONAL,
+    QUOTED_HINT,
+    SCALE_CALLS,
+    STACK_SEQUENCE,
+    STACKING,
+    UNEXPECTED_KEYWORD,
+    UNIT,
+    WINDOW,
+)
 
 
 @repair(MECHANICAL, DRIFT + 20)
@@ -96,7 +103,7 @@ def did_you_mean(code: str, receipt: ParsedReceipt) -> str | None:
     if unit:  # `pd.to_timedelta(x, unit='T')`: a unit is named as its frequency is now ('T' -> 'min')
         now = frequency_now(unit.group(1))
         return _replace_in_string(code, receipt.lineno, unit.group(1), now) if now and now != unit.group(1) else None
-    for pattern in (DID_YOU_MEAN, NO_LONGER, DID_YOU_MEAN_NESTED):
+    for pattern in (DID_YOU_MEAN, QUOTED_HINT, DID_YOU_MEAN_NESTED):
         for old, new in pattern.findall(receipt.message):
             if len(FREQUENCY_PART.findall(old)) > 1:  # several units: never collapsed to one unit's name
                 new = frequency_now(old)
@@ -110,7 +117,7 @@ def did_you_mean(code: str, receipt: ParsedReceipt) -> str | None:
 
 def suggestion(message: str) -> str | None:
     """The name an error says to use instead ("Did you mean h?", "Please use 'ME' instead")."""
-    for pattern in (DID_YOU_MEAN, NO_LONGER, DID_YOU_MEAN_NESTED):
+    for pattern in (DID_YOU_MEAN, QUOTED_HINT, DID_YOU_MEAN_NESTED):
         found = pattern.findall(message)
         if found:
             return found[0][1]
@@ -154,11 +161,14 @@ def _replace_in_string(code: str, lineno: int | None, old: str, new: str) -> str
                and wanted.match(n.value)]
     here = [n for n in strings if on_line(n, lineno)] if lineno is not None else []
     targets = here or (strings if len(strings) == 1 else [])
-    for node in sorted(targets, key=lambda n: span(code, n), reverse=True):
-        text = source_of(code, node)
-        quote = text[-1] if text[-1] in "'\"" else "'"
-        code = replace_node(code, node, quote + wanted.match(node.value).group(1) + new + quote)
-    return code if targets else None
+    return replace_nodes(code, targets, lambda n: _quote(code, n) + wanted.match(n.value).group(1) + new
+                         + _quote(code, n))
+
+
+def _quote(code: str, node: ast.Constant) -> str:
+    """The quote a string literal is written with."""
+    text = source_of(code, node)
+    return text[-1] if text[-1] in "'\"" else "'"
 
 
 def _axis(node: ast.AST) -> int | None:
@@ -179,9 +189,6 @@ def style_name(code: str, receipt: ParsedReceipt) -> str | None:
     if not close:
         return None
     return _replace_in_string(code, receipt.lineno, m.group(1), close[0])
-
-
-POSITIONAL = re.compile(r"([\w.]+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:were|was) given")
 
 
 @repair(MECHANICAL, DRIFT + 60)
@@ -397,9 +404,6 @@ def _defined_in(top: str, name: str) -> list[str]:
     return homes
 
 
-LIBRARY_OBJECT = re.compile(r"'(\w+)\.([\w.]+)' object has no attribute '(\w+)'")
-
-
 @repair(MECHANICAL, DRIFT + 160)
 def method_now_function(code: str, receipt: ParsedReceipt) -> str | None:
     """`arr.ptp()` where numpy 2 took the method off its arrays but keeps the function of that name:
@@ -422,9 +426,6 @@ def method_now_function(code: str, receipt: ParsedReceipt) -> str | None:
         fixed = replace_node(code, call, f"{alias or module}.{attr}({', '.join(args)})")
         return fixed if alias else insert_import(fixed, f"import {module}")
     return None
-
-
-UNEXPECTED_KEYWORD = re.compile(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
 
 
 @repair(MECHANICAL, DRIFT + 110)
@@ -450,9 +451,6 @@ def renamed_keyword(code: str, receipt: ParsedReceipt) -> str | None:
             if new and (f"'{kw.arg}'" in receipt.evalue or f"'{new}'" in receipt.evalue):
                 return _rename_keyword(code, [call], kw.arg, new)
     return m and _scale_keyword(code, tree, receipt, m.group(1), m.group(2))
-
-
-SCALE_CALLS = {"x": ("xscale", "set_xscale"), "y": ("yscale", "set_yscale")}
 
 
 def _scale_keyword(code: str, tree, receipt: ParsedReceipt, callee: str, old: str) -> str | None:
@@ -512,9 +510,6 @@ def no_effect_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     return replace_node(code, passing[0], _without_keyword(code, passing[0], kw))
 
 
-COLOR_ARGUMENT = re.compile(r"'(\w+)' argument must be a color\b[^\n]*?, not '([^'\n]*)'")
-
-
 @repair(MECHANICAL, DRIFT + 180)
 def string_as_list(code: str, receipt: ParsedReceipt) -> str | None:
     """A string of one-letter colors that matplotlib read as that many colors until 3.3 (`c=''`: no color,
@@ -531,14 +526,7 @@ def string_as_list(code: str, receipt: ParsedReceipt) -> str | None:
     passed = [kw.value for node in ast.walk(tree) if isinstance(node, ast.Call) for kw in node.keywords
               if kw.arg == m.group(1) and isinstance(kw.value, ast.Constant) and kw.value.value == m.group(2)]
     listed = "[" + ", ".join(repr(ch) for ch in m.group(2)) + "]"
-    for value in sorted(passed, key=lambda v: (v.lineno, v.col_offset), reverse=True):  # the last first: spans hold
-        code = replace_node(code, value, listed)
-    return code if passed else None
-
-
-# scikit-learn's parameter validation: "The 'loss' parameter of RANSACRegressor must be a str among
-# {'absolute_error', 'squared_error'} or a callable. Got 'absolute_loss' instead."
-INVALID_PARAMETER = re.compile(r"The '(\w+)' parameter of (\w+) must be .*?\. Got '(\w+)' instead\.", re.DOTALL)
+    return replace_nodes(code, passed, lambda v: listed)
 
 
 @repair(MECHANICAL, DRIFT + 190)
@@ -560,9 +548,7 @@ def equivalent_value(code: str, receipt: ParsedReceipt) -> str | None:
     passed = [kw.value for node in ast.walk(tree) if isinstance(node, ast.Call) and call_name(node) == owner
               for kw in node.keywords if kw.arg == parameter and isinstance(kw.value, ast.Constant)
               and kw.value.value == old]
-    for value in sorted(passed, key=lambda v: (v.lineno, v.col_offset), reverse=True):  # the last first: spans hold
-        code = replace_node(code, value, repr(new))
-    return code if passed else None
+    return replace_nodes(code, passed, lambda v: repr(new))
 
 
 @repair(MECHANICAL, DRIFT + 200)
@@ -603,12 +589,6 @@ def _old_defaults(call: ast.Call, texts: list[str]) -> list[str]:
                     and re.search(rf"\b{re.escape(parameter)}\b", text, re.I) for text in texts)]
 
 
-# numpy 1.16 deprecated, and numpy 1.24 refuses, a generator of arrays to stack: "arrays to stack must be passed as a
-# "sequence" type such as list or tuple."
-STACK_SEQUENCE = 'arrays to stack must be passed as a "sequence" type such as list or tuple'
-STACKING = {"stack", "hstack", "vstack", "dstack", "column_stack", "row_stack"}
-
-
 @repair(MECHANICAL, DRIFT + 210)
 def stack_sequence(code: str, receipt: ParsedReceipt) -> str | None:
     """A generator of arrays passed to numpy's stacking functions (`np.column_stack((v[:, i] for i in ...))`),
@@ -617,19 +597,19 @@ def stack_sequence(code: str, receipt: ParsedReceipt) -> str | None:
     cell's that calls it)."""
     said = [receipt.message] if receipt.ename == "TypeError" else []
     tree = parse(code)
-    if tree is None or not any(STACK_SEQUENCE in text for text in [*said, *receipt.failed]):
+    if tree is None or not any(STACK_SEQUENCE.search(text) for text in [*said, *receipt.failed]):
         return None
-    passed = [(call, arg) for call in ast.walk(tree) if isinstance(call, ast.Call) and call_name(call) in STACKING
-              for arg in call.args[:1] if isinstance(arg, ast.GeneratorExp)]
-    for call, arg in sorted(passed, key=lambda p: span(code, p[1]), reverse=True):  # the last first: spans hold
-        written = source_of(code, arg)  # `(v[:, i]\n for i in ...)`: its own lines kept
-        listed = f"[{written[1:-1]}]" if written[:1] == "(" and written[-1:] == ")" else f"[{written}]"
-        bare = span(code, arg)[0] == span(code, call.func)[1]  # `f(x for x in y)`: the call's own parentheses
-        code = replace_node(code, arg, f"({listed})" if bare else listed)
-    return code if passed else None
+    passed = {arg: call for call in ast.walk(tree) if isinstance(call, ast.Call) and call_name(call) in STACKING
+              for arg in call.args[:1] if isinstance(arg, ast.GeneratorExp)}
+    return replace_nodes(code, passed, lambda arg: _listed(code, arg, passed[arg]))
 
 
-AGGREGATING = {"agg", "aggregate", "apply", "transform", "pivot_table", "crosstab"}
+def _listed(code: str, arg: ast.GeneratorExp, call: ast.Call) -> str:
+    """The generator `arg` of `call` as a list of the same items, its own lines kept (`(v[:, i]\n for i in ...)`);
+    in parentheses where it was the call's own (`f(x for x in y)`)."""
+    written = source_of(code, arg)
+    listed = f"[{written[1:-1]}]" if written[:1] == "(" and written[-1:] == ")" else f"[{written}]"
+    return f"({listed})" if span(code, arg)[0] == span(code, call.func)[1] else listed
 
 
 @repair(GUESS, OUTPUTS + 50)
@@ -662,30 +642,11 @@ def reducer_by_name(code: str, receipt: ParsedReceipt) -> str | None:
             name = _reducer(node, receipt.modules)
             if name:
                 found.append((node, name))
-    for node, name in sorted(found, key=lambda f: (f[0].lineno, f[0].col_offset), reverse=True):
-        code = replace_node(code, node, repr(name))
-    return code if found else None
+    names = dict(found)
+    return replace_nodes(code, names, lambda n: repr(names[n]))
 
 
 REDUCER_NAMES = {path.split(".", 1)[1] for path in REDUCERS_BY_NAME if path.startswith("builtins.")}
-
-
-@repair(GUESS, OUTPUTS + 60)
-def concat_sorted(code: str, receipt: ParsedReceipt) -> str | None:
-    """Rows joined whose columns differ were joined with their columns sorted before pandas 1.0 (0.23's
-    warning: "Sorting because non-concatenation axis is not aligned ... To retain the current behavior
-    and silence the warning, pass 'sort=True'"); `df.append(other)` did the same. Where the output differs
-    from the one expected or saved, each `pd.concat([...])` of rows that does not say `sort=` or `axis=`
-    passes `sort=True`: only that output can tell which pandas the cell was written for."""
-    tree = parse(code)
-    if tree is None or not receipt.output_differs:
-        return None
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and call_name(n) == "concat" and n.args
-             and isinstance(n.args[0], (ast.List, ast.Tuple))
-             and not any(k.arg in ("sort", "axis") for k in n.keywords)]
-    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):
-        code = add_keyword(code, call, "sort=True")
-    return code if calls else None
 
 
 def _reducer(node: ast.AST, modules) -> str | None:
@@ -696,9 +657,6 @@ def _reducer(node: ast.AST, modules) -> str | None:
     if isinstance(node, ast.Name):
         return REDUCERS_BY_NAME.get(f"builtins.{node.id}")
     return None
-
-
-NO_SETTER = re.compile(r"property '(\w+)' of '(\w+)' object has no setter")
 
 
 @repair(MECHANICAL, DRIFT + 240)
@@ -727,10 +685,6 @@ def removed_setter(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-MULTIPLE_KEYS = re.compile(r"Pattern matched multiple keys")  # pandas' own words (pandas/_config/config.py)
-OPTION_CALLS = {"set_option": 2, "option_context": 2, "get_option": 0, "reset_option": 0, "describe_option": 0}
-
-
 @repair(GUESS, DRIFT + 300)
 def option_key(code: str, receipt: ParsedReceipt) -> str | None:
     """A pandas option named by its last part (`pd.set_option('max_columns', 50)`), which now matches several
@@ -752,9 +706,7 @@ def option_key(code: str, receipt: ParsedReceipt) -> str | None:
                 if len(shown) == 1 and shown[0] != arg.value:
                     quote = source_of(code, arg)[-1]
                     edits.append((span(code, arg), f"{quote}{shown[0]}{quote}"))
-    for (start, end), text in sorted(set(edits), reverse=True):
-        code = code[:start] + text + code[end:]
-    return code if edits else None
+    return spliced(code, set(edits))
 
 
 def _option_keys(pattern: str) -> list[str]:

@@ -20,6 +20,7 @@ from ..kernel import ipysyntax
 from ..receipt.smells import warned
 from ..receipt.text import for_people, run_headline
 from ..receipt.values import Receipt, TracedLine
+from .tables import VALUE
 
 # ---------------------------------------------------------------- reading a receipt
 
@@ -28,16 +29,20 @@ def as_text(text: str, receipt: ParsedReceipt, key: str) -> str:
     """`text` (the column `key`, as `df['zip']`) turned into text: `.astype(str)`, except for floats
     that all hold whole numbers (ZIP codes, ids read as float because of a missing value), which
     `astype(str)` would print as '2134.0': those go through pandas' nullable "Int64" first."""
-    for line in receipt.context:
-        if not line.startswith("dtypes: "):
-            continue
-        for expr, dtype, examples in re.findall(r"(\S+\[.+?\]) (\S+)(?: \(e\.g\. (.*?)\))?(?:; |$)", line[8:]):
-            if expr.replace('"', "'") != key.replace('"', "'") or not dtype.startswith("float"):
-                continue
-            values = [v.strip() for v in examples.split(",") if v.strip()]
-            if values and all(re.fullmatch(r"-?\d+\.0|nan|NaN|<NA>", v) for v in values):
-                return f"{text}.astype('Int64').astype(str)"
+    dtype, examples = column_dtypes(receipt).get(key.replace('"', "'"), ("", ""))
+    values = [v.strip() for v in examples.split(",") if v.strip()]
+    if dtype.startswith("float") and values and all(re.fullmatch(r"-?\d+\.0|nan|NaN|<NA>", v) for v in values):
+        return f"{text}.astype('Int64').astype(str)"
     return f"{text}.astype(str)"
+
+
+def column_dtypes(receipt: ParsedReceipt) -> dict[str, tuple[str, str]]:
+    """`dtypes: df['a'] str (e.g. '15', '40'); ...` from the context: {"df['a']": ("str", "'15', '40'")}."""
+    for line in receipt.context:
+        if line.startswith("dtypes: "):
+            found = re.findall(r"(\S+\[.+?\]) (\S+)(?: \(e\.g\. (.*?)\))?(?:; |$)", line[len("dtypes: "):])
+            return {expr.replace('"', "'"): (dtype, examples) for expr, dtype, examples in found}
+    return {}
 
 
 class CannotTell(Exception):
@@ -109,9 +114,6 @@ def _package(file: str) -> str:
     """`.../site-packages/sklearn/utils/_indexing.py` -> `sklearn`; `pyarrow/table.pxi` -> `pyarrow`."""
     tail = re.split(r"[/\\](?:site|dist)-packages[/\\]", file)[-1]
     return re.split(r"[/\\.]", tail.lstrip("/\\"), maxsplit=1)[0]
-
-
-VALUE = re.compile(r"^([A-Za-z_]\w*) = (.*)$")
 
 
 def shown_values(receipt: ParsedReceipt) -> tuple[str, ...]:
@@ -253,6 +255,18 @@ def source_of(code: str, node: ast.AST) -> str:
 def replace_node(code: str, node: ast.AST, text: str) -> str:
     start, end = span(code, node)
     return code[:start] + text + code[end:]
+
+
+def spliced(code: str, edits) -> str | None:
+    """`code` with each `((start, end), text)` of `edits` written in, the last first; None when there is none."""
+    for (start, end), text in sorted(edits, reverse=True):
+        code = code[:start] + text + code[end:]
+    return code if edits else None
+
+
+def replace_nodes(code: str, nodes, text) -> str | None:
+    """`code` with each of `nodes` (none inside another) written as `text(node)`; None when there is none."""
+    return spliced(code, [(span(code, n), text(n)) for n in nodes])
 
 
 def on_line(node: ast.AST, lineno: int | None) -> bool:

@@ -9,27 +9,17 @@ converted. Guesses: only the cells below (or a check) can say the rows are the m
 
 The facts come from the sandbox, which the code it ran can forge: nothing of their text is written
 into the cell but a string literal (through `repr`), a normalisation from TRANSFORMS and a dtype from
-DTYPES; the expressions edited are the cell's own, found by their source.
+DTYPES (tables.json); the expressions edited are the cell's own, found by their source.
 """
 
 from __future__ import annotations
 
 import ast
 import keyword
-import re
 
 from .edits import ParsedReceipt, parse, replace_node, source_of
 from .registry import FIRST, GUESS, repair
-
-NEAR = re.compile(r"^values near ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") in (.+) \(none equal it\): "
-                  r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") \((?:case|spaces|case and spaces|spelling)\)$")
-KEYS = re.compile(r"^merge keys: (.+?) and (.+?) share \d+ of \d+ values; with ((?:\.str\.\w+\(\))+) on (.+?) they "
-                  r"share \d+ of \d+$")
-GROUPS = re.compile(r"^groupby keys: (.+?) holds \d+ values that are \d+ with ((?:\.str\.\w+\(\))+) \(")
-CONCAT = re.compile(r"^concat: column ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") is (\w+) in .+? but \w+ in (.+?); ")
-TRANSFORMS = {".str.strip()", ".str.lower()", ".str.upper()", ".str.title()", ".str.strip().str.lower()",
-              ".str.strip().str.upper()", ".str.strip().str.title()"}
-DTYPES = {"int64", "int32", "float64", "float32", "Int64", "Float64"}
+from .tables import CONCAT, DTYPES, GROUPS, KEYS, TRANSFORMS, VALUES_NEAR
 
 
 @repair(GUESS, FIRST + 60)
@@ -38,7 +28,7 @@ def filter_value(code: str, receipt: ParsedReceipt) -> str | None:
     (the receipt says no row holds it as written, and one holds it but for case, spaces or one slip)."""
     fixed = code
     for fact in receipt.context:  # every value the receipt names, in one round
-        m = NEAR.match(fact)
+        m = VALUES_NEAR.match(fact)
         tree = parse(fixed) if m else None
         if tree is None:
             continue

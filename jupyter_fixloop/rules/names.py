@@ -32,6 +32,7 @@ from .edits import (
     quoted,
     rename_names,
     replace_node,
+    replace_nodes,
     replace_on_line,
     source_of,
     span,
@@ -39,17 +40,20 @@ from .edits import (
 from .patterns import rewrite
 from .registry import CALLS, DATA, DRIFT, GUESS, MECHANICAL, NAMES, repair
 from .tables import (
-    DT_ATTRS,
+    KERNEL_HELPERS,
     KNOWN_IMPORTS,
     LITERALS,
+    MISSING_LABEL,
     MOVED_MODULES,
     MOVED_NAMES,
+    NEAR_KEYS,
     PANDAS_LIKE,
     PY2_METHODS,
+    QUOTED_HINT,
     REMOVED_ATTRIBUTES,
     REMOVED_CALLS,
+    REMOVED_USE,
     RENAMED_METHODS,
-    STR_METHODS,
     SUBMODULES,
 )
 from .ties import a_slip, meant_name, one_nearest
@@ -69,20 +73,19 @@ def module_aliases(code: str, module: str, receipt: ParsedReceipt | None = None,
     return found
 
 
-
 def replace_attribute(code: str, owners: set[str], attr: str, new: str) -> str | None:
     """Replace every `owner.attr` (owner one of `owners`) by `new`, where `{m}` is that owner."""
-    tree = parse(code)
-    if tree is None:
-        return None
-    nodes = [n for n in ipysyntax.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
-             and isinstance(n.value, ast.Name) and n.value.id in owners]
-    if not nodes:
-        return None
-    for node in sorted(nodes, key=lambda n: span(code, n), reverse=True):
-        code = replace_node(code, node, new.format(m=node.value.id))
-    return code
+    return _attributes(code, attr, new, lambda n: isinstance(n.value, ast.Name) and n.value.id in owners)
 
+
+def _attributes(code: str, attr: str, new: str, where) -> str | None:
+    """Every `x.attr` that `where` takes written as `new` (`{m}`: `x`); None when there is none."""
+    tree = parse(code)
+    nodes = [n for n in ipysyntax.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr and where(n)] if (
+        tree) else []
+    for node in sorted(nodes, key=lambda n: span(code, n), reverse=True):
+        code = replace_node(code, node, new.format(m=source_of(code, node.value)))
+    return code if nodes else None
 
 
 def attribute_error(receipt: ParsedReceipt) -> tuple[str, str] | None:
@@ -98,22 +101,9 @@ def attribute_error(receipt: ParsedReceipt) -> tuple[str, str] | None:
     return None
 
 
-
 def replace_method(code: str, receipt: ParsedReceipt, attr: str, new: str) -> str | None:
     """`.attr` -> `.new` on the failing line (as an attribute, never inside a string)."""
-    tree = parse(code)
-    if tree is None:
-        return None
-    nodes = [
-        n for n in ipysyntax.walk(tree)
-        if isinstance(n, ast.Attribute) and n.attr == attr and on_line(n, receipt.lineno)
-    ]
-    if not nodes:
-        return None
-    for node in sorted(nodes, key=lambda n: span(code, n), reverse=True):
-        code = replace_node(code, node, f"{source_of(code, node.value)}.{new}")
-    return code
-
+    return _attributes(code, attr, "{m}." + new, lambda n: on_line(n, receipt.lineno))
 
 
 @repair(MECHANICAL, NAMES + 20)
@@ -135,7 +125,6 @@ def missing_import(code: str, receipt: ParsedReceipt) -> str | None:
     if name in getattr(sys, "stdlib_module_names", ()) and re.search(rf"\b{re.escape(name)}\.\w", code):
         return insert_import(code, f"import {name}")
     return None
-
 
 
 @repair(MECHANICAL, NAMES + 10)
@@ -169,7 +158,6 @@ def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
         if isinstance(node, ast.ImportFrom) and on_line(node, receipt.lineno) and node.module:
             return _rewrite_import_from(code, node, module, name)
     return None
-
 
 
 # the modules scikit-learn said moved (changed.SKLEARN_NAMES_MOVED): they decide, name by name
@@ -238,7 +226,6 @@ def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str
     return replace_node(code, node, "\n".join(lines))
 
 
-
 @repair(GUESS, NAMES + 40)
 def name_typo(code: str, receipt: ParsedReceipt) -> str | None:
     """Replace a misspelt name by the closest defined name.
@@ -256,11 +243,6 @@ def name_typo(code: str, receipt: ParsedReceipt) -> str | None:
     return rename_names(code, name, meant)
 
 
-# names every kernel defines that a cell never means when it misspells one of its own
-KERNEL_HELPERS = frozenset({"runfile", "license", "copyright", "credits", "exit", "quit", "help", "get_ipython",
-                            "display", "In", "Out"})
-
-
 def plausible_typo(name: str, candidate: str) -> bool:
     """Whether `name` reads as a slip of `candidate`: nearly the same letters (`totl`, `peek`), or
     one is the other with a piece added (`prices_list`, `lenght`)."""
@@ -270,7 +252,6 @@ def plausible_typo(name: str, candidate: str) -> bool:
     if len(short) >= 3 and long_.startswith(short):
         return True
     return difflib.SequenceMatcher(None, name, candidate).ratio() >= 0.75
-
 
 
 @repair(MECHANICAL, NAMES + 30)
@@ -285,18 +266,6 @@ def name_literal(code: str, receipt: ParsedReceipt) -> str | None:
     for other in ("true", "false", "null"):  # JSON spelling: the others are just as undefined
         code = rename_names(code, other, LITERALS[other]) or code
     return code
-
-
-
-QUOTED_HINT = re.compile(r"'([^'\s]+)' is (?:no longer supported|deprecated)[^.]*\.\s*(?:Please )?[Uu]se "
-                         r"'([^'\s]+)' instead")
-
-
-# numpy's own words for a name it removed: "`np.float_` was removed in the NumPy 2.0 release. Use
-# `np.float64` instead.", "... It's still available as `np.lib.add_newdoc`.", "`np.float` was a deprecated
-# alias for the builtin `float`. To avoid this error in existing code, use `float` by itself."
-REMOVED_USE = re.compile(r"`([\w.]+)` (?:was|has been) (?:removed|a deprecated alias).*?(?:[Uu]se `(-?[\w.()]+)` "
-                         r"(?:instead|by itself)|still available as `([\w.]+)`)", re.DOTALL)
 
 
 @repair(MECHANICAL, DRIFT + 10)
@@ -320,7 +289,6 @@ def message_hint(code: str, receipt: ParsedReceipt) -> str | None:
     return rename_names(code, old, new)
 
 
-
 def _replace_literal(code: str, lineno: int | None, old: str, new: str) -> str | None:
     """The string literal a message names: on the failing line, else where it occurs only once."""
     lines = code.splitlines(keepends=True)
@@ -332,7 +300,6 @@ def _replace_literal(code: str, lineno: int | None, old: str, new: str) -> str |
         if code.count(literal) == 1:
             return code.replace(literal, replacement)
     return None
-
 
 
 @repair(MECHANICAL, DRIFT + 230)
@@ -354,7 +321,6 @@ def removed_attribute(code: str, receipt: ParsedReceipt) -> str | None:
     return replace_attribute(code, owners, attr, new)
 
 
-
 def _home_of(module: str, name: str) -> str | None:
     """The public module of `module`'s package that has `name` (`pandas.errors` for SettingWithCopyWarning)."""
     top = module.split(".")[0]
@@ -366,7 +332,6 @@ def _home_of(module: str, name: str) -> str | None:
     return None
 
 
-
 def _replace_call(code: str, owners: set[str], attr: str, template: str) -> str | None:
     tree = parse(code)
     calls = [c for c in ipysyntax.walk(tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
@@ -375,7 +340,6 @@ def _replace_call(code: str, owners: set[str], attr: str, template: str) -> str 
     for call in sorted(calls, key=lambda n: span(code, n), reverse=True):
         code = replace_node(code, call, template.format(source_of(code, call.args[0])))
     return code if calls else None
-
 
 
 @repair(MECHANICAL, DRIFT + 260)
@@ -399,7 +363,7 @@ def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
         return replace_method(code, receipt, attr, PY2_METHODS[owner, attr])
     if (owner, attr) in (("dict", "has_key"), ("str", "decode")):  # written as data: patterns.json
         return rewrite(attr, code, receipt)
-    if not PANDAS_LIKE.match(owner) or attr not in RENAMED_METHODS:
+    if not re.match(PANDAS_LIKE, owner) or attr not in RENAMED_METHODS:
         return None
     return replace_method(code, receipt, attr, RENAMED_METHODS[attr]) or _replace_string(
         code, receipt, attr, RENAMED_METHODS[attr]
@@ -431,20 +395,6 @@ def _replace_string(code: str, receipt: ParsedReceipt, old: str, new: str) -> st
     return None
 
 
-@repair(MECHANICAL, DRIFT + 280)
-def missing_accessor(code: str, receipt: ParsedReceipt) -> str | None:
-    """String and date methods of a Series live behind `.str` / `.dt`: `s.lower()` -> `s.str.lower()`."""
-    found = attribute_error(receipt)
-    if not found or found[0] not in ("Series", "Index"):
-        return None
-    attr = found[1]
-    accessor = "str" if attr in STR_METHODS else "dt" if attr in DT_ATTRS else None
-    if accessor is None:
-        return None
-    return replace_method(code, receipt, attr, f"{accessor}.{attr}")
-
-
-
 @repair(GUESS, CALLS + 10)
 def column_as_attribute(code: str, receipt: ParsedReceipt) -> str | None:
     """`df.Total_Sales` for a column named 'Total Sales' or 'total_sales': use `df["Total Sales"]`."""
@@ -464,7 +414,6 @@ def column_as_attribute(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-
 def _columns_in_context(receipt: ParsedReceipt, name: str) -> list:
     text = receipt.values.get(name, "")
     m = re.search(r"columns=(\[.*?\])(?:\s|$)", text)
@@ -476,7 +425,6 @@ def _columns_in_context(receipt: ParsedReceipt, name: str) -> list:
         return []
 
 
-
 def _column_match(attr: str, columns: list):
     def norm(s):
         return re.sub(r"[\s_\-]+", "_", str(s).strip().lower())
@@ -486,7 +434,6 @@ def _column_match(attr: str, columns: list):
             return col
     close = difflib.get_close_matches(attr, [c for c in columns if isinstance(c, str)], n=1, cutoff=0.8)
     return close[0] if close else None
-
 
 
 @repair(GUESS, CALLS + 20)
@@ -509,7 +456,6 @@ def _fitted_name(name: str) -> bool:
     return name.endswith("_") and not name.endswith("__") and not name.startswith("_")
 
 
-
 @repair(GUESS, DATA + 20)
 def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
     """Replace a dict key or DataFrame column that does not exist by its near match (case, spaces, spelling)."""
@@ -524,9 +470,7 @@ def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
         _one_nearest(key, c[m.start("first"):], columns)
         read = _read_keys(code, receipt.lineno, key)
         if read:  # only where the key is read: `df['new'] = df['old']` keeps the column it assigns
-            for node in sorted(read, key=lambda n: span(code, n), reverse=True):
-                code = replace_node(code, node, repr(first))
-            return code
+            return replace_nodes(code, read, lambda n, first=first: repr(first))
         for quote in ("'", '"'):
             if quote in first:
                 continue
@@ -536,15 +480,11 @@ def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
     return _key_in_message(code, receipt)
 
 
-
-NEAR = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*") \((case|spaces|spelling)\)""")
-
-
 def _one_nearest(key: str, near: str, columns: list) -> None:
     """Raise CannotTell when the nearest key is a spelling and another key (of the near matches, or
     a column of a frame the receipt shows) is about as near (`'dept'`: `'dep_id'` or
     `'department'`?): either would run, and nothing in the receipt says which was meant."""
-    found = NEAR.findall(near)
+    found = NEAR_KEYS.findall(near)
     if not found or found[0][1] != "spelling":
         return
     others = [ast.literal_eval(q) for q, _ in found[1:]] + [c for c in columns if isinstance(c, str)]
@@ -558,13 +498,6 @@ def _read_keys(code: str, lineno: int | None, key: str) -> list[ast.Constant]:
         return []
     return [n.slice for n in ipysyntax.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)
             and on_line(n, lineno) and isinstance(n.slice, ast.Constant) and n.slice.value == key]
-
-
-MISSING_LABEL = re.compile(
-    r"Column not found: (\w[\w ]*)|(?:Label|Column)\(s\) \['([^']+)'\] do not exist|\['([^']+)'\] not in index"
-    r"|None of \[Index\(\['([^']+)'\]"
-)
-
 
 
 def _key_in_message(code: str, receipt: ParsedReceipt) -> str | None:
@@ -584,7 +517,6 @@ def _key_in_message(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-
 def import_optional(module: str):
     """The module, or None when it is not installed (knowledge about it then does not apply)."""
     import importlib
@@ -594,3 +526,39 @@ def import_optional(module: str):
     except ImportError:
         return None
 
+
+
+CASE_TWIN = re.compile(r"^the file '(.+)' is not here, but '(.+)' is: the names differ in case only$")
+
+
+@repair(MECHANICAL, NAMES + 50)
+def file_case_twin(code: str, receipt: ParsedReceipt) -> str | None:
+    """A path the cell spells with other letter cases than the file here has, spelled as it is here (`'../data'`
+    where the folder is `../Data`: the author's file system, macOS' or Windows', ignored case); only the
+    strings of the cell that are whole parts of the path the error names (the kernel's fact says its twin)."""
+    said = next((m for m in map(CASE_TWIN.match, receipt.context) if m), None)
+    tree = parse(code)
+    if said is None or tree is None or len(said.group(1)) != len(said.group(2)):
+        return None
+    path, twin = said.groups()
+    formatted = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in formatted:
+            at = _part_of(path, node.value)
+            if at is not None and twin[at:at + len(node.value)] != node.value:
+                found.append((node, twin[at:at + len(node.value)]))
+    for node, new in sorted(found, key=lambda f: (f[0].lineno, f[0].col_offset), reverse=True):
+        written = source_of(code, node)  # its quotes kept
+        code = replace_node(code, node, written.replace(node.value, new) if written.count(node.value) == 1
+                            else repr(new))
+    return code if found else None
+
+
+def _part_of(path: str, text: str) -> int | None:
+    """Where `text` is whole parts of `path` (`../data` of `../data/x.csv`, `x.csv`), when it is so once only."""
+    path, text = path.replace("\\", "/"), text.replace("\\", "/")
+    at = [i for i in range(len(path) - len(text) + 1) if text and path.startswith(text, i)
+          and (i == 0 or path[i - 1] == "/" or text.startswith("/"))
+          and (i + len(text) == len(path) or path[i + len(text)] == "/" or text.endswith("/"))]
+    return at[0] if len(at) == 1 else None

@@ -10,7 +10,10 @@ In a template a placeholder is a name in capitals of two letters or more. As a n
 the entry's templates name (a call passing one of those otherwise matches none). The entry's `message` must be found
 in the error's (its named groups fix what the placeholders of those names are); `where` narrows a placeholder to the
 texts a pattern matches whole (each item of a list), `kinds` to a name whose value the receipt shows of the types a
-pattern matches (`DataFrame`, `dict|Series`), `assigned` to what is assigned to; its `imports` are the statements
+pattern matches (`DataFrame`, `dict|Series`), `assigned` to what is assigned to; an entry `anywhere` matches nodes
+on every line, not only the failing one (a cell below failed), `every` rewrites each node it matches, not the first
+only, `output_differs` only where the printed output differs from the one saved or expected (an `errors` of "":
+the cell raised nothing); its `imports` are the statements
 its code needs (put in where the cell has not written them). A list in a template matches a
 tuple too; a last `*REST` among a tuple's items (`OBJ[(FIRST, *REST)]`) takes the items left, as among a call's
 arguments. A value written into an operation, a call or an attribute is put in parentheses unless it is one term. An
@@ -38,14 +41,16 @@ def rewrite(name: str, code: str, receipt: ParsedReceipt) -> str | None:
     """The code with the first node on the failing line (innermost first) that one of entry `name`'s templates
     matches written as that template says; None when the error or no node fits."""
     entry = ENTRIES[name]
-    said = re.search(entry["message"], receipt.message) if receipt.ename in entry["errors"] else None
+    said = re.search(entry["message"], receipt.message) if receipt.ename in entry["errors"] and (
+        receipt.output_differs or not entry.get("output_differs")) else None
     tree = parse(code)
     if said is None or tree is None:
         return None
     templates = _templates(entry)
     named = {k.arg for old, _ in templates for n in ast.walk(old) if isinstance(n, ast.Call)
              for k in n.keywords if k.arg}
-    nodes = sorted((n for n in ast.walk(tree) if isinstance(n, ast.expr) and on_line(n, receipt.lineno)),
+    lineno = None if entry.get("anywhere") else receipt.lineno  # `anywhere`: on every line (a cell below failed)
+    nodes = sorted((n for n in ast.walk(tree) if isinstance(n, ast.expr) and on_line(n, lineno)),
                    key=lambda n: (n.end_col_offset - n.col_offset) + 1000 * (n.end_lineno - n.lineno))
     for node in nodes:
         for (old, new), template in zip(templates, entry["templates"]):
@@ -59,7 +64,8 @@ def rewrite(name: str, code: str, receipt: ParsedReceipt) -> str | None:
                 for statement in template.get("imports", []):
                     fixed = fixed if statement in code else insert_import(fixed, statement)
                 if parse(fixed) is not None:  # never code that does not compile (`s.reindex(labels) = 0`)
-                    return with_pandas(code, fixed, receipt) if entry.get("with_pandas") else fixed
+                    fixed = with_pandas(code, fixed, receipt) if entry.get("with_pandas") else fixed
+                    return rewrite(name, fixed, receipt) or fixed if entry.get("every") else fixed
     return None
 
 

@@ -9,11 +9,11 @@ repair declares its kind and turn where it is defined (`@repair`, registry.py), 
 
 Where they live: `syntax` (code that does not compile), `names` (imports, names,
 attributes, keys, removed APIs), `calls` (keywords, operators, loops, returns),
-`data` (pandas/numpy data cleaning, writes that never reach the frame), `masks`
-(`a > 4 | b`), `drift` (code written for an older library, from the error's own words), `matches` (what a
-filter, merge or concat matched, read in the sandbox: kernel/matches.py), `traced`
-(wrong outputs, from the values a receipt shows), `generic` (rewriters driven by the knowledge base), `told`
-(what the raised error itself says to do), `patterns` (repairs written as data, patterns.json);
+`data` (pandas/numpy data cleaning, writes that never reach the frame), `drift` (code written for an older
+library, from the error's own words), `matches` (what a filter, merge or concat matched, read in the sandbox:
+kernel/matches.py), `traced` (wrong outputs, from the values a receipt shows), `generic` (rewriters driven by the
+knowledge base), `told` (what the raised error itself says to do), `patterns` (repairs written as data,
+patterns.json); the tables they read are data too (tables.json, changed.json);
 `edits` reads receipts and edits code safely.
 """
 
@@ -26,7 +26,7 @@ from ..kernel import ipysyntax
 from ..kernel.ipysyntax import readable
 from ..receipt.smells import invisible_added
 from ..receipt.values import Receipt
-from . import calls, data, drift, exported, generic, masks, matches, names, patterns, said, syntax, told, traced  # noqa: F401
+from . import calls, data, drift, exported, generic, matches, names, patterns, said, syntax, told, traced  # noqa: F401
 from .edits import CannotTell, ParsedReceipt
 from .registry import DECLARED, GUESS, MECHANICAL, in_order
 

@@ -510,3 +510,79 @@ def _has(module: str, name: str) -> bool:
         return hasattr(import_optional(module), name)
     except Exception:  # noqa: BLE001 - scikit-learn raises ImportError for `load_boston`
         return False
+
+
+CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
+
+
+@repair(MECHANICAL, TURN)
+def said_class_method(code: str, receipt: ParsedReceipt) -> str | None:
+    """A function its library removed, as the class method its words name to call instead that takes the
+    arguments the cell passes (scikit-learn 1.0: "`plot_confusion_matrix` is deprecated in favor of these two
+    class methods", `ConfusionMatrixDisplay.from_estimator` and `from_predictions`): `plot_confusion_matrix(clf, X,
+    y)` -> `ConfusionMatrixDisplay.from_estimator(clf, X, y)`, imported from the same module."""
+    tree = parse(code)
+    found = CANNOT_IMPORT.search(receipt.evalue) if receipt.ename == "ImportError" else None
+    said = attribute_error(receipt)
+    if found:
+        name, module = found.groups()
+    elif said and said[0].startswith("module "):
+        module, name = said[0].removeprefix("module "), said[1]
+    else:
+        return None
+    home = import_optional(module) if tree is not None else None
+    if home is None or _has(module, name):
+        return None
+    imports = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == module
+               and any(a.name == name for a in n.names)] if found else []
+    bound = next((a.asname or a.name for n in imports for a in n.names if a.name == name), None)
+    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and (
+        isinstance(c.func, ast.Name) and c.func.id == bound if found else
+        isinstance(c.func, ast.Attribute) and c.func.attr == name and _names_module(
+            source_of(code, c.func.value), module, {**_imported(tree), **receipt.modules}))]
+    if not calls or found and not (len(imports) == 1 and on_line(imports[0], receipt.lineno)):
+        return None
+    for change in entries(name):
+        if IMPORTED_AS.get(change.library, change.library) != module.split(".")[0]:
+            continue
+        fits = [(cls, method) for cls, method in _class_methods(change, home)
+                if all(_takes(getattr(getattr(home, cls), method), call) for call in calls)]
+        if len(fits) > 1:
+            raise CannotTell(f"{change.library} said to call one of {', '.join(f'{c}.{m}' for c, m in fits)} "
+                             f"instead of `{name}`, and the cell's arguments fit each")
+        if not fits:
+            continue
+        cls, method = fits[0]
+        edits = [(c.func, f"{cls}.{method}" if found else f"{source_of(code, c.func.value)}.{cls}.{method}")
+                 for c in calls]
+        for node in imports:
+            names = [cls if a.name == name else a.name + (f" as {a.asname}" if a.asname else "") for a in node.names]
+            edits.append((node, f"from {module} import {', '.join(dict.fromkeys(names))}"))
+        for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
+            code = replace_node(code, node, text)
+        return code
+    return None
+
+
+def _class_methods(change: Change, home) -> list[tuple[str, str]]:
+    """(class, method) of each replacement an entry names (`metrics.ConfusionMatrixDisplay.from_estimator`) that
+    the module the cell imports from has today as a class's method."""
+    said = change.replacement if change.replacement_is == "code" else change.deprecation_replacement or ""
+    found = []
+    for new in (part.strip().rstrip("()") for part in said.split(" or ")):
+        owner, _, method = new.rpartition(".")
+        cls = getattr(home, owner.rpartition(".")[2], None) if owner else None
+        if isinstance(cls, type) and inspect.ismethod(getattr(cls, method, None)):  # a class method: bound to it
+            found.append((cls.__name__, method))
+    return found
+
+
+def _takes(function, call: ast.Call) -> bool:
+    """Whether `function` takes the arguments of `call` as it passes them (by position and by keyword)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False  # `*args`, `**kwargs`: what they hold decides
+    try:
+        inspect.signature(function).bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except (TypeError, ValueError):
+        return False
+    return True

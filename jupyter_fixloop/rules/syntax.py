@@ -12,11 +12,9 @@ import re
 
 from .edits import ParsedReceipt
 from .registry import FIRST, MECHANICAL, repair
+from .tables import ASCII, COMPOUND, OTHER_SPELLINGS
 
 CLOSERS = {"(": ")", "[": "]", "{": "}"}
-COMPOUND = re.compile(
-    r"^\s*(if|elif|else|for|while|def|class|try|except|finally|with|async\s+def|async\s+for|async\s+with)\b"
-)
 
 
 def _error_line(code: str) -> int | None:
@@ -43,10 +41,6 @@ def _best(code: str, candidates, lineno: int) -> str | None:
     return progress
 
 
-def _split(code: str) -> tuple[list[str], bool]:
-    return code.split("\n"), code.endswith("\n")
-
-
 def _code_end(line: str) -> int:
     """Where the code on a line ends (before a trailing comment, outside strings)."""
     quote = None
@@ -61,11 +55,14 @@ def _code_end(line: str) -> int:
     return len(line.rstrip())
 
 
+def _with_line(lines: list[str], n: int, line: str) -> str:
+    """The cell with line `n` written as `line`."""
+    return "\n".join(lines[:n] + [line] + lines[n + 1:])
+
+
 def _append(lines: list[str], index: int, text: str) -> str:
-    out = list(lines)
-    end = _code_end(out[index])
-    out[index] = out[index][:end] + text + out[index][end:]
-    return "\n".join(out)
+    end = _code_end(lines[index])
+    return _with_line(lines, index, lines[index][:end] + text + lines[index][end:])
 
 
 # ---------------------------------------------------------------- SyntaxError
@@ -76,7 +73,7 @@ def syntax(code: str, receipt: ParsedReceipt) -> str | None:
     """Fix a SyntaxError: missing colon, unclosed/unmatched/mismatched bracket, open quote, `print x`, `=` for `==`."""
     if receipt.ename != "SyntaxError" or not receipt.lineno:
         return None
-    lines, _ = _split(code)
+    lines = code.split("\n")
     n = receipt.lineno - 1
     if n >= len(lines):
         return None
@@ -90,7 +87,7 @@ def syntax(code: str, receipt: ParsedReceipt) -> str | None:
         candidates += _close_bracket(lines, n, CLOSERS[m.group(1)])
     m = re.search(r"unmatched '([)\]}])'", message)
     if m:
-        candidates += _drop_char(lines, n, m.group(1), receipt.column)
+        candidates += _swap_char(lines, n, m.group(1), "", receipt.column)
     m = re.search(r"closing parenthesis '([)\]}])' does not match opening parenthesis '([(\[{])'", message)
     if m:
         candidates += _swap_char(lines, n, m.group(1), CLOSERS[m.group(2)], receipt.column)
@@ -106,34 +103,24 @@ def syntax(code: str, receipt: ParsedReceipt) -> str | None:
         candidates += _close_brace(lines, n)
     candidates += _spelled_otherwise(lines, n)
     if "invalid character" in message:
-        candidates.append("\n".join(lines).translate(ASCII))
+        candidates.append("\n".join(lines).translate(str.maketrans(ASCII)))
     return _best(code, candidates, receipt.lineno)
-
-
-ASCII = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u2013": "-", "\u2014": "-",
-                       "\u00a0": " ", "\u2212": "-", "\u00d7": "*"})
-"""Characters from word processors and web pages that Python does not accept in code."""
-
-OTHER_SPELLINGS = ((r"\belse\s+if\b", "elif"), (r"(\w+)\+\+", r"\1 += 1"), (r"(\w+)--(?!\w)", r"\1 -= 1"),
-                   (r"<>", "!="), (r"&&", "and"), (r"\|\|", "or"))
-"""Constructs from other languages and from Python 2, and their Python spelling."""
 
 
 def _spelled_otherwise(lines: list[str], n: int) -> list[str]:
     out = []
-    for pattern, new in OTHER_SPELLINGS:
+    for pattern, new in OTHER_SPELLINGS.items():
         line = re.sub(pattern, new, lines[n])
         if line != lines[n]:
-            out.append("\n".join(lines[:n] + [line] + lines[n + 1:]))
+            out.append(_with_line(lines, n, line))
     return out
 
 
 def _close_brace(lines: list[str], n: int) -> list[str]:
     """`f"{x"`: close the replacement field before the string's closing quote."""
-    line, out = lines[n], []
-    for m in re.finditer(r"\{[^{}'\"]*(?=['\"])", line):
-        out.append("\n".join(lines[:n] + [line[: m.end()] + "}" + line[m.end():]] + lines[n + 1:]))
-    return out
+    line = lines[n]
+    return [_with_line(lines, n, line[: m.end()] + "}" + line[m.end():])
+            for m in re.finditer(r"\{[^{}'\"]*(?=['\"])", line)]
 
 
 def _close_bracket(lines: list[str], n: int, closer: str) -> list[str]:
@@ -155,22 +142,9 @@ def _positions(line: str, ch: str, column: int | None) -> list[int]:
     return found
 
 
-def _drop_char(lines: list[str], n: int, ch: str, column: int | None) -> list[str]:
-    out = []
-    for i in _positions(lines[n], ch, column):
-        copy = list(lines)
-        copy[n] = lines[n][:i] + lines[n][i + 1:]
-        out.append("\n".join(copy))
-    return out
-
-
 def _swap_char(lines: list[str], n: int, ch: str, new: str, column: int | None) -> list[str]:
-    out = []
-    for i in _positions(lines[n], ch, column):
-        copy = list(lines)
-        copy[n] = lines[n][:i] + new + lines[n][i + 1:]
-        out.append("\n".join(copy))
-    return out
+    """Each `ch` of line `n` written as `new` ('' drops it), the one the error points at first."""
+    return [_with_line(lines, n, lines[n][:i] + new + lines[n][i + 1:]) for i in _positions(lines[n], ch, column)]
 
 
 def _close_quote(lines: list[str], n: int, column: int | None) -> list[str]:
@@ -178,18 +152,16 @@ def _close_quote(lines: list[str], n: int, column: int | None) -> list[str]:
     starts = [i for i, c in enumerate(line) if c in "'\""]
     if column is not None and 0 < column <= len(line) and line[column - 1] in "'\"":
         starts.insert(0, column - 1)
+    end = len(line.rstrip())
+    body, tail = line[:end], line[end:]
     out = []
     for i in starts[:3]:
-        copy = list(lines)
-        end = len(line.rstrip())
-        tail = line[end:]
-        body = line[:end]
         # close before a trailing bracket the string was inside of, or at the end
         m = re.search(r"[)\]}:,]+$", body[i + 1:])
         if m:
             cut = i + 1 + m.start()
-            out.append("\n".join(copy[:n] + [body[:cut] + line[i] + body[cut:] + tail] + copy[n + 1:]))
-        out.append("\n".join(copy[:n] + [body + line[i] + tail] + copy[n + 1:]))
+            out.append(_with_line(lines, n, body[:cut] + line[i] + body[cut:] + tail))
+        out.append(_with_line(lines, n, body + line[i] + tail))
     return out
 
 
@@ -198,9 +170,7 @@ def _print_call(lines: list[str], n: int) -> str:
     m = re.match(r"^(\s*)print\s+(.*?)\s*$", line[: _code_end(line)])
     if not m:
         return "\n".join(lines)
-    copy = list(lines)
-    copy[n] = f"{m.group(1)}print({m.group(2)})" + line[_code_end(line):]
-    return "\n".join(copy)
+    return _with_line(lines, n, f"{m.group(1)}print({m.group(2)})" + line[_code_end(line):])
 
 
 def _double_equals(lines: list[str], n: int, column: int | None) -> list[str]:
@@ -208,22 +178,13 @@ def _double_equals(lines: list[str], n: int, column: int | None) -> list[str]:
     spots = [m.start() for m in re.finditer(r"(?<![=!<>:+\-*/%&|^])=(?!=)", line)]
     if column is not None:
         spots.sort(key=lambda i: abs(i - (column - 1)))
-    out = []
-    for i in spots:
-        copy = list(lines)
-        copy[n] = line[:i] + "==" + line[i + 1:]
-        out.append("\n".join(copy))
-    return out
+    return [_with_line(lines, n, line[:i] + "==" + line[i + 1:]) for i in spots]
 
 
 def _insert_comma(lines: list[str], n: int) -> list[str]:
     line = lines[n]
-    out = []
-    for m in re.finditer(r"(?<=[\w'\")\]}])(\s+)(?=[\w'\"(\[{])", line):
-        copy = list(lines)
-        copy[n] = line[: m.start()] + "," + line[m.start():]
-        out.append("\n".join(copy))
-    return out
+    return [_with_line(lines, n, line[: m.start()] + "," + line[m.start():])
+            for m in re.finditer(r"(?<=[\w'\")\]}])(\s+)(?=[\w'\"(\[{])", line)]
 
 
 # ---------------------------------------------------------------- IndentationError
@@ -238,7 +199,7 @@ def indentation(code: str, receipt: ParsedReceipt) -> str | None:
     """Fix an IndentationError: indent a block's body, dedent a stray line, align to an outer level, tabs."""
     if receipt.ename not in ("IndentationError", "TabError") or not receipt.lineno:
         return None
-    lines, _ = _split(code)
+    lines = code.split("\n")
     n = receipt.lineno - 1
     if n >= len(lines):
         return None
@@ -247,9 +208,9 @@ def indentation(code: str, receipt: ParsedReceipt) -> str | None:
         # tabs become spaces; a wrong level that shows then is the next round's IndentationError
         return "\n".join(_indent_of(x).replace("\t", "    ") + x.lstrip() for x in lines)
     if message.startswith("expected an indented block"):
-        return _best(code, _indent_body(lines, n), receipt.lineno)
+        return _best(code, _reindent(lines, n, "    "), receipt.lineno)
     if message.startswith("unexpected indent"):
-        return _best(code, _dedent(lines, n), receipt.lineno)
+        return _best(code, _reindent(lines, n, ""), receipt.lineno)
     if message.startswith("unindent does not match"):
         return _best(code, _align(lines, n), receipt.lineno)
     return None
@@ -281,20 +242,13 @@ def _shift(lines: list[str], rows: list[int], new_indent: str, old_indent: str) 
     return "\n".join(copy)
 
 
-def _indent_body(lines: list[str], n: int) -> list[str]:
-    head = _previous(lines, n)
-    if head is None:
-        return []
-    unit = "    "
-    body_indent = _indent_of(lines[head]) + unit
-    old = _indent_of(lines[n])
-    block = _block(lines, n)
-    return [_shift(lines, [n], body_indent, old), _shift(lines, block, body_indent, old)]
-
-
-def _dedent(lines: list[str], n: int) -> list[str]:
+def _reindent(lines: list[str], n: int, more: str) -> list[str]:
+    """Line n (then its block) at the indentation of the line above plus `more`: a block's body ("    "), or a stray
+    line back at its level ("")."""
     prev = _previous(lines, n)
-    target = _indent_of(lines[prev]) if prev is not None else ""
+    if prev is None and more:
+        return []
+    target = (_indent_of(lines[prev]) if prev is not None else "") + more
     old = _indent_of(lines[n])
     return [_shift(lines, [n], target, old), _shift(lines, _block(lines, n), target, old)]
 

@@ -15,12 +15,9 @@ import difflib
 
 from ..kernel import ipysyntax
 from .edits import CannotTell, ParsedReceipt, on_line, parse
+from .tables import ITERATING
 
 TIE = 0.05  # two spellings whose likeness to the word differs by less than this are equally near
-
-# calls that iterate over an argument: a name passed to them must be iterable
-ITERATING = frozenset({"sum", "list", "tuple", "set", "frozenset", "sorted", "min", "max", "len", "enumerate", "zip",
-                       "iter", "any", "all", "dict", "reversed", "map", "filter"})
 
 
 def likeness(word: str, other: str) -> float:

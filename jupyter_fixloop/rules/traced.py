@@ -12,12 +12,9 @@ from __future__ import annotations
 import ast
 import re
 
-from .edits import ParsedReceipt, add_keyword, has_keyword, parse, replace_node, source_of
+from .edits import ParsedReceipt, add_keyword, call_name, has_keyword, parse, replace_node, replace_nodes, source_of
 from .registry import GUESS, OUTPUTS, repair
-
-MISSING = re.compile(r"; missing ([^;)]+)")
-EPOCH = re.compile(r"1970-01-01 (\d\d):(\d\d):(\d\d)(?:\.(\d+))?")
-EMPTY = {"[]", "{}", "set()"}
+from .tables import EMPTY, EPOCH, FROM_LINE, MISSING, SCALE
 
 
 @repair(GUESS, OUTPUTS + 10)
@@ -92,7 +89,7 @@ def epoch_unit(code: str, receipt: ParsedReceipt) -> str | None:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node, "lineno", None) == traced.lineno \
-                    and _is_to_datetime(node) and not has_keyword(node, "unit") and node.args:
+                    and call_name(node) == "to_datetime" and not has_keyword(node, "unit") and node.args:
                 return add_keyword(code, node, f"unit={unit!r}")
     return None
 
@@ -102,12 +99,6 @@ def _unit(found: re.Match) -> str | None:
     nanos = ((int(hours) * 60 + int(minutes)) * 60 + int(seconds)) * 10**9 + int((fraction or "0").ljust(9, "0")[:9])
     digits = len(str(nanos))
     return {9: "s", 10: "s", 12: "ms", 13: "ms", 15: "us", 16: "us"}.get(digits)
-
-
-def _is_to_datetime(call: ast.Call) -> bool:
-    func = call.func
-    return (isinstance(func, ast.Attribute) and func.attr == "to_datetime") or \
-        (isinstance(func, ast.Name) and func.id == "to_datetime")
 
 
 STRICT = {ast.Gt: ">=", ast.Lt: "<="}
@@ -137,14 +128,8 @@ def strict_bounds(code: str, receipt: ParsedReceipt) -> str | None:
                 hits.append(node)
     if not hits:
         return None
-    for node in sorted(hits, key=lambda n: (n.lineno, n.col_offset), reverse=True):  # later edits first
-        left, right = source_of(code, node.left), source_of(code, node.comparators[0])
-        code = replace_node(code, node, f"{left} {STRICT[type(node.ops[0])]} {right}")
-    return code
-
-
-SCALE = re.compile(r"actual = expected x ([0-9.e+-]+)")
-FROM_LINE = re.compile(r"from line (\d+) of the cell: ")
+    return replace_nodes(code, hits, lambda n: f"{source_of(code, n.left)} {STRICT[type(n.ops[0])]} "
+                                               f"{source_of(code, n.comparators[0])}")
 
 
 @repair(GUESS, OUTPUTS + 40)

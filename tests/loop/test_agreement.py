@@ -118,7 +118,8 @@ def test_a_read_check_is_shown_before_use_ranks_answers_and_is_not_evidence(fake
     assert check.text == ("checked: no duplicate rows remain in `orders` (or in the frame the code shows) "
                           "(read from your instruction)")
     assert result.rounds[0].receipt.kind == "check_failed"  # the first answer kept the duplicates: told so
-    assert ".duplicated().any()" in server.prompt(1)
+    # told in the check's words, not as the rules' code
+    assert "read from the instruction: no duplicate rows remain in `orders`" in server.prompt(1)
     assert result.status == "unverified", result.reason  # it holds, but it is the rules' reading, not yours
     assert result.read_checks[0].passed is True
     assert "checked: no duplicate rows remain in `orders`" in render_text(result)

@@ -878,3 +878,67 @@ def test_a_name_many_entries_mention_still_finds_the_entry_about_it_alone():
         "from numpy import NaN, nan\n")
     found = knowledge.about(words, ["numpy"])
     assert any(c.names == ("np.NaN",) and c.replacement == "np.nan" for c in found), found
+
+
+SKLEARN_CLASS_METHODS = """\
+- |API| :class:`metrics.ConfusionMatrixDisplay` exposes two class methods
+  :func:`~metrics.ConfusionMatrixDisplay.from_estimator` and
+  :func:`~metrics.ConfusionMatrixDisplay.from_predictions` allowing to create
+  a confusion matrix plot using an estimator or the predictions.
+  `metrics.plot_confusion_matrix` is deprecated in favor of these two
+  class methods and will be removed in 1.2.
+  :pr:`18543` by `Guillaume Lemaitre`_.
+- |API| The following class methods have been removed: `Foo.bar` in favor of nothing.
+"""
+
+SKLEARN_DECORATED = '''\
+@deprecated(
+    "Function :func:`plot_roc_curve` is deprecated in 1.0 and will be "
+    "removed in 1.2. Use one of the class methods: "
+    ":meth:`sklearn.metrics.RocCurveDisplay.from_predictions` or "
+    ":meth:`sklearn.metrics.RocCurveDisplay.from_estimator`."
+)
+def plot_roc_curve(estimator, X, y):
+    pass
+
+
+@deprecated("Function `plot_partial_dependence` is deprecated in 1.0. Use PartialDependenceDisplay.from_estimator "
+            "instead")
+def plot_partial_dependence(estimator, X, features):
+    pass
+
+
+@deprecated("`load_boston` is deprecated in 1.0 and will be removed in 1.2.")
+def load_boston():
+    pass
+
+
+class Kept:
+    @deprecated("get_feature_names is deprecated in 1.0. Please use get_feature_names_out instead.")
+    def get_feature_names(self):
+        pass
+'''
+
+
+def test_in_favor_of_these_class_methods_names_the_ones_the_words_introduced(harvest):
+    """"In favor of these two class methods": the two the same words said the class exposes, and the class that
+    exposes them is no old name; "the following class methods have been removed" introduces none."""
+    found = entries_of(harvest, "scikit-learn", SKLEARN_CLASS_METHODS, whole="api")
+    assert [(e["names"], e["replacement"]) for e in found] == [
+        (["metrics.plot_confusion_matrix"],
+         "metrics.ConfusionMatrixDisplay.from_estimator or metrics.ConfusionMatrixDisplay.from_predictions"),
+        (["Foo.bar"], "none")]
+
+
+def test_an_old_releases_deprecated_functions_name_their_class_methods(harvest, tmp_path):
+    """scikit-learn 1.1.3's `@deprecated("...")` module functions: the replacement their words name in code (a class's
+    method written bare too); a decorator naming none (the notes say those) and a method's are left out."""
+    path = tmp_path / "scikit-learn" / "code" / "1.1.3" / "sklearn" / "metrics" / "_plot" / "roc_curve.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(SKLEARN_DECORATED)
+    found = harvest.harvest(tmp_path, "scikit-learn")
+    assert [(e["names"][0], e["version"], e["replacement"]) for e in found] == [
+        ("sklearn.metrics._plot.roc_curve.plot_roc_curve", "1.0",
+         "sklearn.metrics.RocCurveDisplay.from_predictions or sklearn.metrics.RocCurveDisplay.from_estimator"),
+        ("sklearn.metrics._plot.roc_curve.plot_partial_dependence", "1.0", "PartialDependenceDisplay.from_estimator")]
+    assert found[1]["words"].endswith("Use PartialDependenceDisplay.from_estimator instead")  # as written, bare

@@ -11,6 +11,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "calls.column_repr", "syntax.syntax", "syntax.indentation", "data.chained_assignment",
     "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
     "matches.concat_dtype", "names.moved_import", "names.missing_import", "names.name_literal", "names.name_typo",
+    "names.file_case_twin",  # added since: a path spelled in other cases than the file here
     "names.message_hint", "drift.did_you_mean", "patterns.keyword_value_hint", "patterns.reduction_level",
     "patterns.join_axes", "patterns.bad_lines",  # added since: pandas 1.3's words, as data
     "patterns.search_iid", "patterns.search_iid_weighted", "patterns.linear_normalize",  # added since, as data
@@ -31,31 +32,34 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "said.said_operator", "said.said_kept_elsewhere", "said.rows_by_string", "said.moved_module",
     "said.said_package", "said.said_keyword_only",
     "said.keyword_only_guess", "said.said_positional_variables", "said.said_mask", "said.method_by_value",
+    "said.said_class_method",  # added since: a removed function as the class method its words name
     "patterns.whole_column_set", "patterns.missing_labels", "said.said_value", "said.keyword_as_call", "said.said_none",
-    "names.missing_accessor", "drift.moved_function", "drift.option_key",
+    "patterns.missing_accessor", "drift.moved_function", "drift.option_key",
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",
     "calls.missing_return", "calls.unpack_loop", "patterns.not_callable", "calls.method_not_called",
-    "data.accessor_dtype", "names.key_typo", "patterns.drop_axis", "data.positional_key", "calls.bad_keyword",
+    "data.accessor_dtype", "names.key_typo", "patterns.drop_axis", "patterns.positional_key", "calls.bad_keyword",
     "patterns.concat_list", "calls.str_concat", "patterns.join_non_str", "data.reduction_on_text",
     "data.numeric_strings", "data.to_numeric_coerce", "data.number_parse", "patterns.nan_to_int",
     "data.merge_key_dtype", "data.date_order",
-    "data.date_format", "data.pivot_duplicates", "patterns.tuple_columns", "data.series_truth", "masks.mask_precedence",
+    "data.date_format", "data.pivot_duplicates", "patterns.tuple_columns", "patterns.series_truth",
+    "patterns.mask_precedence",
     "patterns.mask_with_missing", "patterns.apply_axis", "data.format_text_number", "calls.float_as_index",
     "calls.index_off_by_one", "calls.int_not_iterable", "calls.loop_overshoot", "traced.shared_default",
     "traced.epoch_unit", "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name",
-    "drift.concat_sorted",
-]
+    "patterns.concat_sorted",
+]  # missing_accessor, positional_key, series_truth, mask_precedence, concat_sorted: patterns.json's (issue 55)
 GUESSES = {  # the hand-kept `KIND` of that day: these are guesses, the others mechanical
     "patterns.search_iid_weighted", "patterns.linear_normalize",  # added since: guesses by their words
     "calls.column_repr", "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
     "matches.concat_dtype", "names.name_typo", "drift.groupby_axis", "drift.style_name", "drift.moved_function",
     "names.column_as_attribute", "names.attribute_typo", "calls.missing_return", "calls.unpack_loop",
-    "data.accessor_dtype", "names.key_typo", "data.positional_key", "calls.bad_keyword", "calls.str_concat",
+    "data.accessor_dtype", "names.key_typo", "patterns.positional_key", "calls.bad_keyword", "calls.str_concat",
     "data.reduction_on_text", "data.numeric_strings", "data.to_numeric_coerce", "data.number_parse",
-    "patterns.nan_to_int", "data.merge_key_dtype", "data.date_format", "data.pivot_duplicates", "masks.mask_precedence",
+    "patterns.nan_to_int", "data.merge_key_dtype", "data.date_format", "data.pivot_duplicates",
+    "patterns.mask_precedence",
     "patterns.mask_with_missing", "patterns.apply_axis", "data.format_text_number", "calls.float_as_index",
     "calls.index_off_by_one", "calls.loop_overshoot", "traced.shared_default", "traced.epoch_unit",
-    "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name", "drift.concat_sorted",
+    "traced.strict_bounds", "traced.power_of_ten", "drift.reducer_by_name", "patterns.concat_sorted",
     "exported.library_name",  # added since: a name used bare may be the notebook's own
     "drift.option_key",  # added since: the `display.` key of the several a bare option name matches
     "said.keyword_only_guess",  # added since: today's order of keywords, where the library removed one too

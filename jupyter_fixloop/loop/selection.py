@@ -1,0 +1,211 @@
+"""Checks read from what an instruction says of the rows it asks for (the read checks of derived.py).
+
+"Select the rows where the age is missing" -> every row the code hands over has `age` missing, and there is one
+at least (the user's frame has such rows). The properties read, each of one column of the one frame the
+instruction is about: missing / not missing, equal to a value the column holds ("where the animal is a cat"),
+greater / less than a number (at least, at most, between ... and ... inclusive), the order rows are sorted by
+("sort by age descending, then by visits"), and the unique values of a column. A clause of several conditions
+joined by "and" is read whole or not at all; one with "or", or a part the rules cannot read, writes no check.
+
+Each check is evaluated on the value the code shows (its last line's value, or the one value its last line
+prints or displays, kernel/selected.py's `SHOWN`), else on the user's frame (a selection assigned back to it),
+never on printed text. Like every read check it may rank candidates and says why a code is kept or not, and is
+never evidence: the status stays `unverified`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from .. import kernel
+from ..result import ReadCheck
+
+_NUMBER = r"(-?\d+(?:\.\d+)?)"
+# the clause of an instruction that says which rows: "the rows where ...", "rows for which ...", "rows the age is ..."
+_ROWS = re.compile(r"\brows?\b\s+(?:(?:of|in)\s+`?\w+`?\s+)?(?:where|for\s+which|in\s+which|whose|that|with|when|"
+                   r"(?=the\b))\s*(.+?)(?=[.;?!(]|,\s*(?:i\.?e|e\.?g|so|then|and\s+then)\b|$)", re.I | re.S)
+_BETWEEN = re.compile(rf"\bbetween\s+{_NUMBER}\s+and\s+{_NUMBER}", re.I)
+_COMPARE = (  # (pattern, op), the first that matches a part
+    (re.compile(rf"(?:greater|more|larger|bigger|higher)\s+than\s+or\s+equal\s+to\s+{_NUMBER}", re.I), ">="),
+    (re.compile(rf"(?:less|fewer|smaller|lower)\s+than\s+or\s+equal\s+to\s+{_NUMBER}", re.I), "<="),
+    (re.compile(rf"(?:at\s+least|no\s+(?:less|fewer)\s+than|>=)\s*{_NUMBER}", re.I), ">="),
+    (re.compile(rf"(?:at\s+most|no\s+more\s+than|<=)\s*{_NUMBER}", re.I), "<="),
+    (re.compile(rf"(?:greater|more|larger|bigger|higher)\s+than\s+{_NUMBER}|(?:above|over|exceeds?)\s+{_NUMBER}|"
+                rf">\s*{_NUMBER}", re.I), ">"),
+    (re.compile(rf"(?:less|fewer|smaller|lower)\s+than\s+{_NUMBER}|(?:below|under)\s+{_NUMBER}|<\s*{_NUMBER}",
+                re.I), "<"),
+)
+_MISSING = re.compile(r"\b(?:missing|nan|null|none|na|unknown|blank|empty)\b", re.I)
+_NOT = re.compile(r"\b(?:not|non|isn't|aren't|no\s+longer)\b|\bnon-", re.I)
+_IS_VALUE = re.compile(r"\b(?:is|are|equals?|equal\s+to|==)\s+(not\s+)?(?:an?\s+|the\s+)?[`'\"]?([\w .-]+?)[`'\"]?\s*$",
+                       re.I)
+_SORT = re.compile(r"\bsort(?:ed|s)?\b[^.;]*?\bby\b(.+?)(?=[.;]\s|\(so\b|$)", re.I | re.S)
+_DESCENDING = re.compile(r"\b(?:desc\w*|decending|decreasing|largest\s+first|highest\s+first|reverse)\b", re.I)
+_SELECTING = re.compile(r"\b(?:select|return|show|find|get|keep|extract|list|display|print|give|filter|pick|choose|"
+                        r"retrieve|fetch|view|see|subset|slice)\b", re.I)
+_REMOVING = re.compile(r"\b(?:drop|remove|delete|exclude|discard|eliminate|filter\s+out|get\s+rid|without|except|"
+                       r"count|how\s+many|number\s+of|replace|fill|set|change|assign)\b", re.I)
+_AGGREGATING = re.compile(r"\b(?:for\s+each|per|group\w*|count\w*|mean|sum|total|average|how\s+many|number\s+of)\b",
+                          re.I)
+_UNIQUE = re.compile(r"\b(?:unique|distinct)\s+values?\s+(?:of|in|from)\s+(?:the\s+)?(?:column\s+)?[`'\"*]*(\w+)",
+                     re.I)
+
+
+def read(instruction: str, frames: Mapping[str, Mapping[str, object]], values: Mapping[str, object],
+         frame: str | None) -> list[ReadCheck]:
+    """The selection checks read from `instruction`, about the user's `frame` (its columns in `frames`, its
+    values in `values` when held); none when no one frame is meant."""
+    if frame is None or frame not in frames:
+        return []
+    prose = re.sub(r"```.*?```", " ", instruction, flags=re.S)
+    prose = re.sub(r"[*_]{1,2}(\w[\w ]*?)[*_]{1,2}", r"\1", prose)  # markdown emphasis: *and*, **decending**
+    columns = [c for c in frames[frame] if isinstance(c, str) and c]
+    data = values.get(frame)
+    found = [_rows(prose, frame, columns, data), _sorted(prose, frame, columns), _unique(prose, frame, columns)]
+    return [c for c in found if c is not None]
+
+
+def _call(test: str, frame: str, *args) -> str:
+    """The check's expression: kernel/selected.py's `test` of the value the run shows and the user's `frame`."""
+    wire = kernel.wire
+    return wire.call(f"selected.{test}", wire.Name(kernel.selected.SHOWN), wire.Name(frame), *args)
+
+
+def _mentioned(text: str, columns: list[str]) -> list[str]:
+    """The columns a piece of text names (a word of it, or the plural/singular of one), longest names first."""
+    found = []
+    for c in sorted(columns, key=len, reverse=True):
+        forms = {c, c.rstrip("s"), f"{c}s"} if c.isidentifier() else {c}
+        if any(re.search(rf"(?<![\w]){re.escape(f)}(?![\w])", text, re.I) for f in forms if f):
+            found.append(c)
+    return found
+
+
+def _condition(part: str, columns: list[str], data) -> tuple[str, str, object] | None:
+    """(column, op, operand) a part of the clause states, or None when it cannot be read."""
+    part = part.strip()
+    between = _BETWEEN.search(part)
+    if between:
+        subject, op, operand = part[:between.start()], "between", (float(between[1]), float(between[2]))
+    else:
+        op = operand = None
+        for pattern, which in _COMPARE:
+            match = pattern.search(part)
+            if match:
+                number = next(g for g in match.groups() if g is not None)
+                subject, op, operand = part[:match.start()], which, float(number)
+                break
+        if op is None and _MISSING.search(part):
+            subject = part[:_MISSING.search(part).start()]
+            op = "present" if _NOT.search(part) else "missing"
+        elif op is None:
+            return _equal(part, columns, data)
+    named = _mentioned(subject, columns)
+    return (named[0], op, operand) if len(named) == 1 else None
+
+
+def _equal(part: str, columns: list[str], data) -> tuple[str, str, object] | None:
+    """"the animal is a cat" -> ('animal', '==', 'cat'): the value must be one the column holds (the user's
+    frame read), else nothing is read."""
+    match = _IS_VALUE.search(part)
+    if match is None or data is None:
+        return None
+    named = _mentioned(part[:match.start()], columns)
+    if len(named) != 1:
+        return None
+    column, word = named[0], match[2].strip()
+    try:
+        held = [v for v in data[column].dropna().unique() if isinstance(v, str) and v.lower() == word.lower()]
+    except Exception:
+        return None
+    if len(held) != 1:
+        return None
+    return column, "!=" if match[1] else "==", held[0]
+
+
+def _rows(prose: str, frame: str, columns: list[str], data) -> ReadCheck | None:
+    match = _ROWS.search(prose)
+    if match is None:
+        return None
+    before = prose[:match.start()]
+    before = before[max(before.rfind(". "), before.rfind("\n"), 0):]  # the sentence's words before "rows"
+    if not _SELECTING.search(before) or _REMOVING.search(before):
+        return None  # "drop the rows where ...", "count the rows where ...": not the rows to show
+    clause = match[1].strip()
+    if re.search(r"\bor\b|\|", clause, re.I):
+        return None
+    protected = _BETWEEN.sub(lambda m: re.sub(r"\s+and\s+", "\0", m[0]), clause)  # "between 2 and 4": one part
+    parts = [p.replace("\0", " and ") for p in re.split(r"\s+and\s+|\s*&\s*|,\s*", protected) if p.strip()]
+    conditions = [_condition(p, columns, data) for p in parts]
+    if not conditions or any(c is None for c in conditions):
+        return None
+    some = _some(data, conditions)
+    words = " and ".join(_said(c) for c in conditions)
+    expr = _call("rows_hold", frame, conditions, some)
+    at_least = ", one at least" if some else ""
+    return ReadCheck(expr, f"every row the code shows (or leaves in `{frame}`) has {words}{at_least}")
+
+
+def _some(data, conditions) -> bool:
+    """Whether the user's frame has rows that meet all the conditions (then an empty selection is not them)."""
+    try:
+        if data is None or not len(data):
+            return False
+        mask = None
+        for column, op, operand in conditions:
+            held = kernel.selected.holds(data[column], op, operand)
+            mask = held if mask is None else mask & held
+        return bool(mask.any())
+    except Exception:
+        return False
+
+
+def _said(condition: tuple[str, str, object]) -> str:
+    column, op, operand = condition
+    if op == "missing":
+        return f"`{column}` missing"
+    if op == "present":
+        return f"`{column}` not missing"
+    if op == "between":
+        return f"`{column}` between {operand[0]:g} and {operand[1]:g}"
+    if op in ("==", "!="):
+        return f"`{column}` {'equal to' if op == '==' else 'other than'} {operand!r}"
+    return f"`{column}` {op} {operand:g}"
+
+
+def _sorted(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
+    match = _SORT.search(prose)
+    if match is None or _AGGREGATING.search(match[0]):
+        return None
+    head = match[0][:len(match[0]) - len(match[1])]
+    if not re.search(rf"(?<![\w]){re.escape(frame)}(?![\w])|\brows\b|\bdata\s*frame\b|\btable\b", head, re.I):
+        return None  # what is sorted is not said to be the user's frame
+    text = match[1]
+    spots = []
+    for c in columns:
+        hit = re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", text)
+        if hit:
+            spots.append((hit.start(), hit.end(), c))
+    spots.sort()
+    if not spots:
+        return None
+    keys, ascending = [], []
+    for n, (_, end, c) in enumerate(spots):
+        upto = spots[n + 1][0] if n + 1 < len(spots) else len(text)
+        keys.append(c)
+        ascending.append(not _DESCENDING.search(text[end:upto]))
+    expr = _call("sorted_by", frame, keys, ascending)
+    said = ", then ".join(f"`{k}` {'ascending' if a else 'descending'}" for k, a in zip(keys, ascending))
+    return ReadCheck(expr, f"the rows the code shows (or `{frame}`) are sorted by {said}")
+
+
+def _unique(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
+    match = _UNIQUE.search(prose)
+    if match is None or _AGGREGATING.search(prose[max(0, match.start() - 40):match.start()]):
+        return None
+    named = [c for c in columns if c.lower() == match[1].lower()]
+    if len(named) != 1:
+        return None
+    expr = _call("distinct", frame, named[0])
+    return ReadCheck(expr, f"the values the code shows are values of `{frame}`'s `{named[0]}`, none twice")

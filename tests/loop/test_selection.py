@@ -1,0 +1,129 @@
+"""Checks read from what an instruction says of the rows it asks for (loop/selection.py, kernel/selected.py):
+read by rules, evaluated on the value the code shows or prints (never its text), ranking answers and withholding
+"K of K agree", never evidence. Real sandbox kernels and the scripted server."""
+
+import numpy as np
+import pandas as pd
+
+from jupyter_fixloop import fix
+from jupyter_fixloop.kernel import selected
+from jupyter_fixloop.kernel.namespace import describe
+from jupyter_fixloop.loop.derived import frames_of, read_checks
+from jupyter_fixloop.render import render_text
+
+MISSING = "Select the rows where the age is missing, i.e. it is `NaN`."
+
+
+def block(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+def _pets():
+    return {"pd": pd, "np": np,
+            "df": pd.DataFrame({"animal": ["cat", "dog", "cat", "dog", "cat"], "age": [2.5, np.nan, 1.0, np.nan, 4.0],
+                                "visits": [1, 3, 2, 4, 1]}, index=list("abcde"))}
+
+
+def _read(instruction, ns=None):
+    ns = ns or _pets()
+    frames = frames_of(ns, describe(ns))
+    return read_checks(instruction, frames, values={n: ns[n] for n in frames})
+
+
+def _generate(server, instruction, ns, **knobs):
+    knobs = {"model": "openai/scripted", "api_base": server.url, "rules": False, **knobs}
+    return fix("", instruction=instruction, namespace=ns, **knobs)
+
+
+def test_the_properties_of_the_rows_an_instruction_asks_for_are_read_by_rules():
+    (missing,) = _read(MISSING)
+    assert missing.words == "every row the code shows (or leaves in `df`) has `age` missing, one at least"
+    (present,) = _read("Show the rows where the age is not missing")
+    assert "`age` not missing" in present.words
+    (more,) = _read("Select only the rows where the number of visits is greater than 3.")
+    assert "`visits` > 3, one at least" in more.words
+    (both,) = _read("Select the rows where the animal is a cat *and* the age is less than 3.")
+    assert "`animal` equal to 'cat' and `age` < 3" in both.words  # the value is one the column holds
+    (between,) = _read("Select the rows the age is between 2 and 4 (inclusive).")
+    assert "`age` between 2 and 4" in between.words
+    (order,) = _read("Sort `df` first by the values in the 'age' in *decending* order, then by the value in the "
+                     "'visits' column in *ascending* order.")
+    assert "sorted by `age` descending, then `visits` ascending" in order.words
+    (unique,) = _read("Return the unique values of the animal column")
+    assert "none twice" in unique.words
+    # what the rules cannot read whole, or rows that are not the ones to show, write no check
+    assert _read("Drop the rows where the age is missing") == ()
+    assert _read("Count the rows where the age is missing") == ()
+    assert _read("Select the rows where the age is missing or the animal is a cat") == ()
+    assert _read("Select the rows where the animal is a horse") == ()  # no such value: nothing read
+    assert _read("Select the rows where the colour is red") == ()  # no such column
+    assert _read("For each animal, sort by age and sum the visits") == ()
+
+
+def test_the_rules_tests_read_values_and_never_raise():
+    df = _pets()["df"]
+    conditions = [("age", "missing", None)]
+    assert selected.rows_hold(df[df["age"].isna()], df, conditions, some=True)
+    assert not selected.rows_hold(df[df["age"].notna()], df, conditions, some=True)
+    assert not selected.rows_hold(df.iloc[:0], df, conditions, some=True)  # none shown where some exist
+    assert selected.rows_hold(None, df[df["age"].isna()], conditions, some=True)  # nothing shown: the frame left
+    assert selected.rows_hold(df[df["age"].isna()][["animal"]], df, conditions)  # the rows read at their labels
+    assert not selected.rows_hold("text", 3, conditions) and not selected.rows_hold(df, df, [("nope", ">", 1)])
+    assert selected.rows_hold(df[df["animal"] == "cat"], df, [("animal", "==", "cat")])
+    assert selected.rows_hold(df[df["age"].between(2, 4)], df, [("age", "between", (2.0, 4.0))])
+    ordered = df.sort_values(["age", "visits"], ascending=[False, True])
+    assert selected.sorted_by(ordered, df, ["age", "visits"], [False, True])
+    assert not selected.sorted_by(df, df, ["age", "visits"], [False, True])
+    assert selected.distinct(df["animal"].unique(), df, "animal")
+    assert not selected.distinct(list(df["animal"]), df, "animal") and not selected.distinct(None, df, "animal")
+
+
+def test_opposite_rows_printed_fail_the_check_read_from_the_instruction_and_the_right_ones_stay_unverified(
+        fake_model):
+    # round 1 prints the rows where the age is NOT missing: the check reads the frame printed, not its text
+    server = fake_model(block("print(df[~pd.isna(df['age'])])"), block("df[pd.isna(df['age'])]"))
+    result = _generate(server, MISSING, _pets(), max_rounds=2)
+    first = result.rounds[0].receipt
+    assert first.kind == "check_failed", first.text
+    assert "read from the instruction: every row the code shows (or leaves in `df`) has `age` missing" in \
+        server.prompt(1)  # said to the model in words, not as the rules' code
+    assert "rows_hold" not in server.prompt(1)
+    assert result.patched.strip() == "df[pd.isna(df['age'])]"
+    assert result.status == "unverified", result.reason  # the rules' reading, never the user's evidence
+    assert result.read_checks[0].passed is True
+    assert "(read from your instruction): it holds" in render_text(result)
+
+
+def test_a_selection_assigned_back_is_read_from_the_users_frame(fake_model):
+    server = fake_model(block("df = df[df['age'].isna()]"))
+    result = _generate(server, MISSING, _pets(), max_rounds=1)
+    assert result.rounds[0].receipt.kind == "ok" and result.status == "unverified", result.reason
+
+
+def test_answers_that_agree_on_rows_the_instruction_rules_out_are_not_k_of_k_and_rank_last(fake_model):
+    flips = ["df[~df['age'].isna()]", "df[df['age'].notna()]", "df.dropna(subset=['age'])"]
+    server = fake_model(*(block(c) for c in flips))
+    result = _generate(server, MISSING, _pets(), agreement_samples=3, max_rounds=1)
+    a = result.agreement
+    assert a is not None and a.groups == (3,) and a.spellings == 3, result.reason
+    assert a.read_failed and not a.unanimous  # three codes agree, on the rows the instruction's words rule out
+    assert "though a check read from your instruction does not hold on it" in a.text
+    assert result.status == "unverified"
+    # a smaller group that meets the instruction's words is handed over before a larger one that does not
+    server = fake_model(block(flips[0]), block("df[df['age'].isna()]"), block(flips[1]))
+    result = _generate(server, MISSING, _pets(), agreement_samples=3, max_rounds=1)
+    assert result.patched.strip() == "df[df['age'].isna()]", result.reason
+    assert (result.agreement.agreeing, result.agreement.groups) == (1, (1, 2))
+    assert not result.agreement.read_failed and not result.agreement.unanimous
+
+
+def test_the_code_kept_when_nothing_better_runs_is_said_with_its_own_rounds_agreement(fake_model):
+    flips = ["df[~df['age'].isna()]", "df[df['age'].notna()]", "df.dropna(subset=['age'])"]
+    broken = ["df['nope']", "df.nope", "df.loc['zz']"]  # round 2: each raises
+    server = fake_model(*(block(c) for c in flips + broken))
+    result = _generate(server, MISSING, _pets(), agreement_samples=3, max_rounds=2)
+    assert len(result.rounds) == 2 and result.rounds[1].receipt.ename is not None, result.reason
+    assert result.status == "unverified" and result.patched.strip() in flips, result.reason
+    a = result.agreement  # round 1's, not round 2's (where no answer ran)
+    assert a is not None and a.groups == (3,) and a.read_failed and not a.unanimous
+    assert "a check read from your instruction does not hold" in result.reason
