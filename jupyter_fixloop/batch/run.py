@@ -216,7 +216,7 @@ def read_notebook(path: str):
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise NotebookError(f"{path} is not a valid notebook: {exc}") from None
     language = nb.metadata.get("kernelspec", {}).get("language", "python")
-    if language != "python":
+    if not re.fullmatch(r"python\d?", str(language), re.IGNORECASE):  # `python3`: some Jupyter versions wrote it
         raise NotebookError(f"{path} is a {language} notebook; fixloop repairs Python notebooks")
     return nb
 

@@ -1051,3 +1051,19 @@ def test_a_cell_whose_reply_says_it_raised_counts_as_failed_in_the_plain_run(tmp
     errors = asyncio.run(plain_errors(nb, str(tmp_path), 120, None, str(tmp_path)))
     assert errors[1] is None and errors[3] is None
     assert errors[2].startswith("AttributeError: 'DataFrame' object has no attribute 'append'"), errors
+
+
+def test_a_kernelspec_language_python3_is_a_python_notebook(tmp_path):
+    """Some Jupyter versions saved `kernelspec.language` as `python3`: still Python; an R notebook is refused."""
+    from jupyter_fixloop.batch.run import NotebookError, read_notebook
+
+    for language, refused in (("python3", False), ("Python", False), ("python", False), ("R", True)):
+        nb = new_notebook(cells=[new_code_cell("x = 1")])
+        nb.metadata["kernelspec"] = {"name": "k", "display_name": "K", "language": language}
+        path = tmp_path / f"{language}.ipynb"
+        nbformat.write(nb, str(path))
+        if refused:
+            with pytest.raises(NotebookError, match="fixloop repairs Python notebooks"):
+                read_notebook(str(path))
+        else:
+            assert read_notebook(str(path)).cells[0].source == "x = 1"
