@@ -689,7 +689,7 @@ FLOOD = ("from IPython.display import display\n"
 def test_an_iopub_flood_is_not_held_by_the_users_process(scene, fake_model, bwrap):
     """300 MiB of display output: the user's process grows by far less (it held 188 MB of it
     before). What is not sent waits in the sandbox, under its memory limit (a crash there is its own)."""
-    outcome = attack(scene, fake_model, [FLOOD], timeout=180)
+    outcome = attack(scene, fake_model, [FLOOD], timeout=180, warm=True)
     assert_nothing_leaked(scene, outcome)
     assert outcome.receipts[0]["kind"] in ("exception", "crash"), outcome.receipts[0]["text"]
     assert outcome.growth is not None and outcome.growth < 64, outcome.growth
