@@ -84,7 +84,9 @@ def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
         (ename, evalue), lineno = receipt.below, None
     if tree is None:
         return None
-    m = TEXT_REDUCTION.search(evalue) if ename == "TypeError" else None
+    # pandas 3's own words, or pyarrow's where pandas hands a text column to it (`quantile`): "Function
+    # 'quantile' has no kernel matching input types (large_string)", an ArrowNotImplementedError
+    m = TEXT_REDUCTION.search(evalue) if ename in ("TypeError", "ArrowNotImplementedError") else None
     if m:
         op = next((g for g in m.groups() if g), None)
     elif ename == "ValueError" and "could not convert string to float" in evalue and lineno is not None:
@@ -97,10 +99,9 @@ def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
     calls = calls_on_line(tree, lineno, op) if lineno is None else calls_on_line(tree, lineno)
     for call in calls if lineno is not None or len(calls) == 1 else []:
         name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-        if name == "pivot_table" and op:
-            fixed = _pivot_numeric(code, call)
-            if fixed:
-                return fixed
+        fixed = _whole_call(code, call, name, op)
+        if fixed:
+            return fixed
         if name != op and not (op is None and name in REDUCTIONS):
             continue
         receiver = call.func.value
@@ -114,6 +115,29 @@ def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
         if not has_keyword(call, "numeric_only"):
             return add_keyword(code, call, "numeric_only=True")
     return None
+
+
+def _whole_call(code: str, call: ast.Call, name: str, op: str | None) -> str | None:
+    """A call that is not the reduction itself but runs the one the error names over every column: a
+    `pivot_table` or an `agg`."""
+    if name == "pivot_table" and op:
+        return _pivot_numeric(code, call)
+    return _agg_numeric(code, call, op) if name in ("agg", "aggregate") and op else None
+
+
+def _agg_numeric(code: str, call: ast.Call, op: str) -> str | None:
+    """`grouped.agg(np.mean)`, the one function the error names (pandas calls its own `mean` for NumPy's, and
+    said so from 2.1: "To keep current behavior pass the string "mean" instead"), given as that string with
+    numeric_only=True: the columns pandas before 2.0 dropped as nuisance columns, left out as its 2.0 notes say
+    ("specify ``numeric_only=True``"). A list, a dict, a lambda or other keywords: left."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    arg = call.args[0]
+    numpy = (isinstance(arg, ast.Attribute) and arg.attr == op and isinstance(arg.value, ast.Name)
+             and arg.value.id in ("np", "numpy"))
+    if not (numpy or (isinstance(arg, ast.Constant) and arg.value == op)):
+        return None
+    return replace_node(code, call, f"{source_of(code, call.func)}({op!r}, numeric_only=True)")
 
 
 def _pivot_numeric(code: str, call: ast.Call) -> str | None:
