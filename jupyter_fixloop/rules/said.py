@@ -586,3 +586,70 @@ def _takes(function, call: ast.Call) -> bool:
     except (TypeError, ValueError):
         return False
     return True
+
+
+MUST_BE = re.compile(r"^(\w+)=(.+) must be a sequence")  # matplotlib 3.5's set_ticks: "labels=10 must be a sequence"
+NOW_KEYWORD_ONLY = re.compile(r"The \*(\w+)\* parameter in (.+?) (?:is|are) now keyword-only")
+OBJECT = re.compile(r"^<(\w+)\b")  # the receipt's value of a name: `ax = <Axes: >`
+
+
+@repair(MECHANICAL, TURN)
+def said_keyword_only_displaced(code: str, receipt: ParsedReceipt) -> str | None:
+    """An argument given by position where a parameter stood that its library's notes say is now keyword-only,
+    which a parameter added since now takes and refuses: matplotlib 3.4's "The *minor* parameter in
+    `.Axis.set_ticks` [...] is now keyword-only", and 3.5's `labels`, second today, so `ax.set_xticks(ticks, 10)`
+    (`minor=10` in matplotlib before 3.5) raises "labels=10 must be a sequence": given as `minor=10`. Only the
+    last argument by position, on the parameter the error names, of a method that is the entry's today or
+    hands its arguments to it (`Axes.set_xticks` to `Axis.set_ticks`, matplotlib's own wrapper)."""
+    said = MUST_BE.search(receipt.evalue) if receipt.ename == "TypeError" else None
+    tree = parse(code)
+    if not said or tree is None:
+        return None
+    taken = said.group(1)
+    for call in calls_on_line(tree, receipt.lineno):
+        func = call.func
+        owner = OBJECT.match(receipt.values.get(func.value.id, "")) if (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) else None
+        if owner is None or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        for change in changes():
+            keyword = _displaced_by(change, class_named(change.library, owner.group(1)), func.attr, taken,
+                                    len(call.args))
+            if keyword:
+                last = call.args[-1]
+                return replace_node(code, last, f"{keyword}={source_of(code, last)}")
+    return None
+
+
+def _displaced_by(change: Change, cls: type | None, method: str, taken: str, given: int) -> str | None:
+    """The keyword-only parameter `change` names, when `cls.method` is (or hands its arguments to) a callable the
+    change names, whose parameter by position number `given` (after self) is `taken` today."""
+    words = NOW_KEYWORD_ONLY.search(change.words)
+    function = getattr(cls, method, None) if words and cls is not None else None
+    if function is None:
+        return None
+    keyword = words.group(1)
+    for said in change.names:
+        said_owner, _, said_name = said.lstrip(".").rpartition(".")
+        target = getattr(class_named(change.library, said_owner), said_name, None) if said_owner else None
+        if target is None or not (function is target or _hands_to(function, said_name)):
+            continue
+        params = list(inspect.signature(target).parameters.values())[1:]
+        if (len(params) > given and params[given - 1].name == taken
+                and any(p.name == keyword and p.kind == p.KEYWORD_ONLY for p in params)):
+            return keyword
+    return None
+
+
+def _hands_to(function, name: str) -> bool:
+    """Whether `function` is a wrapper that calls the method `name` of one of its attributes (matplotlib's
+    `_axis_method_wrapper`: `Axes.set_xticks` calls `self.xaxis.set_ticks`), as its closure says."""
+    cells = getattr(function, "__closure__", None) or ()
+    for cell in cells:
+        try:
+            held = cell.cell_contents
+        except ValueError:
+            continue
+        if type(held).__name__ == "attrgetter" and repr(held).endswith(f".{name}')"):
+            return True
+    return False

@@ -33,6 +33,7 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "said.said_package", "said.said_keyword_only",
     "said.keyword_only_guess", "said.said_positional_variables", "said.said_mask", "said.method_by_value",
     "said.said_class_method",  # added since: a removed function as the class method its words name
+    "said.said_keyword_only_displaced",  # added since: an argument where a now keyword-only parameter stood
     "patterns.whole_column_set", "patterns.missing_labels", "said.said_value", "said.keyword_as_call", "said.said_none",
     "patterns.missing_accessor", "drift.moved_function", "drift.option_key",
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",

@@ -1,0 +1,40 @@
+"""rules/said.py `said_keyword_only_displaced`: an argument by position where a parameter stood that the library's
+notes say is now keyword-only, taken today by a parameter added since (matplotlib 3.4: "The *minor* parameter in
+`.Axis.set_ticks` [...] is now keyword-only"; 3.5 added `labels` second, so `ax.set_xticks(ticks, 10)` raises
+"labels=10 must be a sequence"). On the real error of today's matplotlib, on cells written for these tests; and a
+call the same words refuse that no entry ties to a keyword-only parameter, left."""
+
+import pytest
+import rewriting
+
+from jupyter_fixloop.rules import repairs
+
+pytest.importorskip("matplotlib")
+SETUP = "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nfig, ax = plt.subplots()\n"
+
+
+@pytest.fixture
+def ns():
+    return {}
+
+
+def test_a_positional_minor_is_given_as_the_keyword_its_notes_say(ns):
+    cell = "ax.set_xticks(range(1, 30), 10)\n"
+    first = rewriting.run(ns, cell, SETUP)
+    assert not first.ok and "must be a sequence" in first.text
+    repair, fixed, _ = repairs.propose(cell, first, {})
+    assert repair is not None and repair.__name__ == "said_keyword_only_displaced", fixed
+    assert fixed == "ax.set_xticks(range(1, 30), minor=10)\n"
+    assert repairs.KIND[repair] == repairs.MECHANICAL
+    again = rewriting.run(ns, fixed, SETUP)
+    assert again.ok, again.text
+    # what matplotlib before 3.5 did with it: minor ticks there, the major ones untouched
+    assert list(ns["ax"].xaxis.get_minor_locator().locs) == list(range(1, 30))
+
+
+def test_a_scalar_label_no_entry_ties_to_a_keyword_is_left(ns):
+    cell = "ax.set_xticklabels(10)\n"
+    first = rewriting.run(ns, cell, SETUP)
+    assert not first.ok and "must be a sequence" in first.text
+    repair, fixed, _ = repairs.propose(cell, first, {})
+    assert repair is None or repair.__name__ != "said_keyword_only_displaced", fixed
