@@ -606,6 +606,9 @@ def said_keyword_only_displaced(code: str, receipt: ParsedReceipt) -> str | None
     if not said or tree is None:
         return None
     taken = said.group(1)
+    for module in sorted(set(receipt.modules.values())):
+        if module.partition(".")[0] in receipt.libraries:
+            import_optional(module)  # the modules the notebook imported, whose classes the values name (pyplot's)
     for call in calls_on_line(tree, receipt.lineno):
         func = call.func
         owner = OBJECT.match(receipt.values.get(func.value.id, "")) if (
