@@ -86,7 +86,7 @@ class NotebookFigures:
     code_cells: int = 0  # the notebook's code cells (more than `cells` when it is unfinished)
     model_cells: list | None = None  # with --model-cells drift: the cells whose repair might call the model
     # (`model_cells`); None: every failing cell's might
-    judged_in: str = ""  # the line saying its repairs were judged in fixloop's Python, not the kernel's ("": the kernel's)
+    judged_in: str = ""  # the line saying its repairs were judged in fixloop's Python, not the kernel's ("": not)
 
     @property
     def drift_fixed(self) -> int:

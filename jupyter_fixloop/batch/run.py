@@ -278,7 +278,7 @@ def kernel_python(name: str) -> str | None:
     if (spec.language or "").lower() != "python" or not spec.argv:
         return None
     command = spec.argv[0]
-    if command in {"python", f"python{sys.version_info[0]}", "python%i.%i" % sys.version_info[:2]}:
+    if command in {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info[:2])}:
         return sys.executable
     return os.path.abspath(command) if os.sep in command else shutil.which(command)
 

@@ -376,7 +376,8 @@ class Sandbox:
         names = [n for n in result.get("new_files") or [] if isinstance(n, str)][:MAX_LISTED]
         if self.confinement == "bwrap":  # what is not a link in the scratch farm was written (new or rewritten)
             process = getattr(self.km.provisioner, "process", None) if self.km else None
-            farmed = can_farm(os.path.realpath(self.settings.cwd), self.dir, python_paths(self.settings))  # else cwd is the real one, read-only
+            # else cwd is the real one, read-only
+            farmed = can_farm(os.path.realpath(self.settings.cwd), self.dir, python_paths(self.settings))
             where = scratch_listing(process.pid, self.settings.cwd) if process is not None and farmed else None
             written = sorted({*names, *(_plain_files(where) if where else ())})
             return _written_notes(written, "discarded")
