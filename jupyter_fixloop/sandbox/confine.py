@@ -45,6 +45,11 @@ REFUSAL = (
 )
 
 _bwrap_cache: list = []
+# the sandbox's environment is these of the user's, and no other (manager.sandbox_env; the interpreter's probe)
+ENV_ALLOW = (
+    "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV", "SYSTEMROOT", "PYTHONHOME", "LD_LIBRARY_PATH",
+)
 
 
 # ---------------------------------------------------------------- user side: the argv prefix
@@ -345,8 +350,6 @@ def interpreter(python: str) -> Interpreter | None:
     import json
     import subprocess
     import tempfile
-
-    from .manager import ENV_ALLOW
 
     with tempfile.TemporaryDirectory(prefix="fixloop-probe-") as empty:
         env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}

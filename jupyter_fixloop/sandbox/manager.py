@@ -31,6 +31,7 @@ from ..kernel import snapshot as snapshots, wire
 from ..kernel.snapshot import Snapshot
 from . import cgroups
 from .confine import (
+    ENV_ALLOW,
     HOME,
     SCRATCH_SIZE,
     TMPFS_SIZE,
@@ -46,10 +47,6 @@ from .confine import (
 from .leftovers import owner_tag, remove_tree, sandboxes_root
 from .raw import RawRun, unreadable
 
-ENV_ALLOW = (
-    "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
-    "CONDA_DEFAULT_ENV", "SYSTEMROOT", "PYTHONHOME", "LD_LIBRARY_PATH",
-)
 START_TIMEOUT = 60.0
 INTERRUPT_GRACE = 0.5  # a stopped run must give its receipt within timeout + 1 s
 # what the user side reads back from the sandbox is the sandbox's to forge: bounded, never trusted
