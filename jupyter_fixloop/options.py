@@ -59,6 +59,8 @@ class LoopOptions:
     gateway_headers: str = field(default="", repr=False)  # extra HTTP headers, as JSON
     gateway_kernel: str = "python3"  # the gateway's kernelspec for sandboxes
     gateway_upload_cap: int = 512 * 1024**2  # bytes of mirrored variables sent to a gateway kernel
+    sandbox_python: str = ""  # the interpreter sandbox kernels run ("": this process's); batch mode sets the
+    # notebook kernel's when it imports this package's kernel wire (no setting of its own: not a FixLoop trait)
 
     def resolved(self) -> LoopOptions:
         """The model made explicit, the working directory fixed, each value checked."""

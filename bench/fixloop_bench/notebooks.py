@@ -86,6 +86,7 @@ class NotebookFigures:
     code_cells: int = 0  # the notebook's code cells (more than `cells` when it is unfinished)
     model_cells: list | None = None  # with --model-cells drift: the cells whose repair might call the model
     # (`model_cells`); None: every failing cell's might
+    judged_in: str = ""  # the line saying its repairs were judged in fixloop's Python, not the kernel's ("": not)
 
     @property
     def drift_fixed(self) -> int:
@@ -485,12 +486,15 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     result = await fix_notebook(nb, path, options, stop=stop)
     if result.kernel_note:  # measured all the same, in the default Python 3 kernel, and said
         print(f"{rel}: {result.kernel_note}", file=sys.stderr, flush=True)
+    if result.judged_note:  # the repairs were judged in fixloop's Python, not the kernel's: said, and kept
+        print(f"{rel}: {result.judged_note}", file=sys.stderr, flush=True)
     if keep:
         _keep(nb, os.path.join(keep, rel))
     decided = {o.number for o in result.outcomes}  # every code cell, unless the run was stopped
     figures = NotebookFigures(rel, cells=len(result.outcomes), batch=result.cells_run, code_cells=result.code_cells,
                               plain=sum(e is None for n, e in plain.items() if n in decided or not result.stopped),
-                              unfinished=result.stopped, model_cells=_listed(options.model_cells))
+                              unfinished=result.stopped, model_cells=_listed(options.model_cells),
+                              judged_in=result.judged_note)
     drift = drift_cells(result.outcomes, original, plain)
     hidden = hidden_state(result.outcomes, plain) & drift
     drift -= hidden

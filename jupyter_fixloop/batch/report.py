@@ -81,6 +81,8 @@ def verified_by(batch) -> str:
 def summary_text(batch, output: str, report: str | None, backup: str | None) -> str:
     """What the command prints when it is done."""
     lines = [f"fixloop run {batch.path}: {headline(batch)}"]
+    if batch.judged_note:  # said once, beside the headline: no word of it claims more than was verified
+        lines.append(f"  note: {batch.judged_note}")
     for o in batch.outcomes:
         if o.status != "ok" or o.reason:
             lines.append(f"  {o.title} -- {ICON[o.status]}" + (f": {_one_line(o.reason)}" if o.reason else ""))
@@ -108,6 +110,7 @@ def markdown_report(batch, output: str) -> str:
            f"- notebook: `{batch.path}`", f"- patched notebook: `{output}`",
            f"- {cells_run(batch)}: cells that ran without error; plain Jupyter's count {batch.plain_how}",
            *([f"- {batch.kernel_note}"] if batch.kernel_note else []),
+           *([f"- {batch.judged_note}"] if batch.judged_note else []),
            *([f"- {verified_by(batch)}"] if verified_by(batch) else []), "",
            "| cell | status | rounds | tokens | cost | time | code |", "|---|---|---|---|---|---|---|"]
     for o in batch.outcomes:
@@ -252,6 +255,7 @@ def _html_body(batch, output: str, level: int) -> str:
 <ul><li>notebook: <code>{esc(batch.path)}</code></li><li>patched notebook: <code>{esc(output)}</code></li>
 <li>{esc(cells_run(batch))}: cells that ran without error; plain Jupyter's count {esc(batch.plain_how)}</li>
 {f"<li>{esc(batch.kernel_note)}</li>" if batch.kernel_note else ""}\
+{f"<li>{esc(batch.judged_note)}</li>" if batch.judged_note else ""}\
 {f"<li>{esc(verified_by(batch))}</li>" if verified_by(batch) else ""}</ul>
 <table><tr><th>cell</th><th>status</th><th>rounds</th><th>tokens</th><th>cost</th><th>time</th><th>code</th></tr>
 {chr(10).join(rows)}

@@ -156,6 +156,7 @@ class BatchResult:
     code_cells: int = 0  # the notebook's code cells (more than the outcomes when the run was stopped)
     plain_unknown: int = 0  # cells whose outcome in a plain Jupyter run this run cannot tell (batch/once.py)
     kernel_note: str = ""  # the kernel it ran in is not the notebook's own (kernel_of): the line that says so
+    judged_note: str = ""  # the repairs were judged in fixloop's Python, not the kernel's (judged_in): the line
 
     @property
     def cells_run(self) -> int:
@@ -260,6 +261,47 @@ def kernel_of(nb, explicit: str | None = None) -> tuple[str, str]:
     default = "python3" if "python3" in installed else sorted(installed)[0]
     return default, (f"the notebook's kernel `{wanted}` is not installed here: run in `{default}` instead "
                      "(--kernel chooses)")
+
+
+def kernel_python(name: str) -> str | None:
+    """The interpreter kernelspec `name` starts, as jupyter_client starts it (`python`, `python3`: this
+    process's), or None when it is not a Python kernel or cannot be found."""
+    import shutil
+    import sys
+
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    try:
+        spec = KernelSpecManager().get_kernel_spec(name)
+    except Exception:  # not installed (nbclient says so), or an unreadable spec
+        return None
+    if (spec.language or "").lower() != "python" or not spec.argv:
+        return None
+    command = spec.argv[0]
+    if command in {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info[:2])}:
+        return sys.executable
+    return os.path.abspath(command) if os.sep in command else shutil.which(command)
+
+
+def judged_in(name: str, gateway: str = "") -> tuple[str, str]:
+    """(the interpreter the sandboxes of a notebook run in kernel `name` run, "" for this process's; the
+    line that says repairs were judged in another Python than the kernel's, "" when they were not).
+    The kernel's own is asked of itself (sandbox.interpreter); it is used when it imports this package's
+    kernel wire, else the repairs are judged here and the run says so."""
+    import sys
+
+    from ..sandbox import interpreter
+
+    python = kernel_python(name) if not gateway else None
+    if not python or os.path.abspath(python) == sys.executable:
+        return "", ""
+    found = interpreter(python)
+    if found and (found.prefix, found.base_prefix) == (sys.prefix, sys.base_prefix):
+        return "", ""  # the same environment by another name
+    if found and found.speaks:
+        return python, ""
+    return "", (f"repairs were judged in fixloop's Python ({sys.executable}), not in the kernel's ({python}): "
+                "install jupyter-fixloop in the kernel's environment to judge them there")
 
 
 async def plain_errors(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str,
@@ -554,7 +596,9 @@ class BatchRun:
         self.changes: dict[int, set[str]] = {}  # cell number -> names of what ran here instead of it
         self.workdir = tempfile.mkdtemp(prefix="fixloop-batch-")
         self.snapdir = scratch_dir(f"batch-{owner_tag()}-")  # the notebook kernel writes snapshots here
-        self.loop_options = options.loop.with_(cwd=self.cwd).resolved()
+        loop = options.loop.with_(cwd=self.cwd).resolved()
+        python, self.judged_note = judged_in(kernel_of(nb, options.kernel_name)[0], loop.gateway_url)
+        self.loop_options = loop.with_(sandbox_python=python or None)  # the kernel's Python judges its repairs
 
     async def run(self) -> BatchResult:
         started = time.perf_counter()
@@ -592,7 +636,7 @@ class BatchRun:
             self._unreached()
         return BatchResult(self.path, tuple(self.outcomes), time.perf_counter() - started,
                            self.loop_options.model, plain, plain_how, self.stop.why, len(code_cells), unknown,
-                           kernel_of(self.nb, self.options.kernel_name)[1])
+                           kernel_of(self.nb, self.options.kernel_name)[1], self.judged_note)
 
     def _unreached(self) -> None:
         """Cells the run did not finish (stopped, or an error ended it) are put back as they were in

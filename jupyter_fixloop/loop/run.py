@@ -898,7 +898,8 @@ def sandbox_settings(options: LoopOptions) -> SandboxSettings:
     return SandboxSettings(cwd=options.cwd or os.getcwd(), confinement=options.confinement,
                            memory_limit=options.memory_limit or None, gateway_url=options.gateway_url,
                            gateway_kernel=options.gateway_kernel, gateway_token=options.gateway_token,
-                           gateway_headers=options.gateway_headers, gateway_upload_cap=options.gateway_upload_cap)
+                           gateway_headers=options.gateway_headers, gateway_upload_cap=options.gateway_upload_cap,
+                           python=options.sandbox_python or None)
 
 
 def describe_sandbox(settings: SandboxSettings) -> str:

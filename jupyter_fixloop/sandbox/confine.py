@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
+from functools import lru_cache
 
-from ..kernel import limits
+from ..kernel import limits, wire
 from ..kernel.limits import SECRET_DIRS, is_secret, landlock_abi, make_undumpable
 
 MODES = ("auto", "bwrap", "none")
@@ -43,6 +45,11 @@ REFUSAL = (
 )
 
 _bwrap_cache: list = []
+# the sandbox's environment is these of the user's, and no other (manager.sandbox_env; the interpreter's probe)
+ENV_ALLOW = (
+    "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV", "SYSTEMROOT", "PYTHONHOME", "LD_LIBRARY_PATH",
+)
 
 
 # ---------------------------------------------------------------- user side: the argv prefix
@@ -73,7 +80,7 @@ def prefix(settings, sandbox_dir: str, home: str, host_read: tuple[str, ...] = (
             )
         raise SandboxError(REFUSAL)
     return _launcher(settings, sandbox_dir, cgroups) + ["--"] + bwrap_argv(
-        bwrap, settings.cwd, sandbox_dir, host_read
+        bwrap, settings.cwd, sandbox_dir, host_read, python_paths(settings)
     ), "bwrap"
 
 
@@ -183,7 +190,8 @@ def _namespace_flags() -> list[str]:
             "--cap-drop", "ALL"]
 
 
-def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...] = ()) -> list[str]:
+def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...] = (),
+               python: tuple[str, ...] = ()) -> list[str]:
     """Read-only root, private /dev /proc /tmp, hidden home and /run, cwd as a scratch farm.
 
     The scratch farm standing in for cwd and the sandbox's home are tmpfs mounts of their own
@@ -192,16 +200,17 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     writable (sockets), except `host_read` and the snapshot inbox: bound onto themselves, they
     cannot be replaced (by a symlink for the user's side to follow), and the inbox is read-only
     (snapshots are linked into it at load time). The user's side lists the scratch farm through
-    the namespace (`scratch_listing`), where cwd is a mount point no candidate can swap."""
+    the namespace (`scratch_listing`), where cwd is a mount point no candidate can swap. `python`: the
+    directories of the kernel's interpreter when it is not this one (`python_paths`), shown as ours are."""
     cwd = os.path.realpath(cwd)
     size = ["--size", str(TMPFS_SIZE)] if tmpfs_size_works(bwrap) else []
     argv = [bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             *size, "--tmpfs", "/dev/shm"]
-    farm = can_farm(cwd, sandbox_dir)
+    farm = can_farm(cwd, sandbox_dir, python)
     hidden = _hidden_dirs()
     for path in hidden:
         argv += [*size, "--tmpfs", path]
-    needed = sorted({p for h in hidden for p in _needed_under(h)})
+    needed = sorted({p for h in hidden for p in _needed_under(h, python)})
     above = [p for p in needed if _under(cwd, p)]  # e.g. PYTHONPATH=repo, cwd=repo/notebooks: before the farm
     argv += _ro_binds(above)
     if farm:  # before the other re-binds, so Python stays visible when cwd is the home dir
@@ -209,7 +218,7 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     argv += _ro_binds(p for p in needed if p not in above)
     for path in hidden:  # a re-bound parent (a PYTHONPATH entry holding the home) showed it again
         if any(_under(path, p) and p != path for p in needed) and not _under(cwd, path):
-            argv += [*size, "--tmpfs", path] + _ro_binds(_needed_under(path))
+            argv += [*size, "--tmpfs", path] + _ro_binds(_needed_under(path, python))
     argv += [*size, "--tmpfs", os.path.dirname(sandbox_dir), "--bind", sandbox_dir, sandbox_dir]
     home = os.path.join(sandbox_dir, HOME)
     argv += [*size, "--tmpfs", home, "--dir", os.path.join(home, "tmp")]
@@ -238,9 +247,9 @@ def scratch_listing(launcher_pid: int, cwd: str) -> str | None:
     return f"/proc/{children[0]}/root{os.path.realpath(cwd)}" if children else None
 
 
-def can_farm(cwd: str, sandbox_dir: str) -> bool:
-    """A scratch dir can replace cwd unless cwd holds the interpreter or the sandboxes."""
-    inside = [sys.prefix, sys.base_prefix, sys.executable, sandbox_dir, _PACKAGE]
+def can_farm(cwd: str, sandbox_dir: str, python: tuple[str, ...] = ()) -> bool:
+    """A scratch dir can replace cwd unless cwd holds the interpreter (ours or the kernel's) or the sandboxes."""
+    inside = [sys.prefix, sys.base_prefix, sys.executable, sandbox_dir, _PACKAGE, *python]
     return cwd != "/" and not any(_under(os.path.realpath(p), cwd) for p in inside)
 
 
@@ -256,11 +265,12 @@ def _hidden_dirs() -> list[str]:
     return sorted((p for p in real if p != "/" and os.path.isdir(p)), key=lambda p: (p.count("/"), p))
 
 
-def _needed_under(home: str) -> list[str]:
-    """What Python needs from the (hidden) home: the interpreter, sys.path, this package, temp."""
+def _needed_under(home: str, python: tuple[str, ...] = ()) -> list[str]:
+    """What Python needs from the (hidden) home: the interpreter, sys.path, this package, temp; and
+    the kernel's interpreter's own (`python`), when the sandboxes run another."""
 
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable),
-             os.path.dirname(_PACKAGE), *sys.path}
+             os.path.dirname(_PACKAGE), *sys.path, *python}
     real = {os.path.realpath(p) for p in paths if p} | {os.path.abspath(p) for p in paths if p}
     keep = sorted(p for p in real if os.path.exists(p) and _under(p, home) and p != home)
     return [p for p in keep if not any(q != p and _under(p, q) for q in keep)]
@@ -300,6 +310,66 @@ def _parents(cwd: str) -> list[str]:
 
 def _under(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+# ---------------------------------------------------------------- the kernel's interpreter
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """A Python a kernel runs, as it says of itself (`interpreter`): its prefixes, the directories
+    it imports from, and whether it imports this package's kernel wire at this wire version (then
+    sandbox kernels can run it: `SandboxSettings.python`)."""
+
+    executable: str
+    prefix: str
+    base_prefix: str
+    paths: tuple[str, ...] = ()
+    speaks: bool = False
+
+
+# asked of the interpreter in an empty directory: no notebook code, nothing from the working directory
+_PROBE = """import json, sys
+if sys.path and sys.path[0] == '': del sys.path[0]
+said = {'prefix': sys.prefix, 'base_prefix': sys.base_prefix, 'exec_prefix': sys.exec_prefix, 'path': sys.path}
+try:
+    from jupyter_fixloop.kernel import wire
+    import cloudpickle, ipykernel
+    said['wire'] = wire.VERSION
+except Exception:
+    said['wire'] = None
+print(json.dumps(said))
+"""
+PROBE_TIMEOUT = 60.0
+
+
+@lru_cache(maxsize=16)
+def interpreter(python: str) -> Interpreter | None:
+    """What the Python at `python` says of itself (None: it does not answer as a Python), asked once in a
+    subprocess with the sandbox's environment in an empty directory, so it runs no user code."""
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="fixloop-probe-") as empty:
+        env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
+        env.update(HOME=empty, PYTHONNOUSERSITE="")
+        try:
+            out = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, cwd=empty, env=env,
+                                 timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL).stdout
+            said = json.loads(out.strip().splitlines()[-1])
+            paths = (said["prefix"], said["base_prefix"], said["exec_prefix"], *said["path"])
+            return Interpreter(python, said["prefix"], said["base_prefix"],
+                               tuple(p for p in paths if isinstance(p, str) and p), said.get("wire") == wire.VERSION)
+        except (OSError, subprocess.SubprocessError, ValueError, IndexError, KeyError, TypeError):
+            return None
+
+
+def python_paths(settings) -> tuple[str, ...]:
+    """The directories the sandbox's interpreter reads, when it is not this process's (else none)."""
+    python = getattr(settings, "python", None)
+    found = interpreter(python) if python else None
+    return (os.path.dirname(python), *found.paths) if found else ()
 
 
 # ---------------------------------------------------------------- user side: the lifeline

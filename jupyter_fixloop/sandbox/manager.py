@@ -31,6 +31,7 @@ from ..kernel import snapshot as snapshots, wire
 from ..kernel.snapshot import Snapshot
 from . import cgroups
 from .confine import (
+    ENV_ALLOW,
     HOME,
     SCRATCH_SIZE,
     TMPFS_SIZE,
@@ -40,15 +41,12 @@ from .confine import (
     kill_descendants,
     landlock_abi,
     memory_limit,
+    python_paths,
     scratch_listing,
 )
 from .leftovers import owner_tag, remove_tree, sandboxes_root
 from .raw import RawRun, unreadable
 
-ENV_ALLOW = (
-    "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
-    "CONDA_DEFAULT_ENV", "SYSTEMROOT", "PYTHONHOME", "LD_LIBRARY_PATH",
-)
 START_TIMEOUT = 60.0
 INTERRUPT_GRACE = 0.5  # a stopped run must give its receipt within timeout + 1 s
 # what the user side reads back from the sandbox is the sandbox's to forge: bounded, never trusted
@@ -71,6 +69,8 @@ class SandboxSettings:
     gateway_token: str = field(default="", repr=False)
     gateway_headers: str = field(default="", repr=False)
     gateway_upload_cap: int = 0
+    python: str | None = None  # the interpreter sandbox kernels run (None: this process's, sys.executable);
+    # batch mode's is the notebook kernel's when it imports this package's wire (confine.interpreter)
 
 
 def sandbox_env(home: str, extra: tuple[tuple[str, str], ...] = ()) -> dict[str, str]:
@@ -119,11 +119,12 @@ class _KernelManager(AsyncKernelManager):
 
     prefix: list[str] = []
     lifeline: str = ""
+    python: str = ""  # the interpreter ("": sys.executable)
 
     def format_kernel_cmd(self, extra_arguments=None):
         return [
             *self.prefix,
-            *wire.kernel_command(sys.executable, self.lifeline, self.connection_file),
+            *wire.kernel_command(self.python or sys.executable, self.lifeline, self.connection_file),
             "--HistoryManager.enabled=False", "--IPKernelApp.log_level=CRITICAL",
             # C-level output (faulthandler on a segfault) goes to our stderr file, not to iopub
             "--IPKernelApp.capture_fd_output=False",
@@ -180,6 +181,7 @@ class Sandbox:
 
         self._lifeline = hold_lifeline(self.dir)  # before the kernel exists: it exits when this frees
         km.lifeline = os.path.join(self.dir, LIFELINE)
+        km.python = self.settings.python or ""
         self.km = km
         # created here, before the kernel exists, and kept open: the sandbox may later swap the
         # path for a symlink or a FIFO, the fd still reads the file the kernel writes to
@@ -371,7 +373,8 @@ class Sandbox:
         names = [n for n in result.get("new_files") or [] if isinstance(n, str)][:MAX_LISTED]
         if self.confinement == "bwrap":  # what is not a link in the scratch farm was written (new or rewritten)
             process = getattr(self.km.provisioner, "process", None) if self.km else None
-            farmed = can_farm(os.path.realpath(self.settings.cwd), self.dir)  # else cwd is the real one, read-only
+            # else cwd is the real one, read-only
+            farmed = can_farm(os.path.realpath(self.settings.cwd), self.dir, python_paths(self.settings))
             where = scratch_listing(process.pid, self.settings.cwd) if process is not None and farmed else None
             written = sorted({*names, *(_plain_files(where) if where else ())})
             return _written_notes(written, "discarded")

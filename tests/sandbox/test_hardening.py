@@ -8,6 +8,8 @@ a segfault, `sys.exit()`.
 import json
 import os
 import resource
+import subprocess
+import sys
 import time
 
 import pytest
@@ -209,6 +211,34 @@ def test_result_says_which_confinement_it_got(tmp_path):
 def test_unknown_or_missing_confinement_is_a_clear_error(tmp_path):
     result = fix("x = 1\n", cwd=str(tmp_path), confinement="chroot", pool_size=0)
     assert result.status == "error" and "confinement must be one of auto, bwrap, none" in result.reason
+
+
+PLANT = """
+import os, sys, sysconfig
+print('prefix', sys.prefix)
+try:
+    open(os.path.join(sysconfig.get_paths()['purelib'], 'planted.py'), 'w').write('x = 1')
+    print('planted')
+except OSError as exc:
+    print('refused', exc.errno)
+print('beside', os.path.exists(BESIDE))
+"""
+
+
+def test_a_kernels_own_python_runs_the_sandbox_read_only_and_the_rest_of_tmp_stays_hidden(tmp_path):
+    # batch mode's sandboxes run the notebook kernel's interpreter (SandboxSettings.python): a venv under
+    # /tmp, which bwrap hides, is shown read-only as fixloop's own Python is, and nothing beside it
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    (tmp_path / "beside.txt").write_text(SECRET)
+    work = tmp_path / "work"
+    work.mkdir()
+    code = PLANT.replace("BESIDE", repr(str(tmp_path / "beside.txt")))
+    receipt, _, _ = run_once(code, work, python=str(venv / "bin" / "python"))
+    assert receipt.kind == "ok", receipt.text
+    assert f"prefix {venv}" in receipt.stdout, receipt.stdout
+    assert "refused 30" in receipt.stdout and "beside False" in receipt.stdout, receipt.stdout  # EROFS
+    assert not list(venv.glob("lib/python*/site-packages/planted.py"))
 
 
 # ---------------------------------------------------------------- 4. limits and crashes
