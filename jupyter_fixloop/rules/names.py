@@ -42,7 +42,6 @@ from .registry import CALLS, DATA, DRIFT, GUESS, MECHANICAL, NAMES, repair
 from .tables import (
     KERNEL_HELPERS,
     KNOWN_IMPORTS,
-    LITERALS,
     MISSING_LABEL,
     MOVED_MODULES,
     MOVED_NAMES,
@@ -252,20 +251,6 @@ def plausible_typo(name: str, candidate: str) -> bool:
     if len(short) >= 3 and long_.startswith(short):
         return True
     return difflib.SequenceMatcher(None, name, candidate).ratio() >= 0.75
-
-
-@repair(MECHANICAL, NAMES + 30)
-def name_literal(code: str, receipt: ParsedReceipt) -> str | None:
-    """`true`, `null`, `nan` written as in JSON or R: the Python literal."""
-    if receipt.ename != "NameError":
-        return None
-    name = quoted(receipt.evalue)
-    if name not in LITERALS:
-        return None
-    code = rename_names(code, name, LITERALS[name]) or code
-    for other in ("true", "false", "null"):  # JSON spelling: the others are just as undefined
-        code = rename_names(code, other, LITERALS[other]) or code
-    return code
 
 
 @repair(MECHANICAL, DRIFT + 10)

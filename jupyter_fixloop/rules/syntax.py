@@ -77,33 +77,10 @@ def syntax(code: str, receipt: ParsedReceipt) -> str | None:
     n = receipt.lineno - 1
     if n >= len(lines):
         return None
-    message = receipt.evalue
     candidates = []
-    if "expected ':'" in message or (message.startswith("invalid syntax") and COMPOUND.match(lines[n])
-                                      and not lines[n][: _code_end(lines[n])].endswith(":")):
-        candidates.append(_append(lines, n, ":"))
-    m = re.search(r"'([(\[{])' was never closed", message)
-    if m:
-        candidates += _close_bracket(lines, n, CLOSERS[m.group(1)])
-    m = re.search(r"unmatched '([)\]}])'", message)
-    if m:
-        candidates += _swap_char(lines, n, m.group(1), "", receipt.column)
-    m = re.search(r"closing parenthesis '([)\]}])' does not match opening parenthesis '([(\[{])'", message)
-    if m:
-        candidates += _swap_char(lines, n, m.group(1), CLOSERS[m.group(2)], receipt.column)
-    if "unterminated string literal" in message:
-        candidates += _close_quote(lines, n, receipt.column)
-    if "Missing parentheses in call to 'print'" in message:
-        candidates.append(_print_call(lines, n))
-    if "instead of '='" in message:
-        candidates += _double_equals(lines, n, receipt.column)
-    if "forgot a comma" in message:
-        candidates += _insert_comma(lines, n)
-    if "f-string: expecting '}'" in message:
-        candidates += _close_brace(lines, n)
-    candidates += _spelled_otherwise(lines, n)
-    if "invalid character" in message:
-        candidates.append("\n".join(lines).translate(str.maketrans(ASCII)))
+    for said, edits in SLIPS:  # in order of likelihood
+        m = re.search(said, receipt.evalue)
+        candidates += edits(lines, n, m, receipt.column) if m else []
     return _best(code, candidates, receipt.lineno)
 
 
@@ -185,6 +162,25 @@ def _insert_comma(lines: list[str], n: int) -> list[str]:
     line = lines[n]
     return [_with_line(lines, n, line[: m.start()] + "," + line[m.start():])
             for m in re.finditer(r"(?<=[\w'\")\]}])(\s+)(?=[\w'\"(\[{])", line)]
+
+
+# what the message says, and the edits a person would consider for it (`m`: its match; `column`: where it points),
+# in order of likelihood (Python's other spellings whatever it says)
+SLIPS = (
+    (r"expected ':'|^invalid syntax", lambda lines, n, m, column: [_append(lines, n, ":")] if "expected ':'" in m.string
+     or COMPOUND.match(lines[n]) and not lines[n][: _code_end(lines[n])].endswith(":") else []),
+    (r"'([(\[{])' was never closed", lambda lines, n, m, column: _close_bracket(lines, n, CLOSERS[m.group(1)])),
+    (r"unmatched '([)\]}])'", lambda lines, n, m, column: _swap_char(lines, n, m.group(1), "", column)),
+    (r"closing parenthesis '([)\]}])' does not match opening parenthesis '([(\[{])'",
+     lambda lines, n, m, column: _swap_char(lines, n, m.group(1), CLOSERS[m.group(2)], column)),
+    (r"unterminated string literal", lambda lines, n, m, column: _close_quote(lines, n, column)),
+    (r"Missing parentheses in call to 'print'", lambda lines, n, m, column: [_print_call(lines, n)]),
+    (r"instead of '='", lambda lines, n, m, column: _double_equals(lines, n, column)),
+    (r"forgot a comma", lambda lines, n, m, column: _insert_comma(lines, n)),
+    (r"f-string: expecting '}'", lambda lines, n, m, column: _close_brace(lines, n)),
+    (r"", lambda lines, n, m, column: _spelled_otherwise(lines, n)),
+    (r"invalid character", lambda lines, n, m, column: ["\n".join(lines).translate(str.maketrans(ASCII))]),
+)
 
 
 # ---------------------------------------------------------------- IndentationError
