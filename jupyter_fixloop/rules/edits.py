@@ -190,6 +190,29 @@ def rename_names(code: str, old: str, new: str, line: int | None = None) -> str 
     return "".join(lines)
 
 
+def imported_as(name: str, alias: ast.alias) -> str:
+    """`name` imported under the name `alias` binds (`nan as NaN`; `nan` where that is the name)."""
+    bound = alias.asname or alias.name
+    return name if name == bound else f"{name} as {bound}"
+
+
+def requoted(code: str, lineno: int | None, old: str, new: str) -> str | None:
+    """The string literal `old` written as `new` in the cell's own quotes (one `new` does not hold), on the failing
+    line, or everywhere when the line is unknown or lacks it (`replace_on_line`)."""
+    for quote in ("'", '"'):
+        fixed = replace_on_line(code, lineno, f"{quote}{old}{quote}", f"{quote}{new}{quote}") if (
+            quote not in new) else None
+        if fixed is not None:
+            return fixed
+    return None
+
+
+def imports_from(tree: ast.Module, lineno: int | None, module: str | None = None) -> list[ast.ImportFrom]:
+    """The `from M import ...` statements on the failing line (of module `module` only, when given)."""
+    return [n for n in ipysyntax.walk(tree) if isinstance(n, ast.ImportFrom) and on_line(n, lineno) and n.module
+            and module in (None, n.module)]
+
+
 def replace_on_line(code: str, lineno: int | None, old: str, new: str) -> str | None:
     """Replace `old` on the failing line, or everywhere when the line is unknown or lacks it."""
     lines = code.splitlines(keepends=True)

@@ -26,6 +26,8 @@ from .edits import (
     ParsedReceipt,
     calls_on_line,
     context_list,
+    imported_as,
+    imports_from,
     insert_import,
     on_line,
     parse,
@@ -34,6 +36,7 @@ from .edits import (
     replace_node,
     replace_nodes,
     replace_on_line,
+    requoted,
     source_of,
     span,
 )
@@ -142,20 +145,17 @@ def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
                 fixed = replace_on_line(code, receipt.lineno, old, new)
                 if fixed is not None:
                     return fixed
-        for node in ipysyntax.walk(tree):  # `from pandas.core.index import Index`: the package exports it
-            if isinstance(node, ast.ImportFrom) and on_line(node, receipt.lineno) and node.module == m.group(1):
-                homes = {_home_of(node.module, a.name) for a in node.names}
-                if len(homes) == 1 and None not in homes:
-                    names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in node.names)
-                    return replace_node(code, node, f"from {homes.pop()} import {names}")
+        for node in imports_from(tree, receipt.lineno, m.group(1)):  # `from pandas.core.index import Index`: the
+            homes = {_home_of(node.module, a.name) for a in node.names}  # package exports it
+            if len(homes) == 1 and None not in homes:
+                names = ", ".join(imported_as(a.name, a) for a in node.names)
+                return replace_node(code, node, f"from {homes.pop()} import {names}")
         return None
     m = re.search(r"cannot import name '(\w+)' from '([\w.]+)'", receipt.evalue)
     if not m:
         return None
-    name, module = m.group(1), m.group(2)
-    for node in ipysyntax.walk(tree):
-        if isinstance(node, ast.ImportFrom) and on_line(node, receipt.lineno) and node.module:
-            return _rewrite_import_from(code, node, module, name)
+    for node in imports_from(tree, receipt.lineno)[:1]:
+        return _rewrite_import_from(code, node, m.group(2), m.group(1))
     return None
 
 
@@ -171,16 +171,13 @@ def _said_moved(code: str, tree: ast.Module, lineno: int | None, missing: str) -
     imported from sklearn.tree", scikit-learn 0.22, of `sklearn.tree.export`) moved whole: a name the table lacks
     (`export_text`) comes from that package when the package has it today."""
     whole = _moved_whole(missing)
-    for node in ipysyntax.walk(tree):
-        if isinstance(node, ast.ImportFrom) and on_line(node, lineno) and node.module == missing:
-            new = [SKLEARN_NAMES_MOVED.get((missing, a.name)) or (
-                (whole, a.name) if whole and hasattr(import_optional(whole), a.name) else (None, None))
-                for a in node.names]
-            homes = {home for home, _ in new}
-            if len(homes) == 1 and None not in homes:
-                names = ", ".join(name if name == (a.asname or a.name) else f"{name} as {a.asname or a.name}"
-                                  for (_, name), a in zip(new, node.names))
-                return replace_node(code, node, f"from {homes.pop()} import {names}")
+    for node in imports_from(tree, lineno, missing):
+        new = [SKLEARN_NAMES_MOVED.get((missing, a.name)) or (
+            (whole, a.name) if whole and hasattr(import_optional(whole), a.name) else (None, None)) for a in node.names]
+        homes = {home for home, _ in new}
+        if len(homes) == 1 and None not in homes:
+            names = ", ".join(imported_as(name, a) for (_, name), a in zip(new, node.names))
+            return replace_node(code, node, f"from {homes.pop()} import {names}")
     return None
 
 
@@ -208,20 +205,10 @@ def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str
         new_module = _home_of(node.module, name) or ""
     if new_module == "":
         return None
-    moved = [a for a in node.names if a.name == name]
-    kept = [a for a in node.names if a.name != name]
-
-    def alias(a):
-        return a.name + (f" as {a.asname}" if a.asname else "")
-
-    lines = []
-    if kept:
-        lines.append(f"from {node.module} import {', '.join(alias(a) for a in kept)}")
-    for a in moved:
-        if new_name != name:
-            lines.append(f"from {new_module} import {new_name} as {a.asname or a.name}")
-        else:
-            lines.append(f"import {alias(a)}" if new_module is None else f"from {new_module} import {alias(a)}")
+    kept = [imported_as(a.name, a) for a in node.names if a.name != name]
+    lines = [f"from {node.module} import {', '.join(kept)}"] if kept else []
+    lines += [f"import {imported_as(name, a)}" if new_module is None else
+              f"from {new_module} import {imported_as(new_name, a)}" for a in node.names if a.name == name]
     return replace_node(code, node, "\n".join(lines))
 
 
@@ -335,7 +322,7 @@ def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
     found = attribute_error(receipt)
     m = re.search(r"'(\w+)' is not a valid function for '(\w+)' object", receipt.evalue)
     if m and m.group(1) in RENAMED_METHODS:  # .agg("avg")
-        return _replace_string(code, receipt, m.group(1), RENAMED_METHODS[m.group(1)])
+        return requoted(code, receipt.lineno, m.group(1), RENAMED_METHODS[m.group(1)])
     if not found:
         return None
     owner, attr = found
@@ -350,9 +337,8 @@ def renamed_method(code: str, receipt: ParsedReceipt) -> str | None:
         return rewrite(attr, code, receipt)
     if not re.match(PANDAS_LIKE, owner) or attr not in RENAMED_METHODS:
         return None
-    return replace_method(code, receipt, attr, RENAMED_METHODS[attr]) or _replace_string(
-        code, receipt, attr, RENAMED_METHODS[attr]
-    )
+    return replace_method(code, receipt, attr, RENAMED_METHODS[attr]) or requoted(
+        code, receipt.lineno, attr, RENAMED_METHODS[attr])
 
 
 def _sklearn_method(code: str, receipt: ParsedReceipt, attr: str, new: str, wrap: str) -> str | None:
@@ -369,15 +355,6 @@ def _sklearn_method(code: str, receipt: ParsedReceipt, attr: str, new: str, wrap
         fixed = replace_node(fixed, calls[0], f"list({source_of(fixed, calls[0].func.value)}.{new}{arguments})")
     renamed = replace_method(fixed, receipt, attr, new)  # what is not called there (`f = vec.get_feature_names`)
     return renamed or (fixed if fixed != code else None)
-
-
-def _replace_string(code: str, receipt: ParsedReceipt, old: str, new: str) -> str | None:
-    """A function named by a string (`.agg("avg")`) on the failing line."""
-    for quote in ("'", '"'):
-        fixed = replace_on_line(code, receipt.lineno, f"{quote}{old}{quote}", f"{quote}{new}{quote}")
-        if fixed is not None:
-            return fixed
-    return None
 
 
 @repair(GUESS, CALLS + 10)
@@ -408,6 +385,11 @@ def _columns_in_context(receipt: ParsedReceipt, name: str) -> list:
         return list(ast.literal_eval(m.group(1)))
     except (ValueError, SyntaxError):
         return []
+
+
+def _all_columns(receipt: ParsedReceipt) -> list:
+    """The columns of every frame the receipt shows."""
+    return [c for name in receipt.values for c in _columns_in_context(receipt, name)]
 
 
 def _column_match(attr: str, columns: list):
@@ -451,17 +433,13 @@ def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
         if not m:
             continue
         key, first = ast.literal_eval(m.group("key")), ast.literal_eval(m.group("first"))
-        columns = [k for name in receipt.values for k in _columns_in_context(receipt, name)]
-        _one_nearest(key, c[m.start("first"):], columns)
+        _one_nearest(key, c[m.start("first"):], _all_columns(receipt))
+        # only where the key is read, when it is: `df['new'] = df['old']` keeps the column it assigns
         read = _read_keys(code, receipt.lineno, key)
-        if read:  # only where the key is read: `df['new'] = df['old']` keeps the column it assigns
-            return replace_nodes(code, read, lambda n, first=first: repr(first))
-        for quote in ("'", '"'):
-            if quote in first:
-                continue
-            fixed = replace_on_line(code, receipt.lineno, f"{quote}{key}{quote}", f"{quote}{first}{quote}")
-            if fixed is not None:
-                return fixed
+        fixed = replace_nodes(code, read, lambda n, first=first: repr(first)) if read else requoted(
+            code, receipt.lineno, key, first)
+        if fixed is not None:
+            return fixed
     return _key_in_message(code, receipt)
 
 
@@ -491,15 +469,8 @@ def _key_in_message(code: str, receipt: ParsedReceipt) -> str | None:
     if not m:
         return None
     key = next(g for g in m.groups() if g)
-    columns = [c for name in receipt.values for c in _columns_in_context(receipt, name)]
-    match = _column_match(key, columns)
-    if match is None or match == key:
-        return None
-    for quote in ("'", '"'):
-        fixed = replace_on_line(code, receipt.lineno, f"{quote}{key}{quote}", repr(match))
-        if fixed is not None:
-            return fixed
-    return None
+    match = _column_match(key, _all_columns(receipt))
+    return requoted(code, receipt.lineno, key, match) if match is not None and match != key else None
 
 
 def import_optional(module: str):

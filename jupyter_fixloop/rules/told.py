@@ -10,7 +10,16 @@ from __future__ import annotations
 import ast
 import re
 
-from .edits import ParsedReceipt, calls_on_line, insert_import, on_line, parse, replace_node, source_of
+from .edits import (
+    ParsedReceipt,
+    calls_on_line,
+    imported_as,
+    imports_from,
+    insert_import,
+    parse,
+    replace_node,
+    source_of,
+)
 from .names import import_optional
 from .registry import DRIFT, MECHANICAL, repair
 from .tables import REMOVED_ATTRIBUTES
@@ -48,17 +57,11 @@ def removed_import(code: str, receipt: ParsedReceipt) -> str | None:
     if not found or tree is None:
         return None
     module = found.group(2)
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.ImportFrom) and node.module == module and on_line(node, receipt.lineno)):
-            continue
-        names, changed = [], False
-        for alias in node.names:
-            new = said_instead(module, alias.name)
-            changed |= new is not None
-            names.append(f"{new} as {alias.asname or alias.name}" if new else
-                         alias.name + (f" as {alias.asname}" if alias.asname else ""))
-        if changed:
-            return replace_node(code, node, f"from {module} import {', '.join(names)}")
+    for node in imports_from(tree, receipt.lineno, module):
+        news = [said_instead(module, alias.name) for alias in node.names]
+        if any(news):
+            names = ", ".join(imported_as(new or alias.name, alias) for new, alias in zip(news, node.names))
+            return replace_node(code, node, f"from {module} import {names}")
     return None
 
 
