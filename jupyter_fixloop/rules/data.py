@@ -209,24 +209,17 @@ def _separators(value: str) -> str | None:
     extra = "".join(sorted(set(value) - set("0123456789.-+eE")))
     if not extra or not set(extra) <= set(SEPARATORS):
         return None
-    bare = value
-    for ch in extra:
-        bare = bare.replace(ch, "")
-    return extra if NUMBER.match(bare) else None
+    return extra if NUMBER.match(value.translate({ord(ch): None for ch in extra})) else None
+
+
+BAD_VALUE = re.compile(r"could not convert string to float: '(?P<float>.*)'|invalid literal for int\(\) with base 10: "
+                       r"'(?P<int>.*)'|Unable to parse string \"?'?(?P<numeric>.*?)\"?'? at position")
 
 
 def _bad_value(receipt: ParsedReceipt) -> tuple[str, str] | None:
     """(kind, value) of a failed text-to-number conversion quoted by the message."""
-    patterns = (
-        ("float", r"could not convert string to float: '(.*)'"),
-        ("int", r"invalid literal for int\(\) with base 10: '(.*)'"),
-        ("numeric", r"Unable to parse string \"?'?(.*?)\"?'? at position"),
-    )
-    for kind, pattern in patterns:
-        m = re.search(pattern, receipt.evalue)
-        if m:
-            return kind, m.group(1)
-    return None
+    m = BAD_VALUE.search(receipt.evalue)
+    return next((kind, value) for kind, value in m.groupdict().items() if value is not None) if m else None
 
 
 @repair(GUESS, DATA + 120)
@@ -433,14 +426,8 @@ def date_format(code: str, receipt: ParsedReceipt) -> str | None:
 
 def _sample_formats(receipt: ParsedReceipt) -> set[str]:
     """The formats of the sample dates the receipt's `dtypes:` fact shows (`(e.g. '2024-02-05', '03/02/2024')`)."""
-    found = set()
-    for fact in receipt.context:
-        if fact.startswith("dtypes: "):
-            for sample in re.findall(r"'(\d[\d/.\-]+\d)'", fact):
-                fmt = infer_format(sample)
-                if fmt:
-                    found.add(fmt)
-    return found
+    return {fmt for fact in receipt.context if fact.startswith("dtypes: ")
+            for fmt in map(infer_format, re.findall(r"'(\d[\d/.\-]+\d)'", fact)) if fmt}
 
 
 def infer_format(value: str) -> str | None:
@@ -453,23 +440,16 @@ def infer_format(value: str) -> str | None:
         return f"%Y{sep}%m{sep}%d"
     if len(last) != 4:
         return None
-    if int(first) > 12:
-        day_first = True
-    elif int(middle) > 12:
-        day_first = False
-    else:
-        day_first = sep != "/"  # ambiguous: 01/02 is usually American, 01.02 and 01-02 European
+    # a field over 12 is the day; else ambiguous: 01/02 is usually American, 01.02 and 01-02 European
+    day_first = int(first) > 12 or int(middle) <= 12 and sep != "/"
     return f"%d{sep}%m{sep}%Y" if day_first else f"%m{sep}%d{sep}%Y"
 
 
 @repair(GUESS, DATA + 10)
 def accessor_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     """`.dt` on text dates, `.str` on numbers: convert the column first (pd.to_datetime / astype(str))."""
-    m = (
-        re.search(r"Can only use \.(dt|str) accessor with", receipt.evalue)
-        if receipt.ename == "AttributeError"
-        else None
-    )
+    m = re.search(r"Can only use \.(dt|str) accessor with", receipt.evalue) if (
+        receipt.ename == "AttributeError") else None
     tree = parse(code)
     if not m or tree is None:
         return None
@@ -495,7 +475,7 @@ def pivot_duplicates(code: str, receipt: ParsedReceipt) -> str | None:
                 raise CannotTell("pivot found several values for one cell: sum them or average them? pivot_table "
                                  "takes the mean unless told (aggfunc='sum'); the cell does not say which")
             fixed = replace_node(code, call.func, f"{source_of(code, call.func.value)}.pivot_table")
-            return add_keyword(fixed, _first_call(fixed, receipt.lineno, "pivot_table"), f"aggfunc={how!r}")
+            return add_keyword(fixed, calls_on_line(parse(fixed), receipt.lineno, "pivot_table")[0], f"aggfunc={how!r}")
     return None
 
 
@@ -504,10 +484,6 @@ def _aggregation_said(code: str) -> str | None:
     or several."""
     said = {how for how, words in AGGREGATION_WORDS.items() if re.search(rf"(?i)(?:\b|_)(?:{words})", code)}
     return said.pop() if len(said) == 1 else None
-
-
-def _first_call(code: str, lineno, name: str):
-    return calls_on_line(parse(code), lineno, name)[0]
 
 
 @repair(GUESS, DATA + 230)

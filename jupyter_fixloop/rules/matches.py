@@ -27,14 +27,10 @@ def filter_value(code: str, receipt: ParsedReceipt) -> str | None:
     """`df[df['s'] == 'Active']` -> `== 'active'` (also in `.isin([...])`): the value as the column writes it
     (the receipt says no row holds it as written, and one holds it but for case, spaces or one slip)."""
     fixed = code
-    for fact in receipt.context:  # every value the receipt names, in one round
-        m = VALUES_NEAR.match(fact)
-        tree = parse(fixed) if m else None
-        if tree is None:
-            continue
+    for m in _said(receipt, VALUES_NEAR):  # every value the receipt names, in one round
         wrong, column, right = ast.literal_eval(m.group(1)), m.group(2), ast.literal_eval(m.group(3))
-        for value, other in _compared(tree):
-            if _is_text(value, wrong) and ast.unparse(other) == column:
+        for value, other in _compared(parse(fixed)):
+            if isinstance(value, ast.Constant) and value.value == wrong and ast.unparse(other) == column:
                 fixed = replace_node(fixed, value, repr(right))
                 break
     return fixed if fixed != code else None
@@ -42,7 +38,7 @@ def filter_value(code: str, receipt: ParsedReceipt) -> str | None:
 
 def _compared(tree: ast.Module):
     """(string constant, what it is compared with): `col == 'x'` either way round, `col.isin(['x', ...])`."""
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if tree else ():
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             yield from ((node.comparators[0], node.left), (node.left, node.comparators[0]))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "isin" \
@@ -55,10 +51,7 @@ def merge_keys(code: str, receipt: ParsedReceipt) -> str | None:
     """`a.merge(b, on='k')` -> `a.assign(k=a['k'].str.upper()).merge(b, on='k')`: the keys normalised the
     way the receipt says makes them match (case, spaces), on the side it names (or both)."""
     tree = parse(code)
-    for fact in receipt.context if tree else ():
-        m = KEYS.match(fact)
-        if not m or m.group(3) not in TRANSFORMS:
-            continue
+    for m in _said(receipt, KEYS, 3, TRANSFORMS) if tree else ():
         left, right, transform, where = m.groups()
         sides = [s for s in (left, right) if where in (s, "both")]
         edits = [e for e in (_assigned(code, tree, side, transform) for side in sides) if e]
@@ -75,16 +68,11 @@ def groupby_keys(code: str, receipt: ParsedReceipt) -> str | None:
 
     The receipt says the keys are fewer once normalised (' Munich' and 'Munich' split one city in two)."""
     tree = parse(code)
-    for fact in receipt.context if tree else ():
-        m = GROUPS.match(fact)
-        if not m or m.group(2) not in TRANSFORMS:
-            continue
-        key_expr, transform = m.groups()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "groupby":
-                edit = _keyed(code, node.func.value, key_expr, transform)
-                if edit:
-                    return replace_node(code, *edit)
+    for m in _said(receipt, GROUPS, 2, TRANSFORMS) if tree else ():
+        for node in _methods(tree, "groupby"):
+            edit = _keyed(code, node.func.value, *m.groups())
+            if edit:
+                return replace_node(code, *edit)
     return None
 
 
@@ -93,30 +81,29 @@ def concat_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     """`pd.concat([a, b])` -> `pd.concat([a, b.astype({'q': 'int64'})])`: the frame whose column holds
     numbers as text, converted to the dtype the other frames have (the receipt says every value converts)."""
     tree = parse(code)
-    for fact in receipt.context if tree else ():
-        m = CONCAT.match(fact)
-        if not m or m.group(2) not in DTYPES:
-            continue
+    for m in _said(receipt, CONCAT, 2, DTYPES) if tree else ():
         column, dtype, name = ast.literal_eval(m.group(1)), m.group(2), m.group(3)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "concat" \
-                    and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
-                for element in node.args[0].elts:
-                    if ast.unparse(element) == name:
-                        return replace_node(code, element, f"{source_of(code, element)}.astype({{{column!r}: "
-                                                           f"{dtype!r}}})")
+        for node in _methods(tree, "concat"):
+            for element in node.args[0].elts if node.args and isinstance(node.args[0], (ast.List, ast.Tuple)) else ():
+                if ast.unparse(element) == name:
+                    return replace_node(code, element, f"{source_of(code, element)}.astype({{{column!r}: {dtype!r}}})")
     return None
 
 
-def _is_text(node: ast.AST, text: str) -> bool:
-    return isinstance(node, ast.Constant) and node.value == text
+def _said(receipt: ParsedReceipt, fact, group: int = 0, known=None) -> list:
+    """The matches of `fact` among the receipt's facts (those whose `group` is one of `known`, when given)."""
+    return [m for m in map(fact.match, receipt.context) if m and (known is None or m.group(group) in known)]
+
+
+def _methods(tree: ast.Module, name: str) -> list[ast.Call]:
+    """The calls of a method `name` (`x.name(...)`) in the cell."""
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr == name]
 
 
 def _assigned(code: str, tree: ast.Module, key_expr: str, transform: str):
     """(node, text): the merge operand `df` of the key `df['k']` rewritten as `df.assign(k=df['k']<transform>)`."""
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "merge"):
-            continue
+    for node in _methods(tree, "merge"):
         operands = [node.func.value, *node.args[:2], *(k.value for k in node.keywords if k.arg in ("left", "right"))]
         for operand in operands:
             edit = _keyed(code, operand, key_expr, transform)
