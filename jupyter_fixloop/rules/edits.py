@@ -15,6 +15,7 @@ import re
 import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import takewhile
 
 from ..kernel import ipysyntax
 from ..receipt.smells import warned
@@ -227,14 +228,8 @@ def replace_on_line(code: str, lineno: int | None, old: str, new: str) -> str | 
 def insert_import(code: str, statement: str) -> str:
     """Put an import after the cell's leading imports (or first), where a person would."""
     lines = code.splitlines(keepends=True)
-    at = 0
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith(("import ", "from ")) or stripped.startswith("#") or not stripped:
-            if stripped.startswith(("import ", "from ")):
-                at = i + 1
-            continue
-        break
+    head = takewhile(lambda line: not line.strip() or line.strip().startswith(("import ", "from ", "#")), lines)
+    at = max((i + 1 for i, line in enumerate(head) if line.strip().startswith(("import ", "from "))), default=0)
     lines.insert(at, statement + "\n")
     return "".join(lines)
 
@@ -301,21 +296,18 @@ def on_line(node: ast.AST, lineno: int | None) -> bool:
 
 def calls_on_line(tree: ast.Module, lineno: int | None, name: str | None = None) -> list[ast.Call]:
     """Calls on the failing line (innermost first), optionally only those to `name` or `x.name`."""
-    found = []
-    for node in ipysyntax.walk(tree):
-        if isinstance(node, ast.Call) and on_line(node, lineno):
-            if name is None or call_name(node) == name:
-                found.append(node)
-    return sorted(found, key=lambda n: (n.end_col_offset - n.col_offset) + 1000 * (n.end_lineno - n.lineno))
+    return innermost_first(n for n in ipysyntax.walk(tree) if isinstance(n, ast.Call) and on_line(n, lineno)
+                           and name in (None, call_name(n)))
+
+
+def innermost_first(nodes) -> list:
+    """The nodes, the shortest first (a node on one line before one that spans lines)."""
+    return sorted(nodes, key=lambda n: (n.end_col_offset - n.col_offset) + 1000 * (n.end_lineno - n.lineno))
 
 
 def call_name(call: ast.Call) -> str:
-    func = call.func
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return ""
+    """`f` of `f(...)` and of `x.f(...)`; '' for any other call."""
+    return call.func.id if isinstance(call.func, ast.Name) else getattr(call.func, "attr", "")
 
 
 def add_keyword(code: str, call: ast.Call, keyword: str) -> str:

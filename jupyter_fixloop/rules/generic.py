@@ -60,17 +60,13 @@ def _key_kind(node: ast.expr) -> str:
         return _key_kind(node.operand)
     if isinstance(node, ast.Constant):
         return "position" if isinstance(node.value, int) and not isinstance(node.value, bool) else "label"
-    if isinstance(node, ast.Slice):
-        kinds = {_key_kind(p) for p in (node.lower, node.upper) if p is not None} - {"none"}
-        return kinds.pop() if len(kinds) == 1 else ("position" if not kinds else "unknown")
-    if isinstance(node, ast.List) and node.elts:
-        kinds = {_key_kind(e) for e in node.elts}
-        return kinds.pop() if len(kinds) == 1 else "unknown"
-    if isinstance(node, (ast.Compare, ast.BoolOp)):
-        return "mask"
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
-        return "mask"
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+    if isinstance(node, (ast.Slice, ast.List)):  # as its bounds or items are, all of one kind; a bare `:` positions
+        parts = node.elts if isinstance(node, ast.List) else [p for p in (node.lower, node.upper) if p is not None]
+        kinds = {_key_kind(p) for p in parts}
+        return kinds.pop() if len(kinds) == 1 else "position" if isinstance(node, ast.Slice) and not parts else (
+            "unknown")
+    if isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(
+            node.op, ast.Invert) or isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
         return "mask"
     return "unknown"
 

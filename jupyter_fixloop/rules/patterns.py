@@ -28,7 +28,18 @@ import pathlib
 import re
 
 from . import registry
-from .edits import ParsedReceipt, insert_import, on_line, parse, replace_node, source_of, span, value_kind, with_pandas
+from .edits import (
+    ParsedReceipt,
+    innermost_first,
+    insert_import,
+    on_line,
+    parse,
+    replace_node,
+    source_of,
+    span,
+    value_kind,
+    with_pandas,
+)
 
 DATA = pathlib.Path(__file__).with_name("patterns.json")
 PLACEHOLDER = re.compile(r"^[A-Z][A-Z0-9_]+$")
@@ -50,9 +61,7 @@ def rewrite(name: str, code: str, receipt: ParsedReceipt) -> str | None:
     named = {k.arg for old, _ in templates for n in ast.walk(old) if isinstance(n, ast.Call)
              for k in n.keywords if k.arg}
     lineno = None if entry.get("anywhere") else receipt.lineno  # `anywhere`: on every line (a cell below failed)
-    nodes = sorted((n for n in ast.walk(tree) if isinstance(n, ast.expr) and on_line(n, lineno)),
-                   key=lambda n: (n.end_col_offset - n.col_offset) + 1000 * (n.end_lineno - n.lineno))
-    for node in nodes:
+    for node in innermost_first(n for n in ast.walk(tree) if isinstance(n, ast.expr) and on_line(n, lineno)):
         for (old, new), template in zip(templates, entry["templates"]):
             found = {k: v for k, v in said.groupdict().items() if v is not None}
             if _match(old, node, code, found, named) and all(
