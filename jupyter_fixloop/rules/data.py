@@ -288,22 +288,6 @@ def _coerce_placeholders(code: str, tree, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(GUESS, DATA + 110)
-def to_numeric_coerce(code: str, receipt: ParsedReceipt) -> str | None:
-    """pd.to_numeric stops at placeholders ('n/a', '-'): pass errors='coerce' so they become NaN."""
-    found = _bad_value(receipt) if receipt.ename == "ValueError" else None
-    tree = parse(code)
-    if not found or found[0] != "numeric" or tree is None or _separators(found[1].strip()):
-        return None
-    if re.search(r"\d", found[1]):
-        raise CannotTell(f"{found[1]!r} holds a number written another way (a unit, a suffix like k or M?): "
-                         "errors='coerce' would make it NaN and lose it; say how to read it")
-    for call in calls_on_line(tree, receipt.lineno, "to_numeric"):
-        if not has_keyword(call, "errors"):
-            return add_keyword(code, call, "errors='coerce'")
-    return None
-
-
 @repair(GUESS, DATA + 140)
 def merge_key_dtype(code: str, receipt: ParsedReceipt) -> str | None:
     """Merge keys of different dtypes (int vs text): cast the text side's key before merging."""

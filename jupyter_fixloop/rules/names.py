@@ -38,7 +38,6 @@ from .edits import (
     replace_on_line,
     requoted,
     source_of,
-    span,
 )
 from .patterns import rewrite
 from .registry import CALLS, DATA, DRIFT, GUESS, MECHANICAL, NAMES, repair
@@ -85,22 +84,20 @@ def _attributes(code: str, attr: str, new: str, where) -> str | None:
     tree = parse(code)
     nodes = [n for n in ipysyntax.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr and where(n)] if (
         tree) else []
-    for node in sorted(nodes, key=lambda n: span(code, n), reverse=True):
-        code = replace_node(code, node, new.format(m=source_of(code, node.value)))
-    return code if nodes else None
+    return replace_nodes(code, nodes, lambda n: new.format(m=source_of(code, n.value)))
+
+
+# "module 'numpy' has no attribute 'float'", "'numpy.ndarray' object has no attribute 'append'"
+NO_ATTRIBUTE = re.compile(r"module '(?P<module>[\w.]+)' has no attribute '(?P<name>\w+)'|"
+                          r"'(?P<type>[\w.]+)' object has no attribute '(?P<attr>\w+)'")
 
 
 def attribute_error(receipt: ParsedReceipt) -> tuple[str, str] | None:
     """(owner, attribute) of an AttributeError: owner is a type name or `module numpy`."""
-    if receipt.ename != "AttributeError":
+    m = NO_ATTRIBUTE.search(receipt.evalue) if receipt.ename == "AttributeError" else None
+    if m is None:
         return None
-    m = re.search(r"module '([\w.]+)' has no attribute '(\w+)'", receipt.evalue)
-    if m:
-        return f"module {m.group(1)}", m.group(2)
-    m = re.search(r"'([\w.]+)' object has no attribute '(\w+)'", receipt.evalue)  # 'numpy.ndarray' object
-    if m:
-        return m.group(1).rpartition(".")[2], m.group(2)
-    return None
+    return (f"module {m['module']}", m['name']) if m['module'] else (m['type'].rpartition(".")[2], m['attr'])
 
 
 def replace_method(code: str, receipt: ParsedReceipt, attr: str, new: str) -> str | None:
@@ -192,17 +189,12 @@ def _moved_whole(module: str) -> str | None:
 
 
 def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str) -> str | None:
-    new_module = MOVED_NAMES.get((node.module, name), MOVED_NAMES.get((module, name), ""))
-    new_name = name
     said = {**SKLEARN_NAMES_MOVED, **SKLEARN_MOVED, **SKLEARN_MODULES_MOVED, **SCIPY_MOVED}
-    renamed = said.get((node.module, name)) or said.get((module, name))
-    if renamed:  # what the old scikit-learn or scipy said to import instead (None: a package of its own),
-        # kept under the name the cell uses
-        new_module, new_name = renamed
-    if new_module == "" and node.module in MOVED_MODULES:
-        new_module = MOVED_MODULES[node.module]
-    if new_module == "":
-        new_module = _home_of(node.module, name) or ""
+    # what the old scikit-learn or scipy said to import instead (None: a package of its own), kept under the name
+    # the cell uses; else the name's home now, its module's, or the package's that exports it
+    new_module, new_name = said.get((node.module, name)) or said.get((module, name)) or (
+        MOVED_NAMES.get((node.module, name)) or MOVED_NAMES.get((module, name)) or MOVED_MODULES.get(node.module)
+        or _home_of(node.module, name) or "", name)
     if new_module == "":
         return None
     kept = [imported_as(a.name, a) for a in node.names if a.name != name]
@@ -309,9 +301,7 @@ def _replace_call(code: str, owners: set[str], attr: str, template: str) -> str 
     calls = [c for c in ipysyntax.walk(tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
              and c.func.attr == attr and isinstance(c.func.value, ast.Name) and c.func.value.id in owners
              and len(c.args) == 1] if tree else []
-    for call in sorted(calls, key=lambda n: span(code, n), reverse=True):
-        code = replace_node(code, call, template.format(source_of(code, call.args[0])))
-    return code if calls else None
+    return replace_nodes(code, calls, lambda c: template.format(source_of(code, c.args[0])))
 
 
 @repair(MECHANICAL, DRIFT + 260)

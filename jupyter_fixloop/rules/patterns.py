@@ -17,7 +17,9 @@ the cell raised nothing); its `imports` are the statements
 its code needs (put in where the cell has not written them). A list in a template matches a
 tuple too; a last `*REST` among a tuple's items (`OBJ[(FIRST, *REST)]`) takes the items left, as among a call's
 arguments. A value written into an operation, a call or an attribute is put in parentheses unless it is one term. An
-entry `with_pandas` writes `pd.`, imported where the cell and the namespace lack it.
+entry `with_pandas` writes `pd.`, imported where the cell and the namespace lack it. An entry's `doubts` say what it
+cannot tell: where the error fits and each of a doubt's `where` holds (a pattern matching its message's group whole),
+its `words` (`{GROUP}`: the group's text) are the engine's answer unless a later repair fits.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import re
 
 from . import registry
 from .edits import (
+    CannotTell,
     ParsedReceipt,
     innermost_first,
     insert_import,
@@ -57,6 +60,9 @@ def rewrite(name: str, code: str, receipt: ParsedReceipt) -> str | None:
     tree = parse(code)
     if said is None or tree is None:
         return None
+    for doubt in entry.get("doubts", []):  # the error fits, but what it names could be meant two ways: say so
+        if all(re.fullmatch(p, said[k] or "") for k, p in doubt["where"].items()):
+            raise CannotTell(doubt["words"].format(**said.groupdict()))
     templates = _templates(entry)
     named = {k.arg for old, _ in templates for n in ast.walk(old) if isinstance(n, ast.Call)
              for k in n.keywords if k.arg}

@@ -68,10 +68,8 @@ def _fresh_default(code: str, tree: ast.Module, func: str, param: str, value: st
 
 
 def _mutable(node: ast.AST) -> bool:
-    if isinstance(node, (ast.List, ast.Dict, ast.Set)):
-        return True
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "dict", "set") \
-        and not node.args and not node.keywords
+    return isinstance(node, (ast.List, ast.Dict, ast.Set)) or isinstance(node, ast.Call) and isinstance(
+        node.func, ast.Name) and node.func.id in ("list", "dict", "set") and not node.args and not node.keywords
 
 
 @repair(GUESS, OUTPUTS + 20)
@@ -120,14 +118,9 @@ def strict_bounds(code: str, receipt: ParsedReceipt) -> str | None:
     tree = parse(code) if missing else None
     if tree is None:
         return None
-    hits = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in STRICT:
-            bound = node.comparators[0]
-            if isinstance(bound, ast.Constant) and bound.value in missing and not isinstance(bound.value, bool):
-                hits.append(node)
-    if not hits:
-        return None
+    hits = [n for n in ast.walk(tree) if isinstance(n, ast.Compare) and len(n.ops) == 1 and type(n.ops[0]) in STRICT
+            and isinstance(n.comparators[0], ast.Constant) and n.comparators[0].value in missing
+            and not isinstance(n.comparators[0].value, bool)]
     return replace_nodes(code, hits, lambda n: f"{source_of(code, n.left)} {STRICT[type(n.ops[0])]} "
                                                f"{source_of(code, n.comparators[0])}")
 
