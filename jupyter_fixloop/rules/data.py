@@ -327,15 +327,10 @@ def _merge_frames(call: ast.Call):
 
 def _statement_line(tree, node) -> int:
     """The first line of the statement that holds `node` (where a new statement can go)."""
-    best = node.lineno
-    for stmt in ast.walk(tree):
-        if isinstance(stmt, ast.stmt) and stmt.lineno <= node.lineno <= (stmt.end_lineno or stmt.lineno):
-            if (
-                not isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.FunctionDef, ast.Try))
-                or stmt.lineno == node.lineno
-            ):
-                best = stmt.lineno
-    return best
+    return max((s.lineno for s in ast.walk(tree) if isinstance(s, ast.stmt)
+                and s.lineno <= node.lineno <= (s.end_lineno or s.lineno)  # the innermost that holds it, not a block
+                and (not isinstance(s, (ast.For, ast.While, ast.If, ast.With, ast.FunctionDef, ast.Try))
+                     or s.lineno == node.lineno)), default=node.lineno)
 
 
 @repair(MECHANICAL, DATA + 150)

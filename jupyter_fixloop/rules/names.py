@@ -257,12 +257,10 @@ def _replace_literal(code: str, lineno: int | None, old: str, new: str) -> str |
     """The string literal a message names: on the failing line, else where it occurs only once."""
     lines = code.splitlines(keepends=True)
     for quote in ("'", '"'):
-        literal, replacement = f"{quote}{old}{quote}", f"{quote}{new}{quote}"
-        if lineno is not None and 1 <= lineno <= len(lines) and literal in lines[lineno - 1]:
-            lines[lineno - 1] = lines[lineno - 1].replace(literal, replacement)
-            return "".join(lines)
-        if code.count(literal) == 1:
-            return code.replace(literal, replacement)
+        literal = f"{quote}{old}{quote}"
+        if lineno is not None and 1 <= lineno <= len(lines) and literal in lines[lineno - 1] or code.count(
+                literal) == 1:
+            return replace_on_line(code, lineno, literal, f"{quote}{new}{quote}")
     return None
 
 

@@ -203,13 +203,8 @@ def indentation(code: str, receipt: ParsedReceipt) -> str | None:
     if receipt.ename == "TabError" or "tabs and spaces" in message:
         # tabs become spaces; a wrong level that shows then is the next round's IndentationError
         return "\n".join(_indent_of(x).replace("\t", "    ") + x.lstrip() for x in lines)
-    if message.startswith("expected an indented block"):
-        return _best(code, _reindent(lines, n, "    "), receipt.lineno)
-    if message.startswith("unexpected indent"):
-        return _best(code, _reindent(lines, n, ""), receipt.lineno)
-    if message.startswith("unindent does not match"):
-        return _best(code, _align(lines, n), receipt.lineno)
-    return None
+    edits = next((edits for said, edits in INDENTS if message.startswith(said)), None)
+    return _best(code, edits(lines, n), receipt.lineno) if edits else None
 
 
 def _previous(lines: list[str], n: int) -> int | None:
@@ -253,3 +248,11 @@ def _align(lines: list[str], n: int) -> list[str]:
     old = _indent_of(lines[n])
     levels = sorted({_indent_of(x) for x in lines[:n] if x.strip()}, key=lambda s: abs(len(s) - len(old)))
     return [_shift(lines, _block(lines, n), level, old) for level in levels]
+
+
+# what an IndentationError says, and the edits a person would consider for it
+INDENTS = (
+    ("expected an indented block", lambda lines, n: _reindent(lines, n, "    ")),  # a block's body
+    ("unexpected indent", lambda lines, n: _reindent(lines, n, "")),  # a stray line back at its level
+    ("unindent does not match", _align),
+)
