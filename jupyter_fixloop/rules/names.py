@@ -65,8 +65,7 @@ def module_aliases(code: str, module: str, receipt: ParsedReceipt | None = None,
     name before `.attr` on the failing line (the message says that object is the module)."""
     found = {module, module.split(".")[0]}
     found |= {a for a, full in (("np", "numpy"), ("pd", "pandas")) if full == module}
-    for m in re.finditer(rf"^\s*import\s+{re.escape(module)}\s+as\s+(\w+)", code, re.MULTILINE):
-        found.add(m.group(1))
+    found |= {m.group(1) for m in re.finditer(rf"^\s*import\s+{re.escape(module)}\s+as\s+(\w+)", code, re.MULTILINE)}
     tree = parse(code) if receipt is not None else None
     if tree is not None:
         found |= {n.value.id for n in ipysyntax.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
@@ -275,12 +274,9 @@ def removed_attribute(code: str, receipt: ParsedReceipt) -> str | None:
     if (module, attr) in REMOVED_CALLS:
         return _replace_call(code, owners, attr, REMOVED_CALLS[module, attr])
     new = REMOVED_ATTRIBUTES.get(module, {}).get(attr) or (NUMPY_REMOVED.get(attr) if module == "numpy" else None)
-    if new is None:
-        home = _home_of(module, attr)
-        new = f"{{m}}{home[len(module):]}.{attr}" if home else None
-    if new is None:
-        return None
-    return replace_attribute(code, owners, attr, new)
+    home = _home_of(module, attr) if new is None else None  # else where the package keeps it now
+    new = new or (f"{{m}}{home[len(module):]}.{attr}" if home else None)
+    return replace_attribute(code, owners, attr, new) if new else None
 
 
 def _home_of(module: str, name: str) -> str | None:
@@ -381,14 +377,13 @@ def _all_columns(receipt: ParsedReceipt) -> list:
 
 
 def _column_match(attr: str, columns: list):
+    """The column `attr` names but for case, spaces and underscores; else the one nearest in spelling; else None."""
     def norm(s):
         return re.sub(r"[\s_\-]+", "_", str(s).strip().lower())
 
-    for col in columns:
-        if isinstance(col, str) and norm(col) == norm(attr):
-            return col
-    close = difflib.get_close_matches(attr, [c for c in columns if isinstance(c, str)], n=1, cutoff=0.8)
-    return close[0] if close else None
+    texts = [c for c in columns if isinstance(c, str)]
+    return next((c for c in texts if norm(c) == norm(attr)), None) or next(
+        iter(difflib.get_close_matches(attr, texts, n=1, cutoff=0.8)), None)
 
 
 @repair(GUESS, CALLS + 20)
