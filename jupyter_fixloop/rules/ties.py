@@ -106,14 +106,10 @@ def _need(parent: ast.AST, node: ast.Name) -> str | None:
         return "callable"
     if isinstance(parent, ast.Subscript) and parent.value is node:
         return "subscriptable"
-    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ITERATING \
-            and node in parent.args:
-        return "iterable"
-    if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
-        return "iterable"
-    if isinstance(parent, ast.Starred):
-        return "iterable"
-    return None
+    iterated = isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ITERATING \
+        and node in parent.args or isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and (
+            parent.iter is node) or isinstance(parent, ast.Starred)
+    return "iterable" if iterated else None
 
 
 def bound_in(code: str) -> set[str]:
