@@ -52,6 +52,9 @@ CASES = {
     "a_tuple_of_any_length_as_the_list_it_meant": (  # `*REST` among a tuple's items
         "t = df.groupby(level=0)['a', 'b', 'a'].sum()\n", "tuple_columns",
         "t = df.groupby(level=0)[['a', 'b', 'a']].sum()\n", "t.shape == (2, 3)"),
+    "json_literals_wherever_they_stand": (  # `anywhere` and `every`: the one named, and JSON's three beside it
+        "flags = [true, false]\nnone_left = null is None\n", "name_literal",
+        "flags = [True, False]\nnone_left = None is None\n", "none_left and flags == [True, False]"),
     "a_keyword_the_error_names_given_the_value_it_names": (  # `KEY=VALUE` from the message's groups
         "t = pd.read_csv(io.StringIO(raw), header=False, nrows=1)\n", "keyword_value_hint",
         "t = pd.read_csv(io.StringIO(raw), header=None, nrows=1)\n", "t.shape == (1, 2)"),
@@ -106,6 +109,9 @@ def test_a_template_repairs_a_librarys_removal_as_it_said(name, ns):
      "from sklearn.pipeline import make_pipeline\nfrom sklearn.preprocessing import StandardScaler\n"
      "m = make_pipeline(StandardScaler(with_mean=False), LinearRegression()).fit(X, y)\n",
      "abs(m.predict(X) - LinearRegression().fit(X, y).predict(X)).max() < 1e-9"),
+    ("v = pd.to_numeric(pd.Series(['1', 'n/a']), downcast='float')\n", "to_numeric_coerce",  # a placeholder made
+     "v = pd.to_numeric(pd.Series(['1', 'n/a']), downcast='float', errors='coerce')\n",  # missing, keywords kept
+     "int(v.isna().sum()) == 1"),
 ])
 def test_a_template_whose_words_say_the_results_may_differ_is_a_guess(cell, expected, repaired, check, ns):
     receipt = rewriting.run(ns, cell, LIBRARY_SETUP)
