@@ -213,16 +213,13 @@ def groupby_axis(code: str, receipt: ParsedReceipt) -> str | None:
                 return None
         else:
             return None
-        edits = [(span(code, u)[1], span(code, u)[1], ".T") for u in uses]
+        edits = [((span(code, u)[1], span(code, u)[1]), ".T") for u in uses]
         start, end = span(code, call)
         grouped = _without_keyword(code, call, kw)
         owner_text = source_of(code, owner)
         owner_text = owner_text if isinstance(owner, (ast.Name, ast.Attribute, ast.Subscript)) else f"({owner_text})"
         grouped = owner_text + ".T" + grouped[span(code, owner)[1] - start:]
-        edits.append((start, end, grouped))
-        for a, b, text in sorted(edits, reverse=True):
-            code = code[:a] + text + code[b:]
-        return code
+        return spliced(code, [*edits, ((start, end), grouped)])
     return None
 
 

@@ -1,9 +1,13 @@
 """Generic rewriters that write what a library's notes say to write instead of a removed spelling, when that is
 more than a new name: an operator (`Index.contains`: "use key in index"), an indexer (`df[string]` on dates:
-"use df.loc[string]"), a module moved whole (`sklearn.cross_validation`: "moved to model_selection"), the
-arguments a call may no longer pass by position (pandas 2.0: "Disallow passing non-keyword arguments to
-:meth:`DataFrame.set_index` except ``keys``"), named. Each declares itself (registry.py) and fires only when an
-entry of `model/changes.json` says so.
+"use df.loc[string]"), a module moved whole (`sklearn.cross_validation`: "moved to model_selection"). Each declares
+itself (registry.py) and fires only when an entry of `model/changes.json` says so.
+
+And the keywords of a call, one rewriter per shape, from changed.json's tables and the notes alike (the library's
+words they read are tables.json's `messages`): `keyword_only_now` names arguments passed by position (pandas 2.0:
+"Disallow passing non-keyword arguments to :meth:`DataFrame.set_index` except ``keys``"), `keyword_gone` renames a
+keyword, leaves it out or calls a method on the result instead, `old_value` writes a keyword's value anew;
+`_keyword_edit` is their one edit of a keyword (calls.py's `bad_keyword`, a guess, makes it too).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from .edits import (
     replace_nodes,
     source_of,
     span,
+    spliced,
 )
 from .generic import (  # the knowledge base is read through generic.py: the one crossing up to model/
     IMPORTED_AS,
@@ -122,10 +127,8 @@ def said_kept_elsewhere(code: str, receipt: ParsedReceipt) -> str | None:
             continue
         found = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == name
                  and on_line(n, receipt.lineno) and _names_module(source_of(code, n.value), module, modules)]
-        for node in sorted(found, key=lambda n: (n.lineno, n.col_offset), reverse=True):
-            code = replace_node(code, node, f"{alias}.{name}")
         if found:
-            return code
+            return spliced(code, [(span(code, n), f"{alias}.{name}") for n in found])
     return None
 
 
@@ -168,9 +171,7 @@ def rows_by_string(code: str, receipt: ParsedReceipt) -> str | None:
     found = [n for n in ast.walk(tree) if isinstance(n, ast.Subscript) and on_line(n, receipt.lineno)
              and isinstance(n.slice, ast.Constant) and n.slice.value == key
              and any(ROW_OF_INDEX.format(name=source_of(code, n.value)) in f for f in receipt.context)]
-    for node in sorted(found, key=lambda n: (n.lineno, n.col_offset), reverse=True):
-        code = replace_node(code, node, f"{source_of(code, node.value)}.loc[{source_of(code, node.slice)}]")
-    return code if found else None
+    return replace_nodes(code, found, lambda n: f"{source_of(code, n.value)}.loc[{source_of(code, n.slice)}]")
 
 
 def _datelike(text: str) -> bool:
@@ -305,9 +306,8 @@ def _named_call(code: str, call: ast.Call, kept: int, names) -> str | None:
     `names` by name already."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(has_keyword(call, n) for n in names):
         return None
-    for arg, keyword in sorted(zip(call.args[kept:], names), key=lambda p: span(code, p[0]), reverse=True):
-        code = replace_node(code, arg, f"{keyword}={source_of(code, arg)}")
-    return code
+    return spliced(code, [(span(code, arg), f"{keyword}={source_of(code, arg)}")
+                          for arg, keyword in zip(call.args[kept:], names)])
 
 
 @repair(GUESS, TURN)
@@ -583,11 +583,8 @@ def said_mask(code: str, receipt: ParsedReceipt) -> str | None:
     calls = [c for c in calls_on_line(tree, receipt.lineno, said[1]) if isinstance(c.func, ast.Attribute)
              and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], ast.Constant)
              and isinstance(c.args[0].value, str)]
-    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):
-        code = replace_node(code, call, _masked(code, call, said[1], alias))
-    if not calls:
-        return None
-    return code if alias in receipt.modules else f"import pandas as {alias}\n" + code
+    fixed = replace_nodes(code, calls, lambda c: _masked(code, c, said[1], alias))
+    return fixed if fixed is None or alias in receipt.modules else f"import pandas as {alias}\n" + fixed
 
 
 def _masked(code: str, call: ast.Call, method: str, pd: str) -> str:
@@ -743,9 +740,7 @@ def said_class_method(code: str, receipt: ParsedReceipt) -> str | None:
         for node in imports:
             names = [cls if a.name == name else a.name + (f" as {a.asname}" if a.asname else "") for a in node.names]
             edits.append((node, f"from {module} import {', '.join(dict.fromkeys(names))}"))
-        for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
-            code = replace_node(code, node, text)
-        return code
+        return spliced(code, [(span(code, node), text) for node, text in edits])
     return None
 
 
