@@ -331,7 +331,7 @@ def _keywords_named(code: str, tree: ast.Module, receipt: ParsedReceipt, removed
     owner, _, name = found.group(1).rpartition(".")
     allowed, given = int(found.group(2)), int(found.group(3))
     for change in changes():
-        function = _said_of(change, owner, name) if SAYS_KEYWORD.search(change.words) else None
+        function = _said_of(change, found.group(1)) if SAYS_KEYWORD.search(change.words) else None
         names = _keyword_only(function, change, allowed, given - allowed) if function else None
         if names and bool(_removed_keywords(name, set(inspect.signature(function).parameters))) == removed:
             fixed = named(code, tree, receipt.lineno, name, given - bool(owner), allowed - bool(owner), names,
@@ -341,22 +341,19 @@ def _keywords_named(code: str, tree: ast.Module, receipt: ParsedReceipt, removed
     return None
 
 
-def _said_of(change: Change, owner: str, name: str):
+def _said_of(change: Change, said: str):
     """Today's callable the error names (`NDFrame.to_csv`, `concat`) when the entry names it, as itself or as
     the method of a class that has it (`DataFrame.to_csv`); else None."""
-    root = import_optional(IMPORTED_AS.get(change.library, change.library))
-    cls = class_named(change.library, owner) if owner else None
-    function = getattr(cls, name, None) if owner else getattr(root, name, None)
-    if root is None or not callable(function):
-        return None
-    for said in change.names:
-        said_owner, _, said_name = said.lstrip(".").rpartition(".")
-        if said_name != name:
-            continue
-        said_cls = class_named(change.library, said_owner) if said_owner else None
-        if getattr(said_cls, name, None) is function if said_owner else getattr(root, name, None) is function:
-            return function
-    return None
+    function, name = _today(change, said), said.rpartition(".")[2]
+    return function if callable(function) and any(
+        n.rpartition(".")[2] == name and _today(change, n) is function for n in change.names) else None
+
+
+def _today(change: Change, said: str):
+    """Today's callable of the entry's library a name is (`DataFrame.set_index`, `.Axis.set_ticks`, `concat`)."""
+    owner, _, name = said.lstrip(".").rpartition(".")
+    return getattr(class_named(change.library, owner) if owner else import_optional(
+        IMPORTED_AS.get(change.library, change.library)), name, None)
 
 
 def _keyword_only(function, change: Change, allowed: int, extra: int) -> list[str] | None:
@@ -777,9 +774,8 @@ def _displaced_by(change: Change, cls: type | None, method: str, taken: str, giv
         return None
     keyword = words.group(1)
     for said in change.names:
-        said_owner, _, said_name = said.lstrip(".").rpartition(".")
-        target = getattr(class_named(change.library, said_owner), said_name, None) if said_owner else None
-        if target is None or not (function is target or _hands_to(function, said_name)):
+        target = _today(change, said) if "." in said.lstrip(".") else None
+        if target is None or not (function is target or _hands_to(function, said.rpartition(".")[2])):
             continue
         params = list(inspect.signature(target).parameters.values())[1:]
         if (len(params) > given and params[given - 1].name == taken
