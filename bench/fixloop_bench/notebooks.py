@@ -153,13 +153,15 @@ def environment(error: str) -> bool:
 
 
 MAGIC_NOT_FOUND = re.compile(r"UsageError: (?:Line|Cell) magic function `%%?(\w+)` not found")
+NAME_NOT_DEFINED = re.compile(r"NameError: name '(\w+)' is not defined")
 LOAD_EXT = re.compile(r"^\s*%load_ext\s+(\w+)\s*$", re.MULTILINE)
 
 
 def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
     """The cells that ran when the notebook was saved and fail here plainly, not for a missing package,
     file (or one that is a Git LFS pointer, not its data) or network (their own, or that of the unfixed cell
-    they fail after), and that do not read what a cell failing for those reasons should have made: no fix could
+    they fail after), and that do not read what a cell failing for those reasons should have made (themselves, or
+    through a function they call: their NameError names it): no fix could
     make such a cell run here (ch06's `StratifiedKFold(random_state=1)` over data the network never gave), so it
     measures nothing; nor a magic whose extension a cell failing for those reasons did not load (`%watermark`
     after `%load_ext watermark`)."""
@@ -172,9 +174,10 @@ def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
         error = plain.get(o.number)
         cause = plain.get(o.blamed_cell) if o.status == "skipped" else error
         reads, defines = cell_names(o.source)
-        magic = MAGIC_NOT_FOUND.match(error or "")
+        magic, unnamed = MAGIC_NOT_FOUND.match(error or ""), NAME_NOT_DEFINED.match(error or "")
         blocked = error is not None and (environment(error) or o.number in no_data or bool(reads & lost)
-                                         or bool(magic and f"%{magic.group(1)}" in lost))
+                                         or bool(magic and f"%{magic.group(1)}" in lost)
+                                         or bool(unnamed and unnamed.group(1) in lost))  # read by a function it calls
         if blocked:  # what it imports it did import (imports come first), up to the import of a package not
             # installed here (`import dask.dataframe as dd`: no `dd`): the rest it may not have made
             lost |= defines - imported_names(_imports_before(o.source, error))

@@ -7,7 +7,9 @@ failing line (or on the loop or function the failing line is in).
 from __future__ import annotations
 
 import ast
+import builtins
 import difflib
+import inspect
 import re
 
 from .edits import (
@@ -26,9 +28,11 @@ from .edits import (
 from .names import import_optional, module_aliases
 from .patterns import ENTRIES
 from .registry import CALLS, DATA, FIRST, GUESS, MECHANICAL, repair
+from .said import _keyword_edit
 from .tables import (
     ACCESSORS,
     DTYPES_FACT,
+    INVALID_KEYWORD,
     KEYWORD_FIXES,
     METHOD_ATTRIBUTE,
     METHOD_OPERAND,
@@ -38,110 +42,64 @@ from .tables import (
     STR_CONCAT,
     TEXT_DTYPES,
     TEXT_STR_METHODS,
+    UNEXPECTED_KEYWORD,
 )
 
 
 @repair(GUESS, DATA + 50)
 def bad_keyword(code: str, receipt: ParsedReceipt) -> str | None:
     """A keyword the function does not take: its synonym (`digits` -> `ndigits`), or its closest parameter."""
-    if receipt.ename != "TypeError":
-        return None
-    m = (re.search(r"'(\w+)' is an invalid keyword argument for ([\w.]+)\(\)", receipt.evalue)
-         or re.search(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'", receipt.evalue))
+    m = INVALID_KEYWORD.search(receipt.evalue) or UNEXPECTED_KEYWORD.search(receipt.evalue)
     tree = parse(code)
-    if not m or tree is None:
+    if receipt.ename != "TypeError" or not m or tree is None:
         return None
     keyword, func = (m.group(1), m.group(2)) if "invalid" in m.group(0) else (m.group(2), m.group(1))
     for call in calls_on_line(tree, receipt.lineno):
         kw = next((k for k in call.keywords if k.arg == keyword), None)
-        if kw is None:
-            continue
-        params = _parameters(code, call, func)
-        fixed = _apply_keyword_fix(code, call, kw, params)
+        fixed = _apply_keyword_fix(code, tree, call, kw, _parameters(code, call, func)) if kw else None
         if fixed is not None:
             return fixed
     return None
 
 
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
-def _apply_keyword_fix(code: str, call: ast.Call, kw: ast.keyword, params: list[str]) -> str | None:
-    value = source_of(code, kw.value)
-    if (
-        kw.arg == "method"
-        and value.strip("'\"") in ("ffill", "bfill", "pad", "backfill")
-        and isinstance(call.func, ast.Attribute)
-        and not call.args
-        and not any(k.arg in ("to_replace", "value") and not _is_none(k.value) for k in call.keywords)
-    ):
+def _apply_keyword_fix(code: str, tree: ast.Module, call: ast.Call, kw: ast.keyword, params: list[str]) -> str | None:
+    value = source_of(code, kw.value).strip("'\"")
+    if kw.arg == "method" and value in ("ffill", "bfill", "pad", "backfill") and isinstance(call.func, ast.Attribute) \
+            and not call.args and not any(k.arg in ("to_replace", "value") and not (
+                isinstance(k.value, ast.Constant) and k.value.value is None) for k in call.keywords):
         # fillna(method="ffill") was removed in pandas 3: the method is its own call; not where values are
         # given too (`replace([0], method='pad')` filled only those: another meaning)
-        method = {"pad": "ffill", "backfill": "bfill"}.get(value.strip("'\""), value.strip("'\""))
         rest = [source_of(code, k) for k in call.keywords if k is not kw and k.arg != "value"]
+        method = {"pad": "ffill", "backfill": "bfill"}.get(value, value)
         return replace_node(code, call, f"{source_of(code, call.func.value)}.{method}({', '.join(rest)})")
     for (wrong, right), how in KEYWORD_FIXES.items():
-        if wrong != kw.arg or (right is not None and params and right not in params):
+        if wrong != kw.arg or right is not None and (params and right not in params or not params and right not in (
+                "ndigits", "reverse", "ascending", "columns")):
             continue
-        if right is None:
-            return _drop_keyword(code, call, kw)
-        if not params and right not in ("ndigits", "reverse", "ascending", "columns"):
-            continue
-        new_value = (
-            value
-            if how == "same"
-            else f"not {value}"
-            if not isinstance(kw.value, ast.Constant)
-            else repr(not kw.value.value)
-        )
-        return replace_node(code, kw, f"{right}={new_value}")
+        if right is None or how == "same":
+            return _keyword_edit(code, [call], kw.arg, right or "")
+        negated = f"not {source_of(code, kw.value)}" if not isinstance(kw.value, ast.Constant) else repr(
+            not kw.value.value)
+        return replace_node(code, kw, f"{right}={negated}")
     close = difflib.get_close_matches(kw.arg, params, n=1, cutoff=0.6)
-    if close and close[0] == "inplace" and _assigned(code, call):
-        return _drop_keyword(code, call, kw)  # `x = df.dropna(inplace=True)` would leave None in x
-    if close:
-        return replace_node(code, kw, f"{close[0]}={value}")
-    return None
-
-
-def _assigned(code: str, call: ast.Call) -> bool:
-    tree = parse(code)
-    return (
-        any(isinstance(n, ast.Assign) and ast.dump(n.value) == ast.dump(call) for n in ast.walk(tree))
-        if tree
-        else False
-    )
-
-
-def _drop_keyword(code: str, call: ast.Call, kw: ast.keyword) -> str:
-    parts = [source_of(code, a) for a in call.args] + [source_of(code, k) for k in call.keywords if k is not kw]
-    return replace_node(code, call, f"{source_of(code, call.func)}({', '.join(parts)})")
+    if close and close[0] == "inplace" and any(isinstance(n, ast.Assign) and n.value is call for n in ast.walk(tree)):
+        return _keyword_edit(code, [call], kw.arg, "")  # `x = df.dropna(inplace=True)` would leave None in x
+    return _keyword_edit(code, [call], kw.arg, close[0]) if close else None
 
 
 def _parameters(code: str, call: ast.Call, func: str) -> list[str]:
     """The keyword parameters of the called function, looked up in builtins, numpy or pandas."""
-    import inspect
-
-    target = None
-    if isinstance(call.func, ast.Name):
-        import builtins
-
-        target = getattr(builtins, call.func.id, None)
-    elif isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
-        for module in ("numpy", "pandas"):
-            if call.func.value.id in module_aliases(code, module):
-                target = getattr(import_optional(module), call.func.attr, None)
-    if target is None and "." in func:
-        owner, name = func.rsplit(".", 1)
-        for module, cls in (("pandas", owner), ("pandas", "DataFrame"), ("numpy", owner)):
-            target = getattr(getattr(import_optional(module), cls, None), name, None)
-            if target is not None:
-                break
-    if target is None:
-        return []
+    func_of = call.func
+    found = [getattr(builtins, func_of.id, None)] if isinstance(func_of, ast.Name) else [
+        getattr(import_optional(module), func_of.attr, None) for module in ("numpy", "pandas")
+        if isinstance(func_of, ast.Attribute) and isinstance(func_of.value, ast.Name)
+        and func_of.value.id in module_aliases(code, module)]
+    owner, _, name = func.rpartition(".")
+    found += [getattr(getattr(import_optional(module), cls, None), name, None)
+              for module, cls in (("pandas", owner), ("pandas", "DataFrame"), ("numpy", owner)) if owner]
     try:
-        sig = inspect.signature(target)
-    except (TypeError, ValueError):
+        sig = inspect.signature(next(f for f in found if f is not None))
+    except (StopIteration, TypeError, ValueError):
         return []
     return [p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
@@ -505,7 +463,7 @@ def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             kw = next((k for k in node.value.keywords if k.arg == "inplace"), None)
             if kw is not None and receipt.lineno and node.lineno < receipt.lineno:
-                return _drop_keyword(code, node.value, kw)
+                return _keyword_edit(code, [node.value], "inplace", "")
             if (
                 isinstance(node.value.func, ast.Attribute)
                 and node.value.func.attr in ("sort", "append", "extend", "reverse")

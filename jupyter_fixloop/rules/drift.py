@@ -12,42 +12,24 @@ words or from what the library says it has now.
   `scalar_as_2d` (one number where scikit-learn wants rows of features: `[[x]]`, as its error's two reshapes
   both say for one number), `concat_sorted` (`sort=True`, where the output differs: pandas before 1.0 sorted).
 - `style_name`: a matplotlib style that was renamed: the nearest name of `style.available`.
-- `keyword_only_now`: arguments pandas 2 made keyword-only, named in pandas 1.5's order (`pivot('a', 'b')`).
 - `groupby_axis`: `groupby(..., axis=1)` groups the transpose (`df.T.groupby(...).sum().T`).
 - `setitem_upcast`: a float set into integers (`s[mask] = 13.6`): cast to floats first, as pandas 1 did.
 - `moved_function`: `pd.core.reshape.util.cartesian_product` where the library defines that name now.
-- `renamed_keyword`: a keyword the library renamed (`OneHotEncoder(sparse=False)` -> `sparse_output=`,
-  `Perceptron(n_iter=40)` -> `max_iter=40, tol=None`, `hist(normed=True)` -> `density=True`,
-  `yscale('symlog', linthreshy=0.05)` -> `linthresh=0.05`: matplotlib 3.3's one name for both axes).
-- `no_effect_keyword`: a keyword gone now that the old version said had no effect (`presort=`), left out.
 - `method_now_function`: a method numpy took off its arrays (`arr.ptp()`) where it keeps the function
   of that name (`np.ptp(arr)`).
 - `changed_default`: a default scikit-learn changed that today's error names (`Solver lbfgs supports only
   'l2' ...`): the old one passed (`LogisticRegression(penalty='l1', solver='liblinear')`).
-- `string_as_list`: a string of one-letter colors that matplotlib read as that many colors (`c=''`: none,
-  hollow markers), as the explicit list its 3.2 deprecation said to use instead (`c=[]`).
+- said.py holds the keywords and values changed.json's tables know (`keyword_only_now`, `keyword_gone`,
+  `old_value`), beside what the libraries' notes say of them.
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
-import inspect
 import re
 
-from .changed import (
-    CHANGED_DEFAULTS,
-    EQUIVALENT_VALUES,
-    KEYWORD_EXTRAS,
-    KEYWORD_ONLY_NOW,
-    NO_EFFECT_KEYWORDS,
-    REDUCERS_BY_NAME,
-    RENAMED_CALL_KEYWORDS,
-    RENAMED_KEYWORDS,
-    SETTERS_REMOVED,
-    STILL_POSITIONAL,
-    STRING_AS_LIST,
-)
+from .changed import CHANGED_DEFAULTS, REDUCERS_BY_NAME, SETTERS_REMOVED
 from .edits import (
     ParsedReceipt,
     add_keyword,
@@ -68,22 +50,17 @@ from .names import attribute_error, import_optional
 from .registry import DRIFT, GUESS, MECHANICAL, OUTPUTS, repair
 from .tables import (
     AGGREGATING,
-    COLOR_ARGUMENT,
     DID_YOU_MEAN,
     DID_YOU_MEAN_NESTED,
     FREQUENCY_PART,
-    INVALID_PARAMETER,
     LIBRARY_OBJECT,
     MULTIPLE_KEYS,
-    NO_EFFECT_NOW,
     NO_SETTER,
     OPTION_CALLS,
-    POSITIONAL,
     QUOTED_HINT,
-    SCALE_CALLS,
     STACK_SEQUENCE,
     STACKING,
-    UNEXPECTED_KEYWORD,
+    UNEXPECTED_KEYWORD,  # noqa: F401 - generic.py reads it from here
     UNIT,
     WINDOW,
 )
@@ -191,62 +168,6 @@ def style_name(code: str, receipt: ParsedReceipt) -> str | None:
     return _replace_in_string(code, receipt.lineno, m.group(1), close[0])
 
 
-@repair(MECHANICAL, DRIFT + 60)
-def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
-    """Arguments a library made keyword-only, passed by position (`ldata.pivot('date', 'item', 'value')`,
-    `SVC(1.0, 'linear')`): named in the order its older versions took them (`pivot(index='date',
-    columns='item', values='value')`, `SVC(C=1.0, kernel='linear')`); the table compares both versions'
-    signatures (tools/drift_tables.py)."""
-    m = POSITIONAL.search(receipt.evalue) if receipt.ename == "TypeError" else None
-    tree = parse(code)
-    if tree is None or receipt.ename != "TypeError":
-        return None
-    if not m and receipt.evalue.strip() == "too many positional arguments":  # a signature's bind: the call
-        return _too_many_positional(code, tree, receipt)                   # on the line names it
-    if not m or m.group(1) not in KEYWORD_ONLY_NOW:
-        return None
-    method = "." in m.group(1)  # the error counts `self`
-    return _name_arguments(code, tree, receipt, m.group(1), int(m.group(2)) - method, int(m.group(3)) - method)
-
-
-def _too_many_positional(code: str, tree: ast.AST, receipt: ParsedReceipt) -> str | None:
-    for call in calls_on_line(tree, receipt.lineno):
-        name = call_name(call)
-        key = name if name in KEYWORD_ONLY_NOW else f"{name}.__init__"
-        if key in KEYWORD_ONLY_NOW and len(call.args) > STILL_POSITIONAL.get(key, len(call.args)):
-            fixed = _name_arguments(code, tree, receipt, key, STILL_POSITIONAL[key], len(call.args))
-            if fixed is not None:
-                return fixed
-    return None
-
-
-def _name_arguments(code: str, tree: ast.AST, receipt: ParsedReceipt, key: str, allowed: int,
-                    given: int) -> str | None:
-    """Name the arguments past the first `allowed` of the calls to `key` on the failing line."""
-    constructor = key.endswith(".__init__")  # `SVC.__init__`: the calls are to `SVC`
-    callee = key.split(".")[-2] if constructor else key.rsplit(".", 1)[-1]
-    names = KEYWORD_ONLY_NOW[key][:given - allowed]
-    return named(code, tree, receipt.lineno, callee, given, allowed, list(names), method="." in key,
-                 attribute="." in key and not constructor) if len(names) == given - allowed else None
-
-
-def named(code: str, tree: ast.AST, lineno: int | None, name: str, args: int, kept: int, names: list[str],
-          method: bool, attribute: bool = False) -> str | None:
-    """The calls to `name` on the line with `args` arguments by position, those past the first `kept` named `names`
-    (also said.py's); of a function, only values written out (`pd.concat(a, b)` is a list forgotten,
-    `pd.concat(frames, 1)` an axis); `attribute`: only its calls as a method (`ldata.pivot(...)`)."""
-    for call in calls_on_line(tree, lineno, name):
-        if len(call.args) != args or any(isinstance(a, ast.Starred) for a in call.args) or any(
-                has_keyword(call, n) for n in names) or attribute and not isinstance(call.func, ast.Attribute):
-            continue
-        if not method and not all(isinstance(a, ast.Constant) for a in call.args[kept:]):
-            continue
-        for arg, keyword in sorted(zip(call.args[kept:], names), key=lambda p: span(code, p[0]), reverse=True):
-            code = replace_node(code, arg, f"{keyword}={source_of(code, arg)}")
-        return code
-    return None
-
-
 def _chained_call(tree: ast.AST, inner: ast.Call) -> ast.Call | None:
     """The call made on `inner`'s result: `inner.mean()` for `ts.resample('ME').mean()`."""
     for node in ast.walk(tree):
@@ -292,16 +213,13 @@ def groupby_axis(code: str, receipt: ParsedReceipt) -> str | None:
                 return None
         else:
             return None
-        edits = [(span(code, u)[1], span(code, u)[1], ".T") for u in uses]
+        edits = [((span(code, u)[1], span(code, u)[1]), ".T") for u in uses]
         start, end = span(code, call)
         grouped = _without_keyword(code, call, kw)
         owner_text = source_of(code, owner)
         owner_text = owner_text if isinstance(owner, (ast.Name, ast.Attribute, ast.Subscript)) else f"({owner_text})"
         grouped = owner_text + ".T" + grouped[span(code, owner)[1] - start:]
-        edits.append((start, end, grouped))
-        for a, b, text in sorted(edits, reverse=True):
-            code = code[:a] + text + code[b:]
-        return code
+        return spliced(code, [*edits, ((start, end), grouped)])
     return None
 
 
@@ -426,129 +344,6 @@ def method_now_function(code: str, receipt: ParsedReceipt) -> str | None:
         fixed = replace_node(code, call, f"{alias or module}.{attr}({', '.join(args)})")
         return fixed if alias else insert_import(fixed, f"import {module}")
     return None
-
-
-@repair(MECHANICAL, DRIFT + 110)
-def renamed_keyword(code: str, receipt: ParsedReceipt) -> str | None:
-    """A keyword the library renamed: `OneHotEncoder(sparse=False)` is `OneHotEncoder(sparse_output=False)`,
-    as its old version's deprecation said (changed.RENAMED_KEYWORDS); `Perceptron(n_iter=40)` is
-    `Perceptron(max_iter=40, tol=None)`, as scikit-learn 0.19 ran it when it deprecated `n_iter`
-    (changed.KEYWORD_EXTRAS); matplotlib's by the called name (`hist(normed=True)` -> `density=True`, whatever
-    the error names: "Rectangle.set() got an unexpected keyword argument 'normed'"; changed.RENAMED_CALL_KEYWORDS)."""
-    m = UNEXPECTED_KEYWORD.search(receipt.evalue) if receipt.ename == "TypeError" else None
-    tree = parse(code)
-    if tree is None or receipt.ename not in ("TypeError", "AttributeError"):
-        return None
-    key = m and (m.group(1), m.group(2))
-    if key in RENAMED_KEYWORDS:
-        return _rename_keyword(code, calls_on_line(tree, receipt.lineno, _callee(m.group(1))), m.group(2),
-                               RENAMED_KEYWORDS[key], KEYWORD_EXTRAS.get(key, ()))
-    if key in RENAMED_CALL_KEYWORDS:  # a constructor the call on the line passes it to
-        return _rename_keyword(code, calls_on_line(tree, receipt.lineno), m.group(2), RENAMED_CALL_KEYWORDS[key])
-    for call in calls_on_line(tree, receipt.lineno):
-        for kw in call.keywords:
-            new = RENAMED_CALL_KEYWORDS.get((call_name(call), kw.arg))
-            if new and (f"'{kw.arg}'" in receipt.evalue or f"'{new}'" in receipt.evalue):
-                return _rename_keyword(code, [call], kw.arg, new)
-    return m and _scale_keyword(code, tree, receipt, m.group(1), m.group(2))
-
-
-def _scale_keyword(code: str, tree, receipt: ParsedReceipt, callee: str, old: str) -> str | None:
-    """matplotlib 3.3 named a scale's parameters once for both axes: "The 'linthreshy' parameter of __init__()
-    has been renamed 'linthresh'", 'basex' 'base', 'nonposy' 'nonpositive' (through its renamed `nonpos`).
-    `plt.yscale('symlog', linthreshy=0.05)` -> `linthresh=0.05`, where the scale class the error names takes
-    the name without the axis now (asked of matplotlib), in a call that sets that axis's scale."""
-    scale = import_optional("matplotlib.scale")
-    cls = getattr(scale, callee.removesuffix(".__init__"), None) if scale and callee.endswith(".__init__") else None
-    if not isinstance(cls, type) or old[-1:] not in SCALE_CALLS:
-        return None
-    takes = inspect.signature(cls.__init__).parameters
-    bare = old[:-1]
-    named = [bare, *(new for (_, was), new in RENAMED_CALL_KEYWORDS.items() if was == bare)]
-    new = next((name for name in named if name in takes), None)
-    calls = [c for c in calls_on_line(tree, receipt.lineno) if call_name(c) in SCALE_CALLS[old[-1]]]
-    return _rename_keyword(code, calls, old, new) if new else None
-
-
-def _callee(name: str) -> str:
-    """The called name in a TypeError's name for a callable: `Perceptron` of `Perceptron.__init__`."""
-    return name.split(".")[-2] if name.endswith(".__init__") else name.rsplit(".", 1)[-1]
-
-
-def _rename_keyword(code: str, calls: list[ast.Call], old: str, new: str, extras=()) -> str | None:
-    """`old=value` as `new=value` in the one call of `calls` that passes `old`, with `extras` (a keyword and
-    the constant the old version set it to) added where the call does not pass them."""
-    passing = [c for c in calls if has_keyword(c, old) and not has_keyword(c, new)]
-    if len(passing) != 1:
-        return None
-    kw = next(k for k in passing[0].keywords if k.arg == old)
-    added = "".join(f", {name}={value}" for name, value in extras if not has_keyword(passing[0], name))
-    return replace_node(code, kw, f"{new}={source_of(code, kw.value)}{added}")
-
-
-@repair(MECHANICAL, DRIFT + 120)
-def no_effect_keyword(code: str, receipt: ParsedReceipt) -> str | None:
-    """A keyword gone now that the old version said had no effect any more ("The parameter 'presort' is
-    deprecated and has no effect", scikit-learn 0.22: changed.NO_EFFECT_KEYWORDS), or that the library's
-    error now says has no effect and should be left to its default ("Setting a random_state has no effect
-    since shuffle is False. You should leave random_state to its default (None), or set shuffle=True.",
-    scikit-learn 0.24's KFold, which ignored it before): taken out of the call."""
-    tree = parse(code)
-    said = NO_EFFECT_NOW.search(receipt.evalue) if receipt.ename in ("ValueError", "TypeError") else None
-    if said and said.group(1) == said.group(2) and tree is not None:
-        passing = [c for c in calls_on_line(tree, receipt.lineno) if has_keyword(c, said.group(2))]
-        keyword = said.group(2)
-    else:
-        m = UNEXPECTED_KEYWORD.search(receipt.evalue) if receipt.ename == "TypeError" else None
-        if not m or tree is None or (m.group(1), m.group(2)) not in NO_EFFECT_KEYWORDS:
-            return None
-        passing = [c for c in calls_on_line(tree, receipt.lineno, _callee(m.group(1))) if has_keyword(c, m.group(2))]
-        keyword = m.group(2)
-    if len(passing) != 1:
-        return None
-    kw = next(k for k in passing[0].keywords if k.arg == keyword)
-    return replace_node(code, passing[0], _without_keyword(code, passing[0], kw))
-
-
-@repair(MECHANICAL, DRIFT + 180)
-def string_as_list(code: str, receipt: ParsedReceipt) -> str | None:
-    """A string of one-letter colors that matplotlib read as that many colors until 3.3 (`c=''`: no color,
-    hollow markers; `c='rg'`: red, green) and rejects now ("'c' argument must be a color, ..., not ''"): the
-    explicit list its 3.2 deprecation said to use instead (changed.STRING_AS_LIST), `c=[]`, `c=['r', 'g']`,
-    wherever the cell passes that string as that argument (in a function it defines too). The error may be
-    a later cell's that calls that function (a failed following cell: this cell is its cause)."""
-    said = [receipt.message] if receipt.ename == "ValueError" else []
-    m = next(filter(None, (COLOR_ARGUMENT.search(text) for text in [*said, *receipt.failed])), None)
-    tree = parse(code)
-    letters = "".join(letters for letters, _ in STRING_AS_LIST.values())
-    if not m or tree is None or not letters or any(ch not in letters for ch in m.group(2)):
-        return None
-    passed = [kw.value for node in ast.walk(tree) if isinstance(node, ast.Call) for kw in node.keywords
-              if kw.arg == m.group(1) and isinstance(kw.value, ast.Constant) and kw.value.value == m.group(2)]
-    listed = "[" + ", ".join(repr(ch) for ch in m.group(2)) + "]"
-    return replace_nodes(code, passed, lambda v: listed)
-
-
-@repair(MECHANICAL, DRIFT + 190)
-def equivalent_value(code: str, receipt: ParsedReceipt) -> str | None:
-    """A value scikit-learn renamed, saying the new one "is equivalent" (1.0's "Criterion 'mse' was deprecated
-    in v1.0 ... Use `criterion='squared_error'` which is equivalent", changed.EQUIVALENT_VALUES), refused now
-    by its parameter validation ("The 'criterion' parameter of RandomForestRegressor must be a str among
-    {...}. Got 'mse' instead."), raised when the estimator is fitted: the new value wherever the cell passes
-    the old one to that class (the error may be a later cell's, fitting what this cell made)."""
-    said = [receipt.message] if receipt.ename in ("InvalidParameterError", "ValueError") else []
-    m = next(filter(None, (INVALID_PARAMETER.search(text) for text in [*said, *receipt.failed])), None)
-    tree = parse(code)
-    if not m or tree is None:
-        return None
-    parameter, owner, old = m.groups()
-    new = EQUIVALENT_VALUES.get((owner, parameter, old))
-    if new is None:
-        return None
-    passed = [kw.value for node in ast.walk(tree) if isinstance(node, ast.Call) and call_name(node) == owner
-              for kw in node.keywords if kw.arg == parameter and isinstance(kw.value, ast.Constant)
-              and kw.value.value == old]
-    return replace_nodes(code, passed, lambda v: repr(new))
 
 
 @repair(MECHANICAL, DRIFT + 200)

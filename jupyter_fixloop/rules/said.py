@@ -1,9 +1,13 @@
 """Generic rewriters that write what a library's notes say to write instead of a removed spelling, when that is
 more than a new name: an operator (`Index.contains`: "use key in index"), an indexer (`df[string]` on dates:
-"use df.loc[string]"), a module moved whole (`sklearn.cross_validation`: "moved to model_selection"), the
-arguments a call may no longer pass by position (pandas 2.0: "Disallow passing non-keyword arguments to
-:meth:`DataFrame.set_index` except ``keys``"), named. Each declares itself (registry.py) and fires only when an
-entry of `model/changes.json` says so.
+"use df.loc[string]"), a module moved whole (`sklearn.cross_validation`: "moved to model_selection"). Each declares
+itself (registry.py) and fires only when an entry of `model/changes.json` says so.
+
+And the keywords of a call, one rewriter per shape, from changed.json's tables and the notes alike (the library's
+words they read are tables.json's `messages`): `keyword_only_now` names arguments passed by position (pandas 2.0:
+"Disallow passing non-keyword arguments to :meth:`DataFrame.set_index` except ``keys``"), `keyword_gone` renames a
+keyword, leaves it out or calls a method on the result instead, `old_value` writes a keyword's value anew;
+`_keyword_edit` is their one edit of a keyword (calls.py's `bad_keyword`, a guess, makes it too).
 """
 
 from __future__ import annotations
@@ -12,9 +16,32 @@ import ast
 import inspect
 import re
 
-from .changed import SKLEARN_NAMES_MOVED
-from .drift import UNEXPECTED_KEYWORD as UNEXPECTED, _without_keyword, named
-from .edits import CannotTell, ParsedReceipt, call_name, calls_on_line, on_line, parse, replace_node, source_of
+from .changed import (
+    EQUIVALENT_VALUES,
+    KEYWORD_EXTRAS,
+    KEYWORD_ONLY_NOW,
+    NO_EFFECT_KEYWORDS,
+    RENAMED_CALL_KEYWORDS,
+    RENAMED_KEYWORDS,
+    SKLEARN_NAMES_MOVED,
+    STILL_POSITIONAL,
+    STRING_AS_LIST,
+)
+from .drift import _without_keyword
+from .edits import (
+    CannotTell,
+    ParsedReceipt,
+    call_name,
+    calls_on_line,
+    has_keyword,
+    on_line,
+    parse,
+    replace_node,
+    replace_nodes,
+    source_of,
+    span,
+    spliced,
+)
 from .generic import (  # the knowledge base is read through generic.py: the one crossing up to model/
     IMPORTED_AS,
     TURN as GENERIC_TURN,
@@ -26,11 +53,32 @@ from .generic import (  # the knowledge base is read through generic.py: the one
     replacement_of,
 )
 from .names import attribute_error, import_optional
-from .registry import GUESS, MECHANICAL, repair
+from .registry import DRIFT, GUESS, MECHANICAL, repair
+from .tables import (
+    CALL_AFTER,
+    CANNOT_IMPORT,
+    COLOR_ARGUMENT,
+    IMPORTED,
+    INVALID_PARAMETER,
+    MEMBERSHIP,
+    METHOD_NAMED,
+    MULTIPLE_DATA,
+    MUST_BE_SEQUENCE,
+    NO_EFFECT_NOW,
+    NO_MODULE,
+    NOW_KEYWORD_ONLY,
+    OBJECT,
+    ONLY_DATA,
+    POSITIONAL,
+    SAYS_KEYWORD,
+    SCALE_CALLS,
+    STAY,
+    STAYS,
+    UNEXPECTED_KEYWORD,
+)
 
 TURN = GENERIC_TURN + 6  # after generic.py's and exported.py's rewriters (registry.py)
 LATER = TURN + 2  # after patterns.json's whole_column_set and missing_labels (DRIFT+277)
-MEMBERSHIP = re.compile(r"^(\w+) in (\w+)$")  # "key in index"
 
 
 @repair(MECHANICAL, TURN)
@@ -60,9 +108,6 @@ def _alone(tree: ast.Module, node: ast.expr) -> bool:
     return any(isinstance(s, (ast.Expr, ast.Assign)) and s.value is node for s in ast.walk(tree))
 
 
-STAYS = re.compile(r"\bwill\s+stay\s+available\b|\bremains?\s+available\b", re.IGNORECASE)
-
-
 @repair(MECHANICAL, TURN)
 def said_kept_elsewhere(code: str, receipt: ParsedReceipt) -> str | None:
     """A module's function the library removed where its notes say the same function of another module stays
@@ -82,10 +127,8 @@ def said_kept_elsewhere(code: str, receipt: ParsedReceipt) -> str | None:
             continue
         found = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == name
                  and on_line(n, receipt.lineno) and _names_module(source_of(code, n.value), module, modules)]
-        for node in sorted(found, key=lambda n: (n.lineno, n.col_offset), reverse=True):
-            code = replace_node(code, node, f"{alias}.{name}")
         if found:
-            return code
+            return spliced(code, [(span(code, n), f"{alias}.{name}") for n in found])
     return None
 
 
@@ -128,9 +171,7 @@ def rows_by_string(code: str, receipt: ParsedReceipt) -> str | None:
     found = [n for n in ast.walk(tree) if isinstance(n, ast.Subscript) and on_line(n, receipt.lineno)
              and isinstance(n.slice, ast.Constant) and n.slice.value == key
              and any(ROW_OF_INDEX.format(name=source_of(code, n.value)) in f for f in receipt.context)]
-    for node in sorted(found, key=lambda n: (n.lineno, n.col_offset), reverse=True):
-        code = replace_node(code, node, f"{source_of(code, node.value)}.loc[{source_of(code, node.slice)}]")
-    return code if found else None
+    return replace_nodes(code, found, lambda n: f"{source_of(code, n.value)}.loc[{source_of(code, n.slice)}]")
 
 
 def _datelike(text: str) -> bool:
@@ -150,7 +191,7 @@ def moved_module(code: str, receipt: ParsedReceipt) -> str | None:
     """`from sklearn import cross_validation`, a module its library moved whole (scikit-learn 0.18: "moved to
     model_selection"), as the module it moved to under the old name, when every name the cell reads of it moved
     there with the same positional parameters (changed.SKLEARN_NAMES_MOVED; `KFold(n, n_folds)` did not)."""
-    found = re.search(r"cannot import name '(\w+)' from '([\w.]+)'", receipt.evalue)
+    found = CANNOT_IMPORT.search(receipt.evalue)
     tree = parse(code)
     if receipt.ename != "ImportError" or not found or tree is None:
         return None
@@ -179,7 +220,7 @@ def said_package(code: str, receipt: ParsedReceipt) -> str | None:
     """A package its library said moved to another whole (IPython 4.0's shims: "`IPython.html.widgets` has moved to
     `ipywidgets`"), imported from there: `from IPython.html.widgets import interact` -> `from ipywidgets import
     interact`, when that package is installed and has every name imported; the longest old name said first."""
-    missing = re.search(r"No module named '([\w.]+)'", receipt.evalue)
+    missing = NO_MODULE.search(receipt.evalue)
     tree = parse(code)
     if receipt.ename not in ("ImportError", "ModuleNotFoundError") or not missing or tree is None:
         return None
@@ -203,71 +244,116 @@ def said_package(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-IMPORTED = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*$")
+@repair(MECHANICAL, DRIFT + 60)
+def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
+    """Arguments a library made keyword-only, passed by position: named as its old signature or its notes say.
+
+    By the table comparing the old versions' signatures with today's (changed.KEYWORD_ONLY_NOW, tools/drift_tables.py),
+    in the order the old ones took them: `ldata.pivot('date', 'item', 'value')` -> `pivot(index='date',
+    columns='item', values='value')`, `SVC(1.0, 'linear')` -> `SVC(C=1.0, kernel='linear')`. By the notes: as
+    today's signature names its keyword-only parameters, in their order, where pandas' deprecation made them
+    keyword-only where they stood (2.0: "Disallow passing non-keyword arguments to :meth:`DataFrame.set_index`
+    except ``keys``": `df.set_index('b', False)` -> `drop=False`; not where a keyword of it was removed since:
+    `keyword_only_guess`); seaborn's `x` and `y`, now that `data` is its only positional argument (0.12; 0.11: "The
+    parameter names for the positional variables are now ``x`` and ``y``": `sns.lmplot('a', 'b', data=df)` ->
+    `x='a', y='b'`); a parameter matplotlib made keyword-only where one added since stands and refuses the value
+    (3.4: "The *minor* parameter in `.Axis.set_ticks` [...] is now keyword-only", 3.5's `labels` second:
+    `ax.set_xticks(ticks, 10)` raises "labels=10 must be a sequence" -> `minor=10`)."""
+    tree = parse(code)
+    if receipt.ename != "TypeError" or tree is None:
+        return None
+    return (_table_named(code, tree, receipt) or _keywords_named(code, tree, receipt, removed=False)
+            or _variables_named(code, tree, receipt) or _displaced(code, tree, receipt))
 
 
-TAKES = re.compile(r"^([\w.]+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:were|was) given")
-SAYS_KEYWORD = re.compile(r"non-keyword argument|positional argument|keyword[- ]only", re.IGNORECASE)
-STAY = re.compile(r"\bexcept(?: for)? ((?:``\w+``(?:,| and| or|\s)*)+)")
+def _table_named(code: str, tree: ast.Module, receipt: ParsedReceipt) -> str | None:
+    """Named by changed.KEYWORD_ONLY_NOW, for the callable the error names or, where it names none (a signature's
+    bind: "too many positional arguments"), for each call on the line past the arguments it still takes by position."""
+    m = POSITIONAL.search(receipt.evalue)
+    method = bool(m) and "." in m.group(1)  # the error counts `self`
+    found = [(m.group(1), int(m.group(2)) - method, int(m.group(3)) - method)] if m else [
+        (key, STILL_POSITIONAL[key], len(c.args)) for c in calls_on_line(tree, receipt.lineno)
+        for key in [call_name(c) if call_name(c) in KEYWORD_ONLY_NOW else f"{call_name(c)}.__init__"]
+        if key in KEYWORD_ONLY_NOW and len(c.args) > STILL_POSITIONAL[key]
+    ] if receipt.evalue.strip() == "too many positional arguments" else []
+    for key, allowed, given in found:
+        names = KEYWORD_ONLY_NOW.get(key, ())[:given - allowed]
+        fixed = named(code, tree, receipt.lineno, _callee(key), given, allowed, list(names), method="." in key,
+                      attribute="." in key and not key.endswith(".__init__")) if (
+            names and len(names) == given - allowed) else None
+        if fixed is not None:
+            return fixed
+    return None
 
 
-@repair(MECHANICAL, TURN)
-def said_keyword_only(code: str, receipt: ParsedReceipt) -> str | None:
-    """Arguments passed by position to a callable its library made keyword-only past its first ones (pandas 2.0:
-    "Disallow passing non-keyword arguments to :meth:`DataFrame.set_index` except ``keys``"), named as today's
-    signature of the installed library names its keyword-only parameters, in their order: pandas' deprecation
-    made them keyword-only where they stood (`df.set_index('b', False)` -> `df.set_index('b', drop=False)`).
-    Not when the knowledge base says a keyword of it was removed since (`keyword_only_guess`)."""
-    return _keywords_named(code, receipt, removed=False)
+def named(code: str, tree: ast.AST, lineno: int | None, name: str, args: int, kept: int, names: list[str],
+          method: bool, attribute: bool = False) -> str | None:
+    """The calls to `name` on the line with `args` arguments by position, those past the first `kept` named `names`;
+    of a function, only values written out (`pd.concat(a, b)` is a list forgotten, `pd.concat(frames, 1)` an axis);
+    `attribute`: only its calls as a method (`ldata.pivot(...)`)."""
+    for call in calls_on_line(tree, lineno, name):
+        if len(call.args) != args or attribute and not isinstance(call.func, ast.Attribute) or (
+                not method and not all(isinstance(a, ast.Constant) for a in call.args[kept:])):
+            continue
+        fixed = _named_call(code, call, kept, names)
+        if fixed is not None:
+            return fixed
+    return None
+
+
+def _named_call(code: str, call: ast.Call, kept: int, names) -> str | None:
+    """`call`'s arguments by position past the first `kept` named `names`; None where it passes `*args` or one of
+    `names` by name already."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(has_keyword(call, n) for n in names):
+        return None
+    return spliced(code, [(span(code, arg), f"{keyword}={source_of(code, arg)}")
+                          for arg, keyword in zip(call.args[kept:], names)])
 
 
 @repair(GUESS, TURN)
 def keyword_only_guess(code: str, receipt: ParsedReceipt) -> str | None:
-    """`said_keyword_only` where the library also removed a keyword of that callable (`to_excel`'s `encoding`,
-    `fillna`'s `method`): today's order is the old one only if the removed keyword stood after the arguments
-    named, which nothing here says, so a guess the run and the saved output judge, and of one argument only
-    (`df.to_excel('x.xlsx', 'Sheet1')` -> `sheet_name='Sheet1'`; `fillna(0, None, 0)` is left: `method`, gone,
+    """`keyword_only_now` by the notes where the library also removed a keyword of that callable (`to_excel`'s
+    `encoding`, `fillna`'s `method`): today's order is the old one only if the removed keyword stood after the
+    arguments named, which nothing here says, so a guess the run and the saved output judge, and of one argument
+    only (`df.to_excel('x.xlsx', 'Sheet1')` -> `sheet_name='Sheet1'`; `fillna(0, None, 0)` is left: `method`, gone,
     stood second)."""
-    found = TAKES.search(receipt.evalue)
-    if not found or int(found.group(3)) - int(found.group(2)) != 1:
-        return None
-    return _keywords_named(code, receipt, removed=True)
-
-
-def _keywords_named(code: str, receipt: ParsedReceipt, removed: bool) -> str | None:
-    found = TAKES.search(receipt.evalue)
+    found = POSITIONAL.search(receipt.evalue)
     tree = parse(code)
-    if receipt.ename != "TypeError" or not found or tree is None:
+    if receipt.ename != "TypeError" or tree is None or not found or int(found.group(3)) - int(found.group(2)) != 1:
+        return None
+    return _keywords_named(code, tree, receipt, removed=True)
+
+
+def _keywords_named(code: str, tree: ast.Module, receipt: ParsedReceipt, removed: bool) -> str | None:
+    found = POSITIONAL.search(receipt.evalue)
+    if not found:
         return None
     owner, _, name = found.group(1).rpartition(".")
     allowed, given = int(found.group(2)), int(found.group(3))
     for change in changes():
-        function = _said_of(change, owner, name) if SAYS_KEYWORD.search(change.words) else None
+        function = _said_of(change, found.group(1)) if SAYS_KEYWORD.search(change.words) else None
         names = _keyword_only(function, change, allowed, given - allowed) if function else None
         if names and bool(_removed_keywords(name, set(inspect.signature(function).parameters))) == removed:
             fixed = named(code, tree, receipt.lineno, name, given - bool(owner), allowed - bool(owner), names,
-                           method=bool(owner))
+                          method=bool(owner))
             if fixed is not None:
                 return fixed
     return None
 
 
-def _said_of(change: Change, owner: str, name: str):
+def _said_of(change: Change, said: str):
     """Today's callable the error names (`NDFrame.to_csv`, `concat`) when the entry names it, as itself or as
     the method of a class that has it (`DataFrame.to_csv`); else None."""
-    root = import_optional(IMPORTED_AS.get(change.library, change.library))
-    cls = class_named(change.library, owner) if owner else None
-    function = getattr(cls, name, None) if owner else getattr(root, name, None)
-    if root is None or not callable(function):
-        return None
-    for said in change.names:
-        said_owner, _, said_name = said.lstrip(".").rpartition(".")
-        if said_name != name:
-            continue
-        said_cls = class_named(change.library, said_owner) if said_owner else None
-        if getattr(said_cls, name, None) is function if said_owner else getattr(root, name, None) is function:
-            return function
-    return None
+    function, name = _today(change, said), said.rpartition(".")[2]
+    return function if callable(function) and any(
+        n.rpartition(".")[2] == name and _today(change, n) is function for n in change.names) else None
+
+
+def _today(change: Change, said: str):
+    """Today's callable of the entry's library a name is (`DataFrame.set_index`, `.Axis.set_ticks`, `concat`)."""
+    owner, _, name = said.lstrip(".").rpartition(".")
+    return getattr(class_named(change.library, owner) if owner else import_optional(
+        IMPORTED_AS.get(change.library, change.library)), name, None)
 
 
 def _keyword_only(function, change: Change, allowed: int, extra: int) -> list[str] | None:
@@ -295,22 +381,11 @@ def _removed_keywords(name: str, today: set[str]) -> list[str]:
                    and replacement_of(change) not in today})
 
 
-ONLY_DATA = re.compile(r"`data` is the first and only positional argument.*so that `(\w+)` and `(\w+)` can be "
-                       r"positional", re.DOTALL)  # seaborn 0.12's words
-MULTIPLE = re.compile(r"^([\w.]+)\(\) got multiple values for argument 'data'")
-
-
-@repair(MECHANICAL, TURN)
-def said_positional_variables(code: str, receipt: ParsedReceipt) -> str | None:
-    """The variables a library's functions took by position, named as `x` and `y` now that `data` is their only
-    positional argument: `sns.lmplot('a', 'b', data=df)` -> `sns.lmplot(x='a', y='b', data=df)`.
-
-    seaborn 0.12: "`data` is the first and only positional argument", "so that `x` and `y` can be positional" again
-    one day; 0.11: "The parameter names for the positional variables are now ``x`` and ``y``" (`sns.kdeplot(s, t)`
-    -> `x=s, y=t`)."""
-    found = TAKES.search(receipt.evalue) or MULTIPLE.search(receipt.evalue)
-    tree = parse(code)
-    if receipt.ename != "TypeError" or not found or tree is None:
+def _variables_named(code: str, tree: ast.Module, receipt: ParsedReceipt) -> str | None:
+    """seaborn's variables by position (at most `x` and `y`) named, now that `data` is the only positional argument
+    of the function the error names (seaborn 0.12: "so that `x` and `y` can be positional" again one day)."""
+    found = POSITIONAL.search(receipt.evalue) or MULTIPLE_DATA.search(receipt.evalue)
+    if not found:
         return None
     name, modules = found.group(1), {**_imported(tree), **receipt.modules}
     for change in changes():
@@ -325,13 +400,165 @@ def said_positional_variables(code: str, receipt: ParsedReceipt) -> str | None:
             continue
         for call in calls_on_line(tree, receipt.lineno, name):
             owner = call.func.value if isinstance(call.func, ast.Attribute) else None
-            if (isinstance(owner, ast.Name) and modules.get(owner.id) == module and 0 < len(call.args) <= 2
-                    and not any(isinstance(a, ast.Starred) for a in call.args)
-                    and not any(k.arg in said.groups() for k in call.keywords)):
-                for arg, keyword in reversed(list(zip(call.args, said.groups()))):
-                    code = replace_node(code, arg, f"{keyword}={source_of(code, arg)}")
-                return code
+            fixed = _named_call(code, call, 0, said.groups()) if (
+                isinstance(owner, ast.Name) and modules.get(owner.id) == module and 0 < len(call.args) <= 2) else None
+            if fixed is not None:
+                return fixed
     return None
+
+
+def _displaced(code: str, tree: ast.Module, receipt: ParsedReceipt) -> str | None:
+    """The last argument by position, where matplotlib's notes say the parameter it stood for is keyword-only now
+    and the one there today, the error says, refuses it; on a method that is the entry's today or hands its
+    arguments to it (`Axes.set_xticks` to `Axis.set_ticks`, matplotlib's own wrapper)."""
+    said = MUST_BE_SEQUENCE.search(receipt.evalue)
+    if not said:
+        return None
+    for module in sorted(set(receipt.modules.values())):
+        if module.partition(".")[0] in receipt.libraries:
+            import_optional(module)  # the modules the notebook imported, whose classes the values name (pyplot's)
+    for call in calls_on_line(tree, receipt.lineno):
+        func = call.func
+        owner = OBJECT.match(receipt.values.get(func.value.id, "")) if (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) else None
+        if owner is None or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        for change in changes():
+            keyword = _displaced_by(change, class_named(change.library, owner.group(1)), func.attr, said.group(1),
+                                    len(call.args))
+            if keyword:
+                return _named_call(code, call, len(call.args) - 1, [keyword])
+    return None
+
+
+@repair(MECHANICAL, DRIFT + 110)
+def keyword_gone(code: str, receipt: ParsedReceipt) -> str | None:
+    """A keyword the library took away, as its old version or its notes said: renamed, left out, or a method called
+    on the result.
+
+    Renamed as the old version's deprecation said: `OneHotEncoder(sparse=False)` -> `sparse_output=False`
+    (changed.RENAMED_KEYWORDS); `Perceptron(n_iter=40)` -> `max_iter=40, tol=None`, as scikit-learn 0.19 ran it when
+    it deprecated `n_iter` (changed.KEYWORD_EXTRAS); matplotlib's by the called name (`hist(normed=True)` ->
+    `density=True`, whatever the error names: "Rectangle.set() got an unexpected keyword argument 'normed'";
+    changed.RENAMED_CALL_KEYWORDS), and a scale's, which 3.3 named once for both axes ("The 'linthreshy' parameter
+    of __init__() has been renamed 'linthresh'", 'basex' 'base', 'nonposy' 'nonpositive' through its renamed
+    `nonpos`): `plt.yscale('symlog', linthreshy=0.05)` -> `linthresh=0.05`, where the scale class the error names
+    takes the name without the axis now, in a call that sets that axis's scale. Left out where the old version
+    said it had no effect any more ("The parameter 'presort' is deprecated and has no effect", scikit-learn 0.22:
+    changed.NO_EFFECT_KEYWORDS), or the library's error says so and to leave it to its default ("Setting a
+    random_state has no effect since shuffle is False. You should leave random_state to its default (None), or set
+    shuffle=True.", 0.24's KFold, which ignored it before). The method the notes said to call on the result
+    instead (pandas 1.4: "Users should squeeze the :class:`DataFrame` afterwards with ``.squeeze("columns")``
+    instead"): `pd.read_csv(f, squeeze=True)` -> `pd.read_csv(f).squeeze("columns")`."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    return next(filter(None, (_keyword_edit(code, *gone) for gone in _keywords_gone(tree, receipt))), None)
+
+
+def _keywords_gone(tree: ast.Module, receipt: ParsedReceipt):
+    """(the calls, a keyword gone, what it is now: a new name, '' (none) or a method to call on the result, the
+    keywords the old version set with it) for each way the tables and the notes say the error's keyword went."""
+    m = UNEXPECTED_KEYWORD.search(receipt.evalue) if receipt.ename == "TypeError" else None
+    key = (m.group(1), m.group(2)) if m else None
+    line = calls_on_line(tree, receipt.lineno)
+    called = calls_on_line(tree, receipt.lineno, _callee(m.group(1))) if m else []
+    if key in RENAMED_KEYWORDS:
+        yield called, key[1], RENAMED_KEYWORDS[key], KEYWORD_EXTRAS.get(key, ())
+    if key in RENAMED_CALL_KEYWORDS:  # a constructor the call on the line passes it to
+        yield line, key[1], RENAMED_CALL_KEYWORDS[key], ()
+    for call in line if receipt.ename in ("TypeError", "AttributeError") else []:
+        for kw in call.keywords:
+            new = RENAMED_CALL_KEYWORDS.get((call_name(call), kw.arg))
+            if new and (f"'{kw.arg}'" in receipt.evalue or f"'{new}'" in receipt.evalue):
+                yield [call], kw.arg, new, ()
+    if m:
+        scaled = [c for c in line if call_name(c) in SCALE_CALLS.get(key[1][-1:], ())]
+        yield scaled, key[1], _scale_keyword(*key) if scaled else None, ()
+    if key in NO_EFFECT_KEYWORDS:
+        yield called, key[1], "", ()
+    said = NO_EFFECT_NOW.search(receipt.evalue) if receipt.ename in ("ValueError", "TypeError") else None
+    if said and said.group(1) == said.group(2):
+        yield line, said.group(2), "", ()
+    for change in entries(key[1], _callee(key[0])) if m else []:
+        then = CALL_AFTER.fullmatch(change.replacement) if change.replacement_is == "code" else None
+        if then and then.group(1) == key[1] and "afterwards" in change.words:
+            yield [c for c in called if any(k.arg == key[1] and isinstance(k.value, ast.Constant)
+                                            and isinstance(k.value.value, bool) for k in c.keywords)], key[1], (
+                "." + then.group(0).lstrip(".")), ()
+
+
+def _keyword_edit(code: str, calls: list[ast.Call], old: str, new: str | None, extras=()) -> str | None:
+    """The one call of `calls` passing `old` (and not `new`) with `old` renamed `new`, its value as written, adding
+    `extras` (a keyword and the constant the old version set it to) where the call passes none; left out (`new`
+    ''); or left out for the method `new` (`.squeeze("columns")`) called on the result, where its value was True."""
+    passing = [c for c in calls if has_keyword(c, old) and not has_keyword(c, new)]
+    if new is None or len(passing) != 1:
+        return None
+    kw = next(k for k in passing[0].keywords if k.arg == old)
+    if new.isidentifier():
+        added = "".join(f", {name}={value}" for name, value in extras if not has_keyword(passing[0], name))
+        return replace_node(code, kw, f"{new}={source_of(code, kw.value)}{added}")
+    then = new if isinstance(kw.value, ast.Constant) and kw.value.value is True else ""
+    return replace_node(code, passing[0], _without_keyword(code, passing[0], kw) + then)
+
+
+def _scale_keyword(callee: str, old: str) -> str | None:
+    """The name of a scale's parameter `old` ('linthreshy') without its axis, or as matplotlib renamed that
+    ('nonpos' -> 'nonpositive'), where the scale class the error names (`SymmetricalLogScale.__init__`) takes it."""
+    scale = import_optional("matplotlib.scale")
+    cls = getattr(scale, callee.removesuffix(".__init__"), None) if scale and callee.endswith(".__init__") else None
+    if not isinstance(cls, type):
+        return None
+    takes = inspect.signature(cls.__init__).parameters
+    return next((name for name in [old[:-1], *(new for (_, was), new in RENAMED_CALL_KEYWORDS.items()
+                                               if was == old[:-1])] if name in takes), None)
+
+
+def _callee(name: str) -> str:
+    """The called name in a TypeError's name for a callable: `Perceptron` of `Perceptron.__init__`."""
+    return name.split(".")[-2] if name.endswith(".__init__") else name.rsplit(".", 1)[-1]
+
+
+@repair(MECHANICAL, DRIFT + 180)
+def old_value(code: str, receipt: ParsedReceipt) -> str | None:
+    """A keyword's value the library refuses now, as the one it said to write instead.
+
+    A string of one-letter colors that matplotlib read as that many colors until 3.3 (`c=''`: no color, hollow
+    markers; `c='rg'`: red, green) and rejects now ("'c' argument must be a color, ..., not ''"): the explicit list
+    its 3.2 deprecation said to use instead (changed.STRING_AS_LIST), `c=[]`, `c=['r', 'g']`, wherever the cell
+    passes that string as that argument. A value scikit-learn renamed, saying the new one "is equivalent" (1.0's
+    "Criterion 'mse' was deprecated in v1.0 ... Use `criterion='squared_error'` which is equivalent",
+    changed.EQUIVALENT_VALUES), refused now by its parameter validation ("The 'criterion' parameter of
+    RandomForestRegressor must be a str among {...}. Got 'mse' instead."), wherever the cell passes the old one to
+    that class. These two may be raised by a later cell, calling a function the cell defines or fitting what it
+    made (a failed following cell: this cell is its cause). Values pandas replaced one for one, as its notes said
+    "respectively" (2.0: "disallowing passing ``True`` and ``False`` into ``inclusive`` in :meth:`Series.between`
+    in favor of ``"both"`` and ``"neither"`` respectively"), on the failing line: `s.between(1, 2, inclusive=True)`
+    -> `inclusive='both'`."""
+    tree = parse(code)
+    if tree is None:
+        return None
+    texts = [*([receipt.message] if receipt.ename in ("ValueError", "InvalidParameterError") else []), *receipt.failed]
+    colors = next(filter(None, map(COLOR_ARGUMENT.search, texts)), None)
+    invalid = next(filter(None, map(INVALID_PARAMETER.search, texts)), None)
+    wanted = {}
+    if colors and all(ch in "".join(letters for letters, _ in STRING_AS_LIST.values()) for ch in colors.group(2)):
+        wanted[None, colors.group(1), colors.group(2)] = "[" + ", ".join(repr(ch) for ch in colors.group(2)) + "]"
+    if invalid and (invalid.group(2), invalid.group(1), invalid.group(3)) in EQUIVALENT_VALUES:
+        wanted[invalid.group(2), invalid.group(1), invalid.group(3)] = repr(EQUIVALENT_VALUES[
+            invalid.group(2), invalid.group(1), invalid.group(3)])
+    said = receipt.ename in ("ValueError", "TypeError", "KeyError", "InvalidParameterError")
+    passed = {}
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        for kw in (k for k in call.keywords if isinstance(k.value, ast.Constant)):
+            new = wanted.get((None, kw.arg, kw.value.value), wanted.get((call_name(call), kw.arg, kw.value.value)))
+            if new is None and said and on_line(call, receipt.lineno):
+                new = _value_instead(call_name(call), kw)
+                new = None if new is None else repr(new)
+            if new is not None:
+                passed[kw.value] = new
+    return replace_nodes(code, passed, passed.get)
 
 
 MASKED = ("first", "last")  # pandas 2.1: "Deprecated :meth:`Series.first` ...; create a mask and filter using .loc"
@@ -353,11 +580,8 @@ def said_mask(code: str, receipt: ParsedReceipt) -> str | None:
     calls = [c for c in calls_on_line(tree, receipt.lineno, said[1]) if isinstance(c.func, ast.Attribute)
              and len(c.args) == 1 and not c.keywords and isinstance(c.args[0], ast.Constant)
              and isinstance(c.args[0].value, str)]
-    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):
-        code = replace_node(code, call, _masked(code, call, said[1], alias))
-    if not calls:
-        return None
-    return code if alias in receipt.modules else f"import pandas as {alias}\n" + code
+    fixed = replace_nodes(code, calls, lambda c: _masked(code, c, said[1], alias))
+    return fixed if fixed is None or alias in receipt.modules else f"import pandas as {alias}\n" + fixed
 
 
 def _masked(code: str, call: ast.Call, method: str, pd: str) -> str:
@@ -386,9 +610,6 @@ def _plain(node: ast.expr) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name)
-
-
-METHOD_NAMED = re.compile(r"^obj\.(\w+)\(\)(?: or obj\.(\w+)\(\))*$")
 
 
 @repair(MECHANICAL, TURN)
@@ -427,22 +648,6 @@ def _method_value(call: ast.Call) -> str | None:
     return value if isinstance(value, str) and value.isidentifier() else None
 
 
-@repair(MECHANICAL, LATER)
-def said_value(code: str, receipt: ParsedReceipt) -> str | None:
-    """A keyword's values the library replaced one for one, as its notes said "respectively" (pandas 2.0: "disallowing
-    passing ``True`` and ``False`` into ``inclusive`` in :meth:`Series.between` in favor of ``"both"`` and
-    ``"neither"`` respectively"): `s.between(1, 2, inclusive=True)` -> `inclusive='both'`."""
-    tree = parse(code)
-    if receipt.ename not in ("ValueError", "TypeError", "KeyError", "InvalidParameterError") or tree is None:
-        return None
-    for call in calls_on_line(tree, receipt.lineno):
-        for kw in call.keywords:
-            new = _value_instead(call_name(call), kw) if isinstance(kw.value, ast.Constant) else None
-            if new is not None:
-                return replace_node(code, kw.value, repr(new))
-    return None
-
-
 def _value_instead(function: str, kw: ast.keyword):
     """The value an entry says replaced `kw`'s, one for one with the old values it names; else None."""
     old = str(kw.value.value)
@@ -452,29 +657,6 @@ def _value_instead(function: str, kw: ast.keyword):
         if ("respectively" in change.words and change.replacement_is == "code" and len(news) == len(olds) > 1
                 and old in olds):
             return news[olds.index(old)]
-    return None
-
-
-@repair(MECHANICAL, LATER)
-def keyword_as_call(code: str, receipt: ParsedReceipt) -> str | None:
-    """A keyword removed for a method to call on the result, as the notes said (pandas 1.4: "Users should squeeze the
-    :class:`DataFrame` afterwards with ``.squeeze("columns")`` instead"): `pd.read_csv(f, squeeze=True)` ->
-    `pd.read_csv(f).squeeze("columns")`."""
-    found = UNEXPECTED.search(receipt.evalue)
-    tree = parse(code)
-    if receipt.ename != "TypeError" or not found or tree is None:
-        return None
-    function, keyword = found.group(1).rpartition(".")[2], found.group(2)
-    for change in entries(keyword, function):
-        then = re.fullmatch(r"\.?(\w+)\((.*)\)", change.replacement) if change.replacement_is == "code" else None
-        if then is None or then.group(1) != keyword or "afterwards" not in change.words:
-            continue
-        for call in calls_on_line(tree, receipt.lineno, function):
-            kw = next((k for k in call.keywords if k.arg == keyword), None)
-            if kw is None or not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, bool):
-                continue
-            kept = _without_keyword(code, call, kw)
-            return replace_node(code, call, f"{kept}.{then.group(0).lstrip('.')}" if kw.value.value else kept)
     return None
 
 
@@ -510,9 +692,6 @@ def _has(module: str, name: str) -> bool:
         return hasattr(import_optional(module), name)
     except Exception:  # noqa: BLE001 - scikit-learn raises ImportError for `load_boston`
         return False
-
-
-CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 
 
 @repair(MECHANICAL, TURN)
@@ -558,9 +737,7 @@ def said_class_method(code: str, receipt: ParsedReceipt) -> str | None:
         for node in imports:
             names = [cls if a.name == name else a.name + (f" as {a.asname}" if a.asname else "") for a in node.names]
             edits.append((node, f"from {module} import {', '.join(dict.fromkeys(names))}"))
-        for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
-            code = replace_node(code, node, text)
-        return code
+        return spliced(code, [(span(code, node), text) for node, text in edits])
     return None
 
 
@@ -588,42 +765,6 @@ def _takes(function, call: ast.Call) -> bool:
     return True
 
 
-MUST_BE = re.compile(r"^(\w+)=(.+) must be a sequence")  # matplotlib 3.5's set_ticks: "labels=10 must be a sequence"
-NOW_KEYWORD_ONLY = re.compile(r"The \*(\w+)\* parameter in (.+?) (?:is|are) now keyword-only")
-OBJECT = re.compile(r"^<(\w+)\b")  # the receipt's value of a name: `ax = <Axes: >`
-
-
-@repair(MECHANICAL, TURN)
-def said_keyword_only_displaced(code: str, receipt: ParsedReceipt) -> str | None:
-    """An argument given by position where a parameter stood that its library's notes say is now keyword-only,
-    which a parameter added since now takes and refuses: matplotlib 3.4's "The *minor* parameter in
-    `.Axis.set_ticks` [...] is now keyword-only", and 3.5's `labels`, second today, so `ax.set_xticks(ticks, 10)`
-    (`minor=10` in matplotlib before 3.5) raises "labels=10 must be a sequence": given as `minor=10`. Only the
-    last argument by position, on the parameter the error names, of a method that is the entry's today or
-    hands its arguments to it (`Axes.set_xticks` to `Axis.set_ticks`, matplotlib's own wrapper)."""
-    said = MUST_BE.search(receipt.evalue) if receipt.ename == "TypeError" else None
-    tree = parse(code)
-    if not said or tree is None:
-        return None
-    taken = said.group(1)
-    for module in sorted(set(receipt.modules.values())):
-        if module.partition(".")[0] in receipt.libraries:
-            import_optional(module)  # the modules the notebook imported, whose classes the values name (pyplot's)
-    for call in calls_on_line(tree, receipt.lineno):
-        func = call.func
-        owner = OBJECT.match(receipt.values.get(func.value.id, "")) if (
-            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) else None
-        if owner is None or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
-            continue
-        for change in changes():
-            keyword = _displaced_by(change, class_named(change.library, owner.group(1)), func.attr, taken,
-                                    len(call.args))
-            if keyword:
-                last = call.args[-1]
-                return replace_node(code, last, f"{keyword}={source_of(code, last)}")
-    return None
-
-
 def _displaced_by(change: Change, cls: type | None, method: str, taken: str, given: int) -> str | None:
     """The keyword-only parameter `change` names, when `cls.method` is (or hands its arguments to) a callable the
     change names, whose parameter by position number `given` (after self) is `taken` today."""
@@ -633,9 +774,8 @@ def _displaced_by(change: Change, cls: type | None, method: str, taken: str, giv
         return None
     keyword = words.group(1)
     for said in change.names:
-        said_owner, _, said_name = said.lstrip(".").rpartition(".")
-        target = getattr(class_named(change.library, said_owner), said_name, None) if said_owner else None
-        if target is None or not (function is target or _hands_to(function, said_name)):
+        target = _today(change, said) if "." in said.lstrip(".") else None
+        if target is None or not (function is target or _hands_to(function, said.rpartition(".")[2])):
             continue
         params = list(inspect.signature(target).parameters.values())[1:]
         if (len(params) > given and params[given - 1].name == taken

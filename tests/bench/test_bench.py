@@ -387,6 +387,24 @@ def test_a_cell_that_reads_what_the_machine_kept_a_cell_from_making_is_no_drift_
     assert drift_cells(outcomes, saved, dict(enumerate(errors, 1))) == {4, 6}
 
 
+def test_a_cell_whose_function_reads_what_the_machine_kept_a_cell_from_making_is_no_drift_cell():
+    """A cell that calls a function reading data that never loaded fails with a NameError for that data, a name
+    the cell itself never reads: it measures this machine too. A NameError for a name no failed cell should
+    have made is still measured."""
+    from fixloop_bench.notebooks import drift_cells
+
+    from jupyter_fixloop.batch.run import CellOutcome
+
+    sources = ["import pandas as pd\ndata = pd.read_csv('https://example.org/wine.data')",
+               "def mean_alcohol():\n    return data['alcohol'].mean()", "mean_alcohol()",
+               "def total():\n    return undefined_here.sum()", "total()"]
+    errors = ["URLError: <urlopen error [Errno -2] Name or service not known>", None,
+              "NameError: name 'data' is not defined", None, "NameError: name 'undefined_here' is not defined"]
+    outcomes = [CellOutcome(n, "failed" if e else "ok", s) for n, (s, e) in enumerate(zip(sources, errors), 1)]
+    saved = {n: {"outputs": [], "execution_count": n} for n in range(1, 6)}
+    assert drift_cells(outcomes, saved, dict(enumerate(errors, 1))) == {5}
+
+
 def test_a_cell_left_on_data_that_is_a_git_lfs_pointer_is_no_drift_cell():
     """Batch mode found a cell's data read from a Git LFS pointer file (Left.NO_FILE): its KeyError, and that of a
     cell failing after it, measure nothing a fix could change; a KeyError on other data still does."""

@@ -15,12 +15,17 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "names.message_hint", "drift.did_you_mean", "patterns.keyword_value_hint", "patterns.reduction_level",
     "patterns.join_axes", "patterns.bad_lines",  # added since: pandas 1.3's words, as data
     "patterns.search_iid", "patterns.search_iid_weighted", "patterns.linear_normalize",  # added since, as data
-    "patterns.matrix_as_array", "drift.keyword_only_now", "patterns.index_set_operator",
+    "patterns.matrix_as_array",
+    "said.keyword_only_now",  # drift.keyword_only_now, with said.said_keyword_only, said_positional_variables and
+    # said_keyword_only_displaced merged in since: one rewriter naming arguments passed by position
+    "patterns.index_set_operator",
     "patterns.concat_moot_keys", "patterns.seaborn_data_third", "patterns.period_fields", "patterns.resample_keyword",
-    "drift.groupby_axis", "patterns.keyword_unspecified", "drift.renamed_keyword", "drift.no_effect_keyword",
+    "drift.groupby_axis", "patterns.keyword_unspecified",
+    "said.keyword_gone",  # drift.renamed_keyword and no_effect_keyword, said.keyword_as_call merged since
     "patterns.scalar_as_2d", "drift.setitem_upcast", "patterns.removed_method", "drift.method_now_function",
-    "drift.string_as_list",  # drift.moved_call was here: said.said_kept_elsewhere does it now
-    "drift.equivalent_value", "drift.changed_default",
+    "said.old_value",  # drift.string_as_list and equivalent_value, said.said_value merged since
+    # drift.moved_call was here: said.said_kept_elsewhere does it now
+    "drift.changed_default",
     "drift.stack_sequence", "drift.style_name", "names.removed_attribute",
     "told.removed_import", "told.message_try", "told.extension_array_argument",
     "told.message_use", "patterns.positional_loc_slice",  # added since: the error's own words
@@ -30,11 +35,10 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "generic.keywords_into_dtype",
     "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
     "said.said_operator", "said.said_kept_elsewhere", "said.rows_by_string", "said.moved_module",
-    "said.said_package", "said.said_keyword_only",
-    "said.keyword_only_guess", "said.said_positional_variables", "said.said_mask", "said.method_by_value",
+    "said.said_package",
+    "said.keyword_only_guess", "said.said_mask", "said.method_by_value",
     "said.said_class_method",  # added since: a removed function as the class method its words name
-    "said.said_keyword_only_displaced",  # added since: an argument where a now keyword-only parameter stood
-    "patterns.whole_column_set", "patterns.missing_labels", "said.said_value", "said.keyword_as_call", "said.said_none",
+    "patterns.whole_column_set", "patterns.missing_labels", "said.said_none",
     "patterns.missing_accessor", "drift.moved_function", "drift.option_key",
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",
     "calls.missing_return", "calls.unpack_loop", "patterns.not_callable", "calls.method_not_called",

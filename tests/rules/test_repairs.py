@@ -422,32 +422,32 @@ LIBRARY_CASES = {
     "sklearn_keyword_renamed_by_its_deprecation": ("sklearn", "from sklearn.preprocessing import OneHotEncoder\n",
                                                    "enc = OneHotEncoder(sparse=False)\n"
                                                    "dense = enc.fit_transform([['a'], ['b']])\n",
-                                                   "renamed_keyword", "dense.tolist() == [[1.0, 0.0], [0.0, 1.0]]"),
+                                                   "keyword_gone", "dense.tolist() == [[1.0, 0.0], [0.0, 1.0]]"),
     "sklearn_one_number_as_one_row": ("sklearn", "from sklearn.linear_model import LinearRegression\n"
                                                   "m = LinearRegression().fit([[1.0], [2.0], [3.0]], [2.0, 4.0, 6.0])\n"
                                                   "x = 2.5\n",
                                       "y = m.predict(x)[0]\n", "scalar_as_2d", "abs(y - 5.0) < 1e-9"),
     "sklearn_keyword_its_error_says_has_no_effect": ("sklearn", "from sklearn.model_selection import KFold\n",
                                                      "folds = list(KFold(n_splits=3, random_state=1)"
-                                                     ".split(range(6)))\n", "no_effect_keyword",
+                                                     ".split(range(6)))\n", "keyword_gone",
                                                      "[list(t) for _, t in folds] == [[0, 1], [2, 3], [4, 5]]"),
     "sklearn_keyword_without_effect_over_lines": ("sklearn", "from sklearn.model_selection import StratifiedKFold\n",
                                                   "y = [0, 1, 0, 1, 0, 1]\nfolds = StratifiedKFold(n_splits=3,\n"
                                                   "                        shuffle=False, random_state=0).split(y, y)\n"
                                                   "tests = [list(t) for _, t in folds]\n",
-                                                  "no_effect_keyword", "tests == [[0, 1], [2, 3], [4, 5]]"),
+                                                  "keyword_gone", "tests == [[0, 1], [2, 3], [4, 5]]"),
     "sklearn_value_said_equivalent_fit_in_the_cell": ("sklearn", "import numpy as np\n",
                                                       "from sklearn.ensemble import RandomForestRegressor\n"
                                                       "X = np.arange(12.0).reshape(-1, 1)\n"
                                                       "forest = RandomForestRegressor(n_estimators=3, criterion='mse',"
                                                       " random_state=0).fit(X, X.ravel() * 3)\n",
-                                                      "equivalent_value", "forest.criterion == 'squared_error'"),
+                                                      "old_value", "forest.criterion == 'squared_error'"),
     "sklearn_value_said_equivalent_in_a_constructor_over_lines": (
         "sklearn", "import numpy as np\nfrom sklearn.linear_model import LinearRegression, RANSACRegressor\n",
         "robust = RANSACRegressor(LinearRegression(),\n                        loss='absolute_loss',\n"
         "                        min_samples=5, random_state=0)\nrobust.fit(np.arange(10.0).reshape(-1, 1), "
         "np.arange(10.0) * 2)\n",
-        "equivalent_value", "robust.loss == 'absolute_error' and abs(robust.estimator_.coef_[0] - 2) < 1e-9"),
+        "old_value", "robust.loss == 'absolute_error' and abs(robust.estimator_.coef_[0] - 2) < 1e-9"),
     "numpy_generator_to_stack_as_the_error_says": ("numpy", "import numpy as np\nv = np.arange(6.0).reshape(2, 3)\n",
                                                    "def columns(m, k):\n    return np.column_stack((m[:, -i] for i in "
                                                    "range(1, k + 1)))\nlast = columns(v, 2)\n"
@@ -469,11 +469,11 @@ LIBRARY_CASES = {
     "sklearn_keyword_as_the_deprecating_version_ran_it": (
         "sklearn", "from sklearn.linear_model import Perceptron\n",
         "ppn = Perceptron(n_iter=7, eta0=0.1, random_state=1)\nppn.fit([[0.0], [1.0], [4.0], [5.0]], [0, 0, 1, 1])\n",
-        "renamed_keyword", "ppn.max_iter == 7 and ppn.tol is None and ppn.n_iter_ == 7"),
+        "keyword_gone", "ppn.max_iter == 7 and ppn.tol is None and ppn.n_iter_ == 7"),
     "sklearn_keyword_said_to_have_no_effect": (
         "sklearn", "from sklearn.tree import DecisionTreeClassifier\n",
         "tree = DecisionTreeClassifier(max_depth=2, presort=True, random_state=0)\n",
-        "no_effect_keyword", "tree.max_depth == 2 and 'presort' not in tree.get_params()"),
+        "keyword_gone", "tree.max_depth == 2 and 'presort' not in tree.get_params()"),
     "sklearn_module_said_moved": (
         "sklearn", "", "from sklearn.cross_validation import train_test_split, cross_val_score\n"
                        "train, test = train_test_split(list(range(10)), test_size=0.3, random_state=0)\n",
@@ -494,38 +494,38 @@ LIBRARY_CASES = {
         "moved_import", "score > 1000"),
     "matplotlib_hist_keyword_replaced": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n",
-        "counts, edges, _ = plt.hist([1, 2, 2, 3, 3, 3], bins=3, normed=True)\n", "renamed_keyword",
+        "counts, edges, _ = plt.hist([1, 2, 2, 3, 3, 3], bins=3, normed=True)\n", "keyword_gone",
         "abs((counts * (edges[1:] - edges[:-1])).sum() - 1) < 1e-9"),
     "matplotlib_annotate_parameter_renamed": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
                       "fig, ax = plt.subplots()\n",
-        "note = ax.annotate(s='peak', xy=(0.5, 0.5))\n", "renamed_keyword", "note.get_text() == 'peak'"),
+        "note = ax.annotate(s='peak', xy=(0.5, 0.5))\n", "keyword_gone", "note.get_text() == 'peak'"),
     "matplotlib_scale_axis_keyword_symlog": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n",
-        "plt.plot([1, 10, 100])\nplt.yscale('symlog', linthreshy=0.05)\nax = plt.gca()\n", "renamed_keyword",
+        "plt.plot([1, 10, 100])\nplt.yscale('symlog', linthreshy=0.05)\nax = plt.gca()\n", "keyword_gone",
         "ax.get_yscale() == 'symlog' and ax.yaxis.get_transform().linthresh == 0.05"),
     "matplotlib_scale_axis_keyword_log": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
                       "fig, ax = plt.subplots()\n",
-        "ax.set_xscale('log', basex=2)\n", "renamed_keyword", "ax.xaxis.get_transform().base == 2"),
+        "ax.set_xscale('log', basex=2)\n", "keyword_gone", "ax.xaxis.get_transform().base == 2"),
     "matplotlib_scale_axis_keyword_renamed_twice": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
                       "fig, ax = plt.subplots()\n",
-        "ax.set_yscale('log', nonposy='mask')\n", "renamed_keyword",
+        "ax.set_yscale('log', nonposy='mask')\n", "keyword_gone",
         "ax.yaxis.get_transform()._clip is False"),
     "matplotlib_scale_parameter_renamed": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
                       "fig, ax = plt.subplots()\n",
-        "ax.set_yscale('logit', nonpos='clip')\nscale = ax.get_yscale()\n", "renamed_keyword", "scale == 'logit'"),
+        "ax.set_yscale('logit', nonpos='clip')\nscale = ax.get_yscale()\n", "keyword_gone", "scale == 'logit'"),
     # matplotlib 3.2's deprecation: a string of one-letter colors as a sequence, "Use an explicit list instead"
     "matplotlib_empty_color_string_in_a_function": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n",
         "def outline(xs, ys):\n    return plt.scatter(xs, ys, c='', edgecolors='navy', marker='s', s=40)\n\n"
-        "dots = outline([0, 1, 2], [2, 1, 0])\n", "string_as_list",
+        "dots = outline([0, 1, 2], [2, 1, 0])\n", "old_value",
         "len(dots.get_facecolors()) == 0 and len(dots.get_edgecolors()) == 1"),
     "matplotlib_color_letters_as_a_sequence": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n",
-        "pair = plt.scatter([0, 1], [1, 0], c='rk')\n", "string_as_list",
+        "pair = plt.scatter([0, 1], [1, 0], c='rk')\n", "old_value",
         "[tuple(f) for f in pair.get_facecolors()] == [(1.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 1.0)]"),
     "matplotlib_method_its_deprecation_named": (
         "matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
@@ -568,7 +568,7 @@ LIBRARY_CASES = {
 @pytest.mark.parametrize("library, setup, cell, said, repair", [
     # only a string of one-letter colors was a sequence (`'rx'` never was): no list is made of it
     ("matplotlib", "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n",
-     "pair = plt.scatter([0, 1], [1, 0], c='rx')\n", "'c' argument must be a color", "string_as_list"),
+     "pair = plt.scatter([0, 1], [1, 0], c='rx')\n", "'c' argument must be a color", "old_value"),
     # the cell passes `solver='lbfgs'` itself: the error names it, but the old default is not the meant one
     ("sklearn", "from sklearn.linear_model import LogisticRegression\n" + TWO_FEATURES,
      "clf = LogisticRegression(penalty='l1', solver='lbfgs').fit(X, y)\n", "Solver lbfgs supports only",
@@ -642,7 +642,7 @@ def test_a_renamed_keyword_keeps_its_compound_value_whole(cell, kept, ns):
     setup = "from sklearn.linear_model import Perceptron\nepochs = 10\n"
     first = run(ns, setup, cell)
     repair, fixed = repairs.first_repair(cell, first)
-    assert repair.__name__ == "renamed_keyword" and kept in fixed, fixed
+    assert repair.__name__ == "keyword_gone" and kept in fixed, fixed
     assert run(ns, setup, fixed).ok, fixed
 
 

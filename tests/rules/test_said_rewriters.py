@@ -82,10 +82,10 @@ CASES = {
     # pandas 2.0: "Disallow passing non-keyword arguments to :meth:`StringMethods.split` and
     # :meth:`StringMethods.rsplit` except for ``pat``" (no table of old signatures holds them)
     "arguments_made_keyword_only": (
-        "parts = pd.Series(['a,b,c', 'd']).str.split(',', 1)\n", "said_keyword_only",
+        "parts = pd.Series(['a,b,c', 'd']).str.split(',', 1)\n", "keyword_only_now",
         "parts = pd.Series(['a,b,c', 'd']).str.split(',', n=1)\n", "parts[0] == ['a', 'b,c']"),
     "arguments_made_keyword_only_two_named": (
-        "parts = pd.Series(['a,b,c', 'd,e']).str.rsplit(',', 1, True)\n", "said_keyword_only",
+        "parts = pd.Series(['a,b,c', 'd,e']).str.rsplit(',', 1, True)\n", "keyword_only_now",
         "parts = pd.Series(['a,b,c', 'd,e']).str.rsplit(',', n=1, expand=True)\n",
         "parts.values.tolist() == [['a,b', 'c'], ['d', 'e']]"),
     # pandas 2.1: "Deprecated :meth:`DataFrame.first`; create a mask and filter using ``.loc`` instead" (3.0 removed
@@ -126,11 +126,11 @@ CASES = {
     # pandas 2.0: "Enforced disallowing passing ``True`` and ``False`` into ``inclusive`` in :meth:`Series.between` in
     # favor of ``"both"`` and ``"neither"`` respectively"
     "values_replaced_one_for_one": (
-        "inside = plain['v'].between(1.0, 2.0, inclusive=False)\n", "said_value",
+        "inside = plain['v'].between(1.0, 2.0, inclusive=False)\n", "old_value",
         "inside = plain['v'].between(1.0, 2.0, inclusive='neither')\n", "inside.tolist() == [False, False]"),
     # pandas 1.4: "Users should squeeze the :class:`DataFrame` afterwards with ``.squeeze("columns")`` instead"
     "a_keyword_that_is_a_call_on_the_result_now": (
-        "one = pd.read_csv(io.StringIO('v\\n1\\n2\\n'), squeeze=True)\n", "keyword_as_call",
+        "one = pd.read_csv(io.StringIO('v\\n1\\n2\\n'), squeeze=True)\n", "keyword_gone",
         "one = pd.read_csv(io.StringIO('v\\n1\\n2\\n')).squeeze(\"columns\")\n",
         "isinstance(one, pd.Series) and one.tolist() == [1, 2]"),
     # seaborn 0.9: "Renamed the ``size`` parameter to ``height`` in multi-plot grid objects (...) along with
@@ -143,12 +143,12 @@ CASES = {
     # variables): a call passing them by position is named
     "variables_named_now_that_data_is_the_only_positional": (
         "import seaborn as sns\ngrid = sns.lmplot('v', 'v', data=plain, fit_reg=False)\n",
-        "said_positional_variables",
+        "keyword_only_now",
         "import seaborn as sns\ngrid = sns.lmplot(x='v', y='v', data=plain, fit_reg=False)\n",
         "grid.ax.get_xlabel() == 'v'"),
     "two_variables_by_position_named": (
         "import seaborn as sns\nax = sns.kdeplot(days['v'].iloc[:9], days['v'].iloc[:9] % 4)\n",
-        "said_positional_variables",
+        "keyword_only_now",
         "import seaborn as sns\nax = sns.kdeplot(x=days['v'].iloc[:9], y=days['v'].iloc[:9] % 4)\n",
         "ax.get_ylabel() == 'v'"),
     # pandas also removed fillna's `method` (second by position then): today's order is the old one as a guess
@@ -198,11 +198,11 @@ LEFT_ALONE = {
     # no label found: pandas 0.21 raised a KeyError then too
     "no_label_the_index_has": ("picked = plain.loc[[5, 6]]\n", "missing_labels", None),
     # a value no entry says replaced one for one
-    "a_value_no_entry_maps": ("inside = plain['v'].between(1.0, 2.0, inclusive='all')\n", "said_value", None),
+    "a_value_no_entry_maps": ("inside = plain['v'].between(1.0, 2.0, inclusive='all')\n", "old_value", None),
     "two_arguments_where_a_keyword_was_removed": ("f = plain.fillna(0, None, 0)\n", "keyword_only_guess", None),
     # seaborn named two positional variables, x and y: where a third stood, its words do not say
     "three_variables_by_position": ("import seaborn as sns\ng = sns.lmplot('v', 'v', plain)\n",
-                                    "said_positional_variables", None),
+                                    "keyword_only_now", None),
 }
 
 
@@ -236,7 +236,7 @@ def test_every_new_rewriter_says_its_kind():
     assert kinds["library_name"] == repairs.GUESS
     assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "said_operator", "rows_by_string",
                                                         "moved_module", "said_method", "said_keyword",
-                                                        "said_keyword_only", "said_mask",
+                                                        "keyword_only_now", "said_mask",
                                                         "method_by_value", "whole_column_set",
-                                                        "missing_labels", "said_value", "keyword_as_call"))
+                                                        "missing_labels", "old_value", "keyword_gone"))
     assert kinds["keyword_only_guess"] == repairs.GUESS
