@@ -169,3 +169,16 @@ def test_agreeing_answers_a_check_not_read_from_the_instruction_fails_on_are_not
     assert a.doubted and not a.read_failed and not a.unanimous
     assert a.text == "3 of 3 independent answers give this result, though a check does not hold on it"
     assert a.to_json()["doubted"] is True
+
+
+def test_three_right_selections_one_assigned_and_one_by_pd_isna_are_k_of_k_and_shown(fake_model):
+    # the dev set's puzzle-10 and 09: an answer that assigns the rows to a name of its own and shows nothing was
+    # judged on the user's frame (the check failed: "K of K" withheld from three right answers), and one that
+    # selects by `pd.isna(...)` into a new name was said to look wrong (its `age` all NaN: what was asked)
+    answers = ["missing = df[pd.isna(df['age'])]", "df[df['age'].isna()]", "print(df.loc[df.age.isnull()])"]
+    server = fake_model(*(block(c) for c in answers))
+    result = _generate(server, MISSING, _pets(), agreement_samples=3, max_rounds=1)
+    a = result.agreement
+    assert a is not None and a.groups == (3,) and a.spellings == 3, result.reason
+    assert not a.read_failed and not a.doubted and a.unanimous, result.reason
+    assert result.patched.strip() == "df[df['age'].isna()]" and result.status == "unverified"
