@@ -159,20 +159,37 @@ def stated_output(instruction: str | None) -> str | None:
     return found
 
 
-def result_shown(code: str) -> tuple[str, str] | None:
+def result_shown(code: str, earlier: bool = False) -> tuple[str, str] | None:
     """`code` with the name its last statement assigns shown on a line of its own (`top = df.head()` ->
-    `... top`), and that name; None when its last statement assigns no single name (or it does not parse)."""
+    `... top`), and that name; None when its last statement assigns no single name (or it does not parse).
+    `earlier`: else the name the last top-level statement that assigns one name assigns, where the statements
+    after it assign nothing at top level (`rows = df[df.age.isna()]` then `rows.reset_index(drop=True,
+    inplace=True)`, or a loop that fills `rows`): the value the code made last, for a run that showed nothing."""
     try:
         body = ast.parse(code).body
     except SyntaxError:
         return None
-    last = body[-1] if body else None
-    targets = (last.targets if isinstance(last, ast.Assign) else [last.target]
-               if isinstance(last, (ast.AnnAssign, ast.AugAssign)) else [])
-    if len(targets) != 1 or not isinstance(targets[0], (ast.Name, ast.Subscript, ast.Attribute)):
+    for last in reversed(body if earlier else body[-1:]):
+        targets = _targets(last)
+        if targets is None:
+            continue  # a call, a loop, an `if`: it assigns no name of the cell's top level
+        if len(targets) != 1 or not isinstance(targets[0], (ast.Name, ast.Subscript, ast.Attribute)):
+            return None
+        name = ast.unparse(targets[0])
+        return f"{code.rstrip()}\n{name}\n", name
+    return None
+
+
+def _targets(statement: ast.stmt) -> list[ast.expr] | None:
+    """What a top-level statement assigns to ([]: an import, a definition, ...), None when it assigns to nothing
+    of the top level (an expression, a loop, an `if`, `with`, `try`: what they make is not read here)."""
+    if isinstance(statement, ast.Assign):
+        return statement.targets
+    if isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        return [statement.target]
+    if isinstance(statement, (ast.Expr, ast.For, ast.While, ast.If, ast.With, ast.Try, ast.Pass, ast.Delete)):
         return None
-    name = ast.unparse(targets[0])
-    return f"{code.rstrip()}\n{name}\n", name
+    return []
 
 
 def example_assignments(instruction: str | None) -> frozenset[str]:

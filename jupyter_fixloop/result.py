@@ -119,15 +119,19 @@ class Agreement:
     spellings: int = 0  # the different codes among the agreeing answers (comments and layout aside; 0: not known)
     # a check read from the instruction does not hold on this result (loop/derived.py): "K of K" is not said of it
     read_failed: bool = False
+    # another check does not hold on a run of the group (what looks wrong in the data it leaves, the output the
+    # instruction states, a check of yours): "K of K" is not said of it either
+    doubted: bool = False
 
     @property
     def unanimous(self) -> bool:
         """"K of K agree", said only where it is worth something: every answer, three or more, gives this result,
         they are not one code written K times (two codes at least: one reading of the instruction repeated by
-        the model's seeds is not K readings), and no check read from the instruction rejects the result (answers
-        that agree on rows the instruction's words rule out agree on a misreading)."""
+        the model's seeds is not K readings), and every check passes on every run of them: none read from the
+        instruction rejects the result (answers that agree on rows the instruction's words rule out agree on a
+        misreading), and none other (a smell, the output the instruction states, the user's)."""
         return (self.answers >= UNANIMOUS_AT and self.agreeing == self.answers and self.spellings >= 2
-                and not self.read_failed)
+                and not self.read_failed and not self.doubted)
 
     @property
     def same_code(self) -> bool:
@@ -138,7 +142,8 @@ class Agreement:
     def text(self) -> str:
         """`3 of 4 independent answers give this result` (`, the same code each time` where they are one code)."""
         same = ", the same code each time" if self.same_code else ""
-        rejected = ", though a check read from your instruction does not hold on it" if self.read_failed else ""
+        rejected = (", though a check read from your instruction does not hold on it" if self.read_failed
+                    else ", though a check does not hold on it" if self.doubted else "")
         return f"{self.agreeing} of {self.answers} independent answers give this result{same}{rejected}"
 
     @property
@@ -156,7 +161,8 @@ class Agreement:
     def to_json(self) -> dict:
         return {"agreeing": self.agreeing, "answers": self.answers, "groups": list(self.groups),
                 "unanimous": self.unanimous, "text": self.text, "planned": self.planned,
-                "asking": self.asking, "spellings": self.spellings, "read_failed": self.read_failed}
+                "asking": self.asking, "spellings": self.spellings, "read_failed": self.read_failed,
+                "doubted": self.doubted}
 
 
 @dataclass(frozen=True)

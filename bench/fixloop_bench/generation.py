@@ -126,12 +126,14 @@ class StepResult:
     rival_verdict: str = ""  # its score ("" when there is none)
     spellings: int = 0  # the different codes among the agreeing answers (0: not recorded)
     read_failed: bool = False  # a check read from the instruction does not hold on the answer's group
+    doubted: bool = False  # another check (a smell, the output the instruction states) does not hold on it
 
     @property
     def unanimous(self) -> bool:
         """"K of K agree" as the loop says it (`Agreement.unanimous`: three answers or more, all agreeing, not one
-        code, no check read from the instruction failing)."""
-        return Agreement(self.agreeing, self.answers, spellings=self.spellings, read_failed=self.read_failed).unanimous
+        code, no check failing on them, read from the instruction or other)."""
+        return Agreement(self.agreeing, self.answers, spellings=self.spellings, read_failed=self.read_failed,
+                         doubted=self.doubted).unanimous
 
     @property
     def all_agree(self) -> bool:
@@ -344,6 +346,7 @@ def run_loop(step: Step, ns: dict, options) -> dict:
             "agreeing": a.agreeing if a else 0, "answers": a.answers if a else 0, "planned": a.planned if a else 0,
             "groups": list(a.groups) if a else [], "rival": a.rival if a and result.claimed else None,
             "spellings": a.spellings if a else 0, "read_failed": a.read_failed if a else False,
+            "doubted": a.doubted if a else False,
             **_model_time([r.usage for r in result.rounds])}
 
 

@@ -196,6 +196,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
                 names, before = _effect_before(tree, ns)
                 twin = value_trace.before(python, checks, allow_await, ns)
                 result["value"] = await _exec_cell(tree, ns, allow_await)
+                _assigned_shown(tree, ns)
                 result["shown"], result["full_repr"], result["digest"] = _shown
                 result["printed"] = list(_printed)
             except BaseException as exc:
@@ -244,6 +245,19 @@ async def _exec_cell(tree: ast.Module, ns: dict, allow_await: bool = False, file
         ns[selected.SHOWN] = value
         _shown[:] = [_plain_text(value), _full_repr(value), effect.digest(value)]
     return _short_repr(value, limit=2000)
+
+
+def _assigned_shown(tree: ast.Module, ns: dict) -> None:
+    """A cell that shows and prints no value but whose last line assigns one name (`rows = df[df.age.isna()]`):
+    that name's value is the result the checks read from an instruction judge (`selected.SHOWN`), as the loop
+    would show it (a REPL's `rows`); two spellings of one selection, shown or assigned, are judged alike."""
+    if ns.get(selected.SHOWN) is not None or not tree.body:
+        return
+    last = tree.body[-1]
+    targets = (last.targets if isinstance(last, ast.Assign) else [last.target]
+               if isinstance(last, (ast.AnnAssign, ast.AugAssign)) else [])
+    if len(targets) == 1 and isinstance(targets[0], ast.Name):
+        ns[selected.SHOWN] = ns.get(targets[0].id)
 
 
 _shown: list = [None, None, None]  # the text/plain Jupyter would show for the cell's value, its _full_repr, its digest

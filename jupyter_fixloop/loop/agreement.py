@@ -14,7 +14,8 @@ the largest, then the one holding the best-ranked candidate; its simplest member
 characters) is the code handed over. How many agree is said as a fact (`Agreement`), never as evidence.
 
 "K of K agree" (`Agreement.unanimous`) is said only of three answers or more that all agree, are not one code, and
-pass every check read from the instruction (`read_failed`: rows it shows that the instruction's words rule out):
+pass every check read from the instruction (`read_failed`: rows it shows that the instruction's words rule out) and
+every other check their runs have (`doubted`: a smell, the output the instruction states):
 seeded draws of a small model often write the same code word for word, and one reading of an ambiguous instruction
 written twice is one reading (the dev set's "count the unique rows": `df.drop_duplicates().shape[0]` twice, wrong).
 Answers that agree as one code are said so ("the same code each time"). A round stops asking early only at a
@@ -103,6 +104,12 @@ def read_failed(group: Sequence[Candidate]) -> bool:
     return any(c.source == "fact" and not c.passed for m in group for c in m.receipt.checks)
 
 
+def doubted(group: Sequence[Candidate]) -> bool:
+    """A run of the group fails a check not read from the instruction (a smell, the output the instruction
+    states, the user's)."""
+    return any(c.source != "fact" and not c.passed for m in group for c in m.receipt.checks)
+
+
 def groups(candidates: Sequence[Candidate], named: Named = _none) -> list[list[Candidate]]:
     """The answers that ran without error, grouped by `result_key` (`named`: the new names the instruction asks
     for), the group to hand over first: passing every check, then the largest, then the best-ranked member."""
@@ -128,7 +135,8 @@ def choose(candidates: Sequence[Candidate], best: Candidate,
     rival = simplest(found[1]) if len(found) > 1 else None
     agreement = Agreement(len(lead), len(asked), tuple(len(g) for g in found),
                           rival.reply.code if rival is not None else None,
-                          rival.receipt if rival is not None else None, planned, spellings(lead), read_failed(lead))
+                          rival.receipt if rival is not None else None, planned, spellings(lead), read_failed(lead),
+                          doubted(lead))
     if best not in asked and best.receipt.ok:
         return best, None
     if not lead[0].receipt.ok and best.receipt.ok:

@@ -8,8 +8,11 @@ cannot test. Each check is an expression (its words say it to people), run with 
 user's checks; it may rank candidates, never make a result `fixed` (the loop strips it from the
 evidence), unless the user gives it as theirs (`--expect`).
 
-A check reads the value the code shows when that is the frame it is about (`_`, as IPython keeps it), else
-the user's name: `orders.drop_duplicates()` shown and `orders = orders.drop_duplicates()` both pass.
+A check reads the value the code shows when that is the frame it is about, else the user's name:
+`orders.drop_duplicates()` shown, `print(orders.drop_duplicates())`, `display(...)` and `orders =
+orders.drop_duplicates()` all pass. The value shown is the runner's (kernel/selected.py's `SHOWN`: the last line's
+value, the one value it prints or displays, else the value of the name it assigns), not IPython's `_`, which a
+printed or displayed value never sets (a right `print(...)` was rejected so).
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from .. import kernel
 from ..cell import instruction_names
 from ..result import ReadCheck
 from . import selection
 
 # name -> {column: NaN count before the loop (None: unknown)}: the user's frames, as the rules read them
 Frames = dict[str, dict[str, int | None]]
+_SHOWN = kernel.selected.SHOWN  # the value the run shows (None: nothing), as the runner keeps it
 
 _DROP_DUPLICATES = re.compile(r"\b(?:drop|remove|delete|eliminate|get rid of|discard)\b[^.;]*?\bduplicat|"
                               r"\bde-?duplicat", re.I)
@@ -82,7 +87,7 @@ def _no_duplicates(instruction: str, frames: Frames) -> ReadCheck | None:
     frame = named_frame(instruction, frames)
     if frame is None:
         return None
-    return ReadCheck(f"not (_ if isinstance(_, type({frame})) else {frame}).duplicated().any()",
+    return ReadCheck(f"not ({_SHOWN} if isinstance({_SHOWN}, type({frame})) else {frame}).duplicated().any()",
                      f"no duplicate rows remain in `{frame}` (or in the frame the code shows)")
 
 
@@ -103,7 +108,7 @@ def _numeric(instruction: str, frames: Frames) -> ReadCheck | None:
         return None
     frame, column = found
     missing = frames[frame][column]
-    value = f"(_ if isinstance(_, type({frame})) and {column!r} in _ else {frame})[{column!r}]"
+    value = f"({_SHOWN} if isinstance({_SHOWN}, type({frame})) and {column!r} in {_SHOWN} else {frame})[{column!r}]"
     if missing is None:
         return ReadCheck(f"{value}.dtype.kind in 'iufc'", f"column `{column}` of `{frame}` is numeric")
     return ReadCheck(f"{value}.dtype.kind in 'iufc' and {value}.isna().sum() <= {missing}",
@@ -121,7 +126,8 @@ def _one_row_per(instruction: str, frames: Frames) -> ReadCheck | None:
     if len(columns) != 1:
         return None
     (column,) = columns
-    condition = (f"hasattr(_, 'duplicated') and not (_[{column!r}] if {column!r} in getattr(_, 'columns', ()) "
-                 "else _.index).duplicated().any()")
+    shown = _SHOWN
+    condition = (f"hasattr({shown}, 'duplicated') and not ({shown}[{column!r}] if {column!r} in "
+                 f"getattr({shown}, 'columns', ()) else {shown}.index).duplicated().any()")
     return ReadCheck(condition, f"the result the code shows has one row per `{column}` (its `{column}` values, "
                                 "or its index, are unique)")

@@ -405,19 +405,22 @@ class LoopRun:
         """Generated code that ran and showed nothing, for an instruction that asks for something to see or
         whose last line makes a new name (`dti = pd.date_range(...)`: the result it was asked to make, as a
         REPL shows it), run again with the name its last line assigns shown (a line of the rules, no model
-        call): that run instead when it shows something. The name is said in the result (`_passed`). Not
-        with the rules off."""
+        call): that run instead when it shows something and passes whatever the first passed. For an instruction
+        that asks for something to see, the name may be the one an earlier line assigns, where the lines after
+        it assign nothing (`rows = df[...]` then `rows.reset_index(drop=True, inplace=True)`): a right selection
+        is not handed back showing nothing. The name is said in the result (`_passed`). Not with the rules off."""
         ran = best.receipt.ok or self._misses_stated(best.receipt) or self._misses_read(best.receipt)
         if not (self.options.rules and self.instruction and ran and best.reply.code and self._silent(best.receipt)):
             return best
-        shown = cell.result_shown(best.reply.code)
+        shown = cell.result_shown(best.reply.code, earlier=self.asks_to_see)
         if shown is None:
             return best
         code, name = shown
         if not (self.asks_to_see or self._new_name(name)):
             return best
         receipt = await self._trial(code, best.reply.text, guard_, history, pool, mirror)
-        if not (receipt.ok or self._misses_stated(receipt) or self._misses_read(receipt)) or self._silent(receipt):
+        if not (receipt.ok or self._misses_stated(receipt) or self._misses_read(receipt)) or self._silent(receipt) \
+                or (best.receipt.ok and not receipt.ok):
             return best
         self._shown[code] = name
         if best.reply.code in self._examples:

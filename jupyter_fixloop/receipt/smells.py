@@ -278,15 +278,16 @@ def _whole_reprs(change: Change) -> list[Smell]:
 
 
 def _missing_selected(*sources: str | None) -> set[str]:
-    """The columns whose missing values the code selects rows by (`df[df['age'].isna()]`, `.loc[df.age.isnull()]`):
-    a new frame of those rows holds nothing else in that column."""
+    """The columns whose missing values the code selects rows by (`df[df['age'].isna()]`, `.loc[df.age.isnull()]`,
+    `df[pd.isna(df['age'])]`): a new frame of those rows holds nothing else in that column."""
     columns = set()
     for source in filter(None, sources):
         for node in ipysyntax.nodes(source):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in ("isna", "isnull")):
+                    and node.func.attr in ("isna", "isnull", "isnan")):
                 continue
-            of = node.func.value
+            # `df['age'].isna()`, or a function given the column: `pd.isna(df['age'])`, `np.isnan(df.age)`
+            of = node.args[0] if node.args and isinstance(node.func.value, ast.Name) else node.func.value
             if isinstance(of, ast.Subscript) and isinstance(of.slice, ast.Constant):
                 columns.add(repr(of.slice.value))  # as the effect names a column: its label's repr
             elif isinstance(of, ast.Attribute):

@@ -90,8 +90,18 @@ def test_code_that_assigns_what_the_instruction_asks_to_see_has_it_shown_by_the_
     assert "its last line shows `big`, added by the rules: since the instruction asks for something to see" \
         in result.reason
     assert "Spain" in render_text(result).split("its value:")[1]
-    server = fake_model("```python\nbig = euro12[euro12.Goals > 6]\nbig.reset_index(drop=True, inplace=True)\n```",
-                        "```python\neuro12[euro12.Goals > 6]\n```")  # nothing to show: the model is asked again
+    # the name an earlier line assigns, where the lines after it assign nothing: shown too, no model call
+    assert result_shown("big = df\nbig.reset_index(drop=True, inplace=True)", earlier=True)[1] == "big"
+    assert result_shown("big = df\nbig.reset_index(drop=True, inplace=True)") is None  # not asked for earlier
+    assert result_shown("rows = []\nfor r in df.itertuples():\n    rows.append(r)", earlier=True)[1] == "rows"
+    assert result_shown("def f():\n    return 1", earlier=True) is None
+    server = fake_model("```python\nbig = euro12[euro12.Goals > 6]\nbig.reset_index(drop=True, inplace=True)\n```")
+    result = fix("", instruction="Select the teams that scored more than 6 goals.", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, max_rounds=2)
+    assert result.patched.endswith("inplace=True)\nbig\n") and len(server.requests) == 1, result.reason
+    assert "its last line shows `big`, added by the rules" in result.reason
+    server = fake_model("```python\ndef big():\n    return euro12[euro12.Goals > 6]\n```",
+                        "```python\neuro12[euro12.Goals > 6]\n```")  # nothing the rules can show: asked again
     result = fix("", instruction="Select the teams that scored more than 6 goals.", namespace=_namespace(),
                  model="openai/scripted", api_base=server.url, max_rounds=2)
     assert "It ran, but showed nothing" in server.prompt(1) and result.patched == "euro12[euro12.Goals > 6]\n"

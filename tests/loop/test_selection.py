@@ -35,6 +35,15 @@ def _generate(server, instruction, ns, **knobs):
     return fix("", instruction=instruction, namespace=ns, **knobs)
 
 
+def _three_agree(fake_model, answers, instruction=MISSING, ns=None):
+    """Three answers asked in one round, which agree as three codes: the result and its agreement."""
+    server = fake_model(*(block(c) for c in answers))
+    result = _generate(server, instruction, ns or _pets(), agreement_samples=3, max_rounds=1)
+    a = result.agreement
+    assert a is not None and a.groups == (3,) and a.spellings == 3, result.reason
+    return result, a
+
+
 def test_the_properties_of_the_rows_an_instruction_asks_for_are_read_by_rules():
     (missing,) = _read(MISSING)
     assert missing.words == "every row the code shows (or leaves in `df`) has `age` missing, one at least"
@@ -102,10 +111,7 @@ def test_a_selection_assigned_back_is_read_from_the_users_frame(fake_model):
 
 def test_answers_that_agree_on_rows_the_instruction_rules_out_are_not_k_of_k_and_rank_last(fake_model):
     flips = ["df[~df['age'].isna()]", "df[df['age'].notna()]", "df.dropna(subset=['age'])"]
-    server = fake_model(*(block(c) for c in flips))
-    result = _generate(server, MISSING, _pets(), agreement_samples=3, max_rounds=1)
-    a = result.agreement
-    assert a is not None and a.groups == (3,) and a.spellings == 3, result.reason
+    result, a = _three_agree(fake_model, flips)
     assert a.read_failed and not a.unanimous  # three codes agree, on the rows the instruction's words rule out
     assert "though a check read from your instruction does not hold on it" in a.text
     assert result.status == "unverified"
@@ -127,3 +133,51 @@ def test_the_code_kept_when_nothing_better_runs_is_said_with_its_own_rounds_agre
     a = result.agreement  # round 1's, not round 2's (where no answer ran)
     assert a is not None and a.groups == (3,) and a.read_failed and not a.unanimous
     assert "a check read from your instruction does not hold" in result.reason
+
+
+def _orders():
+    return {"pd": pd, "orders": pd.DataFrame({"id": [1, 2, 2, 3, 4], "city": ["Oslo", "Rome", "Rome", "Oslo", "Lima"],
+                                              "amount": ["$10.5", "$3", "$3", None, "$7.25"]})}
+
+
+def test_a_right_answer_printed_displayed_or_assigned_meets_the_checks_read_from_the_instruction():
+    # the checks read the value the run shows (kernel/selected.py's SHOWN), not IPython's `_`, which a printed or
+    # displayed value never sets: `print(orders.drop_duplicates())` was rejected so
+    from jupyter_fixloop import verify
+
+    def outcomes(instruction, ns, codes):
+        checks = [c.expr for c in _read(instruction, ns)]
+        assert checks, instruction
+        return {code: [c.passed for c in verify(code, checks=checks, namespace=ns).checks] for code in codes}
+
+    dedup = ["print(orders.drop_duplicates())", "display(orders.drop_duplicates())",
+             "clean = orders.drop_duplicates()", "orders.drop_duplicates()", "orders = orders.drop_duplicates()"]
+    assert outcomes("Drop duplicate orders", _orders(), dedup) == {code: [True] for code in dedup}
+    assert outcomes("Drop duplicate orders", _orders(), ["print(orders)"]) == {"print(orders)": [False]}
+    total = "orders.assign(a=orders['amount'].str.lstrip('$').astype(float)).groupby('city')['a'].sum()"
+    per_city = [total, f"print({total})", f"t = {total}"]
+    assert outcomes("Give one row per city with its total amount", _orders(), per_city) == \
+        {code: [True] for code in per_city}
+    rows = ["rows = df[df['age'].isna()]", "print(df[df['age'].isna()])", "df[df['age'].isna()]"]
+    assert outcomes(MISSING, _pets(), rows) == {code: [True] for code in rows}
+    assert outcomes(MISSING, _pets(), ["rows = df[df['age'].notna()]"]) == {"rows = df[df['age'].notna()]": [False]}
+
+
+def test_agreeing_answers_a_check_not_read_from_the_instruction_fails_on_are_not_k_of_k(fake_model):
+    # three codes give one total, numbers written as text glued end to end: what looks wrong withholds "K of K"
+    ns = {"pd": pd, "orders": pd.DataFrame({"amount": ["$5.00", "$7.50"]})}
+    sums = ["total = orders['amount'].sum()", "total = orders.amount.sum()", "total = orders['amount'].agg('sum')"]
+    _, a = _three_agree(fake_model, sums, "Store the sum of the amount column in `total`", ns)
+    assert a.doubted and not a.read_failed and not a.unanimous
+    assert a.text == "3 of 3 independent answers give this result, though a check does not hold on it"
+    assert a.to_json()["doubted"] is True
+
+
+def test_three_right_selections_one_assigned_and_one_by_pd_isna_are_k_of_k_and_shown(fake_model):
+    # the dev set's puzzle-10 and 09: an answer that assigns the rows to a name of its own and shows nothing was
+    # judged on the user's frame (the check failed: "K of K" withheld from three right answers), and one that
+    # selects by `pd.isna(...)` into a new name was said to look wrong (its `age` all NaN: what was asked)
+    answers = ["missing = df[pd.isna(df['age'])]", "df[df['age'].isna()]", "print(df.loc[df.age.isnull()])"]
+    result, a = _three_agree(fake_model, answers)
+    assert not a.read_failed and not a.doubted and a.unanimous, result.reason
+    assert result.patched.strip() == "df[df['age'].isna()]" and result.status == "unverified"
