@@ -149,10 +149,29 @@ def environment(error: str) -> bool:
     from jupyter_fixloop.batch import words
 
     return bool(words.missing_package(error) or words.missing_program(error) or words.missing_file(error, "")
-                or words.network([error]))
+                or words.network([error]) or _namespace_portion(error))
 
 
-MAGIC_NOT_FOUND = re.compile(r"UsageError: (?:Line|Cell) magic function `%%?(\w+)` not found")
+DOTTED_MISSING = re.compile(r"^ModuleNotFoundError: No module named '(\w+\.[\w.]+)'$")
+
+
+def _namespace_portion(error: str) -> bool:
+    """`No module named 'mpl_toolkits.basemap'`: a module missing under a namespace package (PEP 420, no
+    `__init__`), whose portions are distributions of their own (basemap beside matplotlib's mplot3d): a package not
+    installed here, not a module a library moved (`sklearn.cross_validation`, under a regular package)."""
+    import importlib.util
+
+    missing = DOTTED_MISSING.match(error.strip())
+    if not missing:
+        return False
+    try:
+        spec = importlib.util.find_spec(missing.group(1).split(".")[0])
+    except (ImportError, ValueError):
+        return False
+    return spec is not None and spec.origin in (None, "namespace") and spec.submodule_search_locations is not None
+
+
+MAGIC_NOT_FOUND = re.compile(r"UsageError: (?:Line|Cell) magic (?:function )?`%%?(\w+)` not found")
 NAME_NOT_DEFINED = re.compile(r"NameError: name '(\w+)' is not defined")
 LOAD_EXT = re.compile(r"^\s*%load_ext\s+(\w+)\s*$", re.MULTILINE)
 
@@ -196,7 +215,7 @@ def _imports_before(source: str, error: str) -> str:
     from jupyter_fixloop.batch import words
     from jupyter_fixloop.kernel import readable  # a cell's IPython syntax as Python, line for line
 
-    missing, view = words.MISSING_MODULE.match(error.strip()), readable(source)
+    missing, view = words.MISSING_MODULE.match(error.strip()) or DOTTED_MISSING.match(error.strip()), readable(source)
     try:
         body = ast.parse(view.python).body if missing and view is not None else []
     except SyntaxError:
@@ -269,13 +288,16 @@ def hidden_state(outcomes, plain: dict) -> set[int]:
 PYTHON_2 = re.compile(r"SyntaxError: Missing parentheses in call to '(?:print|exec)'")  # Python 3's own words
 # an exercise's placeholder (`coord = ...  # your code here`) read as a value: Python's own words for Ellipsis
 PLACEHOLDER = re.compile(r"'ellipsis' object|\bnot 'ellipsis'")
+# `input()` or `getpass()` asking the person at the notebook, whom no run here has: IPython's own words
+ASKS_A_PERSON = re.compile(r"StdinNotImplementedError\b")
 
 
 def not_library(outcomes, plain: dict) -> set[int]:
     """The cells whose plain run failed for no library's change: Python 2 code (Python's "Missing parentheses in
     call to 'print'"), a magic IPython did not find whose extension no cell of the notebook loads (`%watermark`,
     loaded by its author's profile), an exercise's `...` placeholder read as a value ("'ellipsis' object has no
-    attribute"), and the cells that fail after such a cell, reading what it should have made."""
+    attribute"), an `input()` asking a person (IPython's "raw_input was called, but this frontend does not support
+    input requests"), and the cells that fail after such a cell, reading what it should have made."""
     from jupyter_fixloop.batch.cells import cell_names, imported_names
 
     loaded = {name for o in outcomes for name in LOAD_EXT.findall(o.source)}
@@ -285,7 +307,7 @@ def not_library(outcomes, plain: dict) -> set[int]:
         magic = MAGIC_NOT_FOUND.match(error)
         reads, defines = cell_names(o.source)
         if (PYTHON_2.match(error) or (magic and magic.group(1) not in loaded) or PLACEHOLDER.search(error)
-                or (error and reads & lost)):
+                or ASKS_A_PERSON.match(error) or (error and reads & lost)):
             found.add(o.number)
             lost |= defines - imported_names(o.source)
     return found
@@ -669,8 +691,8 @@ def report(all_figures: list[NotebookFigures]) -> str:
     lines += ["", "hidden state, not drift (a NameError naming a name no cell of the notebook defines or imports):"]
     lines += [f"- {where}: {error}" for where, error in total.hidden] or ["- none"]
     lines += ["", "not library drift, not counted as drift (Python 2 code; a magic of an IPython extension no cell "
-                  "loads; an exercise's `...` read as a value; the cells failing after them for what they did not "
-                  "make):"]
+                  "loads; an exercise's `...` read as a value; an `input()` asking a person; the cells failing after "
+                  "them for what they did not make):"]
     lines += [f"- {where}: {error}" for where, error in total.not_library] or ["- none"]
     lines += ["", "drift fixes shown wrong (output not the one saved; `-` saved, `+` now):"]
     lines += [f"- {where}: {diff}" for where, diff in total.wrong] or ["- none"]
