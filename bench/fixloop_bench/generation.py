@@ -53,6 +53,7 @@ from .peers import MESSAGES as PEER_MESSAGES, PEERS
 
 HERE = os.path.dirname(__file__)
 DEV_STEPS = os.path.join(HERE, "generation.jsonl")
+HELD_OUT_STEPS = os.path.join(HERE, "generation-heldout.jsonl")  # never read: its runs print totals only
 MODES = ("loop", "one-shot")
 AGREEMENT = "agreement"  # the loop with K answers a round (--agreement-samples, default AGREEMENT_K), beside the loop
 AGREEMENT_K = 3
@@ -570,7 +571,10 @@ def print_report(console, results: list[StepResult], figures: dict, opts) -> Non
         row(f"{mode}: all", figures["by_mode"][mode], style="bold")
         table.add_section()
     console.print(table)
-    for r in results:
+    if opts.totals_only:
+        console.print("each step not shown: held out (--totals-only); the steps are in --json's OUT, not to be read",
+                      markup=False)
+    for r in results if not opts.totals_only else ():
         if not r.right:
             console.rule(f"{r.mode}: {r.id} - {r.verdict} ({r.status}: {r.reason})"[:200], style="red")
             if r.why:
@@ -685,6 +689,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--agreement-more", type=int, default=None, metavar="N",
                         help="with --agreement-samples: answers asked besides the K where the two leading results "
                         "tie, until one leads (0-8; default 2)")
+    parser.add_argument("--totals-only", action="store_true",
+                        help="print the totals, not each step that is not right (its id, reason and code): for "
+                        "held-out steps, which nobody may read (the default for the held-out steps shipped with the "
+                        "package)")
     parser.add_argument("--case", action="append", default=[], metavar="ID", help="only this step (repeatable)")
     parser.add_argument("--group", action="append", default=[], help="only steps of this group (repeatable)")
     parser.add_argument("--json", dest="json_out", default=None, metavar="OUT",
@@ -703,6 +711,7 @@ def parse_args(argv: list[str]):
         raise FixloopError("--perfect is a model of its own: give --perfect or --model, not both")
     opts.model = resolve_model(opts.model)
     opts.modes = _modes(opts.mode)
+    opts.totals_only = opts.totals_only or os.path.abspath(opts.generation) == HELD_OUT_STEPS
     if AGREEMENT in opts.modes and opts.agreement_samples is not None and opts.agreement_samples < 2:
         raise FixloopError("the agreement mode asks K answers a round: give --agreement-samples 2 or more")
     if opts.cold_cache and (opts.perfect or not opts.api_base):

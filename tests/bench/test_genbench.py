@@ -327,3 +327,22 @@ def test_a_printed_value_that_is_not_the_references_is_said_as_such(fake_model, 
     result = json.loads(out.read_text())["results"][0]
     assert result["verdict"] == "wrong"
     assert result["why"] == "it shows no value, and what it prints is not the reference's value"
+
+
+def test_totals_only_prints_no_step_and_is_the_default_for_the_held_out_steps(fake_model, tmp_path, capsys):
+    """Held out means never read: with --totals-only the report gives the totals and no step that is not right
+    (its id, the scorer's reason, its code), which stay in --json's file; the shipped held-out steps get it
+    without asking, the dev steps do not."""
+    server = fake_model("```python\ndf['c'] = df['a'] * 3\n```", "```python\ndf['c'] = df['a'] * 3\n```")
+    steps = write_steps(tmp_path, STEPS[1])
+    for flags, shown in (([], True), (["--totals-only"], False)):
+        out = tmp_path / f"figures{len(flags)}.json"
+        assert generation.main(["--generation", steps, "--mode", "one-shot", "--model", "openai/scripted",
+                                "--api-base", server.url, "--json", str(out), *flags]) == 0
+        printed = capsys.readouterr().out
+        assert "one-shot: 0 of 1 right" in printed
+        assert ("df['a'] * 3" in printed and "column" in printed) is shown
+        assert ("each step not shown: held out" in printed) is not shown
+        assert json.loads(out.read_text())["results"][0]["code"] == "df['c'] = df['a'] * 3\n"
+    assert generation.parse_args(["--generation", generation.HELD_OUT_STEPS, "--perfect"]).totals_only
+    assert not generation.parse_args(["--generation", generation.DEV_STEPS, "--perfect"]).totals_only
