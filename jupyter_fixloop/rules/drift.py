@@ -60,7 +60,6 @@ from .tables import (
     QUOTED_HINT,
     STACK_SEQUENCE,
     STACKING,
-    UNEXPECTED_KEYWORD,  # noqa: F401 - generic.py reads it from here
     UNIT,
     WINDOW,
 )

@@ -16,10 +16,8 @@ its kind; their turn is `TURN`, in the order they are defined: registry.py).
 - `said_keyword_method`: a keyword the library said to pass to another method instead (`sort_index(by=...)`:
   "pls use .sort_values(by=...)") -> that method, the same keywords.
 - `said_keywords_paired`: keywords renamed together (`pivot_table(rows=, cols=)` -> `index=, columns=`).
-- `said_keyword`: a keyword the error says the call does not take, whose entry names the keyword it was
-  renamed to or replaced by (`read_excel(skip_footer=1)` -> `skipfooter=1`); an old keyword that took a
-  function passing on the value the new one is named after gives that value (`date_parser=lambda x:
-  pd.to_datetime(x, format=f)` -> `date_format=f`).
+- said.py's `keyword_gone` renames a keyword the error says the call does not take, as its entry says
+  (`read_excel(skip_footer=1)` -> `skipfooter=1`).
 - exported.py and said.py declare more (a name a `*` no longer exports; an operator, an indexer or a module
   the notes say to write instead).
 - `keywords_into_dtype`: keywords the entry says to pass in an object now (`astype('category',
@@ -35,10 +33,10 @@ import re
 import sys
 
 from ..model.knowledge import Change, changes
-from .drift import UNEXPECTED_KEYWORD as UNEXPECTED
 from .edits import CannotTell, ParsedReceipt, call_name, calls_on_line, on_line, parse, replace_node, source_of
 from .names import attribute_error, import_optional
 from .registry import DRIFT, MECHANICAL, repair
+from .tables import UNEXPECTED_KEYWORD as UNEXPECTED
 
 TURN = DRIFT + 270  # the rewriters' turn: after the removed and renamed APIs the tables know, in their order here
 
@@ -231,26 +229,6 @@ def family(cls: type, said: str) -> bool:
 
 
 @rewriter(MECHANICAL)
-def said_keyword(code: str, receipt: ParsedReceipt) -> str | None:
-    """A keyword the library renamed, as its notes said: `read_excel(skip_footer=1)` -> `skipfooter=1`;
-    `read_csv(date_parser=lambda x: pd.to_datetime(x, format=f))` -> `date_format=f`."""
-    found = UNEXPECTED.search(receipt.evalue)
-    tree = parse(code)
-    if receipt.ename != "TypeError" or not found or tree is None:
-        return None
-    # a class's keyword is refused by its `__init__`, a method's as its class's method (`FacetGrid.__init__`)
-    function, keyword = found.group(1).removesuffix(".__init__").rpartition(".")[2], found.group(2)
-    for change in entries(keyword, function) + _renamed_in(keyword, function):
-        new = replacement_of(change)
-        if change.kind in ("keyword", "function", "method") and new and IDENT.match(new) and new != keyword:
-            for call in calls_on_line(tree, receipt.lineno, function):
-                kw = next((k for k in call.keywords if k.arg == keyword), None)
-                if kw is not None and not any(k.arg == new for k in call.keywords):
-                    return replace_node(code, kw, f"{new}={_value_for(code, kw, new)}")
-    return None
-
-
-@rewriter(MECHANICAL)
 def said_keyword_method(code: str, receipt: ParsedReceipt) -> str | None:
     """A keyword the library said to pass to another method of the same object instead (pandas 0.19's own
     warning: "by argument to sort_index is deprecated, pls use .sort_values(by=...)"): `df.sort_index(by='a',
@@ -328,27 +306,6 @@ def _pairs(change: Change) -> dict[str, str]:
         if len(olds) == len(news) > 1 and all(IDENT.match(n) for n in news):
             return dict(zip(olds, news))
     return {}
-
-
-def _renamed_in(keyword: str, function: str) -> list[Change]:
-    """The keyword renames that name `function` past their first names (seaborn 0.9: "Renamed the ``size``
-    parameter to ``height`` in multi-plot grid objects (...) along with functions that use them (``factorplot``,
-    :func:`lmplot`, ...)")."""
-    return [c for c in entries(keyword) if c.kind == "keyword" and c.names[0] == keyword
-            and function not in c.keys and any(n.rpartition(".")[2] == function for n in c.names)]
-
-
-def _value_for(code: str, kw: ast.keyword, new: str) -> str:
-    """What the renamed keyword takes: the old value; or, where the old keyword took a function that passes its
-    argument on with the keyword the new one is named after (`date_parser=lambda x: pd.to_datetime(x,
-    format=f)` -> `date_format`), that keyword's value."""
-    if not isinstance(kw.value, ast.Lambda):
-        return source_of(code, kw.value)
-    body = kw.value.body
-    passed = [k for k in body.keywords if k.arg and new.endswith("_" + k.arg)] if isinstance(body, ast.Call) else []
-    if len(passed) != 1 or len(body.args) != 1:
-        raise CannotTell(f"`{kw.arg}` took a function and `{new}` takes a value: what the function does decides it")
-    return source_of(code, passed[0].value)
 
 
 @rewriter(MECHANICAL)

@@ -443,7 +443,11 @@ def keyword_gone(code: str, receipt: ParsedReceipt) -> str | None:
     changed.RENAMED_CALL_KEYWORDS), and a scale's, which 3.3 named once for both axes ("The 'linthreshy' parameter
     of __init__() has been renamed 'linthresh'", 'basex' 'base', 'nonposy' 'nonpositive' through its renamed
     `nonpos`): `plt.yscale('symlog', linthreshy=0.05)` -> `linthresh=0.05`, where the scale class the error names
-    takes the name without the axis now, in a call that sets that axis's scale. Left out where the old version
+    takes the name without the axis now, in a call that sets that axis's scale. Renamed as the notes said
+    (`read_excel(skip_footer=1)` -> `skipfooter=1`, an entry of `model/changes.json`, also where it names the
+    function late: seaborn 0.9's `size` -> `height` "along with functions that use them"); an old keyword that took
+    a function passing on the value the new one is named after gives that value (`date_parser=lambda x:
+    pd.to_datetime(x, format=f)` -> `date_format=f`). Left out where the old version
     said it had no effect any more ("The parameter 'presort' is deprecated and has no effect", scikit-learn 0.22:
     changed.NO_EFFECT_KEYWORDS), or the library's error says so and to leave it to its default ("Setting a
     random_state has no effect since shuffle is False. You should leave random_state to its default (None), or set
@@ -480,7 +484,10 @@ def _keywords_gone(tree: ast.Module, receipt: ParsedReceipt):
     said = NO_EFFECT_NOW.search(receipt.evalue) if receipt.ename in ("ValueError", "TypeError") else None
     if said and said.group(1) == said.group(2):
         yield line, said.group(2), "", ()
-    for change in entries(key[1], _callee(key[0])) if m else []:
+    for change in entries(key[1], _callee(key[0])) + _renamed_in(key[1], _callee(key[0])) if m else []:
+        new = replacement_of(change)
+        if change.kind in ("keyword", "function", "method") and new and new.isidentifier() and new != key[1]:
+            yield called, key[1], new, (), True  # the notes' rename: a function's value by its new name's keyword
         then = CALL_AFTER.fullmatch(change.replacement) if change.replacement_is == "code" else None
         if then and then.group(1) == key[1] and "afterwards" in change.words:
             yield [c for c in called if any(k.arg == key[1] and isinstance(k.value, ast.Constant)
@@ -488,19 +495,43 @@ def _keywords_gone(tree: ast.Module, receipt: ParsedReceipt):
                 "." + then.group(0).lstrip(".")), ()
 
 
-def _keyword_edit(code: str, calls: list[ast.Call], old: str, new: str | None, extras=()) -> str | None:
-    """The one call of `calls` passing `old` (and not `new`) with `old` renamed `new`, its value as written, adding
-    `extras` (a keyword and the constant the old version set it to) where the call passes none; left out (`new`
-    ''); or left out for the method `new` (`.squeeze("columns")`) called on the result, where its value was True."""
+def _keyword_edit(code: str, calls: list[ast.Call], old: str, new: str | None, extras=(),
+                  valued: bool = False) -> str | None:
+    """The one call of `calls` passing `old` (and not `new`) with `old` renamed `new`, its value as written (or,
+    `valued`, as `_value_for` says), adding `extras` (a keyword and the constant the old version set it to) where
+    the call passes none; left out (`new` ''); or left out for the method `new` (`.squeeze("columns")`) called on
+    the result, where its value was True."""
     passing = [c for c in calls if has_keyword(c, old) and not has_keyword(c, new)]
     if new is None or len(passing) != 1:
         return None
     kw = next(k for k in passing[0].keywords if k.arg == old)
     if new.isidentifier():
         added = "".join(f", {name}={value}" for name, value in extras if not has_keyword(passing[0], name))
-        return replace_node(code, kw, f"{new}={source_of(code, kw.value)}{added}")
+        value = _value_for(code, kw, new) if valued else source_of(code, kw.value)
+        return replace_node(code, kw, f"{new}={value}{added}")
     then = new if isinstance(kw.value, ast.Constant) and kw.value.value is True else ""
     return replace_node(code, passing[0], _without_keyword(code, passing[0], kw) + then)
+
+
+def _renamed_in(keyword: str, function: str) -> list[Change]:
+    """The keyword renames that name `function` past their first names (seaborn 0.9: "Renamed the ``size``
+    parameter to ``height`` in multi-plot grid objects (...) along with functions that use them (``factorplot``,
+    :func:`lmplot`, ...)")."""
+    return [c for c in entries(keyword) if c.kind == "keyword" and c.names[0] == keyword
+            and function not in c.keys and any(n.rpartition(".")[2] == function for n in c.names)]
+
+
+def _value_for(code: str, kw: ast.keyword, new: str) -> str:
+    """What the renamed keyword takes: the old value; or, where the old keyword took a function that passes its
+    argument on with the keyword the new one is named after (`date_parser=lambda x: pd.to_datetime(x,
+    format=f)` -> `date_format`), that keyword's value."""
+    if not isinstance(kw.value, ast.Lambda):
+        return source_of(code, kw.value)
+    body = kw.value.body
+    passed = [k for k in body.keywords if k.arg and new.endswith("_" + k.arg)] if isinstance(body, ast.Call) else []
+    if len(passed) != 1 or len(body.args) != 1:
+        raise CannotTell(f"`{kw.arg}` took a function and `{new}` takes a value: what the function does decides it")
+    return source_of(code, passed[0].value)
 
 
 def _scale_keyword(callee: str, old: str) -> str | None:

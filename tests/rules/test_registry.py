@@ -31,7 +31,8 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "told.message_use", "patterns.positional_loc_slice",  # added since: the error's own words
     "drift.removed_setter",
     "patterns.dataframe_append", "names.renamed_method", "generic.ix_indexer", "generic.said_method",
-    "generic.said_keyword", "generic.said_keyword_method", "generic.said_keywords_paired",  # added since
+    "generic.said_keyword_method", "generic.said_keywords_paired",  # added since (generic.said_keyword, merged
+    # into said.keyword_gone since)
     "generic.keywords_into_dtype",
     "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
     "said.said_operator", "said.said_kept_elsewhere", "said.rows_by_string", "said.moved_module",

@@ -46,7 +46,7 @@ CASES = {
     "a_keyword_that_took_a_function_takes_its_format": (
         "t = pd.read_csv(io.StringIO(TEXT), index_col='when', parse_dates=True,\n"
         "                date_parser=lambda s: pd.to_datetime(s, format='%Y-%m-%d %H-%M'))\n",
-        "said_keyword",
+        "keyword_gone",
         "t = pd.read_csv(io.StringIO(TEXT), index_col='when', parse_dates=True,\n"
         "                date_format='%Y-%m-%d %H-%M')\n",
         "t.index[1].minute == 45"),
@@ -136,7 +136,7 @@ CASES = {
     # seaborn 0.9: "Renamed the ``size`` parameter to ``height`` in multi-plot grid objects (...) along with
     # functions that use them (``factorplot``, :func:`lmplot`, ...)"; today's lmplot refuses `size`
     "a_keyword_renamed_in_functions_the_entry_names_late": (
-        "import seaborn as sns\ng = sns.lmplot(x='v', y='v', data=plain, size=3)\n", "said_keyword",
+        "import seaborn as sns\ng = sns.lmplot(x='v', y='v', data=plain, size=3)\n", "keyword_gone",
         "import seaborn as sns\ng = sns.lmplot(x='v', y='v', data=plain, height=3)\n",
         "list(g.figure.get_size_inches()) == [3.0, 3.0]"),
     # seaborn 0.12: "`data` is the first and only positional argument" (x and y were, 0.11 said, the positional
@@ -181,7 +181,7 @@ LEFT_ALONE = {
     # a function passes more than the format on: what it does decides the new value
     "a_function_the_value_cannot_say": (
         "t = pd.read_csv(io.StringIO(TEXT), parse_dates=['when'], date_parser=lambda s: pd.to_datetime(s))\n",
-        "said_keyword", "`date_parser` took a function and `date_format` takes a value"),
+        "keyword_gone", "`date_parser` took a function and `date_format` takes a value"),
     "a_string_key_on_a_frame_not_indexed_by_dates": ("x = plain['2019']\n", "rows_by_string", None),
     "a_method_a_class_of_ones_own_lacks": ("class Box:\n    pass\nBox().contains(1)\n", "said_operator", None),
     # scikit-learn 0.18's KFold(n, n_folds) is not model_selection's KFold(n_splits): not moved as is
@@ -235,7 +235,7 @@ def test_every_new_rewriter_says_its_kind():
     kinds = {r.__name__: repairs.KIND[r] for r in repairs.REPAIRS}
     assert kinds["library_name"] == repairs.GUESS
     assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "said_operator", "rows_by_string",
-                                                        "moved_module", "said_method", "said_keyword",
+                                                        "moved_module", "said_method",
                                                         "keyword_only_now", "said_mask",
                                                         "method_by_value", "whole_column_set",
                                                         "missing_labels", "old_value", "keyword_gone"))

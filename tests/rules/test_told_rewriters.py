@@ -43,7 +43,7 @@ CASES = {
         "parts = train_test_split(X, labels.to_numpy(), test_size=0.25, random_state=1)\n",
         "len(parts[3]) == 2 and set(parts[3]) <= {'x', 'y'}"),
     "a_keyword_a_class_renamed_as_its_notes_say": (
-        "import seaborn as sns\ngrid = sns.FacetGrid(frame, col='k', size=2)\n", "said_keyword",
+        "import seaborn as sns\ngrid = sns.FacetGrid(frame, col='k', size=2)\n", "keyword_gone",
         "import seaborn as sns\ngrid = sns.FacetGrid(frame, col='k', height=2)\n",
         "grid.figure.get_size_inches()[1] == 2"),
     # numpy 1.19: "``numpy.ndarray.tostring()`` is deprecated in favor of ``tobytes()``" (a method of the same class)
