@@ -12,7 +12,9 @@ its kind; their turn is `TURN`, in the order they are defined: registry.py).
   method to use instead on the same class, or on a class the object's derives from as the notes spell it
   (`Styler.hide_index` -> `Styler.hide`; `Resample.pad` -> `.ffill` on a `DatetimeIndexResampler`); an old
   name that was the new one with an axis in it (`hide_index`, `hide_columns`) passes that axis; one the notes
-  write with the argument that moved (`sortlevel(level=...)` -> `sort_index(level=...)`) names it.
+  write with the argument that moved (`sortlevel(level=...)` -> `sort_index(level=...)`) names it; one the notes
+  say to write as an operator (`idx.contains(key)`: "use key in index") or as the method its `method` argument
+  names (`r.fillna('nearest')` -> `r.nearest()`) so.
 - `said_keyword_method`: a keyword the library said to pass to another method instead (`sort_index(by=...)`:
   "pls use .sort_values(by=...)") -> that method, the same keywords.
 - `said_keywords_paired`: keywords renamed together (`pivot_table(rows=, cols=)` -> `index=, columns=`).
@@ -36,7 +38,7 @@ from ..model.knowledge import Change, changes
 from .edits import CannotTell, ParsedReceipt, call_name, calls_on_line, on_line, parse, replace_node, source_of
 from .names import attribute_error, import_optional
 from .registry import DRIFT, MECHANICAL, repair
-from .tables import UNEXPECTED_KEYWORD as UNEXPECTED
+from .tables import MEMBERSHIP, METHOD_NAMED, UNEXPECTED_KEYWORD as UNEXPECTED
 
 TURN = DRIFT + 270  # the rewriters' turn: after the removed and renamed APIs the tables know, in their order here
 
@@ -140,10 +142,49 @@ def said_method(code: str, receipt: ParsedReceipt) -> str | None:
     calls = [c for c in calls_on_line(tree, receipt.lineno, old) if isinstance(c.func, ast.Attribute)]
     for change in entries(old):
         for call in calls:
-            text = _said_call(code, call, *_said_instead(change, owner, old))
+            text = _said_call(code, call, *_said_instead(change, owner, old)) or _said_written(
+                code, tree, call, change, owner, old)
             if text is not None:
                 return replace_node(code, call, text)
     return None
+
+
+def _said_written(code: str, tree: ast.Module, call: ast.Call, change: Change, owner: str, old: str) -> str | None:
+    """`call` as an entry about the method `old` of `owner`'s class (or one it derives from) says to write it
+    instead of a method: an operator (`idx.contains(key)`, "use key in index", pandas 1.0 -> `key in idx`), or the
+    method its `method` argument named (pandas 2.1: "Deprecated the ``method`` and ``limit`` keywords on ...
+    :meth:`.Resampler.fillna`, use ``obj.bfill()`` or ``obj.ffill()`` instead": `r.fillna('nearest')` ->
+    `r.nearest()`, where today's class has that method); else None."""
+    said = change.replacement if change.replacement_is == "code" else change.deprecation_replacement or ""
+    cls = class_named(change.library, owner)
+    if cls is None or not any(n.rpartition(".")[2] == old and family(cls, n.rpartition(".")[0].lstrip("."))
+                              for n in change.names):
+        return None
+    if MEMBERSHIP.match(said) and len(call.args) == 1 and not call.keywords:
+        text = f"{source_of(code, call.args[0])} in {source_of(code, call.func.value)}"
+        return text if _alone(tree, call) else f"({text})"
+    value = _method_value(call) if "method" in change.keys and change.replacement_is == "code" and (
+        METHOD_NAMED.match(said)) else None
+    if value and inspect.isfunction(inspect.getattr_static(cls, value, None)):
+        rest = [source_of(code, k) for k in call.keywords if k.arg != "method"]
+        return f"{source_of(code, call.func.value)}.{value}({', '.join(rest)})"
+    return None
+
+
+def _alone(tree: ast.Module, node: ast.expr) -> bool:
+    """Whether `node` is a whole statement's value (`x = node`, `node`): no parentheses needed."""
+    return any(isinstance(s, (ast.Expr, ast.Assign)) and s.value is node for s in ast.walk(tree))
+
+
+def _method_value(call: ast.Call) -> str | None:
+    """The method name a call passes as its first argument or as `method=`, written out (`'nearest'`)."""
+    given = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "method")]
+    if len(given) != 1 or len(call.args) > 1 or not isinstance(given[0], ast.Constant):
+        return None
+    value = given[0].value
+    return value if isinstance(value, str) and value.isidentifier() else None
+
+
 
 
 def _said_call(code: str, call: ast.Call, new: str | None, moved: tuple[str, str] | None, added: list[str],

@@ -1,7 +1,8 @@
 """Generic rewriters that write what a library's notes say to write instead of a removed spelling, when that is
-more than a new name: an operator (`Index.contains`: "use key in index"), an indexer (`df[string]` on dates:
-"use df.loc[string]"), a module moved whole (`sklearn.cross_validation`: "moved to model_selection"). Each declares
-itself (registry.py) and fires only when an entry of `model/changes.json` says so.
+more than a new name: an indexer (`df[string]` on dates: "use df.loc[string]"), a module moved whole
+(`sklearn.cross_validation`: "moved to model_selection"); an operator (`Index.contains`: "use key in index") and a
+method its argument named are generic.py's `said_method`'s. Each declares itself (registry.py) and fires only when
+an entry of `model/changes.json` says so.
 
 And the keywords of a call, one rewriter per shape, from changed.json's tables and the notes alike (the library's
 words they read are tables.json's `messages`): `keyword_only_now` names arguments passed by position (pandas 2.0:
@@ -49,7 +50,6 @@ from .generic import (  # the knowledge base is read through generic.py: the one
     changes,
     class_named,
     entries,
-    family,
     replacement_of,
 )
 from .names import attribute_error, import_optional
@@ -60,8 +60,6 @@ from .tables import (
     COLOR_ARGUMENT,
     IMPORTED,
     INVALID_PARAMETER,
-    MEMBERSHIP,
-    METHOD_NAMED,
     MULTIPLE_DATA,
     MUST_BE_SEQUENCE,
     NO_EFFECT_NOW,
@@ -79,33 +77,6 @@ from .tables import (
 
 TURN = GENERIC_TURN + 6  # after generic.py's and exported.py's rewriters (registry.py)
 LATER = TURN + 2  # after patterns.json's whole_column_set and missing_labels (DRIFT+277)
-
-
-@repair(MECHANICAL, TURN)
-def said_operator(code: str, receipt: ParsedReceipt) -> str | None:
-    """A method whose removal says to write an operator: `idx.contains(key)` ("use key in index", pandas 1.0)
-    -> `key in idx`."""
-    said, tree = attribute_error(receipt), parse(code)
-    if not said or said[0].startswith("module ") or tree is None:
-        return None
-    owner, old = said
-    for change in entries(old):
-        form = MEMBERSHIP.match(change.replacement if change.replacement_is == "code"
-                                else change.deprecation_replacement or "")
-        cls = class_named(change.library, owner) if form else None
-        if cls is None or not any(n.rpartition(".")[2] == old and family(cls, n.rpartition(".")[0])
-                                  for n in change.names):
-            continue
-        for call in calls_on_line(tree, receipt.lineno, old):
-            if isinstance(call.func, ast.Attribute) and len(call.args) == 1 and not call.keywords:
-                text = f"{source_of(code, call.args[0])} in {source_of(code, call.func.value)}"
-                return replace_node(code, call, text if _alone(tree, call) else f"({text})")
-    return None
-
-
-def _alone(tree: ast.Module, node: ast.expr) -> bool:
-    """Whether `node` is a whole statement's value (`x = node`, `node`): no parentheses needed."""
-    return any(isinstance(s, (ast.Expr, ast.Assign)) and s.value is node for s in ast.walk(tree))
 
 
 @repair(MECHANICAL, TURN)
@@ -641,42 +612,6 @@ def _plain(node: ast.expr) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name)
-
-
-@repair(MECHANICAL, TURN)
-def method_by_value(code: str, receipt: ParsedReceipt) -> str | None:
-    """A method removed whose `method` argument named the method to call instead (pandas 2.1: "Deprecated the
-    ``method`` and ``limit`` keywords on ... :meth:`.Resampler.fillna`, use ``obj.bfill()`` or ``obj.ffill()``
-    instead"): `r.fillna('nearest')` -> `r.nearest()`, where today's class has that method."""
-    said = attribute_error(receipt)
-    tree = parse(code)
-    if not said or said[0].startswith("module ") or tree is None:
-        return None
-    owner, old = said
-    for change in entries(old):
-        if "method" not in change.keys or change.replacement_is != "code" or not METHOD_NAMED.match(
-                change.replacement):
-            continue
-        cls = class_named(change.library, owner)
-        if cls is None or not any(n.rpartition(".")[2] == old and family(cls, n.rpartition(".")[0].lstrip("."))
-                                  for n in change.names):
-            continue
-        for call in calls_on_line(tree, receipt.lineno, old):
-            value = _method_value(call)
-            if value and isinstance(call.func, ast.Attribute) and inspect.isfunction(
-                    inspect.getattr_static(cls, value, None)):
-                rest = [source_of(code, k) for k in call.keywords if k.arg != "method"]
-                return replace_node(code, call, f"{source_of(code, call.func.value)}.{value}({', '.join(rest)})")
-    return None
-
-
-def _method_value(call: ast.Call) -> str | None:
-    """The method name a call passes as its first argument or as `method=`, written out (`'nearest'`)."""
-    given = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "method")]
-    if len(given) != 1 or len(call.args) > 1 or not isinstance(given[0], ast.Constant):
-        return None
-    value = given[0].value
-    return value if isinstance(value, str) and value.isidentifier() else None
 
 
 def _value_instead(function: str, kw: ast.keyword):

@@ -54,10 +54,10 @@ CASES = {
         "up = days.iloc[:2].resample('12h').pad()\n", "said_method", "up = days.iloc[:2].resample('12h').ffill()\n",
         "up['v'].tolist() == [0.0, 0.0, 1.0]"),
     "a_method_that_is_an_operator_now": (
-        "there = days.index.contains('2019-02-03')\n", "said_operator", "there = '2019-02-03' in days.index\n",
+        "there = days.index.contains('2019-02-03')\n", "said_method", "there = '2019-02-03' in days.index\n",
         "there is True"),
     "a_method_that_is_an_operator_inside_an_expression": (
-        "both = days.index.contains('2019-02-03') and True\n", "said_operator",
+        "both = days.index.contains('2019-02-03') and True\n", "said_method",
         "both = ('2019-02-03' in days.index) and True\n", "both is True"),
     "rows_by_a_date_string": (
         "march = days['2019-03']\nlast = march.index[-1].day\n", "rows_by_string",
@@ -102,10 +102,10 @@ CASES = {
     # pandas 2.1: "Deprecated the ``method`` ... keywords on ... :meth:`.Resampler.fillna`, use ``obj.bfill()`` or
     # ``obj.ffill()`` instead" (3.0 removed Resampler.fillna): the method its argument named
     "a_method_named_by_its_argument": (
-        "up = days.iloc[:2].resample('12h').fillna('nearest')\n", "method_by_value",
+        "up = days.iloc[:2].resample('12h').fillna('nearest')\n", "said_method",
         "up = days.iloc[:2].resample('12h').nearest()\n", "up['v'].tolist()[::2] == [0.0, 1.0]"),
     "a_method_named_by_its_keyword": (
-        "up = days.iloc[:2].resample('12h').fillna(method='bfill', limit=1)\n", "method_by_value",
+        "up = days.iloc[:2].resample('12h').fillna(method='bfill', limit=1)\n", "said_method",
         "up = days.iloc[:2].resample('12h').bfill(limit=1)\n", "up['v'].tolist() == [0.0, 1.0, 1.0]"),
     # pandas 1.5: setting a whole column with loc or iloc will write in place; "use DataFrame.__setitem__" for
     # the old behaviour (pandas 3 refuses another dtype in place)
@@ -183,7 +183,7 @@ LEFT_ALONE = {
         "t = pd.read_csv(io.StringIO(TEXT), parse_dates=['when'], date_parser=lambda s: pd.to_datetime(s))\n",
         "keyword_gone", "`date_parser` took a function and `date_format` takes a value"),
     "a_string_key_on_a_frame_not_indexed_by_dates": ("x = plain['2019']\n", "rows_by_string", None),
-    "a_method_a_class_of_ones_own_lacks": ("class Box:\n    pass\nBox().contains(1)\n", "said_operator", None),
+    "a_method_a_class_of_ones_own_lacks": ("class Box:\n    pass\nBox().contains(1)\n", "said_method", None),
     # scikit-learn 0.18's KFold(n, n_folds) is not model_selection's KFold(n_splits): not moved as is
     "a_module_whose_class_changed_its_parameters": ("from sklearn import cross_validation\n"
                                                     "folds = cross_validation.KFold(10, n_folds=3)\n",
@@ -234,9 +234,9 @@ def test_every_new_rewriter_says_its_kind():
     """A name used bare may be the notebook's own: that rewriter is a guess; the others do what a note said."""
     kinds = {r.__name__: repairs.KIND[r] for r in repairs.REPAIRS}
     assert kinds["library_name"] == repairs.GUESS
-    assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "said_operator", "rows_by_string",
+    assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "rows_by_string",
                                                         "moved_module", "said_method",
                                                         "keyword_only_now", "said_mask",
-                                                        "method_by_value", "whole_column_set",
+                                                        "whole_column_set",
                                                         "missing_labels", "old_value", "keyword_gone"))
     assert kinds["keyword_only_guess"] == repairs.GUESS
