@@ -22,9 +22,8 @@ from .edits import (
 )
 from .names import import_optional
 from .registry import DRIFT, MECHANICAL, repair
-from .tables import REMOVED_ATTRIBUTES
+from .tables import CANNOT_IMPORT, REMOVED_ATTRIBUTES
 
-CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 USE_INSTEAD = re.compile(r"[Uu]se `(?:\w+\.)?(\w+)` instead")  # numpy 2's own words: "Use `np.nan` instead."
 
 
