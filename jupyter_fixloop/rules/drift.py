@@ -71,14 +71,12 @@ def did_you_mean(code: str, receipt: ParsedReceipt) -> str | None:
     of several units ('1H30T') is rewritten unit by unit, each as pandas names it now ('1h30min')."""
     if receipt.ename not in ("ValueError", "KeyError", "TypeError"):
         return None
-    window = WINDOW.search(receipt.message)
-    if window:  # `rolling('2H')`: the window is a frequency, the error does not say its name now
-        now = frequency_now(window.group(1))
-        return _replace_in_string(code, receipt.lineno, window.group(1), now) if now else None
-    unit = UNIT.search(receipt.message)
-    if unit:  # `pd.to_timedelta(x, unit='T')`: a unit is named as its frequency is now ('T' -> 'min')
-        now = frequency_now(unit.group(1))
-        return _replace_in_string(code, receipt.lineno, unit.group(1), now) if now and now != unit.group(1) else None
+    # `rolling('2H')`: the window is a frequency; `pd.to_timedelta(x, unit='T')`: a unit is named as its frequency
+    # is now ('T' -> 'min'); the error does not say its name now
+    said = WINDOW.search(receipt.message) or UNIT.search(receipt.message)
+    if said:
+        now = frequency_now(said.group(1))
+        return _replace_in_string(code, receipt.lineno, said.group(1), now) if now and now != said.group(1) else None
     for pattern in (DID_YOU_MEAN, QUOTED_HINT, DID_YOU_MEAN_NESTED):
         for old, new in pattern.findall(receipt.message):
             if len(FREQUENCY_PART.findall(old)) > 1:  # several units: never collapsed to one unit's name

@@ -324,18 +324,21 @@ def said_keywords_paired(code: str, receipt: ParsedReceipt) -> str | None:
 
 def _parameters(change: Change, function: str) -> set[str]:
     """The parameters today's callable an entry names as `function` (`DataFrame.pivot_table`) takes by name."""
-    for name in change.names:
-        owner, _, last = name.rpartition(".")
-        if last != function:
-            continue
-        home = class_named(change.library, owner.rpartition(".")[2]) if owner else import_optional(
-            IMPORTED_AS.get(change.library, change.library))
+    for name in (n for n in change.names if n.rpartition(".")[2] == function):
         try:
-            params = inspect.signature(getattr(home, function)).parameters.values()
-        except (AttributeError, TypeError, ValueError):
+            params = inspect.signature(today(change, name)).parameters.values()
+        except (TypeError, ValueError):
             continue
         return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
     return set()
+
+
+def today(change: Change, said: str):
+    """Today's callable of the entry's library a name is (`DataFrame.set_index`, `.Axis.set_ticks`, `concat`,
+    `pandas.DataFrame.pivot_table`: its class by the last part of the name before its own)."""
+    owner, _, name = said.lstrip(".").rpartition(".")
+    return getattr(class_named(change.library, owner.rpartition(".")[2]) if owner else import_optional(
+        IMPORTED_AS.get(change.library, change.library)), name, None)
 
 
 def _pairs(change: Change) -> dict[str, str]:

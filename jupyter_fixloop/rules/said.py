@@ -51,6 +51,7 @@ from .generic import (  # the knowledge base is read through generic.py: the one
     class_named,
     entries,
     replacement_of,
+    today,
 )
 from .names import attribute_error, import_optional
 from .registry import DRIFT, GUESS, MECHANICAL, repair
@@ -315,16 +316,9 @@ def _keywords_named(code: str, tree: ast.Module, receipt: ParsedReceipt, removed
 def _said_of(change: Change, said: str):
     """Today's callable the error names (`NDFrame.to_csv`, `concat`) when the entry names it, as itself or as
     the method of a class that has it (`DataFrame.to_csv`); else None."""
-    function, name = _today(change, said), said.rpartition(".")[2]
+    function, name = today(change, said), said.rpartition(".")[2]
     return function if callable(function) and any(
-        n.rpartition(".")[2] == name and _today(change, n) is function for n in change.names) else None
-
-
-def _today(change: Change, said: str):
-    """Today's callable of the entry's library a name is (`DataFrame.set_index`, `.Axis.set_ticks`, `concat`)."""
-    owner, _, name = said.lstrip(".").rpartition(".")
-    return getattr(class_named(change.library, owner) if owner else import_optional(
-        IMPORTED_AS.get(change.library, change.library)), name, None)
+        n.rpartition(".")[2] == name and today(change, n) is function for n in change.names) else None
 
 
 def _keyword_only(function, change: Change, allowed: int, extra: int) -> list[str] | None:
@@ -740,7 +734,7 @@ def _displaced_by(change: Change, cls: type | None, method: str, taken: str, giv
         return None
     keyword = words.group(1)
     for said in change.names:
-        target = _today(change, said) if "." in said.lstrip(".") else None
+        target = today(change, said) if "." in said.lstrip(".") else None
         if target is None or not (function is target or _hands_to(function, said.rpartition(".")[2])):
             continue
         params = list(inspect.signature(target).parameters.values())[1:]
