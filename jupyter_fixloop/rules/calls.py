@@ -159,14 +159,11 @@ def _operand_kind(node: ast.AST, receipt: ParsedReceipt, code: str, tree: ast.Mo
         return "column"
     if isinstance(node, ast.Constant):
         return "scalar"
-    if isinstance(node, ast.Call):
-        if isinstance(node.func, ast.Name) and node.func.id in SCALAR_CALLS:
+    if isinstance(node, ast.Call):  # `len(x)`, `x.sum()`: one value; `x.round()`: what `x` is
+        if getattr(node.func, "id", None) in SCALAR_CALLS or getattr(node.func, "attr", None) in SCALAR_METHODS:
             return "scalar"
-        if isinstance(node.func, ast.Attribute) and node.func.attr in SCALAR_METHODS:
-            return "scalar"
-        if isinstance(node.func, ast.Attribute) and node.func.value is not None:
-            return _operand_kind(node.func.value, receipt, code, tree, dtypes) if node.func.attr in (
-                "round", "abs", "fillna", "astype", "clip") else "?"
+        if getattr(node.func, "attr", None) in ("round", "abs", "fillna", "astype", "clip"):
+            return _operand_kind(node.func.value, receipt, code, tree, dtypes)
         return "?"
     if isinstance(node, (ast.Subscript, ast.Attribute)):
         root = node.value

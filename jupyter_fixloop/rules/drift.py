@@ -200,15 +200,10 @@ def groupby_axis(code: str, receipt: ParsedReceipt) -> str | None:
         if kw is None or not isinstance(call.func, ast.Attribute) or _axis(kw.value) != 1:
             continue
         owner = call.func.value
-        outer = _chained_call(tree, call)
-        target = _assigned_name(tree, call)
-        if outer is not None:
-            uses = [outer]
-        elif target is not None:
-            uses = _aggregations_of(tree, target, call)
-            if not uses:
-                return None
-        else:
+        outer = _chained_call(tree, call)  # `df.groupby(...).sum()`, or `g = df.groupby(...)` then `g.sum()`
+        target = _assigned_name(tree, call) if outer is None else None
+        uses = [outer] if outer is not None else _aggregations_of(tree, target, call) if target is not None else []
+        if not uses:
             return None
         edits = [((span(code, u)[1], span(code, u)[1]), ".T") for u in uses]
         start, end = span(code, call)
