@@ -208,20 +208,11 @@ def _stringy(node: ast.AST, receipt: ParsedReceipt, code: str = "", dtypes: dict
         return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _stringy(node.left, receipt, code, dtypes) or _stringy(node.right, receipt, code, dtypes)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("str", "repr", "format"):
-        return True
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("join", "format", "upper", "lower", "strip")
-    ):
-        return True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TEXT_STR_METHODS \
-            and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "str":
-        return True  # `df['name'].str.title()`
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype" and \
-            node.args and ast.unparse(node.args[0]) in ("str", "'str'", "'string'"):
-        return True
+    if isinstance(node, ast.Call):  # `str(x)`, `', '.join(xs)`, `df['name'].str.title()`, `x.astype(str)`
+        name, attr = getattr(node.func, "id", None), getattr(node.func, "attr", None)
+        return name in ("str", "repr", "format") or attr in ("join", "format", "upper", "lower", "strip") or (
+            attr in TEXT_STR_METHODS and getattr(node.func.value, "attr", None) == "str") or (
+            attr == "astype" and bool(node.args) and ast.unparse(node.args[0]) in ("str", "'str'", "'string'"))
     if isinstance(node, ast.Name) and node.id in receipt.values:
         return receipt.values[node.id][:1] in ("'", '"')
     return False
