@@ -177,9 +177,9 @@ def rename_names(code: str, old: str, new: str, line: int | None = None) -> str 
     edits = []
     prev = None
     for tok in tokens:
-        if tok.type == tokenize.NAME and tok.string == old and not (prev and prev.string == "."):
-            if line is None or tok.start[0] == line:
-                edits.append(tok)
+        if tok.type == tokenize.NAME and tok.string == old and not (prev and prev.string == ".") and (
+                line is None or tok.start[0] == line):
+            edits.append(tok)
         if tok.type not in (tokenize.NL, tokenize.COMMENT):
             prev = tok
     if not edits:

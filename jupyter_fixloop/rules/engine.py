@@ -29,11 +29,7 @@ def answer_run(code: str | None, receipt: Receipt | None, modules: Mapping[str, 
             "The built-in engine repairs cells from their receipt; it cannot write code from an "
             "instruction. Configure a model (e.g. --model openai/gpt-4o-mini) for generation."
         )
-    return _repaired(code if code.endswith("\n") else code + "\n", receipt, modules)
-
-
-def _repaired(code: str, receipt: Receipt, modules: Mapping[str, str] | None = None) -> str:
-    repair, fixed, doubt = repairs.propose(code, receipt, modules)
+    repair, fixed, doubt = repairs.propose(code if code.endswith("\n") else code + "\n", receipt, modules)
     if repair is None and doubt:
         return f"The built-in engine cannot tell how to fix this: {doubt}"
     if repair is None:

@@ -55,13 +55,8 @@ def _fresh_default(code: str, tree: ast.Module, func: str, param: str, value: st
             lines = code.splitlines(keepends=True)
             indent = " " * first.col_offset
             guard = f"{indent}if {param} is None:\n{indent}    {param} = {empty}\n"
-            at = first.lineno - 1
-            if (
-                isinstance(first, ast.Expr)
-                and isinstance(first.value, ast.Constant)
-                and isinstance(first.value.value, str)
-            ):
-                at = (first.end_lineno or first.lineno)  # after the docstring
+            docstring = ast.get_docstring(node, clean=False) is not None
+            at = first.end_lineno if docstring else first.lineno - 1  # after the docstring, if any
             inserted = "".join(lines[:at]) + guard + "".join(lines[at:])
             return replace_node(inserted, default, "None")  # the default is above the insertion: same offsets
     return None
