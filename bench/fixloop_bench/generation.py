@@ -54,6 +54,8 @@ from .peers import MESSAGES as PEER_MESSAGES, PEERS
 HERE = os.path.dirname(__file__)
 DEV_STEPS = os.path.join(HERE, "generation.jsonl")
 HELD_OUT_STEPS = os.path.join(HERE, "generation-heldout.jsonl")  # never read: its runs print totals only
+HELD_OUT_STEPS2 = os.path.join(HERE, "generation-heldout2.jsonl")  # the second held-out set, never tuned on
+HELD_OUT_FILES = frozenset(os.path.abspath(p) for p in (HELD_OUT_STEPS, HELD_OUT_STEPS2))  # totals only by default
 MODES = ("loop", "one-shot")
 AGREEMENT = "agreement"  # the loop with K answers a round (--agreement-samples, default AGREEMENT_K), beside the loop
 AGREEMENT_K = 3
@@ -711,7 +713,7 @@ def parse_args(argv: list[str]):
         raise FixloopError("--perfect is a model of its own: give --perfect or --model, not both")
     opts.model = resolve_model(opts.model)
     opts.modes = _modes(opts.mode)
-    opts.totals_only = opts.totals_only or os.path.abspath(opts.generation) == HELD_OUT_STEPS
+    opts.totals_only = opts.totals_only or os.path.abspath(opts.generation) in HELD_OUT_FILES
     if AGREEMENT in opts.modes and opts.agreement_samples is not None and opts.agreement_samples < 2:
         raise FixloopError("the agreement mode asks K answers a round: give --agreement-samples 2 or more")
     if opts.cold_cache and (opts.perfect or not opts.api_base):
