@@ -320,6 +320,21 @@ def test_same_is_pandas_equality_tolerant_of_dtype_neutral_differences():
     assert oracle.same({"a": 1}, {"a": 1.0}) == "" and "[1]" in oracle.same([1, 2], [1, 3])
 
 
+def test_a_value_without_value_equality_is_the_same_when_its_state_is_and_unchanged_when_untouched():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    assert oracle.same(rng, np.random.default_rng(0)) == ""  # the same state: no identity asked
+    drawn = np.random.default_rng(0)
+    drawn.random()
+    assert oracle.same(rng, drawn) != ""  # a draw moved its state
+    assert oracle.same(rng, object()) != ""
+    ns = {"rng": np.random.default_rng(1), "total": 1}
+    observed = json.loads(oracle.observe(ns, "total = total + 1"))
+    assert observed["changed"] == ["total"]  # a Generator the code did not draw from is not "changed"
+    assert json.loads(oracle.observe(ns, "x = rng.random()"))["changed"] == ["rng", "x"]
+
+
 def test_a_printed_value_that_is_not_the_references_is_said_as_such(fake_model, tmp_path):
     server = fake_model("```python\nprint('total:', df['a'].sum() + 1)\n```")
     out = tmp_path / "figures.json"
