@@ -192,7 +192,8 @@ def _filled(values, before, labels, operand) -> bool:
 
 def typed(shown, frame, columns, kind: str, missing: int | None = None) -> bool:
     """Each of `columns` the code handed over is of `kind` ("numeric", "datetime", "bool") and, where `missing`
-    is given (the values missing before, text that means none counted), no value is lost beyond them."""
+    is given (the values missing before, text that means none counted), as many are missing: no value lost
+    ('$1.50' made NaN), none made up ('n/a' made 0)."""
     try:
         rows = _target(shown, frame, columns)
         if rows is None or not all(c in rows.columns for c in columns):
@@ -202,7 +203,7 @@ def typed(shown, frame, columns, kind: str, missing: int | None = None) -> bool:
             values = rows[c]
             if getattr(values, "ndim", 1) != 1 or values.dtype.kind not in kinds:
                 return False
-            if missing is not None and int(values.isna().sum()) > missing:
+            if missing is not None and int(values.isna().sum()) != missing:  # none lost, none made up
                 return False
         return True
     except Exception:

@@ -3,10 +3,10 @@
 "strip the spaces around the member names" -> every value of `member` has none around it, and no value changed
 otherwise (but for case and spacing); "put the names in title case", "make it lowercase" / "upper case" -> every
 text value is in that case, none changed otherwise; "parse loan_date and due_date as dates", "convert fee to
-numbers", "to True/False" -> those columns have that type and no value was lost beyond those missing before
-(text that means no value, "n/a", "-", counted missing); "fill the missing genres with 'unknown'" -> none is
-missing, the others unchanged, the filled ones 'unknown'; "rename the column ret to returned", "drop the isbn
-column", "add a column loan_days" -> the columns asked for; "remove the loans that have no member" -> no row
+numbers", "to True/False" -> those columns have that type and as many values are missing as before (text that
+means no value, "n/a", "-", counted missing): none lost, none made up; "fill the missing genres with
+'unknown'" -> none is missing, the others unchanged, the filled ones 'unknown'; "rename the column ret to
+returned", "drop the isbn column", "add a column loan_days" -> the columns asked for; "remove the loans that have no member" -> no row
 misses `member`, and every row that had one is kept. Each names one column (or a list of them, "A and B") of the
 one frame the instruction is about; anything else writes no check. An instruction that names a new variable to
 make ("call it `clean`") is about that one, which the frame's checks do not read: nothing is read.
@@ -184,11 +184,12 @@ def _typed(frame: str, columns: list[str], kind: str, data, counts) -> ReadCheck
     if len(columns) == 1:
         said = f"column `{columns[0]}` of `{frame}` (or of the frame the code shows) is {words}"
         if missing[0][0] is not None:
-            said += f", and no value is lost beyond the {missing[0][0]} missing before{missing[0][1]}"
+            count, how = missing[0]
+            said += f", and as many values are missing as before, {count}{how}: none lost, none made up"
         return ReadCheck(calls, said)
     listed = ", ".join(f"`{c}`" for c in columns)
-    return ReadCheck(calls, f"columns {listed} of `{frame}` (or of the frame the code shows) are {words}, and no "
-                            "value is lost beyond those missing before")
+    return ReadCheck(calls, f"columns {listed} of `{frame}` (or of the frame the code shows) are {words}, and as "
+                            "many values are missing as before: none lost, none made up")
 
 
 def _type_asked(text: str) -> str | None:

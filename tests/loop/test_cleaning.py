@@ -47,8 +47,8 @@ def test_the_cleaning_an_instruction_states_is_read_by_rules_and_only_where_one_
     assert said["Put the member names in title case."][0].endswith("is in title case, and no value changed otherwise")
     assert len(said["clean up branch: trim whitespace and make it lowercase"]) == 2
     assert said["convert fee to floats"] == [
-        "column `fee` of `loans` (or of the frame the code shows) is numeric, and no value is lost beyond the 2 "
-        "missing before (text such as 'n/a' counted)"]  # "n/a" and "-" are no value: a right parse loses none
+        "column `fee` of `loans` (or of the frame the code shows) is numeric, and as many values are missing as "
+        "before, 2 (text such as 'n/a' counted): none lost, none made up"]  # "n/a" and "-" are no value
     assert "dates (datetime)" in said["parse loan_date as dates"][0]
     assert said["fill the missing genres with 'unknown'"] == [
         "no value of `genre` in `loans` (or in the frame the code shows) is missing, the missing ones are now "
@@ -82,6 +82,7 @@ def test_the_tests_read_values_and_never_raise():
     assert not selected.cleaned("text", 42, "member", "lower", before, None)
     assert selected.typed(None, df.assign(fee=[1.5, np.nan, 2.0, np.nan]), ["fee"], "numeric", 2)
     assert not selected.typed(None, df.assign(fee=[1.5, np.nan, np.nan, np.nan]), ["fee"], "numeric", 2)  # lost
+    assert not selected.typed(None, df.assign(fee=[1.5, 0.0, 2.0, 0.0]), ["fee"], "numeric", 2)  # made up
     assert not selected.typed(None, df, ["fee"], "numeric", 2) and not selected.typed(None, None, ["fee"], "x", 0)
     assert selected.columns_are(None, df.drop(columns="isbn"), [], ["isbn"], ["member"])
     assert not selected.columns_are(None, df[["isbn"]], [], ["member"], ["fee"])  # the others dropped too
@@ -109,8 +110,10 @@ def test_a_right_cleaning_printed_shown_assigned_or_in_place_meets_its_check_and
     assert [got[c] for c in wrong] == [False, False, True, False], got
     fee = "pd.to_numeric(loans['fee'].str.replace('$', '', regex=False), errors='coerce')"
     got = _outcomes("convert fee to floats", [f"loans['fee'] = {fee}", f"print(loans.assign(fee={fee}))",
-                                              "loans['fee'] = pd.to_numeric(loans['fee'], errors='coerce')"])
-    assert list(got.values()) == [True, True, False], got  # a parse that loses "$1.50" loses a value
+                                              "loans['fee'] = pd.to_numeric(loans['fee'], errors='coerce')",
+                                              "loans['fee'] = loans['fee'].str.replace('$', '').str.replace('n/a', "
+                                              "'0').str.replace('-', '0').astype(float)"])
+    assert list(got.values()) == [True, True, False, False], got  # "$1.50" lost; "n/a" made up as 0
     got = _outcomes("fill the missing genres with 'unknown'", ["loans['genre'] = loans['genre'].fillna('unknown')",
                                                                 "loans['genre'] = loans['genre'].fillna('Unknown')",
                                                                 "loans = loans.dropna(subset=['genre'])"])
