@@ -6,8 +6,8 @@ text value is in that case, none changed otherwise; "parse loan_date and due_dat
 numbers", "to True/False" -> those columns have that type and as many values are missing as before (text that
 means no value, "n/a", "-", counted missing): none lost, none made up; "fill the missing genres with
 'unknown'" -> none is missing, the others unchanged, the filled ones 'unknown'; "rename the column ret to
-returned", "drop the isbn column", "add a column loan_days" -> the columns asked for; "remove the loans that have no member" -> no row
-misses `member`, and every row that had one is kept. Each names one column (or a list of them, "A and B") of the
+returned", "drop the isbn column", "add a column loan_days" -> the columns asked for; "remove the loans that have
+no member" -> no row misses `member`, and every row that had one is kept. Each names one column (or a list of them, "A and B") of the
 one frame the instruction is about; anything else writes no check. An instruction that names a new variable to
 make ("call it `clean`") is about that one, which the frame's checks do not read: nothing is read.
 
