@@ -3,18 +3,18 @@
 "strip the spaces around the member names" -> every value of `member` has none around it, and no value changed
 otherwise (but for case and spacing); "put the names in title case", "make it lowercase" / "upper case" -> every
 text value is in that case, none changed otherwise; "parse loan_date and due_date as dates", "convert fee to
-numbers", "to True/False" -> those columns have that type and as many values are missing as before (text that
-means no value, "n/a", "-", counted missing): none lost, none made up; "fill the missing genres with
-'unknown'" -> none is missing, the others unchanged, the filled ones 'unknown'; "rename the column ret to
-returned", "drop the isbn column", "add a column loan_days" -> the columns asked for; "remove the loans that have
-no member" -> no row misses `member`, and every row that had one is kept. Each names one column (or a list of them, "A and B") of the
-one frame the instruction is about; anything else writes no check. An instruction that names a new variable to
-make ("call it `clean`") is about that one, which the frame's checks do not read: nothing is read.
+numbers", "to True/False" -> those columns have that type and as many values are missing as before (text that means
+no value, "n/a", "-", counted missing): none lost, none made up; "fill the missing genres with 'unknown'" -> none is
+missing, the others unchanged, the filled ones 'unknown'; "rename the column ret to returned", "drop the isbn
+column", "add a column loan_days" -> the columns asked for; "remove the loans that have no member" -> no row misses
+`member`, and every row that had one is kept. Each names one column (or a list of them, "A and B") of the one frame
+the instruction is about; anything else writes no check. An instruction that names a new variable to make ("call it
+`clean`") is about that one, which the frame's checks do not read: nothing is read.
 
-A check reads the frame the code shows when it holds the column (printed, displayed, shown or assigned last),
-else the user's frame (a column cleaned in place); the values before are the user's frame's, sent with the check
-(up to `MAX_SENT` rows; more, and only the form is checked). Like every read check it ranks candidates and is said
-to the model when it fails, and is never evidence: the status stays `unverified`.
+A check reads the frame the code shows when it holds the column (printed, displayed, shown or assigned last), else
+the user's frame (a column cleaned in place); the values before are the user's frame's, sent with the check (up to
+`MAX_SENT` rows; more, and only the form is checked). Like every read check it ranks candidates and is said to the
+model when it fails, and is never evidence: the status stays `unverified`.
 """
 
 from __future__ import annotations
