@@ -11,12 +11,14 @@ pandas is taken from `sys.modules` (it is loaded when one of its objects exists)
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import re
 import reprlib
 import sys
 
 from jupyter_fixloop.kernel import ipysyntax, mapped
+from jupyter_fixloop.kernel.selected import MISSING_WORDS
 
 MAX_NAMES = 16
 MAX_COLUMNS = 8  # new or changed columns described per frame
@@ -270,6 +272,8 @@ def _odd(p: dict, s) -> dict:
         return p
     if found:
         p["odd"] = [_short(v, SAMPLE_REPR) for v in found]
+        with contextlib.suppress(Exception):  # text that means no value ('n/a', '-'): a conversion's NaN, rightly
+            p["blank"] = int(s.map(lambda v: isinstance(v, str) and v.strip().lower() in MISSING_WORDS).sum())
     return p
 
 
@@ -421,6 +425,7 @@ def _column(key: str, s, before: dict | None, now: dict) -> dict:
         "samples": samples,
         "whole_reprs": _whole_reprs(s),
         "odd_before": (before or {}).get("odd", []),
+        "blank_before": (before or {}).get("blank", 0),
         "read_as": _read_as(s, (before or {}).get("ambiguous") or []),
     }
 

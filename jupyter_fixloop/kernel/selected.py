@@ -104,3 +104,136 @@ def distinct(shown, frame, column) -> bool:
         return bool(values.dropna().isin(frame[column].astype(object)).all())
     except Exception:
         return False
+
+
+# ---------------------------------------------------------------- a column cleaned in place (loop/cleaning.py)
+
+MISSING_WORDS = ("", "n/a", "na", "nan", "none", "null", "-", "--", "?", "unknown", "missing")  # text meaning no value
+
+
+def _target(shown, frame, columns):
+    """The frame the code handed over with `columns`: the frame it showed when it holds them all, else the
+    user's frame (a column cleaned in place)."""
+    pd = _pandas()
+    if isinstance(shown, pd.DataFrame) and all(c in shown.columns for c in columns):
+        return shown
+    return frame if isinstance(frame, pd.DataFrame) else None
+
+
+def _squeezed(value) -> str:
+    """A text value with its case and every space taken out: what a change of case or spacing keeps."""
+    return "".join(str(value).split()).casefold()
+
+
+def _form_holds(value, how: str) -> bool:
+    """A value after cleaning is in the form `how` asks for (a missing value is in every form)."""
+    if not isinstance(value, str):
+        return how not in ("stripped", "collapsed") or value is None or value != value
+    import string
+    return {"stripped": value == value.strip(), "collapsed": "  " not in value and value == value.strip(),
+            "lower": value == value.lower(), "upper": value == value.upper(),
+            "title": value in (value.title(), string.capwords(value)),
+            "capitalized": value in (value.title(), string.capwords(value), value.capitalize())}.get(how, False)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or \
+        type(value).__name__ in ("NAType", "NaTType")
+
+
+def _aligned(values, labels, before):
+    """(after, before) pairs of the column's values: by the index labels the loop sent (rows dropped or reordered
+    since are read at their labels), else by position when the rows are as many; None when neither can be read."""
+    if labels is not None and values.index.is_unique:
+        at = dict(zip(labels, before))
+        if all(label in at for label in values.index):
+            return [(v, at[label]) for label, v in zip(values.index, values)]
+    if len(values) == len(before):
+        return list(zip(values, before))
+    return None
+
+
+def cleaned(shown, frame, column, how, before=None, labels=None, operand=None) -> bool:
+    """The column the code handed over is cleaned as `how` asks, and nothing else of it changed (`before`: the
+    column's values before, None when too many to send): "stripped", "collapsed" (no double space), "lower",
+    "upper", "title", "capitalized" -> every text value is in that form, and each is the old one but for case and
+    spacing; "filled" -> no value missing, those not missing before unchanged, the ones filled `operand` when given."""
+    try:
+        rows = _target(shown, frame, [column])
+        values = rows[column] if rows is not None and column in rows.columns else None
+        if values is None or getattr(values, "ndim", 1) != 1:
+            return False
+        if how == "filled":
+            return _filled(values, before, labels, operand)
+        if not all(_form_holds(v, how) for v in values):
+            return False
+        pairs = [] if before is None else _aligned(values, labels, before)
+        return pairs is not None and all(_missing(old) == _missing(new) and (_missing(old) or
+                                                                            _squeezed(old) == _squeezed(new))
+                                         for new, old in pairs)
+    except Exception:
+        return False
+
+
+def _filled(values, before, labels, operand) -> bool:
+    if bool(values.isna().any()) or (before is not None and len(values) != len(before)):  # rows dropped: not filled
+        return False
+    pairs = [] if before is None else _aligned(values, labels, before)
+    if pairs is None:
+        return False
+    for new, old in pairs:
+        if _missing(old):
+            if operand is not None and not (new == operand or str(new) == str(operand)):
+                return False
+        elif not (new == old or str(new) == str(old)):
+            return False
+    return True
+
+
+def typed(shown, frame, columns, kind: str, missing: int | None = None) -> bool:
+    """Each of `columns` the code handed over is of `kind` ("numeric", "datetime", "bool") and, where `missing`
+    is given (the values missing before, text that means none counted), as many are missing: no value lost
+    ('$1.50' made NaN), none made up ('n/a' made 0)."""
+    try:
+        rows = _target(shown, frame, columns)
+        if rows is None or not all(c in rows.columns for c in columns):
+            return False
+        kinds = {"numeric": "iufc", "datetime": "M", "bool": "b"}[kind]
+        for c in columns:
+            values = rows[c]
+            if getattr(values, "ndim", 1) != 1 or values.dtype.kind not in kinds:
+                return False
+            if missing is not None and int(values.isna().sum()) != missing:  # none lost, none made up
+                return False
+        return True
+    except Exception:
+        return False
+
+
+def columns_are(shown, frame, present, absent, others=None) -> bool:
+    """The frame the code handed over (the one it showed, else the user's) has every column of `present` and
+    none of `absent`; `others`: columns it must still have (those the instruction did not ask to drop)."""
+    try:
+        pd = _pandas()
+        rows = shown if isinstance(shown, pd.DataFrame) and all(c in shown.columns for c in present) and \
+            not any(c in shown.columns for c in absent) else frame
+        if not isinstance(rows, pd.DataFrame):
+            return False
+        have = set(rows.columns)
+        return all(c in have for c in present) and not any(c in have for c in absent) and \
+            all(c in have for c in (others or ()))
+    except Exception:
+        return False
+
+
+def rows_kept(shown, frame, column, present: int) -> bool:
+    """The rows missing `column` were dropped and only they: the frame the code handed over has no such row, and
+    the `present` rows that had it."""
+    try:
+        rows = _target(shown, frame, [column])
+        if rows is None or column not in rows.columns:
+            return False
+        values = rows[column]
+        return not bool(values.isna().any()) and len(rows) == present
+    except Exception:
+        return False

@@ -50,6 +50,11 @@ ENTRIES: dict[str, tuple[str, str, bool]] = {
     "selected.rows_hold": ("selected", "rows_hold", False),
     "selected.sorted_by": ("selected", "sorted_by", False),
     "selected.distinct": ("selected", "distinct", False),
+    # the checks read from an instruction's words of a column it cleans (loop/cleaning.py), run by the judge
+    "selected.cleaned": ("selected", "cleaned", False),
+    "selected.typed": ("selected", "typed", False),
+    "selected.columns_are": ("selected", "columns_are", False),
+    "selected.rows_kept": ("selected", "rows_kept", False),
 }
 _SELF = "__import__('jupyter_fixloop.kernel.wire', fromlist=['wire'])"
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from .. import kernel
 from ..cell import instruction_names
 from ..result import ReadCheck
-from . import selection
+from . import cleaning, selection
 
 # name -> {column: NaN count before the loop (None: unknown)}: the user's frames, as the rules read them
 Frames = dict[str, dict[str, int | None]]
@@ -31,8 +31,6 @@ _SHOWN = kernel.selected.SHOWN  # the value the run shows (None: nothing), as th
 
 _DROP_DUPLICATES = re.compile(r"\b(?:drop|remove|delete|eliminate|get rid of|discard)\b[^.;]*?\bduplicat|"
                               r"\bde-?duplicat", re.I)
-_TO_NUMBERS = re.compile(r"\b(?:parse|convert|cast|turn|change|make|transform)\b[^.;]*?\b(?:in)?to\s+(?:an?\s+)?"
-                         r"(?:floats?|numbers?|numeric|numerical|integers?|ints?|float64|int64|decimals?)\b", re.I)
 _ONE_ROW_PER = re.compile(r"\bone\s+row\s+(?:per|for\s+each|for\s+every|a)\s+([A-Za-z_][\w]*)", re.I)
 
 
@@ -46,9 +44,10 @@ def read_checks(instruction: str | None, frames: Frames, checks: Iterable[str] =
     given = " ".join(checks)
     found = [ReadCheck(f"{n!r} in globals()", f"`{n}` exists") for n in instruction_names(instruction)
              if f"{n!r}" not in given]
-    found += [c for c in (_no_duplicates(instruction, frames), _numeric(instruction, frames),
-                          _one_row_per(instruction, frames)) if c is not None]
-    found += selection.read(instruction, frames, values or {}, named_frame(instruction, frames))
+    found += [c for c in (_no_duplicates(instruction, frames), _one_row_per(instruction, frames)) if c is not None]
+    frame = named_frame(instruction, frames)
+    found += selection.read(instruction, frames, values or {}, frame)
+    found += cleaning.read(instruction, frames, values or {}, frame)
     return tuple(c for c in found if c.expr not in given)
 
 
@@ -89,31 +88,6 @@ def _no_duplicates(instruction: str, frames: Frames) -> ReadCheck | None:
         return None
     return ReadCheck(f"not ({_SHOWN} if isinstance({_SHOWN}, type({frame})) else {frame}).duplicated().any()",
                      f"no duplicate rows remain in `{frame}` (or in the frame the code shows)")
-
-
-def _column(instruction: str, frames: Frames) -> tuple[str, str] | None:
-    """The one (frame, column) the instruction names: a column's name as a word of it, quoted or not."""
-    frame = named_frame(instruction, frames)
-    pool = {frame: frames[frame]} if frame is not None else frames
-    found = [(f, c) for f, cols in pool.items() for c in cols
-             if c and re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", instruction)]
-    return found[0] if len(found) == 1 else None
-
-
-def _numeric(instruction: str, frames: Frames) -> ReadCheck | None:
-    if not _TO_NUMBERS.search(instruction):
-        return None
-    found = _column(instruction, frames)
-    if found is None:
-        return None
-    frame, column = found
-    missing = frames[frame][column]
-    value = f"({_SHOWN} if isinstance({_SHOWN}, type({frame})) and {column!r} in {_SHOWN} else {frame})[{column!r}]"
-    if missing is None:
-        return ReadCheck(f"{value}.dtype.kind in 'iufc'", f"column `{column}` of `{frame}` is numeric")
-    return ReadCheck(f"{value}.dtype.kind in 'iufc' and {value}.isna().sum() <= {missing}",
-                     f"column `{column}` of `{frame}` is numeric, and no value is lost beyond the {missing} "
-                     "missing before")
 
 
 def _one_row_per(instruction: str, frames: Frames) -> ReadCheck | None:

@@ -28,6 +28,7 @@ class Column:
     samples: tuple[str, ...] = ()
     whole_reprs: int = 0  # of the first values, how many print a whole Series/DataFrame
     odd_before: tuple[str, ...] = ()  # text values before the run that hold digits but are no plain number
+    blank_before: int = 0  # beside them, text values that mean no value ('n/a', '-'), which may rightly become NaN
     # text dates whose day and month could swap, as they were read ("'03/05/2024' → 2024-03-05")
     read_as: tuple[str, ...] = ()
 
@@ -174,6 +175,7 @@ def _change(c: dict) -> Change:
                samples=tuple(_text(v, 60) for v in list(col.get("samples") or [])[:3]),
                whole_reprs=_int(col.get("whole_reprs")),
                odd_before=tuple(_text(v, 60) for v in list(col.get("odd_before") or [])[:3]),
+               blank_before=_int(col.get("blank_before")),
                read_as=tuple(_text(v, 60) for v in list(col.get("read_as") or [])[:3]))
         for col in list(c.get("columns") or [])[:8] if isinstance(col, dict))
     rows = c.get("rows")

@@ -317,7 +317,7 @@ def _nan_gained(change: Change) -> list[Smell]:
         if col.all_nan or not col.odd_before or col.dtype_before != "str" or not NUMERIC.match(col.dtype):
             continue
         gained = col.nan - (col.nan_before or 0)
-        if gained > 0:
+        if gained > col.blank_before:  # 'n/a' and '-' made NaN are no value lost
             odd = ", ".join(col.odd_before)
             out.append(Smell("nan_gained", f"{_label(change, col.name)} became {col.dtype} with {gained} more NaN; it "
                              f"held numbers written another way ({odd}), which became NaN instead of numbers"))

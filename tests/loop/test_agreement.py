@@ -96,7 +96,8 @@ def test_checks_are_read_from_an_instruction_by_rules_and_only_where_they_can_be
     assert [c.words for c in read_checks("Drop duplicate orders", frames)] == [
         "no duplicate rows remain in `orders` (or in the frame the code shows)"]
     (numeric,) = read_checks("Parse the amount column into floats", frames)
-    assert numeric.words == "column `amount` of `orders` is numeric, and no value is lost beyond the 0 missing before"
+    assert numeric.words == ("column `amount` of `orders` (or of the frame the code shows) is numeric, and as many "
+                             "values are missing as before, 0: none lost, none made up")
     cities = {"df": pd.DataFrame({"city": ["a", "b"], "n": [1, 2]})}
     (one,) = read_checks("Give one row per city", frames_of(cities, describe(cities)))
     assert "one row per `city`" in one.words
