@@ -287,12 +287,15 @@ def test_the_dev_and_held_out_steps_ship_with_the_package_and_their_license():
     dev = generation.read_steps(generation.DEV_STEPS)
     held_out = generation.read_steps(os.path.join(generation.HERE, "generation-heldout.jsonl"))
     held_out2 = generation.read_steps(os.path.join(generation.HERE, "generation-heldout2.jsonl"))
-    assert len(dev) == 47 and len(held_out) == 15 and len(held_out2) == 30
-    assert len({s.instruction for s in dev + held_out + held_out2}) == 92  # the perfect model tells them apart
+    clean = generation.read_steps(os.path.join(generation.HERE, "generation-clean.jsonl"))
+    assert len(dev) == 47 and len(held_out) == 15 and len(held_out2) == 30 and len(clean) == 22
+    every = dev + held_out + held_out2 + clean
+    assert len({s.instruction for s in every}) == 114  # the perfect model tells them apart
     with open(os.path.join(generation.HERE, "generation-LICENSE.txt"), encoding="utf-8") as f:
         notice = f.read()
     assert "Copyright (c) 2018 Alex Riley" in notice and "MIT License" in notice
     assert "generation-heldout2.jsonl: a second held-out set of 30 steps, written for this project" in notice
+    assert "generation-clean.jsonl: a dev set of 22 data-cleaning steps written for this project" in notice
 
 
 def test_the_perfect_model_answers_the_step_whose_instruction_the_prompt_holds():
