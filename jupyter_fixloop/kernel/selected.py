@@ -11,6 +11,8 @@ checks from what verifies a result. Imported in the sandbox kernel and in its ju
 
 from __future__ import annotations
 
+import string
+
 SHOWN = "_fixloop_shown"  # the runner's name for the value a cell's last line showed, printed or displayed
 
 
@@ -129,11 +131,12 @@ def _form_holds(value, how: str) -> bool:
     """A value after cleaning is in the form `how` asks for (a missing value is in every form)."""
     if not isinstance(value, str):
         return how not in ("stripped", "collapsed") or value is None or value != value
-    import string
-    return {"stripped": value == value.strip(), "collapsed": "  " not in value and value == value.strip(),
-            "lower": value == value.lower(), "upper": value == value.upper(),
-            "title": value in (value.title(), string.capwords(value)),
-            "capitalized": value in (value.title(), string.capwords(value), value.capitalize())}.get(how, False)
+    if how in ("stripped", "collapsed"):
+        return value == value.strip() and (how == "stripped" or "  " not in value)
+    if how in ("lower", "upper"):
+        return value == (value.lower() if how == "lower" else value.upper())
+    titled = (value.title(), string.capwords(value))
+    return how in ("title", "capitalized") and value in (titled if how == "title" else (*titled, value.capitalize()))
 
 
 def _missing(value) -> bool:

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from .. import kernel
 from ..cell import instruction_names
 from ..result import ReadCheck
+from .selection import check_call
 
 MAX_SENT = 5000  # rows of a column's values sent with a check (more: the form alone is checked)
 
@@ -125,11 +126,6 @@ def _named(text: str, columns: list[str]) -> list[str]:
     return [c for _, _, c in spots]
 
 
-def _call(test: str, frame: str, *args) -> str:
-    wire = kernel.wire
-    return wire.call(f"selected.{test}", wire.Name(kernel.selected.SHOWN), wire.Name(frame), *args)
-
-
 def _literal(value):
     """A value as a Python literal the check can carry (None for a missing one), or raise ValueError."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -180,7 +176,7 @@ def _missing_before(data, counts, column: str) -> tuple[int | None, str]:
 def _typed(frame: str, columns: list[str], kind: str, data, counts) -> ReadCheck:
     words = dict((k, w) for _, k, w in _TYPES)[kind]
     missing = [_missing_before(data, counts, c) for c in columns]
-    calls = " and ".join(_call("typed", frame, [c], kind, m) for c, (m, _) in zip(columns, missing))
+    calls = " and ".join(check_call("typed", frame, [c], kind, m) for c, (m, _) in zip(columns, missing))
     if len(columns) == 1:
         said = f"column `{columns[0]}` of `{frame}` (or of the frame the code shows) is {words}"
         if missing[0][0] is not None:
@@ -206,7 +202,7 @@ def _cleaned(frame: str, column: str, how: str, words: str, data) -> ReadCheck:
         f"every value of `{column}` in `{frame}` (or in the frame the code shows) is in {words}"
     if before is not None:
         said += ", and no value changed otherwise"
-    return ReadCheck(_call("cleaned", frame, column, how, before, labels), said)
+    return ReadCheck(check_call("cleaned", frame, column, how, before, labels), said)
 
 
 def _filled(text: str, frame: str, named: list[str], data) -> ReadCheck | None:
@@ -226,7 +222,7 @@ def _filled(text: str, frame: str, named: list[str], data) -> ReadCheck | None:
         said += f", the missing ones are now {operand!r}"
     if before is not None:
         said += ", and the others are unchanged"
-    return ReadCheck(_call("cleaned", frame, column, "filled", before, labels, operand), said)
+    return ReadCheck(check_call("cleaned", frame, column, "filled", before, labels, operand), said)
 
 
 def _renamed(text: str, frame: str, columns: list[str]) -> ReadCheck | None:
@@ -234,7 +230,7 @@ def _renamed(text: str, frame: str, columns: list[str]) -> ReadCheck | None:
     if match is None or match[1] not in columns or match[2] in columns:
         return None
     old, new = match[1], match[2]
-    return ReadCheck(_call("columns_are", frame, [new], [old]),
+    return ReadCheck(check_call("columns_are", frame, [new], [old]),
                      f"`{frame}` (or the frame the code shows) has a column `{new}` and no column `{old}`")
 
 
@@ -242,7 +238,7 @@ def _added(text: str, frame: str, columns: list[str]) -> ReadCheck | None:
     match = _ADD.search(text)
     if match is None or match[1] in columns or match[1].lower() in ("with", "that", "for", "of", "to"):
         return None
-    return ReadCheck(_call("columns_are", frame, [match[1]], [], columns),
+    return ReadCheck(check_call("columns_are", frame, [match[1]], [], columns),
                      f"`{frame}` (or the frame the code shows) has a new column `{match[1]}`, and its other columns")
 
 
@@ -260,7 +256,7 @@ def _dropped(text: str, frame: str, columns: list[str], data) -> ReadCheck | Non
         return None
     rest = [c for c in columns if c not in named]
     listed = ", ".join(f"`{c}`" for c in named)
-    return ReadCheck(_call("columns_are", frame, [], named, rest),
+    return ReadCheck(check_call("columns_are", frame, [], named, rest),
                      f"`{frame}` (or the frame the code shows) has no column {listed}, and its other columns")
 
 
@@ -276,6 +272,6 @@ def _rows_dropped(text: str, frame: str, columns: list[str], data) -> ReadCheck 
         present = int(data[column].notna().sum())
     except Exception:
         return None
-    return ReadCheck(_call("rows_kept", frame, column, present),
+    return ReadCheck(check_call("rows_kept", frame, column, present),
                      f"no row of `{frame}` (or of the frame the code shows) misses `{column}`, and the {present} "
                      "rows that have one are kept")

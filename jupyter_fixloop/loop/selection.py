@@ -66,7 +66,7 @@ def read(instruction: str, frames: Mapping[str, Mapping[str, object]], values: M
     return [c for c in found if c is not None]
 
 
-def _call(test: str, frame: str, *args) -> str:
+def check_call(test: str, frame: str, *args) -> str:
     """The check's expression: kernel/selected.py's `test` of the value the run shows and the user's `frame`."""
     wire = kernel.wire
     return wire.call(f"selected.{test}", wire.Name(kernel.selected.SHOWN), wire.Name(frame), *args)
@@ -142,7 +142,7 @@ def _rows(prose: str, frame: str, columns: list[str], data) -> ReadCheck | None:
         return None
     some = _some(data, conditions)
     words = " and ".join(_said(c) for c in conditions)
-    expr = _call("rows_hold", frame, conditions, some)
+    expr = check_call("rows_hold", frame, conditions, some)
     at_least = ", one at least" if some else ""
     return ReadCheck(expr, f"every row the code shows (or leaves in `{frame}`) has {words}{at_least}")
 
@@ -193,7 +193,7 @@ def _sorted(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
         upto = spots[n + 1][0] if n + 1 < len(spots) else len(text)
         keys.append(c)
         ascending.append(not _DESCENDING.search(text[end:upto]))
-    expr = _call("sorted_by", frame, keys, ascending)
+    expr = check_call("sorted_by", frame, keys, ascending)
     said = ", then ".join(f"`{k}` {'ascending' if a else 'descending'}" for k, a in zip(keys, ascending))
     return ReadCheck(expr, f"the rows the code shows (or `{frame}`) are sorted by {said}")
 
@@ -205,5 +205,5 @@ def _unique(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
     named = [c for c in columns if c.lower() == match[1].lower()]
     if len(named) != 1:
         return None
-    expr = _call("distinct", frame, named[0])
+    expr = check_call("distinct", frame, named[0])
     return ReadCheck(expr, f"the values the code shows are values of `{frame}`'s `{named[0]}`, none twice")
