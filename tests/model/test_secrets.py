@@ -141,3 +141,20 @@ def test_what_a_value_is_decides_not_a_word_in_its_name():
     shown = {c.name: c.values for c in v.columns}
     assert shown == {"key": "[1, 2]", "pass_rate": "[0.5, 0.7]", "password": ""}
     assert secret_texts({"frame": frame}, ["frame"]) == ()  # too short to be replaced as text; not shown either
+
+
+def test_a_check_read_from_the_instruction_carries_a_secret_column_s_values_to_the_judge_not_the_model(
+        tmp_path, fake_model):
+    # "strip the password values" reads a check that travels with the column's values before (loop/cleaning.py):
+    # the first answer fails it, the model is told so in the check's words, and no round's request holds a canary
+    generation = fake_model("```python\norders['password'] = orders['password'].str.replace('C', 'X')\n```",
+                            "```python\norders['password'] = orders['password'].str.strip()\n```")
+    generation.repeat_last = False
+    k = session(tmp_path, generation)
+    try:
+        run = k.run("%fixloop --max-rounds 2 Strip the spaces around the password values in orders")
+        assert len(generation.requests) == 2, run.text  # the check failed on the first answer: asked again
+        assert "password" in generation.prompt(1) and "spaces around" in generation.prompt(1), generation.prompt(1)
+        no_canary(generation)
+    finally:
+        k.close()
