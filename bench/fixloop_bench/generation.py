@@ -55,7 +55,9 @@ HERE = os.path.dirname(__file__)
 DEV_STEPS = os.path.join(HERE, "generation.jsonl")
 HELD_OUT_STEPS = os.path.join(HERE, "generation-heldout.jsonl")  # never read: its runs print totals only
 HELD_OUT_STEPS2 = os.path.join(HERE, "generation-heldout2.jsonl")  # the second held-out set, never tuned on
-HELD_OUT_FILES = frozenset(os.path.abspath(p) for p in (HELD_OUT_STEPS, HELD_OUT_STEPS2))  # totals only by default
+HELD_OUT_STEPS3 = os.path.join(HERE, "generation-heldout3.jsonl")  # the third, written without reading the rules
+# their runs print totals only by default
+HELD_OUT_FILES = frozenset(os.path.abspath(p) for p in (HELD_OUT_STEPS, HELD_OUT_STEPS2, HELD_OUT_STEPS3))
 MODES = ("loop", "one-shot")
 AGREEMENT = "agreement"  # the loop with K answers a round (--agreement-samples, default AGREEMENT_K), beside the loop
 AGREEMENT_K = 3

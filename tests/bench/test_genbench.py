@@ -287,14 +287,17 @@ def test_the_dev_and_held_out_steps_ship_with_the_package_and_their_license():
     dev = generation.read_steps(generation.DEV_STEPS)
     held_out = generation.read_steps(os.path.join(generation.HERE, "generation-heldout.jsonl"))
     held_out2 = generation.read_steps(os.path.join(generation.HERE, "generation-heldout2.jsonl"))
+    held_out3 = generation.read_steps(os.path.join(generation.HERE, "generation-heldout3.jsonl"))
     clean = generation.read_steps(os.path.join(generation.HERE, "generation-clean.jsonl"))
-    assert len(dev) == 47 and len(held_out) == 15 and len(held_out2) == 30 and len(clean) == 22
-    every = dev + held_out + held_out2 + clean
-    assert len({s.instruction for s in every}) == 114  # the perfect model tells them apart
+    assert len(dev) == 47 and len(held_out) == 15 and len(held_out2) == 30 and len(held_out3) == 30
+    assert len(clean) == 22
+    every = dev + held_out + held_out2 + held_out3 + clean
+    assert len({s.instruction for s in every}) == 144  # the perfect model tells them apart
     with open(os.path.join(generation.HERE, "generation-LICENSE.txt"), encoding="utf-8") as f:
         notice = f.read()
     assert "Copyright (c) 2018 Alex Riley" in notice and "MIT License" in notice
     assert "generation-heldout2.jsonl: a second held-out set of 30 steps, written for this project" in notice
+    assert "generation-heldout3.jsonl: a third held-out set of 30 steps, written for this project" in notice
     assert "generation-clean.jsonl: a dev set of 22 data-cleaning steps written for this project" in notice
 
 
@@ -369,28 +372,34 @@ def test_totals_only_prints_no_step_and_is_the_default_for_the_held_out_steps(fa
 
 
 HELD_OUT2 = os.path.join(generation.HERE, "generation-heldout2.jsonl")
+HELD_OUT3 = os.path.join(generation.HERE, "generation-heldout3.jsonl")
 
 
 def test_a_run_on_either_held_out_file_prints_totals_only(tmp_path, monkeypatch, capsys):
-    """The second held-out set is held out as the first is: a run on it, by any path, prints the totals and
-    says that no step is shown, without asking."""
+    """The second and third held-out sets are held out as the first is: a run on either, by any path, prints the
+    totals and says that no step is shown, without asking."""
     out = tmp_path / "held2.json"
     assert generation.main(["--generation", HELD_OUT2, "--perfect", "--mode", "one-shot", "--case", "w2-01",
                             "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "each step not shown: held out" in printed and "one-shot: 1 of 1 right" in printed
     monkeypatch.chdir(generation.HERE)
-    for path in ("generation-heldout2.jsonl", "generation-heldout.jsonl", HELD_OUT2, generation.HELD_OUT_STEPS):
+    for path in ("generation-heldout3.jsonl", "generation-heldout2.jsonl", "generation-heldout.jsonl", HELD_OUT3,
+                 HELD_OUT2, generation.HELD_OUT_STEPS):
         assert generation.parse_args(["--generation", path, "--perfect"]).totals_only
     assert not generation.parse_args(["--generation", "generation.jsonl", "--perfect"]).totals_only
 
 
-def test_the_perfect_stand_in_scores_every_step_of_the_second_held_out_set_right(tmp_path):
+@pytest.mark.parametrize("held_out", [HELD_OUT2, HELD_OUT3], ids=["second", "third"])
+def test_the_perfect_stand_in_scores_every_step_of_the_second_and_third_held_out_sets_right(held_out, tmp_path,
+                                                                                          capsys):
     """A step the perfect stand-in (its own reference as the answer) does not score right is inconsistent: a
     reference that is not deterministic, a setup that does not build what it uses, or a namespace the scorer
-    cannot compare. Every step of the second held-out set scores right (only the totals are looked at)."""
-    out = tmp_path / "held2-perfect.json"
-    assert generation.main(["--generation", HELD_OUT2, "--perfect", "--mode", "one-shot", "--json", str(out)]) == 0
+    cannot compare. Every step of the second and third held-out sets scores right (only the totals are looked
+    at, and only the totals are printed)."""
+    out = tmp_path / "held-perfect.json"
+    assert generation.main(["--generation", held_out, "--perfect", "--mode", "one-shot", "--json", str(out)]) == 0
+    assert "each step not shown: held out" in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["by_mode"]["one-shot"]["right"] == 30
     assert len(data["results"]) == 30 and {r["verdict"] for r in data["results"]} == {"right"}
