@@ -245,7 +245,8 @@ class LoopRun:
             best = sampling.best_of(candidates)
             self.agreement = None
             if self.agreeing and not self._owned_evidence(best.receipt, best.reply.code):
-                best, self.agreement = agreeing.choose(candidates, best, self._asked_for, self._k())
+                planned = self._k() + len(self._fresh(stuck))  # a fresh answer is one of the round's own
+                best, self.agreement = agreeing.choose(candidates, best, self._asked_for, planned)
             best = await self._with_result_shown(best, candidates, guard_, history, pool, mirror)
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
