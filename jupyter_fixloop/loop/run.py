@@ -350,9 +350,11 @@ class LoopRun:
 
     def _fresh(self, stuck: bool) -> tuple[float, ...]:
         """A fresh answer (`sampling.Fresh`: the first round's prompt, at `resample_temperature`, a seed of its own)
-        beside a round's repair, for an instruction whose last round had no answer that ran to its end; not with
-        the built-in engine (asking it again gets the same)."""
-        if not (stuck and self.instruction and not self.model.deterministic):
+        beside a round's K agreement answers, for an instruction whose last round had no answer that ran to its end:
+        one more independent answer, grouped with them. Not with one answer a round (on the dev puzzles a hot fresh
+        answer that ran ended the loop where the repair was right a round later: docs/benchmarks.md, session
+        twenty-two), nor with the built-in engine (asking it again gets the same)."""
+        if not (stuck and self.agreeing and self._k() > 1 and self.instruction and not self.model.deterministic):
             return ()
         return (sampling.Fresh(self.options.resample_temperature),)
 
