@@ -71,7 +71,10 @@ class FixLoop(Configurable):
     ).tag(config=True)
     resample_temperature = Float(DEFAULTS.resample_temperature, min=0.0, max=2.0, help="When the model answers "
                                  "with code that already failed, it is told so and asked once more at this "
-                                 "temperature; only a second repeat ends the loop.").tag(config=True)
+                                 "temperature; only a second repeat ends the loop. For an instruction with "
+                                 "`agreement_samples`, after a round in which no answer ran to its end, a fresh "
+                                 "answer (the first round's prompt, a seed of its own) is asked at it beside the "
+                                 "round's answers.").tag(config=True)
     samples = Integer(DEFAULTS.samples, min=1, max=8, help="Candidates per round: K model calls at temperatures "
                       "spread from `temperature` up to `resample_temperature`, each run in its own sandbox, the best "
                       "carried on (all checks pass, then fewer failing checks, then no exception). Costs K times the "

@@ -83,6 +83,8 @@ def _sentence(text: str, frame: str, columns: list[str], data, counts) -> list[R
         return [renamed]
     named = _named(_unworded(text), columns)
     out = [c for c in (_added(text, frame, columns), _dropped(text, frame, columns, data)) if c is not None]
+    if not named and not (out or _type_asked(text) or _ROWS.search(text) or _DROP.search(text) or _FILL.search(text)):
+        named = _implied(text, data)
     if not named:
         return out
     kind = _type_asked(text)
@@ -100,6 +102,28 @@ def _sentence(text: str, frame: str, columns: list[str], data, counts) -> list[R
     if len({h for h, _ in hows if h not in ("stripped", "collapsed")}) > 1:
         return out  # two cases asked at once: not read
     return out + [_cleaned(frame, column, how, words, data) for column in named for how, words in hows]
+
+
+_CHANGES = {  # how -> a text value that cleaning would change
+    "collapsed": lambda v: "  " in v.strip(), "stripped": lambda v: v != v.strip(),
+    "lower": lambda v: v != v.lower(), "upper": lambda v: v != v.upper(), "title": lambda v: v != v.title(),
+}
+
+
+def _implied(text: str, data) -> list[str]:
+    """The column a sentence that names none cleans, where one spacing or case is asked and only one text column of
+    the user's frame holds values it would change ("some names have double spaces inside, collapse them to one":
+    only `member` has any); else none. Read from the first `MAX_SENT` rows."""
+    hows = [how for pattern, how, _ in _CASES if pattern.search(text)]
+    hows += ["collapsed"] if _COLLAPSE.search(text) else ["stripped"] if _STRIP.search(text) else []
+    if len(hows) != 1 or hows[0] not in _CHANGES or not hasattr(data, "columns"):
+        return []
+    try:
+        found = [c for c in data.columns if isinstance(c, str) and c and any(
+            isinstance(v, str) and _CHANGES[hows[0]](v) for v in list(data[c])[:MAX_SENT])]
+    except Exception:  # a frame whose columns cannot be read as one Series each
+        return []
+    return found if len(found) == 1 else []
 
 
 def _unworded(text: str) -> str:

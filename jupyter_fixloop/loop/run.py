@@ -41,6 +41,7 @@ from .verdict import (
     evidence,
     expecting,
     judge,
+    ran,
     runs_now,
     still_run,
     verified,
@@ -226,7 +227,7 @@ class LoopRun:
                              cell.example_assignments(self.instruction), self.instruction,
                              mirrors.module_names(self.namespace), mirrors.collections(self.variables))
         passed_before = PassedBefore(self.first, self.budget)
-        note, repeated_before = "", ""
+        note, repeated_before, stuck = "", "", False
         for index in range(1, opts.max_rounds + 1):
             bound, words = self._bound_reached()
             if bound:
@@ -234,8 +235,8 @@ class LoopRun:
             events.call(self.hooks.on_round_start, events.RoundStart(index, opts.max_rounds))
             messages = self._messages(history, note, repeated_before)
             try:
-                candidates = await self._sample(index, messages, self._temperatures(repeated_before), guard_, history,
-                                                passed_before, pool, mirror)
+                candidates = await self._sample(index, messages, self._temperatures(repeated_before, stuck), guard_,
+                                                history, passed_before, pool, mirror)
             except ModelError as exc:
                 return self._end("error", str(exc))
             except asyncio.TimeoutError:
@@ -244,7 +245,8 @@ class LoopRun:
             best = sampling.best_of(candidates)
             self.agreement = None
             if self.agreeing and not self._owned_evidence(best.receipt, best.reply.code):
-                best, self.agreement = agreeing.choose(candidates, best, self._asked_for, self._k())
+                planned = self._k() + len(self._fresh(stuck))  # a fresh answer is one of the round's own
+                best, self.agreement = agreeing.choose(candidates, best, self._asked_for, planned)
             best = await self._with_result_shown(best, candidates, guard_, history, pool, mirror)
             asked = [c for c in candidates if c.source != sampling.RULES]  # the rules run only new code
             repeated = asked[0].repeated if asked and all(c.repeated for c in asked) else ""
@@ -257,6 +259,7 @@ class LoopRun:
                 return ended
             passed_before.record(receipt, index)
             note, repeated_before = self._carry_on(best, receipt, history), repeated
+            stuck = not any(ran(c.receipt) for c in candidates)  # no answer ran to its end: a fresh one beside the next
             if self._kept and self._kept[0] == index and self._shows_nothing(self._kept[2]):
                 note = prompt.SHOWS_NOTHING
         if not opts.max_rounds:  # nothing was tried: not "reached"
@@ -326,9 +329,10 @@ class LoopRun:
                                      limit=replace(self.budget, tokens=prompt.PROMPT_TOKENS), variables=variables,
                                      receipts=self.budget, changes=self.options.library_changes_in_prompt)
 
-    def _temperatures(self, repeated_before: str) -> tuple[float | str, ...]:
+    def _temperatures(self, repeated_before: str, stuck: bool = False) -> tuple[float | str, ...]:
         """The round's steps: one temperature per model call, after the rules' repair when they run beside
-        a model. Stuck on an answer that failed: several hotter ones, the best carried on."""
+        a model. Stuck on an answer that failed: several hotter ones, the best carried on. After a round in which
+        no answer ran to its end (`stuck`), a fresh answer beside them (`_fresh`)."""
         opts = self.options
         if repeated_before:
             hot = opts.resample_temperature
@@ -342,7 +346,17 @@ class LoopRun:
             temps = (round(sum(temps[:k]) / k, 3),) * one + tuple(sorted(temps[one:k], reverse=True)) + temps[k:]
         if opts.rules and self.model.rules_beside:
             temps = (sampling.RULES, *temps)
-        return temps
+        return temps + self._fresh(stuck)
+
+    def _fresh(self, stuck: bool) -> tuple[float, ...]:
+        """A fresh answer (`sampling.Fresh`: the first round's prompt, at `resample_temperature`, a seed of its own)
+        beside a round's K agreement answers, for an instruction whose last round had no answer that ran to its end:
+        one more independent answer, grouped with them. Not with one answer a round (on the dev puzzles a hot fresh
+        answer that ran ended the loop where the repair was right a round later: docs/benchmarks.md, session
+        twenty-two), nor with the built-in engine (asking it again gets the same)."""
+        if not (stuck and self.agreeing and self._k() > 1 and self.instruction and not self.model.deterministic):
+            return ()
+        return (sampling.Fresh(self.options.resample_temperature),)
 
     def _one_request(self) -> bool:
         """Whether a round's first agreement answers are asked as one request (`sampling.OneRequest`): a server with
@@ -594,7 +608,11 @@ class LoopRun:
 
     async def _answer(self, one: sampling.OneRequest | None, messages, step: float, last: model.LastRun,
                       nth: int) -> model.Reply:
-        """The round's `nth` model answer: its own call, or its choice of the round's one request."""
+        """The round's `nth` model answer: its own call, or its choice of the round's one request; a fresh one
+        (`sampling.Fresh`) is asked the first round's prompt, on its own, with a seed no other call is sent."""
+        if isinstance(step, sampling.Fresh):
+            fresh = self._messages([], "", "")
+            return await self._propose(fresh, float(step), last, nth + sampling.FRESH_SEEDS * (len(self.rounds) + 1))
         if one is None:
             return await self._propose(messages, step, last, nth)
         return await one.reply(nth, lambda: self._propose_n(messages, step, last, one.k),

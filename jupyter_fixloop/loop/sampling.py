@@ -44,6 +44,14 @@ NOT_RUN = rejected("not run: another sample of this round passed first")
 RULES = "rules"  # a step of a round that asks the built-in engine's rules, not the model
 RULES_GRACE = 2.0  # seconds the rules' run may take before the model is asked beside it
 RESAMPLE_SPREAD = 0.4  # after a repeat, the round's K calls go from resample_temperature this much higher
+FRESH_SEEDS = 1000  # a fresh answer of round i is sent the seed plus i times this: a draw no other call makes
+
+
+class Fresh(float):
+    """A step of a round that asks the model the first round's prompt again, with no earlier run in it, at this
+    temperature and a seed of its own (`FRESH_SEEDS`): an independent answer beside the repair, asked after a round
+    in which no answer ran to its end. A small model shown its failing code tends to write it again (the file it
+    reloads, the index it reads as a column); a new draw of the instruction alone often does not."""
 
 
 @dataclass(frozen=True)

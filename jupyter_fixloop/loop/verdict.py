@@ -209,6 +209,11 @@ def decisive(from_rules: bool, receipt: Receipt, code: str | None, original: str
     return not from_rules or (evidence(receipt, code, original) > 0 and not receipt.doubts)
 
 
+def ran(receipt: Receipt) -> bool:
+    """The code ran to its end (whatever its checks say): it neither raised nor was rejected or left unrun."""
+    return receipt.kind in _RAN
+
+
 def rank(receipt: Receipt, repeated: bool, from_rules: bool, order: int, rule_guessed: bool = True) -> tuple:
     """Lower is better: all checks pass, then fewer failing checks, then fewer of the library's warnings
     about its result (`Receipt.doubts`: a candidate the library warns about loses ties), then runs without an exception,

@@ -278,9 +278,11 @@ def test_a_server_that_returns_fewer_choices_or_refuses_n_is_asked_the_rest_one_
     refusing = fake_model(refusal, *wrong, block("euro12.Goals.sum()"))
     result = _generate(refusing, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=2,
                        model_slots=3)
-    assert len(result.rounds) == 2 and result.agreement.groups == (3,), result.reason
-    assert result.agreement.same_code and not result.agreement.unanimous  # one code three times: no "K of K"
-    assert refusing.requests[0]["n"] == 3 and len(refusing.requests) >= 6  # 1 refused, 3, then 2 or 3 at once
+    # round 2: its 3 answers and, since none of round 1 ran, a fresh one beside them (4 planned, none more asked)
+    assert len(result.rounds) == 2 and result.agreement.groups == (4,), result.reason
+    assert result.agreement.planned == 4 and result.agreement.asking == ""
+    assert result.agreement.same_code and not result.agreement.unanimous  # one code four times: no "K of K"
+    assert refusing.requests[0]["n"] == 3 and len(refusing.requests) >= 7  # 1 refused, 3, then 3 or 4 at once
     assert all("n" not in r for r in refusing.requests[1:])
 
 

@@ -69,6 +69,20 @@ def test_the_cleaning_an_instruction_states_is_read_by_rules_and_only_where_one_
         assert [c for c in _read(nothing) if "in globals()" not in c.expr] == [], nothing
 
 
+def test_a_spacing_or_case_asked_of_no_column_named_is_read_of_the_one_column_it_would_change():
+    ns = _loans()
+    ns["loans"]["member"] = ["alice  martin", "Bob Okafor", None, "carla diaz"]  # one column with a double space
+    collapse = [c.words for c in _read("some names have double spaces inside, collapse them to one", ns)]
+    assert collapse == ["every value of `member` in `loans` (or in the frame the code shows) has no double spaces nor "
+                        "any around it, and no value changed otherwise"]
+    assert [c.words for c in _read("trim the whitespace", ns)][0].startswith("every value of `branch` in `loans`")
+    ns["loans"]["branch"] = ["North", "north  east", "South", "East"]  # two columns with one: which is not read
+    assert [c for c in _read("collapse the double spaces", ns) if "in globals()" not in c.expr] == []
+    # both member and branch have spaces around values in _loans(): none is read; nor two hows at once
+    for nothing in ("trim the whitespace", "strip the spaces and make it lowercase"):
+        assert [c for c in _read(nothing) if "in globals()" not in c.expr] == [], nothing
+
+
 def test_the_tests_read_values_and_never_raise():
     df = _loans()["loans"]
     stripped = df.assign(member=df["member"].str.strip())

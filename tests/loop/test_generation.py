@@ -298,3 +298,26 @@ def test_the_cell_returned_unchanged_for_an_instruction_is_said_as_nothing_gener
     assert result.reason.startswith("the model returned your cell unchanged; nothing was generated")
     assert all(r.receipt.kind == "rejected" for r in result.rounds)
     assert "runs now" not in render_text(result)
+
+
+
+def test_after_a_round_where_no_answer_ran_a_fresh_answer_to_the_instruction_is_asked_beside_the_answers(fake_model):
+    reload = "```python\neuro12 = pd.read_csv('euro2012.csv')\n(euro12.Goals > 6).sum()\n```"
+    again = "```python\neuro12 = pd.read_csv('data/euro2012.csv')\n(euro12.Goals > 6).sum()\n```"
+    index = "```python\n(euro12.loc['Goals'] > 6).sum()\n```"
+    server = fake_model(reload, index, again, index, "```python\n(euro12.Goals > 6).sum()\n```")
+    result = fix("", instruction="How many teams scored more than 6 goals?", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=2, seed=0, agreement_samples=2)
+    assert len(server.requests) == 5 and len(result.rounds) == 2  # round 1's two answers raised: round 2 asks three
+    first, fresh = server.requests[0], server.requests[4]
+    assert "euro2012.csv" in server.prompt(2)  # the repairs are shown the run that raised
+    assert fresh["messages"] == first["messages"]  # the fresh answer: the instruction alone, as round 1 asked it
+    assert fresh["seed"] not in [r["seed"] for r in server.requests[:4]]
+    assert fresh["temperature"] > first["temperature"]
+    assert result.patched == "(euro12.Goals > 6).sum()\n" and result.status == "unverified"
+    assert result.agreement.answers == result.agreement.planned == 3  # the fresh answer is one the round planned
+    # one answer a round (no agreement): no fresh answer, as before
+    server = fake_model(reload, again, "```python\n(euro12.Goals > 6).sum()\n```")
+    result = fix("", instruction="How many teams scored more than 6 goals?", namespace=_namespace(),
+                 model="openai/scripted", api_base=server.url, rules=False, max_rounds=2, seed=0)
+    assert len(server.requests) == 2 and result.status == "gave_up"
