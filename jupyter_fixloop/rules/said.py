@@ -74,6 +74,7 @@ from .tables import (
     STAY,
     STAYS,
     UNEXPECTED_KEYWORD,
+    WRITTEN_INSTEAD,
 )
 
 TURN = GENERIC_TURN + 6  # after generic.py's and exported.py's rewriters (registry.py)
@@ -230,12 +231,14 @@ def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
     parameter names for the positional variables are now ``x`` and ``y``": `sns.lmplot('a', 'b', data=df)` ->
     `x='a', y='b'`); a parameter matplotlib made keyword-only where one added since stands and refuses the value
     (3.4: "The *minor* parameter in `.Axis.set_ticks` [...] is now keyword-only", 3.5's `labels` second:
-    `ax.set_xticks(ticks, 10)` raises "labels=10 must be a sequence" -> `minor=10`)."""
+    `ax.set_xticks(ticks, 10)` raises "labels=10 must be a sequence" -> `minor=10`); as the error itself writes
+    the call (pandas' "Use `Series.plot(kind='barh')` instead of `Series.plot('barh',)`"))."""
     tree = parse(code)
     if receipt.ename != "TypeError" or tree is None:
         return None
     return (_table_named(code, tree, receipt) or _keywords_named(code, tree, receipt, removed=False)
-            or _variables_named(code, tree, receipt) or _displaced(code, tree, receipt))
+            or _variables_named(code, tree, receipt) or _displaced(code, tree, receipt)
+            or _written_named(code, tree, receipt))
 
 
 def _table_named(code: str, tree: ast.Module, receipt: ParsedReceipt) -> str | None:
@@ -367,6 +370,22 @@ def _variables_named(code: str, tree: ast.Module, receipt: ParsedReceipt) -> str
             owner = call.func.value if isinstance(call.func, ast.Attribute) else None
             fixed = _named_call(code, call, 0, said.groups()) if (
                 isinstance(owner, ast.Name) and modules.get(owner.id) == module and 0 < len(call.args) <= 2) else None
+            if fixed is not None:
+                return fixed
+    return None
+
+
+def _written_named(code: str, tree: ast.Module, receipt: ParsedReceipt) -> str | None:
+    """The arguments by position named as the library's error writes the call with keywords instead (pandas:
+    "Use `Series.plot(kind='barh', ax=<Axes: >)` instead of `Series.plot('barh', <Axes: >)`", its own names in its
+    own order), on the call of that name on the line with as many arguments by position; where the error's keywords
+    cannot be told from the values it writes (a value holding `, name=`) or the values written out differ, none."""
+    said = WRITTEN_INSTEAD.search(receipt.evalue)
+    names = re.findall(r"(?:^|, )([A-Za-z_]\w*)=", said.group(2)) if said else []
+    for call in calls_on_line(tree, receipt.lineno, said.group(1).rpartition(".")[2]) if names else []:
+        values = [a.value for a in call.args if isinstance(a, ast.Constant)]
+        if len(call.args) == len(names) and (len(values) < len(names) or str(tuple(values))[1:-1] == said.group(3)):
+            fixed = _named_call(code, call, 0, names)
             if fixed is not None:
                 return fixed
     return None

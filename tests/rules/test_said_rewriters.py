@@ -151,6 +151,13 @@ CASES = {
         "keyword_only_now",
         "import seaborn as sns\nax = sns.kdeplot(x=days['v'].iloc[:9], y=days['v'].iloc[:9] % 4)\n",
         "ax.get_ylabel() == 'v'"),
+    # pandas 1.0: "Series.plot no longer accepts positional arguments"; its error writes the call with its keywords
+    # ("Use `Series.plot(kind='barh')` instead of `Series.plot('barh',)`"), in the order 0.25.3's Series.plot took them
+    "arguments_named_as_the_error_writes_the_call": (
+        "import matplotlib\nmatplotlib.use('Agg')\nax = plain['v'].plot('barh', None, (3, 2))\n",
+        "keyword_only_now",
+        "import matplotlib\nmatplotlib.use('Agg')\nax = plain['v'].plot(kind='barh', ax=None, figsize=(3, 2))\n",
+        "len(ax.patches) == 2 and list(ax.figure.get_size_inches()) == [3.0, 2.0]"),
     # pandas also removed fillna's `method` (second by position then): today's order is the old one as a guess
     "an_argument_made_keyword_only_where_a_keyword_was_removed_too": (
         "f = plain.fillna(0, None)\n", "keyword_only_guess", "f = plain.fillna(0, axis=None)\n",
@@ -200,6 +207,10 @@ LEFT_ALONE = {
     # a value no entry says replaced one for one
     "a_value_no_entry_maps": ("inside = plain['v'].between(1.0, 2.0, inclusive='all')\n", "old_value", None),
     "two_arguments_where_a_keyword_was_removed": ("f = plain.fillna(0, None, 0)\n", "keyword_only_guess", None),
+    # the error writes a value holding `, ylabel=`: its keywords cannot be told from its values
+    "a_value_the_error_writes_with_a_keyword_in_it": (
+        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nfig, axes = plt.subplots()\n"
+        "axes.set(xlabel='a', ylabel='b')\nax = plain['v'].plot(axes)\n", "keyword_only_now", None),
     # seaborn named two positional variables, x and y: where a third stood, its words do not say
     "three_variables_by_position": ("import seaborn as sns\ng = sns.lmplot('v', 'v', plain)\n",
                                     "keyword_only_now", None),
