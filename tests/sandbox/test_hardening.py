@@ -194,6 +194,54 @@ def test_writes_go_to_scratch_and_are_reported(tmp_path):
     assert (tmp_path / "sub" / "deeper" / "kept.txt").read_text() == "kept"
 
 
+PROJECT = """import os, subprocess
+print('read', open('../data/x.csv').read().strip())
+os.makedirs('../figures', exist_ok=True)
+open('../figures/fig.png', 'w').write('png')
+os.makedirs('../new/deeper')
+open('../new/deeper/b.txt', 'w').write('b')
+print('wrote', open('../figures/fig.png').read(), open('../new/deeper/b.txt').read())
+print('secret', repr(subprocess.run(['cat', '../other/.env'], capture_output=True, text=True).stdout))
+print('home', os.path.exists('../../elsewhere.txt'))
+"""
+
+
+def test_the_notebooks_repository_is_shown_and_writes_beside_the_notebook_are_discarded(tmp_path, monkeypatch):
+    # a notebook in repo/notebooks reads ../data and saves ../figures: under the hidden home the repository
+    # it is in is shown (not the home's other files); what a candidate writes there vanishes with the sandbox
+    home = tmp_path / "home"
+    repo = home / "repo"
+    for folder in (".git", "notebooks", "data", "figures", "other"):
+        (repo / folder).mkdir(parents=True)
+    (repo / "data" / "x.csv").write_text("a,b")
+    (repo / "other" / ".env").write_text(SECRET)
+    (home / "elsewhere.txt").write_text(SECRET)
+    monkeypatch.setenv("HOME", str(home))
+    receipt, _, _ = run_once(PROJECT, repo / "notebooks", "bwrap")
+    assert receipt.kind == "ok", receipt.text
+    assert receipt.stdout.split("\n")[:5] == ["read a,b", "wrote png b", "secret ''", "home False", ""]
+    assert SECRET not in receipt.text
+    assert list((repo / "figures").iterdir()) == [] and not (repo / "new").exists()  # the real ones untouched
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "data", "figures", "notebooks", "other"]
+
+
+def test_the_project_shown_is_the_repository_or_the_parent_never_a_hidden_folder(tmp_path):
+    hidden = [str(tmp_path / "home")]
+    (tmp_path / "home" / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "home" / "repo" / "nb" / "sub").mkdir(parents=True)
+    (tmp_path / "home" / "loose" / "nb").mkdir(parents=True)
+    (tmp_path / "srv" / "book" / "ch1").mkdir(parents=True)
+    box = str(tmp_path / "boxes" / "one")
+    assert confine.project(str(tmp_path / "home" / "repo" / "nb" / "sub"), box, hidden) == str(
+        tmp_path / "home" / "repo")
+    assert confine.project(str(tmp_path / "home" / "loose" / "nb"), box, hidden) is None  # the home's other folders
+    assert confine.project(str(tmp_path / "home" / "loose"), box, hidden) is None  # its parent is the home
+    assert confine.project(str(tmp_path / "srv" / "book" / "ch1"), box, hidden) == str(tmp_path / "srv" / "book")
+    assert confine.project(str(tmp_path / "srv" / "book" / "ch1"), str(tmp_path / "srv" / "book" / "s"), hidden) \
+        is None  # the sandboxes are not shown
+    assert confine.project(str(tmp_path / "srv"), box, [str(tmp_path / "srv" / "x")]) is None  # holds a hidden one
+
+
 def test_without_confinement_writes_are_real_and_said_so(tmp_path):
     receipt, _, _ = run_once("open('out.csv', 'w').write('x')", tmp_path, "none")
     assert ("wrote out.csv: kept in the working directory (no confinement; as the sandbox reports it, unsigned)"
