@@ -57,6 +57,8 @@ _ADD = re.compile(r"\b(?:add|create|make|insert)\b\s+(?:an?\s+)?(?:new\s+)?colum
 _ROWS = re.compile(r"\b(?:rows?|entries|records|lines)\b", re.I)
 _NO_VALUE = re.compile(r"\b(?:no|without(?:\s+an?)?|missing(?:\s+an?)?|empty|blank)\s+(\w+)|"
                        r"(\w+)\s+(?:is|are)\s+(?:missing|empty|blank|null|nan)\b", re.I)
+_HEADERS = re.compile(r"\bcolumns?\s+(?:names?|headers?|labels?|titles?)\b|\bheaders?\b|\bsnake[\s_-]*case\b|"
+                      r"\brename\s+(?:all\s+)?(?:the\s+|its\s+|every\s+)?columns\b", re.I)  # the columns' names
 _LISTED = re.compile(r"^(?:[\s,`'\"]|\band\b|\bthe\b|\bcolumns?\b|\bboth\b)*$", re.I)
 
 
@@ -81,6 +83,8 @@ def _sentence(text: str, frame: str, columns: list[str], data, counts) -> list[R
     renamed = _renamed(text, frame, columns)
     if renamed is not None:
         return [renamed]
+    if _HEADERS.search(text):
+        return []  # the case or spacing of the columns' names, not of a column's values
     named = _named(_unworded(text), columns)
     out = [c for c in (_added(text, frame, columns), _dropped(text, frame, columns, data)) if c is not None]
     if not named and not (out or _type_asked(text) or _ROWS.search(text) or _DROP.search(text) or _FILL.search(text)):

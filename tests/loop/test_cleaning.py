@@ -83,6 +83,17 @@ def test_a_spacing_or_case_asked_of_no_column_named_is_read_of_the_one_column_it
         assert [c for c in _read(nothing) if "in globals()" not in c.expr] == [], nothing
 
 
+def test_a_case_asked_of_the_columns_names_reads_no_check_of_a_columns_values():
+    ns = {"pd": pd, "appts": pd.DataFrame({"Appt ID": ["A1", "B2"], "Patient": ["Ann", "bob"]})}
+    for headers in ("Rename the columns to lower case with underscores, so 'Appt ID' becomes appt_id.",
+                    "Make the column names lower case (Appt ID -> appt_id)", "snake_case the headers, Appt ID too",
+                    "lower case every column header: 'Appt ID' and 'Patient'"):
+        assert [c for c in _read(headers, ns) if "in globals()" not in c.expr] == [], headers
+    assert [c.words for c in _read("put the values of 'Patient' in lower case", ns)] == [
+        "every value of `Patient` in `appts` (or in the frame the code shows) is in lower case, and no value changed "
+        "otherwise"]
+
+
 def test_the_tests_read_values_and_never_raise():
     df = _loans()["loans"]
     stripped = df.assign(member=df["member"].str.strip())
