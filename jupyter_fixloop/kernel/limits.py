@@ -144,6 +144,7 @@ def before_run(timeout: float, view: str | None = None) -> None:
     """Called inside the sandbox kernel right before the candidate runs."""
     _limit_cpu(timeout)
     _block_secret_files()
+    OUTSIDE.clear()
     if view:
         _refresh_farm(view, os.getcwd())
         _copy_on_write(view, os.getcwd())
@@ -219,6 +220,23 @@ def _refresh_farm(view: str, cwd: str) -> None:
                 pass
 
 
+OUTSIDE: set[str] = set()  # this run's writes from Python above the working directory (the project's overlay)
+OUTSIDE_MAX = 200
+
+
+def written_outside(since: float) -> list[str]:
+    """The files above the working directory this run wrote from Python (`../figures/fig.png`), as paths from it:
+    those there now and changed since `since` (a write the read-only folder refused is not listed)."""
+    found = []
+    for name in sorted(OUTSIDE):
+        try:
+            if os.stat(name).st_mtime >= since:
+                found.append(name)
+        except OSError:
+            pass
+    return found
+
+
 FOLDER_LINKS_MAX = 10_000  # entries of a linked folder a write below it may turn into links of a scratch folder
 
 
@@ -229,6 +247,7 @@ def _copy_on_write(view: str, farm: str) -> None:
     linked folder on the way into a scratch folder of links to its entries: the write lands in scratch, the real
     folder is untouched. Python-level writes only (`open`, `os.mkdir`); others get "Read-only file system"."""
     busy, made = [], set()  # made: the folders turned into scratch folders of links
+    above = _above(farm)
 
     def hook(event, args):
         if busy or event not in ("open", "os.mkdir") or not args or not isinstance(args[0], (str, bytes, os.PathLike)):
@@ -246,7 +265,11 @@ def _copy_on_write(view: str, farm: str) -> None:
         elif os.sep not in os.fsdecode(args[0]):  # a folder made in the current one: no folder on the way to make
             return                              # scratch (and no `getcwd` a level of a 3,000-deep tree)
         path = os.path.abspath(os.fsdecode(args[0]))
-        if os.path.relpath(path, farm).startswith(os.pardir) or path == farm:
+        if os.path.relpath(path, farm).startswith(os.pardir):
+            if event == "open" and above and path.startswith(above + os.sep) and len(OUTSIDE) < OUTSIDE_MAX:
+                OUTSIDE.add(os.path.relpath(path, farm))
+            return
+        if path == farm:
             return
         busy.append(path)
         try:
@@ -264,6 +287,21 @@ def _copy_on_write(view: str, farm: str) -> None:
             busy.clear()
 
     sys.addaudithook(hook)
+
+
+def _above(farm: str) -> str:
+    """The folder above the working directory whose writes a run lists (`OUTSIDE`): the repository it is in, else
+    its parent, as the host's `confine.project` shows it; none when that is / or holds the sandbox's home or temp."""
+    path = farm
+    for _ in range(12):
+        if os.path.exists(os.path.join(path, ".git")) or os.path.dirname(path) == path:
+            break
+        path = os.path.dirname(path)
+    found = path if path != farm and os.path.exists(os.path.join(path, ".git")) else os.path.dirname(farm)
+    private = [os.environ.get("HOME", ""), os.environ.get("TMPDIR", ""), "/tmp", "/var/tmp", "/dev/shm"]
+    if found == "/" or any(p and (p + os.sep).startswith(found + os.sep) for p in private):
+        return ""
+    return found
 
 
 def _scratch_folders(view: str, farm: str, folder: str, made: set[str]) -> bool:

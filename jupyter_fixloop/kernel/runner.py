@@ -23,7 +23,17 @@ import time
 import traceback
 import warnings
 
-from jupyter_fixloop.kernel import checks, effect, facts, ipysyntax, judge, matches, selected, trace as value_trace
+from jupyter_fixloop.kernel import (
+    checks,
+    effect,
+    facts,
+    ipysyntax,
+    judge,
+    limits,
+    matches,
+    selected,
+    trace as value_trace,
+)
 from jupyter_fixloop.kernel.checks import assess, evaluate as _evaluate_check
 from jupyter_fixloop.kernel.facts import gather, short_repr
 
@@ -179,7 +189,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
     linecache.cache[CELL_FILE] = (len(source), None, source.splitlines(True), CELL_FILE)
     out, err = io.StringIO(), io.StringIO()
     result: dict = {"status": "ok", "error": None, "value": None, "checks": []}
-    started = time.perf_counter()
+    started, wall = time.perf_counter(), time.time()
     cwd_before = _listdir_safe(os.getcwd())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -219,7 +229,7 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
     result["stdout"] = out.getvalue()[-MAX_STREAM_CHARS:]
     result["stderr"] = err.getvalue()[-MAX_STREAM_CHARS:]
     result["warnings"] = _describe_warnings(caught)
-    result["new_files"] = sorted(_listdir_safe(os.getcwd()) - cwd_before)
+    result["new_files"] = sorted(_listdir_safe(os.getcwd()) - cwd_before) + limits.written_outside(wall - 1)
     return result
 
 

@@ -203,6 +203,8 @@ open('../new/deeper/b.txt', 'w').write('b')
 print('wrote', open('../figures/fig.png').read(), open('../new/deeper/b.txt').read())
 print('secret', repr(subprocess.run(['cat', '../other/.env'], capture_output=True, text=True).stdout))
 print('home', os.path.exists('../../elsewhere.txt'))
+with open('/tmp/scratch.txt', 'w') as f:  # the sandbox's own temp: not the project's, not listed
+    f.write('t')
 """
 
 
@@ -221,6 +223,10 @@ def test_the_notebooks_repository_is_shown_and_writes_beside_the_notebook_are_di
     assert receipt.kind == "ok", receipt.text
     assert receipt.stdout.split("\n")[:5] == ["read a,b", "wrote png b", "secret ''", "home False", ""]
     assert SECRET not in receipt.text
+    for name in ("../figures/fig.png", "../new/deeper/b.txt"):  # said in the receipt as the working directory's are
+        assert f"wrote {name}: discarded" in receipt.text, receipt.text
+    assert "wrote ../data" not in receipt.text and "../other" not in receipt.text  # read, not written
+    assert not [line for line in receipt.text.splitlines() if "scratch.txt" in line and "wrote" in line]
     assert list((repo / "figures").iterdir()) == [] and not (repo / "new").exists()  # the real ones untouched
     assert sorted(p.name for p in repo.iterdir()) == [".git", "data", "figures", "notebooks", "other"]
 
