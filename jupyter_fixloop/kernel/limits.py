@@ -222,6 +222,7 @@ def _refresh_farm(view: str, cwd: str) -> None:
 
 OUTSIDE: set[str] = set()  # this run's writes from Python above the working directory (the project's overlay)
 OUTSIDE_MAX = 200
+PROJECT_ENV = "FIXLOOP_PROJECT"  # set by bwrap to the notebook's project shown above the working directory
 
 
 def written_outside(since: float) -> list[str]:
@@ -247,7 +248,7 @@ def _copy_on_write(view: str, farm: str) -> None:
     linked folder on the way into a scratch folder of links to its entries: the write lands in scratch, the real
     folder is untouched. Python-level writes only (`open`, `os.mkdir`); others get "Read-only file system"."""
     busy, made = [], set()  # made: the folders turned into scratch folders of links
-    above = _above(farm)
+    above = os.environ.get(PROJECT_ENV, "")  # the project the host showed (confine.project), if any
 
     def hook(event, args):
         if busy or event not in ("open", "os.mkdir") or not args or not isinstance(args[0], (str, bytes, os.PathLike)):
@@ -287,21 +288,6 @@ def _copy_on_write(view: str, farm: str) -> None:
             busy.clear()
 
     sys.addaudithook(hook)
-
-
-def _above(farm: str) -> str:
-    """The folder above the working directory whose writes a run lists (`OUTSIDE`): the repository it is in, else
-    its parent, as the host's `confine.project` shows it; none when that is / or holds the sandbox's home or temp."""
-    path = farm
-    for _ in range(12):
-        if os.path.exists(os.path.join(path, ".git")) or os.path.dirname(path) == path:
-            break
-        path = os.path.dirname(path)
-    found = path if path != farm and os.path.exists(os.path.join(path, ".git")) else os.path.dirname(farm)
-    private = [os.environ.get("HOME", ""), os.environ.get("TMPDIR", ""), "/tmp", "/var/tmp", "/dev/shm"]
-    if found == "/" or any(p and (p + os.sep).startswith(found + os.sep) for p in private):
-        return ""
-    return found
 
 
 def _scratch_folders(view: str, farm: str, folder: str, made: set[str]) -> bool:

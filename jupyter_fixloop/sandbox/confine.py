@@ -245,7 +245,8 @@ def bwrap_argv(bwrap: str, cwd: str, sandbox_dir: str, host_read: tuple[str, ...
     for parent in _parents(cwd):  # last: over every bind that shows them
         argv += _masks(parent, parent, depth=0)
     # ipykernel exits when its parent pid changes; in the pid namespace --die-with-parent does that job
-    return argv + ["--unsetenv", "JPY_PARENT_PID", "--chdir", cwd, "--"]
+    told = ["--setenv", limits.PROJECT_ENV, shown] if shown else []  # whose writes a run lists (limits.OUTSIDE)
+    return argv + told + ["--unsetenv", "JPY_PARENT_PID", "--chdir", cwd, "--"]
 
 
 def scratch_listing(launcher_pid: int, cwd: str) -> str | None:
