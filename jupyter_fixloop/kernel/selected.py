@@ -59,6 +59,11 @@ def holds(values, op: str, operand):
         same = values.astype(object).map(lambda v: v == operand or (isinstance(v, str) and isinstance(operand, str)
                                                                     and v.lower() == operand.lower()))
         return same.astype(bool) if op == "==" else ~same.astype(bool)
+    if op.startswith("year"):  # the year of a date: a date column, or text read as dates
+        dates = values if values.dtype.kind == "M" else pd.to_datetime(values, errors="coerce")
+        years, op = dates.dt.year, op[4:]
+        return {"==": years == operand, ">=": years >= operand, "<=": years <= operand, "<": years < operand,
+                ">": years > operand}[op]
     numbers = pd.to_numeric(values, errors="coerce")
     return {">": numbers > operand, ">=": numbers >= operand, "<": numbers < operand, "<=": numbers <= operand}[op]
 

@@ -4,7 +4,9 @@
 at least (the user's frame has such rows). The properties read, each of one column of the one frame the
 instruction is about: missing / not missing, equal to a value the column holds ("where the animal is a cat"),
 greater / less than a number (at least, at most, between ... and ... inclusive), the order rows are sorted by
-("sort by age descending, then by visits"), and the unique values of a column. A clause of several conditions
+("sort by age descending, then by visits"), the unique values of a column, and the year of a date column ("keep only
+the loans from 2024", "orders since 2019", "from 2020 to 2022": the one date column named, else the one whose years
+the words would split). A clause of several conditions
 joined by "and" is read whole or not at all; one with "or", or a part the rules cannot read, writes no check.
 
 Each check is evaluated on the value the code shows (its last line's value, or the one value its last line
@@ -48,6 +50,11 @@ _REMOVING = re.compile(r"\b(?:drop|remove|delete|exclude|discard|eliminate|filte
                        r"count|how\s+many|number\s+of|replace|fill|set|change|assign)\b", re.I)
 _AGGREGATING = re.compile(r"\b(?:for\s+each|per|group\w*|count\w*|mean|sum|total|average|how\s+many|number\s+of)\b",
                           re.I)
+_YEAR = r"((?:1[89]|2[01])\d\d)\b(?![-/.]\d)"
+_PERIOD = re.compile(rf"\b(from|in|during|since|before|after)\s+(?:the\s+(?:year\s+)?|year\s+)?{_YEAR}"
+                     rf"(?:\s*(?:to|until|till|through|-|–)\s*{_YEAR})?", re.I)
+_PERIOD_OPS = {"from": "year==", "in": "year==", "during": "year==", "since": "year>=", "before": "year<",
+               "after": "year>"}
 _UNIQUE = re.compile(r"\b(?:unique|distinct)\s+values?\s+(?:of|in|from)\s+(?:the\s+)?(?:column\s+)?[`'\"*]*(\w+)",
                      re.I)
 
@@ -62,7 +69,8 @@ def read(instruction: str, frames: Mapping[str, Mapping[str, object]], values: M
     prose = re.sub(r"[*_]{1,2}(\w[\w ]*?)[*_]{1,2}", r"\1", prose)  # markdown emphasis: *and*, **decending**
     columns = [c for c in frames[frame] if isinstance(c, str) and c]
     data = values.get(frame)
-    found = [_rows(prose, frame, columns, data), _sorted(prose, frame, columns), _unique(prose, frame, columns)]
+    found = [_rows(prose, frame, columns, data) or _period(prose, frame, columns, data), _sorted(prose, frame, columns),
+             _unique(prose, frame, columns)]
     return [c for c in found if c is not None]
 
 
@@ -147,6 +155,67 @@ def _rows(prose: str, frame: str, columns: list[str], data) -> ReadCheck | None:
     return ReadCheck(expr, f"every row the code shows (or leaves in `{frame}`) has {words}{at_least}")
 
 
+def _period(prose: str, frame: str, columns: list[str], data) -> ReadCheck | None:
+    """"keep only the loans from 2024" -> every row shown has a date in 2024 in the date column meant: the one
+    the sentence names, else the one of the user's frame whose rows the year would split (some in it, some not)."""
+    for sentence in re.findall(r"[^.;!?\n]+", prose):
+        match = _PERIOD.search(sentence)
+        if match is None:
+            continue
+        before = sentence[:match.start()]
+        said_rows = re.search(rf"(?<![\w]){re.escape(frame)}(?![\w])|(?<![\w]){re.escape(frame.rstrip('s'))}(?![\w])|"
+                              r"\b(?:rows?|entries|records|data)\b", before, re.I)
+        if not said_rows or not _SELECTING.search(before) or _REMOVING.search(before) or _AGGREGATING.search(sentence) \
+                or re.search(r"\bor\b|\band\b", sentence[match.end():], re.I):
+            return None
+        word, first, last = match[1].lower(), int(match[2]), match[3]
+        if last is not None:
+            if word != "from" or int(last) < first:
+                return None
+            wanted = [("year>=", first), ("year<=", int(last))]
+        else:
+            wanted = [(_PERIOD_OPS[word], first)]
+        column = _dated(before, columns, data, wanted)
+        if column is None:
+            return None
+        conditions = [(column, op, year) for op, year in wanted]
+        some = _some(data, conditions)
+        words = " and ".join(_said(c) for c in conditions) + (", one at least" if some else "")
+        return ReadCheck(check_call("rows_hold", frame, conditions, some),
+                         f"every row the code shows (or leaves in `{frame}`) has {words}")
+    return None
+
+
+def _dated(before: str, columns: list[str], data, wanted) -> str | None:
+    """The date column a year is asked of: the one the word nearest before the year names (a part of its name:
+    "the loans from" -> `loan_date`, "shipped in" -> `ship_date`), else the one of the user's frame whose rows the
+    year splits (some in it, some not); None where two are as likely."""
+    try:
+        dated = [c for c in columns if getattr(data[c], "dtype", None) is not None and data[c].dtype.kind == "M"]
+    except Exception:
+        return None
+    parts = {c: [p for p in re.split(r"[\W_]+", c.lower()) if len(p) > 2 and p not in _GENERIC] for c in dated}
+    for word in reversed(re.findall(r"\w+", before.lower())):
+        named = [c for c, ps in parts.items() if any(word.startswith(p) for p in ps)]
+        if named:
+            return named[0] if len(named) == 1 else None
+    split = []
+    for c in dated:
+        try:
+            mask = None
+            for op, year in wanted:
+                held = kernel.selected.holds(data[c], op, year)
+                mask = held if mask is None else mask & held
+            if 0 < int(mask.sum()) < len(mask):
+                split.append(c)
+        except Exception:
+            continue
+    return split[0] if len(split) == 1 else None
+
+
+_GENERIC = {"date", "dates", "time", "day", "timestamp", "datetime", "year", "when", "the"}
+
+
 def _some(data, conditions) -> bool:
     """Whether the user's frame has rows that meet all the conditions (then an empty selection is not them)."""
     try:
@@ -162,7 +231,9 @@ def _some(data, conditions) -> bool:
 
 
 _SAID = {"missing": "`{c}` missing", "present": "`{c}` not missing", "==": "`{c}` equal to {v!r}",
-         "!=": "`{c}` other than {v!r}"}
+         "!=": "`{c}` other than {v!r}", "year==": "a date in {v} in `{c}`",
+         "year>=": "a date in {v} or later in `{c}`", "year<=": "a date in {v} or earlier in `{c}`",
+         "year<": "a date before {v} in `{c}`", "year>": "a date after {v} in `{c}`"}
 
 
 def _said(condition: tuple[str, str, object]) -> str:

@@ -182,3 +182,57 @@ def test_three_right_selections_one_assigned_and_one_by_pd_isna_are_k_of_k_and_s
     result, a = _three_agree(fake_model, answers)
     assert not a.read_failed and not a.doubted and a.unanimous, result.reason
     assert result.patched.strip() == "df[df['age'].isna()]" and result.status == "unverified"
+
+
+def _shipments():
+    return {"pd": pd, "ships": pd.DataFrame({
+        "ref": [1, 2, 3, 4, 5],
+        "order_date": pd.to_datetime(["2022-12-30", "2023-03-01", "2023-11-20", "2023-12-29", "2024-02-02"]),
+        "ship_date": pd.to_datetime(["2023-01-04", "2023-03-03", "2023-11-22", "2024-01-03", "2024-02-05"])})}
+
+
+def test_the_year_an_instruction_keeps_is_read_of_the_date_column_it_names_or_the_one_it_splits():
+    ns = _shipments()
+    (ordered,) = _read("Keep only the ships ordered in 2023", ns)
+    assert ordered.words == "every row the code shows (or leaves in `ships`) has a date in 2023 in `order_date`, " \
+                            "one at least"
+    (shipped,) = _read("show the ships shipped in 2024", ns)  # the nearest word before the year names the column
+    assert "a date in 2024 in `ship_date`" in shipped.words
+    (since,) = _read("Select the ships shipped since 2024", ns)
+    assert "a date in 2024 or later in `ship_date`" in since.words
+    (span,) = _read("keep the ships ordered from 2022 to 2023", ns)
+    assert "a date in 2022 or later in `order_date` and a date in 2023 or earlier in `order_date`" in span.words
+    # no column named, two date columns the year splits: nothing read; one it splits: that one
+    assert _read("keep the rows from 2023", ns) == ()
+    one = {"pd": pd, "ships": ns["ships"].assign(ship_date=pd.to_datetime(["2024-01-01"] * 5))}
+    (split,) = _read("keep the rows from 2023", one)
+    assert "`order_date`" in split.words
+    # counting, dropping, "or": not the rows to show
+    assert _read("Count the ships ordered in 2023", ns) == ()
+    assert _read("Drop the ships ordered in 2023", ns) == ()
+    assert _read("Keep the ships ordered in 2022 or 2024", ns) == ()
+
+
+def test_a_year_check_reads_the_dates_of_the_rows_shown():
+    ships = _shipments()["ships"]
+    in_2023 = [("order_date", "year==", 2023)]
+    assert selected.rows_hold(ships[ships["order_date"].dt.year == 2023], ships, in_2023, some=True)
+    assert not selected.rows_hold(ships[ships["ship_date"].dt.year == 2023], ships, in_2023, some=True)
+    assert not selected.rows_hold(ships, ships, in_2023, some=True)
+    as_text = ships.assign(order_date=ships["order_date"].dt.strftime("%Y-%m-%d"))  # dates kept as text
+    assert selected.rows_hold(as_text.iloc[1:4], as_text, in_2023)
+    aware = ships.assign(order_date=ships["order_date"].dt.tz_localize("UTC"))
+    assert selected.rows_hold(aware.iloc[1:4], aware, in_2023)
+    assert not selected.rows_hold(ships, ships, [("order_date", "year<", 2023)])
+    assert selected.rows_hold(ships.iloc[:1], ships, [("order_date", "year<", 2023)])
+
+
+def test_a_right_year_selection_meets_the_check_and_one_of_the_other_date_column_fails_it():
+    from jupyter_fixloop import verify
+    ns = _shipments()
+    checks = [c.expr for c in _read("Keep only the ships ordered in 2023", ns)]
+    outcomes = {code: verify(code, checks=checks, namespace=ns).checks[0].passed for code in (
+        "ships[ships['order_date'].dt.year == 2023]",
+        "ships = ships[ships.order_date.between('2023-01-01', '2023-12-31')]",
+        "print(ships.query('order_date.dt.year == 2023'))", "ships[ships['ship_date'].dt.year == 2023]")}
+    assert list(outcomes.values()) == [True, True, True, False], outcomes
