@@ -43,7 +43,8 @@ _NOT = re.compile(r"\b(?:not|non|isn't|aren't|no\s+longer)\b|\bnon-", re.I)
 _IS_VALUE = re.compile(r"\b(?:is|are|equals?|equal\s+to|==)\s+(not\s+)?(?:an?\s+|the\s+)?[`'\"]?([\w .-]+?)[`'\"]?\s*$",
                        re.I)
 _SORT = re.compile(r"\bsort(?:ed|s)?\b[^.;]*?\bby\b(.+?)(?=[.;]\s|\(so\b|$)", re.I | re.S)
-_DESCENDING = re.compile(r"\b(?:desc\w*|decending|decreasing|largest\s+first|highest\s+first|reverse)\b", re.I)
+_DESCENDING = re.compile(r"\b(?:desc\w*|decending|decreasing|(?:largest|highest|biggest|newest|latest|most\s+recent)"
+                         r"\s+(?:\w+\s+)?first|reverse)\b", re.I)
 _SELECTING = re.compile(r"\b(?:select|return|show|find|get|keep|extract|list|display|print|give|filter|pick|choose|"
                         r"retrieve|fetch|view|see|subset|slice)\b", re.I)
 _REMOVING = re.compile(r"\b(?:drop|remove|delete|exclude|discard|eliminate|filter\s+out|get\s+rid|without|except|"
@@ -69,8 +70,8 @@ def read(instruction: str, frames: Mapping[str, Mapping[str, object]], values: M
     prose = re.sub(r"[*_]{1,2}(\w[\w ]*?)[*_]{1,2}", r"\1", prose)  # markdown emphasis: *and*, **decending**
     columns = [c for c in frames[frame] if isinstance(c, str) and c]
     data = values.get(frame)
-    found = [_rows(prose, frame, columns, data) or _period(prose, frame, columns, data), _sorted(prose, frame, columns),
-             _unique(prose, frame, columns)]
+    found = [_rows(_as_rows(prose, frame), frame, columns, data) or _period(prose, frame, columns, data),
+             _sorted(prose, frame, columns), _unique(prose, frame, columns)]
     return [c for c in found if c is not None]
 
 
@@ -88,6 +89,11 @@ def _mentioned(text: str, columns: list[str]) -> list[str]:
         if any(re.search(rf"(?<![\w]){re.escape(f)}(?![\w])", text, re.I) for f in forms if f):
             found.append(c)
     return found
+
+
+def _as_rows(prose: str, frame: str) -> str:
+    """The frame's own name said of its rows ("show the loans with a fee above 2") read as "the rows"."""
+    return re.sub(rf"\b(the|all|only|those)\s+`?{re.escape(frame)}`?(?![\w`])", r"\1 rows", prose, flags=re.I)
 
 
 def _condition(part: str, columns: list[str], data) -> tuple[str, str, object] | None:
@@ -253,8 +259,9 @@ def _sorted(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
     text = match[1]
     spots = []
     for c in columns:
-        hit = re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", text)
-        if hit:
+        spoken = re.escape(c).replace("_", "[_ ]")  # `loan_date` said "loan date"
+        hit = re.search(rf"(?<![\w]){spoken}(?![\w])", text)
+        if hit and not any(s <= hit.start() < e for s, e, _ in spots):
             spots.append((hit.start(), hit.end(), c))
     spots.sort()
     if not spots:

@@ -236,3 +236,15 @@ def test_a_right_year_selection_meets_the_check_and_one_of_the_other_date_column
         "ships = ships[ships.order_date.between('2023-01-01', '2023-12-31')]",
         "print(ships.query('order_date.dt.year == 2023'))", "ships[ships['ship_date'].dt.year == 2023]")}
     assert list(outcomes.values()) == [True, True, True, False], outcomes
+
+
+def test_the_frames_own_name_reads_as_its_rows_and_a_column_is_named_with_spaces_when_sorting():
+    ns = _shipments()
+    (above,) = _read("show the ships with a ref above 2", ns)
+    assert above.words == "every row the code shows (or leaves in `ships`) has `ref` > 2, one at least"
+    (newest,) = _read("sort the ships by ship date, newest first", ns)
+    assert newest.words == "the rows the code shows (or `ships`) are sorted by `ship_date` descending"
+    (oldest,) = _read("sort the ships by order date, oldest first", ns)
+    assert "sorted by `order_date` ascending" in oldest.words
+    assert _read("drop the ships with a ref above 2", ns) == ()  # not the rows to show
+    assert _read("count the ships with a ref above 2", ns) == ()
