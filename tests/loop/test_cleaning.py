@@ -65,8 +65,11 @@ def test_the_cleaning_an_instruction_states_is_read_by_rules_and_only_where_one_
     # nothing testable, no one column, two cases at once, or a new variable to make: nothing is read
     for nothing in ("clean up the names", "strip the spaces in member and count them per branch",
                     "make member upper case and branch lower case", "strip the member names and call it `clean`",
-                    "How many loans does each branch have?", "show the loans with a fee above 2"):
+                    "How many loans does each branch have?"):
         assert [c for c in _read(nothing) if "in globals()" not in c.expr] == [], nothing
+    # rows to show are selection.py's: a fee above 2 is no column cleaned
+    assert [c.words for c in _read("show the loans with a fee above 2") if "in globals()" not in c.expr] == [
+        "every row the code shows (or leaves in `loans`) has `fee` > 2"]
 
 
 def test_a_spacing_or_case_asked_of_no_column_named_is_read_of_the_one_column_it_would_change():
