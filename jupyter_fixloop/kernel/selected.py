@@ -84,6 +84,19 @@ def rows_hold(shown, frame, conditions, some: bool = False) -> bool:
         return False
 
 
+def columns_shown(shown, frame, names) -> bool:
+    """The frame the code handed over holds the columns `names` and no other (a Series: the one named)."""
+    try:
+        rows = _rows(shown, frame)
+        pd = _pandas()
+        if isinstance(rows, pd.Series):
+            return list(names) == [rows.name]
+        return isinstance(rows, pd.DataFrame) and sorted(map(str, rows.columns)) == sorted(map(str, names)) and \
+            len(rows.columns) == len(names)
+    except Exception:
+        return False
+
+
 def sorted_by(shown, frame, keys, ascending) -> bool:
     """The frame the code handed over is in the order of `keys` (each ascending or not), ties in any order."""
     try:

@@ -71,7 +71,7 @@ def read(instruction: str, frames: Mapping[str, Mapping[str, object]], values: M
     columns = [c for c in frames[frame] if isinstance(c, str) and c]
     data = values.get(frame)
     found = [_rows(_as_rows(prose, frame), frame, columns, data) or _period(prose, frame, columns, data),
-             _sorted(prose, frame, columns), _unique(prose, frame, columns)]
+             _sorted(prose, frame, columns), _unique(prose, frame, columns), _columns(prose, frame, columns)]
     return [c for c in found if c is not None]
 
 
@@ -274,6 +274,37 @@ def _sorted(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
     expr = check_call("sorted_by", frame, keys, ascending)
     said = ", then ".join(f"`{k}` {'ascending' if a else 'descending'}" for k, a in zip(keys, ascending))
     return ReadCheck(expr, f"the rows the code shows (or `{frame}`) are sorted by {said}")
+
+
+_COLUMNS = re.compile(r"\bcolumns?\b", re.I)
+_NOT_SHOWN = re.compile(r"\b(?:add|create|new|rename|convert|parse|values?|unique|distinct|type|dtype)\b", re.I)
+_LISTING = re.compile(r"^(?:[\s,`'\"*\[\]]|\band\b|\bthe\b|\bcolumns?\b|\bboth\b|\bjust\b|\bonly\b)*$", re.I)
+
+
+def _columns(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
+    """"Select just the 'animal' and 'age' columns" -> the frame the code shows holds those columns and no other:
+    columns listed together in a sentence that asks to show them and says "column"."""
+    for sentence in re.findall(r"[^.;!?\n]+", prose):
+        if not (_COLUMNS.search(sentence) and _SELECTING.search(sentence)) or _REMOVING.search(sentence) or \
+                _AGGREGATING.search(sentence) or _NOT_SHOWN.search(sentence) or _ROWS.search(_as_rows(sentence, frame)):
+            continue  # columns made, changed or read of their values, or named in a condition on the rows
+        spots = []
+        for c in sorted(columns, key=len, reverse=True):
+            hit = re.search(rf"(?<![\w]){re.escape(c)}(?![\w])", sentence)
+            if hit and not any(s <= hit.start() < e for s, e, _ in spots):
+                spots.append((hit.start(), hit.end(), c))
+        spots.sort()
+        if not spots or not all(_LISTING.match(sentence[spots[n][1]:spots[n + 1][0]]) for n in range(len(spots) - 1)):
+            continue
+        gap = sentence[spots[-1][1]:]
+        if not re.match(r"^[\s`'\"*\]]*columns?\b", gap, re.I) and not re.search(r"\bcolumns?\s*[\[`'\"]*$",
+                                                                               sentence[:spots[0][0]], re.I):
+            continue  # the columns listed are not the ones said to show ("the column ..." or "... columns")
+        names = [c for _, _, c in spots]
+        listed = ", ".join(f"`{c}`" for c in names)
+        return ReadCheck(check_call("columns_shown", frame, names),
+                         f"the frame the code shows (or `{frame}`) has the columns {listed} and no other")
+    return None
 
 
 def _unique(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:

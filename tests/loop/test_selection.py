@@ -248,3 +248,25 @@ def test_the_frames_own_name_reads_as_its_rows_and_a_column_is_named_with_spaces
     assert "sorted by `order_date` ascending" in oldest.words
     assert _read("drop the ships with a ref above 2", ns) == ()  # not the rows to show
     assert _read("count the ships with a ref above 2", ns) == ()
+
+
+def test_the_columns_an_instruction_asks_to_show_are_read_and_a_shown_frame_with_others_fails():
+    (two,) = _read("Show only the animal and visits columns")
+    assert two.words == "the frame the code shows (or `df`) has the columns `animal`, `visits` and no other"
+    (listed,) = _read("Select the data in rows `[0, 2]` and in columns `['age', 'visits']`.")
+    assert "`age`, `visits` and no other" in listed.words
+    # columns made, changed, dropped, read of their values or named in a condition on the rows: not columns shown
+    for other in ("Add a column called score", "Return the unique values of the animal column",
+                  "Select the rows where the age column is missing", "Drop the age column",
+                  "For each animal show the visits column", "Show the type of the age column"):
+        assert not any("and no other" in c.words for c in _read(other)), other
+    df = _pets()["df"]
+    assert selected.columns_shown(df[["visits", "animal"]], df, ["animal", "visits"])
+    assert selected.columns_shown(df["visits"], df, ["visits"]) and selected.columns_shown(None, df[["age"]], ["age"])
+    assert not selected.columns_shown(df, df, ["animal", "visits"])
+    assert not selected.columns_shown(df["age"], df, ["visits"]) and not selected.columns_shown("x", 3, ["age"])
+    from jupyter_fixloop import verify
+    checks = [two.expr]
+    outcomes = {code: verify(code, checks=checks, namespace=_pets()).checks[0].passed for code in (
+        "df[['animal', 'visits']]", "print(df.loc[:, ['animal', 'visits']])", "df")}
+    assert list(outcomes.values()) == [True, True, False], outcomes
