@@ -112,6 +112,33 @@ def sorted_by(shown, frame, keys, ascending) -> bool:
         return False
 
 
+def ends(shown, frame, n: int, last: bool) -> bool:
+    """The rows the code showed are the user's frame's first (`last`: last) `n`, in its order (their labels)."""
+    try:
+        pd = _pandas()
+        if not isinstance(shown, (pd.DataFrame, pd.Series)) or not isinstance(frame, pd.DataFrame):
+            return False
+        wanted = frame.index[-n:] if last else frame.index[:n]
+        return len(shown) == min(n, len(frame)) and bool(shown.index.equals(wanted))
+    except Exception:
+        return False
+
+
+def extremes(shown, frame, column, n: int, largest: bool) -> bool:
+    """The rows the code showed are `n` holding the `n` largest (else smallest) values of the user's `column`
+    (ties: any of the rows tied), read of their own column, else of the user's frame at their labels."""
+    try:
+        pd = _pandas()
+        rows = shown if isinstance(shown, (pd.DataFrame, pd.Series)) else None
+        values = _column(rows, frame, column) if rows is not None else None
+        if values is None or len(rows) != min(n, int(frame[column].notna().sum())):
+            return False
+        best = frame[column].nlargest(n) if largest else frame[column].nsmallest(n)
+        return sorted(pd.to_numeric(values).tolist()) == sorted(pd.to_numeric(best).tolist())
+    except Exception:
+        return False
+
+
 def distinct(shown, frame, column) -> bool:
     """The values the code showed are each a value of the user's `column`, none twice."""
     try:

@@ -71,7 +71,8 @@ def read(instruction: str, frames: Mapping[str, Mapping[str, object]], values: M
     columns = [c for c in frames[frame] if isinstance(c, str) and c]
     data = values.get(frame)
     found = [_rows(_as_rows(prose, frame), frame, columns, data) or _period(prose, frame, columns, data),
-             _sorted(prose, frame, columns), _unique(prose, frame, columns), _columns(prose, frame, columns)]
+             _sorted(prose, frame, columns), _unique(prose, frame, columns), _columns(prose, frame, columns),
+             _ends(prose, frame, columns, data)]
     return [c for c in found if c is not None]
 
 
@@ -305,6 +306,48 @@ def _columns(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
         return ReadCheck(check_call("columns_shown", frame, names),
                          f"the frame the code shows (or `{frame}`) has the columns {listed} and no other")
     return None
+
+
+_COUNT = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty)"
+_WORDS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten".split(), 1)} | \
+    {"twelve": 12, "twenty": 20}
+_ENDS = re.compile(rf"\b(first|last|top|bottom)\s+{_COUNT}\b|\b{_COUNT}\s+(largest|highest|biggest|greatest|"
+                   r"smallest|lowest|most|least|fewest)\b", re.I)
+
+
+def _ends(prose: str, frame: str, columns: list[str], data) -> ReadCheck | None:
+    """"Return the first 3 rows" -> the frame's first 3 rows, in its order; "the 5 largest fees", "the top 3 rows by
+    fee", "the top 3 fees" -> 5 (3) rows holding the largest values of the one numeric column named after the count
+    (ties: any of the tied rows)."""
+    for sentence in re.findall(r"[^.;!?\n]+", _as_rows(prose, frame)):
+        match = _ENDS.search(sentence)
+        if match is None or not _SELECTING.search(sentence[:match.start()]) or _REMOVING.search(sentence) or \
+                _AGGREGATING.search(sentence) or re.search(r"\bor\b", sentence, re.I):
+            continue
+        word = (match[1] or match[4]).lower()
+        count = match[2] or match[3]
+        n = int(count) if count.isdigit() else _WORDS[count.lower()]
+        rest = sentence[match.end():]
+        named = [c for c in _mentioned(rest, columns) if _numeric(data, c)]
+        if word in ("first", "last") and not named:
+            if not re.match(r"\s+rows\b", rest, re.I):
+                continue
+            return ReadCheck(check_call("ends", frame, n, word == "last"),
+                             f"the rows the code shows are the {word} {n} of `{frame}`, in its order")
+        if len(named) != 1 or word in ("first", "last"):  # "the first 3 by age": the order asked is not said
+            continue
+        largest = word in ("top", "largest", "highest", "biggest", "greatest", "most")
+        return ReadCheck(check_call("extremes", frame, named[0], n, largest),
+                         f"the code shows {n} rows holding the {n} {'largest' if largest else 'smallest'} values "
+                         f"of `{frame}`'s `{named[0]}`")
+    return None
+
+
+def _numeric(data, column: str) -> bool:
+    try:
+        return data[column].dtype.kind in "iuf"
+    except Exception:
+        return False
 
 
 def _unique(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:

@@ -270,3 +270,28 @@ def test_the_columns_an_instruction_asks_to_show_are_read_and_a_shown_frame_with
     outcomes = {code: verify(code, checks=checks, namespace=_pets()).checks[0].passed for code in (
         "df[['animal', 'visits']]", "print(df.loc[:, ['animal', 'visits']])", "df")}
     assert list(outcomes.values()) == [True, True, False], outcomes
+
+
+def test_the_first_rows_and_the_largest_values_an_instruction_asks_for_are_read():
+    (first,) = _read("Return the first 3 rows of the DataFrame `df`.")
+    assert first.words == "the rows the code shows are the first 3 of `df`, in its order"
+    (last,) = _read("show the last two rows")
+    assert "the last 2 of `df`" in last.words
+    (top,) = _read("Show the top 2 rows by age")
+    assert top.words == "the code shows 2 rows holding the 2 largest values of `df`'s `age`"
+    (bottom,) = _read("show the 3 lowest visits")
+    assert "3 smallest values of `df`'s `visits`" in bottom.words
+    # an order not said, counted, or a column that holds no numbers: nothing read
+    for other in ("show the first 3 animals sorted by age", "Count the 3 largest visits", "show the top 2 animals",
+                  "For each animal show the top 2 by age"):
+        assert _read(other) == (), other
+    df = _pets()["df"]
+    assert selected.ends(df.head(3), df, 3, False) and selected.ends(df.iloc[-2:, :1], df, 2, True)
+    assert not selected.ends(df.iloc[1:4], df, 3, False) and not selected.ends(df.head(2), df, 3, False)
+    assert selected.extremes(df.nlargest(2, "age"), df, "age", 2, True)
+    assert selected.extremes(df["age"].nlargest(2), df, "age", 2, True)
+    assert selected.extremes(df.sort_values("age", ascending=False).head(2)[["animal"]], df, "age", 2, True)
+    assert not selected.extremes(df.nsmallest(2, "age"), df, "age", 2, True)
+    assert not selected.extremes(df.nlargest(3, "age"), df, "age", 2, True)
+    assert not selected.extremes(None, df, "age", 1, True)
+    assert selected.extremes(df.nsmallest(3, "visits"), df, "visits", 3, False)  # ties: any of the tied rows
