@@ -139,6 +139,19 @@ def extremes(shown, frame, column, n: int, largest: bool) -> bool:
         return False
 
 
+def share(shown, frame) -> bool:
+    """The code showed one number between 0 and 1 (a share, a fraction), not a count nor a table of them."""
+    try:
+        pd = _pandas()
+        value = shown.squeeze() if isinstance(shown, (pd.Series, pd.DataFrame)) else shown
+        if isinstance(value, (bool, str, bytes)) or type(value).__name__ == "bool_":
+            return False
+        number = float(value)
+        return 0.0 <= number <= 1.0
+    except Exception:
+        return False
+
+
 def distinct(shown, frame, column) -> bool:
     """The values the code showed are each a value of the user's `column`, none twice."""
     try:

@@ -51,6 +51,7 @@ ENTRIES: dict[str, tuple[str, str, bool]] = {
     "selected.sorted_by": ("selected", "sorted_by", False),
     "selected.columns_shown": ("selected", "columns_shown", False),
     "selected.ends": ("selected", "ends", False),
+    "selected.share": ("selected", "share", False),
     "selected.extremes": ("selected", "extremes", False),
     "selected.distinct": ("selected", "distinct", False),
     # the checks read from an instruction's words of a column it cleans (loop/cleaning.py), run by the judge

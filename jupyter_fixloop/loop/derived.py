@@ -31,6 +31,8 @@ _SHOWN = kernel.selected.SHOWN  # the value the run shows (None: nothing), as th
 
 _DROP_DUPLICATES = re.compile(r"\b(?:drop|remove|delete|eliminate|get rid of|discard)\b[^.;]*?\bduplicat|"
                               r"\bde-?duplicat", re.I)
+_SHARE = re.compile(r"\b(?:share|fraction|proportion)\s+of\b", re.I)
+_PER = re.compile(r"\b(?:each|per|every|by|group\w*|percent\w*|%)", re.I)
 _ONE_ROW_PER = re.compile(r"\bone\s+row\s+(?:per|for\s+each|for\s+every|a)\s+([A-Za-z_][\w]*)", re.I)
 
 
@@ -44,8 +46,9 @@ def read_checks(instruction: str | None, frames: Frames, checks: Iterable[str] =
     given = " ".join(checks)
     found = [ReadCheck(f"{n!r} in globals()", f"`{n}` exists") for n in instruction_names(instruction)
              if f"{n!r}" not in given]
-    found += [c for c in (_no_duplicates(instruction, frames), _one_row_per(instruction, frames)) if c is not None]
     frame = named_frame(instruction, frames)
+    found += [c for c in (_no_duplicates(instruction, frames), _one_row_per(instruction, frames),
+                          _share(instruction, frame)) if c is not None]
     found += selection.read(instruction, frames, values or {}, frame)
     found += cleaning.read(instruction, frames, values or {}, frame)
     return tuple(c for c in found if c.expr not in given)
@@ -78,6 +81,14 @@ def named_frame(instruction: str, frames: Frames) -> str | None:
     if len(named) == 1:
         return named[0]
     return next(iter(frames)) if not named and len(frames) == 1 else None
+
+
+def _share(instruction: str, frame: str | None) -> ReadCheck | None:
+    """"What share of the loans were not returned?" -> one number between 0 and 1 is shown (not asked per group,
+    nor as a percentage)."""
+    if frame is None or not _SHARE.search(instruction) or _PER.search(instruction):
+        return None
+    return ReadCheck(selection.check_call("share", frame), "the code shows one number between 0 and 1 (a share)")
 
 
 def _no_duplicates(instruction: str, frames: Frames) -> ReadCheck | None:

@@ -295,3 +295,16 @@ def test_the_first_rows_and_the_largest_values_an_instruction_asks_for_are_read(
     assert not selected.extremes(df.nlargest(3, "age"), df, "age", 2, True)
     assert not selected.extremes(None, df, "age", 1, True)
     assert selected.extremes(df.nsmallest(3, "visits"), df, "visits", 3, False)  # ties: any of the tied rows
+
+
+def test_a_share_asked_for_is_one_number_between_0_and_1():
+    (share,) = _read("What share of the animals in df have more than 2 visits?")
+    assert share.words == "the code shows one number between 0 and 1 (a share)"
+    for other in ("What share of the visits does each animal have?", "What percentage of the animals are cats?",
+                  "How many animals are cats?"):
+        assert not any("(a share)" in c.words for c in _read(other)), other
+    df = _pets()["df"]
+    assert selected.share((df["visits"] > 2).mean(), df) and selected.share(pd.Series([0.4]), df)
+    assert selected.share(0, df) and selected.share(np.float32(1.0), df)
+    for wrong in (2, (df["visits"] > 2).sum(), True, "0.4", df["visits"] / 10, None, float("nan"), 40.0):
+        assert not selected.share(wrong, df), wrong
