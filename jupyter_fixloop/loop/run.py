@@ -644,62 +644,30 @@ class LoopRun:
     async def _first_answers(self, temps, ask, trial, ends_round, failed) -> list[sampling.Candidate]:
         """The round's candidates at `temps`. Where the round's one request asks fewer answers than K (a server with
         fewer slots), its answers run first, side by side; the rest are asked one after another, only while the
-        answers so far do not agree by a majority of the K, nor pass a check of the user's. Those that no answers of
-        the request can do without (`_sure`: the third of three) are asked at once, just behind the request
-        (`OneRequest.behind`: a server with its slots full starts each in the first slot a choice frees), and
-        dropped only where one of the request's answers passes a check of the user's."""
+        answers so far do not agree by a majority of the K, nor pass a check of the user's."""
         slots, enough = self.options.model_slots, (self._agreed if self.agreeing else None)
         in_one = self._in_one()
         asked = [n for n, t in enumerate(temps) if t != sampling.RULES]
         if not in_one or in_one >= len(asked):
             return await sampling.gather(temps, ask, trial, ends_round, failed, self.budget, slots, enough=enough)
-        cut, sure = asked[in_one], self._sure(in_one, len(asked))
-        upto = asked[in_one + sure - 1] + 1 if sure else cut
-        ahead = asyncio.ensure_future(sampling.gather(temps[cut:upto], ask, trial, ends_round, failed, self.budget,
-                                                      1, start=(cut, in_one))) if sure else None
-        try:
-            candidates = await sampling.gather(temps[:cut], ask, trial, ends_round, failed, self.budget, in_one,
-                                               enough=enough)
-        except BaseException:
-            await _dropped(ahead)
-            raise
-        if self._enough(candidates):
-            await _dropped(ahead)
+        cut = asked[in_one]
+        candidates = await sampling.gather(temps[:cut], ask, trial, ends_round, failed, self.budget, in_one,
+                                           enough=enough)
+        if self._agreed(candidates) or any(self._owned_evidence(c.receipt, c.reply.code)
+                                           for c in candidates if c.receipt.ok):
             return candidates
-        if ahead is not None:
-            try:
-                candidates = [*candidates, *await ahead]
-            except Exception as exc:  # the answers already run are kept; the failure is said as a model error
-                failed(exc)
-                return candidates
-            if self._enough(candidates) or upto >= len(temps):
-                return candidates
-        start = (max(c.order for c in candidates) + 1, in_one + sure)
-        first = candidates
+        start = (max(c.order for c in candidates) + 1, in_one)
 
         def agreed(new) -> bool:
-            return self._agreed([*first, *new])
+            return self._agreed([*candidates, *new])
 
         try:
-            rest = await sampling.gather(temps[upto:], ask, trial, ends_round, failed, self.budget, 1, enough=agreed,
+            rest = await sampling.gather(temps[cut:], ask, trial, ends_round, failed, self.budget, 1, enough=agreed,
                                          start=start)
         except Exception as exc:  # the answers already run are kept; the failure is said as a model error
             failed(exc)
             rest = []
         return [*candidates, *rest]
-
-    def _enough(self, candidates) -> bool:
-        """No more answers are asked: those so far agree by a majority of the K (`_agreed`), or one passes a check
-        of the user's."""
-        return self._agreed(candidates) or any(self._owned_evidence(c.receipt, c.reply.code)
-                                               for c in candidates if c.receipt.ok)
-
-    def _sure(self, in_one: int, asked: int) -> int:
-        """The answers after the round's one request of `in_one` that are asked whatever its answers give: fewer than
-        `UNANIMOUS_AT` answers, or than a majority of the K, never agree (`_agreed`). 0 without agreement."""
-        if not self.agreeing:
-            return 0
-        return max(0, min(asked - in_one, max(UNANIMOUS_AT, self._k() // 2 + 1) - in_one))
 
     def _agreed(self, settled) -> bool:
         """The answers settled so far hold a group that a majority of the round's K give, and that may be said as
@@ -927,13 +895,6 @@ class LoopRun:
 
 class _TimeBound(Exception):
     """The loop's time bound (`wall_time`) ran out while a sandbox kernel was made ready."""
-
-
-async def _dropped(task: asyncio.Future | None) -> None:
-    """Cancel `task` (answers asked ahead that are not needed) and wait for it to end."""
-    if task is not None:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
 
 
 def _repair_words(authors: tuple[str, ...]) -> str:

@@ -17,9 +17,7 @@ choice i with the seed plus i, the seeds K separate calls are sent). The answers
 settled as if its call had just answered, so stopping once they agree saves runs, not model time. Where the request
 asked fewer than K (fewer slots), the rest are asked one by one (the prompt then read from the server's cache), each
 at its own spread temperature, and only where the first do not already agree by a majority of the K that may be said
-as "K of K" (three agreeing answers at least, two codes at least: `agreement.py`). Those the first cannot do without
-(the third of three: two answers are never "K of K") are sent at once, just behind the request (`OneRequest.behind`):
-the server queues each and starts it in the first slot a choice frees, beside the choice still being written.
+as "K of K" (three agreeing answers at least, two codes at least: `agreement.py`).
 
 With a litellm model, a round starts with the built-in engine's rule repair (`RULES`) when it has one:
 it answers in milliseconds for no tokens, and its run gets a head start of `RULES_GRACE` seconds
@@ -46,10 +44,6 @@ NOT_RUN = rejected("not run: another sample of this round passed first")
 RULES = "rules"  # a step of a round that asks the built-in engine's rules, not the model
 RULES_GRACE = 2.0  # seconds the rules' run may take before the model is asked beside it
 RESAMPLE_SPREAD = 0.4  # after a repeat, the round's K calls go from resample_temperature this much higher
-# seconds after a round's one request of n that an answer asked beside it is sent (`OneRequest.behind`): longer than
-# litellm takes to send a request (its first call in a process 2 s on a loaded 2-core machine, then under 0.1 s), and
-# shorter than a local server takes to answer one (6-40 s there); a request answered sooner ends the wait
-BEHIND = 5.0
 FRESH_SEEDS = 1000  # a fresh answer of round i is sent the seed plus i times this: a draw no other call makes
 
 
@@ -121,20 +115,14 @@ class OneRequest:
         self.k = k
         self.task: asyncio.Future | None = None
         self.refused: BaseException | None = None  # the request's error, when it failed
-        self.sent = asyncio.Event()  # the request was made (at `at`, the event loop's time)
-        self.at = 0.0
 
     async def reply(self, nth: int, request: Callable[[], Awaitable[Sequence[Reply]]],
                     separate: Callable[[], Awaitable[Reply]]) -> Reply:
-        """The round's `nth` answer (from 0): its choice of the one request (`request`, made once), else `separate`
-        (an answer after the first `k`: sent `behind` the request)."""
+        """The round's `nth` answer (from 0): its choice of the one request (`request`, made once), else `separate`."""
         if nth >= self.k:
-            await self.behind()
             return await separate()
         if self.task is None:
             self.task = asyncio.ensure_future(request())
-            self.at = asyncio.get_running_loop().time()
-            self.sent.set()
         try:
             replies = await asyncio.shield(self.task)
         except ModelError as exc:
@@ -142,17 +130,6 @@ class OneRequest:
         if nth < len(replies):
             return replies[nth]
         return await separate()
-
-    async def behind(self) -> None:
-        """Wait until the request was sent `BEHIND` seconds ago (or has answered): an answer asked beside it then
-        reaches the server after it. A server whose slots the request's choices fill (llama-server starts a request
-        of n only once n slots are free) queues that answer and starts it in the first slot a choice frees, the
-        prompt read from that slot's cache, while the other choice is still written; sent first, it would take a
-        slot, and the request would wait for its end."""
-        await self.sent.wait()
-        wait = self.at + BEHIND - asyncio.get_running_loop().time()
-        if wait > 0 and not self.task.done():
-            await asyncio.wait([self.task], timeout=wait)
 
     @property
     def choices(self) -> int:

@@ -252,21 +252,6 @@ def test_a_server_with_fewer_slots_than_answers_is_asked_one_a_slot_and_the_rest
     assert "2 of 3 independent answers give this result;" in result.reason
 
 
-def test_the_third_answer_is_sent_just_behind_a_request_of_two_not_after_its_answers_ran(fake_model):
-    # two slots, three answers: the third is asked whatever the first two give (two are never "K of K"), so it is
-    # sent while the request of 2 is still being answered, after it (a server with its slots full queues it and
-    # starts it in the first slot a choice frees), not once the request's answers have come back and run
-    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"))
-    server.together = 2  # no reply until two requests are in flight at once (or 10 s have passed)
-    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1,
-                       model_slots=2, seed=7)
-    assert server.most_in_flight == 2, result.reason  # one after the other, it would be 1
-    assert [(r.get("n"), r["seed"]) for r in server.requests] == [(2, 7), (None, 9)]  # the request first
-    assert result.status == "unverified" and result.agreement.unanimous, result.reason
-    assert (result.agreement.agreeing, result.agreement.answers, result.agreement.planned) == (3, 3, 3)
-    assert [s.choice for s in result.rounds[0].samples] == [0, 1, 0]
-
-
 def test_a_server_that_counts_the_first_choice_alone_has_the_others_counted(fake_model):
     server = fake_model(block("euro12.Goals.sum()"), block("euro12.Goals.max()"), block("sum(euro12['Goals'])"))
     server.usage_of_first = True  # as llama-server: the usage of its first result
