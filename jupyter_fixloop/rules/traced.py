@@ -12,7 +12,17 @@ from __future__ import annotations
 import ast
 import re
 
-from .edits import ParsedReceipt, add_keyword, call_name, has_keyword, parse, replace_node, replace_nodes, source_of
+from .edits import (
+    ParsedReceipt,
+    add_keyword,
+    call_name,
+    has_keyword,
+    parse,
+    replace_node,
+    replace_nodes,
+    source_of,
+    tree_of,
+)
 from .registry import GUESS, OUTPUTS, repair
 from .tables import EMPTY, EPOCH, FROM_LINE, MISSING, SCALE
 
@@ -21,9 +31,7 @@ from .tables import EMPTY, EPOCH, FROM_LINE, MISSING, SCALE
 def shared_default(code: str, receipt: ParsedReceipt) -> str | None:
     """A mutable default (`found=[]`) is made once and shared by every call: the trace shows a later
     call starting with what an earlier call left in it. Default to None, make a new one inside."""
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     for traced in receipt.trace:
         if not traced.is_call:
             continue
