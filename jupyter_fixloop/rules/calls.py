@@ -438,9 +438,9 @@ def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
 def thrown_away(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['city'].fillna('Unknown')` on a line of its own changes nothing (the smell says so): assign
     the result back to what it was made from (`xs = sorted(xs)`, `df['d'] = pd.to_datetime(df['d'])`)."""
-    tree = parse(code) if receipt.dropped else None
-    if tree is None:
+    if not receipt.dropped:
         return None
+    tree = tree_of(code)
     lineno = receipt.dropped[0]
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Expr) and node.lineno == lineno and isinstance(node.value, ast.Call)):

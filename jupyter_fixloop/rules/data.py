@@ -79,12 +79,10 @@ def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
 
     Also where the cell ran and a later cell raised it, inside a function this cell defines (the cause loop,
     batch/upstream.py): then on the cell's one call of the reduction the error names."""
-    tree = parse(code)
+    tree = tree_of(code)
     ename, evalue, lineno = receipt.ename, receipt.evalue, receipt.lineno
     if not ename:
         (ename, evalue), lineno = receipt.below, None
-    if tree is None:
-        return None
     # pandas 3's own words, or pyarrow's where pandas hands a text column to it (`quantile`): "Function
     # 'quantile' has no kernel matching input types (large_string)", an ArrowNotImplementedError
     m = TEXT_REDUCTION.search(evalue) if ename in ("TypeError", "ArrowNotImplementedError") else None
