@@ -17,12 +17,14 @@ from .edits import (
     ParsedReceipt,
     as_text,
     calls_on_line,
+    column_dtypes,
     on_line,
     parse,
     replace_node,
     replace_nodes,
     source_of,
     span,
+    tree_of,
     value_kind,
 )
 from .names import import_optional, module_aliases
@@ -31,7 +33,6 @@ from .registry import CALLS, DATA, FIRST, GUESS, MECHANICAL, repair
 from .said import _keyword_edit
 from .tables import (
     ACCESSORS,
-    DTYPES_FACT,
     INVALID_KEYWORD,
     KEYWORD_FIXES,
     METHOD_ATTRIBUTE,
@@ -111,10 +112,8 @@ def str_concat(code: str, receipt: ParsedReceipt) -> str | None:
     if not receipt.ename.endswith(("TypeError", "LoopError")) or not STR_CONCAT.search(receipt.evalue) \
             or receipt.lineno is None:
         return None
-    tree = parse(code)
-    if tree is None:
-        return None
-    dtypes = _column_dtypes(receipt)
+    tree = tree_of(code)
+    dtypes = {expr: dtype for expr, (dtype, _) in column_dtypes(receipt).items()}
     targets = []
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and on_line(node, receipt.lineno):
@@ -137,16 +136,6 @@ def str_concat(code: str, receipt: ParsedReceipt) -> str | None:
 
 def _grouped(node: ast.AST, text: str) -> str:
     return text if isinstance(node, (ast.Name, ast.Subscript, ast.Attribute, ast.Call)) else f"({text})"
-
-
-def _column_dtypes(receipt: ParsedReceipt) -> dict[str, str]:
-    """`df['name'] -> 'str'` from the receipt's `dtypes:` fact."""
-    found = {}
-    for fact in receipt.context:
-        if fact.startswith("dtypes: "):
-            for m in DTYPES_FACT.finditer(fact):
-                found[m.group(1).replace('"', "'")] = m.group(2)
-    return found
 
 
 def _norm(code: str, node: ast.AST) -> str:
@@ -224,9 +213,7 @@ def column_repr(code: str, receipt: ParsedReceipt) -> str | None:
     (when that smell is all that failed)."""
     if receipt.smelled != ("whole_repr",) or len(receipt.failed) != 1:
         return None
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
              and n.func.id == "str" and len(n.args) == 1 and isinstance(n.args[0], (ast.Subscript, ast.Attribute))
              and not _positional(n.args[0])]
@@ -242,9 +229,7 @@ def float_as_index(code: str, receipt: ParsedReceipt) -> str | None:
             r"indices must be integers",
             receipt.evalue):
         return None
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     divisions = [
         n
         for n in ast.walk(tree)
@@ -264,14 +249,10 @@ def float_as_index(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(GUESS, DATA + 250)
+@repair(GUESS, DATA + 250, errors=("IndexError",))
 def index_off_by_one(code: str, receipt: ParsedReceipt) -> str | None:
     """`x[i + 1]` in `for i in range(len(x))` runs past the end: loop to `len(x) - 1`."""
-    if receipt.ename != "IndexError":
-        return None
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     for loop in _range_len_loops(tree):
         var, rng, _end = loop
         shift = _max_offset(tree, var, receipt.lineno)
@@ -333,9 +314,7 @@ def int_not_iterable(code: str, receipt: ParsedReceipt) -> str | None:
     """`for i in len(x)` / `for i in n`: an int is not iterable, `range(...)` was meant."""
     if receipt.ename != "TypeError" or not re.search(r"'(int|numpy\.int64)' object is not iterable", receipt.evalue):
         return None
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.comprehension)) and on_line(node.iter, receipt.lineno):
             it = node.iter
@@ -346,14 +325,10 @@ def int_not_iterable(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(GUESS, DATA + 270)
+@repair(GUESS, DATA + 270, errors=("Timeout",))
 def loop_overshoot(code: str, receipt: ParsedReceipt) -> str | None:
     """A `while x != end` loop that steps past `end` never stops: compare with `>` / `<` instead."""
-    if receipt.ename != "Timeout":
-        return None
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     for node in ast.walk(tree):
         if not (isinstance(node, ast.While) and on_line(node, receipt.lineno) and isinstance(node.test, ast.Compare)
                 and len(node.test.ops) == 1 and isinstance(node.test.ops[0], ast.NotEq)
@@ -382,9 +357,7 @@ def missing_return(code: str, receipt: ParsedReceipt) -> str | None:
     """A function of the cell computes its result but never returns it (None arrives): return it."""
     if "NoneType" not in receipt.evalue:
         return None
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     called = {c.func.id for c in calls_on_line(tree, receipt.lineno) if isinstance(c.func, ast.Name)}
     for fn in ast.walk(tree):
         if not (isinstance(fn, ast.FunctionDef) and fn.name in called):
@@ -433,9 +406,7 @@ def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
     """`df = df.dropna(inplace=True)` leaves None behind: drop `inplace=True`, keep the assignment."""
     if "'NoneType'" not in receipt.evalue:
         return None
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     for call in calls_on_line(tree, receipt.lineno):  # xs.sort()[0]: sort works in place, sorted returns
         if (
             isinstance(call.func, ast.Attribute)
@@ -467,9 +438,9 @@ def none_from_inplace(code: str, receipt: ParsedReceipt) -> str | None:
 def thrown_away(code: str, receipt: ParsedReceipt) -> str | None:
     """`df['city'].fillna('Unknown')` on a line of its own changes nothing (the smell says so): assign
     the result back to what it was made from (`xs = sorted(xs)`, `df['d'] = pd.to_datetime(df['d'])`)."""
-    tree = parse(code) if receipt.dropped else None
-    if tree is None:
+    if not receipt.dropped:
         return None
+    tree = tree_of(code)
     lineno = receipt.dropped[0]
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Expr) and node.lineno == lineno and isinstance(node.value, ast.Call)):
@@ -512,9 +483,7 @@ def method_not_called(code: str, receipt: ParsedReceipt) -> str | None:
     if not uses_method:
         return None
     lines = list(range(receipt.lineno, 0, -1)) if receipt.lineno else [None]
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     called = {id(c.func) for c in ast.walk(tree) if isinstance(c, ast.Call)}
     for lineno in lines:
         for node in ast.walk(tree):

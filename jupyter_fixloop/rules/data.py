@@ -27,6 +27,7 @@ from .edits import (
     source_of,
     span,
     spliced,
+    tree_of,
     value_kind,
     with_pandas,
 )
@@ -78,12 +79,10 @@ def reduction_on_text(code: str, receipt: ParsedReceipt) -> str | None:
 
     Also where the cell ran and a later cell raised it, inside a function this cell defines (the cause loop,
     batch/upstream.py): then on the cell's one call of the reduction the error names."""
-    tree = parse(code)
+    tree = tree_of(code)
     ename, evalue, lineno = receipt.ename, receipt.evalue, receipt.lineno
     if not ename:
         (ename, evalue), lineno = receipt.below, None
-    if tree is None:
-        return None
     # pandas 3's own words, or pyarrow's where pandas hands a text column to it (`quantile`): "Function
     # 'quantile' has no kernel matching input types (large_string)", an ArrowNotImplementedError
     m = TEXT_REDUCTION.search(evalue) if ename in ("TypeError", "ArrowNotImplementedError") else None
@@ -167,9 +166,7 @@ def numeric_strings(code: str, receipt: ParsedReceipt) -> str | None:
     """Arithmetic on numbers stored as text: wrap the text operand in pd.to_numeric (or float for a str)."""
     if receipt.ename != "TypeError" or not TEXT_ARITHMETIC.search(receipt.evalue):
         return None
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     targets = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.BinOp, ast.AugAssign, ast.Compare)) and on_line(node, receipt.lineno):
@@ -222,11 +219,9 @@ def _bad_value(receipt: ParsedReceipt) -> tuple[str, str] | None:
     return next((kind, value) for kind, value in m.groupdict().items() if value is not None) if m else None
 
 
-@repair(GUESS, DATA + 120)
+@repair(GUESS, DATA + 120, errors=("ValueError",))
 def number_parse(code: str, receipt: ParsedReceipt) -> str | None:
     """Text that is a number in disguise: strip separators ('1,200'), go through float ('27.0' for int)."""
-    if receipt.ename != "ValueError":
-        return None
     found = _bad_value(receipt)
     tree = parse(code)
     if not found or tree is None:

@@ -45,6 +45,7 @@ from .edits import (
     source_of,
     span,
     spliced,
+    tree_of,
 )
 from .names import attribute_error, import_optional
 from .registry import DRIFT, GUESS, MECHANICAL, OUTPUTS, repair
@@ -65,37 +66,30 @@ from .tables import (
 )
 
 
-@repair(MECHANICAL, DRIFT + 20)
+@repair(MECHANICAL, DRIFT + 20, errors=("ValueError", "KeyError", "TypeError"))
 def did_you_mean(code: str, receipt: ParsedReceipt) -> str | None:
     """A string the library rejects and names the replacement of: 'H' -> 'h', '4M' -> '4ME'. A frequency
     of several units ('1H30T') is rewritten unit by unit, each as pandas names it now ('1h30min')."""
-    if receipt.ename not in ("ValueError", "KeyError", "TypeError"):
-        return None
     # `rolling('2H')`: the window is a frequency; `pd.to_timedelta(x, unit='T')`: a unit is named as its frequency
     # is now ('T' -> 'min'); the error does not say its name now
     said = WINDOW.search(receipt.message) or UNIT.search(receipt.message)
     if said:
         now = frequency_now(said.group(1))
         return _replace_in_string(code, receipt.lineno, said.group(1), now) if now and now != said.group(1) else None
-    for pattern in (DID_YOU_MEAN, QUOTED_HINT, DID_YOU_MEAN_NESTED):
-        for old, new in pattern.findall(receipt.message):
-            if len(FREQUENCY_PART.findall(old)) > 1:  # several units: never collapsed to one unit's name
-                new = frequency_now(old)
-                if new is None:
-                    continue
-            fixed = _replace_in_string(code, receipt.lineno, old, new)
-            if fixed is not None:
-                return fixed
+    for old, new in suggested(receipt.message):
+        if len(FREQUENCY_PART.findall(old)) > 1:  # several units: never collapsed to one unit's name
+            new = frequency_now(old)
+            if new is None:
+                continue
+        fixed = _replace_in_string(code, receipt.lineno, old, new)
+        if fixed is not None:
+            return fixed
     return None
 
 
-def suggestion(message: str) -> str | None:
-    """The name an error says to use instead ("Did you mean h?", "Please use 'ME' instead")."""
-    for pattern in (DID_YOU_MEAN, QUOTED_HINT, DID_YOU_MEAN_NESTED):
-        found = pattern.findall(message)
-        if found:
-            return found[0][1]
-    return None
+def suggested(message: str) -> list[tuple[str, str]]:
+    """(name, the name an error says to use instead) as it words it ("Did you mean h?", "Please use 'ME' instead")."""
+    return [found for pattern in (DID_YOU_MEAN, QUOTED_HINT, DID_YOU_MEAN_NESTED) for found in pattern.findall(message)]
 
 
 def frequency_now(value: str) -> str | None:
@@ -113,7 +107,7 @@ def frequency_now(value: str) -> str | None:
                 frequencies.to_offset(unit)
                 break
             except ValueError as exc:
-                unit = suggestion(str(exc))
+                unit = next((new for _, new in suggested(str(exc))), None)
                 if unit is None or not FREQUENCY_PART.fullmatch(unit):
                     return None
         now.append(multiple + unit)
@@ -127,9 +121,7 @@ def frequency_now(value: str) -> str | None:
 def _replace_in_string(code: str, lineno: int | None, old: str, new: str) -> str | None:
     """Replace the string constant `old` (or `<n>old`, an offset with a multiplier) on the failing
     line, else where exactly one such string is in the cell."""
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     wanted = re.compile(rf"^(-?\d*){re.escape(old)}$")
     strings = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
                and wanted.match(n.value)]
@@ -192,9 +184,7 @@ def groupby_axis(code: str, receipt: ParsedReceipt) -> str | None:
     if receipt.ename != "TypeError" or not re.search(r"groupby\(\) got an unexpected keyword argument 'axis'",
                                                      receipt.evalue):
         return None
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     for call in calls_on_line(tree, receipt.lineno, "groupby"):
         kw = next((k for k in call.keywords if k.arg == "axis"), None)
         if kw is None or not isinstance(call.func, ast.Attribute) or _axis(kw.value) != 1:
@@ -479,9 +469,7 @@ def option_key(code: str, receipt: ParsedReceipt) -> str | None:
     `display.` it matches, as pandas lists them (`describe_option`); a guess the run then checks."""
     if receipt.ename != "OptionError" or not MULTIPLE_KEYS.search(receipt.message):
         return None
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     edits = []
     for call in calls_on_line(tree, receipt.lineno):
         step = OPTION_CALLS.get(call_name(call))

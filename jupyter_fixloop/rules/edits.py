@@ -38,10 +38,12 @@ def as_text(text: str, receipt: ParsedReceipt, key: str) -> str:
 
 
 def column_dtypes(receipt: ParsedReceipt) -> dict[str, tuple[str, str]]:
-    """`dtypes: df['a'] str (e.g. '15', '40'); ...` from the context: {"df['a']": ("str", "'15', '40'")}."""
+    """`dtypes: df['a'] str (e.g. '15', '40'); df.b int64; ...` from the context: {"df['a']": ("str", "'15', '40'"),
+    "df.b": ("int64", "")} (kernel/facts.py's fact)."""
     for line in receipt.context:
         if line.startswith("dtypes: "):
-            found = re.findall(r"(\S+\[.+?\]) (\S+)(?: \(e\.g\. (.*?)\))?(?:; |$)", line[len("dtypes: "):])
+            found = re.findall(r"(\S+\[.+?\]|[A-Za-z_]\w*\.\w+) (\S+)(?: \(e\.g\. (.*?)\))?(?:; |$)",
+                               line[len("dtypes: "):])
             return {expr.replace('"', "'"): (dtype, examples) for expr, dtype, examples in found}
     return {}
 
@@ -165,6 +167,15 @@ def value_kind(receipt: ParsedReceipt, name: str) -> str:
 
 def parse(code: str) -> ast.Module | None:
     return ipysyntax.parsed(code)  # shared: read, never changed
+
+
+def tree_of(code: str) -> ast.Module:
+    """`parse` for a repair that reads the tree: code that does not parse raises, and the engine takes that
+    as the repair's "does not apply" (repairs.propose), so no repair says it again."""
+    tree = parse(code)
+    if tree is None:
+        raise SyntaxError("the code does not parse")
+    return tree
 
 
 def rename_names(code: str, old: str, new: str, line: int | None = None) -> str | None:

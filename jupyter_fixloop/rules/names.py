@@ -38,6 +38,7 @@ from .edits import (
     replace_on_line,
     requoted,
     source_of,
+    tree_of,
 )
 from .patterns import rewrite
 from .registry import CALLS, DATA, DRIFT, GUESS, MECHANICAL, NAMES, repair
@@ -104,11 +105,9 @@ def replace_method(code: str, receipt: ParsedReceipt, attr: str, new: str) -> st
     return _attributes(code, attr, "{m}." + new, lambda n: on_line(n, receipt.lineno))
 
 
-@repair(MECHANICAL, NAMES + 20)
+@repair(MECHANICAL, NAMES + 20, errors=("NameError",))
 def missing_import(code: str, receipt: ParsedReceipt) -> str | None:
     """Add the missing import of a well-known alias (`np`, `pd`, `re`, `Path`, `Counter`, ...)."""
-    if receipt.ename != "NameError":
-        return None
     name = quoted(receipt.evalue)
     if not name:
         return None
@@ -125,12 +124,10 @@ def missing_import(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(MECHANICAL, NAMES + 10)
+@repair(MECHANICAL, NAMES + 10, errors=("ImportError", "ModuleNotFoundError"))
 def moved_import(code: str, receipt: ParsedReceipt) -> str | None:
     """Import a name, or a module, from where it lives now (`json_normalize`, `collections.abc`, ...)."""
-    tree = parse(code)
-    if tree is None or receipt.ename not in ("ImportError", "ModuleNotFoundError"):
-        return None
+    tree = tree_of(code)
     m = re.search(r"No module named '([\w.]+)'", receipt.evalue)
     if m and m.group(1) in SAID_MOVED_MODULES:
         return _said_moved(code, tree, receipt.lineno, m.group(1))
@@ -203,13 +200,11 @@ def _rewrite_import_from(code: str, node: ast.ImportFrom, module: str, name: str
     return replace_node(code, node, "\n".join(lines))
 
 
-@repair(GUESS, NAMES + 40)
+@repair(GUESS, NAMES + 40, errors=("NameError",))
 def name_typo(code: str, receipt: ParsedReceipt) -> str | None:
     """Replace a misspelt name by the closest defined name.
 
     Of names about as near, the one the evidence favours (`ties.meant_name`)."""
-    if receipt.ename != "NameError":
-        return None
     name = quoted(receipt.evalue)
     close = [c for c in context_list(receipt, "defined names close to") if c not in ("True", "False", "None")]
     if not name or not close:
@@ -406,11 +401,9 @@ def _fitted_name(name: str) -> bool:
     return name.endswith("_") and not name.endswith("__") and not name.startswith("_")
 
 
-@repair(GUESS, DATA + 20)
+@repair(GUESS, DATA + 20, errors=("KeyError",))
 def key_typo(code: str, receipt: ParsedReceipt) -> str | None:
     """Replace a dict key or DataFrame column that does not exist by its near match (case, spaces, spelling)."""
-    if receipt.ename != "KeyError":
-        return None
     for c in receipt.context:
         m = re.match(r"near matches for (?P<key>'.*?'|\".*?\"): (?P<first>'.*?'|\".*?\")", c)
         if not m:

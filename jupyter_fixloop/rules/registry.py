@@ -11,6 +11,7 @@ people are the first sentence of its docstring, unless it says other `words`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,13 +43,17 @@ class Declared:
 DECLARED: dict[Callable, Declared] = {}
 
 
-def repair(kind: str, turn: int, words: str = ""):
+def repair(kind: str, turn: int, words: str = "", errors: tuple[str, ...] = ()):
     """Declare a repair where it is defined: its kind (`MECHANICAL` or `GUESS`), its turn (a stage plus
-    its place in it) and, when its docstring's first sentence is not what people should read, its words."""
+    its place in it), when its docstring's first sentence is not what people should read, its words, and
+    when it answers only some errors, their names (`("IndexError",)`: None for any other receipt)."""
     if kind not in (MECHANICAL, GUESS):
         raise ValueError(f"a repair is {MECHANICAL!r} or {GUESS!r}, not {kind!r}")
 
     def declare(function: Callable) -> Callable:
+        if errors:  # another error's receipt: None, before the repair reads it
+            function = functools.wraps(function)(
+                lambda code, receipt, answer=function: answer(code, receipt) if receipt.ename in errors else None)
         DECLARED[function] = Declared(function, kind, turn, words or docstring_words(function), len(DECLARED))
         return function
 

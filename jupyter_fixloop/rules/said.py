@@ -42,6 +42,7 @@ from .edits import (
     source_of,
     span,
     spliced,
+    tree_of,
 )
 from .generic import (  # the knowledge base is read through generic.py: the one crossing up to model/
     IMPORTED_AS,
@@ -217,7 +218,7 @@ def said_package(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
-@repair(MECHANICAL, DRIFT + 60)
+@repair(MECHANICAL, DRIFT + 60, errors=("TypeError",))
 def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
     """Arguments a library made keyword-only, passed by position: named as its old signature or its notes say.
 
@@ -233,9 +234,7 @@ def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
     (3.4: "The *minor* parameter in `.Axis.set_ticks` [...] is now keyword-only", 3.5's `labels` second:
     `ax.set_xticks(ticks, 10)` raises "labels=10 must be a sequence" -> `minor=10`); as the error itself writes
     the call (pandas' "Use `Series.plot(kind='barh')` instead of `Series.plot('barh',)`"))."""
-    tree = parse(code)
-    if receipt.ename != "TypeError" or tree is None:
-        return None
+    tree = tree_of(code)
     return (_table_named(code, tree, receipt) or _keywords_named(code, tree, receipt, removed=False)
             or _variables_named(code, tree, receipt) or _displaced(code, tree, receipt)
             or _written_named(code, tree, receipt))
@@ -438,9 +437,7 @@ def keyword_gone(code: str, receipt: ParsedReceipt) -> str | None:
     shuffle=True.", 0.24's KFold, which ignored it before). The method the notes said to call on the result
     instead (pandas 1.4: "Users should squeeze the :class:`DataFrame` afterwards with ``.squeeze("columns")``
     instead"): `pd.read_csv(f, squeeze=True)` -> `pd.read_csv(f).squeeze("columns")`."""
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     return next(filter(None, (_keyword_edit(code, *gone) for gone in _keywords_gone(tree, receipt))), None)
 
 
@@ -551,9 +548,7 @@ def old_value(code: str, receipt: ParsedReceipt) -> str | None:
     "respectively" (2.0: "disallowing passing ``True`` and ``False`` into ``inclusive`` in :meth:`Series.between`
     in favor of ``"both"`` and ``"neither"`` respectively"), on the failing line: `s.between(1, 2, inclusive=True)`
     -> `inclusive='both'`."""
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     texts = [*([receipt.message] if receipt.ename in ("ValueError", "InvalidParameterError") else []), *receipt.failed]
     colors = next(filter(None, map(COLOR_ARGUMENT.search, texts)), None)
     invalid = next(filter(None, map(INVALID_PARAMETER.search, texts)), None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .edits import ParsedReceipt, add_keyword, call_name, has_keyword, parse, replace_node, replace_nodes, source_of
+from .edits import ParsedReceipt, add_keyword, call_name, has_keyword, replace_node, replace_nodes, source_of, tree_of
 from .registry import GUESS, OUTPUTS, repair
 from .tables import EMPTY, EPOCH, FROM_LINE, MISSING, SCALE
 
@@ -21,9 +21,7 @@ from .tables import EMPTY, EPOCH, FROM_LINE, MISSING, SCALE
 def shared_default(code: str, receipt: ParsedReceipt) -> str | None:
     """A mutable default (`found=[]`) is made once and shared by every call: the trace shows a later
     call starting with what an earlier call left in it. Default to None, make a new one inside."""
-    tree = parse(code)
-    if tree is None:
-        return None
+    tree = tree_of(code)
     for traced in receipt.trace:
         if not traced.is_call:
             continue
@@ -71,9 +69,9 @@ def _mutable(node: ast.AST) -> bool:
 def epoch_unit(code: str, receipt: ParsedReceipt) -> str | None:
     """Integers made into dates in the first seconds of 1970 were epoch seconds (or milliseconds)
     read as nanoseconds, `pd.to_datetime`'s default unit: say the unit."""
-    tree = parse(code) if receipt.trace else None
-    if tree is None:
+    if not receipt.trace:
         return None
+    tree = tree_of(code)
     for traced in receipt.trace:
         said = [value for _, value in traced.steps] + [value for _, values in traced.runs for _, value in values]
         found = next(filter(None, map(EPOCH.search, said)), None)
@@ -110,9 +108,9 @@ def strict_bounds(code: str, receipt: ParsedReceipt) -> str | None:
                 continue
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 missing.add(value)
-    tree = parse(code) if missing else None
-    if tree is None:
+    if not missing:
         return None
+    tree = tree_of(code)
     hits = [n for n in ast.walk(tree) if isinstance(n, ast.Compare) and len(n.ops) == 1 and type(n.ops[0]) in STRICT
             and isinstance(n.comparators[0], ast.Constant) and n.comparators[0].value in missing
             and not isinstance(n.comparators[0].value, bool)]
@@ -126,9 +124,9 @@ def power_of_ten(code: str, receipt: ParsedReceipt) -> str | None:
     cents for euros): scale what the line that made it assigns."""
     scale = next(filter(None, map(SCALE.search, receipt.failed)), None)
     made = next(filter(None, map(FROM_LINE.search, receipt.failed)), None)
-    tree = parse(code) if scale and made else None
-    if tree is None:
+    if not (scale and made):
         return None
+    tree = tree_of(code)
     try:
         ratio = float(scale.group(1))
     except ValueError:
