@@ -156,7 +156,8 @@ CASES = {
     # seaborn 0.9.1's signature (changed.KEYWORD_ONLY_NOW, tools/drift_tables.py): `scatterplot(x, y, hue, style, size,
     # data, ...)`; 0.12's words name `x` and `y` only: a third by position is named by the old order
     "a_third_variable_by_position_named_as_the_old_signature_took_it": (
-        SNS + "ax = sns.scatterplot('v', 'w', 'k', data=q, ax=plt.figure().add_subplot())\nplt.close('all')\n", "keyword_only_now",
+        SNS + "ax = sns.scatterplot('v', 'w', 'k', data=q, ax=plt.figure().add_subplot())\nplt.close('all')\n",
+        "keyword_only_now",
         SNS + "ax = sns.scatterplot(x='v', y='w', hue='k', data=q, ax=plt.figure().add_subplot())\nplt.close('all')\n",
         "ax.get_ylabel() == 'w' and [t.get_text() for t in ax.get_legend().texts] == ['p', 'r']"),
     # `boxplot(x, y, hue, data, ...)`: the data fourth; an `ax=` given too ("but 4 positional arguments (and 1
