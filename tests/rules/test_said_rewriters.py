@@ -167,6 +167,10 @@ CASES = {
         "keyword_only_now",
         SNS + "ax = sns.boxplot(x='k', y='v', hue=None, data=q, ax=plt.figure().add_subplot())\nplt.close('all')\n",
         "[t.get_text() for t in ax.get_xticklabels()] == ['p', 'r'] and ax.get_ylabel() == 'v'"),
+    # `jointplot(x, y, data, ...)`: the data third (patterns.json's `seaborn_data_third` was this, by hand)
+    "the_data_third_where_the_old_signature_took_it": (
+        SNS + "g = sns.jointplot('v', 'w', q[q['v'] > 1])\nplt.close('all')\n", "keyword_only_now",
+        SNS + "g = sns.jointplot(x='v', y='w', data=q[q['v'] > 1])\nplt.close('all')\n", "len(g.x) == 2"),
     # pandas 1.0: "Series.plot no longer accepts positional arguments"; its error writes the call with its keywords
     # ("Use `Series.plot(kind='barh')` instead of `Series.plot('barh',)`"), in the order 0.25.3's Series.plot took them
     "arguments_named_as_the_error_writes_the_call": (
