@@ -58,13 +58,19 @@ hand: the tables of jupyter_fixloop/rules/changed.json (read by rules/changed.py
     python tools/drift_tables.py compare --from "old versions (pandas 0.25.3, ... matplotlib 3.3.4)" \
         /tmp/old-sigs.json /tmp/oldpd-sigs.json /tmp/np22-sigs.json /tmp/scipy110-sigs.json /tmp/src/*.json \
         > jupyter_fixloop/rules/changed.json
+    # 2b. the entries one more old version adds to the stored tables, kept as they are (seaborn 0.9.1, 2026-11-30:
+    #     `/work/era/old37/bin/python tools/drift_tables.py dump seaborn > /tmp/seaborn-0.9.1.json`, then)
+    python tools/drift_tables.py compare --onto jupyter_fixloop/rules/changed.json \
+        --from "seaborn 0.9.1 on Python 3.7" /tmp/seaborn-0.9.1.json > /tmp/changed.json   # then moved over it
 
-`dump` writes, for each public function, method and estimator constructor of the libraries named, its
-positional parameters in order. `compare` finds each again where it lives now and writes (as JSON, with
-what generated it and from which versions: `tables_json`), keyed as a TypeError names it now
-(`DataFrame.pivot`, `SVC.__init__`, `concat`), the old positional names that follow the ones still
+`dump` writes, for each public function, method and estimator constructor of the libraries named, its positional
+parameters in order. `compare` finds each again where it lives now and writes (as JSON, with what generated it and
+from which versions: `tables_json`), keyed as a TypeError names it now (`DataFrame.pivot`, `SVC.__init__`, `concat`;
+seaborn's functions by their module, `seaborn.boxplot`), the old positional names that follow the ones still
 positional, when those are keyword-only now, and the other tables. Runs on Python 3.7 too.
 """
+
+from __future__ import annotations  # Python 3.7 reads `dict | None`
 
 import builtins
 import importlib
@@ -1132,6 +1138,25 @@ def sklearn_methods_renamed(said: dict) -> dict:
 STILL_POSITIONAL = {}  # key -> how many arguments it still takes by position
 
 
+# seaborn 0.12 made `data` its functions' first and only positional argument, the variables (`x`, `y`, `hue`) it
+# took first keyword-only behind it: there the old positional names, from the first that differs, are named as
+# they were (each a parameter today); its functions keyed by their module (`seaborn.boxplot`, not pyplot's `boxplot`)
+REORDERED = ("seaborn.",)
+
+
+def _kept(path: str, was: list, now: list):
+    """How many arguments by position a call written for `was` keeps as they are today: all of today's where
+    `was` begins with them; where seaborn reordered them, those up to the first that differs; else None."""
+    if was[:len(now)] == now[:len(was)]:
+        return len(now)
+    if not path.startswith(REORDERED):
+        return None
+    kept = 0
+    while was[kept] == now[kept]:
+        kept += 1
+    return kept
+
+
 def compare(old: dict) -> dict:
     table = {}
     for path, was in sorted(old.items()):
@@ -1142,16 +1167,17 @@ def compare(old: dict) -> dict:
             continue
         target = obj.__init__ if inspect.isclass(obj) else obj
         now, kw_only = positional(target) or [], keyword_only(target)
-        if was[:len(now)] != now[:len(was)] or len(was) <= len(now):
+        kept = _kept(path, was, now)
+        if kept is None or len(was) <= kept:
             continue  # reordered, or nothing lost
         moved = []
-        for name in was[len(now):]:
-            if name not in kw_only:
+        for name in was[kept:]:
+            if name not in kw_only | set(now[kept:]):  # a keyword now (one still positional only where reordered)
                 break
             moved.append(name)
         if moved:
-            key = error_name(obj, path)
-            STILL_POSITIONAL[key] = len(now)
+            key = path if path.startswith(REORDERED) and not inspect.isclass(obj) else error_name(obj, path)
+            STILL_POSITIONAL[key] = kept
             if key in table and table[key] != tuple(moved):
                 table[key] = None  # two callables of one name that differ: no entry
             else:
@@ -1279,6 +1305,20 @@ def compared_tables(dumps) -> dict:
     return tables
 
 
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def onto(stored: dict, tables: dict) -> dict:
+    """The tables a file of them holds (`compare --onto`, changed.json) with the entries `tables` adds: a key it
+    holds keeps its entry (the old versions it was made from are not all here to make it again)."""
+    out = {name: {_tuples(k): _tuples(v) for k, v in held} for name, held in stored["tables"].items()}
+    for name, entries in tables.items():
+        for key, value in entries.items():
+            out.setdefault(name, {}).setdefault(key, value)
+    return out
+
+
 def main(argv) -> int:
     if len(argv) >= 2 and argv[0] == "dump":
         json.dump(dump(argv[1:]), sys.stdout, indent=0, sort_keys=True)
@@ -1287,9 +1327,14 @@ def main(argv) -> int:
         json.dump(source(argv[1], argv[2]), sys.stdout, indent=0, sort_keys=True)
         return 0
     if len(argv) >= 2 and argv[0] == "compare":
+        stored, argv = (json.load(open(argv[2])), argv[2:]) if argv[1] == "--onto" else (None, argv)
         said, paths = (argv[2], argv[3:]) if argv[1] == "--from" else (f"the dumps {', '.join(argv[1:])}", argv[1:])
         dumps = [json.load(open(path)) for path in paths]
-        sys.stdout.write(tables_json(compared_tables(dumps), made_from(said)))
+        tables = compared_tables(dumps)
+        if stored is None:
+            sys.stdout.write(tables_json(tables, made_from(said)))
+        else:
+            sys.stdout.write(tables_json(onto(stored, tables), stored["from"] + "; then " + made_from(said)))
         return 0
     sys.exit(__doc__)
 

@@ -224,8 +224,9 @@ def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
 
     By the table comparing the old versions' signatures with today's (changed.KEYWORD_ONLY_NOW, tools/drift_tables.py),
     in the order the old ones took them: `ldata.pivot('date', 'item', 'value')` -> `pivot(index='date',
-    columns='item', values='value')`, `SVC(1.0, 'linear')` -> `SVC(C=1.0, kernel='linear')`. By the notes: as
-    today's signature names its keyword-only parameters, in their order, where pandas' deprecation made them
+    columns='item', values='value')`, `SVC(1.0, 'linear')` -> `SVC(C=1.0, kernel='linear')`; a seaborn function's by
+    its module's entry (0.9's order): `sns.scatterplot('a', 'b', 'c', data=df)` -> `x='a', y='b', hue='c'`. By the
+    notes: as today's signature names its keyword-only parameters, in their order, where pandas' deprecation made them
     keyword-only where they stood (2.0: "Disallow passing non-keyword arguments to :meth:`DataFrame.set_index`
     except ``keys``": `df.set_index('b', False)` -> `drop=False`; not where a keyword of it was removed since:
     `keyword_only_guess`); seaborn's `x` and `y`, now that `data` is its only positional argument (0.12; 0.11: "The
@@ -235,7 +236,8 @@ def keyword_only_now(code: str, receipt: ParsedReceipt) -> str | None:
     `ax.set_xticks(ticks, 10)` raises "labels=10 must be a sequence" -> `minor=10`); as the error itself writes
     the call (pandas' "Use `Series.plot(kind='barh')` instead of `Series.plot('barh',)`"))."""
     tree = tree_of(code)
-    return (_table_named(code, tree, receipt) or _keywords_named(code, tree, receipt, removed=False)
+    return (_table_named(code, tree, receipt) or _module_named(code, tree, receipt)
+            or _keywords_named(code, tree, receipt, removed=False)
             or _variables_named(code, tree, receipt) or _displaced(code, tree, receipt)
             or _written_named(code, tree, receipt))
 
@@ -255,6 +257,22 @@ def _table_named(code: str, tree: ast.Module, receipt: ParsedReceipt) -> str | N
         fixed = named(code, tree, receipt.lineno, _callee(key), given, allowed, list(names), method="." in key,
                       attribute="." in key and not key.endswith(".__init__")) if (
             names and len(names) == given - allowed) else None
+        if fixed is not None:
+            return fixed
+    return None
+
+
+def _module_named(code: str, tree: ast.Module, receipt: ParsedReceipt) -> str | None:
+    """Named by changed.KEYWORD_ONLY_NOW's entry for the function of the module a call on the line is made on
+    (`sns.lmplot('a', 'b', df)`: `seaborn.lmplot`, its 0.9 order `x, y, data`), past those it keeps by position."""
+    found = POSITIONAL.search(receipt.evalue) or MULTIPLE_DATA.search(receipt.evalue)
+    modules = {**_imported(tree), **receipt.modules} if found else {}
+    for call in calls_on_line(tree, receipt.lineno, found.group(1)) if found else []:
+        owner = call.func.value if isinstance(call.func, ast.Attribute) else None
+        key = f"{modules.get(owner.id)}.{call.func.attr}" if isinstance(owner, ast.Name) else ""
+        kept = STILL_POSITIONAL.get(key, len(call.args))
+        names = KEYWORD_ONLY_NOW.get(key, ())[:len(call.args) - kept]
+        fixed = _named_call(code, call, kept, names) if names and len(names) == len(call.args) - kept else None
         if fixed is not None:
             return fixed
     return None

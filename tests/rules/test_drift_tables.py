@@ -406,3 +406,23 @@ def test_the_tables_are_read_on_first_use_once_as_tuples():
     assert copy.tables.cache_info().currsize == 1 and copy.NUMPY_REMOVED is copy.NUMPY_REMOVED
     with pytest.raises(AttributeError, match="NO_SUCH_TABLE"):
         copy.NO_SUCH_TABLE  # noqa: B018
+
+
+def test_seaborns_reordered_signatures_are_named_from_the_first_that_differs_keyed_by_module(tables):
+    """seaborn 0.12 put `data` first and the variables behind it keyword-only: an old order (made up here in
+    0.9's shape) is named from the first argument that differs, as far as each name is a parameter today; its
+    functions keyed by their module, where another library's `boxplot` is not theirs; a reordering elsewhere
+    (pandas'), where `axis` is keyword-only now, is left out."""
+    pytest.importorskip("seaborn")
+    found = tables.compare({"seaborn.boxplot": ["x", "y", "hue", "data", "order", "gone_today"],
+                            "seaborn.kdeplot": ["data", "data2", "shade"],
+                            "seaborn.heatmap": ["data", "vmin", "vmax"],
+                            "pandas.concat": ["axis", "objs"]})
+    assert found == {"seaborn.boxplot": ("x", "y", "hue", "data", "order"), "seaborn.heatmap": ("vmin", "vmax")}
+    assert tables.STILL_POSITIONAL["seaborn.boxplot"] == 0 and tables.STILL_POSITIONAL["seaborn.heatmap"] == 1
+
+
+def test_compare_onto_stored_tables_keeps_their_entries_and_adds_the_new(tables):
+    stored = {"from": "old 1.0", "tables": {"A": [["k", ["a", "b"]]], "B": []}}
+    out = tables.onto(stored, {"A": {"k": ("z",), "n": ("c",)}, "C": {"m": 1}})
+    assert out == {"A": {"k": ("a", "b"), "n": ("c",)}, "B": {}, "C": {"m": 1}}

@@ -91,9 +91,6 @@ LIBRARY_CASES = {
     "keys_moot_beside_ignore_index_dropped": (
         "c = pd.concat([a, b], axis=1, ignore_index=True, keys=['A', 'B'])\n", "concat_moot_keys",
         "c = pd.concat([a, b], axis=1, ignore_index=True)\n", "list(c.columns) == [0, 1]"),
-    "jointplots_third_argument_was_its_data": (
-        "g = sns.jointplot('u', 'v', t[t['u'] > 1])\n", "seaborn_data_third",
-        "g = sns.jointplot(x='u', y='v', data=t[t['u'] > 1])\n", "len(g.x) == 3"),
 }
 
 

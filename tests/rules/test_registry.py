@@ -17,9 +17,10 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "patterns.search_iid", "patterns.search_iid_weighted", "patterns.linear_normalize",  # added since, as data
     "patterns.matrix_as_array",
     "said.keyword_only_now",  # drift.keyword_only_now, with said.said_keyword_only, said_positional_variables and
-    # said_keyword_only_displaced merged in since: one rewriter naming arguments passed by position
+    # said_keyword_only_displaced merged in since: one rewriter naming arguments passed by position (and
+    # patterns.seaborn_data_third, since changed.json has seaborn 0.9.1's signatures)
     "patterns.index_set_operator",
-    "patterns.concat_moot_keys", "patterns.seaborn_data_third", "patterns.period_fields", "patterns.resample_keyword",
+    "patterns.concat_moot_keys", "patterns.period_fields", "patterns.resample_keyword",
     "drift.groupby_axis", "patterns.keyword_unspecified",
     "said.keyword_gone",  # drift.renamed_keyword and no_effect_keyword, said.keyword_as_call merged since
     "patterns.scalar_as_2d", "drift.setitem_upcast", "patterns.removed_method", "drift.method_now_function",

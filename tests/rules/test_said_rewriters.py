@@ -14,6 +14,8 @@ SETUP = ("import io\nimport numpy as np\nimport pandas as pd\n"
          "days = pd.DataFrame({'v': np.arange(400.0)}, index=pd.date_range('2019-01-01', periods=400, freq='D'))\n"
          "plain = pd.DataFrame({'v': [1.0, 2.0]})\n"
          "TEXT = 'when,v\\n2021-03-04 07-15,1\\n2021-03-04 07-45,2\\n'\n")
+SNS = ("import matplotlib.pyplot as plt\nimport seaborn as sns\n"
+       "q = pd.DataFrame({'v': [1.0, 2.0, 3.0], 'w': [3.0, 1.0, 2.0], 'k': ['p', 'r', 'p']})\n")
 
 
 @pytest.fixture
@@ -151,6 +153,24 @@ CASES = {
         "keyword_only_now",
         "import seaborn as sns\nax = sns.kdeplot(x=days['v'].iloc[:9], y=days['v'].iloc[:9] % 4)\n",
         "ax.get_ylabel() == 'v'"),
+    # seaborn 0.9.1's signature (changed.KEYWORD_ONLY_NOW, tools/drift_tables.py): `scatterplot(x, y, hue, style, size,
+    # data, ...)`; 0.12's words name `x` and `y` only: a third by position is named by the old order
+    "a_third_variable_by_position_named_as_the_old_signature_took_it": (
+        SNS + "ax = sns.scatterplot('v', 'w', 'k', data=q, ax=plt.figure().add_subplot())\nplt.close('all')\n",
+        "keyword_only_now",
+        SNS + "ax = sns.scatterplot(x='v', y='w', hue='k', data=q, ax=plt.figure().add_subplot())\nplt.close('all')\n",
+        "ax.get_ylabel() == 'w' and [t.get_text() for t in ax.get_legend().texts] == ['p', 'r']"),
+    # `boxplot(x, y, hue, data, ...)`: the data fourth; an `ax=` given too ("but 4 positional arguments (and 1
+    # keyword-only argument) were given")
+    "the_data_by_position_where_the_old_signature_took_it": (
+        SNS + "ax = sns.boxplot('k', 'v', None, q, ax=plt.figure().add_subplot())\nplt.close('all')\n",
+        "keyword_only_now",
+        SNS + "ax = sns.boxplot(x='k', y='v', hue=None, data=q, ax=plt.figure().add_subplot())\nplt.close('all')\n",
+        "[t.get_text() for t in ax.get_xticklabels()] == ['p', 'r'] and ax.get_ylabel() == 'v'"),
+    # `jointplot(x, y, data, ...)`: the data third (patterns.json's `seaborn_data_third` was this, by hand)
+    "the_data_third_where_the_old_signature_took_it": (
+        SNS + "g = sns.jointplot('v', 'w', q[q['v'] > 1])\nplt.close('all')\n", "keyword_only_now",
+        SNS + "g = sns.jointplot(x='v', y='w', data=q[q['v'] > 1])\nplt.close('all')\n", "len(g.x) == 2"),
     # pandas 1.0: "Series.plot no longer accepts positional arguments"; its error writes the call with its keywords
     # ("Use `Series.plot(kind='barh')` instead of `Series.plot('barh',)`"), in the order 0.25.3's Series.plot took them
     "arguments_named_as_the_error_writes_the_call": (
@@ -211,9 +231,13 @@ LEFT_ALONE = {
     "a_value_the_error_writes_with_a_keyword_in_it": (
         "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nfig, axes = plt.subplots()\n"
         "axes.set(xlabel='a', ylabel='b')\nax = plain['v'].plot(axes)\n", "keyword_only_now", None),
-    # seaborn named two positional variables, x and y: where a third stood, its words do not say
-    "three_variables_by_position": ("import seaborn as sns\ng = sns.lmplot('v', 'v', plain)\n",
-                                    "keyword_only_now", None),
+    # a function of the user's named as seaborn's: only a call on the module the entry is of is named
+    "a_function_of_the_users_named_as_seaborns": ("def lmplot(data):\n    return data\ng = lmplot('v', 'v', plain)\n",
+                                                  "keyword_only_now", None),
+    # seaborn 0.9's kdeplot took `data2` second, a parameter no longer: its old order names nothing
+    "a_positional_the_old_signature_named_and_today_has_not": (
+        "import seaborn as sns\nq = pd.DataFrame({'v': [1.0, 2.0]})\nax = sns.kdeplot(q['v'], q['v'], q['v'])\n",
+        "keyword_only_now", None),
 }
 
 
