@@ -267,9 +267,12 @@ def _module_named(code: str, tree: ast.Module, receipt: ParsedReceipt) -> str | 
     (`sns.lmplot('a', 'b', df)`: `seaborn.lmplot`, its 0.9 order `x, y, data`), past those it keeps by position."""
     found = POSITIONAL.search(receipt.evalue) or MULTIPLE_DATA.search(receipt.evalue)
     modules = {**_imported(tree), **receipt.modules} if found else {}
+    taken = {a.asname or a.name: f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+             and n.module for a in n.names}  # `from seaborn import jointplot` in the cell
     for call in calls_on_line(tree, receipt.lineno, found.group(1)) if found else []:
         owner = call.func.value if isinstance(call.func, ast.Attribute) else None
-        key = f"{modules.get(owner.id)}.{call.func.attr}" if isinstance(owner, ast.Name) else ""
+        key = f"{modules.get(owner.id)}.{call.func.attr}" if isinstance(owner, ast.Name) else \
+            taken.get(call.func.id, "") if isinstance(call.func, ast.Name) else ""
         kept = STILL_POSITIONAL.get(key, len(call.args))
         names = KEYWORD_ONLY_NOW.get(key, ())[:len(call.args) - kept]
         fixed = _named_call(code, call, kept, names) if names and len(names) == len(call.args) - kept else None

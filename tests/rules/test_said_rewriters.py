@@ -171,6 +171,9 @@ CASES = {
     "the_data_third_where_the_old_signature_took_it": (
         SNS + "g = sns.jointplot('v', 'w', q[q['v'] > 1])\nplt.close('all')\n", "keyword_only_now",
         SNS + "g = sns.jointplot(x='v', y='w', data=q[q['v'] > 1])\nplt.close('all')\n", "len(g.x) == 2"),
+    "the_data_third_of_a_function_imported_from_seaborn": (
+        SNS + "from seaborn import jointplot\ng = jointplot('v', 'w', q)\nplt.close('all')\n", "keyword_only_now",
+        SNS + "from seaborn import jointplot\ng = jointplot(x='v', y='w', data=q)\nplt.close('all')\n", "len(g.x) == 3"),
     # pandas 1.0: "Series.plot no longer accepts positional arguments"; its error writes the call with its keywords
     # ("Use `Series.plot(kind='barh')` instead of `Series.plot('barh',)`"), in the order 0.25.3's Series.plot took them
     "arguments_named_as_the_error_writes_the_call": (
