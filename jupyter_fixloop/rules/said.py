@@ -671,11 +671,13 @@ def said_none(code: str, receipt: ParsedReceipt) -> str | None:
     else:
         return None
     for module, name in gone:
-        for change in entries(name):
-            if (IMPORTED_AS.get(change.library, change.library) != module.split(".")[0]
-                    or change.replacement_is != "none" or change.deprecation_replacement
-                    or change.names[0].rpartition(".")[2] != name):
-                continue
+        about = [c for c in entries(name) if IMPORTED_AS.get(c.library, c.library) == module.split(".")[0]
+                 and c.names[0].rpartition(".")[2] == name]
+        named = [c for c in about if replacement_of(c)]  # an earlier release said what it became
+        for change in [c for c in about if c.replacement_is == "none" and not c.deprecation_replacement]:
+            if named:
+                raise CannotTell(f"{change.library} {change.version} {change.change} `{name}`; {named[0].library} "
+                                 f"{named[0].version} had said: \"{named[0].words}\"")
             raise CannotTell(f"{change.library} {change.version} {change.change} `{name}` and named no "
                              f"replacement: \"{change.words}\"")
     return None

@@ -173,7 +173,8 @@ CASES = {
         SNS + "g = sns.jointplot(x='v', y='w', data=q[q['v'] > 1])\nplt.close('all')\n", "len(g.x) == 2"),
     "the_data_third_of_a_function_imported_from_seaborn": (
         SNS + "from seaborn import jointplot\ng = jointplot('v', 'w', q)\nplt.close('all')\n", "keyword_only_now",
-        SNS + "from seaborn import jointplot\ng = jointplot(x='v', y='w', data=q)\nplt.close('all')\n", "len(g.x) == 3"),
+        SNS + "from seaborn import jointplot\ng = jointplot(x='v', y='w', data=q)\nplt.close('all')\n",
+        "len(g.x) == 3"),
     # pandas 1.0: "Series.plot no longer accepts positional arguments"; its error writes the call with its keywords
     # ("Use `Series.plot(kind='barh')` instead of `Series.plot('barh',)`"), in the order 0.25.3's Series.plot took them
     "arguments_named_as_the_error_writes_the_call": (
@@ -237,6 +238,16 @@ LEFT_ALONE = {
     # a function of the user's named as seaborn's: only a call on the module the entry is of is named
     "a_function_of_the_users_named_as_seaborns": ("def lmplot(data):\n    return data\ng = lmplot('v', 'v', plain)\n",
                                                   "keyword_only_now", None),
+    # seaborn 0.9: "The ``lvplot`` function has been renamed to :func:`boxenplot`": a name the library's notes are
+    # about is no typo of another of its functions (`lmplot`, one letter away); the rename is said, not guessed
+    "a_function_the_library_renamed_is_no_typo": (
+        SNS + "g = sns.lvplot(x='k', y='v', data=q)\n", "attribute_typo",
+        "seaborn 0.11.0 deprecated `lvplot`; seaborn 0.9.0 had said: \"The ``lvplot`` function has been renamed"),
+    # seaborn 0.12 "Removed the previously-deprecated `factorplot`" naming nothing; 0.9 had named `catplot`
+    "a_removal_naming_nothing_after_a_rename_that_named_one": (
+        SNS + "g = sns.factorplot(x='k', y='v', data=q)\n", "attribute_typo",
+        "seaborn 0.12.0 removed `factorplot`; seaborn 0.9.0 had said: \"The ``factorplot`` function has been "
+        "renamed to :func:`catplot`."),
     # seaborn 0.9's kdeplot took `data2` second, a parameter no longer: its old order names nothing
     "a_positional_the_old_signature_named_and_today_has_not": (
         "import seaborn as sns\nq = pd.DataFrame({'v': [1.0, 2.0]})\nax = sns.kdeplot(q['v'], q['v'], q['v'])\n",
