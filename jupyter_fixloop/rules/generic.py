@@ -36,7 +36,7 @@ import sys
 
 from ..model.knowledge import Change, changes
 from .edits import CannotTell, ParsedReceipt, call_name, calls_on_line, on_line, parse, replace_node, source_of
-from .names import attribute_error, import_optional
+from .names import NOTED, attribute_error, import_optional
 from .registry import DRIFT, MECHANICAL, repair
 from .tables import MEMBERSHIP, METHOD_NAMED, UNEXPECTED_KEYWORD as UNEXPECTED
 
@@ -118,6 +118,15 @@ def _translated(code: str, node: ast.Subscript, integers: list[bool]) -> str:
 def entries(*keys: str, library: str | None = None) -> list[Change]:
     """The entries about all of these names (each the last part of one of an entry's names)."""
     return [c for c in changes() if all(k in c.keys for k in keys) and (library is None or c.library == library)]
+
+
+def noted(module: str, name: str) -> bool:
+    """Whether an entry of `module`'s library is about `name` first (its subject): seaborn's `lvplot`."""
+    return any(c.names[0].rpartition(".")[2] == name and IMPORTED_AS.get(c.library, c.library) == module.split(".")[0]
+               for c in entries(name))
+
+
+NOTED.append(noted)  # names.attribute_typo takes no such name for a typo
 
 
 def replacement_of(change: Change) -> str | None:

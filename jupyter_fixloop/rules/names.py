@@ -392,17 +392,14 @@ def attribute_typo(code: str, receipt: ParsedReceipt) -> str | None:
         close = [c for c in close if _fitted_name(c)]  # a typo of it is another such name, never a parameter
     if not close or not a_slip(found[1], close[0]):  # another word (`fb.first` -> `hist`): no evidence of a typo
         return None
-    if found[0].startswith("module ") and _noted(found[0].removeprefix("module "), found[1]):
+    if found[0].startswith("module ") and any(n(found[0].removeprefix("module "), found[1]) for n in NOTED):
         return None  # the library's notes are about this very name (seaborn's `lvplot`, renamed `boxenplot`)
     return replace_method(code, receipt, found[1], close[0])
 
 
-def _noted(module: str, name: str) -> bool:
-    """Whether the knowledge base holds an entry of `module`'s library that is about `name` first (its subject)."""
-    from .generic import IMPORTED_AS, entries  # generic.py imports this module: read when asked
-
-    return any(c.names[0].rpartition(".")[2] == name and IMPORTED_AS.get(c.library, c.library) == module.split(".")[0]
-               for c in entries(name))
+# (module, name) -> whether the knowledge base has an entry about that name of that module's library; generic.py,
+# which reads the knowledge base (and imports this module), adds it
+NOTED: list = []
 
 
 def _fitted_name(name: str) -> bool:
