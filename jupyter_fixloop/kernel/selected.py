@@ -140,11 +140,19 @@ def extremes(shown, frame, column, n: int, largest: bool) -> bool:
 
 
 def share(shown, frame) -> bool:
-    """The code showed one number between 0 and 1 (a share, a fraction), not a count nor a table of them."""
+    """The code showed one number between 0 and 1 (a share, a fraction), not a count nor a table of them; printed
+    as text, the one number in it ("27.3%" read as 0.273)."""
     try:
         pd = _pandas()
         value = shown.squeeze() if isinstance(shown, (pd.Series, pd.DataFrame)) else shown
-        if isinstance(value, (bool, str, bytes)) or type(value).__name__ == "bool_":
+        if isinstance(value, str):
+            import re
+
+            numbers = re.findall(r"(?<![\w.])(\d+(?:\.\d+)?|\.\d+)\s*(%?)", value)
+            if len(numbers) != 1:
+                return False
+            value = float(numbers[0][0]) / (100 if numbers[0][1] else 1)
+        if isinstance(value, (bool, bytes)) or type(value).__name__ == "bool_":
             return False
         number = float(value)
         return 0.0 <= number <= 1.0

@@ -306,5 +306,7 @@ def test_a_share_asked_for_is_one_number_between_0_and_1():
     df = _pets()["df"]
     assert selected.share((df["visits"] > 2).mean(), df) and selected.share(pd.Series([0.4]), df)
     assert selected.share(0, df) and selected.share(np.float32(1.0), df)
-    for wrong in (2, (df["visits"] > 2).sum(), True, "0.4", df["visits"] / 10, None, float("nan"), 40.0):
+    assert selected.share("0.4", df) and selected.share("Not returned: 27.3%\n", df)  # printed: its one number
+    for wrong in (2, (df["visits"] > 2).sum(), True, df["visits"] / 10, None, float("nan"), 40.0, "3 of 11 (27%)",
+                  "2 visits"):
         assert not selected.share(wrong, df), wrong
