@@ -51,6 +51,7 @@ _REMOVING = re.compile(r"\b(?:drop|remove|delete|exclude|discard|eliminate|filte
                        r"count|how\s+many|number\s+of|replace|fill|set|change|assign)\b", re.I)
 _AGGREGATING = re.compile(r"\b(?:for\s+each|per|group\w*|count\w*|mean|sum|total|average|how\s+many|number\s+of)\b",
                           re.I)
+_SENTENCE = re.compile(r"[^.;!?\n]+")
 _YEAR = r"((?:1[89]|2[01])\d\d)\b(?![-/.]\d)"
 _PERIOD = re.compile(rf"\b(from|in|during|since|before|after)\s+(?:the\s+(?:year\s+)?|year\s+)?{_YEAR}"
                      rf"(?:\s*(?:to|until|till|through|-|–)\s*{_YEAR})?", re.I)
@@ -165,7 +166,7 @@ def _rows(prose: str, frame: str, columns: list[str], data) -> ReadCheck | None:
 def _period(prose: str, frame: str, columns: list[str], data) -> ReadCheck | None:
     """"keep only the loans from 2024" -> every row shown has a date in 2024 in the date column meant: the one
     the sentence names, else the one of the user's frame whose rows the year would split (some in it, some not)."""
-    for sentence in re.findall(r"[^.;!?\n]+", prose):
+    for sentence in _SENTENCE.findall(prose):
         match = _PERIOD.search(sentence)
         if match is None:
             continue
@@ -206,17 +207,7 @@ def _dated(before: str, columns: list[str], data, wanted) -> str | None:
         named = [c for c, ps in parts.items() if any(word.startswith(p) for p in ps)]
         if named:
             return named[0] if len(named) == 1 else None
-    split = []
-    for c in dated:
-        try:
-            mask = None
-            for op, year in wanted:
-                held = kernel.selected.holds(data[c], op, year)
-                mask = held if mask is None else mask & held
-            if 0 < int(mask.sum()) < len(mask):
-                split.append(c)
-        except Exception:
-            continue
+    split = [c for c in dated if 0 < _meeting(data, [(c, op, year) for op, year in wanted]) < len(data)]
     return split[0] if len(split) == 1 else None
 
 
@@ -225,16 +216,21 @@ _GENERIC = {"date", "dates", "time", "day", "timestamp", "datetime", "year", "wh
 
 def _some(data, conditions) -> bool:
     """Whether the user's frame has rows that meet all the conditions (then an empty selection is not them)."""
+    return _meeting(data, conditions) > 0
+
+
+def _meeting(data, conditions) -> int:
+    """How many rows of the user's frame meet all the conditions (0 where they cannot be read)."""
     try:
         if data is None or not len(data):
-            return False
+            return 0
         mask = None
         for column, op, operand in conditions:
             held = kernel.selected.holds(data[column], op, operand)
             mask = held if mask is None else mask & held
-        return bool(mask.any())
+        return int(mask.sum())
     except Exception:
-        return False
+        return 0
 
 
 _SAID = {"missing": "`{c}` missing", "present": "`{c}` not missing", "==": "`{c}` equal to {v!r}",
@@ -285,7 +281,7 @@ _LISTING = re.compile(r"^(?:[\s,`'\"*\[\]]|\band\b|\bthe\b|\bcolumns?\b|\bboth\b
 def _columns(prose: str, frame: str, columns: list[str]) -> ReadCheck | None:
     """"Select just the 'animal' and 'age' columns" -> the frame the code shows holds those columns and no other:
     columns listed together in a sentence that asks to show them and says "column"."""
-    for sentence in re.findall(r"[^.;!?\n]+", prose):
+    for sentence in _SENTENCE.findall(prose):
         if not (_COLUMNS.search(sentence) and _SELECTING.search(sentence)) or _REMOVING.search(sentence) or \
                 _AGGREGATING.search(sentence) or _NOT_SHOWN.search(sentence) or _ROWS.search(_as_rows(sentence, frame)):
             continue  # columns made, changed or read of their values, or named in a condition on the rows
@@ -319,7 +315,7 @@ def _ends(prose: str, frame: str, columns: list[str], data) -> ReadCheck | None:
     """"Return the first 3 rows" -> the frame's first 3 rows, in its order; "the 5 largest fees", "the top 3 rows by
     fee", "the top 3 fees" -> 5 (3) rows holding the largest values of the one numeric column named after the count
     (ties: any of the tied rows)."""
-    for sentence in re.findall(r"[^.;!?\n]+", _as_rows(prose, frame)):
+    for sentence in _SENTENCE.findall(_as_rows(prose, frame)):
         match = _ENDS.search(sentence)
         if match is None or not _SELECTING.search(sentence[:match.start()]) or _REMOVING.search(sentence) or \
                 _AGGREGATING.search(sentence) or re.search(r"\bor\b", sentence, re.I):
