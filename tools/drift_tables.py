@@ -19,6 +19,9 @@ hand: the tables of jupyter_fixloop/rules/changed.json (read by rules/changed.py
 - `SCIPY_MOVED`: the numpy functions scipy re-exported, deprecated (scipy 1.4-1.11: "scipy.exp is
   deprecated and will be removed in SciPy 2.0.0, use numpy.exp instead") and removed: the numpy one
   its deprecation names, where that one is there now.
+- `FORWARDED`: the functions an old version kept only to warn and hand their arguments on to another (seaborn
+  0.9-0.11's `factorplot`: `catplot` with `kind='point'` where none was given, `size` as `height`; read from the
+  source, `source seaborn`), where the package has that other one now and not the old name.
 
 - From the source of versions that do not install on Python 3.11 (`source`, read with `ast`): the
   keywords scikit-learn's warnings say were renamed or "Use max_iter and tol instead" where its code
@@ -62,6 +65,10 @@ hand: the tables of jupyter_fixloop/rules/changed.json (read by rules/changed.py
     #     `/work/era/old37/bin/python tools/drift_tables.py dump seaborn > /tmp/seaborn-0.9.1.json`, then)
     python tools/drift_tables.py compare --onto jupyter_fixloop/rules/changed.json \
         --from "seaborn 0.9.1 on Python 3.7" /tmp/seaborn-0.9.1.json > /tmp/changed.json   # then moved over it
+    #     and (2026-12-01) seaborn 0.9.1's installed source, for FORWARDED:
+    python tools/drift_tables.py source seaborn /work/era/old37/lib/python3.7/site-packages > /tmp/sns-src.json
+    python tools/drift_tables.py compare --onto jupyter_fixloop/rules/changed.json --from "seaborn 0.9.1's source \
+        on Python 3.7 (its functions that only warn and hand their arguments on)" /tmp/sns-src.json > /tmp/changed.json
 
 `dump` writes, for each public function, method and estimator constructor of the libraries named, its positional
 parameters in order. `compare` finds each again where it lives now and writes (as JSON, with what generated it and
@@ -402,6 +409,45 @@ def _shim(function, warn_call, old: str, new: str, also: str) -> dict | None:
     return None
 
 
+def _forwards(node) -> list | None:
+    """A function kept only to warn and hand its arguments on (seaborn 0.9: `def factorplot(*args, **kwargs)`,
+    warns, `kwargs["height"] = kwargs.pop("size")`, `kwargs.setdefault("kind", "point")`, `return
+    catplot(*args, **kwargs)`): [the function it calls, {keyword: the keyword it became}, {keyword: the value it
+    set where none was given, as written}]; None for any other function."""
+    import ast
+
+    args, body = node.args, node.body
+    last = body[-1] if body else None
+    call = last.value if isinstance(last, ast.Return) and isinstance(last.value, ast.Call) else None
+    if (args.args or not (args.vararg and args.kwarg) or call is None or not isinstance(call.func, ast.Name)
+            or not _warn_texts(node) or [ast.dump(a) for a in call.args] != [ast.dump(ast.Starred(
+                ast.Name(args.vararg.arg, ast.Load()), ast.Load()))]
+            or [(k.arg, getattr(k.value, "id", "")) for k in call.keywords] != [(None, args.kwarg.arg)]):
+        return None
+    renamed, defaults, kwargs = {}, {}, args.kwarg.arg
+    for n in ast.walk(node):
+        pop = n.value if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) else None
+        if _on(pop, kwargs, "pop", 1) and isinstance(n.targets[0], ast.Subscript) and _constant(n.targets[0].slice):
+            renamed[pop.args[0].value] = n.targets[0].slice.value
+        elif _on(n, kwargs, "setdefault", 2) and _constant(n.args[1]):
+            defaults[n.args[0].value] = repr(n.args[1].value)
+    return [call.func.id, renamed, defaults]
+
+
+def _on(call, name: str, method: str, count: int) -> bool:
+    """Whether `call` is `name.method(<a string>, ...)` with `count` arguments."""
+    import ast
+
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == method
+            and getattr(call.func.value, "id", "") == name and len(call.args) == count and _constant(call.args[0]))
+
+
+def _constant(node) -> bool:
+    import ast
+
+    return isinstance(node, ast.Constant)
+
+
 def _signature(function) -> list:
     """The names a function defined in source takes by position (without self), '*' where it takes *args."""
     args = function.args
@@ -657,6 +703,8 @@ def _read_statement(module, node, found) -> None:
                 key = f"{node.name}.__init__" if f.name == "__init__" else f.name
                 found["renamed calls"].setdefault(key, {})[old] = new
     if isinstance(node, ast.FunctionDef):
+        if _forwards(node) and not node.name.startswith("_"):
+            found["forwards"][f"{module}.{node.name}"] = _forwards(node)
         for old, new in _renamed_parameters(node):
             found["renamed calls"].setdefault(node.name, {})[old] = new
         for _, text in _warn_texts(node):
@@ -697,8 +745,9 @@ def source(library: str, root: str) -> dict:
 
     found = {k: {} for k in ("bases", "signatures", "renamed", "no effect", "deprecated", "modules", "names",
                              "renamed calls", "methods", "moved", "string as list", "values", "defaults",
-                             "warned", "setters")}
-    package = os.path.join(root, library if library in ("sklearn", "pandas") else os.path.join("lib", library))
+                             "warned", "setters", "forwards")}
+    package = os.path.join(root, library if library in ("sklearn", "pandas", "seaborn") else os.path.join(
+        "lib", library))
     for folder, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "tests")
         for name in sorted(files):
@@ -709,15 +758,28 @@ def source(library: str, root: str) -> dict:
         module, name = path.rsplit(".", 1)
         if module in found["names"] and name in found["names"][module]:
             found["names"][module][name] = sig
-    if library == "pandas":
-        return {"pandas setters": found["setters"]}
+    if library in ("pandas", "seaborn"):
+        return {"pandas setters": found["setters"]} if library == "pandas" else {"forwards": found["forwards"]}
     prefix = "sklearn" if library == "sklearn" else "matplotlib"
     return {f"{prefix} deprecated": found["deprecated"], f"{prefix} source renamed": found["renamed"],
             f"{prefix} no effect": found["no effect"], f"{prefix} modules renamed": found["modules"],
             f"{prefix} module names": found["names"], f"{prefix} renamed calls": found["renamed calls"],
             f"{prefix} method alternatives": found["methods"], f"{prefix} names said moved": found["moved"],
             f"{prefix} string as list": found["string as list"], f"{prefix} equivalent values": found["values"],
-            f"{prefix} defaults": _run_defaults(found)}
+            f"{prefix} defaults": _run_defaults(found), "forwards": found["forwards"]}
+
+
+def forwarded(said: dict) -> dict:
+    """(package, name) gone from the package now -> what the old version's function of that name handed its
+    arguments to (`_forwards`), where the package has that one now: `sns.factorplot(...)` ran as
+    `sns.catplot(..., kind='point')`, its `size=` as `height=`."""
+    out = {}
+    for path, (target, renamed, defaults) in said.items():
+        package = importlib.import_module(path.split(".")[0])
+        name = path.rpartition(".")[2]
+        if not hasattr(package, name) and hasattr(package, target):
+            out[package.__name__, name] = (target, renamed, defaults)
+    return out
 
 
 def dump(libraries) -> dict:
@@ -1302,6 +1364,9 @@ def compared_tables(dumps) -> dict:
     for d in dumps:
         tables["SETTERS_REMOVED"].update(setters_removed(d.get("pandas setters", {})))
     tables["REDUCERS_BY_NAME"] = reducers_by_name()
+    tables["FORWARDED"] = {}
+    for d in dumps:
+        tables["FORWARDED"].update(forwarded(d.get("forwards", {})))
     return tables
 
 

@@ -62,6 +62,11 @@ From the old versions' source:
 - `STRING_AS_LIST`: a matplotlib function that read a string of one-letter colors as that many colors
   (`c=''`: none, hollow markers; `c='rg'`: red, green) and said "Use an explicit list instead" (3.2's
   deprecation in `to_rgba_array`), where today's rejects such a string; with today's one-letter color names.
+- `FORWARDED`: (package, function gone now) -> (the function the old version's one handed its arguments to,
+  {keyword: the keyword it became}, {keyword: the value it set where none was given, as written}), read from
+  functions that only warned and called another (seaborn 0.9-0.11: `factorplot(*args, **kwargs)` ran
+  `catplot(*args, **kwargs)` with `kind='point'` unless given and `size` as `height`), where the package has
+  that other function now.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import sys
 
 from ..kernel import ipysyntax
 from .changed import (
+    FORWARDED,
     METHODS_RENAMED,
     NUMPY_REMOVED,
     SCIPY_MOVED,
@@ -38,6 +39,8 @@ from .edits import (
     replace_on_line,
     requoted,
     source_of,
+    span,
+    spliced,
     tree_of,
 )
 from .patterns import rewrite
@@ -122,6 +125,40 @@ def missing_import(code: str, receipt: ParsedReceipt) -> str | None:
     if name in getattr(sys, "stdlib_module_names", ()) and re.search(rf"\b{re.escape(name)}\.\w", code):
         return insert_import(code, f"import {name}")
     return None
+
+
+@repair(MECHANICAL, NAMES + 5, errors=("AttributeError", "ImportError"))
+def forwarded(code: str, receipt: ParsedReceipt) -> str | None:
+    """Call a removed function as its old version ran it: the one it handed its arguments to, its keywords
+    renamed and its own defaults said (changed.FORWARDED: seaborn's `factorplot` ran `catplot` with
+    `kind='point'`)."""
+    tree, found = tree_of(code), attribute_error(receipt)
+    m = re.search(r"cannot import name '(\w+)' from '(\w+)'", receipt.evalue)
+    package, name = (found[0].removeprefix("module "), found[1]) if found else m.groups()[::-1] if m else (None, None)
+    if (package, name) not in FORWARDED:
+        return None
+    new, renamed, defaults = FORWARDED[package, name]
+    owners, edits = module_aliases(code, package, receipt, name), []
+    calls = [c for c in ipysyntax.walk(tree) if isinstance(c, ast.Call) and (
+        isinstance(c.func, ast.Attribute) and c.func.attr == name and getattr(c.func.value, "id", "") in owners)]
+    for alias in (a for n in ipysyntax.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == package
+                  for a in n.names if a.name == name):  # `from seaborn import factorplot [as fp]`
+        edits.append(((span(code, alias)[0], span(code, alias)[0] + len(name)), new))
+        calls += [c for c in ipysyntax.walk(tree) if isinstance(c, ast.Call) and getattr(
+            c.func, "id", "") == (alias.asname or name)]
+    for call in calls:
+        if any(k.arg is None for k in call.keywords):  # `**options` may say any keyword: not rewritten
+            return None
+        end = span(code, call.func)[1]
+        edits += [((end - len(name), end), new)] if name in (getattr(call.func, "attr", ""), getattr(
+            call.func, "id", "")) else []
+        edits += [((span(code, k)[0], span(code, k)[0] + len(k.arg)), renamed[k.arg]) for k in call.keywords
+                  if k.arg in renamed]
+        said = ", ".join(f"{k}={v}" for k, v in defaults.items() if k not in {
+            renamed.get(k.arg, k.arg) for k in call.keywords})
+        last = max((span(code, a)[1] for a in (*call.args, *call.keywords)), default=None)
+        edits += [((last, last), f", {said}") if last else ((end + 1, end + 1), said)] if said else []
+    return spliced(code, edits) if calls else None
 
 
 @repair(MECHANICAL, NAMES + 10, errors=("ImportError", "ModuleNotFoundError"))

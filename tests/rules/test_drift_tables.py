@@ -372,6 +372,51 @@ def test_a_default_change_is_read_from_the_note_under_its_parameter(tables):
     assert tables.default_notes(doc) == {"solver": ("liblinear", "lbfgs"), "tol": (1e-3, 1e-4)}
 
 
+CATEGORICAL = '''
+    import warnings
+
+
+    def pointish(*args, **kwargs):
+        """Deprecated; please use `catplot` instead."""
+        warnings.warn("The `pointish` function has been renamed to `catplot`.")
+        if "size" in kwargs:
+            kwargs["height"] = kwargs.pop("size")
+            warnings.warn("The `size` parameter has been renamed to `height`; please update your code.")
+        kwargs.setdefault("kind", "point")
+        return catplot(*args, **kwargs)
+
+
+    def lvish(*args, **kwargs):
+        warnings.warn("The `lvish` function has been renamed to `boxenplot`.")
+        return boxenplot(*args, **kwargs)
+
+
+    def quiet(*args, **kwargs):
+        return catplot(*args, **kwargs)
+
+
+    def catplot(x=None, y=None, data=None, kind="strip", height=5):
+        if kind == "old":
+            warnings.warn("kind='old' is deprecated")
+        return kind
+'''
+
+
+def test_a_function_kept_only_to_warn_and_hand_its_arguments_on_is_read_with_what_it_changed(tables, tmp_path):
+    """seaborn 0.9's `factorplot` warned, renamed `size` to `height`, set `kind='point'` and called `catplot`: read
+    from the source as that; a function that warns nothing, or does more than hand its arguments on, is not one.
+    Kept where today's package lacks the old name and has the one it called (made-up names are not seaborn's)."""
+    write(tmp_path, "seaborn/categorical.py", CATEGORICAL)
+    said = tables.source("seaborn", str(tmp_path))["forwards"]
+    assert said == {"seaborn.categorical.pointish": ["catplot", {"size": "height"}, {"kind": "'point'"}],
+                    "seaborn.categorical.lvish": ["boxenplot", {}, {}]}
+    pytest.importorskip("seaborn")
+    assert tables.forwarded({**said, "seaborn.categorical.gone": ["no_such_plot", {}, {}],
+                             "seaborn.categorical.boxplot": ["catplot", {}, {}]}) == {
+        ("seaborn", "pointish"): ("catplot", {"size": "height"}, {"kind": "'point'"}),
+        ("seaborn", "lvish"): ("boxenplot", {}, {})}
+
+
 # ---------------------------------------------------------------- the tables as the package stores them
 
 STORED = TOOL.parent.parent / "jupyter_fixloop" / "rules" / "changed.json"

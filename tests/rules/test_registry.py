@@ -10,7 +10,9 @@ from jupyter_fixloop.rules.engine import repair_words
 ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the generic rewriters in its middle
     "calls.column_repr", "syntax.syntax", "syntax.indentation", "data.chained_assignment",
     "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
-    "matches.concat_dtype", "names.moved_import", "names.missing_import", "patterns.name_literal", "names.name_typo",
+    "matches.concat_dtype",
+    "names.forwarded",  # added since: a removed function called as its old version ran it (changed.FORWARDED)
+    "names.moved_import", "names.missing_import", "patterns.name_literal", "names.name_typo",
     "names.file_case_twin",  # added since: a path spelled in other cases than the file here
     "names.message_hint", "drift.did_you_mean", "patterns.keyword_value_hint", "patterns.reduction_level",
     "patterns.join_axes", "patterns.bad_lines",  # added since: pandas 1.3's words, as data

@@ -175,6 +175,23 @@ CASES = {
         SNS + "from seaborn import jointplot\ng = jointplot('v', 'w', q)\nplt.close('all')\n", "keyword_only_now",
         SNS + "from seaborn import jointplot\ng = jointplot(x='v', y='w', data=q)\nplt.close('all')\n",
         "len(g.x) == 3"),
+    # seaborn 0.9-0.11 kept `factorplot(*args, **kwargs)` only to warn and run `catplot` with `kind='point'` unless
+    # given and `size` as `height` (changed.FORWARDED, read from its source): called as it ran, catplot's default
+    # kind ('strip') would draw another plot
+    "a_removed_function_called_as_its_old_version_ran_it": (
+        SNS + "g = sns.factorplot(x='k', y='v', data=q,\n                   size=2)\nplt.close('all')\n", "forwarded",
+        SNS + "g = sns.catplot(x='k', y='v', data=q,\n                   height=2, kind='point')\nplt.close('all')\n",
+        "g.figure.get_size_inches()[1] == 2 and len(g.ax.lines) > 0 and not g.ax.patches"),
+    "a_kind_given_is_kept": (
+        SNS + "g = sns.factorplot(x='k', y='v', data=q, kind='bar')\nplt.close('all')\n", "forwarded",
+        SNS + "g = sns.catplot(x='k', y='v', data=q, kind='bar')\nplt.close('all')\n", "len(g.ax.patches) == 2"),
+    "a_removed_function_imported_from_its_package": (
+        SNS + "from seaborn import factorplot\ng = factorplot(x='k', y='v', data=q)\nplt.close('all')\n", "forwarded",
+        SNS + "from seaborn import catplot\ng = catplot(x='k', y='v', data=q, kind='point')\nplt.close('all')\n",
+        "len(g.ax.lines) > 0"),
+    "a_removed_function_that_only_warned": (
+        SNS + "ax = sns.lvplot(x='k', y='v', data=q)\nplt.close('all')\n", "forwarded",
+        SNS + "ax = sns.boxenplot(x='k', y='v', data=q)\nplt.close('all')\n", "ax.get_ylabel() == 'v'"),
     # pandas 1.0: "Series.plot no longer accepts positional arguments"; its error writes the call with its keywords
     # ("Use `Series.plot(kind='barh')` instead of `Series.plot('barh',)`"), in the order 0.25.3's Series.plot took them
     "arguments_named_as_the_error_writes_the_call": (
@@ -239,13 +256,14 @@ LEFT_ALONE = {
     "a_function_of_the_users_named_as_seaborns": ("def lmplot(data):\n    return data\ng = lmplot('v', 'v', plain)\n",
                                                   "keyword_only_now", None),
     # seaborn 0.9: "The ``lvplot`` function has been renamed to :func:`boxenplot`": a name the library's notes are
-    # about is no typo of another of its functions (`lmplot`, one letter away); the rename is said, not guessed
+    # about is no typo of another of its functions (`lmplot`, one letter away): it is called as the old version ran it
     "a_function_the_library_renamed_is_no_typo": (
         SNS + "g = sns.lvplot(x='k', y='v', data=q)\n", "attribute_typo",
         "seaborn 0.11.0 deprecated `lvplot`; seaborn 0.9.0 had said: \"The ``lvplot`` function has been renamed"),
-    # seaborn 0.12 "Removed the previously-deprecated `factorplot`" naming nothing; 0.9 had named `catplot`
+    # seaborn 0.12 "Removed the previously-deprecated `factorplot`" naming nothing; 0.9 had named `catplot`; keywords
+    # given through `**` may hold `kind`: not called as the old version ran it (`forwarded`), the rename is said
     "a_removal_naming_nothing_after_a_rename_that_named_one": (
-        SNS + "g = sns.factorplot(x='k', y='v', data=q)\n", "attribute_typo",
+        SNS + "opts = {'kind': 'bar'}\ng = sns.factorplot(x='k', y='v', data=q, **opts)\n", "forwarded",
         "seaborn 0.12.0 removed `factorplot`; seaborn 0.9.0 had said: \"The ``factorplot`` function has been "
         "renamed to :func:`catplot`."),
     # seaborn 0.9's kdeplot took `data2` second, a parameter no longer: its old order names nothing
