@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -395,6 +396,56 @@ SEED = ("import random as _bench_random\n_bench_random.seed(0)\ntry:\n    import
 """The first cell of both runs of `seeded_in_era`: Python's and numpy's global generators from one seed (numpy's
 legacy `RandomState` stream is the same in every numpy version, NEP 19), so both draw the same numbers."""
 
+DRAWN = """
+def _bench_drawn(path={path!r}):
+    try:
+        import json, sys
+        plt = sys.modules.get("matplotlib.pyplot")
+        def r(v):
+            return float("%.6g" % v) if v == v else None
+        def rs(values):
+            return () if values is None else tuple(r(v) for v in __import__("numpy").asarray(values, float).ravel())
+        figures = {{}}
+        for number in (plt.get_fignums() if plt else []):
+            axes = []
+            for ax in plt.figure(number).axes:
+                bars = [("bar", r(p.get_x()), r(p.get_y()), r(p.get_width()), r(p.get_height()))
+                        for p in ax.patches if type(p).__name__ == "Rectangle"]
+                lines = [("line",) + rs(line.get_xydata()) for line in ax.lines]
+                points = [("points",) + rs(c.get_offsets()) + ("values",) + rs(c.get_array()) + ("sizes",)
+                          + rs(c.get_sizes()) for c in ax.collections if type(c).__name__ == "PathCollection"]
+                axes.append([ax.get_title(), ax.get_xlabel(), ax.get_ylabel()] + sorted(bars + lines + points, key=str))
+            figures[number] = axes
+        with open(path, "a") as f:
+            f.write(json.dumps([get_ipython().execution_count - 1, figures]) + "\\n")  # counted on before it
+    except Exception:  # a figure it cannot read: nothing written, no verdict
+        pass
+get_ipython().events.callbacks["post_execute"].insert(0, _bench_drawn)
+"""
+"""Also in that first cell: after each cell (before the inline backend closes its figures), what every figure open
+then draws, written to a file of the run's own: each axes' title and labels and the values of its bars (x, y,
+width, height), lines (their points) and scatter points (where, the values their colors stand for: `c=labels`,
+and their sizes), rounded to six significant digits; no style, color nor tick text (the libraries of the two runs
+draw them in their own way)."""
+
+
+def _drawn(path: str, cells) -> dict[int, dict]:
+    """What `DRAWN` wrote, for the cells of a run (`cells`, the seeding one first): the place of each code cell
+    after it (1 the first) -> the figures (by number) new or changed since the code cell before it: a cell is not
+    credited with what an earlier one drew and left open."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            by_count = {count: figures for count, figures in map(json.loads, f) if isinstance(count, int)}
+    except (OSError, ValueError):
+        return {}
+    found, before = {}, {}
+    for at, cell in enumerate(cells):
+        figures = by_count.get(cell.get("execution_count")) if cell.cell_type == "code" else None
+        if figures is not None:
+            found[at] = {n: f for n, f in figures.items() if before.get(n) != f} if at else {}
+            before = figures
+    return found
+
 
 async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[int], era: str, today: str | None,
                         timeout: float, scratch: str) -> dict[int, str]:
@@ -402,8 +453,11 @@ async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[i
     no saved output could check them): the notebook as saved (`saved_nb`) runs plainly in the era kernel `era`
     and the notebook batch mode wrote (`fixed_nb`) runs plainly here (`today`), each in a fresh copy of
     `folder`, both after `SEED`. "right": the fix shows as text what the code it replaced showed there, on the
-    same draws; "wrong": it shows other text while every cell above ran in both without an error and each that
-    showed text in both showed the same; no verdict otherwise (an error, no text, or the runs apart earlier)."""
+    same draws, or, showing no text in either, its figures draw the same values there and here (`DRAWN`: some
+    bar, line or point drawn, and the same); "wrong": it shows other text while every cell above ran in both
+    without an error and each that showed text in both showed the same (figures that differ decide nothing:
+    two versions may draw the same data otherwise); no verdict otherwise (an error, nothing shown, or the runs
+    apart earlier)."""
     import nbformat
 
     from jupyter_fixloop.batch.run import run_plainly
@@ -411,18 +465,25 @@ async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[i
 
     async def seeded(nb, kernel):
         nb = nbformat.from_dict(nb)
-        nb.cells.insert(0, nbformat.v4.new_code_cell(SEED))
         there = shutil.copytree(folder, os.path.join(scratch, f"seeded-{len(os.listdir(scratch))}"))
+        drawn = there + ".drawn.jsonl"
+        nb.cells.insert(0, nbformat.v4.new_code_cell(SEED + DRAWN.format(path=drawn)))
         ran = await run_plainly(nb, os.path.dirname(os.path.join(there, rel)), timeout, kernel,
                                 tempfile.mkdtemp(prefix="nbbench-", dir=scratch))
-        return None if ran is None else [c.get("outputs", []) if c.cell_type == "code" else [] for c in ran.cells[1:]]
+        if ran is None:
+            return None, {}
+        return [c.get("outputs", []) if c.cell_type == "code" else [] for c in ran.cells[1:]], _drawn(
+            drawn, ran.cells)
 
-    then, now = await seeded(saved_nb, era), await seeded(fixed_nb, today)
+    (then, then_drawn), (now, now_drawn) = await seeded(saved_nb, era), await seeded(fixed_nb, today)
     if then is None or now is None or len(then) != len(now):
         return {}
     errored = [any(o.get("output_type") == "error" for o in a + b) for a, b in zip(then, now)]
     same = [saved_check(saved_output(b) or "", None, saved_output(a))[0] if saved_output(a) is not None
             and saved_output(b) is not None else None for a, b in zip(then, now)]
+    for at, drawn in then_drawn.items():  # the cell's place below the seeding cell: `at` - 1 in `same`
+        if 0 < at <= len(same) and same[at - 1] is None and _draws(drawn) and drawn == now_drawn.get(at):
+            same[at - 1] = True
     verdicts = {}
     for number in cells:
         at = number - 1
@@ -433,6 +494,11 @@ async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[i
         elif not any(errored[:at]) and False not in same[:at]:
             verdicts[number] = "wrong"
     return verdicts
+
+
+def _draws(figures: dict) -> bool:
+    """Whether some axes of `figures` (as `DRAWN` wrote them) draws a bar, a line or points."""
+    return any(len(axes) > 3 for figure in figures.values() for axes in figure)
 
 
 ACCEPT_ROUNDS = 3  # batch runs with the module diffs accepted, each taking the diffs the one before proposed

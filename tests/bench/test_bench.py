@@ -539,6 +539,48 @@ def test_a_fix_nothing_verified_is_decided_by_the_same_random_draws_in_the_era_k
     assert verdicts == {2: "right", 3: "wrong"}, verdicts
 
 
+def test_a_plot_fix_nothing_verified_is_right_where_it_draws_the_values_the_era_kernel_drew(tmp_path):
+    """A fix whose cell shows only a figure has no text to compare: it is right where its figure draws the same
+    bars, lines or points (and the values a scatter's colors stand for), with the same title and labels, as the
+    code it replaced drew in the era kernel; a figure
+    that differs decides nothing (never "wrong": two versions may draw the same data otherwise), nor does a cell
+    that draws nothing while an earlier cell's figure is still open (here both kernels are this one)."""
+    import asyncio
+    import shutil
+    import tempfile
+
+    import nbformat
+    from fixloop_bench.notebooks import seeded_in_era
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    pytest.importorskip("matplotlib")
+    folder, scratch = tmp_path / "corpus", tempfile.mkdtemp(prefix="sd-")
+    folder.mkdir()
+    head = ("import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nimport numpy as np\n"
+            "x = np.random.randint(1, 100, 4)")
+    saved = new_notebook(cells=[
+        new_code_cell(head),
+        new_code_cell("fig, ax = plt.subplots()\nax.bar(['a', 'b', 'c', 'd'], x)\nax.set_title('draws');"),
+        new_code_cell("fig, ax = plt.subplots()\nax.plot(x, 'o-');"),
+        new_code_cell("y = x + 1"),
+        new_code_cell("fig, ax = plt.subplots()\nax.scatter(x, x, c=[0, 1, 0, 1]);"),
+        new_code_cell("fig, ax = plt.subplots()\nax.scatter(x, x, c=[0, 1, 0, 1]);")])
+    fixed = new_notebook(cells=[
+        new_code_cell(head),
+        new_code_cell("fig, ax = plt.subplots()\nax.bar(range(4), height=list(x))\nax.set_title('draws');"),
+        new_code_cell("fig, ax = plt.subplots()\nax.plot(x[::-1], 'o-');"),
+        new_code_cell("y = 1 + x"),
+        new_code_cell("fig, ax = plt.subplots()\nax.scatter(list(x), x, c=[0, 1, 0, 1]);"),
+        new_code_cell("fig, ax = plt.subplots()\nax.scatter(x, x, c=[1, 1, 0, 0]);")])  # other clusters, same points
+    nbformat.write(saved, str(folder / "plots.ipynb"))
+    try:
+        verdicts = asyncio.run(seeded_in_era(saved, fixed, str(folder), "plots.ipynb", [2, 3, 4, 5, 6], "python3",
+                                             "python3", 60, scratch))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    assert verdicts == {2: "right", 5: "right"}, verdicts
+
+
 def test_the_notebook_bench_ends_on_sigterm_keeping_what_it_measured(tmp_path):
     """SIGTERM (or Ctrl-C) ends the bench: the notebook under way is not measured, nor those after it; the
     notebooks done are in --json OUT (for --resume), and the exit code names the signal."""
