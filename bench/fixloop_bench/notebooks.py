@@ -72,8 +72,9 @@ class NotebookFigures:
     # change: Python 2 code, a magic of an IPython extension no cell loads (not drift)
     wrong: list = field(default_factory=list)  # (cell number, the first differing lines) of drift fixes shown wrong
     era: list = field(default_factory=list)  # (cell number, the era kernel) of fixes shown right only there
-    seeded: list = field(default_factory=list)  # (cell number, the era kernel, "right" | "wrong") of fixes nothing
-    # here verified, decided by the same random draws in the era kernel (`seeded_in_era`)
+    seeded: list = field(default_factory=list)  # (cell number, the era kernel, "right" | "drawn" | "wrong") of fixes
+    # nothing here verified, decided by the same random draws in the era kernel (`seeded_in_era`; "drawn": right by
+    # the values its figure draws)
     accepted: Counter = field(default_factory=Counter)  # drift cells left that run once the module diffs are
     # accepted: "right", "wrong", "unverified" (never counted as fixed)
     accepted_files: list = field(default_factory=list)  # the module files whose proposed diffs were accepted
@@ -453,11 +454,11 @@ async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[i
     no saved output could check them): the notebook as saved (`saved_nb`) runs plainly in the era kernel `era`
     and the notebook batch mode wrote (`fixed_nb`) runs plainly here (`today`), each in a fresh copy of
     `folder`, both after `SEED`. "right": the fix shows as text what the code it replaced showed there, on the
-    same draws, or, showing no text in either, its figures draw the same values there and here (`DRAWN`: some
-    bar, line or point drawn, and the same); "wrong": it shows other text while every cell above ran in both
-    without an error and each that showed text in both showed the same (figures that differ decide nothing:
-    two versions may draw the same data otherwise); no verdict otherwise (an error, nothing shown, or the runs
-    apart earlier)."""
+    same draws; "drawn" (right too), showing no text in either, its figures draw the same values there and here
+    (`DRAWN`: some bar, line or point drawn, and the same); "wrong": it shows other text while every cell above
+    ran in both without an error and each that showed text in both showed the same (figures that differ decide
+    nothing: two versions may draw the same data otherwise); no verdict otherwise (an error, nothing shown, or the
+    runs apart earlier)."""
     import nbformat
 
     from jupyter_fixloop.batch.run import run_plainly
@@ -483,14 +484,14 @@ async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[i
             and saved_output(b) is not None else None for a, b in zip(then, now)]
     for at, drawn in then_drawn.items():  # the cell's place below the seeding cell: `at` - 1 in `same`
         if 0 < at <= len(same) and same[at - 1] is None and _draws(drawn) and drawn == now_drawn.get(at):
-            same[at - 1] = True
+            same[at - 1] = "drawn"
     verdicts = {}
     for number in cells:
         at = number - 1
         if errored[at] or same[at] is None:
             continue
         if same[at]:
-            verdicts[number] = "right"
+            verdicts[number] = "drawn" if same[at] == "drawn" else "right"
         elif not any(errored[:at]) and False not in same[:at]:
             verdicts[number] = "wrong"
     return verdicts
@@ -606,7 +607,8 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
         decided = await seeded_in_era(saved_nb, nb, folder, rel, unverified, era, options.kernel_name,
                                       options.cell_timeout, scratch)
         for number, verdict in sorted(decided.items()):
-            verdicts[number] = (verdict, ["(the same random draws in the era kernel)"] if verdict == "wrong" else [])
+            verdicts[number] = ("right" if verdict == "drawn" else verdict,
+                                ["(the same random draws in the era kernel)"] if verdict == "wrong" else [])
             figures.seeded.append((number, era, verdict))
     figures.drift = len(drift)
     if any(o.module_diff for o in result.outcomes) and not stop.why:
@@ -768,9 +770,9 @@ def report(all_figures: list[NotebookFigures]) -> str:
     if total.seeded:
         lines += ["", "drift fixes nothing here verified, decided by the same random draws in an era kernel (the "
                       "notebook as saved run there, the fixed one here, both from one seed):"]
-        lines += [f"- {where}: {verdict}, as the replaced code showed in `{kernel}`" if verdict == "right" else
-                  f"- {where}: {verdict}, not what the replaced code showed in `{kernel}`"
-                  for where, kernel, verdict in total.seeded]
+        said = {"right": "right, as the replaced code showed in `{}`", "wrong": "wrong, not what the replaced code "
+                "showed in `{}`", "drawn": "right, its figure draws the values the replaced code drew in `{}`"}
+        lines += [f"- {where}: {said[verdict].format(kernel)}" for where, kernel, verdict in total.seeded]
     lines += ["", evidence_line(total)]
     lines += [f"- only a later cell that runs: {where}" for where in total.runs_only]
     lines += [f"- a saved output calls it wrong: {where}: {diff}" for where, diff in total.fixed_wrong]
