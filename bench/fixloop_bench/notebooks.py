@@ -72,9 +72,9 @@ class NotebookFigures:
     # change: Python 2 code, a magic of an IPython extension no cell loads (not drift)
     wrong: list = field(default_factory=list)  # (cell number, the first differing lines) of drift fixes shown wrong
     era: list = field(default_factory=list)  # (cell number, the era kernel) of fixes shown right only there
-    seeded: list = field(default_factory=list)  # (cell number, the era kernel, "right" | "drawn" | "wrong") of fixes
-    # nothing here verified, decided by the same random draws in the era kernel (`seeded_in_era`; "drawn": right by
-    # the values its figure draws)
+    seeded: list = field(default_factory=list)  # (cell number, the era kernel, "right" | "drawn" | "assigned" |
+    # "wrong") of fixes nothing here verified, decided by the same random draws in the era kernel (`seeded_in_era`;
+    # "drawn": right by the values its figure draws; "assigned": by the values of the names it assigns)
     accepted: Counter = field(default_factory=Counter)  # drift cells left that run once the module diffs are
     # accepted: "right", "wrong", "unverified" (never counted as fixed)
     accepted_files: list = field(default_factory=list)  # the module files whose proposed diffs were accepted
@@ -400,12 +400,13 @@ legacy `RandomState` stream is the same in every numpy version, NEP 19), so both
 DRAWN = """
 def _bench_drawn(path={path!r}):
     try:
-        import json, sys
-        plt = sys.modules.get("matplotlib.pyplot")
+        import ast, json, sys
+        np = __import__("numpy")
+        plt, pd = sys.modules.get("matplotlib.pyplot"), sys.modules.get("pandas")
         def r(v):
             return float("%.6g" % v) if v == v else None
         def rs(values):
-            return () if values is None else tuple(r(v) for v in __import__("numpy").asarray(values, float).ravel())
+            return () if values is None else tuple(r(v) for v in np.asarray(values, float).ravel())
         figures = {{}}
         for number in (plt.get_fignums() if plt else []):
             axes = []
@@ -417,8 +418,75 @@ def _bench_drawn(path={path!r}):
                           + rs(c.get_sizes()) for c in ax.collections if type(c).__name__ == "PathCollection"]
                 axes.append([ax.get_title(), ax.get_xlabel(), ax.get_ylabel()] + sorted(bars + lines + points, key=str))
             figures[number] = axes
+        def one(x):
+            if x is None or (isinstance(x, float) and x != x) or (pd is not None and x is getattr(pd, "NA", 0)):
+                return None
+            if isinstance(x, (bool, int, float, np.number, np.bool_)):
+                return r(float(x))
+            if isinstance(x, str):
+                return x
+            if isinstance(x, tuple):  # a MultiIndex's labels
+                return [one(y) for y in x]
+            if pd is not None and isinstance(x, pd.Timestamp) or isinstance(x, np.datetime64):
+                return str(x)
+            raise TypeError(type(x).__name__)
+        def arr(a):
+            a = np.asarray(a)
+            flat = a.ravel()[:2000]
+            if flat.dtype.kind in "biuf":
+                return ["n", list(a.shape), [r(float(x)) for x in flat]]
+            if flat.dtype.kind == "M":  # in nanoseconds: pandas 3 parses text to microseconds, 0.25 to nanoseconds
+                return ["t", list(a.shape), [str(x) for x in flat.astype("datetime64[ns]")]]
+            if flat.dtype.kind == "m":
+                return ["n", list(a.shape), [r(float(x)) for x in flat.astype("timedelta64[ns]").astype("int64")]]
+            return ["o", list(a.shape), [one(x) for x in flat]]
+        def value(v, deep=0):
+            if pd is not None and isinstance(v, pd.DataFrame):
+                return ["frame", list(v.shape), [one(c) for c in v.columns], arr(v.index)] + [
+                    arr(v.iloc[:, i]) for i in range(min(v.shape[1], 50))]
+            if pd is not None and isinstance(v, pd.Series):
+                return ["series", one(v.name), arr(v.index), arr(v)]
+            if pd is not None and isinstance(v, pd.Index) or isinstance(v, np.ndarray):
+                return arr(v)
+            if isinstance(v, (list, tuple)) and deep < 3 and len(v) <= 1000:
+                return ["list"] + [value(x, deep + 1) for x in v]
+            if isinstance(v, dict) and deep < 3 and len(v) <= 1000:
+                return ["dict"] + sorted([str(k), value(x, deep + 1)] for k, x in v.items())
+            if hasattr(v, "get_params") and not isinstance(v, type):
+                found = {{k: value(x, deep + 1) for k, x in vars(v).items() if k.endswith("_") and not k.startswith(
+                    "_") and isinstance(x, (np.ndarray, int, float, np.number))}}
+                if not found:
+                    raise TypeError(type(v).__name__)
+                return ["fitted", found]
+            return one(v)
+        def named(node, out):
+            for n in ast.iter_child_nodes(node):
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
+                                  ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                    continue
+                if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store):
+                    root = n
+                    while isinstance(root, (ast.Subscript, ast.Attribute)):
+                        root = root.value
+                    if isinstance(root, ast.Name):
+                        out.add(root.id)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    out.add(n.id)
+                named(n, out)
+            return out
+        values, ns = {{}}, get_ipython().user_ns
+        try:
+            names = named(ast.parse(ns.get("_ih", [""])[-1]), set())
+        except SyntaxError:
+            names = set()
+        for name in sorted(names):
+            if name in ns and not name.startswith("_bench"):
+                try:
+                    values[name] = value(ns[name])
+                except Exception:
+                    values[name] = "?"
         with open(path, "a") as f:
-            f.write(json.dumps([get_ipython().execution_count - 1, figures]) + "\\n")  # counted on before it
+            f.write(json.dumps([get_ipython().execution_count - 1, figures, values]) + "\\n")  # counted on before it
     except Exception:  # a figure it cannot read: nothing written, no verdict
         pass
 get_ipython().events.callbacks["post_execute"].insert(0, _bench_drawn)
@@ -427,25 +495,42 @@ get_ipython().events.callbacks["post_execute"].insert(0, _bench_drawn)
 then draws, written to a file of the run's own: each axes' title and labels and the values of its bars (x, y,
 width, height), lines (their points) and scatter points (where, the values their colors stand for: `c=labels`,
 and their sizes), rounded to six significant digits; no style, color nor tick text (the libraries of the two runs
-draw them in their own way)."""
+draw them in their own way). And the values of the names the cell assigned (or assigned into: `df['c'] = ...`):
+frames, series, arrays, numbers, text, dates, lists and dicts of them and a fitted estimator's learned arrays
+(`labels_`, `coef_`), as their values rounded alike (an array's shape and first 2,000 values, a frame's first 50
+columns), no dtype (pandas 3 holds text as `str`, 0.25 as `object`); a
+value of another kind is "?" (not comparable). Written for Python 3.7 too: the era kernel runs it."""
 
 
-def _drawn(path: str, cells) -> dict[int, dict]:
-    """What `DRAWN` wrote, for the cells of a run (`cells`, the seeding one first): the place of each code cell
-    after it (1 the first) -> the figures (by number) new or changed since the code cell before it: a cell is not
-    credited with what an earlier one drew and left open."""
+def _written(path: str, cells) -> tuple[dict[int, dict], dict[int, dict]]:
+    """What `DRAWN` wrote, for the cells of a run (`cells`, the seeding one first), by the place of each code cell
+    after it (1 the first): the figures (by number) new or changed since the code cell before it (a cell is not
+    credited with what an earlier one drew and left open), and the values of the names it assigned."""
     try:
         with open(path, encoding="utf-8") as f:
-            by_count = {count: figures for count, figures in map(json.loads, f) if isinstance(count, int)}
+            rows = {row[0]: row[1:] for row in map(json.loads, f) if isinstance(row[0], int)}
     except (OSError, ValueError):
-        return {}
-    found, before = {}, {}
+        return {}, {}
+    drawn, assigned, before = {}, {}, {}
     for at, cell in enumerate(cells):
-        figures = by_count.get(cell.get("execution_count")) if cell.cell_type == "code" else None
-        if figures is not None:
-            found[at] = {n: f for n, f in figures.items() if before.get(n) != f} if at else {}
-            before = figures
-    return found
+        row = rows.get(cell.get("execution_count")) if cell.cell_type == "code" else None
+        if row is not None:
+            drawn[at] = {n: f for n, f in row[0].items() if before.get(n) != f} if at else {}
+            assigned[at] = (row[1] if len(row) > 1 else {}) if at else {}
+            before = row[0]
+    return drawn, assigned
+
+
+def _same_values(then: dict, now: dict | None) -> bool:
+    """Every name the replaced code assigned (`then`, in the era kernel) holds a value of a kind compared, and the
+    fix assigned it the same value (a fitted estimator: the learned arrays both versions have, one at least)."""
+    def same(a, b):
+        if isinstance(a, list) and a[:1] == ["fitted"] and isinstance(b, list) and b[:1] == ["fitted"]:
+            common = set(a[1]) & set(b[1])
+            return bool(common) and all(a[1][k] == b[1][k] for k in common)
+        return a == b
+    return bool(then) and now is not None and "?" not in then.values() and all(
+        name in now and same(v, now[name]) for name, v in then.items())
 
 
 async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[int], era: str, today: str | None,
@@ -455,7 +540,9 @@ async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[i
     and the notebook batch mode wrote (`fixed_nb`) runs plainly here (`today`), each in a fresh copy of
     `folder`, both after `SEED`. "right": the fix shows as text what the code it replaced showed there, on the
     same draws; "drawn" (right too), showing no text in either, its figures draw the same values there and here
-    (`DRAWN`: some bar, line or point drawn, and the same); "wrong": it shows other text while every cell above
+    (`DRAWN`: some bar, line or point drawn, and the same); "assigned" (right too), showing nothing and drawing
+    nothing in either, the names the replaced code assigned there hold the same values here (`DRAWN`: each of a kind
+    compared); "wrong": it shows other text while every cell above
     ran in both without an error and each that showed text in both showed the same (figures that differ decide
     nothing: two versions may draw the same data otherwise); no verdict otherwise (an error, nothing shown, or the
     runs apart earlier)."""
@@ -472,11 +559,12 @@ async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[i
         ran = await run_plainly(nb, os.path.dirname(os.path.join(there, rel)), timeout, kernel,
                                 tempfile.mkdtemp(prefix="nbbench-", dir=scratch))
         if ran is None:
-            return None, {}
-        return [c.get("outputs", []) if c.cell_type == "code" else [] for c in ran.cells[1:]], _drawn(
+            return None, ({}, {})
+        return [c.get("outputs", []) if c.cell_type == "code" else [] for c in ran.cells[1:]], _written(
             drawn, ran.cells)
 
-    (then, then_drawn), (now, now_drawn) = await seeded(saved_nb, era), await seeded(fixed_nb, today)
+    (then, (then_drawn, then_values)), (now, (now_drawn, now_values)) = (await seeded(saved_nb, era),
+                                                                         await seeded(fixed_nb, today))
     if then is None or now is None or len(then) != len(now):
         return {}
     errored = [any(o.get("output_type") == "error" for o in a + b) for a, b in zip(then, now)]
@@ -485,13 +573,17 @@ async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[i
     for at, drawn in then_drawn.items():  # the cell's place below the seeding cell: `at` - 1 in `same`
         if 0 < at <= len(same) and same[at - 1] is None and _draws(drawn) and drawn == now_drawn.get(at):
             same[at - 1] = "drawn"
+    for at, values in then_values.items():  # nothing shown nor drawn: the values it assigned
+        if 0 < at <= len(same) and same[at - 1] is None and not _draws(then_drawn.get(at, {})) and _same_values(
+                values, now_values.get(at)):
+            same[at - 1] = "assigned"
     verdicts = {}
     for number in cells:
         at = number - 1
         if errored[at] or same[at] is None:
             continue
         if same[at]:
-            verdicts[number] = "drawn" if same[at] == "drawn" else "right"
+            verdicts[number] = same[at] if same[at] in ("drawn", "assigned") else "right"
         elif not any(errored[:at]) and False not in same[:at]:
             verdicts[number] = "wrong"
     return verdicts
@@ -607,7 +699,7 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
         decided = await seeded_in_era(saved_nb, nb, folder, rel, unverified, era, options.kernel_name,
                                       options.cell_timeout, scratch)
         for number, verdict in sorted(decided.items()):
-            verdicts[number] = ("right" if verdict == "drawn" else verdict,
+            verdicts[number] = ("right" if verdict in ("drawn", "assigned") else verdict,
                                 ["(the same random draws in the era kernel)"] if verdict == "wrong" else [])
             figures.seeded.append((number, era, verdict))
     figures.drift = len(drift)
@@ -771,7 +863,8 @@ def report(all_figures: list[NotebookFigures]) -> str:
         lines += ["", "drift fixes nothing here verified, decided by the same random draws in an era kernel (the "
                       "notebook as saved run there, the fixed one here, both from one seed):"]
         said = {"right": "right, as the replaced code showed in `{}`", "wrong": "wrong, not what the replaced code "
-                "showed in `{}`", "drawn": "right, its figure draws the values the replaced code drew in `{}`"}
+                "showed in `{}`", "drawn": "right, its figure draws the values the replaced code drew in `{}`",
+                "assigned": "right, it assigns the values the replaced code assigned in `{}`"}
         lines += [f"- {where}: {said[verdict].format(kernel)}" for where, kernel, verdict in total.seeded]
     lines += ["", evidence_line(total)]
     lines += [f"- only a later cell that runs: {where}" for where in total.runs_only]

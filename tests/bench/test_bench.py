@@ -536,7 +536,7 @@ def test_a_fix_nothing_verified_is_decided_by_the_same_random_draws_in_the_era_k
                                              "python3", 60, scratch))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    assert verdicts == {2: "right", 3: "wrong"}, verdicts
+    assert verdicts == {2: "right", 3: "wrong", 4: "assigned"}, verdicts  # 4 shows nothing: its values decide it
 
 
 def test_a_plot_fix_nothing_verified_is_right_where_it_draws_the_values_the_era_kernel_drew(tmp_path):
@@ -578,7 +578,51 @@ def test_a_plot_fix_nothing_verified_is_right_where_it_draws_the_values_the_era_
                                              "python3", 60, scratch))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    assert verdicts == {2: "drawn", 5: "drawn"}, verdicts  # counted right, said as drawn
+    assert verdicts == {2: "drawn", 4: "assigned", 5: "drawn"}, verdicts  # counted right, said as drawn
+    # (4 draws nothing: the value it assigns decides it)
+
+
+def test_a_fix_that_shows_nothing_is_right_where_it_assigns_the_values_the_era_kernel_assigned(tmp_path):
+    """A fix whose cell shows and draws nothing (an assignment) is right where every name the replaced code
+    assigned, into a frame's column too, holds the same values after the fix (frames by their values, not their
+    dtypes; a fitted estimator by its learned arrays); a value that differs, or one of a kind not compared, decides
+    nothing (never "wrong"): here both kernels are this one."""
+    import asyncio
+    import shutil
+    import tempfile
+
+    import nbformat
+    from fixloop_bench.notebooks import seeded_in_era
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    pytest.importorskip("pandas")
+    folder, scratch = tmp_path / "corpus", tempfile.mkdtemp(prefix="sv-")
+    folder.mkdir()
+    head = ("import numpy as np\nimport pandas as pd\n"
+            "df = pd.DataFrame({'k': list('abab'), 'v': np.random.randint(1, 100, 4), 'w': [1.5, 2.5, 3.5, 4.5]})")
+    saved = new_notebook(cells=[
+        new_code_cell(head),
+        new_code_cell("means = df.groupby('k')[['v', 'w']].mean()"),
+        new_code_cell("df['t'] = df.v * 2"),
+        new_code_cell("top = df.v.max()"),
+        new_code_cell("import threading\nlock = threading.Lock()"),
+        new_code_cell("s = df.w.astype(str)"),
+        new_code_cell("total = df.v.sum()\nprint('done')")])
+    fixed = new_notebook(cells=[
+        new_code_cell(head),
+        new_code_cell("means = df.groupby('k').mean(numeric_only=True)"),
+        new_code_cell("df['t'] = df['v'] + df['v']"),
+        new_code_cell("top = df.v.min()"),  # another value: decides nothing
+        new_code_cell("import threading\nlock = threading.Lock()"),  # not a value compared
+        new_code_cell("s = df.w.astype('string')"),  # text either way: the same values
+        new_code_cell("total = df.v.sum()\nprint('done')")])  # shows text: decided by its text, as before
+    nbformat.write(saved, str(folder / "values.ipynb"))
+    try:
+        verdicts = asyncio.run(seeded_in_era(saved, fixed, str(folder), "values.ipynb", [2, 3, 4, 5, 6, 7], "python3",
+                                             "python3", 60, scratch))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    assert verdicts == {2: "assigned", 3: "assigned", 6: "assigned", 7: "right"}, verdicts
 
 
 def test_the_notebook_bench_ends_on_sigterm_keeping_what_it_measured(tmp_path):
