@@ -25,7 +25,7 @@ from ..model.variables import Variable, names_only
 from ..options import LoopOptions, knob_signature
 from ..receipt.text import Budget, annotated, for_people, without_data
 from ..receipt.values import Account, Baseline, Guarded, Receipt, rejected
-from ..result import MODEL, RULES, UNANIMOUS_AT, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
+from ..result import MODEL, RULES, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
 from ..sandbox import confine, runtime
 from ..sandbox.manager import Sandbox, SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
@@ -670,13 +670,15 @@ class LoopRun:
         return [*candidates, *rest]
 
     def _agreed(self, settled) -> bool:
-        """The answers settled so far hold a group that a majority of the round's K give, and that may be said as
-        "K of K agree" (`Agreement.unanimous`: three answers at least, two codes at least): asking the rest cannot
-        change which result is handed over. Two answers that agree are asked a third (one code given twice is one
-        reading of the instruction, and two of three are no consensus)."""
+        """The answers settled so far hold a group that a majority of the round's K give (two of three, three of
+        five) and whose runs all pass every check, the ones read from the instruction too: asking the rest cannot
+        change which result is handed over (they could not outvote it, and a group that passes leads one that does
+        not), so they are not asked. The result then says how many were asked and agree, as they are ("2 of 2
+        independent answers give this result", with "the same code each time" where they are one code): never
+        "K of K" (`Agreement.unanimous`: three answers at least)."""
         found = agreeing.groups(settled, self._asked_for)
-        return bool(found) and len(found[0]) >= UNANIMOUS_AT and len(found[0]) > self._k() // 2 and \
-            agreeing.spellings(found[0]) >= 2
+        return bool(found) and len(found[0]) >= 2 and len(found[0]) > self._k() // 2 and \
+            all(c.receipt.ok for c in found[0])
 
     def _tied(self, candidates) -> bool:
         """The two leading results of the answers are given by as many answers each (and both pass or both fail
