@@ -90,6 +90,18 @@ def test_two_answers_of_three_that_agree_and_pass_are_handed_over_as_2_of_2_with
     assert "2 of 2 independent answers give this result, the same code each time" in result.reason
 
 
+def test_a_round_that_asks_a_fresh_answer_beside_its_k_stops_at_a_majority_of_all_it_asks(fake_model):
+    # no answer of the first round ran to its end: the next asks a fresh one beside its three, four in all; two
+    # that agree are no majority of four (the other two could tie them), so a third is asked, and three stop it
+    stuck = [block(f"euro12.Goal{i}.sum()") for i in range(3)]
+    server = fake_model(*stuck, block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"),
+                        block("euro12['Goals'].sum()"), block("euro12.Goals.max()"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=2)
+    a = result.agreement
+    assert (a.agreeing, a.answers, a.planned) == (3, 3, 4) and len(server.requests) == 6, result.reason
+    assert "a majority of the 4 to ask" in result.reason and "2 of the first 2" not in result.reason
+
+
 def test_two_answers_that_agree_on_a_result_a_read_check_rejects_are_asked_a_third(fake_model):
     # the first two keep the duplicates ("drop duplicate orders" reads: none remain): a group that does not pass
     # may be outranked by one that does, so the third is asked, and it leads
