@@ -100,9 +100,9 @@ class FixLoop(Configurable):
                              "leading results of a round's answers tie (1 against 1, 2 against 2), up to this many "
                              "more independent answers are asked, until one result leads; then the two leading "
                              "results are shown side by side as before. A round whose first answers already agree "
-                             "by a majority of the K that may be said as 'K of K' (three answers at least, two "
-                             "codes at least: of K=3, all three are asked) asks no more (its result says how many "
-                             "were asked). 0: none asked again.").tag(config=True)
+                             "by a majority of the K on a result that passes every check (two of three) asks no "
+                             "more (its result says how many were asked and agree: '2 of 2', not 'K of K'). 0: none "
+                             "asked again.").tag(config=True)
     model_slots = Integer(DEFAULTS.model_slots, min=1, max=8, help="Model calls a round makes at once (its "
                           "samples, its agreement's answers), for a server with that many slots (llama-server's "
                           "--parallel). Default 1, one after another: a round's answers share one prompt, which "
@@ -115,7 +115,8 @@ class FixLoop(Configurable):
                           "prompt is read once, the replies written together, at one temperature (the mean of the K "
                           "spread ones); the server samples each choice with a seed of its own. The rest of the K "
                           "are asked one by one, each at its own spread temperature, only where those do not "
-                          "already agree by a majority of the K that may be said as 'K of K'; so are the rest "
+                          "already agree by a majority of the K on a result that passes every check (of three on "
+                          "two slots: the third only where the request's two differ); so are the rest "
                           "where the server returns fewer choices, or refuses the request."
                           ).tag(config=True)
     seed = Integer(DEFAULTS.seed, min=-1, help="Sent with each model call (OpenAI's `seed`, llama-server's too; "

@@ -141,6 +141,13 @@ class StepResult:
                          doubted=self.doubted).unanimous
 
     @property
+    def two_of_two(self) -> bool:
+        """"2 of 2" where "K of K" would be said of three: the round asked two answers (a third not asked: the two
+        agree, a majority of three), two codes, no check failing on them. A claim of its own, not "K of K"."""
+        return (self.answers == 2 and self.agreeing == 2 and self.spellings >= 2 and not self.read_failed
+                and not self.doubted)
+
+    @property
     def all_agree(self) -> bool:
         """Every answer asked, two or more, gave this result (a round that stopped at 2 of 2 too, one code or two)."""
         return self.answers > 1 and self.agreeing == self.answers
@@ -165,6 +172,7 @@ class Figures:
     rounds: int = 0
     unanimous: dict = field(default_factory=lambda: {"steps": 0, "right": 0})  # "K of K agree" answers
     all_agree: dict = field(default_factory=lambda: {"steps": 0, "right": 0})  # every answer asked agrees (2 or more)
+    two_of_two: dict = field(default_factory=lambda: {"steps": 0, "right": 0})  # "2 of 2", two codes, no check failing
     # answers whose groups differ (a rival shown beside): how many, and how many of them have a right one of the two
     split: dict = field(default_factory=lambda: {"steps": 0, "right": 0, "rival_right": 0})
     times: list = field(default_factory=list)  # each step's seconds (the mode's own)
@@ -173,7 +181,8 @@ class Figures:
 
     def add(self, r: StepResult) -> None:
         self.steps += 1
-        for kept, said in ((self.unanimous, r.unanimous), (self.all_agree, r.all_agree)):
+        for kept, said in ((self.unanimous, r.unanimous), (self.all_agree, r.all_agree),
+                           (self.two_of_two, r.two_of_two)):
             kept["steps"] += said
             kept["right"] += said and r.right
         if r.rival is not None:
@@ -211,6 +220,7 @@ class Figures:
                 "unanimous_precision": self.unanimous["right"] / self.unanimous["steps"]
                 if self.unanimous["steps"] else None,
                 "all_agree": self.all_agree["steps"], "all_agree_right": self.all_agree["right"],
+                "two_of_two": self.two_of_two["steps"], "two_of_two_right": self.two_of_two["right"],
                 "split": self.split["steps"], "split_right": self.split["right"],
                 "split_rival_right": self.split["rival_right"],
                 **self.prompt, "load_median": quantile(self.loads, 0.5), "load_max": max(self.loads, default=0.0)}
@@ -603,6 +613,9 @@ def _summary_lines(console, figures: dict, opts) -> None:
         if f["unanimous"]:
             console.print(f"{mode}: K of K independent answers agree on {f['unanimous']} step(s), "
                           f"{f['unanimous_right']} of them right ({f['unanimous_precision']:.0%})", markup=False)
+        if f.get("two_of_two"):
+            console.print(f"{mode}: 2 of 2 independent answers agree (two codes, no check failing; a third not asked) "
+                          f"on {f['two_of_two']} step(s), {f['two_of_two_right']} of them right", markup=False)
         if f["all_agree"]:
             console.print(f"{mode}: every answer asked agrees (2 or more, one code or several) on {f['all_agree']} "
                           f"step(s), {f['all_agree_right']} of them right", markup=False)

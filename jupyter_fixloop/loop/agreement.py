@@ -18,8 +18,11 @@ pass every check read from the instruction (`read_failed`: rows it shows that th
 every other check their runs have (`doubted`: a smell, the output the instruction states):
 seeded draws of a small model often write the same code word for word, and one reading of an ambiguous instruction
 written twice is one reading (the dev set's "count the unique rows": `df.drop_duplicates().shape[0]` twice, wrong).
-Answers that agree as one code are said so ("the same code each time"). A round stops asking early only at a
-majority that can be said as "K of K" (three answers of five that agree, two codes at least): of three, all are asked.
+Answers that agree as one code are said so ("the same code each time"). A round stops asking once a majority of
+its K agree on a result whose runs pass every check (two of three, three of five): the rest could not change the
+result handed over. It then says what was asked and agrees ("2 of 2 independent answers give this result; 1 more not
+asked"), which is not "K of K" (three at least): on two slots and three answers, the third is asked only where the
+first two differ, to break the tie (docs/benchmarks.md, session twenty-four).
 """
 
 from __future__ import annotations

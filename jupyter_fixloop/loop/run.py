@@ -25,7 +25,7 @@ from ..model.variables import Variable, names_only
 from ..options import LoopOptions, knob_signature
 from ..receipt.text import Budget, annotated, for_people, without_data
 from ..receipt.values import Account, Baseline, Guarded, Receipt, rejected
-from ..result import MODEL, RULES, UNANIMOUS_AT, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
+from ..result import MODEL, RULES, USER, Agreement, LoopResult, ReadCheck, Round, Usage, authored
 from ..sandbox import confine, runtime
 from ..sandbox.manager import Sandbox, SandboxSettings
 from ..sandbox.pool import SandboxPool, pool_for
@@ -645,38 +645,41 @@ class LoopRun:
         """The round's candidates at `temps`. Where the round's one request asks fewer answers than K (a server with
         fewer slots), its answers run first, side by side; the rest are asked one after another, only while the
         answers so far do not agree by a majority of the K, nor pass a check of the user's."""
-        slots, enough = self.options.model_slots, (self._agreed if self.agreeing else None)
-        in_one = self._in_one()
         asked = [n for n, t in enumerate(temps) if t != sampling.RULES]
+        planned = len(asked)  # the round's K, with the fresh answer a stuck round adds
+
+        def agreed(settled) -> bool:
+            return self._agreed(settled, planned)
+
+        slots, enough, in_one = self.options.model_slots, (agreed if self.agreeing else None), self._in_one()
         if not in_one or in_one >= len(asked):
             return await sampling.gather(temps, ask, trial, ends_round, failed, self.budget, slots, enough=enough)
         cut = asked[in_one]
         candidates = await sampling.gather(temps[:cut], ask, trial, ends_round, failed, self.budget, in_one,
                                            enough=enough)
-        if self._agreed(candidates) or any(self._owned_evidence(c.receipt, c.reply.code)
-                                           for c in candidates if c.receipt.ok):
+        if agreed(candidates) or any(self._owned_evidence(c.receipt, c.reply.code)
+                                     for c in candidates if c.receipt.ok):
             return candidates
         start = (max(c.order for c in candidates) + 1, in_one)
-
-        def agreed(new) -> bool:
-            return self._agreed([*candidates, *new])
-
         try:
-            rest = await sampling.gather(temps[cut:], ask, trial, ends_round, failed, self.budget, 1, enough=agreed,
-                                         start=start)
+            rest = await sampling.gather(temps[cut:], ask, trial, ends_round, failed, self.budget, 1,
+                                         enough=lambda new: agreed([*candidates, *new]), start=start)
         except Exception as exc:  # the answers already run are kept; the failure is said as a model error
             failed(exc)
             rest = []
         return [*candidates, *rest]
 
-    def _agreed(self, settled) -> bool:
-        """The answers settled so far hold a group that a majority of the round's K give, and that may be said as
-        "K of K agree" (`Agreement.unanimous`: three answers at least, two codes at least): asking the rest cannot
-        change which result is handed over. Two answers that agree are asked a third (one code given twice is one
-        reading of the instruction, and two of three are no consensus)."""
+    def _agreed(self, settled, planned: int) -> bool:
+        """The answers settled so far hold a group that a majority of the round's `planned` answers give (two of
+        three, three of five; three of four where a stuck round asks a fresh answer beside its K) and whose runs all
+        pass every check, the ones read from the instruction too: asking the rest cannot
+        change which result is handed over (they could not outvote it, and a group that passes leads one that does
+        not), so they are not asked. The result then says how many were asked and agree, as they are ("2 of 2
+        independent answers give this result", with "the same code each time" where they are one code): never
+        "K of K" (`Agreement.unanimous`: three answers at least)."""
         found = agreeing.groups(settled, self._asked_for)
-        return bool(found) and len(found[0]) >= UNANIMOUS_AT and len(found[0]) > self._k() // 2 and \
-            agreeing.spellings(found[0]) >= 2
+        return bool(found) and len(found[0]) >= 2 and len(found[0]) > planned // 2 and \
+            all(c.receipt.ok for c in found[0])
 
     def _tied(self, candidates) -> bool:
         """The two leading results of the answers are given by as many answers each (and both pass or both fail

@@ -16,8 +16,8 @@ temperature (the round's K spread ones' mean) and one seed; the server samples e
 choice i with the seed plus i, the seeds K separate calls are sent). The answers arrive together: each is then
 settled as if its call had just answered, so stopping once they agree saves runs, not model time. Where the request
 asked fewer than K (fewer slots), the rest are asked one by one (the prompt then read from the server's cache), each
-at its own spread temperature, and only where the first do not already agree by a majority of the K that may be said
-as "K of K" (three agreeing answers at least, two codes at least: `agreement.py`).
+at its own spread temperature, and only where the first do not already agree by a majority of the K whose runs pass
+every check (`agreement.py`: two of three; the rest could not change the result handed over).
 
 With a litellm model, a round starts with the built-in engine's rule repair (`RULES`) when it has one:
 it answers in milliseconds for no tokens, and its run gets a head start of `RULES_GRACE` seconds

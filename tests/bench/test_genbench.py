@@ -75,14 +75,15 @@ def test_the_loop_with_the_perfect_model_returns_the_reference(tmp_path):
 
 def test_the_bench_reports_each_steps_agreement_and_how_many_unanimous_answers_are_right(fake_model, tmp_path,
                                                                                          capsys):
-    """`--agreement-samples 3`: each step's agreement in its result, and the precision of "K of K agree" (three
-    answers or more, all agreeing, not one code) beside every answer asked agreeing."""
+    """`--agreement-samples 4`: each step's agreement in its result, and the precision of "K of K agree" (three
+    answers or more, all agreeing, not one code) beside every answer asked agreeing; with 3, "2 of 2" (two that
+    agree are a majority: no third asked), counted apart."""
     server = fake_model("```python\ndf.head(2)\n```", "```python\ndf.iloc[:2]\n```", "```python\ndf[:2]\n```",
                         # rows: agree, right; total: agree, wrong
                         "```python\ndf['a'].max()\n```", "```python\ndf.a.max()\n```", "```python\nmax(df.a)\n```")
     out = tmp_path / "agree.json"
     rc = generation.main(["--generation", write_steps(tmp_path, STEPS[0], STEPS[3]), "--mode", "loop", "--no-rules",
-                          "--model", "openai/scripted", "--api-base", server.url, "--agreement-samples", "3",
+                          "--model", "openai/scripted", "--api-base", server.url, "--agreement-samples", "4",
                           "-r", "1", "--json", str(out)])
     assert rc == 0
     data = json.loads(out.read_text())
@@ -94,7 +95,22 @@ def test_the_bench_reports_each_steps_agreement_and_how_many_unanimous_answers_a
     printed = " ".join(capsys.readouterr().out.split())
     assert "loop: K of K independent answers agree on 2 step(s), 1 of them right (50%)" in printed
     assert "every answer asked agrees (2 or more, one code or several) on 2 step(s), 1 of them right" in printed
-    assert [r["calls"] for r in data["results"]] == [3, 3]
+    assert [r["calls"] for r in data["results"]] == [3, 3]  # three that agree of four: the fourth not asked
+    assert figures["two_of_two"] == 0
+    # three to ask: the first two agree, the third is not asked; "2 of 2", not "K of K"
+    two = fake_model("```python\ndf.head(2)\n```", "```python\ndf.iloc[:2]\n```",
+                     "```python\ndf['a'].max()\n```", "```python\ndf.a.max()\n```")
+    assert generation.main(["--generation", write_steps(tmp_path, STEPS[0], STEPS[3]), "--mode", "loop", "--no-rules",
+                            "--model", "openai/scripted", "--api-base", two.url, "--agreement-samples", "3",
+                            "-r", "1", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert [(r["verdict"], r["agreeing"], r["answers"], r["planned"], r["calls"]) for r in data["results"]] == [
+        ("right", 2, 2, 3, 2), ("wrong", 2, 2, 3, 2)]
+    figures = data["by_mode"]["loop"]
+    assert (figures["two_of_two"], figures["two_of_two_right"], figures["unanimous"]) == (2, 1, 0)
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "loop: 2 of 2 independent answers agree (two codes, no check failing; a third not asked) on 2 step(s), " \
+           "1 of them right" in printed
     # a server with a slot for each answer: one request of n=2 a step, counted as one call
     one = fake_model("```python\ndf.head(2)\n```", "```python\ndf.iloc[:2]\n```",
                      "```python\ndf['a'].max()\n```", "```python\ndf.a.max()\n```")

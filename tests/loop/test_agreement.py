@@ -59,19 +59,65 @@ def test_answers_are_grouped_by_what_they_do_not_by_their_text(fake_model):
 
 
 def test_answers_that_all_agree_are_said_so_and_stay_unverified(fake_model):
-    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"))
-    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
+    # four to ask: three that agree are a majority, the fourth is not asked
+    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"),
+                        block("euro12.Goals.max()"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=4, max_rounds=1)
     assert result.status == "unverified" and result.agreement.unanimous, result.reason
-    assert result.agreement.groups == (3,) and result.alternatives == ()  # of three, all three are asked (below)
+    assert len(server.requests) == 3 and result.agreement.groups == (3,) and result.alternatives == ()
     assert result.agreement.spellings == 3 and loop_summary(result)["agreement"]["unanimous"] is True
     assert "3 of 3 independent answers give this result" in result.reason
+
+
+def test_two_answers_of_three_that_agree_and_pass_are_handed_over_as_2_of_2_without_a_third(fake_model):
+    # a majority of the three to ask that passes every check: the third could not change the result handed over,
+    # so it is not asked; said as what was asked and agrees, "2 of 2", which is not "K of K" (three at least)
+    server = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12.Goals.max()"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
+    assert len(server.requests) == 2 and result.agreement.groups == (2,), result.reason
+    a = result.agreement
+    assert (a.agreeing, a.answers, a.planned, a.spellings) == (2, 2, 3, 2) and not a.unanimous
+    assert "2 of 2 independent answers give this result (1 more not asked: 2 of the first 2 already agree, a " \
+           "majority of the 3 to ask)" in result.reason
+    assert "3 of 3" not in result.reason and "3 of 3" not in render_text(result)
+    said = loop_summary(result)["agreement"]
+    assert said["unanimous"] is False and said["text"] == "2 of 2 independent answers give this result"
+    assert result.status == "unverified" and result.patched.strip() == "euro12.Goals.sum()"
+    # one code twice: said so
+    once = fake_model(block("euro12.Goals.sum()"), block("euro12.Goals.sum()  # total"), block("euro12.Goals.max()"))
+    result = _generate(once, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
+    assert len(once.requests) == 2 and not result.agreement.unanimous, result.reason
+    assert "2 of 2 independent answers give this result, the same code each time" in result.reason
+
+
+def test_a_round_that_asks_a_fresh_answer_beside_its_k_stops_at_a_majority_of_all_it_asks(fake_model):
+    # no answer of the first round ran to its end: the next asks a fresh one beside its three, four in all; two
+    # that agree are no majority of four (the other two could tie them), so a third is asked, and three stop it
+    stuck = [block(f"euro12.Goal{i}.sum()") for i in range(3)]
+    server = fake_model(*stuck, block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"),
+                        block("euro12['Goals'].sum()"), block("euro12.Goals.max()"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=2)
+    a = result.agreement
+    assert (a.agreeing, a.answers, a.planned) == (3, 3, 4) and len(server.requests) == 6, result.reason
+    assert "a majority of the 4 to ask" in result.reason and "2 of the first 2" not in result.reason
+
+
+def test_two_answers_that_agree_on_a_result_a_read_check_rejects_are_asked_a_third(fake_model):
+    # the first two keep the duplicates ("drop duplicate orders" reads: none remain): a group that does not pass
+    # may be outranked by one that does, so the third is asked, and it leads
+    server = fake_model(block("orders.head()"), block("orders.iloc[:5]"), block("orders.drop_duplicates()"))
+    result = _generate(server, "Drop duplicate orders", _orders(), agreement_samples=3, max_rounds=1,
+                       model_slots=2)
+    assert [r.get("n") for r in server.requests] == [2, None], result.reason
+    assert result.patched.strip() == "orders.drop_duplicates()" and result.agreement.groups == (1, 2)
+    assert "1 of 3 independent answers give this result" in result.reason
 
 
 def test_k_of_k_is_said_only_of_three_answers_or_more_that_are_not_one_code(fake_model):
     # one code written three times (a comment and the layout aside): one reading of the instruction, said as such
     same = ["euro12.Goals.sum()", "# the total\neuro12.Goals.sum()", "euro12.Goals.sum( )"]
-    server = fake_model(*(block(c) for c in same))
-    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
+    server = fake_model(*(block(c) for c in same), block("euro12.Goals.max()"))
+    result = _generate(server, "How many goals were scored in total?", _euro(), agreement_samples=4, max_rounds=1)
     assert len(server.requests) == 3 and result.agreement.groups == (3,), result.reason
     assert result.agreement.spellings == 1 and not result.agreement.unanimous
     assert "3 of 3 independent answers give this result, the same code each time" in result.reason
@@ -203,7 +249,7 @@ def test_a_server_with_slots_is_asked_for_the_answers_side_by_side(fake_model):
                        model_slots=3)
     assert server.most_in_flight == 2 and len(server.requests) == 3
     assert server.requests[0]["n"] == 3 and all("n" not in r for r in server.requests[1:])
-    assert result.status == "unverified" and result.agreement.unanimous, result.reason
+    assert result.status == "unverified" and result.agreement.agreeing >= 2, result.reason
     one = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12['Goals'].sum()"))
     _generate(one, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
     assert one.most_in_flight == 1  # one slot (the default): one call after another
@@ -351,15 +397,16 @@ def test_a_round_stops_asking_once_its_first_answers_agree(fake_model):
            "a majority of the 5 to ask)" in result.reason
     assert "a majority of the 5 to ask" in render_text(result)
     assert loop_summary(result)["agreement"]["planned"] == 5
-    # the same, but the three that agree are one code: one reading, not three; the others are asked
+    # the same, but the three that agree are one code: the rest could not change the result either; said so
     one = fake_model(*(block(c) for c in ("euro12.Goals.sum()",) * 3 + agree[3:]))
     result = _generate(one, "How many goals were scored in total?", _euro(), agreement_samples=5, max_rounds=1)
-    assert len(one.requests) == 5 and result.agreement.groups == (3, 1, 1), result.reason
-    assert "3 of 5 independent answers give this result, the same code each time" in result.reason
-    # of three, two that agree are asked the third: no round stops at 2 of 2
+    assert len(one.requests) == 3 and result.agreement.groups == (3,), result.reason
+    assert "3 of 3 independent answers give this result, the same code each time (2 more not asked" in result.reason
+    assert not result.agreement.unanimous
+    # of three, two that agree are a majority: no third (test_two_answers_of_three_that_agree_and_pass_...)
     three = fake_model(block("euro12.Goals.sum()"), block("sum(euro12['Goals'])"), block("euro12.Goals.max()"))
     result = _generate(three, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)
-    assert len(three.requests) == 3 and result.agreement.groups == (2, 1), result.reason
+    assert len(three.requests) == 2 and result.agreement.groups == (2,), result.reason
     # the first two differ: the third is asked, and settles it
     split = fake_model(block("euro12.Goals.sum()"), block("euro12.Goals.max()"), block("sum(euro12['Goals'])"))
     result = _generate(split, "How many goals were scored in total?", _euro(), agreement_samples=3, max_rounds=1)

@@ -35,10 +35,12 @@ def _generate(server, instruction, ns, **knobs):
     return fix("", instruction=instruction, namespace=ns, **knobs)
 
 
-def _three_agree(fake_model, answers, instruction=MISSING, ns=None):
-    """Three answers asked in one round, which agree as three codes: the result and its agreement."""
+def _three_agree(fake_model, answers, instruction=MISSING, ns=None, k=3):
+    """Three answers asked in one round, which agree as three codes: the result and its agreement. Of K=3, three are
+    asked only where the first two fail a check (two that agree and pass are a majority: no third is asked); `k=4`
+    asks three that pass."""
     server = fake_model(*(block(c) for c in answers))
-    result = _generate(server, instruction, ns or _pets(), agreement_samples=3, max_rounds=1)
+    result = _generate(server, instruction, ns or _pets(), agreement_samples=k, max_rounds=1)
     a = result.agreement
     assert a is not None and a.groups == (3,) and a.spellings == 3, result.reason
     return result, a
@@ -179,7 +181,7 @@ def test_three_right_selections_one_assigned_and_one_by_pd_isna_are_k_of_k_and_s
     # judged on the user's frame (the check failed: "K of K" withheld from three right answers), and one that
     # selects by `pd.isna(...)` into a new name was said to look wrong (its `age` all NaN: what was asked)
     answers = ["missing = df[pd.isna(df['age'])]", "df[df['age'].isna()]", "print(df.loc[df.age.isnull()])"]
-    result, a = _three_agree(fake_model, answers)
+    result, a = _three_agree(fake_model, answers, k=4)
     assert not a.read_failed and not a.doubted and a.unanimous, result.reason
     assert result.patched.strip() == "df[df['age'].isna()]" and result.status == "unverified"
 
