@@ -508,12 +508,9 @@ def test_a_fix_shown_wrong_here_is_right_when_the_era_kernel_shows_the_saved_out
     assert "| drift fixes right only in the era kernel (counted right) | 1 | 0 | |" in out, out
 
 
-def test_a_fix_nothing_verified_is_decided_by_the_same_random_draws_in_the_era_kernel(tmp_path):
-    """A drift fix whose cell draws unseeded random numbers has no saved output that can check it: the notebook
-    as saved runs in the era kernel and the fixed one here, both from one seed, and the fix is right where it
-    shows what the code it replaced showed there; wrong where it shows other text while every cell above ran and
-    showed the same; undecided once the runs are apart (here both kernels are this one: the draws are the same
-    only because both runs are seeded)."""
+def _seeded(tmp_path, saved: list[str], fixed: list[str], cells: list[int]) -> dict[int, str]:
+    """`seeded_in_era`'s verdicts for `cells` of a notebook whose code cells are `saved`, fixed as `fixed`: both
+    kernels this one (`python3`)."""
     import asyncio
     import shutil
     import tempfile
@@ -524,18 +521,24 @@ def test_a_fix_nothing_verified_is_decided_by_the_same_random_draws_in_the_era_k
 
     folder, scratch = tmp_path / "corpus", tempfile.mkdtemp(prefix="sd-")  # short: kernels' IPC paths live there
     folder.mkdir()
-    head = "import numpy as np\nx = np.random.randint(0, 10**6, 6)"
-    saved = new_notebook(cells=[new_code_cell(head), new_code_cell("print(x.sum())"), new_code_cell("print(x.max())"),
-                                new_code_cell("y = x * 2"), new_code_cell("print(x.min())")])
-    fixed = new_notebook(cells=[new_code_cell(head), new_code_cell("print(int(np.sum(x)))"),
-                                new_code_cell("print(x.min())"), new_code_cell("y = 2 * x"),
-                                new_code_cell("print(x.max())")])
-    nbformat.write(saved, str(folder / "draws.ipynb"))
+    saved_nb, fixed_nb = (new_notebook(cells=[new_code_cell(c) for c in cs]) for cs in (saved, fixed))
+    nbformat.write(saved_nb, str(folder / "nb.ipynb"))
     try:
-        verdicts = asyncio.run(seeded_in_era(saved, fixed, str(folder), "draws.ipynb", [2, 3, 4, 5], "python3",
-                                             "python3", 60, scratch))
+        return asyncio.run(seeded_in_era(saved_nb, fixed_nb, str(folder), "nb.ipynb", cells, "python3", "python3",
+                                         60, scratch))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_a_fix_nothing_verified_is_decided_by_the_same_random_draws_in_the_era_kernel(tmp_path):
+    """A drift fix whose cell draws unseeded random numbers has no saved output that can check it: the notebook
+    as saved runs in the era kernel and the fixed one here, both from one seed, and the fix is right where it
+    shows what the code it replaced showed there; wrong where it shows other text while every cell above ran and
+    showed the same; undecided once the runs are apart (here both kernels are this one: the draws are the same
+    only because both runs are seeded)."""
+    head = "import numpy as np\nx = np.random.randint(0, 10**6, 6)"
+    verdicts = _seeded(tmp_path, [head, "print(x.sum())", "print(x.max())", "y = x * 2", "print(x.min())"],
+                       [head, "print(int(np.sum(x)))", "print(x.min())", "y = 2 * x", "print(x.max())"], [2, 3, 4, 5])
     assert verdicts == {2: "right", 3: "wrong", 4: "assigned"}, verdicts  # 4 shows nothing: its values decide it
 
 
@@ -545,39 +548,22 @@ def test_a_plot_fix_nothing_verified_is_right_where_it_draws_the_values_the_era_
     code it replaced drew in the era kernel; a figure
     that differs decides nothing (never "wrong": two versions may draw the same data otherwise), nor does a cell
     that draws nothing while an earlier cell's figure is still open (here both kernels are this one)."""
-    import asyncio
-    import shutil
-    import tempfile
-
-    import nbformat
-    from fixloop_bench.notebooks import seeded_in_era
-    from nbformat.v4 import new_code_cell, new_notebook
-
     pytest.importorskip("matplotlib")
-    folder, scratch = tmp_path / "corpus", tempfile.mkdtemp(prefix="sd-")
-    folder.mkdir()
     head = ("import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nimport numpy as np\n"
             "x = np.random.randint(1, 100, 4)")
-    saved = new_notebook(cells=[
-        new_code_cell(head),
-        new_code_cell("fig, ax = plt.subplots()\nax.bar(['a', 'b', 'c', 'd'], x)\nax.set_title('draws');"),
-        new_code_cell("fig, ax = plt.subplots()\nax.plot(x, 'o-');"),
-        new_code_cell("y = x + 1"),
-        new_code_cell("fig, ax = plt.subplots()\nax.scatter(x, x, c=[0, 1, 0, 1]);"),
-        new_code_cell("fig, ax = plt.subplots()\nax.scatter(x, x, c=[0, 1, 0, 1]);")])
-    fixed = new_notebook(cells=[
-        new_code_cell(head),
-        new_code_cell("fig, ax = plt.subplots()\nax.bar(range(4), height=list(x))\nax.set_title('draws');"),
-        new_code_cell("fig, ax = plt.subplots()\nax.plot(x[::-1], 'o-');"),
-        new_code_cell("y = 1 + x"),
-        new_code_cell("fig, ax = plt.subplots()\nax.scatter(list(x), x, c=[0, 1, 0, 1]);"),
-        new_code_cell("fig, ax = plt.subplots()\nax.scatter(x, x, c=[1, 1, 0, 0]);")])  # other clusters, same points
-    nbformat.write(saved, str(folder / "plots.ipynb"))
-    try:
-        verdicts = asyncio.run(seeded_in_era(saved, fixed, str(folder), "plots.ipynb", [2, 3, 4, 5, 6], "python3",
-                                             "python3", 60, scratch))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    verdicts = _seeded(tmp_path, [
+        head,
+        "fig, ax = plt.subplots()\nax.bar(['a', 'b', 'c', 'd'], x)\nax.set_title('draws');",
+        "fig, ax = plt.subplots()\nax.plot(x, 'o-');",
+        "y = x + 1",
+        "fig, ax = plt.subplots()\nax.scatter(x, x, c=[0, 1, 0, 1]);",
+        "fig, ax = plt.subplots()\nax.scatter(x, x, c=[0, 1, 0, 1]);"], [
+        head,
+        "fig, ax = plt.subplots()\nax.bar(range(4), height=list(x))\nax.set_title('draws');",
+        "fig, ax = plt.subplots()\nax.plot(x[::-1], 'o-');",
+        "y = 1 + x",
+        "fig, ax = plt.subplots()\nax.scatter(list(x), x, c=[0, 1, 0, 1]);",
+        "fig, ax = plt.subplots()\nax.scatter(x, x, c=[1, 1, 0, 0]);"], [2, 3, 4, 5, 6])  # 6: other clusters
     assert verdicts == {2: "drawn", 4: "assigned", 5: "drawn"}, verdicts  # counted right, said as drawn
     # (4 draws nothing: the value it assigns decides it)
 
@@ -587,41 +573,24 @@ def test_a_fix_that_shows_nothing_is_right_where_it_assigns_the_values_the_era_k
     assigned, into a frame's column too, holds the same values after the fix (frames by their values, not their
     dtypes; a fitted estimator by its learned arrays); a value that differs, or one of a kind not compared, decides
     nothing (never "wrong"): here both kernels are this one."""
-    import asyncio
-    import shutil
-    import tempfile
-
-    import nbformat
-    from fixloop_bench.notebooks import seeded_in_era
-    from nbformat.v4 import new_code_cell, new_notebook
-
     pytest.importorskip("pandas")
-    folder, scratch = tmp_path / "corpus", tempfile.mkdtemp(prefix="sv-")
-    folder.mkdir()
     head = ("import numpy as np\nimport pandas as pd\n"
             "df = pd.DataFrame({'k': list('abab'), 'v': np.random.randint(1, 100, 4), 'w': [1.5, 2.5, 3.5, 4.5]})")
-    saved = new_notebook(cells=[
-        new_code_cell(head),
-        new_code_cell("means = df.groupby('k')[['v', 'w']].mean()"),
-        new_code_cell("df['t'] = df.v * 2"),
-        new_code_cell("top = df.v.max()"),
-        new_code_cell("import threading\nlock = threading.Lock()"),
-        new_code_cell("s = df.w.astype(str)"),
-        new_code_cell("total = df.v.sum()\nprint('done')")])
-    fixed = new_notebook(cells=[
-        new_code_cell(head),
-        new_code_cell("means = df.groupby('k').mean(numeric_only=True)"),
-        new_code_cell("df['t'] = df['v'] + df['v']"),
-        new_code_cell("top = df.v.min()"),  # another value: decides nothing
-        new_code_cell("import threading\nlock = threading.Lock()"),  # not a value compared
-        new_code_cell("s = df.w.astype('string')"),  # text either way: the same values
-        new_code_cell("total = df.v.sum()\nprint('done')")])  # shows text: decided by its text, as before
-    nbformat.write(saved, str(folder / "values.ipynb"))
-    try:
-        verdicts = asyncio.run(seeded_in_era(saved, fixed, str(folder), "values.ipynb", [2, 3, 4, 5, 6, 7], "python3",
-                                             "python3", 60, scratch))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    verdicts = _seeded(tmp_path, [
+        head,
+        "means = df.groupby('k')[['v', 'w']].mean()",
+        "df['t'] = df.v * 2",
+        "top = df.v.max()",
+        "import threading\nlock = threading.Lock()",
+        "s = df.w.astype(str)",
+        "total = df.v.sum()\nprint('done')"], [
+        head,
+        "means = df.groupby('k').mean(numeric_only=True)",
+        "df['t'] = df['v'] + df['v']",
+        "top = df.v.min()",  # another value: decides nothing
+        "import threading\nlock = threading.Lock()",  # not a value compared
+        "s = df.w.astype('string')",  # text either way: the same values
+        "total = df.v.sum()\nprint('done')"], [2, 3, 4, 5, 6, 7])  # 7 shows text: decided by it, as before
     assert verdicts == {2: "assigned", 3: "assigned", 6: "assigned", 7: "right"}, verdicts
 
 
