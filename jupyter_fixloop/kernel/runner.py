@@ -414,8 +414,8 @@ async def _run_following(cells: list[str], ns: dict, allow_await: bool, timeout:
 
 
 def follow_request(payload_json: str) -> None:
-    """Run the notebook's later cells (`{"cells": [...], "timeout": s, "budget": s, "required": n}`) on the state the run
-    before left (`run_request` ran the cell and its checks in a request of its own, so a later cell that
+    """Run the notebook's later cells (`{"cells": [...], "timeout": s, "budget": s, "required": n}`) on the
+    state the run before left (`run_request` ran the cell and its checks in a request of its own, so a later cell that
     never returns cannot take the cell's result with it); read back with `last_json()`: their outcomes and
     the files they wrote."""
     _store(_drive(_follow(json.loads(payload_json), allow_await=False)))
