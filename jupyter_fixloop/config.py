@@ -50,6 +50,11 @@ class FixLoop(Configurable):
     max_rounds = Integer(DEFAULTS.max_rounds, min=0, help="Model rounds before the loop gives up.").tag(config=True)
     timeout = Float(DEFAULTS.timeout, min=0.1,
                     help="Seconds one sandbox run may take before it is stopped.").tag(config=True)
+    following_time = Float(DEFAULTS.following_time, min=0.0,
+                           help="Seconds the notebook's later cells may take together in one sandbox run, after the "
+                           "cell or a candidate (each within `timeout`): their outcomes tell a fix that breaks a "
+                           "later cell. A later cell not run to its end in this time is not counted either way "
+                           "(0: none runs).").tag(config=True)
     model_timeout = Float(DEFAULTS.model_timeout, min=1.0, help="Seconds one model call may take (a local model on a "
                           "small machine needs tens of seconds).").tag(config=True)
     max_tokens = Integer(DEFAULTS.max_tokens, min=0,

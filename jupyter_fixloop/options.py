@@ -27,6 +27,7 @@ class LoopOptions:
     api_base: str = ""  # an OpenAI-compatible server or litellm proxy
     max_rounds: int = 4  # model rounds before the loop gives up
     timeout: float = 30.0  # seconds one sandbox run may take
+    following_time: float = 60.0  # seconds the notebook's later cells may take together after it (each `timeout`)
     model_timeout: float = 120.0  # seconds one model call may take
     max_tokens: int = 0  # model tokens for the whole loop (0: no bound)
     reply_tokens: int = 0  # most tokens one model reply may take (0: 1024 and half a token per character of the cell)
@@ -70,6 +71,15 @@ class LoopOptions:
         options.check()
         return options
 
+    def _check_times(self) -> None:
+        from .errors import UsageError
+
+        if self.timeout <= 0 or self.model_timeout <= 0:
+            raise UsageError("timeout and model_timeout must be positive numbers of seconds")
+        if not isinstance(self.following_time, (int, float)) or self.following_time < 0:
+            raise UsageError(f"following_time must be 0 or more seconds (0: no later cell runs), "
+                             f"not {self.following_time!r}")
+
     def check(self) -> None:
         from .errors import UsageError
 
@@ -100,8 +110,7 @@ class LoopOptions:
             raise UsageError(f"rules must be True or False, not {self.rules!r}")
         if self.auto not in AUTO_MODES:
             raise UsageError(f"auto must be one of {', '.join(AUTO_MODES)}, not {self.auto!r}")
-        if self.timeout <= 0 or self.model_timeout <= 0:
-            raise UsageError("timeout and model_timeout must be positive numbers of seconds")
+        self._check_times()
         if self.share_policy not in SHARE_POLICIES:
             raise UsageError(f"share_policy must be one of {', '.join(SHARE_POLICIES)}, not {self.share_policy!r}")
         if self.data_to_model not in DATA_TO_MODEL:

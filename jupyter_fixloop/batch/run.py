@@ -400,6 +400,7 @@ class NotebookKernel:
             resources={"metadata": {"path": cwd}}, on_cell_executed=self._executed,
         )
         self.reply: dict | None = None
+        self.waiting = lambda seconds: None  # told when a cell still runs past its time limit's interrupt
         self.watch = FolderWatch(cwd)
         self.wrote: tuple[str, ...] = ()  # the files of the notebook's folder the last run changed
         self.traceback: list[str] = []  # the last cell's error's traceback (IPython's lines), [] when none
@@ -485,6 +486,13 @@ class NotebookKernel:
             "", silent=True, store_history=False, user_expressions={"r": expr}, stop_on_error=False))
         try:
             reply = await self.client.async_wait_for_reply(msg_id)
+            if reply is None:  # a cell runs on past its time limit: the interrupt lands when native code returns
+                self.waiting(self.client.timeout)
+                timeout, self.client.timeout = self.client.timeout, None
+                try:  # as plain Jupyter waits for a cell (it has no time limit); a stop request still ends it
+                    reply = await self.client.async_wait_for_reply(msg_id)
+                finally:
+                    self.client.timeout = timeout
         except DeadKernelError:
             raise KernelDied("the notebook's kernel died") from None
         answer = (reply or {}).get("content", {}).get("user_expressions", {}).get("r", {})
@@ -603,6 +611,7 @@ class BatchRun:
     async def run(self) -> BatchResult:
         started = time.perf_counter()
         kernel = NotebookKernel(self.nb, self.cwd, self.options.cell_timeout, self.options.kernel_name, self.workdir)
+        kernel.waiting = self.progress.waiting
         code_cells = [i for i, c in enumerate(self.nb.cells) if c.cell_type == "code" and c.source.strip()]
         self.progress.start(len(code_cells))
         try:

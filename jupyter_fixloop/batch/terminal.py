@@ -35,6 +35,9 @@ class QuietProgress:
     def done(self, outcome) -> None:
         pass
 
+    def waiting(self, seconds: float) -> None:
+        """The notebook's kernel still runs the current cell `seconds` after its time limit's interrupt."""
+
     def close(self) -> None:
         pass
 
@@ -75,8 +78,16 @@ class PlainProgress(QuietProgress):
             text += f" ({visible(clipped(outcome.reason or outcome.error, 120))})"
         self._line(text)
 
+    def waiting(self, seconds: float) -> None:
+        self._line(waiting_words(self.number, seconds))
+
     def _line(self, text: str) -> None:
         print(self.label + text, file=self.stream, flush=True)
+
+
+def waiting_words(number: int, seconds: float) -> str:
+    return (f"cell {number}: still running after {seconds:g} s, its interrupt not yet taken (a call into native "
+            "code takes it when it returns): waiting for it as plain Jupyter would (Ctrl-C stops the run)")
 
 
 def rich_bar():
@@ -128,6 +139,9 @@ class RichProgress(QuietProgress):
                                    f"{escape(visible(clipped(outcome.reason or outcome.error, 120)))}", markup=True,
                                    highlight=False)
         self.bar.advance(self.task)
+
+    def waiting(self, seconds: float) -> None:
+        self.bar.update(self.task, description=f"{self.label}{waiting_words(self.number, seconds)}")
 
     def close(self) -> None:
         if self.shared:

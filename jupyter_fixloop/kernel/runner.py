@@ -224,7 +224,8 @@ async def _run(source: str, checks: list[str], ns: dict | None, allow_await: boo
             judge.stop()  # a judge is for one run
     following = following or {}
     if following.get("cells") and (result["status"] == "ok" or following.get("after_error")):
-        result["following"] = await _run_following(following["cells"], ns, allow_await, following.get("timeout"))
+        result["following"] = await _run_following(following["cells"], ns, allow_await, following.get("timeout"),
+                                                    following.get("budget"), following.get("required") or 0)
     result["seconds"] = time.perf_counter() - started
     result["stdout"] = out.getvalue()[-MAX_STREAM_CHARS:]
     result["stderr"] = err.getvalue()[-MAX_STREAM_CHARS:]
@@ -375,27 +376,65 @@ def _effect_after(before: dict, ns: dict, names: list[str]) -> dict:
         return {"changes": [], "error": f"{type(exc).__name__}: {_short(exc)}"}
 
 
-async def _run_following(cells: list[str], ns: dict, allow_await: bool, timeout: float | None = None) -> list[dict]:
+async def _run_following(cells: list[str], ns: dict, allow_await: bool, timeout: float | None = None,
+                         budget: float | None = None, required: int = 0) -> list[dict]:
     """Run the notebook's later cells in order on the state the cell left; how each went. Each may
-    run `timeout` seconds. Their output and warnings are not the cell's, so they go elsewhere."""
+    run `timeout` seconds, all of them together `budget` (None: no bound) but the first `required` (a
+    repair of an earlier cell must make them run: always run): the cell the budget stops and the cells
+    after it have no outcome (not run to their end: neither run nor failed), nor has a cell the host
+    stopped (KeyboardInterrupt: its time for them was spent). Their output and warnings are not the
+    cell's, so they go elsewhere."""
     outcomes = []
+    started = time.monotonic()
     for number, source in enumerate(cells, 1):
+        if number == required + 1:
+            started = time.monotonic()  # the budget is for the cells after the required ones
+        left = None if budget is None or number <= required else budget - (time.monotonic() - started)
+        if left is not None and left <= 0:
+            break
+        cut = left is not None and not (timeout and timeout <= left)  # the budget ends first, not the cell's time
         filename = FOLLOWING_FILE.format(number)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         with warnings.catch_warnings(record=True), contextlib.redirect_stdout(io.StringIO()), \
                 contextlib.redirect_stderr(io.StringIO()):
             try:
-                with _deadline(timeout):
+                with _deadline(left if cut else timeout):
                     await _exec_cell(_tree(_transform(source), filename), ns, allow_await, filename)
                 outcomes.append({"ok": True})
             except _Deadline as exc:
+                if cut:
+                    break
                 outcome = _following_error(exc, filename)
                 outcomes.append({**outcome, "ename": "Timeout", "evalue": f"still running after {timeout:g} s"})
+            except KeyboardInterrupt:
+                break
             except BaseException as exc:
                 outcomes.append(_following_error(exc, filename))
-                if isinstance(exc, KeyboardInterrupt):  # stopped at the run's time limit: the rest did not run
-                    break
     return outcomes
+
+
+def follow_request(payload_json: str) -> None:
+    """Run the notebook's later cells (`{"cells": [...], "timeout": s, "budget": s, "required": n}`) on the
+    state the run before left (`run_request` ran the cell and its checks in a request of its own, so a later cell that
+    never returns cannot take the cell's result with it); read back with `last_json()`: their outcomes and
+    the files they wrote."""
+    _store(_drive(_follow(json.loads(payload_json), allow_await=False)))
+
+
+async def afollow_request(payload_json: str) -> None:
+    """`follow_request` for a notebook whose cells use top-level `await` (awaited on the kernel's loop)."""
+    _store(await _follow(json.loads(payload_json), allow_await=True))
+
+
+async def _follow(payload: dict, allow_await: bool) -> dict:
+    wall, before = time.time(), _listdir_safe(os.getcwd())
+    try:
+        outcomes = await _run_following(payload.get("cells") or [], _namespace(), allow_await,
+                                        payload.get("timeout"), payload.get("budget"), payload.get("required") or 0)
+    except BaseException as exc:
+        return _internal_error(exc)
+    written = sorted(_listdir_safe(os.getcwd()) - before) + limits.written_outside(wall - 1)
+    return {"following": outcomes, "new_files": written}
 
 
 class _Deadline(BaseException):

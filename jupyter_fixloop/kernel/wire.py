@@ -23,6 +23,8 @@ ENTRIES: dict[str, tuple[str, str, bool]] = {
     "preprint": ("runner", "preprint_request", False),
     "run": ("runner", "run_request", False),
     "arun": ("runner", "arun_request", False),
+    "follow": ("runner", "follow_request", False),
+    "afollow": ("runner", "afollow_request", False),
     "judge": ("runner", "judge_request", False),
     "last": ("runner", "last_json", False),
     "check": ("runner", "evaluate_check", True),

@@ -159,6 +159,7 @@ class LoopRun:
         # instruction there is none, and a later cell that runs verifies only by reading what the code wrote)
         self.baseline = Baseline(ran=frozenset(n for n, _ in expect.following))
         self.required = expect.required  # the first `required` following cells must run: never excused
+        self.reached = len(expect.following)  # the later cells a candidate runs: those the original run reached
         self.notes = notes
         self.options = options
         if hooks is not None and not isinstance(hooks, LoopHooks):
@@ -307,6 +308,7 @@ class LoopRun:
         mirror.share(self._shared(missing_names(first.ename, first.evalue)))
         baseline = Baseline.of(first)  # the first `required` following cells are never excused
         self.baseline = replace(baseline, failed=frozenset(n for n in baseline.failed if n > self.required))
+        self.reached = len(first.following)  # the later cells it ran to their end in their time
         events.call(self.hooks.on_receipt, events.ReceiptReady(0, self.options.max_rounds, first))
 
     def _already_passes(self) -> LoopResult:
@@ -708,9 +710,11 @@ class LoopRun:
     async def _run(self, pool: SandboxPool, mirror: mirrors.Mirror, code: str, original_run: bool = False) -> Receipt:
         """One run in a fresh kernel; the next kernel is made ready while this result goes to the model.
 
-        The following cells run after it, each within the same time limit; after the original cell
-        they run even when it fails, to learn which of them fail anyway: those are not counted after a
-        candidate, but still run (a later cell may need what they did before they raised)."""
+        The following cells run after it, each within the same time limit and all of them within
+        `following_time`; after the original cell they run even when it fails, to learn which of them fail
+        anyway: those are not counted after a candidate, but still run (a later cell may need what they did
+        before they raised). After a candidate only the cells the original's run reached run: a cell beyond
+        has nothing to be compared with."""
         reads = mirror.share_read(code, self.checks) if not original_run else ()
         snap = mirror.snapshot()
         box = await self._acquire(pool, snap)
@@ -718,12 +722,13 @@ class LoopRun:
         pool.prepare(snap, judged)  # its judge armed with the checks, while the model thinks
         # every later cell runs again, as Jupyter would run them: one that fails after the original too
         # is not counted, but what it does before it raises is what the cells after it see
-        cells = self.expect.following
-        timeout = self.options.timeout
-        later = {"cells": [c for _, c in cells], "after_error": original_run, "timeout": timeout} if cells else None
+        cells = self.expect.following if original_run else self.expect.following[:max(self.reached, self.required)]
+        timeout = self._capped(self.options.timeout)
+        budget = self._capped(self.options.timeout + self.options.following_time) - timeout
+        later = {"cells": [c for _, c in cells], "after_error": original_run, "timeout": self.options.timeout,
+                 "budget": budget, "required": self.required} if cells and (budget > 0 or self.required) else None
         try:
-            raw = await box.run(code, list(judged), self._capped(timeout * (1 + len(cells)) + len(cells)),
-                                following=later)
+            raw = await box.run(code, list(judged), timeout, following=later)
             expect = replace(self.expect, original=self.source if not self.instruction else code,
                              baseline=self._baseline(cells, original_run))
             notes = reads + self.notes + snap.notes() + mirror.unshared_notes(code, self.checks)

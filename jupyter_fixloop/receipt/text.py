@@ -182,11 +182,6 @@ def _timeout_lines(seconds: float, result: dict | None, detail: Detail) -> list[
     """A run stopped at its time limit; if the interrupt landed, on which line it was."""
     error = (result or {}).get("error") or {}
     lineno, line = error.get("lineno"), error.get("line")
-    later = [o for o in (result or {}).get("following") or [] if o.get("ename") == "KeyboardInterrupt"]
-    if later and lineno is None:
-        where = f": line {later[0]['lineno']}: {later[0].get('line') or ''}" if later[0].get("lineno") else ""
-        return [f"Timeout: the cell ran, then its following cells were still running after {seconds:g} s "
-                f"and were stopped{where}".rstrip()]
     lines = [f"Timeout: the cell was still running after {seconds:g} s and was stopped"]
     if lineno is not None:
         lines.append(f"  stopped at line {lineno}: {line}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import functools
 import json
 import os
@@ -49,6 +50,7 @@ from .raw import RawRun, unreadable
 
 START_TIMEOUT = 60.0
 INTERRUPT_GRACE = 0.5  # a stopped run must give its receipt within timeout + 1 s
+FOLLOW_GRACE = 2.0  # the later cells' run past their time together before it is interrupted (the host's share)
 # what the user side reads back from the sandbox is the sandbox's to forge: bounded, never trusted
 MAX_RESULT = 2 * 2**20  # characters of the runner's JSON (its own caps keep an honest one far below)
 MAX_LISTED = 1000  # scratch-dir entries looked at
@@ -317,17 +319,23 @@ class Sandbox:
 
     async def run(self, source: str, checks: list[str], timeout: float, following: dict | None = None,
                   judged: bool = True) -> RawRun:
-        """Run one candidate and its checks (and the following cells, `{"cells": [...], "after_error":
-        bool}`, see runner.run); always returns its raw run (timeouts and crashes included), never a
-        verdict or a receipt: the loop types it (loop/verdict.py's `judge`). With `judged`, the
-        run's judge holds the checks (armed ahead by `arm`, else first here) and its public key is kept, to
-        check the signed verdict by."""
-        payload = json.dumps({"source": source, "checks": list(checks), "following": following, "judged": judged})
+        """Run one candidate and its checks within `timeout` seconds, then the following cells (`{"cells":
+        [...], "after_error": bool, "timeout": s each, "budget": s together, "required": the first n, not in
+        the budget}`, see runner.follow_request) in a
+        request of their own, so that a later cell that never returns (a long call into native code, which no
+        signal stops) costs their outcomes, not the candidate's result; always returns its raw run (timeouts
+        and crashes included), never a verdict or a receipt: the loop types it (loop/verdict.py's `judge`).
+        With `judged`, the run's judge holds the checks (armed ahead by `arm`, else first here) and its public
+        key is kept, to check the signed verdict by."""
+        payload = json.dumps({"source": source, "checks": list(checks), "judged": judged})
         view = os.path.join(self.dir, "cwd") if self.confinement == "bwrap" else None
         # top-level `await`, `async for`, `async with`: awaited on the kernel's loop, as in a notebook
         awaits = "await" in source or "async" in source
         run = wire.call("arun", payload, awaited=True) if awaits else wire.call("run", payload)
-        code = f"{wire.call('before_run', timeout, view)}\n{run}"
+        later = following if following and following.get("cells") else None
+        budget = float(later.get("budget") or 0) if later else 0.0
+        required = int(later.get("required") or 0) * float(later.get("timeout") or 0) if later else 0.0
+        code = f"{wire.call('before_run', timeout + budget + required, view)}\n{run}"
         # the judge has the checks from `arm`, or else gets them in a request of its own, before the
         # run's: the kernel takes requests in order, so its reply (the judge's key) is written before
         # any candidate code runs; both are sent at once, no round trip is waited for in between. The
@@ -352,9 +360,43 @@ class Sandbox:
         if reply.get("dropped"):  # a gateway's reply over the shell channel's cap: read through, never held
             return raw("crash", message=f"the sandbox's reply was {reply['dropped']:,} bytes, over the "
                        f"{CHANNEL_CAPS['shell'][0]:,} read here: dropped unread")
-        return self._raw_result(raw, _result_of(reply), key, time.perf_counter() - started)
+        seconds, result, notes = time.perf_counter() - started, _result_of(reply), ()
+        if later and isinstance(result, dict) and not result.get("internal") and (
+                result.get("status") == "ok" or later.get("after_error")):
+            result, notes = await self._follow(result, later, budget, awaits)
+        return self._raw_result(raw, result, key, seconds, notes)
 
-    def _raw_result(self, raw, result: dict | None, key: str | None, seconds: float) -> RawRun:
+    async def _follow(self, result: dict, following: dict, budget: float, awaits: bool) -> tuple[dict, tuple[str, ...]]:
+        """The run's result with the following cells' outcomes and the files they wrote, asked in a request of
+        their own (runner.follow_request), and a note when they did not all run to their end in `budget`
+        seconds: those have no outcome (neither run nor failed), nor have any when the kernel stayed busy past
+        the budget after an interrupt, or died."""
+        cells = following["cells"]
+        required, each = int(following.get("required") or 0), float(following.get("timeout") or 0)
+        payload = json.dumps({"cells": cells, "timeout": each, "budget": budget, "required": required})
+        sent = self._send(wire.call("afollow", payload, awaited=True) if awaits else wire.call("follow", payload))
+        answer = None
+        try:
+            answer = _result_of(await self._wait_reply(sent, budget + required * each + FOLLOW_GRACE))
+        except asyncio.TimeoutError:  # a cell in native code: the interrupt lands when it returns, if ever
+            with contextlib.suppress(asyncio.TimeoutError, _KernelDied, RuntimeError, AttributeError):
+                await self.km.interrupt_kernel()
+                answer = _result_of(await self._wait_reply(sent, INTERRUPT_GRACE))
+        except _KernelDied:
+            pass
+        outcomes = answer.get("following") if isinstance(answer, dict) else None
+        outcomes = outcomes if isinstance(outcomes, list) else []
+        files = answer.get("new_files") if isinstance(answer, dict) else None
+        result = {**result, "following": outcomes,
+                  "new_files": [*(result.get("new_files") or []), *(files if isinstance(files, list) else [])]}
+        if len(outcomes) >= len(cells):
+            return result, ()
+        return result, (f"{len(cells) - len(outcomes)} of the {len(cells)} later cells did not run to their end "
+                        f"within the {budget:g} s they may take together after the cell (FixLoop.following_time): "
+                        "they are not counted",)
+
+    def _raw_result(self, raw, result: dict | None, key: str | None, seconds: float,
+                    notes: tuple[str, ...] = ()) -> RawRun:
         """The runner's reply as a raw run (`raw`: RawRun with the run's source, checks and judged):
         its JSON when it is of the runner's shape, with the sandbox's own notes; else a crash."""
         if result is None:
@@ -363,7 +405,7 @@ class Sandbox:
         if wrong:
             return raw("crash", message=f"the sandbox's result was not of the runner's shape ({wrong})")
         try:  # the JSON is the sandbox's: reading it must end as a crash, not an error in the user's kernel
-            notes = self._load_notes() + self._file_notes(result) + self._limit_notes(result)
+            notes = self._load_notes() + self._file_notes(result) + self._limit_notes(result) + notes
         except Exception as exc:
             return raw("crash", message=unreadable(exc))
         return raw("result", result=result, key=key, notes=notes, seconds=seconds)

@@ -42,6 +42,21 @@ def text_of(cell) -> str:
     return "".join(parts).strip()
 
 
+def test_a_cell_past_its_time_limit_in_native_code_is_waited_for_as_plain_jupyter_does(workdir, capsys):
+    """A call into native code (a model's `fit`; here a C loop) takes the interrupt at the cell's time limit
+    only when it returns: fixloop's next request to the kernel waits behind it, as plain Jupyter waits for
+    the cell, and the notebook goes on (before, batch mode ended there, saying the kernel could not run
+    fixloop's helpers and to install jupyter-fixloop in it)."""
+    src = write_notebook(workdir / "native.ipynb", "n = sum(range(10**9))", "after = 1\nprint(after)")
+    out = str(workdir / "native.out.ipynb")
+    batch_cli.main([src, "-o", out, "--cell-timeout", "2"])
+    err = capsys.readouterr().err
+    cells = nbformat.read(out, as_version=4).cells
+    assert text_of(cells[1]) == "1" and "cell 2: ok" in err, err
+    assert "cell 1: still running after 2 s, its interrupt not yet taken" in err
+    assert "waiting for it as plain Jupyter would (Ctrl-C stops the run)" in err
+
+
 def test_three_broken_cells_come_out_running_with_their_outputs(workdir, capsys):
     src = write_notebook(
         workdir / "three.ipynb",

@@ -205,6 +205,34 @@ def test_a_following_cell_that_hangs_is_stopped_at_its_time_limit():
     assert result["following"][1] == {"ok": True} and ns["after"] == 1
 
 
+def test_the_later_cells_stop_together_at_their_time_and_the_one_cut_there_has_no_outcome():
+    """`budget` bounds the later cells together: the cell it stops is not failed (its own time was not
+    spent) and the cells after it do not run; neither has an outcome, so neither counts either way."""
+    ns = customers()
+    later = {"cells": ["first = 1\n", "import time\nwhile True:\n    time.sleep(0.01)\n", "after = 1\n"],
+             "timeout": 30, "budget": 0.5}
+    result = runner.run(HONEST, [], ns, following=later)
+    assert result["following"] == [{"ok": True}] and ns["first"] == 1 and "after" not in ns
+    # the cells a repair of an earlier cell must make run (cause repair: `required`) are never cut; the
+    # budget is for the cells after them
+    later = {"cells": ["import time\ntime.sleep(0.3)\n", "time.sleep(0.3)\n", "time.sleep(5)\nafter = 1\n"],
+             "timeout": 30, "budget": 0.1, "required": 2}
+    assert runner.run(HONEST, [], ns, following=later)["following"] == [{"ok": True}] * 2 and "after" not in ns
+
+
+def test_a_later_cell_stuck_in_native_code_costs_its_outcome_not_the_fix():
+    """A long call into native code (a model's fit, here a C loop no signal stops) in a later cell: the
+    cell's own result comes back in a request of its own, the later cells are given up after
+    `following_time`, and the fix is judged without them (before, the whole run timed out and the right
+    fix was refused)."""
+    later = ["n = sum(range(10**12))\n", "after = 1\n"]
+    result = fix(LABEL, namespace=customers(), following=later, timeout=2, following_time=1)
+    assert result.patched == HONEST and result.status == "unverified", result.reason
+    assert result.first.following == () and result.rounds[-1].receipt.following == ()
+    assert ("2 of the 2 later cells did not run to their end within the 1 s they may take together after the "
+            "cell (FixLoop.following_time): they are not counted") in result.first.notes
+
+
 def test_arrow_backed_text_reads_as_str_too():
     pytest.importorskip("pyarrow")
     ns = {"df": pd.DataFrame({"a": pd.Series(["x", "y"], dtype="string[pyarrow]"), "n": [1, 2]})}
