@@ -460,6 +460,20 @@ class NotebookKernel:
                 return f"Check failed: {failing}" + (f" -- {outcome['detail']}" if outcome.get("detail") else "")
         return None
 
+    async def restart(self) -> None:
+        """A new kernel process in place of one that died, as plain Jupyter restarts it (nbclient's run goes
+        on in it): new channels, fixloop's helpers checked again. What the cells before made is gone."""
+        from jupyter_core.utils import ensure_async
+
+        km = self.client.km
+        await ensure_async(km.restart_kernel(now=True))
+        if self.client.kc is not None:
+            self.client.kc.stop_channels()
+        self.client.kc = km.client()
+        self.client.kc.start_channels()
+        await ensure_async(self.client.kc.wait_for_ready(timeout=self.client.startup_timeout))
+        await self.start()
+
     async def kill(self) -> None:
         """End the kernel at once (a stopped run): nbclient's shutdown afterwards finds nothing to do."""
         with contextlib.suppress(Exception):
@@ -597,6 +611,7 @@ class BatchRun:
         self.decided: dict[int, tuple] = {}  # cell number -> (its saved output as a check, or None; why not)
         self.outcomes: list[CellOutcome] = []
         self.dead = False
+        self.restarts: set[int] = set()  # the cells the notebook's kernel died in, restarted after each
         self.executed = 0
         self.touched: dict[int, set[str]] = {}  # cell number -> the files of its folder its runs here changed
         self.first_ran: dict[int, bool] = {}  # cell number -> its original's first run here did not raise
@@ -626,7 +641,7 @@ class BatchRun:
 
                 warm_up(self.loop_options)
                 for index in code_cells:
-                    if self.dead:
+                    if self.dead and not await self._restarted(kernel, index):
                         self._add(self._skip(index, "the notebook's kernel died in an earlier cell"))
                         continue
                     if self.stop.why:
@@ -646,6 +661,26 @@ class BatchRun:
         return BatchResult(self.path, tuple(self.outcomes), time.perf_counter() - started,
                            self.loop_options.model, plain, plain_how, self.stop.why, len(code_cells), unknown,
                            kernel_of(self.nb, self.options.kernel_name)[1], self.judged_note)
+
+    async def _restarted(self, kernel: NotebookKernel, index: int) -> bool:
+        """After the notebook's kernel died in a cell, a new one, as plain Jupyter restarts it and runs the
+        cells after it there: the names the cells above made are gone (a later failure on one is theirs, left as
+        plain Jupyter leaves it), and the cell that died says so. False when no kernel would start again."""
+        try:
+            await kernel.restart()
+        except Exception:
+            return False
+        self.dead = False
+        died = self.outcomes[-1]
+        self.restarts.add(died.number)
+        said = "the kernel was restarted, as plain Jupyter restarts it, and the cells after it ran without what the " \
+               "cells above made"
+        self.outcomes[-1] = replace(died, reason=f"{died.reason}; {said}" if died.reason else said)
+        for cell in self.nb.cells[:index]:
+            if cell.cell_type == "code":
+                plan = plan_or_none(cell.source)
+                self._poison(cell_names(plan.code)[1] if plan is not None else (), died.number)
+        return True
 
     def _unreached(self) -> None:
         """Cells the run did not finish (stopped, or an error ended it) are put back as they were in
@@ -769,9 +804,11 @@ class BatchRun:
             self._poison(defines, self.poisoned[blamed])
             made = ("define" if error.startswith(("NameError", "UnboundLocalError")) else "make") + \
                 (f" `{key}` of `{blamed}`" if key else f" `{blamed}`")
+            because = (f"the kernel died in cell {self.poisoned[blamed]} and was restarted: `{blamed}`, made above "
+                       "it, is gone, as in plain Jupyter" if self.poisoned[blamed] in self.restarts else
+                       f"cell {self.poisoned[blamed]}, which was not fixed, did not {made}")
             return CellOutcome(number, "skipped", cell.source, error=error, seconds=time.perf_counter() - started,
-                               reason=f"not repaired: it fails because cell {self.poisoned[blamed]}, which was not "
-                                      f"fixed, did not {made}", blamed_cell=self.poisoned[blamed],
+                               reason=f"not repaired: it fails because {because}", blamed_cell=self.poisoned[blamed],
                                left=Left.BLAMED)
         if not self._repairable(number):
             return self._failed(index, cell.source, "not repaired: not among --cells", error, started, defines,

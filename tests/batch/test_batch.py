@@ -57,6 +57,23 @@ def test_a_cell_past_its_time_limit_in_native_code_is_waited_for_as_plain_jupyte
     assert "waiting for it as plain Jupyter would (Ctrl-C stops the run)" in err
 
 
+def test_after_the_kernel_dies_the_cells_below_run_in_a_new_one_as_plain_jupyter_runs_them(workdir, capsys):
+    """A cell that kills the notebook's kernel (ipython-in-depth's "Running Code" calls `libc.time(-1)` to
+    show it): plain Jupyter's run (nbclient) goes on in a restarted kernel, so batch mode does too, rather than
+    run fewer cells; the names the cells above made are gone there, as in plain Jupyter."""
+    src = write_notebook(workdir / "dies.ipynb", "a = 1", "import ctypes\nctypes.string_at(0)",
+                         "b = 2\nprint(b)", "print(a)")
+    out, report = str(workdir / "dies.out.ipynb"), str(workdir / "dies.md")
+    batch_cli.main([src, "-o", out, "--report", report])
+    err = capsys.readouterr().err
+    cells = nbformat.read(out, as_version=4).cells
+    assert text_of(cells[2]) == "2", err
+    assert text_of(cells[3]) == "NameError: name 'a' is not defined", err
+    said = Path(report).read_text()
+    assert "the kernel was restarted, as plain Jupyter restarts it" in said, err
+    assert "it fails because the kernel died in cell 2 and was restarted: `a`, made above it, is gone" in said
+
+
 def test_three_broken_cells_come_out_running_with_their_outputs(workdir, capsys):
     src = write_notebook(
         workdir / "three.ipynb",
