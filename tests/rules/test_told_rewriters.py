@@ -32,6 +32,11 @@ CASES = {
         "from numpy import NaN, NAN, nan\nmissing = [NaN, NAN, nan]\n", "removed_import",
         "from numpy import nan as NaN, nan as NAN, nan\nmissing = [NaN, NAN, nan]\n",
         "all(m != m for m in missing)"),
+    # numpy 1.24's own words: "`np.float` was a deprecated alias for the builtin `float`. ..., use `float` by itself"
+    "an_alias_of_a_builtin_left_out_of_the_import": (
+        "from numpy import random, float\nx = float(random.RandomState(0).randint(1, 2))\n", "removed_import",
+        "from numpy import random\nx = float(random.RandomState(0).randint(1, 2))\n",
+        "x == 1.0 and type(x) is float"),
     "a_value_the_message_says_to_try": (
         "np.set_printoptions(threshold=np.nan)\nshown = np.get_printoptions()['threshold']\n", "message_try",
         "import sys\nnp.set_printoptions(threshold=sys.maxsize)\nshown = np.get_printoptions()['threshold']\n",
