@@ -61,6 +61,13 @@ CASES = {
     "a_method_that_is_an_operator_inside_an_expression": (
         "both = days.index.contains('2019-02-03') and True\n", "said_method",
         "both = ('2019-02-03' in days.index) and True\n", "both is True"),
+    # pandas 0.23: ":attr:`Series.dt.weekday_name` ... deprecated in favor of :meth:`Series.dt.day_name`"; gone in 1.0
+    "an_attribute_the_notes_name_a_method_for": (
+        "names = days.index.to_series().dt.weekday_name.iloc[:2].tolist()\n", "said_method",
+        "names = days.index.to_series().dt.day_name().iloc[:2].tolist()\n", "names == ['Tuesday', 'Wednesday']"),
+    "an_attribute_of_a_timestamp_the_notes_name_a_method_for": (
+        "first = days.index[0].weekday_name\n", "said_method", "first = days.index[0].day_name()\n",
+        "first == 'Tuesday'"),
     "rows_by_a_date_string": (
         "march = days['2019-03']\nlast = march.index[-1].day\n", "rows_by_string",
         "march = days.loc['2019-03']\nlast = march.index[-1].day\n", "last == 31"),
@@ -231,6 +238,8 @@ LEFT_ALONE = {
         "t = pd.read_csv(io.StringIO(TEXT), parse_dates=['when'], date_parser=lambda s: pd.to_datetime(s))\n",
         "keyword_gone", "`date_parser` took a function and `date_format` takes a value"),
     "a_string_key_on_a_frame_not_indexed_by_dates": ("x = plain['2019']\n", "rows_by_string", None),
+    "an_attribute_a_class_of_ones_own_lacks": ("class Box:\n    pass\nname = Box().weekday_name\n", "said_method",
+                                              None),
     "a_method_a_class_of_ones_own_lacks": ("class Box:\n    pass\nBox().contains(1)\n", "said_method", None),
     # scikit-learn 0.18's KFold(n, n_folds) is not model_selection's KFold(n_splits): not moved as is
     "a_module_whose_class_changed_its_parameters": ("from sklearn import cross_validation\n"
