@@ -65,6 +65,7 @@ from .tables import (
     MULTIPLE_DATA,
     MUST_BE_SEQUENCE,
     NO_EFFECT_NOW,
+    NO_EFFECT_SAID,
     NO_MODULE,
     NOW_KEYWORD_ONLY,
     OBJECT,
@@ -455,7 +456,10 @@ def keyword_gone(code: str, receipt: ParsedReceipt) -> str | None:
     said it had no effect any more ("The parameter 'presort' is deprecated and has no effect", scikit-learn 0.22:
     changed.NO_EFFECT_KEYWORDS), or the library's error says so and to leave it to its default ("Setting a
     random_state has no effect since shuffle is False. You should leave random_state to its default (None), or set
-    shuffle=True.", 0.24's KFold, which ignored it before). The method the notes said to call on the result
+    shuffle=True.", 0.24's KFold, which ignored it before), or the notes say it has no effect or that what it turned
+    on is the default now (pandas 2.0: "Deprecated argument ``infer_datetime_format`` in :func:`to_datetime` [...],
+    as a strict version of it is now the default": `pd.to_datetime(s, infer_datetime_format=True)` ->
+    `pd.to_datetime(s)`). The method the notes said to call on the result
     instead (pandas 1.4: "Users should squeeze the :class:`DataFrame` afterwards with ``.squeeze("columns")``
     instead"): `pd.read_csv(f, squeeze=True)` -> `pd.read_csv(f).squeeze("columns")`."""
     tree = tree_of(code)
@@ -488,6 +492,8 @@ def _keywords_gone(tree: ast.Module, receipt: ParsedReceipt):
         yield line, said.group(2), "", ()
     for change in entries(key[1], _callee(key[0])) + _renamed_in(key[1], _callee(key[0])) if m else []:
         new = replacement_of(change)
+        if change.kind == "keyword" and change.replacement_is == "none" and NO_EFFECT_SAID.search(change.words):
+            yield called, key[1], "", ()  # pandas 2.0: "as a strict version of it is now the default"
         if change.kind in ("keyword", "function", "method") and new and new.isidentifier() and new != key[1]:
             yield called, key[1], new, (), True  # the notes' rename: a function's value by its new name's keyword
         then = CALL_AFTER.fullmatch(change.replacement) if change.replacement_is == "code" else None

@@ -68,6 +68,11 @@ CASES = {
     "an_attribute_of_a_timestamp_the_notes_name_a_method_for": (
         "first = days.index[0].weekday_name\n", "said_method", "first = days.index[0].day_name()\n",
         "first == 'Tuesday'"),
+    # pandas 2.0: "Deprecated argument ``infer_datetime_format`` in :func:`to_datetime` and :func:`read_csv`, as a
+    # strict version of it is now the default"; gone from both in 3.0
+    "a_keyword_whose_behaviour_the_notes_say_is_the_default_now": (
+        "when = pd.to_datetime(pd.Series(['2017-05-31', '2017-06-30']), infer_datetime_format=True)\n", "keyword_gone",
+        "when = pd.to_datetime(pd.Series(['2017-05-31', '2017-06-30']))\n", "when.dt.month.tolist() == [5, 6]"),
     "rows_by_a_date_string": (
         "march = days['2019-03']\nlast = march.index[-1].day\n", "rows_by_string",
         "march = days.loc['2019-03']\nlast = march.index[-1].day\n", "last == 31"),
