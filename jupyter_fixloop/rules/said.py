@@ -76,6 +76,7 @@ from .tables import (
     STAY,
     STAYS,
     UNEXPECTED_KEYWORD,
+    UNORDERED_SLICE,
     WRITTEN_INSTEAD,
 )
 
@@ -147,6 +148,34 @@ def rows_by_string(code: str, receipt: ParsedReceipt) -> str | None:
              and isinstance(n.slice, ast.Constant) and n.slice.value == key
              and any(ROW_OF_INDEX.format(name=source_of(code, n.value)) in f for f in receipt.context)]
     return replace_nodes(code, found, lambda n: f"{source_of(code, n.value)}.loc[{source_of(code, n.slice)}]")
+
+
+@repair(MECHANICAL, TURN)
+def unordered_slice(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df['1980':]` on dates not in order, which pandas 2.0 refuses ("Disallow partial slicing on an non-monotonic
+    :class:`DatetimeIndex` with keys which are not in Index"), as pandas 1.x sliced it: the rows, in their order,
+    from the first moment of the first string's period to the last of the second's
+    (`df[df.index >= pd.Period('1980').start_time]`)."""
+    tree = parse(code)
+    if receipt.ename != "KeyError" or not UNORDERED_SLICE.search(receipt.evalue) or tree is None:
+        return None
+    if not any(c.library == "pandas" and "KeyError" in c.names for c in entries("DatetimeIndex")):
+        return None
+    pd = next((a for a, m in receipt.modules.items() if m == "pandas"), None) or "pd"
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Subscript) and on_line(n, receipt.lineno)
+             and isinstance(n.slice, ast.Slice) and n.slice.step is None and _plain(n.value) and all(
+                 b is None or isinstance(b, ast.Constant) and isinstance(b.value, str) and _datelike(b.value)
+                 for b in (n.slice.lower, n.slice.upper))]
+
+    def masked(node: ast.Subscript) -> str:
+        owner = node.value.value if isinstance(node.value, ast.Attribute) and node.value.attr == "loc" else node.value
+        frame = source_of(code, owner)
+        bounds = [f"{frame}.index {op} {pd}.Period({b.value!r}).{end}" for b, op, end in (
+            (node.slice.lower, ">=", "start_time"), (node.slice.upper, "<=", "end_time")) if b is not None]
+        return f"{source_of(code, node.value)}[{' & '.join(f'({b})' for b in bounds) if len(bounds) > 1 else bounds[0]}]"
+
+    fixed = replace_nodes(code, found, masked)
+    return fixed if fixed is None or pd in receipt.modules else f"import pandas as {pd}\n" + fixed
 
 
 def _datelike(text: str) -> bool:

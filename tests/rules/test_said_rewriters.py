@@ -76,6 +76,13 @@ CASES = {
     "rows_by_a_date_string": (
         "march = days['2019-03']\nlast = march.index[-1].day\n", "rows_by_string",
         "march = days.loc['2019-03']\nlast = march.index[-1].day\n", "last == 31"),
+    # pandas 2.0: "Disallow partial slicing on an non-monotonic DatetimeIndex with keys which are not in Index";
+    # pandas 1.x kept the rows between the bounds, in their order
+    "dates_not_in_order_sliced_by_strings": (
+        "odd = days.iloc[[40, 3, 399, 10]]\nlate = odd.loc['2019-02':'2020']\n", "unordered_slice",
+        "odd = days.iloc[[40, 3, 399, 10]]\n"
+        "late = odd.loc[(odd.index >= pd.Period('2019-02').start_time) & (odd.index <= pd.Period('2020').end_time)]\n",
+        "late['v'].tolist() == [40.0, 399.0]"),
     "a_module_moved_whole": (
         "from sklearn import cross_validation\nfrom sklearn.tree import DecisionTreeClassifier\n"
         "X, y = np.arange(20.0).reshape(-1, 1), np.arange(20) % 2\n"
@@ -315,7 +322,7 @@ def test_every_new_rewriter_says_its_kind():
     """A name used bare may be the notebook's own: that rewriter is a guess; the others do what a note said."""
     kinds = {r.__name__: repairs.KIND[r] for r in repairs.REPAIRS}
     assert kinds["library_name"] == repairs.GUESS
-    assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "rows_by_string",
+    assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "rows_by_string", "unordered_slice",
                                                         "moved_module", "said_method",
                                                         "keyword_only_now", "said_mask",
                                                         "whole_column_set",
