@@ -170,7 +170,7 @@ def said_method(code: str, receipt: ParsedReceipt) -> str | None:
                 return replace_node(code, call, text)
         new = _said_for_attribute(change, owner) if read else None
         if new is not None:
-            return replace_nodes(code, read, lambda n: f"{source_of(code, n.value)}.{new}")
+            return replace_nodes(code, read, lambda n, new=new: f"{source_of(code, n.value)}.{new}")
     return None
 
 

@@ -172,7 +172,8 @@ def unordered_slice(code: str, receipt: ParsedReceipt) -> str | None:
         frame = source_of(code, owner)
         bounds = [f"{frame}.index {op} {pd}.Period({b.value!r}).{end}" for b, op, end in (
             (node.slice.lower, ">=", "start_time"), (node.slice.upper, "<=", "end_time")) if b is not None]
-        return f"{source_of(code, node.value)}[{' & '.join(f'({b})' for b in bounds) if len(bounds) > 1 else bounds[0]}]"
+        mask = " & ".join(f"({b})" for b in bounds) if len(bounds) > 1 else bounds[0]
+        return f"{source_of(code, node.value)}[{mask}]"
 
     fixed = replace_nodes(code, found, masked)
     return fixed if fixed is None or pd in receipt.modules else f"import pandas as {pd}\n" + fixed
