@@ -38,8 +38,8 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     # into said.keyword_gone since)
     "generic.keywords_into_dtype",
     "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
-    "said.said_kept_elsewhere", "said.rows_by_string", "said.moved_module",  # said.said_operator was first: said_method
-    # writes the operator since
+    "said.said_kept_elsewhere", "said.rows_by_string", "said.unordered_slice",
+    "said.moved_module",  # said.said_operator was first: said_method writes the operator since
     "said.said_package",
     "said.keyword_only_guess", "said.said_mask",  # said.method_by_value: generic.said_method since
     "said.said_class_method",  # added since: a removed function as the class method its words name
