@@ -154,6 +154,25 @@ def test_a_reduction_on_text_raised_below_is_repaired_in_the_cell_that_defines_i
     assert repairs.data.reduction_on_text(cell + "other = staff.mean()\n", below) is None
 
 
+def test_a_series_read_by_position_raised_below_is_repaired_in_the_cell_that_defines_it(ns):
+    """The cause loop again: a function the cell defines reads statsmodels-like coefficients (a Series labelled by
+    names) by position, and the later cell calling it raises pandas 3's `KeyError: 0`: each integer key of that name
+    is read with `.iloc`; two names read with that key are left (which one raised, nothing says)."""
+    pd = __import__("pandas")
+    cell = "coef = params\ndef y(coef, a, b):\n    return coef[0] * a + coef[1] * b\n"
+    ns.update(params=pd.Series([0.5, 2.0], index=["Age", "Salary"]), pairs=[(1, 2)])
+    exec(cell, ns)
+    with pytest.raises(KeyError) as raised:
+        ns["y"](ns["coef"], 1, 2)
+    below = ParsedReceipt("ok", below=("KeyError", str(raised.value)))
+    fixed = repairs.data.position_below(cell, below)
+    assert fixed == "coef = params\ndef y(coef, a, b):\n    return coef.iloc[0] * a + coef.iloc[1] * b\n"
+    exec(fixed, ns)
+    assert ns["y"](ns["coef"], 1, 2) == 4.5
+    assert repairs.data.position_below(cell.replace("coef[1] * b", "coef[1] * b[0]"), below) is None
+    assert repairs.KIND[repairs.data.position_below] == repairs.GUESS
+
+
 def test_a_cell_with_ipython_syntax_shows_the_values_on_its_failing_line(tmp_path):
     """A cell ending in a bare `;` (IPython's way to hide a plot's repr) is no Python: the facts of its failing
     line are read from the cell as the runner ran it, so the sandbox's receipt shows the pandas array, and the
