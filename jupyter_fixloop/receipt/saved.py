@@ -66,6 +66,7 @@ SEED = re.compile(r"\b(?:seed|default_rng|RandomState)\(\s*[^\s)]|\brandom_state
 # cites: library, release, its words' start; tests/batch/test_saved_outputs.py checks each is there), or says nothing of
 # (`None`: the equivalence rests on the two outputs alone)
 VALUE_COUNTS = ("pandas", "2.0.0", "Value counts sets the resulting name to ``count``")
+DICT_ORDER = ("pandas", "0.23.0", "Instantiation from dicts preserves dict insertion order for Python 3.6+")
 AXES_REPR = None  # matplotlib 3.7 made every Axes' repr `<Axes: ...>`; its API-change notes do not list it
 FREQ_ALIASES = None  # pandas 2.2 renamed offset aliases (`M` -> `ME`); no sdist ships its notes
 _AXES_OLD = re.compile(r"<matplotlib\.axes\._subplots\.AxesSubplot(?: object)? at 0x>")  # before 3.4
@@ -95,7 +96,27 @@ def equivalences(saved: str, got: str) -> tuple[str, list[tuple]]:
     if _missing_as_false(saved_lines, [line.strip() for line in got.strip("\n").splitlines()]):
         got = saved
         used.append(STRING_PREDICATES)
+    if _columns_reordered(saved_lines, [line.strip() for line in got.strip("\n").splitlines()]):
+        got = saved
+        used.append(DICT_ORDER)
     return got, used
+
+
+def _columns_reordered(saved: list[str], got: list[str]) -> bool:
+    """A frame shown with its columns in another order, each row's values moved with them, every other line the
+    same (a frame made from a dict, whose keys pandas sorted before 0.23)."""
+    names = [line.split() for line in (saved[:1] + got[:1])]
+    if len(saved) != len(got) or len(saved) < 2 or names[0] == names[1] or sorted(names[0]) != sorted(names[1]) or (
+            len(set(names[0])) != len(names[0])):
+        return False
+    order = [names[1].index(n) for n in names[0]]
+    for want, shown in zip(saved[1:], got[1:]):
+        want, shown = want.split(), shown.split()
+        k = len(shown) - len(order)  # the index's labels, left of the values
+        if k < 1 or len(want) != len(shown) or want[:k] != shown[:k] or want[k:] != [shown[k + i] for i in order]:
+            if want != shown or len(want) >= len(order):  # the index's name alone on its line
+                return False
+    return True
 
 
 def _missing_as_false(saved: list[str], got: list[str]) -> bool:

@@ -23,6 +23,7 @@ from .edits import (
     on_line,
     parse,
     replace_node,
+    replace_nodes,
     shown_values,
     source_of,
     span,
@@ -31,6 +32,7 @@ from .edits import (
     value_kind,
     with_pandas,
 )
+from .generic import entries
 from .registry import DATA, FIRST, GUESS, MECHANICAL, repair
 from .tables import (
     AGGREGATION_WORDS,
@@ -71,6 +73,26 @@ def _textual(node: ast.AST, receipt: ParsedReceipt) -> bool:
         text = receipt.values.get(node.id, "")
         return kind == "str" or (kind == "Series" and re.search(r"dtype=(object|str|string)", text) is not None)
     return False
+
+
+@repair(GUESS, DATA + 45)
+def position_below(code: str, receipt: ParsedReceipt) -> str | None:
+    """`coef[0]` inside a function this cell defines, which a later cell's call raised `KeyError: 0` through (the
+    cause loop, batch/upstream.py): pandas 3 "Changed behavior of :meth:`Series.__getitem__` [...] to always treat
+    integer keys as labels, never as positional" (2.1 said use ``ser.iloc``) -> `coef.iloc[0]`, each integer key of
+    the one name the cell's functions read with the key the error names."""
+    ename, key = receipt.below
+    tree = parse(code)
+    if receipt.ename or ename != "KeyError" or not re.fullmatch(r"-?\d+", key.strip()) or tree is None:
+        return None
+    if not any("never as positional" in c.words for c in entries("__getitem__", library="pandas")):
+        return None
+    read = [n for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.Lambda)) for n in ast.walk(f)
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Load)
+            and isinstance(n.slice, ast.Constant) and type(n.slice.value) is int]
+    names = {n.value.id for n in read if n.slice.value == int(key)}
+    found = {n for n in read if n.value.id in names} if len(names) == 1 else ()
+    return replace_nodes(code, found, lambda n: f"{n.value.id}.iloc[{n.slice.value}]")
 
 
 @repair(GUESS, DATA + 90)

@@ -14,7 +14,8 @@ its kind; their turn is `TURN`, in the order they are defined: registry.py).
   name that was the new one with an axis in it (`hide_index`, `hide_columns`) passes that axis; one the notes
   write with the argument that moved (`sortlevel(level=...)` -> `sort_index(level=...)`) names it; one the notes
   say to write as an operator (`idx.contains(key)`: "use key in index") or as the method its `method` argument
-  names (`r.fillna('nearest')` -> `r.nearest()`) so.
+  names (`r.fillna('nearest')` -> `r.nearest()`) so; an attribute read whose notes name one method for every
+  class they list, called (`s.dt.weekday_name` -> `s.dt.day_name()`, pandas 0.23's "in favor of :meth:").
 - `said_keyword_method`: a keyword the library said to pass to another method instead (`sort_index(by=...)`:
   "pls use .sort_values(by=...)") -> that method, the same keywords.
 - `said_keywords_paired`: keywords renamed together (`pivot_table(rows=, cols=)` -> `index=, columns=`).
@@ -35,7 +36,17 @@ import re
 import sys
 
 from ..model.knowledge import Change, changes
-from .edits import CannotTell, ParsedReceipt, call_name, calls_on_line, on_line, parse, replace_node, source_of
+from .edits import (
+    CannotTell,
+    ParsedReceipt,
+    call_name,
+    calls_on_line,
+    on_line,
+    parse,
+    replace_node,
+    replace_nodes,
+    source_of,
+)
 from .names import NOTED, attribute_error, import_optional
 from .registry import DRIFT, MECHANICAL, repair
 from .tables import MEMBERSHIP, METHOD_NAMED, UNEXPECTED_KEYWORD as UNEXPECTED
@@ -149,13 +160,36 @@ def said_method(code: str, receipt: ParsedReceipt) -> str | None:
         return None
     owner, old = said
     calls = [c for c in calls_on_line(tree, receipt.lineno, old) if isinstance(c.func, ast.Attribute)]
+    read = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == old and on_line(n, receipt.lineno)
+            and not any(c.func is n for c in calls)]
     for change in entries(old):
         for call in calls:
             text = _said_call(code, call, *_said_instead(change, owner, old)) or _said_written(
                 code, tree, call, change, owner, old)
             if text is not None:
                 return replace_node(code, call, text)
+        new = _said_for_attribute(change, owner) if read else None
+        if new is not None:
+            return replace_nodes(code, read, lambda n, new=new: f"{source_of(code, n.value)}.{new}")
     return None
+
+
+def _said_for_attribute(change: Change, owner: str) -> str | None:
+    """What to read instead of an attribute, as the notes name it for each class they list, one name for all
+    (pandas 0.23: ":attr:`Timestamp.weekday_name`, :attr:`DatetimeIndex.weekday_name`, and
+    :attr:`Series.dt.weekday_name` are deprecated in favor of :meth:`Timestamp.day_name`, ..."): `day_name()`, a
+    call where today's class of the object has it as a method that needs no argument, else the attribute."""
+    said = change.replacement if change.replacement_is == "code" else change.deprecation_replacement or ""
+    news = {m.group(2) for m in (CALLED.match(s.strip()) for s in said.split(" or ")) if m and not m.group(3)}
+    cls = class_named(change.library, owner) if len(news) == 1 else None
+    found = inspect.getattr_static(cls, next(iter(news)), None) if cls is not None else None
+    if found is None:
+        return None
+    if not inspect.isroutine(found):
+        return news.pop()
+    params = list(inspect.signature(getattr(cls, news.pop())).parameters.values())[1:]
+    needed = [p for p in params if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return None if needed else f"{found.__name__}()"
 
 
 def _said_written(code: str, tree: ast.Module, call: ast.Call, change: Change, owner: str, old: str) -> str | None:

@@ -65,6 +65,7 @@ from .tables import (
     MULTIPLE_DATA,
     MUST_BE_SEQUENCE,
     NO_EFFECT_NOW,
+    NO_EFFECT_SAID,
     NO_MODULE,
     NOW_KEYWORD_ONLY,
     OBJECT,
@@ -75,6 +76,7 @@ from .tables import (
     STAY,
     STAYS,
     UNEXPECTED_KEYWORD,
+    UNORDERED_SLICE,
     WRITTEN_INSTEAD,
 )
 
@@ -146,6 +148,35 @@ def rows_by_string(code: str, receipt: ParsedReceipt) -> str | None:
              and isinstance(n.slice, ast.Constant) and n.slice.value == key
              and any(ROW_OF_INDEX.format(name=source_of(code, n.value)) in f for f in receipt.context)]
     return replace_nodes(code, found, lambda n: f"{source_of(code, n.value)}.loc[{source_of(code, n.slice)}]")
+
+
+@repair(MECHANICAL, TURN)
+def unordered_slice(code: str, receipt: ParsedReceipt) -> str | None:
+    """`df['1980':]` on dates not in order, which pandas 2.0 refuses ("Disallow partial slicing on an non-monotonic
+    :class:`DatetimeIndex` with keys which are not in Index"), as pandas 1.x sliced it: the rows, in their order,
+    from the first moment of the first string's period to the last of the second's
+    (`df[df.index >= pd.Period('1980').start_time]`)."""
+    tree = parse(code)
+    if receipt.ename != "KeyError" or not UNORDERED_SLICE.search(receipt.evalue) or tree is None:
+        return None
+    if not any(c.library == "pandas" and "KeyError" in c.names for c in entries("DatetimeIndex")):
+        return None
+    pd = next((a for a, m in receipt.modules.items() if m == "pandas"), None) or "pd"
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Subscript) and on_line(n, receipt.lineno)
+             and isinstance(n.slice, ast.Slice) and n.slice.step is None and _plain(n.value) and all(
+                 b is None or isinstance(b, ast.Constant) and isinstance(b.value, str) and _datelike(b.value)
+                 for b in (n.slice.lower, n.slice.upper))]
+
+    def masked(node: ast.Subscript) -> str:
+        owner = node.value.value if isinstance(node.value, ast.Attribute) and node.value.attr == "loc" else node.value
+        frame = source_of(code, owner)
+        bounds = [f"{frame}.index {op} {pd}.Period({b.value!r}).{end}" for b, op, end in (
+            (node.slice.lower, ">=", "start_time"), (node.slice.upper, "<=", "end_time")) if b is not None]
+        mask = " & ".join(f"({b})" for b in bounds) if len(bounds) > 1 else bounds[0]
+        return f"{source_of(code, node.value)}[{mask}]"
+
+    fixed = replace_nodes(code, found, masked)
+    return fixed if fixed is None or pd in receipt.modules else f"import pandas as {pd}\n" + fixed
 
 
 def _datelike(text: str) -> bool:
@@ -455,7 +486,10 @@ def keyword_gone(code: str, receipt: ParsedReceipt) -> str | None:
     said it had no effect any more ("The parameter 'presort' is deprecated and has no effect", scikit-learn 0.22:
     changed.NO_EFFECT_KEYWORDS), or the library's error says so and to leave it to its default ("Setting a
     random_state has no effect since shuffle is False. You should leave random_state to its default (None), or set
-    shuffle=True.", 0.24's KFold, which ignored it before). The method the notes said to call on the result
+    shuffle=True.", 0.24's KFold, which ignored it before), or the notes say it has no effect or that what it turned
+    on is the default now (pandas 2.0: "Deprecated argument ``infer_datetime_format`` in :func:`to_datetime` [...],
+    as a strict version of it is now the default": `pd.to_datetime(s, infer_datetime_format=True)` ->
+    `pd.to_datetime(s)`). The method the notes said to call on the result
     instead (pandas 1.4: "Users should squeeze the :class:`DataFrame` afterwards with ``.squeeze("columns")``
     instead"): `pd.read_csv(f, squeeze=True)` -> `pd.read_csv(f).squeeze("columns")`."""
     tree = tree_of(code)
@@ -488,6 +522,8 @@ def _keywords_gone(tree: ast.Module, receipt: ParsedReceipt):
         yield line, said.group(2), "", ()
     for change in entries(key[1], _callee(key[0])) + _renamed_in(key[1], _callee(key[0])) if m else []:
         new = replacement_of(change)
+        if change.kind == "keyword" and change.replacement_is == "none" and NO_EFFECT_SAID.search(change.words):
+            yield called, key[1], "", ()  # pandas 2.0: "as a strict version of it is now the default"
         if change.kind in ("keyword", "function", "method") and new and new.isidentifier() and new != key[1]:
             yield called, key[1], new, (), True  # the notes' rename: a function's value by its new name's keyword
         then = CALL_AFTER.fullmatch(change.replacement) if change.replacement_is == "code" else None

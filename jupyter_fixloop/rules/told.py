@@ -8,6 +8,7 @@ strings: `.values` is no ndarray; pandas says "use .to_numpy()"). Each reads the
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 
 from .edits import (
@@ -25,6 +26,19 @@ from .registry import DRIFT, MECHANICAL, repair
 from .tables import CANNOT_IMPORT, REMOVED_ATTRIBUTES
 
 USE_INSTEAD = re.compile(r"[Uu]se `(?:\w+\.)?(\w+)` instead")  # numpy 2's own words: "Use `np.nan` instead."
+# numpy 1.24's: "`np.float` was a deprecated alias for the builtin `float`. ..., use `float` by itself."
+BUILTIN_ALIAS = re.compile(r"alias for the builtin `(\w+)`.*\buse `\1` by itself", re.S)
+
+
+def _refused(module, name: str) -> str:
+    """What a module's `__getattr__` says of a name it lacks (its own words), or ''."""
+    try:
+        getattr(module, name)
+    except AttributeError as exc:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - a module's __getattr__ may raise anything: then it said nothing
+        return ""
+    return ""
 
 
 def said_instead(module: str, name: str) -> str | None:
@@ -34,14 +48,9 @@ def said_instead(module: str, name: str) -> str | None:
     found = import_optional(module)
     if found is None or hasattr(found, name):
         return None
-    try:
-        getattr(found, name)
-    except AttributeError as exc:
-        said = USE_INSTEAD.search(str(exc))
-        if said and hasattr(found, said.group(1)):
-            return said.group(1)
-    except Exception:  # noqa: BLE001 - a module's __getattr__ may raise anything: then it said nothing
-        return None
+    said = USE_INSTEAD.search(_refused(found, name))
+    if said and hasattr(found, said.group(1)):
+        return said.group(1)
     table = re.fullmatch(r"\{m\}\.(\w+)", REMOVED_ATTRIBUTES.get(module, {}).get(name, ""))
     return table.group(1) if table and hasattr(found, table.group(1)) else None
 
@@ -50,7 +59,9 @@ def said_instead(module: str, name: str) -> str | None:
 def removed_import(code: str, receipt: ParsedReceipt) -> str | None:
     """`from numpy import NaN, NAN`, names their library removed, imported as the names it says to use instead
     under the old names (`from numpy import nan as NaN, nan as NAN`): the library's own words, numpy 2's "Use
-    `np.nan` instead."."""
+    `np.nan` instead."; one it says was an alias of the builtin of that name, left out for the builtin (`from
+    numpy import random, float` -> `from numpy import random`: numpy 1.24's "`np.float` was a deprecated alias
+    for the builtin `float`. ..., use `float` by itself")."""
     found = CANNOT_IMPORT.search(receipt.evalue) if receipt.ename == "ImportError" else None
     tree = parse(code)
     if not found or tree is None:
@@ -58,10 +69,19 @@ def removed_import(code: str, receipt: ParsedReceipt) -> str | None:
     module = found.group(2)
     for node in imports_from(tree, receipt.lineno, module):
         news = [said_instead(module, alias.name) for alias in node.names]
-        if any(news):
-            names = ", ".join(imported_as(new or alias.name, alias) for new, alias in zip(news, node.names))
-            return replace_node(code, node, f"from {module} import {names}")
+        builtin = [not a.asname and _builtin_alias(module, a.name) for a in node.names]
+        if any(news) or any(builtin):
+            names = ", ".join(imported_as(new or alias.name, alias) for new, alias, gone in zip(
+                news, node.names, builtin) if not gone)
+            return replace_node(code, node, f"from {module} import {names}" if names else "pass")
     return None
+
+
+def _builtin_alias(module: str, name: str) -> bool:
+    """Whether `module` no longer has `name` and says it was an alias of the builtin of that name."""
+    found = import_optional(module)
+    said = BUILTIN_ALIAS.search(_refused(found, name)) if found is not None and not hasattr(found, name) else None
+    return bool(said) and said.group(1) == name and name in dir(builtins)
 
 
 TRY_INSTEAD = re.compile(r"\b(\w+) must be [^,;.]+[,;] try ([A-Za-z_][\w.]*)")  # numpy: "threshold must be ..."

@@ -682,6 +682,24 @@ def test_a_string_predicates_false_for_a_missing_value_is_what_pandas_3_changed(
     assert saved_check("", shown, saved.replace("NaN", "True"))[0] is False
 
 
+def test_a_frame_made_from_a_dict_with_its_columns_sorted_is_the_same_frame():
+    """pandas before 0.23 sorted a dict's keys into the columns: the same rows, its columns in another order, are the
+    same frame (DICT_ORDER, the harvested entry's words); a value that moved to another column still differs."""
+    import pandas as pd
+
+    from jupyter_fixloop.receipt.saved import DICT_ORDER, saved_check
+
+    made = {"Sex": ["M", "F"], "State": ["NY", "CA"], "Name": ["John", "Tai"]}
+    dates = pd.DatetimeIndex(["1980-09-23", "1973-11-11"], name="DOB")
+    shown = repr(pd.DataFrame(made, index=dates))
+    saved = repr(pd.DataFrame(made, index=dates)[sorted(made)])  # pandas 0.22's columns: Name, Sex, State
+    same, detail, _ = saved_check("", shown, saved)
+    assert same is True and DICT_ORDER[2] in detail
+    assert "DataFrame" in _entry_said(DICT_ORDER).names
+    swapped = repr(pd.DataFrame({"Name": ["John", "Tai"], "Sex": ["NY", "CA"], "State": ["M", "F"]}, index=dates))
+    assert saved_check("", shown, swapped)[0] is False
+
+
 def test_an_axes_repr_of_any_matplotlib_is_the_same_axes():
     """`<matplotlib.axes._subplots.AxesSubplot at 0x...>` (before 3.4: no labels), `<AxesSubplot:xlabel='a'>`
     (3.4-3.6) and `<Axes: xlabel='a'>` (3.7 on): one Axes. No harvested entry says so (AXES_REPR is None):

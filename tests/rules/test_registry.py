@@ -38,8 +38,8 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     # into said.keyword_gone since)
     "generic.keywords_into_dtype",
     "exported.exported_name", "exported.library_name",  # generic rewriters added since, each module at its turn
-    "said.said_kept_elsewhere", "said.rows_by_string", "said.moved_module",  # said.said_operator was first: said_method
-    # writes the operator since
+    "said.said_kept_elsewhere", "said.rows_by_string", "said.unordered_slice",
+    "said.moved_module",  # said.said_operator was first: said_method writes the operator since
     "said.said_package",
     "said.keyword_only_guess", "said.said_mask",  # said.method_by_value: generic.said_method since
     "said.said_class_method",  # added since: a removed function as the class method its words name
@@ -47,7 +47,8 @@ ORDER = [  # the hand-kept `REPAIRS` list of 2026-11-29 (module.function), the g
     "patterns.missing_accessor", "drift.moved_function", "drift.option_key",
     "names.column_as_attribute", "names.attribute_typo", "calls.none_from_inplace", "calls.thrown_away",
     "calls.missing_return", "calls.unpack_loop", "patterns.not_callable", "calls.method_not_called",
-    "data.accessor_dtype", "names.key_typo", "patterns.drop_axis", "patterns.positional_key", "calls.bad_keyword",
+    "data.accessor_dtype", "names.key_typo", "patterns.drop_axis", "patterns.positional_key", "data.position_below",
+    "calls.bad_keyword",
     "patterns.concat_list", "calls.str_concat", "patterns.join_non_str", "data.reduction_on_text",
     "data.numeric_strings", "patterns.to_numeric_coerce", "data.number_parse", "patterns.nan_to_int",
     "data.merge_key_dtype", "data.date_order",
@@ -63,7 +64,8 @@ GUESSES = {  # the hand-kept `KIND` of that day: these are guesses, the others m
     "calls.column_repr", "matches.filter_value", "matches.merge_keys", "matches.groupby_keys",
     "matches.concat_dtype", "names.name_typo", "drift.groupby_axis", "drift.style_name", "drift.moved_function",
     "names.column_as_attribute", "names.attribute_typo", "calls.missing_return", "calls.unpack_loop",
-    "data.accessor_dtype", "names.key_typo", "patterns.positional_key", "calls.bad_keyword", "calls.str_concat",
+    "data.accessor_dtype", "names.key_typo", "patterns.positional_key", "data.position_below", "calls.bad_keyword",
+    "calls.str_concat",
     "data.reduction_on_text", "data.numeric_strings", "patterns.to_numeric_coerce", "data.number_parse",
     "patterns.nan_to_int", "data.merge_key_dtype", "data.date_format", "data.pivot_duplicates",
     "patterns.mask_precedence",

@@ -61,9 +61,28 @@ CASES = {
     "a_method_that_is_an_operator_inside_an_expression": (
         "both = days.index.contains('2019-02-03') and True\n", "said_method",
         "both = ('2019-02-03' in days.index) and True\n", "both is True"),
+    # pandas 0.23: ":attr:`Series.dt.weekday_name` ... deprecated in favor of :meth:`Series.dt.day_name`"; gone in 1.0
+    "an_attribute_the_notes_name_a_method_for": (
+        "names = days.index.to_series().dt.weekday_name.iloc[:2].tolist()\n", "said_method",
+        "names = days.index.to_series().dt.day_name().iloc[:2].tolist()\n", "names == ['Tuesday', 'Wednesday']"),
+    "an_attribute_of_a_timestamp_the_notes_name_a_method_for": (
+        "first = days.index[0].weekday_name\n", "said_method", "first = days.index[0].day_name()\n",
+        "first == 'Tuesday'"),
+    # pandas 2.0: "Deprecated argument ``infer_datetime_format`` in :func:`to_datetime` and :func:`read_csv`, as a
+    # strict version of it is now the default"; gone from both in 3.0
+    "a_keyword_whose_behaviour_the_notes_say_is_the_default_now": (
+        "when = pd.to_datetime(pd.Series(['2017-05-31', '2017-06-30']), infer_datetime_format=True)\n", "keyword_gone",
+        "when = pd.to_datetime(pd.Series(['2017-05-31', '2017-06-30']))\n", "when.dt.month.tolist() == [5, 6]"),
     "rows_by_a_date_string": (
         "march = days['2019-03']\nlast = march.index[-1].day\n", "rows_by_string",
         "march = days.loc['2019-03']\nlast = march.index[-1].day\n", "last == 31"),
+    # pandas 2.0: "Disallow partial slicing on an non-monotonic DatetimeIndex with keys which are not in Index";
+    # pandas 1.x kept the rows between the bounds, in their order
+    "dates_not_in_order_sliced_by_strings": (
+        "odd = days.iloc[[40, 3, 399, 10]]\nlate = odd.loc['2019-02':'2020']\n", "unordered_slice",
+        "odd = days.iloc[[40, 3, 399, 10]]\n"
+        "late = odd.loc[(odd.index >= pd.Period('2019-02').start_time) & (odd.index <= pd.Period('2020').end_time)]\n",
+        "late['v'].tolist() == [40.0, 399.0]"),
     "a_module_moved_whole": (
         "from sklearn import cross_validation\nfrom sklearn.tree import DecisionTreeClassifier\n"
         "X, y = np.arange(20.0).reshape(-1, 1), np.arange(20) % 2\n"
@@ -231,6 +250,8 @@ LEFT_ALONE = {
         "t = pd.read_csv(io.StringIO(TEXT), parse_dates=['when'], date_parser=lambda s: pd.to_datetime(s))\n",
         "keyword_gone", "`date_parser` took a function and `date_format` takes a value"),
     "a_string_key_on_a_frame_not_indexed_by_dates": ("x = plain['2019']\n", "rows_by_string", None),
+    "an_attribute_a_class_of_ones_own_lacks": ("class Box:\n    pass\nname = Box().weekday_name\n", "said_method",
+                                              None),
     "a_method_a_class_of_ones_own_lacks": ("class Box:\n    pass\nBox().contains(1)\n", "said_method", None),
     # scikit-learn 0.18's KFold(n, n_folds) is not model_selection's KFold(n_splits): not moved as is
     "a_module_whose_class_changed_its_parameters": ("from sklearn import cross_validation\n"
@@ -301,7 +322,7 @@ def test_every_new_rewriter_says_its_kind():
     """A name used bare may be the notebook's own: that rewriter is a guess; the others do what a note said."""
     kinds = {r.__name__: repairs.KIND[r] for r in repairs.REPAIRS}
     assert kinds["library_name"] == repairs.GUESS
-    assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "rows_by_string",
+    assert all(kinds[n] == repairs.MECHANICAL for n in ("exported_name", "rows_by_string", "unordered_slice",
                                                         "moved_module", "said_method",
                                                         "keyword_only_now", "said_mask",
                                                         "whole_column_set",

@@ -32,6 +32,11 @@ CASES = {
         "from numpy import NaN, NAN, nan\nmissing = [NaN, NAN, nan]\n", "removed_import",
         "from numpy import nan as NaN, nan as NAN, nan\nmissing = [NaN, NAN, nan]\n",
         "all(m != m for m in missing)"),
+    # numpy 1.24's own words: "`np.float` was a deprecated alias for the builtin `float`. ..., use `float` by itself"
+    "an_alias_of_a_builtin_left_out_of_the_import": (
+        "from numpy import random, float\nx = float(random.RandomState(0).randint(1, 2))\n", "removed_import",
+        "from numpy import random\nx = float(random.RandomState(0).randint(1, 2))\n",
+        "x == 1.0 and type(x) is float"),
     "a_value_the_message_says_to_try": (
         "np.set_printoptions(threshold=np.nan)\nshown = np.get_printoptions()['threshold']\n", "message_try",
         "import sys\nnp.set_printoptions(threshold=sys.maxsize)\nshown = np.get_printoptions()['threshold']\n",
@@ -147,6 +152,25 @@ def test_a_reduction_on_text_raised_below_is_repaired_in_the_cell_that_defines_i
     exec(fixed, ns)
     assert ns["per_team"](staff, "team").to_dict() == {"hours": {"a": 4.0, "b": 4.0}}
     assert repairs.data.reduction_on_text(cell + "other = staff.mean()\n", below) is None
+
+
+def test_a_series_read_by_position_raised_below_is_repaired_in_the_cell_that_defines_it(ns):
+    """The cause loop again: a function the cell defines reads statsmodels-like coefficients (a Series labelled by
+    names) by position, and the later cell calling it raises pandas 3's `KeyError: 0`: each integer key of that name
+    is read with `.iloc`; two names read with that key are left (which one raised, nothing says)."""
+    pd = __import__("pandas")
+    cell = "coef = params\ndef y(coef, a, b):\n    return coef[0] * a + coef[1] * b\n"
+    ns.update(params=pd.Series([0.5, 2.0], index=["Age", "Salary"]), pairs=[(1, 2)])
+    exec(cell, ns)
+    with pytest.raises(KeyError) as raised:
+        ns["y"](ns["coef"], 1, 2)
+    below = ParsedReceipt("ok", below=("KeyError", str(raised.value)))
+    fixed = repairs.data.position_below(cell, below)
+    assert fixed == "coef = params\ndef y(coef, a, b):\n    return coef.iloc[0] * a + coef.iloc[1] * b\n"
+    exec(fixed, ns)
+    assert ns["y"](ns["coef"], 1, 2) == 4.5
+    assert repairs.data.position_below(cell.replace("coef[1] * b", "coef[1] * b[0]"), below) is None
+    assert repairs.KIND[repairs.data.position_below] == repairs.GUESS
 
 
 def test_a_cell_with_ipython_syntax_shows_the_values_on_its_failing_line(tmp_path):
