@@ -1014,7 +1014,10 @@ def test_the_report_says_what_each_loop_rests_on_and_every_candidate_tried(workd
     assert "- checked by: nothing of yours checked its values" in cell2
     assert "- runs now, checks no values (no evidence): following cell 3 (`print(total)`)" in cell2
     assert "every candidate of this round, and how it ended:" in cell2
-    assert "  - the built-in rules: ok: ran without error" in cell2
+    # the rules' candidate runs beside the model's; on a loaded machine the model's may pass before it starts
+    rules = next(line for line in cell2.splitlines() if line.startswith("  - the built-in rules"))
+    assert rules == "  - the built-in rules: ok: ran without error" or rules.endswith(
+        "not run: another sample of this round passed first"), cell2
     assert "  - the model at T=0.2 (carried on): ok: ran without error" in cell2
     assert "- kept: round 1's candidate, by the model" in cell2
     assert "- checked by: your check (--expect)" in cell4

@@ -78,7 +78,7 @@ def test_off_restores_ipython_handler_exactly_also_one_set_before(kernel):
     kernel.run("def mine(shell, etype, value, tb, tb_offset=None):\n    print('MINE', etype.__name__)\n"
                "ip.set_custom_exc((ZeroDivisionError,), mine)\ntheirs = ip.CustomTB")
     kernel.run("%fixloop auto")
-    assert "MINE ZeroDivisionError" in kernel.run("1 / 0").text
+    assert "MINE ZeroDivisionError" in " ".join(kernel.run("1 / 0").text.split())  # a loaded kernel may split the print
     kernel.run("%fixloop auto off")
     assert kernel.run("print(ip.CustomTB is theirs)").text.strip() == "True"
 
