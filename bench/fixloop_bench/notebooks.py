@@ -29,6 +29,10 @@ figure of its own and never as fixed: in a fresh copy of the folder (the corpus 
 diff batch mode proposed is applied as `patch -p1` applies it, batch mode runs the notebook again there
 (more diffs proposed then are applied in turn, up to `ACCEPT_ROUNDS` runs), and each drift cell the
 first run left that this run runs is right, wrong or unverified as above.
+
+Each kernel a notebook's code runs in here (plain, batch mode, the era kernel's runs) is given a home of its own
+(`Homes`): a notebook that writes an IPython profile or a startup file (`~/.ipython/...`) changes neither this
+machine's home nor the next notebook's kernels. What each wrote there is listed (`home_writes`).
 """
 
 from __future__ import annotations
@@ -89,6 +93,8 @@ class NotebookFigures:
     model_cells: list | None = None  # with --model-cells drift: the cells whose repair might call the model
     # (`model_cells`); None: every failing cell's might
     judged_in: str = ""  # the line saying its repairs were judged in fixloop's Python, not the kernel's ("": not)
+    home_writes: list = field(default_factory=list)  # "batch: .ipython/profile_default/ipython_config.py": the files
+    # a run of it wrote in the home its kernel was given (`Homes`)
 
     @property
     def drift_fixed(self) -> int:
@@ -135,6 +141,43 @@ class NotebookFigures:
         self.accepted_wrong += [(f"{other.name} cell {n}", d) for n, d in other.accepted_wrong]
         self.runs_only += [f"{other.name} cell {n}" for n in other.runs_only]
         self.fixed_wrong += [(f"{other.name} cell {n}", d) for n, d in other.fixed_wrong]
+        self.home_writes += [f"{other.name}: {path}" for path in other.home_writes]
+
+
+class Homes:
+    """A home of its own for each kernel a notebook's code runs in (`env`), in the bench's scratch: what a notebook
+    writes to `~` (an IPython profile, a startup file, a config) reaches neither the machine's home nor another
+    notebook's kernels. `written` lists what the runs wrote there, but for what a kernel writes by itself."""
+
+    def __init__(self, scratch: str):
+        self.scratch = scratch
+        self.made: list[tuple[str, str]] = []  # (the run's kind, its home)
+        self.mpl = os.environ.get("MPLCONFIGDIR") or os.path.join(scratch, "mplconfig")  # one font cache a run
+
+    def env(self, kind: str) -> tuple[tuple[str, str], ...]:
+        """The variables a kernel of the run `kind` ("plain", "batch", "era") gets: HOME and what is read from it
+        (IPython's profiles, the XDG directories) in a new empty directory."""
+        home = tempfile.mkdtemp(prefix=f"home-{kind}-", dir=self.scratch)
+        self.made.append((kind, home))
+        return (("HOME", home), ("IPYTHONDIR", os.path.join(home, ".ipython")),
+                ("XDG_CONFIG_HOME", os.path.join(home, ".config")), ("XDG_CACHE_HOME", os.path.join(home, ".cache")),
+                ("XDG_DATA_HOME", os.path.join(home, ".local", "share")), ("MPLCONFIGDIR", self.mpl))
+
+    def written(self) -> list[str]:
+        """"kind: path" of each file the runs wrote in their homes, IPython's own profile files left out."""
+        found = []
+        for kind, home in self.made:
+            for folder, _, files in os.walk(home):
+                for name in files:
+                    path = os.path.relpath(os.path.join(folder, name), home)
+                    if path not in KERNEL_WRITES and not path.startswith(KERNEL_CACHES):
+                        found.append(f"{kind}: {path}")
+        return sorted(set(found))
+
+
+KERNEL_WRITES = frozenset({os.path.join(".ipython", "profile_default", "startup", "README")})
+"""The files an IPython kernel writes in an empty home by itself (its profile's startup README): not the notebook's."""
+KERNEL_CACHES = (os.path.join(".cache", "fontconfig") + os.sep,)  # a library's caches, not the notebook's writes
 
 
 def ran_when_saved(cell) -> bool:
@@ -371,7 +414,7 @@ def evidence_of(o) -> tuple[str, ...]:
 
 
 async def right_in_era(nb, folder: str, rel: str, wrong: list[int], original: dict, era: str, timeout: float,
-                      scratch: str) -> list[int]:
+                      scratch: str, homes: Homes | None = None) -> list[int]:
     """Of the cells in `wrong` (drift fixes shown wrong here), those that show their saved output when
     `nb`, the notebook batch mode wrote, runs plainly in a fresh copy of `folder` in the kernel `era`."""
     from jupyter_fixloop.batch.run import run_plainly
@@ -379,7 +422,8 @@ async def right_in_era(nb, folder: str, rel: str, wrong: list[int], original: di
 
     there = shutil.copytree(folder, os.path.join(scratch, f"era-{len(os.listdir(scratch))}"))
     workdir = tempfile.mkdtemp(prefix="nbbench-", dir=scratch)
-    ran = await run_plainly(nb, os.path.dirname(os.path.join(there, rel)), timeout, era, workdir)
+    ran = await run_plainly(nb, os.path.dirname(os.path.join(there, rel)), timeout, era, workdir,
+                            env=(homes or Homes(scratch)).env("era"))
     if ran is None:
         return []
     right = []
@@ -534,7 +578,7 @@ def _same_values(then: dict, now: dict | None) -> bool:
 
 
 async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[int], era: str, today: str | None,
-                        timeout: float, scratch: str) -> dict[int, str]:
+                        timeout: float, scratch: str, homes: Homes | None = None) -> dict[int, str]:
     """A verdict for the drift fixes in `cells` that nothing here verified (their cell draws random numbers, or
     no saved output could check them): the notebook as saved (`saved_nb`) runs plainly in the era kernel `era`
     and the notebook batch mode wrote (`fixed_nb`) runs plainly here (`today`), each in a fresh copy of
@@ -551,20 +595,22 @@ async def seeded_in_era(saved_nb, fixed_nb, folder: str, rel: str, cells: list[i
     from jupyter_fixloop.batch.run import run_plainly
     from jupyter_fixloop.receipt import saved_check, saved_output
 
-    async def seeded(nb, kernel):
+    homes = homes or Homes(scratch)
+
+    async def seeded(nb, kernel, kind):
         nb = nbformat.from_dict(nb)
         there = shutil.copytree(folder, os.path.join(scratch, f"seeded-{len(os.listdir(scratch))}"))
         drawn = there + ".drawn.jsonl"
         nb.cells.insert(0, nbformat.v4.new_code_cell(SEED + DRAWN.format(path=drawn)))
         ran = await run_plainly(nb, os.path.dirname(os.path.join(there, rel)), timeout, kernel,
-                                tempfile.mkdtemp(prefix="nbbench-", dir=scratch))
+                                tempfile.mkdtemp(prefix="nbbench-", dir=scratch), env=homes.env(kind))
         if ran is None:
             return None, ({}, {})
         return [c.get("outputs", []) if c.cell_type == "code" else [] for c in ran.cells[1:]], _written(
             drawn, ran.cells)
 
-    (then, (then_drawn, then_values)), (now, (now_drawn, now_values)) = (await seeded(saved_nb, era),
-                                                                         await seeded(fixed_nb, today))
+    (then, (then_drawn, then_values)), (now, (now_drawn, now_values)) = (await seeded(saved_nb, era, "era-seeded"),
+                                                                         await seeded(fixed_nb, today, "seeded"))
     if then is None or now is None or len(then) != len(now):
         return {}
     errored = [any(o.get("output_type") == "error" for o in a + b) for a, b in zip(then, now)]
@@ -652,22 +698,23 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
                             for kind in ("plain", "batch"))
     nb = read_notebook(os.path.join(plain_dir, rel))
     workdir = tempfile.mkdtemp(prefix="nbbench-", dir=scratch)
+    homes = Homes(scratch)
     stop = Stop()
     stop.listen()  # SIGINT, SIGTERM: this notebook's cells decided so far are kept, and the bench ends (corpora.main)
     if deadline is not None:
         asyncio.get_running_loop().call_later(max(0.0, deadline - time.monotonic()), stop.set, STOP_AFTER)
     plain = await plain_errors(nb, os.path.dirname(os.path.join(plain_dir, rel)), options.cell_timeout,
-                               options.kernel_name, workdir, stop)
+                               options.kernel_name, workdir, stop, homes.env("plain"))
     if plain is None:  # stopped before batch mode decided any cell
         return NotebookFigures(rel, unfinished=stop.why, code_cells=_code_cells(nb),
-                               seconds=time.perf_counter() - started)
+                               seconds=time.perf_counter() - started, home_writes=homes.written())
     path, saved_nb = os.path.join(batch_dir, rel), nb
     nb = read_notebook(path)
     options = replace(options, model_cells=model_cells(nb, plain)) if drift_only else options
     original = {i + 1: c for i, c in enumerate(nb.cells)}
     original = {n: dict(outputs=list(c.get("outputs", [])), execution_count=c.get("execution_count"))
                 for n, c in original.items()}
-    result = await fix_notebook(nb, path, options, stop=stop)
+    result = await fix_notebook(nb, path, replace(options, kernel_env=homes.env("batch")), stop=stop)
     if result.kernel_note:  # measured all the same, in the default Python 3 kernel, and said
         print(f"{rel}: {result.kernel_note}", file=sys.stderr, flush=True)
     if result.judged_note:  # the repairs were judged in fixloop's Python, not the kernel's: said, and kept
@@ -691,21 +738,23 @@ async def measure(folder: str, rel: str, options, scratch: str, keep: str | None
     verdicts = drift_verdicts(result.outcomes, original, {i + 1: c for i, c in enumerate(nb.cells)}, drift)
     wrong = [n for n, (verdict, _) in verdicts.items() if verdict == "wrong"]
     if era and wrong and not stop.why:
-        for number in await right_in_era(nb, folder, rel, wrong, original, era, options.cell_timeout, scratch):
+        for number in await right_in_era(nb, folder, rel, wrong, original, era, options.cell_timeout, scratch, homes):
             verdicts[number] = ("right", [])
             figures.era.append((number, era))
     unverified = [n for n, (verdict, _) in verdicts.items() if verdict == "unverified"]
     if era and unverified and not stop.why:
         decided = await seeded_in_era(saved_nb, nb, folder, rel, unverified, era, options.kernel_name,
-                                      options.cell_timeout, scratch)
+                                      options.cell_timeout, scratch, homes)
         for number, verdict in sorted(decided.items()):
             verdicts[number] = ("right" if verdict in ("drawn", "assigned") else verdict,
                                 ["(the same random draws in the era kernel)"] if verdict == "wrong" else [])
             figures.seeded.append((number, era, verdict))
     figures.drift = len(drift)
     if any(o.module_diff for o in result.outcomes) and not stop.why:
-        await _accepting(figures, folder, rel, result, original, drift - set(verdicts), options, scratch, stop)
+        await _accepting(figures, folder, rel, result, original, drift - set(verdicts),
+                         replace(options, kernel_env=homes.env("accepted")), scratch, stop)
     _count(figures, result.outcomes, verdicts, drift, plain, original, nb)
+    figures.home_writes = homes.written()
     figures.seconds = time.perf_counter() - started
     return figures
 
@@ -786,6 +835,8 @@ def why_left(outcome) -> str:
         return "file not there"
     if outcome.left is Left.NO_NETWORK:
         return "network"
+    if outcome.left is Left.KERNEL_DIED and outcome.status != "skipped":
+        return "the notebook's kernel died in it"
     if outcome.status == "skipped":
         return "an earlier cell was not fixed"
     if outcome.status == "proposed":
@@ -866,6 +917,8 @@ def report(all_figures: list[NotebookFigures]) -> str:
                 "showed in `{}`", "drawn": "right, its figure draws the values the replaced code drew in `{}`",
                 "assigned": "right, it assigns the values the replaced code assigned in `{}`"}
         lines += [f"- {where}: {said[verdict].format(kernel)}" for where, kernel, verdict in total.seeded]
+    lines += ["", "wrote in the home its kernel was given (each run had one of its own: `Homes`):"]
+    lines += [f"- {path}" for path in total.home_writes] or ["- nothing"]
     lines += ["", evidence_line(total)]
     lines += [f"- only a later cell that runs: {where}" for where in total.runs_only]
     lines += [f"- a saved output calls it wrong: {where}: {diff}" for where, diff in total.fixed_wrong]

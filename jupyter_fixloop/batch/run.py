@@ -83,6 +83,8 @@ class BatchOptions:
     accept_unreviewed: bool = False  # run a litellm model's verified fix in the notebook's kernel unreviewed
     plain: bool = True  # count the cells a plain Jupyter run gets through (from this run: batch/once.py)
     saved_outputs: bool = True  # a fix must reproduce the output saved in the notebook, where one was saved
+    kernel_env: tuple[tuple[str, str], ...] = ()  # variables the notebook's kernel gets over this process's (a
+    # bench gives each notebook a home of its own: `kernel_environment`); the sandboxes' are theirs (sandbox/confine.py)
 
 
 class Left(Enum):
@@ -305,10 +307,10 @@ def judged_in(name: str, gateway: str = "") -> tuple[str, str]:
 
 
 async def plain_errors(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str,
-                       stop: Stop | None = None) -> dict[int, str | None] | None:
+                       stop: Stop | None = None, env: tuple[tuple[str, str], ...] = ()) -> dict[int, str | None] | None:
     """Run a copy of `nb` as plain Jupyter does: for each code cell that ran (numbered among all
     cells, from 1), its error ("ename: evalue") or None. None when `stop` came first."""
-    ran = await run_plainly(nb, cwd, timeout, kernel_name, workdir, stop)
+    ran = await run_plainly(nb, cwd, timeout, kernel_name, workdir, stop, env)
     return None if ran is None else errors_of(ran)
 
 
@@ -329,32 +331,44 @@ def errors_of(nb) -> dict[int, str | None]:
 
 
 async def run_plainly(nb, cwd: str, timeout: float, kernel_name: str | None, workdir: str,
-                      stop: Stop | None = None):
+                      stop: Stop | None = None, env: tuple[tuple[str, str], ...] = ()):
     """A copy of `nb` run as plain Jupyter runs it (errors allowed; cell by cell, as nbclient's execute
-    does), with its new outputs; None when `stop` came first."""
+    does), with its new outputs (a cell it did not reach has none, and no execution count, whatever was saved);
+    None when `stop` came first. `env`: variables its kernel gets over this
+    process's (BatchOptions.kernel_env)."""
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
 
     nb, stop = copy.deepcopy(nb), stop or Stop()
+    for cell in nb.cells:  # a cell the run does not reach keeps no saved count or output that would read as run
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+            cell.get("metadata", {}).pop(REPLY_ERROR, None)
     name = kernel_of(nb, kernel_name)[0]
     sub = tempfile.mkdtemp(prefix="plain-", dir=workdir)
     client = NotebookClient(nb, config=_ipc_config(sub), timeout=timeout, kernel_name=name, allow_errors=True,
                             interrupt_on_timeout=True, resources={"metadata": {"path": cwd}},
                             on_cell_error=_reply_error)
 
+    running = []  # the cell under way
+
     async def every_cell() -> None:
         async with contextlib.AsyncExitStack() as stack:
-            await _started(client, stack)
+            await _started(client, stack, env)
             stop.relisten()
             for index, cell in enumerate(nb.cells):
+                running[:] = [cell]
                 await client.async_execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
+            running.clear()
 
     try:
         finished, _ = await stop.until(every_cell())
-    except DeadKernelError:
+    except Exception as exc:  # the kernel died, or would not start, or a timeout: count what ran
         finished = True
-    except Exception:  # a timeout or a kernel that would not start: count what ran
-        finished = True
+        for cell in running:  # it did not run to its end: as an error, as batch mode counts it
+            cell.execution_count = cell.get("execution_count") or client.code_cells_executed or 1
+            cell.metadata[REPLY_ERROR] = ("DeadKernelError: the kernel died while it ran" if isinstance(
+                exc, DeadKernelError) else f"{type(exc).__name__}: {exc}")
     stop.relisten()
     return nb if finished else None
 
@@ -370,14 +384,15 @@ def _reply_error(cell, cell_index: int, execute_reply: dict) -> None:
     cell.metadata[REPLY_ERROR] = f"{content.get('ename', '')}: {content.get('evalue', '')}"
 
 
-async def _started(client, stack: contextlib.AsyncExitStack) -> None:
+async def _started(client, stack: contextlib.AsyncExitStack, env: tuple[tuple[str, str], ...] = ()) -> None:
     """Start `client`'s kernel and channels, then enter nbclient's `async_setup_kernel` (which shuts
     them down at the end of `stack`). Started first, so that the SIGINT/SIGTERM handlers nbclient
     puts in while it is set up (they shut the kernel down) are there for no await: batch mode's
-    `Stop` takes the signals back at once."""
+    `Stop` takes the signals back at once. `env`: variables the kernel gets over this process's (a restart
+    keeps them: jupyter_client launches it again with the same arguments)."""
     client.km = client.create_kernel_manager()
     try:
-        await client.async_start_new_kernel()
+        await client.async_start_new_kernel(**({"env": {**os.environ, **dict(env)}} if env else {}))
         await client.async_start_new_kernel_client()
     except BaseException:
         if client.km.has_kernel:
@@ -632,7 +647,7 @@ class BatchRun:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 try:
-                    await _started(kernel.client, stack)
+                    await _started(kernel.client, stack, self.options.kernel_env)
                 except Exception as exc:
                     raise KernelError(f"could not start the notebook's kernel: {type(exc).__name__}: {exc}") from None
                 self.stop.relisten()  # no await since nbclient put its own handlers in

@@ -1102,3 +1102,23 @@ def test_a_kernelspec_language_python3_is_a_python_notebook(tmp_path):
                 read_notebook(str(path))
         else:
             assert read_notebook(str(path)).cells[0].source == "x = 1"
+
+
+def test_a_plain_run_that_ends_at_a_crash_counts_no_cell_it_did_not_reach(tmp_path):
+    """ipython-in-depth's "Running Code" crashes its kernel (`libc.time(-1)`) in cell 12; nbclient's plain run ends
+    there. The cells below kept their saved execution counts and outputs in the run's copy, and were counted as run
+    (plain 9 of 9, batch mode 7): a cell the run does not reach is not run, and shows no saved output as its own."""
+    import asyncio
+
+    from jupyter_fixloop.batch.run import plain_errors, run_plainly
+
+    crash = "import sys\nfrom ctypes import CDLL\nlibc = CDLL('libc.so.6')\nlibc.time(-1)"
+    saved = [("a = 10", None), ("print(a)", "10\n"), (crash, None), ("print('hi, stdout')", "hi, stdout\n")]
+    nb = new_notebook(cells=[new_code_cell(src, execution_count=n, outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text=out)] if out else []) for n, (src, out) in enumerate(saved, 1)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    errors = asyncio.run(plain_errors(nb, str(tmp_path), 60, None, str(tmp_path)))
+    assert errors == {1: None, 2: None, 3: "DeadKernelError: the kernel died while it ran"}, errors
+    ran = asyncio.run(run_plainly(nb, str(tmp_path), 60, None, str(tmp_path)))
+    assert ran.cells[3].outputs == [] and ran.cells[3].execution_count is None
+    assert nb.cells[3].outputs and nb.cells[3].execution_count == 4  # the notebook given is not changed

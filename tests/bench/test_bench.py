@@ -1000,3 +1000,45 @@ def test_with_model_cells_drift_a_failing_cell_that_is_no_drift_cell_calls_no_mo
         header = capsys.readouterr().out.splitlines()[0]
         assert ("on the drift cells only" in header) == (cells == "drift"), header
     assert 0 < asked["drift"] < asked["all"], asked
+
+
+def test_each_notebook_runs_with_a_home_of_its_own_and_what_it_wrote_there_is_listed(tmp_path, capsys, monkeypatch):
+    """Run for real: a notebook that writes an IPython startup file and a file in `~` (ipython-in-depth's
+    Configuration notebook wrote the machine's `~/.ipython/profile_default`) changes neither the bench's home nor
+    the next notebook's kernels; what it wrote is listed, per run, in the report and the JSON."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    home = tmp_path / "home"
+    (home / ".ipython").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("IPYTHONDIR", str(home / ".ipython"))
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    writes = ("import os\nfrom IPython.paths import get_ipython_dir\n"
+              "startup = os.path.join(get_ipython_dir(), 'profile_default', 'startup')\n"
+              "os.makedirs(startup, exist_ok=True)\n"
+              "open(os.path.join(startup, 'planted.py'), 'w').write('PLANTED = 1\\n')\n"
+              "open(os.path.expanduser('~/notes.txt'), 'w').write('x')\nprint('written')")
+    reads = "print('PLANTED' in globals(), os.path.exists(os.path.expanduser('~/notes.txt')))"
+    nb = new_notebook(cells=[new_code_cell(writes, execution_count=1,
+                                           outputs=[new_output("stream", name="stdout", text="written\n")])])
+    nbformat.write(nb, str(folder / "a_writes.ipynb"))
+    nb = new_notebook(cells=[new_code_cell("import os", execution_count=1),
+                             new_code_cell(reads, execution_count=2,
+                                           outputs=[new_output("stream", name="stdout", text="False False\n")])])
+    nbformat.write(nb, str(folder / "b_reads.ipynb"))
+    out_json = tmp_path / "out.json"
+    assert bench.main(["--notebooks", str(folder), "--kernel", "python3", "--json", str(out_json)]) == 0
+
+    out = capsys.readouterr().out
+    assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == [".ipython"], "the bench's home changed"
+    # the second notebook's kernels saw neither file: its cell printed what was saved
+    assert "| b_reads.ipynb | 2 | 2 | 2 | 0 / 0 / 0 / 0 |" in out, out
+    startup = os.path.join(".ipython", "profile_default", "startup", "planted.py")
+    for kind in ("plain", "batch"):
+        assert f"- a_writes.ipynb: {kind}: {startup}" in out and f"- a_writes.ipynb: {kind}: notes.txt" in out, out
+    saved = {n["name"]: n for n in json.loads(out_json.read_text())["notebooks"]}
+    assert saved["a_writes.ipynb"]["home_writes"] == [f"batch: {startup}", "batch: notes.txt",
+                                                      f"plain: {startup}", "plain: notes.txt"]
+    assert saved["b_reads.ipynb"]["home_writes"] == []
