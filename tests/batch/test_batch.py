@@ -1115,7 +1115,8 @@ def test_a_plain_run_that_ends_at_a_crash_counts_no_cell_it_did_not_reach(tmp_pa
     crash = "import sys\nfrom ctypes import CDLL\nlibc = CDLL('libc.so.6')\nlibc.time(-1)"
     saved = [("a = 10", None), ("print(a)", "10\n"), (crash, None), ("print('hi, stdout')", "hi, stdout\n")]
     nb = new_notebook(cells=[new_code_cell(src, execution_count=n, outputs=[
-        nbformat.v4.new_output("stream", name="stdout", text=out)] if out else []) for n, (src, out) in enumerate(saved, 1)])
+        nbformat.v4.new_output("stream", name="stdout", text=out)] if out else [])
+        for n, (src, out) in enumerate(saved, 1)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     errors = asyncio.run(plain_errors(nb, str(tmp_path), 60, None, str(tmp_path)))
     assert errors == {1: None, 2: None, 3: "DeadKernelError: the kernel died while it ran"}, errors
