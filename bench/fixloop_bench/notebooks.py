@@ -175,8 +175,10 @@ class Homes:
         return sorted(set(found))
 
 
-KERNEL_WRITES = frozenset({os.path.join(".ipython", "profile_default", "startup", "README")})
-"""The files an IPython kernel writes in an empty home by itself (its profile's startup README): not the notebook's."""
+KERNEL_WRITES = frozenset(os.path.join(".ipython", "profile_default", *path) for path in (
+    ("startup", "README"), ("history.sqlite",), ("history.sqlite-journal",)))
+"""The files an IPython kernel writes in an empty home by itself (its profile's startup README; its history, where
+the kernel keeps one): not the notebook's."""
 KERNEL_CACHES = (os.path.join(".cache", "fontconfig") + os.sep,)  # a library's caches, not the notebook's writes
 
 
