@@ -218,6 +218,10 @@ def _namespace_portion(error: str) -> bool:
     return spec is not None and spec.origin in (None, "namespace") and spec.submodule_search_locations is not None
 
 
+STAR, STAR_IMPORT = "*", re.compile(r"^\s*from\s+[\w.]+\s+import\s+\*", re.MULTILINE)
+"""A cell failing for this machine's reasons whose `from M import *` may not have run: a NameError for a name no cell
+binds by its name is then the machine's too (Wald_Friedman's `make_distribution_plots`, its module downloaded
+first)."""
 MAGIC_NOT_FOUND = re.compile(r"UsageError: (?:Line|Cell) magic (?:function )?`%%?(\w+)` not found")
 NAME_NOT_DEFINED = re.compile(r"NameError: name '(\w+)' is not defined")
 LOAD_EXT = re.compile(r"^\s*%load_ext\s+(\w+)\s*$", re.MULTILINE)
@@ -236,6 +240,7 @@ def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
 
     found, lost = set(), set()  # lost: names the cells that failed for this machine's reasons did not make
     no_data = {o.number for o in outcomes if o.left is Left.NO_FILE}  # batch mode found its data not there
+    named = set().union(*(cell_names(o.source)[1] for o in outcomes))  # what some cell binds by its name
     for o in outcomes:
         error = plain.get(o.number)
         cause = plain.get(o.blamed_cell) if o.status == "skipped" else error
@@ -243,10 +248,12 @@ def drift_cells(outcomes, original_cells: dict, plain: dict) -> set[int]:
         magic, unnamed = MAGIC_NOT_FOUND.match(error or ""), NAME_NOT_DEFINED.match(error or "")
         blocked = error is not None and (environment(error) or o.number in no_data or bool(reads & lost)
                                          or bool(magic and f"%{magic.group(1)}" in lost)
-                                         or bool(unnamed and unnamed.group(1) in lost))  # read by a function it calls
+                                         or bool(unnamed and unnamed.group(1) in lost)  # read by a function it calls
+                                         or bool(unnamed and STAR in lost and unnamed.group(1) not in named))
         if blocked:  # what it imports it did import (imports come first), up to the import of a package not
             # installed here (`import dask.dataframe as dd`: no `dd`): the rest it may not have made
             lost |= defines - imported_names(_imports_before(o.source, error))
+            lost |= {STAR} if STAR_IMPORT.search(o.source) else set()  # `from utils import *` after a download
             lost |= {f"%{name}" for name in LOAD_EXT.findall(o.source)}  # `%load_ext watermark`: no `%watermark`
         elif error is None:
             lost -= defines

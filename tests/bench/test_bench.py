@@ -1042,3 +1042,21 @@ def test_each_notebook_runs_with_a_home_of_its_own_and_what_it_wrote_there_is_li
     assert saved["a_writes.ipynb"]["home_writes"] == [f"batch: {startup}", "batch: notes.txt",
                                                       f"plain: {startup}", "plain: notes.txt"]
     assert saved["b_reads.ipynb"]["home_writes"] == []
+
+
+def test_a_name_a_star_import_the_machine_kept_from_running_would_have_made_is_no_drift_cell():
+    """QuantEcon's Wald_Friedman downloads a module and star-imports it in one cell; without the network neither
+    ran, and `make_distribution_plots(...)` below fails with a NameError no fix could cure here. A cell failing for
+    a library's change is still measured, and so is a NameError for a name some cell binds by name."""
+    from fixloop_bench.notebooks import drift_cells
+
+    from jupyter_fixloop.batch.run import CellOutcome
+
+    sources = ["import numpy as np", "qe.fetch_nb_dependencies(['utils.py'])\nfrom utils import *",
+               "fig = make_distribution_plots(f0)", "f0 = np.ones(3)\nprint(np.product(f0))", "print(g)", "g = 1"]
+    errors = [None, "ConnectionError: HTTPSConnectionPool(host='github.com', port=443): Max retries exceeded",
+              "NameError: name 'make_distribution_plots' is not defined",
+              "AttributeError: module 'numpy' has no attribute 'product'", "NameError: name 'g' is not defined", None]
+    outcomes = [CellOutcome(n, "failed" if e else "ok", s) for n, (s, e) in enumerate(zip(sources, errors), 1)]
+    saved = {n: {"outputs": [], "execution_count": n} for n in range(1, 7)}
+    assert drift_cells(outcomes, saved, dict(enumerate(errors, 1))) == {4, 5}
