@@ -35,7 +35,7 @@ KEYWORDS_WARNED = {"pandas": [("code/0.19.2/pandas", "0.19.2")]}
 # has moved to `ipywidgets`"; and its modules and functions whose warning (of any category) says where they moved:
 # "IPython.utils.traitlets has moved to a top-level traitlets package." (a module's, over `from traitlets import *`),
 # "get_ipython_package_dir has moved to the IPython.paths module" (a function's). IPython 4.0.0, the release of the
-# split (2015), is read first; a move a later release says again is kept as the first said it
+# split (2015), is read first; a move a later release says again keeps 4.0.0 as its release, in the later words
 SHIMS = {"IPython": [("code/4.0.0/IPython", "4.0.0"), ("code/5.10.0/IPython", "5.10.0")]}
 # a warning's words saying where a module or a function moved: the old name, the new home, whether a module's words
 # name the module (`the IPython.paths module`: the function keeps its name there)
@@ -179,9 +179,10 @@ def _literal(node: ast.expr | None) -> str | None:
 def shim_moves(notes: pathlib.Path, library: str, entry) -> list[dict]:
     """The packages an old release's shims say moved (SHIMS): each `ShimModule(src=..., mirror=...)` of a module
     whose warning says it was deprecated, that warning's words and release, the mirror its replacement; then the
-    modules and functions whose own warning says where they moved (`moved_words`). A move said by a release read
-    before is not said again."""
-    found, said_before = [], set()
+    modules and functions whose own warning says where they moved (`moved_words`). A move a later release says again
+    keeps the release that said it first and takes the later words (4.0.0's nbconvert shim said "import from
+    ipython_nbconvert", 5.10's "from nbconvert", its mirror)."""
+    found, said_before = [], {}
     for folder, release in SHIMS.get(library, []):
         root = notes / library / folder
         for path in sorted(root.rglob("*.py")) if root.is_dir() else []:
@@ -190,8 +191,11 @@ def shim_moves(notes: pathlib.Path, library: str, entry) -> list[dict]:
             tree = ast.parse(path.read_text(errors="replace"))
             for item in _shims(tree, path, root, release, library, entry) + moved_words(tree, path, root, release,
                                                                                         library, entry):
-                if (item["names"][0], item["replacement"]) not in said_before:
-                    said_before.add((item["names"][0], item["replacement"]))
+                key = (item["names"][0], item["replacement"])
+                if key in said_before:  # said again: the first release that said it, in the last one's words
+                    said_before[key].update(words=item["words"], source=item["source"])
+                else:
+                    said_before[key] = item
                     found.append(item)
     return found
 

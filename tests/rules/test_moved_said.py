@@ -98,8 +98,8 @@ def test_a_moved_package_today_without_the_name_imported_is_said_not_guessed(ns)
     repair, fixed, doubt = repairs.propose(cell, first, MODULES)
     assert repair is None, fixed
     assert doubt.startswith("IPython 4.0.0 moved `IPython.nbformat` to `nbformat` (\"The `IPython.nbformat` package "
-                            "has been deprecated. You should import from nbformat instead.\"), and today's "
-                            "`nbformat` has no `current`"), doubt
+                            "has been deprecated since IPython 4.0. You should import from nbformat instead.\"), "
+                            "and today's `nbformat` has no `current`"), doubt
 
 
 def test_a_new_home_not_installed_is_proposed_and_its_run_names_the_package_to_install(ns):
@@ -123,7 +123,7 @@ def test_a_new_home_not_installed_is_proposed_and_its_run_names_the_package_to_i
     assert repair is None, refixed
     assert doubt.startswith("`ipyparallel` is not installed in this environment: `pip install ipyparallel`"), doubt
     assert doubt.endswith("it is where IPython 4.0.0 moved `IPython.parallel`: \"The `IPython.parallel` package has "
-                          "been deprecated. You should import from ipyparallel instead.\""), doubt
+                          "been deprecated since IPython 4.0. You should import from ipyparallel instead.\""), doubt
 
 
 @pytest.fixture(scope="module")
