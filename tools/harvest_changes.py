@@ -16,7 +16,8 @@ an earlier release's notes, `deprecated_in` says which.
     # 2. the data file and its coverage (offline: reads only the notes folder):
     python tools/harvest_changes.py build --notes /tmp/kb-notes
     # or one library's part only, the others kept as the data file has them:
-    python tools/harvest_changes.py build --notes /tmp/kb-notes --only scikit-learn
+    python tools/harvest_changes.py gather --notes /tmp/kb-notes --only IPython
+    python tools/harvest_changes.py build --notes /tmp/kb-notes --only IPython
 
 Where the notes come from (`SDISTS`): pandas 1.5.3 and 2.0.3 (`doc/source/whatsnew/`, 0.4 to 2.0.3;
 later sdists, built with meson, ship no docs: 2.1 to 3.0 from a git dir of pandas-dev/pandas, or any copy of
@@ -24,8 +25,10 @@ those files with a `SOURCE` line saying where they came from), pandas 2.2.3's co
 its warnings rename), matplotlib 3.8.4 (`doc/api/prev_api_changes/`, to 3.8), scikit-learn 1.4.2
 (`doc/whats_new/`, to 1.4), numpy's repository (`doc/source/release/`, every release), IPython 8.37.0's
 code (its deprecations) and 9.0.0's code and notes (which of them are gone), pandas 0.19.2's code (a wheel,
-`WHEELS`: the keywords its warnings said to pass elsewhere, "pls use .sort_values(by=...)") and IPython 5.10's
-(its shim modules: "`IPython.html.widgets` has moved to `ipywidgets`"): tools/harvest_code.py.
+`WHEELS`: the keywords its warnings said to pass elsewhere, "pls use .sort_values(by=...)") and IPython 4.0.0's
+and 5.10's (their shim modules: "`IPython.html.widgets` has moved to `ipywidgets`", and the modules and
+functions whose warning says where they moved: "get_ipython_package_dir has moved to the IPython.paths
+module"): tools/harvest_code.py.
 Pandas' notes are read from 0.14 on (the 0.14-0.17 deprecations whose removals in 0.16-0.20 name no
 replacement: `pivot_table(rows=...)`, `Series.order`).
 """
@@ -73,7 +76,8 @@ GIT = {  # library -> (its repository, the folder of its notes, the names taken)
 WHEELS = {  # library -> (a release whose code is read, not its notes: a wheel for the Python it was built for,
     # the package folder in it, where it goes under notes/<library>): tools/harvest_code.py's KEYWORDS_WARNED
     "pandas": [("pandas==0.19.2", "3.6", "manylinux1_x86_64", "pandas", "code/0.19.2")],
-    "IPython": [("ipython==5.10.0", "3.6", "manylinux1_x86_64", "IPython", "code/5.10.0")],  # its shims
+    "IPython": [("ipython==4.0.0", "3.6", "manylinux1_x86_64", "IPython", "code/4.0.0"),  # the split's shims
+                ("ipython==5.10.0", "3.6", "manylinux1_x86_64", "IPython", "code/5.10.0")],  # its shims
     # its `@deprecated("...")` module functions (harvest_code.DECORATED): `plot_roc_curve`, said in no notes
     "scikit-learn": [("scikit-learn==1.1.3", "3.10", "manylinux2014_x86_64", "sklearn", "code/1.1.3")],
 }
@@ -563,12 +567,15 @@ def coverage(library: str, found: list[dict]) -> str:
 
 
 def gather(notes: pathlib.Path, numpy_git: str | None, pandas_git: str | None = None, pandas_rev: str = "HEAD",
-           gits: dict[str, str] | None = None) -> None:
+           gits: dict[str, str] | None = None, only: list[str] | None = None) -> None:
     """Copy each library's notes into `notes/<library>/`: sdists unpacked by pip (`--no-clean` keeps
     the unpacked tree; their metadata step may fail, which does not matter here), numpy's from a git dir,
     pandas' after its last sdist with notes (2.1 on) from a git dir of pandas-dev/pandas at `pandas_rev`,
-    scipy's and seaborn's from git dirs (`gits`: library -> git dir, `@rev` after it for another commit)."""
+    scipy's and seaborn's from git dirs (`gits`: library -> git dir, `@rev` after it for another commit); with
+    `only`, those libraries' sdists and wheels alone."""
     for library, specs in SDISTS.items():
+        if only and library not in only:
+            continue
         for spec, folder, pattern, *into in specs:
             with tempfile.TemporaryDirectory() as scratch:
                 before = set(glob.glob(f"{tempfile.gettempdir()}/pip-download-*"))
@@ -583,7 +590,7 @@ def gather(notes: pathlib.Path, numpy_git: str | None, pandas_git: str | None = 
                             target.parent.mkdir(parents=True, exist_ok=True)
                             shutil.copyfile(path, target)
                     shutil.rmtree(tree, ignore_errors=True)
-    _wheels(notes)
+    _wheels(notes, only)
     for library, git in (gits or {}).items():
         repo, folder, names = GIT[library]
         rev = git.split("@")[1] if "@" in git else "HEAD"
@@ -607,9 +614,11 @@ def gather(notes: pathlib.Path, numpy_git: str | None, pandas_git: str | None = 
                 (notes / "numpy" / pathlib.Path(name).name).write_text(text)
 
 
-def _wheels(notes: pathlib.Path) -> None:
+def _wheels(notes: pathlib.Path, only: list[str] | None = None) -> None:
     """Each wheel of WHEELS from PyPI (no sdist: an old one does not build today), its package unpacked."""
     for library, specs in WHEELS.items():
+        if only and library not in only:
+            continue
         for spec, python, platform, package, into in specs:
             with tempfile.TemporaryDirectory() as scratch:
                 subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
@@ -683,13 +692,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=pathlib.Path, default=OUT)
     parser.add_argument("--only", action="append", choices=list(FIRST), metavar="LIBRARY",
                         help="build: harvest only this library again (repeatable), keeping the others' entries as "
-                             "--out has them")
+                             "--out has them; gather: fetch only its sdists and wheels")
     args = parser.parse_args(argv)
     if args.step == "gather":
         gits = dict(g.split("=", 1) for g in args.git if "=" in g)
         if set(gits) - set(GIT) or len(gits) != len(args.git):
             parser.error(f"--git takes LIBRARY=DIR with LIBRARY one of {', '.join(GIT)}; got {', '.join(args.git)}")
-        gather(args.notes, args.numpy_git, args.pandas_git, args.pandas_rev, gits)
+        gather(args.notes, args.numpy_git, args.pandas_git, args.pandas_rev, gits, args.only)
         return 0
     for line in build(args.notes, args.out, args.only):
         print(line)

@@ -32,8 +32,15 @@ CODE = {"IPython": {"deprecated": ("code/8.37.0/IPython", "8.37.0"),
 KEYWORDS_WARNED = {"pandas": [("code/0.19.2/pandas", "0.19.2")]}
 # an old release's code whose shim modules say where a package moved (under notes/<library>, its release): IPython
 # 5.10's `ShimModule(src='IPython.html.widgets', mirror='ipywidgets')`, beside its warning "`IPython.html.widgets`
-# has moved to `ipywidgets`"
-SHIMS = {"IPython": [("code/5.10.0/IPython", "5.10.0")]}
+# has moved to `ipywidgets`"; and its modules and functions whose warning (of any category) says where they moved:
+# "IPython.utils.traitlets has moved to a top-level traitlets package." (a module's, over `from traitlets import *`),
+# "get_ipython_package_dir has moved to the IPython.paths module" (a function's). IPython 4.0.0, the release of the
+# split (2015), is read first; a move a later release says again keeps 4.0.0 as its release, in the later words
+SHIMS = {"IPython": [("code/4.0.0/IPython", "4.0.0"), ("code/5.10.0/IPython", "5.10.0")]}
+# a warning's words saying where a module or a function moved: the old name, the new home, whether a module's words
+# name the module (`the IPython.paths module`: the function keeps its name there)
+MOVED_WORDS = re.compile(r"^`?([A-Za-z_][\w.]*)`? has moved to (?:(the )|a top-level )?`?([A-Za-z_][\w.]*?)`?"
+                         r"(?: (?:module|package))?(?: since IPython [\d.]+)?\.?$")
 # an old release's code whose module-level functions and classes say their deprecation in a `@deprecated("...")`
 # decorator (under notes/<library>, its release): scikit-learn 1.1.3, the last release with the functions 1.0
 # deprecated ("Function :func:`plot_roc_curve` is deprecated in 1.0 and will be removed in 1.2. Use one of the
@@ -171,27 +178,78 @@ def _literal(node: ast.expr | None) -> str | None:
 
 def shim_moves(notes: pathlib.Path, library: str, entry) -> list[dict]:
     """The packages an old release's shims say moved (SHIMS): each `ShimModule(src=..., mirror=...)` of a module
-    whose warning says it was deprecated, that warning's words and release, the mirror its replacement."""
-    found = []
+    whose warning says it was deprecated, that warning's words and release, the mirror its replacement; then the
+    modules and functions whose own warning says where they moved (`moved_words`). A move a later release says again
+    keeps the release that said it first and takes the later words (4.0.0's nbconvert shim said "import from
+    ipython_nbconvert", 5.10's "from nbconvert", its mirror)."""
+    found, said_before = [], {}
     for folder, release in SHIMS.get(library, []):
         root = notes / library / folder
         for path in sorted(root.rglob("*.py")) if root.is_dir() else []:
-            tree = ast.parse(path.read_text(errors="replace"))
-            said = deprecation_of(ast.FunctionDef(name="", args=ast.arguments([], [], None, [], [], None, []),
-                                                  body=tree.body, decorator_list=[]))
-            if said is None:
+            if "tests" in path.parts:
                 continue
-            for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") ==
-                         "ShimModule"):
-                given = {k.arg: _literal(k.value) for k in call.keywords}
-                if not given.get("src") or not given.get("mirror"):
-                    continue  # a name made in a loop (`'ipykernel.%s' % pkg`): not said as written
-                since, words = said
-                item = entry(library, tuple(int(p) for p in (since or release).split(".")),
-                             f"{library}=={release}:{path.relative_to(root.parent)}", "deprecated", words)
-                item.update(names=[given["src"]], kind="module", replacement=given["mirror"], replacement_is="code",
-                            replacement_named=True, module=_module_of(path, root))
-                found.append(item)
+            tree = ast.parse(path.read_text(errors="replace"))
+            for item in _shims(tree, path, root, release, library, entry) + moved_words(tree, path, root, release,
+                                                                                        library, entry):
+                key = (item["names"][0], item["replacement"])
+                if key in said_before:  # said again: the first release that said it, in the last one's words
+                    said_before[key].update(words=item["words"], source=item["source"])
+                else:
+                    said_before[key] = item
+                    found.append(item)
+    return found
+
+
+def _shims(tree: ast.Module, path: pathlib.Path, root: pathlib.Path, release: str, library: str, entry) -> list[dict]:
+    said = deprecation_of(ast.FunctionDef(name="", args=ast.arguments([], [], None, [], [], None, []),
+                                          body=tree.body, decorator_list=[]))
+    if said is None:
+        return []
+    found = []
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "ShimModule"):
+        given = {k.arg: _literal(k.value) for k in call.keywords}
+        if not given.get("src") or not given.get("mirror"):
+            continue  # a name made in a loop (`'ipykernel.%s' % pkg`): not said as written
+        since, words = said
+        item = entry(library, tuple(int(p) for p in (since or release).split(".")),
+                     f"{library}=={release}:{path.relative_to(root.parent)}", "deprecated", words)
+        item.update(names=[given["src"]], kind="module", replacement=given["mirror"], replacement_is="code",
+                    replacement_named=True, module=_module_of(path, root))
+        found.append(item)
+    return found
+
+
+def _warned_words(body: list[ast.stmt]) -> list[str]:
+    """The words of each `warn("...")` (or `warnings.warn`) of these statements, of any category."""
+    calls = [n for s in body if isinstance(s, ast.Expr) for n in [s.value] if isinstance(n, ast.Call)]
+    return [" ".join(_message(c.args[0]).split()) for c in calls if c.args and (
+        getattr(c.func, "id", "") == "warn" or getattr(c.func, "attr", "") == "warn")]
+
+
+def moved_words(tree: ast.Module, path: pathlib.Path, root: pathlib.Path, release: str, library: str,
+                entry) -> list[dict]:
+    """The modules and functions of an old release whose own warning says where they moved (MOVED_WORDS): a
+    module's, at its top ("IPython.utils.traitlets has moved to a top-level traitlets package.": the module,
+    whose new home is that package), a function's, in its body ("get_ipython_package_dir has moved to the
+    IPython.paths module": `IPython.utils.path.get_ipython_package_dir` -> `IPython.paths.get_ipython_package_dir`;
+    "IPython.utils.io.atomic_writing has moved to notebook.services.contents.fileio": the function of that module)."""
+    module = _module_of(path, root)
+    found = []
+    places = [(module, "module", tree.body)] + [(f"{module}.{name}", "function", node.body)
+                                                 for name, node in definitions(tree) if "." not in name
+                                                 and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for old, kind, body in places:
+        for words in _warned_words(body):
+            m = MOVED_WORDS.match(words)
+            if m is None or not (old == m.group(1) or old.endswith("." + m.group(1))):
+                continue
+            new = m.group(3) if kind == "module" else f"{m.group(3)}.{old.rpartition('.')[2]}"
+            since = SINCE.search(words)
+            item = entry(library, tuple(int(p) for p in (since.group(1) if since else release).split(".")),
+                         f"{library}=={release}:{path.relative_to(root.parent)}", "deprecated", words)
+            item.update(names=[old], kind=kind, replacement=new, replacement_is="code", replacement_named=True,
+                        module=module)
+            found.append(item)
     return found
 
 

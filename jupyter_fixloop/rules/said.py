@@ -54,7 +54,7 @@ from .generic import (  # the knowledge base is read through generic.py: the one
     replacement_of,
     today,
 )
-from .names import attribute_error, import_optional
+from .names import NO_ATTRIBUTE, attribute_error, import_optional
 from .registry import DRIFT, GUESS, MECHANICAL, repair
 from .tables import (
     CALL_AFTER,
@@ -220,33 +220,142 @@ def moved_module(code: str, receipt: ParsedReceipt) -> str | None:
     return None
 
 
+def _moves() -> list[Change]:
+    """The modules and functions a library said moved, as code (IPython 4.0's shims and its "has moved to"
+    warnings, pandas' `pandas.tools.plotting`), the longest old name first."""
+    return sorted((c for c in changes() if c.kind in ("module", "function") and c.names and "." in c.names[0]
+                   and c.replacement_is == "code" and IMPORTED.match(c.replacement)), key=lambda c: -len(c.names[0]))
+
+
+def _moved(dotted: str, moves: list[Change]) -> tuple[str, Change] | None:
+    """Where `dotted` (a module, a module's name) is now by the first move of `moves` it is or is inside."""
+    return next(((c.replacement + dotted[len(c.names[0]):], c) for c in moves
+                 if dotted == c.names[0] or dotted.startswith(c.names[0] + ".")), None)
+
+
+def _bound(new: str, name: str) -> str:
+    """An import binding `name` to the module or name `new`."""
+    parent, _, last = new.rpartition(".")
+    if parent:
+        return f"from {parent} import {last}" + (f" as {name}" if name != last else "")
+    return f"import {new}" + (f" as {name}" if name != new else "")
+
+
 @repair(MECHANICAL, TURN)
 def said_package(code: str, receipt: ParsedReceipt) -> str | None:
-    """A package its library said moved to another whole (IPython 4.0's shims: "`IPython.html.widgets` has moved to
-    `ipywidgets`"), imported from there: `from IPython.html.widgets import interact` -> `from ipywidgets import
-    interact`, when that package is installed and has every name imported; the longest old name said first."""
-    missing = NO_MODULE.search(receipt.evalue)
-    tree = parse(code)
-    if receipt.ename not in ("ImportError", "ModuleNotFoundError") or not missing or tree is None:
+    """A module or function its library said moved (IPython 4.0's shims: "`IPython.html.widgets` has moved to
+    `ipywidgets`", "The `IPython.parallel` package has been deprecated. You should import from ipyparallel
+    instead."; its warnings: "get_ipython_package_dir has moved to the IPython.paths module"), imported from its
+    new home, in each form of import: `from IPython.html.widgets import interact` -> `from ipywidgets import
+    interact`, `import IPython.nbformat as nbf` -> `import nbformat as nbf`, `import IPython.nbconvert` ->
+    `import nbconvert` (its chains in the cell `nbconvert.X`), `from IPython import parallel` -> `import ipyparallel
+    as parallel`, `from IPython.utils.path import get_ipython_package_dir` -> `from IPython.paths import ...`.
+    Where the new home is installed here it must have every name imported; where it is not, the run says: a new
+    home the kernel lacks (`No module named 'ipyparallel'` after the move) is said with the package to install."""
+    missing, cannot, tree = NO_MODULE.search(receipt.evalue), CANNOT_IMPORT.search(receipt.evalue), parse(code)
+    gone = NO_ATTRIBUTE.search(receipt.evalue) if receipt.ename == "AttributeError" and tree is not None else None
+    if gone and gone.group("module"):
+        return _chain_moved(code, tree, receipt, gone.group("module"), gone.group("name"))
+    if receipt.ename not in ("ImportError", "ModuleNotFoundError") or not (missing or cannot) or tree is None:
         return None
-    moves = sorted(((c.names[0], c.replacement) for c in changes() if c.kind == "module" and c.names
-                    and c.replacement_is == "code" and IMPORTED.match(c.replacement)), key=lambda m: -len(m[0]))
-    for node in ast.walk(tree):
-        if not (isinstance(node, (ast.Import, ast.ImportFrom)) and on_line(node, receipt.lineno)):
+    moves = _moves()
+    if missing and "." not in missing.group(1):  # the new home itself is missing (after the move): said
+        _said_missing(missing.group(1), moves)
+    imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and on_line(n, receipt.lineno)]
+    for node in imports:
+        if isinstance(node, ast.ImportFrom):
+            fixed = _from_moved(code, node, missing, cannot, moves)
+            if fixed is not None:
+                return fixed
             continue
-        olds = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-        for old in olds:
-            new = next((new + old[len(src):] for src, new in moves if old == src or old.startswith(src + ".")), None)
-            if new is None or not (old + ".").startswith(missing.group(1) + "."):
+        for old in [a.name for a in node.names] if missing and len(node.names) == 1 else []:
+            found = _moved(old, moves) if (old + ".").startswith(missing.group(1) + ".") else None
+            if found is None or not _home_has(found[0], []):
                 continue
-            home = import_optional(new)
-            if isinstance(node, ast.ImportFrom) and home is not None and all(
-                    a.name == "*" or hasattr(home, a.name) for a in node.names):
-                names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in node.names)
-                return replace_node(code, node, f"from {new} import {names}")
-            if isinstance(node, ast.Import) and home is not None and len(node.names) == 1 and node.names[0].asname:
-                return replace_node(code, node, f"import {new} as {node.names[0].asname}")  # `IPython.x.y` bare: no
+            if node.names[0].asname:
+                return replace_node(code, node, f"import {found[0]} as {node.names[0].asname}")
+            chains = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and source_of(code, n) == old]
+            top = old.split(".")[0]  # `import IPython.nbconvert` bound `IPython` too: kept where read otherwise
+            others = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == top]
+            first = f"import {found[0]}" + (f"\nimport {top}" if len(others) > len(chains) else "")
+            return spliced(code, [(span(code, node), first), *((span(code, n), found[0]) for n in chains)])
     return None
+
+
+def _chain_moved(code: str, tree: ast.Module, receipt: ParsedReceipt, module: str, name: str) -> str | None:
+    """`IPython.parallel.Client` where `IPython.parallel` moved (AttributeError "module 'IPython' has no attribute
+    'parallel'"): each such chain of the cell written from the new home, imported at the cell's top."""
+    found = _moved(f"{module}.{name}", _moves())
+    if found is None or not _home_has(found[0], []):
+        return None
+    new, change = found
+    modules = {**_imported(tree), **receipt.modules}
+
+    def named(value: ast.expr) -> str:  # `ip.utils.path` after `import IPython as ip`: `IPython.utils.path`
+        head, dot, rest = source_of(code, value).partition(".")
+        return modules.get(head, head) + dot + rest
+
+    chains = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == name and named(n.value) == module]
+    home = new if change.kind == "module" else new.rpartition(".")[0]
+    return spliced(code, [((0, 0), f"import {home}\n"), *((span(code, n), new) for n in chains)]) if chains else None
+
+
+def _from_moved(code: str, node: ast.ImportFrom, missing, cannot, moves: list[Change]) -> str | None:
+    """`from OLD import a, b` where OLD (or OLD.a) moved: each name that moved of its own (`from IPython import
+    parallel`: `IPython.parallel`) bound from its new home, the others imported from OLD's new home (OLD is gone)
+    or from OLD (only a name is gone)."""
+    module = node.module or ""
+    if not (missing and (module + ".").startswith(missing.group(1) + ".") or cannot and module == cannot.group(2)):
+        return None
+    whole = _moved(module, moves) if missing else None
+    lines, rest = [], []
+    for alias in node.names:
+        own = _moved(f"{module}.{alias.name}", moves)
+        if own is not None and len(own[1].names[0]) > len(module) and _home_has(own[0], []):
+            lines.append(_bound(own[0], alias.asname or alias.name))
+        else:
+            rest.append(alias)
+    names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in rest)
+    if rest and whole is not None and _home_has(whole[0], [a.name for a in rest]):
+        lines.insert(0, f"from {whole[0]} import {names}")
+    elif rest and cannot and len(rest) < len(node.names):
+        lines.insert(0, f"from {module} import {names}")
+    elif rest and whole is not None and import_optional(whole[0]) is not None:
+        change, lacks = whole[1], [a.name for a in rest if not hasattr(import_optional(whole[0]), a.name)]
+        raise CannotTell(f"{change.library} {change.version} moved `{change.names[0]}` to `{change.replacement}` "
+                         f"(\"{change.words}\"), and today's `{whole[0]}` has no `{'`, `'.join(lacks)}`: where it "
+                         "went, it does not say")
+    elif rest or not lines:
+        return None
+    return replace_node(code, node, "\n".join(lines))
+
+
+def _home_has(new: str, names: list[str]) -> bool:
+    """Whether the module `new` (or the module holding the name `new`) has each name, as installed here; True
+    when its package is not installed here: the run in the kernel says whether it is there."""
+    import importlib.util
+
+    try:
+        if importlib.util.find_spec(new.split(".")[0]) is None:
+            return True
+    except (ImportError, ValueError):
+        return True
+    home = import_optional(new)
+    if home is None and not names:  # a name moved into a module: `IPython.paths.get_ipython_package_dir`
+        parent, _, last = new.rpartition(".")
+        return parent != "" and hasattr(import_optional(parent), last)
+    return home is not None and all(n == "*" or hasattr(home, n) for n in names)
+
+
+def _said_missing(package: str, moves: list[Change]) -> None:
+    """A package that is the new home of a move out of another package, not installed: said with the move's words,
+    never guessed."""
+    said = min((c for c in moves if c.replacement.split(".")[0] == package != c.names[0].split(".")[0]), default=None,
+               key=lambda c: (c.replacement != package, len(c.names[0])))  # the move of the whole package first
+    if said is not None:
+        raise CannotTell(f"`{package}` is not installed in this environment: `pip install {package}` (or `%pip "
+                         f"install {package}` in the notebook), then rerun; it is where {said.library} {said.version} "
+                         f"moved `{said.names[0]}`: \"{said.words}\"")
 
 
 @repair(MECHANICAL, DRIFT + 60, errors=("TypeError",))
