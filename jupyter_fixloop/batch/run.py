@@ -1380,7 +1380,8 @@ def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str =
     if result.status == "passed":
         notes = "; ".join(snap.notes()) or "its state may not have been mirrored exactly"
         return None, f"the cell passes in a fresh sandbox but not in the notebook's kernel ({notes})"
-    return None, result.reason
+    further = words.ran_past(result.first, result.rounds)
+    return None, f"{result.reason}; {further}" if further else result.reason
 
 
 def _record(cell, result: LoopResult, decision: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 
+from ..hidden import clipped
 from ..kernel import case_twin
 
 # a `%%fixloop <instruction>` cell on the built-in engine: it repairs code, it does not write any
@@ -121,6 +122,24 @@ def network(texts: list[str]) -> str | None:
     if any(NETWORK.search(t or "") for t in texts):
         return ("the cell needs the network, and the sandbox where fixes are tried has none: fixloop cannot "
                 "verify a fix for it (run it where the network is reachable)")
+    return None
+
+
+def ran_past(first, rounds) -> str | None:
+    """The words for a loop that found no fix although a round's repair got past the cell's own error and then
+    raised another (ipython-in-depth: `from IPython import parallel` repaired, then `Client()` finds no cluster
+    running): what it got past and what stopped it, so that the next step is the reader's. None when no round's
+    run raised another error than the cell's."""
+    if first is None or not first.ename:
+        return None
+    own = (first.ename, first.evalue)
+    for r in rounds:
+        if r.candidate is not None and r.receipt.ename and (r.receipt.ename, r.receipt.evalue) != own:
+            then = f"{r.receipt.ename}: {clipped(r.receipt.evalue or '', 160)}".rstrip(": ")
+            need = missing_package(then)
+            return (f"a repair (round {r.index}) ran past `{clipped(first.ename + ': ' + (first.evalue or ''), 120)}`"
+                    f" and then raised `{then}`: not applied, since nothing verified it (its receipt shows it)"
+                    + (f"; {need}" if need else ""))
     return None
 
 

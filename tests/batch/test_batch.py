@@ -1123,3 +1123,21 @@ def test_a_plain_run_that_ends_at_a_crash_counts_no_cell_it_did_not_reach(tmp_pa
     ran = asyncio.run(run_plainly(nb, str(tmp_path), 60, None, str(tmp_path)))
     assert ran.cells[3].outputs == [] and ran.cells[3].execution_count is None
     assert nb.cells[3].outputs and nb.cells[3].execution_count == 4  # the notebook given is not changed
+
+
+def test_a_repair_that_ran_past_the_cells_error_and_raised_another_is_said_with_both(tmp_path):
+    """ipython-in-depth: `from IPython import parallel` repaired, the cell then raised for the cluster it needs, and
+    the report said only "the built-in engine has no repair for this". Now: what the repair got past, what stopped
+    it, and, for a package not installed, what to install; the cell is left as it was."""
+    from jupyter_fixloop.batch.run import BatchOptions, fix_notebook, read_notebook
+    from jupyter_fixloop.sandbox.runtime import run_sync
+
+    path = write_notebook(tmp_path / "past.ipynb",
+                          "import numpy as np\nx = np.product([1, 2])\nimport no_such_module_for_fixloop_tests")
+    nb = read_notebook(path)
+    outcome = run_sync(fix_notebook(nb, path, BatchOptions(plain=False))).outcomes[0]
+    assert outcome.status == "failed" and outcome.error.startswith("AttributeError"), outcome
+    assert ("a repair (round 1) ran past `AttributeError: module 'numpy' has no attribute 'product'` and then raised "
+            "`ModuleNotFoundError: No module named 'no_such_module_for_fixloop_tests'`: not applied") in outcome.reason
+    assert "`pip install no_such_module_for_fixloop_tests`" in outcome.reason, outcome.reason
+    assert nb.cells[0].source == "import numpy as np\nx = np.product([1, 2])\nimport no_such_module_for_fixloop_tests"
