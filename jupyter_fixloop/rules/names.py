@@ -90,8 +90,9 @@ def _attributes(code: str, attr: str, new: str, where) -> str | None:
     return replace_nodes(code, nodes, lambda n: new.format(m=source_of(code, n.value)))
 
 
-# "module 'numpy' has no attribute 'float'", "'numpy.ndarray' object has no attribute 'append'"
-NO_ATTRIBUTE = re.compile(r"module '(?P<module>[\w.]+)' has no attribute '(?P<name>\w+)'|"
+# "module 'numpy' has no attribute 'float'", "'numpy.ndarray' object has no attribute 'append'"; scipy's own module
+# `__getattr__` says "Module 'scipy' has no attribute 'randn'"
+NO_ATTRIBUTE = re.compile(r"[Mm]odule '(?P<module>[\w.]+)' has no attribute '(?P<name>\w+)'|"
                           r"'(?P<type>[\w.]+)' object has no attribute '(?P<attr>\w+)'")
 
 
@@ -297,7 +298,8 @@ def _replace_literal(code: str, lineno: int | None, old: str, new: str) -> str |
 
 @repair(MECHANICAL, DRIFT + 230)
 def removed_attribute(code: str, receipt: ParsedReceipt) -> str | None:
-    """Replace a module attribute removed in NumPy 2 / pandas 2 (`np.float`, `np.Inf`, `pd.datetime`)."""
+    """Replace a module attribute removed in NumPy 2 / pandas 2 (`np.float`, `np.Inf`, `pd.datetime`), or one of
+    scipy's aliases of numpy's functions (`sp.randn` -> `numpy.random.randn`, changed.SCIPY_MOVED)."""
     found = attribute_error(receipt)
     if not found or not found[0].startswith("module "):
         return None
@@ -306,6 +308,11 @@ def removed_attribute(code: str, receipt: ParsedReceipt) -> str | None:
     if (module, attr) in REMOVED_CALLS:
         return _replace_call(code, owners, attr, REMOVED_CALLS[module, attr])
     new = REMOVED_ATTRIBUTES.get(module, {}).get(attr) or (NUMPY_REMOVED.get(attr) if module == "numpy" else None)
+    home, name = SCIPY_MOVED.get((module, attr), ("", "")) if new is None else ("", "")
+    if home.split(".")[0] == "numpy":  # `sp.randn`: scipy's alias of numpy's, gone; numpy's, as scipy's notes said
+        fixed = replace_attribute(code, owners, attr, f"{home}.{name}")
+        bound = re.search(r"^import numpy\s*$", code, re.MULTILINE)
+        return fixed if fixed is None or bound else "import numpy\n" + fixed
     home = _home_of(module, attr) if new is None else None  # else where the package keeps it now
     new = new or (f"{{m}}{home[len(module):]}.{attr}" if home else None)
     return replace_attribute(code, owners, attr, new) if new else None

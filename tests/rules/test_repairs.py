@@ -164,6 +164,9 @@ CASES = {
     "name_tie_builtin_callable_beats_user_list": ("rangs = [7]\n", "r = list(ranges(3))\n", "name_typo",
                                                   "r == [0, 1, 2]"),
     "message_hint_np_inf": (PD, "cap = np.Inf\nbig = cap > 10\n", "message_hint", "big is True or big == True"),
+    # scipy's `__getattr__` says "Module 'scipy' has no attribute 'randn'" (capital M): scipy's notes name numpy's
+    "removed_scipy_numpy_alias": ("import scipy as sp\n", "x = sp.randn(4)\nn = x.shape[0]\n", "removed_attribute",
+                                  "n == 4"),
     # numpy's own AttributeError names the replacement ("use `int` by itself"): read, not tabled
     "removed_np_int": (PD, "vals = np.array(['1', '2']).astype(np.int)\ns = int(vals.sum())\n",
                        "message_hint", "s == 3"),
