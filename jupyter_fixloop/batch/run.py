@@ -84,7 +84,7 @@ class BatchOptions:
     plain: bool = True  # count the cells a plain Jupyter run gets through (from this run: batch/once.py)
     saved_outputs: bool = True  # a fix must reproduce the output saved in the notebook, where one was saved
     kernel_env: tuple[tuple[str, str], ...] = ()  # variables the notebook's kernel gets over this process's (a
-    # bench gives each notebook a home of its own: `kernel_environment`); the sandboxes' are theirs (sandbox/confine.py)
+    # bench gives each notebook a home of its own: fixloop_bench.notebooks.Homes); the sandboxes' are their own
 
 
 class Left(Enum):
@@ -1380,7 +1380,7 @@ def _why_unfixed(result: LoopResult, snap: Snapshot, error: str = "", cwd: str =
     if result.status == "passed":
         notes = "; ".join(snap.notes()) or "its state may not have been mirrored exactly"
         return None, f"the cell passes in a fresh sandbox but not in the notebook's kernel ({notes})"
-    further = words.ran_past(result.first, result.rounds)
+    further = words.raised_instead(result.first, result.rounds)
     return None, f"{result.reason}; {further}" if further else result.reason
 
 

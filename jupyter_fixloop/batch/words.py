@@ -125,20 +125,20 @@ def network(texts: list[str]) -> str | None:
     return None
 
 
-def ran_past(first, rounds) -> str | None:
-    """The words for a loop that found no fix although a round's repair got past the cell's own error and then
-    raised another (ipython-in-depth: `from IPython import parallel` repaired, then `Client()` finds no cluster
-    running): what it got past and what stopped it, so that the next step is the reader's. None when no round's
-    run raised another error than the cell's."""
+def raised_instead(first, rounds) -> str | None:
+    """The words for a loop that found no fix although a round's repair no longer raised the cell's own error but
+    another (ipython-in-depth: `from IPython import parallel` repaired, then `Client()` finds no cluster running):
+    both errors, so that the next step is the reader's. None when no round's run raised another error than the
+    cell's. Where in the cell the other error came from is the receipt's to say, not these words."""
     if first is None or not first.ename:
         return None
     own = (first.ename, first.evalue)
     for r in rounds:
         if r.candidate is not None and r.receipt.ename and (r.receipt.ename, r.receipt.evalue) != own:
             then = f"{r.receipt.ename}: {clipped(r.receipt.evalue or '', 160)}".rstrip(": ")
-            need = missing_package(then)
-            return (f"a repair (round {r.index}) ran past `{clipped(first.ename + ': ' + (first.evalue or ''), 120)}`"
-                    f" and then raised `{then}`: not applied, since nothing verified it (its receipt shows it)"
+            need, own = missing_package(then), clipped(f"{first.ename}: {first.evalue or ''}", 120)
+            return (f"a repair (round {r.index}) no longer raised `{own}`"
+                    f" but raised `{then}`: not applied, since nothing verified it (its receipt shows it)"
                     + (f"; {need}" if need else ""))
     return None
 

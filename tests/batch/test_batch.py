@@ -1125,10 +1125,10 @@ def test_a_plain_run_that_ends_at_a_crash_counts_no_cell_it_did_not_reach(tmp_pa
     assert nb.cells[3].outputs and nb.cells[3].execution_count == 4  # the notebook given is not changed
 
 
-def test_a_repair_that_ran_past_the_cells_error_and_raised_another_is_said_with_both(tmp_path):
+def test_a_repair_that_no_longer_raised_the_cells_error_but_another_is_said_with_both(tmp_path):
     """ipython-in-depth: `from IPython import parallel` repaired, the cell then raised for the cluster it needs, and
-    the report said only "the built-in engine has no repair for this". Now: what the repair got past, what stopped
-    it, and, for a package not installed, what to install; the cell is left as it was."""
+    the report said only "the built-in engine has no repair for this". Now: both errors, and, for a package not
+    installed, what to install; the cell is left as it was."""
     from jupyter_fixloop.batch.run import BatchOptions, fix_notebook, read_notebook
     from jupyter_fixloop.sandbox.runtime import run_sync
 
@@ -1137,7 +1137,8 @@ def test_a_repair_that_ran_past_the_cells_error_and_raised_another_is_said_with_
     nb = read_notebook(path)
     outcome = run_sync(fix_notebook(nb, path, BatchOptions(plain=False))).outcomes[0]
     assert outcome.status == "failed" and outcome.error.startswith("AttributeError"), outcome
-    assert ("a repair (round 1) ran past `AttributeError: module 'numpy' has no attribute 'product'` and then raised "
-            "`ModuleNotFoundError: No module named 'no_such_module_for_fixloop_tests'`: not applied") in outcome.reason
+    assert ("a repair (round 1) no longer raised `AttributeError: module 'numpy' has no attribute 'product'` "
+            "but raised `ModuleNotFoundError: No module named 'no_such_module_for_fixloop_tests'`: "
+            "not applied") in outcome.reason
     assert "`pip install no_such_module_for_fixloop_tests`" in outcome.reason, outcome.reason
     assert nb.cells[0].source == "import numpy as np\nx = np.product([1, 2])\nimport no_such_module_for_fixloop_tests"
